@@ -1,0 +1,42 @@
+/**
+ * Every failure Arbor reports to a caller is an ArborError: a stable `code` to branch on and a
+ * message written for the person who has to fix the input.
+ */
+export type ArborErrorCode =
+  | "invalid_id"
+  | "invalid_input"
+  | "invalid_store_spec"
+  | "invalid_cursor"
+  | "session_not_found"
+  | "session_exists"
+  | "entry_not_found"
+  | "parent_not_found"
+  | "duplicate_entry"
+  | "entry_too_large"
+  | "corrupt_session"
+  | "unknown_entry_type"
+  | "unsupported_version"
+  | "store_closed"
+  | "io_error";
+
+export class ArborError extends Error {
+  readonly code: ArborErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ArborErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "ArborError";
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ArborErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isArborError(value: unknown, code?: ArborErrorCode): value is ArborError {
+  return value instanceof ArborError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,131 @@
+import type { Entry, ThinkingLevel } from "../model/entry.js";
+import type { Message, UserMessage } from "../model/message.js";
+import type { TextPart } from "../model/parts.js";
+
+/** One message the model sees, with the entry it came from. */
+export interface ContextItem {
+  readonly entryId: string;
+  readonly message: Message;
+}
+
+/**
+ * What the model sees at one point of a path. `items` is a buffer shared between successive
+ * states and `length` is this state's view of it, so appending one entry is O(1): the buffer is
+ * extended in place when this state owns its end and copied only when an older state is extended
+ * (a branch). Old states stay valid because nothing below their `length` is ever written.
+ */
+export interface ContextState {
+  readonly items: ContextItem[];
+  readonly length: number;
+  readonly thinkingLevel: ThinkingLevel | null;
+  readonly model: string | null;
+  /** The last entry applied; the next entry's parent if the state follows a path. */
+  readonly leafId: string | null;
+}
+
+export const EMPTY_CONTEXT: ContextState = Object.freeze({
+  items: [],
+  length: 0,
+  thinkingLevel: null,
+  model: null,
+  leafId: null,
+}) as ContextState;
+
+export function emptyContext(): ContextState {
+  return { items: [], length: 0, thinkingLevel: null, model: null, leafId: null };
+}
+
+function reminder(text: string): TextPart {
+  return { type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` };
+}
+
+function syntheticUser(content: UserMessage["content"]): UserMessage {
+  return { role: "user", content, synthetic: true };
+}
+
+function push(state: ContextState, item: ContextItem): { items: ContextItem[]; length: number } {
+  const owned = state.items.length === state.length;
+  const items = owned ? state.items : state.items.slice(0, state.length);
+  items.push(item);
+  return { items, length: items.length };
+}
+
+function withItem(state: ContextState, entry: Entry, message: Message): ContextState {
+  return { ...state, ...push(state, { entryId: entry.id, message }), leafId: entry.id };
+}
+
+/**
+ * Replace everything before `firstKeptEntryId` with the summary. If the kept entry is not in the
+ * current context (it was already summarized), nothing that is in context is dropped: the summary
+ * goes in front of all current items, so a later compaction can never lose what an earlier one kept.
+ */
+function compact(state: ContextState, entry: Extract<Entry, { type: "compaction" }>): ContextState {
+  let keepFrom = state.length;
+  if (entry.firstKeptEntryId !== null) {
+    keepFrom = 0;
+    for (let i = state.length - 1; i >= 0; i--) {
+      if (state.items[i]?.entryId === entry.firstKeptEntryId) {
+        keepFrom = i;
+        break;
+      }
+    }
+  }
+  const summary: ContextItem = {
+    entryId: entry.id,
+    message: syntheticUser([
+      reminder(`The conversation before this point was compacted. Summary of it:\n\n${entry.summary}`),
+    ]),
+  };
+  const items = [summary, ...state.items.slice(keepFrom, state.length)];
+  return { ...state, items, length: items.length, leafId: entry.id };
+}
+
+/** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */
+export function applyEntry(state: ContextState, entry: Entry): ContextState {
+  switch (entry.type) {
+    case "message":
+      return withItem(state, entry, entry.message);
+    case "compaction":
+      return compact(state, entry);
+    case "branch_summary":
+      return withItem(
+        state,
+        entry,
+        syntheticUser([reminder(`Work done on another branch before returning here:\n\n${entry.summary}`)]),
+      );
+    case "custom_message": {
+      if (entry.includeInContext === false) return { ...state, leafId: entry.id };
+      const parts = typeof entry.content === "string" ? [{ type: "text" as const, text: entry.content }] : entry.content;
+      const content = parts.map((p) => (p.type === "text" ? reminder(p.text) : p));
+      return withItem(state, entry, syntheticUser(content));
+    }
+    case "thinking_level_change":
+      return { ...state, thinkingLevel: entry.thinkingLevel, leafId: entry.id };
+    case "model_change":
+      return { ...state, model: entry.model, leafId: entry.id };
+    case "custom":
+    case "label":
+    case "session_info":
+    case "subagent_batch":
+    case "subagent_result":
+      return { ...state, leafId: entry.id };
+    default: {
+      const unreachable: never = entry;
+      return unreachable;
+    }
+  }
+}
+
+/** Build the context for a whole path, root first. */
+export function buildContext(path: readonly Entry[]): ContextState {
+  let state = emptyContext();
+  for (const entry of path) state = applyEntry(state, entry);
+  return state;
+}
+
+/** The messages of a state, in order, for a model call. */
+export function contextMessages(state: ContextState): Message[] {
+  const out = new Array<Message>(state.length);
+  for (let i = 0; i < state.length; i++) out[i] = (state.items[i] as ContextItem).message;
+  return out;
+}

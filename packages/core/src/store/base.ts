@@ -1,0 +1,182 @@
+import { ArborError } from "../errors.js";
+import type { Entry, EntryInput, ThinkingLevel } from "../model/entry.js";
+import { assertEntryId, assertSessionId } from "../model/ids.js";
+import { SESSION_FORMAT_VERSION, type SessionInit, type SessionMeta, type SessionPatch, type StoreProvider } from "../model/session.js";
+import type { Snapshot } from "../model/snapshot.js";
+import { parseOrThrow } from "../model/validate.js";
+import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
+import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import type {
+  AppendOptions,
+  BranchSummaryInput,
+  CompactionInput,
+  EntryPatch,
+  ListSessionsOptions,
+  MessageInput,
+  SessionInfoInput,
+  SessionPage,
+  Store,
+} from "./store.js";
+
+/**
+ * What every backend shares: the typed convenience appenders, branching, snapshots and export are
+ * written once here in terms of the primitive operations each backend implements.
+ */
+export abstract class StoreBase implements Store {
+  abstract readonly provider: StoreProvider;
+
+  abstract createSession(init?: SessionInit): Promise<SessionMeta>;
+  abstract getSession(id: string): Promise<SessionMeta | undefined>;
+  abstract updateSession(id: string, patch: SessionPatch): Promise<SessionMeta>;
+  abstract deleteSession(id: string): Promise<void>;
+  abstract listSessions(opts?: ListSessionsOptions): Promise<SessionPage>;
+  abstract listEntries(sessionId: string): Promise<Entry[]>;
+  abstract getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
+  abstract appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]>;
+  abstract updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+  abstract switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
+  abstract resetLeaf(sessionId: string): Promise<SessionMeta>;
+  abstract getActivePath(sessionId: string): Promise<Entry[]>;
+  /** Writes meta and entries as one unit; the meta's id must be free. */
+  protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
+  abstract close(): Promise<void>;
+
+  async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
+    const [appended] = await this.appendEntries(sessionId, [entry]);
+    return appended as Entry;
+  }
+
+  appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {
+    const content = typeof message?.content === "string" ? [{ type: "text", text: message.content }] : message?.content;
+    return this.appendEntry(sessionId, { ...opts, type: "message", message: { ...message, content } } as EntryInput);
+  }
+
+  appendThinkingLevelChange(sessionId: string, level: ThinkingLevel, opts?: AppendOptions): Promise<Entry> {
+    return this.appendEntry(sessionId, { ...opts, type: "thinking_level_change", thinkingLevel: level });
+  }
+
+  appendModelChange(sessionId: string, model: string, opts?: AppendOptions): Promise<Entry> {
+    return this.appendEntry(sessionId, { ...opts, type: "model_change", model });
+  }
+
+  appendCompaction(sessionId: string, c: CompactionInput, opts?: AppendOptions): Promise<Entry> {
+    return this.appendEntry(sessionId, { ...opts, ...c, type: "compaction" });
+  }
+
+  appendBranchSummary(sessionId: string, b: BranchSummaryInput, opts?: AppendOptions): Promise<Entry> {
+    return this.appendEntry(sessionId, { ...opts, ...b, type: "branch_summary" });
+  }
+
+  appendLabelChange(sessionId: string, targetId: string, label: string | undefined, opts?: AppendOptions): Promise<Entry> {
+    const entry: EntryInput = { ...opts, type: "label", targetId };
+    if (label !== undefined) entry.label = label;
+    return this.appendEntry(sessionId, entry);
+  }
+
+  appendSessionInfo(sessionId: string, info: SessionInfoInput, opts?: AppendOptions): Promise<Entry> {
+    return this.appendEntry(sessionId, { ...opts, ...info, type: "session_info" });
+  }
+
+  protected async requireSession(id: string): Promise<SessionMeta> {
+    assertSessionId(id);
+    const meta = await this.getSession(id);
+    if (!meta) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
+    return meta;
+  }
+
+  async getSnapshot(sessionId: string): Promise<Snapshot> {
+    const session = await this.requireSession(sessionId);
+    const entries = await this.listEntries(sessionId);
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    const path: Entry[] = [];
+    for (let id = session.leafEntryId; id !== null; ) {
+      const e = byId.get(id);
+      if (!e) throw new ArborError("corrupt_session", `Session ${sessionId}: entry ${id} on the active path is missing.`);
+      path.push(e);
+      id = e.parentId;
+    }
+    return buildSnapshot(session, entries, path.reverse());
+  }
+
+  async createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta> {
+    const source = await this.requireSession(sessionId);
+    assertEntryId(entryId);
+    const target = await this.getEntry(sessionId, entryId);
+    if (!target) throw new ArborError("entry_not_found", `Entry ${entryId} does not exist in session ${sessionId}.`);
+    const all = await this.listEntries(sessionId);
+    const byId = new Map(all.map((e) => [e.id, e]));
+    const path: Entry[] = [];
+    for (let id: string | null = entryId; id !== null; ) {
+      const e = byId.get(id) as Entry;
+      path.push(e);
+      id = e.parentId;
+    }
+    path.reverse();
+    const labels = labelsByEntryId(all);
+    // Label entries are re-created from the resolved label state, so labels set after the fork
+    // point (or off the path) on entries of the path come along, and none dangle.
+    const kept = path.filter((e) => e.type !== "label");
+    const inputs: EntryInput[] = [];
+    let parentId: string | null = null;
+    for (const e of kept) {
+      inputs.push({ ...e, parentId });
+      parentId = e.id;
+    }
+    const keptIds = new Set(kept.map((e) => e.id));
+    for (const [target, label] of Object.entries(labels)) {
+      if (keptIds.has(target)) inputs.push({ type: "label", targetId: target, label });
+    }
+    const meta = await this.createSession({
+      cwd: source.cwd,
+      agentId: source.agentId,
+      title: source.title,
+      mode: source.mode,
+      agentType: source.agentType,
+    });
+    try {
+      if (inputs.length > 0) await this.appendEntries(meta.id, inputs);
+      return await this.markBranched(meta.id, { sessionId, entryId });
+    } catch (err) {
+      await this.deleteSession(meta.id);
+      throw err;
+    }
+  }
+
+  /** Records where a branched session came from. */
+  protected abstract markBranched(id: string, from: { sessionId: string; entryId: string }): Promise<SessionMeta>;
+
+  async exportSession(sessionId: string): Promise<SessionExport> {
+    const session = await this.requireSession(sessionId);
+    const entries = await this.listEntries(sessionId);
+    return { format: "arbor-session", version: SESSION_FORMAT_VERSION, session, entries };
+  }
+
+  async importSession(data: SessionExport, opts?: { newId?: boolean }): Promise<SessionMeta> {
+    const parsed = parseOrThrow(SessionExportSchema, data, "session export");
+    if (parsed.version > SESSION_FORMAT_VERSION) {
+      throw new ArborError(
+        "unsupported_version",
+        `The export is format version ${parsed.version}; this Arbor reads up to ${SESSION_FORMAT_VERSION}. Upgrade Arbor.`,
+      );
+    }
+    const meta: SessionMeta = { ...parsed.session, provider: this.provider, version: SESSION_FORMAT_VERSION };
+    if (opts?.newId) meta.id = crypto.randomUUID();
+    checkImportedTree(meta, parsed.entries);
+    return this.writeImported(meta, parsed.entries);
+  }
+}
+
+/** An imported tree must be well formed: unique ids, parents before children, leaf present. */
+function checkImportedTree(meta: SessionMeta, entries: Entry[]): void {
+  const seen = new Set<string>();
+  for (const [i, e] of entries.entries()) {
+    if (seen.has(e.id)) throw new ArborError("duplicate_entry", `Entry ${e.id} appears twice (entry ${i + 1}).`);
+    if (e.parentId !== null && !seen.has(e.parentId)) {
+      throw new ArborError("parent_not_found", `Entry ${e.id} (entry ${i + 1}) has parent ${e.parentId}, which does not come before it.`);
+    }
+    seen.add(e.id);
+  }
+  if (meta.leafEntryId !== null && !seen.has(meta.leafEntryId)) {
+    throw new ArborError("entry_not_found", `The session's leaf ${meta.leafEntryId} is not among its entries.`);
+  }
+}

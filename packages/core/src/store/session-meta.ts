@@ -1,0 +1,82 @@
+import { ArborError } from "../errors.js";
+import {
+  SESSION_FORMAT_VERSION,
+  type SessionInit,
+  SessionInitSchema,
+  type SessionMeta,
+  type SessionPatch,
+  SessionPatchSchema,
+  type StoreProvider,
+} from "../model/session.js";
+import { parseOrThrow } from "../model/validate.js";
+
+/** Meta of a session that has no entries yet. Pure: id and time come from the caller. */
+export function newSessionMeta(init: SessionInit | undefined, provider: StoreProvider, id: string, now: string): SessionMeta {
+  const i = parseOrThrow(SessionInitSchema, init ?? {}, "session init");
+  const meta: SessionMeta = {
+    version: SESSION_FORMAT_VERSION,
+    id,
+    provider,
+    createdAt: now,
+    updatedAt: now,
+    rootEntryId: null,
+    leafEntryId: null,
+    mode: i.mode ?? "agent",
+    agentType: i.agentType ?? "main",
+    totalMessages: 0,
+    totalTokens: 0,
+    totalCost: 0,
+  };
+  for (const key of ["title", "cwd", "agentId", "task", "parentSessionId", "parentGoalId", "context"] as const) {
+    if (i[key] !== undefined) (meta as Record<string, unknown>)[key] = i[key];
+  }
+  return meta;
+}
+
+export function applySessionPatch(meta: SessionMeta, patch: SessionPatch, now: string): SessionMeta {
+  if (patch === null || typeof patch !== "object") throw new ArborError("invalid_input", "A session patch must be an object.");
+  const p = SessionPatchSchema.strict().safeParse(patch);
+  if (!p.success) {
+    const keys = Object.keys(patch).filter((k) => !(k in SessionPatchSchema.shape));
+    const hint = keys.length ? ` (${keys.join(", ")} cannot be changed with updateSession)` : "";
+    throw new ArborError("invalid_input", `Invalid session patch${hint}: ${p.error.issues[0]?.message ?? ""}`);
+  }
+  const next = { ...meta, updatedAt: now > meta.updatedAt ? now : meta.updatedAt };
+  for (const [k, v] of Object.entries(p.data)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+  return next;
+}
+
+/** Cursor for newest-first paging: the (createdAt, id) of the last session on the page. */
+export function encodeCursor(meta: Pick<SessionMeta, "createdAt" | "id">): string {
+  return Buffer.from(JSON.stringify([meta.createdAt, meta.id])).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string") {
+      return { createdAt: v[0], id: v[1] };
+    }
+  } catch {
+    // fall through to the typed error
+  }
+  throw new ArborError("invalid_cursor", "The cursor is not one this store returned; start again without it.");
+}
+
+/** True when `meta` comes after the cursor position in newest-first order. */
+export function isAfterCursor(meta: Pick<SessionMeta, "createdAt" | "id">, c: { createdAt: string; id: string }): boolean {
+  return meta.createdAt < c.createdAt || (meta.createdAt === c.createdAt && meta.id < c.id);
+}
+
+export function compareNewestFirst(a: SessionMeta, b: SessionMeta): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new ArborError("invalid_input", `limit must be a whole number from 1 to 1000, got ${limit}.`);
+  }
+  return limit;
+}

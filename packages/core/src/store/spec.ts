@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { ArborError } from "../errors.js";
+
+export const DurabilitySchema = z.enum(["process", "fsync"]);
+/**
+ * `process`: an append that returned has reached the operating system and survives a crash of the
+ * process. `fsync`: it has also reached the disk and survives power loss; concurrent appends share
+ * one fsync.
+ */
+export type Durability = z.infer<typeof DurabilitySchema>;
+
+const common = {
+  durability: DurabilitySchema.optional(),
+  maxEntryBytes: z.number().int().positive().optional(),
+};
+
+export const StoreSpecSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("file"), dir: z.string().min(1), ...common }),
+  z.object({ kind: z.literal("sqlite"), file: z.string().min(1), ...common }),
+  z.object({ kind: z.literal("mysql"), url: z.string().min(1), ...common }),
+  z.object({ kind: z.literal("postgres"), url: z.string().min(1), ...common }),
+]);
+
+export type StoreSpec = z.infer<typeof StoreSpecSchema>;
+
+/**
+ * The `--store` / `ARBOR_STORE` forms: a directory (file store), `file:<dir>`, `sqlite:<file>`
+ * (`sqlite::memory:` for a throwaway store), `mysql://…`, `postgres://…` or `postgresql://…`.
+ */
+export function parseStoreSpec(spec: string | StoreSpec): StoreSpec {
+  if (typeof spec !== "string") {
+    const r = StoreSpecSchema.safeParse(spec);
+    if (!r.success) throw new ArborError("invalid_store_spec", `Invalid store spec: ${r.error.issues[0]?.message ?? ""}`);
+    return r.data;
+  }
+  const s = spec.trim();
+  if (s === "") throw new ArborError("invalid_store_spec", "The store spec is empty: give a directory, sqlite:<file>, mysql://… or postgres://….");
+  if (s.startsWith("mysql://")) return { kind: "mysql", url: s };
+  if (s.startsWith("postgres://") || s.startsWith("postgresql://")) return { kind: "postgres", url: s };
+  if (s.startsWith("sqlite:")) {
+    const file = s.slice("sqlite:".length);
+    if (file === "") throw new ArborError("invalid_store_spec", "sqlite: needs a file name, e.g. sqlite:./arbor.db");
+    return { kind: "sqlite", file };
+  }
+  if (s.startsWith("file:")) return { kind: "file", dir: s.slice("file:".length) || "." };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+    throw new ArborError("invalid_store_spec", `Unsupported store URL scheme in ${JSON.stringify(s)}: use mysql://, postgres:// or sqlite:<file>.`);
+  }
+  return { kind: "file", dir: s };
+}

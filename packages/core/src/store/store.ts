@@ -1,0 +1,90 @@
+import type { Entry, EntryInput, ThinkingLevel } from "../model/entry.js";
+import type { Message } from "../model/message.js";
+import type { Part } from "../model/parts.js";
+import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../model/session.js";
+import type { Snapshot } from "../model/snapshot.js";
+import type { SessionExport } from "./export-format.js";
+
+export interface ListSessionsOptions {
+  /** Page size, 1-1000 (default 50). */
+  limit?: number;
+  /** `nextCursor` from the previous page. */
+  cursor?: string;
+  /** A session id lists its sub-sessions; `null` lists only top-level sessions; absent lists all. */
+  parentSessionId?: string | null;
+}
+
+export interface SessionPage {
+  sessions: SessionMeta[];
+  nextCursor?: string;
+}
+
+/** Where an append goes: `parentId` defaults to the leaf; `null` starts a new root. */
+export interface AppendOptions {
+  parentId?: string | null;
+  id?: string;
+}
+
+/** A message as callers write it: `content` may be plain text. */
+export type MessageInput = Omit<Message, "content"> & { content: string | Part[] };
+
+export type CompactionInput = {
+  summary: string;
+  firstKeptEntryId: string | null;
+  tokensBefore: number;
+  details?: unknown;
+};
+
+export type BranchSummaryInput = { fromId: string; summary: string; details?: unknown };
+export type SessionInfoInput = { title?: string; info?: Record<string, unknown> };
+export type EntryPatch = Record<string, unknown>;
+
+/**
+ * A session-tree store (SPEC section 2). Every method validates its ids and input first and
+ * changes nothing when it throws. A missing session is `undefined` from `getSession` and an
+ * `ArborError` with code `session_not_found` everywhere else.
+ */
+export interface Store {
+  readonly provider: StoreProvider;
+
+  createSession(init?: SessionInit): Promise<SessionMeta>;
+  getSession(id: string): Promise<SessionMeta | undefined>;
+  updateSession(id: string, patch: SessionPatch): Promise<SessionMeta>;
+  /** Deletes the session, its entries and, recursively, its sub-sessions. */
+  deleteSession(id: string): Promise<void>;
+  /** Newest first (by creation time). */
+  listSessions(opts?: ListSessionsOptions): Promise<SessionPage>;
+
+  /** Every entry of the session in append order. */
+  listEntries(sessionId: string): Promise<Entry[]>;
+  getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
+  /** Appends one entry; the leaf moves to it. */
+  appendEntry(sessionId: string, entry: EntryInput): Promise<Entry>;
+  /** Appends entries in order, all or none; the leaf ends on the last one. */
+  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]>;
+  appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry>;
+  appendThinkingLevelChange(sessionId: string, level: ThinkingLevel, opts?: AppendOptions): Promise<Entry>;
+  appendModelChange(sessionId: string, model: string, opts?: AppendOptions): Promise<Entry>;
+  appendCompaction(sessionId: string, compaction: CompactionInput, opts?: AppendOptions): Promise<Entry>;
+  appendBranchSummary(sessionId: string, summary: BranchSummaryInput, opts?: AppendOptions): Promise<Entry>;
+  /** Sets (`label` given) or clears (`undefined`) the label of `targetId`. */
+  appendLabelChange(sessionId: string, targetId: string, label: string | undefined, opts?: AppendOptions): Promise<Entry>;
+  appendSessionInfo(sessionId: string, info: SessionInfoInput, opts?: AppendOptions): Promise<Entry>;
+  /** Replaces fields of an entry; `id`, `parentId`, `type` and `timestamp` cannot change. */
+  updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+
+  /** Moves the leaf (persisted). */
+  switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
+  /** Clears the leaf (persisted): the next append starts a new root. */
+  resetLeaf(sessionId: string): Promise<SessionMeta>;
+  /** A new session holding the path root → `entryId` and the labels on it. */
+  createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta>;
+  getActivePath(sessionId: string): Promise<Entry[]>;
+  getSnapshot(sessionId: string): Promise<Snapshot>;
+
+  exportSession(sessionId: string): Promise<SessionExport>;
+  /** Writes a whole exported session at once; fails with `session_exists` unless `newId` is set. */
+  importSession(data: SessionExport, opts?: { newId?: boolean }): Promise<SessionMeta>;
+
+  close(): Promise<void>;
+}
