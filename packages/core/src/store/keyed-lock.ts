@@ -1,0 +1,26 @@
+/**
+ * Serializes async work per key: writes to one session run one after another while writes to
+ * different sessions proceed independently. Owned by a store instance, never module-wide.
+ */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key);
+    const next = prev ? prev.then(work, work) : work();
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+
+  /** Resolves when every queued piece of work has finished. */
+  async drain(): Promise<void> {
+    while (this.tails.size > 0) await Promise.all([...this.tails.values()]);
+  }
+}
