@@ -12,3 +12,7 @@ export * from "./session/tree.js";
 export * from "./store/store.js";
 export * from "./store/spec.js";
 export * from "./store/export-format.js";
+export * from "./store/keyed-lock.js";
+export { openStore } from "./store/open.js";
+export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
+export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";

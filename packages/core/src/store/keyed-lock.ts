@@ -19,6 +19,11 @@ export class KeyedLock {
     return next;
   }
 
+  /** True while work for `key` is queued or running. */
+  busy(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Resolves when every queued piece of work has finished. */
   async drain(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()]);

@@ -1,0 +1,31 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { randomBytes } from "node:crypto";
+
+/** Replace a file as a whole: readers see the old or the new content, never a mix. */
+export function writeFileAtomic(path: string, content: string, fsync: boolean): void {
+  const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
+  try {
+    const fd = openSync(tmp, "w");
+    try {
+      writeSync(fd, content);
+      if (fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+    if (fsync) syncDir(dirname(path));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

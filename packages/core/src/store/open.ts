@@ -1,0 +1,24 @@
+import { ArborError } from "../errors.js";
+import { openFileStore } from "./file/file-store.js";
+import { parseStoreSpec, type StoreSpec } from "./spec.js";
+import type { Store } from "./store.js";
+
+/**
+ * Opens a store from a `--store` string or a spec object. SQL drivers load only when a SQL store
+ * is asked for, so the file store starts without them.
+ */
+export async function openStore(spec: string | StoreSpec): Promise<Store> {
+  const s = parseStoreSpec(spec);
+  switch (s.kind) {
+    case "file":
+      return openFileStore({ dir: s.dir, durability: s.durability, maxEntryBytes: s.maxEntryBytes });
+    case "sqlite":
+    case "mysql":
+    case "postgres":
+      throw new ArborError("invalid_store_spec", `The ${s.kind} store is not wired in yet.`);
+    default: {
+      const unreachable: never = s;
+      return unreachable;
+    }
+  }
+}

@@ -1,0 +1,10 @@
+import type { Store } from "@arbor/core";
+
+/** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
+export interface StoreHarness {
+  store: Store;
+  reopen(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+export type MakeHarness = () => Promise<StoreHarness>;

@@ -1,0 +1,14 @@
+import { describe } from "vitest";
+import { entriesSuite } from "./entries-suite.js";
+import type { MakeHarness } from "./harness.js";
+import { sessionsSuite } from "./sessions-suite.js";
+
+export type { MakeHarness, StoreHarness } from "./harness.js";
+
+/** The behaviour every Store backend must share; each backend's test file calls this once. */
+export function storeConformance(name: string, makeHarness: MakeHarness): void {
+  describe(`store conformance: ${name}`, () => {
+    sessionsSuite(makeHarness);
+    entriesSuite(makeHarness);
+  });
+}

@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore, type Store } from "@arbor/core";
+import { storeConformance } from "./conformance/store-conformance.js";
+
+export function fileHarness(durability: "process" | "fsync") {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-file-"));
+    let store: Store = await openStore({ kind: "file", dir, durability });
+    return {
+      get store() {
+        return store;
+      },
+      async reopen() {
+        await store.close();
+        store = await openStore({ kind: "file", dir, durability });
+        return store;
+      },
+      async cleanup() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+storeConformance("file", fileHarness("process"));
+storeConformance("file (fsync)", fileHarness("fsync"));
