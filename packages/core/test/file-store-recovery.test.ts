@@ -1,5 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync, mkdirSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -46,21 +57,25 @@ describe("file store crash safety", () => {
     expect(next.parentId).toBe(entries[3]?.id);
     const torn = readdirSync(join(dir, "sessions", id)).filter((f) => f.startsWith("entries.jsonl.torn-"));
     expect(torn).toHaveLength(1);
-    expect(readFileSync(join(dir, "sessions", id, torn[0] as string), "utf8")).toBe(
-      `${JSON.stringify(entries[4])}`.slice(0, -6),
-    );
+    expect(readFileSync(join(dir, "sessions", id, torn[0] as string), "utf8")).toBe(`${JSON.stringify(entries[4])}`.slice(0, -6));
     await expect((await reopen()).listEntries(id)).resolves.toEqual([...entries.slice(0, 4), next]);
   });
 
   it("drops an unfinished batch as a whole", async () => {
     const id = await sessionWith(1);
-    await store.appendEntries(id, [{ type: "custom", customType: "a" }, { type: "custom", customType: "b" }]);
+    await store.appendEntries(id, [
+      { type: "custom", customType: "a" },
+      { type: "custom", customType: "b" },
+    ]);
     await store.close();
     const lines = readFileSync(entriesFile(id), "utf8").split("\n");
     writeFileSync(entriesFile(id), `${lines.slice(0, -2).join("\n")}\n`);
     store = await openStore(dir);
     expect(await store.listEntries(id)).toHaveLength(1);
-    await store.appendEntries(id, [{ type: "custom", customType: "c" }, { type: "custom", customType: "d" }]);
+    await store.appendEntries(id, [
+      { type: "custom", customType: "c" },
+      { type: "custom", customType: "d" },
+    ]);
     expect((await (await reopen()).listEntries(id)).map((e) => e.type === "custom" && e.customType)).toEqual([false, "c", "d"]);
   });
 
@@ -83,7 +98,7 @@ describe("file store crash safety", () => {
       const entries = await store.listEntries(id);
       const ids = new Set(entries.map((e) => e.id));
       for (const ack of acknowledged) expect(ids.has(ack)).toBe(true);
-      entries.forEach((e, i) => expect(e.parentId).toBe(i === 0 ? null : entries[i - 1]?.id));
+      expect(entries.map((e) => e.parentId)).toEqual([null, ...entries.slice(0, -1).map((e) => e.id)]);
       const next = await store.appendMessage(id, { role: "user", content: "resumed" });
       expect(next.parentId).toBe(entries.at(-1)?.id);
       expect(await (await reopen()).listEntries(id)).toHaveLength(entries.length + 1);
@@ -101,12 +116,37 @@ describe("file store bad files", () => {
   }
 
   const cases: Array<[string, (lines: string[]) => string[], string, RegExp]> = [
-    ["a malformed line", (l) => [l[0] as string, "{not json", ...l.slice(1)], "corrupt_session", /entries\.jsonl:2: not valid JSON/],
-    ["a parent that does not exist", (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "zz1", parentId: "ghost" })], "corrupt_session", /:4: .*ghost/],
+    [
+      "a malformed line",
+      (l) => [l[0] as string, "{not json", ...l.slice(1)],
+      "corrupt_session",
+      /entries\.jsonl:2: not valid JSON/,
+    ],
+    [
+      "a parent that does not exist",
+      (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "zz1", parentId: "ghost" })],
+      "corrupt_session",
+      /:4: .*ghost/,
+    ],
     ["a duplicate id", (l) => [...l, l[1] as string], "corrupt_session", /:4: duplicate entry id/],
-    ["a self-parent cycle", (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "cyc", parentId: "cyc" })], "corrupt_session", /:4: .*cyc/],
-    ["an entry type from a newer version", (l) => [...l, JSON.stringify({ type: "hologram", id: "h1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" })], "unknown_entry_type", /:4: unknown entry type "hologram"/],
-    ["an invalid entry", (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "bad1", message: { role: "user", content: 5 } })], "corrupt_session", /:4: invalid message entry/],
+    [
+      "a self-parent cycle",
+      (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "cyc", parentId: "cyc" })],
+      "corrupt_session",
+      /:4: .*cyc/,
+    ],
+    [
+      "an entry type from a newer version",
+      (l) => [...l, JSON.stringify({ type: "hologram", id: "h1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" })],
+      "unknown_entry_type",
+      /:4: unknown entry type "hologram"/,
+    ],
+    [
+      "an invalid entry",
+      (l) => [...l, JSON.stringify({ ...JSON.parse(l[0] as string), id: "bad1", message: { role: "user", content: 5 } })],
+      "corrupt_session",
+      /:4: invalid message entry/,
+    ],
   ];
   for (const [name, edit, code, message] of cases) {
     it(`refuses ${name} with a typed error naming the line, and never writes over the file`, async () => {
@@ -151,12 +191,31 @@ describe("file store bad files", () => {
     mkdirSync(join(dir, "sessions", id), { recursive: true });
     writeFileSync(metaFile(id), JSON.stringify({ id, createdAt: "2025-01-01T00:00:00.000Z", cwd: "/old" }));
     const old = [
-      { type: "message", id: "a1", parentId: null, timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "plain text" } },
-      { type: "message", id: "a2", parentId: "a1", timestamp: "2025-01-01T00:00:02.000Z", message: { role: "assistant", content: "reply" } },
+      {
+        type: "message",
+        id: "a1",
+        parentId: null,
+        timestamp: "2025-01-01T00:00:01.000Z",
+        message: { role: "user", content: "plain text" },
+      },
+      {
+        type: "message",
+        id: "a2",
+        parentId: "a1",
+        timestamp: "2025-01-01T00:00:02.000Z",
+        message: { role: "assistant", content: "reply" },
+      },
     ];
     writeFileSync(entriesFile(id), old.map((e) => `${JSON.stringify(e)}\n`).join(""));
     const snap = await store.getSnapshot(id);
-    expect(snap.session).toMatchObject({ version: 1, mode: "agent", agentType: "main", leafEntryId: "a2", totalMessages: 2, cwd: "/old" });
+    expect(snap.session).toMatchObject({
+      version: 1,
+      mode: "agent",
+      agentType: "main",
+      leafEntryId: "a2",
+      totalMessages: 2,
+      cwd: "/old",
+    });
     expect(snap.runtimeContext.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "plain text" }] });
     await store.appendMessage(id, { role: "user", content: "new" });
     expect((await (await reopen()).listEntries(id)).map((e) => e.id).slice(0, 2)).toEqual(["a1", "a2"]);

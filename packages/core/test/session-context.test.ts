@@ -1,4 +1,4 @@
-import { applyEntry, buildContext, contextMessages, type Entry, EMPTY_CONTEXT } from "@arbor/core";
+import { applyEntry, buildContext, contextMessages, EMPTY_CONTEXT, type Entry } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 
 let n = 0;
@@ -10,7 +10,9 @@ function entry(e: Record<string, unknown>): Entry {
   return { id: `e${++n}`, parentId: null, timestamp: ts, ...e } as Entry;
 }
 const texts = (path: Entry[]) =>
-  contextMessages(buildContext(path)).map((m) => (m.content[0] as { text: string }).text.replace(/^<system-reminder>\n|\n<\/system-reminder>$/g, ""));
+  contextMessages(buildContext(path)).map((m) =>
+    (m.content[0] as { text: string }).text.replace(/^<system-reminder>\n|\n<\/system-reminder>$/g, ""),
+  );
 
 describe("context builder", () => {
   it("sends messages in path order and applies model and thinking changes", () => {
@@ -108,6 +110,8 @@ describe("context builder", () => {
     const bs = entry({ type: "branch_summary", fromId: a.id, summary: "explored X" });
     const out = contextMessages(buildContext([a, bs]));
     expect(out[1]).toMatchObject({ role: "user", synthetic: true });
-    expect((out[1]?.content[0] as { text: string }).text).toMatch(/^<system-reminder>[\s\S]*explored X[\s\S]*<\/system-reminder>$/);
+    expect((out[1]!.content[0] as { text: string }).text).toMatch(
+      /^<system-reminder>[\s\S]*explored X[\s\S]*<\/system-reminder>$/,
+    );
   });
 });

@@ -1,11 +1,5 @@
 import { z } from "zod";
-import {
-  FilePartSchema,
-  ReasoningPartSchema,
-  TextPartSchema,
-  ToolCallPartSchema,
-  ToolResultPartSchema,
-} from "./parts.js";
+import { FilePartSchema, ReasoningPartSchema, TextPartSchema, ToolCallPartSchema, ToolResultPartSchema } from "./parts.js";
 
 export const TokenUsageSchema = z.object({
   input: z.number().int().nonnegative().default(0),
@@ -48,9 +42,7 @@ export const UserMessageSchema = z.looseObject({
 
 export const AssistantMessageSchema = z.looseObject({
   role: z.literal("assistant"),
-  content: z.array(
-    z.discriminatedUnion("type", [TextPartSchema, ReasoningPartSchema, FilePartSchema, ToolCallPartSchema]),
-  ),
+  content: z.array(z.discriminatedUnion("type", [TextPartSchema, ReasoningPartSchema, FilePartSchema, ToolCallPartSchema])),
   ...messageMeta,
 });
 

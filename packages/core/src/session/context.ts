@@ -72,9 +72,7 @@ function compact(state: ContextState, entry: Extract<Entry, { type: "compaction"
   }
   const summary: ContextItem = {
     entryId: entry.id,
-    message: syntheticUser([
-      reminder(`The conversation before this point was compacted. Summary of it:\n\n${entry.summary}`),
-    ]),
+    message: syntheticUser([reminder(`The conversation before this point was compacted. Summary of it:\n\n${entry.summary}`)]),
   };
   const items = [summary, ...state.items.slice(keepFrom, state.length)];
   return { ...state, items, length: items.length, leafId: entry.id };

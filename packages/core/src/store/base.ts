@@ -1,7 +1,13 @@
 import { ArborError } from "../errors.js";
 import type { Entry, EntryInput, ThinkingLevel } from "../model/entry.js";
 import { assertEntryId, assertSessionId } from "../model/ids.js";
-import { SESSION_FORMAT_VERSION, type SessionInit, type SessionMeta, type SessionPatch, type StoreProvider } from "../model/session.js";
+import {
+  SESSION_FORMAT_VERSION,
+  type SessionInit,
+  type SessionMeta,
+  type SessionPatch,
+  type StoreProvider,
+} from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
@@ -172,7 +178,10 @@ function checkImportedTree(meta: SessionMeta, entries: Entry[]): void {
   for (const [i, e] of entries.entries()) {
     if (seen.has(e.id)) throw new ArborError("duplicate_entry", `Entry ${e.id} appears twice (entry ${i + 1}).`);
     if (e.parentId !== null && !seen.has(e.parentId)) {
-      throw new ArborError("parent_not_found", `Entry ${e.id} (entry ${i + 1}) has parent ${e.parentId}, which does not come before it.`);
+      throw new ArborError(
+        "parent_not_found",
+        `Entry ${e.id} (entry ${i + 1}) has parent ${e.parentId}, which does not come before it.`,
+      );
     }
     seen.add(e.id);
   }

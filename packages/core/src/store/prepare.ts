@@ -77,7 +77,10 @@ export function missingReferenceError(sessionId: string, entry: Entry, missing: 
   if (missing === entry.parentId) {
     return new ArborError("parent_not_found", `Parent entry ${missing} does not exist in session ${sessionId}.`);
   }
-  return new ArborError("entry_not_found", `Entry ${missing} referenced by the new ${entry.type} entry does not exist in session ${sessionId}.`);
+  return new ArborError(
+    "entry_not_found",
+    `Entry ${missing} referenced by the new ${entry.type} entry does not exist in session ${sessionId}.`,
+  );
 }
 
 const FIXED_FIELDS = ["id", "parentId", "type", "timestamp"] as const;

@@ -27,7 +27,10 @@ function everyType(first: string): EntryInput[] {
     },
     {
       type: "message",
-      message: { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "hi" } }] },
+      message: {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: "hi" } }],
+      },
     },
     { type: "thinking_level_change", thinkingLevel: "high" },
     { type: "model_change", model: "anthropic/claude-sonnet-4-5" },
@@ -48,7 +51,10 @@ function everyType(first: string): EntryInput[] {
         processEvents: [{ kind: "tool", name: "read" }],
         evidenceSummaries: [],
         toolRuntimeRoutes: [],
-        subagentProjection: { summary: "found it", diagnostics: { selectedSource: "subagent_result", inputSources: ["subagent_result"], fallbackUsed: false } },
+        subagentProjection: {
+          summary: "found it",
+          diagnostics: { selectedSource: "subagent_result", inputSources: ["subagent_result"], fallbackUsed: false },
+        },
       },
     },
   ];
@@ -56,7 +62,8 @@ function everyType(first: string): EntryInput[] {
 
 async function chain(store: Store, sessionId: string, n: number): Promise<Entry[]> {
   const out: Entry[] = [];
-  for (let i = 0; i < n; i++) out.push(await store.appendMessage(sessionId, { role: i % 2 ? "assistant" : "user", content: `m${i}` }));
+  for (let i = 0; i < n; i++)
+    out.push(await store.appendMessage(sessionId, { role: i % 2 ? "assistant" : "user", content: `m${i}` }));
   return out;
 }
 
@@ -73,7 +80,11 @@ export function entriesSuite(makeHarness: MakeHarness): void {
     it("appends and reads back every entry type, also after reopening", async () => {
       const { id } = await h.store.createSession();
       const first = await h.store.appendMessage(id, { role: "user", content: "hello" });
-      expect(first).toMatchObject({ type: "message", parentId: null, message: { role: "user", content: [{ type: "text", text: "hello" }] } });
+      expect(first).toMatchObject({
+        type: "message",
+        parentId: null,
+        message: { role: "user", content: [{ type: "text", text: "hello" }] },
+      });
       const appended = [first];
       for (const input of everyType(first.id)) {
         const e = await h.store.appendEntry(id, input);
@@ -85,7 +96,14 @@ export function entriesSuite(makeHarness: MakeHarness): void {
       expect(await h.store.getEntry(id, first.id)).toEqual(first);
       expect(await h.store.getEntry(id, "absent")).toBeUndefined();
       const meta = await h.store.getSession(id);
-      expect(meta).toMatchObject({ rootEntryId: first.id, leafEntryId: appended.at(-1)?.id, totalMessages: 4, totalTokens: 15, totalCost: 0.25, title: "Renamed" });
+      expect(meta).toMatchObject({
+        rootEntryId: first.id,
+        leafEntryId: appended.at(-1)?.id,
+        totalMessages: 4,
+        totalTokens: 15,
+        totalCost: 0.25,
+        title: "Renamed",
+      });
       const reopened = await h.reopen();
       expect(await reopened.listEntries(id)).toEqual(appended);
       expect(await reopened.getSession(id)).toEqual(meta);
@@ -154,7 +172,11 @@ export function entriesSuite(makeHarness: MakeHarness): void {
     it("builds a snapshot with every field", async () => {
       const { id } = await h.store.createSession();
       const [a, b, c] = await chain(h.store, id, 3);
-      const comp = await h.store.appendCompaction(id, { summary: "earlier talk", firstKeptEntryId: c?.id as string, tokensBefore: 100 });
+      const comp = await h.store.appendCompaction(id, {
+        summary: "earlier talk",
+        firstKeptEntryId: c?.id as string,
+        tokensBefore: 100,
+      });
       const d = await h.store.appendMessage(id, { role: "user", content: "go on" });
       await h.store.appendMessage(id, { role: "user", content: "side" }, { parentId: b?.id });
       await h.store.switchLeaf(id, d.id);
@@ -191,7 +213,11 @@ export function entriesSuite(makeHarness: MakeHarness): void {
     it("updates an entry's fields but never its place in the tree", async () => {
       const { id } = await h.store.createSession();
       const [a] = await chain(h.store, id, 1);
-      const msg = { role: "user", content: [{ type: "text", text: "edited" }], tokens: { input: 7, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 } };
+      const msg = {
+        role: "user",
+        content: [{ type: "text", text: "edited" }],
+        tokens: { input: 7, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+      };
       const updated = await h.store.updateEntry(id, a?.id as string, { message: msg });
       expect(updated).toMatchObject({ id: a?.id, parentId: null, message: msg });
       await expectCode(h.store.updateEntry(id, a?.id as string, { parentId: "x" }), "invalid_input");
@@ -227,11 +253,14 @@ export function entriesSuite(makeHarness: MakeHarness): void {
 
     it("appends a batch as a chain, all or nothing", async () => {
       const { id } = await h.store.createSession();
-      const batch = await h.store.appendEntries(id, [
-        { type: "custom", customType: "a" },
-        { type: "custom", customType: "b" },
-        { type: "label", targetId: "fixed-id-1", label: "l" },
-      ].map((e, i) => (i === 0 ? { ...e, id: "fixed-id-1" } : e)) as EntryInput[]);
+      const batch = await h.store.appendEntries(
+        id,
+        [
+          { type: "custom", customType: "a" },
+          { type: "custom", customType: "b" },
+          { type: "label", targetId: "fixed-id-1", label: "l" },
+        ].map((e, i) => (i === 0 ? { ...e, id: "fixed-id-1" } : e)) as EntryInput[],
+      );
       expect(batch.map((e) => e.parentId)).toEqual([null, "fixed-id-1", batch[1]?.id]);
       expect(await (await h.reopen()).listEntries(id)).toEqual(batch);
     });
@@ -244,7 +273,7 @@ export function entriesSuite(makeHarness: MakeHarness): void {
       const entries = await (await h.reopen()).listEntries(id);
       expect(entries).toHaveLength(100);
       expect(new Set(entries.map((e) => e.id)).size).toBe(100);
-      entries.forEach((e, i) => expect(e.parentId).toBe(i === 0 ? null : entries[i - 1]?.id));
+      expect(entries.map((e) => e.parentId)).toEqual([null, ...entries.slice(0, -1).map((e) => e.id)]);
       expect(new Set(results.map((e) => e.id))).toEqual(new Set(entries.map((e) => e.id)));
       expect((await h.store.getSession(id))?.leafEntryId).toBe(entries[99]?.id);
     });
@@ -275,7 +304,10 @@ export function entriesSuite(makeHarness: MakeHarness): void {
       const again = await h.store.importSession(exported);
       expect(again).toEqual(exported.session);
       expect(await (await h.reopen()).exportSession(id)).toEqual(exported);
-      await expectCode(h.store.importSession({ ...exported, entries: [...exported.entries, exported.entries[0]] } as never, { newId: true }), "duplicate_entry");
+      await expectCode(
+        h.store.importSession({ ...exported, entries: [...exported.entries, exported.entries[0]] } as never, { newId: true }),
+        "duplicate_entry",
+      );
       await expectCode(h.store.importSession({ format: "nope" } as never), "invalid_input");
     });
   });

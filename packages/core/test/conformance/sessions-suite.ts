@@ -75,7 +75,11 @@ export function sessionsSuite(makeHarness: MakeHarness): void {
 
     it("updates meta fields and refuses fields the store owns", async () => {
       const meta = await h.store.createSession({ title: "before" });
-      const updated = await h.store.updateSession(meta.id, { title: "after", status: "completed", completedAt: "2026-01-01T00:00:00.000Z" });
+      const updated = await h.store.updateSession(meta.id, {
+        title: "after",
+        status: "completed",
+        completedAt: "2026-01-01T00:00:00.000Z",
+      });
       expect(updated).toMatchObject({ title: "after", status: "completed", completedAt: "2026-01-01T00:00:00.000Z" });
       await expectCode(h.store.updateSession(meta.id, { leafEntryId: "x" } as never), "invalid_input");
       await expectCode(h.store.updateSession(meta.id, { status: "bogus" } as never), "invalid_input");

@@ -1,6 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { randomBytes } from "node:crypto";
 
 /** Replace a file as a whole: readers see the old or the new content, never a mix. */
 export function writeFileAtomic(path: string, content: string, fsync: boolean): void {

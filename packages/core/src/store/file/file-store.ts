@@ -104,7 +104,8 @@ export class FileStore extends StoreBase {
     }
     // Leftovers of a create or delete that a crash interrupted; never a live session.
     for (const name of readdirSync(store.sessionsDir)) {
-      if (name.startsWith(".tmp-") || name.startsWith(".trash-")) rmSync(join(store.sessionsDir, name), { recursive: true, force: true });
+      if (name.startsWith(".tmp-") || name.startsWith(".trash-"))
+        rmSync(join(store.sessionsDir, name), { recursive: true, force: true });
     }
     return store;
   }
@@ -135,7 +136,11 @@ export class FileStore extends StoreBase {
     try {
       raw = JSON.parse(text);
     } catch {
-      throw new ArborError("corrupt_session", `${file} is not valid JSON. The file was not changed; restore it to open the session.`, { file });
+      throw new ArborError(
+        "corrupt_session",
+        `${file} is not valid JSON. The file was not changed; restore it to open the session.`,
+        { file },
+      );
     }
     const { entriesBytes, ...rest } = (migrateSessionMeta(raw, file) ?? {}) as Record<string, unknown>;
     const r = SessionMetaSchema.safeParse({ ...rest, provider: "file" });
@@ -193,7 +198,11 @@ export class FileStore extends StoreBase {
 
   private writeMeta(s: OpenSession): void {
     const file = join(this.dirOf(s.id), META_FILE);
-    writeFileAtomic(file, `${JSON.stringify({ ...s.state.meta, entriesBytes: s.state.bytes }, null, 2)}\n`, this.durability === "fsync");
+    writeFileAtomic(
+      file,
+      `${JSON.stringify({ ...s.state.meta, entriesBytes: s.state.bytes }, null, 2)}\n`,
+      this.durability === "fsync",
+    );
     s.dirty = false;
   }
 
@@ -268,7 +277,13 @@ export class FileStore extends StoreBase {
     const meta = newSessionMeta(init, "file", id, this.now());
     return this.lock.run(id, async () => {
       this.createDir(meta, "");
-      const s: OpenSession = { id, state: loadSessionState(join(this.dirOf(id), ENTRIES_FILE), meta), fd: null, sync: null, dirty: false };
+      const s: OpenSession = {
+        id,
+        state: loadSessionState(join(this.dirOf(id), ENTRIES_FILE), meta),
+        fd: null,
+        sync: null,
+        dirty: false,
+      };
       this.cache.set(id, s);
       this.evict();
       return { ...meta };
@@ -287,7 +302,8 @@ export class FileStore extends StoreBase {
         renameSync(tmp, this.dirOf(meta.id));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === "EEXIST" || code === "ENOTEMPTY") throw new ArborError("session_exists", `Session ${meta.id} already exists.`);
+        if (code === "EEXIST" || code === "ENOTEMPTY")
+          throw new ArborError("session_exists", `Session ${meta.id} already exists.`);
         throw err;
       }
       if (fsync) syncDir(this.sessionsDir);

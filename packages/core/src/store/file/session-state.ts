@@ -4,8 +4,8 @@ import type { SessionMeta } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateEntry } from "../../session/migrate.js";
 import { metaAfterAppend, metaAfterUpdate, referencedIds } from "../prepare.js";
-import { ControlRecordSchema } from "./records.js";
 import { type JsonlLine, scanJsonl } from "./jsonl-reader.js";
+import { ControlRecordSchema } from "./records.js";
 
 /** One session held in memory by the file store: every entry plus an id index. */
 export interface SessionState {
@@ -109,7 +109,8 @@ export function loadSessionState(file: string, meta: SessionMeta): SessionState 
           const entry = parseEntry(file, line, rec.entry);
           const before = getEntry(state, entry.id);
           if (!before) fail(file, line, `update of missing entry ${entry.id}`);
-          if (before.parentId !== entry.parentId || before.type !== entry.type) fail(file, line, `update moves entry ${entry.id}`);
+          if (before.parentId !== entry.parentId || before.type !== entry.type)
+            fail(file, line, `update moves entry ${entry.id}`);
           replaceEntry(state, entry);
           break;
         }
