@@ -1,27 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, ftruncateSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
-import { type SessionInit, type SessionMeta, SessionMetaSchema, type SessionPatch } from "../../model/session.js";
+import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session.js";
 import type { Snapshot } from "../../model/snapshot.js";
-import { describeIssues } from "../../model/validate.js";
-import { migrateSessionMeta } from "../../session/migrate.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
 import { StoreBase } from "../base.js";
 import { KeyedLock } from "../keyed-lock.js";
@@ -45,9 +29,9 @@ import {
 } from "../session-meta.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
-import { syncDir, writeFileAtomic } from "./atomic-write.js";
 import { GroupFsync } from "./group-fsync.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
+import { SessionDirs } from "./session-dir.js";
 import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 
 export interface FileStoreOptions {
@@ -67,8 +51,8 @@ interface OpenSession {
   dirty: boolean;
 }
 
-const META_FILE = "session.json";
-const ENTRIES_FILE = "entries.jsonl";
+const _META_FILE = "session.json";
+const _ENTRIES_FILE = "entries.jsonl";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -78,7 +62,7 @@ const ENTRIES_FILE = "entries.jsonl";
  */
 export class FileStore extends StoreBase {
   readonly provider = "file" as const;
-  private readonly sessionsDir: string;
+  private readonly dirs: SessionDirs;
   private readonly durability: Durability;
   private readonly maxEntryBytes: number;
   private readonly cacheSize: number;
@@ -89,29 +73,16 @@ export class FileStore extends StoreBase {
 
   private constructor(opts: FileStoreOptions) {
     super();
-    this.sessionsDir = join(resolve(opts.dir), "sessions");
     this.durability = opts.durability ?? "process";
+    this.dirs = new SessionDirs(join(resolve(opts.dir), "sessions"), this.durability === "fsync");
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.cacheSize = opts.cacheSize ?? 64;
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
     const store = new FileStore(opts);
-    try {
-      mkdirSync(store.sessionsDir, { recursive: true });
-    } catch (err) {
-      throw new ArborError("io_error", `Cannot create the store directory ${store.sessionsDir}: ${(err as Error).message}`);
-    }
-    // Leftovers of a create or delete that a crash interrupted; never a live session.
-    for (const name of readdirSync(store.sessionsDir)) {
-      if (name.startsWith(".tmp-") || name.startsWith(".trash-"))
-        rmSync(join(store.sessionsDir, name), { recursive: true, force: true });
-    }
+    store.dirs.init();
     return store;
-  }
-
-  private dirOf(id: string): string {
-    return join(this.sessionsDir, id);
   }
 
   private ensureOpen(): void {
@@ -120,33 +91,6 @@ export class FileStore extends StoreBase {
 
   private now(): string {
     return new Date().toISOString();
-  }
-
-  /** session.json of a session, migrated and validated; undefined when the session does not exist. */
-  private readMetaFile(id: string): { meta: SessionMeta; entriesBytes: number } | undefined {
-    const file = join(this.dirOf(id), META_FILE);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new ArborError("io_error", `Cannot read ${file}: ${(err as Error).message}`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ArborError(
-        "corrupt_session",
-        `${file} is not valid JSON. The file was not changed; restore it to open the session.`,
-        { file },
-      );
-    }
-    const { entriesBytes, ...rest } = (migrateSessionMeta(raw, file) ?? {}) as Record<string, unknown>;
-    const r = SessionMetaSchema.safeParse({ ...rest, provider: "file" });
-    if (!r.success) throw new ArborError("corrupt_session", `${file}: ${describeIssues(r.error, 3)}`, { file });
-    if (r.data.id !== id) throw new ArborError("corrupt_session", `${file} holds session ${r.data.id}, not ${id}.`, { file });
-    return { meta: r.data, entriesBytes: typeof entriesBytes === "number" ? entriesBytes : -1 };
   }
 
   private load(id: string): Promise<OpenSession> {
@@ -161,10 +105,9 @@ export class FileStore extends StoreBase {
     if (!pending) {
       pending = Promise.resolve().then(() => {
         try {
-          const found = this.readMetaFile(id);
+          const found = this.dirs.readMeta(id);
           if (!found) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-          const file = join(this.dirOf(id), ENTRIES_FILE);
-          if (!existsSync(file)) writeFileSync(file, "", { flag: "a" });
+          const file = this.dirs.entriesFile(id);
           const session: OpenSession = { id, state: loadSessionState(file, found.meta), fd: null, sync: null, dirty: false };
           session.dirty = session.state.bytes !== found.entriesBytes;
           this.cache.set(id, session);
@@ -197,38 +140,17 @@ export class FileStore extends StoreBase {
   }
 
   private writeMeta(s: OpenSession): void {
-    const file = join(this.dirOf(s.id), META_FILE);
-    writeFileAtomic(
-      file,
-      `${JSON.stringify({ ...s.state.meta, entriesBytes: s.state.bytes }, null, 2)}\n`,
-      this.durability === "fsync",
-    );
+    this.dirs.writeMeta(s.state.meta, s.state.bytes);
     s.dirty = false;
-  }
-
-  /** Moves a torn tail aside (kept as evidence, never silently dropped) so the next append starts a clean line. */
-  private repairTornTail(s: OpenSession, fd: number): void {
-    const { bytes, tornBytes } = s.state;
-    if (tornBytes === 0) return;
-    const torn = Buffer.alloc(tornBytes);
-    readSync(fd, torn, 0, tornBytes, bytes);
-    writeFileSync(join(this.dirOf(s.id), `${ENTRIES_FILE}.torn-${Date.now()}-${randomBytes(3).toString("hex")}`), torn);
-    ftruncateSync(fd, bytes);
-    s.state.tornBytes = 0;
   }
 
   private appendHandle(s: OpenSession): number {
     if (s.fd === null) {
-      const file = join(this.dirOf(s.id), ENTRIES_FILE);
-      const fd = openSync(file, "r+");
-      try {
-        this.repairTornTail(s, fd);
-      } catch (err) {
-        closeSync(fd);
-        throw err;
-      }
+      const fd = this.dirs.openForAppend(s.id, s.state.bytes, s.state.tornBytes);
+      s.state.tornBytes = 0;
       s.fd = fd;
       s.sync = this.durability === "fsync" ? new GroupFsync(fd) : null;
+      return fd;
     }
     return s.fd;
   }
@@ -276,10 +198,10 @@ export class FileStore extends StoreBase {
     assertSessionId(id);
     const meta = newSessionMeta(init, "file", id, this.now());
     return this.lock.run(id, async () => {
-      this.createDir(meta, "");
+      this.dirs.create(meta, "");
       const s: OpenSession = {
         id,
-        state: loadSessionState(join(this.dirOf(id), ENTRIES_FILE), meta),
+        state: loadSessionState(this.dirs.entriesFile(id), meta),
         fd: null,
         sync: null,
         dirty: false,
@@ -290,40 +212,16 @@ export class FileStore extends StoreBase {
     });
   }
 
-  /** Builds a session directory aside and renames it into place, so a session appears whole or not at all. */
-  private createDir(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): void {
-    const tmp = join(this.sessionsDir, `.tmp-${randomBytes(8).toString("hex")}`);
-    const fsync = this.durability === "fsync";
-    try {
-      mkdirSync(tmp);
-      writeFileAtomic(join(tmp, META_FILE), `${JSON.stringify({ ...meta, entriesBytes: accountedBytes }, null, 2)}\n`, fsync);
-      writeFileAtomic(join(tmp, ENTRIES_FILE), entriesText, fsync);
-      try {
-        renameSync(tmp, this.dirOf(meta.id));
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "EEXIST" || code === "ENOTEMPTY")
-          throw new ArborError("session_exists", `Session ${meta.id} already exists.`);
-        throw err;
-      }
-      if (fsync) syncDir(this.sessionsDir);
-    } catch (err) {
-      rmSync(tmp, { recursive: true, force: true });
-      if (err instanceof ArborError) throw err;
-      throw new ArborError("io_error", `Cannot create session ${meta.id}: ${(err as Error).message}`);
-    }
-  }
-
   async getSession(id: string): Promise<SessionMeta | undefined> {
     this.ensureOpen();
     assertSessionId(id);
     const cached = this.cache.get(id);
     if (cached) return { ...cached.state.meta };
-    const found = this.readMetaFile(id);
+    const found = this.dirs.readMeta(id);
     if (!found) return undefined;
     // session.json accounts for entries.jsonl up to entriesBytes; if more was written since
     // (a crash before the meta was written back), replay the session to get exact values.
-    const size = statSync(join(this.dirOf(id), ENTRIES_FILE), { throwIfNoEntry: false })?.size ?? 0;
+    const size = this.dirs.entriesSize(id);
     if (size === found.entriesBytes) return found.meta;
     return { ...(await this.load(id)).state.meta };
   }
@@ -348,7 +246,8 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(id);
     // Only session.json is read, so a session whose entries are corrupt can still be deleted.
-    if (!this.cache.has(id) && !this.readMetaFile(id)) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
+    if (!this.cache.has(id) && !this.dirs.readMeta(id))
+      throw new ArborError("session_not_found", `Session ${id} does not exist.`);
     for (const child of await this.allMetas()) {
       if (child.parentSessionId === id) await this.deleteSession(child.id);
     }
@@ -356,14 +255,7 @@ export class FileStore extends StoreBase {
       const s = this.cache.get(id);
       if (s?.fd !== null && s?.fd !== undefined) closeSync(s.fd);
       this.cache.delete(id);
-      const trash = join(this.sessionsDir, `.trash-${randomBytes(8).toString("hex")}`);
-      try {
-        renameSync(this.dirOf(id), trash);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-        throw new ArborError("io_error", `Cannot delete session ${id}: ${(err as Error).message}`);
-      }
-      rmSync(trash, { recursive: true, force: true });
+      this.dirs.remove(id);
     });
   }
 
@@ -373,15 +265,14 @@ export class FileStore extends StoreBase {
    */
   private async allMetas(): Promise<SessionMeta[]> {
     const out: SessionMeta[] = [];
-    for (const name of readdirSync(this.sessionsDir)) {
-      if (name.startsWith(".")) continue;
+    for (const name of this.dirs.names()) {
       try {
         const meta = await this.getSession(name);
         if (meta) out.push(meta);
       } catch (err) {
         if (!(err instanceof ArborError) || err.code === "io_error") throw err;
         try {
-          const found = this.readMetaFile(name);
+          const found = this.dirs.readMeta(name);
           if (found) out.push(found.meta);
         } catch {
           // unreadable meta: nothing trustworthy to list
@@ -513,7 +404,7 @@ export class FileStore extends StoreBase {
     const base = { ...meta, rootEntryId: null, leafEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
     // Accounting for no bytes marks session.json stale, so the first read replays the entries
     // and derives leaf and totals from them rather than trusting the export.
-    await this.lock.run(meta.id, async () => this.createDir({ ...base, provider: "file" }, text, -1));
+    await this.lock.run(meta.id, async () => this.dirs.create({ ...base, provider: "file" }, text, -1));
     return (await this.getSession(meta.id)) as SessionMeta;
   }
 

@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { ArborError } from "../../errors.js";
+import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
+import { describeIssues } from "../../model/validate.js";
+import { migrateSessionMeta } from "../../session/migrate.js";
+import { syncDir, writeFileAtomic } from "./atomic-write.js";
+
+const META_FILE = "session.json";
+const ENTRIES_FILE = "entries.jsonl";
+
+/**
+ * The on-disk layout of the file store: `<root>/sessions/<id>/session.json` and `entries.jsonl`.
+ * session.json also records `entriesBytes`, how much of entries.jsonl its derived fields (leaf,
+ * totals) account for, so a session can be listed without replaying its entries.
+ */
+export class SessionDirs {
+  constructor(
+    private readonly root: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  init(): void {
+    try {
+      mkdirSync(this.root, { recursive: true });
+    } catch (err) {
+      throw new ArborError("io_error", `Cannot create the store directory ${this.root}: ${(err as Error).message}`);
+    }
+    // Leftovers of a create or delete that a crash interrupted; never a live session.
+    for (const name of readdirSync(this.root)) {
+      if (name.startsWith(".tmp-") || name.startsWith(".trash-")) rmSync(join(this.root, name), { recursive: true, force: true });
+    }
+  }
+
+  /** Directory names that may be sessions (validated by the caller). */
+  names(): string[] {
+    return readdirSync(this.root).filter((n) => !n.startsWith("."));
+  }
+
+  entriesFile(id: string): string {
+    const file = join(this.root, id, ENTRIES_FILE);
+    if (!existsSync(file)) writeFileSync(file, "", { flag: "a" });
+    return file;
+  }
+
+  entriesSize(id: string): number {
+    return statSync(join(this.root, id, ENTRIES_FILE), { throwIfNoEntry: false })?.size ?? 0;
+  }
+
+  /** session.json, migrated and validated; undefined when the session does not exist. */
+  readMeta(id: string): { meta: SessionMeta; entriesBytes: number } | undefined {
+    const file = join(this.root, id, META_FILE);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new ArborError("io_error", `Cannot read ${file}: ${(err as Error).message}`);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new ArborError(
+        "corrupt_session",
+        `${file} is not valid JSON. The file was not changed; restore it to open the session.`,
+        {
+          file,
+        },
+      );
+    }
+    const { entriesBytes, ...rest } = (migrateSessionMeta(raw, file) ?? {}) as Record<string, unknown>;
+    const r = SessionMetaSchema.safeParse({ ...rest, provider: "file" });
+    if (!r.success) throw new ArborError("corrupt_session", `${file}: ${describeIssues(r.error, 3)}`, { file });
+    if (r.data.id !== id) throw new ArborError("corrupt_session", `${file} holds session ${r.data.id}, not ${id}.`, { file });
+    return { meta: r.data, entriesBytes: typeof entriesBytes === "number" ? entriesBytes : -1 };
+  }
+
+  writeMeta(meta: SessionMeta, entriesBytes: number): void {
+    writeFileAtomic(join(this.root, meta.id, META_FILE), `${JSON.stringify({ ...meta, entriesBytes }, null, 2)}\n`, this.fsync);
+  }
+
+  /**
+   * Builds a session directory aside and renames it into place, so a session appears whole or not
+   * at all. `accountedBytes` -1 marks the meta's derived fields as not yet computed.
+   */
+  create(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): void {
+    const tmp = join(this.root, `.tmp-${randomBytes(8).toString("hex")}`);
+    try {
+      mkdirSync(tmp);
+      writeFileAtomic(
+        join(tmp, META_FILE),
+        `${JSON.stringify({ ...meta, entriesBytes: accountedBytes }, null, 2)}\n`,
+        this.fsync,
+      );
+      writeFileAtomic(join(tmp, ENTRIES_FILE), entriesText, this.fsync);
+      try {
+        renameSync(tmp, join(this.root, meta.id));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "EEXIST" || code === "ENOTEMPTY")
+          throw new ArborError("session_exists", `Session ${meta.id} already exists.`);
+        throw err;
+      }
+      if (this.fsync) syncDir(this.root);
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      if (err instanceof ArborError) throw err;
+      throw new ArborError("io_error", `Cannot create session ${meta.id}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Renames the directory away first, so a crash mid-delete never leaves half a session. */
+  remove(id: string): void {
+    const trash = join(this.root, `.trash-${randomBytes(8).toString("hex")}`);
+    try {
+      renameSync(join(this.root, id), trash);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw new ArborError("io_error", `Cannot delete session ${id}: ${(err as Error).message}`);
+    }
+    rmSync(trash, { recursive: true, force: true });
+  }
+
+  /**
+   * Opens entries.jsonl for appending at `bytes`. A torn tail past it is moved aside into
+   * `entries.jsonl.torn-*` (kept as evidence, never silently dropped) and cut off first.
+   */
+  openForAppend(id: string, bytes: number, tornBytes: number): number {
+    const fd = openSync(join(this.root, id, ENTRIES_FILE), "r+");
+    try {
+      if (tornBytes > 0) {
+        const torn = Buffer.alloc(tornBytes);
+        readSync(fd, torn, 0, tornBytes, bytes);
+        writeFileSync(join(this.root, id, `${ENTRIES_FILE}.torn-${Date.now()}-${randomBytes(3).toString("hex")}`), torn);
+        ftruncateSync(fd, bytes);
+      }
+      return fd;
+    } catch (err) {
+      closeSync(fd);
+      throw new ArborError("io_error", `Cannot open session ${id} for appending: ${(err as Error).message}`);
+    }
+  }
+}
