@@ -18,7 +18,16 @@ export const StoreSpecSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("file"), dir: z.string().min(1), ...common }),
   z.object({ kind: z.literal("sqlite"), file: z.string().min(1), ...common }),
   z.object({ kind: z.literal("mysql"), url: z.string().min(1), ...common }),
-  z.object({ kind: z.literal("postgres"), url: z.string().min(1), ...common }),
+  z.object({
+    kind: z.literal("postgres"),
+    url: z.string().min(1),
+    /** Schema holding Arbor's tables (created if absent); the connection's default search path when absent. */
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, "a postgres schema must be a lowercase identifier: a-z, 0-9, _")
+      .optional(),
+    ...common,
+  }),
 ]);
 
 export type StoreSpec = z.infer<typeof StoreSpecSchema>;
@@ -34,7 +43,11 @@ export function parseStoreSpec(spec: string | StoreSpec): StoreSpec {
     return r.data;
   }
   const s = spec.trim();
-  if (s === "") throw new ArborError("invalid_store_spec", "The store spec is empty: give a directory, sqlite:<file>, mysql://… or postgres://….");
+  if (s === "")
+    throw new ArborError(
+      "invalid_store_spec",
+      "The store spec is empty: give a directory, sqlite:<file>, mysql://… or postgres://….",
+    );
   if (s.startsWith("mysql://")) return { kind: "mysql", url: s };
   if (s.startsWith("postgres://") || s.startsWith("postgresql://")) return { kind: "postgres", url: s };
   if (s.startsWith("sqlite:")) {
@@ -44,7 +57,10 @@ export function parseStoreSpec(spec: string | StoreSpec): StoreSpec {
   }
   if (s.startsWith("file:")) return { kind: "file", dir: s.slice("file:".length) || "." };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
-    throw new ArborError("invalid_store_spec", `Unsupported store URL scheme in ${JSON.stringify(s)}: use mysql://, postgres:// or sqlite:<file>.`);
+    throw new ArborError(
+      "invalid_store_spec",
+      `Unsupported store URL scheme in ${JSON.stringify(s)}: use mysql://, postgres:// or sqlite:<file>.`,
+    );
   }
   return { kind: "file", dir: s };
 }

@@ -1,0 +1,104 @@
+import { type Expression, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { ArborError } from "../../errors.js";
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type SqlKind } from "./tables.js";
+
+/**
+ * Column types per dialect. Ids and timestamps compare byte-wise everywhere (SQLite's default,
+ * `ascii_bin` on MySQL, `C` on PostgreSQL) so the database orders and matches them exactly as the
+ * JavaScript cursor helpers do; a case-insensitive collation would merge distinct ids.
+ */
+function columnTypes(kind: SqlKind) {
+  switch (kind) {
+    case "sqlite":
+      return { sessionId: sql`text`, entryId: sql`text`, time: sql`text`, short: sql`text`, json: sql`text` };
+    case "mysql":
+      return {
+        sessionId: sql`varchar(255) character set ascii collate ascii_bin`,
+        entryId: sql`varchar(64) character set ascii collate ascii_bin`,
+        time: sql`varchar(30) character set ascii collate ascii_bin`,
+        short: sql`varchar(64) character set utf8mb4 collate utf8mb4_bin`,
+        json: sql`longtext character set utf8mb4 collate utf8mb4_bin`,
+      };
+    case "postgres":
+      return {
+        sessionId: sql`varchar(255) collate "C"`,
+        entryId: sql`varchar(64) collate "C"`,
+        time: sql`varchar(30) collate "C"`,
+        short: sql`varchar(64) collate "C"`,
+        json: sql`text`,
+      };
+  }
+}
+
+function sessionsAndEntries(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  // Explicit engine and charset so a server with other defaults still gets transactional, exact tables.
+  const mysqlTable = <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
+    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_sessions")
+        .addColumn("id", t.sessionId, (c) => c.notNull().primaryKey())
+        .addColumn("created_at", t.time, (c) => c.notNull())
+        .addColumn("updated_at", t.time, (c) => c.notNull())
+        .addColumn("parent_session_id", t.sessionId)
+        .addColumn("leaf_entry_id", t.entryId)
+        .addColumn("root_entry_id", t.entryId)
+        .addColumn("data", t.json, (c) => c.notNull())
+        .addColumn("next_seq", "integer", (c) => c.notNull())
+        .$call(mysqlTable)
+        .execute();
+      // Newest-first paging walks this index backwards from the cursor.
+      await db.schema.createIndex("arbor_sessions_created").on("arbor_sessions").columns(["created_at", "id"]).execute();
+      await db.schema
+        .createIndex("arbor_sessions_parent")
+        .on("arbor_sessions")
+        .columns(["parent_session_id", "created_at", "id"])
+        .execute();
+
+      await db.schema
+        .createTable("arbor_entries")
+        .addColumn("session_id", t.sessionId, (c) => c.notNull())
+        .addColumn("id", t.entryId, (c) => c.notNull())
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addColumn("parent_id", t.entryId)
+        .addColumn("type", t.short, (c) => c.notNull())
+        .addColumn("timestamp", t.time, (c) => c.notNull())
+        .addColumn("data", t.json, (c) => c.notNull())
+        .addPrimaryKeyConstraint("arbor_entries_pk", ["session_id", "id"])
+        .$call(mysqlTable)
+        .execute();
+      await db.schema.createIndex("arbor_entries_seq").on("arbor_entries").columns(["session_id", "seq"]).unique().execute();
+    },
+  };
+}
+
+/** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
+export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
+  return {
+    "0001_sessions_entries": sessionsAndEntries(kind),
+  };
+}
+
+/** Brings the schema to the latest version; concurrent opens are serialized by Kysely's migration lock. */
+export async function migrateToLatest(db: Kysely<unknown>, kind: SqlKind, schema?: string): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => sqlMigrations(kind) };
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ArborError(
+      "io_error",
+      `Could not bring the ${kind} store schema up to date${failed ? ` (migration ${failed})` : ""}: ${reason}`,
+      { cause: reason },
+    );
+  }
+}

@@ -1,0 +1,58 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { Entry } from "../../model/entry.js";
+import type { PrepareContext } from "../prepare.js";
+import { checkAppend, metaAfterBatch, planAppend } from "./append-plan.js";
+import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+
+type Context = Omit<PrepareContext, "leafId">;
+
+/**
+ * The SQLite append path, on better-sqlite3 prepared statements in one synchronous transaction.
+ * Through Kysely each of the five statements of an append is compiled, re-prepared by the driver
+ * and awaited: measured at ~90 µs p50 per appendMessage on the 2-core dev machine, against a 50 µs
+ * budget. Here an append is one call with no await inside (~37 µs p50). Everything else on SQLite
+ * still goes through Kysely.
+ */
+export class SqliteAppender {
+  private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
+
+  constructor(handle: BetterSqlite3.Database) {
+    const selectSession = handle.prepare<[string], { data: string; next_seq: number }>(
+      "select data, next_seq from arbor_sessions where id = ?",
+    );
+    const entryExists = handle
+      .prepare<[string, string], number>("select 1 from arbor_entries where session_id = ? and id = ?")
+      .pluck();
+    const insertEntry = handle.prepare<[string, string, number, string | null, string, string, string]>(
+      "insert into arbor_entries (session_id, id, seq, parent_id, type, timestamp, data) values (?, ?, ?, ?, ?, ?, ?)",
+    );
+    const updateSession = handle.prepare<[string, string | null, string | null, string, number, string]>(
+      "update arbor_sessions set updated_at = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, next_seq = ? where id = ?",
+    );
+
+    const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
+      const row = selectSession.get(sessionId);
+      if (!row) throw sessionNotFound(sessionId);
+      const meta = parseSessionRow(row.data, sessionId);
+      const plan = planAppend(inputs, meta.leafEntryId, ctx);
+      checkAppend(sessionId, plan, (id) => entryExists.get(sessionId, id) !== undefined);
+      let seq = row.next_seq;
+      for (const { entry, json } of plan.prepared) {
+        insertEntry.run(sessionId, entry.id, seq++, entry.parentId, entry.type, entry.timestamp, json);
+      }
+      const entries = plan.prepared.map((p) => p.entry);
+      const cols = sessionColumns(metaAfterBatch(meta, entries));
+      updateSession.run(cols.updated_at, cols.leaf_entry_id, cols.root_entry_id, cols.data, seq, sessionId);
+      return entries;
+    };
+    // IMMEDIATE takes the write lock at BEGIN, so a concurrent writer in another process makes us
+    // wait (busy timeout) instead of failing the read-then-write upgrade.
+    const transaction = handle.transaction(append);
+    this.run = (sessionId, inputs, ctx) => transaction.immediate(sessionId, inputs, ctx);
+  }
+
+  /** Appends all of `inputs` or none. The caller holds the SQLite gate. */
+  append(sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] {
+    return this.run(sessionId, inputs, ctx);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The SQL layout. `data` holds the whole SessionMeta / Entry JSON so a read is one column and new
+ * fields need no migration; the other columns are copies kept only for keys, ordering and the
+ * recursive active-path query.
+ */
+export interface SessionsTable {
+  id: string;
+  created_at: string;
+  updated_at: string;
+  parent_session_id: string | null;
+  leaf_entry_id: string | null;
+  root_entry_id: string | null;
+  data: string;
+  /** Sequence number the next appended entry gets; read and bumped under the session's row lock. */
+  next_seq: number;
+}
+
+export interface EntriesTable {
+  session_id: string;
+  id: string;
+  /** Append order within the session (listEntries order). */
+  seq: number;
+  parent_id: string | null;
+  type: string;
+  timestamp: string;
+  data: string;
+}
+
+export interface ArborDatabase {
+  arbor_sessions: SessionsTable;
+  arbor_entries: EntriesTable;
+}
+
+export type SqlKind = "sqlite" | "mysql" | "postgres";
+
+export const MIGRATION_TABLE = "arbor_migrations";
+export const MIGRATION_LOCK_TABLE = "arbor_migrations_lock";
