@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Store, StoreSpec } from "@arbor/core";
+import Database from "better-sqlite3";
+import { createConnection } from "mysql2/promise";
+import pg from "pg";
+import { openSqlStore } from "../../src/store/sql/sql-store.js";
+
+/** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
+export interface StoreHarness {
+  store: Store;
+  reopen(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+export type SqlKind = "sqlite" | "mysql" | "postgres";
+
+export const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
+export const POSTGRES_URL = process.env.ARBOR_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A database (MySQL), schema (PostgreSQL) or directory (SQLite) no other test run can pick. */
+function uniqueName(): string {
+  return `arbor_t_${Date.now().toString(36)}_${randomBytes(6).toString("hex")}`;
+}
+
+/** A fresh, empty place for a store, and how to remove it again. */
+export interface SqlNamespace {
+  spec: StoreSpec;
+  /** Runs one statement inside the namespace on a connection of its own (for checks behind the store's back). */
+  query(statement: string): Promise<Array<Record<string, unknown>>>;
+  drop(): Promise<void>;
+}
+
+export async function createNamespace(kind: SqlKind): Promise<SqlNamespace> {
+  const name = uniqueName();
+  switch (kind) {
+    case "sqlite": {
+      const dir = await mkdtemp(join(tmpdir(), "arbor-sqlite-"));
+      const file = join(dir, "store.db");
+      return {
+        spec: { kind: "sqlite", file },
+        query: async (q) => sqliteQuery(file, q),
+        drop: () => rm(dir, { recursive: true, force: true }),
+      };
+    }
+    case "mysql": {
+      await mysqlQuery(MYSQL_URL, `create database \`${name}\``);
+      const url = `${MYSQL_URL}/${name}`;
+      return {
+        spec: { kind: "mysql", url },
+        query: (q) => mysqlQuery(url, q),
+        drop: async () => void (await mysqlQuery(MYSQL_URL, `drop database if exists \`${name}\``)),
+      };
+    }
+    case "postgres": {
+      // A schema rather than a database: far cheaper to create, and just as isolated for the store.
+      await postgresQuery(undefined, `create schema "${name}"`);
+      return {
+        spec: { kind: "postgres", url: POSTGRES_URL, schema: name },
+        query: (q) => postgresQuery(name, q),
+        drop: async () => void (await postgresQuery(undefined, `drop schema if exists "${name}" cascade`)),
+      };
+    }
+  }
+}
+
+function sqliteQuery(file: string, statement: string): Array<Record<string, unknown>> {
+  const db = new Database(file, { timeout: 5000 });
+  try {
+    const stmt = db.prepare(statement);
+    if (stmt.reader) return stmt.all() as Array<Record<string, unknown>>;
+    stmt.run();
+    return [];
+  } finally {
+    db.close();
+  }
+}
+
+async function mysqlQuery(url: string, statement: string): Promise<Array<Record<string, unknown>>> {
+  const conn = await createConnection(url);
+  try {
+    const [rows] = await conn.query(statement);
+    return Array.isArray(rows) ? (rows as Array<Record<string, unknown>>) : [];
+  } finally {
+    await conn.end();
+  }
+}
+
+async function postgresQuery(schema: string | undefined, statement: string): Promise<Array<Record<string, unknown>>> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  await client.connect();
+  try {
+    return (await client.query(statement)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export function sqlHarness(kind: SqlKind): () => Promise<StoreHarness> {
+  return async () => {
+    const ns = await createNamespace(kind);
+    let store: Store;
+    try {
+      store = await openSqlStore(ns.spec);
+    } catch (err) {
+      await ns.drop();
+      throw err;
+    }
+    return {
+      get store() {
+        return store;
+      },
+      async reopen() {
+        await store.close();
+        store = await openSqlStore(ns.spec);
+        return store;
+      },
+      async cleanup() {
+        try {
+          await store.close();
+        } finally {
+          await ns.drop();
+        }
+      },
+    };
+  };
+}

@@ -1,0 +1,6 @@
+import { storeConformance } from "./conformance/store-conformance.js";
+import { sqlHarness } from "./helpers/sql-databases.js";
+
+storeConformance("sqlite", sqlHarness("sqlite"));
+storeConformance("mysql", sqlHarness("mysql"));
+storeConformance("postgres", sqlHarness("postgres"));
