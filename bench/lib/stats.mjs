@@ -1,0 +1,21 @@
+// Timing and percentiles.
+
+export const now = () => process.hrtime.bigint();
+/** Nanoseconds between two `now()` readings, as microseconds. */
+export const us = (t0, t1) => Number(t1 - t0) / 1000;
+
+/** Nearest-rank percentile of an unsorted sample (p in 0..100). */
+export function percentile(sample, p) {
+  if (sample.length === 0) return Number.NaN;
+  const s = Float64Array.from(sample).sort();
+  const rank = Math.ceil((p / 100) * s.length);
+  return s[Math.min(s.length - 1, Math.max(0, rank - 1))];
+}
+
+export function summarize(sample) {
+  return { n: sample.length, p50: percentile(sample, 50), p99: percentile(sample, 99), max: percentile(sample, 100) };
+}
+
+export function median(sample) {
+  return percentile(sample, 50);
+}

@@ -1,0 +1,63 @@
+// `npm run bench`: store benchmark against the built @arbor/core. Prints figures, not pass/fail.
+// Options: --only=append,open-snapshot,context,disk   --quick (smaller sizes, for iterating)
+import { headerLines, loadavg, tempDir } from "./lib/env.mjs";
+import { reason } from "./lib/format.mjs";
+import { Fixtures } from "./store/fixtures.mjs";
+
+const SECTIONS = ["append", "open-snapshot", "context", "disk"];
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const onlyArg = args.find((a) => a.startsWith("--only="));
+const only = onlyArg ? onlyArg.slice("--only=".length).split(",") : SECTIONS;
+const unknown = only.filter((s) => !SECTIONS.includes(s));
+if (unknown.length) {
+  console.error(`unknown section(s) ${unknown.join(", ")}; choose from ${SECTIONS.join(", ")}`);
+  process.exit(2);
+}
+
+let core;
+try {
+  core = await import("@arbor/core");
+} catch (err) {
+  console.error(`Cannot import @arbor/core (${reason(err)}). Run npm run build first.`);
+  process.exit(1);
+}
+
+console.log(`Arbor store benchmark${quick ? " (--quick)" : ""}`);
+for (const line of headerLines()) console.log(line);
+
+const tmp = tempDir();
+let interrupted = false;
+process.on("SIGINT", () => {
+  interrupted = true;
+  tmp.remove();
+  process.exit(130);
+});
+
+const started = performance.now();
+const ctx = { core, tmp: tmp.dir, quick, fixtures: new Fixtures(core, tmp.dir) };
+try {
+  for (const name of only) {
+    const t0 = performance.now();
+    try {
+      const mod = await import(`./store/${name}.mjs`);
+      await mod.run(ctx);
+    } catch (err) {
+      console.log(`\n  ${name}: FAILED — ${reason(err)}`);
+      if (err?.stack)
+        console.log(
+          err.stack
+            .split("\n")
+            .slice(1, 4)
+            .map((l) => `    ${l.trim()}`)
+            .join("\n"),
+        );
+    }
+    console.log(`  (${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+} finally {
+  if (!interrupted) tmp.remove();
+}
+console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s; load ${loadavg()}`);
+// Server pools a store left open must not keep the process alive.
+process.exit(0);

@@ -1,0 +1,139 @@
+// Figure 1: append latency per backend and durability, and group commit under 16 concurrent appenders.
+import { count, note, num, ratio, reason, section, table } from "../lib/format.mjs";
+import { now, summarize, us } from "../lib/stats.mjs";
+import { openBackendStore, prepareBackend, probe } from "./backends.mjs";
+import { countFsyncs } from "./fsync-counter.mjs";
+import { role, textPool } from "./messages.mjs";
+
+const KINDS = ["file", "sqlite", "mysql", "postgres"];
+const TARGET_P50_US = { file: 50, sqlite: 50 };
+const WORKERS = 16;
+const pool = textPool(64, 300, 3);
+let seq = 0;
+const message = () => ({ role: role(seq), content: pool[seq++ % pool.length] });
+
+/** Sequential appends to one session: warm-up, then up to `max` timed appends (at least `min`, within `seconds`). */
+async function sequential(store, sessionId, { warmup, min, max, seconds }) {
+  for (let i = 0; i < warmup; i++) await store.appendMessage(sessionId, message());
+  const sample = [];
+  const start = now();
+  const deadline = start + BigInt(Math.round(seconds * 1e9));
+  while (sample.length < max && (sample.length < min || now() < deadline)) {
+    const t0 = now();
+    await store.appendMessage(sessionId, message());
+    sample.push(us(t0, now()));
+  }
+  const elapsedS = us(start, now()) / 1e6;
+  return { ...summarize(sample), perSec: sample.length / elapsedS };
+}
+
+/** WORKERS loops appending for `seconds`; worker i writes to sessionIds[i % length]. */
+async function concurrent(store, sessionIds, seconds) {
+  const sample = [];
+  const start = now();
+  const deadline = start + BigInt(Math.round(seconds * 1e9));
+  const worker = async (i) => {
+    const sid = sessionIds[i % sessionIds.length];
+    while (now() < deadline) {
+      const t0 = now();
+      await store.appendMessage(sid, message());
+      sample.push(us(t0, now()));
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)));
+  const elapsedS = us(start, now()) / 1e6;
+  return { ...summarize(sample), perSec: sample.length / elapsedS };
+}
+
+export async function run({ core, tmp, quick }) {
+  section("1. Append latency (sequential appendMessage, ~300-byte messages, after warm-up)");
+  const seqRows = [];
+  const groupRows = [];
+  const notes = [];
+  for (const kind of KINDS) {
+    let backend;
+    try {
+      backend = await prepareBackend(kind, tmp);
+    } catch (err) {
+      notes.push(`${kind}: skipped — ${reason(err)}`);
+      continue;
+    }
+    try {
+      const why = await probe(core, backend);
+      if (why) {
+        notes.push(`${kind}: skipped — ${why}`);
+        continue;
+      }
+      const server = kind === "mysql" || kind === "postgres";
+      if (server) notes.push(`${kind}: database ${backend.db}; server durability ${backend.settings || "unknown"}`);
+      const byMode = {};
+      for (const durability of ["process", "fsync"]) {
+        const store = await openBackendStore(core, backend.spec(durability, `append-${durability}`));
+        try {
+          const sid = (await store.createSession({ title: `append ${durability}` })).id;
+          const opts =
+            durability === "process" && !server
+              ? { warmup: 500, min: quick ? 2000 : 10000, max: quick ? 2000 : 10000, seconds: 10 }
+              : { warmup: 100, min: 200, max: quick ? 500 : 3000, seconds: quick ? 1.5 : 4 };
+          const r = await sequential(store, sid, opts);
+          byMode[durability] = r;
+          const target = durability === "process" ? TARGET_P50_US[kind] : undefined;
+          seqRows.push([
+            kind,
+            durability,
+            count(r.n),
+            num(r.p50),
+            num(r.p99),
+            num(r.max),
+            num(r.perSec),
+            target ? `p50 ≤ ${target}` : "",
+            target ? ratio(r.p50 / target) : "",
+            durability === "fsync" && byMode.process ? ratio(r.p50 / byMode.process.p50) : "",
+          ]);
+          if (durability === "fsync") {
+            const seconds = quick ? 1.5 : 3;
+            groupRows.push([kind, "1 appender", num(r.perSec), "1×", num(r.p50), num(r.p99), ""]);
+            const across = [];
+            for (let i = 0; i < WORKERS; i++) {
+              const id = (await store.createSession({ title: `group ${i}` })).id;
+              await store.appendMessage(id, message());
+              across.push(id);
+            }
+            for (const [label, ids] of [
+              [`${WORKERS} across ${WORKERS} sessions`, across],
+              [`${WORKERS} in one session`, [sid]],
+            ]) {
+              const counter = kind === "file" ? countFsyncs() : null;
+              let g;
+              try {
+                g = await concurrent(store, ids, seconds);
+              } finally {
+                counter?.stop();
+              }
+              const perAppend = counter ? num(counter.calls / g.n) : "n/a";
+              groupRows.push([kind, label, num(g.perSec), ratio(g.perSec / r.perSec), num(g.p50), num(g.p99), perAppend]);
+            }
+          }
+        } finally {
+          await store.close();
+        }
+      }
+    } catch (err) {
+      notes.push(`${kind}: failed — ${reason(err)}`);
+    } finally {
+      await backend.cleanup().catch((err) => notes.push(`${kind}: cleanup failed — ${reason(err)}`));
+    }
+  }
+  if (seqRows.length) {
+    table(
+      ["<backend", "<durability", "n", "p50 µs", "p99 µs", "max µs", "appends/s", "<target", "vs target", "fsync/process p50"],
+      seqRows,
+    );
+  }
+  if (groupRows.length) {
+    console.log("\n  Group commit, durability fsync (concurrent appendMessage for a fixed time):");
+    table(["<backend", "<appenders", "appends/s", "vs 1 appender", "p50 µs", "p99 µs", "fsyncs/append"], groupRows);
+    note("fsyncs/append counts fsync calls made through node:fs (file store only); < 1 means appends shared an fsync.");
+  }
+  for (const n of notes) note(n);
+}
