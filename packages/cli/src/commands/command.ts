@@ -1,0 +1,51 @@
+import { assertSessionId, type Store } from "@arbor/core";
+import type { OptionDefs, OptionValues } from "../args.js";
+import type { Io } from "../io.js";
+
+/** What a command gets: its operands and flags, already checked, and an open store. */
+export interface CommandContext {
+  readonly io: Io;
+  readonly store: Store;
+  /** The store as messages name it (`file store /home/me/.arbor`). */
+  readonly storeLabel: string;
+  readonly operands: readonly string[];
+  readonly values: OptionValues;
+  readonly json: boolean;
+}
+
+export interface Command {
+  readonly name: string;
+  /** Operand names, all required, as help shows them: `<id>`. */
+  readonly operands: readonly string[];
+  readonly summary: string;
+  /** More help, one paragraph a line. */
+  readonly details?: readonly string[];
+  /** Flags of this command besides the shared ones (`--store`, `--json`, `--help`). */
+  readonly options: OptionDefs;
+  /** Checks operands and flags before the store is opened, so bad input never touches a store. */
+  validate?(values: OptionValues, operands: readonly string[]): void;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+export interface CommandGroup {
+  readonly name: string;
+  readonly summary: string;
+  readonly commands: readonly Command[];
+}
+
+/** `validate` for commands whose one operand is a session id. */
+export function validateSessionIdOperand(_values: OptionValues, operands: readonly string[]): void {
+  assertSessionId(operands[0]);
+}
+
+/** Flags every store command takes. */
+export const STORE_OPTIONS: OptionDefs = {
+  store: {
+    type: "string",
+    valueName: "spec",
+    description:
+      "Where sessions live: a directory (file store), sqlite:<file>, mysql://… or postgres://… (env ARBOR_STORE; default: the file store in $ARBOR_HOME, else ~/.arbor).",
+  },
+  json: { type: "boolean", description: 'Print JSON on stdout instead of text (errors too: {"error":{"code","message"}}).' },
+  help: { type: "boolean", short: "h", description: "Show this help." },
+};

@@ -1,0 +1,89 @@
+import { type ArborError, type ArborErrorCode, isArborError } from "@arbor/core";
+import type { Io } from "./io.js";
+
+/** The command line itself was wrong (unknown command or flag, missing operand). Exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The store could not be opened or reached (server down, bad credentials). Exit code 1. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** Codes that mean the input was wrong (the id, the spec, the file): the user can fix them. */
+const INPUT_CODES: ReadonlySet<ArborErrorCode> = new Set<ArborErrorCode>([
+  "invalid_id",
+  "invalid_input",
+  "invalid_store_spec",
+  "invalid_cursor",
+  "session_not_found",
+  "session_exists",
+  "entry_not_found",
+  "parent_not_found",
+  "duplicate_entry",
+  "entry_too_large",
+  "unknown_entry_type",
+  "unsupported_version",
+]);
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError) return EXIT_USAGE;
+  if (isArborError(err) && INPUT_CODES.has(err.code)) return EXIT_USAGE;
+  return EXIT_FAILURE;
+}
+
+/** What to do next, for the errors whose core message cannot know the command line. */
+function hintFor(err: ArborError, storeLabel: string | undefined): string | undefined {
+  switch (err.code) {
+    case "session_not_found":
+      return storeLabel
+        ? `Looked in the ${storeLabel}; run 'arbor sessions list' with the same --store to see its sessions.`
+        : "Run 'arbor sessions list' with the same --store to see its sessions.";
+    case "session_exists":
+      return "Add --new-id to import it under a fresh id, or remove the existing one with 'arbor sessions rm <id>'.";
+    case "invalid_cursor":
+      return "Pass a --cursor printed by 'arbor sessions list' for the same store.";
+    default:
+      return undefined;
+  }
+}
+
+function errorCode(err: unknown): string {
+  if (isArborError(err)) return err.code;
+  if (err instanceof UsageError) return "usage";
+  if (err instanceof StoreUnavailableError) return "store_unavailable";
+  return "internal_error";
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/**
+ * Reports a failure: one line on stderr (`error: …`), and with `--json` also
+ * `{"error":{"code","message"}}` on stdout. A stack trace only for unexpected failures and only
+ * with ARBOR_DEBUG set.
+ */
+export function reportError(io: Io, err: unknown, opts: { json: boolean; storeLabel?: string | undefined }): number {
+  const message = oneLine(err instanceof Error ? err.message : String(err)) || "unknown error";
+  const hint = isArborError(err) ? hintFor(err, opts.storeLabel) : undefined;
+  if (opts.json) io.stdout.write(`${JSON.stringify({ error: { code: errorCode(err), message } })}\n`);
+  const code = exitCodeFor(err);
+  const unexpected = code === EXIT_FAILURE && !(err instanceof StoreUnavailableError) && !isArborError(err);
+  const debug = Boolean(io.env.ARBOR_DEBUG) && err instanceof Error && err.stack !== undefined;
+  const suffix = unexpected && !debug ? " (set ARBOR_DEBUG=1 to see where it failed)" : "";
+  io.stderr.write(`error: ${hint ? `${message} ${hint}` : message}${suffix}\n`);
+  if (unexpected && debug) io.stderr.write(`${(err as Error).stack}\n`);
+  return code;
+}

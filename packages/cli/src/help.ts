@@ -1,0 +1,88 @@
+import { formatFlag, type OptionDefs } from "./args.js";
+import type { Command, CommandGroup } from "./commands/command.js";
+import { STORE_OPTIONS } from "./commands/command.js";
+
+/** Wraps `text` at `width` columns, each line after the first indented by `indent`. */
+export function wrap(text: string, width: number, indent: string): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(line);
+  return lines;
+}
+
+function optionLines(defs: OptionDefs): string[] {
+  const flags = Object.entries(defs).map(([name, d]) => [formatFlag(name, d), d.description] as const);
+  const width = Math.max(...flags.map(([f]) => f.length));
+  const indent = " ".repeat(width + 4);
+  const out: string[] = [];
+  for (const [f, desc] of flags) {
+    const [first = "", ...rest] = wrap(desc, 100 - indent.length, "");
+    out.push(`  ${f.padEnd(width)}  ${first}`, ...rest.map((l) => indent + l));
+  }
+  return out;
+}
+
+function commandsTable(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(...rows.map(([n]) => n.length));
+  return rows.map(([n, s]) => `  ${n.padEnd(width)}  ${s}`);
+}
+
+export function usageOf(group: CommandGroup, cmd: Command): string {
+  const operands = cmd.operands.map((o) => ` <${o}>`).join("");
+  const flags = Object.entries(cmd.options)
+    .map(([n, d]) => ` [${formatFlag(n, d)}]`)
+    .join("");
+  return `arbor ${group.name} ${cmd.name}${operands}${flags} [--store <spec>] [--json]`;
+}
+
+export function rootHelp(groups: readonly CommandGroup[], version: string): string[] {
+  const rows: [string, string][] = [];
+  for (const g of groups)
+    for (const c of g.commands) rows.push([`${g.name} ${c.name}${c.operands.map((o) => ` <${o}>`).join("")}`, c.summary]);
+  return [
+    `arbor ${version}: the Arbor agent runtime's command line.`,
+    "",
+    "Usage: arbor <command> [options]",
+    "",
+    "Commands:",
+    ...commandsTable(rows),
+    "",
+    "Options of every store command:",
+    ...optionLines(STORE_OPTIONS),
+    "",
+    "Global options:",
+    "  -h, --help     Show help (also: arbor <command> --help, arbor help <command>).",
+    "  -v, --version  Print the version.",
+    "",
+    "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input (unknown command or flag, invalid id, missing session, invalid file).",
+  ];
+}
+
+export function groupHelp(group: CommandGroup): string[] {
+  return [
+    `arbor ${group.name}: ${group.summary}`,
+    "",
+    `Usage: arbor ${group.name} <command> [options]`,
+    "",
+    "Commands:",
+    ...commandsTable(group.commands.map((c) => [`${c.name}${c.operands.map((o) => ` <${o}>`).join("")}`, c.summary] as const)),
+    "",
+    "Options of every command:",
+    ...optionLines(STORE_OPTIONS),
+    "",
+    `Run 'arbor ${group.name} <command> --help' for a command's own options.`,
+  ];
+}
+
+export function commandHelp(group: CommandGroup, cmd: Command): string[] {
+  const lines = [`Usage: ${usageOf(group, cmd)}`, "", cmd.summary];
+  for (const d of cmd.details ?? []) lines.push("", ...wrap(d, 100, ""));
+  lines.push("", "Options:", ...optionLines({ ...cmd.options, ...STORE_OPTIONS }));
+  return lines;
+}

@@ -1,0 +1,28 @@
+/**
+ * Everything the CLI touches outside itself, passed in so that `run` can be driven by tests and by
+ * `main.ts` alike. Nothing here is global: each call of `run` gets its own.
+ */
+export interface Output {
+  write(text: string): void;
+  /** True when the stream is a terminal: styling and width-aware layout are used only then. */
+  readonly isTTY: boolean;
+  /** Terminal width when known. */
+  readonly columns?: number | undefined;
+}
+
+export interface Io {
+  readonly stdout: Output;
+  readonly stderr: Output;
+  readonly stdin: AsyncIterable<string | Uint8Array>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The user's home directory: the default store lives in `~/.arbor`. */
+  readonly homedir: string;
+}
+
+export function writeLines(out: Output, lines: readonly string[]): void {
+  if (lines.length > 0) out.write(`${lines.join("\n")}\n`);
+}
+
+export function writeJson(out: Output, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,60 @@
+import { join, resolve } from "node:path";
+import { isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core";
+import { StoreUnavailableError } from "./errors.js";
+
+export interface ResolvedStore {
+  spec: StoreSpec;
+  /** How the store is named in messages: `file store /home/me/.arbor`; never shows a password. */
+  label: string;
+}
+
+/** Hides the password of a database URL. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@/]*@/, "//$1:***@");
+  }
+}
+
+export function describeStore(spec: StoreSpec): string {
+  switch (spec.kind) {
+    case "file":
+      return `file store ${resolve(spec.dir)}`;
+    case "sqlite":
+      return `sqlite store ${spec.file === ":memory:" ? spec.file : resolve(spec.file)}`;
+    case "mysql":
+    case "postgres":
+      return `${spec.kind} store ${redactUrl(spec.url)}`;
+  }
+}
+
+/**
+ * `--store`, else `ARBOR_STORE`, else the file store in `ARBOR_HOME`, else `~/.arbor`. An empty
+ * value counts as unset. Throws ArborError `invalid_store_spec` for a spec that cannot be used.
+ */
+export function resolveStore(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  homedir: string,
+): ResolvedStore {
+  const given = flag ?? (env.ARBOR_STORE ? env.ARBOR_STORE : undefined);
+  const spec: StoreSpec =
+    given !== undefined
+      ? parseStoreSpec(given)
+      : { kind: "file", dir: env.ARBOR_HOME ? env.ARBOR_HOME : join(homedir, ".arbor") };
+  return { spec, label: describeStore(spec) };
+}
+
+/** Opens the store; a failure to reach it names the store and is not a stack trace. */
+export async function openResolvedStore(resolved: ResolvedStore): Promise<Store> {
+  try {
+    return await openStore(resolved.spec);
+  } catch (err) {
+    if (isArborError(err)) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StoreUnavailableError(`Cannot open the ${resolved.label}: ${reason}`, { cause: err });
+  }
+}

@@ -1,0 +1,160 @@
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ArborError } from "@arbor/core";
+import { describe, expect, it } from "vitest";
+import { run } from "../src/cli.js";
+import { exitCodeFor, reportError, UsageError } from "../src/errors.js";
+import { redactUrl, resolveStore } from "../src/store.js";
+import { captureIo } from "./helpers/io.js";
+
+/**
+ * In-process runs for everything decided before a store is opened. The home directory is never
+ * created: the last test checks that none of these runs opened (and so created) the default store.
+ */
+async function cli(...argv: string[]) {
+  const io = captureIo({ homedir: join(tmpdir(), "arbor-cli-usage-test-never-created") });
+  const code = await run(argv, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe("help and version", () => {
+  it("prints help and version with exit 0", async () => {
+    const help = await cli("--help");
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("Usage: arbor <command>");
+    expect(help.out).toContain("sessions tree <id>");
+    expect((await cli("-h")).out).toBe(help.out);
+    expect((await cli("help")).out).toBe(help.out);
+    const version = await cli("--version");
+    expect(version).toEqual({ code: 0, out: "0.1.0\n", err: "" });
+  });
+
+  it("prints group and command help", async () => {
+    const group = await cli("sessions", "--help");
+    expect(group.code).toBe(0);
+    expect(group.out).toContain("Usage: arbor sessions <command>");
+    expect((await cli("help", "sessions")).out).toBe(group.out);
+    const list = await cli("sessions", "list", "--help");
+    expect(list.code).toBe(0);
+    expect(list.out).toContain("--limit <n>");
+    expect(list.out).toContain("--cursor <cursor>");
+    expect((await cli("help", "sessions", "import")).out).toContain("--new-id");
+  });
+
+  it("shows the help on stderr with exit 2 when no command is given", async () => {
+    const r = await cli();
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(r.err).toContain("Usage: arbor <command>");
+  });
+});
+
+describe("bad usage exits 2 with one actionable line", () => {
+  const cases: [string[], RegExp][] = [
+    [["frob"], /unknown command 'frob'.*arbor --help/],
+    [["sessions"], /'arbor sessions' needs a command: list, show, tree, rm, export or import/],
+    [["sessions", "lst"], /unknown command 'arbor sessions lst'.*arbor sessions --help/],
+    [["sessions", "show"], /missing <id>\. Usage: arbor sessions show <id>/],
+    [["sessions", "import"], /missing <file>/],
+    [["sessions", "show", "a", "b"], /unexpected argument 'b'/],
+    [["sessions", "list", "--bogus"], /unknown option '--bogus' for 'arbor sessions list'.*arbor sessions list --help/],
+    [["sessions", "show", "x", "--limit", "3"], /unknown option '--limit' for 'arbor sessions show'/],
+    [["sessions", "list", "--store"], /option '--store' needs a value/],
+    [["sessions", "list", "--store", "--json"], /option '--store' needs a value.*--store=<value>/],
+    [["sessions", "list", "--json=yes"], /option '--json' does not take a value/],
+    [["sessions", "list", "--limit", "0"], /--limit must be a whole number from 1 to 1000, got '0'/],
+    [["sessions", "list", "--limit", "ten"], /--limit must be a whole number/],
+    [["sessions", "list", "--store", "redis://localhost"], /Unsupported store URL scheme/],
+    [["sessions", "list", "--store", "sqlite:"], /sqlite: needs a file name/],
+    [["sessions", "list", "--version"], /unknown option '--version'|--version takes no command/],
+  ];
+  for (const [argv, message] of cases) {
+    it(argv.join(" ") || "(nothing)", async () => {
+      const r = await cli(...argv);
+      expect(r.code).toBe(2);
+      expect(r.out).toEqual(argv.includes("--json") ? expect.stringMatching(/^\{"error":/) : "");
+      expect(r.err).toMatch(/^error: /);
+      expect(r.err.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.err).toMatch(message);
+    });
+  }
+
+  it("with --json also prints the error object on stdout", async () => {
+    const r = await cli("sessions", "list", "--json", "--limit", "0");
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out)).toEqual({
+      error: { code: "usage", message: "--limit must be a whole number from 1 to 1000, got '0'." },
+    });
+    const spec = await cli("sessions", "list", "--json", "--store", "ftp://x");
+    expect(JSON.parse(spec.out).error.code).toBe("invalid_store_spec");
+  });
+});
+
+it("opens no store for bad usage", () => {
+  expect(existsSync(join(tmpdir(), "arbor-cli-usage-test-never-created"))).toBe(false);
+});
+
+describe("errors", () => {
+  it("maps input errors to 2 and other failures to 1", () => {
+    expect(exitCodeFor(new UsageError("x"))).toBe(2);
+    for (const code of [
+      "invalid_id",
+      "session_not_found",
+      "session_exists",
+      "invalid_input",
+      "invalid_store_spec",
+      "unsupported_version",
+    ] as const) {
+      expect(exitCodeFor(new ArborError(code, "x"))).toBe(2);
+    }
+    expect(exitCodeFor(new ArborError("corrupt_session", "x"))).toBe(1);
+    expect(exitCodeFor(new ArborError("io_error", "x"))).toBe(1);
+    expect(exitCodeFor(new Error("boom"))).toBe(1);
+  });
+
+  it("prints ArborErrors as one line with a hint, and JSON with code and message", () => {
+    const io = captureIo();
+    const code = reportError(io, new ArborError("session_not_found", "Session x does not exist."), {
+      json: true,
+      storeLabel: "file store /tmp/s",
+    });
+    expect(code).toBe(2);
+    expect(JSON.parse(io.out())).toEqual({ error: { code: "session_not_found", message: "Session x does not exist." } });
+    expect(io.err()).toBe(
+      "error: Session x does not exist. Looked in the file store /tmp/s; run 'arbor sessions list' with the same --store to see its sessions.\n",
+    );
+  });
+
+  it("shows a stack trace for unexpected failures only with ARBOR_DEBUG", () => {
+    const quiet = captureIo();
+    expect(reportError(quiet, new Error("boom"), { json: false })).toBe(1);
+    expect(quiet.err()).toBe("error: boom (set ARBOR_DEBUG=1 to see where it failed)\n");
+    const debug = captureIo({ env: { ARBOR_DEBUG: "1" } });
+    reportError(debug, new Error("boom"), { json: false });
+    expect(debug.err()).toMatch(/^error: boom\nError: boom\n\s+at /);
+  });
+});
+
+describe("store resolution", () => {
+  it("uses --store, then ARBOR_STORE, then ARBOR_HOME, then ~/.arbor", () => {
+    expect(resolveStore("sqlite:/tmp/a.db", { ARBOR_STORE: "/x" }, "/home/me").spec).toEqual({
+      kind: "sqlite",
+      file: "/tmp/a.db",
+    });
+    expect(resolveStore(undefined, { ARBOR_STORE: "/x", ARBOR_HOME: "/h" }, "/home/me").spec).toEqual({
+      kind: "file",
+      dir: "/x",
+    });
+    expect(resolveStore(undefined, { ARBOR_STORE: "", ARBOR_HOME: "/h" }, "/home/me").spec).toEqual({ kind: "file", dir: "/h" });
+    expect(resolveStore(undefined, {}, "/home/me")).toEqual({
+      spec: { kind: "file", dir: "/home/me/.arbor" },
+      label: "file store /home/me/.arbor",
+    });
+  });
+
+  it("never shows a database password", () => {
+    expect(redactUrl("postgres://u:secret@db:5432/x")).toBe("postgres://u:***@db:5432/x");
+    expect(resolveStore("mysql://u:secret@db/x", {}, "/h").label).toBe("mysql store mysql://u:***@db/x");
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { renderSessionList } from "../src/render/list.js";
+import { renderShow } from "../src/render/show.js";
+import { meta, sampleTree, snapshotOf, user } from "./helpers/fixtures.js";
+
+describe("renderSessionList", () => {
+  const sessions = [
+    meta({
+      id: "bbbb",
+      title: "Second\nline",
+      createdAt: "2026-11-21T08:00:00.000Z",
+      updatedAt: "2026-11-21T09:00:00.000Z",
+      totalMessages: 12,
+    }),
+    meta({ id: "aaaa-long-id", task: "a task without a title", totalMessages: 3 }),
+  ];
+
+  it("prints one row per session with id, created, updated, messages and title", () => {
+    expect(renderSessionList({ sessions })).toEqual([
+      "ID            CREATED (UTC)        UPDATED (UTC)        MESSAGES  TITLE",
+      "bbbb          2026-11-21 08:00:00  2026-11-21 09:00:00  12        Second line",
+      "aaaa-long-id  2026-11-21 06:00:00  2026-11-21 07:30:00  3         a task without a title",
+    ]);
+  });
+
+  it("prints the next cursor with the command that fetches the next page", () => {
+    const lines = renderSessionList({ sessions, nextCursor: "CUR" }, { command: "arbor sessions list --limit 2" });
+    expect(lines.at(-1)).toBe("next cursor: CUR  (arbor sessions list --limit 2 --cursor CUR)");
+  });
+
+  it("says so when the page is empty and cuts long titles", () => {
+    expect(renderSessionList({ sessions: [] })).toEqual(["No sessions."]);
+    const [, row] = renderSessionList({ sessions: [meta({ title: "x".repeat(200) })] }, { maxTitle: 10 });
+    expect(row?.endsWith("xxxxxxxxx…")).toBe(true);
+  });
+});
+
+describe("renderShow", () => {
+  it("prints the meta and the active path, one line per entry, with labels", () => {
+    const { snapshot } = sampleTree();
+    snapshot.session.title = "Demo";
+    snapshot.labelsByEntryId.u3aaaaaaaaaa = "keep";
+    expect(renderShow(snapshot)).toEqual([
+      "session   s1",
+      "title     Demo",
+      "agent     main (agent)",
+      "created   2026-11-21 06:00:00",
+      "updated   2026-11-21 07:30:00",
+      "entries   8 (4 on the active path, 1 branch point)",
+      "messages  7",
+      "leaf      a3aaaaaaaaaa",
+      "",
+      "Active path (4 entries, root first):",
+      "  u1aaaaaa  user       hello",
+      "  a1aaaaaa  assistant  Hi! How can I help?",
+      "  u3aaaaaa  user       second try [keep]",
+      "  a3aaaaaa  assistant  Done.",
+    ]);
+  });
+
+  it("says when the active path is empty", () => {
+    const lines = renderShow(snapshotOf([user("u", null, "hi")], null));
+    expect(lines).toContain("leaf      (none)");
+    expect(lines.at(-1)).toBe("The active path is empty.");
+  });
+});
