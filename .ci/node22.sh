@@ -17,5 +17,5 @@ cd "$work"
 export PATH="$nodedir/bin:$PATH"
 export npm_config_nodedir="$nodedir"
 echo "node $(node --version)"
-npm ci --no-audit --no-fund
+npm install --no-audit --no-fund
 npx vitest run packages/core/test/store-*.test.ts packages/core/test/file-store-recovery.test.ts
