@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, SqliteDialect, sql } from "kysely";
 import { ArborError } from "../../errors.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { StoreSpec } from "../spec.js";
+import { ArborPostgresDialect } from "./postgres-dialect.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 export type SqlSpec = Extract<StoreSpec, { kind: SqlKind }>;
@@ -88,7 +89,7 @@ async function openPostgres(spec: Extract<SqlSpec, { kind: "postgres" }>): Promi
   });
   // An idle pooled connection that the server drops must not crash the process; the next query reconnects.
   pool.on("error", () => {});
-  const db = new Kysely<ArborDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<ArborDatabase>({ dialect: new ArborPostgresDialect({ pool }) });
   return { kind: "postgres", db, sqliteGate: new KeyedLock(), ...(spec.schema ? { schema: spec.schema } : {}) };
 }
 
