@@ -12,6 +12,7 @@ import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import { metaAfterAppend } from "./prepare.js";
 import type {
   AppendOptions,
   BranchSummaryInput,
@@ -165,11 +166,23 @@ export abstract class StoreBase implements Store {
         `The export is format version ${parsed.version}; this Arbor reads up to ${SESSION_FORMAT_VERSION}. Upgrade Arbor.`,
       );
     }
-    const meta: SessionMeta = { ...parsed.session, provider: this.provider, version: SESSION_FORMAT_VERSION };
+    const meta = derivedMeta({ ...parsed.session, provider: this.provider, version: SESSION_FORMAT_VERSION }, parsed.entries);
     if (opts?.newId) meta.id = crypto.randomUUID();
     checkImportedTree(meta, parsed.entries);
     return this.writeImported(meta, parsed.entries);
   }
+}
+
+/** Root and totals come from the entries, not from what an export claims; the leaf and title are kept. */
+function derivedMeta(meta: SessionMeta, entries: Entry[]): SessionMeta {
+  let m: SessionMeta = { ...meta, rootEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
+  for (const e of entries) m = metaAfterAppend(m, e);
+  return {
+    ...m,
+    leafEntryId: meta.leafEntryId,
+    title: meta.title,
+    updatedAt: meta.updatedAt > m.updatedAt ? meta.updatedAt : m.updatedAt,
+  };
 }
 
 /** An imported tree must be well formed: unique ids, parents before children, leaf present. */

@@ -1,4 +1,3 @@
-import { ArborError } from "../errors.js";
 import { openFileStore } from "./file/file-store.js";
 import { parseStoreSpec, type StoreSpec } from "./spec.js";
 import type { Store } from "./store.js";
@@ -14,8 +13,10 @@ export async function openStore(spec: string | StoreSpec): Promise<Store> {
       return openFileStore({ dir: s.dir, durability: s.durability, maxEntryBytes: s.maxEntryBytes });
     case "sqlite":
     case "mysql":
-    case "postgres":
-      throw new ArborError("invalid_store_spec", `The ${s.kind} store is not wired in yet.`);
+    case "postgres": {
+      const { openSqlStore } = await import("./sql/sql-store.js");
+      return openSqlStore(s);
+    }
     default: {
       const unreachable: never = s;
       return unreachable;
