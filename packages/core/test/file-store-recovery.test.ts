@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import {
-  appendFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
