@@ -11,8 +11,8 @@ import {
 import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
+import { metaAfterBatch } from "./append-plan.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
-import { metaAfterAppend } from "./prepare.js";
 import type {
   AppendOptions,
   BranchSummaryInput,
@@ -175,8 +175,7 @@ export abstract class StoreBase implements Store {
 
 /** Root and totals come from the entries, not from what an export claims; the leaf and title are kept. */
 function derivedMeta(meta: SessionMeta, entries: Entry[]): SessionMeta {
-  let m: SessionMeta = { ...meta, rootEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
-  for (const e of entries) m = metaAfterAppend(m, e);
+  const m = metaAfterBatch({ ...meta, rootEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 }, entries);
   return {
     ...m,
     leafEntryId: meta.leafEntryId,

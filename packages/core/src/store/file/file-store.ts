@@ -7,17 +7,10 @@ import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session.js";
 import type { Snapshot } from "../../model/snapshot.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
+import { checkAppend, planAppend } from "../append-plan.js";
 import { StoreBase } from "../base.js";
 import { KeyedLock } from "../keyed-lock.js";
-import {
-  applyEntryPatch,
-  DEFAULT_MAX_ENTRY_BYTES,
-  missingReferenceError,
-  type PreparedEntry,
-  prepareEntry,
-  randomEntryId,
-  referencedIds,
-} from "../prepare.js";
+import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import {
   applySessionPatch,
   compareNewestFirst,
@@ -325,25 +318,15 @@ export class FileStore extends StoreBase {
 
   /** Validates a whole batch against the tree before anything is written. */
   private prepare(s: OpenSession, inputs: EntryInput[]): PreparedEntry[] {
-    const now = this.now();
-    const batchIds = new Set<string>();
-    const known = (id: string) => hasEntry(s.state, id) || batchIds.has(id);
+    const known = (id: string) => hasEntry(s.state, id);
     const newId = () => {
       let id = randomEntryId(randomBytes);
       while (known(id)) id = randomEntryId(randomBytes);
       return id;
     };
-    let leafId = s.state.meta.leafEntryId;
-    const out: PreparedEntry[] = [];
-    for (const input of inputs) {
-      const p = prepareEntry(input, { leafId, now, newId, maxEntryBytes: this.maxEntryBytes });
-      if (known(p.entry.id)) throw new ArborError("duplicate_entry", `Entry ${p.entry.id} already exists in session ${s.id}.`);
-      for (const ref of referencedIds(p.entry)) if (!known(ref)) throw missingReferenceError(s.id, p.entry, ref);
-      batchIds.add(p.entry.id);
-      leafId = p.entry.id;
-      out.push(p);
-    }
-    return out;
+    const plan = planAppend(inputs, s.state.meta.leafEntryId, { now: this.now(), newId, maxEntryBytes: this.maxEntryBytes });
+    checkAppend(s.id, plan, known);
+    return plan.prepared;
   }
 
   async updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry> {

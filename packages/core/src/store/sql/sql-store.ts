@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../../model/session.js";
+import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import { StoreBase } from "../base.js";
 import { KeyedLock } from "../keyed-lock.js";
 import {
@@ -18,7 +19,6 @@ import {
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
-import { checkAppend, metaAfterBatch, planAppend } from "./append-plan.js";
 import { connectSql, currentSchema, inTransaction, type SqlConnection, type SqlSpec } from "./connect.js";
 import { migrateToLatest } from "./migrations.js";
 import { activePathRows, deleteSessionTree, existingEntryIds, insertEntryRows, lockSessionRow } from "./queries.js";

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Entry } from "../../model/entry.js";
+import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
-import { checkAppend, metaAfterBatch, planAppend } from "./append-plan.js";
 import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
 
 type Context = Omit<PrepareContext, "leafId">;

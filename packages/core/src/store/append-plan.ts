@@ -1,6 +1,6 @@
-import { ArborError } from "../../errors.js";
-import type { Entry } from "../../model/entry.js";
-import type { SessionMeta } from "../../model/session.js";
+import { ArborError } from "../errors.js";
+import type { Entry } from "../model/entry.js";
+import type { SessionMeta } from "../model/session.js";
 import {
   metaAfterAppend,
   missingReferenceError,
@@ -8,12 +8,12 @@ import {
   type PreparedEntry,
   prepareEntry,
   referencedIds,
-} from "../prepare.js";
+} from "./prepare.js";
 
 /**
  * A batch append split into a pure part (prepare every entry, chaining the leaf) and a check
- * against ids already in the session. Both SQL paths share it, so the asynchronous Kysely path can
- * fetch every id it needs in one query while the synchronous SQLite path looks ids up one by one.
+ * against ids already in the session. Every backend shares it: the asynchronous Kysely path can
+ * fetch every id it needs in one query while SQLite and the file store look ids up one by one.
  */
 export interface AppendPlan {
   prepared: PreparedEntry[];
