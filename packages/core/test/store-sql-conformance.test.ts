@@ -4,3 +4,5 @@ import { sqlHarness } from "./helpers/sql-databases.js";
 storeConformance("sqlite", sqlHarness("sqlite"));
 storeConformance("mysql", sqlHarness("mysql"));
 storeConformance("postgres", sqlHarness("postgres"));
+// fsync durability sends SQLite appends through the group-commit path.
+storeConformance("sqlite (fsync, group commit)", sqlHarness("sqlite", "fsync"));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Store, StoreSpec } from "@arbor/core";
+import type { Durability, Store, StoreSpec } from "@arbor/core";
 import Database from "better-sqlite3";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
@@ -98,9 +98,10 @@ async function postgresQuery(schema: string | undefined, statement: string): Pro
   }
 }
 
-export function sqlHarness(kind: SqlKind): () => Promise<StoreHarness> {
+export function sqlHarness(kind: SqlKind, durability?: Durability): () => Promise<StoreHarness> {
   return async () => {
-    const ns = await createNamespace(kind);
+    const created = await createNamespace(kind);
+    const ns = durability ? { ...created, spec: { ...created.spec, durability } } : created;
     let store: Store;
     try {
       store = await openSqlStore(ns.spec);

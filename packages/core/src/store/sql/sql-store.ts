@@ -52,6 +52,8 @@ export class SqlStore extends StoreBase {
   private constructor(
     private readonly conn: SqlConnection,
     private readonly maxEntryBytes: number,
+    /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
+    private readonly grouped: boolean,
   ) {
     super();
     this.provider = conn.kind;
@@ -70,7 +72,11 @@ export class SqlStore extends StoreBase {
       await conn.db.destroy().catch(() => {});
       throw toArborError(err, conn.kind, "open");
     }
-    return new SqlStore(conn, spec.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES);
+    return new SqlStore(
+      conn,
+      spec.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES,
+      conn.kind === "sqlite" && spec.durability === "fsync",
+    );
   }
 
   private get kind(): SqlKind {
@@ -244,6 +250,11 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       if (!Array.isArray(entries)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
       const appender = this.appender;
+      if (appender && this.grouped) {
+        return appender.appendGrouped(sessionId, entries, this.prepareContext(), (flush) =>
+          this.conn.sqliteGate.run("sqlite", flush),
+        );
+      }
       if (appender) {
         return this.conn.sqliteGate.run("sqlite", async () => appender.append(sessionId, entries, this.prepareContext()));
       }

@@ -6,6 +6,16 @@ import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
 
 type Context = Omit<PrepareContext, "leafId">;
 
+interface QueuedAppend {
+  sessionId: string;
+  inputs: readonly unknown[];
+  ctx: Context;
+  resolve: (entries: Entry[]) => void;
+  reject: (err: unknown) => void;
+  result?: Entry[];
+  error?: unknown;
+}
+
 /**
  * The SQLite append path, on better-sqlite3 prepared statements in one synchronous transaction.
  * Through Kysely each of the five statements of an append is compiled, re-prepared by the driver
@@ -49,6 +59,56 @@ export class SqliteAppender {
     // wait (busy timeout) instead of failing the read-then-write upgrade.
     const transaction = handle.transaction(append);
     this.run = (sessionId, inputs, ctx) => transaction.immediate(sessionId, inputs, ctx);
+    // Called inside `group`, the same transaction function becomes a SAVEPOINT: one append that
+    // fails rolls back alone while the others commit together.
+    this.group = handle.transaction((batch: QueuedAppend[]) => {
+      for (const q of batch) {
+        try {
+          q.result = transaction(q.sessionId, q.inputs, q.ctx);
+        } catch (err) {
+          q.error = err;
+        }
+      }
+    });
+  }
+
+  private readonly group: BetterSqlite3.Transaction<(batch: QueuedAppend[]) => void>;
+  private queue: QueuedAppend[] = [];
+
+  /**
+   * Group commit for `synchronous=FULL`: appends that arrive within one turn of the event loop are
+   * committed in a single transaction, so they share one fsync instead of paying one each. The
+   * caller's `gate` serializes the flush with every other SQLite write.
+   */
+  appendGrouped(
+    sessionId: string,
+    inputs: readonly unknown[],
+    ctx: Context,
+    gate: (flush: () => Promise<void>) => Promise<void>,
+  ): Promise<Entry[]> {
+    return new Promise<Entry[]>((resolve, reject) => {
+      this.queue.push({ sessionId, inputs, ctx, resolve, reject });
+      if (this.queue.length > 1) return;
+      setImmediate(() => {
+        const flushed = gate(async () => {
+          const batch = this.queue;
+          this.queue = [];
+          try {
+            this.group.immediate(batch);
+          } catch (err) {
+            for (const q of batch) q.reject(err);
+            return;
+          }
+          for (const q of batch) {
+            if (q.error !== undefined) q.reject(q.error);
+            else q.resolve(q.result as Entry[]);
+          }
+        });
+        flushed.catch((err: unknown) => {
+          for (const q of this.queue.splice(0)) q.reject(err);
+        });
+      });
+    });
   }
 
   /** Appends all of `inputs` or none. The caller holds the SQLite gate. */
