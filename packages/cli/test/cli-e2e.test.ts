@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionExport, SessionMeta, Snapshot } from "@arbor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arbor, buildCli, type CliResult } from "./helpers/cli.js";
+import { arbor, type CliResult } from "./helpers/cli.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { type Seeded, seed, withStore } from "./helpers/seed.js";
 
@@ -32,8 +32,6 @@ function parseTreeLine(line: string): { active: boolean; id: string } {
   if (!m) throw new Error(`not a tree line: ${line}`);
   return { active: m[1] === "*", id: m[2] as string };
 }
-
-beforeAll(() => buildCli(), 180_000);
 
 const BACKENDS = [
   { name: "file", spec: (dir: string) => join(dir, "store") },

@@ -1,15 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
-import { createRequire } from "node:module";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export const ARBOR_BIN = fileURLToPath(new URL("../../bin/arbor.js", import.meta.url));
-
-/** Builds core and cli (incremental: quick when nothing changed) so the spawned CLI is this source. */
-export function buildCli(): void {
-  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-b", "packages/core", "packages/cli"], { cwd: REPO_ROOT, stdio: "pipe" });
-}
 
 export interface CliResult {
   code: number | null;
