@@ -17,7 +17,10 @@ export type ArborErrorCode =
   | "unknown_entry_type"
   | "unsupported_version"
   | "store_closed"
-  | "io_error";
+  | "io_error"
+  | "invalid_model"
+  | "invalid_config"
+  | "missing_api_key";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { ModelInfoSchema } from "../llm/catalog.js";
+
+/** Scenarios the model pool maps to models (seed 003 §3.3); other names are allowed for plugins. */
+export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
+
+export const PoolEntrySchema = z.strictObject({
+  model: z.string().min(1),
+  baseURL: z.url().optional(),
+  /** Name of the environment variable holding the key, e.g. OPENROUTER_API_KEY. */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, "expected an environment variable name")
+    .optional(),
+});
+
+/**
+ * arbor.json (workspace and $ARBOR_HOME) and ~/.arbor/models.json. Every field is optional or has
+ * a default, so one file alone validates and errors name the file and the key. Unknown keys are
+ * errors: a misspelt setting must not be silently ignored.
+ */
+export const ConfigSchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  baseURL: z.url().optional(),
+  store: z.string().min(1).optional(),
+  llm: z
+    .strictObject({
+      temperature: z.number().min(0).max(2).default(0.7),
+      maxTokens: z.number().int().positive().default(4096),
+    })
+    .prefault({}),
+  agent: z.strictObject({ recursionLimit: z.number().int().positive().default(100) }).prefault({}),
+  cache: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** Seconds. */
+      ttl: z.number().int().positive().default(86_400),
+    })
+    .prefault({}),
+  plan: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      revisionEnabled: z.boolean().default(true),
+      requireApproval: z.boolean().default(false),
+      maxSteps: z.number().int().positive().default(8),
+    })
+    .prefault({}),
+  mcp: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** Seconds. */
+      toolCacheTtl: z.number().int().positive().default(3600),
+    })
+    .prefault({}),
+  security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+  maxPromptChars: z.number().int().positive().default(20_000),
+  models: z.record(z.string(), ModelInfoSchema).default({}),
+  pool: z.record(z.string(), PoolEntrySchema).default({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type PoolEntry = z.infer<typeof PoolEntrySchema>;
+
+type Kind = "number" | "int" | "bool" | "string";
+
+/** Seed 003's environment variables (and Arbor's own) and where each lands in the config. */
+export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly string[], kind: Kind]> = [
+  ["ARBOR_MODEL", ["model"], "string"],
+  ["ARBOR_BASE_URL", ["baseURL"], "string"],
+  ["ARBOR_STORE", ["store"], "string"],
+  ["LLM_TEMPERATURE", ["llm", "temperature"], "number"],
+  ["LLM_MAX_TOKENS", ["llm", "maxTokens"], "int"],
+  ["AGENT_RECURSION_LIMIT", ["agent", "recursionLimit"], "int"],
+  ["ENABLE_LLM_CACHE", ["cache", "enabled"], "bool"],
+  ["LLM_CACHE_TTL", ["cache", "ttl"], "int"],
+  ["PLAN_ENABLED", ["plan", "enabled"], "bool"],
+  ["PLAN_REVISION_ENABLED", ["plan", "revisionEnabled"], "bool"],
+  ["PLAN_REQUIRE_APPROVAL", ["plan", "requireApproval"], "bool"],
+  ["PLAN_MAX_STEPS", ["plan", "maxSteps"], "int"],
+  ["MCP_ENABLED", ["mcp", "enabled"], "bool"],
+  ["MCP_TOOL_CACHE_TTL", ["mcp", "toolCacheTtl"], "int"],
+  ["SECURITY_ENABLED", ["security", "enabled"], "bool"],
+  ["MAX_PROMPT_CHARS", ["maxPromptChars"], "int"],
+];

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expectCode } from "../conformance/sessions-suite.js";
+
+let home: string;
+let cwd: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "arbor-home-"));
+  cwd = mkdtempSync(join(tmpdir(), "arbor-ws-"));
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("configuration", () => {
+  it("has seed 003's defaults", () => {
+    const c = loadConfig({ cwd, env: { ARBOR_HOME: home } });
+    expect(c).toMatchObject({
+      llm: { temperature: 0.7, maxTokens: 4096 },
+      agent: { recursionLimit: 100 },
+      cache: { enabled: false, ttl: 86_400 },
+      plan: { enabled: true, revisionEnabled: true, requireApproval: false, maxSteps: 8 },
+      mcp: { enabled: true, toolCacheTtl: 3600 },
+      security: { enabled: true },
+      maxPromptChars: 20_000,
+      models: {},
+      pool: {},
+    });
+  });
+
+  it("layers home, models.json, workspace, environment and flags in that order", () => {
+    writeFileSync(
+      join(home, "arbor.json"),
+      JSON.stringify({ model: "openai/gpt-4o", plan: { maxSteps: 3 }, llm: { temperature: 0.1 } }),
+    );
+    writeFileSync(join(home, "models.json"), JSON.stringify({ pool: { compaction: { model: "openai/gpt-4o-mini" } } }));
+    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ plan: { requireApproval: true }, llm: { temperature: 0.2 } }));
+    const env = { ARBOR_HOME: home, LLM_TEMPERATURE: "0.3", PLAN_MAX_STEPS: "5", ENABLE_LLM_CACHE: "true" };
+    const c = loadConfig({ cwd, env, overrides: { model: "anthropic/claude-sonnet-4-5" } });
+    expect(c.model).toBe("anthropic/claude-sonnet-4-5");
+    expect(c.llm.temperature).toBe(0.3);
+    expect(c.plan).toEqual({ enabled: true, revisionEnabled: true, requireApproval: true, maxSteps: 5 });
+    expect(c.cache.enabled).toBe(true);
+    expect(c.pool.compaction?.model).toBe("openai/gpt-4o-mini");
+  });
+
+  it("names the file and key of a bad setting", async () => {
+    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ plan: { maxStep: 3 } }));
+    const err = await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config");
+    expect(err.message).toContain(join(cwd, "arbor.json"));
+    expect(err.message).toContain("maxStep");
+    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ llm: { temperature: "hot" } }));
+    expect((await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config")).message).toMatch(
+      /llm\.temperature/,
+    );
+    writeFileSync(join(cwd, "arbor.json"), "{ nope");
+    expect((await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config")).message).toMatch(
+      /not valid JSON/,
+    );
+  });
+
+  it("names the environment variable of a bad value", async () => {
+    expect((await expectCode(() => envLayer({ PLAN_MAX_STEPS: "many" }), "invalid_config")).message).toMatch(
+      /PLAN_MAX_STEPS.*whole number/,
+    );
+    expect((await expectCode(() => envLayer({ ENABLE_LLM_CACHE: "maybe" }), "invalid_config")).message).toMatch(
+      /ENABLE_LLM_CACHE/,
+    );
+    expect((await expectCode(() => resolveConfig([envLayer({ PLAN_MAX_STEPS: "0" })]), "invalid_config")).message).toMatch(
+      /environment: plan\.maxSteps/,
+    );
+  });
+});
+
+describe("models", () => {
+  it("parses provider/model strings and refuses bad ones", async () => {
+    expect(parseModelRef("openai/gpt-4o")).toEqual({ provider: "openai", model: "gpt-4o" });
+    expect(parseModelRef("openai-compatible/meta/llama-3")).toEqual({ provider: "openai-compatible", model: "meta/llama-3" });
+    for (const bad of ["gpt-4o", "/x", "openai/", ""]) await expectCode(() => parseModelRef(bad), "invalid_model");
+    expect((await expectCode(() => parseModelRef("mistral/large"), "invalid_model")).message).toMatch(
+      /Unknown provider "mistral"/,
+    );
+  });
+
+  it("looks models up with overrides over the built-in catalog", () => {
+    expect(modelInfo("openai/gpt-4o").limit.context).toBe(128_000);
+    expect(modelInfo("openai-compatible/llama3").limit).toEqual({ context: 128_000, output: 4_096 });
+    const custom = { "openai/gpt-4o": { limit: { context: 1000, output: 100 } } };
+    expect(modelInfo("openai/gpt-4o", custom).limit.context).toBe(1000);
+  });
+
+  it("prices usage with cache rates", () => {
+    const cost = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+    expect(costOf({ input: 1_000_000, output: 0 }, cost)).toBeCloseTo(3);
+    expect(costOf({ input: 1_000_000, output: 1_000_000, cacheRead: 500_000 }, cost)).toBeCloseTo(1.5 + 0.15 + 15);
+    expect(costOf({ input: 10, output: 10 }, undefined)).toBe(0);
+  });
+});
