@@ -20,7 +20,16 @@ export type ArborErrorCode =
   | "io_error"
   | "invalid_model"
   | "invalid_config"
-  | "missing_api_key";
+  | "missing_api_key"
+  // Tools and permissions: the loop branches on these (a rejection may stop the run, an abort is
+  // recorded as interrupted), so each gets its own code rather than one generic tool failure.
+  | "unknown_tool"
+  | "invalid_tool_input"
+  | "tool_failed"
+  | "permission_denied"
+  | "permission_rejected"
+  | "aborted"
+  | "blob_not_found";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -21,3 +21,4 @@ export * from "./store/keyed-lock.js";
 export { openStore } from "./store/open.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
+export * from "./tools/index.js";

@@ -1,0 +1,82 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { ArborError } from "../../errors.js";
+import { displayPath, resolveToolPath } from "../paths.js";
+import { defineTool } from "../tool.js";
+import { isBinaryFile } from "./binary.js";
+import { notFoundError, statOrUndefined } from "./fs-errors.js";
+
+export const EditInputSchema = z.strictObject({
+  path: z.string().min(1).describe("File to edit, relative to the workspace root or absolute."),
+  oldString: z.string().min(1).describe("The exact text to replace, including whitespace and indentation."),
+  newString: z.string().describe("The text to put in its place."),
+  replaceAll: z.boolean().optional().describe("Replace every occurrence instead of requiring exactly one."),
+});
+
+/**
+ * Exact string replacement. The old text must occur exactly once (or `replaceAll`), otherwise the
+ * call fails and the file is left as it was: a fuzzy match that edits the wrong place is worse than
+ * an error the model can fix by quoting more context.
+ */
+export function editTool() {
+  return defineTool({
+    name: "edit",
+    description:
+      "Replace exact text in a file. oldString must match the file exactly (whitespace included) and occur once; " +
+      "include surrounding lines to make it unique, or set replaceAll to change every occurrence. Read the file first.",
+    input: EditInputSchema,
+    async execute(input, ctx) {
+      const absolute = await resolveToolPath(ctx, input.path, "file");
+      const shown = displayPath(ctx.cwd, absolute);
+      if (input.oldString === input.newString) {
+        throw new ArborError("invalid_tool_input", "oldString and newString are identical, so there is nothing to change.");
+      }
+      await ctx.ask({ permission: "edit", patterns: [shown], metadata: { path: absolute, tool: "edit" } });
+      const info = await statOrUndefined(absolute);
+      if (!info) throw await notFoundError(absolute, shown);
+      if (info.isDirectory()) throw new ArborError("tool_failed", `${shown} is a directory, not a file.`, { path: absolute });
+      if (await isBinaryFile(absolute)) throw new ArborError("tool_failed", `${shown} is a binary file; edit works on text.`);
+
+      const content = await readFile(absolute, "utf8");
+      let oldString = input.oldString;
+      let newString = input.newString;
+      let count = countOccurrences(content, oldString);
+      if (count === 0 && content.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
+        // Models write LF; a CRLF file should still match, and keep its line endings.
+        oldString = oldString.replace(/\n/g, "\r\n");
+        newString = newString.replace(/\r?\n/g, "\r\n");
+        count = countOccurrences(content, oldString);
+      }
+      if (count === 0) {
+        throw new ArborError(
+          "tool_failed",
+          `oldString was not found in ${shown}; the file is unchanged. It must match exactly, whitespace and ` +
+            "indentation included: read the file again and copy the text.",
+          { path: absolute },
+        );
+      }
+      if (count > 1 && input.replaceAll !== true) {
+        throw new ArborError(
+          "tool_failed",
+          `oldString occurs ${count} times in ${shown}; the file is unchanged. Include more surrounding lines so it ` +
+            "matches exactly one place, or set replaceAll to replace all of them.",
+          { path: absolute, occurrences: count },
+        );
+      }
+      // split/join rather than String.replace, whose replacement string treats `$&` and friends specially.
+      const updated = content.split(oldString).join(newString);
+      await writeFile(absolute, updated);
+      return {
+        output: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? "" : "s"}.`,
+        title: shown,
+        metadata: { path: absolute, replacements: count },
+      };
+    },
+  });
+}
+
+function countOccurrences(text: string, search: string): number {
+  let count = 0;
+  for (let i = text.indexOf(search); i !== -1; i = text.indexOf(search, i + search.length)) count++;
+  return count;
+}

@@ -1,0 +1,11 @@
+export * from "./blob-store.js";
+export { EditInputSchema, editTool } from "./builtin/edit.js";
+export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
+export { WriteInputSchema, writeTool } from "./builtin/write.js";
+export * from "./glob-pattern.js";
+export * from "./output-cap.js";
+export * from "./paths.js";
+export * from "./registry.js";
+export * from "./tool.js";
+export * from "./walk.js";
+export * from "./wildcard.js";

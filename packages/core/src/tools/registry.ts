@@ -1,0 +1,211 @@
+import { z } from "zod";
+import { ArborError, type ArborErrorCode, isArborError } from "../errors.js";
+import type { BlobStore } from "./blob-store.js";
+import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output-cap.js";
+import type { AnyToolDefinition, ToolContext, ToolOutcome } from "./tool.js";
+
+/** What a model is told about a tool: its name, description and the JSON Schema of its input. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ToolCallInfo {
+  tool: string;
+  sessionId: string;
+  callId: string;
+  agent: string;
+}
+
+/**
+ * SPEC 4 `tool.execute.before` / `tool.execute.after`. `before` sees the validated input and may
+ * return a replacement (validated again) or throw to block the call (the model sees the message);
+ * `after` sees every outcome, errors included, and may return a replacement.
+ */
+export interface ToolHooks {
+  before?(call: ToolCallInfo, input: unknown): Promise<{ input: unknown } | undefined> | { input: unknown } | undefined;
+  after?(call: ToolCallInfo, input: unknown, outcome: ToolOutcome): Promise<ToolOutcome | undefined> | ToolOutcome | undefined;
+}
+
+export interface ToolRegistryOptions {
+  /** Where cut outputs are kept in full. Without it outputs are never cut (a test or an embedder's choice). */
+  blobs?: BlobStore;
+  limits?: OutputLimits;
+  hooks?: ToolHooks[];
+}
+
+export interface InvokeOptions {
+  /** Tool names this agent may call; any other name is answered as unknown, listing these. */
+  available?: readonly string[];
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The tools a runtime offers. An instance, not module state, so two runtimes in one process can
+ * hold different tool sets. `invoke` is the one way the loop runs a tool: whatever the model sends
+ * (an unknown name, text that is not JSON, arguments that fail the schema) and whatever the tool
+ * throws comes back as an outcome the model can read, never as an exception.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, AnyToolDefinition>();
+  private readonly schemas = new Map<string, Record<string, unknown>>();
+  private readonly hooks: ToolHooks[];
+  private readonly blobs: BlobStore | undefined;
+  private readonly limits: OutputLimits;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.blobs = options.blobs;
+    this.limits = options.limits ?? DEFAULT_OUTPUT_LIMITS;
+    this.hooks = [...(options.hooks ?? [])];
+  }
+
+  register(...tools: AnyToolDefinition[]): this {
+    for (const tool of tools) {
+      if (!TOOL_NAME.test(tool.name)) {
+        throw new ArborError("invalid_input", `Tool name "${tool.name}" must be 1-64 letters, digits, "_" or "-".`, {
+          tool: tool.name,
+        });
+      }
+      if (this.tools.has(tool.name)) {
+        throw new ArborError("invalid_input", `A tool named "${tool.name}" is already registered; unregister it first.`, {
+          tool: tool.name,
+        });
+      }
+      this.tools.set(tool.name, tool);
+    }
+    return this;
+  }
+
+  unregister(name: string): boolean {
+    this.schemas.delete(name);
+    return this.tools.delete(name);
+  }
+
+  get(name: string): AnyToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** Adds a hook; returns a function that removes it. Hooks run in the order they were added. */
+  addHook(hook: ToolHooks): () => void {
+    this.hooks.push(hook);
+    return () => {
+      const index = this.hooks.indexOf(hook);
+      if (index !== -1) this.hooks.splice(index, 1);
+    };
+  }
+
+  list(filter?: (name: string) => boolean): ToolInfo[] {
+    const out: ToolInfo[] = [];
+    for (const tool of this.tools.values()) {
+      if (filter && !filter(tool.name)) continue;
+      out.push({ name: tool.name, description: tool.description, inputSchema: this.schemaOf(tool) });
+    }
+    return out;
+  }
+
+  private schemaOf(tool: AnyToolDefinition): Record<string, unknown> {
+    let schema = this.schemas.get(tool.name);
+    if (!schema) {
+      // `io: "input"` so fields with defaults are optional for the model, as the parser treats them.
+      schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+      this.schemas.set(tool.name, schema);
+    }
+    return schema;
+  }
+
+  async invoke(name: string, rawInput: unknown, ctx: ToolContext, options: InvokeOptions = {}): Promise<ToolOutcome> {
+    const tool = this.tools.get(name);
+    if (!tool || (options.available && !options.available.includes(name))) {
+      const names = options.available ?? this.names();
+      return failure(
+        "unknown_tool",
+        `Unknown tool "${name}". Available tools: ${names.length > 0 ? names.join(", ") : "(none)"}. Call one of these by its exact name.`,
+      );
+    }
+    const call: ToolCallInfo = { tool: name, sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agent };
+
+    let outcome: ToolOutcome;
+    let input: unknown;
+    try {
+      input = parseInput(tool, rawInput);
+      for (const hook of this.hooks) {
+        const replaced = await hook.before?.(call, input);
+        if (replaced) input = parseInput(tool, replaced.input);
+      }
+      const result = await tool.execute(input, ctx);
+      outcome = { ...result, isError: false };
+    } catch (err) {
+      outcome = errorOutcome(name, err, ctx.abort);
+    }
+    for (const hook of this.hooks) {
+      try {
+        outcome = (await hook.after?.(call, input, outcome)) ?? outcome;
+      } catch (err) {
+        outcome = errorOutcome(name, err, ctx.abort);
+      }
+    }
+    return this.cap(outcome);
+  }
+
+  /** The cap comes last so no hook can put an uncut flood in front of the model. */
+  private async cap(outcome: ToolOutcome): Promise<ToolOutcome> {
+    if (!this.blobs) return outcome;
+    const capped = await capOutput(outcome.output, this.blobs, this.limits);
+    if (capped.fullOutputRef === undefined) return outcome;
+    return { ...outcome, output: capped.output, truncated: { fullOutputRef: capped.fullOutputRef } };
+  }
+}
+
+/** Accepts parsed arguments or the raw JSON text a provider streams; an empty text means `{}`. */
+function parseInput(tool: AnyToolDefinition, raw: unknown): unknown {
+  let value = raw;
+  if (typeof raw === "string") {
+    if (raw.trim() === "") {
+      value = {};
+    } else {
+      try {
+        value = JSON.parse(raw);
+      } catch (err) {
+        throw new ArborError(
+          "invalid_tool_input",
+          `The arguments for tool "${tool.name}" are not valid JSON (${(err as Error).message}). Send one JSON object matching the tool's input schema.`,
+        );
+      }
+    }
+  }
+  const parsed = tool.input.safeParse(value);
+  if (!parsed.success) {
+    throw new ArborError("invalid_tool_input", describeIssues(tool.name, parsed.error), {
+      issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
+    });
+  }
+  return parsed.data;
+}
+
+/** One line per issue, each naming the field, so the model can fix exactly what was wrong. */
+function describeIssues(toolName: string, error: z.ZodError): string {
+  const lines = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(arguments)";
+    if (issue.code === "unrecognized_keys")
+      return `- ${issue.keys.map((k) => `"${k}"`).join(", ")}: not a parameter of this tool`;
+    return `- ${field}: ${issue.message}`;
+  });
+  return `Invalid arguments for tool "${toolName}":\n${lines.join("\n")}\nFix these and call the tool again.`;
+}
+
+function errorOutcome(toolName: string, err: unknown, signal: AbortSignal): ToolOutcome {
+  if (isArborError(err)) return failure(err.code, err.message);
+  if (signal.aborted) return failure("aborted", "[Tool execution was interrupted]");
+  const message = err instanceof Error ? err.message : String(err);
+  return failure("tool_failed", `Tool "${toolName}" failed: ${message}`);
+}
+
+function failure(code: ArborErrorCode, output: string): ToolOutcome {
+  return { isError: true, code, output };
+}

@@ -1,0 +1,87 @@
+import type { z } from "zod";
+import type { ArborErrorCode } from "../errors.js";
+import type { Message } from "../model/message.js";
+
+/**
+ * What a tool asks the permission layer before it acts (seed 004 `PermissionNext.Request`).
+ * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
+ * patterns an "always" answer would approve for later, when they should be broader than `patterns`.
+ */
+export interface PermissionRequest {
+  permission: string;
+  patterns: string[];
+  always?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A running tool's progress report: the loop shows it live and keeps the latest on the tool part. */
+export interface ToolProgress {
+  title?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Everything a tool may know about the call it serves. The loop builds one per call; tools never
+ * reach for globals, so two sessions (or two runtimes) in one process never see each other's state.
+ */
+export interface ToolContext {
+  sessionId: string;
+  messageId: string;
+  callId: string;
+  /** Name of the agent making the call (`build`, `plan`, …). */
+  agent: string;
+  /** The workspace root: relative paths resolve here, anything outside is an `external_directory` ask. */
+  cwd: string;
+  /** Aborted when the run is cancelled; long tools stop and report `aborted`. */
+  abort: AbortSignal;
+  /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
+  messages?: readonly Message[];
+  metadata(update: ToolProgress): void;
+  /**
+   * Resolves when the request is allowed (by a rule or by the user); rejects with an `ArborError`
+   * whose code is `permission_rejected` (the user said no) or `permission_denied` (a rule said no).
+   */
+  ask(request: PermissionRequest): Promise<void>;
+}
+
+/** What a tool returns. `output` is exactly what the model sees. */
+export interface ToolResult<Meta extends Record<string, unknown> = Record<string, unknown>> {
+  output: string;
+  /** A short label for humans (the file read, the command run). */
+  title?: string;
+  metadata?: Meta;
+  /** Set when the output was cut: the full text is in the blob store under this ref. */
+  truncated?: { fullOutputRef: string };
+}
+
+/**
+ * The outcome of `ToolRegistry.invoke`: a success or an error the model sees as the tool's result.
+ * Errors carry the `ArborError` code so the loop can tell a rejection or an abort from a failure.
+ */
+export type ToolOutcome = (ToolResult & { isError: false }) | (ToolResult & { isError: true; code: ArborErrorCode });
+
+/**
+ * A tool: a name the model calls, a description it reads, a zod schema its arguments must pass,
+ * and `execute`, which receives the parsed arguments. `Output` is the shape of the result's metadata.
+ *
+ * `execute` is declared as a method on purpose: method parameters are checked bivariantly, so a
+ * `ToolDefinition<{ path: string }>` can sit in a registry of `ToolDefinition<unknown>`.
+ */
+export interface ToolDefinition<Input = unknown, Output extends Record<string, unknown> = Record<string, unknown>> {
+  name: string;
+  description: string;
+  input: z.ZodType<Input>;
+  execute(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
+}
+
+export type AnyToolDefinition = ToolDefinition<unknown>;
+
+/** Infers `Input` from the schema so tool files need no type annotations on `execute`. */
+export function defineTool<S extends z.ZodType, Output extends Record<string, unknown> = Record<string, unknown>>(tool: {
+  name: string;
+  description: string;
+  input: S;
+  execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<Output>>;
+}): ToolDefinition<z.output<S>, Output> {
+  return tool as ToolDefinition<z.output<S>, Output>;
+}

@@ -1,0 +1,64 @@
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { editTool, readTool, ToolRegistry, writeTool } from "@arbor/core";
+import { describe, expect, it } from "vitest";
+import { fakeContext, tempDir } from "./helpers.js";
+
+function setup(answer: "allow" | "reject" = "allow") {
+  const cwd = tempDir("arbor-ws-");
+  const outside = tempDir("arbor-outside-");
+  const ctx = fakeContext(cwd, { answer: (r) => (r.permission === "external_directory" ? answer : "allow") });
+  const registry = new ToolRegistry().register(readTool(), writeTool(), editTool());
+  return { cwd, outside, ctx, run: (tool: string, input: unknown) => registry.invoke(tool, input, ctx) };
+}
+
+const externalAsks = (asks: { permission: string; patterns: string[] }[]) =>
+  asks.filter((a) => a.permission === "external_directory").map((a) => a.patterns);
+
+describe("paths outside the workspace", () => {
+  it("ask external_directory for the folder before reading, writing or editing", async () => {
+    const { outside, ctx, run } = setup();
+    writeFileSync(join(outside, "f.txt"), "old");
+    expect((await run("read", { path: join(outside, "f.txt") })).isError).toBe(false);
+    expect((await run("edit", { path: join(outside, "f.txt"), oldString: "old", newString: "new" })).isError).toBe(false);
+    expect((await run("write", { path: join(outside, "sub", "g.txt"), content: "g" })).isError).toBe(false);
+    expect(externalAsks(ctx.asks)).toEqual([[outside], [outside], [join(outside, "sub")]]);
+    // Outside paths are matched by rules as absolute paths.
+    expect(ctx.asks.find((a) => a.permission === "read")?.patterns).toEqual([join(outside, "f.txt")]);
+  });
+
+  it("relative paths that climb out are outside too", async () => {
+    const parent = tempDir();
+    const cwd = join(parent, "ws");
+    mkdirSync(cwd);
+    const ctx = fakeContext(cwd);
+    await new ToolRegistry().register(writeTool()).invoke("write", { path: "../sibling/x.txt", content: "x" }, ctx);
+    expect(externalAsks(ctx.asks)).toEqual([[join(parent, "sibling")]]);
+    expect(readFileSync(join(parent, "sibling", "x.txt"), "utf8")).toBe("x");
+  });
+
+  it("a symlink inside the workspace that points out is outside", async () => {
+    const { cwd, outside, ctx, run } = setup();
+    writeFileSync(join(outside, "secret.txt"), "s");
+    symlinkSync(outside, join(cwd, "link"));
+    await run("read", { path: "link/secret.txt" });
+    expect(externalAsks(ctx.asks)).toEqual([[join(cwd, "link")]]);
+  });
+
+  it("a rejected ask stops the tool before it acts", async () => {
+    const { outside, run } = setup("reject");
+    writeFileSync(join(outside, "f.txt"), "old");
+    const edit = await run("edit", { path: join(outside, "f.txt"), oldString: "old", newString: "new" });
+    expect(edit).toMatchObject({ isError: true, code: "permission_rejected" });
+    const write = await run("write", { path: join(outside, "new.txt"), content: "n" });
+    expect(write).toMatchObject({ isError: true, code: "permission_rejected" });
+    expect(readFileSync(join(outside, "f.txt"), "utf8")).toBe("old");
+  });
+
+  it("paths inside the workspace ask nothing extra", async () => {
+    const { ctx, run } = setup();
+    await run("write", { path: "in/side.txt", content: "ok" });
+    await run("read", { path: "./in/../in/side.txt" });
+    expect(externalAsks(ctx.asks)).toEqual([]);
+  });
+});

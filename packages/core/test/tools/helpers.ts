@@ -1,0 +1,59 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ArborError, type PermissionRequest, type ToolContext, type ToolProgress } from "@arbor/core";
+import { afterEach } from "vitest";
+
+/** A fresh temporary folder per call, removed after the test. realpath so macOS /var links compare equal. */
+export function tempDir(prefix = "arbor-tools-"): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+export interface FakeContext extends ToolContext {
+  asks: PermissionRequest[];
+  progress: ToolProgress[];
+  controller: AbortController;
+}
+
+/**
+ * A tool context whose asks are recorded and answered by `answer` (allow by default); a "reject"
+ * answer rejects as the loop will, with a `permission_rejected` ArborError.
+ */
+export function fakeContext(
+  cwd: string,
+  options: { answer?: (request: PermissionRequest) => "allow" | "reject"; sessionId?: string } = {},
+): FakeContext {
+  const asks: PermissionRequest[] = [];
+  const progress: ToolProgress[] = [];
+  const controller = new AbortController();
+  return {
+    sessionId: options.sessionId ?? "ses_test",
+    messageId: "msg_test",
+    callId: "call_test",
+    agent: "build",
+    cwd,
+    abort: controller.signal,
+    controller,
+    asks,
+    progress,
+    metadata(update) {
+      progress.push(update);
+    },
+    async ask(request) {
+      asks.push(request);
+      if ((options.answer?.(request) ?? "allow") === "reject") {
+        throw new ArborError(
+          "permission_rejected",
+          `The user rejected ${request.permission} for ${request.patterns.join(", ")}.`,
+        );
+      }
+    },
+  };
+}
