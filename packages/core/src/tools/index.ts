@@ -1,5 +1,9 @@
 export * from "./blob-store.js";
+export { BashInputSchema, type BashToolOptions, bashTool } from "./builtin/bash.js";
 export { EditInputSchema, editTool } from "./builtin/edit.js";
+export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
+export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
+export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { WriteInputSchema, writeTool } from "./builtin/write.js";
 export * from "./glob-pattern.js";

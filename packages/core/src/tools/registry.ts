@@ -153,9 +153,12 @@ export class ToolRegistry {
     return this.cap(outcome);
   }
 
-  /** The cap comes last so no hook can put an uncut flood in front of the model. */
+  /**
+   * The cap comes last so no hook can put an uncut flood in front of the model. A tool that already
+   * cut its own output (bash keeps the tail and its exit status) says so with `truncated`.
+   */
   private async cap(outcome: ToolOutcome): Promise<ToolOutcome> {
-    if (!this.blobs) return outcome;
+    if (!this.blobs || outcome.truncated) return outcome;
     const capped = await capOutput(outcome.output, this.blobs, this.limits);
     if (capped.fullOutputRef === undefined) return outcome;
     return { ...outcome, output: capped.output, truncated: { fullOutputRef: capped.fullOutputRef } };

@@ -81,7 +81,8 @@ export function defineTool<S extends z.ZodType, Output extends Record<string, un
   name: string;
   description: string;
   input: S;
-  execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<Output>>;
+  // NoInfer: metadata shapes differ between a tool's return paths; give Output explicitly to pin one.
+  execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<NoInfer<Output>>>;
 }): ToolDefinition<z.output<S>, Output> {
   return tool as ToolDefinition<z.output<S>, Output>;
 }

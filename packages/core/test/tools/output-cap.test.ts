@@ -9,6 +9,7 @@ import {
   defineTool,
   FileBlobStore,
   readTool,
+  renderCut,
   ToolRegistry,
 } from "@arbor/core";
 import { describe, expect, it } from "vitest";
@@ -20,25 +21,45 @@ describe("cutOutput (pure)", () => {
     expect(cutOutput("a\nb\n", { maxLines: 2, maxBytes: 4 })).toEqual({ cut: false, text: "a\nb\n" });
   });
 
-  it("cuts at the line limit", () => {
+  it("keeps the head up to the line limit", () => {
     expect(cutOutput("1\n2\n3\n4", { maxLines: 2, maxBytes: 100 })).toEqual({
       cut: true,
+      keep: "head",
       text: "1\n2",
       keptLines: 2,
       totalLines: 4,
-      keptBytes: 4,
+      keptBytes: 3,
       totalBytes: 7,
     });
   });
 
-  it("cuts at the byte limit on a line end", () => {
-    const out = cutOutput("aaaa\nbbbb\ncccc\n", { maxLines: 100, maxBytes: 12 });
-    expect(out).toMatchObject({ cut: true, text: "aaaa\nbbbb", keptLines: 2, totalLines: 3, keptBytes: 10, totalBytes: 15 });
+  it("keeps the tail up to the line limit", () => {
+    expect(cutOutput("1\n2\n3\n4\n", { maxLines: 2, maxBytes: 100 }, "tail")).toEqual({
+      cut: true,
+      keep: "tail",
+      text: "3\n4",
+      keptLines: 2,
+      totalLines: 4,
+      keptBytes: 3,
+      totalBytes: 8,
+    });
+    expect(cutOutput("\n\nx", { maxLines: 2, maxBytes: 100 }, "tail")).toMatchObject({
+      text: "\nx",
+      keptLines: 2,
+      totalLines: 3,
+    });
+    expect(cutOutput("\n\nx", { maxLines: 1, maxBytes: 100 }, "head")).toMatchObject({ text: "", keptLines: 1 });
+  });
+
+  it("cuts at the byte limit between lines, at either end", () => {
+    const text = "aaaa\nbbbb\ncccc\n";
+    expect(cutOutput(text, { maxLines: 100, maxBytes: 12 })).toMatchObject({ text: "aaaa\nbbbb", keptLines: 2, keptBytes: 9 });
+    expect(cutOutput(text, { maxLines: 100, maxBytes: 12 }, "tail")).toMatchObject({ text: "bbbb\ncccc", keptLines: 2 });
   });
 
   it("cuts a single giant line without splitting a multi-byte character", () => {
-    const out = cutOutput("é".repeat(10), { maxLines: 100, maxBytes: 5 });
-    expect(out).toMatchObject({ cut: true, text: "éé", keptLines: 0, totalLines: 1, keptBytes: 4 });
+    expect(cutOutput("é".repeat(10), { maxLines: 100, maxBytes: 5 })).toMatchObject({ text: "éé", keptLines: 0, keptBytes: 4 });
+    expect(cutOutput(`x${"é".repeat(10)}`, { maxLines: 100, maxBytes: 5 }, "tail")).toMatchObject({ text: "éé", keptBytes: 4 });
   });
 
   it("uses 2,000 lines and 50 KB by default", () => {
@@ -51,6 +72,21 @@ describe("cutOutput (pure)", () => {
 
   it("counts lines as a reader does", () => {
     expect([countLines(""), countLines("a"), countLines("a\n"), countLines("a\nb"), countLines("\n\n")]).toEqual([0, 1, 1, 2, 2]);
+  });
+
+  it("renders the note after a head and before a tail", () => {
+    const ref = blobRef("x");
+    const head = cutOutput("1\n2\n3", { maxLines: 1, maxBytes: 100 });
+    const tail = cutOutput("1\n2\n3", { maxLines: 1, maxBytes: 100 }, "tail");
+    if (!head.cut || !tail.cut) throw new Error("expected cuts");
+    expect(renderCut(head, ref)).toBe(
+      `1\n\n[Output truncated: showed the first 1 of 3 lines (1 of 5 bytes). The full output is saved; to see the rest call ` +
+        `the read tool with path "blob:${ref}" and offset 2 (add limit to read less). Prefer narrowing the command (grep, head, tail) to reading it all.]`,
+    );
+    expect(renderCut(tail, ref)).toBe(
+      `[Output truncated: showing the last 1 of 3 lines (1 of 5 bytes). The full output is saved; to see the lines before, ` +
+        `call the read tool with path "blob:${ref}" and offset 1 (limit 2 covers them). Prefer narrowing the command (grep, head, tail) to reading it all.]\n\n3`,
+    );
   });
 });
 
@@ -94,7 +130,7 @@ describe("output cap through the registry", () => {
     const ref = out.truncated?.fullOutputRef;
     expect(ref).toBe(blobRef(full));
     expect(out.output.split("\n").slice(0, 2000).at(-1)).toBe("row 2000");
-    expect(out.output).toContain("[Output truncated: showed 2000 of 2500 lines");
+    expect(out.output).toContain("[Output truncated: showed the first 2000 of 2500 lines");
     expect(out.output).toContain(`call the read tool with path "blob:${ref}" and offset 2001`);
 
     const rest = await registry.invoke("read", { path: `blob:${ref}`, offset: 2001 }, ctx);

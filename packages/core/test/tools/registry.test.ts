@@ -162,7 +162,7 @@ describe("ToolRegistry", () => {
     const out = await reg.invoke("echo", { text: "line\n", times: 10 }, fakeContext(tempDir()));
     expect(out.isError).toBe(false);
     expect(out.truncated?.fullOutputRef).toMatch(/^sha256-[0-9a-f]{64}$/);
-    expect(out.output.startsWith("line\nline\nline\n\n[Output truncated: showed 3 of 10 lines")).toBe(true);
+    expect(out.output.startsWith("line\nline\nline\n\n[Output truncated: showed the first 3 of 10 lines")).toBe(true);
     expect(out.output).toContain(`path "blob:${out.truncated?.fullOutputRef}" and offset 4`);
     const full = await blobs.get(out.truncated!.fullOutputRef);
     expect(Buffer.from(full!).toString()).toBe("line\n".repeat(10));
