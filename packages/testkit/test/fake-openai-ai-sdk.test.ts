@@ -1,10 +1,12 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import {
+  delay,
   error,
   type FakeOpenAIServer,
   hang,
   malformed,
+  manualClock,
   reasoning,
   type Script,
   scriptedModel,
@@ -129,6 +131,30 @@ describe("fake OpenAI server through @ai-sdk/openai-compatible doStream", () => 
     controller.abort();
     await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
     while (server.active > 0) await new Promise((r) => setImmediate(r));
+  });
+
+  it("rejects a call hanging before its headers with an AbortError, and the server lets go", async () => {
+    const { server, model } = await serve([[hang()]]);
+    const controller = new AbortController();
+    const call = model.doStream(callOptions("x", { abortSignal: controller.signal }));
+    while (server.callCount === 0) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    expect(await failureOf(call)).toMatchObject({ name: "AbortError" });
+    while (server.active > 0) await new Promise((r) => setImmediate(r));
+  });
+
+  it("sends what precedes a mid-stream delay before waiting", async () => {
+    const clock = manualClock();
+    const server = await startFakeOpenAI({ script: [[text("early"), delay(1000), text("late")]], clock });
+    servers.push(server);
+    const model = createOpenAICompatible({ name: "fake", baseURL: server.baseURL }).chatModel("m");
+    const reader = (await model.doStream(callOptions())).stream.getReader();
+    const before = await readUntil(reader, (p) => p.type === "text-delta");
+    expect(before.at(-1)).toMatchObject({ delta: "early" });
+    expect(clock.pending).toBe(1);
+    const rest = readUntil(reader, (p) => p.type === "finish");
+    await clock.advance(1000);
+    expect((await rest).filter((p) => p.type === "text-delta")).toMatchObject([{ delta: "late" }]);
   });
 
   it("serves streamText end to end", async () => {
