@@ -8,6 +8,7 @@ export * from "./model/entry.js";
 export * from "./model/ids.js";
 export * from "./model/message.js";
 export * from "./model/parts.js";
+export * from "./model/run-events.js";
 export * from "./model/session.js";
 export * from "./model/snapshot.js";
 export * from "./model/time.js";

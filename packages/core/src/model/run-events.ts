@@ -1,0 +1,122 @@
+import { z } from "zod";
+
+/**
+ * The run stream (SPEC section 8; seed 003 §5.1). Field names are seed 003's exactly, snake_case,
+ * because they are the wire format of `POST /api/chat` and `arbor run --json`. Arbor adds
+ * `session_id` to every event, `call_id` to tool events (to pair a start with its end when tools run
+ * concurrently), `is_error` on `tool_end`, and the `reasoning` and `permission_request` events.
+ */
+const base = { session_id: z.string() };
+
+export const TokenEventSchema = z.object({ type: z.literal("token"), ...base, content: z.string() });
+export const ReasoningEventSchema = z.object({ type: z.literal("reasoning"), ...base, content: z.string() });
+export const ToolStartEventSchema = z.object({
+  type: z.literal("tool_start"),
+  ...base,
+  call_id: z.string(),
+  tool: z.string(),
+  /** The tool input as JSON text. */
+  input: z.string(),
+  motivation: z.string(),
+});
+export const ToolEndEventSchema = z.object({
+  type: z.literal("tool_end"),
+  ...base,
+  call_id: z.string(),
+  tool: z.string(),
+  output: z.string(),
+  cached: z.boolean(),
+  is_error: z.boolean(),
+  duration_ms: z.number().int().nonnegative().optional(),
+});
+export const LlmStartEventSchema = z.object({
+  type: z.literal("llm_start"),
+  ...base,
+  call_id: z.string(),
+  node: z.string(),
+  model: z.string(),
+  input: z.string(),
+  motivation: z.string(),
+});
+export const LlmEndEventSchema = z.object({
+  type: z.literal("llm_end"),
+  ...base,
+  call_id: z.string(),
+  node: z.string(),
+  model: z.string(),
+  duration_ms: z.number().int().nonnegative(),
+  input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+  total_tokens: z.number().int().nonnegative().optional(),
+  input: z.string(),
+  output: z.string(),
+});
+export const DoneEventSchema = z.object({ type: z.literal("done"), ...base });
+export const ErrorEventSchema = z.object({
+  type: z.literal("error"),
+  ...base,
+  content: z.string(),
+  /** The ArborError code or provider error class, for clients that branch on it. */
+  code: z.string().optional(),
+});
+
+const PlanStepSchema = z.looseObject({ id: z.union([z.string(), z.number()]), title: z.string(), status: z.string() });
+
+export const PlanCreatedEventSchema = z.object({
+  type: z.literal("plan_created"),
+  ...base,
+  plan: z.object({ plan_id: z.string(), title: z.string(), steps: z.array(PlanStepSchema) }),
+});
+export const PlanUpdatedEventSchema = z.object({
+  type: z.literal("plan_updated"),
+  ...base,
+  plan_id: z.string(),
+  step_id: z.union([z.string(), z.number()]),
+  status: z.string(),
+});
+export const PlanRevisedEventSchema = z.object({
+  type: z.literal("plan_revised"),
+  ...base,
+  plan_id: z.string(),
+  revised_steps: z.array(PlanStepSchema),
+  keep_completed: z.number().int().nonnegative(),
+  reason: z.string(),
+});
+export const PlanApprovalRequestEventSchema = z.object({
+  type: z.literal("plan_approval_request"),
+  ...base,
+  plan_id: z.string(),
+  title: z.string(),
+  steps: z.array(PlanStepSchema),
+});
+export const PermissionRequestEventSchema = z.object({
+  type: z.literal("permission_request"),
+  ...base,
+  /** Answer with `POST /api/permissions/:id` or the runtime's reply function. */
+  id: z.string(),
+  permission: z.string(),
+  patterns: z.array(z.string()),
+  tool: z.string().optional(),
+  call_id: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const RunEventSchema = z.discriminatedUnion("type", [
+  TokenEventSchema,
+  ReasoningEventSchema,
+  ToolStartEventSchema,
+  ToolEndEventSchema,
+  LlmStartEventSchema,
+  LlmEndEventSchema,
+  DoneEventSchema,
+  ErrorEventSchema,
+  PlanCreatedEventSchema,
+  PlanUpdatedEventSchema,
+  PlanRevisedEventSchema,
+  PlanApprovalRequestEventSchema,
+  PermissionRequestEventSchema,
+]);
+
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventType = RunEvent["type"];
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
