@@ -1,4 +1,4 @@
-import { ArborError, defineTool, MemoryBlobStore, type ToolOutcome, ToolRegistry } from "@arbor/core";
+import { ArborError, builtinTools, defineTool, MemoryBlobStore, type ToolOutcome, ToolRegistry } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fakeContext, tempDir } from "./helpers.js";
@@ -166,5 +166,28 @@ describe("ToolRegistry", () => {
     expect(out.output).toContain(`path "blob:${out.truncated?.fullOutputRef}" and offset 4`);
     const full = await blobs.get(out.truncated!.fullOutputRef);
     expect(Buffer.from(full!).toString()).toBe("line\n".repeat(10));
+  });
+});
+
+describe("builtinTools", () => {
+  it("registers the SPEC 4 set, each with an object JSON schema the model can call", () => {
+    const list = new ToolRegistry().register(...builtinTools()).list();
+    expect(list.map((t) => t.name)).toEqual([
+      "read",
+      "write",
+      "edit",
+      "list",
+      "glob",
+      "grep",
+      "bash",
+      "fetch",
+      "todowrite",
+      "todoread",
+      "skill",
+    ]);
+    for (const tool of list) {
+      expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });
+      expect(tool.description.length).toBeGreaterThan(20);
+    }
   });
 });

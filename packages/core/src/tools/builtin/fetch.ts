@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { ArborError } from "../../errors.js";
+import { defineTool } from "../tool.js";
+import { htmlToText } from "./html-to-text.js";
+
+export interface FetchToolOptions {
+  /** Largest response body accepted. Default 5 MB. */
+  maxBytes?: number;
+  /** Used when the call gives no timeout. Default 30 s. */
+  defaultTimeoutMs?: number;
+  /** The largest timeout a call may ask for. Default 120 s. */
+  maxTimeoutMs?: number;
+}
+
+export const FetchInputSchema = z.strictObject({
+  url: z.string().min(1).describe("The http:// or https:// URL to GET."),
+  format: z
+    .enum(["text", "raw"])
+    .optional()
+    .describe('"text" (default) turns HTML into readable text; "raw" returns the body as received.'),
+  timeout: z.number().positive().optional().describe("Timeout in seconds (default 30)."),
+});
+
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-yaml|yaml|toml|ld\+json|[\w.+-]*\+(json|xml)))/i;
+
+/**
+ * HTTP(S) GET with a size and a time limit, so a huge download or a server that never answers
+ * cannot stall the run. Only textual content is returned; HTML becomes plain text by default.
+ */
+export function fetchTool(options: FetchToolOptions = {}) {
+  const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
+  const maxTimeout = options.maxTimeoutMs ?? 120_000;
+  const defaultTimeout = Math.min(options.defaultTimeoutMs ?? 30_000, maxTimeout);
+
+  return defineTool({
+    name: "fetch",
+    description:
+      "Fetch a URL with HTTP GET and return its content as text (HTML is converted to readable text unless format is " +
+      `"raw"). Responses over ${Math.round(maxBytes / 1024)} KB or slower than the timeout fail.`,
+    input: FetchInputSchema,
+    async execute(input, ctx) {
+      let url: URL;
+      try {
+        url = new URL(input.url);
+      } catch {
+        throw new ArborError("invalid_tool_input", `url "${input.url}" is not a valid URL; give a full http:// or https:// URL.`);
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        throw new ArborError("invalid_tool_input", `url must use http or https, not ${url.protocol.replace(/:$/, "")}.`);
+      }
+      const timeout = input.timeout !== undefined ? input.timeout * 1000 : defaultTimeout;
+      if (input.timeout !== undefined && timeout > maxTimeout) {
+        throw new ArborError("invalid_tool_input", `timeout ${input.timeout} s is over the limit of ${maxTimeout / 1000} s.`);
+      }
+      await ctx.ask({ permission: "fetch", patterns: [url.href], always: [`${url.origin}/*`], metadata: { url: url.href } });
+
+      const timer = AbortSignal.timeout(timeout);
+      const signal = AbortSignal.any([ctx.abort, timer]);
+      const failed = (err: unknown): never => {
+        if (ctx.abort.aborted) throw new ArborError("aborted", `Fetching ${url.href} was aborted.`);
+        if (timer.aborted) {
+          throw new ArborError(
+            "tool_failed",
+            `Fetching ${url.href} timed out after ${timeout / 1000} s. Try again or raise timeout.`,
+          );
+        }
+        if (err instanceof ArborError) throw err;
+        const cause = (err as { cause?: { message?: string } }).cause?.message;
+        throw new ArborError("tool_failed", `Fetching ${url.href} failed: ${cause ?? (err as Error).message}`);
+      };
+
+      let response: Response;
+      try {
+        response = await fetch(url, { signal, redirect: "follow", headers: { accept: "text/html, text/*;q=0.9, */*;q=0.5" } });
+      } catch (err) {
+        return failed(err);
+      }
+      const type = response.headers.get("content-type") ?? "";
+      const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+      if (declared > maxBytes) {
+        await response.body?.cancel();
+        throw tooLarge(url.href, maxBytes);
+      }
+      let body: Uint8Array;
+      try {
+        body = await readLimited(response, maxBytes, url.href);
+      } catch (err) {
+        return failed(err);
+      }
+      const text = Buffer.from(body).toString("utf8");
+      if (!response.ok) {
+        throw new ArborError(
+          "tool_failed",
+          `GET ${url.href} answered ${response.status} ${response.statusText}: ${text.slice(0, 500)}`,
+          {
+            status: response.status,
+          },
+        );
+      }
+      if (type !== "" && !TEXTUAL.test(type)) {
+        throw new ArborError(
+          "tool_failed",
+          `${url.href} is ${type.split(";")[0]}, not text; fetch only returns textual content.`,
+        );
+      }
+      const html = /html/i.test(type) || (type === "" && /^\s*<(!doctype html|html)/i.test(text));
+      const output = html && input.format !== "raw" ? htmlToText(text) : text;
+      return {
+        output: output.length > 0 ? output : "(empty response)",
+        title: `${url.href} (${type.split(";")[0] || "unknown type"})`,
+        metadata: { url: response.url, status: response.status, contentType: type, bytes: body.byteLength },
+      };
+    },
+  });
+}
+
+/** Reads the body chunk by chunk and stops at the limit instead of buffering whatever arrives. */
+async function readLimited(response: Response, maxBytes: number, href: string): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(href, maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(href: string, maxBytes: number): ArborError {
+  return new ArborError(
+    "tool_failed",
+    `The response from ${href} is larger than ${Math.round(maxBytes / 1024)} KB, the fetch limit. Fetch a more specific page or use bash with curl and head.`,
+  );
+}

@@ -1,0 +1,49 @@
+import type { BlobStore } from "./blob-store.js";
+import { type BashToolOptions, bashTool } from "./builtin/bash.js";
+import { editTool } from "./builtin/edit.js";
+import { type FetchToolOptions, fetchTool } from "./builtin/fetch.js";
+import { globTool } from "./builtin/glob.js";
+import { grepTool } from "./builtin/grep.js";
+import { listTool } from "./builtin/list.js";
+import { readTool } from "./builtin/read.js";
+import { skillTool } from "./builtin/skill.js";
+import { todoReadTool } from "./builtin/todoread.js";
+import { todoWriteTool } from "./builtin/todowrite.js";
+import { writeTool } from "./builtin/write.js";
+import type { OutputLimits } from "./output-cap.js";
+import { MemoryTodoStore, type TodoStore } from "./todo-store.js";
+import type { AnyToolDefinition } from "./tool.js";
+
+export interface BuiltinToolsOptions {
+  /** The registry's blob store: read pages through saved outputs with it, bash cuts its own output into it. */
+  blobs?: BlobStore;
+  limits?: OutputLimits;
+  /** Todo lists per session; a fresh in-memory store when left out. */
+  todos?: TodoStore;
+  /** `$ARBOR_HOME` for user-level skills. */
+  arborHome?: string;
+  bash?: Omit<BashToolOptions, "blobs" | "limits">;
+  fetch?: FetchToolOptions;
+}
+
+/** The built-in tool set, configured once per runtime (SPEC 4). */
+export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
+  const todos = options.todos ?? new MemoryTodoStore();
+  return [
+    readTool({ ...(options.blobs ? { blobs: options.blobs } : {}) }),
+    writeTool(),
+    editTool(),
+    listTool(),
+    globTool(),
+    grepTool(),
+    bashTool({
+      ...options.bash,
+      ...(options.blobs ? { blobs: options.blobs } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+    }),
+    fetchTool(options.fetch),
+    todoWriteTool({ todos }),
+    todoReadTool({ todos }),
+    skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),
+  ];
+}
