@@ -1,3 +1,5 @@
+export * from "./agents.js";
+export * from "./ask.js";
 export * from "./blob-store.js";
 export { BashInputSchema, type BashToolOptions, bashTool } from "./builtin/bash.js";
 export { EditInputSchema, editTool } from "./builtin/edit.js";
@@ -12,9 +14,11 @@ export { TodoReadInputSchema, todoReadTool } from "./builtin/todoread.js";
 export { TodoWriteInputSchema, todoWriteTool } from "./builtin/todowrite.js";
 export { WriteInputSchema, writeTool } from "./builtin/write.js";
 export * from "./builtins.js";
+export * from "./doom-loop.js";
 export * from "./glob-pattern.js";
 export * from "./output-cap.js";
 export * from "./paths.js";
+export * from "./permission.js";
 export * from "./registry.js";
 export * from "./skills.js";
 export * from "./todo-store.js";

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import {
+  DEFAULT_RULES,
+  mergeRules,
+  type PermissionConfig,
+  type PermissionRule,
+  PermissionRuleSchema,
+  rulesFromConfig,
+  SENSITIVE_READ_CONFIG,
+  type TraceToolContext,
+  traceContextRules,
+} from "./permission.js";
+
+/**
+ * Agents (SPEC 4, seed 004 §7.1) as data: who they are and what they may do. Prompts and models
+ * belong to the loop; here each agent is only its permission preset, applied after the defaults.
+ */
+export const AgentInfoSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string(),
+  /** primary: runs a session; subagent: started by another agent; all: either. */
+  mode: z.enum(["primary", "subagent", "all"]),
+  /** Not offered to users (compaction runs only when Arbor decides). */
+  hidden: z.boolean().optional(),
+  permission: z.array(PermissionRuleSchema),
+});
+export type AgentInfo = z.infer<typeof AgentInfoSchema>;
+
+export type BuiltinAgentName = "build" | "plan" | "general" | "explore" | "compaction";
+
+/**
+ * Denying `*` also denies the asks that protect the user, so presets that start from a deny put
+ * them back: a loop still asks rather than silently failing, and env files still ask.
+ */
+const KEEP_ASKS: PermissionConfig = { doom_loop: "ask", external_directory: "ask" };
+
+function agent(
+  name: BuiltinAgentName,
+  description: string,
+  mode: AgentInfo["mode"],
+  config: PermissionConfig,
+  hidden?: boolean,
+): AgentInfo {
+  const info: AgentInfo = { name, description, mode, permission: rulesFromConfig(config) };
+  if (hidden) info.hidden = true;
+  return deepFreeze(info);
+}
+
+export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Object.freeze({
+  build: agent("build", "The default agent: reads, edits and runs commands to get the task done.", "primary", {}),
+  plan: agent(
+    "plan",
+    "Plans without changing anything: may read and search; editing is denied and commands ask first.",
+    "primary",
+    { edit: "deny", bash: "ask" },
+  ),
+  general: agent(
+    "general",
+    "A general-purpose sub-agent for multi-step research or work handed over by another agent.",
+    "subagent",
+    { todowrite: "deny", todoread: "deny" },
+  ),
+  explore: agent(
+    "explore",
+    "A fast read-only sub-agent for finding files and code: read, grep, glob and list only.",
+    "subagent",
+    { "*": "deny", ...SENSITIVE_READ_CONFIG, grep: "allow", glob: "allow", list: "allow", ...KEEP_ASKS },
+  ),
+  compaction: agent(
+    "compaction",
+    "Writes the summary that replaces old history; uses no tools.",
+    "primary",
+    { "*": "deny" },
+    true,
+  ),
+});
+
+export interface AgentPermissionInput {
+  agent: AgentInfo;
+  /** User config rules (`permission` in arbor.json), as rules or in config form. */
+  user?: readonly PermissionRule[] | PermissionConfig;
+  /** A sub-trace's allowedTools / deniedTools. */
+  trace?: TraceToolContext;
+  /** Every tool name the runtime has: a trace whitelist denies those it leaves out. */
+  toolNames?: readonly string[];
+}
+
+/** The effective rules for a call: defaults → agent → user config → trace context. */
+export function agentPermissions(input: AgentPermissionInput): PermissionRule[] {
+  const user =
+    input.user === undefined ? [] : Array.isArray(input.user) ? input.user : rulesFromConfig(input.user as PermissionConfig);
+  return mergeRules(DEFAULT_RULES, input.agent.permission, user, traceContextRules(input.trace, input.toolNames ?? []));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,67 @@
+import { ArborError } from "../errors.js";
+import { evaluateRequest, type PermissionDecision, type PermissionRule } from "./permission.js";
+import type { PermissionRequest } from "./tool.js";
+
+/** How a person (or a policy standing in for one) answers an ask (SPEC 4). */
+export type PermissionReply = "once" | "always" | "reject";
+
+export interface PermissionAskOptions {
+  /** The merged rules for this agent and session (see `agentPermissions`). */
+  rules: readonly PermissionRule[];
+  /**
+   * Called only when the rules say `ask`. The runtime turns it into a pending request with an id and
+   * a `permission_request` event; a CLI prompts, or answers "reject" when nobody can answer.
+   */
+  prompt(request: PermissionRequest, decision: PermissionDecision): Promise<PermissionReply>;
+  /** Named in messages so the model and the user know whose rules refused. */
+  agent?: string;
+}
+
+export interface PermissionAsk {
+  /** The `ToolContext.ask` of every call made under these rules. */
+  ask(request: PermissionRequest): Promise<void>;
+  /** Rules added by "always" answers, in order, for the runtime to persist and show. */
+  approvals(): PermissionRule[];
+}
+
+/**
+ * Connects the pure rules to a tool's `ask`: allow resolves at once, deny rejects with
+ * `permission_denied`, ask waits for `prompt`; "reject" rejects with `permission_rejected`, "always"
+ * also allows the request's `always` patterns (or its patterns) for the rest of this instance's
+ * life. One instance per session and agent keeps an approval from leaking to another agent
+ * (OpenCode #9554); persisting approvals is the runtime's job.
+ */
+export function createPermissionAsk(options: PermissionAskOptions): PermissionAsk {
+  const approved: PermissionRule[] = [];
+  const who = options.agent ? ` for agent ${options.agent}` : "";
+  return {
+    approvals: () => approved.map((rule) => ({ ...rule })),
+    async ask(request) {
+      const decision = evaluateRequest(approved.length > 0 ? [...options.rules, ...approved] : options.rules, request);
+      if (decision.action === "allow") return;
+      const what = `${request.permission} for ${decision.pattern === undefined ? "this request" : `"${decision.pattern}"`}`;
+      if (decision.action === "deny") {
+        const rule = decision.rule ? ` (rule: ${decision.rule.permission} ${decision.rule.pattern} → deny)` : "";
+        throw new ArborError(
+          "permission_denied",
+          `Permission denied${who}: ${what} is not allowed${rule}. Do not retry it; take another approach or tell the user what you need.`,
+          { permission: request.permission, patterns: request.patterns },
+        );
+      }
+      const reply = await options.prompt(request, decision);
+      if (reply === "reject") {
+        throw new ArborError(
+          "permission_rejected",
+          `The user rejected ${request.permission} for ${request.patterns.map((p) => `"${p}"`).join(", ") || "this request"}. ` +
+            "Do not retry it; ask the user how to proceed.",
+          { permission: request.permission, patterns: request.patterns },
+        );
+      }
+      if (reply === "always") {
+        for (const pattern of request.always ?? request.patterns) {
+          approved.push({ permission: request.permission, pattern, action: "allow" });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { wildcardMatch } from "./wildcard.js";
+
+/**
+ * Permission evaluation (SPEC 4, seed 004 §7.2), all pure. A rule says what to do when a tool asks
+ * `permission` for something matching `pattern`; both fields are wildcard patterns (`*`, `?`). The
+ * last matching rule wins, so rule sets are merged by concatenation: defaults → agent → user config
+ * → trace context, later sets overriding earlier ones.
+ */
+export const PermissionActionSchema = z.enum(["allow", "ask", "deny"]);
+export type PermissionAction = z.infer<typeof PermissionActionSchema>;
+
+export const PermissionRuleSchema = z.strictObject({
+  permission: z.string().min(1),
+  pattern: z.string().min(1),
+  action: PermissionActionSchema,
+});
+export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
+
+/**
+ * The config form (OpenCode's): `{ "read": "allow", "edit": { "*": "ask", "src/*": "allow" } }`.
+ * A bare action means pattern `*`. Key order is rule order.
+ */
+export const PermissionConfigSchema = z.record(
+  z.string().min(1),
+  z.union([PermissionActionSchema, z.record(z.string().min(1), PermissionActionSchema)]),
+);
+export type PermissionConfig = z.infer<typeof PermissionConfigSchema>;
+
+export function rulesFromConfig(config: PermissionConfig): PermissionRule[] {
+  const rules: PermissionRule[] = [];
+  for (const [permission, value] of Object.entries(config)) {
+    if (typeof value === "string") {
+      rules.push({ permission, pattern: "*", action: value });
+    } else {
+      for (const [pattern, action] of Object.entries(value)) rules.push({ permission, pattern, action });
+    }
+  }
+  return rules;
+}
+
+export function mergeRules(...sets: ReadonlyArray<readonly PermissionRule[] | undefined>): PermissionRule[] {
+  return sets.flatMap((set) => set ?? []);
+}
+
+/** Reading env files asks (their secrets would go to the provider), except the example file. */
+export const SENSITIVE_READ_CONFIG: PermissionConfig = {
+  read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow" },
+};
+
+/**
+ * OpenCode-like defaults: everything allowed, except that a doom loop, a path outside the workspace
+ * and reading env files ask first.
+ */
+export const DEFAULT_RULES: readonly PermissionRule[] = Object.freeze(
+  rulesFromConfig({ "*": "allow", doom_loop: "ask", external_directory: "ask", ...SENSITIVE_READ_CONFIG }),
+);
+
+/** The rule that decides `permission` for `pattern`: the last one matching both, if any. */
+export function matchingRule(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionRule | undefined {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (wildcardMatch(rule.permission, permission) && wildcardMatch(rule.pattern, pattern)) return rule;
+  }
+  return undefined;
+}
+
+/** What to do; with no matching rule at all, ask (never silently allow what nobody configured). */
+export function evaluate(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionAction {
+  return matchingRule(rules, permission, pattern)?.action ?? "ask";
+}
+
+export interface PermissionDecision {
+  action: PermissionAction;
+  /** The pattern that decided it (the first denied, else the first asked), for messages and events. */
+  pattern: string | undefined;
+  rule: PermissionRule | undefined;
+}
+
+const SEVERITY: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * A request names several patterns (an edit touching two files); the strictest answer wins: any
+ * deny denies, else any ask asks. A request with no patterns is evaluated for `*`.
+ */
+export function evaluateRequest(
+  rules: readonly PermissionRule[],
+  request: { permission: string; patterns: readonly string[] },
+): PermissionDecision {
+  const patterns = request.patterns.length > 0 ? request.patterns : ["*"];
+  let decision: PermissionDecision = { action: "allow", pattern: undefined, rule: undefined };
+  for (const pattern of patterns) {
+    const rule = matchingRule(rules, request.permission, pattern);
+    const action = rule?.action ?? "ask";
+    if (SEVERITY[action] > SEVERITY[decision.action]) decision = { action, pattern, rule };
+  }
+  return decision;
+}
+
+/**
+ * The permission a tool asks under. write and edit share `edit` (as in OpenCode), so one rule
+ * governs every tool that changes files; every other tool asks under its own name.
+ */
+export function toolPermission(toolName: string): string {
+  return toolName === "write" || toolName === "edit" ? "edit" : toolName;
+}
+
+/**
+ * Tools to leave out of the model's tool list: those whose permission is denied outright, i.e. the
+ * last rule for it has pattern `*` and action deny. A tool denied only for some patterns stays
+ * listed; its calls for those patterns are denied when it asks.
+ */
+export function disabledTools(toolNames: readonly string[], rules: readonly PermissionRule[]): Set<string> {
+  const disabled = new Set<string>();
+  for (const name of toolNames) {
+    const permission = toolPermission(name);
+    let last: PermissionRule | undefined;
+    for (let i = rules.length - 1; i >= 0 && !last; i--) {
+      if (wildcardMatch(rules[i]!.permission, permission)) last = rules[i];
+    }
+    if (last && last.pattern === "*" && last.action === "deny") disabled.add(name);
+  }
+  return disabled;
+}
+
+/** A sub-trace's tool limits (seed 000 `context.allowed_tools` / `denied_tools`). */
+export interface TraceToolContext {
+  /** Only these tools; null or absent means no restriction. */
+  allowedTools?: readonly string[] | null;
+  deniedTools?: readonly string[];
+}
+
+/**
+ * Trace context as rules, merged last. `allowedTools` is a whitelist: it denies every other tool of
+ * `toolNames` rather than allowing the listed ones, so it can narrow what an agent may do but never
+ * widen it (an explore sub-trace allowed `bash` still cannot run bash). Rules name permissions, so
+ * allowing either of write/edit keeps both, and denying either denies both.
+ */
+export function traceContextRules(context: TraceToolContext | undefined, toolNames: readonly string[]): PermissionRule[] {
+  if (!context) return [];
+  const rules: PermissionRule[] = [];
+  const denied = new Set<string>();
+  if (context.allowedTools) {
+    const allowed = new Set(context.allowedTools.map(toolPermission));
+    for (const name of toolNames) {
+      const permission = toolPermission(name);
+      if (!allowed.has(permission)) denied.add(permission);
+    }
+  }
+  for (const name of context.deniedTools ?? []) denied.add(toolPermission(name));
+  for (const permission of denied) rules.push({ permission, pattern: "*", action: "deny" });
+  return rules;
+}

@@ -1,0 +1,87 @@
+import { describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core";
+import { describe, expect, it } from "vitest";
+
+const call = (tool: string, input: unknown = {}): LoopStep => ({ kind: "tool", tool, input });
+const text = (t: string): LoopStep => ({ kind: "text", text: t });
+const A = call("read", { path: "a.ts" });
+const B = call("edit", { path: "a.ts", oldString: "x", newString: "y" });
+const C = call("bash", { command: "npm test" });
+const LONG = "I will now read the file again to make sure the change is there.";
+
+describe("detectDoomLoop", () => {
+  it("catches the same call three times in a row, across messages and text in between", () => {
+    expect(detectDoomLoop([A, A, A])).toEqual({ kind: "repeat", call: { tool: "read", input: { path: "a.ts" } }, count: 3 });
+    expect(detectDoomLoop([A, text("Let me look again."), A, text("Once more."), A])?.kind).toBe("repeat");
+  });
+
+  it("compares inputs by value, ignoring key order", () => {
+    expect(
+      detectDoomLoop([
+        call("grep", { a: 1, b: [1, { c: 2, d: 3 }] }),
+        call("grep", { b: [1, { d: 3, c: 2 }], a: 1 }),
+        call("grep", { a: 1, b: [1, { c: 2, d: 3 }] }),
+      ])?.kind,
+    ).toBe("repeat");
+    expect(stableJson({ b: 1, a: undefined, c: null })).toBe('{"b":1,"c":null}');
+  });
+
+  it("does not fire on two repeats, on different inputs, or when the repeat is not at the end", () => {
+    expect(detectDoomLoop([A, A])).toBeUndefined();
+    expect(detectDoomLoop([A, call("read", { path: "b.ts" }), A])).toBeUndefined();
+    expect(detectDoomLoop([A, A, A, B])).toBeUndefined();
+    expect(detectDoomLoop([])).toBeUndefined();
+  });
+
+  it("catches cycles of period 2 and 3", () => {
+    expect(detectDoomLoop([A, B, A, B, A, B])).toEqual({
+      kind: "cycle",
+      period: 2,
+      unit: [
+        { tool: "read", input: { path: "a.ts" } },
+        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+      ],
+      repeats: 3,
+    });
+    expect(detectDoomLoop([C, A, B, C, A, B, C, A, B, C])).toMatchObject({ kind: "cycle", period: 3, repeats: 3 });
+    expect(detectDoomLoop([A, A, B, A, A, B, A, A, B])).toMatchObject({ kind: "cycle", period: 3 });
+  });
+
+  it("does not call a short or broken cycle a loop", () => {
+    expect(detectDoomLoop([A, B, A, B])).toBeUndefined();
+    expect(detectDoomLoop([A, B, A, C, A, B])).toBeUndefined();
+    expect(detectDoomLoop([A, B, C, A, B, C, A, B])).toBeUndefined();
+    // Period 4 is beyond the default; a longer period can be asked for.
+    const four = [A, B, C, call("glob"), A, B, C, call("glob"), A, B, C, call("glob")];
+    expect(detectDoomLoop(four)).toBeUndefined();
+    expect(detectDoomLoop(four, { maxPeriod: 4 })).toMatchObject({ kind: "cycle", period: 4 });
+  });
+
+  it("reports the simplest explanation", () => {
+    expect(detectDoomLoop([A, A, A, A, A, A])?.kind).toBe("repeat");
+  });
+
+  it("catches the same assistant text three times, ignoring short connective phrases", () => {
+    expect(detectDoomLoop([text(LONG), A, text(` ${LONG}\n`), B, text(LONG), C])).toEqual({ kind: "text", text: LONG, count: 3 });
+    expect(detectDoomLoop([text("Let me check."), A, text("Let me check."), B, text("Let me check."), C])).toBeUndefined();
+    expect(detectDoomLoop([text(LONG), text(`${LONG}!`), text(LONG)])).toBeUndefined();
+  });
+
+  it("honours a custom threshold", () => {
+    expect(detectDoomLoop([A, A], { threshold: 2 })?.kind).toBe("repeat");
+    expect(detectDoomLoop([A, A, A], { threshold: 4 })).toBeUndefined();
+  });
+});
+
+describe("doomLoopRequest", () => {
+  it("asks doom_loop for the tools involved and describes the loop", () => {
+    const cycle = detectDoomLoop([A, B, A, B, A, B])!;
+    expect(doomLoopRequest(cycle)).toEqual({ permission: "doom_loop", patterns: ["read", "edit"], metadata: { loop: cycle } });
+    expect(describeDoomLoop(cycle)).toBe("The same 2 calls (read → edit) repeated 3 times.");
+    const repeat = detectDoomLoop([A, A, A])!;
+    expect(doomLoopRequest(repeat).patterns).toEqual(["read"]);
+    expect(describeDoomLoop(repeat)).toBe("The same call (read with the same input) was made 3 times in a row.");
+    const same = detectDoomLoop([text(LONG), text(LONG), text(LONG)])!;
+    expect(doomLoopRequest(same).patterns).toEqual(["*"]);
+    expect(describeDoomLoop(same)).toBe("The same reply was written 3 times in a row.");
+  });
+});
