@@ -1,4 +1,4 @@
-import { ArborError } from "../errors.js";
+import { ArborError, isArborError } from "../errors.js";
 import { evaluateRequest, type PermissionDecision, type PermissionRule } from "./permission.js";
 import type { PermissionRequest } from "./tool.js";
 
@@ -64,4 +64,9 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
       }
     },
   };
+}
+
+/** A refusal, by a rule or by the user: the loop records it and may stop the run (seed 004 §5.3). */
+export function isPermissionRefusal(err: unknown): err is ArborError {
+  return isArborError(err, "permission_rejected") || isArborError(err, "permission_denied");
 }

@@ -35,7 +35,7 @@ describe("bash", () => {
       {
         permission: "bash",
         patterns: ["pwd; echo oops >&2; exit 3"],
-        always: ["pwd; *"],
+        always: ["pwd *"],
         metadata: { command: "pwd; echo oops >&2; exit 3" },
       },
     ]);

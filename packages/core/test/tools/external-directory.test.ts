@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { editTool, readTool, ToolRegistry, writeTool } from "@arbor/core";
+import { bashTool, editTool, globTool, grepTool, listTool, readTool, ToolRegistry, writeTool } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 
@@ -8,7 +8,15 @@ function setup(answer: "allow" | "reject" = "allow") {
   const cwd = tempDir("arbor-ws-");
   const outside = tempDir("arbor-outside-");
   const ctx = fakeContext(cwd, { answer: (r) => (r.permission === "external_directory" ? answer : "allow") });
-  const registry = new ToolRegistry().register(readTool(), writeTool(), editTool());
+  const registry = new ToolRegistry().register(
+    readTool(),
+    writeTool(),
+    editTool(),
+    listTool(),
+    globTool(),
+    grepTool(),
+    bashTool(),
+  );
   return { cwd, outside, ctx, run: (tool: string, input: unknown) => registry.invoke(tool, input, ctx) };
 }
 
@@ -60,5 +68,24 @@ describe("paths outside the workspace", () => {
     await run("write", { path: "in/side.txt", content: "ok" });
     await run("read", { path: "./in/../in/side.txt" });
     expect(externalAsks(ctx.asks)).toEqual([]);
+  });
+
+  it("folder tools and bash ask for the folder itself", async () => {
+    const { outside, ctx, run } = setup();
+    writeFileSync(join(outside, "notes.md"), "needle\n");
+    expect((await run("list", { path: outside })).output).toBe(`${outside}/\n  notes.md`);
+    expect((await run("glob", { pattern: "*.md", path: outside })).output).toBe(join(outside, "notes.md"));
+    expect((await run("grep", { pattern: "needle", path: outside })).output).toContain(
+      `${join(outside, "notes.md")}:\n  Line 1: needle`,
+    );
+    expect((await run("bash", { command: "ls", workdir: outside })).output).toBe("notes.md\n\n[exit code: 0]");
+    expect(externalAsks(ctx.asks)).toEqual([[outside], [outside], [outside], [outside]]);
+  });
+
+  it("a search aborted before it starts reports aborted", async () => {
+    const { ctx, run } = setup();
+    ctx.controller.abort();
+    expect(await run("grep", { pattern: "x" })).toMatchObject({ isError: true, code: "aborted" });
+    expect(await run("glob", { pattern: "*" })).toMatchObject({ isError: true, code: "aborted" });
   });
 });

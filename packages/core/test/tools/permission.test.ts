@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  ArborError,
   agentPermissions,
   BUILTIN_AGENTS,
   createPermissionAsk,
@@ -8,6 +9,7 @@ import {
   disabledTools,
   evaluate,
   evaluateRequest,
+  isPermissionRefusal,
   mergeRules,
   PermissionConfigSchema,
   type PermissionRule,
@@ -269,5 +271,12 @@ describe("createPermissionAsk", () => {
     expect((await registry.invoke("read", { path: ".env.example" }, ctx)).isError).toBe(false);
     expect(await registry.invoke("read", { path: ".env" }, ctx)).toMatchObject({ isError: true, code: "permission_rejected" });
     expect(prompted).toEqual([".env"]);
+  });
+
+  it("isPermissionRefusal recognises both refusals and nothing else", () => {
+    expect(isPermissionRefusal(new ArborError("permission_denied", "x"))).toBe(true);
+    expect(isPermissionRefusal(new ArborError("permission_rejected", "x"))).toBe(true);
+    expect(isPermissionRefusal(new ArborError("tool_failed", "x"))).toBe(false);
+    expect(isPermissionRefusal(new Error("permission_denied"))).toBe(false);
   });
 });

@@ -69,7 +69,8 @@ export function bashTool(options: BashToolOptions = {}) {
         throw new ArborError("tool_failed", `workdir ${input.workdir} is not a folder.`);
       }
       const command = input.command.trim();
-      const head = command.split(/\s+/, 1)[0] ?? command;
+      // "Always" approves the program, not the exact command line: `git log` → `git *`.
+      const head = /^[^\s;&|()<>]+/.exec(command)?.[0] ?? command;
       await ctx.ask({ permission: "bash", patterns: [command], always: [`${head} *`], metadata: { command } });
       if (ctx.abort.aborted) throw new ArborError("aborted", "The command was aborted before it started.");
 
