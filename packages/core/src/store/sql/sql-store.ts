@@ -336,7 +336,6 @@ export class SqlStore extends StoreBase {
         throw entryNotFound(sessionId, leafId);
       }
       const now = this.now();
-      // biome-ignore lint/complexity/useMathMinMax: ISO timestamps compare as strings; Math.max would give NaN.
       const next = { ...meta, leafEntryId: leafId, updatedAt: now > meta.updatedAt ? now : meta.updatedAt };
       await this.saveMeta(trx, next);
       return next;
