@@ -20,6 +20,7 @@ export * from "./store/export-format.js";
 export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
 export * from "./store/keyed-lock.js";
 export { openStore } from "./store/open.js";
+export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
 export * from "./tools/index.js";

@@ -44,17 +44,23 @@ export function wireUsage(usage: PlannedUsage): ChatCompletionUsage {
 
 export type ChunkDelta = Record<string, unknown>;
 
-/**
- * One `chat.completion.chunk`. With `stream_options.include_usage`, OpenAI puts `"usage": null` on every chunk
- * and the totals on one extra chunk at the end, so the field's presence follows that option.
- */
-export function chunk(identity: ResponseIdentity, includeUsage: boolean, delta: ChunkDelta, finishReason: string | null = null) {
+function chunkHeader(identity: ResponseIdentity) {
   return {
     id: identity.id,
     object: "chat.completion.chunk",
     created: identity.created,
     model: identity.model,
     system_fingerprint: SYSTEM_FINGERPRINT,
+  };
+}
+
+/**
+ * One `chat.completion.chunk`. With `stream_options.include_usage`, OpenAI puts `"usage": null` on every chunk
+ * and the totals on one extra chunk at the end, so the field's presence follows that option.
+ */
+export function chunk(identity: ResponseIdentity, includeUsage: boolean, delta: ChunkDelta, finishReason: string | null = null) {
+  return {
+    ...chunkHeader(identity),
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   };
@@ -63,11 +69,7 @@ export function chunk(identity: ResponseIdentity, includeUsage: boolean, delta: 
 /** The extra chunk `include_usage` asks for: no choices, the totals. */
 export function usageChunk(identity: ResponseIdentity, usage: PlannedUsage) {
   return {
-    id: identity.id,
-    object: "chat.completion.chunk",
-    created: identity.created,
-    model: identity.model,
-    system_fingerprint: SYSTEM_FINGERPRINT,
+    ...chunkHeader(identity),
     choices: [],
     usage: wireUsage(usage),
   };

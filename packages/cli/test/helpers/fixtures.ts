@@ -1,25 +1,11 @@
-import { activePath, buildSnapshot, type Entry, type SessionMeta, type Snapshot } from "@arbor/core";
+import { activePath, buildSnapshot, type Entry, newSessionMeta, type SessionMeta, type Snapshot } from "@arbor/core";
 
 /** Pure fixtures for the renderer tests: entries and snapshots made by hand, no store. */
 
 const AT = "2026-11-21T06:00:00.000Z";
 
 export function meta(overrides: Partial<SessionMeta> = {}): SessionMeta {
-  return {
-    version: 1,
-    id: "s1",
-    provider: "file",
-    createdAt: "2026-11-21T06:00:00.000Z",
-    updatedAt: "2026-11-21T07:30:00.000Z",
-    rootEntryId: null,
-    leafEntryId: null,
-    mode: "agent",
-    agentType: "main",
-    totalMessages: 0,
-    totalTokens: 0,
-    totalCost: 0,
-    ...overrides,
-  };
+  return { ...newSessionMeta(undefined, "file", "s1", AT), updatedAt: "2026-11-21T07:30:00.000Z", ...overrides };
 }
 
 export function user(id: string, parentId: string | null, text: string): Entry {
