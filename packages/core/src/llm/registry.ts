@@ -1,0 +1,125 @@
+import { createHash } from "node:crypto";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Config, PoolEntry } from "../config/schema.js";
+import { ArborError } from "../errors.js";
+import type { ModelResolver, ModelScenario, ResolvedModel } from "../loop/types.js";
+import { modelInfo } from "./catalog.js";
+import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
+import { createProviderModel, providerEnv } from "./providers.js";
+
+// Re-exported: the package index exports this module, and the CLI's help names the variables.
+export { apiKeyVariable, type ProviderEnv, providerEnv } from "./providers.js";
+
+export interface ModelRegistryOptions {
+  config: Config;
+  /** Where keys and provider base URLs are read, at each resolve; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Used by every provider for its requests (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+/** A ModelResolver over a config and an environment, caching model instances per connection. */
+export interface ModelRegistry extends ModelResolver {}
+
+/** Where one model's requests go and with which key. */
+interface Connection {
+  baseURL: string;
+  keyVariable: string;
+  key: string | undefined;
+}
+
+export function createModelRegistry(options: ModelRegistryOptions): ModelRegistry {
+  const { config } = options;
+  const env = options.env ?? process.env;
+  // Keyed by fingerprint(): one instance per connection, so callers may compare models by identity.
+  const models = new Map<string, LanguageModelV4>();
+
+  function build(text: string, entry: PoolEntry | undefined, scenario: ModelScenario | undefined): ResolvedModel {
+    const ref = parseModelRef(text);
+    const name = formatModelRef(ref);
+    const connection = connect(ref, name, entry, scenario, config, env);
+    const key = fingerprint(ref, connection);
+    let model = models.get(key);
+    if (model === undefined) {
+      model = createProviderModel({ ...ref, baseURL: connection.baseURL, apiKey: connection.key, fetch: options.fetch });
+      models.set(key, model);
+    }
+    return { ref: name, model, info: modelInfo(name, config.models) };
+  }
+
+  return {
+    resolve: (ref) => build(ref, undefined, undefined),
+    forScenario(scenario) {
+      // hasOwn: a scenario named like an Object.prototype member ("constructor") must not find one.
+      const entry = Object.hasOwn(config.pool, scenario) ? config.pool[scenario] : undefined;
+      if (entry !== undefined) return build(entry.model, entry, scenario);
+      if (scenario === "llm" && config.model !== undefined) return build(config.model, undefined, undefined);
+      return undefined;
+    },
+  };
+}
+
+/** Base URL and key for a model, from its pool entry, then the environment, then the provider's default. */
+function connect(
+  ref: ModelRef,
+  name: string,
+  entry: PoolEntry | undefined,
+  scenario: ModelScenario | undefined,
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): Connection {
+  const spec = providerEnv(ref.provider);
+  const where = scenario === undefined ? name : `${name} (pool.${scenario})`;
+
+  let baseURL = entry?.baseURL;
+  if (baseURL === undefined && ref.provider === "openai-compatible") baseURL = config.baseURL;
+  if (baseURL === undefined && spec.baseURL !== undefined) {
+    const value = nonBlank(env[spec.baseURL]);
+    if (value !== undefined && !isHttpURL(value)) {
+      throw new ArborError(
+        "invalid_config",
+        `${spec.baseURL} is not an http(s) URL: ${JSON.stringify(value)}. Fix it or unset it to use ${spec.defaultBaseURL}.`,
+        { variable: spec.baseURL },
+      );
+    }
+    baseURL = value;
+  }
+  baseURL ??= spec.defaultBaseURL;
+  if (baseURL === undefined) {
+    const poolHint = scenario === undefined ? "" : `set pool.${scenario}.baseURL, or `;
+    throw new ArborError(
+      "invalid_config",
+      `No base URL for ${where}: ${poolHint}pass --base-url or set ARBOR_BASE_URL to the server's OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.`,
+      { model: name },
+    );
+  }
+
+  // A pool entry naming its own variable means that server wants a key, whatever the provider.
+  const keyVariable = entry?.apiKeyEnv ?? spec.apiKey;
+  const key = nonBlank(env[keyVariable]);
+  if (key === undefined && (spec.apiKeyRequired || entry?.apiKeyEnv !== undefined)) {
+    throw new ArborError("missing_api_key", `No API key for ${where}: set ${keyVariable}.`, {
+      model: name,
+      variable: keyVariable,
+    });
+  }
+  return { baseURL, keyVariable, key };
+}
+
+/** The cache key: everything that makes two instances differ, with the key only as a digest so the map is safe to log. */
+function fingerprint(ref: ModelRef, connection: Connection): string {
+  const digest = connection.key === undefined ? "" : createHash("sha256").update(connection.key).digest("hex").slice(0, 16);
+  return JSON.stringify([ref.provider, ref.model, connection.baseURL, connection.keyVariable, digest]);
+}
+
+/** Trimmed; a variable set to blanks counts as unset (`KEY=` in a .env file, a key pasted with its newline). */
+function nonBlank(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === "" ? undefined : trimmed;
+}
+
+function isHttpURL(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === "http:" || protocol === "https:";
+}
