@@ -1,0 +1,124 @@
+import { constants } from "node:fs";
+import { type FileHandle, lstat, open } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { discoverSkills, skillRoots } from "../tools/skills.js";
+import type { PromptFile, PromptSkill } from "./system-prompt.js";
+
+/** What the system prompt needs from disk (system-prompt.ts stays pure). */
+export interface PromptContext {
+  instructions: PromptFile[];
+  skills: PromptSkill[];
+  /** A `.git` entry (a folder, or the file a worktree has) was found in the workspace or above it. */
+  isGitRepo: boolean;
+}
+
+export interface LoadPromptContextOptions {
+  /** The workspace. */
+  cwd: string;
+  /** `$ARBOR_HOME`, for user-level files and skills. */
+  arborHome: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A prompt file larger than this is read only this far: the prompt cap would cut it anyway, and a
+ * stray huge file (a log named MEMORY.md) must not cost a large read on every run.
+ */
+export const MAX_PROMPT_FILE_BYTES = 256 * 1024;
+
+/**
+ * Reads the instruction files and lists the skills. Order is general before specific (user-level
+ * before workspace, outer folders before inner) so later, more specific text refines earlier text,
+ * and by kind as seed 003 lays them out: SOUL, IDENTITY, USER, AGENTS, MEMORY.
+ *
+ * `AGENTS.md` is looked for in `$ARBOR_HOME` and in every folder from the workspace up to the git
+ * root (the folder holding `.git`), or up to the file-system root outside a repository. The other
+ * files are read from `$ARBOR_HOME` and the workspace only. A missing, unreadable or non-regular
+ * file is skipped without a word: a run never fails over a prompt file.
+ */
+export async function loadPromptContext(options: LoadPromptContextOptions): Promise<PromptContext> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const cwd = resolve(options.cwd);
+  const home = resolve(options.arborHome);
+  const { dirs, isGitRepo } = await walkToRepoRoot(cwd);
+  signal?.throwIfAborted();
+
+  const both = (name: string) => [join(home, name), join(cwd, name)];
+  const candidates = [
+    ...both("SOUL.md"),
+    ...both("IDENTITY.md"),
+    ...both("USER.md"),
+    join(home, "AGENTS.md"),
+    ...dirs.toReversed().map((dir) => join(dir, "AGENTS.md")),
+    ...both("MEMORY.md"),
+  ];
+  // The workspace may be $ARBOR_HOME itself, or lie under it: read each file once.
+  const paths = [...new Set(candidates)];
+  const contents = await Promise.all(paths.map(readPromptFile));
+  signal?.throwIfAborted();
+
+  const instructions: PromptFile[] = [];
+  paths.forEach((path, i) => {
+    const content = contents[i];
+    if (content !== undefined && content.trim() !== "") instructions.push({ path, content });
+  });
+
+  let skills: PromptSkill[] = [];
+  try {
+    skills = (await discoverSkills(skillRoots(cwd, home))).map(({ name, description }) => ({ name, description }));
+  } catch {
+    // discoverSkills already skips unreadable folders; this guards the promise above all the same.
+  }
+  signal?.throwIfAborted();
+  return { instructions, skills, isGitRepo };
+}
+
+/** The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none. */
+async function walkToRepoRoot(cwd: string): Promise<{ dirs: string[]; isGitRepo: boolean }> {
+  const dirs: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    dirs.push(dir);
+    if (await exists(join(dir, ".git"))) return { dirs, isGitRepo: true };
+    if (dirname(dir) === dir) return { dirs, isGitRepo: false };
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The file's text, at most MAX_PROMPT_FILE_BYTES of it (with a note when cut), or undefined when it
+ * cannot be read or is not a regular file. Opened non-blocking so a FIFO named like a prompt file
+ * cannot hang the run; its type is then checked on the open handle, not by a racy stat beforehand.
+ */
+async function readPromptFile(path: string): Promise<string | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    const size = Math.min(info.size, MAX_PROMPT_FILE_BYTES);
+    const buffer = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await handle.read(buffer, read, size - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    const cut = info.size > read;
+    // `stream: true` holds back a character split by the cut instead of turning it into U+FFFD.
+    const text = new TextDecoder().decode(buffer.subarray(0, read), { stream: cut });
+    return cut ? `${text}\n[Only the first ${read} of ${info.size} bytes of this file were read.]` : text;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
