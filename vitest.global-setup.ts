@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
  */
 export default function setup(): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-b", "packages/core", "packages/cli"], {
+  // ARBOR_TEST_BUILD narrows the build (e.g. "packages/core") while another package is mid-edit.
+  const projects = process.env.ARBOR_TEST_BUILD?.split(/\s+/).filter(Boolean) ?? ["packages/core", "packages/cli"];
+  execFileSync(process.execPath, [tsc, "-b", ...projects], {
     cwd: fileURLToPath(new URL(".", import.meta.url)),
     stdio: "inherit",
   });

@@ -29,7 +29,9 @@ export type ArborErrorCode =
   | "permission_denied"
   | "permission_rejected"
   | "aborted"
-  | "blob_not_found";
+  | "blob_not_found"
+  // The loop: a second prompt to a running session when the runtime rejects instead of queueing.
+  | "session_busy";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

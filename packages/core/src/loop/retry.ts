@@ -1,0 +1,75 @@
+import { APICallError } from "@ai-sdk/provider";
+import type { RetryOptions } from "./types.js";
+
+export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.2 };
+
+/** What the loop needs to know about a provider failure. Pure. */
+export interface ProviderFailure {
+  retryable: boolean;
+  /** The wait the provider asked for, in ms (`retry-after-ms` or `retry-after`). */
+  retryAfterMs: number | undefined;
+  /** HTTP status when there was a response. */
+  status: number | undefined;
+  message: string;
+}
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"]);
+
+function causeCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Parses `retry-after-ms`, then `retry-after` as seconds or an HTTP date, relative to `now`. */
+export function retryAfterMs(headers: Readonly<Record<string, string>> | undefined, now: number): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers["retry-after-ms"];
+  if (ms !== undefined && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers["retry-after"];
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function classifyProviderError(err: unknown, now: number): ProviderFailure {
+  if (APICallError.isInstance(err)) {
+    const detail = providerMessage(err);
+    return {
+      retryable: err.isRetryable,
+      retryAfterMs: retryAfterMs(err.responseHeaders, now),
+      status: err.statusCode,
+      message: err.statusCode === undefined ? detail : `${err.statusCode} from ${err.url}: ${detail}`,
+    };
+  }
+  const code = causeCode(err);
+  const message = err instanceof Error ? err.message : String(err);
+  if (code && NETWORK_CODES.has(code)) {
+    return { retryable: true, retryAfterMs: undefined, status: undefined, message: `${message} (${code})` };
+  }
+  return { retryable: false, retryAfterMs: undefined, status: undefined, message };
+}
+
+/** The provider's own error text when the body carries one, else the SDK's message. */
+function providerMessage(err: APICallError): string {
+  const data = err.data as { error?: { message?: unknown } } | undefined;
+  const fromBody = data?.error?.message;
+  return typeof fromBody === "string" && fromBody !== "" ? fromBody : err.message;
+}
+
+/**
+ * The wait before retry number `attempt` (0-based): the provider's `retry-after` when given, else
+ * exponential backoff with jitter; never above `maxDelayMs`. `random` is injected to keep this pure.
+ */
+export function retryDelay(attempt: number, failure: ProviderFailure, options: Required<RetryOptions>, random: number): number {
+  if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, options.maxDelayMs);
+  const base = Math.min(options.initialDelayMs * 2 ** attempt, options.maxDelayMs);
+  const spread = base * options.jitter;
+  return Math.max(0, Math.min(options.maxDelayMs, Math.round(base - spread + 2 * spread * random)));
+}

@@ -1,0 +1,60 @@
+import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type { Config } from "../config/schema.js";
+import type { TokenUsage } from "../model/message.js";
+import type { RunEvent } from "../model/run-events.js";
+import type { ContextState } from "../session/context.js";
+import type { Store } from "../store/store.js";
+import type { PermissionAsk } from "../tools/ask.js";
+import type { LoopStep } from "../tools/doom-loop.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { PromptCache } from "./prompt.js";
+import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
+
+/** Event payloads as the loop writes them; `session_id` is added in one place. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id"> : never) : never;
+
+/**
+ * Everything one run needs and changes (SPEC 8 `RunContext`). The loop keeps no state anywhere
+ * else, so runs in one process — of one session after another, or of many sessions at once —
+ * never see each other's data.
+ */
+export interface RunContext {
+  readonly sessionId: string;
+  readonly store: Store;
+  readonly config: Config;
+  readonly agent: AgentDefinition;
+  readonly model: ResolvedModel;
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  readonly clock: LoopClock;
+  readonly retry: Required<RetryOptions>;
+  readonly registry: ToolRegistry;
+  /** Function tools offered to the model this run (those the agent's rules do not deny outright). */
+  readonly tools: LanguageModelV4FunctionTool[];
+  readonly toolNames: readonly string[];
+  readonly permission: PermissionAsk;
+  readonly maxTurns: number;
+  readonly prompts: PromptCache;
+  system: string;
+  /** The context at the session's leaf, advanced with each entry this run appends. */
+  state: ContextState;
+  step: number;
+  usage: TokenUsage;
+  cost: number;
+  lastText: string;
+  /** Recent calls and texts for the doom-loop guard; bounded. */
+  history: LoopStep[];
+  emit(event: RunEventInput): void;
+}
+
+export function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {
+  return {
+    input: total.input + step.input,
+    output: total.output + step.output,
+    reasoning: total.reasoning + step.reasoning,
+    cacheRead: total.cacheRead + step.cacheRead,
+    cacheWrite: total.cacheWrite + step.cacheWrite,
+  };
+}
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 });

@@ -1,0 +1,327 @@
+import { randomUUID } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type { Config } from "../config/schema.js";
+import { ArborError } from "../errors.js";
+import { modelInfo } from "../llm/catalog.js";
+import type { Entry } from "../model/entry.js";
+import type { UserMessage } from "../model/message.js";
+import { applyEntry, buildContext } from "../session/context.js";
+import type { Store } from "../store/store.js";
+import { agentPermissions } from "../tools/agents.js";
+import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
+import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "./approvals.js";
+import type { PendingPermissions } from "./pending-permissions.js";
+import { PromptCache } from "./prompt.js";
+import { buildSwitchReminder, planModeReminder } from "./reminders.js";
+import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
+import { errorOf, runSteps, type StepsOutcome } from "./steps.js";
+import { generateTitle } from "./title.js";
+import type {
+  AgentDefinition,
+  LoopClock,
+  ModelResolver,
+  PermissionHandler,
+  ResolvedModel,
+  RetryOptions,
+  RunInput,
+  RunResult,
+} from "./types.js";
+
+/** What a run borrows from its runtime. */
+export interface RunDeps {
+  store: Store;
+  config: Config;
+  models: () => ModelResolver;
+  defaultModel: string | LanguageModelV4 | undefined;
+  registry: ToolRegistry;
+  agents: Readonly<Record<string, AgentDefinition>>;
+  cwd: string;
+  userRules: readonly PermissionRule[] | PermissionConfig | undefined;
+  onPermission: PermissionHandler | undefined;
+  pending: PendingPermissions;
+  clock: LoopClock;
+  retry: Required<RetryOptions>;
+  /** The system prompt for a run (agent prompt, environment, instructions, custom text). */
+  systemPrompt(input: {
+    agent: AgentDefinition;
+    model: ResolvedModel;
+    cwd: string;
+    system?: string;
+    signal: AbortSignal;
+  }): Promise<string>;
+  maxTurnsNote: string;
+}
+
+/** Over this a prompt cannot be one session entry; far over any model's context long before. */
+export const MAX_PROMPT_BYTES = 4 * 1024 * 1024;
+
+/** A rough 4 characters a token, enough to refuse a prompt that cannot fit the model at all. */
+const CHARS_PER_TOKEN = 4;
+
+function userContent(prompt: RunInput["prompt"]): UserMessage["content"] {
+  if (typeof prompt === "string") return [{ type: "text", text: prompt }];
+  if (!Array.isArray(prompt)) throw new ArborError("invalid_input", "The prompt must be text or a list of text and file parts.");
+  return prompt;
+}
+
+function promptText(content: UserMessage["content"]): string {
+  return content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
+
+function checkPrompt(content: UserMessage["content"]): void {
+  const text = promptText(content);
+  if (text.trim() === "" && !content.some((p) => p.type === "file")) {
+    throw new ArborError("invalid_input", "The prompt is empty: say what the agent should do.");
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(content));
+  if (bytes > MAX_PROMPT_BYTES) {
+    throw new ArborError(
+      "invalid_input",
+      `The prompt is ${(bytes / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_PROMPT_BYTES / 1024 / 1024} MB. Put large material in a file in the workspace and ask the agent to read it.`,
+    );
+  }
+}
+
+function resolveModel(deps: RunDeps, agent: AgentDefinition, input: RunInput): ResolvedModel {
+  const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
+  if (chosen === undefined) {
+    throw new ArborError(
+      "invalid_model",
+      'No model is configured: pass --model <provider>/<model>, set ARBOR_MODEL, or set "model" in arbor.json.',
+    );
+  }
+  if (typeof chosen === "string") return deps.models().resolve(chosen);
+  const ref = `${chosen.provider}/${chosen.modelId}`;
+  return { ref, model: chosen, info: modelInfo(ref, deps.config.models) };
+}
+
+function resolveAgent(deps: RunDeps, name: string | undefined): AgentDefinition {
+  const agentName = name ?? "build";
+  const agent = deps.agents[agentName];
+  if (!agent) {
+    const names = Object.values(deps.agents)
+      .filter((a) => !a.hidden && a.mode !== "subagent")
+      .map((a) => a.name);
+    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${names.join(", ")}.`);
+  }
+  return agent;
+}
+
+async function resolveCwd(deps: RunDeps, input: RunInput): Promise<string> {
+  const cwd = resolve(input.cwd ?? deps.cwd);
+  const info = await stat(cwd).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ArborError("invalid_input", `The workspace ${cwd} is not a directory.`);
+  return cwd;
+}
+
+function functionTools(
+  deps: RunDeps,
+  rules: readonly PermissionRule[],
+): { tools: LanguageModelV4FunctionTool[]; names: string[] } {
+  const all = deps.registry.names();
+  const disabled = disabledTools(all, rules);
+  const infos = deps.registry.list((name) => !disabled.has(name));
+  return {
+    tools: infos.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as never,
+    })),
+    names: infos.map((t) => t.name),
+  };
+}
+
+/** Connects the pure rules to people: a pending ask with an event, answered by a handler or the API. */
+function permissionFor(
+  deps: RunDeps,
+  sessionId: string,
+  agent: AgentDefinition,
+  rules: PermissionRule[],
+  signal: AbortSignal,
+  emit: (e: RunEventInput) => void,
+): PermissionAsk {
+  return createPermissionAsk({
+    rules,
+    agent: agent.name,
+    prompt: async (request) => {
+      const tool = typeof request.metadata?.tool === "string" ? request.metadata.tool : undefined;
+      const callId = typeof request.metadata?.callId === "string" ? request.metadata.callId : undefined;
+      const answer = await deps.pending.wait(
+        { sessionId, agent: agent.name, request, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) },
+        signal,
+        (pending) => {
+          emit({
+            type: "permission_request",
+            id: pending.id,
+            permission: request.permission,
+            patterns: request.patterns,
+            ...(tool ? { tool } : {}),
+            ...(callId ? { call_id: callId } : {}),
+            ...(request.metadata ? { metadata: request.metadata } : {}),
+          });
+          if (!deps.onPermission) return;
+          Promise.resolve()
+            .then(() => deps.onPermission?.(pending, signal))
+            .then(
+              (reply) => {
+                if (reply) deps.pending.reply(pending.id, reply);
+              },
+              () => deps.pending.reply(pending.id, "reject"),
+            );
+        },
+      );
+      if (answer.reply === "always") {
+        for (const pattern of request.always ?? request.patterns) {
+          await deps.store.appendEntry(sessionId, {
+            type: "custom",
+            customType: APPROVAL_ENTRY_TYPE,
+            data: { agent: agent.name, permission: request.permission, pattern, scope: "session" },
+          });
+        }
+      }
+      if (answer.reply === "reject" && answer.message) {
+        throw new ArborError(
+          "permission_rejected",
+          `The user rejected ${request.permission} for ${request.patterns.join(", ") || "this request"} and said: ${answer.message}`,
+        );
+      }
+      return answer.reply;
+    },
+  });
+}
+
+/** The pool's title model, if one is configured and usable; resolving it must never fail the run. */
+function titleModel(deps: RunDeps): LanguageModelV4 | undefined {
+  try {
+    return deps.models().forScenario("title")?.model;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agent that wrote the last assistant message on the path, to notice a plan → build switch. */
+function lastAgent(path: readonly Entry[]): string | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "message" && entry.message.role === "assistant") {
+      const agent = (entry.message as { agent?: unknown }).agent;
+      return typeof agent === "string" ? agent : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Reminders that ride on the user's message, marked synthetic so they are never shown as the user's words. */
+function remindersFor(agent: AgentDefinition, path: readonly Entry[]): UserMessage["content"] {
+  if (agent.name === "plan") return [{ type: "text", text: planModeReminder(), synthetic: true }];
+  if (lastAgent(path) === "plan") return [{ type: "text", text: buildSwitchReminder(), synthetic: true }];
+  return [];
+}
+
+/**
+ * One run from input to result: validate everything that can be validated before writing, then
+ * create or open the session, append the user message and loop. Never throws.
+ */
+export async function executeRun(
+  deps: RunDeps,
+  input: RunInput,
+  sessionId: string,
+  signal: AbortSignal,
+  emit: (e: RunEventInput) => void,
+): Promise<RunResult> {
+  const result: RunResult = { sessionId, status: "error", text: "", steps: 0, usage: { ...ZERO_USAGE }, cost: 0 };
+  let ctx: RunContext | undefined;
+  let outcome: StepsOutcome;
+  try {
+    const content = userContent(input.prompt);
+    checkPrompt(content);
+    if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
+      throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
+    }
+    const agent = resolveAgent(deps, input.agent);
+    const model = resolveModel(deps, agent, input);
+    const cwd = await resolveCwd(deps, input);
+    const promptTokens = Math.ceil(promptText(content).length / CHARS_PER_TOKEN);
+    if (promptTokens > model.info.limit.context) {
+      throw new ArborError(
+        "invalid_input",
+        `The prompt is about ${promptTokens.toLocaleString("en-US")} tokens; ${model.ref} takes at most ${model.info.limit.context.toLocaleString("en-US")}. Shorten it or put the material in a file for the agent to read.`,
+      );
+    }
+
+    let path: Entry[] = [];
+    let title: string | undefined;
+    if (input.sessionId !== undefined) {
+      const meta = await deps.store.getSession(sessionId);
+      if (!meta)
+        throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
+      title = meta.title;
+      path = await deps.store.getActivePath(sessionId);
+    }
+    const system = await deps.systemPrompt({ agent, model, cwd, ...(input.system ? { system: input.system } : {}), signal });
+    if (signal.aborted) return { ...result, status: "aborted" };
+    if (input.sessionId === undefined) {
+      await deps.store.createSession({ id: sessionId, cwd, agentId: agent.name, mode: "agent", agentType: "main" });
+    }
+
+    const toolNames = deps.registry.names();
+    const rules = [
+      ...agentPermissions({ agent, ...(deps.userRules ? { user: deps.userRules } : {}), toolNames }),
+      ...approvalsOnPath(path, agent.name),
+    ];
+    const { tools, names } = functionTools(deps, rules);
+    ctx = {
+      sessionId,
+      store: deps.store,
+      config: deps.config,
+      agent,
+      model,
+      cwd,
+      signal,
+      clock: deps.clock,
+      retry: deps.retry,
+      registry: deps.registry,
+      tools,
+      toolNames: names,
+      permission: permissionFor(deps, sessionId, agent, rules, signal, emit),
+      maxTurns: input.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
+      prompts: new PromptCache(),
+      system,
+      state: buildContext(path),
+      step: 0,
+      usage: { ...ZERO_USAGE },
+      cost: 0,
+      lastText: "",
+      history: [],
+      emit,
+    };
+    const userEntry = await deps.store.appendMessage(sessionId, {
+      role: "user",
+      content: [...content, ...remindersFor(agent, path)],
+    });
+    ctx.state = applyEntry(ctx.state, userEntry);
+    const naming = title === undefined ? generateTitle(titleModel(deps), promptText(content), signal) : undefined;
+    outcome = await runSteps(ctx, deps.maxTurnsNote);
+    if (naming) await deps.store.updateSession(sessionId, { title: await naming });
+  } catch (err) {
+    outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };
+  }
+  const final: RunResult = {
+    ...result,
+    status: outcome.status,
+    ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
+    ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
+    ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost } : {}),
+  };
+  if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
+  return final;
+}
+
+export function newSessionId(): string {
+  return randomUUID();
+}

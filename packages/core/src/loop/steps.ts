@@ -1,0 +1,163 @@
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { isArborError } from "../errors.js";
+import { costOf } from "../llm/catalog.js";
+import type { AssistantMessage, TokenUsage } from "../model/message.js";
+import { applyEntry } from "../session/context.js";
+import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
+import { callModel } from "./model-call.js";
+import { addUsage, type RunContext } from "./run-context.js";
+import type { StreamedToolCall } from "./stream-step.js";
+import { recordInterrupted, runToolCalls } from "./tool-runner.js";
+import type { RunStatus, StopReason } from "./types.js";
+
+export interface StepsOutcome {
+  status: RunStatus;
+  stopReason?: StopReason;
+  error?: { code: string; message: string };
+}
+
+/** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
+const HISTORY_LIMIT = 24;
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** seed 000 `description`: the assistant's text, else the tools it called. */
+function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
+  if (text.trim() !== "") return cut(text.trim(), 200);
+  return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
+}
+
+/** What `llm_start` shows as the input: the last message the model is answering, cut. */
+function lastInput(ctx: RunContext): string {
+  const last = ctx.state.items[ctx.state.length - 1]?.message;
+  if (!last) return "";
+  const text = last.content
+    .map((p) => ("text" in p ? p.text : p.type === "tool-result" ? JSON.stringify(p.output) : ""))
+    .join("");
+  return cut(text, 2000);
+}
+
+async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
+  const entry = await ctx.store.appendMessage(ctx.sessionId, message);
+  ctx.state = applyEntry(ctx.state, entry);
+  return entry.id;
+}
+
+function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCall[], parsed: readonly unknown[]): void {
+  if (text.trim() !== "") ctx.history.push({ kind: "text", text });
+  for (let i = 0; i < calls.length; i++) ctx.history.push({ kind: "tool", tool: calls[i]!.toolName, input: parsed[i] });
+  if (ctx.history.length > HISTORY_LIMIT) ctx.history.splice(0, ctx.history.length - HISTORY_LIMIT);
+}
+
+/**
+ * Asks `doom_loop` when this step completes a loop (SPEC 12). Returns false when the run must stop
+ * (the ask was refused); allowed, the history is cleared so the same loop is not asked again at once.
+ */
+async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
+  const loop = detectDoomLoop(ctx.history);
+  if (!loop) return true;
+  try {
+    const request = doomLoopRequest(loop);
+    await ctx.permission.ask({ ...request, metadata: { ...request.metadata, description: describeDoomLoop(loop) } });
+    ctx.history.length = 0;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The ReAct loop (SPEC 4): stream a step, persist it, run its tools, repeat until the model is done. */
+export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
+  for (;;) {
+    if (ctx.signal.aborted) return { status: "aborted" };
+    ctx.step++;
+    const lastStep = ctx.step >= ctx.maxTurns;
+    const system = lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system;
+    const options: LanguageModelV4CallOptions = {
+      prompt: ctx.prompts.prompt(system, ctx.state),
+      maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
+      temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
+      abortSignal: ctx.signal,
+      ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
+    };
+    const callId = `llm_${ctx.step}`;
+    ctx.emit({
+      type: "llm_start",
+      call_id: callId,
+      node: ctx.agent.name,
+      model: ctx.model.ref,
+      input: lastInput(ctx),
+      motivation: "",
+    });
+    const started = ctx.clock.now();
+    const { stream, failure } = await callModel(ctx, options);
+    const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+    const usage: TokenUsage | undefined = stream.usage;
+    const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
+    if (usage) ctx.usage = addUsage(ctx.usage, usage);
+    ctx.cost += cost;
+    ctx.emit({
+      type: "llm_end",
+      call_id: callId,
+      node: ctx.agent.name,
+      model: ctx.model.ref,
+      duration_ms: durationMs,
+      ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
+      input: "",
+      output: cut(stream.text, 1000),
+    });
+
+    const parsed = stream.content.filter((p) => p.type === "tool-call").map((p) => p.input);
+    const calls = stream.toolCalls;
+    const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: stream.content,
+      description: describeAssistant(stream.text, calls),
+      model: ctx.model.ref,
+      agent: ctx.agent.name,
+      durationMs,
+      finishReason: ended ?? stream.finishReason ?? "other",
+      ...(usage ? { tokens: usage, cost } : {}),
+      ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
+      ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
+    };
+
+    if (ended) {
+      // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
+      if (stream.content.length > 0) {
+        await persistAssistant(ctx, message);
+        await recordInterrupted(ctx, calls);
+      } else if (failure) {
+        await ctx.store.appendEntry(ctx.sessionId, {
+          type: "custom",
+          customType: "run_error",
+          data: { code: "provider_error", message: failure.message, model: ctx.model.ref },
+        });
+      }
+      if (ended === "aborted") return { status: "aborted" };
+      return { status: "error", error: { code: "provider_error", message: `The model call failed: ${failure?.message}` } };
+    }
+
+    ctx.lastText = stream.text;
+    const messageId = await persistAssistant(ctx, message);
+    if (calls.length === 0) return { status: "done", stopReason: lastStep ? "max_turns" : "finished" };
+
+    remember(ctx, stream.text, calls, parsed);
+    if (!(await passesDoomLoopGuard(ctx))) {
+      await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
+      return { status: "done", stopReason: "doom_loop" };
+    }
+    const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200));
+    if (ctx.signal.aborted) return { status: "aborted" };
+    if (rejected) return { status: "done", stopReason: "permission_rejected" };
+    if (lastStep) return { status: "done", stopReason: "max_turns" };
+  }
+}
+
+export function errorOf(err: unknown): { code: string; message: string } {
+  if (isArborError(err)) return { code: err.code, message: err.message };
+  return { code: "internal_error", message: err instanceof Error ? err.message : String(err) };
+}

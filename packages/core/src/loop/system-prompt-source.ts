@@ -1,0 +1,34 @@
+import type { Config } from "../config/schema.js";
+import { loadPromptContext } from "./instructions.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import type { AgentDefinition, ResolvedModel } from "./types.js";
+
+export interface SystemPromptSourceInput {
+  agent: AgentDefinition;
+  model: ResolvedModel;
+  cwd: string;
+  system?: string;
+  signal: AbortSignal;
+  config: Config;
+  arborHome: string;
+  date: Date;
+}
+
+/** Reads the workspace's prompt files once per run and assembles the system prompt from them. */
+export async function systemPromptFor(input: SystemPromptSourceInput): Promise<string> {
+  const context = await loadPromptContext({ cwd: input.cwd, arborHome: input.arborHome, signal: input.signal });
+  return buildSystemPrompt({
+    ...(input.agent.prompt ? { agentPrompt: input.agent.prompt } : {}),
+    environment: {
+      cwd: input.cwd,
+      isGitRepo: context.isGitRepo,
+      platform: process.platform,
+      date: input.date,
+      model: input.model.ref,
+    },
+    instructions: context.instructions,
+    skills: context.skills,
+    ...(input.system ? { system: input.system } : {}),
+    maxChars: input.config.maxPromptChars,
+  });
+}

@@ -1,0 +1,47 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+
+const TITLE_INSTRUCTION =
+  "Write a title of at most eight words for a conversation that starts with the user's message below. " +
+  "Reply with the title only: no quotes, no trailing period.";
+
+/** The first line of the prompt, cut: the title when no title model is configured, or when it fails. */
+export function titleFromPrompt(text: string): string {
+  const line = text.trim().split("\n", 1)[0]?.trim() ?? "";
+  if (line === "") return "Untitled";
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+/** Cleans what a title model wrote: one line, no wrapping quotes, bounded length. */
+export function cleanTitle(raw: string): string | undefined {
+  const line = raw
+    .trim()
+    .split("\n", 1)[0]
+    ?.trim()
+    .replace(/^["'`]+|["'`.]+$/g, "")
+    .trim();
+  if (!line) return undefined;
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+/**
+ * A title from the pool's `title` model (seed 003 §3.3), asked once on a session's first run while
+ * the first step streams. Any failure falls back to the prompt's first line: a title is never worth
+ * failing a run for.
+ */
+export async function generateTitle(model: LanguageModelV4 | undefined, prompt: string, signal: AbortSignal): Promise<string> {
+  if (!model) return titleFromPrompt(prompt);
+  try {
+    const result = await model.doGenerate({
+      prompt: [
+        { role: "system", content: TITLE_INSTRUCTION },
+        { role: "user", content: [{ type: "text", text: prompt.slice(0, 4000) }] },
+      ],
+      maxOutputTokens: 40,
+      abortSignal: signal,
+    });
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    return cleanTitle(text) ?? titleFromPrompt(prompt);
+  } catch {
+    return titleFromPrompt(prompt);
+  }
+}

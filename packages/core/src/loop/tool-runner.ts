@@ -1,0 +1,134 @@
+import { isArborError } from "../errors.js";
+import type { ToolMessage } from "../model/message.js";
+import { applyEntry } from "../session/context.js";
+import type { ToolOutcome } from "../tools/tool.js";
+import type { RunContext } from "./run-context.js";
+import type { StreamedToolCall } from "./stream-step.js";
+
+export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
+
+export interface ToolBatchResult {
+  /** A person said no to one of the calls: the loop stops (seed 004 §5.3). */
+  rejected: boolean;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
+function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number): ToolMessage {
+  const part: ToolMessage["content"][number] = {
+    type: "tool-result",
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: outcome.isError ? { type: "error-text", value: outcome.output } : { type: "text", value: outcome.output },
+    ...(outcome.title ? { title: outcome.title } : {}),
+    ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
+    ...(outcome.truncated ? { fullOutputRef: outcome.truncated.fullOutputRef } : {}),
+  };
+  return {
+    role: "tool",
+    content: [part],
+    description: call.toolName,
+    durationMs,
+    ...(outcome.isError ? { error: { code: outcome.code, message: cut(outcome.output, 500) } } : {}),
+  };
+}
+
+async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
+  const entry = await ctx.store.appendMessage(ctx.sessionId, message);
+  ctx.state = applyEntry(ctx.state, entry);
+}
+
+/** Records calls that never ran (the run was aborted or stopped first) so every call has a result. */
+export async function recordInterrupted(
+  ctx: RunContext,
+  calls: readonly StreamedToolCall[],
+  output = INTERRUPTED_OUTPUT,
+): Promise<void> {
+  for (const call of calls) {
+    await persist(ctx, toolMessage(call, { isError: true, code: "aborted", output }, 0));
+    ctx.emit({
+      type: "tool_end",
+      call_id: call.toolCallId,
+      tool: call.toolName,
+      output,
+      cached: false,
+      is_error: true,
+      duration_ms: 0,
+    });
+  }
+}
+
+/**
+ * Runs one step's calls concurrently, each persisted as its own tool message when it completes,
+ * so a crash mid-step keeps every finished result. Never throws for a tool's failure.
+ */
+export async function runToolCalls(
+  ctx: RunContext,
+  messageId: string,
+  calls: readonly StreamedToolCall[],
+  motivation: string,
+): Promise<ToolBatchResult> {
+  let rejected = false;
+  const available = ctx.toolNames;
+  // Calls finish in any order; their messages are appended one after another so each result's
+  // parent is the one before it and the context follows the same order.
+  let tail = Promise.resolve();
+  const persistInOrder = (message: ToolMessage) => {
+    tail = tail.then(() => persist(ctx, message));
+    return tail;
+  };
+  await Promise.all(
+    calls.map(async (call) => {
+      ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
+      const started = ctx.clock.now();
+      let outcome = await ctx.registry.invoke(
+        call.toolName,
+        call.inputText,
+        {
+          sessionId: ctx.sessionId,
+          messageId,
+          callId: call.toolCallId,
+          agent: ctx.agent.name,
+          cwd: ctx.cwd,
+          abort: ctx.signal,
+          metadata: () => {},
+          ask: async (request) => {
+            try {
+              await ctx.permission.ask({
+                ...request,
+                metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
+              });
+            } catch (err) {
+              if (isArborError(err, "permission_rejected")) rejected = true;
+              throw err;
+            }
+          },
+        },
+        { available },
+      );
+      if (
+        ctx.signal.aborted &&
+        outcome.isError &&
+        outcome.code !== "permission_rejected" &&
+        outcome.code !== "permission_denied"
+      ) {
+        outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
+      }
+      const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+      await persistInOrder(toolMessage(call, outcome, durationMs));
+      ctx.emit({
+        type: "tool_end",
+        call_id: call.toolCallId,
+        tool: call.toolName,
+        output: outcome.output,
+        cached: false,
+        is_error: outcome.isError,
+        duration_ms: durationMs,
+      });
+    }),
+  );
+  return { rejected };
+}

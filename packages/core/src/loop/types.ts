@@ -1,0 +1,163 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Config } from "../config/schema.js";
+import type { ModelInfo } from "../llm/catalog.js";
+import type { TokenUsage, UserMessage } from "../model/message.js";
+import type { RunEvent } from "../model/run-events.js";
+import type { Store } from "../store/store.js";
+import type { AgentInfo } from "../tools/agents.js";
+import type { PermissionReply } from "../tools/ask.js";
+import type { BlobStore } from "../tools/blob-store.js";
+import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
+
+/** A model ready to call: the AI SDK instance, its `provider/model` name and its catalog limits and prices. */
+export interface ResolvedModel {
+  ref: string;
+  model: LanguageModelV4;
+  info: ModelInfo;
+}
+
+/** Scenarios of the model pool (seed 003 §3.3); plugins may use other names. */
+export type ModelScenario = "llm" | "compaction" | "title" | "replanner" | (string & {});
+
+/** Turns `provider/model` strings and pool scenarios into model instances (see llm/registry.ts). */
+export interface ModelResolver {
+  /** Throws an ArborError (`invalid_model`, `missing_api_key`) before any request is made. */
+  resolve(ref: string): ResolvedModel;
+  /** The pool's model for a scenario, or undefined when the pool does not name one. */
+  forScenario(scenario: ModelScenario): ResolvedModel | undefined;
+}
+
+/** An agent the runtime can run: its permission preset plus the prompt and limits the loop uses. */
+export interface AgentDefinition extends AgentInfo {
+  /** Replaces the default system prompt's opening (seed 004 agent.prompt). */
+  prompt?: string;
+  /** `provider/model` this agent uses unless the run names one. */
+  model?: string;
+  maxTurns?: number;
+  temperature?: number;
+}
+
+/** Time as the loop sees it: injectable so retry backoff is tested without waiting. */
+export interface LoopClock {
+  now(): number;
+  /** Resolves after `ms`; rejects as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** First backoff in ms (default 1,000); doubles each retry. */
+  initialDelayMs?: number;
+  /** Longest wait between attempts, `retry-after` included (default 30,000). */
+  maxDelayMs?: number;
+  /** 0..1 share of the delay that is randomized (default 0.2). */
+  jitter?: number;
+}
+
+/** A permission ask waiting for an answer (`runtime.replyPermission`). */
+export interface PendingPermission {
+  id: string;
+  sessionId: string;
+  agent: string;
+  tool?: string;
+  callId?: string;
+  request: PermissionRequest;
+}
+
+/**
+ * How asks are answered when the runtime has someone to ask (a CLI prompt, `--yes`). Returning
+ * undefined leaves the ask pending for `runtime.replyPermission` (the server's route).
+ */
+export type PermissionHandler = (
+  pending: PendingPermission,
+  signal: AbortSignal,
+) => PermissionReply | undefined | Promise<PermissionReply | undefined>;
+
+export interface RuntimeOptions {
+  store: Store;
+  /** Resolved settings; defaults to the built-in defaults (no files, no environment). */
+  config?: Config;
+  /** The default model: a `provider/model` string resolved by `models`, or an AI SDK model instance. */
+  model?: string | LanguageModelV4;
+  /** Resolves model strings; defaults to a registry over `config` and `env`. */
+  models?: ModelResolver;
+  /** The tools offered to agents; defaults to the built-in tools. */
+  tools?: ToolRegistry | AnyToolDefinition[];
+  /** Extra agents, or replacements for built-in ones, by name. */
+  agents?: Record<string, AgentDefinition>;
+  /** The workspace tools act on (default `process.cwd()`). */
+  cwd?: string;
+  /** `$ARBOR_HOME`, for user-level skills and instructions. */
+  arborHome?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where cut tool outputs are kept in full; default a FileBlobStore under `arborHome`. */
+  blobs?: BlobStore;
+  /** User permission rules, merged after the agent's (SPEC 4). */
+  permission?: readonly PermissionRule[] | PermissionConfig;
+  onPermission?: PermissionHandler;
+  retry?: RetryOptions;
+  clock?: LoopClock;
+  /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
+  busy?: "queue" | "reject";
+}
+
+export interface RunInput {
+  /** Continue this session; a new session is created when absent. */
+  sessionId?: string;
+  /** The user's message. */
+  prompt: string | UserMessage["content"];
+  /** Agent name (default `build`). */
+  agent?: string;
+  /** `provider/model` for this run, or a model instance. */
+  model?: string | LanguageModelV4;
+  /** The workspace for this run (default the runtime's). */
+  cwd?: string;
+  maxTurns?: number;
+  signal?: AbortSignal;
+  /** Extra system text appended after the project instructions. */
+  system?: string;
+}
+
+export type RunStatus = "done" | "error" | "aborted";
+
+/** Why a `done` run stopped. */
+export type StopReason = "finished" | "max_turns" | "permission_rejected" | "doom_loop";
+
+export interface RunResult {
+  sessionId: string;
+  status: RunStatus;
+  stopReason?: StopReason;
+  /** The final assistant text (the last step's). */
+  text: string;
+  /** Model calls made. */
+  steps: number;
+  usage: TokenUsage;
+  cost: number;
+  error?: { code: string; message: string };
+}
+
+/** A started run: iterate it for the run stream; `result` settles when the run ends (it never rejects). */
+export interface RunHandle extends AsyncIterable<RunEvent> {
+  readonly sessionId: string;
+  readonly result: Promise<RunResult>;
+  abort(reason?: unknown): void;
+}
+
+/** What `createRuntime` returns: the one way to run agents (SPEC 11). */
+export interface Runtime {
+  /**
+   * Starts a run. Never throws: bad input (an empty prompt, an unknown session or model, a missing
+   * key) ends the run at once with an `error` event and `result.status === "error"`, having written
+   * nothing.
+   */
+  run(input: RunInput): RunHandle;
+  /** Asks waiting for an answer, oldest first; only those of one session when given. */
+  pendingPermissions(sessionId?: string): PendingPermission[];
+  /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
+  replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
+  /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
+  close(): Promise<void>;
+}

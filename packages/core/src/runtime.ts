@@ -1,0 +1,166 @@
+import { join } from "node:path";
+import { arborHome as defaultArborHome } from "./config/load.js";
+import { resolveConfig } from "./config/resolve.js";
+import { ArborError } from "./errors.js";
+import { createModelRegistry } from "./llm/registry.js";
+import { EventChannel } from "./loop/event-channel.js";
+import { PendingPermissions } from "./loop/pending-permissions.js";
+import { maxTurnsReminder } from "./loop/reminders.js";
+import { DEFAULT_RETRY } from "./loop/retry.js";
+import { executeRun, newSessionId, type RunDeps } from "./loop/run.js";
+import type { RunEventInput } from "./loop/run-context.js";
+import { systemPromptFor } from "./loop/system-prompt-source.js";
+import type {
+  AgentDefinition,
+  LoopClock,
+  ModelResolver,
+  RunHandle,
+  RunInput,
+  RunResult,
+  Runtime,
+  RuntimeOptions,
+} from "./loop/types.js";
+import { assertSessionId } from "./model/ids.js";
+import type { RunEvent } from "./model/run-events.js";
+import { KeyedLock } from "./store/keyed-lock.js";
+import { BUILTIN_AGENTS } from "./tools/agents.js";
+import { FileBlobStore } from "./tools/blob-store.js";
+import { builtinTools } from "./tools/builtins.js";
+import { ToolRegistry } from "./tools/registry.js";
+
+const realClock: LoopClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};
+
+/**
+ * The runtime (SPEC 11): one store, one tool registry, the model resolver and the agents, and the
+ * runs in flight. Everything a single run changes lives in its RunContext; what lives here is
+ * shared on purpose (the per-session queue, pending asks).
+ */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const config = options.config ?? resolveConfig([]);
+  const env = options.env ?? process.env;
+  const home = options.arborHome ?? defaultArborHome(env);
+  const blobs = options.blobs ?? new FileBlobStore(join(home, "blobs"));
+  const registry =
+    options.tools instanceof ToolRegistry
+      ? options.tools
+      : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
+  let models: ModelResolver | undefined = options.models;
+  const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...options.agents };
+  const pending = new PendingPermissions();
+  const queue = new KeyedLock();
+  const running = new Set<{ controller: AbortController; done: Promise<RunResult> }>();
+  const clock = options.clock ?? realClock;
+
+  const deps: RunDeps = {
+    store: options.store,
+    config,
+    models: () => {
+      models ??= createModelRegistry({ config, env });
+      return models;
+    },
+    defaultModel: options.model,
+    registry,
+    agents,
+    cwd: options.cwd ?? process.cwd(),
+    userRules: options.permission,
+    onPermission: options.onPermission,
+    pending,
+    clock,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
+    maxTurnsNote: maxTurnsReminder(),
+  };
+
+  function run(input: RunInput): RunHandle {
+    const channel = new EventChannel<RunEvent>();
+    const controller = new AbortController();
+    const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
+    let sessionId = input.sessionId ?? newSessionId();
+    const emit = (event: RunEventInput) => channel.push({ ...event, session_id: sessionId } as RunEvent);
+
+    const execute = async (): Promise<RunResult> => {
+      if (input.sessionId !== undefined) {
+        try {
+          assertSessionId(input.sessionId);
+        } catch (err) {
+          sessionId = String(input.sessionId);
+          throw err;
+        }
+        if (options.busy === "reject" && queue.busy(sessionId)) {
+          throw new ArborError("session_busy", `Session ${sessionId} is already running; wait for it to finish or abort it.`);
+        }
+      }
+      return queue.run(sessionId, () =>
+        signal.aborted
+          ? Promise.resolve<RunResult>({
+              sessionId,
+              status: "aborted",
+              text: "",
+              steps: 0,
+              usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+              cost: 0,
+              error: { code: "aborted", message: "The run was aborted before it started." },
+            })
+          : executeRun(deps, input, sessionId, signal, emit),
+      );
+    };
+
+    const done = execute()
+      .catch((err): RunResult => {
+        const error =
+          err instanceof ArborError ? { code: err.code, message: err.message } : { code: "internal_error", message: String(err) };
+        return {
+          sessionId,
+          status: "error",
+          text: "",
+          steps: 0,
+          usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+          cost: 0,
+          error,
+        };
+      })
+      .then((result) => {
+        if (result.status === "done") emit({ type: "done" });
+        else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
+        channel.close();
+        running.delete(entry);
+        return result;
+      });
+    const entry = { controller, done };
+    running.add(entry);
+    return {
+      get sessionId() {
+        return sessionId;
+      },
+      result: done,
+      abort: (reason?: unknown) => controller.abort(reason),
+      [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator](),
+    };
+  }
+
+  return {
+    run,
+    pendingPermissions: (sessionId) => pending.list(sessionId),
+    replyPermission: (id, reply, message) => pending.reply(id, reply, message),
+    async close() {
+      const all = [...running];
+      for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
+      await Promise.all(all.map((r) => r.done));
+    },
+  };
+}
