@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ENTRY_TYPE, defineTool, type RunEvent } from "@arbor/core";
+import { APPROVAL_ENTRY_TYPE, defineTool, type RunEvent, type ToolResult } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -179,7 +179,10 @@ describe("one run per session", () => {
       name: "gate",
       description: "Waits until released.",
       input: z.object({}),
-      execute: () => new Promise((resolve) => (release = () => resolve({ output: "released" }))),
+      execute: () =>
+        new Promise<ToolResult>((resolve) => {
+          release = () => resolve({ output: "released" });
+        }),
     });
     const model = scriptedModel([[toolCall("gate", {})], [text("done")]]);
     const { runtime, store } = await harness({ model, busy: "reject", tools: [gate] });
