@@ -5,7 +5,7 @@ export * from "./errors.js";
 export * from "./llm/catalog.js";
 export * from "./llm/model-ref.js";
 export * from "./llm/registry.js";
-export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath } from "./loop/approvals.js";
+export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./loop/approvals.js";
 export * from "./loop/instructions.js";
 export * from "./loop/reminders.js";
 export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./loop/retry.js";

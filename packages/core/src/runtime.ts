@@ -3,6 +3,7 @@ import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { ArborError } from "./errors.js";
 import { createModelRegistry } from "./llm/registry.js";
+import { APPROVAL_ENTRY_TYPE, listApprovals } from "./loop/approvals.js";
 import { EventChannel } from "./loop/event-channel.js";
 import { PendingPermissions } from "./loop/pending-permissions.js";
 import { maxTurnsReminder } from "./loop/reminders.js";
@@ -157,6 +158,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     run,
     pendingPermissions: (sessionId) => pending.list(sessionId),
     replyPermission: (id, reply, message) => pending.reply(id, reply, message),
+    approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
+    async revokeApproval(sessionId, approval) {
+      // Queued behind a running turn so the revocation lands between runs, never inside one.
+      return queue.run(sessionId, async () => {
+        const current = listApprovals(await options.store.getActivePath(sessionId));
+        const match = current.find(
+          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+        );
+        if (!match) return false;
+        await options.store.appendEntry(sessionId, {
+          type: "custom",
+          customType: APPROVAL_ENTRY_TYPE,
+          data: { ...match, revoked: true },
+        });
+        return true;
+      });
+    },
     async close() {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));

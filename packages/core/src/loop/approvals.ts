@@ -30,3 +30,18 @@ export function approvalsOnPath(path: readonly Entry[], agent: string): Permissi
   }
   return [...active.values()];
 }
+
+/** Every approval in force on a path, for any agent, as recorded (for listing and revoking). Pure. */
+export function listApprovals(path: readonly Entry[]): Approval[] {
+  const active = new Map<string, Approval>();
+  for (const entry of path) {
+    if (entry.type !== "custom" || entry.customType !== APPROVAL_ENTRY_TYPE) continue;
+    const parsed = ApprovalSchema.safeParse(entry.data);
+    if (!parsed.success) continue;
+    const { agent, permission, pattern, scope } = parsed.data;
+    const key = `${agent}\u0000${permission}\u0000${pattern}`;
+    active.delete(key);
+    if (!parsed.data.revoked) active.set(key, { agent, permission, pattern, scope });
+  }
+  return [...active.values()];
+}

@@ -10,6 +10,7 @@ import type { BlobStore } from "../tools/blob-store.js";
 import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
+import type { Approval } from "./approvals.js";
 
 /** A model ready to call: the AI SDK instance, its `provider/model` name and its catalog limits and prices. */
 export interface ResolvedModel {
@@ -158,6 +159,10 @@ export interface Runtime {
   pendingPermissions(sessionId?: string): PendingPermission[];
   /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
   replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
+  /** "Always" approvals in force at the session's leaf (SPEC 12: visible). */
+  approvals(sessionId: string): Promise<Approval[]>;
+  /** Withdraws an approval from the session's leaf on; false when it was not in force. */
+  revokeApproval(sessionId: string, approval: Omit<Approval, "scope" | "revoked">): Promise<boolean>;
   /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }

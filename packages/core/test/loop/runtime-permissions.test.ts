@@ -83,6 +83,28 @@ describe("permission asks", () => {
       }
     }
     expect(asked).toBe(true);
+
+    // Visible and revocable: after revoking, the build agent is asked again.
+    expect(await runtime.approvals(first.sessionId)).toEqual([
+      { agent: "build", permission: "read", pattern: expect.stringMatching(/\.env$/), scope: "session" },
+    ]);
+    const [approval] = await runtime.approvals(first.sessionId);
+    expect(await runtime.revokeApproval(first.sessionId, approval!)).toBe(true);
+    expect(await runtime.revokeApproval(first.sessionId, approval!)).toBe(false);
+    expect(await runtime.approvals(first.sessionId)).toEqual([]);
+    const third = runtime.run({
+      sessionId: first.sessionId,
+      prompt: "once more",
+      model: scriptedModel([readEnv("r4"), [text("y")]]),
+    });
+    let askedAgain = false;
+    for await (const event of third) {
+      if (event.type === "permission_request") {
+        askedAgain = true;
+        runtime.replyPermission(event.id, "once");
+      }
+    }
+    expect(askedAgain).toBe(true);
   });
 
   it("an onPermission handler answers asks without anyone calling replyPermission", async () => {
