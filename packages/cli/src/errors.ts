@@ -1,4 +1,4 @@
-import { type ArborError, type ArborErrorCode, isArborError } from "@arbor/core";
+import { type ArborErrorCode, isArborError } from "@arbor/core";
 import type { Io } from "./io.js";
 
 /** The command line itself was wrong (unknown command or flag, missing operand). Exit code 2. */
@@ -20,9 +20,14 @@ export class StoreUnavailableError extends Error {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** A run stopped by Ctrl-C: 128 + SIGINT, as shells report it. */
+export const EXIT_INTERRUPTED = 130;
 
-/** Codes that mean the input was wrong (the id, the spec, the file): the user can fix them. */
-const INPUT_CODES: ReadonlySet<ArborErrorCode> = new Set<ArborErrorCode>([
+/**
+ * Codes that mean the input was wrong (the id, the spec, the file, the model, the config): the user
+ * can fix them. The one list for thrown errors and for runs that end in an error alike.
+ */
+const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "invalid_id",
   "invalid_input",
   "invalid_store_spec",
@@ -35,7 +40,22 @@ const INPUT_CODES: ReadonlySet<ArborErrorCode> = new Set<ArborErrorCode>([
   "entry_too_large",
   "unknown_entry_type",
   "unsupported_version",
+  "invalid_model",
+  "invalid_config",
+  "missing_api_key",
 ]);
+
+/** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */
+export function isInputErrorCode(code: string | undefined): boolean {
+  return code !== undefined && INPUT_CODES.has(code);
+}
+
+/** The exit code of a finished run (SPEC 11): 0 done, 2 bad input, 1 any other error, 130 aborted. */
+export function exitCodeForRun(run: { status: "done" | "error" | "aborted"; error?: { code: string } | undefined }): number {
+  if (run.status === "done") return EXIT_OK;
+  if (run.status === "aborted" || run.error?.code === "aborted") return EXIT_INTERRUPTED;
+  return isInputErrorCode(run.error?.code) ? EXIT_USAGE : EXIT_FAILURE;
+}
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return EXIT_USAGE;
@@ -44,8 +64,8 @@ export function exitCodeFor(err: unknown): number {
 }
 
 /** What to do next, for the errors whose core message cannot know the command line. */
-function hintFor(err: ArborError, storeLabel: string | undefined): string | undefined {
-  switch (err.code) {
+export function hintFor(code: string, storeLabel: string | undefined): string | undefined {
+  switch (code) {
     case "session_not_found":
       return storeLabel
         ? `Looked in the ${storeLabel}; run 'arbor sessions list' with the same --store to see its sessions.`
@@ -77,7 +97,7 @@ function oneLine(text: string): string {
  */
 export function reportError(io: Io, err: unknown, opts: { json: boolean; storeLabel?: string | undefined }): number {
   const message = oneLine(err instanceof Error ? err.message : String(err)) || "unknown error";
-  const hint = isArborError(err) ? hintFor(err, opts.storeLabel) : undefined;
+  const hint = isArborError(err) ? hintFor(err.code, opts.storeLabel) : undefined;
   if (opts.json) io.stdout.write(`${JSON.stringify({ error: { code: errorCode(err), message } })}\n`);
   const code = exitCodeFor(err);
   const unexpected = code === EXIT_FAILURE && !(err instanceof StoreUnavailableError) && !isArborError(err);

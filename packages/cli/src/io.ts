@@ -17,6 +17,18 @@ export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The user's home directory: the default store lives in `~/.arbor`. */
   readonly homedir: string;
+  /** Where relative paths on the command line start (default: the process's current directory). */
+  readonly cwd?: string | undefined;
+  /**
+   * Asks the person at the terminal and resolves their answer, or undefined at end of input or when
+   * `signal` aborts. Absent when stdin is not a terminal: nobody can answer.
+   */
+  readonly prompt?: ((question: string, signal?: AbortSignal) => Promise<string | undefined>) | undefined;
+  /**
+   * Sends Ctrl-C to `handler` instead of ending the process, until the returned function is called.
+   * A second Ctrl-C ends the process at once (exit 130).
+   */
+  readonly onInterrupt?: ((handler: () => void) => () => void) | undefined;
 }
 
 export function writeLines(out: Output, lines: readonly string[]): void {

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core";
 import { StoreUnavailableError } from "./errors.js";
+import type { Io } from "./io.js";
 
 export interface ResolvedStore {
   spec: StoreSpec;
@@ -31,6 +32,11 @@ export function describeStore(spec: StoreSpec): string {
   }
 }
 
+/** `$ARBOR_HOME`, else `~/.arbor`: the default store, user settings, skills and saved tool outputs. */
+export function arborHomeOf(io: Pick<Io, "env" | "homedir">): string {
+  return io.env.ARBOR_HOME ? io.env.ARBOR_HOME : join(io.homedir, ".arbor");
+}
+
 /**
  * `--store`, else `ARBOR_STORE`, else the file store in `ARBOR_HOME`, else `~/.arbor`. An empty
  * value counts as unset. Throws ArborError `invalid_store_spec` for a spec that cannot be used.
@@ -41,10 +47,7 @@ export function resolveStore(
   homedir: string,
 ): ResolvedStore {
   const given = flag ?? (env.ARBOR_STORE ? env.ARBOR_STORE : undefined);
-  const spec: StoreSpec =
-    given !== undefined
-      ? parseStoreSpec(given)
-      : { kind: "file", dir: env.ARBOR_HOME ? env.ARBOR_HOME : join(homedir, ".arbor") };
+  const spec: StoreSpec = given !== undefined ? parseStoreSpec(given) : { kind: "file", dir: arborHomeOf({ env, homedir }) };
   return { spec, label: describeStore(spec) };
 }
 
@@ -57,4 +60,26 @@ export async function openResolvedStore(resolved: ResolvedStore): Promise<Store>
     const reason = err instanceof Error ? err.message : String(err);
     throw new StoreUnavailableError(`Cannot open the ${resolved.label}: ${reason}`, { cause: err });
   }
+}
+
+/**
+ * Opens the store `--store` names (else the environment's, else the default), runs `fn` with it and
+ * closes it. A failure of `fn` is the one reported; a failure to close after it would only hide it.
+ */
+export async function withStore<T>(
+  io: Io,
+  flag: string | undefined,
+  fn: (store: Store, resolved: ResolvedStore) => Promise<T>,
+): Promise<T> {
+  const resolved = resolveStore(flag, io.env, io.homedir);
+  const store = await openResolvedStore(resolved);
+  let result: T;
+  try {
+    result = await fn(store, resolved);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  await store.close();
+  return result;
 }

@@ -1,0 +1,277 @@
+import type { RunEvent, TokenUsage } from "@arbor/core";
+import type { Output } from "../io.js";
+import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "./run-format.js";
+import { PLAIN, type Style } from "./style.js";
+import { firstLine, oneLine, plural, truncate } from "./text.js";
+
+/** What the views need of a finished run; the runtime's `RunResult` has all of it. */
+export interface RunOutcome {
+  sessionId: string;
+  status: "done" | "error" | "aborted";
+  stopReason?: string | undefined;
+  steps: number;
+  usage: TokenUsage;
+  cost: number;
+  error?: { code: string; message: string } | undefined;
+}
+
+export interface RunEnd {
+  outcome: RunOutcome;
+  elapsedMs: number;
+  /** Where the session is and what to run next, as `[label, command]`; absent when the run wrote no session. */
+  session?: { id: string; next: readonly (readonly [string, string])[] } | undefined;
+}
+
+/** A permission ask, as the views describe it. */
+export interface Ask {
+  permission: string;
+  patterns: readonly string[];
+}
+
+/** Who answered an ask: `--yes`, nobody (no terminal: denied), or the person at the prompt. */
+export type AskAnswerer = "yes" | "nobody" | "user";
+
+export type AskReply = "once" | "always" | "reject";
+
+/** Renders one run as it happens. Both views write only through the given outputs, so tests capture them. */
+export interface RunView {
+  event(event: RunEvent): void;
+  /** An ask was answered by the CLI itself (the run stream says only that it was asked). */
+  answered(ask: Ask, reply: AskReply, by: AskAnswerer): void;
+  /** Ends the line in progress, so a prompt on the terminal starts on a line of its own. */
+  breakLine(): void;
+  end(end: RunEnd): void;
+}
+
+export interface ViewOutputs {
+  stdout: Output;
+  stderr: Output;
+}
+
+function askTarget(ask: Ask): string {
+  return ask.patterns.length > 0 ? ask.patterns.join(", ") : "this request";
+}
+
+/** The stderr line for an ask nobody could answer (SPEC 11: such a run denies asks and says so). */
+export function deniedNoOneToAsk(ask: Ask): string {
+  return `permission ${ask.permission} for ${askTarget(ask)} denied: no one to ask; rerun with --yes to allow`;
+}
+
+const STOP_REASONS: Readonly<Record<string, string>> = {
+  max_turns: "stopped at the turn limit (--max-turns); continue the session to go on",
+  permission_rejected: "stopped because a permission was rejected",
+  doom_loop: "stopped because the same tool call kept repeating",
+};
+
+function errorLine(outcome: RunOutcome): string {
+  const message = outcome.error ? oneLine(outcome.error.message) : "the run failed";
+  return `error: ${message || "the run failed"}\n`;
+}
+
+/** `--json`: every run event as one line, ending with `done` or `error` even when the stream had none. */
+export function createJsonView(out: ViewOutputs): RunView {
+  let ended = false;
+  const line = (value: unknown) => out.stdout.write(`${JSON.stringify(value)}\n`);
+  return {
+    event(event) {
+      if (event.type === "done" || event.type === "error") ended = true;
+      line(event);
+    },
+    answered(ask, _reply, by) {
+      if (by === "nobody") out.stderr.write(`${deniedNoOneToAsk(ask)}\n`);
+    },
+    breakLine() {},
+    end({ outcome }) {
+      if (!ended) {
+        const session_id = outcome.sessionId;
+        if (outcome.status === "done") line({ type: "done", session_id });
+        else if (outcome.status === "aborted")
+          line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
+        else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
+      }
+      if (outcome.status === "error") out.stderr.write(errorLine(outcome));
+    },
+  };
+}
+
+export interface TextViewOptions {
+  style?: Style;
+  /** Terminal width: tool lines are cut to fit. */
+  columns?: number | undefined;
+  /**
+   * On a terminal a tool's line appears when it starts and is finished in place when it ends;
+   * elsewhere (logs, pipes) it is written once, when the tool ends.
+   */
+  live?: boolean;
+}
+
+/** The exit status the bash tool appends to its output (`[exit code: 1]`), when it is not 0. */
+function nonZeroExit(output: string): string | undefined {
+  const code = /\[exit code: (-?\d+)\]\s*$/.exec(output)?.[1];
+  return code === undefined || code === "0" ? undefined : code;
+}
+
+interface ToolCall {
+  tool: string;
+  subject: string;
+}
+
+/**
+ * The human live view: streamed text as it arrives, reasoning dimmed, one line per tool call with
+ * its status and duration, asks, then a usage line and where the session is.
+ */
+export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): RunView {
+  const style = opts.style ?? PLAIN;
+  const width = Math.max(40, opts.columns ?? 100);
+  const live = opts.live ?? false;
+  const calls = new Map<string, ToolCall>();
+  let atLineStart = true;
+  let block: "text" | "reasoning" | undefined;
+  // The call whose start line is the last thing written, unfinished, so its end can replace it.
+  let openCall: string | undefined;
+  let wroteAny = false;
+
+  const write = (text: string) => {
+    if (text === "") return;
+    out.stdout.write(text);
+    atLineStart = text.endsWith("\n");
+    wroteAny = true;
+  };
+  const breakLine = () => {
+    if (!atLineStart) write("\n");
+    openCall = undefined;
+  };
+  const startBlock = (kind: "text" | "reasoning" | undefined) => {
+    if (block !== kind || openCall !== undefined) breakLine();
+    block = kind;
+  };
+
+  const toolLine = (mark: string, call: ToolCall, tail: string) => {
+    const head = `${mark} ${call.tool}`;
+    // Marks and the tail are short; the subject gets what is left of the line.
+    const room = width - head.length - tail.length - 3;
+    const subject = call.subject === "" ? "" : ` ${truncate(call.subject, Math.max(10, room))}`;
+    return `${head}${subject}${tail}`;
+  };
+
+  return {
+    breakLine,
+    event(event) {
+      switch (event.type) {
+        case "token":
+          startBlock("text");
+          write(streamSafe(event.content));
+          break;
+        case "reasoning": {
+          const text = streamSafe(event.content);
+          if (text === "") break;
+          // Marked in words too, so it stays apart from the answer where there is no dimming (logs, NO_COLOR).
+          if (block !== "reasoning" || openCall !== undefined) {
+            startBlock("reasoning");
+            write(style.dim("thinking: "));
+          }
+          write(style.dim(text));
+          break;
+        }
+        case "tool_start": {
+          const call = { tool: event.tool, subject: toolSubject(event.tool, event.input, width) };
+          calls.set(event.call_id, call);
+          if (!live) break;
+          startBlock(undefined);
+          breakLine();
+          write(style.dim(toolLine("…", call, "")));
+          openCall = event.call_id;
+          break;
+        }
+        case "tool_end": {
+          const call = calls.get(event.call_id) ?? { tool: event.tool, subject: "" };
+          calls.delete(event.call_id);
+          const duration = event.duration_ms === undefined ? "" : ` ${style.dim(formatDuration(event.duration_ms))}`;
+          const reason = event.is_error ? firstLine(event.output) : "";
+          const exit = event.tool === "bash" && !event.is_error ? nonZeroExit(event.output) : undefined;
+          const tail =
+            reason !== ""
+              ? ` ${style.dim(`— ${truncate(reason, 100)}`)}`
+              : exit !== undefined
+                ? ` ${style.yellow(`exit ${exit}`)}`
+                : "";
+          const line = toolLine(event.is_error ? style.red("✗") : style.green("✓"), call, `${duration}${tail}`);
+          if (live && openCall === event.call_id) {
+            out.stdout.write("\r\u001b[K");
+            openCall = undefined;
+          } else {
+            startBlock(undefined);
+            breakLine();
+          }
+          write(`${line}\n`);
+          break;
+        }
+        case "error":
+          // Said once, by end(), on stderr.
+          break;
+        case "plan_created":
+          startBlock(undefined);
+          breakLine();
+          write(`${style.bold(`Plan: ${oneLine(event.plan.title)}`)}\n`);
+          for (const step of event.plan.steps) write(`  ${step.id}. ${oneLine(step.title)} ${style.dim(`[${step.status}]`)}\n`);
+          break;
+        case "plan_updated":
+          startBlock(undefined);
+          breakLine();
+          write(style.dim(`plan step ${event.step_id}: ${event.status}\n`));
+          break;
+        case "plan_revised":
+          startBlock(undefined);
+          breakLine();
+          write(style.dim(`plan revised (${plural(event.revised_steps.length, "step", "steps")}): ${oneLine(event.reason)}\n`));
+          break;
+        case "plan_approval_request":
+          startBlock(undefined);
+          breakLine();
+          write(`${style.yellow("?")} plan ${oneLine(event.title)} waits for approval\n`);
+          break;
+        // permission_request: the CLI answers every ask itself and says so through answered().
+        default:
+          break;
+      }
+    },
+    answered(ask, reply, by) {
+      if (by === "user") return;
+      startBlock(undefined);
+      breakLine();
+      if (by === "yes") {
+        write(style.dim(`? ${ask.permission} ${askTarget(ask)} → allowed ${reply === "always" ? "always" : "once"} (--yes)\n`));
+      } else {
+        out.stderr.write(`${deniedNoOneToAsk(ask)}\n`);
+      }
+    },
+    end({ outcome, elapsedMs, session }) {
+      startBlock(undefined);
+      breakLine();
+      if (outcome.status === "error") out.stderr.write(errorLine(outcome));
+      // A run refused before it began (bad model, missing key) has nothing to add to its error.
+      if (outcome.status === "error" && session === undefined && outcome.steps === 0) return;
+      if (wroteAny) write("\n");
+      const stats = [
+        plural(outcome.steps, "step", "steps"),
+        formatDuration(elapsedMs),
+        formatUsage(outcome.usage),
+        formatCost(outcome.cost),
+      ].join(" · ");
+      const status =
+        outcome.status === "done"
+          ? style.green("✓ done")
+          : outcome.status === "aborted"
+            ? style.yellow("■ aborted")
+            : style.red("✗ failed");
+      write(`${status} ${style.dim(`· ${stats}`)}\n`);
+      const stop = outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason];
+      if (stop !== undefined) write(`${style.yellow(stop)}\n`);
+      if (session) {
+        write(`session ${style.bold(session.id)}\n`);
+        const labelWidth = Math.max(0, ...session.next.map(([label]) => label.length + 1));
+        for (const [label, command] of session.next) write(`  ${`${label}:`.padEnd(labelWidth)} ${command}\n`);
+      }
+    },
+  };
+}

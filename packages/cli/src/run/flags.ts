@@ -1,0 +1,95 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { assertSessionId } from "@arbor/core";
+import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
+import { UsageError } from "../errors.js";
+import type { Io } from "../io.js";
+
+export const RUN_USAGE = 'arbor run [options] "<prompt>"';
+
+/** The most turns `--max-turns` takes: far beyond any sane run, low enough to catch a typo. */
+export const MAX_TURNS_LIMIT = 10_000;
+
+export const RUN_OPTIONS: OptionDefs = {
+  model: {
+    type: "string",
+    valueName: "provider/model",
+    description:
+      "The model: openai/…, anthropic/… or openai-compatible/… (env ARBOR_MODEL, else `model` in arbor.json). Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or ARBOR_API_KEY for openai-compatible.",
+  },
+  "base-url": {
+    type: "string",
+    valueName: "url",
+    description:
+      "The Chat Completions server of openai-compatible/… models, e.g. http://127.0.0.1:11434/v1 for Ollama (env ARBOR_BASE_URL).",
+  },
+  session: { type: "string", valueName: "id", description: "Continue this session instead of starting a new one." },
+  agent: {
+    type: "string",
+    valueName: "name",
+    description: "The agent: build (the default: all tools), plan (no edits; commands ask first), or one from the config.",
+  },
+  cwd: { type: "string", valueName: "dir", description: "The workspace the tools act on (default: the current directory)." },
+  "max-turns": {
+    type: "string",
+    valueName: "n",
+    description: `Stop after n model calls, 1 to ${MAX_TURNS_LIMIT} (default: the agent's limit).`,
+  },
+  yes: {
+    type: "boolean",
+    short: "y",
+    description: "Allow every permission ask (once each). Without it you are asked on a terminal, and asks are denied otherwise.",
+  },
+};
+
+/** `arbor run`'s command line, checked: nothing here has touched a store or a model. */
+export interface RunFlags {
+  prompt: string;
+  /** Absolute, an existing directory. */
+  cwd: string;
+  model?: string | undefined;
+  baseURL?: string | undefined;
+  sessionId?: string | undefined;
+  agent?: string | undefined;
+  maxTurns?: number | undefined;
+  yes: boolean;
+}
+
+/** The workspace from `--cwd`: it must be an existing directory (exit 2 otherwise). */
+export function workspaceDir(io: Io, given: string | undefined): string {
+  const dir = resolve(io.cwd ?? process.cwd(), given ?? ".");
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new UsageError(`--cwd ${given ?? dir}: no such directory. Pass an existing directory as the workspace.`);
+  }
+  if (!isDir) throw new UsageError(`--cwd ${given ?? dir}: not a directory. Pass the directory the tools should work in.`);
+  return dir;
+}
+
+export function readRunFlags(io: Io, values: OptionValues, operands: readonly string[]): RunFlags {
+  if (operands.length === 0) throw new UsageError(`missing "<prompt>". Usage: ${RUN_USAGE}`);
+  // Unquoted words are one prompt, as a shell user would mean them.
+  const prompt = operands.join(" ");
+  if (prompt.trim() === "") {
+    throw new UsageError(`the prompt is empty: say what the agent should do, e.g. arbor run "fix the failing test".`);
+  }
+  const maxTurns = intOption(values, "max-turns", 1, MAX_TURNS_LIMIT);
+  const sessionId = stringOption(values, "session");
+  if (sessionId !== undefined) assertSessionId(sessionId);
+  const agent = stringOption(values, "agent");
+  if (agent !== undefined && agent.trim() === "") throw new UsageError("--agent needs a name, e.g. --agent plan.");
+  const model = stringOption(values, "model");
+  if (model !== undefined && model.trim() === "") throw new UsageError("--model needs a value, e.g. --model openai/gpt-4o.");
+  return {
+    prompt,
+    cwd: workspaceDir(io, stringOption(values, "cwd")),
+    model,
+    baseURL: stringOption(values, "base-url"),
+    sessionId,
+    agent,
+    maxTurns,
+    yes: flag(values, "yes"),
+  };
+}

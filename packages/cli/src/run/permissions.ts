@@ -1,0 +1,64 @@
+import type { Io } from "../io.js";
+import type { Ask, AskReply, RunView } from "../render/live.js";
+
+/** What the CLI needs of a pending ask; the runtime's `PendingPermission` has it. */
+export interface PendingAsk {
+  tool?: string | undefined;
+  request: Ask;
+}
+
+/** The runtime's `onPermission` as the CLI answers it. */
+export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply>;
+
+const ANSWERS: Readonly<Record<string, AskReply>> = {
+  o: "once",
+  once: "once",
+  y: "once",
+  yes: "once",
+  a: "always",
+  always: "always",
+  r: "reject",
+  reject: "reject",
+  n: "reject",
+  no: "reject",
+};
+
+/** Unclear answers are asked again this many times, then the ask is rejected. */
+const MAX_QUESTIONS = 3;
+
+/** Reads one answer from the terminal; end of input, an abort or repeated nonsense is a rejection. */
+async function askPerson(prompt: NonNullable<Io["prompt"]>, pending: PendingAsk, signal: AbortSignal): Promise<AskReply> {
+  const { permission, patterns } = pending.request;
+  const target = patterns.length > 0 ? patterns.join(", ") : "this request";
+  const tool = pending.tool !== undefined && pending.tool !== permission ? ` (tool ${pending.tool})` : "";
+  const question = `? allow ${permission} for ${target}${tool}? [o]nce / [a]lways / [r]eject: `;
+  for (let i = 0; i < MAX_QUESTIONS; i++) {
+    const answer = await prompt(question, signal);
+    if (answer === undefined || signal.aborted) return "reject";
+    const reply = ANSWERS[answer.trim().toLowerCase()];
+    if (reply !== undefined) return reply;
+  }
+  return "reject";
+}
+
+/**
+ * Who answers asks (SPEC 11): `--yes` allows each once; else the person at the terminal, when
+ * stdin is one; else nobody, and the ask is rejected with a line on stderr saying how to allow it.
+ */
+export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }): AskHandler {
+  const { io, view } = opts;
+  return async (pending, signal) => {
+    if (opts.yes) {
+      view.answered(pending.request, "once", "yes");
+      return "once";
+    }
+    if (io.prompt !== undefined) {
+      view.breakLine();
+      const reply = await askPerson(io.prompt, pending, signal);
+      view.answered(pending.request, reply, "user");
+      return reply;
+    }
+    view.answered(pending.request, "reject", "nobody");
+    return "reject";
+  };
+}
