@@ -1,10 +1,19 @@
-// `npm run bench`: store benchmark against the built @arbor/core. Prints figures, not pass/fail.
-// Options: --only=append,open-snapshot,context,disk   --quick (smaller sizes, for iterating)
+// `npm run bench`: store and loop benchmark against the built @arbor/core. Prints figures, not pass/fail.
+// Options: --only=append,open-snapshot,context,disk,loop,stream   --quick (smaller sizes, for iterating)
 import { headerLines, loadavg, tempDir } from "./lib/env.mjs";
 import { reason } from "./lib/format.mjs";
 import { Fixtures } from "./store/fixtures.mjs";
 
-const SECTIONS = ["append", "open-snapshot", "context", "disk"];
+/** Section name → module (relative to this file) exporting `run(ctx)`, in the order they run. */
+const MODULES = {
+  append: "./store/append.mjs",
+  "open-snapshot": "./store/open-snapshot.mjs",
+  context: "./store/context.mjs",
+  disk: "./store/disk.mjs",
+  loop: "./loop/loop.mjs",
+  stream: "./loop/stream.mjs",
+};
+const SECTIONS = Object.keys(MODULES);
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));
@@ -23,7 +32,7 @@ try {
   process.exit(1);
 }
 
-console.log(`Arbor store benchmark${quick ? " (--quick)" : ""}`);
+console.log(`Arbor benchmark${quick ? " (--quick)" : ""}`);
 for (const line of headerLines()) console.log(line);
 
 const tmp = tempDir();
@@ -40,7 +49,7 @@ try {
   for (const name of only) {
     const t0 = performance.now();
     try {
-      const mod = await import(`./store/${name}.mjs`);
+      const mod = await import(MODULES[name]);
       await mod.run(ctx);
     } catch (err) {
       console.log(`\n  ${name}: FAILED — ${reason(err)}`);

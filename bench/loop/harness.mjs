@@ -1,0 +1,129 @@
+// Shared by the loop and stream sections: a runtime over a scripted model and one trivial tool, and a
+// reader that consumes a run's events the way a client does.
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
+import { z } from "zod";
+
+/** Backends a loop figure is taken on. `spec(tmp)` is what `openStore` gets; null means the stub below. */
+export const LOOP_BACKENDS = [
+  { label: "file (process)", spec: (tmp) => ({ kind: "file", dir: join(tmp, "loop-file"), durability: "process" }) },
+  { label: "sqlite (process)", spec: (tmp) => ({ kind: "sqlite", file: join(tmp, "loop.db"), durability: "process" }) },
+  { label: "none (in-bench stub)", spec: () => null },
+];
+
+/**
+ * A store that keeps nothing but the path it hands back: no validation, no serialization, no I/O. Only the
+ * methods a run calls are here; it is the "persisting nothing" baseline, so store cost = backend − stub.
+ */
+export function nullStore() {
+  const sessions = new Map();
+  const now = () => new Date().toISOString();
+  const append = (sessionId, fields) => {
+    const s = sessions.get(sessionId);
+    const entry = { id: randomUUID(), parentId: s.path.at(-1)?.id ?? null, timestamp: now(), ...fields };
+    s.path.push(entry);
+    return entry;
+  };
+  return {
+    async createSession(init = {}) {
+      const meta = { ...init, id: init.id ?? randomUUID(), createdAt: now(), updatedAt: now() };
+      sessions.set(meta.id, { meta, path: [] });
+      return meta;
+    },
+    async getSession(id) {
+      return sessions.get(id)?.meta;
+    },
+    async updateSession(id, patch) {
+      const s = sessions.get(id);
+      s.meta = { ...s.meta, ...patch };
+      return s.meta;
+    },
+    async getActivePath(id) {
+      return [...(sessions.get(id)?.path ?? [])];
+    },
+    async appendMessage(sessionId, message) {
+      return append(sessionId, { type: "message", message });
+    },
+    async appendEntry(sessionId, entry) {
+      return append(sessionId, entry);
+    },
+    async close() {},
+  };
+}
+
+export async function openBackend(core, backend, tmp) {
+  const spec = backend.spec(tmp);
+  return spec === null ? nullStore() : core.openStore(spec);
+}
+
+/** The tool every step calls: validates its input and answers "ok", nothing else. */
+export function trivialTool(core) {
+  return core.defineTool({
+    name: "noop",
+    description: "Does nothing and answers ok.",
+    input: z.object({ n: z.number() }),
+    execute: async () => ({ output: "ok" }),
+  });
+}
+
+/**
+ * `steps` model calls: each but the last calls the trivial tool once (a different input each time, so the
+ * doom-loop guard never sees a repeat), the last answers with text. Usage is reported as a provider would.
+ */
+export function toolLoopScript(steps) {
+  const script = [];
+  for (let i = 0; i < steps - 1; i++)
+    script.push([toolCall("noop", { n: i }), usage({ inputTokens: 100 + i, outputTokens: 12 })]);
+  script.push([text("All done."), usage({ inputTokens: 100 + steps, outputTokens: 3 })]);
+  return script;
+}
+
+/** One text step made of `deltas` (an array: one stream delta per element). */
+export function textScript(deltas) {
+  return [[text(deltas), usage({ inputTokens: 10, outputTokens: deltas.length })]];
+}
+
+/** A runtime over `store` whose model plays `script`, offering only the trivial tool. */
+export function runtimeFor(core, { store, script, tmp }) {
+  const cwd = join(tmp, "workspace");
+  const arborHome = join(tmp, "arbor-home");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(arborHome, { recursive: true });
+  return core.createRuntime({
+    store,
+    model: scriptedModel(script, { record: false }),
+    tools: [trivialTool(core)],
+    cwd,
+    arborHome,
+    env: {},
+    blobs: new core.MemoryBlobStore(),
+  });
+}
+
+/**
+ * Starts a run and consumes its events. Returns the wall time from `run()` to the settled result (ms), the
+ * process CPU time over the same span (all threads: GC helpers and libuv's pool count too), the result, counts by event type, and when asked the reader's time at each `llm_start` (ms since `run()`) and
+ * the concatenated `token` contents.
+ */
+export async function consume(runtime, input, { stamps = false, tokens = false } = {}) {
+  const starts = [];
+  const texts = [];
+  const counts = {};
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const handle = runtime.run(input);
+  for await (const event of handle) {
+    counts[event.type] = (counts[event.type] ?? 0) + 1;
+    if (stamps && event.type === "llm_start") starts.push(performance.now() - t0);
+    else if (tokens && event.type === "token") texts.push(event.content);
+  }
+  const result = await handle.result;
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (result.status !== "done") {
+    throw new Error(`run ended ${result.status}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);
+  }
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, result, counts, starts, text: texts.join(""), sessionId: handle.sessionId };
+}
