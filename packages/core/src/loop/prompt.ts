@@ -70,25 +70,31 @@ function filePart(p: FilePart): LanguageModelV4FilePart {
  * whose items were replaced (a compaction, a branch) is converted again from the start.
  */
 export class PromptCache {
-  /** null for a message providers would refuse (an assistant turn that produced nothing). */
-  private converted: Array<LanguageModelV4Message | null> = [];
+  /** How many context items have been converted. */
+  private converted = 0;
   private source: ContextState["items"] | undefined;
+  /**
+   * The prompt itself, grown in place: `[system, ...messages]`, leaving out messages providers would
+   * refuse (an assistant turn that produced nothing). Returned as is, so callers must not keep it
+   * across steps expecting it to stay the same (providers serialize it during the call).
+   */
+  private out: LanguageModelV4Message[] = [];
+  private system: LanguageModelV4Message | undefined;
 
   prompt(system: string, state: ContextState): LanguageModelV4Prompt {
-    const sameBuffer = this.source === state.items && this.converted.length <= state.length;
-    if (!sameBuffer) {
-      this.converted = [];
+    if (this.source !== state.items || this.converted > state.length) {
+      this.converted = 0;
       this.source = state.items;
+      this.out = [];
+      this.system = undefined;
     }
-    for (let i = this.converted.length; i < state.length; i++) {
-      const message = state.items[i]!.message;
-      this.converted.push(message.content.length === 0 ? null : toProviderMessage(message));
+    if (this.system?.content !== system) this.system = { role: "system", content: system };
+    if (this.out.length === 0) this.out.push(this.system);
+    else this.out[0] = this.system;
+    for (; this.converted < state.length; this.converted++) {
+      const message = state.items[this.converted]!.message;
+      if (message.content.length > 0) this.out.push(toProviderMessage(message));
     }
-    const out: LanguageModelV4Message[] = [{ role: "system", content: system }];
-    for (let i = 0; i < state.length; i++) {
-      const message = this.converted[i];
-      if (message) out.push(message);
-    }
-    return out;
+    return this.out;
   }
 }
