@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { closeSync, ftruncateSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArborError } from "../../errors.js";
@@ -11,6 +11,7 @@ import { checkAppend, planAppend } from "../append-plan.js";
 import { StoreBase } from "../base.js";
 import { KeyedLock } from "../keyed-lock.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
+import { RandomPool } from "../random-pool.js";
 import {
   applySessionPatch,
   compareNewestFirst,
@@ -62,6 +63,7 @@ export class FileStore extends StoreBase {
   private readonly cache = new Map<string, OpenSession>();
   private readonly loading = new Map<string, Promise<OpenSession>>();
   private readonly lock = new KeyedLock();
+  private readonly random = new RandomPool();
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
@@ -320,8 +322,8 @@ export class FileStore extends StoreBase {
   private prepare(s: OpenSession, inputs: EntryInput[]): PreparedEntry[] {
     const known = (id: string) => hasEntry(s.state, id);
     const newId = () => {
-      let id = randomEntryId(randomBytes);
-      while (known(id)) id = randomEntryId(randomBytes);
+      let id = randomEntryId(this.random.bytes);
+      while (known(id)) id = randomEntryId(this.random.bytes);
       return id;
     };
     const plan = planAppend(inputs, s.state.meta.leafEntryId, { now: this.now(), newId, maxEntryBytes: this.maxEntryBytes });

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
@@ -16,6 +16,7 @@ import {
   randomEntryId,
   referencedIds,
 } from "../prepare.js";
+import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
@@ -46,6 +47,7 @@ export class SqlStore extends StoreBase {
   readonly provider: StoreProvider;
   private readonly db: Db;
   private readonly locks = new KeyedLock();
+  private readonly random = new RandomPool();
   private readonly appender: SqliteAppender | undefined;
   private closed = false;
 
@@ -122,7 +124,7 @@ export class SqlStore extends StoreBase {
   }
 
   private prepareContext(): Omit<PrepareContext, "leafId"> {
-    return { now: this.now(), newId: () => randomEntryId(randomBytes), maxEntryBytes: this.maxEntryBytes };
+    return { now: this.now(), newId: () => randomEntryId(this.random.bytes), maxEntryBytes: this.maxEntryBytes };
   }
 
   private checkSize(json: string): void {
