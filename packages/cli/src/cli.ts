@@ -1,12 +1,15 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
-import { type Command, type CommandGroup, STORE_OPTIONS } from "./commands/command.js";
+import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
+import { demoCommand } from "./commands/demo.js";
+import { runCommand } from "./commands/run.js";
 import { sessionsGroup } from "./commands/sessions.js";
 import { EXIT_OK, EXIT_USAGE, reportError, UsageError } from "./errors.js";
-import { commandHelp, groupHelp, rootHelp, usageOf } from "./help.js";
+import { commandHelp, groupHelp, rootHelp, topCommandHelp, usageOf } from "./help.js";
 import { type Io, writeLines } from "./io.js";
 import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
+export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, demoCommand];
 export const GROUPS: readonly CommandGroup[] = [sessionsGroup];
 
 const ROOT_OPTIONS: OptionDefs = {
@@ -21,6 +24,7 @@ const ROOT_OPTIONS: OptionDefs = {
  */
 function allOptions(): OptionDefs {
   const all: Record<string, OptionDefs[string]> = { ...ROOT_OPTIONS, ...STORE_OPTIONS };
+  for (const c of TOP_COMMANDS) Object.assign(all, c.options);
   for (const g of GROUPS) for (const c of g.commands) Object.assign(all, c.options);
   return all;
 }
@@ -32,6 +36,8 @@ function names(commands: readonly { name: string }[]): string {
 
 /** The longest known command the words start with, for pointing at its help: `arbor sessions list`. */
 function commandName(words: readonly string[]): string {
+  const top = TOP_COMMANDS.find((c) => c.name === words[0]);
+  if (top) return `arbor ${top.name}`;
   const group = GROUPS.find((g) => g.name === words[0]);
   if (!group) return "arbor";
   const command = group.commands.find((c) => c.name === words[1]);
@@ -48,7 +54,9 @@ function resolveCommand(words: readonly string[]): Resolved {
   const [groupName, commandName] = words;
   const group = GROUPS.find((g) => g.name === groupName);
   if (!group)
-    throw new UsageError(`unknown command '${groupName}'; the commands are ${names(GROUPS)}. Run 'arbor --help' to see them.`);
+    throw new UsageError(
+      `unknown command '${groupName}'; the commands are ${names([...TOP_COMMANDS, ...GROUPS])}. Run 'arbor --help' to see them.`,
+    );
   if (commandName === undefined) {
     throw new UsageError(`'arbor ${group.name}' needs a command: ${names(group.commands)}. Run 'arbor ${group.name} --help'.`);
   }
@@ -64,7 +72,13 @@ function resolveCommand(words: readonly string[]): Resolved {
 /** `arbor help [group [command]]`. */
 function help(io: Io, words: readonly string[]): number {
   if (words.length === 0) {
-    writeLines(io.stdout, rootHelp(GROUPS, cliVersion()));
+    writeLines(io.stdout, rootHelp(TOP_COMMANDS, GROUPS, cliVersion()));
+    return EXIT_OK;
+  }
+  const top = TOP_COMMANDS.find((c) => c.name === words[0]);
+  if (top) {
+    if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}'. Run 'arbor help ${top.name}'.`);
+    writeLines(io.stdout, topCommandHelp(top));
     return EXIT_OK;
   }
   const group = GROUPS.find((g) => g.name === words[0]);
@@ -80,7 +94,8 @@ function help(io: Io, words: readonly string[]): number {
 
 /**
  * Runs one command line and returns the exit code: 0 ok, 2 bad usage or bad input, 1 any other
- * failure. Never throws; every failure is reported on `io` (see `reportError`).
+ * failure, 130 a run stopped by Ctrl-C. Never throws; every failure is reported on `io` (see
+ * `reportError`).
  */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const json = wantsJson(argv);
@@ -93,7 +108,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         io.stdout.write(`${cliVersion()}\n`);
         return EXIT_OK;
       }
-      const text = rootHelp(GROUPS, cliVersion());
+      const text = rootHelp(TOP_COMMANDS, GROUPS, cliVersion());
       if (flag(first.values, "help")) {
         writeLines(io.stdout, text);
         return EXIT_OK;
@@ -109,6 +124,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         writeLines(io.stdout, groupHelp(group));
         return EXIT_OK;
       }
+    }
+
+    const top = TOP_COMMANDS.find((c) => c.name === words[0]);
+    if (top) {
+      const parsed = parseCommandLine(argv, { ...top.options, ...STORE_OPTIONS }, `arbor ${top.name}`);
+      if (flag(parsed.values, "help")) {
+        writeLines(io.stdout, topCommandHelp(top));
+        return EXIT_OK;
+      }
+      return await top.run(io, parsed.values, parsed.positionals.slice(1));
     }
 
     const { group, command } = resolveCommand(words);

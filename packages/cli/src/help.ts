@@ -1,5 +1,5 @@
 import { formatFlag, type OptionDefs } from "./args.js";
-import type { Command, CommandGroup } from "./commands/command.js";
+import type { Command, CommandGroup, TopCommand } from "./commands/command.js";
 import { STORE_OPTIONS } from "./commands/command.js";
 
 /** Wraps `text` at `width` columns, each line after the first indented by `indent`. */
@@ -41,8 +41,12 @@ export function usageOf(group: CommandGroup, cmd: Command): string {
   return `arbor ${group.name} ${cmd.name}${operands}${flags} [--store <spec>] [--json]`;
 }
 
-export function rootHelp(groups: readonly CommandGroup[], version: string): string[] {
-  const rows: [string, string][] = [];
+export function topUsage(cmd: TopCommand): string {
+  return `arbor ${cmd.name} [options]${cmd.usage === "" ? "" : ` ${cmd.usage}`}`;
+}
+
+export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGroup[], version: string): string[] {
+  const rows: [string, string][] = tops.map((c) => [`${c.name}${c.usage === "" ? "" : ` ${c.usage}`}`, c.summary]);
   for (const g of groups)
     for (const c of g.commands) rows.push([`${g.name} ${c.name}${c.operands.map((o) => ` <${o}>`).join("")}`, c.summary]);
   return [
@@ -53,14 +57,17 @@ export function rootHelp(groups: readonly CommandGroup[], version: string): stri
     "Commands:",
     ...commandsTable(rows),
     "",
-    "Options of every store command:",
+    "Options of every command that uses a store (all of the above):",
     ...optionLines(STORE_OPTIONS),
     "",
     "Global options:",
     "  -h, --help     Show help (also: arbor <command> --help, arbor help <command>).",
     "  -v, --version  Print the version.",
     "",
-    "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input (unknown command or flag, invalid id, missing session, invalid file).",
+    "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input (unknown command or flag, invalid id, missing session, invalid file,",
+    "invalid model or config, missing API key), 130 interrupted (Ctrl-C during a run).",
+    "",
+    "Start with 'arbor demo': a recorded coding run replayed through the real runtime, with no keys and no services.",
   ];
 }
 
@@ -84,5 +91,13 @@ export function commandHelp(group: CommandGroup, cmd: Command): string[] {
   const lines = [`Usage: ${usageOf(group, cmd)}`, "", cmd.summary];
   for (const d of cmd.details ?? []) lines.push("", ...wrap(d, 100, ""));
   lines.push("", "Options:", ...optionLines({ ...cmd.options, ...STORE_OPTIONS }));
+  return lines;
+}
+
+export function topCommandHelp(cmd: TopCommand): string[] {
+  const lines = [`Usage: ${topUsage(cmd)}`, "", cmd.summary];
+  for (const d of cmd.details ?? []) lines.push("", ...wrap(d, 100, ""));
+  // A command may describe a shared flag its own way (`run --json` prints events, not one document).
+  lines.push("", "Options:", ...optionLines({ ...cmd.options, ...STORE_OPTIONS, ...cmd.options }));
   return lines;
 }

@@ -1,4 +1,6 @@
 import { homedir } from "node:os";
+import { createInterface } from "node:readline";
+import { isatty } from "node:tty";
 import { run } from "./cli.js";
 
 // `arbor sessions tree <id> | head` closes the pipe early: that is the reader's choice, not an error.
@@ -6,6 +8,28 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw err;
 });
+
+/** One line from the terminal; undefined at end of input or when `signal` aborts. */
+function promptTerminal(question: string, signal?: AbortSignal): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+    let settled = false;
+    const settle = (answer: string | undefined) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      rl.close();
+      resolve(answer);
+    };
+    const onAbort = () => settle(undefined);
+    if (signal?.aborted) return settle(undefined);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // The terminal is in raw mode while asking, so Ctrl-C reaches readline, not the process: pass it on.
+    rl.on("SIGINT", () => process.emit("SIGINT", "SIGINT"));
+    rl.on("close", () => settle(undefined));
+    rl.question(question, (answer) => settle(answer));
+  });
+}
 
 process.exitCode = await run(process.argv.slice(2), {
   stdout: {
@@ -18,8 +42,20 @@ process.exitCode = await run(process.argv.slice(2), {
     isTTY: process.stderr.isTTY === true,
     columns: process.stderr.columns,
   },
-  // Touched only by `import -`: creating process.stdin early would open a terminal for no reason.
+  // Touched only by `import -` and prompts: creating process.stdin early would open a terminal for no reason.
   stdin: { [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator]() },
   env: process.env,
   homedir: homedir(),
+  cwd: process.cwd(),
+  prompt: isatty(0) ? promptTerminal : undefined,
+  onInterrupt(handler) {
+    let count = 0;
+    const listener = () => {
+      count++;
+      if (count > 1) process.exit(130);
+      handler();
+    };
+    process.on("SIGINT", listener);
+    return () => void process.off("SIGINT", listener);
+  },
 });

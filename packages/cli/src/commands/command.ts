@@ -49,3 +49,20 @@ export const STORE_OPTIONS: OptionDefs = {
   json: { type: "boolean", description: 'Print JSON on stdout instead of text (errors too: {"error":{"code","message"}}).' },
   help: { type: "boolean", short: "h", description: "Show this help." },
 };
+
+/**
+ * A command of its own, not in a group (`arbor run`, `arbor demo`). It opens what it needs itself,
+ * in the order it needs (flags, workspace and config are checked before any store is opened), and
+ * returns its exit code.
+ */
+export interface TopCommand {
+  readonly name: string;
+  /** Operands as help shows them: `"<prompt>"`; empty for none. */
+  readonly usage: string;
+  readonly summary: string;
+  /** More help, one paragraph a line. */
+  readonly details?: readonly string[];
+  /** Flags of this command besides the shared ones (`--store`, `--json`, `--help`). */
+  readonly options: OptionDefs;
+  run(io: Io, values: OptionValues, operands: readonly string[]): Promise<number>;
+}

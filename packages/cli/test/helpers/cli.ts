@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -11,33 +11,70 @@ export interface CliResult {
   ms: number;
 }
 
+export interface CliOptions {
+  home: string;
+  /** Added to the environment; an empty value leaves the variable set but blank (unset for Arbor). */
+  env?: Record<string, string>;
+  input?: string;
+}
+
+/** A running `arbor`: its process, what it printed so far, and its result once it exits. */
+export interface RunningCli {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  /** Resolves once stdout matches `pattern` (rejects if the process exits first). */
+  waitForStdout(pattern: RegExp): Promise<void>;
+  result: Promise<CliResult>;
+}
+
 /**
- * Runs `node packages/cli/bin/arbor.js …` and waits for it to exit. The child gets this process's
- * environment without any ARBOR_* or colour settings, plus `env`; `home` becomes ARBOR_HOME so the
- * default store is never the user's own.
+ * Starts `node packages/cli/bin/arbor.js …`. The child gets this process's environment without any
+ * ARBOR_* or colour settings, plus `env`; `home` becomes ARBOR_HOME so the default store is never
+ * the user's own.
  */
-export function arbor(args: string[], opts: { home: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
+export function startArbor(args: string[], opts: CliOptions): RunningCli {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("ARBOR_") && k !== "FORCE_COLOR" && k !== "NO_COLOR") env[k] = v;
   }
   Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ARBOR_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-        ms: performance.now() - started,
-      }),
-    );
-    child.stdin.end(opts.input ?? "");
+  const child = spawn(process.execPath, [ARBOR_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const watchers = new Set<() => void>();
+  const stdout = () => Buffer.concat(out).toString("utf8");
+  child.stdout.on("data", (b: Buffer) => {
+    out.push(b);
+    for (const w of [...watchers]) w();
   });
+  child.stderr.on("data", (b: Buffer) => err.push(b));
+  const result = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      for (const w of [...watchers]) w();
+      resolve({ code, stdout: stdout(), stderr: Buffer.concat(err).toString("utf8"), ms: performance.now() - started });
+    });
+  });
+  child.stdin.end(opts.input ?? "");
+  const waitForStdout = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pattern.test(stdout())) {
+          watchers.delete(check);
+          resolve();
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          watchers.delete(check);
+          reject(new Error(`arbor exited before printing ${pattern}; stdout: ${stdout()}`));
+        }
+      };
+      watchers.add(check);
+      check();
+    });
+  return { child, stdout, waitForStdout, result };
+}
+
+/** Runs `arbor …` and waits for it to exit. */
+export function arbor(args: string[], opts: CliOptions): Promise<CliResult> {
+  return startArbor(args, opts).result;
 }

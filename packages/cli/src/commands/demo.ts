@@ -1,0 +1,76 @@
+import { createRuntime, resolveConfig } from "@arbor/core";
+import { flag, stringOption } from "../args.js";
+import { loadRecording } from "../demo/recording.js";
+import { makeDemoWorkspace } from "../demo/workspace.js";
+import { UsageError } from "../errors.js";
+import { writeLines } from "../io.js";
+import { playRun } from "../run/play.js";
+import { shellWord } from "../run/shell.js";
+import { arborHomeOf, withStore } from "../store.js";
+import type { TopCommand } from "./command.js";
+
+export const demoCommand: TopCommand = {
+  name: "demo",
+  usage: "",
+  summary: "Replay a recorded coding run through the real runtime, tools and store: no API key, no network.",
+  details: [
+    "A copy of a tiny project whose tests fail is made in a new temporary directory. The recorded model reads the code, runs the tests with bash (they fail), fixes the bug with edit, runs them again (they pass) and sums up. The model's answers are recorded; everything else is real: the tools act on the copy, and the session is stored like any other.",
+    "Afterwards, look at the session with 'arbor sessions show <id>' and 'arbor sessions tree <id>'; the workspace is left in place.",
+  ],
+  options: {
+    json: {
+      type: "boolean",
+      description:
+        'One JSON object per line on stdout, as arbor run --json prints them; the last line is "done" or "error". The workspace is named on stderr.',
+    },
+  },
+  async run(io, values, operands) {
+    if (operands.length > 0)
+      throw new UsageError(`'arbor demo' takes no arguments, got '${operands[0]}'. Run 'arbor demo --help'.`);
+    const json = flag(values, "json");
+    const recording = await loadRecording();
+    const { scriptedModel } = await import("@arbor/testkit");
+    const ref = `${recording.model.provider}/${recording.model.id}`;
+    // Only the recording's price list: the user's arbor.json must not change a replay.
+    const config = resolveConfig([{ source: "the demo recording", value: { models: { [ref]: recording.model.info } } }]);
+    const storeFlag = stringOption(values, "store");
+    const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
+    const workspace = await makeDemoWorkspace();
+    if (json) io.stderr.write(`arbor demo: workspace ${workspace}\n`);
+    else {
+      writeLines(io.stdout, [
+        "Arbor demo: a recorded coding run, replayed through the real runtime, tools and store (no API key, no network).",
+        `workspace  ${workspace}  (a copy of a tiny project whose tests fail)`,
+        `task       ${recording.prompt}`,
+        "",
+      ]);
+    }
+    return withStore(io, storeFlag, async (opened, resolved) => {
+      const { code } = await playRun({
+        io,
+        json,
+        // The recording asks nothing; should a rule make a tool ask, the replay must not stall.
+        yes: true,
+        store: opened,
+        storeLabel: resolved.label,
+        createRuntime: (onPermission) =>
+          createRuntime({
+            store: opened,
+            config,
+            model: scriptedModel(recording.steps, { provider: recording.model.provider, modelId: recording.model.id }),
+            env: io.env,
+            cwd: workspace,
+            arborHome: arborHomeOf(io),
+            onPermission,
+          }),
+        input: { prompt: recording.prompt },
+        next: (id) => [
+          ["show", `arbor sessions show ${id}${store}`],
+          ["tree", `arbor sessions tree ${id}${store}`],
+        ],
+      });
+      if (!json) writeLines(io.stdout, [`workspace ${workspace}  (run 'node math.test.js' there to see the tests pass)`]);
+      return code;
+    });
+  },
+};

@@ -1,0 +1,59 @@
+import { createRuntime, loadConfig } from "@arbor/core";
+import { flag, stringOption } from "../args.js";
+import { RUN_OPTIONS, readRunFlags } from "../run/flags.js";
+import { playRun } from "../run/play.js";
+import { shellWord } from "../run/shell.js";
+import { arborHomeOf, withStore } from "../store.js";
+import type { TopCommand } from "./command.js";
+
+export const runCommand: TopCommand = {
+  name: "run",
+  usage: '"<prompt>"',
+  summary: "Run one prompt to completion in a session: a new one, or --session <id> to continue one.",
+  details: [
+    "The agent works in --cwd with the built-in tools (read, write, edit, list, glob, grep, bash, fetch, …) until it answers without calling a tool, --max-turns is reached, or Ctrl-C stops it. Ctrl-C keeps what the run did (the session stays consistent and can be continued); a second Ctrl-C quits at once.",
+    "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the ask is denied and stderr says so.",
+    "Settings come from $ARBOR_HOME/arbor.json, $ARBOR_HOME/models.json, <cwd>/arbor.json and the environment; --model and --base-url override them.",
+    "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 130 interrupted.",
+  ],
+  options: {
+    ...RUN_OPTIONS,
+    json: {
+      type: "boolean",
+      description:
+        'One JSON object per line on stdout: each run event (token, reasoning, tool_start, tool_end, llm_start, llm_end, permission_request, …) with its session_id; the last line is "done" or "error". A failure before the run starts is {"error":{"code","message"}}.',
+    },
+  },
+  async run(io, values, operands) {
+    const flags = readRunFlags(io, values, operands);
+    const overrides: Record<string, unknown> = {};
+    if (flags.model !== undefined) overrides.model = flags.model;
+    if (flags.baseURL !== undefined) overrides.baseURL = flags.baseURL;
+    // Before the store is opened: a bad arbor.json or flag value touches nothing.
+    const config = loadConfig({ cwd: flags.cwd, env: io.env, overrides });
+    const storeFlag = stringOption(values, "store");
+    const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
+    return withStore(io, storeFlag, async (opened, resolved) => {
+      const { code } = await playRun({
+        io,
+        json: flag(values, "json"),
+        yes: flags.yes,
+        store: opened,
+        storeLabel: resolved.label,
+        createRuntime: (onPermission) =>
+          createRuntime({ store: opened, config, env: io.env, cwd: flags.cwd, arborHome: arborHomeOf(io), onPermission }),
+        input: {
+          prompt: flags.prompt,
+          ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
+          ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+          ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+        },
+        next: (id) => [
+          ["continue", `arbor run${store} --session ${id} "…"`],
+          ["inspect", `arbor sessions show ${id}${store}`],
+        ],
+      });
+      return code;
+    });
+  },
+};

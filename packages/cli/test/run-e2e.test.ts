@@ -1,0 +1,248 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
+import { error, type FakeOpenAIServer, hang, type Script, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { arbor, type CliResult, startArbor } from "./helpers/cli.js";
+
+/**
+ * End to end: the built `arbor` binary against the fake OpenAI-compatible server (in this process),
+ * with ARBOR_HOME (the default file store) and the workspace in a temporary directory.
+ */
+
+const STACK_TRACE = /\n\s+at /;
+
+let dir: string;
+let home: string;
+let workspace: string;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-run-e2e-"));
+  home = join(dir, "home");
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
+  await writeFile(join(workspace, ".env"), "SECRET_TOKEN=hunter2\n");
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function fake(script: Script): Promise<string> {
+  server = await startFakeOpenAI({ script });
+  return server.baseURL;
+}
+
+/** `arbor run --json` against the fake server, in the test workspace. */
+function runArgs(baseURL: string, ...rest: string[]): string[] {
+  return ["run", "--json", "--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace, ...rest];
+}
+
+function events(r: CliResult): RunEvent[] {
+  const lines = r.stdout.trimEnd().split("\n");
+  return lines.map((line) => JSON.parse(line) as RunEvent);
+}
+
+function expectStream(r: CliResult, last: "done" | "error"): RunEvent[] {
+  const all = events(r);
+  expect(all.length).toBeGreaterThan(0);
+  for (const e of all) expect(typeof e.session_id, JSON.stringify(e)).toBe("string");
+  expect(new Set(all.map((e) => e.session_id)).size).toBe(1);
+  expect(all.at(-1)?.type).toBe(last);
+  expect(all.filter((e) => e.type === "done" || e.type === "error")).toHaveLength(1);
+  return all;
+}
+
+async function snapshot(id: string): Promise<Snapshot> {
+  const r = await arbor(["sessions", "show", id, "--json"], { home });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Snapshot;
+}
+
+function messages(s: Snapshot): Message[] {
+  return s.entries.filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message").map((e) => e.message);
+}
+
+const READ_THEN_ANSWER: Script = [
+  [text("Let me look."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 120, outputTokens: 9 })],
+  [text("The notes say ", { chunks: 2 }), text("42."), usage({ inputTokens: 160, outputTokens: 6 })],
+];
+
+describe("arbor run", () => {
+  it("--json streams every event with its session id, ends with done, and stores the whole exchange", async () => {
+    const baseURL = await fake(READ_THEN_ANSWER);
+    const r = await arbor(runArgs(baseURL, "What do the notes say?"), { home });
+    expect(r.code, r.stderr).toBe(0);
+    const all = expectStream(r, "done");
+    const types = all.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(["llm_start", "token", "tool_start", "tool_end", "llm_end"]));
+    const end = all.find((e) => e.type === "tool_end");
+    expect(end).toMatchObject({ tool: "read", is_error: false });
+    expect((end as { output: string }).output).toContain("the answer is 42");
+    expect(server?.callCount).toBe(2);
+
+    const snap = await snapshot(all[0]!.session_id);
+    const roles = messages(snap).map((m) => m.role);
+    expect(roles).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(JSON.stringify(messages(snap)[0])).toContain("What do the notes say?");
+  });
+
+  it("--session continues the session with the next prompt", async () => {
+    const baseURL = await fake([[text("First.")], [text("Second.")]]);
+    const first = await arbor(runArgs(baseURL, "one"), { home });
+    expect(first.code, first.stderr).toBe(0);
+    const id = events(first)[0]!.session_id;
+    const second = await arbor(runArgs(baseURL, "--session", id, "two"), { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(expectStream(second, "done")[0]!.session_id).toBe(id);
+    const roles = messages(await snapshot(id)).map((m) => m.role);
+    expect(roles).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  it("prints a live text view without --json: the answer, tool lines, usage and how to go on", async () => {
+    const baseURL = await fake(READ_THEN_ANSWER);
+    const r = await arbor(
+      ["run", "--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace, "What", "do the notes say?"],
+      { home },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Let me look\.\n✓ read notes\.txt \d+ ms\nThe notes say 42\.\n\n✓ done · 2 steps · /);
+    expect(r.stdout).toContain("280 in · 15 out tokens");
+    const id = /^session (\S+)$/m.exec(r.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(r.stdout).toContain(`arbor run --session ${id} "…"`);
+    expect(r.stdout).toContain(`arbor sessions show ${id}`);
+    expect(r.stderr).toBe("");
+  });
+
+  it("ends with an error line and exit 1 when the provider refuses the request", async () => {
+    const baseURL = await fake([[error(400, { message: "This model does not exist here." })]]);
+    const r = await arbor(runArgs(baseURL, "hello"), { home });
+    expect(r.code).toBe(1);
+    const last = expectStream(r, "error").at(-1);
+    expect(JSON.stringify(last)).toContain("This model does not exist here.");
+    expect(r.stderr).toMatch(/^error: .*This model does not exist here\./m);
+    expect(r.stderr).not.toMatch(STACK_TRACE);
+  });
+
+  it("exits 2 naming the variable when the provider's key is missing, and writes no session", async () => {
+    const r = await arbor(["run", "--model", "openai/gpt-4o", "--cwd", workspace, "hello"], {
+      home,
+      env: { OPENAI_API_KEY: "" },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*OPENAI_API_KEY/);
+    expect(r.stdout).toBe("");
+    const json = await arbor(["run", "--json", "--model", "openai/gpt-4o", "--cwd", workspace, "hello"], {
+      home,
+      env: { OPENAI_API_KEY: "" },
+    });
+    expect(json.code).toBe(2);
+    const last = expectStream(json, "error").at(-1);
+    expect(last).toMatchObject({ type: "error", code: "missing_api_key" });
+    const listed = await arbor(["sessions", "list", "--json"], { home });
+    const ids = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+    expect(ids).not.toContain(last?.session_id);
+  });
+
+  it("exits 2 for an unknown session and an invalid model, before any request", async () => {
+    const baseURL = await fake([]);
+    const unknown = await arbor(runArgs(baseURL, "--session", "no-such-session", "hi"), { home });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no-such-session/);
+    const invalid = await arbor(["run", "--model", "gpt4", "--cwd", workspace, "hi"], { home });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^error: .*provider\/model/);
+    expect(server?.callCount).toBe(0);
+  });
+
+  it("Ctrl-C aborts a hanging run: exit 130, and the session keeps the user's message", async () => {
+    const baseURL = await fake([[text("Working on it"), hang()]]);
+    const running = startArbor(runArgs(baseURL, "take your time"), { home });
+    await running.waitForStdout(/"type":"token"/);
+    running.child.kill("SIGINT");
+    const r = await running.result;
+    expect(r.code, r.stderr).toBe(130);
+    const all = expectStream(r, "error");
+    expect(all.at(-1)).toMatchObject({ code: "aborted" });
+    expect(r.stderr).toContain("interrupted");
+    const snap = await snapshot(all[0]!.session_id);
+    const user = messages(snap).find((m) => m.role === "user");
+    expect(JSON.stringify(user)).toContain("take your time");
+  });
+
+  it("denies an ask nobody can answer, says so on stderr, and the run ends normally", async () => {
+    const baseURL = await fake([[toolCall("read", { path: ".env" })], [text("I could not read it.")]]);
+    const r = await arbor(runArgs(baseURL, "read .env"), { home });
+    expect(r.code, r.stderr).toBe(0);
+    const all = expectStream(r, "done");
+    expect(all.find((e) => e.type === "permission_request")).toMatchObject({ permission: "read", patterns: [".env"] });
+    const end = all.find((e) => e.type === "tool_end");
+    expect(end).toMatchObject({ tool: "read", is_error: true });
+    expect(JSON.stringify(all)).not.toContain("hunter2");
+    expect(r.stderr).toContain("permission read for .env denied: no one to ask; rerun with --yes to allow");
+  });
+
+  it("--yes allows the ask", async () => {
+    const baseURL = await fake([[toolCall("read", { path: ".env" })], [text("Read it.")]]);
+    const r = await arbor(runArgs(baseURL, "--yes", "read .env"), { home });
+    expect(r.code, r.stderr).toBe(0);
+    const all = expectStream(r, "done");
+    const end = all.find((e) => e.type === "tool_end");
+    expect(end).toMatchObject({ tool: "read", is_error: false });
+    expect((end as { output: string }).output).toContain("hunter2");
+    expect(r.stderr).toBe("");
+  });
+});
+
+describe("arbor demo", () => {
+  it("replays the recorded fix on a fresh workspace: the tests really fail, then pass, and the session is stored", async () => {
+    const r = await arbor(["demo"], { home });
+    expect(r.code, r.stderr).toBe(0);
+    const ws = /^workspace\s+(\S+)/m.exec(r.stdout)?.[1];
+    expect(ws).toBeDefined();
+    try {
+      expect(r.stdout).toMatch(/✓ bash node math\.test\.js \d+ ms exit 1\n/);
+      expect(r.stdout).toMatch(/✓ edit math\.js \d+ ms\n/);
+      expect(r.stdout).toMatch(/✓ bash node math\.test\.js \d+ ms\n/);
+      expect(r.stdout).toMatch(/✓ done · 5 steps · .* tokens · \$0\.\d{4}\n/);
+      expect(await readFile(join(ws!, "math.js"), "utf8")).toContain("let total = 0;");
+      expect(execFileSync(process.execPath, ["math.test.js"], { cwd: ws, encoding: "utf8" })).toContain("all 3 checks passed");
+
+      const id = /^session (\S+)$/m.exec(r.stdout)?.[1];
+      expect(r.stdout).toContain(`arbor sessions show ${id}`);
+      expect(r.stdout).toContain(`arbor sessions tree ${id}`);
+      const snap = await snapshot(id!);
+      const all = messages(snap);
+      const calls = all.flatMap((m) =>
+        m.role === "assistant"
+          ? m.content.filter((p) => p.type === "tool-call").map((p) => (p as { toolName: string }).toolName)
+          : [],
+      );
+      expect(calls).toEqual(["read", "read", "bash", "edit", "bash"]);
+      expect(all.filter((m) => m.role === "tool")).toHaveLength(5);
+      expect(snap.session.cwd).toBe(ws);
+    } finally {
+      if (ws && existsSync(ws)) await rm(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("--json and --store work as for run", async () => {
+    const store = `sqlite:${join(dir, "demo.db")}`;
+    const r = await arbor(["demo", "--json", "--store", store], { home });
+    expect(r.code, r.stderr).toBe(0);
+    const all = expectStream(r, "done");
+    expect(all.filter((e) => e.type === "tool_end")).toHaveLength(5);
+    const ws = /workspace (\S+)/.exec(r.stderr)?.[1];
+    expect(ws).toBeDefined();
+    await rm(ws!, { recursive: true, force: true });
+    const shown = await arbor(["sessions", "show", all[0]!.session_id, "--store", store], { home });
+    expect(shown.code, shown.stderr).toBe(0);
+  });
+});

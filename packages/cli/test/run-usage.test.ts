@@ -1,0 +1,90 @@
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { run } from "../src/cli.js";
+import { captureIo } from "./helpers/io.js";
+
+/**
+ * `arbor run` and `arbor demo` refusing their command line: exit 2, one line saying what to fix,
+ * and no store opened (the home directory, where the default store would be, is never created).
+ */
+
+// Made at load time: the test names below show these paths.
+const dir = mkdtempSync(join(tmpdir(), "arbor-run-usage-"));
+const home = join(dir, "home-never-created");
+const file = join(dir, "a-file.txt");
+writeFileSync(file, "x");
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function cli(...argv: string[]) {
+  const io = captureIo({ homedir: home, env: { OPENAI_API_KEY: "" } });
+  const code = await run(argv, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe("help", () => {
+  it("lists run and demo, and documents every flag of run", async () => {
+    const root = await cli("--help");
+    expect(root.out).toMatch(/^ {2}run "<prompt>" /m);
+    expect(root.out).toMatch(/^ {2}demo /m);
+    const help = await cli("run", "--help");
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage: arbor run [options] "<prompt>"');
+    for (const flag of [
+      "--store <spec>",
+      "--model <provider/model>",
+      "--base-url <url>",
+      "--session <id>",
+      "--agent <name>",
+      "--cwd <dir>",
+      "--max-turns <n>",
+      "--yes",
+      "--json",
+    ]) {
+      expect(help.out, flag).toContain(flag);
+    }
+    expect((await cli("help", "run")).out).toBe(help.out);
+    const demo = await cli("demo", "--help");
+    expect(demo.code).toBe(0);
+    expect(demo.out).toContain("Usage: arbor demo [options]");
+  });
+});
+
+describe("bad usage of run and demo exits 2 and touches no store", () => {
+  const cases: [string[], RegExp][] = [
+    [["run"], /missing "<prompt>"\. Usage: arbor run \[options\] "<prompt>"/],
+    [["run", ""], /the prompt is empty/],
+    [["run", "  \n "], /the prompt is empty/],
+    [["run", "--max-turns", "0", "hi"], /--max-turns must be a whole number from 1 to 10000, got '0'/],
+    [["run", "--max-turns", "ten", "hi"], /--max-turns must be a whole number/],
+    [["run", "--max-turns", "2.5", "hi"], /--max-turns must be a whole number/],
+    [["run", "--bogus", "hi"], /unknown option '--bogus' for 'arbor run'.*arbor run --help/],
+    [["run", "--limit", "3", "hi"], /unknown option '--limit' for 'arbor run'/],
+    [["run", "--cwd", join(dir, "missing"), "hi"], /--cwd .*missing: no such directory/],
+    [["run", "--cwd", file, "hi"], /--cwd .*a-file\.txt: not a directory/],
+    [["run", "--session", "../etc", "hi"], /Session id "\.\.\/etc" is not valid/],
+    [["run", "--model", "", "hi"], /--model needs a value/],
+    [["run", "--base-url", "not a url", "--model", "openai-compatible/x", "hi"], /baseURL/],
+    [["run", "--json", ""], /the prompt is empty/],
+    [["demo", "now"], /'arbor demo' takes no arguments, got 'now'/],
+    [["demo", "--yes"], /unknown option '--yes' for 'arbor demo'/],
+  ];
+  for (const [argv, message] of cases) {
+    it(argv.join(" ") || "(nothing)", async () => {
+      const args = argv;
+      const r = await cli(...args);
+      expect(r.code).toBe(2);
+      expect(r.out).toEqual(args.includes("--json") ? expect.stringMatching(/^\{"error":/) : "");
+      expect(r.err).toMatch(/^error: /);
+      expect(r.err.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.err).toMatch(message);
+    });
+  }
+
+  it("opened no store", () => {
+    expect(existsSync(home)).toBe(false);
+  });
+});
