@@ -2,6 +2,7 @@ export * from "./config/load.js";
 export * from "./config/resolve.js";
 export * from "./config/schema.js";
 export * from "./errors.js";
+export * from "./goal/index.js";
 export * from "./llm/catalog.js";
 export * from "./llm/model-ref.js";
 export * from "./llm/registry.js";
