@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { createInterface } from "node:readline";
 import { isatty } from "node:tty";
 import { run } from "./cli.js";
+import { interruptHook } from "./interrupts.js";
 
 // `arbor sessions tree <id> | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -25,7 +26,10 @@ function promptTerminal(question: string, signal?: AbortSignal): Promise<string 
     if (signal?.aborted) return settle(undefined);
     signal?.addEventListener("abort", onAbort, { once: true });
     // The terminal is in raw mode while asking, so Ctrl-C reaches readline, not the process: pass it on.
-    rl.on("SIGINT", () => process.emit("SIGINT", "SIGINT"));
+    rl.on("SIGINT", () => {
+      process.stderr.write("\n");
+      process.emit("SIGINT", "SIGINT");
+    });
     rl.on("close", () => settle(undefined));
     rl.question(question, (answer) => settle(answer));
   });
@@ -48,14 +52,5 @@ process.exitCode = await run(process.argv.slice(2), {
   homedir: homedir(),
   cwd: process.cwd(),
   prompt: isatty(0) ? promptTerminal : undefined,
-  onInterrupt(handler) {
-    let count = 0;
-    const listener = () => {
-      count++;
-      if (count > 1) process.exit(130);
-      handler();
-    };
-    process.on("SIGINT", listener);
-    return () => void process.off("SIGINT", listener);
-  },
+  onInterrupt: interruptHook(process, (code) => process.exit(code)),
 });

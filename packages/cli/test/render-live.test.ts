@@ -260,3 +260,18 @@ describe("run formatting helpers", () => {
     expect(streamSafe("a\r\nb\u009bc")).toBe("a\nbc");
   });
 });
+
+describe("tool lines on a narrow terminal", () => {
+  it("cut the subject, not the status, so the line fits; escapes do not count", () => {
+    for (const style of [undefined, ANSI]) {
+      const io = capture(true);
+      const view = createTextView(io, { columns: 40, ...(style ? { style } : {}) });
+      view.event(toolStart("c1", "bash", { command: "node scripts/a-rather-long-script-name.js --flag" }));
+      view.event(toolEnd("c1", "bash", "boom\n\n[exit code: 2]", false, 1234));
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes
+      const line = io.out().replace(/\u001b\[[0-9;]*m/g, "");
+      expect(line).toBe("✓ bash node scripts/a-rat… 1.2 s exit 2\n");
+      expect(line.trimEnd().length).toBeLessThanOrEqual(40);
+    }
+  });
+});

@@ -1,6 +1,8 @@
+import { EventEmitter } from "node:events";
 import type { RunEvent } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 import { exitCodeForRun } from "../src/errors.js";
+import { interruptHook } from "../src/interrupts.js";
 import type { Io } from "../src/io.js";
 import { createJsonView, type RunOutcome } from "../src/render/live.js";
 import { driveRun, type RunHandleLike } from "../src/run/drive.js";
@@ -152,5 +154,23 @@ describe("answering permission asks", () => {
       "? allow read for .env? [o]nce / [a]lways / [r]eject: ",
     ]);
     expect(await handler(pending, signal)).toBe("reject");
+  });
+});
+
+describe("Ctrl-C on the process", () => {
+  it("goes to the handler once, exits 130 on the second, and is released afterwards", () => {
+    const source = new EventEmitter();
+    const exits: number[] = [];
+    const calls: string[] = [];
+    const hook = interruptHook(source, (code) => exits.push(code));
+    const release = hook(() => calls.push("handler"));
+    source.emit("SIGINT");
+    expect(calls).toEqual(["handler"]);
+    expect(exits).toEqual([]);
+    source.emit("SIGINT");
+    expect(calls).toEqual(["handler"]);
+    expect(exits).toEqual([130]);
+    release();
+    expect(source.listenerCount("SIGINT")).toBe(0);
   });
 });

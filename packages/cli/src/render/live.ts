@@ -122,7 +122,8 @@ interface ToolCall {
  */
 export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): RunView {
   const style = opts.style ?? PLAIN;
-  const width = Math.max(40, opts.columns ?? 100);
+  // A terminal that reports no width (0, as some ptys do) is taken as 100 columns.
+  const width = Math.max(40, opts.columns || 100);
   const live = opts.live ?? false;
   const calls = new Map<string, ToolCall>();
   let atLineStart = true;
@@ -146,12 +147,12 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
     block = kind;
   };
 
-  const toolLine = (mark: string, call: ToolCall, tail: string) => {
-    const head = `${mark} ${call.tool}`;
-    // Marks and the tail are short; the subject gets what is left of the line.
-    const room = width - head.length - tail.length - 3;
+  /** `mark tool subject tail`, the subject cut so the line fits; `tailWidth` is the tail's visible width (no escapes). */
+  const toolLine = (mark: string, call: ToolCall, tail: string, tailWidth: number) => {
+    // The mark is one column; the subject gets what the tool name and the tail leave.
+    const room = width - 2 - call.tool.length - 1 - tailWidth - 1;
     const subject = call.subject === "" ? "" : ` ${truncate(call.subject, Math.max(10, room))}`;
-    return `${head}${subject}${tail}`;
+    return `${mark} ${call.tool}${subject}${tail}`;
   };
 
   return {
@@ -179,23 +180,22 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
           if (!live) break;
           startBlock(undefined);
           breakLine();
-          write(style.dim(toolLine("…", call, "")));
+          write(style.dim(toolLine("…", call, "", 0)));
           openCall = event.call_id;
           break;
         }
         case "tool_end": {
           const call = calls.get(event.call_id) ?? { tool: event.tool, subject: "" };
           calls.delete(event.call_id);
-          const duration = event.duration_ms === undefined ? "" : ` ${style.dim(formatDuration(event.duration_ms))}`;
+          const duration = event.duration_ms === undefined ? "" : formatDuration(event.duration_ms);
           const reason = event.is_error ? firstLine(event.output) : "";
           const exit = event.tool === "bash" && !event.is_error ? nonZeroExit(event.output) : undefined;
-          const tail =
-            reason !== ""
-              ? ` ${style.dim(`— ${truncate(reason, 100)}`)}`
-              : exit !== undefined
-                ? ` ${style.yellow(`exit ${exit}`)}`
-                : "";
-          const line = toolLine(event.is_error ? style.red("✗") : style.green("✓"), call, `${duration}${tail}`);
+          const note = reason !== "" ? `— ${truncate(reason, 100)}` : exit !== undefined ? `exit ${exit}` : "";
+          const tail = `${duration === "" ? "" : ` ${style.dim(duration)}`}${
+            note === "" ? "" : ` ${reason !== "" ? style.dim(note) : style.yellow(note)}`
+          }`;
+          const tailWidth = (duration === "" ? 0 : duration.length + 1) + (note === "" ? 0 : note.length + 1);
+          const line = toolLine(event.is_error ? style.red("✗") : style.green("✓"), call, tail, tailWidth);
           if (live && openCall === event.call_id) {
             out.stdout.write("\r\u001b[K");
             openCall = undefined;
