@@ -31,7 +31,10 @@ export type ArborErrorCode =
   | "aborted"
   | "blob_not_found"
   // The loop: a second prompt to a running session when the runtime rejects instead of queueing.
-  | "session_busy";
+  | "session_busy"
+  // Context management: the summarizer failed, or the context cannot be made to fit the model.
+  | "compaction_failed"
+  | "context_overflow";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -1,6 +1,17 @@
 export * from "./config/load.js";
 export * from "./config/resolve.js";
 export * from "./config/schema.js";
+export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js";
+export { CONTINUE_ENTRY_TYPE, type CompactInput, type CompactOutcome, compact as compactContext } from "./context/compactor.js";
+export * from "./context/context-size.js";
+export * from "./context/cut.js";
+export * from "./context/overflow.js";
+export * from "./context/prune.js";
+export * from "./context/prune-entry.js";
+export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/summarizer.js";
+export * from "./context/summary-prompt.js";
+export * from "./context/token-counter.js";
+export * from "./context/tokens.js";
 export * from "./errors.js";
 export * from "./goal/index.js";
 export * from "./llm/catalog.js";

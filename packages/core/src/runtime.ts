@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
+import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
 import { createModelRegistry } from "./llm/registry.js";
 import { APPROVAL_ENTRY_TYPE, listApprovals } from "./loop/approvals.js";
@@ -10,6 +11,7 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { DEFAULT_RETRY } from "./loop/retry.js";
 import { executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
+import { compactSession, switchSessionLeaf } from "./loop/session-context.js";
 import { systemPromptFor } from "./loop/system-prompt-source.js";
 import type {
   AgentDefinition,
@@ -85,6 +87,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
     maxTurnsNote: maxTurnsReminder(),
+    tokens: new TokenCounter(),
   };
 
   function run(input: RunInput): RunHandle {
@@ -175,6 +178,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         return true;
       });
     },
+    // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
+    compact: (sessionId, opts) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return compactSession(deps, sessionId, opts);
+      }),
+    switchLeaf: (sessionId, entryId, opts) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return switchSessionLeaf(deps, sessionId, entryId, opts);
+      }),
     async close() {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));

@@ -1,5 +1,7 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
+import type { ContextSize } from "../context/context-size.js";
+import type { TokenCounter } from "../context/token-counter.js";
 import type { TokenUsage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
@@ -44,6 +46,15 @@ export interface RunContext {
   lastText: string;
   /** Recent calls and texts for the doom-loop guard; bounded. */
   history: LoopStep[];
+  /** Local token counts (shared by the runtime's runs) and the incremental measure of the next prompt. */
+  readonly tokens: TokenCounter;
+  readonly size: ContextSize;
+  /** Tokens of the system prompt and tool definitions, recomputed when either changes. */
+  overhead?: { exact: boolean; system: string; tokens: number };
+  /** The model that writes compaction summaries: the pool's `compaction` model, else the run's. */
+  summaryModel(): ResolvedModel;
+  /** Compactions made during this run. */
+  compactions: number;
   emit(event: RunEventInput): void;
 }
 

@@ -3,6 +3,8 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
+import { ContextSize } from "../context/context-size.js";
+import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
 import { modelInfo } from "../llm/catalog.js";
 import type { Entry } from "../model/entry.js";
@@ -54,6 +56,8 @@ export interface RunDeps {
     signal: AbortSignal;
   }): Promise<string>;
   maxTurnsNote: string;
+  /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */
+  tokens: TokenCounter;
 }
 
 /** Over this a prompt cannot be one session entry; far over any model's context long before. */
@@ -86,7 +90,7 @@ function checkPrompt(content: UserMessage["content"]): void {
   }
 }
 
-function resolveModel(deps: RunDeps, agent: AgentDefinition, input: RunInput): ResolvedModel {
+export function resolveModel(deps: RunDeps, agent: AgentDefinition, input: Pick<RunInput, "model">): ResolvedModel {
   const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
   if (chosen === undefined) {
     throw new ArborError(
@@ -195,6 +199,17 @@ function permissionFor(
   });
 }
 
+/**
+ * The model that writes summaries (SPEC 6: the compaction agent's own scenario): the pool's
+ * `compaction` model, else `fallback` (the run's). A pool entry that cannot be resolved is an error
+ * the user must see, not a silent fallback.
+ */
+export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
+  const agentModel = deps.agents.compaction?.model;
+  if (agentModel !== undefined) return deps.models().resolve(agentModel);
+  return deps.models().forScenario("compaction") ?? fallback;
+}
+
 /** The pool's title model, if one is configured and usable; resolving it must never fail the run. */
 function titleModel(deps: RunDeps): LanguageModelV4 | undefined {
   try {
@@ -298,6 +313,10 @@ export async function executeRun(
       cost: 0,
       lastText: "",
       history: [],
+      tokens: deps.tokens,
+      size: new ContextSize(),
+      summaryModel: () => summaryModel(deps, model),
+      compactions: 0,
       emit,
     };
     const userEntry = await deps.store.appendMessage(sessionId, {
@@ -316,7 +335,7 @@ export async function executeRun(
     status: outcome.status,
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
-    ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost } : {}),
+    ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
   return final;

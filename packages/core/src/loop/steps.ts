@@ -1,10 +1,12 @@
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
 import { costOf } from "../llm/catalog.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { applyEntry } from "../session/context.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
-import { callModel } from "./model-call.js";
+import { guardContext } from "./context-guard.js";
+import { callModel, eventSink } from "./model-call.js";
 import { addUsage, type RunContext } from "./run-context.js";
 import type { StreamedToolCall } from "./stream-step.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
@@ -70,7 +72,12 @@ async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
 
 /** The ReAct loop (SPEC 4): stream a step, persist it, run its tools, repeat until the model is done. */
 export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
+  /** The step retried after the provider said its prompt did not fit: once per step (SPEC 6). */
+  let overflowRetried = 0;
   for (;;) {
+    if (ctx.signal.aborted) return { status: "aborted" };
+    // Before every step, so after the user's message and after each step's tool results (SPEC 6).
+    await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
     ctx.step++;
     const lastStep = ctx.step >= ctx.maxTurns;
@@ -92,7 +99,7 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
       motivation: "",
     });
     const started = ctx.clock.now();
-    const { stream, failure } = await callModel(ctx, options);
+    const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
     const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
     const usage: TokenUsage | undefined = stream.usage;
     const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
@@ -108,6 +115,13 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
       input: "",
       output: cut(stream.text, 1000),
     });
+
+    if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
+      overflowRetried = ctx.step;
+      await guardContext(ctx, { force: true });
+      ctx.step--;
+      continue;
+    }
 
     const parsed = stream.content.filter((p) => p.type === "tool-call").map((p) => p.input);
     const calls = stream.toolCalls;

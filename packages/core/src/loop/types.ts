@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { ModelInfo } from "../llm/catalog.js";
+import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
@@ -137,6 +138,8 @@ export interface RunResult {
   steps: number;
   usage: TokenUsage;
   cost: number;
+  /** Automatic compactions during the run (SPEC 6); their model calls are in `usage` and `cost`. */
+  compactions?: number;
   error?: { code: string; message: string };
 }
 
@@ -145,6 +148,46 @@ export interface RunHandle extends AsyncIterable<RunEvent> {
   readonly sessionId: string;
   readonly result: Promise<RunResult>;
   abort(reason?: unknown): void;
+}
+
+/** `runtime.compact` (SPEC 6 manual compaction). */
+export interface CompactOptions {
+  /** What the summary should keep in particular ("the API design decisions"). */
+  focus?: string;
+  /** The model that writes the summary; default the pool's `compaction` model, else the run model. */
+  model?: string | LanguageModelV4;
+  signal?: AbortSignal;
+}
+
+export interface CompactResult {
+  sessionId: string;
+  /** The `compaction` entry written. */
+  entryId: string;
+  /** The context's size before and after, in tokens (provider usage where known, else counted). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Messages the summary replaced, and messages kept verbatim. */
+  summarized: number;
+  kept: number;
+  splitTurn: boolean;
+  usage: TokenUsage;
+  cost: number;
+}
+
+/** `runtime.switchLeaf` (SPEC 2 moving the leaf, SPEC 6 branch summary). */
+export interface SwitchLeafOptions {
+  /** Record a `branch_summary` of the branch being left, written by the compaction model. */
+  summarize?: boolean;
+  focus?: string;
+  model?: string | LanguageModelV4;
+  signal?: AbortSignal;
+}
+
+export interface SwitchLeafResult {
+  sessionId: string;
+  /** The leaf after the move: the target, or the branch summary appended under it. */
+  leafId: string | null;
+  branchSummary?: BranchSummaryEntry;
 }
 
 /** What `createRuntime` returns: the one way to run agents (SPEC 11). */
@@ -163,6 +206,18 @@ export interface Runtime {
   approvals(sessionId: string): Promise<Approval[]>;
   /** Withdraws an approval from the session's leaf on; false when it was not in force. */
   revokeApproval(sessionId: string, approval: Omit<Approval, "scope" | "revoked">): Promise<boolean>;
+  /**
+   * Summarizes the session's history now (SPEC 6 manual compaction), keeping a recent tail verbatim;
+   * queued behind a running turn. Throws an ArborError (`session_not_found`, `context_overflow` when
+   * there is nothing to summarize, `compaction_failed`) having written nothing.
+   */
+  compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
+  /**
+   * Moves the session's leaf to `entryId` (null: the next message starts a new root), persisted; with
+   * `summarize`, records a `branch_summary` of the branch left, which the model sees when the session
+   * continues there. Queued behind a running turn.
+   */
+  switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
   /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }

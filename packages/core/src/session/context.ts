@@ -1,11 +1,14 @@
-import type { Entry, ThinkingLevel } from "../model/entry.js";
-import type { Message, UserMessage } from "../model/message.js";
+import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/prune-entry.js";
+import type { CompactionEntry, CustomEntry, Entry, ThinkingLevel } from "../model/entry.js";
+import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
 
 /** One message the model sees, with the entry it came from. */
 export interface ContextItem {
   readonly entryId: string;
   readonly message: Message;
+  /** Set on the summary a compaction puts first: its text as written, so a later compaction can update it. */
+  readonly compaction?: { readonly summary: string; readonly details?: unknown };
 }
 
 /**
@@ -21,6 +24,11 @@ export interface ContextState {
   readonly model: string | null;
   /** The last entry applied; the next entry's parent if the state follows a path. */
   readonly leafId: string | null;
+  /**
+   * Items below this index were rewritten (by a compaction or a prune) after they were first sent,
+   * so token usage a provider reported for a message below it no longer measures this context.
+   */
+  readonly rewrittenAt: number;
 }
 
 export const EMPTY_CONTEXT: ContextState = Object.freeze({
@@ -29,10 +37,11 @@ export const EMPTY_CONTEXT: ContextState = Object.freeze({
   thinkingLevel: null,
   model: null,
   leafId: null,
+  rewrittenAt: 0,
 }) as ContextState;
 
 export function emptyContext(): ContextState {
-  return { items: [], length: 0, thinkingLevel: null, model: null, leafId: null };
+  return { items: [], length: 0, thinkingLevel: null, model: null, leafId: null, rewrittenAt: 0 };
 }
 
 function reminder(text: string): TextPart {
@@ -59,7 +68,7 @@ function withItem(state: ContextState, entry: Entry, message: Message): ContextS
  * current context (it was already summarized), nothing that is in context is dropped: the summary
  * goes in front of all current items, so a later compaction can never lose what an earlier one kept.
  */
-function compact(state: ContextState, entry: Extract<Entry, { type: "compaction" }>): ContextState {
+function compact(state: ContextState, entry: CompactionEntry): ContextState {
   let keepFrom = state.length;
   if (entry.firstKeptEntryId !== null) {
     keepFrom = 0;
@@ -73,9 +82,42 @@ function compact(state: ContextState, entry: Extract<Entry, { type: "compaction"
   const summary: ContextItem = {
     entryId: entry.id,
     message: syntheticUser([reminder(`The conversation before this point was compacted. Summary of it:\n\n${entry.summary}`)]),
+    compaction: entry.details === undefined ? { summary: entry.summary } : { summary: entry.summary, details: entry.details },
   };
   const items = [summary, ...state.items.slice(keepFrom, state.length)];
-  return { ...state, items, length: items.length, leafId: entry.id };
+  return { ...state, items, length: items.length, leafId: entry.id, rewrittenAt: items.length };
+}
+
+function clearResults(message: ToolMessage, ids: ReadonlySet<string>): ToolMessage | undefined {
+  let changed = false;
+  const content = message.content.map((part) => {
+    if (!ids.has(part.toolCallId) || part.pruned === true) return part;
+    changed = true;
+    return { ...part, output: { type: "text" as const, value: PRUNED_OUTPUT }, pruned: true };
+  });
+  return changed ? { ...message, content } : undefined;
+}
+
+/**
+ * A prune entry (SPEC 6 stage 1) clears the listed tool results from this point of the path on. The
+ * items are copied rather than edited in place, because an older state (a sibling branch) may share
+ * them. O(context length), like a compaction, and as rare.
+ */
+function prune(state: ContextState, entry: CustomEntry): ContextState {
+  const data = PruneDataSchema.safeParse(entry.data);
+  if (!data.success) return { ...state, leafId: entry.id };
+  const ids = new Set(data.data.toolCallIds);
+  let items: ContextItem[] | undefined;
+  for (let i = 0; i < state.length; i++) {
+    const item = state.items[i]!;
+    if (item.message.role !== "tool") continue;
+    const cleared = clearResults(item.message, ids);
+    if (!cleared) continue;
+    items ??= state.items.slice(0, state.length);
+    items[i] = { ...item, message: cleared };
+  }
+  if (!items) return { ...state, leafId: entry.id };
+  return { ...state, items, length: items.length, leafId: entry.id, rewrittenAt: items.length };
 }
 
 /** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */
@@ -102,6 +144,7 @@ export function applyEntry(state: ContextState, entry: Entry): ContextState {
     case "model_change":
       return { ...state, model: entry.model, leafId: entry.id };
     case "custom":
+      return entry.customType === PRUNE_ENTRY_TYPE ? prune(state, entry) : { ...state, leafId: entry.id };
     case "label":
     case "session_info":
     case "subagent_batch":

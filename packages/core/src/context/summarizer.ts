@@ -1,0 +1,145 @@
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { ArborError } from "../errors.js";
+import { costOf } from "../llm/catalog.js";
+import { callModel, type ModelCallEnv, SILENT_SINK } from "../loop/model-call.js";
+import { addUsage, type RunEventInput, ZERO_USAGE } from "../loop/run-context.js";
+import type { ResolvedModel } from "../loop/types.js";
+import type { Message, TokenUsage } from "../model/message.js";
+import { usableTokens } from "./overflow.js";
+import { SUMMARY_SYSTEM_PROMPT, serializeMessage } from "./summary-prompt.js";
+import type { CountText } from "./tokens.js";
+
+/** Room kept for the system prompt and the request's own wording around the conversation. */
+const REQUEST_OVERHEAD_TOKENS = 1_000;
+/** The longest summary asked for; a fifth of the prompt room on small models. */
+export const SUMMARY_MAX_TOKENS = 8_000;
+
+export interface SummarizerEnv extends ModelCallEnv {
+  /** The model that writes summaries: the pool's `compaction` model, else the run's. */
+  model: ResolvedModel;
+  count: CountText;
+  /** Run events for the summary calls (`llm_start` / `llm_end` with node `compaction`). */
+  emit?: (event: RunEventInput) => void;
+}
+
+/**
+ * The compaction agent at work: no tools, its own system prompt, one text request per call.
+ * Accumulates the usage and cost of its calls so the caller can account for them.
+ */
+export class Summarizer {
+  usage: TokenUsage = { ...ZERO_USAGE };
+  cost = 0;
+  calls = 0;
+
+  constructor(private readonly env: SummarizerEnv) {}
+
+  /** `provider/model` of the summarizer. */
+  get model(): string {
+    return this.env.model.ref;
+  }
+
+  /** Longest output asked of the summarizer. */
+  get maxOutputTokens(): number {
+    const limit = this.env.model.info.limit;
+    return Math.max(256, Math.min(SUMMARY_MAX_TOKENS, limit.output, Math.floor(usableTokens(limit) / 5)));
+  }
+
+  /** Tokens of conversation text one request can carry. */
+  get inputBudget(): number {
+    return Math.max(1_000, usableTokens(this.env.model.info.limit) - this.maxOutputTokens - REQUEST_OVERHEAD_TOKENS);
+  }
+
+  async complete(request: string, maxOutputTokens = this.maxOutputTokens): Promise<string> {
+    const { env } = this;
+    const callId = `compaction_${++this.calls}`;
+    env.emit?.({
+      type: "llm_start",
+      call_id: callId,
+      node: "compaction",
+      model: env.model.ref,
+      input: "",
+      motivation: "compaction",
+    });
+    const options: LanguageModelV4CallOptions = {
+      prompt: [
+        { role: "system", content: SUMMARY_SYSTEM_PROMPT },
+        { role: "user", content: [{ type: "text", text: request }] },
+      ],
+      maxOutputTokens,
+      abortSignal: env.signal,
+    };
+    const started = env.clock.now();
+    const { stream, failure } = await callModel(env, env.model.model, options, SILENT_SINK);
+    if (stream.usage) {
+      this.usage = addUsage(this.usage, stream.usage);
+      this.cost += costOf(stream.usage, env.model.info.cost);
+    }
+    env.emit?.({
+      type: "llm_end",
+      call_id: callId,
+      node: "compaction",
+      model: env.model.ref,
+      duration_ms: Math.max(0, Math.round(env.clock.now() - started)),
+      ...(stream.usage
+        ? {
+            input_tokens: stream.usage.input,
+            output_tokens: stream.usage.output,
+            total_tokens: stream.usage.input + stream.usage.output,
+          }
+        : {}),
+      input: "",
+      output: stream.text.slice(0, 1000),
+    });
+    if (stream.aborted) throw new ArborError("aborted", "The compaction was aborted; the session is unchanged.");
+    if (failure) {
+      throw new ArborError(
+        "compaction_failed",
+        `The compaction model ${env.model.ref} failed: ${failure.message}. The session is unchanged; retry, or set pool.compaction to another model.`,
+      );
+    }
+    const text = stream.text.trim();
+    if (text === "") {
+      throw new ArborError(
+        "compaction_failed",
+        `The compaction model ${env.model.ref} returned no text; the session is unchanged.`,
+      );
+    }
+    return text;
+  }
+
+  /**
+   * Summarizes messages with `request(conversation, previous)`. When they do not fit one request they
+   * go in chunks, oldest first, each chunk updating the summary of the ones before.
+   */
+  async summarize(
+    messages: readonly Message[],
+    request: (conversation: string, previous: string | undefined) => string,
+    previous?: string,
+  ): Promise<string | undefined> {
+    let summary = previous;
+    for (const chunk of this.chunks(messages, previous)) summary = await this.complete(request(chunk, summary));
+    return summary;
+  }
+
+  private chunks(messages: readonly Message[], previous: string | undefined): string[] {
+    // Room for the summary each chunk carries forward: the one given, or the longest one a chunk may write.
+    const budget = this.inputBudget - Math.max(previous ? this.env.count(previous) : 0, this.maxOutputTokens);
+    const chunks: string[] = [];
+    let current: string[] = [];
+    let tokens = 0;
+    for (const message of messages) {
+      const text = serializeMessage(message);
+      if (text === "") continue;
+      const n = this.env.count(text);
+      if (current.length > 0 && tokens + n > Math.max(budget, 1_000)) {
+        chunks.push(current.join("\n\n"));
+        current = [];
+        tokens = 0;
+      }
+      current.push(text);
+      tokens += n;
+    }
+    if (current.length > 0) chunks.push(current.join("\n\n"));
+    return chunks;
+  }
+}

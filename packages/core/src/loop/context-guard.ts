@@ -1,0 +1,114 @@
+import { compact } from "../context/compactor.js";
+import { keepRecentBudget, selectCut } from "../context/cut.js";
+import { usableTokens } from "../context/overflow.js";
+import { selectPrune } from "../context/prune.js";
+import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
+import { Summarizer } from "../context/summarizer.js";
+import { REPLY_PRIMING_TOKENS } from "../context/tokens.js";
+import { ArborError } from "../errors.js";
+import { applyEntry } from "../session/context.js";
+import { addUsage, type RunContext } from "./run-context.js";
+
+/** Tokens of what every prompt carries besides the messages: the system prompt and the tool definitions. */
+function overhead(ctx: RunContext): number {
+  const exact = ctx.tokens.exact;
+  if (ctx.overhead?.exact !== exact || ctx.overhead.system !== ctx.system) {
+    const tokens = ctx.tokens.text(ctx.system) + ctx.tokens.text(JSON.stringify(ctx.tools)) + REPLY_PRIMING_TOKENS;
+    ctx.overhead = { exact, system: ctx.system, tokens };
+  }
+  return ctx.overhead.tokens;
+}
+
+/** The next prompt's size: provider usage up to the last step, local counts after it. O(items since the last measure). */
+export function measureContext(ctx: RunContext): number {
+  return ctx.size.measure(ctx.state, ctx.tokens, overhead(ctx));
+}
+
+/**
+ * The recent tail to keep, in local tokens. The budget is a share of the model's room as the
+ * provider counts; when the provider's count of this context (`measured`) is larger than the local
+ * one (another tokenizer, framing the local count misses), the budget shrinks by the same ratio so
+ * the compaction frees what the provider needs. After the provider refused a prompt, at most half of
+ * the messages are kept; when even that keeps everything, nothing is.
+ */
+function tailBudget(ctx: RunContext, usable: number, measured: number, refused: boolean): number {
+  let local = overhead(ctx);
+  let messages = 0;
+  for (let i = 0; i < ctx.state.length; i++) messages += ctx.tokens.message(ctx.state.items[i]!.message);
+  local += messages;
+  const ratio = Math.max(1, measured / Math.max(1, local));
+  let budget = Math.floor(keepRecentBudget(usable) / ratio);
+  if (refused) budget = Math.min(budget, Math.floor(messages / 2));
+  return selectCut(ctx.state, ctx.tokens.message, budget) ? budget : 0;
+}
+
+export interface GuardOptions {
+  /** Compact even if the measure fits: the provider said the prompt did not (SPEC 6, retried once). */
+  force?: boolean;
+}
+
+/**
+ * Keeps the next prompt within the model's room (SPEC 6), checked before every step: after the
+ * user's message and after each step's tool results. Over `usable` it prunes old tool outputs
+ * (stage 1) and, if that is not enough, has the compaction agent summarize (stage 2); an automatic
+ * compaction mid-turn is followed by the synthetic continuation. Returns whether anything changed.
+ */
+export async function guardContext(ctx: RunContext, options: GuardOptions = {}): Promise<boolean> {
+  const limit = ctx.model.info.limit;
+  if (limit.context === 0) return false;
+  const usable = usableTokens(limit);
+  if (!options.force) {
+    if (measureContext(ctx) <= usable) return false;
+    if (!ctx.tokens.exact) {
+      await ctx.tokens.load();
+      if (measureContext(ctx) <= usable) return false;
+    }
+  } else {
+    await ctx.tokens.load();
+  }
+  const before = measureContext(ctx);
+
+  const prune = selectPrune(ctx.state, ctx.tokens.message);
+  if (prune) {
+    const entry = await ctx.store.appendEntry(ctx.sessionId, { type: "custom", customType: PRUNE_ENTRY_TYPE, data: prune });
+    ctx.state = applyEntry(ctx.state, entry);
+    if (!options.force && measureContext(ctx) <= usable) return true;
+  }
+
+  const keepTokens = tailBudget(ctx, usable, before, options.force === true);
+  const summarizer = new Summarizer({
+    model: ctx.summaryModel(),
+    count: ctx.tokens.text,
+    clock: ctx.clock,
+    retry: ctx.retry,
+    signal: ctx.signal,
+    emit: ctx.emit,
+  });
+  try {
+    const outcome = await compact({
+      store: ctx.store,
+      sessionId: ctx.sessionId,
+      state: ctx.state,
+      summarizer,
+      count: ctx.tokens.message,
+      keepTokens,
+      tokensBefore: before,
+      mode: "auto",
+      continuation: true,
+    });
+    ctx.state = outcome.state;
+    ctx.compactions++;
+  } finally {
+    ctx.usage = addUsage(ctx.usage, summarizer.usage);
+    ctx.cost += summarizer.cost;
+  }
+  const after = measureContext(ctx);
+  if (after > usable) {
+    const fixed = overhead(ctx);
+    throw new ArborError(
+      "context_overflow",
+      `Even after compaction the context takes about ${after.toLocaleString("en-US")} tokens (${fixed.toLocaleString("en-US")} of them the system prompt and tool definitions); ${ctx.model.ref} has room for ${usable.toLocaleString("en-US")}. Use a model with a larger context, fewer tools, or shorter instructions.`,
+    );
+  }
+  return true;
+}

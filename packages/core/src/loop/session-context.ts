@@ -1,0 +1,139 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { switchWithSummary } from "../context/branch-summary.js";
+import { compact } from "../context/compactor.js";
+import { ContextSize } from "../context/context-size.js";
+import { keepRecentBudget, selectCut } from "../context/cut.js";
+import { usableTokens } from "../context/overflow.js";
+import { Summarizer } from "../context/summarizer.js";
+import { ArborError } from "../errors.js";
+import type { Entry } from "../model/entry.js";
+import { buildContext } from "../session/context.js";
+import { activePath } from "../session/tree.js";
+import { type RunDeps, resolveModel, summaryModel } from "./run.js";
+import type { CompactOptions, CompactResult, ResolvedModel, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
+
+function lastModelOnPath(path: readonly Entry[]): string | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "message" && entry.message.role === "assistant" && entry.message.model) return entry.message.model;
+  }
+  return undefined;
+}
+
+/** The session's model as a run would pick it, and the summarizer. */
+function models(deps: RunDeps, path: readonly Entry[], chosen: string | LanguageModelV4 | undefined) {
+  const agent = deps.agents.build ?? Object.values(deps.agents)[0]!;
+  let run: ResolvedModel;
+  try {
+    run = resolveModel(deps, agent, {});
+  } catch (err) {
+    const last = lastModelOnPath(path);
+    if (last === undefined) throw err;
+    run = deps.models().resolve(last);
+  }
+  const summary = chosen === undefined ? summaryModel(deps, run) : resolveModel(deps, agent, { model: chosen });
+  return { run, summary };
+}
+
+async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
+  const meta = await deps.store.getSession(sessionId);
+  if (!meta)
+    throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
+  return deps.store.getActivePath(sessionId);
+}
+
+/**
+ * Manual compaction (SPEC 6; `arbor compact`): summarize the session's history now, keeping a recent
+ * tail verbatim (everything is summarized when the whole context would fit the tail). No continuation
+ * is added: the user's next prompt follows. Throws, having written nothing, when there is nothing to
+ * summarize or the summarizer fails.
+ */
+export async function compactSession(deps: RunDeps, sessionId: string, options: CompactOptions = {}): Promise<CompactResult> {
+  const path = await pathOf(deps, sessionId);
+  const state = buildContext(path);
+  const { run, summary } = models(deps, path, options.model);
+  await deps.tokens.load();
+  const tokensBefore = new ContextSize().measure(state, deps.tokens, 0);
+  const budget = keepRecentBudget(usableTokens(run.info.limit));
+  const keepTokens = selectCut(state, deps.tokens.message, budget) ? budget : 0;
+  const summarizer = new Summarizer({
+    model: summary,
+    count: deps.tokens.text,
+    clock: deps.clock,
+    retry: deps.retry,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  const outcome = await compact({
+    store: deps.store,
+    sessionId,
+    state,
+    summarizer,
+    count: deps.tokens.message,
+    keepTokens,
+    tokensBefore,
+    mode: "manual",
+    ...(options.focus?.trim() ? { focus: options.focus.trim() } : {}),
+    continuation: false,
+  });
+  return {
+    sessionId,
+    entryId: outcome.entry.id,
+    tokensBefore,
+    tokensAfter: new ContextSize().measure(outcome.state, deps.tokens, 0),
+    summarized: outcome.summarized,
+    kept: outcome.kept,
+    splitTurn: outcome.splitTurn,
+    usage: summarizer.usage,
+    cost: summarizer.cost,
+  };
+}
+
+/**
+ * Moves the session's leaf (SPEC 2: persisted; `null` clears it so the next message starts a new
+ * root). With `summarize`, the branch being left is first summarized by the compaction model and the
+ * `branch_summary` is appended under the new leaf (SPEC 6), so continuing there tells the model what
+ * was tried. A failure changes nothing.
+ */
+export async function switchSessionLeaf(
+  deps: RunDeps,
+  sessionId: string,
+  entryId: string | null,
+  options: SwitchLeafOptions = {},
+): Promise<SwitchLeafResult> {
+  const from = await pathOf(deps, sessionId);
+  let to: Entry[] = [];
+  if (entryId !== null) {
+    const target = await deps.store.getEntry(sessionId, entryId);
+    if (!target)
+      throw new ArborError(
+        "entry_not_found",
+        `No entry ${entryId} in session ${sessionId}; see arbor sessions tree ${sessionId}.`,
+      );
+    const byId = new Map<string, Entry>();
+    for (const e of await deps.store.listEntries(sessionId)) byId.set(e.id, e);
+    to = activePath(entryId, (id) => byId.get(id));
+  }
+  if (!options.summarize) {
+    if (entryId === null) await deps.store.resetLeaf(sessionId);
+    else await deps.store.switchLeaf(sessionId, entryId);
+    return { sessionId, leafId: entryId };
+  }
+  await deps.tokens.load();
+  const { summary } = models(deps, from, options.model);
+  const summarizer = new Summarizer({
+    model: summary,
+    count: deps.tokens.text,
+    clock: deps.clock,
+    retry: deps.retry,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  const branchSummary = await switchWithSummary({
+    store: deps.store,
+    sessionId,
+    from,
+    to,
+    summarizer,
+    ...(options.focus?.trim() ? { focus: options.focus.trim() } : {}),
+  });
+  return { sessionId, leafId: branchSummary?.id ?? entryId, ...(branchSummary ? { branchSummary } : {}) };
+}
