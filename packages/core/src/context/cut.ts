@@ -77,14 +77,20 @@ export function selectCut(state: ContextState, count: (message: Message) => numb
   };
 }
 
-/** The user message that opened the turn the cut falls in, when the cut leaves part of that turn behind. */
+/**
+ * The user message that opened the turn the cut falls in, when the cut leaves part of that turn
+ * behind. Synthetic user messages (a compaction's continuation, a branch summary) are not requests,
+ * so they do not open turns.
+ */
 function splitTurnStart(state: ContextState, keepFrom: number, first: number): number {
-  if (keepFrom >= state.length || state.items[keepFrom]!.message.role === "user") return keepFrom;
+  if (keepFrom >= state.length) return keepFrom;
+  const opensTurn = (message: Message) => message.role === "user" && message.synthetic !== true;
+  if (opensTurn(state.items[keepFrom]!.message)) return keepFrom;
   let sawAssistant = false;
   for (let i = keepFrom - 1; i >= first; i--) {
-    const role = state.items[i]!.message.role;
-    if (role === "assistant") sawAssistant = true;
-    if (role === "user") return sawAssistant ? i : keepFrom;
+    const message = state.items[i]!.message;
+    if (message.role === "assistant") sawAssistant = true;
+    if (opensTurn(message)) return sawAssistant ? i : keepFrom;
   }
   return keepFrom;
 }

@@ -122,8 +122,10 @@ export class Summarizer {
   }
 
   private chunks(messages: readonly Message[], previous: string | undefined): string[] {
-    // Room for the summary each chunk carries forward: the one given, or the longest one a chunk may write.
-    const budget = this.inputBudget - Math.max(previous ? this.env.count(previous) : 0, this.maxOutputTokens);
+    // Each chunk leaves room for the summary it carries forward: the one given for the first chunk,
+    // for later ones the longest a chunk may write.
+    const first = this.inputBudget - (previous ? this.env.count(previous) : 0);
+    const later = this.inputBudget - this.maxOutputTokens;
     const chunks: string[] = [];
     let current: string[] = [];
     let tokens = 0;
@@ -131,7 +133,8 @@ export class Summarizer {
       const text = serializeMessage(message);
       if (text === "") continue;
       const n = this.env.count(text);
-      if (current.length > 0 && tokens + n > Math.max(budget, 1_000)) {
+      const budget = Math.max(chunks.length === 0 ? first : later, 1_000);
+      if (current.length > 0 && tokens + n > budget) {
         chunks.push(current.join("\n\n"));
         current = [];
         tokens = 0;
