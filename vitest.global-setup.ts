@@ -9,7 +9,11 @@ import { fileURLToPath } from "node:url";
 export default function setup(): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   // ARBOR_TEST_BUILD narrows the build (e.g. "packages/core") while another package is mid-edit.
-  const projects = process.env.ARBOR_TEST_BUILD?.split(/\s+/).filter(Boolean) ?? ["packages/core", "packages/cli"];
+  const projects = process.env.ARBOR_TEST_BUILD?.split(/\s+/).filter(Boolean) ?? [
+    "packages/core",
+    "packages/server",
+    "packages/cli",
+  ];
   execFileSync(process.execPath, [tsc, "-b", ...projects], {
     cwd: fileURLToPath(new URL(".", import.meta.url)),
     stdio: "inherit",

@@ -1,0 +1,78 @@
+import { type ArborErrorCode, isArborError } from "@arbor/core";
+
+/** Error codes the HTTP layer adds to core's ArborError codes. */
+export type ServerErrorCode =
+  | "invalid_json"
+  | "unsupported_media_type"
+  | "unauthorized"
+  | "forbidden_origin"
+  | "forbidden_host"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "permission_not_found"
+  | "events_expired"
+  | "internal_error";
+
+export type ApiErrorCode = ArborErrorCode | ServerErrorCode;
+
+/** The error body of every failed request: `{error: {code, message}}` (SPEC 8). */
+export interface ApiErrorBody {
+  error: { code: ApiErrorCode; message: string };
+}
+
+/** A failure the HTTP layer reports itself (bad JSON, auth, size, an unknown route or permission). */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+
+  constructor(code: ApiErrorCode, message: string) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+  }
+}
+
+/**
+ * The one mapping from error codes to HTTP statuses. Codes not listed are server-side failures
+ * (a corrupt session, an I/O error) and answer 500.
+ */
+const STATUS: Partial<Record<ApiErrorCode, number>> = {
+  invalid_id: 400,
+  invalid_input: 400,
+  invalid_json: 400,
+  invalid_cursor: 400,
+  invalid_model: 400,
+  invalid_tool_input: 400,
+  unknown_entry_type: 400,
+  unauthorized: 401,
+  forbidden_origin: 403,
+  forbidden_host: 403,
+  not_found: 404,
+  session_not_found: 404,
+  entry_not_found: 404,
+  parent_not_found: 404,
+  blob_not_found: 404,
+  permission_not_found: 404,
+  method_not_allowed: 405,
+  session_exists: 409,
+  duplicate_entry: 409,
+  session_busy: 409,
+  events_expired: 410,
+  payload_too_large: 413,
+  entry_too_large: 413,
+  unsupported_media_type: 415,
+  store_closed: 503,
+};
+
+export function statusFor(code: ApiErrorCode): number {
+  return STATUS[code] ?? 500;
+}
+
+/** Any thrown value as the code and message a client sees; unexpected errors do not leak their stack. */
+export function toApiError(err: unknown): { status: number; body: ApiErrorBody } {
+  if (err instanceof ApiError || isArborError(err)) {
+    return { status: statusFor(err.code), body: { error: { code: err.code, message: err.message } } };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 500, body: { error: { code: "internal_error", message: `Internal error: ${message}` } } };
+}

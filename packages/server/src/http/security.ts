@@ -1,0 +1,92 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "../errors.js";
+import { tooLarge } from "./body.js";
+
+/** `127.0.0.0/8`, `::1` (also IPv4-mapped) and `localhost`; brackets around IPv6 are allowed. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
+  if (h === "localhost" || h.endsWith(".localhost")) return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (isIP(h) === 6) {
+    if (h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+    return mapped !== null && (mapped[1] as string).startsWith("127.");
+  }
+  return false;
+}
+
+/** The host name of a `Host` header (`127.0.0.1:4096`, `[::1]:80`), or undefined when it does not parse. */
+function hostName(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  try {
+    return new URL(`http://${header}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compares a bearer header with the token in constant time (both sides hashed to equal length first). */
+export function bearerMatcher(token: string): (authorization: string | undefined) => boolean {
+  const expected = createHash("sha256").update(token).digest();
+  return (authorization) => {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "");
+    const given = createHash("sha256")
+      .update(match?.[1] ?? "")
+      .digest();
+    return timingSafeEqual(expected, given) && match !== null;
+  };
+}
+
+export interface SecurityOptions {
+  token: string | undefined;
+  /** Origins allowed cross-site (CORS is configured); `*` allows any. */
+  corsOrigins: readonly string[];
+  maxBodyBytes: number;
+  /** Paths that need no token. */
+  publicPaths: ReadonlySet<string>;
+}
+
+/**
+ * The checks every request passes before its route (SPEC 8, 12):
+ * - without a token, only loopback `Host` names are served, so a DNS-rebinding page cannot reach
+ *   a local server under its own name;
+ * - a browser `Origin` must be this server's own or a configured CORS origin, so another site's
+ *   page cannot drive the API (it would otherwise send "simple" requests that skip preflight);
+ * - with a token, every path but the public ones needs `Authorization: Bearer <token>`;
+ * - a declared body larger than the limit is refused before it is read (chunked bodies are
+ *   capped while reading, see body.ts).
+ */
+export function securityMiddleware(options: SecurityOptions): MiddlewareHandler {
+  const matches = options.token === undefined ? undefined : bearerMatcher(options.token);
+  const anyOrigin = options.corsOrigins.includes("*");
+  return async (c, next) => {
+    const host = c.req.header("host");
+    if (matches === undefined) {
+      const name = hostName(host);
+      if (name === undefined || !isLoopbackHost(name)) {
+        throw new ApiError(
+          "forbidden_host",
+          `Host ${JSON.stringify(host ?? "")} is not a loopback name; a server without a token answers only 127.0.0.1, ::1 and localhost. Start it with a token to serve other names.`,
+        );
+      }
+    }
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+      if (!anyOrigin && !options.corsOrigins.includes(origin)) {
+        throw new ApiError("forbidden_origin", `Origin ${origin} is not allowed; configure it in the server's cors origins.`);
+      }
+    }
+    if (matches !== undefined && !options.publicPaths.has(c.req.path) && !matches(c.req.header("authorization"))) {
+      c.header("WWW-Authenticate", 'Bearer realm="arbor"');
+      throw new ApiError("unauthorized", "This server needs Authorization: Bearer <token> (the token it was started with).");
+    }
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && Number(declared) > options.maxBodyBytes) throw tooLarge(options.maxBodyBytes);
+    await next();
+  };
+}

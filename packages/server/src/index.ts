@@ -1,0 +1,15 @@
+export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, statusFor } from "./errors.js";
+export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
+export { isLoopbackHost } from "./http/security.js";
+export { DEFAULT_HOST, DEFAULT_PORT, type ListeningServer, type ListenOptions } from "./listen.js";
+export { openApiDocument } from "./openapi.js";
+export * from "./schemas.js";
+export {
+  type ArborServer,
+  type CorsOptions,
+  createServer,
+  DEFAULT_MAX_BODY_BYTES,
+  SERVER_VERSION,
+  type ServerOptions,
+} from "./server.js";
+export type { StreamBufferOptions } from "./streams/run-streams.js";

@@ -1,0 +1,64 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Hono } from "hono";
+import { ApiError } from "./errors.js";
+import { isLoopbackHost } from "./http/security.js";
+
+export interface ListenOptions {
+  /** Default 127.0.0.1. Any non-loopback host needs the server to have a token. */
+  host?: string;
+  /** Default 4096; 0 picks a free port. */
+  port?: number;
+}
+
+export interface ListeningServer {
+  /** `http://127.0.0.1:4096`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting, ends open streams and closes every connection. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 4096;
+
+export async function listen(
+  app: Hono,
+  options: ListenOptions & { hasToken: boolean; onClose: () => void },
+): Promise<ListeningServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  const port = options.port ?? DEFAULT_PORT;
+  if (!isLoopbackHost(host) && !options.hasToken) {
+    throw new ApiError(
+      "invalid_input",
+      `Refusing to listen on ${host} without a token: anyone who can reach it could run agents with your tools. Pass a token (arbor serve --token …) or bind 127.0.0.1.`,
+    );
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ApiError("invalid_input", `Port must be an integer from 0 to 65535, not ${port}.`);
+  }
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => {
+      s.off("error", reject);
+      resolve(s);
+    });
+    s.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        options.onClose();
+        server.close((err) => (err ? reject(err) : resolve()));
+        if ("closeAllConnections" in server) server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { ArborError } from "@arbor/core";
+import type { ServerContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { defineRoute, type Route } from "../http/route.js";
+import {
+  ErrorResponse,
+  PermissionListResponse,
+  PermissionParams,
+  PermissionReplyRequest,
+  PermissionReplyResponse,
+  PermissionsQuery,
+} from "../schemas.js";
+import { permissionToWire } from "../wire.js";
+
+export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/permissions",
+        tag: "approvals",
+        summary: "Permission asks waiting for an answer, oldest first",
+        query: PermissionsQuery,
+        responses: {
+          200: { description: "Pending asks.", schema: PermissionListResponse },
+          400: { description: "session_id is not valid.", schema: ErrorResponse },
+          404: { description: "No such session.", schema: ErrorResponse },
+        },
+      },
+      async ({ query }, c) => {
+        const sessionId = query.session_id;
+        if (sessionId !== undefined && !(await store.getSession(sessionId))) {
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        }
+        return c.json({ permissions: runtime.pendingPermissions(sessionId).map(permissionToWire) });
+      },
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/permissions/:id",
+        tag: "approvals",
+        summary: "Answer a permission ask",
+        description:
+          "`once` allows this call, `always` also records a session-scoped approval for this agent, `reject` refuses (the model reads `message`).",
+        params: PermissionParams,
+        body: PermissionReplyRequest,
+        responses: {
+          200: { description: "The ask was answered.", schema: PermissionReplyResponse },
+          400: { description: "Invalid id or body.", schema: ErrorResponse },
+          404: {
+            description: "No ask with that id is waiting (answered already, withdrawn, or never asked).",
+            schema: ErrorResponse,
+          },
+        },
+      },
+      async ({ params, body }, c) => {
+        if (!runtime.replyPermission(params.id, body.reply, body.message)) {
+          throw new ApiError(
+            "permission_not_found",
+            `No permission ask ${params.id} is waiting: it was answered already, its run ended, or it never existed. GET /api/permissions lists the waiting ones.`,
+          );
+        }
+        return c.json({ id: params.id, reply: body.reply });
+      },
+    ),
+  ];
+}

@@ -1,0 +1,165 @@
+import { ArborError, EntrySchema, SessionMetaSchema, SnapshotSchema } from "@arbor/core";
+import type { ServerContext } from "../context.js";
+import { defineRoute, type Route } from "../http/route.js";
+import {
+  ApprovalListResponse,
+  CreateSessionRequest,
+  EntryRequest,
+  ErrorResponse,
+  LabelRequest,
+  ListSessionsQuery,
+  RevokeApprovalRequest,
+  RevokeApprovalResponse,
+  SessionPageResponse,
+  SessionParams,
+} from "../schemas.js";
+import { sessionInitFromWire, sessionPageToWire } from "../wire.js";
+
+const notFound = { description: "No such session (or entry).", schema: ErrorResponse };
+const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
+const busy = { description: "The session has a run in progress; wait for it or abort it.", schema: ErrorResponse };
+
+export function sessionRoutes({ runtime, store, streams }: ServerContext): Route[] {
+  /** Tree edits would race the running loop's appends, so they wait for an idle session. */
+  const requireIdle = (sessionId: string, what: string) => {
+    if (streams.isBusy(sessionId)) {
+      throw new ArborError(
+        "session_busy",
+        `Session ${sessionId} has a run in progress, so it cannot ${what} now; wait for its done event or POST /api/sessions/${sessionId}/abort.`,
+      );
+    }
+  };
+
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions",
+        tag: "sessions",
+        summary: "List sessions, newest first",
+        query: ListSessionsQuery,
+        responses: { 200: { description: "One page.", schema: SessionPageResponse }, 400: badId },
+      },
+      async ({ query }, c) => c.json(sessionPageToWire(await store.listSessions(query))),
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions",
+        tag: "sessions",
+        summary: "Create a session",
+        body: CreateSessionRequest,
+        responses: {
+          201: { description: "The new session.", schema: SessionMetaSchema },
+          400: badId,
+          409: { description: "A session with that id exists.", schema: ErrorResponse },
+        },
+      },
+      async ({ body }, c) => c.json(await store.createSession(sessionInitFromWire(body)), 201),
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id",
+        tag: "sessions",
+        summary: "The session's snapshot (seed 001)",
+        params: SessionParams,
+        responses: { 200: { description: "Snapshot.", schema: SnapshotSchema }, 400: badId, 404: notFound },
+      },
+      async ({ params }, c) => c.json(await store.getSnapshot(params.id)),
+    ),
+    defineRoute(
+      {
+        method: "DELETE",
+        path: "/api/sessions/:id",
+        tag: "sessions",
+        summary: "Delete a session and its sub-sessions",
+        params: SessionParams,
+        responses: { 204: { description: "Deleted." }, 400: badId, 404: notFound, 409: busy },
+      },
+      async ({ params }, c) => {
+        requireIdle(params.id, "be deleted");
+        await store.deleteSession(params.id);
+        streams.drop(params.id);
+        return c.body(null, 204);
+      },
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions/:id/leaf",
+        tag: "sessions",
+        summary: "Switch branch: move the leaf to an entry",
+        params: SessionParams,
+        body: EntryRequest,
+        responses: {
+          200: { description: "The session after the move.", schema: SessionMetaSchema },
+          400: badId,
+          404: notFound,
+          409: busy,
+        },
+      },
+      async ({ params, body }, c) => {
+        requireIdle(params.id, "switch its leaf");
+        return c.json(await store.switchLeaf(params.id, body.entry_id));
+      },
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions/:id/fork",
+        tag: "sessions",
+        summary: "Fork: a new session holding the path root → entry",
+        params: SessionParams,
+        body: EntryRequest,
+        responses: { 201: { description: "The new session.", schema: SessionMetaSchema }, 400: badId, 404: notFound },
+      },
+      async ({ params, body }, c) => c.json(await store.createBranchedSession(params.id, body.entry_id), 201),
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions/:id/labels",
+        tag: "sessions",
+        summary: "Set or clear (label: null) the label of an entry",
+        params: SessionParams,
+        body: LabelRequest,
+        responses: { 201: { description: "The label entry.", schema: EntrySchema }, 400: badId, 404: notFound, 409: busy },
+      },
+      async ({ params, body }, c) => {
+        requireIdle(params.id, "be labelled");
+        const target = await store.getEntry(params.id, body.entry_id);
+        if (!target) throw new ArborError("entry_not_found", `Entry ${body.entry_id} does not exist in session ${params.id}.`);
+        return c.json(await store.appendLabelChange(params.id, body.entry_id, body.label ?? undefined), 201);
+      },
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/approvals",
+        tag: "approvals",
+        summary: '"Always" approvals in force at the leaf (SPEC 12: visible)',
+        params: SessionParams,
+        responses: { 200: { description: "Approvals.", schema: ApprovalListResponse }, 400: badId, 404: notFound },
+      },
+      async ({ params }, c) => c.json({ approvals: await runtime.approvals(params.id) }),
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions/:id/approvals/revoke",
+        tag: "approvals",
+        summary: "Withdraw an approval from the leaf on (SPEC 12: revocable)",
+        description: "Waits for a run in progress to finish, so the revocation lands between runs.",
+        params: SessionParams,
+        body: RevokeApprovalRequest,
+        responses: {
+          200: { description: "Whether it was in force.", schema: RevokeApprovalResponse },
+          400: badId,
+          404: notFound,
+        },
+      },
+      async ({ params, body }, c) => c.json({ revoked: await runtime.revokeApproval(params.id, body) }),
+    ),
+  ];
+}

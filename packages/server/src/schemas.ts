@@ -1,0 +1,156 @@
+import {
+  ApprovalSchema,
+  assertEntryId,
+  assertSessionId,
+  EntryIdSchema,
+  EntrySchema,
+  ModelRefSchema,
+  RunEventSchema,
+  SessionIdSchema,
+  SessionMetaSchema,
+  SnapshotSchema,
+} from "@arbor/core";
+import { z } from "zod";
+
+/**
+ * Every payload of the API, once. Routes validate with these and the OpenAPI document is generated
+ * from them, so the two cannot disagree. Field names are the wire's (snake_case, SPEC 11); the
+ * snapshot and session metadata keep seed 001's camelCase. `wire.ts` maps to and from core's types.
+ */
+
+/**
+ * An id checked by core's own assertion, so a bad id gets core's actionable message, while the
+ * document still shows core's pattern.
+ */
+function idSchema(assert: (value: unknown) => void, pattern: z.ZodString, description: string) {
+  const { pattern: regex } = z.toJSONSchema(pattern) as { pattern?: string };
+  return z
+    .string()
+    .check((ctx) => {
+      try {
+        assert(ctx.value);
+      } catch (err) {
+        ctx.issues.push({ code: "custom", message: (err as Error).message, input: ctx.value });
+      }
+    })
+    .meta({ pattern: regex, description });
+}
+
+export const SessionId = idSchema(assertSessionId, SessionIdSchema, "A session id.");
+export const EntryId = idSchema(assertEntryId, EntryIdSchema, "An entry id within the session.");
+
+const PERMISSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+export const PermissionId = z
+  .string()
+  .regex(PERMISSION_ID, "Permission id is not valid: expected the id of a permission_request event (perm_…).")
+  .describe("The `id` of a `permission_request` event.");
+
+// Path parameters and query strings.
+
+export const SessionParams = z.object({ id: SessionId });
+export const PermissionParams = z.object({ id: PermissionId });
+
+export const ListSessionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe("Page size, 1-1000 (default 50)."),
+  cursor: z.string().min(1).max(2000).optional().describe("`next_cursor` of the previous page."),
+});
+
+export const PermissionsQuery = z.object({
+  session_id: SessionId.optional().describe("Only the asks of this session."),
+});
+
+export const StreamQuery = z.object({
+  last_event_id: z
+    .string()
+    .regex(/^\d{1,15}$/, "last_event_id must be the decimal id of an event this stream sent.")
+    .optional()
+    .describe("Resume after this event id; the `Last-Event-ID` header takes precedence."),
+});
+
+// Request bodies.
+
+export const ChatRequest = z.strictObject({
+  message: z.string().min(1, "message must not be empty").describe("The user's message."),
+  session_id: SessionId.optional().describe("Continue this session; a new session is created when absent."),
+  from_entry_id: EntryId.optional().describe(
+    "Continue from this entry (needs session_id): a user message is re-sent from its parent as a new sibling branch; any other entry becomes the leaf first.",
+  ),
+  agent: z.string().min(1).max(100).optional().describe("Agent name (default `build`)."),
+  model: ModelRefSchema.optional().describe("`provider/model` for this run."),
+  debug: z.boolean().optional().describe("Reserved for DebugMiddleware; accepted and currently without effect."),
+});
+
+export const CreateSessionRequest = z.strictObject({
+  id: SessionId.optional(),
+  title: z.string().max(500).optional(),
+  cwd: z.string().min(1).max(4096).optional(),
+  agent_id: z.string().min(1).max(100).optional(),
+});
+
+export const EntryRequest = z.strictObject({ entry_id: EntryId });
+
+export const LabelRequest = z.strictObject({
+  entry_id: EntryId,
+  label: z.string().min(1).max(200).nullable().describe("The label; null clears it."),
+});
+
+export const PermissionReplyRequest = z.strictObject({
+  reply: z.enum(["once", "always", "reject"]),
+  message: z.string().max(10_000).optional().describe("Why, with a rejection; the model reads it."),
+});
+
+export const RevokeApprovalRequest = z.strictObject({
+  agent: z.string().min(1),
+  permission: z.string().min(1),
+  pattern: z.string().min(1),
+});
+
+// Responses.
+
+export const ErrorResponse = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export const HealthResponse = z.object({ status: z.literal("ok") });
+export const SessionPageResponse = z.object({
+  sessions: z.array(SessionMetaSchema),
+  next_cursor: z.string().optional().describe("Pass as `cursor` for the next page; absent on the last page."),
+});
+export const PermissionResponse = z.object({
+  id: PermissionId,
+  session_id: z.string(),
+  agent: z.string(),
+  tool: z.string().optional(),
+  call_id: z.string().optional(),
+  permission: z.string(),
+  patterns: z.array(z.string()),
+  always: z.array(z.string()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export const PermissionListResponse = z.object({ permissions: z.array(PermissionResponse) });
+export const PermissionReplyResponse = z.object({ id: z.string(), reply: PermissionReplyRequest.shape.reply });
+export const ApprovalListResponse = z.object({ approvals: z.array(ApprovalSchema) });
+export const RevokeApprovalResponse = z.object({ revoked: z.boolean() });
+export const AbortResponse = z.object({
+  aborted: z.boolean().describe("False when the session had no run in progress."),
+});
+
+/** The named schemas of the document's `components.schemas`, by name. */
+export const NAMED_SCHEMAS = {
+  ChatRequest,
+  CreateSessionRequest,
+  EntryRequest,
+  LabelRequest,
+  PermissionReplyRequest,
+  RevokeApprovalRequest,
+  Error: ErrorResponse,
+  Health: HealthResponse,
+  SessionMeta: SessionMetaSchema,
+  SessionPage: SessionPageResponse,
+  Snapshot: SnapshotSchema,
+  Entry: EntrySchema,
+  RunEvent: RunEventSchema,
+  Permission: PermissionResponse,
+  PermissionList: PermissionListResponse,
+  PermissionReply: PermissionReplyResponse,
+  ApprovalList: ApprovalListResponse,
+  RevokeApproval: RevokeApprovalResponse,
+  Abort: AbortResponse,
+} as const satisfies Record<string, z.ZodType>;

@@ -1,0 +1,105 @@
+import type { Runtime, Store } from "@arbor/core";
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import type { ServerContext } from "./context.js";
+import { ApiError, toApiError } from "./errors.js";
+import type { Route } from "./http/route.js";
+import { securityMiddleware } from "./http/security.js";
+import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
+import { openApiDocument } from "./openapi.js";
+import { chatRoutes } from "./routes/chat.js";
+import { metaRoutes } from "./routes/meta.js";
+import { permissionRoutes } from "./routes/permissions.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
+
+export interface CorsOptions {
+  /** Origins allowed to call the API from a browser (`https://app.example`), or `*` for any. */
+  origins: readonly string[];
+}
+
+export interface ServerOptions {
+  runtime: Runtime;
+  store: Store;
+  /** Bearer token every route but /api/health requires; needed to listen on a non-loopback host. */
+  token?: string;
+  /** No CORS headers unless configured. */
+  cors?: CorsOptions;
+  /** Largest request body accepted (default 1 MiB); larger ones are refused with 413. */
+  maxBodyBytes?: number;
+  /** How many run events are kept in memory for readers that resume (see RunStreams). */
+  streamBuffer?: StreamBufferOptions;
+}
+
+export interface ArborServer {
+  /** The Hono app: mount it elsewhere, or call `app.request()` in tests. */
+  readonly app: Hono;
+  /** Every route, as described (the OpenAPI document is built from these). */
+  readonly routes: readonly Route[];
+  /** Serves the app over HTTP; refuses a non-loopback host without a token. */
+  listen(options?: ListenOptions): Promise<ListeningServer>;
+  /** Ends open event streams; runs go on (the runtime is the caller's, as is the store). */
+  close(): void;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const SERVER_VERSION = "0.1.0";
+
+/** The HTTP API of SPEC 8 over a runtime and its store. */
+export function createServer(options: ServerOptions): ArborServer {
+  const token = options.token;
+  if (token !== undefined && (token.length === 0 || /\s/.test(token))) {
+    throw new ApiError("invalid_input", "The server token must be non-empty and contain no whitespace.");
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new ApiError("invalid_input", `maxBodyBytes must be a positive integer, not ${maxBodyBytes}.`);
+  }
+  const streams = new RunStreams(options.streamBuffer);
+  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams };
+
+  let document: Record<string, unknown> | undefined;
+  const routes: Route[] = [
+    ...metaRoutes(() => {
+      document ??= openApiDocument(routes, { title: "Arbor", version: SERVER_VERSION });
+      return document;
+    }),
+    ...chatRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...permissionRoutes(ctx),
+  ];
+
+  const app = new Hono();
+  app.onError((err, c) => {
+    const { status, body } = toApiError(err);
+    return c.json(body, status as 400);
+  });
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "not_found", message: `No route ${c.req.method} ${c.req.path}; GET /api/openapi.json lists them.` } },
+      404,
+    ),
+  );
+  const corsOrigins = options.cors?.origins ?? [];
+  if (corsOrigins.length > 0) {
+    app.use(
+      "*",
+      cors({
+        origin: corsOrigins.includes("*") ? "*" : [...corsOrigins],
+        allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
+        allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+        maxAge: 600,
+      }),
+    );
+  }
+  const publicPaths = new Set(routes.filter((r) => r.spec.public).map((r) => r.spec.path));
+  app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths }));
+  for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
+
+  return {
+    app,
+    routes,
+    listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => streams.close() }),
+    close: () => streams.close(),
+  };
+}

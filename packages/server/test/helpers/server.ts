@@ -1,0 +1,139 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AnyToolDefinition,
+  builtinTools,
+  createRuntime,
+  defineTool,
+  MemoryBlobStore,
+  openStore,
+  type Runtime,
+  type RuntimeOptions,
+  type Store,
+  type ToolResult,
+} from "@arbor/core";
+import { type Script, scriptedModel } from "@arbor/testkit";
+import { afterEach } from "vitest";
+import { z } from "zod";
+import { createServer, type ServerOptions } from "../../src/index.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+export interface TestServer {
+  url: string;
+  runtime: Runtime;
+  store: Store;
+  /** The workspace the tools act on. */
+  cwd: string;
+  /** fetch against the server: `api("/api/sessions", { method: "POST", json: {...} })`. */
+  api(path: string, init?: ApiInit): Promise<Response>;
+  /** Stops the HTTP server (runs go on until the runtime closes at the end of the test). */
+  close(): Promise<void>;
+}
+
+export interface ApiInit extends RequestInit {
+  /** Sent as the JSON body with Content-Type: application/json. */
+  json?: unknown;
+  token?: string;
+}
+
+export interface StartOptions {
+  /** The scripted model's steps (each model call plays the next). */
+  script?: Script;
+  tools?: AnyToolDefinition[];
+  runtime?: Partial<RuntimeOptions>;
+  server?: Partial<Omit<ServerOptions, "runtime" | "store">>;
+}
+
+function tempDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "arbor-server-")));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A server on 127.0.0.1, a free port, over a runtime with a temp file store and the scripted model. */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const root = tempDir();
+  const cwd = join(root, "work");
+  const home = join(root, "home");
+  mkdirSync(cwd);
+  mkdirSync(home);
+  const store = await openStore(join(root, "store"));
+  const blobs = new MemoryBlobStore();
+  const runtime = createRuntime({
+    store,
+    cwd,
+    arborHome: home,
+    env: {},
+    blobs,
+    model: scriptedModel(options.script ?? []),
+    tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
+    clock: { now: () => Date.now(), sleep: async () => {} },
+    ...options.runtime,
+  });
+  const server = createServer({ runtime, store, ...options.server });
+  const listening = await server.listen({ host: "127.0.0.1", port: 0 });
+  cleanups.push(async () => {
+    await listening.close();
+    await runtime.close();
+    await store.close();
+  });
+  const token = options.server?.token;
+  return {
+    url: listening.url,
+    runtime,
+    store,
+    cwd,
+    close: () => listening.close(),
+    api(path, init = {}) {
+      const { json, token: override, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      const bearer = override ?? token;
+      if (bearer !== undefined && !headers.has("authorization")) headers.set("authorization", `Bearer ${bearer}`);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      return fetch(`${listening.url}${path}`, {
+        ...rest,
+        headers,
+        ...(json === undefined ? {} : { method: rest.method ?? "POST", body: JSON.stringify(json) }),
+      });
+    },
+  };
+}
+
+/** A tool that holds each call until the test releases it (or the run is aborted). */
+export function gateTool(name = "gate"): { tool: AnyToolDefinition; release(output?: string): void; calls: number } {
+  const waiting: Array<(r: ToolResult) => void> = [];
+  const gate = {
+    calls: 0,
+    tool: defineTool({
+      name,
+      description: "Waits until the test releases it.",
+      input: z.object({}),
+      execute: (_input, ctx) =>
+        new Promise<ToolResult>((resolve, reject) => {
+          gate.calls++;
+          waiting.push(resolve);
+          ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
+        }),
+    }) as AnyToolDefinition,
+    release(output = "released") {
+      const next = waiting.shift();
+      if (!next) throw new Error(`No ${name} call is waiting.`);
+      next({ output });
+    },
+  };
+  return gate;
+}
+
+/** An error response's `{error: {code, message}}`, checked for shape. */
+export async function errorOf(res: Response): Promise<{ status: number; code: string; message: string }> {
+  const body = (await res.json()) as { error?: { code?: unknown; message?: unknown } };
+  if (typeof body.error?.code !== "string" || typeof body.error.message !== "string") {
+    throw new Error(`Not an error body: ${JSON.stringify(body)}`);
+  }
+  return { status: res.status, code: body.error.code, message: body.error.message };
+}
