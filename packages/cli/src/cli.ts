@@ -1,5 +1,6 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
+import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
 import { runCommand } from "./commands/run.js";
 import { sessionsGroup } from "./commands/sessions.js";
@@ -9,7 +10,7 @@ import { type Io, writeLines } from "./io.js";
 import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
-export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, demoCommand];
+export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, compactCommand, demoCommand];
 export const GROUPS: readonly CommandGroup[] = [sessionsGroup];
 
 const ROOT_OPTIONS: OptionDefs = {

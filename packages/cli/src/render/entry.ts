@@ -1,4 +1,4 @@
-import type { Entry, Message, ToolResultOutput } from "@arbor/core";
+import { type Entry, type Message, PRUNE_ENTRY_TYPE, type ToolResultOutput } from "@arbor/core";
 import { firstLine, oneLine, shortId } from "./text.js";
 
 /** How one entry reads in a one-line view: what it is, and a preview of what it says. */
@@ -63,6 +63,23 @@ export function messagePreview(message: Message): string {
   return pieces.join(" ");
 }
 
+/** Summaries are Markdown: their first line is usually a heading such as `## Goal`; show the first line that says something. */
+function withoutHeadings(text: string): string {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*#/.test(line))
+    .join("\n");
+}
+
+/** A prune (SPEC 6) says how many tool results it cleared; other custom entries show their type. */
+function customPreview(customType: string, data: unknown): string {
+  const ids = (data as { toolCallIds?: unknown } | undefined)?.toolCallIds;
+  if (customType === PRUNE_ENTRY_TYPE && Array.isArray(ids)) {
+    return `${customType}: ${ids.length} old tool result${ids.length === 1 ? "" : "s"} cleared`;
+  }
+  return oneLine(customType);
+}
+
 export function summarizeEntry(entry: Entry): EntrySummary {
   switch (entry.type) {
     case "message":
@@ -72,11 +89,14 @@ export function summarizeEntry(entry: Entry): EntrySummary {
     case "model_change":
       return { kind: entry.type, preview: `model → ${oneLine(entry.model)}` };
     case "compaction":
-      return { kind: entry.type, preview: `${firstLine(entry.summary)} (was ${entry.tokensBefore} tokens)`.trim() };
+      return {
+        kind: entry.type,
+        preview: `${firstLine(withoutHeadings(entry.summary))} (was ${entry.tokensBefore} tokens)`.trim(),
+      };
     case "branch_summary":
       return { kind: entry.type, preview: `from ${shortId(entry.fromId)}: ${firstLine(entry.summary)}` };
     case "custom":
-      return { kind: entry.type, preview: oneLine(entry.customType) };
+      return { kind: entry.type, preview: customPreview(entry.customType, entry.data) };
     case "custom_message": {
       const content =
         typeof entry.content === "string"

@@ -1,0 +1,59 @@
+import { assertSessionId, createRuntime, loadConfig } from "@arbor/core";
+import { flag, stringOption } from "../args.js";
+import { EXIT_OK, UsageError } from "../errors.js";
+import { writeJson, writeLines } from "../io.js";
+import { RUN_OPTIONS, workspaceDir } from "../run/flags.js";
+import { arborHomeOf, withStore } from "../store.js";
+import type { TopCommand } from "./command.js";
+
+const USAGE = 'arbor compact <session> [--focus "…"]';
+
+/** `arbor compact` (SPEC 6 manual compaction): `runtime.compact` on one session. */
+export const compactCommand: TopCommand = {
+  name: "compact",
+  usage: '<session> [--focus "…"]',
+  summary: "Summarize a session's history now, keeping its recent messages verbatim (manual compaction).",
+  details: [
+    "The compaction agent writes a structured summary (goal, constraints, progress, decisions, next steps, critical context, files) that replaces the older messages in what the model sees; an earlier summary is updated, not rewritten. Nothing is deleted: the messages stay in the session tree, and 'arbor sessions tree' shows the compaction entry.",
+    "The summary is written by the model pool's compaction model (pool.compaction in arbor.json) if there is one, else by --model, ARBOR_MODEL or `model` in arbor.json.",
+    "Runs also compact on their own when the context nears the model's limit.",
+  ],
+  options: {
+    focus: { type: "string", valueName: "text", description: "What the summary should keep in particular." },
+    model: RUN_OPTIONS.model!,
+    "base-url": RUN_OPTIONS["base-url"]!,
+    cwd: { type: "string", valueName: "dir", description: "Where to read arbor.json from (default: the current directory)." },
+  },
+  async run(io, values, operands) {
+    if (operands.length === 0) throw new UsageError(`missing <session>. Usage: ${USAGE}`);
+    if (operands.length > 1) throw new UsageError(`unexpected argument '${operands[1]}'. Usage: ${USAGE}`);
+    const sessionId = operands[0]!;
+    assertSessionId(sessionId);
+    const focus = stringOption(values, "focus");
+    if (focus !== undefined && focus.trim() === "") throw new UsageError("--focus is empty: say what the summary should keep.");
+    const cwd = workspaceDir(io, stringOption(values, "cwd"));
+    const overrides: Record<string, unknown> = {};
+    const model = stringOption(values, "model");
+    const baseURL = stringOption(values, "base-url");
+    if (model !== undefined) overrides.model = model;
+    if (baseURL !== undefined) overrides.baseURL = baseURL;
+    const config = loadConfig({ cwd, env: io.env, overrides });
+    return withStore(io, stringOption(values, "store"), async (store) => {
+      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      try {
+        const result = await runtime.compact(sessionId, focus === undefined ? {} : { focus });
+        if (flag(values, "json")) writeJson(io.stdout, result);
+        else {
+          const kept = result.kept === 0 ? "none kept verbatim" : `${result.kept} kept verbatim`;
+          writeLines(io.stdout, [
+            `Compacted session ${sessionId}: ${result.summarized} messages summarized, ${kept}.`,
+            `Context about ${result.tokensBefore.toLocaleString("en-US")} → ${result.tokensAfter.toLocaleString("en-US")} tokens; compaction entry ${result.entryId}.`,
+          ]);
+        }
+        return EXIT_OK;
+      } finally {
+        await runtime.close();
+      }
+    });
+  },
+};

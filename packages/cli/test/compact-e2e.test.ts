@@ -1,0 +1,89 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunEvent } from "@arbor/core";
+import { type FakeOpenAIServer, type Script, startFakeOpenAI, text } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { arbor } from "./helpers/cli.js";
+
+/** `arbor compact` end to end: the built binary, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
+
+let dir: string;
+let home: string;
+let workspace: string;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-compact-e2e-"));
+  home = join(dir, "home");
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function fake(script: Script): Promise<string> {
+  server = await startFakeOpenAI({ script });
+  return server.baseURL;
+}
+
+const model = (baseURL: string) => ["--model", "openai-compatible/fake", "--base-url", baseURL];
+
+describe("arbor compact", () => {
+  it("summarizes a session with a focus, and sessions tree shows the compaction", async () => {
+    const baseURL = await fake([
+      [text("The numbers are 3 and 4.")],
+      [text("## Goal\nAdd the numbers 3 and 4.\n## Next steps\nReport 7.")],
+    ]);
+    const first = await arbor(["run", "--json", ...model(baseURL), "--cwd", workspace, "what are the numbers?"], { home });
+    expect(first.code).toBe(0);
+    const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
+
+    const compacted = await arbor(["compact", sessionId, "--focus", "the numbers", ...model(baseURL), "--cwd", workspace], {
+      home,
+    });
+    expect(compacted.stderr).toBe("");
+    expect(compacted.code).toBe(0);
+    expect(compacted.stdout).toMatch(new RegExp(`^Compacted session ${sessionId}: 2 messages summarized, none kept verbatim\\.`));
+    const request = JSON.stringify(server?.requests[1]?.body);
+    expect(request).toContain("the numbers");
+    expect(request).toContain("what are the numbers?");
+
+    const tree = await arbor(["sessions", "tree", sessionId], { home });
+    expect(tree.code).toBe(0);
+    expect(tree.stdout).toMatch(/\* \w+ compaction: Add the numbers 3 and 4\. \(was \d+ tokens\) ← leaf/);
+  });
+
+  it("prints the result as JSON with --json", async () => {
+    const baseURL = await fake([[text("Hi.")], [text("## Goal\nGreet.")]]);
+    const first = await arbor(["run", "--json", ...model(baseURL), "--cwd", workspace, "hello"], { home });
+    const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
+    const r = await arbor(["compact", sessionId, "--json", ...model(baseURL), "--cwd", workspace], { home });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sessionId, entryId: expect.any(String), summarized: 2, kept: 0 });
+  });
+
+  it("exits 2 with a clear message for bad usage or an unknown session", async () => {
+    const missing = await arbor(["compact"], { home });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing <session>");
+    const unknown = await arbor(
+      [
+        "compact",
+        "00000000-0000-4000-8000-000000000000",
+        "--model",
+        "openai-compatible/x",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+      ],
+      { home },
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/No session 00000000-0000-4000-8000-000000000000/);
+    const empty = await arbor(["compact", "00000000-0000-4000-8000-000000000000", "--focus", " "], { home });
+    expect(empty.code).toBe(2);
+  });
+});
