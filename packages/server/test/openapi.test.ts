@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { startServer } from "./helpers/server.js";
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { security: unknown[]; parameters?: Array<{ name: string; in: string }>; requestBody?: unknown }>
+  >;
+  components: { schemas: Record<string, Record<string, unknown>> };
+};
+
+describe("GET /api/openapi.json", () => {
+  it("describes every route from the zod schemas", async () => {
+    const { api } = await startServer();
+    const doc = (await (await api("/api/openapi.json")).json()) as Doc;
+    expect(doc.openapi).toBe("3.1.0");
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(routes.sort()).toEqual(
+      [
+        "GET /api/health",
+        "GET /api/openapi.json",
+        "POST /api/chat",
+        "GET /api/sessions/{id}/stream",
+        "POST /api/sessions/{id}/abort",
+        "GET /api/sessions",
+        "POST /api/sessions",
+        "GET /api/sessions/{id}",
+        "DELETE /api/sessions/{id}",
+        "POST /api/sessions/{id}/leaf",
+        "POST /api/sessions/{id}/fork",
+        "POST /api/sessions/{id}/labels",
+        "GET /api/sessions/{id}/approvals",
+        "POST /api/sessions/{id}/approvals/revoke",
+        "GET /api/permissions",
+        "POST /api/permissions/{id}",
+      ].sort(),
+    );
+    expect(doc.paths["/api/health"]?.get?.security).toEqual([]);
+    expect(doc.paths["/api/chat"]?.post?.requestBody).toEqual({
+      required: true,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/ChatRequest" } } },
+    });
+    const chat = doc.components.schemas.ChatRequest as { properties: Record<string, { pattern?: string }>; required: string[] };
+    expect(Object.keys(chat.properties)).toEqual(["message", "session_id", "from_entry_id", "agent", "model", "debug"]);
+    expect(chat.required).toEqual(["message"]);
+    expect(chat.properties.session_id?.pattern).toMatch(/^\^/);
+    expect(doc.paths["/api/sessions"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["query:limit", "query:cursor"]);
+    expect(doc.paths["/api/sessions/{id}"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["path:id"]);
+    // Named payloads are referenced, not repeated: the snapshot's session is the SessionMeta component.
+    expect(JSON.stringify(doc.components.schemas.Snapshot)).toContain('"$ref":"#/components/schemas/SessionMeta"');
+    expect(doc.components.schemas.RunEvent).toHaveProperty("oneOf");
+  });
+});
