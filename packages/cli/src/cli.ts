@@ -3,6 +3,7 @@ import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from 
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
 import { runCommand } from "./commands/run.js";
+import { serveCommand } from "./commands/serve.js";
 import { sessionsGroup } from "./commands/sessions.js";
 import { EXIT_OK, EXIT_USAGE, reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, rootHelp, topCommandHelp, usageOf } from "./help.js";
@@ -10,7 +11,7 @@ import { type Io, writeLines } from "./io.js";
 import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
-export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, compactCommand, demoCommand];
+export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, compactCommand, demoCommand, serveCommand];
 export const GROUPS: readonly CommandGroup[] = [sessionsGroup];
 
 const ROOT_OPTIONS: OptionDefs = {

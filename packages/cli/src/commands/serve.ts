@@ -1,0 +1,81 @@
+import { createRuntime, loadConfig } from "@arbor/core";
+import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
+import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
+import { EXIT_OK, UsageError } from "../errors.js";
+import { writeLines } from "../io.js";
+import { RUN_OPTIONS, workspaceDir } from "../run/flags.js";
+import { arborHomeOf, withStore } from "../store.js";
+import type { TopCommand } from "./command.js";
+
+/** The flags `arbor serve` shares with `arbor run`, described once. */
+function pick(defs: OptionDefs, names: readonly string[]): OptionDefs {
+  const out: Record<string, OptionDefs[string]> = {};
+  for (const name of names) {
+    const def = defs[name];
+    if (def) out[name] = def;
+  }
+  return out;
+}
+
+export const serveCommand: TopCommand = {
+  name: "serve",
+  usage: "",
+  summary: "Serve the HTTP API (chat over SSE, sessions, approvals) on 127.0.0.1:4096 until Ctrl-C.",
+  details: [
+    "Routes are listed at /api/openapi.json. POST /api/chat streams a run as server-sent events with id lines; a client that disconnects can resume with Last-Event-ID, and a disconnect never stops the run (POST /api/sessions/<id>/abort does). Permission asks wait for POST /api/permissions/<id>.",
+    "Only loopback addresses are served without a token. --host with any other address needs --token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
+    "Ctrl-C stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
+  ],
+  options: {
+    host: { type: "string", valueName: "address", description: `The address to listen on (default ${DEFAULT_HOST}).` },
+    port: { type: "string", valueName: "n", description: `The port, 0 for any free one (default ${DEFAULT_PORT}).` },
+    token: {
+      type: "string",
+      valueName: "secret",
+      description: "Require 'Authorization: Bearer <secret>' on every route but /api/health; needed for a non-loopback --host.",
+    },
+    ...pick(RUN_OPTIONS, ["model", "base-url", "cwd"]),
+    json: { type: "boolean", description: 'Print {"url": …} on stdout once listening instead of a sentence.' },
+  },
+  async run(io, values, operands) {
+    if (operands.length > 0) throw new UsageError(`unexpected argument '${operands[0]}'. Usage: arbor serve [options]`);
+    const host = stringOption(values, "host") ?? DEFAULT_HOST;
+    const port = intOption(values, "port", 0, 65535) ?? DEFAULT_PORT;
+    const token = stringOption(values, "token");
+    if (token !== undefined && (token === "" || /\s/.test(token))) throw new UsageError("--token needs a value without spaces.");
+    if (!isLoopbackHost(host) && token === undefined) {
+      throw new UsageError(
+        `--host ${host} is not a loopback address, so it needs --token: anyone who can reach it could run agents with your tools.`,
+      );
+    }
+    const cwd = workspaceDir(io, stringOption(values, "cwd"));
+    const overrides: Record<string, unknown> = {};
+    const model = stringOption(values, "model");
+    const baseURL = stringOption(values, "base-url");
+    if (model !== undefined) overrides.model = model;
+    if (baseURL !== undefined) overrides.baseURL = baseURL;
+    // Before the store is opened: a bad arbor.json or flag value touches nothing.
+    const config = loadConfig({ cwd, env: io.env, overrides });
+    return withStore(io, stringOption(values, "store"), async (store) => {
+      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      try {
+        const server = createServer({ runtime, store, ...(token === undefined ? {} : { token }) });
+        const listening = await server.listen({ host, port });
+        const stopped = new Promise<void>((resolve) => {
+          const release = io.onInterrupt?.(() => {
+            release?.();
+            resolve();
+          });
+        });
+        if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
+        else
+          writeLines(io.stdout, [`Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`]);
+        await stopped;
+        await listening.close();
+      } finally {
+        await runtime.close();
+      }
+      return EXIT_OK;
+    });
+  },
+};
