@@ -45,7 +45,7 @@ export function classifyProviderError(err: unknown, now: number): ProviderFailur
       retryable: err.isRetryable,
       retryAfterMs: retryAfterMs(err.responseHeaders, now),
       status: err.statusCode,
-      message: err.statusCode === undefined ? detail : `${err.statusCode} from ${err.url}: ${detail}`,
+      message: err.statusCode === undefined ? `${detail} (${err.url})` : `${err.statusCode} from ${err.url}: ${detail}`,
     };
   }
   const code = causeCode(err);

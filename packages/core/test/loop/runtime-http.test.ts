@@ -87,6 +87,7 @@ describe("the real provider path (openai-compatible over HTTP)", () => {
     const { result } = await collect(handle);
     expect(result.status).toBe("error");
     expect(result.error?.message).toMatch(/connect|ECONNREFUSED/i);
+    expect(result.error?.message).toContain("127.0.0.1:9");
     expect(sleeps).toHaveLength(2);
     expect(await transcript(store, handle.sessionId)).toEqual(["user: hi"]);
   });
