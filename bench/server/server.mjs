@@ -1,0 +1,215 @@
+// Section "server": what the HTTP layer adds (issue 6 targets): token latency from the model's delta to an SSE
+// client on loopback, and 50 concurrent chats on the zero-latency scripted model (runs/s, time to first token).
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createServer } from "@arbor/server";
+import { scriptedModel, text } from "@arbor/testkit";
+import { note, num, section, table } from "../lib/format.mjs";
+import { summarize } from "../lib/stats.mjs";
+
+const LATENCY_P50_MS = 1;
+const LATENCY_P99_MS = 5;
+
+/** A model whose deltas carry the time they were emitted, one every `gapMs`, so a reader can measure their latency. */
+function pacedModel(deltas, gapMs) {
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    specificationVersion: "v4",
+    provider: "bench",
+    modelId: "paced",
+    supportedUrls: {},
+    async doGenerate() {
+      throw new Error("the paced model only streams");
+    },
+    async doStream() {
+      let i = -1;
+      const stream = new ReadableStream({
+        async pull(controller) {
+          if (i === -1) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "text-start", id: "t" });
+          } else if (i < deltas) {
+            await sleep(gapMs);
+            controller.enqueue({ type: "text-delta", id: "t", delta: `${performance.now()};` });
+          } else {
+            controller.enqueue({ type: "text-end", id: "t" });
+            controller.enqueue({
+              type: "finish",
+              finishReason: { unified: "stop", raw: "stop" },
+              usage: {
+                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: deltas, text: deltas, reasoning: 0 },
+              },
+            });
+            controller.close();
+          }
+          i++;
+        },
+      });
+      return { stream };
+    },
+  };
+}
+
+async function serverFor(core, tmp, name, model) {
+  const root = join(tmp, name);
+  mkdirSync(join(root, "work"), { recursive: true });
+  const store = await core.openStore({ kind: "file", dir: join(root, "store"), durability: "process" });
+  const runtime = core.createRuntime({
+    store,
+    model,
+    env: {},
+    cwd: join(root, "work"),
+    arborHome: root,
+    blobs: new core.MemoryBlobStore(),
+    tools: [],
+  });
+  const listening = await createServer({ runtime, store }).listen({ host: "127.0.0.1", port: 0 });
+  return {
+    url: listening.url,
+    runtime,
+    async close() {
+      await listening.close();
+      await runtime.close();
+      await store.close();
+    },
+  };
+}
+
+/** Reads an SSE response, calling `onEvent(event, receivedAt)` per message. */
+async function readSse(res, onEvent) {
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    const at = performance.now();
+    buffer += value;
+    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.slice(block.indexOf("data: ") + 6);
+      onEvent(JSON.parse(data), at);
+    }
+  }
+}
+
+const chat = (url, message) =>
+  fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+  });
+
+async function latency(core, tmp, quick) {
+  const deltas = quick ? 500 : 2000;
+  const gapMs = 1;
+  section(
+    `H1. Token latency: model delta → SSE client on loopback (${deltas.toLocaleString("en-US")} deltas, one per ≥${gapMs} ms)`,
+  );
+  note("Each delta carries performance.now() at emission; the reader (same process, plain fetch) subtracts it from");
+  note("the time its chunk arrived. 'direct' reads the same run from runtime.run() with no HTTP: the loop's own share.");
+  const direct = [];
+  {
+    const s = await serverFor(core, tmp, "latency-direct", pacedModel(deltas, gapMs));
+    const handle = s.runtime.run({ prompt: "stream" });
+    for await (const event of handle) {
+      if (event.type === "token") direct.push(performance.now() - Number.parseFloat(event.content));
+    }
+    await s.close();
+  }
+  const sse = [];
+  {
+    const s = await serverFor(core, tmp, "latency-sse", pacedModel(deltas, gapMs));
+    await readSse(await chat(s.url, "stream"), (event, at) => {
+      if (event.type === "token") sse.push(at - Number.parseFloat(event.content));
+    });
+    await s.close();
+  }
+  const d = summarize(direct);
+  const h = summarize(sse);
+  table(
+    ["<path", "tokens", "p50 ms", "p99 ms", "max ms", "<target"],
+    [
+      ["direct (runtime.run)", d.n, num(d.p50), num(d.p99), num(d.max), ""],
+      ["SSE over loopback", h.n, num(h.p50), num(h.p99), num(h.max), `p50 ≤ ${LATENCY_P50_MS}, p99 ≤ ${LATENCY_P99_MS} ms`],
+      ["added by the server", "", num(h.p50 - d.p50), num(h.p99 - d.p99), "", ""],
+    ],
+  );
+}
+
+/** `rounds` rounds (after a warm-up) of `n` chats started at once; each chat resolves with its time to first token. */
+async function measureRounds(n, rounds, startChat) {
+  const walls = [];
+  const firstTokens = [];
+  for (let round = 0; round <= rounds; round++) {
+    const t0 = performance.now();
+    const ttft = await Promise.all(Array.from({ length: n }, (_, i) => startChat(i)));
+    if (round === 0) continue; // warm-up
+    walls.push(performance.now() - t0);
+    firstTokens.push(...ttft);
+  }
+  return { wall: summarize(walls), ttft: summarize(firstTokens) };
+}
+
+async function concurrency(core, tmp, quick) {
+  const n = 50;
+  const rounds = quick ? 3 : 10;
+  section(`H2. ${n} concurrent chats on the zero-latency scripted model (${rounds} rounds after a warm-up)`);
+  note("Each chat: a new session, one step of 8 text deltas, file store; all 50 started at once per round and read to");
+  note("done. Over SSE: POSTed and read with plain fetch; direct: runtime.run() with no HTTP, the runtime's own share.");
+  note("Time to first token is from the start of the chat to the arrival of its first token event.");
+  const script = () =>
+    Array.from({ length: n * (rounds + 1) }, () => [text("a reply in eight small deltas here", { chunks: 8 })]);
+  const direct = await serverFor(core, tmp, "concurrency-direct", scriptedModel(script(), { record: false }));
+  let directFigures;
+  try {
+    directFigures = await measureRounds(n, rounds, async (i) => {
+      const start = performance.now();
+      let first;
+      let last;
+      for await (const event of direct.runtime.run({ prompt: `task ${i}` })) {
+        if (event.type === "token" && first === undefined) first = performance.now() - start;
+        last = event.type;
+      }
+      if (last !== "done") throw new Error(`run ${i} ended with ${last}`);
+      return first;
+    });
+  } finally {
+    await direct.close();
+  }
+  const s = await serverFor(core, tmp, "concurrency-sse", scriptedModel(script(), { record: false }));
+  let sseFigures;
+  try {
+    sseFigures = await measureRounds(n, rounds, async (i) => {
+      const start = performance.now();
+      let first;
+      let last;
+      await readSse(await chat(s.url, `task ${i}`), (event, at) => {
+        if (event.type === "token" && first === undefined) first = at - start;
+        last = event.type;
+      });
+      if (last !== "done") throw new Error(`chat ${i} ended with ${last}`);
+      return first;
+    });
+  } finally {
+    await s.close();
+  }
+  const row = (label, f) => [
+    label,
+    num((n * 1000) / f.wall.p50),
+    num(f.wall.p50),
+    num(f.wall.p99),
+    num(f.ttft.p50),
+    num(f.ttft.p99),
+  ];
+  table(
+    ["<path", "runs/s", "wall p50 ms", "wall p99 ms", "TTFT p50 ms", "TTFT p99 ms"],
+    [row("direct (runtime.run)", directFigures), row("SSE over loopback", sseFigures)],
+  );
+}
+
+export async function run({ core, tmp, quick }) {
+  await latency(core, tmp, quick);
+  await concurrency(core, tmp, quick);
+}
