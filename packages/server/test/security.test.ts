@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRuntime, MemoryBlobStore, openStore } from "@arbor/core";
 import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
@@ -51,7 +54,8 @@ describe("security", () => {
   });
 
   it("listen refuses a non-loopback host without a token, and binds one with a token", async () => {
-    const store = await openStore("memory:");
+    const dir = mkdtempSync(join(tmpdir(), "arbor-listen-"));
+    const store = await openStore(join(dir, "store"));
     const runtime = createRuntime({ store, env: {}, blobs: new MemoryBlobStore(), model: scriptedModel([]) });
     try {
       const open = createServer({ runtime, store });
@@ -68,6 +72,7 @@ describe("security", () => {
     } finally {
       await runtime.close();
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
     expect(["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"].every(isLoopbackHost)).toBe(true);
     expect(["0.0.0.0", "::", "10.0.0.1", "192.168.1.2", "example.com", "::ffff:10.0.0.1"].some(isLoopbackHost)).toBe(false);
