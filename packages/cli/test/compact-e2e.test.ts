@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunEvent } from "@arbor/core";
-import { type FakeOpenAIServer, type Script, startFakeOpenAI, text } from "@arbor/testkit";
+import { type RunEvent, SUMMARY_SYSTEM_PROMPT } from "@arbor/core";
+import { type FakeOpenAIServer, type Script, type StepContext, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
 
@@ -31,6 +31,48 @@ async function fake(script: Script): Promise<string> {
 }
 
 const model = (baseURL: string) => ["--model", "openai-compatible/fake", "--base-url", baseURL];
+
+describe("automatic compaction through arbor run", () => {
+  it("a run far longer than the model's window completes, and sessions tree shows its compactions", async () => {
+    const ws = join(dir, "long");
+    await mkdir(ws);
+    // A small window for the fake model, from the workspace's arbor.json.
+    await writeFile(
+      join(ws, "arbor.json"),
+      JSON.stringify({ models: { "openai-compatible/fake": { limit: { context: 8000, output: 1000 } } } }),
+    );
+    const lines = Array.from(
+      { length: 150 },
+      (_, i) => `line ${i + 1}: ${Array.from({ length: 12 }, (_, j) => `w${(i * 31 + j * 7) % 997}`).join(" ")}`,
+    );
+    await writeFile(join(ws, "big.txt"), `${lines.join("\n")}\n`);
+    const READS = 12;
+    let reads = 0;
+    const step = (call: StepContext) => {
+      const body = (call as { body: { messages: Array<{ content: unknown }> } }).body;
+      if (body.messages[0]?.content === SUMMARY_SYSTEM_PROMPT)
+        return [text("## Goal\nRead big.txt many times.\n## Next steps\nKeep reading.")];
+      reads++;
+      if (reads > READS) return [text("Read it all.")];
+      return [toolCall("read", { path: "big.txt", offset: reads })];
+    };
+    const baseURL = await fake(Array.from({ length: 60 }, () => step));
+    const r = await arbor(
+      ["run", "--json", ...model(baseURL), "--cwd", ws, "--max-turns", "40", "read big.txt again and again"],
+      { home },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const sessionId = (JSON.parse(r.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
+    const tree = await arbor(["sessions", "tree", sessionId], { home });
+    const compactions = tree.stdout
+      .split("\n")
+      .filter((l) => /compaction: Read big\.txt many times\. \(was \d+ tokens\)/.test(l));
+    expect(compactions.length).toBeGreaterThanOrEqual(3);
+    expect(tree.stdout).toContain("custom_message: arbor.continue:");
+    expect(tree.stdout).toMatch(/assistant: Read it all\. ← leaf/);
+  });
+});
 
 describe("arbor compact", () => {
   it("summarizes a session with a focus, and sessions tree shows the compaction", async () => {
