@@ -21,7 +21,7 @@ function lastModelOnPath(path: readonly Entry[]): string | undefined {
 }
 
 /** The session's model as a run would pick it, and the summarizer. */
-function models(deps: RunDeps, path: readonly Entry[], chosen: string | LanguageModelV4 | undefined) {
+function modelsFor(deps: RunDeps, path: readonly Entry[], chosen: string | LanguageModelV4 | undefined) {
   const agent = deps.agents.build ?? Object.values(deps.agents)[0]!;
   let run: ResolvedModel;
   try {
@@ -51,7 +51,7 @@ async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
 export async function compactSession(deps: RunDeps, sessionId: string, options: CompactOptions = {}): Promise<CompactResult> {
   const path = await pathOf(deps, sessionId);
   const state = buildContext(path);
-  const { run, summary } = models(deps, path, options.model);
+  const { run, summary } = modelsFor(deps, path, options.model);
   await deps.tokens.load();
   const tokensBefore = new ContextSize().measure(state, deps.tokens, 0);
   const budget = keepRecentBudget(usableTokens(run.info.limit));
@@ -119,7 +119,7 @@ export async function switchSessionLeaf(
     return { sessionId, leafId: entryId };
   }
   await deps.tokens.load();
-  const { summary } = models(deps, from, options.model);
+  const { summary } = modelsFor(deps, from, options.model);
   const summarizer = new Summarizer({
     model: summary,
     count: deps.tokens.text,
