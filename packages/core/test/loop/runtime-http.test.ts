@@ -108,12 +108,13 @@ describe("tool output cap", () => {
     await handle.result;
     const path = await store.getActivePath(handle.sessionId);
     const tool = path.find((e) => e.type === "message" && e.message.role === "tool");
-    const part = tool?.type === "message" ? (tool.message.content[0] as Record<string, unknown>) : undefined;
-    const output = (part?.output as { value: string }).value;
+    if (tool?.type !== "message") throw new Error("no tool message");
+    const part = tool.message.content[0] as Record<string, unknown>;
+    const output = (part.output as { value: string }).value;
     expect(Buffer.byteLength(output)).toBeLessThan(60 * 1024);
     expect(output.split("\n").length).toBeLessThanOrEqual(2100);
-    expect(typeof part?.fullOutputRef).toBe("string");
-    const full = await blobs.get(part?.fullOutputRef as string);
+    expect(typeof part.fullOutputRef).toBe("string");
+    const full = await blobs.get(part.fullOutputRef as string);
     expect(Buffer.from(full ?? []).toString()).toContain("line 4999");
   });
 });
