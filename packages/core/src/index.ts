@@ -41,6 +41,7 @@ export * from "./session/tree.js";
 export * from "./store/export-format.js";
 export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
 export * from "./store/keyed-lock.js";
+export * from "./store/event-records.js";
 export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";

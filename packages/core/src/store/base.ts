@@ -12,6 +12,7 @@ import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
+import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import type {
   AppendOptions,
@@ -44,6 +45,8 @@ export abstract class StoreBase implements Store {
   abstract switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
   abstract resetLeaf(sessionId: string): Promise<SessionMeta>;
   abstract getActivePath(sessionId: string): Promise<Entry[]>;
+  abstract appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
+  abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;

@@ -10,7 +10,12 @@ export async function openStore(spec: string | StoreSpec): Promise<Store> {
   const s = parseStoreSpec(spec);
   switch (s.kind) {
     case "file":
-      return openFileStore({ dir: s.dir, durability: s.durability, maxEntryBytes: s.maxEntryBytes });
+      return openFileStore({
+        dir: s.dir,
+        durability: s.durability,
+        maxEntryBytes: s.maxEntryBytes,
+        maxEventsPerSession: s.maxEventsPerSession,
+      });
     case "sqlite":
     case "mysql":
     case "postgres": {

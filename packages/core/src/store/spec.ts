@@ -12,6 +12,8 @@ export type Durability = z.infer<typeof DurabilitySchema>;
 const common = {
   durability: DurabilitySchema.optional(),
   maxEntryBytes: z.number().int().positive().optional(),
+  /** Event log records kept per session, newest first (default 100,000). */
+  maxEventsPerSession: z.number().int().positive().optional(),
 };
 
 export const StoreSpecSchema = z.discriminatedUnion("kind", [

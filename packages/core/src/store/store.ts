@@ -3,6 +3,7 @@ import type { Message } from "../model/message.js";
 import type { Part } from "../model/parts.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
+import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 
 export interface ListSessionsOptions {
@@ -81,6 +82,15 @@ export interface Store {
   createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta>;
   getActivePath(sessionId: string): Promise<Entry[]>;
   getSnapshot(sessionId: string): Promise<Snapshot>;
+
+  /**
+   * Appends to the session's event log (SPEC 8), all or none: ids continue strictly increasing from
+   * the last, never reused. Deleting the session deletes its log; past `maxEventsPerSession` the
+   * oldest records are dropped.
+   */
+  appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
+  /** Records after `after`, oldest first. */
+  listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
 
   exportSession(sessionId: string): Promise<SessionExport>;
   /** Writes a whole exported session at once; fails with `session_exists` unless `newId` is set. */

@@ -9,6 +9,15 @@ import type { Snapshot } from "../../model/snapshot.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
 import { checkAppend, planAppend } from "../append-plan.js";
 import { StoreBase } from "../base.js";
+import {
+  checkEventInputs,
+  checkListEventsOptions,
+  DEFAULT_MAX_EVENTS_PER_SESSION,
+  type EventInput,
+  type ListEventsOptions,
+  numberEvents,
+  type StoredEvent,
+} from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
@@ -23,6 +32,7 @@ import {
 } from "../session-meta.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
+import { EventFiles } from "./event-file.js";
 import { GroupFsync } from "./group-fsync.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
@@ -32,6 +42,8 @@ export interface FileStoreOptions {
   dir: string;
   durability?: Durability;
   maxEntryBytes?: number;
+  /** Event log records kept per session (default 100,000). */
+  maxEventsPerSession?: number;
   /** Sessions kept loaded in memory (least recently used are dropped first). */
   cacheSize?: number;
 }
@@ -64,12 +76,16 @@ export class FileStore extends StoreBase {
   private readonly loading = new Map<string, Promise<OpenSession>>();
   private readonly lock = new KeyedLock();
   private readonly random = new RandomPool();
+  /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
+  private readonly events: EventFiles;
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
     super();
     this.durability = opts.durability ?? "process";
-    this.dirs = new SessionDirs(join(resolve(opts.dir), "sessions"), this.durability === "fsync");
+    const root = join(resolve(opts.dir), "sessions");
+    this.dirs = new SessionDirs(root, this.durability === "fsync");
+    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.cacheSize = opts.cacheSize ?? 64;
   }
@@ -251,6 +267,7 @@ export class FileStore extends StoreBase {
       if (s?.fd !== null && s?.fd !== undefined) closeSync(s.fd);
       this.cache.delete(id);
       this.dirs.remove(id);
+      this.events.forget(id);
     });
   }
 
@@ -379,6 +396,31 @@ export class FileStore extends StoreBase {
     const { state } = await this.load(sessionId);
     const path = activePath(state.meta.leafEntryId, (id) => getEntry(state, id));
     return buildSnapshot({ ...state.meta }, state.entries, path);
+  }
+
+  async appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    const checked = checkEventInputs(inputs, this.maxEntryBytes);
+    return this.locked(sessionId, () => {
+      const events = numberEvents(checked, this.events.lastId(sessionId), this.now());
+      this.events.append(sessionId, events);
+      return { value: events, synced: null };
+    });
+  }
+
+  async listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    const { after, limit } = checkListEventsOptions(opts);
+    const all = await this.locked(sessionId, () => ({ value: this.events.read(sessionId), synced: null }));
+    const out: StoredEvent[] = [];
+    for (const e of all) {
+      if (e.id <= after) continue;
+      out.push(e);
+      if (out.length === limit) break;
+    }
+    return out;
   }
 
   protected async writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {

@@ -74,10 +74,32 @@ function sessionsAndEntries(kind: SqlKind): Migration {
   };
 }
 
+/** The event log (SPEC 8): one row per event, keyed and ordered by (session, event id). */
+function events(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  const mysqlTable = <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
+    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_events")
+        .addColumn("session_id", t.sessionId, (c) => c.notNull())
+        .addColumn("event_id", "integer", (c) => c.notNull())
+        .addColumn("type", t.short, (c) => c.notNull())
+        .addColumn("timestamp", t.time, (c) => c.notNull())
+        .addColumn("data", t.json, (c) => c.notNull())
+        .addPrimaryKeyConstraint("arbor_events_pk", ["session_id", "event_id"])
+        .$call(mysqlTable)
+        .execute();
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
     "0001_sessions_entries": sessionsAndEntries(kind),
+    "0002_events": events(kind),
   };
 }
 

@@ -114,5 +114,6 @@ export async function deleteSessionTree(db: Db, kind: SqlKind, id: string): Prom
       await db.selectFrom("arbor_sessions").select("id").where("id", "in", part).orderBy("id").forUpdate().execute();
   }
   for (const part of chunks(ids)) await db.deleteFrom("arbor_entries").where("session_id", "in", part).execute();
+  for (const part of chunks(ids)) await db.deleteFrom("arbor_events").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_sessions").where("id", "in", part).execute();
 }

@@ -6,6 +6,14 @@ import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../../model/session.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import { StoreBase } from "../base.js";
+import {
+  checkEventInputs,
+  checkListEventsOptions,
+  DEFAULT_MAX_EVENTS_PER_SESSION,
+  type EventInput,
+  type ListEventsOptions,
+  type StoredEvent,
+} from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
 import {
   applyEntryPatch,
@@ -21,6 +29,7 @@ import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimi
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { connectSql, currentSchema, inTransaction, type SqlConnection, type SqlSpec } from "./connect.js";
+import { appendEventRows, listEventRows } from "./event-log.js";
 import { migrateToLatest } from "./migrations.js";
 import { activePathRows, deleteSessionTree, existingEntryIds, insertEntryRows, lockSessionRow } from "./queries.js";
 import {
@@ -56,6 +65,7 @@ export class SqlStore extends StoreBase {
     private readonly maxEntryBytes: number,
     /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
     private readonly grouped: boolean,
+    private readonly maxEvents: number = DEFAULT_MAX_EVENTS_PER_SESSION,
   ) {
     super();
     this.provider = conn.kind;
@@ -78,6 +88,7 @@ export class SqlStore extends StoreBase {
       conn,
       spec.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES,
       conn.kind === "sqlite" && spec.durability === "fsync",
+      spec.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION,
     );
   }
 
@@ -187,6 +198,27 @@ export class SqlStore extends StoreBase {
         await this.lockSession(trx, id);
         await deleteSessionTree(trx, this.kind, id);
       });
+    });
+  }
+
+  appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
+    return this.guard("append events", async () => {
+      assertSessionId(sessionId);
+      const checked = checkEventInputs(inputs, this.maxEntryBytes);
+      return this.write(sessionId, async (trx) => {
+        // The row lock: the session exists, and appends to it (events or entries) take turns.
+        await this.lockSession(trx, sessionId);
+        return checked.length === 0 ? [] : appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
+      });
+    });
+  }
+
+  listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {
+    return this.guard("list events", async () => {
+      assertSessionId(sessionId);
+      const { after, limit } = checkListEventsOptions(opts);
+      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      return listEventRows(this.db, sessionId, after, limit);
     });
   }
 

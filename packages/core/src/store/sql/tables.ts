@@ -26,9 +26,19 @@ export interface EntriesTable {
   data: string;
 }
 
+/** A session's event log (SPEC 8): `event_id` increases strictly per session. */
+export interface EventsTable {
+  session_id: string;
+  event_id: number;
+  type: string;
+  timestamp: string;
+  data: string;
+}
+
 export interface ArborDatabase {
   arbor_sessions: SessionsTable;
   arbor_entries: EntriesTable;
+  arbor_events: EventsTable;
 }
 
 export type SqlKind = "sqlite" | "mysql" | "postgres";

@@ -1,0 +1,77 @@
+import { ArborError } from "../errors.js";
+
+/**
+ * One record of a session's event log (SPEC 8): what happened, in order. `id` increases strictly
+ * within the session and is never reused, also after retention has dropped older records. The store
+ * keeps `type` and `data` as given; what they mean is the caller's (the watch events of events/).
+ */
+export interface StoredEvent {
+  id: number;
+  type: string;
+  /** ISO-8601 with milliseconds. */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventInput {
+  type: string;
+  data: Record<string, unknown>;
+  /** Default: now. */
+  timestamp?: string;
+}
+
+export interface ListEventsOptions {
+  /** Only events with a greater id (default 0: from the first kept). */
+  after?: number;
+  /** At most this many, oldest first (default 1,000, at most 10,000). */
+  limit?: number;
+}
+
+/** Records kept per session unless the store is opened with another `maxEventsPerSession`. */
+export const DEFAULT_MAX_EVENTS_PER_SESSION = 100_000;
+
+const TYPE_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
+
+/** Checks a batch before anything is written; returns each record's JSON (without its id) for the size check. */
+export function checkEventInputs(inputs: unknown, maxBytes: number): EventInput[] {
+  if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEvents takes an array of events.");
+  for (const [i, e] of inputs.entries()) {
+    const where = inputs.length > 1 ? `Event ${i}` : "The event";
+    if (typeof e !== "object" || e === null) throw new ArborError("invalid_input", `${where} is not an object.`);
+    const { type, data, timestamp } = e as Record<string, unknown>;
+    if (typeof type !== "string" || !TYPE_PATTERN.test(type)) {
+      throw new ArborError(
+        "invalid_input",
+        `${where} needs a type: lowercase letters, digits, _ . - (at most 64), e.g. message_added.`,
+      );
+    }
+    if (typeof data !== "object" || data === null || Array.isArray(data)) {
+      throw new ArborError("invalid_input", `${where} (${type}) needs data: a JSON object.`);
+    }
+    if (timestamp !== undefined && (typeof timestamp !== "string" || Number.isNaN(Date.parse(timestamp)))) {
+      throw new ArborError("invalid_input", `${where} (${type}) has a timestamp that is not an ISO-8601 time.`);
+    }
+    const size = Buffer.byteLength(JSON.stringify(data));
+    if (size > maxBytes) {
+      throw new ArborError("entry_too_large", `${where} (${type}) is ${size} bytes, over the ${maxBytes}-byte limit.`);
+    }
+  }
+  return inputs as EventInput[];
+}
+
+export function checkListEventsOptions(opts: ListEventsOptions | undefined): { after: number; limit: number } {
+  const after = opts?.after ?? 0;
+  const limit = opts?.limit ?? 1000;
+  if (!Number.isSafeInteger(after) || after < 0) {
+    throw new ArborError("invalid_input", `after must be a non-negative integer event id, not ${String(after)}.`);
+  }
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new ArborError("invalid_input", `limit must be an integer from 1 to 10000, not ${String(limit)}.`);
+  }
+  return { after, limit };
+}
+
+/** Numbers a checked batch after `lastId`. */
+export function numberEvents(inputs: readonly EventInput[], lastId: number, now: string): StoredEvent[] {
+  return inputs.map((e, i) => ({ id: lastId + 1 + i, type: e.type, timestamp: e.timestamp ?? now, data: e.data }));
+}

@@ -1,0 +1,61 @@
+import { type Kysely, sql } from "kysely";
+import { type EventInput, numberEvents, type StoredEvent } from "../event-records.js";
+import type { ArborDatabase } from "./tables.js";
+
+type Db = Kysely<ArborDatabase>;
+
+/**
+ * Appends to a session's event log inside the caller's transaction, which holds the session's row
+ * lock: ids continue from the highest kept (retention keeps the newest, so an id is never reused),
+ * and records past `maxEvents` are dropped oldest first.
+ */
+export async function appendEventRows(
+  trx: Db,
+  sessionId: string,
+  inputs: readonly EventInput[],
+  now: string,
+  maxEvents: number,
+): Promise<StoredEvent[]> {
+  const row = await trx
+    .selectFrom("arbor_events")
+    .select(sql<number | string | null>`max(event_id)`.as("last"))
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
+  const events = numberEvents(inputs, Number(row?.last ?? 0), now);
+  for (let i = 0; i < events.length; i += 200) {
+    await trx
+      .insertInto("arbor_events")
+      .values(
+        events.slice(i, i + 200).map((e) => ({
+          session_id: sessionId,
+          event_id: e.id,
+          type: e.type,
+          timestamp: e.timestamp,
+          data: JSON.stringify(e.data),
+        })),
+      )
+      .execute();
+  }
+  const cutoff = (events[events.length - 1] as StoredEvent).id - maxEvents;
+  if (cutoff > 0) {
+    await trx.deleteFrom("arbor_events").where("session_id", "=", sessionId).where("event_id", "<=", cutoff).execute();
+  }
+  return events;
+}
+
+export async function listEventRows(db: Db, sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom("arbor_events")
+    .select(["event_id", "type", "timestamp", "data"])
+    .where("session_id", "=", sessionId)
+    .where("event_id", ">", after)
+    .orderBy("event_id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.event_id),
+    type: r.type,
+    timestamp: r.timestamp,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  }));
+}

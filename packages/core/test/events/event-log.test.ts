@@ -1,0 +1,146 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore, type Store, type StoreSpec } from "@arbor/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { createNamespace, type SqlKind } from "../helpers/sql-databases.js";
+
+/** A fresh store of each backend, opened from a spec so options (retention) can be set and the store reopened. */
+type Backend = { name: string; spec(): Promise<{ spec: StoreSpec; drop(): Promise<void> }> };
+
+const backends: Backend[] = [
+  {
+    name: "file",
+    spec: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "arbor-events-"));
+      return { spec: { kind: "file", dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  ...(["sqlite", "mysql", "postgres"] as SqlKind[]).map((kind) => ({
+    name: kind,
+    spec: async () => createNamespace(kind),
+  })),
+];
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function open(backend: Backend, options: Partial<StoreSpec> = {}) {
+  const ns = await backend.spec();
+  const spec = { ...ns.spec, ...options } as StoreSpec;
+  let store: Store = await openStore(spec);
+  cleanups.push(async () => {
+    await store.close();
+    await ns.drop();
+  });
+  return {
+    get store() {
+      return store;
+    },
+    async reopen() {
+      await store.close();
+      store = await openStore(spec);
+      return store;
+    },
+    spec,
+  };
+}
+
+const ev = (n: number) => ({ type: "message_added", data: { n } });
+
+describe.each(backends)("event log ($name)", (backend) => {
+  it("numbers events from 1, strictly increasing, and lists them after an id", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    const first = await store.appendEvents(id, [ev(1), ev(2)]);
+    expect(first.map((e) => e.id)).toEqual([1, 2]);
+    expect(first[0]).toMatchObject({ type: "message_added", data: { n: 1 } });
+    expect(first[0]?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const second = await store.appendEvents(id, [
+      { type: "goal_added", data: { goal: { id: "1" } }, timestamp: "2026-01-02T03:04:05.678Z" },
+    ]);
+    expect(second).toEqual([{ id: 3, type: "goal_added", timestamp: "2026-01-02T03:04:05.678Z", data: { goal: { id: "1" } } }]);
+    expect((await store.listEvents(id)).map((e) => e.id)).toEqual([1, 2, 3]);
+    expect((await store.listEvents(id, { after: 1 })).map((e) => e.id)).toEqual([2, 3]);
+    expect((await store.listEvents(id, { after: 1, limit: 1 })).map((e) => e.id)).toEqual([2]);
+    expect(await store.listEvents(id, { after: 3 })).toEqual([]);
+    expect(await store.appendEvents(id, [])).toEqual([]);
+  });
+
+  it("keeps events per session apart; ids continue after a reopen", async () => {
+    const h = await open(backend);
+    const a = await h.store.createSession();
+    const b = await h.store.createSession();
+    await h.store.appendEvents(a.id, [ev(1), ev(2)]);
+    await h.store.appendEvents(b.id, [ev(1)]);
+    const store = await h.reopen();
+    expect((await store.appendEvents(a.id, [ev(3)]))[0]?.id).toBe(3);
+    expect((await store.appendEvents(b.id, [ev(2)]))[0]?.id).toBe(2);
+    expect((await store.listEvents(a.id)).map((e) => e.data.n)).toEqual([1, 2, 3]);
+  });
+
+  it("concurrent appends to one session get distinct, increasing ids", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    const batches = await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendEvents(id, [ev(i), ev(i)])));
+    const ids = batches.flat().map((e) => e.id);
+    expect(new Set(ids).size).toBe(40);
+    expect((await store.listEvents(id)).map((e) => e.id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it("drops the oldest past maxEventsPerSession and never reuses an id", async () => {
+    const h = await open(backend, { maxEventsPerSession: 5 });
+    const { id } = await h.store.createSession();
+    for (let i = 1; i <= 12; i++) await h.store.appendEvents(id, [ev(i)]);
+    const kept = await h.store.listEvents(id);
+    expect(kept.length).toBeGreaterThanOrEqual(5);
+    expect(kept.length).toBeLessThanOrEqual(6);
+    expect(kept.at(-1)?.id).toBe(12);
+    const store = await h.reopen();
+    expect((await store.appendEvents(id, [ev(13)]))[0]?.id).toBe(13);
+  });
+
+  it("deleting a session deletes its events", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession({ id: "with-events" });
+    await store.appendEvents(id, [ev(1), ev(2)]);
+    await store.deleteSession(id);
+    await expect(store.listEvents(id)).rejects.toMatchObject({ code: "session_not_found" });
+    await store.createSession({ id: "with-events" });
+    expect(await store.listEvents(id)).toEqual([]);
+    expect((await store.appendEvents(id, [ev(1)]))[0]?.id).toBe(1);
+  });
+
+  it("refuses bad input, a missing session and a bad id, writing nothing", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    await expect(store.appendEvents("nosuch", [ev(1)])).rejects.toMatchObject({ code: "session_not_found" });
+    await expect(store.appendEvents("../x", [ev(1)])).rejects.toMatchObject({ code: "invalid_id" });
+    await expect(store.appendEvents(id, [ev(1), { type: "Bad Type", data: {} }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(store.appendEvents(id, [{ type: "x", data: [] as unknown as Record<string, unknown> }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(store.listEvents(id, { after: -1 })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(store.listEvents("nosuch")).rejects.toMatchObject({ code: "session_not_found" });
+    expect(await store.listEvents(id)).toEqual([]);
+  });
+});
+
+describe("event log (file): crash tolerance", () => {
+  it("a torn last line is ignored and cut off by the next append", async () => {
+    const h = await open(backends[0] as Backend);
+    const { id } = await h.store.createSession();
+    await h.store.appendEvents(id, [ev(1)]);
+    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+    appendFileSync(file, '{"id":2,"type":"message_ad');
+    const store = await h.reopen();
+    expect((await store.listEvents(id)).map((e) => e.id)).toEqual([1]);
+    expect((await store.appendEvents(id, [ev(2)]))[0]?.id).toBe(2);
+    expect(readFileSync(file, "utf8").trimEnd().split("\n")).toHaveLength(2);
+    expect((await store.listEvents(id)).map((e) => e.id)).toEqual([1, 2]);
+  });
+});
