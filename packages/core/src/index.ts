@@ -13,6 +13,7 @@ export * from "./context/summary-prompt.js";
 export * from "./context/token-counter.js";
 export * from "./context/tokens.js";
 export * from "./errors.js";
+export * from "./events/index.js";
 export * from "./goal/index.js";
 export * from "./llm/catalog.js";
 export * from "./llm/model-ref.js";

@@ -1,0 +1,155 @@
+import { isArborError } from "../errors.js";
+import { assertSessionId, parentTraceId } from "../model/ids.js";
+import type { StoredEvent } from "../store/event-records.js";
+import { KeyedLock } from "../store/keyed-lock.js";
+import type { Store } from "../store/store.js";
+import type { WatchEvent, WatchEventInput, WatchMessage } from "./watch-events.js";
+import { WatchedStore } from "./watched-store.js";
+
+export type WatchListener = (event: WatchEvent) => void;
+
+export interface WatchHubOptions {
+  /** The goal tree a `connected` event carries for a trace; null when there is none (the default). */
+  goalTree?: (traceId: string) => Promise<unknown>;
+  /** Told about a publish the store refused (other than for a deleted session or a closed store); publishing never rejects. */
+  onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
+}
+
+const PAGE = 1000;
+
+/** A stored record as the watch event it was logged as. */
+export function watchEventFromRecord(record: StoredEvent): WatchEvent {
+  return { ...record.data, event: record.type, event_id: record.id, timestamp: record.timestamp } as WatchEvent;
+}
+
+/**
+ * The watch side of the event log (SPEC 8, seed 000). `publish` logs an event in its trace's log and
+ * in every ancestor trace's log (a parent's watchers see its sub-traces' events), each with that
+ * log's next id, and hands it to that log's live watchers in id order. `watch` replays the log after
+ * `since` and then delivers live events, each exactly once: it subscribes before it reads, and drops
+ * what it has already delivered by id. Owned by whoever owns the store: no module state.
+ */
+export class WatchHub {
+  /** The store to give the runtime: its message appends publish `message_added`. */
+  readonly store: Store;
+  private readonly listeners = new Map<string, Set<WatchListener>>();
+  private readonly order = new KeyedLock();
+  private readonly inner: Store;
+  private readonly options: WatchHubOptions;
+
+  constructor(store: Store, options: WatchHubOptions = {}) {
+    this.inner = store;
+    this.options = options;
+    this.store = new WatchedStore(store, this);
+  }
+
+  /**
+   * Logs and delivers `event` for `traceId`. Publishes to one trace are logged and delivered in call
+   * order; the promise resolves once every log has it, and never rejects: a store failure goes to
+   * `onError`, since watching must never fail a run.
+   */
+  publish(traceId: string, event: WatchEventInput): Promise<void> {
+    const targets: string[] = [];
+    for (let id: string | undefined = traceId; id !== undefined; id = parentTraceId(id)) targets.push(id);
+    return Promise.all(
+      targets.map((target) =>
+        this.order.run(target, async () => {
+          try {
+            const { event: type, ...payload } = event;
+            const [record] = await this.inner.appendEvents(target, [{ type, data: { ...payload, trace_id: traceId } }]);
+            if (!record) return;
+            const logged = watchEventFromRecord(record);
+            for (const listener of this.listeners.get(target) ?? []) listener(logged);
+          } catch (err) {
+            // A deleted session or a closed store is expected at the end of a life; anything else is reported.
+            if (isArborError(err, "session_not_found") || isArborError(err, "store_closed")) return;
+            this.options.onError?.(err, traceId, event);
+          }
+        }),
+      ),
+    ).then(() => undefined);
+  }
+
+  /** Resolves when every publish made so far is logged and delivered. */
+  flush(): Promise<void> {
+    return this.order.drain();
+  }
+
+  /**
+   * Watches a trace: `send` gets `connected` first, then every logged event after `since`, oldest
+   * first, then live ones, each exactly once and in id order. A `since` beyond the log (an id from a
+   * deleted and recreated session) counts as its end. Throws `session_not_found` for an unknown
+   * trace. Resolves once the backlog is sent, with the function that stops the watch.
+   */
+  async watch(traceId: string, since: number, send: (message: WatchMessage) => void): Promise<() => void> {
+    assertSessionId(traceId);
+    let delivered = 0;
+    let live = false;
+    const early: WatchEvent[] = [];
+    const deliver = (event: WatchEvent) => {
+      if (event.event_id <= delivered) return;
+      delivered = event.event_id;
+      send(event);
+    };
+    // Subscribe before reading, so nothing logged meanwhile is missed; `delivered` drops repeats.
+    const subscriber: WatchListener = (event) => (live ? deliver(event) : early.push(event));
+    let set = this.listeners.get(traceId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(traceId, set);
+    }
+    set.add(subscriber);
+    const stop = () => {
+      const current = this.listeners.get(traceId);
+      current?.delete(subscriber);
+      if (current?.size === 0) this.listeners.delete(traceId);
+    };
+    try {
+      const [first] = await this.inner.listEvents(traceId, { limit: 1 });
+      const backlog: WatchEvent[] = [];
+      for (let after = since; ; ) {
+        const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
+        for (const record of page) backlog.push(watchEventFromRecord(record));
+        if (page.length < PAGE) break;
+        after = (page[page.length - 1] as StoredEvent).id;
+      }
+      const current = backlog.at(-1)?.event_id ?? (await this.lastIdAtMost(traceId, since));
+      const goalTree = this.options.goalTree ? await this.options.goalTree(traceId) : null;
+      delivered = Math.min(since, current);
+      send({
+        event: "connected",
+        trace_id: traceId,
+        current_event_id: current,
+        first_event_id: first?.id ?? 0,
+        goal_tree: goalTree ?? null,
+      });
+      for (const event of backlog) deliver(event);
+      for (const event of early) deliver(event);
+      live = true;
+      return stop;
+    } catch (err) {
+      stop();
+      throw err;
+    }
+  }
+
+  /** The last logged id when nothing follows `since`: `since` itself when it was logged, else found by reading the log. */
+  private async lastIdAtMost(traceId: string, since: number): Promise<number> {
+    if (since > 0) {
+      const [at] = await this.inner.listEvents(traceId, { after: since - 1, limit: 1 });
+      if (at?.id === since) return since;
+    }
+    return this.lastId(traceId);
+  }
+
+  private async lastId(traceId: string): Promise<number> {
+    let last = 0;
+    for (let after = 0; ; ) {
+      const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
+      if (page.length === 0) return last;
+      last = (page[page.length - 1] as StoredEvent).id;
+      if (page.length < PAGE) return last;
+      after = last;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createRuntime,
+  MemoryBlobStore,
+  openStore,
+  type Store,
+  WatchEventSchema,
+  WatchHub,
+  type WatchMessage,
+  WatchMessageSchema,
+} from "@arbor/core";
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function fileStore(): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-watch-"));
+  const store = await openStore(dir);
+  cleanups.push(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+const done = (n: number) => ({
+  event: "trace_completed" as const,
+  status: "done",
+  stats: { total_messages: n, total_tokens: 0, total_cost: 0 },
+});
+
+/** A watcher that records what it is sent. */
+async function watcher(hub: WatchHub, traceId: string, since: number) {
+  const received: WatchMessage[] = [];
+  const stop = await hub.watch(traceId, since, (m) => received.push(WatchMessageSchema.parse(m)));
+  cleanups.push(stop);
+  return { received, ids: () => received.flatMap((m) => ("event_id" in m ? [m.event_id] : [])), stop };
+}
+
+describe("WatchHub", () => {
+  it("sends connected, then the log after since, then live events, each once", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const { id } = await store.createSession();
+    for (let i = 1; i <= 3; i++) await hub.publish(id, done(i));
+    const w = await watcher(hub, id, 1);
+    expect(w.received[0]).toEqual({ event: "connected", trace_id: id, current_event_id: 3, first_event_id: 1, goal_tree: null });
+    expect(w.ids()).toEqual([2, 3]);
+    await hub.publish(id, done(4));
+    expect(w.ids()).toEqual([2, 3, 4]);
+    const last = w.received.at(-1);
+    expect(WatchEventSchema.parse(last)).toMatchObject({
+      event: "trace_completed",
+      event_id: 4,
+      trace_id: id,
+      stats: { total_messages: 4 },
+    });
+    w.stop();
+    await hub.publish(id, done(5));
+    expect(w.ids()).toEqual([2, 3, 4]);
+  });
+
+  it("watchers that connect while events are being published each get every event exactly once", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const { id } = await store.createSession();
+    // Ten events are logged first, so every since below is an id a client could have seen.
+    for (let i = 1; i <= 10; i++) await hub.publish(id, done(i));
+    const publishing: Promise<void>[] = [];
+    const watchers: Array<{ since: number; w: Promise<Awaited<ReturnType<typeof watcher>>> }> = [];
+    for (let i = 11; i <= 120; i++) {
+      publishing.push(hub.publish(id, done(i)));
+      if (i % 11 === 0) {
+        const since = [0, 3, 7, 10][i % 4] as number;
+        watchers.push({ since, w: watcher(hub, id, since) });
+      }
+    }
+    await Promise.all(publishing);
+    await hub.flush();
+    for (const { since, w } of watchers) {
+      const ids = (await w).ids();
+      expect(ids).toEqual(Array.from({ length: 120 - since }, (_, k) => since + k + 1));
+    }
+  });
+
+  it("a sub-trace's events are logged in its own log and its ancestors', with the sub-trace's id", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const root = await store.createSession({ id: "root" });
+    const sub = await store.createSession({ id: "root@explore-20260101000000-001", parentSessionId: root.id });
+    const parentWatch = await watcher(hub, root.id, 0);
+    await hub.publish(sub.id, { event: "sub_trace_started", parent_trace_id: root.id, agent_type: "explore" });
+    await hub.publish(root.id, done(1));
+    expect(parentWatch.received.slice(1).map((m) => [m.event, m.trace_id, "event_id" in m && m.event_id])).toEqual([
+      ["sub_trace_started", sub.id, 1],
+      ["trace_completed", root.id, 2],
+    ]);
+    expect((await store.listEvents(sub.id)).map((e) => [e.id, e.type])).toEqual([[1, "sub_trace_started"]]);
+  });
+
+  it("a since beyond the log counts as its end; an unknown trace is session_not_found", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const { id } = await store.createSession();
+    await hub.publish(id, done(1));
+    const w = await watcher(hub, id, 50);
+    expect(w.received[0]).toMatchObject({ event: "connected", current_event_id: 1 });
+    await hub.publish(id, done(2));
+    expect(w.ids()).toEqual([2]);
+    await expect(hub.watch("nosuch", 0, () => {})).rejects.toMatchObject({ code: "session_not_found" });
+    // Publishing to a deleted session is dropped, never thrown into a run.
+    await store.deleteSession(id);
+    await expect(hub.publish(id, done(3))).resolves.toBeUndefined();
+  });
+
+  it("a runtime over hub.store publishes message_added for each message, in order", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const dir = mkdtempSync(join(tmpdir(), "arbor-watch-ws-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const runtime = createRuntime({
+      store: hub.store,
+      model: scriptedModel([[toolCall("list", {}, { id: "c1" })], [text("two files")]]),
+      env: {},
+      cwd: dir,
+      arborHome: dir,
+      blobs: new MemoryBlobStore(),
+    });
+    cleanups.push(() => runtime.close());
+    const handle = runtime.run({ prompt: "what is here?" });
+    for await (const _ of handle);
+    await hub.flush();
+    const events = (await store.listEvents(handle.sessionId)).map((r) =>
+      WatchEventSchema.parse({ ...r.data, event: r.type, event_id: r.id, timestamp: r.timestamp }),
+    );
+    const messages = events.flatMap((e) => (e.event === "message_added" ? [e.message] : []));
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    const path = await store.getActivePath(handle.sessionId);
+    expect(messages.map((m) => m.message_id)).toEqual(path.filter((e) => e.type === "message").map((e) => e.id));
+    expect(messages[1]).toMatchObject({ description: "tool call: list" });
+  });
+});
