@@ -1,9 +1,11 @@
-import type { Runtime, Store } from "@arbor/core";
+import type { Runtime, Store, WatchHub } from "@arbor/core";
 import type { RunStreams } from "./streams/run-streams.js";
 
-/** What route handlers share: the caller's runtime and store, and this server's run streams. */
+/** What route handlers share: the caller's runtime, store and watch hub, and this server's run streams. */
 export interface ServerContext {
   runtime: Runtime;
   store: Store;
   streams: RunStreams;
+  /** The trace watch: its event log and live watchers. */
+  watch: WatchHub;
 }

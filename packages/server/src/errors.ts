@@ -12,6 +12,7 @@ export type ServerErrorCode =
   | "payload_too_large"
   | "permission_not_found"
   | "events_expired"
+  | "upgrade_required"
   | "internal_error";
 
 export type ApiErrorCode = ArborErrorCode | ServerErrorCode;
@@ -61,6 +62,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   payload_too_large: 413,
   entry_too_large: 413,
   unsupported_media_type: 415,
+  upgrade_required: 426,
   store_closed: 503,
 };
 

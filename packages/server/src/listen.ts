@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import { WebSocketServer } from "ws";
 import { ApiError } from "./errors.js";
 import { isLoopbackHost } from "./http/security.js";
 
@@ -38,8 +39,10 @@ export async function listen(
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ApiError("invalid_input", `Port must be an integer from 0 to 65535, not ${port}.`);
   }
+  // noServer: node-server hands it the upgrades its routes accept (the trace watch).
+  const wss = new WebSocketServer({ noServer: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port }, () => {
+    const s = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: wss } }, () => {
       s.off("error", reject);
       resolve(s);
     });
@@ -55,6 +58,8 @@ export async function listen(
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         options.onClose();
+        for (const client of wss.clients) client.terminate();
+        wss.close();
         server.close((err) => (err ? reject(err) : resolve()));
         if ("closeAllConnections" in server) server.closeAllConnections();
       });

@@ -67,6 +67,16 @@ export const StreamQuery = z.object({
     .describe("Resume after this event id; the `Last-Event-ID` header takes precedence."),
 });
 
+export const WatchQuery = z.object({
+  since_event_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(0)
+    .describe("Send every logged event after this id, then live ones (default 0: the whole log)."),
+});
+
 // Request bodies.
 
 export const ChatRequest = z.strictObject({

@@ -1,4 +1,4 @@
-import type { Runtime, Store } from "@arbor/core";
+import { type Runtime, type Store, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ServerContext } from "./context.js";
@@ -11,7 +11,8 @@ import { chatRoutes } from "./routes/chat.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
 import { sessionRoutes } from "./routes/sessions.js";
-import { RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
+import { watchRoutes } from "./routes/watch.js";
+import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
 
 export interface CorsOptions {
   /** Origins allowed to call the API from a browser (`https://app.example`), or `*` for any. */
@@ -29,6 +30,12 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** How many run events are kept in memory for readers that resume (see RunStreams). */
   streamBuffer?: StreamBufferOptions;
+  /**
+   * The trace watch over `store`'s event log. Create the runtime over `watch.store` so its messages
+   * publish `message_added`; without one the server makes its own and logs only what it sees itself
+   * (`trace_completed`).
+   */
+  watch?: WatchHub;
 }
 
 export interface ArborServer {
@@ -36,6 +43,8 @@ export interface ArborServer {
   readonly app: Hono;
   /** Every route, as described (the OpenAPI document is built from these). */
   readonly routes: readonly Route[];
+  /** The trace watch hub the server publishes to. */
+  readonly watch: WatchHub;
   /** Serves the app over HTTP; refuses a non-loopback host without a token. */
   listen(options?: ListenOptions): Promise<ListeningServer>;
   /** Ends open event streams; runs go on (the runtime is the caller's, as is the store). */
@@ -44,6 +53,17 @@ export interface ArborServer {
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const SERVER_VERSION = "0.1.0";
+
+/** Logs `trace_completed` with the session's totals once a run this server started has ended. */
+async function publishTraceCompleted(store: Store, watch: WatchHub, end: RunEnd): Promise<void> {
+  const meta = await store.getSession(end.sessionId).catch(() => undefined);
+  if (!meta) return;
+  await watch.publish(end.sessionId, {
+    event: "trace_completed",
+    status: end.status,
+    stats: { total_messages: meta.totalMessages, total_tokens: meta.totalTokens, total_cost: meta.totalCost },
+  });
+}
 
 /** The HTTP API of SPEC 8 over a runtime and its store. */
 export function createServer(options: ServerOptions): ArborServer {
@@ -55,8 +75,12 @@ export function createServer(options: ServerOptions): ArborServer {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ApiError("invalid_input", `maxBodyBytes must be a positive integer, not ${maxBodyBytes}.`);
   }
-  const streams = new RunStreams(options.streamBuffer);
-  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams };
+  const watch = options.watch ?? new WatchHub(options.store);
+  const streams = new RunStreams({
+    ...options.streamBuffer,
+    onRunEnd: (end) => publishTraceCompleted(options.store, watch, end),
+  });
+  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams, watch };
 
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
@@ -67,6 +91,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...chatRoutes(ctx),
     ...sessionRoutes(ctx),
     ...permissionRoutes(ctx),
+    ...watchRoutes(ctx),
   ];
 
   const app = new Hono();
@@ -99,6 +124,7 @@ export function createServer(options: ServerOptions): ArborServer {
   return {
     app,
     routes,
+    watch,
     listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => streams.close() }),
     close: () => streams.close(),
   };

@@ -34,6 +34,7 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/approvals/revoke",
         "GET /api/permissions",
         "POST /api/permissions/{id}",
+        "GET /api/traces/{id}/watch",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

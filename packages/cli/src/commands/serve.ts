@@ -1,4 +1,4 @@
-import { createRuntime, loadConfig } from "@arbor/core";
+import { createRuntime, loadConfig, WatchHub } from "@arbor/core";
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
 import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
@@ -57,9 +57,11 @@ export const serveCommand: TopCommand = {
     // Before the store is opened: a bad arbor.json or flag value touches nothing.
     const config = loadConfig({ cwd, env: io.env, overrides });
     return withStore(io, stringOption(values, "store"), async (store) => {
-      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      // The runtime writes through the watch hub's store, so watchers hear of every message.
+      const watch = new WatchHub(store);
+      const runtime = createRuntime({ store: watch.store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
       try {
-        const server = createServer({ runtime, store, ...(token === undefined ? {} : { token }) });
+        const server = createServer({ runtime, store, watch, ...(token === undefined ? {} : { token }) });
         const listening = await server.listen({ host, port });
         const stopped = new Promise<void>((resolve) => {
           const release = io.onInterrupt?.(() => {
@@ -74,6 +76,8 @@ export const serveCommand: TopCommand = {
         await listening.close();
       } finally {
         await runtime.close();
+        // What the aborted runs wrote last reaches the event log before the store closes.
+        await watch.flush();
       }
       return EXIT_OK;
     });

@@ -81,7 +81,10 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
         throw new ApiError("forbidden_origin", `Origin ${origin} is not allowed; configure it in the server's cors origins.`);
       }
     }
-    if (matches !== undefined && !options.publicPaths.has(c.req.path) && !matches(c.req.header("authorization"))) {
+    // A browser cannot set headers on a WebSocket, so an upgrade may carry the token as access_token.
+    const queryToken = c.req.header("upgrade")?.toLowerCase() === "websocket" ? c.req.query("access_token") : undefined;
+    const authorization = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
+    if (matches !== undefined && !options.publicPaths.has(c.req.path) && !matches(authorization)) {
       c.header("WWW-Authenticate", 'Bearer realm="arbor"');
       throw new ApiError("unauthorized", "This server needs Authorization: Bearer <token> (the token it was started with).");
     }

@@ -8,6 +8,12 @@ export interface StreamBufferOptions {
   idleSessions?: number;
 }
 
+/** How a run ended, as its last event said. */
+export interface RunEnd {
+  sessionId: string;
+  status: "done" | "error" | "aborted";
+}
+
 /**
  * The runs this server started and their event logs, one log per session. Owned by one server
  * instance (no module state): event ids come from its counter, so they increase strictly across
@@ -19,10 +25,12 @@ export class RunStreams {
   private nextId = 0;
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
+  private readonly onRunEnd: ((end: RunEnd) => Promise<void>) | undefined;
 
-  constructor(options: StreamBufferOptions = {}) {
+  constructor(options: StreamBufferOptions & { onRunEnd?: (end: RunEnd) => Promise<void> } = {}) {
     this.eventsPerSession = Math.max(1, options.eventsPerSession ?? 10_000);
     this.idleSessions = Math.max(0, options.idleSessions ?? 100);
+    this.onRunEnd = options.onRunEnd;
   }
 
   get(sessionId: string): SessionLog | undefined {
@@ -119,10 +127,14 @@ export class RunStreams {
 
   private async pump(log: SessionLog, handle: RunHandle): Promise<void> {
     let ended = false;
+    let status: RunEnd["status"] = "error";
     try {
       for await (const event of handle) {
         log.append(++this.nextId, event);
-        if (event.type === "done" || event.type === "error") ended = true;
+        if (event.type === "done" || event.type === "error") {
+          ended = true;
+          status = event.type === "done" ? "done" : event.code === "aborted" ? "aborted" : "error";
+        }
       }
     } catch (err) {
       // The run stream does not throw; if it ever does, readers still get an ending.
@@ -136,6 +148,7 @@ export class RunStreams {
     log.handle = undefined;
     log.notify();
     this.evictIdle();
+    await this.onRunEnd?.({ sessionId: log.sessionId, status }).catch(() => {});
   }
 
   private evictIdle(): void {

@@ -12,6 +12,7 @@ import {
   type RuntimeOptions,
   type Store,
   type ToolResult,
+  WatchHub,
 } from "@arbor/core";
 import { type Script, scriptedModel } from "@arbor/testkit";
 import { afterEach } from "vitest";
@@ -26,6 +27,7 @@ afterEach(async () => {
 export interface TestServer {
   url: string;
   runtime: Runtime;
+  watch: WatchHub;
   store: Store;
   /** The workspace the tools act on. */
   cwd: string;
@@ -64,8 +66,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   mkdirSync(home);
   const store = await openStore(join(root, "store"));
   const blobs = new MemoryBlobStore();
+  // The runtime writes through the hub's store, so its messages publish message_added.
+  const watch = new WatchHub(store);
   const runtime = createRuntime({
-    store,
+    store: watch.store,
     cwd,
     arborHome: home,
     env: {},
@@ -75,7 +79,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     clock: { now: () => Date.now(), sleep: async () => {} },
     ...options.runtime,
   });
-  const server = createServer({ runtime, store, ...options.server });
+  const server = createServer({ runtime, store, watch, ...options.server });
   const listening = await server.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {
     await listening.close();
@@ -86,6 +90,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   return {
     url: listening.url,
     runtime,
+    watch,
     store,
     cwd,
     close: () => listening.close(),
