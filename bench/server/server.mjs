@@ -1,9 +1,11 @@
 // Section "server": what the HTTP layer adds (issue 6 targets): token latency from the model's delta to an SSE
-// client on loopback, and 50 concurrent chats on the zero-latency scripted model (runs/s, time to first token).
+// client on loopback, 50 concurrent chats on the zero-latency scripted model (runs/s, time to first token), and
+// one session watched by 100 WebSocket clients (deliveries/s).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "@arbor/server";
 import { scriptedModel, text } from "@arbor/testkit";
+import WebSocket from "ws";
 import { note, num, section, table } from "../lib/format.mjs";
 import { summarize } from "../lib/stats.mjs";
 
@@ -209,7 +211,81 @@ async function concurrency(core, tmp, quick) {
   );
 }
 
+async function watchers(core, tmp, quick) {
+  const clients = 100;
+  const events = quick ? 500 : 2000;
+  section(
+    `H3. One session watched by ${clients} WebSocket clients: ${events.toLocaleString("en-US")} events published back to back`,
+  );
+  note("Each event is logged in the session's event log (file store) and sent to every watcher; the clock runs from the");
+  note("first publish until every client has every event. Clients are `ws` sockets in the same process.");
+  const root = join(tmp, "watch");
+  mkdirSync(root, { recursive: true });
+  const store = await core.openStore({ kind: "file", dir: join(root, "store"), durability: "process" });
+  const hub = new core.WatchHub(store);
+  const runtime = core.createRuntime({
+    store: hub.store,
+    env: {},
+    cwd: root,
+    arborHome: root,
+    blobs: new core.MemoryBlobStore(),
+    tools: [],
+  });
+  const listening = await createServer({ runtime, store, watch: hub }).listen({ host: "127.0.0.1", port: 0 });
+  try {
+    const { id } = await store.createSession();
+    const counts = new Array(clients).fill(0);
+    let complete = 0;
+    let allDone;
+    const finished = new Promise((resolve) => {
+      allDone = resolve;
+    });
+    const sockets = await Promise.all(
+      Array.from(
+        { length: clients },
+        (_, i) =>
+          new Promise((resolve, reject) => {
+            const ws = new WebSocket(`${listening.url.replace("http", "ws")}/api/traces/${id}/watch`);
+            let expected = 1;
+            ws.on("message", (data) => {
+              const m = JSON.parse(String(data));
+              if (m.event === "connected") return resolve(ws);
+              if (m.event_id !== expected) reject(new Error(`client ${i} got ${m.event_id}, expected ${expected}`));
+              expected++;
+              counts[i]++;
+              if (counts[i] === events && ++complete === clients) allDone();
+            });
+            ws.on("error", reject);
+          }),
+      ),
+    );
+    const stats = { total_messages: 0, total_tokens: 0, total_cost: 0 };
+    const t0 = performance.now();
+    for (let i = 0; i < events; i++) void hub.publish(id, { event: "trace_completed", status: "done", stats });
+    await finished;
+    const ms = performance.now() - t0;
+    for (const ws of sockets) ws.close();
+    const deliveries = clients * events;
+    table(
+      ["<measure", "value", "<target"],
+      [
+        ["deliveries", deliveries.toLocaleString("en-US"), ""],
+        ["time (ms)", num(ms), ""],
+        ["deliveries/s", Math.round((deliveries * 1000) / ms).toLocaleString("en-US"), "≥ 20,000"],
+        ["events logged/s", Math.round((events * 1000) / ms).toLocaleString("en-US"), ""],
+        ["every client got every event once, in order", counts.every((c) => c === events) ? "yes" : "NO", ""],
+      ],
+    );
+  } finally {
+    await listening.close();
+    await runtime.close();
+    await hub.flush();
+    await store.close();
+  }
+}
+
 export async function run({ core, tmp, quick }) {
   await latency(core, tmp, quick);
   await concurrency(core, tmp, quick);
+  await watchers(core, tmp, quick);
 }

@@ -9,6 +9,16 @@ import { ErrorResponse, SessionParams, WatchQuery } from "../schemas.js";
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export function watchRoutes({ store, watch }: ServerContext): Route[] {
+  // Every watcher of a trace is handed the same event object: serialize it once for all of them.
+  const serialized = new WeakMap<object, string>();
+  const toJson = (message: object): string => {
+    let json = serialized.get(message);
+    if (json === undefined) {
+      json = JSON.stringify(message);
+      serialized.set(message, json);
+    }
+    return json;
+  };
   return [
     defineRoute(
       {
@@ -44,7 +54,7 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
         return upgradeWebSocket(c, {
           onOpen(_event, ws) {
             const socket = ws.raw as WebSocketLike & { bufferedAmount?: number };
-            const send = (message: unknown) => {
+            const send = (message: object) => {
               if (closed) return;
               if ((socket.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
                 closed = true;
@@ -52,7 +62,7 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
                 ws.close(1013, "Too far behind: reconnect with since_event_id set to the last event_id received.");
                 return;
               }
-              ws.send(JSON.stringify(message));
+              ws.send(toJson(message));
             };
             watch.watch(params.id, query.since_event_id, send).then(
               (unsubscribe) => {
