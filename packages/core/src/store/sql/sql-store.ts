@@ -32,15 +32,8 @@ import { connectSql, currentSchema, inTransaction, type SqlConnection, type SqlS
 import { appendEventRows, listEventRows } from "./event-log.js";
 import { migrateToLatest } from "./migrations.js";
 import { activePathRows, deleteSessionTree, existingEntryIds, insertEntryRows, lockSessionRow } from "./queries.js";
-import {
-  entryNotFound,
-  entryRow,
-  parseEntryRow,
-  parseSessionRow,
-  sessionColumns,
-  sessionExists,
-  sessionNotFound,
-} from "./rows.js";
+import { entryNotFound, entryRow, parseEntryRow, parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import { isUniqueViolation, toArborError } from "./sql-errors.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, EntriesTable, SqlKind } from "./tables.js";
@@ -152,21 +145,7 @@ export class SqlStore extends StoreBase {
       if (init?.id !== undefined) assertSessionId(init.id);
       if (init?.parentSessionId !== undefined) assertSessionId(init.parentSessionId);
       const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.now());
-      try {
-        await this.db
-          .insertInto("arbor_sessions")
-          .values({
-            id: meta.id,
-            created_at: meta.createdAt,
-            parent_session_id: meta.parentSessionId ?? null,
-            next_seq: 0,
-            ...sessionColumns(meta),
-          })
-          .execute();
-      } catch (err) {
-        if (isUniqueViolation(err)) throw sessionExists(meta.id);
-        throw err;
-      }
+      await insertSessionRow(this.db, meta, 0);
       return meta;
     });
   }
@@ -228,24 +207,9 @@ export class SqlStore extends StoreBase {
       const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
       const parent = opts?.parentSessionId;
       if (parent !== undefined && parent !== null) assertSessionId(parent);
-      const rows = await this.db
-        .selectFrom("arbor_sessions")
-        .select(["id", "data"])
-        .$if(parent === null, (q) => q.where("parent_session_id", "is", null))
-        .$if(typeof parent === "string", (q) => q.where("parent_session_id", "=", parent as string))
-        .$if(cursor !== undefined, (q) => {
-          const c = cursor as { createdAt: string; id: string };
-          return q.where((eb) =>
-            eb.or([eb("created_at", "<", c.createdAt), eb.and([eb("created_at", "=", c.createdAt), eb("id", "<", c.id)])]),
-          );
-        })
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .limit(limit + 1)
-        .execute();
-      const sessions = rows.slice(0, limit).map((r) => parseSessionRow(r.data, r.id));
+      const { sessions, more } = await sessionPageRows(this.db, { limit, cursor, parent });
       const last = sessions[sessions.length - 1];
-      return rows.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
+      return more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
     });
   }
 
@@ -403,21 +367,7 @@ export class SqlStore extends StoreBase {
         return entryRow(meta.id, entry, json, seq);
       });
       return this.write(meta.id, async (trx) => {
-        try {
-          await trx
-            .insertInto("arbor_sessions")
-            .values({
-              id: meta.id,
-              created_at: meta.createdAt,
-              parent_session_id: meta.parentSessionId ?? null,
-              next_seq: rows.length,
-              ...sessionColumns(meta),
-            })
-            .execute();
-        } catch (err) {
-          if (isUniqueViolation(err)) throw sessionExists(meta.id);
-          throw err;
-        }
+        await insertSessionRow(trx, meta, rows.length);
         await insertEntryRows(trx, rows);
         return meta;
       });
