@@ -1,8 +1,8 @@
-import { assertSessionId, createRuntime, loadConfig } from "@arbor/core";
+import { assertSessionId, createRuntime } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { writeJson, writeLines } from "../io.js";
-import { RUN_OPTIONS, workspaceDir } from "../run/flags.js";
+import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
@@ -32,12 +32,10 @@ export const compactCommand: TopCommand = {
     const focus = stringOption(values, "focus");
     if (focus !== undefined && focus.trim() === "") throw new UsageError("--focus is empty: say what the summary should keep.");
     const cwd = workspaceDir(io, stringOption(values, "cwd"));
-    const overrides: Record<string, unknown> = {};
-    const model = stringOption(values, "model");
-    const baseURL = stringOption(values, "base-url");
-    if (model !== undefined) overrides.model = model;
-    if (baseURL !== undefined) overrides.baseURL = baseURL;
-    const config = loadConfig({ cwd, env: io.env, overrides });
+    const config = loadCommandConfig(io, cwd, {
+      model: stringOption(values, "model"),
+      baseURL: stringOption(values, "base-url"),
+    });
     return withStore(io, stringOption(values, "store"), async (store) => {
       const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
       try {

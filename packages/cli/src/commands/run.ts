@@ -1,6 +1,6 @@
-import { createRuntime, loadConfig } from "@arbor/core";
+import { createRuntime } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
-import { RUN_OPTIONS, readRunFlags } from "../run/flags.js";
+import { loadCommandConfig, RUN_OPTIONS, readRunFlags } from "../run/flags.js";
 import { playRun } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { arborHomeOf, withStore } from "../store.js";
@@ -26,11 +26,7 @@ export const runCommand: TopCommand = {
   },
   async run(io, values, operands) {
     const flags = readRunFlags(io, values, operands);
-    const overrides: Record<string, unknown> = {};
-    if (flags.model !== undefined) overrides.model = flags.model;
-    if (flags.baseURL !== undefined) overrides.baseURL = flags.baseURL;
-    // Before the store is opened: a bad arbor.json or flag value touches nothing.
-    const config = loadConfig({ cwd: flags.cwd, env: io.env, overrides });
+    const config = loadCommandConfig(io, flags.cwd, flags);
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     return withStore(io, storeFlag, async (opened, resolved) => {

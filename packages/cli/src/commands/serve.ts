@@ -1,9 +1,9 @@
-import { createRuntime, loadConfig, WatchHub } from "@arbor/core";
+import { createRuntime, WatchHub } from "@arbor/core";
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
 import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { writeLines } from "../io.js";
-import { RUN_OPTIONS, workspaceDir } from "../run/flags.js";
+import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
@@ -49,13 +49,10 @@ export const serveCommand: TopCommand = {
       );
     }
     const cwd = workspaceDir(io, stringOption(values, "cwd"));
-    const overrides: Record<string, unknown> = {};
-    const model = stringOption(values, "model");
-    const baseURL = stringOption(values, "base-url");
-    if (model !== undefined) overrides.model = model;
-    if (baseURL !== undefined) overrides.baseURL = baseURL;
-    // Before the store is opened: a bad arbor.json or flag value touches nothing.
-    const config = loadConfig({ cwd, env: io.env, overrides });
+    const config = loadCommandConfig(io, cwd, {
+      model: stringOption(values, "model"),
+      baseURL: stringOption(values, "base-url"),
+    });
     return withStore(io, stringOption(values, "store"), async (store) => {
       // The runtime writes through the watch hub's store, so watchers hear of every message.
       const watch = new WatchHub(store);

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { assertSessionId } from "@arbor/core";
+import { assertSessionId, type Config, loadConfig } from "@arbor/core";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
@@ -92,4 +92,19 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     maxTurns,
     yes: flag(values, "yes"),
   };
+}
+
+/**
+ * Settings for a command that runs models: files and environment, with --model and --base-url on
+ * top. Loaded before any store is opened, so a bad arbor.json or flag value touches nothing.
+ */
+export function loadCommandConfig(
+  io: Io,
+  cwd: string,
+  flags: { model?: string | undefined; baseURL?: string | undefined },
+): Config {
+  const overrides: Record<string, unknown> = {};
+  if (flags.model !== undefined) overrides.model = flags.model;
+  if (flags.baseURL !== undefined) overrides.baseURL = flags.baseURL;
+  return loadConfig({ cwd, env: io.env, overrides });
 }

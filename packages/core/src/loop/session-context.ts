@@ -35,6 +35,16 @@ function modelsFor(deps: RunDeps, path: readonly Entry[], chosen: string | Langu
   return { run, summary };
 }
 
+function summarizerFor(deps: RunDeps, model: ResolvedModel, signal: AbortSignal | undefined): Summarizer {
+  return new Summarizer({
+    model,
+    count: deps.tokens.text,
+    clock: deps.clock,
+    retry: deps.retry,
+    signal: signal ?? new AbortController().signal,
+  });
+}
+
 async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
   const meta = await deps.store.getSession(sessionId);
   if (!meta)
@@ -56,13 +66,7 @@ export async function compactSession(deps: RunDeps, sessionId: string, options: 
   const tokensBefore = new ContextSize().measure(state, deps.tokens, 0);
   const budget = keepRecentBudget(usableTokens(run.info.limit));
   const keepTokens = selectCut(state, deps.tokens.message, budget) ? budget : 0;
-  const summarizer = new Summarizer({
-    model: summary,
-    count: deps.tokens.text,
-    clock: deps.clock,
-    retry: deps.retry,
-    signal: options.signal ?? new AbortController().signal,
-  });
+  const summarizer = summarizerFor(deps, summary, options.signal);
   const outcome = await compact({
     store: deps.store,
     sessionId,
@@ -120,13 +124,7 @@ export async function switchSessionLeaf(
   }
   await deps.tokens.load();
   const { summary } = modelsFor(deps, from, options.model);
-  const summarizer = new Summarizer({
-    model: summary,
-    count: deps.tokens.text,
-    clock: deps.clock,
-    retry: deps.retry,
-    signal: options.signal ?? new AbortController().signal,
-  });
+  const summarizer = summarizerFor(deps, summary, options.signal);
   const branchSummary = await switchWithSummary({
     store: deps.store,
     sessionId,
