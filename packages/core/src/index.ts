@@ -37,6 +37,7 @@ export * from "./model/time.js";
 export * from "./model/validate.js";
 export { createRuntime } from "./runtime.js";
 export * from "./session/context.js";
+export * from "./session/delete-entry.js";
 export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";
 export * from "./session/tree.js";
 export * from "./store/event-records.js";

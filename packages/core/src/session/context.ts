@@ -2,6 +2,7 @@ import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/pru
 import type { CompactionEntry, CustomEntry, Entry, ThinkingLevel } from "../model/entry.js";
 import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
+import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
 
 /** One message the model sees, with the entry it came from. */
 export interface ContextItem {
@@ -120,6 +121,24 @@ function prune(state: ContextState, entry: CustomEntry): ContextState {
   return { ...state, items, length: items.length, leafId: entry.id, rewrittenAt: items.length };
 }
 
+/**
+ * A delete entry (seed 002) takes the listed messages out of the context from this point of the path
+ * on. Copied like a prune, because a sibling branch may share the items. A message already replaced
+ * by a compaction summary is not in the items, so its summary still tells of it.
+ */
+function deleteMessages(state: ContextState, entry: CustomEntry): ContextState {
+  const data = DeleteDataSchema.safeParse(entry.data);
+  if (!data.success) return { ...state, leafId: entry.id };
+  const ids = new Set(data.data.entryIds);
+  const items: ContextItem[] = [];
+  for (let i = 0; i < state.length; i++) {
+    const item = state.items[i]!;
+    if (!ids.has(item.entryId)) items.push(item);
+  }
+  if (items.length === state.length) return { ...state, leafId: entry.id };
+  return { ...state, items, length: items.length, leafId: entry.id, rewrittenAt: items.length };
+}
+
 /** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */
 export function applyEntry(state: ContextState, entry: Entry): ContextState {
   switch (entry.type) {
@@ -144,7 +163,9 @@ export function applyEntry(state: ContextState, entry: Entry): ContextState {
     case "model_change":
       return { ...state, model: entry.model, leafId: entry.id };
     case "custom":
-      return entry.customType === PRUNE_ENTRY_TYPE ? prune(state, entry) : { ...state, leafId: entry.id };
+      if (entry.customType === PRUNE_ENTRY_TYPE) return prune(state, entry);
+      if (entry.customType === DELETE_ENTRY_TYPE) return deleteMessages(state, entry);
+      return { ...state, leafId: entry.id };
     case "label":
     case "session_info":
     case "subagent_batch":
