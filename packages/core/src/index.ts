@@ -49,3 +49,4 @@ export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
 export * from "./tools/index.js";
+export * from "./trace/index.js";

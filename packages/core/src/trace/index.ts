@@ -1,0 +1,4 @@
+export * from "./message-trace.js";
+export * from "./tool-stats.js";
+export * from "./trace-page.js";
+export * from "./trace-time.js";
