@@ -1,6 +1,37 @@
 import { execFileSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+/** The newest modification time under `path` (a file or a directory tree). */
+function newest(path: string): number {
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  let max = info.mtimeMs;
+  for (const name of readdirSync(path)) max = Math.max(max, newest(join(path, name)));
+  return max;
+}
+
+/**
+ * The browser tests drive the inspector as `arbor serve` ships it, built into packages/server/web-dist.
+ * Vite takes a couple of seconds, so it runs only when a source is newer than the build.
+ */
+function buildWebApp(): void {
+  const web = join(root, "packages/web");
+  const sources = Math.max(
+    newest(join(web, "src")),
+    newest(join(web, "index.html")),
+    newest(join(web, "vite.config.ts")),
+    newest(join(web, "package.json")),
+  );
+  if (newest(join(root, "packages/server/web-dist/index.html")) >= sources) return;
+  const vite = join(dirname(createRequire(join(web, "package.json")).resolve("vite/package.json")), "bin/vite.js");
+  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: web, stdio: "inherit" });
+}
 
 /**
  * Some tests spawn the built library or CLI as a child process (kill -9 recovery, CLI end to end),
@@ -13,9 +44,11 @@ export default function setup(): void {
     "packages/core",
     "packages/server",
     "packages/cli",
+    "packages/web",
   ];
-  execFileSync(process.execPath, [tsc, "-b", ...projects], {
-    cwd: fileURLToPath(new URL(".", import.meta.url)),
-    stdio: "inherit",
-  });
+  const tscProjects = projects.filter((p) => p !== "packages/web");
+  if (tscProjects.length > 0) {
+    execFileSync(process.execPath, [tsc, "-b", ...tscProjects], { cwd: root, stdio: "inherit" });
+  }
+  if (projects.includes("packages/web")) buildWebApp();
 }

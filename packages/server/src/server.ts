@@ -12,6 +12,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { watchRoutes } from "./routes/watch.js";
+import { isApiPath, webAppHandler } from "./routes/web-app.js";
 import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
 
 export interface CorsOptions {
@@ -36,6 +37,8 @@ export interface ServerOptions {
    * (`trace_completed`).
    */
   watch?: WatchHub;
+  /** Directory of the built inspector served at `/` (default: this package's `web-dist/`). */
+  webRoot?: string;
 }
 
 export interface ArborServer {
@@ -118,8 +121,13 @@ export function createServer(options: ServerOptions): ArborServer {
     );
   }
   const publicPaths = new Set(routes.filter((r) => r.spec.public).map((r) => r.spec.path));
-  app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths }));
+  // The inspector's shell is public (it holds no data; its API calls carry the token), but still
+  // passes the host and origin checks.
+  const isPublicPath = (path: string) => !isApiPath(path);
+  app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
+  // Last, so every API route wins; it answers only GETs outside /api.
+  app.get("*", webAppHandler(options.webRoot));
 
   return {
     app,

@@ -49,6 +49,8 @@ export interface SecurityOptions {
   maxBodyBytes: number;
   /** Paths that need no token. */
   publicPaths: ReadonlySet<string>;
+  /** Further paths that need no token (the inspector's static shell, which holds no data). */
+  isPublicPath?: (path: string) => boolean;
 }
 
 /**
@@ -84,7 +86,8 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
     // A browser cannot set headers on a WebSocket, so an upgrade may carry the token as access_token.
     const queryToken = c.req.header("upgrade")?.toLowerCase() === "websocket" ? c.req.query("access_token") : undefined;
     const authorization = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
-    if (matches !== undefined && !options.publicPaths.has(c.req.path) && !matches(authorization)) {
+    const isPublic = options.publicPaths.has(c.req.path) || options.isPublicPath?.(c.req.path) === true;
+    if (matches !== undefined && !isPublic && !matches(authorization)) {
       c.header("WWW-Authenticate", 'Bearer realm="arbor"');
       throw new ApiError("unauthorized", "This server needs Authorization: Bearer <token> (the token it was started with).");
     }

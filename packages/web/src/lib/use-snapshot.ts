@@ -1,0 +1,58 @@
+import type { Snapshot } from "@arbor/core";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api } from "../api/client.js";
+import { parseSnapshot } from "../api/wire.js";
+import { runs } from "./runs.js";
+import { useToken } from "./use-settings.js";
+
+export interface SnapshotState {
+  snapshot: Snapshot | undefined;
+  error: string | undefined;
+  loading: boolean;
+  /** Loads it again (after a tree operation); resolves once the new snapshot is in place. */
+  reload: () => Promise<void>;
+}
+
+/**
+ * The session's snapshot (SPEC 2), the one source the chat, tree and step views render from. It
+ * reloads when a run of the session ends, and whenever a caller asks (watch events, tree operations).
+ */
+export function useSnapshot(sessionId: string): SnapshotState {
+  const token = useToken();
+  const [snapshot, setSnapshot] = useState<Snapshot | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [loading, setLoading] = useState(true);
+  const generation = useRef(0);
+
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    setLoading(true);
+    try {
+      const next = await api(`/api/sessions/${encodeURIComponent(sessionId)}`, parseSnapshot);
+      // A slower, older request must not overwrite a newer answer.
+      if (mine !== generation.current) return;
+      setSnapshot(next);
+      setError(undefined);
+    } catch (err) {
+      if (mine === generation.current) setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, [sessionId]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new token may unlock the session.
+  useEffect(() => {
+    setSnapshot(undefined);
+    void reload();
+  }, [reload, token]);
+
+  useEffect(
+    () =>
+      runs.onRunEnd((id) => {
+        if (id === sessionId) void reload().then(() => runs.clear(id));
+      }),
+    [sessionId, reload],
+  );
+
+  return { snapshot, error, loading, reload };
+}

@@ -1,0 +1,131 @@
+import type { Snapshot } from "@arbor/core";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { api } from "../../api/client.js";
+import type { ChatBody } from "../../api/run-stream.js";
+import { type PendingPermission, parsePermissions } from "../../api/wire.js";
+import { runs, useRun } from "../../lib/runs.js";
+import { Composer, type ComposerValue } from "./Composer.js";
+import { HistoryBlockView } from "./HistoryBlockView.js";
+import { buildHistory } from "./history.js";
+import { LiveRun } from "./LiveRun.js";
+import { PermissionCard } from "./PermissionCard.js";
+import { isActive, type PermissionAsk } from "./run-state.js";
+
+/** Long sessions show their latest blocks first; the tree view is the place for the whole of a huge one. */
+const SHOWN_BLOCKS = 200;
+
+interface Props {
+  /** Undefined on the home page: the first message starts a new session. */
+  sessionId?: string | undefined;
+  snapshot?: Snapshot | undefined;
+  continueFrom?: { entryId: string; description: string } | undefined;
+  onCancelContinue?: () => void;
+  /** A new session's id, once its run names it. */
+  onSessionStarted?: (sessionId: string) => void;
+}
+
+export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, onSessionStarted }: Props) {
+  const [homeKey, setHomeKey] = useState<string | undefined>();
+  const run = useRun(sessionId ?? homeKey);
+  const running = isActive(run);
+  const [shown, setShown] = useState(SHOWN_BLOCKS);
+  const [pending, setPending] = useState<PendingPermission[]>([]);
+  const [sendError, setSendError] = useState<string | undefined>();
+  const scroller = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+
+  const history = useMemo(() => (snapshot ? buildHistory(snapshot) : []), [snapshot]);
+  const visible = history.slice(Math.max(0, history.length - shown));
+
+  // Asks that were made before this page was open (the resumed stream shows those of the latest run).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refetch when a run starts or ends.
+  useEffect(() => {
+    if (!sessionId) return;
+    let live = true;
+    api(`/api/permissions?session_id=${encodeURIComponent(sessionId)}`, parsePermissions).then(
+      (list) => live && setPending(list),
+      () => live && setPending([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, run?.status]);
+
+  // Follow the stream while the user is at the bottom; leave them be once they scroll up.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every content change.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [run, history]);
+
+  const send = ({ message, model, agent }: ComposerValue) => {
+    setSendError(undefined);
+    const body: ChatBody = { message };
+    if (sessionId) body.session_id = sessionId;
+    if (sessionId && continueFrom) body.from_entry_id = continueFrom.entryId;
+    if (model) body.model = model;
+    if (agent) body.agent = agent;
+    pinned.current = true;
+    const key = runs.start(body, onSessionStarted);
+    if (!sessionId) setHomeKey(key);
+    onCancelContinue?.();
+  };
+
+  const abort = () => {
+    if (run?.sessionId) runs.abort(run.sessionId).catch((err: unknown) => setSendError(String(err)));
+  };
+
+  const inRun = new Set(run ? Object.keys(run.permissions) : []);
+  const earlierAsks = pending.filter((p) => !inRun.has(p.id));
+
+  return (
+    <div className="chat">
+      <div
+        className="chat-log"
+        ref={scroller}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+        role="log"
+        aria-label="Conversation"
+      >
+        {history.length > visible.length && (
+          <button type="button" className="link" onClick={() => setShown(shown + SHOWN_BLOCKS)}>
+            Show {Math.min(SHOWN_BLOCKS, history.length - visible.length)} earlier of {history.length - visible.length}
+          </button>
+        )}
+        {visible.map((block) => (
+          <HistoryBlockView key={block.entry.id} block={block} />
+        ))}
+        {!snapshot && !run && !sessionId && (
+          <div className="empty">
+            <h2>New session</h2>
+            <p className="muted">Send a message to start a run. The session appears in the list once it begins.</p>
+          </div>
+        )}
+        {run && <LiveRun run={run} />}
+        {earlierAsks.map((p) => {
+          const ask: PermissionAsk = { id: p.id, permission: p.permission, patterns: p.patterns };
+          if (p.tool) ask.tool = p.tool;
+          return (
+            <PermissionCard
+              key={p.id}
+              ask={ask}
+              onReply={async (reply) => {
+                await runs.reply(p.session_id, ask, reply);
+                setPending((list) => list.filter((x) => x.id !== p.id));
+              }}
+            />
+          );
+        })}
+      </div>
+      {sendError && (
+        <p role="alert" className="error">
+          {sendError}
+        </p>
+      )}
+      <Composer running={running} onSend={send} onAbort={abort} continueFrom={continueFrom} onCancelContinue={onCancelContinue} />
+    </div>
+  );
+}

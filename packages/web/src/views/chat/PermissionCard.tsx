@@ -1,0 +1,58 @@
+import { useState } from "react";
+import type { PermissionAsk } from "./run-state.js";
+
+interface Props {
+  ask: PermissionAsk;
+  onReply: (reply: "once" | "always" | "reject") => Promise<void>;
+}
+
+/** A pending permission ask, answered in place (`POST /api/permissions/:id`). */
+export function PermissionCard({ ask, onReply }: Props) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const reply = async (choice: "once" | "always" | "reject") => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onReply(choice);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const what = `${ask.tool ?? ask.permission}${ask.patterns.length ? `: ${ask.patterns.join(", ")}` : ""}`;
+  return (
+    <section
+      className="permission-ask"
+      aria-label={`Permission request for ${ask.tool ?? ask.permission}`}
+      data-permission-id={ask.id}
+    >
+      <p>
+        <strong>Permission needed</strong> — <span className="badge">{ask.permission}</span> <code>{what}</code>
+      </p>
+      {ask.reply ? (
+        <p className="muted" data-testid="permission-answer">
+          Answered: {ask.reply === "reject" ? "rejected" : ask.reply === "always" ? "allowed always" : "allowed once"}
+        </p>
+      ) : (
+        <div className="button-row">
+          <button type="button" className="primary" disabled={busy} onClick={() => void reply("once")}>
+            Allow once
+          </button>
+          <button type="button" disabled={busy} onClick={() => void reply("always")}>
+            Always allow
+          </button>
+          <button type="button" className="danger" disabled={busy} onClick={() => void reply("reject")}>
+            Reject
+          </button>
+        </div>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

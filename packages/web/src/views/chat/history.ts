@@ -1,0 +1,115 @@
+import type { Entry, Snapshot, ToolResultOutput } from "@arbor/core";
+
+/**
+ * The active path as the chat shows it: each entry once, an assistant message's tool calls paired
+ * with their results from the tool messages after it (by call id), and entries the user never sees
+ * (custom, label, session_info) left out.
+ */
+export interface ToolCallView {
+  callId: string;
+  tool: string;
+  /** The input as JSON text. */
+  input: string;
+  status: "running" | "done" | "error";
+  output?: string;
+  durationMs?: number;
+}
+
+export type HistoryBlock =
+  | { kind: "user"; entry: Entry; text: string }
+  | { kind: "assistant"; entry: Entry; reasoning: string; text: string; tools: ToolCallView[]; error?: string }
+  | { kind: "tool"; entry: Entry; tools: ToolCallView[] }
+  | { kind: "compaction"; entry: Entry; summary: string; tokensBefore: number }
+  | { kind: "branch_summary"; entry: Entry; summary: string }
+  | { kind: "note"; entry: Entry; text: string };
+
+export function outputText(output: ToolResultOutput): string {
+  return typeof output.value === "string" ? output.value : JSON.stringify(output.value, null, 2);
+}
+
+export function isErrorOutput(output: ToolResultOutput): boolean {
+  return output.type === "error-text" || output.type === "error-json";
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((p): p is { type: "text"; text: string } => (p as { type?: string }).type === "text")
+    .map((p) => p.text)
+    .join("");
+}
+
+export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
+  const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
+  const path = snapshot.activePath.map((id) => byId.get(id)).filter((e): e is Entry => e !== undefined);
+  const blocks: HistoryBlock[] = [];
+  const pending = new Map<string, ToolCallView>();
+  for (const entry of path) {
+    switch (entry.type) {
+      case "message": {
+        const m = entry.message;
+        if (m.role === "user") {
+          if (!m.synthetic) blocks.push({ kind: "user", entry, text: textOf(m.content) });
+        } else if (m.role === "assistant") {
+          const tools: ToolCallView[] = [];
+          let reasoning = "";
+          let text = "";
+          for (const part of m.content) {
+            if (part.type === "reasoning") reasoning += part.text;
+            else if (part.type === "text") text += part.text;
+            else if (part.type === "tool-call") {
+              const view: ToolCallView = {
+                callId: part.toolCallId,
+                tool: part.toolName,
+                input: JSON.stringify(part.input ?? {}),
+                status: "running",
+              };
+              pending.set(part.toolCallId, view);
+              tools.push(view);
+            }
+          }
+          const block: HistoryBlock = { kind: "assistant", entry, reasoning, text, tools };
+          if (m.error) block.error = m.error.message;
+          blocks.push(block);
+        } else if (m.role === "tool") {
+          const orphans: ToolCallView[] = [];
+          for (const part of m.content) {
+            const call = pending.get(part.toolCallId);
+            const target: ToolCallView = call ?? { callId: part.toolCallId, tool: part.toolName, input: "", status: "running" };
+            target.status = isErrorOutput(part.output) ? "error" : "done";
+            target.output = outputText(part.output);
+            if (m.durationMs !== undefined) target.durationMs = m.durationMs;
+            if (!call) orphans.push(target);
+          }
+          if (orphans.length > 0) blocks.push({ kind: "tool", entry, tools: orphans });
+        }
+        break;
+      }
+      case "compaction":
+        blocks.push({ kind: "compaction", entry, summary: entry.summary, tokensBefore: entry.tokensBefore });
+        break;
+      case "branch_summary":
+        blocks.push({ kind: "branch_summary", entry, summary: entry.summary });
+        break;
+      case "custom_message":
+        if (entry.display !== false) blocks.push({ kind: "note", entry, text: textOf(entry.content) });
+        break;
+      case "model_change":
+        blocks.push({ kind: "note", entry, text: `Model changed to ${entry.model}` });
+        break;
+      case "thinking_level_change":
+        blocks.push({ kind: "note", entry, text: `Thinking level: ${entry.thinkingLevel}` });
+        break;
+      case "subagent_batch":
+        blocks.push({ kind: "note", entry, text: `Sub-agents (${entry.mode}): ${entry.tasks.map((t) => t.task).join("; ")}` });
+        break;
+      case "subagent_result":
+        blocks.push({ kind: "note", entry, text: `Sub-agent ${entry.status}: ${entry.summary}` });
+        break;
+      default:
+        break;
+    }
+  }
+  return blocks;
+}

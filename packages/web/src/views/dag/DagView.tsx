@@ -1,0 +1,3 @@
+export function DagView({ traceId }: { traceId: string }) {
+  return <p>DAG {traceId}</p>;
+}

@@ -1,0 +1,3 @@
+export function DebugPanel({ sessionId }: { sessionId: string }) {
+  return <p>Debug {sessionId}</p>;
+}

@@ -1,0 +1,85 @@
+import { lazy, Suspense, useEffect, useState } from "react";
+import { navigate, onLinkClick, sessionPath, TABS, type Tab } from "../../lib/router.js";
+import { runs } from "../../lib/runs.js";
+import { useSnapshot } from "../../lib/use-snapshot.js";
+import { ChatView } from "../chat/ChatView.js";
+import { DebugPanel } from "../debug/DebugPanel.js";
+import { sessionTitle } from "../sessions/nest-sessions.js";
+import { StepTrace } from "../steps/StepTrace.js";
+import { TreeView } from "../tree/TreeView.js";
+
+// The DAG pulls in React Flow and ELK (~1.5 MB); load it only when the tab opens.
+const DagView = lazy(() => import("../dag/DagView.js").then((m) => ({ default: m.DagView })));
+
+const TAB_LABELS: Record<Tab, string> = { chat: "Chat", tree: "Tree", dag: "Goals", steps: "Steps", debug: "Debug" };
+
+export interface ContinueFrom {
+  entryId: string;
+  description: string;
+}
+
+export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; tab: Tab; onChanged: () => void }) {
+  const { snapshot, error, reload } = useSnapshot(sessionId);
+  const [continueFrom, setContinueFrom] = useState<ContinueFrom | undefined>();
+
+  // A run in progress (started elsewhere, or before a reload) streams here too.
+  useEffect(() => runs.attach(sessionId), [sessionId]);
+
+  const title = snapshot ? sessionTitle(snapshot.session) : sessionId;
+  return (
+    <section className="session-page" aria-labelledby="session-title">
+      <header className="session-head">
+        <h1 id="session-title" title={sessionId}>
+          {title}
+        </h1>
+        <nav aria-label="Session views" className="tabs">
+          {TABS.map((t) => {
+            const path = sessionPath(sessionId, t);
+            return (
+              <a key={t} href={path} aria-current={t === tab ? "page" : undefined} onClick={(e) => onLinkClick(e, path)}>
+                {TAB_LABELS[t]}
+              </a>
+            );
+          })}
+        </nav>
+      </header>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <div className="session-body">
+        {tab === "chat" && (
+          <ChatView
+            sessionId={sessionId}
+            snapshot={snapshot}
+            continueFrom={continueFrom}
+            onCancelContinue={() => setContinueFrom(undefined)}
+          />
+        )}
+        {tab === "tree" && snapshot && (
+          <TreeView
+            snapshot={snapshot}
+            reload={reload}
+            onContinue={(from) => {
+              setContinueFrom(from);
+              navigate(sessionPath(sessionId, "chat"));
+            }}
+            onForked={(id) => {
+              onChanged();
+              navigate(sessionPath(id, "tree"));
+            }}
+          />
+        )}
+        {tab === "dag" && (
+          <Suspense fallback={<p className="muted">Loading the goal view…</p>}>
+            <DagView traceId={sessionId} />
+          </Suspense>
+        )}
+        {tab === "steps" && <StepTrace sessionId={sessionId} snapshot={snapshot} />}
+        {tab === "debug" && <DebugPanel sessionId={sessionId} />}
+        {!snapshot && !error && tab === "tree" && <p className="muted">Loading…</p>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AnyToolDefinition,
+  builtinTools,
+  createRuntime,
+  MemoryBlobStore,
+  openStore,
+  type Runtime,
+  type Store,
+  WatchHub,
+} from "@arbor/core";
+import { type Script, scriptedModel } from "@arbor/testkit";
+import { type ArborServer, createServer, type ListeningServer } from "../../../server/src/index.js";
+
+/** A real server (port 0) over a runtime with the scripted model and a temp file store, serving the built inspector. */
+export interface WebServer {
+  url: string;
+  store: Store;
+  runtime: Runtime;
+  watch: WatchHub;
+  server: ArborServer;
+  listening: ListeningServer;
+  /** The workspace the tools act on. */
+  cwd: string;
+  api(path: string, init?: { method?: string; json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface WebServerOptions {
+  script?: Script;
+  tools?: AnyToolDefinition[];
+  token?: string;
+}
+
+export async function startWebServer(options: WebServerOptions = {}): Promise<WebServer> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "arbor-web-")));
+  const cwd = join(root, "work");
+  const home = join(root, "home");
+  mkdirSync(cwd);
+  mkdirSync(home);
+  const store = await openStore(join(root, "store"));
+  const blobs = new MemoryBlobStore();
+  const watch = new WatchHub(store);
+  // The runtime publishes its runs' messages, goals and sub-traces to the hub the server watches.
+  const runtime = createRuntime({
+    store,
+    watch,
+    cwd,
+    arborHome: home,
+    env: {},
+    blobs,
+    model: scriptedModel(options.script ?? []),
+    tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
+  });
+  const server = createServer({ runtime, store, watch, ...(options.token ? { token: options.token } : {}) });
+  const listening = await server.listen({ host: "127.0.0.1", port: 0 });
+  return {
+    url: listening.url,
+    store,
+    runtime,
+    watch,
+    server,
+    listening,
+    cwd,
+    api(path, init = {}) {
+      const headers: Record<string, string> = {};
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      if (init.json !== undefined) headers["content-type"] = "application/json";
+      return fetch(`${listening.url}${path}`, {
+        method: init.method ?? (init.json === undefined ? "GET" : "POST"),
+        headers,
+        ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+      });
+    },
+    async close() {
+      await listening.close();
+      await runtime.close();
+      await store.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
