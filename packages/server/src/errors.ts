@@ -11,6 +11,7 @@ export type ServerErrorCode =
   | "method_not_allowed"
   | "payload_too_large"
   | "permission_not_found"
+  | "message_not_found"
   | "events_expired"
   | "upgrade_required"
   | "internal_error";
@@ -54,15 +55,20 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   parent_not_found: 404,
   blob_not_found: 404,
   permission_not_found: 404,
+  message_not_found: 404,
   method_not_allowed: 405,
   session_exists: 409,
   duplicate_entry: 409,
   session_busy: 409,
+  // A compaction with nothing to summarize: the session's state, not the request, is in the way.
+  context_overflow: 409,
   events_expired: 410,
   payload_too_large: 413,
   entry_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,
+  // The summarizing model failed: an upstream failure, the session unchanged.
+  compaction_failed: 502,
   store_closed: 503,
 };
 

@@ -1,43 +1,26 @@
-import {
-  ApprovalSchema,
-  assertEntryId,
-  assertSessionId,
-  EntryIdSchema,
-  EntrySchema,
-  ModelRefSchema,
-  RunEventSchema,
-  SessionIdSchema,
-  SessionMetaSchema,
-  SnapshotSchema,
-} from "@arbor/core";
+import { ApprovalSchema, EntrySchema, ModelRefSchema, RunEventSchema, SessionMetaSchema, SnapshotSchema } from "@arbor/core";
 import { z } from "zod";
+import { EntryId, SessionId } from "./id-schemas.js";
+import {
+  AgentStepWire,
+  FoundToolCallWire,
+  MessagePageResponse,
+  ToolCallListResponse,
+  ToolCallWire,
+  ToolResultWire,
+  ToolStatsResponse,
+  ToolStatsWire,
+  TraceMessageWire,
+} from "./message-trace-schemas.js";
+
+export { EntryId, SessionId } from "./id-schemas.js";
+export * from "./message-trace-schemas.js";
 
 /**
  * Every payload of the API, once. Routes validate with these and the OpenAPI document is generated
  * from them, so the two cannot disagree. Field names are the wire's (snake_case, SPEC 11); the
  * snapshot and session metadata keep seed 001's camelCase. `wire.ts` maps to and from core's types.
  */
-
-/**
- * An id checked by core's own assertion, so a bad id gets core's actionable message, while the
- * document still shows core's pattern.
- */
-function idSchema(assert: (value: unknown) => void, pattern: z.ZodString, description: string) {
-  const { pattern: regex } = z.toJSONSchema(pattern) as { pattern?: string };
-  return z
-    .string()
-    .check((ctx) => {
-      try {
-        assert(ctx.value);
-      } catch (err) {
-        ctx.issues.push({ code: "custom", message: (err as Error).message, input: ctx.value });
-      }
-    })
-    .meta({ pattern: regex, description });
-}
-
-export const SessionId = idSchema(assertSessionId, SessionIdSchema, "A session id.");
-export const EntryId = idSchema(assertEntryId, EntryIdSchema, "An entry id within the session.");
 
 const PERMISSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 export const PermissionId = z
@@ -99,6 +82,21 @@ export const CreateSessionRequest = z.strictObject({
 
 export const EntryRequest = z.strictObject({ entry_id: EntryId });
 
+const Focus = z.string().max(10_000).describe('What the summary should keep in particular ("the API design decisions").');
+
+export const LeafRequest = z
+  .strictObject({
+    entry_id: EntryId,
+    summarize: z
+      .boolean()
+      .optional()
+      .describe("Record a branch_summary of the branch being left (written by the compaction model) under the new leaf."),
+    focus: Focus.optional(),
+  })
+  .refine((b) => b.focus === undefined || b.summarize === true, { message: "focus needs summarize: true", path: ["focus"] });
+
+export const CompactRequest = z.strictObject({ focus: Focus.optional() });
+
 export const LabelRequest = z.strictObject({
   entry_id: EntryId,
   label: z.string().min(1).max(200).nullable().describe("The label; null clears it."),
@@ -138,6 +136,23 @@ export const PermissionListResponse = z.object({ permissions: z.array(Permission
 export const PermissionReplyResponse = z.object({ id: z.string(), reply: PermissionReplyRequest.shape.reply });
 export const ApprovalListResponse = z.object({ approvals: z.array(ApprovalSchema) });
 export const RevokeApprovalResponse = z.object({ revoked: z.boolean() });
+export const CompactResponse = z.object({
+  session_id: z.string(),
+  entry_id: z.string().describe("The compaction entry written (now the leaf)."),
+  tokens_before: z.number().int().nonnegative(),
+  tokens_after: z.number().int().nonnegative(),
+  summarized: z.number().int().nonnegative().describe("Messages the summary replaced."),
+  kept: z.number().int().nonnegative().describe("Messages kept verbatim after the summary."),
+  split_turn: z.boolean().describe("The cut fell inside a turn, whose start is summarized."),
+  usage: z.object({
+    input: z.number().int().nonnegative(),
+    output: z.number().int().nonnegative(),
+    reasoning: z.number().int().nonnegative(),
+    cache_read: z.number().int().nonnegative(),
+    cache_write: z.number().int().nonnegative(),
+  }),
+  cost: z.number().nonnegative(),
+});
 export const AbortResponse = z.object({
   aborted: z.boolean().describe("False when the session had no run in progress."),
 });
@@ -147,6 +162,8 @@ export const NAMED_SCHEMAS = {
   ChatRequest,
   CreateSessionRequest,
   EntryRequest,
+  LeafRequest,
+  CompactRequest,
   LabelRequest,
   PermissionReplyRequest,
   RevokeApprovalRequest,
@@ -163,4 +180,14 @@ export const NAMED_SCHEMAS = {
   ApprovalList: ApprovalListResponse,
   RevokeApproval: RevokeApprovalResponse,
   Abort: AbortResponse,
+  Compact: CompactResponse,
+  Message: TraceMessageWire,
+  AgentStep: AgentStepWire,
+  ToolCall: ToolCallWire,
+  ToolResult: ToolResultWire,
+  MessagePage: MessagePageResponse,
+  ToolStats: ToolStatsWire,
+  ToolStatsList: ToolStatsResponse,
+  FoundToolCall: FoundToolCallWire,
+  ToolCallList: ToolCallListResponse,
 } as const satisfies Record<string, z.ZodType>;

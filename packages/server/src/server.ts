@@ -8,6 +8,7 @@ import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
 import { openApiDocument } from "./openapi.js";
 import { chatRoutes } from "./routes/chat.js";
+import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -93,6 +94,7 @@ export function createServer(options: ServerOptions): ArborServer {
     }),
     ...chatRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
     ...watchRoutes(ctx),
   ];

@@ -1,6 +1,26 @@
-import type { PendingPermission, SessionInit, SessionPage } from "@arbor/core";
+import type {
+  CompactResult,
+  FoundToolCall,
+  PendingPermission,
+  SessionInit,
+  SessionPage,
+  ToolStats,
+  TraceMessage,
+  TracePage,
+  TraceToolCall,
+} from "@arbor/core";
 import type { z } from "zod";
-import type { CreateSessionRequest, PermissionResponse, SessionPageResponse } from "./schemas.js";
+import type {
+  CompactResponse,
+  CreateSessionRequest,
+  FoundToolCallWire,
+  MessagePageResponse,
+  PermissionResponse,
+  SessionPageResponse,
+  ToolCallWire,
+  ToolStatsWire,
+  TraceMessageWire,
+} from "./schemas.js";
 
 /**
  * The one place where core's camelCase meets the wire's snake_case (SPEC 11). Session metadata and
@@ -33,4 +53,84 @@ export function permissionToWire(p: PendingPermission): z.output<typeof Permissi
   if (p.request.always !== undefined) out.always = p.request.always;
   if (p.request.metadata !== undefined) out.metadata = p.request.metadata;
   return out;
+}
+
+function toolCallToWire(call: TraceToolCall): z.output<typeof ToolCallWire> {
+  const out: z.output<typeof ToolCallWire> = {
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    result: call.result && { ...call.result },
+    duration: call.durationMs,
+  };
+  if (call.reflection !== undefined) out.reflection = call.reflection;
+  return out;
+}
+
+/** Seed 002's Message; `entryIds` stays in core (the delete route's business, not the seed's). */
+export function traceMessageToWire(m: TraceMessage): z.output<typeof TraceMessageWire> {
+  return {
+    id: m.id,
+    session_id: m.sessionId,
+    request_id: m.requestId,
+    content: m.content,
+    role: m.role,
+    knowledge_references: m.knowledgeReferences,
+    agent_steps: m.agentSteps.map((s) => ({
+      iteration: s.iteration,
+      thought: s.thought,
+      tool_calls: s.toolCalls.map(toolCallToWire),
+      timestamp: s.timestamp,
+    })),
+    is_completed: m.isCompleted,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+export function tracePageToWire(page: TracePage): z.output<typeof MessagePageResponse> {
+  const messages = page.messages.map(traceMessageToWire);
+  return page.nextCursor === undefined ? { messages } : { messages, next_cursor: page.nextCursor };
+}
+
+export function toolStatsToWire(s: ToolStats): z.output<typeof ToolStatsWire> {
+  return {
+    name: s.name,
+    count: s.count,
+    failures: s.failures,
+    p50_ms: s.p50Ms,
+    p95_ms: s.p95Ms,
+    max_ms: s.maxMs,
+    total_ms: s.totalMs,
+  };
+}
+
+export function foundToolCallToWire(f: FoundToolCall): z.output<typeof FoundToolCallWire> {
+  return {
+    message_id: f.messageId,
+    request_id: f.requestId,
+    iteration: f.iteration,
+    timestamp: f.timestamp,
+    tool_call: toolCallToWire(f.call),
+  };
+}
+
+export function compactResultToWire(r: CompactResult): z.output<typeof CompactResponse> {
+  return {
+    session_id: r.sessionId,
+    entry_id: r.entryId,
+    tokens_before: r.tokensBefore,
+    tokens_after: r.tokensAfter,
+    summarized: r.summarized,
+    kept: r.kept,
+    split_turn: r.splitTurn,
+    usage: {
+      input: r.usage.input,
+      output: r.usage.output,
+      reasoning: r.usage.reasoning,
+      cache_read: r.usage.cacheRead,
+      cache_write: r.usage.cacheWrite,
+    },
+    cost: r.cost,
+  };
 }

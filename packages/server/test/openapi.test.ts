@@ -30,6 +30,11 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/leaf",
         "POST /api/sessions/{id}/fork",
         "POST /api/sessions/{id}/labels",
+        "POST /api/sessions/{id}/compact",
+        "GET /api/sessions/{id}/messages",
+        "DELETE /api/sessions/{id}/messages/{message_id}",
+        "GET /api/sessions/{id}/tool-stats",
+        "GET /api/sessions/{id}/tool-calls",
         "GET /api/sessions/{id}/approvals",
         "POST /api/sessions/{id}/approvals/revoke",
         "GET /api/permissions",
@@ -51,5 +56,33 @@ describe("GET /api/openapi.json", () => {
     // Named payloads are referenced, not repeated: the snapshot's session is the SessionMeta component.
     expect(JSON.stringify(doc.components.schemas.Snapshot)).toContain('"$ref":"#/components/schemas/SessionMeta"');
     expect(doc.components.schemas.RunEvent).toHaveProperty("oneOf");
+    // Seed 002's trace keeps the seed's field names, nested by reference.
+    const message = doc.components.schemas.Message as { properties: Record<string, unknown> };
+    expect(Object.keys(message.properties)).toEqual([
+      "id",
+      "session_id",
+      "request_id",
+      "content",
+      "role",
+      "knowledge_references",
+      "agent_steps",
+      "is_completed",
+      "created_at",
+      "updated_at",
+    ]);
+    expect(JSON.stringify(message)).toContain('"$ref":"#/components/schemas/AgentStep"');
+    expect(Object.keys((doc.components.schemas.ToolCall as { properties: object }).properties)).toEqual([
+      "id",
+      "name",
+      "args",
+      "result",
+      "reflection",
+      "duration",
+    ]);
+    expect(doc.paths["/api/sessions/{id}/messages"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual([
+      "path:id",
+      "query:limit",
+      "query:before",
+    ]);
   });
 });

@@ -3,32 +3,28 @@ import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
   ApprovalListResponse,
+  CompactRequest,
+  CompactResponse,
   CreateSessionRequest,
   EntryRequest,
   ErrorResponse,
   LabelRequest,
+  LeafRequest,
   ListSessionsQuery,
   RevokeApprovalRequest,
   RevokeApprovalResponse,
   SessionPageResponse,
   SessionParams,
 } from "../schemas.js";
-import { sessionInitFromWire, sessionPageToWire } from "../wire.js";
+import { requireIdle as requireIdleIn } from "../session-busy.js";
+import { compactResultToWire, sessionInitFromWire, sessionPageToWire } from "../wire.js";
 
 const notFound = { description: "No such session (or entry).", schema: ErrorResponse };
 const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
 const busy = { description: "The session has a run in progress; wait for it or abort it.", schema: ErrorResponse };
 
 export function sessionRoutes({ runtime, store, streams }: ServerContext): Route[] {
-  /** Tree edits would race the running loop's appends, so they wait for an idle session. */
-  const requireIdle = (sessionId: string, what: string) => {
-    if (streams.isBusy(sessionId)) {
-      throw new ArborError(
-        "session_busy",
-        `Session ${sessionId} has a run in progress, so it cannot ${what} now; wait for its done event or POST /api/sessions/${sessionId}/abort.`,
-      );
-    }
-  };
+  const requireIdle = (sessionId: string, what: string) => requireIdleIn(streams, sessionId, what);
 
   return [
     defineRoute(
@@ -89,19 +85,50 @@ export function sessionRoutes({ runtime, store, streams }: ServerContext): Route
         method: "POST",
         path: "/api/sessions/:id/leaf",
         tag: "sessions",
-        summary: "Switch branch: move the leaf to an entry",
+        summary: "Switch branch: move the leaf to an entry, optionally summarizing the branch left",
+        description:
+          "With `summarize`, the compaction model summarizes the branch being left and a `branch_summary` entry is appended under the target, becoming the leaf; the model sees it when the session continues there. A failure moves nothing.",
         params: SessionParams,
-        body: EntryRequest,
+        body: LeafRequest,
         responses: {
           200: { description: "The session after the move.", schema: SessionMetaSchema },
           400: badId,
           404: notFound,
           409: busy,
+          502: { description: "The summarizing model failed; nothing moved.", schema: ErrorResponse },
         },
       },
       async ({ params, body }, c) => {
         requireIdle(params.id, "switch its leaf");
-        return c.json(await store.switchLeaf(params.id, body.entry_id));
+        const options = body.summarize ? { summarize: true, ...(body.focus === undefined ? {} : { focus: body.focus }) } : {};
+        await runtime.switchLeaf(params.id, body.entry_id, options);
+        const meta = await store.getSession(params.id);
+        if (!meta) throw new ArborError("session_not_found", `Session ${params.id} was deleted during the move.`);
+        return c.json(meta);
+      },
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/sessions/:id/compact",
+        tag: "sessions",
+        summary: "Compact now: summarize the history, keeping a recent tail verbatim",
+        description:
+          "Appends a `compaction` entry (the new leaf) written by the compaction model; the model sees the summary in place of the history it replaces. The entries themselves stay in the tree.",
+        params: SessionParams,
+        body: CompactRequest,
+        responses: {
+          200: { description: "What the compaction did.", schema: CompactResponse },
+          400: badId,
+          404: notFound,
+          409: { description: "A run is in progress, or there is nothing to summarize.", schema: ErrorResponse },
+          502: { description: "The summarizing model failed; nothing was written.", schema: ErrorResponse },
+        },
+      },
+      async ({ params, body }, c) => {
+        requireIdle(params.id, "be compacted");
+        const result = await runtime.compact(params.id, body.focus === undefined ? {} : { focus: body.focus });
+        return c.json(compactResultToWire(result));
       },
     ),
     defineRoute(

@@ -1,0 +1,126 @@
+import {
+  DELETE_ENTRY_TYPE,
+  findToolCalls,
+  messageTrace,
+  pageTraceMessages,
+  parseTraceTime,
+  type Store,
+  type TraceMessage,
+  toolStats,
+} from "@arbor/core";
+import type { ServerContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { defineRoute, type Route } from "../http/route.js";
+import {
+  ErrorResponse,
+  MessagePageResponse,
+  MessageParams,
+  MessagesQuery,
+  SessionParams,
+  ToolCallListResponse,
+  ToolCallsQuery,
+  ToolStatsResponse,
+} from "../schemas.js";
+import { requireIdle } from "../session-busy.js";
+import { foundToolCallToWire, toolStatsToWire, tracePageToWire } from "../wire.js";
+
+const badInput = { description: "An id or a query parameter is not valid.", schema: ErrorResponse };
+const noSession = { description: "No such session (never an empty list).", schema: ErrorResponse };
+
+/** The trace of the session's active path; a missing session throws session_not_found (404). */
+async function traceOf(store: Store, sessionId: string): Promise<TraceMessage[]> {
+  return messageTrace(sessionId, await store.getActivePath(sessionId));
+}
+
+/** Seed 002's message trace: messages grouped per request, paged by time, deletable, with tool stats. */
+export function messageRoutes({ store, streams }: ServerContext): Route[] {
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/messages",
+        tag: "messages",
+        summary: "The session's messages on the active path, grouped per request, newest first (seed 002)",
+        description:
+          "A request is a user message and the answer to it: the answer carries one agent step per model call, each with its tool calls and their results. Page with `limit` and `before` (the previous page's `next_cursor`).",
+        params: SessionParams,
+        query: MessagesQuery,
+        responses: { 200: { description: "One page.", schema: MessagePageResponse }, 400: badInput, 404: noSession },
+      },
+      async ({ params, query }, c) => {
+        const before = query.before === undefined ? undefined : parseTraceTime(query.before);
+        const page = pageTraceMessages(await traceOf(store, params.id), {
+          limit: query.limit,
+          ...(before === undefined ? {} : { before }),
+        });
+        return c.json(tracePageToWire(page));
+      },
+    ),
+    defineRoute(
+      {
+        method: "DELETE",
+        path: "/api/sessions/:id/messages/:message_id",
+        tag: "messages",
+        summary: "Delete one message with its agent steps and tool calls",
+        description:
+          "Recorded, not erased (sessions are append-only): an `arbor.delete` entry on the active path hides the message's entries from the trace and from the model's context from there on. Other branches keep it. Deleting a question leaves its answer; delete both for the whole request.",
+        params: MessageParams,
+        responses: {
+          204: { description: "Deleted." },
+          400: badInput,
+          404: { description: "No such session, or no such message on its active path.", schema: ErrorResponse },
+          409: { description: "The session has a run in progress.", schema: ErrorResponse },
+        },
+      },
+      async ({ params }, c) => {
+        requireIdle(streams, params.id, "delete messages");
+        const message = (await traceOf(store, params.id)).find((m) => m.id === params.message_id);
+        if (!message) {
+          throw new ApiError(
+            "message_not_found",
+            `No message ${params.message_id} on the active path of session ${params.id}; GET /api/sessions/${params.id}/messages lists them.`,
+          );
+        }
+        await store.appendEntry(params.id, {
+          type: "custom",
+          customType: DELETE_ENTRY_TYPE,
+          data: { entryIds: message.entryIds, messageId: message.id },
+        });
+        return c.body(null, 204);
+      },
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/tool-stats",
+        tag: "messages",
+        summary: "Per-tool call count, failures and durations (p50, p95, max) on the active path",
+        params: SessionParams,
+        responses: { 200: { description: "Stats by tool name.", schema: ToolStatsResponse }, 400: badInput, 404: noSession },
+      },
+      async ({ params }, c) => c.json({ tools: toolStats(await traceOf(store, params.id)).map(toolStatsToWire) }),
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/tool-calls",
+        tag: "messages",
+        summary: "Search the tool calls on the active path: failed (or successful) ones, of one tool",
+        params: SessionParams,
+        query: ToolCallsQuery,
+        responses: {
+          200: { description: "Matching calls, oldest first.", schema: ToolCallListResponse },
+          400: badInput,
+          404: noSession,
+        },
+      },
+      async ({ params, query }, c) => {
+        const found = findToolCalls(await traceOf(store, params.id), {
+          ...(query.failed === undefined ? {} : { failed: query.failed }),
+          ...(query.tool === undefined ? {} : { tool: query.tool }),
+        });
+        return c.json({ tool_calls: found.map(foundToolCallToWire) });
+      },
+    ),
+  ];
+}
