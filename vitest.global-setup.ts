@@ -30,7 +30,9 @@ function buildWebApp(): void {
   );
   if (newest(join(root, "packages/server/web-dist/index.html")) >= sources) return;
   const vite = join(dirname(createRequire(join(web, "package.json")).resolve("vite/package.json")), "bin/vite.js");
-  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: web, stdio: "inherit" });
+  // Vitest sets NODE_ENV=test, which would give a development build of React.
+  const env = { ...process.env, NODE_ENV: "production" };
+  execFileSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: web, stdio: "inherit", env });
 }
 
 /**

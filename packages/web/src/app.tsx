@@ -1,5 +1,6 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { navigate, parseRoute, sessionPath, usePathname } from "./lib/router.js";
+import { runs } from "./lib/runs.js";
 import { settings, type ThemeChoice } from "./lib/settings.js";
 import { useApplyTheme, useTheme, useToken } from "./lib/use-settings.js";
 import { ChatView } from "./views/chat/ChatView.js";
@@ -13,6 +14,8 @@ export function App() {
   const route = parseRoute(usePathname());
   const [refreshKey, setRefreshKey] = useState(0);
   const refresh = () => setRefreshKey((k) => k + 1);
+  // A run that ends changes its session's title, status and totals in the list.
+  useEffect(() => runs.onRunEnd(() => setRefreshKey((k) => k + 1)), []);
   const selectedId = route.name === "session" ? route.sessionId : undefined;
   return (
     <div className="app">

@@ -152,10 +152,13 @@ class RunStore {
     if (run?.permissions[ask.id]) this.set({ ...run, permissions: { ...run.permissions, [ask.id]: { ...ask, reply } } });
   }
 
-  /** Drops a finished run once the session's snapshot shows what it wrote. */
+  /**
+   * Drops a finished run once the session's snapshot shows what it wrote. A run that failed or was
+   * aborted stays until the next one, so its ending stays on screen.
+   */
   clear(sessionId: string): void {
     const run = this.get(sessionId);
-    if (!run || isActive(run)) return;
+    if (run?.status !== "done") return;
     this.runs.delete(run.key);
     for (const l of this.listeners) l();
   }

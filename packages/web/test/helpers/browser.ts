@@ -41,6 +41,8 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
     colorScheme: options.colorScheme ?? "light",
   });
   const page = await context.newPage();
+  // Fail on the step that waits too long, well inside the test's own timeout.
+  page.setDefaultTimeout(10_000);
   page.on("pageerror", (err) => console.error(`[page error] ${err.message}`));
   return page;
 }

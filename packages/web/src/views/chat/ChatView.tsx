@@ -6,7 +6,7 @@ import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
 import { Composer, type ComposerValue } from "./Composer.js";
 import { HistoryBlockView } from "./HistoryBlockView.js";
-import { buildHistory } from "./history.js";
+import { buildHistory, type HistoryBlock } from "./history.js";
 import { LiveRun } from "./LiveRun.js";
 import { PermissionCard } from "./PermissionCard.js";
 import { isActive, type PermissionAsk } from "./run-state.js";
@@ -24,6 +24,21 @@ interface Props {
   onSessionStarted?: (sessionId: string) => void;
 }
 
+/**
+ * The snapshot may already hold part of the run that is streaming (its prompt and finished steps):
+ * the live view shows those, so history stops before the run's own user message.
+ */
+function withoutLiveTurn(history: HistoryBlock[], prompt: string | undefined): HistoryBlock[] {
+  if (prompt === undefined) return history;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const block = history[i] as HistoryBlock;
+    if (block.kind !== "user") continue;
+    // A run attached after it started has no prompt of its own: its turn is the last one.
+    return prompt === "" || block.text === prompt ? history.slice(0, i) : history;
+  }
+  return history;
+}
+
 export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, onSessionStarted }: Props) {
   const [homeKey, setHomeKey] = useState<string | undefined>();
   const run = useRun(sessionId ?? homeKey);
@@ -34,7 +49,8 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
-  const history = useMemo(() => (snapshot ? buildHistory(snapshot) : []), [snapshot]);
+  const allHistory = useMemo(() => (snapshot ? buildHistory(snapshot) : []), [snapshot]);
+  const history = useMemo(() => withoutLiveTurn(allHistory, run?.prompt), [allHistory, run?.prompt]);
   const visible = history.slice(Math.max(0, history.length - shown));
 
   // Asks that were made before this page was open (the resumed stream shows those of the latest run).

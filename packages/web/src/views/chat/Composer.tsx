@@ -33,7 +33,7 @@ export function Composer({ running, onSend, onAbort, continueFrom, onCancelConti
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit();
   };
   return (
-    <form className="composer" onSubmit={submit} aria-label="Send a message">
+    <form className="composer" onSubmit={submit} aria-label="Composer">
       {continueFrom && (
         <p className="continue-from" role="status">
           Continuing from <code>{continueFrom.description}</code>

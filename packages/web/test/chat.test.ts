@@ -1,0 +1,111 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hang, reasoning, text, toolCall } from "@arbor/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { startWebServer, type WebServer } from "./helpers/server.js";
+
+let browser: Browser;
+let server: WebServer | undefined;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("chat", () => {
+  it("streams reasoning, text and a tool call, and answers its permission ask in place", async () => {
+    server = await startWebServer({
+      script: [
+        [
+          reasoning("The user wants the env file; reading it needs approval.", { chunks: 3 }),
+          text("Reading the file now.", { chunks: 4 }),
+          toolCall("read", { path: ".env" }),
+        ],
+        [text("The file sets DEBUG=1.", { chunks: 3 })],
+      ],
+    });
+    writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
+    const page = await openPage(browser);
+    await page.goto(server.url);
+
+    await page.getByLabel("Message").fill("What does .env set?");
+    await page.getByLabel("Agent").fill("build");
+    const request = page.waitForRequest((r) => r.url().endsWith("/api/chat"));
+    await page.getByRole("button", { name: "Send" }).click();
+    expect((await request).postDataJSON()).toEqual({ message: "What does .env set?", agent: "build" });
+
+    // The first event names the session: the page moves to it while the run streams on.
+    await page.waitForURL(/\/sessions\/[^/]+$/);
+    const ask = page.getByRole("region", { name: /Permission request for read/ });
+    await ask.waitFor();
+    await page.getByText("Reading the file now.").waitFor();
+    // Reasoning shows open while it streams and folds once the answer follows it.
+    expect(await page.locator(".live-reasoning").textContent()).toBe("The user wants the env file; reading it needs approval.");
+    const tool = page.getByRole("region", { name: "Tool call read" });
+    expect(await tool.getByTestId("tool-status").textContent()).toBe("running");
+    expect(await tool.locator(".tool-args-preview").textContent()).toContain(".env");
+    await screenshot(page, "chat-permission-ask");
+
+    await ask.getByRole("button", { name: "Allow once" }).click();
+    await page.getByText("The file sets DEBUG=1.").waitFor();
+    // Once the run is done the snapshot holds it: each part shows once, from history.
+    await page.locator(".live-run").waitFor({ state: "detached" });
+    expect(await page.getByText("The file sets DEBUG=1.").count()).toBe(1);
+    const done = page.getByRole("region", { name: "Tool call read" });
+    expect(await done.getByTestId("tool-status").textContent()).toBe("done");
+    expect(await done.locator(".tool-duration").count()).toBe(1);
+
+    // The output is folded until asked for, from the keyboard.
+    const output = done.locator(".tool-output");
+    expect(await output.isVisible()).toBe(false);
+    await done.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await output.waitFor();
+    expect(await output.textContent()).toContain("DEBUG=1");
+    await page.getByText("Reasoning").first().click();
+    await screenshot(page, "chat-done");
+
+    // The new session is in the list.
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2] as string);
+    await page.locator(`.session-item[data-session-id="${sessionId}"]`).waitFor();
+    await page.close();
+  });
+
+  it("aborts a run in progress", async () => {
+    server = await startWebServer({ script: [[text("Working on it"), hang()]] });
+    const page = await openPage(browser, { width: 1920, height: 1080 });
+    await page.goto(server.url);
+    await page.getByLabel("Message").fill("Take your time");
+    await page.getByLabel("Message").press("Control+Enter");
+    await page.getByText("Working on it").waitFor();
+    await page.getByRole("button", { name: "Abort" }).click();
+    await page.getByText("Aborted.").waitFor();
+    await page.getByRole("button", { name: "Abort" }).waitFor({ state: "detached" });
+    await screenshot(page, "chat-aborted-1920");
+    await page.close();
+  });
+
+  it("resumes a run in progress when the session is opened after it started", async () => {
+    server = await startWebServer({ script: [[text("Halfway there"), hang()]] });
+    // Another client starts the run and goes away; the run goes on.
+    const res = await server.api("/api/chat", { json: { message: "Started elsewhere" } });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1];
+    expect(sessionId).toBeDefined();
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/sessions/${sessionId}`);
+    await page.getByText("Halfway there").waitFor();
+    await page.getByRole("button", { name: "Abort" }).click();
+    await page.getByText("Aborted.").waitFor();
+    await page.close();
+  });
+});
