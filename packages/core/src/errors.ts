@@ -34,7 +34,13 @@ export type ArborErrorCode =
   | "session_busy"
   // Context management: the summarizer failed, or the context cannot be made to fit the model.
   | "compaction_failed"
-  | "context_overflow";
+  | "context_overflow"
+  // Record and replay: a cassette file that is not one, and a replay that left its recording.
+  | "invalid_cassette"
+  | "cassette_mismatch"
+  | "cassette_exhausted"
+  // A run middleware threw: reported to the runtime's handler, never failing the run.
+  | "middleware_failed";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

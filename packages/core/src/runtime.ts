@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
+import { runtimeCache } from "./llm/cache/runtime-cache.js";
+import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createModelRegistry } from "./llm/registry.js";
 import { APPROVAL_ENTRY_TYPE, listApprovals } from "./loop/approvals.js";
 import { EventChannel } from "./loop/event-channel.js";
@@ -11,6 +14,7 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { DEFAULT_RETRY } from "./loop/retry.js";
 import { executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
+import { middlewareFor, plumbRun } from "./loop/run-middleware.js";
 import { compactSession, switchSessionLeaf } from "./loop/session-context.js";
 import { systemPromptFor } from "./loop/system-prompt-source.js";
 import type {
@@ -62,21 +66,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.tools instanceof ToolRegistry
       ? options.tools
       : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
-  let models: ModelResolver | undefined = options.models;
+  let models: ModelResolver | undefined;
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...options.agents };
   const pending = new PendingPermissions();
   const queue = new KeyedLock();
   const running = new Set<{ controller: AbortController; done: Promise<RunResult> }>();
   const clock = options.clock ?? realClock;
+  // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
+  const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
+  const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
 
   const deps: RunDeps = {
     store: options.store,
     config,
     models: () => {
-      models ??= createModelRegistry({ config, env });
+      const resolver = options.models ?? createModelRegistry({ config, env });
+      models ??= wrap ? wrapResolver(resolver, wrap) : resolver;
       return models;
     },
-    defaultModel: options.model,
+    defaultModel: wrap ? wrapModelOption(options.model, wrap) : options.model,
     registry,
     agents,
     cwd: options.cwd ?? process.cwd(),
@@ -95,7 +103,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
     let sessionId = input.sessionId ?? newSessionId();
-    const emit = (event: RunEventInput) => channel.push({ ...event, session_id: sessionId } as RunEvent);
+    // Events pass through the run's middleware (SPEC 8) on their way into the stream.
+    const plumbing = plumbRun({
+      deps,
+      input,
+      runId: randomUUID(),
+      signal,
+      sessionId: () => sessionId,
+      push: (event) => channel.push(event),
+      middleware: middlewareFor({
+        cached: cache !== undefined,
+        debug: input.debug ?? options.debug,
+        runtime: options.middleware,
+        run: input.middleware,
+      }),
+      onError: options.onMiddlewareError ?? (() => {}),
+      wrap,
+    });
+    const emit = (event: RunEventInput) => plumbing.emit(event);
 
     const execute = async (): Promise<RunResult> => {
       if (input.sessionId !== undefined) {
@@ -120,7 +145,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : executeRun(deps, input, sessionId, signal, emit),
+          : executeRun(plumbing.deps, plumbing.input, sessionId, signal, emit),
       );
     };
 
@@ -138,9 +163,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           error,
         };
       })
-      .then((result) => {
+      .then(async (result) => {
         if (result.status === "done") emit({ type: "done" });
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
+        await plumbing.end(result);
         channel.close();
         running.delete(entry);
         return result;
@@ -159,6 +185,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     run,
+    cache,
     pendingPermissions: (sessionId) => pending.list(sessionId),
     replyPermission: (id, reply, message) => pending.reply(id, reply, message),
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
@@ -193,6 +220,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
       await Promise.all(all.map((r) => r.done));
+      if (ownsCache) await cache?.close();
     },
   };
 }

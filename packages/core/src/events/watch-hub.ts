@@ -3,7 +3,7 @@ import { assertSessionId, parentTraceId } from "../model/ids.js";
 import type { StoredEvent } from "../store/event-records.js";
 import { KeyedLock } from "../store/keyed-lock.js";
 import type { Store } from "../store/store.js";
-import type { WatchEvent, WatchEventInput, WatchMessage } from "./watch-events.js";
+import { type WatchEvent, type WatchEventInput, WatchEventSchema, type WatchMessage } from "./watch-events.js";
 import { WatchedStore } from "./watched-store.js";
 
 export type WatchListener = (event: WatchEvent) => void;
@@ -16,6 +16,9 @@ export interface WatchHubOptions {
 }
 
 const PAGE = 1000;
+
+/** The log also holds records that are not watch events (DebugMiddleware's); watchers are sent only these. */
+const WATCH_EVENT_NAMES: ReadonlySet<string> = new Set(WatchEventSchema.options.map((o) => o.shape.event.value));
 
 /** A stored record as the watch event it was logged as. */
 export function watchEventFromRecord(record: StoredEvent): WatchEvent {
@@ -109,7 +112,7 @@ export class WatchHub {
       const backlog: WatchEvent[] = [];
       for (let after = since; ; ) {
         const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
-        for (const record of page) backlog.push(watchEventFromRecord(record));
+        for (const record of page) if (WATCH_EVENT_NAMES.has(record.type)) backlog.push(watchEventFromRecord(record));
         if (page.length < PAGE) break;
         after = (page[page.length - 1] as StoredEvent).id;
       }

@@ -1,6 +1,9 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
+import type { DebugLevel } from "../events/debug-records.js";
+import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelInfo } from "../llm/catalog.js";
+import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
@@ -12,6 +15,7 @@ import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
 import type { Approval } from "./approvals.js";
+import type { MiddlewareErrorHandler, RunMiddleware } from "./middleware.js";
 
 /** A model ready to call: the AI SDK instance, its `provider/model` name and its catalog limits and prices. */
 export interface ResolvedModel {
@@ -104,6 +108,20 @@ export interface RuntimeOptions {
   clock?: LoopClock;
   /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
   busy?: "queue" | "reject";
+  /**
+   * The LLM response cache (seed 003 §7.5). Default: none, unless `config.cache.enabled`
+   * (`ENABLE_LLM_CACHE`), which makes a file-backed one under `$ARBOR_HOME/cache/llm` with
+   * `config.cache.ttl`; `false` turns it off whatever the config says.
+   */
+  cache?: LlmCache | false;
+  /** Wraps every model where it is resolved, after the cache (a cassette recorder, say). */
+  wrapModel?: ModelWrapper;
+  /** Applied in order to every run's event stream, before a run's own (SPEC 8). */
+  middleware?: readonly RunMiddleware[];
+  /** DebugMiddleware level for runs that do not say (default `off`). */
+  debug?: DebugLevel;
+  /** Told when a middleware hook throws; the event passes on and the run goes on. Default: ignored. */
+  onMiddlewareError?: MiddlewareErrorHandler;
 }
 
 export interface RunInput {
@@ -121,6 +139,10 @@ export interface RunInput {
   signal?: AbortSignal;
   /** Extra system text appended after the project instructions. */
   system?: string;
+  /** Applied after the runtime's middleware to this run's events. */
+  middleware?: readonly RunMiddleware[];
+  /** DebugMiddleware level for this run (default the runtime's `debug`); records are kept in the session's event log. */
+  debug?: DebugLevel;
 }
 
 export type RunStatus = "done" | "error" | "aborted";
@@ -218,6 +240,8 @@ export interface Runtime {
    * continues there. Queued behind a running turn.
    */
   switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
+  /** The LLM response cache the runtime's models answer from, when there is one. */
+  readonly cache: LlmCache | undefined;
   /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }

@@ -50,6 +50,8 @@ export const LlmEndEventSchema = z.object({
   total_tokens: z.number().int().nonnegative().optional(),
   input: z.string(),
   output: z.string(),
+  /** Set when the runtime has an LLM response cache: true when the answer was replayed from it. */
+  cached: z.boolean().optional(),
 });
 export const DoneEventSchema = z.object({ type: z.literal("done"), ...base });
 export const ErrorEventSchema = z.object({

@@ -1,0 +1,200 @@
+import { isArborError } from "../errors.js";
+import type { LlmCall } from "../loop/llm-call-log.js";
+import type { MiddlewareContext, RunMiddleware } from "../loop/middleware.js";
+import type { RunEvent, RunEventOf } from "../model/run-events.js";
+import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";
+import { outputText, promptText } from "./prompt-text.js";
+
+/** seed 003 §3.7: at `standard` a model call's input is cut to 2,000 characters and its output to 1,000. */
+export const STANDARD_INPUT_CHARS = 2000;
+export const STANDARD_OUTPUT_CHARS = 1000;
+/** At `full`, a field longer than this is cut, so a record stays far below the event log's size limit. */
+export const FULL_FIELD_CHARS = 1_000_000;
+
+export interface DebugMiddlewareOptions {
+  level: DebugLevel;
+  /** Append the run's records to its session's event log when the run ends (default true). */
+  persist?: boolean;
+  /** Told about each record as it is made (a collector of one's own, e.g. for OpenTelemetry). */
+  onRecord?: (record: DebugRecord) => void;
+}
+
+interface OpenCall {
+  startedAt: number;
+  input: string;
+  /** `llmCalls.started` at `llm_start`: the call is the one the log sees after it. */
+  mark: number;
+  tool?: string;
+  node?: string;
+  model?: string;
+}
+
+interface RunRecords {
+  records: DebugRecord[];
+  open: Map<string, OpenCall>;
+}
+
+const RANK: Readonly<Record<DebugLevel, number>> = { off: 0, basic: 1, standard: 2, full: 3 };
+
+function cut(text: string, max: number): { text: string; cut: boolean } {
+  return text.length <= max ? { text, cut: false } : { text: `${text.slice(0, max)}…`, cut: true };
+}
+
+/**
+ * Records tool calls (`basic`), model calls (`standard`) and their whole inputs and outputs (`full`)
+ * of every run it is in, and appends them to the run's session when the run ends (seed 003's
+ * collector persisting `debug_calls` at run end). Passes every event on unchanged. Its state is
+ * per run, so one instance may serve many concurrent runs.
+ */
+export class DebugMiddleware implements RunMiddleware {
+  readonly name = "DebugMiddleware";
+  readonly level: DebugLevel;
+  readonly wants: RunMiddleware["wants"];
+  private readonly persist: boolean;
+  private readonly onRecord: ((record: DebugRecord) => void) | undefined;
+  private readonly runs = new Map<string, RunRecords>();
+
+  constructor(options: DebugMiddlewareOptions) {
+    this.level = options.level;
+    this.persist = options.persist ?? true;
+    this.onRecord = options.onRecord;
+    this.wants = options.level === "full" ? { llmCalls: "full" } : {};
+  }
+
+  /** The records of a run still in progress (a run's records are handed over and dropped when it ends). */
+  records(runId: string): readonly DebugRecord[] {
+    return this.runs.get(runId)?.records ?? [];
+  }
+
+  onRunStart(ctx: MiddlewareContext): void {
+    if (this.level !== "off") this.runs.set(ctx.runId, { records: [], open: new Map() });
+  }
+
+  onEvent(event: RunEvent, ctx: MiddlewareContext): RunEvent {
+    const run = this.runs.get(ctx.runId);
+    if (!run) return event;
+    switch (event.type) {
+      case "tool_start":
+        run.open.set(`tool:${event.call_id}`, { startedAt: ctx.now(), input: event.input, mark: 0, tool: event.tool });
+        break;
+      case "tool_end":
+        this.toolEnd(run, event, ctx);
+        break;
+      case "llm_start":
+        if (RANK[this.level] >= RANK.standard) {
+          run.open.set(`llm:${event.call_id}`, {
+            startedAt: ctx.now(),
+            input: event.input,
+            mark: ctx.llmCalls?.started ?? 0,
+            node: event.node,
+            model: event.model,
+          });
+        }
+        break;
+      case "llm_end":
+        if (RANK[this.level] >= RANK.standard) this.llmEnd(run, event, ctx);
+        break;
+      default:
+        break;
+    }
+    return event;
+  }
+
+  async onRunEnd(ctx: MiddlewareContext): Promise<void> {
+    const run = this.runs.get(ctx.runId);
+    if (!run) return;
+    this.runs.delete(ctx.runId);
+    for (const [key, open] of run.open) {
+      const callId = key.slice(key.indexOf(":") + 1);
+      const started = new Date(open.startedAt).toISOString();
+      const base = { run_id: ctx.runId, call_id: callId, level: this.level as Exclude<DebugLevel, "off">, started_at: started };
+      this.add(
+        run,
+        open.tool !== undefined
+          ? { kind: "tool", ...base, tool: open.tool, interrupted: true }
+          : { kind: "llm", ...base, node: open.node ?? "", model: open.model ?? "", interrupted: true },
+      );
+    }
+    if (!this.persist || run.records.length === 0) return;
+    try {
+      await ctx.store.appendEvents(
+        ctx.sessionId,
+        run.records.map((data) => ({ type: DEBUG_EVENT_TYPE, data: data as Record<string, unknown> })),
+      );
+    } catch (err) {
+      // A run that failed before it made its session has nowhere to keep records; that is not an error.
+      if (!isArborError(err, "session_not_found") && !isArborError(err, "invalid_id")) throw err;
+    }
+  }
+
+  private add(run: RunRecords, record: DebugRecord): void {
+    run.records.push(record);
+    this.onRecord?.(record);
+  }
+
+  private toolEnd(run: RunRecords, event: RunEventOf<"tool_end">, ctx: MiddlewareContext): void {
+    const open = run.open.get(`tool:${event.call_id}`);
+    run.open.delete(`tool:${event.call_id}`);
+    const startedAt = open?.startedAt ?? ctx.now();
+    const record: DebugRecord = {
+      kind: "tool",
+      run_id: ctx.runId,
+      call_id: event.call_id,
+      level: this.level as Exclude<DebugLevel, "off">,
+      tool: event.tool,
+      started_at: new Date(startedAt).toISOString(),
+      duration_ms: event.duration_ms ?? Math.max(0, Math.round(ctx.now() - startedAt)),
+      is_error: event.is_error,
+    };
+    if (this.level === "standard") {
+      const input = cut(open?.input ?? "", STANDARD_INPUT_CHARS);
+      const output = cut(event.output, STANDARD_OUTPUT_CHARS);
+      Object.assign(record, { input: input.text, output: output.text });
+    } else if (this.level === "full") {
+      const input = cut(open?.input ?? "", FULL_FIELD_CHARS);
+      const output = cut(event.output, FULL_FIELD_CHARS);
+      Object.assign(record, { input: input.text, output: output.text, ...(input.cut || output.cut ? { truncated: true } : {}) });
+    }
+    this.add(run, record);
+  }
+
+  private llmEnd(run: RunRecords, event: RunEventOf<"llm_end">, ctx: MiddlewareContext): void {
+    const open = run.open.get(`llm:${event.call_id}`);
+    run.open.delete(`llm:${event.call_id}`);
+    const startedAt = open?.startedAt ?? ctx.now();
+    // The last call made since llm_start is the one that answered (earlier ones were retried).
+    const call: LlmCall | undefined = open && ctx.llmCalls ? ctx.llmCalls.since(open.mark).at(-1) : undefined;
+    const cached = event.cached ?? call?.cached;
+    const record: LlmDebugRecord = {
+      kind: "llm",
+      run_id: ctx.runId,
+      call_id: event.call_id,
+      level: this.level as Exclude<DebugLevel, "off">,
+      node: event.node,
+      model: event.model,
+      started_at: new Date(startedAt).toISOString(),
+      duration_ms: event.duration_ms,
+      ...(event.input_tokens === undefined ? {} : { input_tokens: event.input_tokens }),
+      ...(event.output_tokens === undefined ? {} : { output_tokens: event.output_tokens }),
+      ...(event.total_tokens === undefined ? {} : { total_tokens: event.total_tokens }),
+      ...(cached === undefined ? {} : { cached }),
+    };
+    if (this.level === "full" && call?.prompt) {
+      const input = cut(promptText(call.prompt), FULL_FIELD_CHARS);
+      const output = cut(call.output ? outputText(call.output) : event.output, FULL_FIELD_CHARS);
+      Object.assign(record, {
+        input: input.text,
+        output: output.text,
+        ...(call.settings ? { settings: call.settings } : {}),
+        ...(call.finishReason ? { finish_reason: call.finishReason } : {}),
+        ...(input.cut || output.cut ? { truncated: true } : {}),
+      });
+    } else {
+      Object.assign(record, {
+        input: cut(open?.input ?? event.input, STANDARD_INPUT_CHARS).text,
+        output: cut(event.output, STANDARD_OUTPUT_CHARS).text,
+      });
+    }
+    this.add(run, record);
+  }
+}

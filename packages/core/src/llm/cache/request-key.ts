@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import type { LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import { canonicalJson } from "./json-value.js";
+
+/** Bumped whenever what goes into a key changes, so old records stop matching instead of matching wrongly. */
+export const REQUEST_KEY_VERSION = 1;
+
+/** How many messages before the new one take part in a key (seed 003 §7.5: `recent_history[-3:]`). */
+export const KEY_HISTORY_MESSAGES = 3;
+
+/**
+ * The part of a prompt a key looks at. `system` is the leading run of system messages (the system
+ * prompt the loop puts first), joined by blank lines; `message` is the prompt's last message (the
+ * user's message, or the tool results the model is answering); `history` holds the up to three
+ * messages before it. System messages later in the prompt (reminders) count as history.
+ */
+export interface RequestWindow {
+  system: string;
+  history: LanguageModelV4Message[];
+  message: LanguageModelV4Message | undefined;
+}
+
+/** O(1) in the prompt's length: a key never walks the whole history. */
+export function requestWindow(prompt: LanguageModelV4Prompt, historySize = KEY_HISTORY_MESSAGES): RequestWindow {
+  const system: string[] = [];
+  let first = 0;
+  while (first < prompt.length && prompt[first]?.role === "system") {
+    system.push((prompt[first] as { content: string }).content);
+    first++;
+  }
+  const last = prompt.length - 1;
+  const message = last >= first ? prompt[last] : undefined;
+  const history = prompt.slice(Math.max(first, last - historySize), Math.max(first, last));
+  return { system: system.join("\n\n"), history, message };
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * The LLM response cache key (seed 003 §7.5): sha256 over the system prompt, the last three history
+ * messages, the new message, the model (`provider/model`) and the temperature, as canonical JSON.
+ * Two additions make a hit safe to replay: the tools offered (by name) and the tool choice, since a
+ * recorded answer may call a tool, and the response format, since a JSON-mode answer is not a text
+ * answer. Like the seed's, the key does not see history older than the window: two conversations
+ * that differ only before their last four messages share answers, which is the trade this cache makes
+ * for constant-time keys; leave it off where that matters.
+ */
+export function cacheKey(options: LanguageModelV4CallOptions, model: string): string {
+  const { system, history, message } = requestWindow(options.prompt);
+  return sha256(
+    canonicalJson({
+      v: REQUEST_KEY_VERSION,
+      kind: "cache",
+      system,
+      history,
+      message: message ?? null,
+      model,
+      temperature: options.temperature ?? null,
+      tools: (options.tools ?? []).map((t) => t.name),
+      toolChoice: options.toolChoice ?? null,
+      responseFormat: options.responseFormat ?? null,
+    }),
+  );
+}
+
+/**
+ * The key a cassette checks each replayed call against: the same window without the system prompt,
+ * model and settings. The system prompt names the workspace, the date and the platform, which
+ * differ on every replay; the conversation is what must not: the new message carries the tool
+ * results of the previous step, so a replay that diverges (a tool answered differently) fails at
+ * the first call after the divergence.
+ */
+export function replayKey(options: LanguageModelV4CallOptions): string {
+  const { history, message } = requestWindow(options.prompt);
+  return sha256(canonicalJson({ v: REQUEST_KEY_VERSION, kind: "replay", history, message: message ?? null }));
+}
+
+/** One line saying what a request's last message is, for errors about a diverging replay. */
+export function describeLastMessage(prompt: LanguageModelV4Prompt): string {
+  const message = prompt[prompt.length - 1];
+  if (!message) return "(an empty prompt)";
+  if (typeof message.content === "string") return `${message.role}: ${cut(message.content)}`;
+  const parts = message.content.map((part) => {
+    switch (part.type) {
+      case "text":
+      case "reasoning":
+        return part.text;
+      case "tool-call":
+        return `call ${part.toolName}`;
+      case "tool-result":
+        return `result of ${part.toolName}: ${canonicalJson(part.output)}`;
+      default:
+        return `[${part.type}]`;
+    }
+  });
+  return `${message.role}: ${cut(parts.join(" | "))}`;
+}
+
+function cut(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,49 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { ModelResolver, ResolvedModel } from "../loop/types.js";
+
+/** Where a model is used, as the runtime resolves it: its `provider/model` name and pool scenario. */
+export interface ModelUse {
+  ref: string;
+  scenario?: string | undefined;
+}
+
+/**
+ * Wraps each model where the runtime resolves it (the LLM cache, a cassette recorder, a run's call
+ * log). Wrappers should return the same wrapper for the same model and use, so models stay
+ * comparable by identity.
+ */
+export type ModelWrapper = (model: LanguageModelV4, use: ModelUse) => LanguageModelV4;
+
+/** `provider/model` of a model instance, as the loop names it. */
+export function instanceRef(model: LanguageModelV4): string {
+  return `${model.provider}/${model.modelId}`;
+}
+
+/** The wrappers applied in order: the first innermost. */
+export function composeWrappers(wrappers: ReadonlyArray<ModelWrapper | undefined>): ModelWrapper | undefined {
+  const present = wrappers.filter((w): w is ModelWrapper => w !== undefined);
+  if (present.length === 0) return undefined;
+  if (present.length === 1) return present[0];
+  return (model, use) => present.reduce((m, wrap) => wrap(m, use), model);
+}
+
+/** A resolver whose every model is wrapped. */
+export function wrapResolver(inner: ModelResolver, wrap: ModelWrapper): ModelResolver {
+  const wrapped = (resolved: ResolvedModel, scenario?: string): ResolvedModel => ({
+    ...resolved,
+    model: wrap(resolved.model, { ref: resolved.ref, scenario }),
+  });
+  return {
+    resolve: (ref) => wrapped(inner.resolve(ref)),
+    forScenario: (scenario) => {
+      const resolved = inner.forScenario(scenario);
+      return resolved === undefined ? undefined : wrapped(resolved, scenario);
+    },
+  };
+}
+
+/** A run's model option wrapped when it is an instance (strings are wrapped when the resolver resolves them). */
+export function wrapModelOption<T extends string | LanguageModelV4 | undefined>(model: T, wrap: ModelWrapper): T {
+  if (model === undefined || typeof model === "string") return model;
+  return wrap(model as LanguageModelV4, { ref: instanceRef(model as LanguageModelV4) }) as T;
+}
