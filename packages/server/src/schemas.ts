@@ -1,5 +1,6 @@
 import { ApprovalSchema, EntrySchema, ModelRefSchema, RunEventSchema, SessionMetaSchema, SnapshotSchema } from "@arbor/core";
 import { z } from "zod";
+import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";
 import {
   AgentStepWire,
@@ -70,7 +71,7 @@ export const ChatRequest = z.strictObject({
   ),
   agent: z.string().min(1).max(100).optional().describe("Agent name (default `build`)."),
   model: ModelRefSchema.optional().describe("`provider/model` for this run."),
-  debug: z.boolean().optional().describe("Reserved for DebugMiddleware; accepted and currently without effect."),
+  debug: ChatDebug.optional(),
 });
 
 export const CreateSessionRequest = z.strictObject({

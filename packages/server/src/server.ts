@@ -1,4 +1,4 @@
-import { type Runtime, type Store, WatchHub } from "@arbor/core";
+import { type LlmCache, type Runtime, type Store, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ServerContext } from "./context.js";
@@ -7,7 +7,9 @@ import type { Route } from "./http/route.js";
 import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
 import { openApiDocument } from "./openapi.js";
+import { cacheRoutes } from "./routes/cache.js";
 import { chatRoutes } from "./routes/chat.js";
+import { debugRoutes } from "./routes/debug.js";
 import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
@@ -38,6 +40,8 @@ export interface ServerOptions {
    * (`trace_completed`).
    */
   watch?: WatchHub;
+  /** The LLM response cache `/api/cache/*` reports on and clears (default: the runtime's). */
+  cache?: LlmCache;
   /** Directory of the built inspector served at `/` (default: this package's `web-dist/`). */
   webRoot?: string;
 }
@@ -84,7 +88,8 @@ export function createServer(options: ServerOptions): ArborServer {
     ...options.streamBuffer,
     onRunEnd: (end) => publishTraceCompleted(options.store, watch, end),
   });
-  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams, watch };
+  const cache = options.cache ?? options.runtime.cache;
+  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams, watch, cache };
 
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
@@ -97,6 +102,8 @@ export function createServer(options: ServerOptions): ArborServer {
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
     ...watchRoutes(ctx),
+    ...cacheRoutes(ctx),
+    ...debugRoutes(ctx),
   ];
 
   const app = new Hono();

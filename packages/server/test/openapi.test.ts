@@ -40,6 +40,9 @@ describe("GET /api/openapi.json", () => {
         "GET /api/permissions",
         "POST /api/permissions/{id}",
         "GET /api/traces/{id}/watch",
+        "GET /api/cache/stats",
+        "POST /api/cache/clear",
+        "GET /api/sessions/{id}/debug",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

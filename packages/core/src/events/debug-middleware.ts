@@ -43,8 +43,9 @@ function cut(text: string, max: number): { text: string; cut: boolean } {
 /**
  * Records tool calls (`basic`), model calls (`standard`) and their whole inputs and outputs (`full`)
  * of every run it is in, and appends them to the run's session when the run ends (seed 003's
- * collector persisting `debug_calls` at run end). Passes every event on unchanged. Its state is
- * per run, so one instance may serve many concurrent runs.
+ * collector persisting `debug_calls` at run end), before the run's `done` or `error` passes on.
+ * Passes every event on unchanged. Its state is per run, so one instance may serve many
+ * concurrent runs.
  */
 export class DebugMiddleware implements RunMiddleware {
   readonly name = "DebugMiddleware";
@@ -70,10 +71,14 @@ export class DebugMiddleware implements RunMiddleware {
     if (this.level !== "off") this.runs.set(ctx.runId, { records: [], open: new Map() });
   }
 
-  onEvent(event: RunEvent, ctx: MiddlewareContext): RunEvent {
+  onEvent(event: RunEvent, ctx: MiddlewareContext): RunEvent | Promise<RunEvent> {
     const run = this.runs.get(ctx.runId);
     if (!run) return event;
     switch (event.type) {
+      case "done":
+      case "error":
+        // Kept before the last event passes on, so a client that has seen `done` can read the records.
+        return this.finish(ctx).then(() => event);
       case "tool_start":
         run.open.set(`tool:${event.call_id}`, { startedAt: ctx.now(), input: event.input, mark: 0, tool: event.tool });
         break;
@@ -100,7 +105,13 @@ export class DebugMiddleware implements RunMiddleware {
     return event;
   }
 
-  async onRunEnd(ctx: MiddlewareContext): Promise<void> {
+  /** Nothing left to do when the last event was seen; otherwise (a middleware before this one suppressed it) finish now. */
+  onRunEnd(ctx: MiddlewareContext): Promise<void> {
+    return this.finish(ctx);
+  }
+
+  /** Records calls still open as interrupted and appends the run's records to its session, once. */
+  private async finish(ctx: MiddlewareContext): Promise<void> {
     const run = this.runs.get(ctx.runId);
     if (!run) return;
     this.runs.delete(ctx.runId);

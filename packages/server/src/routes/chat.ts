@@ -1,5 +1,6 @@
 import { ArborError, RunEventSchema } from "@arbor/core";
 import type { Context } from "hono";
+import { debugLevelOf } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { continueFromEntry } from "../continue-from-entry.js";
 import { ApiError } from "../errors.js";
@@ -95,6 +96,7 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
         ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
         ...(body.agent === undefined ? {} : { agent: body.agent }),
         ...(body.model === undefined ? {} : { model: body.model }),
+        ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
       });
       const log = streams.start(handle);
       return sseResponse(log, log.latestRunCursor);

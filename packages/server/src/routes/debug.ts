@@ -1,0 +1,39 @@
+import { ArborError, readDebugRecords } from "@arbor/core";
+import { DebugQuery, DebugResponse } from "../cache-debug-schemas.js";
+import type { ServerContext } from "../context.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { ErrorResponse, SessionParams } from "../schemas.js";
+
+/** DebugMiddleware's records of a session (seed 003 §7.4 `debug_calls`), kept in its event log and deleted with it. */
+export function debugRoutes({ store }: ServerContext): Route[] {
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/debug",
+        tag: "sessions",
+        summary: "The session's debug records: tool and model calls of runs made with `debug`",
+        params: SessionParams,
+        query: DebugQuery,
+        responses: {
+          200: { description: "A page of records, oldest first.", schema: DebugResponse },
+          400: { description: "An id or a query parameter is not valid.", schema: ErrorResponse },
+          404: { description: "No such session.", schema: ErrorResponse },
+        },
+      },
+      async ({ params, query }, c) => {
+        if (!(await store.getSession(params.id)))
+          throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
+        const page = await readDebugRecords(store, params.id, {
+          limit: query.limit,
+          ...(query.after === undefined ? {} : { after: query.after }),
+        });
+        return c.json({
+          session_id: params.id,
+          records: page.records,
+          ...(page.nextAfter === undefined ? {} : { next_after: page.nextAfter }),
+        });
+      },
+    ),
+  ];
+}
