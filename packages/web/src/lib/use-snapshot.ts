@@ -28,7 +28,13 @@ export function useSnapshot(sessionId: string): SnapshotState {
     const mine = ++generation.current;
     setLoading(true);
     try {
-      const next = await api(`/api/sessions/${encodeURIComponent(sessionId)}`, parseSnapshot);
+      // Marks for the browser tests' first-render breakdown (and anyone profiling a big session).
+      performance.mark("snapshot:request");
+      const next = await api(`/api/sessions/${encodeURIComponent(sessionId)}`, (value) => {
+        performance.mark("snapshot:json");
+        return parseSnapshot(value);
+      });
+      performance.mark("snapshot:checked");
       // A slower, older request must not overwrite a newer answer.
       if (mine !== generation.current) return;
       setSnapshot(next);

@@ -1,0 +1,168 @@
+import type { Entry } from "@arbor/core";
+import { useEffect, useState } from "react";
+import { api } from "../../api/client.js";
+import { anyJson, parseSessionMeta } from "../../api/wire.js";
+import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
+import { describeEntry, entryTag } from "./flatten.js";
+
+interface Props {
+  sessionId: string;
+  entry: Entry;
+  label: string | undefined;
+  isLeaf: boolean;
+  onPath: boolean;
+  reload: () => Promise<void>;
+  onContinue: (from: { entryId: string; description: string }) => void;
+  onForked: (sessionId: string) => void;
+}
+
+function contentOf(entry: Entry): string {
+  switch (entry.type) {
+    case "message":
+      return entry.message.content
+        .map((p) => {
+          if (p.type === "text" || p.type === "reasoning") return p.type === "reasoning" ? `[reasoning] ${p.text}` : p.text;
+          if (p.type === "tool-call") return `→ ${p.toolName}(${JSON.stringify(p.input)})`;
+          if (p.type === "tool-result") {
+            const v = p.output.value;
+            return `← ${p.toolName}: ${typeof v === "string" ? v : JSON.stringify(v)}`;
+          }
+          return `[${p.type}]`;
+        })
+        .join("\n\n");
+    case "compaction":
+    case "branch_summary":
+      return entry.summary;
+    default:
+      return JSON.stringify(entry, null, 2);
+  }
+}
+
+/** The selected entry: what it holds, its label, and the tree operations that start from it. */
+export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, onContinue, onForked }: Props) {
+  const [draft, setDraft] = useState(label ?? "");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => setDraft(label ?? ""), [label]);
+  const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
+
+  const act = async (what: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await what();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const m = entry.type === "message" ? entry.message : undefined;
+  return (
+    <section className="entry-details" aria-label="Selected entry">
+      <h2>
+        {entryTag(entry)} {label && <span className="label-chip">{label}</span>}
+      </h2>
+      <dl>
+        <dt>Entry</dt>
+        <dd>
+          <code>{entry.id}</code>
+        </dd>
+        <dt>Time</dt>
+        <dd>{formatTime(entry.timestamp)}</dd>
+        <dt>Position</dt>
+        <dd>{isLeaf ? "the leaf (current position)" : onPath ? "on the active path" : "on another branch"}</dd>
+        {m?.model && (
+          <>
+            <dt>Model</dt>
+            <dd>{m.model}</dd>
+          </>
+        )}
+        {m?.tokens && (
+          <>
+            <dt>Tokens</dt>
+            <dd>
+              {m.tokens.input} in · {m.tokens.output} out{m.tokens.reasoning ? ` · ${m.tokens.reasoning} reasoning` : ""}
+            </dd>
+          </>
+        )}
+        {m?.durationMs !== undefined && (
+          <>
+            <dt>Duration</dt>
+            <dd>{formatDuration(m.durationMs)}</dd>
+          </>
+        )}
+        {m?.cost ? (
+          <>
+            <dt>Cost</dt>
+            <dd>{formatCost(m.cost)}</dd>
+          </>
+        ) : null}
+        {m?.goalId && (
+          <>
+            <dt>Goal</dt>
+            <dd>{m.goalId}</dd>
+          </>
+        )}
+      </dl>
+      <div className="button-row">
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          onClick={() => onContinue({ entryId: entry.id, description: describeEntry(entry).slice(0, 60) || entry.id })}
+        >
+          Continue from here
+        </button>
+        <button
+          type="button"
+          disabled={busy || isLeaf}
+          onClick={() =>
+            void act(async () => {
+              await api(`${base}/leaf`, anyJson, { json: { entry_id: entry.id } });
+              await reload();
+            })
+          }
+        >
+          Switch branch here
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void act(async () => {
+              const meta = await api(`${base}/fork`, parseSessionMeta, { json: { entry_id: entry.id } });
+              onForked(meta.id);
+            })
+          }
+        >
+          Fork to new session
+        </button>
+      </div>
+      <form
+        className="label-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            await api(`${base}/labels`, anyJson, { json: { entry_id: entry.id, label: draft.trim() || null } });
+            await reload();
+          });
+        }}
+      >
+        <label className="field grow">
+          <span>Label</span>
+          <input value={draft} maxLength={200} placeholder="e.g. good-state" onChange={(e) => setDraft(e.target.value)} />
+        </label>
+        <button type="submit" disabled={busy}>
+          {draft.trim() ? "Save label" : "Clear label"}
+        </button>
+      </form>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <pre className="entry-content">{contentOf(entry)}</pre>
+    </section>
+  );
+}
