@@ -1,4 +1,4 @@
-import { createRuntime, resolveConfig } from "@arbor/core";
+import { cassettePlayer, cassetteResolver, createRuntime, resolveConfig } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
 import { loadRecording } from "../demo/recording.js";
 import { makeDemoWorkspace } from "../demo/workspace.js";
@@ -14,7 +14,7 @@ export const demoCommand: TopCommand = {
   usage: "",
   summary: "Replay a recorded coding run through the real runtime, tools and store: no API key, no network.",
   details: [
-    "A copy of a tiny project whose tests fail is made in a new temporary directory. The recorded model reads the code, runs the tests with bash (they fail), fixes the bug with edit, runs them again (they pass) and sums up. The model's answers are recorded; everything else is real: the tools act on the copy, and the session is stored like any other.",
+    "A copy of a tiny project whose tests fail is made in a new temporary directory. The recorded model reads the code, runs the tests with bash (they fail), fixes the bug with edit, runs them again (they pass) and sums up. The model's answers are replayed from a cassette (demo/cassette.json, as arbor run --replay would), each checked against what the run sends; everything else is real: the tools act on the copy, and the session is stored like any other.",
     "Afterwards, look at the session with 'arbor sessions show <id>' and 'arbor sessions tree <id>'; the workspace is left in place.",
   ],
   options: {
@@ -29,10 +29,10 @@ export const demoCommand: TopCommand = {
       throw new UsageError(`'arbor demo' takes no arguments, got '${operands[0]}'. Run 'arbor demo --help'.`);
     const json = flag(values, "json");
     const recording = await loadRecording();
-    const { scriptedModel } = await import("@arbor/testkit");
-    const ref = `${recording.model.provider}/${recording.model.id}`;
     // Only the recording's price list: the user's arbor.json must not change a replay.
-    const config = resolveConfig([{ source: "the demo recording", value: { models: { [ref]: recording.model.info } } }]);
+    const config = resolveConfig([{ source: "the demo recording", value: { models: { [recording.model]: recording.info } } }]);
+    // At the recorded pace, so the demo reads like the run it was.
+    const player = cassettePlayer(recording.cassette, { source: "the demo cassette", pace: "recorded" });
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     const workspace = await makeDemoWorkspace();
@@ -57,7 +57,8 @@ export const demoCommand: TopCommand = {
           createRuntime({
             store: opened,
             config,
-            model: scriptedModel(recording.steps, { provider: recording.model.provider, modelId: recording.model.id }),
+            model: player,
+            models: cassetteResolver(player, config.models),
             env: io.env,
             cwd: workspace,
             arborHome: arborHomeOf(io),

@@ -1,5 +1,6 @@
 import { createRuntime } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
+import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_OPTIONS, readRunFlags } from "../run/flags.js";
 import { playRun } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
@@ -27,6 +28,7 @@ export const runCommand: TopCommand = {
   async run(io, values, operands) {
     const flags = readRunFlags(io, values, operands);
     const config = loadCommandConfig(io, flags.cwd, flags);
+    const cassette = await cassetteSetup(io, flags, config);
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     return withStore(io, storeFlag, async (opened, resolved) => {
@@ -37,7 +39,15 @@ export const runCommand: TopCommand = {
         store: opened,
         storeLabel: resolved.label,
         createRuntime: (onPermission) =>
-          createRuntime({ store: opened, config, env: io.env, cwd: flags.cwd, arborHome: arborHomeOf(io), onPermission }),
+          createRuntime({
+            store: opened,
+            config,
+            ...cassette.runtime,
+            env: io.env,
+            cwd: flags.cwd,
+            arborHome: arborHomeOf(io),
+            onPermission,
+          }),
         input: {
           prompt: flags.prompt,
           ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
@@ -49,6 +59,7 @@ export const runCommand: TopCommand = {
           ["inspect", `arbor sessions show ${id}${store}`],
         ],
       });
+      await cassette.finish();
       return code;
     });
   },

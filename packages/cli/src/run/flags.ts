@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { assertSessionId, type Config, loadConfig } from "@arbor/core";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
@@ -40,6 +40,18 @@ export const RUN_OPTIONS: OptionDefs = {
     short: "y",
     description: "Allow every permission ask (once each). Without it you are asked on a terminal, and asks are denied otherwise.",
   },
+  record: {
+    type: "string",
+    valueName: "file",
+    description:
+      "Record every model call of the run to this cassette file (JSON, rewritten after each call), to replay it later with --replay.",
+  },
+  replay: {
+    type: "string",
+    valueName: "file",
+    description:
+      "Answer the run's model calls from a cassette recorded with --record, in order, with no provider and no key; a run that diverges from the recording fails naming the step.",
+  },
 };
 
 /** `arbor run`'s command line, checked: nothing here has touched a store or a model. */
@@ -53,6 +65,10 @@ export interface RunFlags {
   agent?: string | undefined;
   maxTurns?: number | undefined;
   yes: boolean;
+  /** `--record`: absolute; its directory exists. */
+  record?: string | undefined;
+  /** `--replay`: absolute. */
+  replay?: string | undefined;
 }
 
 /** The workspace from `--cwd`: it must be an existing directory (exit 2 otherwise). */
@@ -82,6 +98,7 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
   if (agent !== undefined && agent.trim() === "") throw new UsageError("--agent needs a name, e.g. --agent plan.");
   const model = stringOption(values, "model");
   if (model !== undefined && model.trim() === "") throw new UsageError("--model needs a value, e.g. --model openai/gpt-4o.");
+  const { record, replay } = cassetteFlags(io, values, model);
   return {
     prompt,
     cwd: workspaceDir(io, stringOption(values, "cwd")),
@@ -91,7 +108,40 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     agent,
     maxTurns,
     yes: flag(values, "yes"),
+    ...(record === undefined ? {} : { record }),
+    ...(replay === undefined ? {} : { replay }),
   };
+}
+
+/** `--record` and `--replay`, checked: not both, no --model with a replay, a directory to record into. */
+function cassetteFlags(
+  io: Io,
+  values: OptionValues,
+  model: string | undefined,
+): { record: string | undefined; replay: string | undefined } {
+  const given = (name: "record" | "replay") => {
+    const value = stringOption(values, name);
+    if (value !== undefined && value.trim() === "") {
+      throw new UsageError(`--${name} needs a file, e.g. --${name} run.cassette.json.`);
+    }
+    return value === undefined ? undefined : resolve(io.cwd ?? process.cwd(), value);
+  };
+  const record = given("record");
+  const replay = given("replay");
+  if (record !== undefined && replay !== undefined) {
+    throw new UsageError("--record and --replay do not go together: a replay makes no model calls to record.");
+  }
+  if (replay !== undefined && model !== undefined) {
+    throw new UsageError("--replay answers from the cassette's recorded model; drop --model.");
+  }
+  if (record !== undefined) {
+    let isDir = false;
+    try {
+      isDir = statSync(dirname(record)).isDirectory();
+    } catch {}
+    if (!isDir) throw new UsageError(`--record ${record}: no directory ${dirname(record)} to write the cassette in.`);
+  }
+  return { record, replay };
 }
 
 /**

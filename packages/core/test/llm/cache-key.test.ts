@@ -56,12 +56,30 @@ describe("request keys", () => {
     expect(cacheKey(options([user("x"), a]), "m/m")).toBe(cacheKey(options([user("x"), b]), "m/m"));
   });
 
-  it("the replay key ignores the system prompt, model and settings but not the conversation", () => {
+  it("the replay key ignores the system prompt, model, settings and the order of one step's tool results", () => {
     const base = replayKey(options(history));
     expect(
       replayKey({ ...options(history, { temperature: 0 }), prompt: [{ role: "system", content: "cwd: /tmp/x" }, ...history] }),
     ).toBe(base);
     expect(replayKey(options([...history.slice(0, 4), user("5")]))).not.toBe(base);
+    // What the model said last counts; what came before it was checked at an earlier call.
+    expect(replayKey(options([...history.slice(0, 3), assistant("4"), user("five")]))).not.toBe(base);
+    expect(replayKey(options([user("changed"), ...history.slice(1)]))).toBe(base);
+
+    const calls: LanguageModelV4Message = {
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "a", toolName: "read", input: {} },
+        { type: "tool-call", toolCallId: "b", toolName: "read", input: {} },
+      ],
+    };
+    const result = (id: string, value: string): LanguageModelV4Message => ({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: id, toolName: "read", output: { type: "text", value } }],
+    });
+    const ab = replayKey(options([user("go"), calls, result("a", "1"), result("b", "2")]));
+    expect(replayKey(options([user("go"), calls, result("b", "2"), result("a", "1")]))).toBe(ab);
+    expect(replayKey(options([user("go"), calls, result("a", "1"), result("b", "3")]))).not.toBe(ab);
   });
 
   it("JSON for SDK values gives back dates, bytes and URLs, and data that looks like a tag", () => {

@@ -65,16 +65,39 @@ export function cacheKey(options: LanguageModelV4CallOptions, model: string): st
   );
 }
 
+/** The tool call a tool message answers, to order results that arrived in either order. */
+function toolCallIdOf(message: LanguageModelV4Message): string {
+  if (message.role !== "tool") return "";
+  const part = message.content[0];
+  return part && "toolCallId" in part ? part.toolCallId : "";
+}
+
 /**
- * The key a cassette checks each replayed call against: the same window without the system prompt,
- * model and settings. The system prompt names the workspace, the date and the platform, which
- * differ on every replay; the conversation is what must not: the new message carries the tool
- * results of the previous step, so a replay that diverges (a tool answered differently) fails at
- * the first call after the divergence.
+ * The key a cassette checks each replayed call against: the model's last message (the recording's
+ * own output) and everything after it (what the run's tools answered, or the user's message), with
+ * no system prompt, model or settings. The system prompt names the workspace, the date and the
+ * platform, which differ on every replay; the conversation is what must not, so a replay that
+ * diverges (a tool answered differently) fails at the first call after the divergence. Tool results
+ * are taken in call-id order: calls of one step run concurrently and are stored as they finish, so
+ * their order is not part of what a replay must reproduce. The first call of a run (no model
+ * message yet) keys on the whole conversation.
  */
 export function replayKey(options: LanguageModelV4CallOptions): string {
-  const { history, message } = requestWindow(options.prompt);
-  return sha256(canonicalJson({ v: REQUEST_KEY_VERSION, kind: "replay", history, message: message ?? null }));
+  const prompt = options.prompt;
+  let first = 0;
+  while (first < prompt.length && prompt[first]?.role === "system") first++;
+  let last = prompt.length - 1;
+  while (last >= first && prompt[last]?.role !== "assistant") last--;
+  const after = prompt.slice(Math.max(first, last + 1));
+  const results = after.filter((m) => m.role === "tool").sort((a, b) => (toolCallIdOf(a) < toolCallIdOf(b) ? -1 : 1));
+  return sha256(
+    canonicalJson({
+      v: REQUEST_KEY_VERSION,
+      kind: "replay",
+      assistant: last >= first ? prompt[last] : null,
+      after: [...after.filter((m) => m.role !== "tool"), ...results],
+    }),
+  );
 }
 
 /** One line saying what a request's last message is, for errors about a diverging replay. */
@@ -89,8 +112,10 @@ export function describeLastMessage(prompt: LanguageModelV4Prompt): string {
         return part.text;
       case "tool-call":
         return `call ${part.toolName}`;
-      case "tool-result":
-        return `result of ${part.toolName}: ${canonicalJson(part.output)}`;
+      case "tool-result": {
+        const output = part.output as { value?: unknown };
+        return `result of ${part.toolName}: ${typeof output.value === "string" ? output.value : canonicalJson(part.output)}`;
+      }
       default:
         return `[${part.type}]`;
     }
