@@ -44,7 +44,8 @@ export class MemoryCacheStore implements LlmCacheStore {
 
   async get(key: string): Promise<Recording | undefined> {
     const item = this.lines.get(key);
-    return item ? parseRecordingLine(item.line) : undefined;
+    // Only this process wrote the line: parsing is enough, unlike a file another version may have written.
+    return item ? (JSON.parse(item.line) as Recording) : undefined;
   }
 
   async set(recording: Recording): Promise<void> {
