@@ -55,15 +55,22 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
 
   it("list --json pages through every session newest first", async () => {
     const all = await withStore(spec, (s) => s.listSessions({ limit: 1000 }));
-    const full = await cli("sessions", "list", "--json");
+    const full = await cli("sessions", "list", "--json", "--flat");
     expect(full.code).toBe(0);
     expect(JSON.parse(full.stdout)).toEqual({ sessions: all.sessions, nextCursor: null });
+    // Without --flat: top-level sessions, each sub-trace under its parent.
+    const nested = JSON.parse((await cli("sessions", "list", "--json")).stdout) as {
+      sessions: { id: string }[];
+      subTraces: Record<string, { id: string }[]>;
+    };
+    expect(nested.sessions.map((s) => s.id).sort()).toEqual([seeded.branchy.id, seeded.plain.id].sort());
+    expect(nested.subTraces[seeded.branchy.id]?.map((s) => s.id)).toEqual([seeded.sub.id]);
     expect(all.sessions.map((s) => s.id).sort()).toEqual([seeded.branchy.id, seeded.sub.id, seeded.plain.id].sort());
 
     const paged: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 5; page++) {
-      const r = await cli("sessions", "list", "--json", "--limit", "1", ...(cursor ? ["--cursor", cursor] : []));
+      const r = await cli("sessions", "list", "--json", "--flat", "--limit", "1", ...(cursor ? ["--cursor", cursor] : []));
       expect(r.code, r.stderr).toBe(0);
       const body = JSON.parse(r.stdout) as { sessions: { id: string }[]; nextCursor: string | null };
       paged.push(...body.sessions.map((s) => s.id));
@@ -81,12 +88,15 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
     expect(lines[0]).toMatch(/^ID\s+CREATED \(UTC\)\s+UPDATED \(UTC\)\s+MESSAGES\s+TITLE$/);
     expect(lines).toHaveLength(4);
     expect(lines.find((l) => l.startsWith(seeded.branchy.id))).toMatch(/ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d +10 +Branchy session$/);
-    expect(lines.find((l) => l.startsWith(seeded.sub.id))).toMatch(/ 1 +look around$/);
+    // The sub-trace is listed right under the session that started it.
+    const subAt = lines.findIndex((l) => l.startsWith(`└ ${seeded.sub.id}`));
+    expect(lines[subAt]).toMatch(/ 1 +\[explore\] look around$/);
+    expect(lines[subAt - 1]?.startsWith(seeded.branchy.id)).toBe(true);
 
-    const paged = await cli("sessions", "list", "--limit", "2");
+    const paged = await cli("sessions", "list", "--limit", "1");
     const pageLines = paged.stdout.trimEnd().split("\n");
-    expect(pageLines).toHaveLength(5);
-    expect(pageLines[4]).toMatch(/^next cursor: (\S+) {2}\(arbor sessions list --limit 2 --cursor \1\)$/);
+    expect(pageLines).toHaveLength(4);
+    expect(pageLines[3]).toMatch(/^next cursor: (\S+) {2}\(arbor sessions list --limit 1 --cursor \1\)$/);
   });
 
   it("show --json prints exactly the store's snapshot", async () => {

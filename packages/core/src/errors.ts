@@ -10,6 +10,7 @@ export type ArborErrorCode =
   | "session_not_found"
   | "session_exists"
   | "entry_not_found"
+  | "goal_not_found"
   | "parent_not_found"
   | "duplicate_entry"
   | "entry_too_large"
@@ -40,7 +41,10 @@ export type ArborErrorCode =
   | "cassette_mismatch"
   | "cassette_exhausted"
   // A run middleware threw: reported to the runtime's handler, never failing the run.
-  | "middleware_failed";
+  | "middleware_failed"
+  // Plan approval: no such plan waits, or it was answered already.
+  | "plan_not_found"
+  | "plan_not_pending";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

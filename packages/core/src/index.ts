@@ -5,6 +5,13 @@ export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js
 export { CONTINUE_ENTRY_TYPE, type CompactInput, type CompactOutcome, compact as compactContext } from "./context/compactor.js";
 export * from "./context/context-size.js";
 export * from "./context/cut.js";
+export {
+  applyGoalCompaction,
+  GOAL_COMPACTION_ENTRY_TYPE,
+  type GoalCompactionData,
+  GoalCompactionDataSchema,
+  goalCompactionsFor,
+} from "./context/goal-compaction.js";
 export * from "./context/overflow.js";
 export * from "./context/prune.js";
 export * from "./context/prune-entry.js";
@@ -31,12 +38,16 @@ export * from "./llm/model-ref.js";
 export * from "./llm/model-wrapper.js";
 export * from "./llm/registry.js";
 export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./loop/approvals.js";
+export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
 export * from "./loop/instructions.js";
 export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from "./loop/llm-call-log.js";
 export * from "./loop/middleware.js";
 export * from "./loop/reminders.js";
+export type { ReplaySpec } from "./loop/replay.js";
 export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./loop/retry.js";
 export { MAX_PROMPT_BYTES } from "./loop/run.js";
+export { SubTraceIds } from "./loop/sub-trace-ids.js";
+export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./loop/sub-traces.js";
 export * from "./loop/system-prompt.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
 export * from "./loop/types.js";
@@ -49,6 +60,7 @@ export * from "./model/session.js";
 export * from "./model/snapshot.js";
 export * from "./model/time.js";
 export * from "./model/validate.js";
+export * from "./plan/index.js";
 export { createRuntime } from "./runtime.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";

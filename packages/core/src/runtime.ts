@@ -12,10 +12,12 @@ import { EventChannel } from "./loop/event-channel.js";
 import { PendingPermissions } from "./loop/pending-permissions.js";
 import { maxTurnsReminder } from "./loop/reminders.js";
 import { DEFAULT_RETRY } from "./loop/retry.js";
-import { executeRun, newSessionId, type RunDeps } from "./loop/run.js";
+import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import { middlewareFor, plumbRun } from "./loop/run-middleware.js";
 import { compactSession, switchSessionLeaf } from "./loop/session-context.js";
+import { SubTraceIds } from "./loop/sub-trace-ids.js";
+import { createSubTraceRunner } from "./loop/sub-traces.js";
 import { systemPromptFor } from "./loop/system-prompt-source.js";
 import type {
   AgentDefinition,
@@ -29,6 +31,8 @@ import type {
 } from "./loop/types.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
+import { approvePlan } from "./plan/approve.js";
+import { PlanGate } from "./plan/plan-gate.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { BUILTIN_AGENTS } from "./tools/agents.js";
 import { FileBlobStore } from "./tools/blob-store.js";
@@ -69,12 +73,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let models: ModelResolver | undefined;
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...options.agents };
   const pending = new PendingPermissions();
+  const plans = new PlanGate(options.onPlanApproval);
   const queue = new KeyedLock();
   const running = new Set<{ controller: AbortController; done: Promise<RunResult> }>();
   const clock = options.clock ?? realClock;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
+  const subTraceIds = new SubTraceIds();
 
   const deps: RunDeps = {
     store: options.store,
@@ -96,9 +102,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
     maxTurnsNote: maxTurnsReminder(),
     tokens: new TokenCounter(),
+    watch: options.watch,
+    plans,
+    subTraces: (ctx) =>
+      createSubTraceRunner(ctx, {
+        // A sub-run is a run like any other (its own session, queue slot and result), started by a tool.
+        execute: (input, sessionId, signal, emit, launch) =>
+          queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, { trace: launch })),
+        nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
+        ...(options.subAgents ? { contexts: options.subAgents } : {}),
+        now: () => clock.now(),
+      }),
   };
 
-  function run(input: RunInput): RunHandle {
+  function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
@@ -145,7 +162,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : executeRun(plumbing.deps, plumbing.input, sessionId, signal, emit),
+          : executeRun(plumbing.deps, plumbing.input, sessionId, signal, emit, execution),
       );
     };
 
@@ -184,10 +201,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   return {
-    run,
+    run: (input) => run(input),
+    replay: (sessionId, spec, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { replay: spec }),
     cache,
     pendingPermissions: (sessionId) => pending.list(sessionId),
     replyPermission: (id, reply, message) => pending.reply(id, reply, message),
+    approvePlan: (planId, approved, reason) =>
+      approvePlan(
+        {
+          gate: plans,
+          store: options.store,
+          resume: (sessionId, approval) => run({ sessionId, prompt: "" }, { resume: true, plan: { approval } }),
+        },
+        { planId, approved, ...(reason !== undefined ? { reason } : {}) },
+      ),
+    pendingPlanApprovals: (sessionId) => plans.list(sessionId),
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
     async revokeApproval(sessionId, approval) {
       // Queued behind a running turn so the revocation lands between runs, never inside one.

@@ -52,14 +52,18 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   not_found: 404,
   session_not_found: 404,
   entry_not_found: 404,
+  goal_not_found: 404,
   parent_not_found: 404,
   blob_not_found: 404,
   permission_not_found: 404,
+  plan_not_found: 404,
   message_not_found: 404,
   method_not_allowed: 405,
   session_exists: 409,
   duplicate_entry: 409,
   session_busy: 409,
+  // A plan answered already: the session, not the request, is in the way.
+  plan_not_pending: 409,
   // A compaction with nothing to summarize: the session's state, not the request, is in the way.
   context_overflow: 409,
   events_expired: 410,

@@ -16,6 +16,7 @@ import {
 
 export { EntryId, SessionId } from "./id-schemas.js";
 export * from "./message-trace-schemas.js";
+export * from "./trace-schemas.js";
 
 /**
  * Every payload of the API, once. Routes validate with these and the OpenAPI document is generated

@@ -13,7 +13,9 @@ import { debugRoutes } from "./routes/debug.js";
 import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
+import { planRoutes } from "./routes/plan.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
 import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
@@ -35,9 +37,9 @@ export interface ServerOptions {
   /** How many run events are kept in memory for readers that resume (see RunStreams). */
   streamBuffer?: StreamBufferOptions;
   /**
-   * The trace watch over `store`'s event log. Create the runtime over `watch.store` so its messages
-   * publish `message_added`; without one the server makes its own and logs only what it sees itself
-   * (`trace_completed`).
+   * The trace watch over `store`'s event log. Give the same hub to the runtime
+   * (`createRuntime({ watch })`) so its runs publish messages, goals and sub-traces; without one the
+   * server makes its own and logs only what it sees itself (`trace_completed`).
    */
   watch?: WatchHub;
   /** The LLM response cache `/api/cache/*` reports on and clears (default: the runtime's). */
@@ -101,9 +103,11 @@ export function createServer(options: ServerOptions): ArborServer {
     ...sessionRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
+    ...planRoutes(ctx),
     ...watchRoutes(ctx),
     ...cacheRoutes(ctx),
     ...debugRoutes(ctx),
+    ...traceRoutes(ctx),
   ];
 
   const app = new Hono();

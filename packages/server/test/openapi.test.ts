@@ -39,10 +39,15 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/approvals/revoke",
         "GET /api/permissions",
         "POST /api/permissions/{id}",
+        "POST /api/plan/approve",
+        "GET /api/plan/pending",
         "GET /api/traces/{id}/watch",
         "GET /api/cache/stats",
         "POST /api/cache/clear",
         "GET /api/sessions/{id}/debug",
+        "GET /api/traces/{id}",
+        "GET /api/traces/{id}/messages",
+        "PATCH /api/traces/{id}/replay",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

@@ -7,6 +7,7 @@ export {
   type RecordedRequest,
   startFakeOpenAI,
 } from "./fake-openai-server.js";
+export { type RoutedModelOptions, routedModel, taskOf } from "./routed-model.js";
 export {
   type DelayAction,
   delay,

@@ -14,6 +14,7 @@ export const runCommand: TopCommand = {
   details: [
     "The agent works in --cwd with the built-in tools (read, write, edit, list, glob, grep, bash, fetch, …) until it answers without calling a tool, --max-turns is reached, or Ctrl-C stops it. Ctrl-C keeps what the run did (the session stays consistent and can be continued); a second Ctrl-C quits at once.",
     "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the ask is denied and stderr says so.",
+    "Plan mode (PLAN_ENABLED): the agent may make a plan with plan_create; each step then runs as its own executor. With PLAN_REQUIRE_APPROVAL the plan waits for approval: --yes approves it; otherwise you are asked on the terminal ([y]es / [n]o), and when stdin is not a terminal it is not approved and stderr says so.",
     "Settings come from $ARBOR_HOME/arbor.json, $ARBOR_HOME/models.json, <cwd>/arbor.json and the environment; --model and --base-url override them.",
     "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 130 interrupted.",
   ],
@@ -38,7 +39,7 @@ export const runCommand: TopCommand = {
         yes: flags.yes,
         store: opened,
         storeLabel: resolved.label,
-        createRuntime: (onPermission) =>
+        createRuntime: (onPermission, onPlanApproval) =>
           createRuntime({
             store: opened,
             config,
@@ -47,6 +48,7 @@ export const runCommand: TopCommand = {
             cwd: flags.cwd,
             arborHome: arborHomeOf(io),
             onPermission,
+            onPlanApproval,
           }),
         input: {
           prompt: flags.prompt,

@@ -54,9 +54,9 @@ export const serveCommand: TopCommand = {
       baseURL: stringOption(values, "base-url"),
     });
     return withStore(io, stringOption(values, "store"), async (store) => {
-      // The runtime writes through the watch hub's store, so watchers hear of every message.
+      // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
       const watch = new WatchHub(store);
-      const runtime = createRuntime({ store: watch.store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      const runtime = createRuntime({ store, watch, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
       try {
         const server = createServer({ runtime, store, watch, ...(token === undefined ? {} : { token }) });
         const listening = await server.listen({ host, port });

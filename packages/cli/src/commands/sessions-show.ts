@@ -1,13 +1,17 @@
+import { getTrace } from "@arbor/core";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";
+import { renderParentGoal, renderPlan, renderSubTraces } from "../render/trace.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 export const sessionsShow: Command = {
   name: "show",
   operands: ["id"],
-  summary: "Show a session and its active path (root → leaf).",
+  summary: "Show a session, its plan and sub-traces, and its active path (root → leaf).",
   details: [
-    "One line per entry on the active path: short id, role or entry type, the first line of what it says, its label.",
+    "After the session's fields: for a sub-trace, the parent and the parent's goal that started it; the plan (the goal",
+    "tree at the leaf) with each agent_call goal's sub-traces; the sub-traces with their status, agent and goal.",
+    "Then one line per entry on the active path: short id, role or entry type, the first line of what it says, its label.",
     "With --json: the session snapshot exactly as the store returns it (session, entries, activePath, childrenByParentId, labelsByEntryId, runtimeContext).",
   ],
   validate: validateSessionIdOperand,
@@ -15,7 +19,18 @@ export const sessionsShow: Command = {
   async run(ctx) {
     const id = ctx.operands[0] as string;
     const snapshot = await ctx.store.getSnapshot(id);
-    if (ctx.json) writeJson(ctx.io.stdout, snapshot);
-    else writeLines(ctx.io.stdout, renderShow(snapshot));
+    if (ctx.json) {
+      writeJson(ctx.io.stdout, snapshot);
+      return;
+    }
+    const trace = await getTrace(ctx.store, id);
+    const parentId = snapshot.session.parentSessionId;
+    const parent = parentId ? await getTrace(ctx.store, parentId).catch(() => undefined) : undefined;
+    const sections = [
+      renderParentGoal(snapshot.session, parent?.goalTree ?? null),
+      trace.goalTree ? renderPlan(trace.goalTree) : [],
+      renderSubTraces(trace.subTraces, trace.goalTree),
+    ];
+    writeLines(ctx.io.stdout, renderShow(snapshot, { sections }));
   },
 };

@@ -2,6 +2,8 @@ import type { SessionMeta, SessionPage } from "@arbor/core";
 import { formatTime, oneLine, table, truncate } from "./text.js";
 
 export interface ListOptions {
+  /** Sub-traces by parent id: each is listed, indented, under its parent. */
+  children?: ReadonlyMap<string, readonly SessionMeta[]>;
   /** Longest title, in characters (default 60). */
   maxTitle?: number;
   /** Shown in the next-page hint so that it can be pasted as is, e.g. `arbor sessions list --limit 20`. */
@@ -9,7 +11,23 @@ export interface ListOptions {
 }
 
 function title(meta: SessionMeta): string {
+  if (meta.parentSessionId)
+    return oneLine(`[${meta.agentType}${meta.status ? `, ${meta.status}` : ""}] ${meta.task ?? meta.title ?? ""}`);
   return oneLine(meta.title ?? meta.task ?? "");
+}
+
+/** The page's sessions with their sub-traces after them, depth first; `depth` indents the id. */
+function withChildren(
+  sessions: readonly SessionMeta[],
+  children: ReadonlyMap<string, readonly SessionMeta[]> | undefined,
+): Array<{ meta: SessionMeta; depth: number }> {
+  const out: Array<{ meta: SessionMeta; depth: number }> = [];
+  const visit = (meta: SessionMeta, depth: number) => {
+    out.push({ meta, depth });
+    if (depth < 8) for (const child of children?.get(meta.id) ?? []) visit(child, depth + 1);
+  };
+  for (const meta of sessions) visit(meta, 0);
+  return out;
 }
 
 /** One page of sessions as a table (newest first, as the store returns them) and the next cursor. */
@@ -20,8 +38,8 @@ export function renderSessionList(page: SessionPage, opts: ListOptions = {}): st
       ? ["No sessions."]
       : table(
           ["ID", "CREATED (UTC)", "UPDATED (UTC)", "MESSAGES", "TITLE"],
-          page.sessions.map((s) => [
-            s.id,
+          withChildren(page.sessions, opts.children).map(({ meta: s, depth }) => [
+            depth === 0 ? s.id : `${"  ".repeat(depth - 1)}└ ${s.id}`,
             formatTime(s.createdAt),
             formatTime(s.updatedAt),
             String(s.totalMessages),

@@ -61,6 +61,7 @@ const STOP_REASONS: Readonly<Record<string, string>> = {
   max_turns: "stopped at the turn limit (--max-turns); continue the session to go on",
   permission_rejected: "stopped because a permission was rejected",
   doom_loop: "stopped because the same tool call kept repeating",
+  plan_rejected: "stopped because the plan was not approved",
 };
 
 function errorLine(outcome: RunOutcome): string {

@@ -5,6 +5,8 @@ import { formatTime, oneLine, plural, shortId, truncate } from "./text.js";
 export interface ShowOptions {
   /** Longest preview, in characters (default 100). */
   maxPreview?: number;
+  /** Blocks shown between the header and the active path (the plan, the sub-traces). */
+  sections?: readonly (readonly string[])[];
 }
 
 /** `Key  value` lines describing a session; fields it does not have are left out. */
@@ -45,6 +47,7 @@ export function sessionHeader(
 export function renderShow(snapshot: Snapshot, opts: ShowOptions = {}): string[] {
   const maxPreview = opts.maxPreview ?? 100;
   const lines = sessionHeader(snapshot.session, snapshot);
+  for (const section of opts.sections ?? []) if (section.length > 0) lines.push("", ...section);
   const byId = new Map<string, Entry>();
   for (const e of snapshot.entries) byId.set(e.id, e);
   const path = snapshot.activePath.map((id) => byId.get(id)).filter((e): e is Entry => e !== undefined);

@@ -5,6 +5,7 @@ import { createJsonView, createTextView, type RunOutcome, type RunView } from ".
 import { pickStyle } from "../render/style.js";
 import { type Driven, driveRun, type RunHandleLike } from "./drive.js";
 import { type AskHandler, createAskHandler } from "./permissions.js";
+import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-approval.js";
 
 /** What `playRun` needs of a runtime; `createRuntime`'s result is one. */
 export interface RuntimeLike<Input> {
@@ -20,8 +21,8 @@ export interface PlayOptions<Input> {
   store: Store;
   /** The store as messages name it, for hints about a missing session. */
   storeLabel: string;
-  /** Makes the runtime; `onPermission` answers its asks through the view. */
-  createRuntime(onPermission: AskHandler): RuntimeLike<Input>;
+  /** Makes the runtime; `onPermission` answers its asks and `onPlanApproval` its plans, through the view. */
+  createRuntime(onPermission: AskHandler, onPlanApproval: PlanApprovalHandler): RuntimeLike<Input>;
   input: Input;
   /** What to run next for the session, as `[label, command]` lines of the text view. */
   next(sessionId: string): (readonly [string, string])[];
@@ -61,7 +62,10 @@ function withHint(outcome: RunOutcome, storeLabel: string): RunOutcome {
 export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: number; driven: Driven }> {
   const { io } = opts;
   const view = createView(io, opts.json);
-  const runtime = opts.createRuntime(createAskHandler({ yes: opts.yes, io, view }));
+  const runtime = opts.createRuntime(
+    createAskHandler({ yes: opts.yes, io, view }),
+    createPlanApprovalHandler({ yes: opts.yes, io, view }),
+  );
   try {
     const driven = await driveRun({ io, handle: runtime.run(opts.input), view });
     const { outcome } = driven;

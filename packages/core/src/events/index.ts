@@ -1,4 +1,3 @@
 export { messageSummary } from "./message-summary.js";
 export * from "./watch-events.js";
 export { WatchHub, type WatchHubOptions, type WatchListener, watchEventFromRecord } from "./watch-hub.js";
-export { WatchedStore } from "./watched-store.js";

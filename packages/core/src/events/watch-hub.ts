@@ -1,15 +1,15 @@
 import { isArborError } from "../errors.js";
+import { goalTreeOnPath } from "../goal/goal-path.js";
 import { assertSessionId, parentTraceId } from "../model/ids.js";
 import type { StoredEvent } from "../store/event-records.js";
 import { KeyedLock } from "../store/keyed-lock.js";
 import type { Store } from "../store/store.js";
 import { type WatchEvent, type WatchEventInput, WatchEventSchema, type WatchMessage } from "./watch-events.js";
-import { WatchedStore } from "./watched-store.js";
 
 export type WatchListener = (event: WatchEvent) => void;
 
 export interface WatchHubOptions {
-  /** The goal tree a `connected` event carries for a trace; null when there is none (the default). */
+  /** The goal tree a `connected` event carries for a trace; by default the tree at the session's leaf. */
   goalTree?: (traceId: string) => Promise<unknown>;
   /** Told about a publish the store refused (other than for a deleted session or a closed store); publishing never rejects. */
   onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
@@ -30,11 +30,10 @@ export function watchEventFromRecord(record: StoredEvent): WatchEvent {
  * in every ancestor trace's log (a parent's watchers see its sub-traces' events), each with that
  * log's next id, and hands it to that log's live watchers in id order. `watch` replays the log after
  * `since` and then delivers live events, each exactly once: it subscribes before it reads, and drops
- * what it has already delivered by id. Owned by whoever owns the store: no module state.
+ * what it has already delivered by id. Owned by whoever owns the store: no module state. Give it to
+ * the runtime (`createRuntime({ watch })`) and runs publish their messages, goals and sub-traces.
  */
 export class WatchHub {
-  /** The store to give the runtime: its message appends publish `message_added`. */
-  readonly store: Store;
   private readonly listeners = new Map<string, Set<WatchListener>>();
   private readonly order = new KeyedLock();
   private readonly inner: Store;
@@ -43,7 +42,6 @@ export class WatchHub {
   constructor(store: Store, options: WatchHubOptions = {}) {
     this.inner = store;
     this.options = options;
-    this.store = new WatchedStore(store, this);
   }
 
   /**
@@ -117,7 +115,9 @@ export class WatchHub {
         after = (page[page.length - 1] as StoredEvent).id;
       }
       const current = backlog.at(-1)?.event_id ?? (await this.lastIdAtMost(traceId, since));
-      const goalTree = this.options.goalTree ? await this.options.goalTree(traceId) : null;
+      const goalTree = this.options.goalTree
+        ? await this.options.goalTree(traceId)
+        : goalTreeOnPath(await this.inner.getActivePath(traceId));
       delivered = Math.min(since, current);
       send({
         event: "connected",

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { ArborError } from "../errors.js";
 import { defineTool, type ToolResult } from "../tools/tool.js";
 import { applyGoalCommand } from "./commands.js";
-import type { GoalTree } from "./goal-tree.js";
+import { createGoalTree, type GoalTree } from "./goal-tree.js";
 import { toPrompt } from "./to-prompt.js";
 
 export const GOAL_TOOL_NAME = "goal";
@@ -65,22 +66,29 @@ export interface GoalToolOptions {
   now?: () => string;
 }
 
-/** The `goal` tool: applies the call to the session's tree and answers with what changed and the new plan. */
-export function defineGoalTool(access: GoalTreeAccess, options: GoalToolOptions = {}) {
+/**
+ * The `goal` tool: applies the call to the session's tree and answers with what changed and the new
+ * plan. Without `access` it works on the run's tree (`ToolContext.run`), as the runtime's built-in.
+ */
+export function defineGoalTool(access?: GoalTreeAccess, options: GoalToolOptions = {}) {
   const now = options.now ?? (() => new Date().toISOString());
   return defineTool<typeof GoalToolInputSchema, GoalToolMetadata>({
     name: GOAL_TOOL_NAME,
     description: GOAL_TOOL_DESCRIPTION,
     input: GoalToolInputSchema,
     async execute(input, ctx) {
-      const tree = await access.get(ctx.sessionId);
+      const run = ctx.run?.goals;
+      if (!access && !run) throw new ArborError("invalid_input", "The goal tool keeps a run's plan; it only works inside a run.");
+      const tree = access ? await access.get(ctx.sessionId) : (run!.get() ?? createGoalTree(run!.mission));
       const change = applyGoalCommand(tree, input, now());
       const result: GoalToolResult = {
         output: `${change.message}\n\n${toPrompt(change.tree)}`,
         title: change.message.split("\n")[0] ?? "",
         metadata: { goalTree: change.tree, affectedGoals: change.affectedGoals, addedGoals: change.addedGoals },
       };
-      if (change.tree !== tree) await access.set(ctx.sessionId, change.tree, result);
+      if (change.tree === tree) return result;
+      if (access) await access.set(ctx.sessionId, change.tree, result);
+      else run!.set(change.tree, change);
       return result;
     },
   });

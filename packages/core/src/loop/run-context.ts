@@ -1,7 +1,10 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { ContextSize } from "../context/context-size.js";
+import type { GoalCompactionData } from "../context/goal-compaction.js";
 import type { TokenCounter } from "../context/token-counter.js";
+import type { WatchEventInput } from "../events/watch-events.js";
+import type { GoalTree } from "../goal/goal-tree.js";
 import type { TokenUsage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
@@ -9,6 +12,7 @@ import type { Store } from "../store/store.js";
 import type { PermissionAsk } from "../tools/ask.js";
 import type { LoopStep } from "../tools/doom-loop.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { RunServices } from "../tools/run-services.js";
 import type { PromptCache } from "./prompt.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
@@ -56,6 +60,19 @@ export interface RunContext {
   /** Compactions made during this run. */
   compactions: number;
   emit(event: RunEventInput): void;
+  /** The plan (SPEC 5): the latest tree on the active path, changed by `goal` and sub-trace calls. */
+  goals: GoalTree | undefined;
+  /** The first user prompt of the trace: the mission of a plan the run starts. */
+  readonly mission: string;
+  /** Goals the step closed, collapsed once the step's tool results are all written (SPEC 6). */
+  goalCompactions: GoalCompactionData[];
+  /** Limits from the trace's context beyond maxTurns (SPEC 3). */
+  readonly budget: { readonly maxTokens?: number; readonly maxToolCalls?: number; readonly maxConcurrentSubTraces?: number };
+  toolCalls: number;
+  /** What `goal`, `explore` and `delegate` use of this run. */
+  services?: RunServices;
+  /** Tells the watchers of this trace, or of a sub-trace it started (a no-op without a watch hub); never waited for. */
+  publish(event: WatchEventInput, traceId?: string): void;
 }
 
 export function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {

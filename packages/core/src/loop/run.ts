@@ -6,22 +6,31 @@ import type { Config } from "../config/schema.js";
 import { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
+import { goalTreeOnPath } from "../goal/goal-path.js";
 import { modelInfo } from "../llm/catalog.js";
 import type { Entry } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
-import { applyEntry, buildContext } from "../session/context.js";
+import type { SessionMeta, TraceContext } from "../model/session.js";
+import type { PlanGate } from "../plan/plan-gate.js";
+import { type PlanExecution, planModeFor, planToolRules } from "../plan/plan-mode.js";
+import { buildContext } from "../session/context.js";
 import type { Store } from "../store/store.js";
 import { agentPermissions } from "../tools/agents.js";
 import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
 import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { SubTraceRunner } from "../tools/run-services.js";
 import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "./approvals.js";
+import { appendRunMessage, flushGoalCompactions, runGoals } from "./goal-state.js";
+import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
 import type { PendingPermissions } from "./pending-permissions.js";
 import { PromptCache } from "./prompt.js";
 import { buildSwitchReminder, planModeReminder } from "./reminders.js";
+import { type PreparedReplay, prepareReplay, type ReplaySpec } from "./replay.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import { errorOf, runSteps, type StepsOutcome } from "./steps.js";
 import { generateTitle } from "./title.js";
+import { runToolCalls } from "./tool-runner.js";
 import type {
   AgentDefinition,
   LoopClock,
@@ -31,6 +40,7 @@ import type {
   RetryOptions,
   RunInput,
   RunResult,
+  TracePublisher,
 } from "./types.js";
 
 /** What a run borrows from its runtime. */
@@ -58,6 +68,34 @@ export interface RunDeps {
   maxTurnsNote: string;
   /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */
   tokens: TokenCounter;
+  watch: TracePublisher | undefined;
+  /** Starts sub-traces for `explore` and `delegate` on behalf of a run. */
+  subTraces(ctx: RunContext): SubTraceRunner;
+  /** Runs waiting for a plan's approval, and who answers them. */
+  plans: PlanGate;
+}
+
+/** A sub-trace's session, made by the run that starts it (SPEC 3). */
+export interface TraceLaunch {
+  parentSessionId: string;
+  parentGoalId?: string;
+  agentType: string;
+  task: string;
+  context: TraceContext;
+  /** Start from the parent's context as it was before this entry (explore without `background`). */
+  inheritFrom?: { sessionId: string; beforeEntryId: string };
+}
+
+export interface ExecuteOptions {
+  trace?: TraceLaunch;
+  /**
+   * Continue the session from its leaf without a new user message; the prompt is ignored.
+   */
+  resume?: boolean;
+  /** Branch before a past `goal` call, redo it with new arguments and continue (implies resume). */
+  replay?: ReplaySpec;
+  /** Plan mode beyond phase 1: an approval answered after its run ended, or a plan step's executor. */
+  plan?: PlanExecution;
 }
 
 /** Over this a prompt cannot be one session entry; far over any model's context long before. */
@@ -238,6 +276,28 @@ function remindersFor(agent: AgentDefinition, path: readonly Entry[]): UserMessa
   return [];
 }
 
+/** The task of a trace: its first user message, the mission of the plan it makes. */
+function missionOf(path: readonly Entry[], fallback: string): string {
+  for (const entry of path) {
+    if (entry.type === "message" && entry.message.role === "user" && entry.message.synthetic !== true) {
+      const text = promptText(entry.message.content).trim();
+      if (text) return text;
+    }
+  }
+  return fallback.trim();
+}
+
+function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
+  return status === "done" ? "completed" : status === "error" ? "failed" : "aborted";
+}
+
+/** Marks the trace running or finished; a failure to do so must not change the run's outcome. */
+async function markTrace(deps: RunDeps, sessionId: string, status: RunResult["status"] | "running"): Promise<void> {
+  const patch =
+    status === "running" ? { status } : { status: traceStatus(status), completedAt: new Date(deps.clock.now()).toISOString() };
+  await deps.store.updateSession(sessionId, patch).catch(() => undefined);
+}
+
 /**
  * One run from input to result: validate everything that can be validated before writing, then
  * create or open the session, append the user message and loop. Never throws.
@@ -248,13 +308,16 @@ export async function executeRun(
   sessionId: string,
   signal: AbortSignal,
   emit: (e: RunEventInput) => void,
+  options: ExecuteOptions = {},
 ): Promise<RunResult> {
   const result: RunResult = { sessionId, status: "error", text: "", steps: 0, usage: { ...ZERO_USAGE }, cost: 0 };
   let ctx: RunContext | undefined;
   let outcome: StepsOutcome;
+  let started = false;
   try {
-    const content = userContent(input.prompt);
-    checkPrompt(content);
+    const resume = options.resume === true || options.replay !== undefined;
+    const content = resume ? [] : userContent(input.prompt);
+    if (!resume) checkPrompt(content);
     if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
@@ -271,23 +334,66 @@ export async function executeRun(
 
     let path: Entry[] = [];
     let title: string | undefined;
+    let meta: SessionMeta | undefined;
     if (input.sessionId !== undefined) {
-      const meta = await deps.store.getSession(sessionId);
+      meta = await deps.store.getSession(sessionId);
       if (!meta)
         throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
       title = meta.title;
       path = await deps.store.getActivePath(sessionId);
     }
+    let replay: PreparedReplay | undefined;
+    if (options.replay) {
+      replay = await prepareReplay(deps.store, sessionId, options.replay);
+    } else if (resume && path.length === 0) {
+      throw new ArborError("invalid_input", `Session ${sessionId} has nothing to continue from.`);
+    }
     const system = await deps.systemPrompt({ agent, model, cwd, ...(input.system ? { system: input.system } : {}), signal });
     if (signal.aborted) return { ...result, status: "aborted" };
+    const launch = options.trace;
     if (input.sessionId === undefined) {
-      await deps.store.createSession({ id: sessionId, cwd, agentId: agent.name, mode: "agent", agentType: "main" });
+      meta = await deps.store.createSession({
+        id: sessionId,
+        cwd,
+        agentId: agent.name,
+        mode: "agent",
+        agentType: launch?.agentType ?? "main",
+        ...(launch
+          ? {
+              title: launch.task.slice(0, 500),
+              task: launch.task,
+              parentSessionId: launch.parentSessionId,
+              context: launch.context,
+              ...(launch.parentGoalId !== undefined ? { parentGoalId: launch.parentGoalId } : {}),
+            }
+          : {}),
+      });
+      if (launch) title = launch.task;
+      if (launch?.inheritFrom) {
+        path = [
+          await deps.store.appendEntry(sessionId, { type: "custom", customType: INHERIT_ENTRY_TYPE, data: launch.inheritFrom }),
+        ];
+      }
     }
+    if (replay) {
+      if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);
+      else await deps.store.switchLeaf(sessionId, replay.branchFrom);
+      path = await deps.store.getActivePath(sessionId);
+    }
+    started = true;
+    await markTrace(deps, sessionId, "running");
+    const traceContext = meta?.context ?? {};
 
     const toolNames = deps.registry.names();
     const rules = [
-      ...agentPermissions({ agent, ...(deps.userRules ? { user: deps.userRules } : {}), toolNames }),
+      ...agentPermissions({
+        agent,
+        ...(deps.userRules ? { user: deps.userRules } : {}),
+        trace: traceContext,
+        toolNames,
+      }),
       ...approvalsOnPath(path, agent.name),
+      ...planToolRules(deps.config, options),
     ];
     const { tools, names } = functionTools(deps, rules);
     ctx = {
@@ -304,10 +410,10 @@ export async function executeRun(
       tools,
       toolNames: names,
       permission: permissionFor(deps, sessionId, agent, rules, signal, emit),
-      maxTurns: input.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
+      maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),
       system,
-      state: buildContext(path),
+      state: buildContext(await contextPath(deps.store, path)),
       step: 0,
       usage: { ...ZERO_USAGE },
       cost: 0,
@@ -318,14 +424,31 @@ export async function executeRun(
       summaryModel: () => summaryModel(deps, model),
       compactions: 0,
       emit,
+      goals: goalTreeOnPath(path),
+      mission: missionOf(path, promptText(content)),
+      goalCompactions: [],
+      budget: {
+        ...(traceContext.maxTokens !== undefined ? { maxTokens: traceContext.maxTokens } : {}),
+        ...(traceContext.maxToolCalls !== undefined ? { maxToolCalls: traceContext.maxToolCalls } : {}),
+        ...(traceContext.maxConcurrentSubTraces !== undefined
+          ? { maxConcurrentSubTraces: traceContext.maxConcurrentSubTraces }
+          : {}),
+      },
+      toolCalls: 0,
+      publish: (event, traceId = sessionId) => {
+        void deps.watch?.publish(traceId, event);
+      },
     };
-    const userEntry = await deps.store.appendMessage(sessionId, {
-      role: "user",
-      content: [...content, ...remindersFor(agent, path)],
-    });
-    ctx.state = applyEntry(ctx.state, userEntry);
-    const naming = title === undefined ? generateTitle(titleModel(deps), promptText(content), signal) : undefined;
-    outcome = await runSteps(ctx, deps.maxTurnsNote);
+    const plan = planModeFor(ctx, deps, options, executeRun);
+    ctx.services = { goals: runGoals(ctx), subTraces: deps.subTraces(ctx), ...(plan ? { plan: plan.services } : {}) };
+    if (!resume) {
+      await appendRunMessage(ctx, { role: "user", content: [...content, ...remindersFor(agent, path)] });
+    }
+    if (replay) await redoCall(ctx, replay);
+    const naming = title === undefined && !resume ? generateTitle(titleModel(deps), promptText(content), signal) : undefined;
+    const current = ctx;
+    const phaseOne = () => runSteps(current, deps.maxTurnsNote);
+    outcome = plan ? await plan.run(phaseOne) : await phaseOne();
     if (naming) await deps.store.updateSession(sessionId, { title: await naming });
   } catch (err) {
     outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };
@@ -338,7 +461,16 @@ export async function executeRun(
     ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
+  if (started) await markTrace(deps, sessionId, final.status);
   return final;
+}
+
+/** The edited call of a replay, written and run as its step would have been. */
+async function redoCall(ctx: RunContext, replay: PreparedReplay): Promise<void> {
+  const goalId = ctx.goals?.currentId ?? null;
+  const entry = await appendRunMessage(ctx, replay.message, goalId);
+  await runToolCalls(ctx, entry.id, [replay.call], "", goalId);
+  await flushGoalCompactions(ctx);
 }
 
 export function newSessionId(): string {

@@ -3,9 +3,9 @@ import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
 import { costOf } from "../llm/catalog.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
-import { applyEntry } from "../session/context.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
+import { appendRunMessage, flushGoalCompactions, systemWithPlan } from "./goal-state.js";
 import { callModel, eventSink } from "./model-call.js";
 import { addUsage, type RunContext } from "./run-context.js";
 import type { StreamedToolCall } from "./stream-step.js";
@@ -41,10 +41,20 @@ function lastInput(ctx: RunContext): string {
   return cut(text, 2000);
 }
 
-async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
-  const entry = await ctx.store.appendMessage(ctx.sessionId, message);
-  ctx.state = applyEntry(ctx.state, entry);
-  return entry.id;
+async function persistAssistant(ctx: RunContext, message: AssistantMessage, goalId: string | null): Promise<string> {
+  return (await appendRunMessage(ctx, message, goalId)).id;
+}
+
+/** The trace's token or tool-call budget (SPEC 3) is spent: say which, for the stop. */
+function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
+  const { maxTokens, maxToolCalls } = ctx.budget;
+  if (maxTokens !== undefined && ctx.usage.input + ctx.usage.output >= maxTokens) {
+    return `the token budget of ${maxTokens} is spent`;
+  }
+  if (maxToolCalls !== undefined && ctx.toolCalls + nextCalls > maxToolCalls) {
+    return `the budget of ${maxToolCalls} tool calls is spent`;
+  }
+  return undefined;
 }
 
 function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCall[], parsed: readonly unknown[]): void {
@@ -81,7 +91,9 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     if (ctx.signal.aborted) return { status: "aborted" };
     ctx.step++;
     const lastStep = ctx.step >= ctx.maxTurns;
-    const system = lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system;
+    // Every message of a step belongs to the goal in focus when it began, so a step collapses whole.
+    const stepGoal = ctx.goals?.currentId ?? null;
+    const system = systemWithPlan(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
     const options: LanguageModelV4CallOptions = {
       prompt: ctx.prompts.prompt(system, ctx.state),
       maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
@@ -142,8 +154,8 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     if (ended) {
       // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
       if (stream.content.length > 0) {
-        await persistAssistant(ctx, message);
-        await recordInterrupted(ctx, calls);
+        await persistAssistant(ctx, message, stepGoal);
+        await recordInterrupted(ctx, calls, undefined, stepGoal);
       } else if (failure) {
         await ctx.store.appendEntry(ctx.sessionId, {
           type: "custom",
@@ -156,18 +168,30 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     }
 
     ctx.lastText = stream.text;
-    const messageId = await persistAssistant(ctx, message);
-    if (calls.length === 0) return { status: "done", stopReason: lastStep ? "max_turns" : "finished" };
+    const messageId = await persistAssistant(ctx, message, stepGoal);
+    if (calls.length === 0) {
+      return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };
+    }
 
     remember(ctx, stream.text, calls, parsed);
+    const spent = budgetSpent(ctx, calls.length);
+    if (spent) {
+      await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`, stepGoal);
+      return { status: "done", stopReason: "budget" };
+    }
     if (!(await passesDoomLoopGuard(ctx))) {
-      await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
+      await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]", stepGoal);
       return { status: "done", stopReason: "doom_loop" };
     }
-    const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200));
+    ctx.toolCalls += calls.length;
+    const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200), stepGoal);
+    await flushGoalCompactions(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
     if (rejected) return { status: "done", stopReason: "permission_rejected" };
+    // Phase 1 of plan mode ends right after plan_create (SPEC 7); the plan runs next.
+    if (ctx.services?.plan?.stopsPhaseOne) return { status: "done", stopReason: "finished" };
     if (lastStep) return { status: "done", stopReason: "max_turns" };
+    if (budgetSpent(ctx, 0)) return { status: "done", stopReason: "budget" };
   }
 }
 

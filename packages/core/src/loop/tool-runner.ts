@@ -1,7 +1,7 @@
 import { isArborError } from "../errors.js";
 import type { ToolMessage } from "../model/message.js";
-import { applyEntry } from "../session/context.js";
 import type { ToolOutcome } from "../tools/tool.js";
+import { appendRunMessage } from "./goal-state.js";
 import type { RunContext } from "./run-context.js";
 import type { StreamedToolCall } from "./stream-step.js";
 
@@ -36,9 +36,8 @@ function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: n
   };
 }
 
-async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
-  const entry = await ctx.store.appendMessage(ctx.sessionId, message);
-  ctx.state = applyEntry(ctx.state, entry);
+async function persist(ctx: RunContext, message: ToolMessage, goalId: string | null): Promise<void> {
+  await appendRunMessage(ctx, message, goalId);
 }
 
 /** Records calls that never ran (the run was aborted or stopped first) so every call has a result. */
@@ -46,9 +45,10 @@ export async function recordInterrupted(
   ctx: RunContext,
   calls: readonly StreamedToolCall[],
   output = INTERRUPTED_OUTPUT,
+  goalId: string | null = ctx.goals?.currentId ?? null,
 ): Promise<void> {
   for (const call of calls) {
-    await persist(ctx, toolMessage(call, { isError: true, code: "aborted", output }, 0));
+    await persist(ctx, toolMessage(call, { isError: true, code: "aborted", output }, 0), goalId);
     ctx.emit({
       type: "tool_end",
       call_id: call.toolCallId,
@@ -70,6 +70,7 @@ export async function runToolCalls(
   messageId: string,
   calls: readonly StreamedToolCall[],
   motivation: string,
+  goalId: string | null,
 ): Promise<ToolBatchResult> {
   let rejected = false;
   const available = ctx.toolNames;
@@ -77,7 +78,7 @@ export async function runToolCalls(
   // parent is the one before it and the context follows the same order.
   let tail = Promise.resolve();
   const persistInOrder = (message: ToolMessage) => {
-    tail = tail.then(() => persist(ctx, message));
+    tail = tail.then(() => persist(ctx, message, goalId));
     return tail;
   };
   await Promise.all(
@@ -95,6 +96,7 @@ export async function runToolCalls(
           cwd: ctx.cwd,
           abort: ctx.signal,
           metadata: () => {},
+          ...(ctx.services ? { run: ctx.services } : {}),
           ask: async (request) => {
             try {
               await ctx.permission.ask({

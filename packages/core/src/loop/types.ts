@@ -1,12 +1,16 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { DebugLevel } from "../events/debug-records.js";
+import type { WatchEventInput } from "../events/watch-events.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelInfo } from "../llm/catalog.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
+import type { TraceContext } from "../model/session.js";
+import type { PlanApprovalResult } from "../plan/approve.js";
+import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { Store } from "../store/store.js";
 import type { AgentInfo } from "../tools/agents.js";
 import type { PermissionReply } from "../tools/ask.js";
@@ -16,6 +20,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
 import type { Approval } from "./approvals.js";
 import type { MiddlewareErrorHandler, RunMiddleware } from "./middleware.js";
+import type { ReplaySpec } from "./replay.js";
 
 /** A model ready to call: the AI SDK instance, its `provider/model` name and its catalog limits and prices. */
 export interface ResolvedModel {
@@ -82,8 +87,16 @@ export type PermissionHandler = (
   signal: AbortSignal,
 ) => PermissionReply | undefined | Promise<PermissionReply | undefined>;
 
+/** Where the runtime tells watchers what happens in a trace: a `WatchHub` (SPEC 8). */
+export interface TracePublisher {
+  /** Logs and delivers an event; never rejects (watching must never fail a run). */
+  publish(traceId: string, event: WatchEventInput): Promise<void>;
+}
+
 export interface RuntimeOptions {
   store: Store;
+  /** Publishes the trace watch events (messages, goals, sub-traces) of every run. */
+  watch?: TracePublisher;
   /** Resolved settings; defaults to the built-in defaults (no files, no environment). */
   config?: Config;
   /** The default model: a `provider/model` string resolved by `models`, or an AI SDK model instance. */
@@ -104,6 +117,8 @@ export interface RuntimeOptions {
   /** User permission rules, merged after the agent's (SPEC 4). */
   permission?: readonly PermissionRule[] | PermissionConfig;
   onPermission?: PermissionHandler;
+  /** Answers plan approvals (PLAN_REQUIRE_APPROVAL) when someone is at hand; undefined leaves them to `approvePlan`. */
+  onPlanApproval?: PlanApprovalHandler;
   retry?: RetryOptions;
   clock?: LoopClock;
   /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
@@ -122,6 +137,11 @@ export interface RuntimeOptions {
   debug?: DebugLevel;
   /** Told when a middleware hook throws; the event passes on and the run goes on. Default: ignored. */
   onMiddlewareError?: MiddlewareErrorHandler;
+  /**
+   * The context (tools, turns, timeout, token and tool-call budgets) of the sub-traces `explore` and
+   * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
+   */
+  subAgents?: { explore?: TraceContext; delegate?: TraceContext };
 }
 
 export interface RunInput {
@@ -148,7 +168,7 @@ export interface RunInput {
 export type RunStatus = "done" | "error" | "aborted";
 
 /** Why a `done` run stopped. */
-export type StopReason = "finished" | "max_turns" | "permission_rejected" | "doom_loop";
+export type StopReason = "finished" | "max_turns" | "permission_rejected" | "doom_loop" | "budget" | "plan_rejected";
 
 export interface RunResult {
   sessionId: string;
@@ -220,10 +240,25 @@ export interface Runtime {
    * nothing.
    */
   run(input: RunInput): RunHandle;
+  /**
+   * Edits a past `goal` call (seed 000 replay): a new branch starts just before the message that
+   * made it, the call is redone with the new arguments and the run continues from there. Like
+   * `run`, never throws: a bad spec ends the run at once with an `error` event, having written nothing.
+   */
+  replay(sessionId: string, spec: ReplaySpec, options?: Pick<RunInput, "agent" | "model" | "maxTurns" | "signal">): RunHandle;
   /** Asks waiting for an answer, oldest first; only those of one session when given. */
   pendingPermissions(sessionId?: string): PendingPermission[];
   /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
   replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
+  /**
+   * Answers a plan waiting for approval (SPEC 7). The run waiting for it goes on; when that run is
+   * gone (a restart, an abort) the answer is recorded by a new run over the session, which runs
+   * phase 2 or ends with the rejection: `result.run`. Throws `invalid_input`, `plan_not_found`,
+   * `plan_not_pending`.
+   */
+  approvePlan(planId: string, approved: boolean, reason?: string): Promise<PlanApprovalResult>;
+  /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
+  pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
   /** "Always" approvals in force at the session's leaf (SPEC 12: visible). */
   approvals(sessionId: string): Promise<Approval[]>;
   /** Withdraws an approval from the session's leaf on; false when it was not in force. */

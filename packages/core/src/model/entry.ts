@@ -10,7 +10,7 @@ export type ThinkingLevel = z.infer<typeof ThinkingLevelSchema>;
 /** `provider/model`, e.g. `openai/gpt-4o` or `openai-compatible/llama3`. */
 export const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]*\/.+$/, "expected provider/model");
 
-export const SubagentStatusSchema = z.enum(["completed", "failed", "aborted", "timeout", "max_turns"]);
+export const SubagentStatusSchema = z.enum(["completed", "failed", "aborted", "timeout", "max_turns", "budget"]);
 
 /** The canonical projection of a sub-agent result at the session-tree boundary (seed 001). */
 export const SubagentProjectionSchema = z.looseObject({
@@ -163,6 +163,7 @@ export type SessionInfoEntry = z.infer<typeof SessionInfoEntrySchema>;
 export type SubagentBatchEntry = z.infer<typeof SubagentBatchEntrySchema>;
 export type SubagentResultEntry = z.infer<typeof SubagentResultEntrySchema>;
 export type SubagentResultMetadata = z.infer<typeof SubagentResultMetadataSchema>;
+export type SubagentStatus = z.infer<typeof SubagentStatusSchema>;
 export type Entry = z.infer<typeof EntrySchema>;
 export type EntryInput = z.input<typeof EntryInputSchema>;
 

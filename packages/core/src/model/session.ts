@@ -17,6 +17,12 @@ export const TraceContextSchema = z.looseObject({
   deniedTools: z.array(z.string()).optional(),
   maxTurns: z.number().int().positive().optional(),
   timeout: z.number().positive().optional(),
+  /** Input plus output tokens the trace may spend across its model calls. */
+  maxTokens: z.number().int().positive().optional(),
+  /** Tool calls the trace may make. */
+  maxToolCalls: z.number().int().positive().optional(),
+  /** Sub-traces of this trace that may run at once (explore's branches). */
+  maxConcurrentSubTraces: z.number().int().positive().optional(),
 });
 
 export const SessionMetaSchema = z.looseObject({

@@ -1,3 +1,9 @@
+import {
+  applyGoalCompaction,
+  type CarriedNote,
+  GOAL_COMPACTION_ENTRY_TYPE,
+  takeCarriedNote,
+} from "../context/goal-compaction.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/prune-entry.js";
 import type { CompactionEntry, CustomEntry, Entry, ThinkingLevel } from "../model/entry.js";
 import type { Message, ToolMessage, UserMessage } from "../model/message.js";
@@ -30,6 +36,8 @@ export interface ContextState {
    * so token usage a provider reported for a message below it no longer measures this context.
    */
   readonly rewrittenAt: number;
+  /** Notes abandoned goals left for the first message of the goals that replace them. */
+  readonly carry?: readonly CarriedNote[];
 }
 
 export const EMPTY_CONTEXT: ContextState = Object.freeze({
@@ -142,8 +150,12 @@ function deleteMessages(state: ContextState, entry: CustomEntry): ContextState {
 /** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */
 export function applyEntry(state: ContextState, entry: Entry): ContextState {
   switch (entry.type) {
-    case "message":
-      return withItem(state, entry, entry.message);
+    case "message": {
+      const carried = state.carry ? takeCarriedNote(state, entry, entry.message) : undefined;
+      if (!carried) return withItem(state, entry, entry.message);
+      const withNote = { ...state, ...push(state, carried.note), carry: carried.carry };
+      return withItem(withNote, entry, entry.message);
+    }
     case "compaction":
       return compact(state, entry);
     case "branch_summary":
@@ -165,6 +177,7 @@ export function applyEntry(state: ContextState, entry: Entry): ContextState {
     case "custom":
       if (entry.customType === PRUNE_ENTRY_TYPE) return prune(state, entry);
       if (entry.customType === DELETE_ENTRY_TYPE) return deleteMessages(state, entry);
+      if (entry.customType === GOAL_COMPACTION_ENTRY_TYPE) return applyGoalCompaction(state, entry);
       return { ...state, leafId: entry.id };
     case "label":
     case "session_info":

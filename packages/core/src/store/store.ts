@@ -15,6 +15,13 @@ export interface ListSessionsOptions {
   parentSessionId?: string | null;
 }
 
+/** What `goal.json` holds: the plan as of the entry that last changed it. */
+export interface GoalTreeCache {
+  /** The leaf when the plan last changed; the tree on another branch may differ. */
+  leafEntryId: string | null;
+  tree: unknown;
+}
+
 export interface SessionPage {
   sessions: SessionMeta[];
   nextCursor?: string;
@@ -91,6 +98,12 @@ export interface Store {
   appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   /** Records after `after`, oldest first. */
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
+
+  /**
+   * Stores that keep a readable copy of a session's plan (the file store's `goal.json`, SPEC 5)
+   * implement this; the plan itself lives in the session tree, so a failure here loses nothing.
+   */
+  cacheGoalTree?(sessionId: string, cache: GoalTreeCache): Promise<void>;
 
   exportSession(sessionId: string): Promise<SessionExport>;
   /** Writes a whole exported session at once; fails with `session_exists` unless `newId` is set. */

@@ -62,9 +62,9 @@ export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Obj
   ),
   explore: agent(
     "explore",
-    "A fast read-only sub-agent for finding files and code: read, grep, glob and list only.",
+    "A fast read-only sub-agent for finding files and code: read, grep, glob and list only (and goal, to plan).",
     "subagent",
-    { "*": "deny", ...SENSITIVE_READ_CONFIG, grep: "allow", glob: "allow", list: "allow", ...KEEP_ASKS },
+    { "*": "deny", ...SENSITIVE_READ_CONFIG, grep: "allow", glob: "allow", list: "allow", goal: "allow", ...KEEP_ASKS },
   ),
   compaction: agent(
     "compaction",

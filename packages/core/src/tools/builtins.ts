@@ -1,3 +1,5 @@
+import { defineGoalTool } from "../goal/goal-tool.js";
+import { planCreateTool, planUpdateTool } from "../plan/plan-tools.js";
 import type { BlobStore } from "./blob-store.js";
 import { type BashToolOptions, bashTool } from "./builtin/bash.js";
 import { editTool } from "./builtin/edit.js";
@@ -7,6 +9,7 @@ import { grepTool } from "./builtin/grep.js";
 import { listTool } from "./builtin/list.js";
 import { readTool } from "./builtin/read.js";
 import { skillTool } from "./builtin/skill.js";
+import { delegateTool, exploreTool } from "./builtin/sub-agents.js";
 import { todoReadTool } from "./builtin/todoread.js";
 import { todoWriteTool } from "./builtin/todowrite.js";
 import { writeTool } from "./builtin/write.js";
@@ -45,5 +48,11 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
     todoWriteTool({ todos }),
     todoReadTool({ todos }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),
+    defineGoalTool(),
+    exploreTool(),
+    delegateTool(),
+    // Offered only where plan mode is on (PLAN_ENABLED); the run hides them elsewhere.
+    planCreateTool(),
+    planUpdateTool(),
   ];
 }

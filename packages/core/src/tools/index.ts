@@ -10,6 +10,13 @@ export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { SkillInputSchema, type SkillToolOptions, skillTool } from "./builtin/skill.js";
+export {
+  DelegateInputSchema,
+  delegateTool,
+  ExploreInputSchema,
+  exploreTool,
+  type SubAgentMetadata,
+} from "./builtin/sub-agents.js";
 export { TodoReadInputSchema, todoReadTool } from "./builtin/todoread.js";
 export { TodoWriteInputSchema, todoWriteTool } from "./builtin/todowrite.js";
 export { WriteInputSchema, writeTool } from "./builtin/write.js";
@@ -20,6 +27,7 @@ export * from "./output-cap.js";
 export * from "./paths.js";
 export * from "./permission.js";
 export * from "./registry.js";
+export type * from "./run-services.js";
 export * from "./skills.js";
 export * from "./todo-store.js";
 export * from "./tool.js";

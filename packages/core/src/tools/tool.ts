@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ArborErrorCode } from "../errors.js";
 import type { Message } from "../model/message.js";
+import type { RunServices } from "./run-services.js";
 
 /**
  * What a tool asks the permission layer before it acts (seed 004 `PermissionNext.Request`).
@@ -37,6 +38,8 @@ export interface ToolContext {
   /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
   messages?: readonly Message[];
   metadata(update: ToolProgress): void;
+  /** The run's goal tree and sub-traces, for the tools that act on the run itself; absent outside a run. */
+  run?: RunServices;
   /**
    * Resolves when the request is allowed (by a rule or by the user); rejects with an `ArborError`
    * whose code is `permission_rejected` (the user said no) or `permission_denied` (a rule said no).

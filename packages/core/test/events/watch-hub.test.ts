@@ -119,13 +119,14 @@ describe("WatchHub", () => {
     await expect(hub.publish(id, done(3))).resolves.toBeUndefined();
   });
 
-  it("a runtime over hub.store publishes message_added for each message, in order", async () => {
+  it("a runtime given the hub publishes message_added for each message, in order", async () => {
     const store = await fileStore();
     const hub = new WatchHub(store);
     const dir = mkdtempSync(join(tmpdir(), "arbor-watch-ws-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const runtime = createRuntime({
-      store: hub.store,
+      store,
+      watch: hub,
       model: scriptedModel([[toolCall("list", {}, { id: "c1" })], [text("two files")]]),
       env: {},
       cwd: dir,

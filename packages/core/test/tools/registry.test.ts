@@ -184,6 +184,11 @@ describe("builtinTools", () => {
       "todowrite",
       "todoread",
       "skill",
+      "goal",
+      "explore",
+      "delegate",
+      "plan_create",
+      "plan_update",
     ]);
     for (const tool of list) {
       expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });

@@ -66,10 +66,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   mkdirSync(home);
   const store = await openStore(join(root, "store"));
   const blobs = new MemoryBlobStore();
-  // The runtime writes through the hub's store, so its messages publish message_added.
+  // The runtime publishes its runs' messages, goals and sub-traces to the hub.
   const watch = new WatchHub(store);
   const runtime = createRuntime({
-    store: watch.store,
+    store,
+    watch,
     cwd,
     arborHome: home,
     env: {},

@@ -31,7 +31,7 @@ import {
   pageLimit,
 } from "../session-meta.js";
 import type { Durability } from "../spec.js";
-import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
+import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
 import { EventFiles } from "./event-file.js";
 import { GroupFsync } from "./group-fsync.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
@@ -235,6 +235,13 @@ export class FileStore extends StoreBase {
     const size = this.dirs.entriesSize(id);
     if (size === found.entriesBytes) return found.meta;
     return { ...(await this.load(id)).state.meta };
+  }
+
+  /** goal.json (SPEC 5), written before this returns a promise, so successive calls land in call order. */
+  async cacheGoalTree(id: string, cache: GoalTreeCache): Promise<void> {
+    this.ensureOpen();
+    assertSessionId(id);
+    if (!this.dirs.writeGoalTree(id, cache)) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
   }
 
   async updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {

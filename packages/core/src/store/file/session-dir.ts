@@ -22,6 +22,8 @@ import { syncDir, writeFileAtomic } from "./atomic-write.js";
 
 const META_FILE = "session.json";
 const ENTRIES_FILE = "entries.jsonl";
+/** A readable copy of the session's plan (SPEC 5); the session tree is the record. */
+export const GOAL_FILE = "goal.json";
 
 /**
  * The on-disk layout of the file store: `<root>/sessions/<id>/session.json` and `entries.jsonl`.
@@ -88,6 +90,13 @@ export class SessionDirs {
     if (!r.success) throw new ArborError("corrupt_session", `${file}: ${describeIssues(r.error, 3)}`, { file });
     if (r.data.id !== id) throw new ArborError("corrupt_session", `${file} holds session ${r.data.id}, not ${id}.`, { file });
     return { meta: r.data, entriesBytes: typeof entriesBytes === "number" ? entriesBytes : -1 };
+  }
+
+  /** Writes goal.json whole (rename into place); false when the session's directory is gone. */
+  writeGoalTree(id: string, content: unknown): boolean {
+    if (!existsSync(join(this.root, id, META_FILE))) return false;
+    writeFileAtomic(join(this.root, id, GOAL_FILE), `${JSON.stringify(content, null, 2)}\n`, false);
+    return true;
   }
 
   writeMeta(meta: SessionMeta, entriesBytes: number): void {

@@ -1,0 +1,118 @@
+// Section "explore": parallel sub-traces. 8 explore branches × 20 steps against 1 branch × 20 steps on the
+// zero-latency scripted model, and a check that every sub-trace kept every entry in one valid chain.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { note, num, ratio, section, table } from "../lib/format.mjs";
+import { median } from "../lib/stats.mjs";
+import { LOOP_BACKENDS, openBackend, trivialTool } from "./harness.mjs";
+
+const STEPS = 20;
+const TARGET = 2.5;
+
+/** 19 steps calling the trivial tool (a new input each), then a report: 20 model calls. */
+function branchScript(name) {
+  const script = [];
+  for (let i = 0; i < STEPS - 1; i++) script.push([toolCall("noop", { n: i }), usage({ inputTokens: 50 + i, outputTokens: 8 })]);
+  script.push([text(`${name}: done`), usage({ inputTokens: 80, outputTokens: 4 })]);
+  return script;
+}
+
+function runtimeWith(core, store, tmp, branches) {
+  const names = Array.from({ length: branches }, (_, i) => `branch-${i}`);
+  const models = {
+    main: scriptedModel([[toolCall("explore", { branches: names, background: "bench" })], [text("merged")]], { record: false }),
+  };
+  for (const name of names) models[name] = scriptedModel(branchScript(name), { record: false });
+  const cwd = join(tmp, "workspace");
+  const arborHome = join(tmp, "arbor-home");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(arborHome, { recursive: true });
+  return core.createRuntime({
+    store,
+    model: routedModel({ route: (prompt) => /branch-\d+$/.exec(taskOf(prompt))?.[0] ?? "main", models }),
+    tools: [trivialTool(core), core.exploreTool()],
+    // The bench's branches call the trivial tool, so the explore agent may use it (and only it).
+    agents: { explore: { name: "explore", description: "bench explorer", mode: "subagent", permission: [] } },
+    subAgents: { explore: { allowedTools: ["noop"], maxTurns: STEPS } },
+    cwd,
+    arborHome,
+    env: {},
+    blobs: new core.MemoryBlobStore(),
+  });
+}
+
+/** Every sub-trace: STEPS assistant messages, STEPS-1 tool results, one user message, one parent chain. */
+async function checkSubTraces(store, parentId, branches) {
+  const subs = (await store.listSessions({ parentSessionId: parentId, limit: 100 })).sessions;
+  if (subs.length !== branches) throw new Error(`expected ${branches} sub-traces, found ${subs.length}`);
+  let entries = 0;
+  for (const sub of subs) {
+    const path = await store.getActivePath(sub.id);
+    const all = await store.listEntries(sub.id);
+    if (all.length !== path.length) throw new Error(`${sub.id}: ${all.length} entries but ${path.length} on the path`);
+    for (let i = 1; i < path.length; i++) {
+      if (path[i].parentId !== path[i - 1].id) throw new Error(`${sub.id}: entry ${i} does not follow ${i - 1}`);
+    }
+    const roles = {};
+    for (const e of path) if (e.type === "message") roles[e.message.role] = (roles[e.message.role] ?? 0) + 1;
+    if (roles.assistant !== STEPS || roles.tool !== STEPS - 1 || roles.user !== 1) {
+      throw new Error(`${sub.id}: ${JSON.stringify(roles)}`);
+    }
+    if (sub.status !== "completed") throw new Error(`${sub.id}: status ${sub.status}`);
+    entries += path.length;
+  }
+  return entries;
+}
+
+async function timeRun(core, store, tmp, branches) {
+  const runtime = runtimeWith(core, store, tmp, branches);
+  const t0 = performance.now();
+  const handle = runtime.run({ prompt: "explore", maxTurns: 5 });
+  for await (const _ of handle);
+  const result = await handle.result;
+  const ms = performance.now() - t0;
+  await runtime.close();
+  if (result.status !== "done") throw new Error(`run ended ${result.status}: ${result.error?.message}`);
+  return { ms, sessionId: result.sessionId };
+}
+
+export async function run({ core, tmp, quick }) {
+  const repeats = quick ? 3 : 7;
+  section(`E1. explore: 8 branches × ${STEPS} steps against 1 branch × ${STEPS} steps, zero-latency scripted model`);
+  note("Each branch is a sub-trace (its own session) making 19 trivial tool calls and a report; every message persisted.");
+  note(`Wall time of the parent run (2 steps of its own) to result; median of ${repeats} after 2 warm-ups.`);
+  const rows = [];
+  for (const backend of LOOP_BACKENDS.filter((b) => b.spec(tmp) !== null)) {
+    const store = await openBackend(core, backend, tmp);
+    try {
+      const one = [];
+      const eight = [];
+      let checked = 0;
+      for (let i = 0; i < repeats + 2; i++) {
+        const a = await timeRun(core, store, tmp, 1);
+        const b = await timeRun(core, store, tmp, 8);
+        if (i === 0) {
+          await checkSubTraces(store, a.sessionId, 1);
+          checked = await checkSubTraces(store, b.sessionId, 8);
+        }
+        if (i < 2) continue;
+        one.push(a.ms);
+        eight.push(b.ms);
+      }
+      const r = median(eight) / median(one);
+      rows.push([
+        backend.label,
+        num(median(one)),
+        num(median(eight)),
+        `${r.toFixed(2)}×`,
+        `≤ ${TARGET}×`,
+        ratio(TARGET / r),
+        `${checked} ok`,
+      ]);
+    } finally {
+      await store.close();
+    }
+  }
+  table(["<store", "1 branch ms", "8 branches ms", "8 ÷ 1", "target", "margin", "entries checked (8)"], rows);
+}

@@ -1,0 +1,57 @@
+import type { Io } from "../io.js";
+import type { RunView } from "../render/live.js";
+import { oneLine } from "../render/text.js";
+
+/** What the CLI needs of a plan waiting for approval; the runtime's `PlanApprovalRequest` has it. */
+export interface PlanAsk {
+  title: string;
+  steps: readonly { id: number; title: string }[];
+}
+
+export interface PlanReply {
+  approved: boolean;
+  reason?: string;
+}
+
+/** The runtime's `onPlanApproval` as the CLI answers it. */
+export type PlanApprovalHandler = (request: PlanAsk, signal: AbortSignal) => Promise<PlanReply>;
+
+const ANSWERS: Readonly<Record<string, boolean>> = { y: true, yes: true, n: false, no: false };
+
+/** Unclear answers are asked again this many times, then the plan is not approved. */
+const MAX_QUESTIONS = 3;
+
+/** The reason a run nobody can answer gives for not approving (SPEC 11: such a run says so). */
+export const NO_ONE_TO_APPROVE = "no one to approve it (stdin is not a terminal); rerun with --yes to approve plans";
+
+async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, signal: AbortSignal): Promise<PlanReply> {
+  const question = `? run the plan "${oneLine(request.title)}" (${request.steps.length} step${request.steps.length === 1 ? "" : "s"})? [y]es / [n]o: `;
+  for (let i = 0; i < MAX_QUESTIONS; i++) {
+    const answer = await prompt(question, signal);
+    if (answer === undefined || signal.aborted) return { approved: false, reason: "the approval prompt was closed" };
+    const approved = ANSWERS[answer.trim().toLowerCase()];
+    if (approved === true) return { approved };
+    if (approved === false) {
+      const reason = (await prompt("  why not? (optional): ", signal))?.trim();
+      return reason ? { approved, reason } : { approved };
+    }
+  }
+  return { approved: false, reason: "no clear answer" };
+}
+
+/**
+ * Who approves plans (PLAN_REQUIRE_APPROVAL) for `arbor run`: `--yes` approves; else the person at
+ * the terminal, when stdin is one; else nobody, and the plan is not approved, with a line on stderr.
+ */
+export function createPlanApprovalHandler(opts: { yes: boolean; io: Io; view: RunView }): PlanApprovalHandler {
+  const { io, view } = opts;
+  return async (request, signal) => {
+    if (opts.yes) return { approved: true, reason: "--yes" };
+    if (io.prompt !== undefined) {
+      view.breakLine();
+      return askPerson(io.prompt, request, signal);
+    }
+    io.stderr.write(`plan "${oneLine(request.title)}" not approved: ${NO_ONE_TO_APPROVE}\n`);
+    return { approved: false, reason: NO_ONE_TO_APPROVE };
+  };
+}

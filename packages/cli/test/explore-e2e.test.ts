@@ -1,0 +1,123 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunEvent } from "@arbor/core";
+import { type FakeOpenAIServer, type ScriptStep, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { arbor } from "./helpers/cli.js";
+
+/**
+ * The goal tree and sub-traces end to end: the built `arbor` against the fake OpenAI-compatible
+ * server. The main agent plans with `goal` and explores two branches in parallel; then `arbor
+ * sessions list` and `show` display the sub-traces, their parent and the parent's agent_call goal.
+ */
+
+let dir: string;
+let home: string;
+let workspace: string;
+let server: FakeOpenAIServer;
+
+interface ChatBody {
+  messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> | null }>;
+}
+
+function textOf(content: ChatBody["messages"][number]["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((p) => p.text ?? "").join("");
+}
+
+/**
+ * One answer for every request, chosen from the request itself: who is asking (the main agent or a
+ * branch, by its task) and how far it got (its assistant turns). Branches run in parallel, so their
+ * requests arrive in any order; this keeps every conversation on its own script.
+ */
+const conversation: ScriptStep = (call) => {
+  const body = (call.source === "http" ? call.body : {}) as ChatBody;
+  const users = body.messages.filter((m) => m.role === "user" && !textOf(m.content).startsWith("<system-reminder>"));
+  const task = textOf(users.at(-1)?.content ?? "");
+  const turn = body.messages.filter((m) => m.role === "assistant").length;
+  if (task.startsWith("main:")) {
+    switch (turn) {
+      case 0:
+        return [toolCall("goal", { add: "Compare the auth designs, Write the decision" })];
+      case 1:
+        return [toolCall("goal", { focus: "1" })];
+      case 2:
+        return [toolCall("explore", { branches: ["look at JWT", "look at sessions"], background: "A small web API." })];
+      default:
+        return [text("JWT fits: stateless and simple."), usage({ inputTokens: 300, outputTokens: 12 })];
+    }
+  }
+  const branch = task.endsWith("look at JWT") ? "JWT" : "sessions";
+  return turn === 0
+    ? [toolCall("list", {}), usage({ inputTokens: 60, outputTokens: 5 })]
+    : [text(`${branch}: reviewed, report ready.`), usage({ inputTokens: 80, outputTokens: 9 })];
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-explore-e2e-"));
+  home = join(dir, "home");
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+  await writeFile(join(workspace, "api.ts"), "export const api = 1;\n");
+  server = await startFakeOpenAI({ script: Array.from({ length: 12 }, () => conversation) });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("a run that plans and explores, seen from the CLI", () => {
+  it("arbor sessions list and show display the sub-traces, their parent and the agent_call goal", async () => {
+    const run = await arbor(
+      [
+        "run",
+        "--json",
+        "--model",
+        "openai-compatible/fake",
+        "--base-url",
+        server.baseURL,
+        "--cwd",
+        workspace,
+        "main: pick an auth design",
+      ],
+      { home },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const events = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as RunEvent);
+    expect(events.at(-1)?.type).toBe("done");
+    const mainId = events[0]!.session_id;
+    // 4 main calls and 2 per branch went over HTTP.
+    expect(server.requests.length).toBe(8);
+
+    const list = await arbor(["sessions", "list"], { home });
+    expect(list.code, list.stderr).toBe(0);
+    const subLines = list.stdout.split("\n").filter((l) => l.includes("└ "));
+    expect(subLines).toHaveLength(2);
+    for (const line of subLines) expect(line).toMatch(new RegExp(`└ ${mainId}@explore-\\d{14}-00[12] `));
+    expect(list.stdout).toContain("[explore, completed] look at JWT");
+    expect(list.stdout).toContain("[explore, completed] look at sessions");
+    // Sub-traces sit right under their parent.
+    const lines = list.stdout.split("\n");
+    const parentAt = lines.findIndex((l) => l.startsWith(mainId));
+    expect(lines[parentAt + 1]).toContain("└ ");
+
+    const show = await arbor(["sessions", "show", mainId], { home });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain("Plan: main: pick an auth design");
+    expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs \(id: 1\)\n\s+agent_call \(explore\):/);
+    expect(show.stdout).toContain("Sub-traces (2):");
+    const subIds = [...show.stdout.matchAll(new RegExp(`${mainId}@explore-\\d{14}-\\d{3}`, "g"))].map((m) => m[0]);
+    expect(new Set(subIds).size).toBe(2);
+
+    const jwtId = subLines.find((l) => l.includes("look at JWT"))!.match(/└ (\S+)/)![1]!;
+    const sub = await arbor(["sessions", "show", jwtId], { home });
+    expect(sub.code, sub.stderr).toBe(0);
+    expect(sub.stdout).toContain(`parent    ${mainId}`);
+    expect(sub.stdout).toContain(`Started by ${mainId}, goal 1 "Compare the auth designs" (agent_call, explore, in_progress)`);
+    expect(sub.stdout).toContain("JWT: reviewed, report ready.");
+  });
+});

@@ -1,0 +1,64 @@
+import { ArborError } from "../errors.js";
+import { GOAL_TOOL_NAME, GoalToolInputSchema } from "../goal/goal-tool.js";
+import type { AssistantMessage } from "../model/message.js";
+import { describeIssues } from "../model/validate.js";
+import type { Store } from "../store/store.js";
+import type { StreamedToolCall } from "./stream-step.js";
+
+/** `runtime.replay` (seed 000 `PATCH /replay`): which past `goal` call to change, and to what. */
+export interface ReplaySpec {
+  /** The assistant message that made the call. */
+  messageId: string;
+  toolCallId: string;
+  /** The call's new arguments: a whole `goal` input, validated like the model's. */
+  arguments: unknown;
+}
+
+export interface PreparedReplay {
+  /** Where the new branch starts: the entry before the edited message (null: a new root). */
+  branchFrom: string | null;
+  /** The edited message: the original with only the edited call, its arguments replaced. */
+  message: AssistantMessage;
+  call: StreamedToolCall;
+}
+
+/**
+ * Checks a replay against the stored session and builds the edited message; writes nothing, so a
+ * bad request changes nothing. Only `goal` calls can be edited: they are the plan (SPEC 5), and
+ * replaying any other tool would repeat its side effects.
+ */
+export async function prepareReplay(store: Store, sessionId: string, spec: ReplaySpec): Promise<PreparedReplay> {
+  const entry = await store.getEntry(sessionId, spec.messageId);
+  if (entry?.type !== "message" || entry.message.role !== "assistant") {
+    throw new ArborError("entry_not_found", `Session ${sessionId} has no assistant message ${spec.messageId}.`);
+  }
+  const original = entry.message;
+  const part = original.content.find((p) => p.type === "tool-call" && p.toolCallId === spec.toolCallId);
+  if (part?.type !== "tool-call") {
+    throw new ArborError("entry_not_found", `Message ${spec.messageId} has no tool call ${spec.toolCallId}.`);
+  }
+  if (part.toolName !== GOAL_TOOL_NAME) {
+    throw new ArborError(
+      "invalid_input",
+      `Call ${spec.toolCallId} is a ${part.toolName} call; only goal calls can be edited and replayed.`,
+    );
+  }
+  const parsed = GoalToolInputSchema.safeParse(spec.arguments);
+  if (!parsed.success) {
+    throw new ArborError("invalid_input", `The new goal arguments are not valid: ${describeIssues(parsed.error)}.`);
+  }
+  const input = parsed.data;
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: [{ ...part, input }],
+    description: `tool call: ${GOAL_TOOL_NAME} (edited)`,
+    ...(original.model !== undefined ? { model: original.model } : {}),
+    finishReason: "tool-calls",
+    replayOf: { messageId: spec.messageId, toolCallId: spec.toolCallId },
+  };
+  return {
+    branchFrom: entry.parentId,
+    message,
+    call: { toolCallId: part.toolCallId, toolName: GOAL_TOOL_NAME, inputText: JSON.stringify(input) },
+  };
+}

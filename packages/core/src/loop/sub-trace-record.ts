@@ -1,0 +1,145 @@
+import type { SubTraceMetadata } from "../goal/goal-tree.js";
+import type { SubagentResultMetadata, SubagentStatus } from "../model/entry.js";
+import type { RunEvent } from "../model/run-events.js";
+import type { Store } from "../store/store.js";
+import type { SubTraceOutcome } from "../tools/run-services.js";
+import type { RunResult } from "./types.js";
+
+/** Bounds on what a result entry keeps of a branch's timeline, so a long branch cannot bloat its parent. */
+const MAX_PROCESS_EVENTS = 200;
+const MAX_EVIDENCE = 50;
+const EVIDENCE_CHARS = 300;
+const LAST_MESSAGE_CHARS = 500;
+
+interface ToolRoute {
+  tool: string;
+  calls: number;
+  errors: number;
+  totalDurationMs: number;
+}
+
+/** Everything the parent keeps of one finished branch. */
+export interface BranchRecord {
+  outcome: SubTraceOutcome;
+  metadata: SubTraceMetadata;
+  processEvents: unknown[];
+  evidenceSummaries: unknown[];
+  toolRuntimeRoutes: ToolRoute[];
+  selectedSource: "final_text" | "last_assistant_message" | "status";
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * Watches a branch's run stream and, when it ends, reads what the session holds, to build the
+ * seed 001 result metadata and the seed 000 sub-trace metadata.
+ */
+export function branchRecorder(now: () => number) {
+  const processEvents: unknown[] = [];
+  const evidence: unknown[] = [];
+  const routes = new Map<string, ToolRoute>();
+  return {
+    see(event: RunEvent): void {
+      switch (event.type) {
+        case "tool_start":
+          if (processEvents.length < MAX_PROCESS_EVENTS) {
+            processEvents.push({ type: "tool_start", tool: event.tool, callId: event.call_id, at: now() });
+          }
+          return;
+        case "tool_end": {
+          if (processEvents.length < MAX_PROCESS_EVENTS) {
+            processEvents.push({
+              type: "tool_end",
+              tool: event.tool,
+              callId: event.call_id,
+              isError: event.is_error,
+              durationMs: event.duration_ms,
+              at: now(),
+            });
+          }
+          if (evidence.length < MAX_EVIDENCE) {
+            evidence.push({
+              tool: event.tool,
+              callId: event.call_id,
+              ok: !event.is_error,
+              excerpt: cut(event.output, EVIDENCE_CHARS),
+            });
+          }
+          const route = routes.get(event.tool) ?? { tool: event.tool, calls: 0, errors: 0, totalDurationMs: 0 };
+          route.calls++;
+          if (event.is_error) route.errors++;
+          route.totalDurationMs += event.duration_ms ?? 0;
+          routes.set(event.tool, route);
+          return;
+        }
+        case "llm_end":
+          if (processEvents.length < MAX_PROCESS_EVENTS) {
+            processEvents.push({ type: "llm_end", model: event.model, durationMs: event.duration_ms, at: now() });
+          }
+          return;
+        default:
+          return;
+      }
+    },
+
+    async finish(
+      store: Store,
+      branch: { traceId: string; task: string; status: SubagentStatus; result: RunResult },
+    ): Promise<BranchRecord> {
+      const [meta, path] = await Promise.all([
+        store.getSession(branch.traceId).catch(() => undefined),
+        store.getActivePath(branch.traceId).catch(() => []),
+      ]);
+      let last: SubTraceMetadata["lastMessage"] = null;
+      for (let i = path.length - 1; i >= 0 && last === null; i--) {
+        const entry = path[i]!;
+        if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+        const text = entry.message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+        last = {
+          role: "assistant",
+          ...(entry.message.description !== undefined ? { description: entry.message.description } : {}),
+          content: text ? cut(text, LAST_MESSAGE_CHARS) : null,
+          createdAt: entry.timestamp,
+        };
+      }
+      const finalText = branch.result.text.trim();
+      const lastText = last?.content?.trim() ?? "";
+      const selectedSource = finalText ? "final_text" : lastText ? "last_assistant_message" : "status";
+      const body = finalText || lastText || branch.result.error?.message || "The branch ended without a report.";
+      const summary = branch.status === "completed" ? body : `[${branch.status}] ${body}`;
+      const stats = {
+        messageCount: meta?.totalMessages ?? 0,
+        totalTokens: meta?.totalTokens ?? 0,
+        totalCost: meta?.totalCost ?? 0,
+      };
+      return {
+        outcome: { traceId: branch.traceId, task: branch.task, status: branch.status, summary },
+        metadata: { task: branch.task, status: branch.status, summary, lastMessage: last, stats },
+        processEvents,
+        evidenceSummaries: evidence,
+        toolRuntimeRoutes: [...routes.values()],
+        selectedSource,
+      };
+    },
+  };
+}
+
+/** The `subagent_result` metadata of seed 001, with its canonical projection. Pure. */
+export function resultMetadata(record: BranchRecord): SubagentResultMetadata {
+  return {
+    processEvents: record.processEvents,
+    evidenceSummaries: record.evidenceSummaries,
+    toolRuntimeRoutes: record.toolRuntimeRoutes,
+    subagentProjection: {
+      summary: record.outcome.summary,
+      status: record.outcome.status,
+      diagnostics: {
+        selectedSource: record.selectedSource,
+        inputSources: ["final_text", "last_assistant_message", "status"],
+        fallbackUsed: record.selectedSource !== "final_text",
+      },
+    },
+  };
+}

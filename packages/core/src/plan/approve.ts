@@ -1,0 +1,57 @@
+import { ArborError } from "../errors.js";
+import type { RunHandle } from "../loop/types.js";
+import { describeIssues } from "../model/validate.js";
+import type { Store } from "../store/store.js";
+import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";
+import { latestPlanRecord } from "./plan-record.js";
+import { PlanIdSchema, sessionOfPlan } from "./plan-schema.js";
+
+export interface PlanApprovalResult {
+  planId: string;
+  sessionId: string;
+  approved: boolean;
+  /**
+   * The run that carries on, when the run that asked was gone (a restart, an abort): it records the
+   * answer, then runs phase 2 or ends with the rejection. Absent when a waiting run took the answer.
+   */
+  run?: RunHandle;
+}
+
+export interface ApprovePlanDeps {
+  gate: PlanGate;
+  store: Store;
+  /** Starts a run over the session that answers the waiting plan. */
+  resume(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): RunHandle;
+}
+
+/**
+ * `runtime.approvePlan` (SPEC 8 `POST /api/plan/approve`): answers the run waiting for the plan,
+ * or, when none waits in this process, checks the session's record and resumes in a new run.
+ * Throws `invalid_input`, `plan_not_found` or `plan_not_pending` having changed nothing.
+ */
+export async function approvePlan(
+  deps: ApprovePlanDeps,
+  input: { planId: string; approved: boolean; reason?: string },
+): Promise<PlanApprovalResult> {
+  const parsed = PlanIdSchema.safeParse(input.planId);
+  if (!parsed.success) throw new ArborError("invalid_input", `plan_id is not valid: ${describeIssues(parsed.error)}.`);
+  const planId = parsed.data;
+  const sessionId = sessionOfPlan(planId);
+  const answer: PlanApprovalAnswer = {
+    approved: input.approved,
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
+  };
+  if (deps.gate.answer(planId, answer)) return { planId, sessionId, approved: input.approved };
+  if (!(await deps.store.getSession(sessionId))) {
+    throw new ArborError("plan_not_found", `No plan ${planId}: its session ${sessionId} does not exist.`);
+  }
+  const record = latestPlanRecord(await deps.store.getActivePath(sessionId), planId);
+  if (!record)
+    throw new ArborError("plan_not_found", `Session ${sessionId} has no plan ${planId} waiting on its current branch.`);
+  if (record.status !== "awaiting_approval") {
+    throw new ArborError("plan_not_pending", `Plan ${planId} is not waiting for approval: it was ${record.status} already.`);
+  }
+  // The resumed run checks the record again inside the session's queue, so two answers racing here
+  // resume it once; the second run ends with plan_not_pending.
+  return { planId, sessionId, approved: input.approved, run: deps.resume(sessionId, { planId, ...answer }) };
+}

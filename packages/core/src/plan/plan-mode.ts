@@ -1,0 +1,147 @@
+import type { Config } from "../config/schema.js";
+import { ArborError } from "../errors.js";
+import type { ExecuteOptions, RunDeps } from "../loop/run.js";
+import type { RunContext } from "../loop/run-context.js";
+import type { StepsOutcome } from "../loop/steps.js";
+import type { ResolvedModel, RunInput, RunResult } from "../loop/types.js";
+import type { PermissionRule } from "../tools/permission.js";
+import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
+import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
+import type { PlanApprovalAnswer } from "./plan-gate.js";
+import { latestPlanRecord } from "./plan-record.js";
+import { sessionOfPlan, stepView } from "./plan-schema.js";
+import { executorPlanView, PlanState } from "./plan-state.js";
+import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL } from "./plan-tools.js";
+import type { RunPlan } from "./run-plan.js";
+
+/** How a run takes part in plan mode, beyond an ordinary phase 1. */
+export type PlanExecution =
+  /** The run that asked is gone: record this answer to the waiting plan and go on from there. */
+  | { approval: PlanApprovalAnswer & { planId: string } }
+  /** The executor of a step: its `plan_update` reports to this plan. */
+  | { step: PlanState };
+
+/** `executeRun`, passed in so this module does not import the loop's entry point. */
+export type RunExecutor = (
+  deps: RunDeps,
+  input: RunInput,
+  sessionId: string,
+  signal: AbortSignal,
+  emit: RunContext["emit"],
+  options: ExecuteOptions,
+) => Promise<RunResult>;
+
+/** What plan mode adds to a run: the plan tools' services and the phases around phase 1. */
+export interface PlanMode {
+  services: RunPlan;
+  run(phaseOne: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
+}
+
+/**
+ * Rules that hide the plan tools where plan mode is off: PLAN_ENABLED false, and sub-traces other
+ * than plan steps (a sub-agent plans with `goal`; a step's executor may only report).
+ */
+export function planToolRules(config: Config, options: ExecuteOptions): PermissionRule[] {
+  const deny = (permission: string): PermissionRule => ({ permission, pattern: "*", action: "deny" });
+  const step = options.plan !== undefined && "step" in options.plan;
+  if (step) return [deny(PLAN_CREATE_TOOL)];
+  if (!config.plan.enabled || options.trace !== undefined) return [deny(PLAN_CREATE_TOOL), deny(PLAN_UPDATE_TOOL)];
+  return [];
+}
+
+/** The pool's replanner model, else the run's; one that cannot be resolved means no replanning. */
+function replannerModel(deps: RunDeps, ctx: RunContext): ResolvedModel | undefined {
+  try {
+    return deps.models().forScenario("replanner") ?? ctx.model;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ends the run without phase 2: the plan goal is abandoned and the user and model read why. */
+async function reject(ctx: RunContext, state: PlanState, reason: string | undefined): Promise<StepsOutcome> {
+  const plan = state.plan!;
+  state.closePlan("abandoned", `Not approved${reason ? `: ${reason}` : ""}`);
+  await appendGoalTree(ctx);
+  const why = reason?.trim().replace(/[.!]+$/, "");
+  const text = `The plan "${plan.title}" was not approved${why ? `: ${why}.` : "."} None of its steps were run.`;
+  await finalMessage(ctx, state, text);
+  return { status: "done", stopReason: "plan_rejected" };
+}
+
+/**
+ * The approval gate (seed 003 §4.5): the request is registered, recorded in the session (so it
+ * outlives this process) and announced, then the run waits for an answer or an abort.
+ */
+async function askApproval(ctx: RunContext, state: PlanState, deps: RunDeps): Promise<PlanApprovalAnswer> {
+  const plan = state.plan!;
+  const steps = plan.steps.map(stepView);
+  const answer = deps.plans.wait({ planId: plan.planId, sessionId: ctx.sessionId, title: plan.title, steps }, ctx.signal);
+  // Settled here too, so an abort while the record is written is not an unhandled rejection.
+  answer.catch(() => {});
+  await appendPlanRecord(ctx, { plan, status: "awaiting_approval" });
+  ctx.emit({ type: "plan_approval_request", plan_id: plan.planId, title: plan.title, steps });
+  return answer;
+}
+
+/** Reads the waiting plan back from the session for an answer that arrived after its run ended. */
+async function resumePlan(ctx: RunContext, state: PlanState, planId: string): Promise<void> {
+  if (sessionOfPlan(planId) !== ctx.sessionId) {
+    throw new ArborError("plan_not_found", `Plan ${planId} does not belong to session ${ctx.sessionId}.`);
+  }
+  const record = latestPlanRecord(await ctx.store.getActivePath(ctx.sessionId), planId);
+  if (!record) throw new ArborError("plan_not_found", `Session ${ctx.sessionId} has no plan ${planId} on its current branch.`);
+  if (record.status !== "awaiting_approval") {
+    throw new ArborError("plan_not_pending", `Plan ${planId} is not waiting for approval: it is ${record.status}.`);
+  }
+  state.plan = record.plan;
+}
+
+/**
+ * Plan mode for one run (SPEC 7), or undefined when the run takes no part in it. The main run
+ * gets the plan tools, then after phase 1 the approval gate and phase 2; an executor gets a view
+ * that reports to the plan it works for.
+ */
+export function planModeFor(ctx: RunContext, deps: RunDeps, options: ExecuteOptions, execute: RunExecutor): PlanMode | undefined {
+  const execution = options.plan;
+  if (execution && "step" in execution) {
+    return { services: executorPlanView(execution.step), run: (phaseOne) => phaseOne() };
+  }
+  const approval = execution?.approval;
+  if (!approval && (!deps.config.plan.enabled || options.trace !== undefined)) return undefined;
+  const state = new PlanState(ctx, deps.config.plan.maxSteps);
+  const phaseTwo: PhaseTwoDeps = {
+    execute: (input, sessionId, signal, emit, launch, plan) =>
+      execute(deps, input, sessionId, signal, emit, { trace: launch, plan: { step: plan } }),
+    replanner: () => replannerModel(deps, ctx),
+  };
+  return {
+    services: state,
+    async run(phaseOne) {
+      let answer: PlanApprovalAnswer;
+      if (approval) {
+        await resumePlan(ctx, state, approval.planId);
+        answer = { approved: approval.approved, ...(approval.reason !== undefined ? { reason: approval.reason } : {}) };
+      } else {
+        const outcome = await phaseOne();
+        // A refusal or a loop stops the run before its plan is acted on.
+        if (!state.created || outcome.status !== "done" || outcome.stopReason !== "finished") return outcome;
+        if (!deps.config.plan.requireApproval) return runPhaseTwo(ctx, state, phaseTwo);
+        try {
+          answer = await askApproval(ctx, state, deps);
+        } catch (err) {
+          if (ctx.signal.aborted) return { status: "aborted" };
+          throw err;
+        }
+      }
+      const plan = state.plan!;
+      await appendPlanRecord(ctx, {
+        plan,
+        status: answer.approved ? "approved" : "rejected",
+        ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+      });
+      if (!answer.approved) return reject(ctx, state, answer.reason);
+      return runPhaseTwo(ctx, state, phaseTwo);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { ArborError } from "../../errors.js";
+import type { SubTraceBatch } from "../run-services.js";
+import { defineTool, type ToolContext, type ToolResult } from "../tool.js";
+
+/** A branch or task: one line of what to do, long enough to be specific. */
+const TaskText = z.string().trim().min(1, "a task must say what to do").max(4000);
+
+export const ExploreInputSchema = z.strictObject({
+  branches: z
+    .array(TaskText)
+    .min(1, "give at least one direction to explore")
+    .max(16, "explore at most 16 directions in one call")
+    .describe("The directions to explore, one sub-agent each, run in parallel."),
+  background: z
+    .string()
+    .max(20_000)
+    .optional()
+    .describe("What every branch should know to start. Without it each branch starts from this conversation."),
+});
+
+export const DelegateInputSchema = z.strictObject({
+  task: TaskText.describe("The task to hand over, with everything the sub-agent needs to do it alone."),
+});
+
+export type SubAgentMetadata = {
+  goalTree: unknown;
+  batchId: string;
+  goalId: string;
+  subTraceIds: string[];
+  statuses: string[];
+};
+
+function services(ctx: ToolContext) {
+  if (!ctx.run) throw new ArborError("invalid_input", "Sub-agents are started by a run; this tool only works inside one.");
+  return ctx.run;
+}
+
+/** The tool result: each branch's report under its task, and the new goal tree for the session tree. */
+function resultOf(batch: SubTraceBatch, ctx: ToolContext): ToolResult<SubAgentMetadata> {
+  const output = batch.outcomes.map((o) => `### ${o.task}\n(sub-trace ${o.traceId}, ${o.status})\n\n${o.summary}`).join("\n\n");
+  const failed = batch.outcomes.filter((o) => o.status !== "completed").length;
+  return {
+    output,
+    title: `${batch.outcomes.length} sub-agent${batch.outcomes.length === 1 ? "" : "s"}${failed ? `, ${failed} not completed` : ""}`,
+    metadata: {
+      goalTree: ctx.run?.goals.get(),
+      batchId: batch.batchId,
+      goalId: batch.goalId,
+      subTraceIds: batch.outcomes.map((o) => o.traceId),
+      statuses: batch.outcomes.map((o) => o.status),
+    },
+  };
+}
+
+/** `explore(branches, background?)` (SPEC 3): parallel read-only sub-agents, one report per branch. */
+export function exploreTool() {
+  return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
+    name: "explore",
+    description: [
+      "Explore several directions at once: each branch is a read-only sub-agent (read, grep, glob, list) with up to 20",
+      "turns, and all run in parallel. Use it to compare approaches or to search different parts of a codebase. You get",
+      "one report per branch. Give `background` to start every branch from a short briefing instead of this conversation.",
+    ].join(" "),
+    input: ExploreInputSchema,
+    async execute(input, ctx) {
+      const batch = await services(ctx).subTraces.run({
+        mode: "explore",
+        tasks: input.branches,
+        ...(input.background !== undefined ? { background: input.background } : {}),
+        callId: ctx.callId,
+        messageId: ctx.messageId,
+        signal: ctx.abort,
+      });
+      return resultOf(batch, ctx);
+    },
+  });
+}
+
+/** `delegate(task)` (SPEC 3): one sub-agent with the full tool set and its own context. */
+export function delegateTool() {
+  return defineTool<typeof DelegateInputSchema, SubAgentMetadata>({
+    name: "delegate",
+    description: [
+      "Hand a self-contained task to a sub-agent with its own fresh context and the full tool set (up to 50 turns).",
+      "It does not see this conversation: say everything it needs. You get its final report.",
+    ].join(" "),
+    input: DelegateInputSchema,
+    async execute(input, ctx) {
+      const batch = await services(ctx).subTraces.run({
+        mode: "delegate",
+        tasks: [input.task],
+        callId: ctx.callId,
+        messageId: ctx.messageId,
+        signal: ctx.abort,
+      });
+      return resultOf(batch, ctx);
+    },
+  });
+}

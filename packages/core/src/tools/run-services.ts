@@ -1,0 +1,60 @@
+import type { GoalTree } from "../goal/goal-tree.js";
+import type { SubagentStatus } from "../model/entry.js";
+import type { RunPlan } from "../plan/run-plan.js";
+
+/**
+ * What a run offers the tools that act on the run itself (`goal`, `explore`, `delegate`). The loop
+ * builds one per run; outside a run (a tool invoked directly) it is absent and those tools say so.
+ */
+export interface RunServices {
+  goals: RunGoals;
+  subTraces: SubTraceRunner;
+  /** The two-phase plan (`plan_create` / `plan_update`); absent where plan mode is off. */
+  plan?: RunPlan;
+}
+
+/** The run's goal tree: the latest on the session's active path, changed as the run goes. */
+export interface RunGoals {
+  get(): GoalTree | undefined;
+  /** The task as the user gave it, the mission of a tree the run starts. */
+  readonly mission: string;
+  /**
+   * Makes `tree` the run's tree. `added` are the goals the change added (an abandoned goal's
+   * replacements among them); the loop publishes the change and collapses closed goals' messages.
+   */
+  set(tree: GoalTree, change: { affectedGoals: readonly string[]; addedGoals: readonly string[] }): void;
+}
+
+export type SubAgentMode = "explore" | "delegate";
+
+export interface SubTraceRequest {
+  mode: SubAgentMode;
+  /** One sub-trace per task, run in parallel (up to the trace's concurrency budget). */
+  tasks: readonly string[];
+  /** explore: the context each branch starts from; without it each inherits the parent's messages. */
+  background?: string;
+  /** The tool call that asked, for the batch entries. */
+  callId: string;
+  /** The assistant message that made the call: an inheriting branch sees the parent up to before it. */
+  messageId: string;
+  signal: AbortSignal;
+}
+
+export interface SubTraceOutcome {
+  traceId: string;
+  task: string;
+  status: SubagentStatus;
+  /** What the parent's model reads of this branch. */
+  summary: string;
+}
+
+export interface SubTraceBatch {
+  batchId: string;
+  /** The goal that records the call (`agent_call`). */
+  goalId: string;
+  outcomes: SubTraceOutcome[];
+}
+
+export interface SubTraceRunner {
+  run(request: SubTraceRequest): Promise<SubTraceBatch>;
+}

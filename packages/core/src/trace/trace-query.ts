@@ -1,0 +1,70 @@
+import { ArborError } from "../errors.js";
+import { goalTreeOnPath } from "../goal/goal-path.js";
+import type { GoalTree } from "../goal/goal-tree.js";
+import { descendantIds } from "../goal/tree-walk.js";
+import type { MessageEntry } from "../model/entry.js";
+import type { SessionMeta } from "../model/session.js";
+import type { Store } from "../store/store.js";
+
+/** A trace as seed 000 serves it: its meta, its goal tree at the leaf, and the sub-traces it started. */
+export interface TraceView {
+  trace: SessionMeta;
+  goalTree: GoalTree | null;
+  /** Direct sub-traces, oldest first, each with its task, status and totals. */
+  subTraces: SessionMeta[];
+}
+
+const PAGE = 1000;
+
+async function existing(store: Store, traceId: string): Promise<SessionMeta> {
+  const meta = await store.getSession(traceId);
+  if (!meta) throw new ArborError("session_not_found", `No trace ${traceId} in this store.`);
+  return meta;
+}
+
+/** Every direct sub-trace of `traceId`, oldest first (the store pages newest first). */
+export async function listSubTraces(store: Store, traceId: string): Promise<SessionMeta[]> {
+  const out: SessionMeta[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await store.listSessions({ parentSessionId: traceId, limit: PAGE, ...(cursor ? { cursor } : {}) });
+    out.push(...page.sessions);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return out.reverse();
+}
+
+/** `GET /api/traces/:id`: throws `session_not_found` for an unknown trace. */
+export async function getTrace(store: Store, traceId: string): Promise<TraceView> {
+  const trace = await existing(store, traceId);
+  const [path, subTraces] = await Promise.all([store.getActivePath(traceId), listSubTraces(store, traceId)]);
+  return { trace, goalTree: goalTreeOnPath(path) ?? null, subTraces };
+}
+
+export interface GoalMessagesOptions {
+  /** Also the messages of the goal's subgoals (what an edge shows when it is collapsed). */
+  descendants?: boolean;
+}
+
+/**
+ * `GET /api/traces/:id/messages?goal_id=`: the messages on the active path written under a goal
+ * (its internal id), in order; every message when `goalId` is undefined. An id the tree does not
+ * have is `goal_not_found`, so a typo is not mistaken for a goal without messages.
+ */
+export async function goalMessages(
+  store: Store,
+  traceId: string,
+  goalId: string | undefined,
+  options: GoalMessagesOptions = {},
+): Promise<MessageEntry[]> {
+  await existing(store, traceId);
+  const path = await store.getActivePath(traceId);
+  const messages = path.filter((e): e is MessageEntry => e.type === "message");
+  if (goalId === undefined) return messages;
+  const tree = goalTreeOnPath(path);
+  if (!tree?.goals.some((g) => g.id === goalId)) {
+    throw new ArborError("goal_not_found", `Trace ${traceId} has no goal with id ${goalId} (ids are the tree's internal ids).`);
+  }
+  const ids = new Set([goalId, ...(options.descendants ? descendantIds(tree.goals, goalId) : [])]);
+  return messages.filter((e) => e.message.goalId !== undefined && ids.has(e.message.goalId));
+}

@@ -1,0 +1,33 @@
+import { PlanIdSchema } from "@arbor/core";
+import { z } from "zod";
+import { SessionId } from "./id-schemas.js";
+
+/** `POST /api/plan/approve` (SPEC 8, seed 003 §4.5): seed 003's field names. */
+export const PlanApproveRequest = z.strictObject({
+  plan_id: PlanIdSchema.describe("The `plan_id` of the `plan_approval_request` event."),
+  approved: z.boolean(),
+  reason: z.string().max(10_000).optional().describe("Why; a rejection's reason is shown to the user and the model."),
+});
+
+export const PlanApproveResponse = z.object({
+  plan_id: z.string(),
+  session_id: z.string(),
+  approved: z.boolean(),
+  resumed: z
+    .boolean()
+    .describe(
+      "True when the run that asked was gone (a server restart, an abort): a new run over the session records the answer and carries on; read it with GET /api/sessions/{session_id}/stream.",
+    ),
+});
+
+export const PlanApprovalWire = z.object({
+  plan_id: z.string(),
+  session_id: z.string(),
+  title: z.string(),
+  steps: z.array(z.object({ id: z.number(), title: z.string(), status: z.string() })),
+});
+export const PlanApprovalListResponse = z.object({ plans: z.array(PlanApprovalWire) });
+
+export const PlanApprovalsQuery = z.object({
+  session_id: SessionId.optional().describe("Only the plans of this session, including one whose run is gone."),
+});

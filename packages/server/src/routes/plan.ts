@@ -1,0 +1,92 @@
+import { ArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core";
+import type { ServerContext } from "../context.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
+import { ErrorResponse } from "../schemas.js";
+
+/** The plan approval gate over HTTP (SPEC 7): answer a waiting plan, list the waiting ones. */
+/** The session's plan that waits for approval with no run waiting on it (after a restart or an abort). */
+async function recordedRequest(ctx: ServerContext, sessionId: string): Promise<PlanApprovalRequest | undefined> {
+  if (!(await ctx.store.getSession(sessionId))) {
+    throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+  }
+  const record = latestPlanRecord(await ctx.store.getActivePath(sessionId));
+  if (record?.status !== "awaiting_approval") return undefined;
+  const { plan } = record;
+  return {
+    planId: plan.planId,
+    sessionId,
+    title: plan.title,
+    steps: plan.steps.map(({ id, title, status }) => ({ id, title, status })),
+  };
+}
+
+export function planRoutes(ctx: ServerContext): Route[] {
+  const { runtime, streams } = ctx;
+  const approve = defineRoute(
+    {
+      method: "POST",
+      path: "/api/plan/approve",
+      tag: "approvals",
+      summary: "Approve or reject a plan waiting for approval",
+      description:
+        "Answers the `plan_approval_request` of a run: approved, the run goes on to execute the plan; rejected, it ends with a message. " +
+        "The request is recorded in the session, so it can be answered after a server restart too: a new run over the session then records the answer and carries on (`resumed`).",
+      body: PlanApproveRequest,
+      responses: {
+        200: { description: "The answer was taken.", schema: PlanApproveResponse },
+        400: { description: "Invalid body or plan_id.", schema: ErrorResponse },
+        404: { description: "No such plan waits (wrong id, or not on the session's current branch).", schema: ErrorResponse },
+        409: { description: "The plan was answered already, or its session is busy with another run.", schema: ErrorResponse },
+      },
+    },
+    async ({ body }, c) => {
+      const live = runtime.pendingPlanApprovals().some((p) => p.planId === body.plan_id);
+      // A resumed run streams like a chat: claim the session first so a chat cannot slip in.
+      const session = live ? undefined : sessionOfPlan(body.plan_id);
+      const reserved = session ? streams.reserve(session) : undefined;
+      try {
+        const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
+        if (result.run) streams.start(result.run);
+        else if (reserved) streams.release(reserved);
+        return c.json({
+          plan_id: result.planId,
+          session_id: result.sessionId,
+          approved: result.approved,
+          resumed: result.run !== undefined,
+        });
+      } catch (err) {
+        if (reserved) streams.release(reserved);
+        throw err;
+      }
+    },
+  );
+
+  const list = defineRoute(
+    {
+      method: "GET",
+      path: "/api/plan/pending",
+      tag: "approvals",
+      summary: "Plans waiting for approval, oldest first",
+      description:
+        "Plans that runs of this server wait on; with session_id, also that session's plan recorded as waiting whose run is gone (a restart), which POST /api/plan/approve still answers.",
+      query: PlanApprovalsQuery,
+      responses: {
+        200: { description: "Waiting plans.", schema: PlanApprovalListResponse },
+        404: { description: "No such session.", schema: ErrorResponse },
+      },
+    },
+    async ({ query }, c) => {
+      const plans = runtime.pendingPlanApprovals(query.session_id);
+      if (query.session_id !== undefined) {
+        const recorded = await recordedRequest(ctx, query.session_id);
+        if (recorded && !plans.some((p) => p.planId === recorded.planId)) plans.push(recorded);
+      }
+      return c.json({
+        plans: plans.map((p) => ({ plan_id: p.planId, session_id: p.sessionId, title: p.title, steps: p.steps })),
+      });
+    },
+  );
+
+  return [approve, list];
+}

@@ -1,0 +1,90 @@
+import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core";
+import type { ServerContext } from "../context.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { ErrorResponse } from "../schemas.js";
+import { sseResponse } from "../streams/sse-response.js";
+import { GoalMessagesQuery, GoalMessagesResponse, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
+
+const notFound = { description: "No such trace (or goal, or message).", schema: ErrorResponse };
+const badInput = { description: "An id or the body is not valid.", schema: ErrorResponse };
+
+/** Seed 000's trace API: a trace with its plan and sub-traces, a goal's messages, and replay. */
+export function traceRoutes({ runtime, store, streams }: ServerContext): Route[] {
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/traces/:id",
+        tag: "traces",
+        summary: "A trace with its goal tree and sub-traces",
+        params: TraceParams,
+        responses: { 200: { description: "The trace.", schema: TraceResponse }, 400: badInput, 404: notFound },
+      },
+      async ({ params }, c) => {
+        const view = await getTrace(store, params.id);
+        return c.json({ trace: view.trace, goal_tree: view.goalTree, sub_traces: view.subTraces });
+      },
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/traces/:id/messages",
+        tag: "traces",
+        summary: "The messages written under one goal (an edge of the plan)",
+        params: TraceParams,
+        query: GoalMessagesQuery,
+        responses: {
+          200: { description: "Message entries, in order.", schema: GoalMessagesResponse },
+          400: badInput,
+          404: notFound,
+        },
+      },
+      async ({ params, query }, c) => {
+        const messages = await goalMessages(store, params.id, query.goal_id, { descendants: query.descendants === "true" });
+        return c.json({ messages });
+      },
+    ),
+    defineRoute(
+      {
+        method: "PATCH",
+        path: "/api/traces/:id/replay",
+        tag: "traces",
+        summary: "Edit a past goal call and continue from there",
+        description:
+          "Starts a new branch just before the message that made the goal call, redoes the call with the new arguments and " +
+          "continues the run; the response is the run's event stream, as for POST /api/chat. An unknown message or call " +
+          "ends the stream at once with an `error` event, having written nothing.",
+        params: TraceParams,
+        body: ReplayRequest,
+        responses: {
+          200: { description: "The continued run's events.", schema: RunEventSchema, contentType: "text/event-stream" },
+          400: badInput,
+          404: notFound,
+          409: { description: "The trace has a run in progress.", schema: ErrorResponse },
+        },
+      },
+      async ({ params, body }) => {
+        const reserved = streams.reserve(params.id);
+        try {
+          if (!(await store.getSession(params.id))) {
+            throw new ArborError("session_not_found", `Trace ${params.id} does not exist.`);
+          }
+        } catch (err) {
+          streams.release(reserved);
+          throw err;
+        }
+        const handle = runtime.replay(
+          params.id,
+          {
+            messageId: body.from_message_id,
+            toolCallId: body.modified_tool_call.tool_call_id,
+            arguments: body.modified_tool_call.new_arguments,
+          },
+          { ...(body.agent ? { agent: body.agent } : {}), ...(body.model ? { model: body.model } : {}) },
+        );
+        const log = streams.start(handle);
+        return sseResponse(log, log.latestRunCursor);
+      },
+    ),
+  ];
+}

@@ -1,0 +1,117 @@
+import type { Entry, GoalTree, SessionMeta } from "@arbor/core";
+import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { errorOf, startServer } from "./helpers/server.js";
+import { readSse, typesOf } from "./helpers/sse.js";
+
+interface TraceBody {
+  trace: SessionMeta;
+  goal_tree: GoalTree | null;
+  sub_traces: SessionMeta[];
+}
+
+async function chat(api: (p: string, i?: object) => Promise<Response>, body: object): Promise<string> {
+  const res = await api("/api/chat", { json: body });
+  expect(res.status).toBe(200);
+  const messages = await readSse(res);
+  expect(typesOf(messages).at(-1)).toBe("done");
+  return messages[0]!.event.session_id;
+}
+
+describe("trace routes", () => {
+  it("GET /api/traces/:id serves the trace, its goal tree and its sub-traces; messages filter by goal", async () => {
+    const main = scriptedModel([
+      [toolCall("goal", { add: "Survey, Decide" })],
+      [toolCall("goal", { focus: "1" })],
+      [toolCall("explore", { branches: ["branch one", "branch two"] })],
+      [toolCall("goal", { done: "surveyed", focus: "2" })],
+      [text("decided")],
+    ]);
+    const model = routedModel({
+      route: (prompt) => (taskOf(prompt).startsWith("branch") ? taskOf(prompt) : "main"),
+      models: { main, "branch one": scriptedModel([[text("one found")]]), "branch two": scriptedModel([[text("two found")]]) },
+    });
+    const server = await startServer({ runtime: { model } });
+    const id = await chat(server.api, { message: "pick one" });
+
+    const res = await server.api(`/api/traces/${id}`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as TraceBody;
+    expect(body.trace).toMatchObject({ id, agentType: "main", status: "completed" });
+    expect(body.goal_tree?.goals.map((g) => [g.id, g.type, g.status])).toEqual([
+      ["1", "agent_call", "completed"],
+      ["2", "normal", "in_progress"],
+    ]);
+    expect(body.sub_traces.map((s) => s.task)).toEqual(["branch one", "branch two"]);
+    for (const sub of body.sub_traces) {
+      expect(sub).toMatchObject({ parentSessionId: id, parentGoalId: "1", agentType: "explore", status: "completed" });
+      expect(body.goal_tree?.goals[0]?.subTraceMetadata?.[sub.id]).toMatchObject({ task: sub.task, status: "completed" });
+      // A sub-trace is a trace too.
+      const subRes = await server.api(`/api/traces/${encodeURIComponent(sub.id)}`);
+      expect(((await subRes.json()) as TraceBody).trace.parentSessionId).toBe(id);
+    }
+
+    const goalOne = await server.api(`/api/traces/${id}/messages?goal_id=1`);
+    const entries = ((await goalOne.json()) as { messages: Entry[] }).messages;
+    expect(entries.length).toBe(4);
+    expect(entries.every((e) => e.type === "message" && e.message.goalId === "1")).toBe(true);
+    const all = ((await (await server.api(`/api/traces/${id}/messages`)).json()) as { messages: Entry[] }).messages;
+    expect(all.length).toBeGreaterThan(entries.length);
+
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=9`))).toMatchObject({
+      status: 404,
+      code: "goal_not_found",
+    });
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=2.1`))).toMatchObject({ status: 400 });
+    expect(await errorOf(await server.api("/api/traces/nope"))).toMatchObject({ status: 404, code: "session_not_found" });
+    expect(await errorOf(await server.api("/api/traces/..%2Fx"))).toMatchObject({ status: 400 });
+  });
+
+  it("PATCH /api/traces/:id/replay branches before an edited goal call and continues there", async () => {
+    const script = [
+      [toolCall("goal", { add: "Approach A, Test" }, { id: "plan" })],
+      [text("went with A")],
+      // The replayed run: the edited call is redone by the runtime, then the model continues.
+      [text("went with B")],
+    ];
+    const server = await startServer({ script });
+    const id = await chat(server.api, { message: "build it" });
+    const before = await server.store.getActivePath(id);
+    const call = before.find((e) => e.type === "message" && e.message.role === "assistant")!;
+
+    const bad = await server.api(`/api/traces/${id}/replay`, {
+      method: "PATCH",
+      json: { from_message_id: call.id, modified_tool_call: { tool_call_id: "plan", new_arguments: { bogus: 1 } } },
+    });
+    const badEvents = await readSse(bad);
+    expect(badEvents.at(-1)?.event).toMatchObject({ type: "error", code: "invalid_input" });
+    expect((await server.store.getActivePath(id)).map((e) => e.id)).toEqual(before.map((e) => e.id));
+
+    const res = await server.api(`/api/traces/${id}/replay`, {
+      method: "PATCH",
+      json: {
+        from_message_id: call.id,
+        modified_tool_call: { tool_call_id: "plan", new_arguments: { add: "Approach B, Test" } },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(typesOf(await readSse(res)).at(-1)).toBe("done");
+
+    const trace = (await (await server.api(`/api/traces/${id}`)).json()) as TraceBody;
+    expect(trace.goal_tree?.goals.map((g) => g.description)).toEqual(["Approach B", "Test"]);
+    const after = await server.store.getActivePath(id);
+    // The new branch shares the user message and leaves the old one intact beside it.
+    expect(after[0]!.id).toBe(before[0]!.id);
+    expect(after[1]!.parentId).toBe(before[0]!.id);
+    expect(after[1]!.id).not.toBe(call.id);
+    expect((await server.store.getEntry(id, call.id))?.id).toBe(call.id);
+    const last = after.at(-1)!;
+    expect(last.type === "message" && last.message.content[0]).toMatchObject({ type: "text", text: "went with B" });
+
+    const notGoal = await server.api(`/api/traces/${id}/replay`, {
+      method: "PATCH",
+      json: { from_message_id: "0000000000000000", modified_tool_call: { tool_call_id: "x", new_arguments: {} } },
+    });
+    expect((await readSse(notGoal)).at(-1)?.event).toMatchObject({ type: "error", code: "entry_not_found" });
+  });
+});
