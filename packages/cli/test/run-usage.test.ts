@@ -43,6 +43,8 @@ describe("help", () => {
       "--max-turns <n>",
       "--yes",
       "--json",
+      "--record <file>",
+      "--replay <file>",
     ]) {
       expect(help.out, flag).toContain(flag);
     }
@@ -69,6 +71,12 @@ describe("bad usage of run and demo exits 2 and touches no store", () => {
     [["run", "--model", "", "hi"], /--model needs a value/],
     [["run", "--base-url", "not a url", "--model", "openai-compatible/x", "hi"], /baseURL/],
     [["run", "--json", ""], /the prompt is empty/],
+    [["run", "--record", "", "hi"], /--record needs a file/],
+    [
+      ["run", "--replay", file, "--model", "openai/gpt-4o", "hi"],
+      /--replay answers from the cassette's recorded model; drop --model/,
+    ],
+    [["run", "--replay", file, "hi"], /a-file\.txt is not JSON/],
     [["demo", "now"], /'arbor demo' takes no arguments, got 'now'/],
     [["demo", "--yes"], /unknown option '--yes' for 'arbor demo'/],
   ];
