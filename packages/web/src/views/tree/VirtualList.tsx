@@ -56,7 +56,6 @@ export function VirtualList({ rowCount, rowHeight, renderRow, focusIndex, focusK
   for (let i = first; i < last; i++) rows.push(renderRow(i, i * rowHeight));
 
   return (
-    // biome-ignore lint/a11y/useSemanticElements: a virtualised tree has no native element; the ARIA tree pattern is the accessible one.
     <div
       ref={ref}
       className="vlist"

@@ -1,0 +1,64 @@
+import { BaseEdge, type Edge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { type DagEdge, statsText } from "./build-dag.js";
+
+export type GoalFlowEdge = Edge<
+  { edge: DagEdge; selected: boolean; onSelect: (e: DagEdge) => void; onToggle: (key: string) => void },
+  "goal"
+>;
+
+/** The work between two results: its stats as a label that selects it, and an expand/collapse control. */
+export function GoalEdge({
+  id,
+  sourceX,
+  sourceY,
+  targetX,
+  targetY,
+  sourcePosition,
+  targetPosition,
+  data,
+  markerEnd,
+}: EdgeProps<GoalFlowEdge>) {
+  const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition });
+  if (!data) return <BaseEdge id={id} path={path} />;
+  const { edge, selected, onSelect, onToggle } = data;
+  const showLabel = edge.stats !== undefined || edge.toggleKey !== undefined;
+  return (
+    <>
+      <BaseEdge
+        id={id}
+        path={path}
+        {...(markerEnd ? { markerEnd } : {})}
+        style={{ strokeDasharray: edge.abandoned ? "6 4" : undefined, opacity: edge.abandoned ? 0.5 : 1 }}
+      />
+      {showLabel && (
+        <EdgeLabelRenderer>
+          <div
+            className={`edge-label nodrag nopan${edge.abandoned ? " abandoned" : ""}${selected ? " selected" : ""}`}
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            data-edge-id={edge.id}
+            data-stats-kind={edge.statsKind}
+          >
+            {edge.toggleKey && (
+              <button
+                type="button"
+                aria-expanded={edge.expanded}
+                aria-label={`${edge.expanded ? "Collapse" : "Expand"} ${edge.title}`}
+                onClick={() => onToggle(edge.toggleKey as string)}
+              >
+                {edge.expanded ? "−" : "+"}
+              </button>
+            )}
+            <button
+              type="button"
+              className="link edge-stats"
+              aria-label={`Messages of ${edge.title}`}
+              onClick={() => onSelect(edge)}
+            >
+              {statsText(edge.stats) || "messages"}
+            </button>
+          </div>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
