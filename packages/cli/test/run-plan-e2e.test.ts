@@ -1,0 +1,117 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunEvent } from "@arbor/core";
+import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createJsonView } from "../src/render/live.js";
+import { createPlanApprovalHandler } from "../src/run/plan-approval.js";
+import { arbor } from "./helpers/cli.js";
+import { captureIo } from "./helpers/io.js";
+
+/** `arbor run` in plan mode against the fake OpenAI-compatible server: the replanner's structured output over HTTP too. */
+
+let dir: string;
+let home: string;
+let workspace: string;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-plan-e2e-"));
+  home = join(dir, "home");
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const PLAN = toolCall("plan_create", { title: "Tidy up", steps: ["Look around", { title: "Change things" }, "Check"] });
+
+async function run(script: Script, ...flags: string[]) {
+  server = await startFakeOpenAI({ script });
+  const args = ["run", "--json", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace];
+  const r = await arbor([...args, ...flags, "tidy the workspace"], { home, env: { PLAN_REQUIRE_APPROVAL: "true" } });
+  const events = r.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as RunEvent);
+  return { r, events };
+}
+
+describe("arbor run in plan mode", () => {
+  it("--yes approves the plan; a step's [ERROR] asks the replanner, which finishes over HTTP", async () => {
+    const { r, events } = await run(
+      [
+        [PLAN],
+        [text("[ERROR] nothing here to tidy")],
+        [
+          toolCall("replan", {
+            action: "finish",
+            response: "The workspace is already tidy.",
+            revised_steps: [],
+            reason: "empty",
+          }),
+        ],
+      ],
+      "--yes",
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const types = events.map((e) => e.type);
+    expect(types).toContain("plan_created");
+    expect(types).toContain("plan_approval_request");
+    expect(events.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toEqual([
+      "1:running",
+      "1:completed",
+      "2:completed",
+      "3:completed",
+    ]);
+    expect(events.at(-1)?.type).toBe("done");
+    expect(events.filter((e) => e.type === "token").at(-1)).toMatchObject({ content: "The workspace is already tidy." });
+    const bodies = server!.requests.filter((q) => q.method === "POST").map((q) => q.body as Record<string, unknown>);
+    expect(bodies).toHaveLength(3);
+    // The replanner: one non-streaming call whose answer is a forced tool call.
+    expect(bodies[2]).toMatchObject({ tool_choice: { type: "function", function: { name: "replan" } } });
+    expect(bodies[2]!.stream).not.toBe(true);
+  });
+
+  it("without --yes and without a terminal the plan is not approved, and stderr says so", async () => {
+    const { r, events } = await run([[PLAN]]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('plan "Tidy up" not approved: no one to approve it');
+    expect(events.filter((e) => e.type === "plan_updated")).toEqual([]);
+    expect(events.filter((e) => e.type === "token").at(-1)).toMatchObject({
+      content: expect.stringContaining('The plan "Tidy up" was not approved: no one to approve it'),
+    });
+    expect(events.at(-1)?.type).toBe("done");
+    expect(server!.callCount).toBe(1);
+  });
+});
+
+describe("the plan approval handler", () => {
+  const request = { title: "Tidy up", steps: [{ id: 1, title: "Look" }] };
+  const signal = new AbortController().signal;
+
+  it("asks at the terminal until the answer is clear, with an optional reason for a no", async () => {
+    const answers = ["hm", "n", "too risky"];
+    const questions: string[] = [];
+    const io = {
+      ...captureIo(),
+      prompt: async (q: string) => {
+        questions.push(q);
+        return answers.shift();
+      },
+    };
+    const handler = createPlanApprovalHandler({ yes: false, io, view: createJsonView(io) });
+    expect(await handler(request, signal)).toEqual({ approved: false, reason: "too risky" });
+    expect(questions).toEqual([
+      '? run the plan "Tidy up" (1 step)? [y]es / [n]o: ',
+      '? run the plan "Tidy up" (1 step)? [y]es / [n]o: ',
+      "  why not? (optional): ",
+    ]);
+    answers.push("yes");
+    expect(await handler(request, signal)).toEqual({ approved: true });
+  });
+});

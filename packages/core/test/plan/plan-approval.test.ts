@@ -1,0 +1,176 @@
+import {
+  createRuntime,
+  isArborError,
+  latestPlanRecord,
+  MemoryBlobStore,
+  PLAN_ENTRY_TYPE,
+  type RunEvent,
+  type RunHandle,
+} from "@arbor/core";
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { collect, harness } from "../loop/harness.js";
+import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
+
+const steps = () => ({
+  "Read the code": scriptedModel([[text("read it")]]),
+  "Run the tests": scriptedModel([[text("tests pass")]]),
+});
+const planner = () =>
+  scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
+
+/** Plays a run's events until `stop` says so; returns them and the iterator to go on with. */
+async function until(handle: RunHandle, stop: (e: RunEvent) => boolean) {
+  const events: RunEvent[] = [];
+  const iterator = handle[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    events.push(next.value);
+    if (stop(next.value)) break;
+  }
+  return {
+    events,
+    async rest(): Promise<RunEvent[]> {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return events;
+        events.push(next.value);
+      }
+    },
+  };
+}
+
+async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isArborError(err)) return err.code;
+    throw err;
+  }
+  throw new Error("expected an error");
+}
+
+describe("plan mode: the approval gate", () => {
+  it("waits for approval, then runs the plan", async () => {
+    const work = steps();
+    const { runtime, store } = await harness({
+      config: planConfig({ requireApproval: true }),
+      model: planModel({ main: planner(), steps: work }),
+    });
+    const handle = runtime.run({ prompt: "check the repo" });
+    const played = await until(handle, (e) => e.type === "plan_approval_request");
+    const request = ofType(played.events, "plan_approval_request")[0]!;
+    expect(request).toMatchObject({
+      title: "Check the repo",
+      steps: [{ id: 1, title: "Read the code", status: "pending" }, { id: 2 }],
+    });
+    expect(runtime.pendingPlanApprovals(handle.sessionId).map((r) => r.planId)).toEqual([request.plan_id]);
+    // Nothing ran before the answer, and the request is in the session (it outlives this process).
+    expect(work["Read the code"].callCount).toBe(0);
+    expect(latestPlanRecord(await store.getActivePath(handle.sessionId))).toMatchObject({ status: "awaiting_approval" });
+
+    const answered = await runtime.approvePlan(request.plan_id, true);
+    expect(answered).toEqual({ planId: request.plan_id, sessionId: handle.sessionId, approved: true });
+    const events = await played.rest();
+    const result = await handle.result;
+    expect(result.status).toBe("done");
+    const order = events.map((e) => e.type);
+    expect(order.indexOf("plan_created")).toBeLessThan(order.indexOf("plan_approval_request"));
+    expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+    expect(runtime.pendingPlanApprovals()).toEqual([]);
+    const records = (await store.getActivePath(handle.sessionId)).flatMap((e) =>
+      e.type === "custom" && e.customType === PLAN_ENTRY_TYPE ? [(e.data as { status: string }).status] : [],
+    );
+    expect(records).toEqual(["awaiting_approval", "approved", "completed"]);
+    // Answered already: a second answer is refused.
+    expect(await errorCode(runtime.approvePlan(request.plan_id, false))).toBe("plan_not_pending");
+  });
+
+  it("a rejection ends the run with a message and runs nothing", async () => {
+    const work = steps();
+    const { runtime, store } = await harness({
+      config: planConfig({ requireApproval: true }),
+      model: planModel({ main: planner(), steps: work }),
+    });
+    const handle = runtime.run({ prompt: "check the repo" });
+    const played = await until(handle, (e) => e.type === "plan_approval_request");
+    await runtime.approvePlan(ofType(played.events, "plan_approval_request")[0]!.plan_id, false, "not on a Friday");
+    const events = await played.rest();
+    const result = await handle.result;
+    expect(result).toMatchObject({ status: "done", stopReason: "plan_rejected" });
+    expect(result.text).toBe('The plan "Check the repo" was not approved: not on a Friday. None of its steps were run.');
+    expect(ofType(events, "token").at(-1)?.content).toBe(result.text);
+    expect(stepUpdates(events)).toEqual([]);
+    expect(work["Read the code"].callCount + work["Run the tests"].callCount).toBe(0);
+    const path = await store.getActivePath(handle.sessionId);
+    expect(latestPlanRecord(path)).toMatchObject({ status: "rejected", reason: "not on a Friday" });
+    expect(events.at(-1)?.type).toBe("done");
+  });
+
+  it("a handler answers when someone is at hand (a terminal, --yes)", async () => {
+    const seen: string[] = [];
+    const { runtime } = await harness({
+      config: planConfig({ requireApproval: true }),
+      model: planModel({ main: planner(), steps: steps() }),
+      onPlanApproval: (request) => {
+        seen.push(request.title);
+        return { approved: true };
+      },
+    });
+    const { events, result } = await collect(runtime.run({ prompt: "check the repo" }));
+    expect(result.status).toBe("done");
+    expect(seen).toEqual(["Check the repo"]);
+    expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+  });
+
+  it("an approval after the waiting run is gone (a restart) resumes phase 2 in a new run", async () => {
+    const { runtime, store, cwd, home } = await harness({
+      config: planConfig({ requireApproval: true }),
+      model: planModel({ main: planner(), steps: steps() }),
+    });
+    const handle = runtime.run({ prompt: "check the repo" });
+    const played = await until(handle, (e) => e.type === "plan_approval_request");
+    const planId = ofType(played.events, "plan_approval_request")[0]!.plan_id;
+    // The process goes away: its runs are aborted, the request stays in the session.
+    await runtime.close();
+    await played.rest();
+    expect((await handle.result).status).toBe("aborted");
+
+    const work = steps();
+    const restarted = createRuntime({
+      store,
+      cwd,
+      arborHome: home,
+      env: {},
+      blobs: new MemoryBlobStore(),
+      config: planConfig({ requireApproval: true }),
+      model: planModel({ main: scriptedModel([]), steps: work }),
+      clock: { now: () => Date.now(), sleep: async () => {} },
+    });
+    try {
+      expect(restarted.pendingPlanApprovals()).toEqual([]);
+      const answered = await restarted.approvePlan(planId, true, "go ahead");
+      expect(answered).toMatchObject({ planId, sessionId: handle.sessionId, approved: true });
+      const { events, result } = await collect(answered.run!);
+      expect(result).toMatchObject({ sessionId: handle.sessionId, status: "done", stopReason: "finished" });
+      expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+      expect(work["Run the tests"].callCount).toBe(1);
+      const path = await store.getActivePath(handle.sessionId);
+      expect(latestPlanRecord(path)).toMatchObject({ status: "completed" });
+      // No new user message: the resumed run continues the session where the plan left it.
+      expect(path.filter((e) => e.type === "message" && e.message.role === "user")).toHaveLength(1);
+      expect(await errorCode(restarted.approvePlan(planId, true))).toBe("plan_not_pending");
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it("refuses plan ids that are malformed or name no waiting plan", async () => {
+    const { runtime } = await harness({ model: scriptedModel([]) });
+    expect(await errorCode(runtime.approvePlan("nope", true))).toBe("invalid_input");
+    expect(await errorCode(runtime.approvePlan("0b6c3f0e-0000-4000-8000-000000000000:deadbeef", true))).toBe("plan_not_found");
+    const { result } = await collect(runtime.run({ prompt: "hi", model: scriptedModel([[text("hello")]]) }));
+    expect(await errorCode(runtime.approvePlan(`${result.sessionId}:deadbeef`, true))).toBe("plan_not_found");
+  });
+});

@@ -1,0 +1,125 @@
+import { type GoalTree, resolveConfig, type SessionMeta } from "@arbor/core";
+import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { errorOf, startServer } from "./helpers/server.js";
+import { readSse, typesOf } from "./helpers/sse.js";
+
+const STEP = /Now carry out step \d+: (.*)$/;
+
+/** The main agent makes a two-step plan; each step's executor answers from its own script. */
+function planModel() {
+  const main = scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
+  return routedModel({
+    route: (prompt) => STEP.exec(taskOf(prompt))?.[1] ?? "main",
+    models: {
+      main,
+      "Read the code": scriptedModel([[text("The code is fine.")]]),
+      "Run the tests": scriptedModel([[text("All tests pass.")]]),
+    },
+  });
+}
+
+const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
+
+interface TraceBody {
+  trace: SessionMeta;
+  goal_tree: GoalTree | null;
+  sub_traces: SessionMeta[];
+}
+
+function stepUpdates(events: readonly { type: string; step_id?: unknown; status?: unknown }[]): string[] {
+  return events.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`);
+}
+
+describe("plan mode over HTTP", () => {
+  it("POST /api/chat streams plan_created, the approval round trip, each step and done; the trace shows the plan", async () => {
+    const server = await startServer({ runtime: { model: planModel(), config } });
+    const res = await server.api("/api/chat", { json: { message: "check the repo" } });
+    expect(res.status).toBe(200);
+    let approval: Promise<Response> | undefined;
+    const messages = await readSse(res, (m) => {
+      if (m.event.type === "plan_approval_request") {
+        approval = server.api("/api/plan/approve", { json: { plan_id: m.event.plan_id, approved: true } });
+      }
+      return undefined;
+    });
+    const answered = await approval!;
+    expect(answered.status).toBe(200);
+    const sessionId = messages[0]!.event.session_id;
+    expect(await answered.json()).toMatchObject({ session_id: sessionId, approved: true, resumed: false });
+
+    const types = typesOf(messages);
+    expect(types.indexOf("plan_created")).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf("plan_created")).toBeLessThan(types.indexOf("plan_approval_request"));
+    expect(stepUpdates(messages.map((m) => m.event))).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+    expect(types.at(-1)).toBe("done");
+
+    const trace = await server.api(`/api/traces/${sessionId}`);
+    expect(trace.status).toBe(200);
+    const body = (await trace.json()) as TraceBody;
+    const tree = body.goal_tree!;
+    const plan = tree.goals.find((g) => g.description === "Check the repo")!;
+    expect(plan.status).toBe("completed");
+    const steps = tree.goals.filter((g) => g.parentId === plan.id);
+    expect(steps.map((g) => [g.description, g.status, g.type, g.agentCallMode])).toEqual([
+      ["Read the code", "completed", "agent_call", "plan_step"],
+      ["Run the tests", "completed", "agent_call", "plan_step"],
+    ]);
+    expect(body.sub_traces.map((s) => [s.task, s.agentType, s.status])).toEqual([
+      ["Read the code", "plan_step", "completed"],
+      ["Run the tests", "plan_step", "completed"],
+    ]);
+    expect(steps.flatMap((g) => g.subTraceIds ?? []).sort()).toEqual(body.sub_traces.map((s) => s.id).sort());
+  });
+
+  it("a plan whose run is gone is still answerable: the answer resumes it in a new run", async () => {
+    const server = await startServer({ runtime: { model: planModel(), config } });
+    const res = await server.api("/api/chat", { json: { message: "check the repo" } });
+    let planId = "";
+    const first = await readSse(res, (m) => {
+      if (m.event.type !== "plan_approval_request") return undefined;
+      planId = m.event.plan_id;
+      return false;
+    });
+    const sessionId = first[0]!.event.session_id;
+    const aborted = await server.api(`/api/sessions/${sessionId}/abort`, { method: "POST" });
+    expect(await aborted.json()).toEqual({ aborted: true });
+    // Wait for the aborted run to end (its stream says so) before answering.
+    const ended = await readSse(await server.api(`/api/sessions/${sessionId}/stream`));
+    expect(ended.at(-1)?.event).toMatchObject({ type: "error", code: "aborted" });
+    const lastId = ended.at(-1)!.id!;
+
+    // No run waits any more, but the session's record keeps the plan answerable and listed.
+    const pending = await server.api(`/api/plan/pending?session_id=${sessionId}`);
+    expect(await pending.json()).toEqual({
+      plans: [
+        {
+          plan_id: planId,
+          session_id: sessionId,
+          title: "Check the repo",
+          steps: [
+            { id: 1, title: "Read the code", status: "pending" },
+            { id: 2, title: "Run the tests", status: "pending" },
+          ],
+        },
+      ],
+    });
+    const answered = await server.api("/api/plan/approve", { json: { plan_id: planId, approved: true } });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ plan_id: planId, session_id: sessionId, approved: true, resumed: true });
+    const resumed = await readSse(
+      await server.api(`/api/sessions/${sessionId}/stream`, { headers: { "Last-Event-ID": lastId } }),
+    );
+    expect(stepUpdates(resumed.map((m) => m.event))).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+    expect(typesOf(resumed).at(-1)).toBe("done");
+
+    const again = await errorOf(await server.api("/api/plan/approve", { json: { plan_id: planId, approved: false } }));
+    expect(again).toMatchObject({ status: 409, code: "plan_not_pending" });
+    const unknown = await errorOf(
+      await server.api("/api/plan/approve", { json: { plan_id: `${sessionId}:00000000`, approved: true } }),
+    );
+    expect(unknown).toMatchObject({ status: 404, code: "plan_not_found" });
+    const bad = await errorOf(await server.api("/api/plan/approve", { json: { plan_id: "nope", approved: true } }));
+    expect(bad).toMatchObject({ status: 400, code: "invalid_input" });
+  });
+});
