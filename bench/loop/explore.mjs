@@ -7,7 +7,8 @@ import { note, num, ratio, section, table } from "../lib/format.mjs";
 import { median } from "../lib/stats.mjs";
 import { LOOP_BACKENDS, openBackend, trivialTool } from "./harness.mjs";
 
-const STEPS = 20;
+// EXPLORE_STEPS=1 isolates what a sub-trace costs apart from its steps.
+const STEPS = Number(process.env.EXPLORE_STEPS ?? 20);
 const TARGET = 2.5;
 
 /** 19 steps calling the trivial tool (a new input each), then a report: 20 model calls. */
@@ -56,7 +57,7 @@ async function checkSubTraces(store, parentId, branches) {
     }
     const roles = {};
     for (const e of path) if (e.type === "message") roles[e.message.role] = (roles[e.message.role] ?? 0) + 1;
-    if (roles.assistant !== STEPS || roles.tool !== STEPS - 1 || roles.user !== 1) {
+    if (roles.assistant !== STEPS || (roles.tool ?? 0) !== STEPS - 1 || roles.user !== 1) {
       throw new Error(`${sub.id}: ${JSON.stringify(roles)}`);
     }
     if (sub.status !== "completed") throw new Error(`${sub.id}: status ${sub.status}`);
