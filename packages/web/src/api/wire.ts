@@ -102,3 +102,108 @@ export const parseTrace = (value: unknown): TraceResponse => {
 export const parseMessages = <T>(value: unknown) => MessagesShape.parse(value).messages as T[];
 export const ignoreBody = (_value: unknown): undefined => undefined;
 export const anyJson = (value: unknown): unknown => value;
+
+// Seed 002's message trace (GET /api/sessions/:id/messages, tool-stats, tool-calls), snake_case as sent.
+
+const ToolResultShape = z.looseObject({
+  success: z.boolean(),
+  output: z.string(),
+  error: z.optional(z.string()),
+});
+
+const ToolCallShape = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+  result: z.nullable(ToolResultShape),
+  reflection: z.optional(z.string()),
+  duration: z.number(),
+});
+
+const AgentStepShape = z.looseObject({
+  iteration: z.number(),
+  thought: z.string(),
+  tool_calls: z.array(ToolCallShape),
+  timestamp: z.string(),
+});
+
+const TraceMessageShape = z.looseObject({
+  id: z.string(),
+  request_id: z.string(),
+  content: z.string(),
+  role: z.enum(["user", "assistant"]),
+  agent_steps: z.array(AgentStepShape),
+  is_completed: z.boolean(),
+  created_at: z.string(),
+});
+
+const MessagePageShape = z.object({ messages: z.array(TraceMessageShape), next_cursor: z.optional(z.string()) });
+
+const ToolStatsShape = z.object({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      count: z.number(),
+      failures: z.number(),
+      p50_ms: z.number(),
+      p95_ms: z.number(),
+      max_ms: z.number(),
+      total_ms: z.number(),
+    }),
+  ),
+});
+
+const FoundToolCallsShape = z.object({
+  tool_calls: z.array(
+    z.looseObject({
+      message_id: z.string(),
+      request_id: z.string(),
+      iteration: z.number(),
+      timestamp: z.string(),
+      tool_call: ToolCallShape,
+    }),
+  ),
+});
+
+export type TraceToolCall = z.infer<typeof ToolCallShape>;
+export type TraceStep = z.infer<typeof AgentStepShape>;
+export type TraceMessage = z.infer<typeof TraceMessageShape>;
+export type MessagePage = z.infer<typeof MessagePageShape>;
+export type ToolStats = z.infer<typeof ToolStatsShape>["tools"][number];
+export type FoundToolCall = z.infer<typeof FoundToolCallsShape>["tool_calls"][number];
+
+export const parseMessagePage = (value: unknown): MessagePage => MessagePageShape.parse(value);
+export const parseToolStats = (value: unknown): ToolStats[] => ToolStatsShape.parse(value).tools;
+export const parseFoundToolCalls = (value: unknown): FoundToolCall[] => FoundToolCallsShape.parse(value).tool_calls;
+
+// DebugMiddleware's records (GET /api/sessions/:id/debug).
+
+const DebugRecordShape = z.looseObject({
+  kind: z.enum(["tool", "llm"]),
+  event_id: z.number(),
+  run_id: z.string(),
+  call_id: z.string(),
+  level: z.string(),
+  started_at: z.string(),
+  duration_ms: z.optional(z.number()),
+  interrupted: z.optional(z.boolean()),
+  input: z.optional(z.string()),
+  output: z.optional(z.string()),
+  truncated: z.optional(z.boolean()),
+  tool: z.optional(z.string()),
+  is_error: z.optional(z.boolean()),
+  node: z.optional(z.string()),
+  model: z.optional(z.string()),
+  input_tokens: z.optional(z.number()),
+  output_tokens: z.optional(z.number()),
+  total_tokens: z.optional(z.number()),
+  cached: z.optional(z.boolean()),
+  finish_reason: z.optional(z.string()),
+  settings: z.optional(z.record(z.string(), z.unknown())),
+});
+
+const DebugPageShape = z.looseObject({ records: z.array(DebugRecordShape), next_after: z.optional(z.number()) });
+
+export type DebugRecord = z.infer<typeof DebugRecordShape>;
+export type DebugPage = z.infer<typeof DebugPageShape>;
+export const parseDebugPage = (value: unknown): DebugPage => DebugPageShape.parse(value);

@@ -1,13 +1,281 @@
 import type { Snapshot } from "@arbor/core";
+import { useCallback, useEffect, useId, useState } from "react";
+import { api } from "../../api/client.js";
+import {
+  type FoundToolCall,
+  parseFoundToolCalls,
+  parseMessagePage,
+  parseToolStats,
+  type ToolStats,
+  type TraceMessage,
+  type TraceStep,
+  type TraceToolCall,
+} from "../../api/wire.js";
+import { formatDuration, formatTime, truncate } from "../../lib/format.js";
 
-/** Seed 002's step trace: not built yet (the route it reads, GET /api/sessions/:id/messages, has just landed). */
-export function StepTrace({ sessionId }: { sessionId: string; snapshot: Snapshot | undefined }) {
+const PAGE = 20;
+
+/** Seed 002's RFC 3339 nanosecond times, cut to the millisecond a Date understands. */
+export function traceTime(t: string): string {
+  return formatTime(t.replace(/(\.\d{3})\d*Z$/, "$1Z"));
+}
+
+function argsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  return JSON.stringify(args, null, 2) ?? "";
+}
+
+type CallStatus = "ok" | "failed" | "pending";
+const statusOf = (call: TraceToolCall): CallStatus => (call.result === null ? "pending" : call.result.success ? "ok" : "failed");
+const STATUS_LABEL: Record<CallStatus, string> = { ok: "ok", failed: "failed", pending: "no result" };
+const STATUS_CLASS: Record<CallStatus, string> = { ok: "done", failed: "error", pending: "running" };
+
+/**
+ * Seed 002's step trace: each assistant answer with its steps (one per model call): the thought,
+ * then every tool call with its arguments, result or error, and duration. Above it, per-tool stats;
+ * a switch lists only the failed calls of the session's active path.
+ */
+export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot: Snapshot | undefined }) {
+  const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
+  const [messages, setMessages] = useState<TraceMessage[] | undefined>();
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [stats, setStats] = useState<ToolStats[] | undefined>();
+  const [failedOnly, setFailedOnly] = useState(false);
+  const [failed, setFailed] = useState<FoundToolCall[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const failedId = useId();
+  const fail = useCallback((err: unknown) => setError(err instanceof Error ? err.message : String(err)), []);
+
+  const load = useCallback(() => {
+    setError(undefined);
+    api(`${base}/messages?limit=${PAGE}`, parseMessagePage).then((page) => {
+      setMessages(page.messages);
+      setCursor(page.next_cursor);
+    }, fail);
+    api(`${base}/tool-stats`, parseToolStats).then(setStats, fail);
+  }, [base, fail]);
+
+  // Reload when the session changes on disk (a run finished, an entry was added).
+  const version = snapshot ? `${snapshot.session.updatedAt}:${snapshot.entries.length}` : "";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger.
+  useEffect(load, [load, version]);
+
+  useEffect(() => {
+    if (!failedOnly) return;
+    api(`${base}/tool-calls?failed=true`, parseFoundToolCalls).then(setFailed, fail);
+  }, [base, failedOnly, fail]);
+
+  const loadOlder = () => {
+    if (!cursor) return;
+    setLoadingOlder(true);
+    api(`${base}/messages?limit=${PAGE}&before=${encodeURIComponent(cursor)}`, parseMessagePage)
+      .then((page) => {
+        setMessages((prev) => [...(prev ?? []), ...page.messages]);
+        setCursor(page.next_cursor);
+      }, fail)
+      .finally(() => setLoadingOlder(false));
+  };
+
+  const questions = new Map<string, string>();
+  for (const m of messages ?? []) if (m.role === "user") questions.set(m.request_id, m.content);
+  const answers = (messages ?? []).filter((m) => m.role === "assistant");
+
   return (
-    <div className="panel-scroll">
-      <p className="muted">
-        The step trace of <code>{sessionId}</code> (thoughts, tool calls, results and per-tool stats) is not built yet. Each tool
-        call's arguments, output and duration are in the Chat view.
-      </p>
+    <div className="panel-scroll steps-view" data-testid="step-trace">
+      <div className="button-row steps-toolbar">
+        <button type="button" onClick={load}>
+          Refresh
+        </button>
+        <label htmlFor={failedId} className="checkbox">
+          <input id={failedId} type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> Only
+          failed tool calls
+        </label>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+
+      <section aria-labelledby={`${failedId}-stats`} className="tool-stats">
+        <h2 id={`${failedId}-stats`}>Per-tool stats</h2>
+        {stats === undefined ? (
+          <p className="muted">Loading…</p>
+        ) : stats.length === 0 ? (
+          <p className="muted">No tool calls with a result yet.</p>
+        ) : (
+          <table className="data" aria-label="Per-tool stats">
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col" className="num">
+                  Calls
+                </th>
+                <th scope="col" className="num">
+                  Failures
+                </th>
+                <th scope="col" className="num">
+                  p50
+                </th>
+                <th scope="col" className="num">
+                  p95
+                </th>
+                <th scope="col" className="num">
+                  Max
+                </th>
+                <th scope="col" className="num">
+                  Total
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {stats.map((s) => (
+                <tr key={s.name} data-tool={s.name}>
+                  <th scope="row">{s.name}</th>
+                  <td className="num">{s.count}</td>
+                  <td className="num" data-testid="failures">
+                    {s.failures}
+                  </td>
+                  <td className="num">{formatDuration(s.p50_ms)}</td>
+                  <td className="num">{formatDuration(s.p95_ms)}</td>
+                  <td className="num">{formatDuration(s.max_ms)}</td>
+                  <td className="num">{formatDuration(s.total_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      {failedOnly ? (
+        <section aria-label="Failed tool calls" className="failed-calls">
+          <h2>Failed tool calls</h2>
+          {failed === undefined ? (
+            <p className="muted">Loading…</p>
+          ) : failed.length === 0 ? (
+            <p className="muted">No failed tool calls on the active path.</p>
+          ) : (
+            <ol className="plain-list">
+              {failed.map((f) => (
+                <li key={`${f.message_id}:${f.tool_call.id}`}>
+                  <p className="muted">
+                    Step {f.iteration + 1} of answer to “{truncate(questions.get(f.request_id) ?? f.request_id, 80)}” ·{" "}
+                    {traceTime(f.timestamp)}
+                  </p>
+                  <ToolCallView call={f.tool_call} />
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      ) : (
+        <section aria-label="Answers" className="answers">
+          <h2>Answers</h2>
+          {messages === undefined ? (
+            <p className="muted">Loading…</p>
+          ) : answers.length === 0 ? (
+            <p className="muted">No assistant answers in this session yet.</p>
+          ) : (
+            answers.map((m, i) => <AnswerView key={m.id} message={m} question={questions.get(m.request_id)} open={i === 0} />)
+          )}
+          {cursor && (
+            <button type="button" className="load-more" onClick={loadOlder} disabled={loadingOlder}>
+              {loadingOlder ? "Loading…" : "Load older messages"}
+            </button>
+          )}
+        </section>
+      )}
     </div>
+  );
+}
+
+function AnswerView({ message, question, open }: { message: TraceMessage; question: string | undefined; open: boolean }) {
+  const calls = message.agent_steps.reduce((n, s) => n + s.tool_calls.length, 0);
+  const failures = message.agent_steps.reduce(
+    (n, s) => n + s.tool_calls.filter((c) => c.result !== null && !c.result.success).length,
+    0,
+  );
+  const title = question === undefined ? `Answer ${message.id}` : `Answer to “${truncate(question, 80)}”`;
+  return (
+    <details className="message-trace" open={open} aria-label={title} data-message-id={message.id}>
+      <summary>
+        <strong>{title}</strong>{" "}
+        <span className="muted">
+          · {message.agent_steps.length} step{message.agent_steps.length === 1 ? "" : "s"} · {calls} tool call
+          {calls === 1 ? "" : "s"}
+          {failures > 0 && ` · ${failures} failed`} · {traceTime(message.created_at)}
+        </span>
+        {!message.is_completed && <span className="badge status-running">incomplete</span>}
+      </summary>
+      <ol className="plain-list steps">
+        {message.agent_steps.map((step) => (
+          <li key={step.iteration}>
+            <StepView step={step} />
+          </li>
+        ))}
+      </ol>
+      {message.content && (
+        <div className="final-answer">
+          <h4>Final answer</h4>
+          <p className="msg-text">{message.content}</p>
+        </div>
+      )}
+    </details>
+  );
+}
+
+function StepView({ step }: { step: TraceStep }) {
+  return (
+    <section className="step" aria-label={`Step ${step.iteration + 1}`}>
+      <h4>
+        Step {step.iteration + 1} <span className="muted">· {traceTime(step.timestamp)}</span>
+      </h4>
+      {step.thought ? (
+        <p className="step-thought">
+          <span className="muted">Thought: </span>
+          {step.thought}
+        </p>
+      ) : (
+        <p className="muted">No thought recorded.</p>
+      )}
+      {step.tool_calls.map((call) => (
+        <ToolCallView key={call.id} call={call} />
+      ))}
+    </section>
+  );
+}
+
+function ToolCallView({ call }: { call: TraceToolCall }) {
+  const status = statusOf(call);
+  return (
+    <section className={`tool-call status-${STATUS_CLASS[status]}`} aria-label={`Tool call ${call.name}`} data-call-id={call.id}>
+      <header className="tool-call-head">
+        <span className="tool-name">{call.name}</span>
+        <span className={`badge status-${STATUS_CLASS[status]}`} data-testid="tool-status">
+          {STATUS_LABEL[status]}
+        </span>
+        {call.result !== null && (
+          <span className="muted tool-duration" data-testid="tool-duration">
+            {formatDuration(call.duration)}
+          </span>
+        )}
+      </header>
+      <h5>Arguments</h5>
+      <pre className="tool-args">{argsText(call.args)}</pre>
+      {call.result !== null &&
+        (call.result.success ? (
+          <>
+            <h5>Result</h5>
+            <pre className="tool-output">{call.result.output}</pre>
+          </>
+        ) : (
+          <>
+            <h5>Error</h5>
+            <pre className="tool-output tool-error">{call.result.error ?? call.result.output}</pre>
+          </>
+        ))}
+      {call.reflection && <p className="muted">Reflection: {call.reflection}</p>}
+    </section>
   );
 }

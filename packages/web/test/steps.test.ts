@@ -1,0 +1,81 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { reasoning, text, toolCall } from "@arbor/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { startWebServer, type WebServer } from "./helpers/server.js";
+
+let browser: Browser;
+let server: WebServer | undefined;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("step trace", () => {
+  it("shows an answer's steps with thoughts, tool calls, results, errors and durations, per-tool stats and failed calls", async () => {
+    server = await startWebServer({
+      script: [
+        [
+          reasoning("Look at the notes first."),
+          text("Reading both files."),
+          toolCall("read", { path: "notes.txt" }),
+          toolCall("read", { path: "missing.txt" }),
+        ],
+        [text("The notes say hello; the other file does not exist.")],
+      ],
+    });
+    writeFileSync(join(server.cwd, "notes.txt"), "hello from the notes\n");
+    const res = await server.api("/api/chat", { json: { message: "What do the files say?" } });
+    const body = await res.text();
+    expect(body).toContain('"type":"done"');
+    const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+
+    const page = await openPage(browser, { width: 1280, height: 720 });
+    await page.goto(`${server.url}/sessions/${sessionId}/steps`);
+    const answer = page.getByRole("group", { name: "Answer to “What do the files say?”" });
+    await answer.waitFor();
+    const step1 = answer.getByRole("region", { name: "Step 1" });
+    await step1.waitFor();
+    expect(await step1.locator(".step-thought").textContent()).toContain("Reading both files.");
+
+    const calls = step1.getByRole("region", { name: "Tool call read" });
+    expect(await calls.count()).toBe(2);
+    const ok = calls.nth(0);
+    expect(await ok.getByTestId("tool-status").textContent()).toBe("ok");
+    expect(await ok.locator(".tool-args").textContent()).toContain("notes.txt");
+    expect(await ok.locator(".tool-output").textContent()).toContain("hello from the notes");
+    expect(await ok.getByTestId("tool-duration").textContent()).toMatch(/\d+ ms|s$/);
+    const bad = calls.nth(1);
+    expect(await bad.getByTestId("tool-status").textContent()).toBe("failed");
+    expect(await bad.locator(".tool-error").textContent()).not.toBe("");
+    // The second step is the final answer, with no tool calls.
+    await answer.getByRole("region", { name: "Step 2" }).waitFor();
+    expect(await answer.locator(".final-answer").textContent()).toContain("The notes say hello");
+
+    // Per-tool stats: two read calls, one failed.
+    const row = page.getByRole("table", { name: "Per-tool stats" }).locator('tr[data-tool="read"]');
+    await row.waitFor();
+    expect(await row.locator("td").first().textContent()).toBe("2");
+    expect(await row.getByTestId("failures").textContent()).toBe("1");
+    await screenshot(page, "steps-answer");
+
+    // The keyboard reaches the switch; only the failed call is listed.
+    await page.getByRole("button", { name: "Refresh" }).focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    const failed = page.getByRole("region", { name: "Failed tool calls" });
+    await failed.getByRole("region", { name: "Tool call read" }).waitFor();
+    expect(await failed.getByRole("region", { name: "Tool call read" }).count()).toBe(1);
+    expect(await failed.locator(".tool-args").textContent()).toContain("missing.txt");
+    await screenshot(page, "steps-failed");
+    await page.close();
+  });
+});
