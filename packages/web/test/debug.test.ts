@@ -1,0 +1,87 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { text, toolCall, usage } from "@arbor/testkit";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { startWebServer, type WebServer } from "./helpers/server.js";
+
+let browser: Browser;
+let server: WebServer | undefined;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Rec {
+  kind: string;
+  model?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  duration_ms?: number;
+  input?: string;
+  output?: string;
+}
+
+const run = async (s: WebServer, message: string, debug?: string) => {
+  const res = await s.api("/api/chat", { json: { message, ...(debug ? { debug } : {}) } });
+  const body = await res.text();
+  expect(body).toContain('"type":"done"');
+  return /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+};
+
+describe("debug panel", () => {
+  it("lists LLM calls with model, tokens and duration, and whole inputs and outputs at the full level", async () => {
+    server = await startWebServer({
+      script: [
+        [text("Reading it."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 1234, outputTokens: 56 })],
+        [text("The notes say hello."), usage({ inputTokens: 1400, outputTokens: 12 })],
+        [text("A plain answer.")],
+      ],
+    });
+    writeFileSync(join(server.cwd, "notes.txt"), "hello from the notes\n");
+    const sessionId = await run(server, "What do the notes say?", "full");
+    const records = ((await (await server.api(`/api/sessions/${sessionId}/debug`)).json()) as { records: Rec[] }).records;
+    const llm = records.filter((r) => r.kind === "llm");
+    expect(llm.length).toBe(2);
+
+    const page = await openPage(browser, { width: 1920, height: 1080, colorScheme: "dark" });
+    await page.goto(`${server.url}/sessions/${sessionId}/debug`);
+    const table = page.getByRole("table", { name: "LLM calls" });
+    await table.locator("tr.llm-row").nth(1).waitFor();
+    expect(await table.locator("tr.llm-row").count()).toBe(2);
+    const first = table.locator("tr.llm-row").first();
+    expect(await first.getByTestId("model").textContent()).toBe(llm[0]?.model);
+    expect(llm[0]?.input_tokens).toBe(1234);
+    expect(await first.getByTestId("input-tokens").textContent()).toBe("1234");
+    expect(await first.getByTestId("output-tokens").textContent()).toBe("56");
+    expect(await page.getByTestId("llm-totals").textContent()).toContain("2702 tokens");
+    expect(await first.getByTestId("duration").textContent()).toMatch(/ms|s$/);
+    expect(await page.getByTestId("debug-levels").textContent()).toContain("full");
+    // The tool call is recorded too.
+    await page.getByRole("table", { name: "Tool calls" }).getByText("read", { exact: true }).waitFor();
+
+    // Keyboard: open the first call's input and output.
+    const show = first.getByRole("button", { name: /Input and output of call/ });
+    await show.focus();
+    await page.keyboard.press("Enter");
+    expect(await show.getAttribute("aria-expanded")).toBe("true");
+    const input = page.getByTestId("debug-input").first();
+    await input.waitFor();
+    expect(await input.textContent()).toContain("What do the notes say?");
+    expect(await page.getByTestId("debug-output").first().textContent()).toContain("Reading it.");
+    await screenshot(page, "debug-full-dark-1920");
+
+    // A run without debug has no records: the panel says how to get them.
+    const plain = await run(server, "Plain question");
+    await page.goto(`${server.url}/sessions/${plain}/debug`);
+    await page.getByText("No debug records").waitFor();
+    await page.close();
+  });
+});
