@@ -2,7 +2,7 @@ import { useSyncExternalStore } from "react";
 import { api } from "../api/client.js";
 import { type ChatBody, readRunStream, resumeStream, type StreamEvent, startChat } from "../api/run-stream.js";
 import { ignoreBody } from "../api/wire.js";
-import { applyRunEvent, isActive, newRun, type PermissionAsk, type RunState } from "../views/chat/run-state.js";
+import { applyRunEvent, isActive, newRun, type PermissionAsk, type PlanAsk, type RunState } from "../views/chat/run-state.js";
 
 /**
  * The runs this page is streaming, by session id, outside React so a run keeps streaming while the
@@ -150,6 +150,14 @@ class RunStore {
     await api(`/api/permissions/${encodeURIComponent(ask.id)}`, ignoreBody, { json: { reply } });
     const run = this.get(sessionId);
     if (run?.permissions[ask.id]) this.set({ ...run, permissions: { ...run.permissions, [ask.id]: { ...ask, reply } } });
+  }
+
+  /** Answers a plan approval ask (`POST /api/plan/approve`). */
+  async approvePlan(sessionId: string, plan: PlanAsk, approved: boolean, reason?: string): Promise<void> {
+    const answer = reason ? { approved, reason } : { approved };
+    await api("/api/plan/approve", ignoreBody, { json: { plan_id: plan.planId, ...answer } });
+    const run = this.get(sessionId);
+    if (run?.plans[plan.planId]) this.set({ ...run, plans: { ...run.plans, [plan.planId]: { ...plan, answer } } });
   }
 
   /**

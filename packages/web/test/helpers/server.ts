@@ -4,10 +4,12 @@ import { join } from "node:path";
 import {
   type AnyToolDefinition,
   builtinTools,
+  type Config,
   createRuntime,
   MemoryBlobStore,
   openStore,
   type Runtime,
+  type RuntimeOptions,
   type Store,
   WatchHub,
 } from "@arbor/core";
@@ -30,6 +32,9 @@ export interface WebServer {
 
 export interface WebServerOptions {
   script?: Script;
+  /** A model of its own (a routed one) instead of the scripted one over `script`. */
+  model?: RuntimeOptions["model"];
+  config?: Config;
   tools?: AnyToolDefinition[];
   token?: string;
 }
@@ -51,7 +56,8 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     arborHome: home,
     env: {},
     blobs,
-    model: scriptedModel(options.script ?? []),
+    model: options.model ?? scriptedModel(options.script ?? []),
+    ...(options.config ? { config: options.config } : {}),
     tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
   });
   const server = createServer({ runtime, store, watch, ...(options.token ? { token: options.token } : {}) });

@@ -1,5 +1,6 @@
 import { runs } from "../../lib/runs.js";
 import { PermissionCard } from "./PermissionCard.js";
+import { PlanCard } from "./PlanCard.js";
 import type { RunState } from "./run-state.js";
 import { ToolCallCard } from "./ToolCallCard.js";
 
@@ -43,15 +44,12 @@ export function LiveRun({ run }: { run: RunState }) {
             }
             case "plan": {
               const plan = run.plans[item.planId];
-              return plan ? (
-                <section key={item.planId} className="plan-ask" aria-label={`Plan ${plan.title}`}>
-                  <strong>Plan awaiting approval: {plan.title}</strong>
-                  <ol>
-                    {plan.steps.map((s) => (
-                      <li key={String(s.id)}>{s.title}</li>
-                    ))}
-                  </ol>
-                </section>
+              return plan && sessionId ? (
+                <PlanCard
+                  key={item.planId}
+                  plan={plan}
+                  onAnswer={(approved, reason) => runs.approvePlan(sessionId, plan, approved, reason)}
+                />
               ) : null;
             }
           }

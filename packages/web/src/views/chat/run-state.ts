@@ -49,7 +49,8 @@ export interface PlanAsk {
   planId: string;
   title: string;
   steps: Array<{ id: string | number; title: string; status: string }>;
-  answered?: boolean;
+  /** The answer this page sent (`POST /api/plan/approve`). */
+  answer?: { approved: boolean; reason?: string };
 }
 
 export type RunItem =
