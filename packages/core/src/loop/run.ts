@@ -291,10 +291,25 @@ function traceStatus(status: RunResult["status"]): "completed" | "failed" | "abo
   return status === "done" ? "completed" : status === "error" ? "failed" : "aborted";
 }
 
-/** Marks the trace running or finished; a failure to do so must not change the run's outcome. */
-async function markTrace(deps: RunDeps, sessionId: string, status: RunResult["status"] | "running"): Promise<void> {
+/**
+ * Marks the trace running or finished (with the title the run found, in the same write: each
+ * session.json write is a rename, the largest cost of a short run); a failure to do so must not
+ * change the run's outcome.
+ */
+async function markTrace(
+  deps: RunDeps,
+  sessionId: string,
+  status: RunResult["status"] | "running",
+  title?: string,
+): Promise<void> {
   const patch =
-    status === "running" ? { status } : { status: traceStatus(status), completedAt: new Date(deps.clock.now()).toISOString() };
+    status === "running"
+      ? { status }
+      : {
+          status: traceStatus(status),
+          completedAt: new Date(deps.clock.now()).toISOString(),
+          ...(title !== undefined ? { title } : {}),
+        };
   await deps.store.updateSession(sessionId, patch).catch(() => undefined);
 }
 
@@ -314,6 +329,7 @@ export async function executeRun(
   let ctx: RunContext | undefined;
   let outcome: StepsOutcome;
   let started = false;
+  let foundTitle: string | undefined;
   try {
     const resume = options.resume === true || options.replay !== undefined;
     const content = resume ? [] : userContent(input.prompt);
@@ -358,6 +374,7 @@ export async function executeRun(
         agentId: agent.name,
         mode: "agent",
         agentType: launch?.agentType ?? "main",
+        status: "running",
         ...(launch
           ? {
               title: launch.task.slice(0, 500),
@@ -381,7 +398,8 @@ export async function executeRun(
       path = await deps.store.getActivePath(sessionId);
     }
     started = true;
-    await markTrace(deps, sessionId, "running");
+    // A new session was created running; a continued one is marked now.
+    if (input.sessionId !== undefined) await markTrace(deps, sessionId, "running");
     const traceContext = meta?.context ?? {};
 
     const toolNames = deps.registry.names();
@@ -449,7 +467,7 @@ export async function executeRun(
     const current = ctx;
     const phaseOne = () => runSteps(current, deps.maxTurnsNote);
     outcome = plan ? await plan.run(phaseOne) : await phaseOne();
-    if (naming) await deps.store.updateSession(sessionId, { title: await naming });
+    if (naming) foundTitle = await naming;
   } catch (err) {
     outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };
   }
@@ -461,7 +479,7 @@ export async function executeRun(
     ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
-  if (started) await markTrace(deps, sessionId, final.status);
+  if (started) await markTrace(deps, sessionId, final.status, foundTitle);
   return final;
 }
 

@@ -63,6 +63,8 @@ export const SessionInitSchema = z.object({
   parentSessionId: SessionIdSchema.optional(),
   parentGoalId: z.string().optional(),
   context: TraceContextSchema.optional(),
+  /** A trace made by a run starts `running`. */
+  status: TraceStatusSchema.optional(),
 });
 
 /** What updateSession may change; ids, tree pointers and totals are the store's to maintain. */

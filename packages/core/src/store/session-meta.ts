@@ -27,7 +27,7 @@ export function newSessionMeta(init: SessionInit | undefined, provider: StorePro
     totalTokens: 0,
     totalCost: 0,
   };
-  for (const key of ["title", "cwd", "agentId", "task", "parentSessionId", "parentGoalId", "context"] as const) {
+  for (const key of ["title", "cwd", "agentId", "task", "parentSessionId", "parentGoalId", "context", "status"] as const) {
     if (i[key] !== undefined) (meta as Record<string, unknown>)[key] = i[key];
   }
   return meta;
