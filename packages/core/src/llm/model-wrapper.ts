@@ -1,4 +1,9 @@
-import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamResult,
+} from "@ai-sdk/provider";
 import type { ModelResolver, ResolvedModel } from "../loop/types.js";
 
 /** Where a model is used, as the runtime resolves it: its `provider/model` name and pool scenario. */
@@ -13,6 +18,28 @@ export interface ModelUse {
  * comparable by identity.
  */
 export type ModelWrapper = (model: LanguageModelV4, use: ModelUse) => LanguageModelV4;
+
+/**
+ * The part every wrapper shares: it answers to the wrapped model's provider, id and URLs, so the
+ * loop names and prices it as the model itself. Subclasses add what they do around the calls.
+ */
+export abstract class DelegatingModel implements LanguageModelV4 {
+  readonly specificationVersion = "v4";
+  readonly provider: string;
+  readonly modelId: string;
+
+  constructor(protected readonly inner: LanguageModelV4) {
+    this.provider = inner.provider;
+    this.modelId = inner.modelId;
+  }
+
+  get supportedUrls(): LanguageModelV4["supportedUrls"] {
+    return this.inner.supportedUrls;
+  }
+
+  abstract doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult>;
+  abstract doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult>;
+}
 
 /** `provider/model` of a model instance, as the loop names it. */
 export function instanceRef(model: LanguageModelV4): string {

@@ -7,7 +7,7 @@ import type {
 } from "@ai-sdk/provider";
 import { CACHE_HEADER } from "../llm/cache/llm-cache.js";
 import { tapStream } from "../llm/cache/streams.js";
-import type { ModelUse } from "../llm/model-wrapper.js";
+import { DelegatingModel, type ModelUse } from "../llm/model-wrapper.js";
 
 /**
  * How much of each model call a run keeps for its middleware: `meta` (which model, whether the
@@ -108,22 +108,13 @@ export class LlmCallLog {
   }
 }
 
-class LoggedModel implements LanguageModelV4 {
-  readonly specificationVersion = "v4";
-  readonly provider: string;
-  readonly modelId: string;
-
+class LoggedModel extends DelegatingModel {
   constructor(
-    private readonly inner: LanguageModelV4,
+    inner: LanguageModelV4,
     private readonly use: ModelUse,
     private readonly log: LlmCallLog,
   ) {
-    this.provider = inner.provider;
-    this.modelId = inner.modelId;
-  }
-
-  get supportedUrls(): LanguageModelV4["supportedUrls"] {
-    return this.inner.supportedUrls;
+    super(inner);
   }
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {

@@ -5,6 +5,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
+import { DelegatingModel } from "../model-wrapper.js";
 import { type LlmCacheStore, MemoryCacheStore } from "./cache-store.js";
 import { generateFromParts, partsFromGenerate } from "./generate-parts.js";
 import { decodePart, encodePart, isRecordable, type RecordedPart, type Recording } from "./recording.js";
@@ -142,22 +143,13 @@ function markHit(part: LanguageModelV4StreamPart): LanguageModelV4StreamPart {
   return { ...part, providerMetadata: { ...part.providerMetadata, arbor: { cache: "hit" } } };
 }
 
-class CachedModel implements LanguageModelV4 {
-  readonly specificationVersion = "v4";
-  readonly provider: string;
-  readonly modelId: string;
-
+class CachedModel extends DelegatingModel {
   constructor(
-    private readonly inner: LanguageModelV4,
+    inner: LanguageModelV4,
     private readonly ref: string,
     private readonly cache: LlmCache,
   ) {
-    this.provider = inner.provider;
-    this.modelId = inner.modelId;
-  }
-
-  get supportedUrls(): LanguageModelV4["supportedUrls"] {
-    return this.inner.supportedUrls;
+    super(inner);
   }
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {

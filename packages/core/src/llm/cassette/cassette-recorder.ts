@@ -8,6 +8,7 @@ import { partsFromGenerate } from "../cache/generate-parts.js";
 import { encodePart, isRecordable, type RecordedPart, type Recording } from "../cache/recording.js";
 import { describeLastMessage, replayKey } from "../cache/request-key.js";
 import { tapStream } from "../cache/streams.js";
+import { DelegatingModel } from "../model-wrapper.js";
 import { CASSETTE_FORMAT, CASSETTE_VERSION, type Cassette, saveCassette } from "./cassette-file.js";
 
 export interface CassetteRecorderOptions {
@@ -97,22 +98,13 @@ export class CassetteRecorder {
   }
 }
 
-class RecordingModel implements LanguageModelV4 {
-  readonly specificationVersion = "v4";
-  readonly provider: string;
-  readonly modelId: string;
-
+class RecordingModel extends DelegatingModel {
   constructor(
-    private readonly inner: LanguageModelV4,
+    inner: LanguageModelV4,
     private readonly ref: string,
     private readonly recorder: CassetteRecorder,
   ) {
-    this.provider = inner.provider;
-    this.modelId = inner.modelId;
-  }
-
-  get supportedUrls(): LanguageModelV4["supportedUrls"] {
-    return this.inner.supportedUrls;
+    super(inner);
   }
 
   async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
