@@ -45,7 +45,7 @@ export * from "./loop/middleware.js";
 export * from "./loop/reminders.js";
 export type { ReplaySpec } from "./loop/replay.js";
 export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./loop/retry.js";
-export { MAX_PROMPT_BYTES } from "./loop/run.js";
+export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export { SubTraceIds } from "./loop/sub-trace-ids.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./loop/sub-traces.js";
 export * from "./loop/system-prompt.js";

@@ -1,4 +1,4 @@
-import { getTrace } from "@arbor/core";
+import { type Entry, getTrace, goalTreeOnPath, listSubTraces } from "@arbor/core";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";
 import { renderParentGoal, renderPlan, renderSubTraces } from "../render/trace.js";
@@ -23,7 +23,10 @@ export const sessionsShow: Command = {
       writeJson(ctx.io.stdout, snapshot);
       return;
     }
-    const trace = await getTrace(ctx.store, id);
+    // The snapshot already holds the active path: the plan comes from it, not from a second read.
+    const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
+    const path = snapshot.activePath.map((entryId) => byId.get(entryId)).filter((e): e is Entry => e !== undefined);
+    const trace = { goalTree: goalTreeOnPath(path) ?? null, subTraces: await listSubTraces(ctx.store, id) };
     const parentId = snapshot.session.parentSessionId;
     const parent = parentId ? await getTrace(ctx.store, parentId).catch(() => undefined) : undefined;
     const sections = [

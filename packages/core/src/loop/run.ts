@@ -9,7 +9,6 @@ import { ArborError } from "../errors.js";
 import { goalTreeOnPath } from "../goal/goal-path.js";
 import { modelInfo } from "../llm/catalog.js";
 import type { Entry } from "../model/entry.js";
-import type { UserMessage } from "../model/message.js";
 import type { SessionMeta, TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planModeFor, planToolRules } from "../plan/plan-mode.js";
@@ -25,9 +24,9 @@ import { appendRunMessage, flushGoalCompactions, runGoals } from "./goal-state.j
 import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
 import type { PendingPermissions } from "./pending-permissions.js";
 import { PromptCache } from "./prompt.js";
-import { buildSwitchReminder, planModeReminder } from "./reminders.js";
 import { type PreparedReplay, prepareReplay, type ReplaySpec } from "./replay.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
+import { CHARS_PER_TOKEN, checkPrompt, missionOf, promptText, remindersFor, userContent } from "./run-input.js";
 import { errorOf, runSteps, type StepsOutcome } from "./steps.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
@@ -96,36 +95,6 @@ export interface ExecuteOptions {
   replay?: ReplaySpec;
   /** Plan mode beyond phase 1: an approval answered after its run ended, or a plan step's executor. */
   plan?: PlanExecution;
-}
-
-/** Over this a prompt cannot be one session entry; far over any model's context long before. */
-export const MAX_PROMPT_BYTES = 4 * 1024 * 1024;
-
-/** A rough 4 characters a token, enough to refuse a prompt that cannot fit the model at all. */
-const CHARS_PER_TOKEN = 4;
-
-function userContent(prompt: RunInput["prompt"]): UserMessage["content"] {
-  if (typeof prompt === "string") return [{ type: "text", text: prompt }];
-  if (!Array.isArray(prompt)) throw new ArborError("invalid_input", "The prompt must be text or a list of text and file parts.");
-  return prompt;
-}
-
-function promptText(content: UserMessage["content"]): string {
-  return content.map((p) => (p.type === "text" ? p.text : "")).join("");
-}
-
-function checkPrompt(content: UserMessage["content"]): void {
-  const text = promptText(content);
-  if (text.trim() === "" && !content.some((p) => p.type === "file")) {
-    throw new ArborError("invalid_input", "The prompt is empty: say what the agent should do.");
-  }
-  const bytes = Buffer.byteLength(JSON.stringify(content));
-  if (bytes > MAX_PROMPT_BYTES) {
-    throw new ArborError(
-      "invalid_input",
-      `The prompt is ${(bytes / 1024 / 1024).toFixed(1)} MB; the limit is ${MAX_PROMPT_BYTES / 1024 / 1024} MB. Put large material in a file in the workspace and ask the agent to read it.`,
-    );
-  }
 }
 
 export function resolveModel(deps: RunDeps, agent: AgentDefinition, input: Pick<RunInput, "model">): ResolvedModel {
@@ -255,36 +224,6 @@ function titleModel(deps: RunDeps): LanguageModelV4 | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The agent that wrote the last assistant message on the path, to notice a plan → build switch. */
-function lastAgent(path: readonly Entry[]): string | undefined {
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    if (entry.type === "message" && entry.message.role === "assistant") {
-      const agent = (entry.message as { agent?: unknown }).agent;
-      return typeof agent === "string" ? agent : undefined;
-    }
-  }
-  return undefined;
-}
-
-/** Reminders that ride on the user's message, marked synthetic so they are never shown as the user's words. */
-function remindersFor(agent: AgentDefinition, path: readonly Entry[]): UserMessage["content"] {
-  if (agent.name === "plan") return [{ type: "text", text: planModeReminder(), synthetic: true }];
-  if (lastAgent(path) === "plan") return [{ type: "text", text: buildSwitchReminder(), synthetic: true }];
-  return [];
-}
-
-/** The task of a trace: its first user message, the mission of the plan it makes. */
-function missionOf(path: readonly Entry[], fallback: string): string {
-  for (const entry of path) {
-    if (entry.type === "message" && entry.message.role === "user" && entry.message.synthetic !== true) {
-      const text = promptText(entry.message.content).trim();
-      if (text) return text;
-    }
-  }
-  return fallback.trim();
 }
 
 function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
