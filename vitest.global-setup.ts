@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startTestServices } from "./test-setup/services.js";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -39,7 +40,7 @@ function buildWebApp(): void {
  * Some tests spawn the built library or CLI as a child process (kill -9 recovery, CLI end to end),
  * so the build must match the source under test. `tsc -b` is incremental: quick when nothing changed.
  */
-export default function setup(): void {
+function build(): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   // ARBOR_TEST_BUILD narrows the build (e.g. "packages/core") while another package is mid-edit.
   const projects = process.env.ARBOR_TEST_BUILD?.split(/\s+/).filter(Boolean) ?? [
@@ -53,4 +54,15 @@ export default function setup(): void {
     execFileSync(process.execPath, [tsc, "-b", ...tscProjects], { cwd: root, stdio: "inherit" });
   }
   if (projects.includes("packages/web")) buildWebApp();
+}
+
+/** Builds, then finds or starts the databases and the browser; the returned teardown stops them. */
+export default async function setup(): Promise<() => Promise<void>> {
+  build();
+  const services = await startTestServices(process.env);
+  console.log(`test services: ${services.describe.join("; ")}`);
+  return async () => {
+    await services.stop();
+    if (services.skipped) console.log(`\n\u001b[1;33m!!! ${services.skipped}\u001b[0m\n`);
+  };
 }

@@ -2,9 +2,9 @@ import { ArborError, type EntryInput, type Store, subTraceId } from "@arbor/core
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlStore } from "../src/store/sql/sql-store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
-import { createNamespace, type SqlKind, type SqlNamespace } from "./helpers/sql-databases.js";
+import { createNamespace, SQL_KINDS, type SqlKind, type SqlNamespace } from "./helpers/sql-databases.js";
 
-const KINDS: SqlKind[] = ["sqlite", "mysql", "postgres"];
+const KINDS = SQL_KINDS;
 
 /** A trigger that fails any session update whose meta gets the title "boom": a database error mid-append. */
 const FAIL_ON_BOOM: Record<SqlKind, string[]> = {

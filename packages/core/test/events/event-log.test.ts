@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Store, type StoreSpec } from "@arbor/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNamespace, type SqlKind } from "../helpers/sql-databases.js";
+import { createNamespace, SQL_KINDS } from "../helpers/sql-databases.js";
 
 /** A fresh store of each backend, opened from a spec so options (retention) can be set and the store reopened. */
 type Backend = { name: string; spec(): Promise<{ spec: StoreSpec; drop(): Promise<void> }> };
@@ -16,7 +16,7 @@ const backends: Backend[] = [
       return { spec: { kind: "file", dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
     },
   },
-  ...(["sqlite", "mysql", "postgres"] as SqlKind[]).map((kind) => ({
+  ...SQL_KINDS.map((kind) => ({
     name: kind,
     spec: async () => createNamespace(kind),
   })),

@@ -17,8 +17,12 @@ export interface StoreHarness {
 
 export type SqlKind = "sqlite" | "mysql" | "postgres";
 
+// The test setup finds (or starts) the servers and names them here; MySQL is empty when none answers.
 export const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 export const POSTGRES_URL = process.env.ARBOR_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** The SQL backends this run can reach: MySQL only when a server answered at setup. */
+export const SQL_KINDS: SqlKind[] = MYSQL_URL ? ["sqlite", "mysql", "postgres"] : ["sqlite", "postgres"];
 
 /** A database (MySQL), schema (PostgreSQL) or directory (SQLite) no other test run can pick. */
 function uniqueName(): string {

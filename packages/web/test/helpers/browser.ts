@@ -2,19 +2,25 @@ import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 
-/** Debian's chromium (`apt-get install -y chromium`); CI installs it in .ci/run. */
-const EXECUTABLE = process.env.ARBOR_CHROMIUM ?? "/usr/bin/chromium";
+/**
+ * The test setup picks the browser (ARBOR_CHROMIUM, a system Chromium, or the build packaged in
+ * @sparticuz/chromium) and names it here, with the library folder the packaged build may need.
+ */
+const EXECUTABLE = process.env.ARBOR_TEST_CHROMIUM ?? process.env.ARBOR_CHROMIUM ?? "/usr/bin/chromium";
+const LIBRARIES = process.env.ARBOR_TEST_CHROMIUM_LIBS;
 
 /** Screenshots land here (gitignored), for a person to look at after a run. */
 export const ARTIFACTS = fileURLToPath(new URL("../../../../test-artifacts/web/", import.meta.url));
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(EXECUTABLE)) {
-    throw new Error(`No Chromium at ${EXECUTABLE}: install it with apt-get install -y chromium (or set ARBOR_CHROMIUM).`);
+    throw new Error(`No Chromium at ${EXECUTABLE}: set ARBOR_CHROMIUM to a Chromium or Chrome executable.`);
   }
   return chromium.launch({
     executablePath: EXECUTABLE,
     headless: true,
+    // System folders first: the packaged libraries only fill in what the machine lacks.
+    ...(LIBRARIES ? { env: { ...process.env, LD_LIBRARY_PATH: withLibraries(LIBRARIES) } } : {}),
     args: [
       "--no-sandbox",
       "--disable-gpu",
@@ -26,6 +32,11 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-dev-shm-usage",
     ],
   });
+}
+
+function withLibraries(extra: string): string {
+  const system = ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"];
+  return [process.env.LD_LIBRARY_PATH, ...system, extra].filter(Boolean).join(":");
 }
 
 export interface PageOptions {

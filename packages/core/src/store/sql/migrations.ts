@@ -1,4 +1,5 @@
-import { type Expression, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Expression, type Kysely, sql } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { ArborError } from "../../errors.js";
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, type SqlKind } from "./tables.js";
 

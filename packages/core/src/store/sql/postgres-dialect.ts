@@ -1,12 +1,4 @@
-import {
-  type DatabaseIntrospector,
-  type DatabaseMetadata,
-  type Kysely,
-  PostgresDialect,
-  type SchemaMetadata,
-  sql,
-  type TableMetadata,
-} from "kysely";
+import { type DatabaseIntrospector, type Kysely, PostgresDialect, type SchemaMetadata, sql, type TableMetadata } from "kysely";
 
 /**
  * Kysely's Migrator asks the introspector whether its tables exist. The stock PostgreSQL
@@ -28,12 +20,14 @@ class SearchPathIntrospector implements DatabaseIntrospector {
     const { rows } = await sql<{ schema: string; name: string; kind: string }>`
       select n.nspname as schema, c.relname as name, c.relkind as kind
         from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where c.relkind in ('r', 'p', 'v', 'm') and n.nspname = any (current_schemas(false))`.execute(this.db);
-    return rows.map((r) => ({ schema: r.schema, name: r.name, isView: r.kind === "v" || r.kind === "m", columns: [] }));
-  }
-
-  async getMetadata(): Promise<DatabaseMetadata> {
-    return { tables: await this.getTables() };
+        where c.relkind in ('r', 'p', 'v', 'm', 'f') and n.nspname = any (current_schemas(false))`.execute(this.db);
+    return rows.map((r) => ({
+      schema: r.schema,
+      name: r.name,
+      isView: r.kind === "v" || r.kind === "m",
+      isForeign: r.kind === "f",
+      columns: [],
+    }));
   }
 }
 

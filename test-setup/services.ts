@@ -1,0 +1,49 @@
+import { resolveChromium } from "./chromium.js";
+import { resolveMysql } from "./mysql.js";
+import { resolvePostgres } from "./postgres.js";
+import { required } from "./probe.js";
+
+/**
+ * What the test files read (set here, before any worker starts, so workers and the CLI processes
+ * they spawn inherit it): the PostgreSQL and MySQL URLs (the MySQL one empty when no server answers)
+ * and the Chromium executable with any library folder it needs.
+ */
+export const TEST_ENV = {
+  postgres: "ARBOR_TEST_POSTGRES_URL",
+  mysql: "ARBOR_TEST_MYSQL_URL",
+  chromium: "ARBOR_TEST_CHROMIUM",
+  chromiumLibs: "ARBOR_TEST_CHROMIUM_LIBS",
+} as const;
+
+export interface TestServices {
+  /** Lines describing where each service came from, printed once at the start. */
+  describe: string[];
+  /** The one line printed at the end of the run when a suite was skipped. */
+  skipped?: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestServices(env: NodeJS.ProcessEnv): Promise<TestServices> {
+  const [postgres, mysql, chromium] = await Promise.all([resolvePostgres(env), resolveMysql(env), resolveChromium(env)]);
+  env[TEST_ENV.postgres] = postgres.url;
+  env[TEST_ENV.chromium] = chromium.path;
+  if (chromium.libraryPath) env[TEST_ENV.chromiumLibs] = chromium.libraryPath;
+  else delete env[TEST_ENV.chromiumLibs];
+  const describe = [`PostgreSQL: ${postgres.source}`, `Chromium: ${chromium.source}`];
+  let skipped: string | undefined;
+  if (mysql.kind === "server") {
+    env[TEST_ENV.mysql] = mysql.url;
+    describe.push(`MySQL/MariaDB: ${mysql.source}`);
+  } else {
+    env[TEST_ENV.mysql] = "";
+    if (required(env, "mysql")) {
+      await postgres.stop?.();
+      throw new Error(`ARBOR_TEST_REQUIRE names mysql, but ${mysql.reason}.`);
+    }
+    skipped =
+      `SKIPPED: the MySQL/MariaDB store suites (${mysql.reason}). ` +
+      "Run a server on 127.0.0.1:3306 (user root, no password) or set ARBOR_TEST_MYSQL=mysql://user:pass@host:port to include them.";
+    describe.push(`MySQL/MariaDB: none (${mysql.reason})`);
+  }
+  return { describe, ...(skipped ? { skipped } : {}), stop: async () => postgres.stop?.() };
+}
