@@ -7,6 +7,13 @@ export {
   type RecordedRequest,
   startFakeOpenAI,
 } from "./fake-openai-server.js";
+export { type ProviderWire, wireShape } from "./provider-wire.js";
+export {
+  type RecordedProviderOptions,
+  type RecordedProviderServer,
+  startRecordedProvider,
+} from "./recorded-provider-server.js";
+export { type RecordedReply, recordedEvents, recordedResponses, recordedStream } from "./recorded-streams.js";
 export { type RoutedModelOptions, routedModel, taskOf } from "./routed-model.js";
 export {
   type DelayAction,

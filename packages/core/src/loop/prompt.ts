@@ -19,15 +19,19 @@ export function toProviderMessage(message: Message): LanguageModelV4Message {
         content: message.content.map((p) => {
           switch (p.type) {
             case "text":
-              return { type: "text", text: p.text };
+              return { type: "text", text: p.text, ...providerOptions(p.providerMetadata) };
             case "reasoning":
-              return p.providerMetadata
-                ? { type: "reasoning", text: p.text, providerOptions: p.providerMetadata as never }
-                : { type: "reasoning", text: p.text };
+              return { type: "reasoning", text: p.text, ...providerOptions(p.providerMetadata) };
             case "file":
               return filePart(p);
             case "tool-call":
-              return { type: "tool-call", toolCallId: p.toolCallId, toolName: p.toolName, input: p.input };
+              return {
+                type: "tool-call",
+                toolCallId: p.toolCallId,
+                toolName: p.toolName,
+                input: p.input,
+                ...providerOptions(p.providerMetadata),
+              };
             default: {
               const unreachable: never = p;
               return unreachable;
@@ -50,6 +54,14 @@ export function toProviderMessage(message: Message): LanguageModelV4Message {
       return unreachable;
     }
   }
+}
+
+/**
+ * What a provider attached to a part goes back to it as that part's provider options; each provider
+ * reads only its own key, so metadata of another provider is ignored rather than sent on.
+ */
+function providerOptions(metadata: Record<string, unknown> | undefined): { providerOptions?: never } {
+  return metadata ? { providerOptions: metadata as never } : {};
 }
 
 function filePart(p: FilePart): LanguageModelV4FilePart {

@@ -35,13 +35,36 @@ export interface StepSink {
   reasoning(delta: string): void;
 }
 
+type ProviderMetadata = Record<string, unknown>;
+
 /** Open text or reasoning block: deltas are collected and joined once, so a step is linear in its length. */
 class Slot {
   readonly chunks: string[] = [];
-  constructor(
-    readonly kind: "text" | "reasoning",
-    public providerMetadata?: Record<string, unknown>,
-  ) {}
+  providerMetadata: ProviderMetadata | undefined;
+
+  constructor(readonly kind: "text" | "reasoning") {}
+
+  /**
+   * Providers hand out what they need back on later turns (a thinking block's signature, an encrypted
+   * reasoning item, an item id) on any part of a block, often on one with no text: merge it all.
+   */
+  keep(metadata: unknown): void {
+    if (metadata === undefined || metadata === null) return;
+    this.providerMetadata = mergeMetadata(this.providerMetadata, metadata as ProviderMetadata);
+  }
+}
+
+/** Provider-keyed metadata merged per provider, later fields winning. */
+function mergeMetadata(into: ProviderMetadata | undefined, from: ProviderMetadata): ProviderMetadata {
+  const merged: ProviderMetadata = { ...into };
+  for (const [provider, fields] of Object.entries(from)) {
+    const earlier = merged[provider];
+    merged[provider] =
+      typeof earlier === "object" && earlier !== null && typeof fields === "object" && fields !== null
+        ? { ...earlier, ...fields }
+        : fields;
+  }
+  return merged;
 }
 
 function toUsage(u: LanguageModelV4Usage): TokenUsage {
@@ -83,11 +106,11 @@ export async function streamStep(
   let produced = false;
   const signal = options.abortSignal;
 
-  const slot = (kind: Slot["kind"], id: string, providerMetadata?: Record<string, unknown>): Slot => {
+  const slot = (kind: Slot["kind"], id: string): Slot => {
     const key = `${kind}:${id}`;
     let s = open.get(key);
     if (!s) {
-      s = new Slot(kind, providerMetadata);
+      s = new Slot(kind);
       open.set(key, s);
       order.push(s);
     }
@@ -104,32 +127,37 @@ export async function streamStep(
         const part = value as LanguageModelV4StreamPart;
         switch (part.type) {
           case "text-start":
-            slot("text", part.id);
+            slot("text", part.id).keep(part.providerMetadata);
             break;
-          case "text-delta":
+          case "text-delta": {
+            const s = slot("text", part.id);
+            s.keep(part.providerMetadata);
             if (part.delta === "") break;
             produced = true;
-            slot("text", part.id).chunks.push(part.delta);
+            s.chunks.push(part.delta);
             sink.text(part.delta);
             break;
+          }
           case "text-end":
+            open.get(`text:${part.id}`)?.keep(part.providerMetadata);
             open.delete(`text:${part.id}`);
             break;
           case "reasoning-start":
-            slot("reasoning", part.id, part.providerMetadata as Record<string, unknown> | undefined);
+            slot("reasoning", part.id).keep(part.providerMetadata);
             break;
-          case "reasoning-delta":
+          case "reasoning-delta": {
+            const s = slot("reasoning", part.id);
+            s.keep(part.providerMetadata);
             if (part.delta === "") break;
             produced = true;
-            slot("reasoning", part.id).chunks.push(part.delta);
+            s.chunks.push(part.delta);
             sink.reasoning(part.delta);
             break;
-          case "reasoning-end": {
-            const s = open.get(`reasoning:${part.id}`);
-            if (s && part.providerMetadata) s.providerMetadata = part.providerMetadata as Record<string, unknown>;
+          }
+          case "reasoning-end":
+            open.get(`reasoning:${part.id}`)?.keep(part.providerMetadata);
             open.delete(`reasoning:${part.id}`);
             break;
-          }
           case "tool-call": {
             if (part.providerExecuted) break;
             produced = true;
@@ -140,6 +168,7 @@ export async function streamStep(
               toolCallId: part.toolCallId,
               toolName: part.toolName,
               input: parseToolInput(inputText),
+              ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
             });
             break;
           }
@@ -180,17 +209,16 @@ export async function streamStep(
   const texts: string[] = [];
   for (const item of order) {
     if (item instanceof Slot) {
-      if (item.chunks.length === 0) continue;
+      // A block with neither text nor metadata carries nothing; one with only metadata (encrypted or
+      // redacted reasoning, a signature) is what the provider expects back, so it is kept.
+      if (item.chunks.length === 0 && item.providerMetadata === undefined) continue;
       const text = item.chunks.join("");
+      const metadata = item.providerMetadata ? { providerMetadata: item.providerMetadata } : {};
       if (item.kind === "text") {
-        texts.push(text);
-        content.push({ type: "text", text });
+        if (text !== "") texts.push(text);
+        content.push({ type: "text", text, ...metadata });
       } else {
-        content.push(
-          item.providerMetadata
-            ? { type: "reasoning", text, providerMetadata: item.providerMetadata }
-            : { type: "reasoning", text },
-        );
+        content.push({ type: "reasoning", text, ...metadata });
       }
     } else {
       content.push(item);

@@ -4,15 +4,22 @@ import { z } from "zod";
  * Message parts. Objects are loose so fields written by a newer Arbor survive a round trip through
  * an older one instead of being silently stripped.
  */
+/**
+ * What a provider attached to a part and needs back on later turns (signatures, encrypted reasoning,
+ * item ids), keyed by provider: sent back as that part's provider options.
+ */
+export const ProviderMetadataSchema = z.record(z.string(), z.unknown());
+
 export const TextPartSchema = z.looseObject({
   type: z.literal("text"),
   text: z.string(),
+  providerMetadata: ProviderMetadataSchema.optional(),
 });
 
 export const ReasoningPartSchema = z.looseObject({
   type: z.literal("reasoning"),
   text: z.string(),
-  providerMetadata: z.record(z.string(), z.unknown()).optional(),
+  providerMetadata: ProviderMetadataSchema.optional(),
 });
 
 /** Inline base64 `data`, a `url`, or a content-addressed `blob` reference kept out of line. */
@@ -30,6 +37,7 @@ export const ToolCallPartSchema = z.looseObject({
   toolCallId: z.string().min(1),
   toolName: z.string().min(1),
   input: z.unknown(),
+  providerMetadata: ProviderMetadataSchema.optional(),
 });
 
 export const ToolResultOutputSchema = z.discriminatedUnion("type", [

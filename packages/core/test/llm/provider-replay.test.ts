@@ -1,0 +1,129 @@
+import { defineTool, type Entry, type Message } from "@arbor/core";
+import { recordedResponses, recordedStream, startRecordedProvider } from "@arbor/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { collect, harness } from "../loop/harness.js";
+
+const servers: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+type Server = Awaited<ReturnType<typeof startRecordedProvider>>;
+
+async function serve(options: Parameters<typeof startRecordedProvider>[0]): Promise<Server> {
+  const server = await startRecordedProvider(options);
+  servers.push(server);
+  return server;
+}
+
+function assistantMessages(path: Entry[]): Message[] {
+  return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
+}
+
+/** A tool the recorded OpenAI loop calls: arithmetic on two numbers. */
+const calculator = defineTool({
+  name: "calculator",
+  description: "Arithmetic on two numbers.",
+  input: z.object({ a: z.number(), b: z.number(), op: z.enum(["add", "subtract", "multiply", "divide"]) }),
+  async execute({ a, b, op }) {
+    const value = op === "add" ? a + b : op === "subtract" ? a - b : op === "multiply" ? a * b : a / b;
+    return { output: String(value) };
+  },
+});
+
+describe("recorded Anthropic streams through the runtime", () => {
+  it("keeps a thinking block's signature and sends the signed block back on the next turn", async () => {
+    const server = await serve({
+      wire: "anthropic-messages",
+      replies: [
+        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
+        recordedStream("anthropic/anthropic-text.chunks.txt"),
+      ],
+    });
+    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const first = await collect(runtime.run({ prompt: "Divide the previous result by 5." }));
+    expect(first.result).toMatchObject({ status: "done", text: "925 ÷ 5 = 185" });
+
+    const [answer] = assistantMessages(await store.getActivePath(first.result.sessionId));
+    const reasoning = answer?.content.find((p) => p.type === "reasoning");
+    expect(reasoning).toMatchObject({
+      text: expect.stringContaining("925"),
+      providerMetadata: { anthropic: { signature: expect.stringMatching(/^EvQBCkYICxgCKkAx/) } },
+    });
+
+    const second = await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "Thanks." }));
+    expect(second.result.status).toBe("done");
+    const body = server.requests[1]?.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    const assistant = body.messages.find((m) => m.role === "assistant");
+    expect(assistant?.content[0]).toMatchObject({
+      type: "thinking",
+      thinking: expect.stringContaining("925"),
+      signature: expect.stringMatching(/^EvQBCkYICxgCKkAx/),
+    });
+  });
+});
+
+describe("recorded OpenAI Responses streams through the runtime", () => {
+  it("keeps a reasoning item that has encrypted content and no summary, and sends it back", async () => {
+    const server = await serve({
+      wire: "openai-responses",
+      replies: [
+        recordedStream("openai/openai-issue-11239.1.chunks.txt"),
+        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
+      ],
+    });
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
+    const { result } = await collect(runtime.run({ prompt: "Look up the verification code for issue-11239." }));
+    expect(result.status).toBe("done");
+
+    const [call] = assistantMessages(await store.getActivePath(result.sessionId));
+    expect(call?.content[0]).toMatchObject({
+      type: "reasoning",
+      text: "",
+      providerMetadata: {
+        openai: { itemId: expect.stringMatching(/^rs_/), reasoningEncryptedContent: expect.stringMatching(/^gAAAA/) },
+      },
+    });
+    const input = (server.requests[1]?.body as { input: Array<Record<string, unknown>> } | undefined)?.input ?? [];
+    const sentBack = input.find((item) => item.type === "reasoning" || item.type === "item_reference");
+    expect(sentBack).toBeDefined();
+    if (sentBack?.type === "reasoning") expect(sentBack.encrypted_content).toMatch(/^gAAAA/);
+  });
+
+  it("runs a recorded four-response tool loop with encrypted reasoning to its answer", async () => {
+    const server = await serve({
+      wire: "openai-responses",
+      replies: recordedResponses("openai-responses", "openai/openai-reasoning-encrypted-content.1.chunks.txt"),
+    });
+    expect(server.requests).toHaveLength(0);
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "openai/gpt-5.1-codex-max", tools: [calculator] });
+    const { result } = await collect(runtime.run({ prompt: "Compute ((12 + 7) * 3) * 10 with the calculator." }));
+    expect(result).toMatchObject({ status: "done", text: "The final result is **570**." });
+    expect(server.callCount).toBe(4);
+
+    const path = await store.getActivePath(result.sessionId);
+    const calls = assistantMessages(path).flatMap((m) => m.content.filter((p) => p.type === "tool-call"));
+    expect(calls.map((c) => c.input)).toEqual([
+      { a: 12, b: 7, op: "add" },
+      { a: 19, b: 3, op: "multiply" },
+      { a: 57, b: 10, op: "multiply" },
+    ]);
+    const results = path.flatMap((e) =>
+      e.type === "message" && e.message.role === "tool" ? e.message.content.map((p) => p.output) : [],
+    );
+    expect(results).toEqual([
+      { type: "text", value: "19" },
+      { type: "text", value: "57" },
+      { type: "text", value: "570" },
+    ]);
+    // Every later request carries the first response's reasoning item, with its encrypted content.
+    for (const request of server.requests.slice(1)) {
+      const input = (request.body as { input: Array<Record<string, unknown>> }).input;
+      expect(input.some((item) => item.type === "reasoning" || item.type === "item_reference")).toBe(true);
+    }
+  });
+});
