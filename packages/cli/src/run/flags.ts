@@ -15,7 +15,7 @@ export const RUN_OPTIONS: OptionDefs = {
     type: "string",
     valueName: "provider/model",
     description:
-      "The model: openai/…, anthropic/… or openai-compatible/… (env ARBOR_MODEL, else `model` in arbor.json). Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or ARBOR_API_KEY for openai-compatible.",
+      "The model as provider/model: openai, anthropic, google, azure, bedrock, mistral, xai, groq, deepseek, openrouter or openai-compatible (env ARBOR_MODEL, else `model` in arbor.json). Each provider reads its own key, e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY; ARBOR_API_KEY for openai-compatible (the README lists them all).",
   },
   "base-url": {
     type: "string",

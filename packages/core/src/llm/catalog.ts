@@ -58,6 +58,16 @@ export const BUILTIN_MODELS: Readonly<Record<string, ModelInfo>> = {
   "anthropic/claude-sonnet-4-0": m(200_000, 64_000, 3, 15, 0.3, 3.75),
   "anthropic/claude-haiku-4-5": m(200_000, 64_000, 1, 5, 0.1, 1.25),
   "anthropic/claude-3-5-haiku-latest": m(200_000, 8_192, 0.8, 4, 0.08, 1),
+  // Gemini's prices here are those of prompts up to 200k tokens; longer prompts cost more.
+  "google/gemini-2.5-pro": m(1_048_576, 65_536, 1.25, 10, 0.31),
+  "google/gemini-2.5-flash": m(1_048_576, 65_536, 0.3, 2.5, 0.075),
+  "google/gemini-3-pro-preview": m(1_048_576, 65_536, 2, 12, 0.2),
+  "mistral/mistral-large-latest": m(131_072, 16_384, 2, 6),
+  "mistral/mistral-small-latest": m(131_072, 16_384, 0.1, 0.3),
+  "xai/grok-4": m(256_000, 64_000, 3, 15, 0.75),
+  "groq/llama-3.3-70b-versatile": m(131_072, 32_768, 0.59, 0.79),
+  "deepseek/deepseek-chat": m(128_000, 8_192, 0.28, 0.42, 0.028),
+  "deepseek/deepseek-reasoner": m(128_000, 65_536, 0.28, 0.42, 0.028),
 };
 
 /** What an unknown model (a local server, a new release) is assumed to allow; it costs nothing. */

@@ -1,6 +1,18 @@
 import { ArborError } from "../errors.js";
 
-export const PROVIDERS = ["openai", "anthropic", "openai-compatible"] as const;
+export const PROVIDERS = [
+  "openai",
+  "anthropic",
+  "google",
+  "azure",
+  "bedrock",
+  "mistral",
+  "xai",
+  "groq",
+  "deepseek",
+  "openrouter",
+  "openai-compatible",
+] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ModelRef {

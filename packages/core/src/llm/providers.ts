@@ -1,45 +1,30 @@
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createAzure } from "@ai-sdk/azure";
+import { createDeepSeek } from "@ai-sdk/deepseek";
+import { createGoogle } from "@ai-sdk/google";
+import { createGroq } from "@ai-sdk/groq";
+import { createMistral } from "@ai-sdk/mistral";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { createXai } from "@ai-sdk/xai";
 import type { ProviderName } from "./model-ref.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** The environment a provider reads: shown in missing-key errors and the CLI's help. */
 export interface ProviderEnv {
   /** The variable holding the API key. */
   apiKey: string;
-  /** False when calls may go out without a key: local OpenAI-compatible servers (Ollama, vLLM) usually want none. */
+  /** False when calls may go out without that key: local servers, or a provider with other credentials. */
   apiKeyRequired: boolean;
   /** The variable overriding the base URL; undefined for openai-compatible, whose URL comes from the config. */
   baseURL: string | undefined;
   /** Where requests go when nothing overrides it; undefined when the user has to say. */
   defaultBaseURL: string | undefined;
-}
-
-const PROVIDER_ENV: Readonly<Record<ProviderName, ProviderEnv>> = {
-  openai: {
-    apiKey: "OPENAI_API_KEY",
-    apiKeyRequired: true,
-    baseURL: "OPENAI_BASE_URL",
-    defaultBaseURL: "https://api.openai.com/v1",
-  },
-  anthropic: {
-    apiKey: "ANTHROPIC_API_KEY",
-    apiKeyRequired: true,
-    baseURL: "ANTHROPIC_BASE_URL",
-    defaultBaseURL: "https://api.anthropic.com/v1",
-  },
-  // ARBOR_BASE_URL reaches the registry as config.baseURL (with --base-url and arbor.json), not from the env directly.
-  "openai-compatible": { apiKey: "ARBOR_API_KEY", apiKeyRequired: false, baseURL: undefined, defaultBaseURL: undefined },
-};
-
-export function providerEnv(provider: ProviderName): ProviderEnv {
-  return PROVIDER_ENV[provider];
-}
-
-/** The environment variable holding a provider's API key, e.g. `OPENAI_API_KEY`. */
-export function apiKeyVariable(provider: ProviderName): string {
-  return PROVIDER_ENV[provider].apiKey;
+  /** What to tell a user who has to give the base URL, e.g. an example value. */
+  baseURLHint?: string;
 }
 
 export interface ProviderModelSettings {
@@ -48,23 +33,137 @@ export interface ProviderModelSettings {
   baseURL: string;
   apiKey: string | undefined;
   fetch?: typeof fetch | undefined;
+  /** The injected environment, for providers whose credentials are more than one key (Bedrock). */
+  env?: Env;
+}
+
+interface ProviderSpec {
+  env: ProviderEnv;
+  create(settings: ProviderModelSettings): LanguageModelV4;
+}
+
+const keyed = (apiKey: string, baseURL: string, defaultBaseURL: string): ProviderEnv => ({
+  apiKey,
+  apiKeyRequired: true,
+  baseURL,
+  defaultBaseURL,
+});
+
+/**
+ * Every provider Arbor speaks, each through the AI SDK's own package. Base URL and key are always
+ * passed explicitly: left undefined, the SDK providers read `process.env` themselves, which would
+ * bypass the environment the registry was given.
+ */
+const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
+  openai: {
+    env: keyed("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
+    // The Responses API: OpenAI's current API, which keeps reasoning items across turns. Servers that
+    // speak only Chat Completions are what openai-compatible is for.
+    create: ({ model, baseURL, apiKey, fetch }) => createOpenAI({ baseURL, apiKey, fetch }).responses(model),
+  },
+  anthropic: {
+    env: keyed("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com/v1"),
+    create: ({ model, baseURL, apiKey, fetch }) => createAnthropic({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  google: {
+    env: keyed("GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_BASE_URL", "https://generativelanguage.googleapis.com/v1beta"),
+    create: ({ model, baseURL, apiKey, fetch }) => createGoogle({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  azure: {
+    env: {
+      apiKey: "AZURE_API_KEY",
+      apiKeyRequired: true,
+      baseURL: "AZURE_BASE_URL",
+      defaultBaseURL: undefined,
+      baseURLHint: "https://<resource>.openai.azure.com/openai",
+    },
+    // The model part of `azure/<name>` is the deployment name, as Azure addresses models.
+    create: ({ model, baseURL, apiKey, fetch }) => createAzure({ baseURL, apiKey, fetch }).responses(model),
+  },
+  bedrock: {
+    // Either a Bedrock API key, or the usual AWS access keys (read from the same environment).
+    env: {
+      apiKey: "AWS_BEARER_TOKEN_BEDROCK",
+      apiKeyRequired: false,
+      baseURL: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+      defaultBaseURL: undefined,
+      baseURLHint: "https://bedrock-runtime.<region>.amazonaws.com (or set AWS_REGION)",
+    },
+    create: ({ model, baseURL, apiKey, fetch, env = {} }) =>
+      createAmazonBedrock({
+        baseURL,
+        fetch,
+        region: env.AWS_REGION ?? regionOf(baseURL),
+        ...(apiKey
+          ? { apiKey }
+          : {
+              accessKeyId: env.AWS_ACCESS_KEY_ID,
+              secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+              ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+            }),
+      }).languageModel(model),
+  },
+  mistral: {
+    env: keyed("MISTRAL_API_KEY", "MISTRAL_BASE_URL", "https://api.mistral.ai/v1"),
+    create: ({ model, baseURL, apiKey, fetch }) => createMistral({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  xai: {
+    env: keyed("XAI_API_KEY", "XAI_BASE_URL", "https://api.x.ai/v1"),
+    create: ({ model, baseURL, apiKey, fetch }) => createXai({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  groq: {
+    env: keyed("GROQ_API_KEY", "GROQ_BASE_URL", "https://api.groq.com/openai/v1"),
+    create: ({ model, baseURL, apiKey, fetch }) => createGroq({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  deepseek: {
+    env: keyed("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"),
+    create: ({ model, baseURL, apiKey, fetch }) => createDeepSeek({ baseURL, apiKey, fetch }).languageModel(model),
+  },
+  // OpenRouter speaks Chat Completions; its usage report is on when asked for, like other compatible servers.
+  openrouter: {
+    env: keyed("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1"),
+    create: ({ model, baseURL, apiKey, fetch }) =>
+      createOpenAICompatible({ name: "openrouter", baseURL, apiKey, includeUsage: true, fetch }).chatModel(model),
+  },
+  // ARBOR_BASE_URL reaches the registry as config.baseURL (with --base-url and arbor.json), not from the env directly.
+  "openai-compatible": {
+    env: {
+      apiKey: "ARBOR_API_KEY",
+      apiKeyRequired: false,
+      baseURL: undefined,
+      defaultBaseURL: undefined,
+      baseURLHint: "http://localhost:11434/v1",
+    },
+    // includeUsage sends stream_options.include_usage: without it most servers report no tokens when streaming.
+    create: ({ model, baseURL, apiKey, fetch }) =>
+      createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch }).chatModel(model),
+  },
+};
+
+/** `us-east-1` from `https://bedrock-runtime.us-east-1.amazonaws.com`; requests are signed for it. */
+function regionOf(baseURL: string): string | undefined {
+  return /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(baseURL)?.[1];
+}
+
+export function providerEnv(provider: ProviderName): ProviderEnv {
+  return PROVIDERS[provider].env;
+}
+
+/** The environment variable holding a provider's API key, e.g. `OPENAI_API_KEY`. */
+export function apiKeyVariable(provider: ProviderName): string {
+  return PROVIDERS[provider].env.apiKey;
 }
 
 /**
- * Builds the AI SDK model. Base URL and key are always passed explicitly: left undefined, the SDK
- * providers fall back to `process.env` themselves, which would bypass the registry's injected env.
+ * Where a provider's requests go when its base URL variable is unset and it has no fixed default:
+ * Bedrock's endpoint follows the region.
  */
+export function derivedBaseURL(provider: ProviderName, env: Env): string | undefined {
+  if (provider === "bedrock" && env.AWS_REGION) return `https://bedrock-runtime.${env.AWS_REGION}.amazonaws.com`;
+  return undefined;
+}
+
+/** Builds the AI SDK model for a provider. */
 export function createProviderModel(settings: ProviderModelSettings): LanguageModelV4 {
-  const { model, baseURL, apiKey, fetch } = settings;
-  switch (settings.provider) {
-    case "openai":
-      // The Responses API (also what `createOpenAI()(id)` gives): OpenAI's current API, which keeps reasoning
-      // items across turns. Servers that speak only Chat Completions are what openai-compatible is for.
-      return createOpenAI({ baseURL, apiKey, fetch }).responses(model);
-    case "anthropic":
-      return createAnthropic({ baseURL, apiKey, fetch }).languageModel(model);
-    case "openai-compatible":
-      // includeUsage sends stream_options.include_usage: without it most servers report no tokens when streaming.
-      return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch }).chatModel(model);
-  }
+  return PROVIDERS[settings.provider].create(settings);
 }

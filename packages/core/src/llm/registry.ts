@@ -5,7 +5,7 @@ import { ArborError } from "../errors.js";
 import type { ModelResolver, ModelScenario, ResolvedModel } from "../loop/types.js";
 import { modelInfo } from "./catalog.js";
 import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
-import { createProviderModel, providerEnv } from "./providers.js";
+import { createProviderModel, derivedBaseURL, providerEnv } from "./providers.js";
 
 // Re-exported: the package index exports this module, and the CLI's help names the variables.
 export { apiKeyVariable, type ProviderEnv, providerEnv } from "./providers.js";
@@ -41,7 +41,7 @@ export function createModelRegistry(options: ModelRegistryOptions): ModelRegistr
     const key = fingerprint(ref, connection);
     let model = models.get(key);
     if (model === undefined) {
-      model = createProviderModel({ ...ref, baseURL: connection.baseURL, apiKey: connection.key, fetch: options.fetch });
+      model = createProviderModel({ ...ref, baseURL: connection.baseURL, apiKey: connection.key, fetch: options.fetch, env });
       models.set(key, model);
     }
     return { ref: name, model, info: modelInfo(name, config.models) };
@@ -84,12 +84,16 @@ function connect(
     }
     baseURL = value;
   }
-  baseURL ??= spec.defaultBaseURL;
+  baseURL ??= spec.defaultBaseURL ?? derivedBaseURL(ref.provider, env);
   if (baseURL === undefined) {
     const poolHint = scenario === undefined ? "" : `set pool.${scenario}.baseURL, or `;
+    const how =
+      spec.baseURL === undefined
+        ? "pass --base-url or set ARBOR_BASE_URL to the server's OpenAI-compatible endpoint"
+        : `set ${spec.baseURL}`;
     throw new ArborError(
       "invalid_config",
-      `No base URL for ${where}: ${poolHint}pass --base-url or set ARBOR_BASE_URL to the server's OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.`,
+      `No base URL for ${where}: ${poolHint}${how}, e.g. ${spec.baseURLHint ?? "https://…"}.`,
       { model: name },
     );
   }
@@ -97,6 +101,13 @@ function connect(
   // A pool entry naming its own variable means that server wants a key, whatever the provider.
   const keyVariable = entry?.apiKeyEnv ?? spec.apiKey;
   const key = nonBlank(env[keyVariable]);
+  if (ref.provider === "bedrock" && key === undefined && nonBlank(env.AWS_ACCESS_KEY_ID) === undefined) {
+    throw new ArborError(
+      "missing_api_key",
+      `No credentials for ${where}: set ${keyVariable} (a Bedrock API key), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`,
+      { model: name, variable: keyVariable },
+    );
+  }
   if (key === undefined && (spec.apiKeyRequired || entry?.apiKeyEnv !== undefined)) {
     throw new ArborError("missing_api_key", `No API key for ${where}: set ${keyVariable}.`, {
       model: name,

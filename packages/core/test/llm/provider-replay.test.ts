@@ -127,3 +127,53 @@ describe("recorded OpenAI Responses streams through the runtime", () => {
     }
   });
 });
+
+/** The tool the recorded Gemini turn calls. */
+const weather = defineTool({
+  name: "weather",
+  description: "The weather at a place.",
+  input: z.object({ location: z.string() }),
+  async execute({ location }) {
+    return { output: `Sunny in ${location}, 18°C.` };
+  },
+});
+
+type GeminiContent = { role: string; parts: Array<Record<string, unknown>> };
+
+describe("recorded Gemini streams through the runtime", () => {
+  it("sends a function call back with its thought signature, and a signed text part on the next turn", async () => {
+    const server = await serve({
+      wire: "gemini",
+      replies: [
+        recordedStream("google/google-tool-call-gemini3.chunks.txt"),
+        recordedStream("google/google-reasoning-gemini3.chunks.txt"),
+        recordedStream("google/google-reasoning-gemini3.chunks.txt"),
+      ],
+    });
+    const env = { GOOGLE_GENERATIVE_AI_API_KEY: "test-key", GOOGLE_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "google/gemini-3-pro-preview", tools: [weather] });
+    const first = await collect(runtime.run({ prompt: "What is the weather in San Francisco?" }));
+    expect(first.result.status).toBe("done");
+    expect(server.requests[0]?.path).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent");
+
+    const [call] = assistantMessages(await store.getActivePath(first.result.sessionId));
+    expect(call?.content.find((p) => p.type === "tool-call")).toMatchObject({
+      toolName: "weather",
+      input: { location: "San Francisco" },
+      providerMetadata: { google: { thoughtSignature: expect.stringMatching(/^EpEgCo4gAb4/) } },
+    });
+    const contents = (request: number) =>
+      (server.requests[request]?.body as { contents: GeminiContent[] } | undefined)?.contents ?? [];
+    const model = contents(1).find((c) => c.role === "model");
+    expect(model?.parts.find((p) => "functionCall" in p)).toMatchObject({
+      functionCall: { name: "weather", args: { location: "San Francisco" } },
+      thoughtSignature: expect.stringMatching(/^EpEgCo4gAb4/),
+    });
+
+    await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "And how many r's are in strawberry?" }));
+    const signed = contents(2)
+      .flatMap((c) => (c.role === "model" ? c.parts : []))
+      .filter((p) => "thoughtSignature" in p);
+    expect(signed.map((p) => String(p.thoughtSignature).slice(0, 10))).toEqual(["EpEgCo4gAb", "EpAICo0IAb"]);
+  });
+});

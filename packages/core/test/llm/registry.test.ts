@@ -96,7 +96,8 @@ describe("model registry: resolving", () => {
   it("rejects malformed model strings and unknown providers as invalid_model", () => {
     const reg = registry({ baseURL: "http://localhost:1/v1" }, { OPENAI_API_KEY: "sk" });
     for (const bad of ["gpt-4o", "openai/", "/gpt-4o", "", "   "]) thrown(() => reg.resolve(bad), "invalid_model");
-    expect(thrown(() => reg.resolve("mistral/large"), "invalid_model").message).toContain('Unknown provider "mistral"');
+    // Mistral became a provider of its own; Cohere is not one (yet).
+    expect(thrown(() => reg.resolve("cohere/command-r"), "invalid_model").message).toContain('Unknown provider "cohere"');
   });
 
   it("requires a base URL for openai-compatible, naming --base-url and ARBOR_BASE_URL", () => {
@@ -269,5 +270,52 @@ describe("model registry: on the wire (fake OpenAI-compatible server)", () => {
     const [openai, anthropic] = server.requests;
     expect(openai).toMatchObject({ path: "/v1/responses", headers: { authorization: "Bearer sk-o" } });
     expect(anthropic).toMatchObject({ path: "/v1/messages", headers: { "x-api-key": "sk-a" } });
+  });
+});
+
+describe("every provider through its own AI SDK package", () => {
+  const KEYED: Array<[string, string, string]> = [
+    ["google/gemini-2.5-pro", "GOOGLE_GENERATIVE_AI_API_KEY", "google"],
+    ["mistral/mistral-large-latest", "MISTRAL_API_KEY", "mistral"],
+    ["xai/grok-4", "XAI_API_KEY", "xai"],
+    ["groq/llama-3.3-70b-versatile", "GROQ_API_KEY", "groq"],
+    ["deepseek/deepseek-chat", "DEEPSEEK_API_KEY", "deepseek"],
+    ["openrouter/anthropic/claude-sonnet-4.5", "OPENROUTER_API_KEY", "openrouter"],
+  ];
+
+  it.each(KEYED)("%s needs %s and resolves to that provider's model", (ref, variable, provider) => {
+    const err = thrown(() => registry().resolve(ref), "missing_api_key");
+    expect(err.message).toContain(variable);
+    const resolved = registry({}, { [variable]: "key" }).resolve(ref);
+    expect(resolved.ref).toBe(ref);
+    expect(resolved.model.modelId).toBe(ref.slice(ref.indexOf("/") + 1));
+    expect(resolved.model.provider.startsWith(provider)).toBe(true);
+  });
+
+  it("azure needs AZURE_BASE_URL as well as its key, and addresses the deployment", () => {
+    const err = thrown(() => registry({}, { AZURE_API_KEY: "key" }).resolve("azure/my-gpt"), "invalid_config");
+    expect(err.message).toContain("AZURE_BASE_URL");
+    const env = { AZURE_API_KEY: "key", AZURE_BASE_URL: "https://r.openai.azure.com/openai" };
+    expect(registry({}, env).resolve("azure/my-gpt").model.modelId).toBe("my-gpt");
+  });
+
+  it("bedrock takes a Bedrock API key or AWS access keys, and its endpoint from AWS_REGION", () => {
+    const none = thrown(
+      () => registry({}, { AWS_REGION: "us-east-1" }).resolve("bedrock/amazon.nova-pro-v1:0"),
+      "missing_api_key",
+    );
+    expect(none.message).toContain("AWS_BEARER_TOKEN_BEDROCK");
+    expect(none.message).toContain("AWS_ACCESS_KEY_ID");
+    const noRegion = thrown(() => registry({}, { AWS_BEARER_TOKEN_BEDROCK: "k" }).resolve("bedrock/x"), "invalid_config");
+    expect(noRegion.message).toContain("AWS_REGION");
+    const keys = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "id", AWS_SECRET_ACCESS_KEY: "secret" };
+    expect(registry({}, keys).resolve("bedrock/amazon.nova-pro-v1:0").model.modelId).toBe("amazon.nova-pro-v1:0");
+  });
+
+  it("names every provider there is when refusing an unknown one", () => {
+    const err = thrown(() => registry().resolve("cohere/command-r"), "invalid_model");
+    for (const provider of ["google", "azure", "bedrock", "mistral", "xai", "groq", "deepseek", "openrouter"]) {
+      expect(err.message).toContain(provider);
+    }
   });
 });
