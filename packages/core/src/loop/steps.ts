@@ -1,6 +1,7 @@
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
+import { cacheMarkFor, withCacheBreakpoints } from "../llm/cache-breakpoints.js";
 import { costOf } from "../llm/catalog.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
@@ -95,7 +96,7 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     const stepGoal = ctx.goals?.currentId ?? null;
     const system = systemWithPlan(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
     const options: LanguageModelV4CallOptions = {
-      prompt: ctx.prompts.prompt(system, ctx.state),
+      prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
       maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
       temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
       abortSignal: ctx.signal,

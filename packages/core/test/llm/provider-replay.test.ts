@@ -56,12 +56,32 @@ describe("recorded Anthropic streams through the runtime", () => {
     const second = await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "Thanks." }));
     expect(second.result.status).toBe("done");
     const body = server.requests[1]?.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    // The prompt is cached at the system prompt and at the last two messages.
+    const system = (server.requests[1]?.body as { system: Array<Record<string, unknown>> } | undefined)?.system ?? [];
+    expect(system.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    expect(body.messages.at(-1)?.content.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    expect(body.messages.at(-2)?.content.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    expect(body.messages.at(0)?.content.at(-1)?.cache_control).toBeUndefined();
     const assistant = body.messages.find((m) => m.role === "assistant");
     expect(assistant?.content[0]).toMatchObject({
       type: "thinking",
       thinking: expect.stringContaining("925"),
       signature: expect.stringMatching(/^EvQBCkYICxgCKkAx/),
     });
+  });
+
+  it("counts cache reads from the wire and prices them at the cache rate", async () => {
+    const server = await serve({
+      wire: "anthropic-messages",
+      replies: [recordedStream("anthropic/anthropic-issue-5942-cache-read.chunks.txt")],
+    });
+    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
+    const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { result } = await collect(runtime.run({ prompt: "Summarize the document." }));
+    expect(result.usage).toMatchObject({ input: 18_642, cacheRead: 18_639 });
+    // claude-sonnet-4-5: $3 per million input, $0.30 per million cache reads, $15 per million output.
+    const expected = (3 * 3 + 18_639 * 0.3 + result.usage.output * 15) / 1e6;
+    expect(result.cost).toBeCloseTo(expected, 9);
   });
 });
 
