@@ -1,5 +1,5 @@
 // `npm run bench`: store and loop benchmark against the built @arbor/core. Prints figures, not pass/fail.
-// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,explore,compaction,server   --quick (smaller sizes, for iterating)
+// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,prompt-cache,explore,compaction,server   --quick (smaller sizes, for iterating)
 import { headerLines, loadavg, tempDir } from "./lib/env.mjs";
 import { reason } from "./lib/format.mjs";
 import { Fixtures } from "./store/fixtures.mjs";
@@ -13,6 +13,7 @@ const MODULES = {
   loop: "./loop/loop.mjs",
   stream: "./loop/stream.mjs",
   cache: "./llm/cache.mjs",
+  "prompt-cache": "./llm/prompt-cache.mjs",
   explore: "./loop/explore.mjs",
   compaction: "./context/compaction.mjs",
   server: "./server/server.mjs",
