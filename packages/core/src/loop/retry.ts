@@ -1,4 +1,5 @@
 import { APICallError } from "@ai-sdk/provider";
+import { isPermanent, providerErrorKind } from "../llm/provider-errors.js";
 import type { RetryOptions } from "./types.js";
 
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.2 };
@@ -11,6 +12,10 @@ export interface ProviderFailure {
   /** HTTP status when there was a response. */
   status: number | undefined;
   message: string;
+  /** The provider's own error type or code, when its body names one. */
+  type?: string | undefined;
+  /** The provider's words alone, without the URL, for the message a user reads. */
+  detail?: string;
 }
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"]);
@@ -41,26 +46,70 @@ export function retryAfterMs(headers: Readonly<Record<string, string>> | undefin
 export function classifyProviderError(err: unknown, now: number): ProviderFailure {
   if (APICallError.isInstance(err)) {
     const detail = providerMessage(err);
+    const type = providerErrorType(err.data);
+    const kind = providerErrorKind({ status: err.statusCode, type, detail });
     return {
-      retryable: err.isRetryable,
+      retryable: err.isRetryable && !isPermanent(kind),
       retryAfterMs: retryAfterMs(err.responseHeaders, now),
       status: err.statusCode,
       message: err.statusCode === undefined ? `${detail} (${err.url})` : `${err.statusCode} from ${err.url}: ${detail}`,
+      type,
+      // Without a response the address is the useful part: which server could not be reached.
+      detail: err.statusCode === undefined ? `${detail} (${err.url})` : detail,
     };
   }
   const code = causeCode(err);
-  const message = err instanceof Error ? err.message : String(err);
+  // A provider's error event mid-stream arrives as its parsed body, not an Error.
+  const type = providerErrorType(err);
+  const message = err instanceof Error ? err.message : (providerErrorText(err) ?? String(err));
   if (code && NETWORK_CODES.has(code)) {
-    return { retryable: true, retryAfterMs: undefined, status: undefined, message: `${message} (${code})` };
+    return {
+      retryable: true,
+      retryAfterMs: undefined,
+      status: undefined,
+      message: `${message} (${code})`,
+      detail: `${message} (${code})`,
+    };
   }
-  return { retryable: false, retryAfterMs: undefined, status: undefined, message };
+  return { retryable: false, retryAfterMs: undefined, status: undefined, message, type, detail: message };
 }
 
 /** The provider's own error text when the body carries one, else the SDK's message. */
 function providerMessage(err: APICallError): string {
-  const data = err.data as { error?: { message?: unknown } } | undefined;
-  const fromBody = data?.error?.message;
-  return typeof fromBody === "string" && fromBody !== "" ? fromBody : err.message;
+  return providerErrorText(err.data) ?? providerErrorText(parseBody(err.responseBody)) ?? err.message;
+}
+
+type ErrorBody = {
+  error?: { message?: unknown; type?: unknown; code?: unknown } | string;
+  type?: unknown;
+  code?: unknown;
+  message?: unknown;
+};
+
+function parseBody(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function providerErrorText(data: unknown): string | undefined {
+  const body = data as ErrorBody | undefined;
+  const inner = typeof body?.error === "object" ? body.error : undefined;
+  const text = inner?.message ?? body?.message ?? (typeof body?.error === "string" ? body.error : undefined);
+  return typeof text === "string" && text !== "" ? text : undefined;
+}
+
+/** `insufficient_quota`, `overloaded_error`, … from an OpenAI- or Anthropic-shaped error body. */
+function providerErrorType(data: unknown): string | undefined {
+  const body = data as ErrorBody | undefined;
+  const inner = typeof body?.error === "object" ? body.error : undefined;
+  for (const value of [inner?.code, inner?.type, body?.code, body?.type]) {
+    if (typeof value === "string" && value !== "" && value !== "error") return value;
+  }
+  return undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
 import { cacheMarkFor, withCacheBreakpoints } from "../llm/cache-breakpoints.js";
 import { costOf } from "../llm/catalog.js";
+import { explainProviderError } from "../llm/provider-errors.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
@@ -165,7 +166,13 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
         });
       }
       if (ended === "aborted") return { status: "aborted" };
-      return { status: "error", error: { code: "provider_error", message: `The model call failed: ${failure?.message}` } };
+      const explained = failure
+        ? explainProviderError(
+            { status: failure.status, type: failure.type, detail: failure.detail ?? failure.message },
+            ctx.model.ref,
+          )
+        : `${ctx.model.ref}: the model call failed.`;
+      return { status: "error", error: { code: "provider_error", message: explained } };
     }
 
     ctx.lastText = stream.text;
