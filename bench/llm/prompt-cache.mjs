@@ -152,7 +152,9 @@ function cacheFigures(kind, requests) {
       }
     }
     if (kind === "openai") cached = cached < 1_024 ? 0 : Math.floor(cached / 128) * 128;
-    if (kind === "anthropic") blocks.forEach((b, i) => b.mark && written.add(hashes[i]));
+    if (kind === "anthropic") {
+      for (let i = 0; i < blocks.length; i++) if (blocks[i].mark) written.add(hashes[i]);
+    }
     const write = kind === "anthropic" ? Math.max(0, lastMark - cached) : 0;
     steps.push({ total, cached, write });
     previous = hashes;
