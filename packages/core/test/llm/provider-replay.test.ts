@@ -1,5 +1,5 @@
 import { defineTool, type Entry, type Message } from "@arbor/core";
-import { recordedResponses, recordedStream, startRecordedProvider } from "@arbor/testkit";
+import { recordedResponses, recordedStream, startFakeOpenAI, startRecordedProvider, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect, harness } from "../loop/harness.js";
@@ -195,5 +195,44 @@ describe("recorded Gemini streams through the runtime", () => {
       .flatMap((c) => (c.role === "model" ? c.parts : []))
       .filter((p) => "thoughtSignature" in p);
     expect(signed.map((p) => String(p.thoughtSignature).slice(0, 10))).toEqual(["EpEgCo4gAb", "EpAICo0IAb"]);
+  });
+});
+
+describe("providers that speak Chat Completions, over the fake OpenAI-compatible server", () => {
+  it.each([
+    ["groq/llama-3.3-70b-versatile", "GROQ_API_KEY", "GROQ_BASE_URL"],
+    ["deepseek/deepseek-chat", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"],
+    ["openrouter/anthropic/claude-sonnet-4.5", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"],
+    ["mistral/mistral-large-latest", "MISTRAL_API_KEY", "MISTRAL_BASE_URL"],
+  ])("%s runs a tool loop with its own key and base URL", async (ref, keyVariable, urlVariable) => {
+    const server = await startFakeOpenAI({
+      script: [
+        [toolCall("weather", { location: "Oslo" }, { id: "call_1" }), usage({ inputTokens: 20, outputTokens: 5 })],
+        [text("Sunny."), usage({ inputTokens: 40, outputTokens: 2 })],
+      ],
+    });
+    servers.push(server);
+    const env = { [keyVariable]: "test-key", [urlVariable]: server.baseURL };
+    const { runtime } = await harness({ env, model: ref, tools: [weather] });
+    const { result } = await collect(runtime.run({ prompt: "Weather in Oslo?" }));
+    expect(result).toMatchObject({ status: "done", text: "Sunny." });
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer test-key", "Bearer test-key"]);
+    const second = server.requests[1]?.body as { model: string; messages: Array<{ role: string }> } | undefined;
+    expect(second?.model).toBe(ref.slice(ref.indexOf("/") + 1));
+    expect(second?.messages.map((m) => m.role)).toContain("tool");
+  });
+});
+
+describe("xAI over the Responses wire", () => {
+  it("answers from a recorded Responses stream with xAI's own key and base URL", async () => {
+    const server = await serve({
+      wire: "openai-responses",
+      replies: [recordedStream("openai/issue-16021-openai-zod-patterns-live.chunks.txt")],
+    });
+    const env = { XAI_API_KEY: "test-key", XAI_BASE_URL: server.baseURL };
+    const { runtime } = await harness({ env, model: "xai/grok-4" });
+    const { result } = await collect(runtime.run({ prompt: "Say READY." }));
+    expect(result).toMatchObject({ status: "done", text: "READY", usage: { input: 14_308, cacheRead: 14_080 } });
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer test-key");
   });
 });
