@@ -15,7 +15,7 @@ export interface WatchHubOptions {
   onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
 }
 
-const PAGE = 1000;
+const PAGE = 200;
 
 export interface WatchOptions {
   /** Awaited between pages of the backlog: resolves when the client can take more (its socket drained). */

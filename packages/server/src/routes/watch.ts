@@ -9,7 +9,7 @@ import { ErrorResponse, SessionParams, WatchQuery } from "../schemas.js";
 /** A watcher this far behind (bytes queued on its socket) is cut off; it reconnects with its last id. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** The backlog is sent a page at a time while less than this is queued on the socket. */
-const LOW_WATER_BYTES = 1024 * 1024;
+const LOW_WATER_BYTES = 64 * 1024;
 
 export function watchRoutes({ store, watch }: ServerContext): Route[] {
   // Every watcher of a trace is handed the same event object: serialize it once for all of them.
