@@ -11,6 +11,14 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 /** The backlog is sent a page at a time while less than this is queued on the socket. */
 const LOW_WATER_BYTES = 64 * 1024;
 
+/** A WebSocket close reason holds at most 123 bytes of UTF-8; longer ones make `close` throw. */
+function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let cut = text;
+  while (Buffer.byteLength(cut) > 120) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
 export function watchRoutes({ store, watch }: ServerContext): Route[] {
   // Every watcher of a trace is handed the same event object: serialize it once for all of them.
   const serialized = new WeakMap<object, string>();
@@ -90,7 +98,7 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
                 if (left.signal.aborted) unsubscribe();
                 else stop = unsubscribe;
               },
-              (err: unknown) => cutOff(1011, safeErrorMessage(err).slice(0, 120)),
+              (err: unknown) => cutOff(1011, closeReason(safeErrorMessage(err))),
             );
           },
           onClose() {
