@@ -97,7 +97,7 @@ describe("arbor serve", () => {
 
   it("takes the token from --token-file or $ARBOR_TOKEN, so it is not on the command line (ps)", async () => {
     const tokenFile = join(dir, "token");
-    await writeFile(tokenFile, "f1le-t0ken\n", { mode: 0o600 });
+    await writeFile(tokenFile, "f1le-t0ken\r\n# only the first line counts\n", { mode: 0o600 });
     const cases: Array<{ args: string[]; env: Record<string, string>; token: string }> = [
       { args: ["--token-file", tokenFile], env: {}, token: "f1le-t0ken" },
       { args: [], env: { ARBOR_TOKEN: "env-t0ken" }, token: "env-t0ken" },

@@ -22,8 +22,9 @@ export async function serveToken(io: Io, values: OptionValues): Promise<string |
     token = flag;
     source = "--token";
   } else if (file !== undefined) {
-    // A file written by `echo` or an editor ends with a newline that is not part of the token.
-    token = (await readInput(io, file, "Give --token-file a readable file holding the token.")).trim();
+    // The first line: a file written by `echo` or an editor ends with a newline that is not part of the token.
+    const text = await readInput(io, file, "Give --token-file a readable file holding the token.");
+    token = (text.split(/\r?\n/, 1)[0] ?? "").trim();
     source = `--token-file ${file}`;
   } else {
     token = io.env[TOKEN_ENV];
