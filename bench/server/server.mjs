@@ -1,6 +1,6 @@
 // Section "server": what the HTTP layer adds (issue 6 targets): token latency from the model's delta to an SSE
 // client on loopback, 50 concurrent chats on the zero-latency scripted model (runs/s, time to first token), and
-// one session watched by 100 WebSocket clients (deliveries/s).
+// one session watched by 100 WebSocket clients (deliveries/s), and one watcher replaying a long event log (H4).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "@arbor/server";
@@ -8,6 +8,7 @@ import { scriptedModel, text } from "@arbor/testkit";
 import WebSocket from "ws";
 import { note, num, section, table } from "../lib/format.mjs";
 import { summarize } from "../lib/stats.mjs";
+import { watchReplay } from "./watch-replay.mjs";
 
 const LATENCY_P50_MS = 1;
 const LATENCY_P99_MS = 5;
@@ -288,4 +289,5 @@ export async function run({ core, tmp, quick }) {
   await latency(core, tmp, quick);
   await concurrency(core, tmp, quick);
   await watchers(core, tmp, quick);
+  await watchReplay(core, tmp, quick);
 }

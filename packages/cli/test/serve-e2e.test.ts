@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
@@ -91,6 +91,52 @@ describe("arbor serve", () => {
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     expect((await fetch(`${url}/api/sessions`)).status).toBe(401);
     expect((await fetch(`${url}/api/sessions`, { headers: { authorization: "Bearer t0ken" } })).status).toBe(200);
+    server.child.kill("SIGINT");
+    expect((await server.result).code).toBe(0);
+  });
+
+  it("takes the token from --token-file or $ARBOR_TOKEN, so it is not on the command line (ps)", async () => {
+    const tokenFile = join(dir, "token");
+    await writeFile(tokenFile, "f1le-t0ken\r\n# only the first line counts\n", { mode: 0o600 });
+    const cases: Array<{ args: string[]; env: Record<string, string>; token: string }> = [
+      { args: ["--token-file", tokenFile], env: {}, token: "f1le-t0ken" },
+      { args: [], env: { ARBOR_TOKEN: "env-t0ken" }, token: "env-t0ken" },
+    ];
+    for (const { args, env, token } of cases) {
+      const server = startArbor(["serve", "--port", "0", "--json", "--cwd", workspace, ...args], { home, env });
+      await server.waitForStdout(/\n$/);
+      const { url } = JSON.parse(server.stdout()) as { url: string };
+      const cmdline = await readFile(`/proc/${server.child.pid}/cmdline`, "utf8");
+      expect(cmdline).not.toContain(token);
+      expect((await fetch(`${url}/api/sessions`)).status).toBe(401);
+      expect((await fetch(`${url}/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      server.child.kill("SIGINT");
+      expect((await server.result).code).toBe(0);
+    }
+  });
+
+  it("refuses two token sources, an empty token file, and documents the token sources in --help", async () => {
+    const empty = join(dir, "empty-token");
+    await writeFile(empty, "\n");
+    const both = await arbor(["serve", "--port", "0", "--token", "a", "--token-file", empty], { home });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("not both");
+    const blank = await arbor(["serve", "--port", "0", "--token-file", empty], { home });
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toContain("non-empty");
+    const missing = await arbor(["serve", "--port", "0", "--token-file", join(dir, "nosuch")], { home });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("nosuch");
+    const help = await arbor(["serve", "--help"], { home });
+    expect(help.stdout).toContain("--token-file");
+    expect(help.stdout).toContain("ARBOR_TOKEN");
+  });
+
+  it("--host ::ffff:127.0.0.1 prints a URL the server answers", async () => {
+    const server = startArbor(["serve", "--host", "::ffff:127.0.0.1", "--port", "0", "--json", "--cwd", workspace], { home });
+    await server.waitForStdout(/\n$/);
+    const { url } = JSON.parse(server.stdout()) as { url: string };
+    expect((await fetch(`${url}/api/sessions`)).status).toBe(200);
     server.child.kill("SIGINT");
     expect((await server.result).code).toBe(0);
   });

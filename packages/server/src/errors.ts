@@ -80,11 +80,35 @@ export function statusFor(code: ApiErrorCode): number {
   return STATUS[code] ?? 500;
 }
 
-/** Any thrown value as the code and message a client sees; unexpected errors do not leak their stack. */
+/** An absolute file path (POSIX or Windows) in a message; not the `//host/x` or `:5432/db` of a URL. */
+const ABSOLUTE_PATH = /(?<![\w.:/\\~-])(?:[A-Za-z]:[\\/]|\/)[^\s'"`<>|,;()]*/g;
+
+const INTERNAL_MESSAGE = "Internal error: the server failed unexpectedly; its log has the details.";
+
+/**
+ * What a server-side failure may tell a client: its first line (never a stack) with every absolute
+ * path cut to its last component, so a response does not map the server's disk.
+ */
+function redact(message: string): string {
+  const firstLine = message.split("\n", 1)[0] ?? "";
+  return firstLine.replace(ABSOLUTE_PATH, (path) => `…/${path.split(/[\\/]/).pop() ?? ""}`);
+}
+
+/**
+ * Any thrown value as the code and message a client sees. Client errors (4xx) keep their message;
+ * server errors (5xx) keep their code and a redacted message; anything that is not an Arbor or API
+ * error is `internal_error` with a fixed message (its own may hold paths, data or a stack).
+ */
 export function toApiError(err: unknown): { status: number; body: ApiErrorBody } {
   if (err instanceof ApiError || isArborError(err)) {
-    return { status: statusFor(err.code), body: { error: { code: err.code, message: err.message } } };
+    const status = statusFor(err.code);
+    const message = status >= 500 ? redact(err.message) : err.message;
+    return { status, body: { error: { code: err.code, message } } };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return { status: 500, body: { error: { code: "internal_error", message: `Internal error: ${message}` } } };
+  return { status: 500, body: { error: { code: "internal_error", message: INTERNAL_MESSAGE } } };
+}
+
+/** The message a client may see for `err` (see toApiError). */
+export function safeErrorMessage(err: unknown): string {
+  return toApiError(err).body.error.message;
 }

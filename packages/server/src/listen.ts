@@ -49,7 +49,10 @@ export async function listen(
     s.once("error", reject);
   });
   const address = server.address() as AddressInfo;
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  // An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) accepts plain IPv4 connections: print the IPv4 form,
+  // which every client and browser sends a Host header for that the loopback check knows.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address.address)?.[1];
+  const shown = mapped ?? (address.family === "IPv6" ? `[${address.address}]` : address.address);
   let closing: Promise<void> | undefined;
   return {
     url: `http://${shown}:${address.port}`,

@@ -46,6 +46,11 @@ export interface ServerOptions {
   cache?: LlmCache;
   /** Directory of the built inspector served at `/` (default: this package's `web-dist/`). */
   webRoot?: string;
+  /**
+   * Told every failure answered with a 5xx, whole (the client gets its code and a message without
+   * paths or stack): where the operator reads the details. Default: nowhere.
+   */
+  onError?: (err: unknown) => void;
 }
 
 export interface ArborServer {
@@ -113,6 +118,7 @@ export function createServer(options: ServerOptions): ArborServer {
   const app = new Hono();
   app.onError((err, c) => {
     const { status, body } = toApiError(err);
+    if (status >= 500) options.onError?.(err);
     return c.json(body, status as 400);
   });
   app.notFound((c) =>

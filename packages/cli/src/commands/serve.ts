@@ -1,4 +1,4 @@
-import { createRuntime, WatchHub } from "@arbor/core";
+import { createRuntime, isArborError, WatchHub } from "@arbor/core";
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
 import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
@@ -6,6 +6,12 @@ import { writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
+import { serveToken, TOKEN_ENV } from "./serve-token.js";
+
+function describeFailure(err: unknown): string {
+  if (isArborError(err)) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
 
 /** The flags `arbor serve` shares with `arbor run`, described once. */
 function pick(defs: OptionDefs, names: readonly string[]): OptionDefs {
@@ -23,7 +29,9 @@ export const serveCommand: TopCommand = {
   summary: "Serve the HTTP API (chat over SSE, sessions, approvals) on 127.0.0.1:4096 until Ctrl-C.",
   details: [
     "Routes are listed at /api/openapi.json. POST /api/chat streams a run as server-sent events with id lines; a client that disconnects can resume with Last-Event-ID, and a disconnect never stops the run (POST /api/sessions/<id>/abort does). Permission asks wait for POST /api/permissions/<id>.",
-    "Only loopback addresses are served without a token. --host with any other address needs --token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
+    "Only loopback addresses are served without a token. --host with any other address needs a token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
+    `The token comes from --token, else the first line of --token-file (- reads stdin), else $${TOKEN_ENV}. Prefer the file or the variable: a command line is visible to every user of the machine (ps).`,
+    "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
     "Ctrl-C stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
   ],
   options: {
@@ -32,7 +40,12 @@ export const serveCommand: TopCommand = {
     token: {
       type: "string",
       valueName: "secret",
-      description: "Require 'Authorization: Bearer <secret>' on every route but /api/health; needed for a non-loopback --host.",
+      description: `Require 'Authorization: Bearer <secret>' on every route but /api/health; needed for a non-loopback --host (visible in ps: prefer --token-file or $${TOKEN_ENV}).`,
+    },
+    "token-file": {
+      type: "string",
+      valueName: "path",
+      description: `Read the token from the first line of this file (- for stdin) instead of --token.`,
     },
     ...pick(RUN_OPTIONS, ["model", "base-url", "cwd"]),
     json: { type: "boolean", description: 'Print {"url": …} on stdout once listening instead of a sentence.' },
@@ -41,11 +54,10 @@ export const serveCommand: TopCommand = {
     if (operands.length > 0) throw new UsageError(`unexpected argument '${operands[0]}'. Usage: arbor serve [options]`);
     const host = stringOption(values, "host") ?? DEFAULT_HOST;
     const port = intOption(values, "port", 0, 65535) ?? DEFAULT_PORT;
-    const token = stringOption(values, "token");
-    if (token !== undefined && (token === "" || /\s/.test(token))) throw new UsageError("--token needs a value without spaces.");
+    const token = await serveToken(io, values);
     if (!isLoopbackHost(host) && token === undefined) {
       throw new UsageError(
-        `--host ${host} is not a loopback address, so it needs --token: anyone who can reach it could run agents with your tools.`,
+        `--host ${host} is not a loopback address, so it needs a token (--token-file, $${TOKEN_ENV} or --token): anyone who can reach it could run agents with your tools.`,
       );
     }
     const cwd = workspaceDir(io, stringOption(values, "cwd"));
@@ -58,7 +70,14 @@ export const serveCommand: TopCommand = {
       const watch = new WatchHub(store);
       const runtime = createRuntime({ store, watch, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
       try {
-        const server = createServer({ runtime, store, watch, ...(token === undefined ? {} : { token }) });
+        const server = createServer({
+          runtime,
+          store,
+          watch,
+          ...(token === undefined ? {} : { token }),
+          // The client got a code and a redacted message; the operator gets the whole error.
+          onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),
+        });
         const listening = await server.listen({ host, port });
         const stopped = new Promise<void>((resolve) => {
           const release = io.onInterrupt?.(() => {

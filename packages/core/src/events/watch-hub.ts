@@ -15,7 +15,14 @@ export interface WatchHubOptions {
   onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
 }
 
-const PAGE = 1000;
+const PAGE = 200;
+
+export interface WatchOptions {
+  /** Awaited between pages of the backlog: resolves when the client can take more (its socket drained). */
+  drain?: () => Promise<void>;
+  /** Ends the watch early (the client left while the backlog was being sent). */
+  signal?: AbortSignal;
+}
 
 /** The log also holds records that are not watch events (DebugMiddleware's); watchers are sent only these. */
 const WATCH_EVENT_NAMES: ReadonlySet<string> = new Set(WatchEventSchema.options.map((o) => o.shape.event.value));
@@ -77,12 +84,20 @@ export class WatchHub {
   }
 
   /**
-   * Watches a trace: `send` gets `connected` first, then every logged event after `since`, oldest
-   * first, then live ones, each exactly once and in id order. A `since` beyond the log (an id from a
-   * deleted and recreated session) counts as its end. Throws `session_not_found` for an unknown
-   * trace. Resolves once the backlog is sent, with the function that stops the watch.
+   * Watches a trace: `send` gets `connected` first (its `current_event_id` is the newest logged id at
+   * that moment), then every logged event after `since`, oldest first, then live ones, each exactly
+   * once and in id order. A `since` beyond the log counts as its end. The backlog is streamed a page
+   * at a time, yielding to the event loop between pages and awaiting `options.drain` (the socket's
+   * backpressure), so a long log neither blocks the process nor piles up in memory. Throws
+   * `session_not_found` for an unknown trace. Resolves once the backlog is sent (or `options.signal`
+   * ended the watch), with the function that stops the watch.
    */
-  async watch(traceId: string, since: number, send: (message: WatchMessage) => void): Promise<() => void> {
+  async watch(
+    traceId: string,
+    since: number,
+    send: (message: WatchMessage) => void,
+    options: WatchOptions = {},
+  ): Promise<() => void> {
     assertSessionId(traceId);
     let delivered = 0;
     let live = false;
@@ -107,14 +122,8 @@ export class WatchHub {
     };
     try {
       const [first] = await this.inner.listEvents(traceId, { limit: 1 });
-      const backlog: WatchEvent[] = [];
-      for (let after = since; ; ) {
-        const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
-        for (const record of page) if (WATCH_EVENT_NAMES.has(record.type)) backlog.push(watchEventFromRecord(record));
-        if (page.length < PAGE) break;
-        after = (page[page.length - 1] as StoredEvent).id;
-      }
-      const current = backlog.at(-1)?.event_id ?? (await this.lastIdAtMost(traceId, since));
+      // Everything logged after this id was logged after subscribing, so it is in `early`.
+      const current = await this.inner.lastEventId(traceId);
       const goalTree = this.options.goalTree
         ? await this.options.goalTree(traceId)
         : goalTreeOnPath(await this.inner.getActivePath(traceId));
@@ -126,33 +135,26 @@ export class WatchHub {
         first_event_id: first?.id ?? 0,
         goal_tree: goalTree ?? null,
       });
-      for (const event of backlog) deliver(event);
+      for (let after = delivered; after < current && options.signal?.aborted !== true; ) {
+        const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
+        for (const record of page) {
+          if (record.id > current) break;
+          if (WATCH_EVENT_NAMES.has(record.type)) deliver(watchEventFromRecord(record));
+        }
+        if (page.length < PAGE) break;
+        after = (page[page.length - 1] as StoredEvent).id;
+        await options.drain?.();
+        // A page is a few ms of work; other requests and sockets get their turn between pages.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       for (const event of early) deliver(event);
+      early.length = 0;
       live = true;
+      if (options.signal?.aborted === true) stop();
       return stop;
     } catch (err) {
       stop();
       throw err;
-    }
-  }
-
-  /** The last logged id when nothing follows `since`: `since` itself when it was logged, else found by reading the log. */
-  private async lastIdAtMost(traceId: string, since: number): Promise<number> {
-    if (since > 0) {
-      const [at] = await this.inner.listEvents(traceId, { after: since - 1, limit: 1 });
-      if (at?.id === since) return since;
-    }
-    return this.lastId(traceId);
-  }
-
-  private async lastId(traceId: string): Promise<number> {
-    let last = 0;
-    for (let after = 0; ; ) {
-      const page = await this.inner.listEvents(traceId, { after, limit: PAGE });
-      if (page.length === 0) return last;
-      last = (page[page.length - 1] as StoredEvent).id;
-      if (page.length < PAGE) return last;
-      after = last;
     }
   }
 }

@@ -47,6 +47,7 @@ export abstract class StoreBase implements Store {
   abstract getActivePath(sessionId: string): Promise<Entry[]>;
   abstract appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
+  abstract lastEventId(sessionId: string): Promise<number>;
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;

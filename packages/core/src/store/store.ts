@@ -98,6 +98,8 @@ export interface Store {
   appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   /** Records after `after`, oldest first. */
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
+  /** The newest record's id (0 for an empty log): where a reader that starts now has caught up. */
+  lastEventId(sessionId: string): Promise<number>;
 
   /**
    * Stores that keep a readable copy of a session's plan (the file store's `goal.json`, SPEC 5)

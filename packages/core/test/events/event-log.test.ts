@@ -130,7 +130,69 @@ describe.each(backends)("event log ($name)", (backend) => {
   });
 });
 
+describe.each(backends)("event log paging ($name)", (backend) => {
+  it("pages through a long log after any id, large and non-ASCII records included; lastEventId is the newest", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    expect(await store.lastEventId(id)).toBe(0);
+    // Sizes vary so records straddle the reader's probe and chunk sizes; some are larger than both.
+    const payload = (n: number) => ({ n, text: "é€😀".repeat(n % 7 === 0 ? 30_000 : n % 50) });
+    const total = 1200;
+    for (let n = 1; n <= total; n += 100) {
+      await store.appendEvents(
+        id,
+        Array.from({ length: 100 }, (_, i) => ({ type: "message_added", data: payload(n + i) })),
+      );
+    }
+    expect(await store.lastEventId(id)).toBe(total);
+    for (const after of [0, 1, 6, 7, 99, 100, 101, 599, 1000, 1199]) {
+      const page = await store.listEvents(id, { after, limit: 37 });
+      const expected = Array.from({ length: Math.min(37, total - after) }, (_, k) => after + k + 1);
+      expect(page.map((e) => e.id)).toEqual(expected);
+      expect(page.map((e) => e.data)).toEqual(expected.map(payload));
+    }
+    expect(await store.listEvents(id, { after: total })).toEqual([]);
+    expect(await store.listEvents(id, { after: total + 50 })).toEqual([]);
+    const seen: number[] = [];
+    for (let after = 0; ; ) {
+      const page = await store.listEvents(id, { after, limit: 250 });
+      seen.push(...page.map((e) => e.id));
+      if (page.length < 250) break;
+      after = page.at(-1)?.id as number;
+    }
+    expect(seen).toEqual(Array.from({ length: total }, (_, k) => k + 1));
+    await expect(store.lastEventId("nosuch")).rejects.toMatchObject({ code: "session_not_found" });
+  });
+});
+
 describe("event log (file): crash tolerance", () => {
+  it("reads what another store on the same directory appended, and ignores a torn tail", async () => {
+    const h = await open(backends[0] as Backend);
+    const { id } = await h.store.createSession();
+    await h.store.appendEvents(id, [ev(1), ev(2)]);
+    const other = await openStore(h.spec);
+    cleanups.push(() => other.close());
+    expect(await other.listEvents(id, { after: 1 })).toMatchObject([{ id: 2, data: { n: 2 } }]);
+    await h.store.appendEvents(id, [ev(3)]);
+    expect((await other.listEvents(id, { after: 1 })).map((e) => e.id)).toEqual([2, 3]);
+    expect(await other.lastEventId(id)).toBe(3);
+    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+    appendFileSync(file, '{"id":4,"type":"message_ad');
+    expect((await other.listEvents(id, { after: 2 })).map((e) => e.id)).toEqual([3]);
+    expect(await other.lastEventId(id)).toBe(3);
+  });
+
+  it("a whole line that is not JSON is corrupt_session, and the log is left as it was", async () => {
+    const h = await open(backends[0] as Backend);
+    const { id } = await h.store.createSession();
+    await h.store.appendEvents(id, [ev(1)]);
+    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+    appendFileSync(file, "not json\n");
+    const before = readFileSync(file, "utf8");
+    await expect(h.store.listEvents(id)).rejects.toMatchObject({ code: "corrupt_session" });
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   it("a torn last line is ignored and cut off by the next append", async () => {
     const h = await open(backends[0] as Backend);
     const { id } = await h.store.createSession();

@@ -119,6 +119,62 @@ describe("WatchHub", () => {
     await expect(hub.publish(id, done(3))).resolves.toBeUndefined();
   });
 
+  it("replays a long log a page at a time, awaiting drain between pages; events published meanwhile arrive once, in order", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const { id } = await store.createSession();
+    const logged = 1000;
+    for (let n = 1; n <= logged; n += 100) {
+      await store.appendEvents(
+        id,
+        Array.from({ length: 100 }, (_, i) => ({ type: "trace_completed", data: done(n + i) })),
+      );
+    }
+    const received: number[] = [];
+    let drains = 0;
+    let publishing: Promise<void> | undefined;
+    const stop = await hub.watch(
+      id,
+      0,
+      (m) => {
+        if ("event_id" in m) received.push(m.event_id);
+      },
+      {
+        drain: async () => {
+          drains++;
+          // While the backlog is still being sent, a run goes on publishing.
+          if (drains === 2) publishing = Promise.all([1, 2, 3].map((i) => hub.publish(id, done(logged + i)))).then(() => {});
+          await publishing;
+        },
+      },
+    );
+    cleanups.push(stop);
+    await hub.flush();
+    expect(drains).toBeGreaterThanOrEqual(3);
+    expect(received).toEqual(Array.from({ length: logged + 3 }, (_, k) => k + 1));
+  });
+
+  it("a watch whose signal is aborted during the backlog stops reading and is not subscribed any more", async () => {
+    const store = await fileStore();
+    const hub = new WatchHub(store);
+    const { id } = await store.createSession();
+    await store.appendEvents(
+      id,
+      Array.from({ length: 1000 }, (_, i) => ({ type: "trace_completed", data: done(i) })),
+    );
+    const left = new AbortController();
+    const received: WatchMessage[] = [];
+    await hub.watch(id, 0, (m) => received.push(m), {
+      drain: async () => left.abort(),
+      signal: left.signal,
+    });
+    const sent = received.length;
+    expect(sent).toBeGreaterThan(1);
+    expect(sent).toBeLessThan(1001);
+    await hub.publish(id, done(1001));
+    expect(received).toHaveLength(sent);
+  });
+
   it("a runtime given the hub publishes message_added for each message, in order", async () => {
     const store = await fileStore();
     const hub = new WatchHub(store);

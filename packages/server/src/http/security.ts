@@ -13,9 +13,12 @@ export function isLoopbackHost(host: string): boolean {
   if (h === "localhost" || h.endsWith(".localhost")) return true;
   if (isIP(h) === 4) return h.startsWith("127.");
   if (isIP(h) === 6) {
-    if (h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-    return mapped !== null && (mapped[1] as string).startsWith("127.");
+    // One spelling per address: URL compresses zeros and writes an IPv4-mapped tail in hex
+    // (`::ffff:127.0.0.1` becomes `::ffff:7f00:1`, as clients send it in Host).
+    const normal = new URL(`http://[${h}]`).hostname.slice(1, -1);
+    if (normal === "::1") return true;
+    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(normal);
+    return mapped !== null && Number.parseInt(mapped[1] as string, 16) >> 8 === 127;
   }
   return false;
 }

@@ -1,12 +1,23 @@
 import { ArborError, WatchMessageSchema } from "@arbor/core";
-import { upgradeWebSocket, type WebSocketLike } from "@hono/node-server";
+import { upgradeWebSocket } from "@hono/node-server";
+import type { WebSocket } from "ws";
 import type { ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
+import { ApiError, safeErrorMessage } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse, SessionParams, WatchQuery } from "../schemas.js";
 
 /** A watcher this far behind (bytes queued on its socket) is cut off; it reconnects with its last id. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** The backlog is sent a page at a time while less than this is queued on the socket. */
+const LOW_WATER_BYTES = 64 * 1024;
+
+/** A WebSocket close reason holds at most 123 bytes of UTF-8; longer ones make `close` throw. */
+function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let cut = text;
+  while (Buffer.byteLength(cut) > 120) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
 
 export function watchRoutes({ store, watch }: ServerContext): Route[] {
   // Every watcher of a trace is handed the same event object: serialize it once for all of them.
@@ -50,33 +61,48 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
         }
         if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Trace ${params.id} does not exist.`);
         let stop: (() => void) | undefined;
-        let closed = false;
+        const left = new AbortController();
         return upgradeWebSocket(c, {
           onOpen(_event, ws) {
-            const socket = ws.raw as WebSocketLike & { bufferedAmount?: number };
+            const socket = ws.raw as WebSocket;
+            const cutOff = (code: number, reason: string) => {
+              left.abort();
+              stop?.();
+              ws.close(code, reason);
+            };
+            // Backpressure for the backlog: between pages the hub waits until what is queued on
+            // the socket is below LOW_WATER_BYTES (ws calls back as each message reaches the OS).
+            let drained: (() => void) | undefined;
+            const onSent = () => {
+              if (drained && socket.bufferedAmount < LOW_WATER_BYTES) {
+                drained();
+                drained = undefined;
+              }
+            };
+            const drain = () =>
+              new Promise<void>((resolve) => {
+                if (left.signal.aborted || socket.bufferedAmount < LOW_WATER_BYTES) resolve();
+                else drained = resolve;
+              });
+            left.signal.addEventListener("abort", () => drained?.(), { once: true });
             const send = (message: object) => {
-              if (closed) return;
-              if ((socket.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
-                closed = true;
-                stop?.();
-                ws.close(1013, "Too far behind: reconnect with since_event_id set to the last event_id received.");
+              if (left.signal.aborted) return;
+              if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+                cutOff(1013, "Too far behind: reconnect with since_event_id set to the last event_id received.");
                 return;
               }
-              ws.send(toJson(message));
+              socket.send(toJson(message), onSent);
             };
-            watch.watch(params.id, query.since_event_id, send).then(
+            watch.watch(params.id, query.since_event_id, send, { drain, signal: left.signal }).then(
               (unsubscribe) => {
-                if (closed) unsubscribe();
+                if (left.signal.aborted) unsubscribe();
                 else stop = unsubscribe;
               },
-              (err: unknown) => {
-                closed = true;
-                ws.close(1011, err instanceof Error ? err.message.slice(0, 120) : "watch failed");
-              },
+              (err: unknown) => cutOff(1011, closeReason(safeErrorMessage(err))),
             );
           },
           onClose() {
-            closed = true;
+            left.abort();
             stop?.();
           },
         });

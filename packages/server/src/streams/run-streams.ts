@@ -1,4 +1,5 @@
 import { ArborError, type RunEvent, type RunHandle } from "@arbor/core";
+import { safeErrorMessage } from "../errors.js";
 import { SessionLog } from "./session-log.js";
 
 export interface StreamBufferOptions {
@@ -165,5 +166,5 @@ export class RunStreams {
 }
 
 function internalError(sessionId: string, err: unknown): RunEvent {
-  return { type: "error", session_id: sessionId, content: `Internal error: ${String(err)}`, code: "internal_error" };
+  return { type: "error", session_id: sessionId, content: safeErrorMessage(err), code: "internal_error" };
 }

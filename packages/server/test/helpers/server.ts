@@ -49,6 +49,8 @@ export interface StartOptions {
   tools?: AnyToolDefinition[];
   runtime?: Partial<RuntimeOptions>;
   server?: Partial<Omit<ServerOptions, "runtime" | "store">>;
+  /** The store spec, given the test's temp directory (default: a file store in it). */
+  store?: (root: string) => string;
 }
 
 function tempDir(): string {
@@ -64,7 +66,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const home = join(root, "home");
   mkdirSync(cwd);
   mkdirSync(home);
-  const store = await openStore(join(root, "store"));
+  const store = await openStore(options.store?.(root) ?? join(root, "store"));
   const blobs = new MemoryBlobStore();
   // The runtime publishes its runs' messages, goals and sub-traces to the hub.
   const watch = new WatchHub(store);

@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import type { StoredEvent } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
 
 export const EVENTS_FILE = "events.jsonl";
 
@@ -40,8 +41,14 @@ export class EventFiles {
     this.states.delete(id);
   }
 
-  read(id: string): StoredEvent[] {
-    return this.load(id).events;
+  /** Up to `limit` records after `after`, oldest first, read from the file itself (another process may have appended). */
+  page(id: string, after: number, limit: number): StoredEvent[] {
+    return readEventsAfter(this.file(id), after, limit);
+  }
+
+  /** The newest record's id in the file, 0 for an empty log. */
+  newestId(id: string): number {
+    return lastEventIdOf(this.file(id));
   }
 
   lastId(id: string): number {

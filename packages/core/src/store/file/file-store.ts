@@ -420,14 +420,13 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(sessionId);
     const { after, limit } = checkListEventsOptions(opts);
-    const all = await this.locked(sessionId, () => ({ value: this.events.read(sessionId), synced: null }));
-    const out: StoredEvent[] = [];
-    for (const e of all) {
-      if (e.id <= after) continue;
-      out.push(e);
-      if (out.length === limit) break;
-    }
-    return out;
+    return this.locked(sessionId, () => ({ value: this.events.page(sessionId, after, limit), synced: null }));
+  }
+
+  async lastEventId(sessionId: string): Promise<number> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.locked(sessionId, () => ({ value: this.events.newestId(sessionId), synced: null }));
   }
 
   protected async writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {

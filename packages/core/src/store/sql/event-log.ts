@@ -16,12 +16,7 @@ export async function appendEventRows(
   now: string,
   maxEvents: number,
 ): Promise<StoredEvent[]> {
-  const row = await trx
-    .selectFrom("arbor_events")
-    .select(sql<number | string | null>`max(event_id)`.as("last"))
-    .where("session_id", "=", sessionId)
-    .executeTakeFirst();
-  const events = numberEvents(inputs, Number(row?.last ?? 0), now);
+  const events = numberEvents(inputs, await lastEventRowId(trx, sessionId), now);
   for (let i = 0; i < events.length; i += 200) {
     await trx
       .insertInto("arbor_events")
@@ -58,4 +53,14 @@ export async function listEventRows(db: Db, sessionId: string, after: number, li
     timestamp: r.timestamp,
     data: JSON.parse(r.data) as Record<string, unknown>,
   }));
+}
+
+/** The highest event id kept for the session, 0 when its log is empty. */
+export async function lastEventRowId(db: Db, sessionId: string): Promise<number> {
+  const row = await db
+    .selectFrom("arbor_events")
+    .select(sql<number | string | null>`max(event_id)`.as("last"))
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
+  return Number(row?.last ?? 0);
 }

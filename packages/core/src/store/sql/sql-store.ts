@@ -29,7 +29,7 @@ import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimi
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { connectSql, currentSchema, inTransaction, type SqlConnection, type SqlSpec } from "./connect.js";
-import { appendEventRows, listEventRows } from "./event-log.js";
+import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
 import { migrateToLatest } from "./migrations.js";
 import { activePathRows, deleteSessionTree, existingEntryIds, insertEntryRows, lockSessionRow } from "./queries.js";
 import { entryNotFound, entryRow, parseEntryRow, parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
@@ -198,6 +198,14 @@ export class SqlStore extends StoreBase {
       const { after, limit } = checkListEventsOptions(opts);
       if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
       return listEventRows(this.db, sessionId, after, limit);
+    });
+  }
+
+  lastEventId(sessionId: string): Promise<number> {
+    return this.guard("read the last event id", async () => {
+      assertSessionId(sessionId);
+      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      return lastEventRowId(this.db, sessionId);
     });
   }
 
