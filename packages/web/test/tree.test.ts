@@ -38,93 +38,92 @@ function summary(times: number[]): { median: number; p90: number; max: number } 
 }
 
 describe("session tree", () => {
-  it(
-    "renders a 30,000-entry session in under 2 s and scrolls and expands in under 100 ms",
-    async () => {
-      server = await startWebServer();
-      const big = await importBigSession(server.store, 30_000, 5_000);
-      const page = await openPage(browser, { width: 1920, height: 1080 });
-      // Recorded from inside the page: the time from navigation start until the first tree row exists.
-      await page.addInitScript(`new MutationObserver((_, observer) => {
+  // Wall-clock budgets on a shared 2-core machine: a burst of other work can push one attempt over,
+  // while a slow app fails every attempt.
+  it("renders a 30,000-entry session in under 2 s and scrolls and expands in under 100 ms", {
+    timeout: 90_000,
+    retry: 2,
+  }, async () => {
+    server = await startWebServer();
+    const big = await importBigSession(server.store, 30_000, 5_000);
+    const page = await openPage(browser, { width: 1920, height: 1080 });
+    // Recorded from inside the page: the time from navigation start until the first tree row exists.
+    await page.addInitScript(`new MutationObserver((_, observer) => {
       if (document.querySelector(".tree-row")) { window.__firstRow = performance.now(); observer.disconnect(); }
     }).observe(document, { subtree: true, childList: true });`);
-      await page.goto(`${server.url}/sessions/${big.meta.id}/tree`);
-      await page.locator(".tree-row").first().waitFor();
-      const firstRender = Math.round((await page.evaluate("window.__firstRow")) as number);
+    await page.goto(`${server.url}/sessions/${big.meta.id}/tree`);
+    await page.locator(".tree-row").first().waitFor();
+    const firstRender = Math.round((await page.evaluate("window.__firstRow")) as number);
+    expect(await page.getByTestId("tree-stats").textContent()).toContain("30000 entries");
+
+    // It opens at the leaf, with the compaction and branch summary above it on the active path.
+    const leafRow = page.locator('.tree-row[aria-current="location"]');
+    await leafRow.waitFor();
+    expect(await leafRow.locator(".label-chip").textContent()).toBe("checkpoint");
+    expect(await page.locator(".tree-row.kind-compaction.on-path").count()).toBe(1);
+    expect(await page.locator(".tree-row.kind-branch_summary.on-path").count()).toBe(1);
+    await screenshot(page, "tree-30k-leaf-1920");
+
+    // Scrolling: jump to ten places; each must show its rows in the next frames.
+    const list = ".vlist";
+    const scrolls: number[] = [];
+    for (let i = 1; i <= 10; i++) {
+      const row = Math.floor((30_000 * i) / 11);
+      scrolls.push(
+        await timed(
+          page,
+          `document.querySelector("${list}").scrollTop = ${row * 28}`,
+          `[...document.querySelectorAll(".tree-row")].some((r) => Math.abs(parseFloat(r.style.top) - ${row * 28}) < 1)`,
+        ),
+      );
+    }
+
+    // Expanding and collapsing the 5,000-entry side branch at its fork.
+    await page.evaluate(`document.querySelector("${list}").scrollTop = ${(99 - 5) * 28}`);
+    const fork = page.locator(`.tree-row[data-entry-id="${big.forkId}"]`);
+    await fork.waitFor();
+    const twisty = `document.querySelector('.tree-row[data-entry-id="${big.forkId}"] .twisty')`;
+    const toggles: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      toggles.push(await timed(page, `${twisty}.click()`, `${twisty}.getAttribute("aria-label").startsWith("Show")`));
       expect(await page.getByTestId("tree-stats").textContent()).toContain("30000 entries");
+      toggles.push(await timed(page, `${twisty}.click()`, `${twisty}.getAttribute("aria-label").startsWith("Hide")`));
+    }
 
-      // It opens at the leaf, with the compaction and branch summary above it on the active path.
-      const leafRow = page.locator('.tree-row[aria-current="location"]');
-      await leafRow.waitFor();
-      expect(await leafRow.locator(".label-chip").textContent()).toBe("checkpoint");
-      expect(await page.locator(".tree-row.kind-compaction.on-path").count()).toBe(1);
-      expect(await page.locator(".tree-row.kind-branch_summary.on-path").count()).toBe(1);
-      await screenshot(page, "tree-30k-leaf-1920");
+    // Keyboard: arrow down through the rows.
+    await fork.click();
+    await page.locator(list).focus();
+    const keys: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const before = (await page.locator(".tree-row.selected").getAttribute("data-entry-id")) as string;
+      const t0 = Date.now();
+      await page.keyboard.press("ArrowDown");
+      await page.waitForFunction(`document.querySelector(".tree-row.selected")?.dataset.entryId !== "${before}"`, undefined, {
+        polling: "raf",
+      });
+      keys.push(Date.now() - t0);
+    }
+    await screenshot(page, "tree-30k-fork-1920");
 
-      // Scrolling: jump to ten places; each must show its rows in the next frames.
-      const list = ".vlist";
-      const scrolls: number[] = [];
-      for (let i = 1; i <= 10; i++) {
-        const row = Math.floor((30_000 * i) / 11);
-        scrolls.push(
-          await timed(
-            page,
-            `document.querySelector("${list}").scrollTop = ${row * 28}`,
-            `[...document.querySelectorAll(".tree-row")].some((r) => Math.abs(parseFloat(r.style.top) - ${row * 28}) < 1)`,
-          ),
-        );
-      }
-
-      // Expanding and collapsing the 5,000-entry side branch at its fork.
-      await page.evaluate(`document.querySelector("${list}").scrollTop = ${(99 - 5) * 28}`);
-      const fork = page.locator(`.tree-row[data-entry-id="${big.forkId}"]`);
-      await fork.waitFor();
-      const twisty = `document.querySelector('.tree-row[data-entry-id="${big.forkId}"] .twisty')`;
-      const toggles: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        toggles.push(await timed(page, `${twisty}.click()`, `${twisty}.getAttribute("aria-label").startsWith("Show")`));
-        expect(await page.getByTestId("tree-stats").textContent()).toContain("30000 entries");
-        toggles.push(await timed(page, `${twisty}.click()`, `${twisty}.getAttribute("aria-label").startsWith("Hide")`));
-      }
-
-      // Keyboard: arrow down through the rows.
-      await fork.click();
-      await page.locator(list).focus();
-      const keys: number[] = [];
-      for (let i = 0; i < 10; i++) {
-        const before = (await page.locator(".tree-row.selected").getAttribute("data-entry-id")) as string;
-        const t0 = Date.now();
-        await page.keyboard.press("ArrowDown");
-        await page.waitForFunction(`document.querySelector(".tree-row.selected")?.dataset.entryId !== "${before}"`, undefined, {
-          polling: "raf",
-        });
-        keys.push(Date.now() - t0);
-      }
-      await screenshot(page, "tree-30k-fork-1920");
-
-      // The first render's parts, from the app's performance marks (ms since navigation start).
-      const marks = (await page.evaluate(
-        `Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)]))`,
-      )) as Record<string, number>;
-      const figures = {
-        firstRenderMs: firstRender,
-        marks,
-        scrollMs: summary(scrolls),
-        expandCollapseMs: summary(toggles),
-        arrowKeyMs: summary(keys),
-      };
-      console.log(`[tree 30k] ${JSON.stringify(figures)}`);
-      expect(firstRender).toBeLessThanOrEqual(2000);
-      // The 90th percentile, not the maximum: CI machines are shared, and one descheduled frame is not the app.
-      expect(figures.scrollMs.p90).toBeLessThanOrEqual(100);
-      expect(figures.expandCollapseMs.p90).toBeLessThanOrEqual(100);
-      expect(figures.arrowKeyMs.p90).toBeLessThanOrEqual(100);
-      await page.close();
-      // Wall-clock budgets on a shared 2-core machine: a burst of other work can push one attempt over,
-      // while a slow app fails every attempt.
-    },
-    { timeout: 90_000, retry: 2 },
-  );
+    // The first render's parts, from the app's performance marks (ms since navigation start).
+    const marks = (await page.evaluate(
+      `Object.fromEntries(performance.getEntriesByType("mark").map((m) => [m.name, Math.round(m.startTime)]))`,
+    )) as Record<string, number>;
+    const figures = {
+      firstRenderMs: firstRender,
+      marks,
+      scrollMs: summary(scrolls),
+      expandCollapseMs: summary(toggles),
+      arrowKeyMs: summary(keys),
+    };
+    console.log(`[tree 30k] ${JSON.stringify(figures)}`);
+    expect(firstRender).toBeLessThanOrEqual(2000);
+    // The 90th percentile, not the maximum: CI machines are shared, and one descheduled frame is not the app.
+    expect(figures.scrollMs.p90).toBeLessThanOrEqual(100);
+    expect(figures.expandCollapseMs.p90).toBeLessThanOrEqual(100);
+    expect(figures.arrowKeyMs.p90).toBeLessThanOrEqual(100);
+    await page.close();
+  });
 
   it("switches branch, labels, continues from an earlier message and forks", async () => {
     server = await startWebServer({
