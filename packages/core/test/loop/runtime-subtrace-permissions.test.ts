@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type RunEvent } from "@arbor/core";
+import type { RunEvent } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { harness } from "./harness.js";
