@@ -53,6 +53,11 @@ export const SessionMetaSchema = z.looseObject({
   totalMessages: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
   totalCost: z.number().nonnegative(),
+  /**
+   * Set only in listings, on a session that cannot be opened (a torn session.json, an entry naming
+   * one that does not exist): what is wrong with it. Such a session can still be deleted.
+   */
+  damaged: z.string().optional(),
 });
 
 export const SessionInitSchema = z.object({
