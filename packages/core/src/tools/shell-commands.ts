@@ -31,7 +31,7 @@ export interface ShellParser {
 const COMMAND_TYPES = new Set(["command", "declaration_command", "unset_command", "test_command"]);
 const WRITE_OPERATORS = new Set([">", ">>", "&>", "&>>", ">|", ">&", "&>|"]);
 /** Characters that make a word expand (variables, globs, braces, tildes are resolved separately). */
-const EXPANDING = /[$`*?[\]{}]/;
+const EXPANDING = /[$\u0060*?[\]{}]/; // \u0060: the backquote of old-style command substitution
 const PLAIN_PROGRAM = /^[A-Za-z0-9_./+-]+$/;
 
 /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { ArborError } from "../../errors.js";
 import { SessionIdSchema } from "../../model/ids.js";
 import type { SessionMeta } from "../../model/session.js";
+import { newSessionMeta } from "../session-meta.js";
 import type { SessionDirs } from "./session-dir.js";
 
 /**
@@ -20,19 +21,5 @@ export function damagedMeta(dirs: SessionDirs, name: string, err: ArborError): S
     problem = (metaErr as Error).message;
   }
   const time = new Date(statSync(join(dirs.root, name), { throwIfNoEntry: false })?.mtimeMs ?? 0).toISOString();
-  return {
-    version: 1,
-    id: name,
-    provider: "file",
-    createdAt: time,
-    updatedAt: time,
-    rootEntryId: null,
-    leafEntryId: null,
-    mode: "agent",
-    agentType: "main",
-    totalMessages: 0,
-    totalTokens: 0,
-    totalCost: 0,
-    damaged: problem,
-  };
+  return { ...newSessionMeta(undefined, "file", name, time), damaged: problem };
 }
