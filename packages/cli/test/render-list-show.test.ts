@@ -35,6 +35,15 @@ describe("renderSessionList", () => {
   });
 });
 
+describe("renderSessionList: damaged sessions", () => {
+  it("says that a session will not open, and why, ahead of its title", () => {
+    const [, row] = renderSessionList({
+      sessions: [meta({ id: "torn", title: "Old", damaged: "session.json is not valid JSON" })],
+    });
+    expect(row).toContain("[damaged: session.json is not valid JSON] Old");
+  });
+});
+
 describe("renderShow", () => {
   it("prints the meta and the active path, one line per entry, with labels", () => {
     const { snapshot } = sampleTree();

@@ -11,6 +11,8 @@ export interface ListOptions {
 }
 
 function title(meta: SessionMeta): string {
+  // Listed so that it can be found and deleted: say first that it will not open, and why.
+  if (meta.damaged) return oneLine(`[damaged: ${meta.damaged}] ${meta.title ?? meta.task ?? ""}`);
   if (meta.parentSessionId)
     return oneLine(`[${meta.agentType}${meta.status ? `, ${meta.status}` : ""}] ${meta.task ?? meta.title ?? ""}`);
   return oneLine(meta.title ?? meta.task ?? "");

@@ -110,10 +110,12 @@ export function createSubTraceRunner(ctx: RunContext, deps: SubTraceRunnerDeps):
       });
       ctx.state = applyEntry(ctx.state, batch);
 
-      const context =
-        request.mode === "explore"
+      const context = {
+        ...(request.mode === "explore"
           ? { ...EXPLORE_CONTEXT, ...deps.contexts?.explore }
-          : { ...DELEGATE_CONTEXT, ...deps.contexts?.delegate };
+          : { ...DELEGATE_CONTEXT, ...deps.contexts?.delegate }),
+        callerPermission: ctx.permission.rules(),
+      };
       const limit = ctx.budget.maxConcurrentSubTraces ?? DEFAULT_CONCURRENT_SUB_TRACES;
       const records = await pooled(
         request.tasks.map((task, i) => () => runBranch(ctx, deps, request, task, ids[i]!, start.goalId, context)),

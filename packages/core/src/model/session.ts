@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PermissionRuleSchema } from "../tools/permission.js";
 import { EntryIdSchema, SessionIdSchema } from "./ids.js";
 import { TimestampSchema } from "./time.js";
 
@@ -23,6 +24,8 @@ export const TraceContextSchema = z.looseObject({
   maxToolCalls: z.number().int().positive().optional(),
   /** Sub-traces of this trace that may run at once (explore's branches). */
   maxConcurrentSubTraces: z.number().int().positive().optional(),
+  /** The rules of the agent that started this trace: it may never do more than they allow. */
+  callerPermission: z.array(PermissionRuleSchema).optional(),
 });
 
 export const SessionMetaSchema = z.looseObject({
@@ -50,6 +53,11 @@ export const SessionMetaSchema = z.looseObject({
   totalMessages: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
   totalCost: z.number().nonnegative(),
+  /**
+   * Set only in listings, on a session that cannot be opened (a torn session.json, an entry naming
+   * one that does not exist): what is wrong with it. Such a session can still be deleted.
+   */
+  damaged: z.string().optional(),
 });
 
 export const SessionInitSchema = z.object({

@@ -14,6 +14,8 @@ import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import { referencedIds } from "./prepare.js";
+import { assertNoParentCycle } from "./session-parents.js";
 import type {
   AppendOptions,
   BranchSummaryInput,
@@ -173,7 +175,19 @@ export abstract class StoreBase implements Store {
     const meta = derivedMeta({ ...parsed.session, provider: this.provider, version: SESSION_FORMAT_VERSION }, parsed.entries);
     if (opts?.newId) meta.id = crypto.randomUUID();
     checkImportedTree(meta, parsed.entries);
+    await this.assertParentAllowed(meta.id, meta.parentSessionId);
     return this.writeImported(meta, parsed.entries);
+  }
+
+  /** Refuses a parent session that would make `id` its own ancestor (see `assertNoParentCycle`). */
+  protected assertParentAllowed(id: string, parentId: string | undefined): Promise<void> {
+    return assertNoParentCycle(id, parentId, async (current) => {
+      try {
+        return (await this.getSession(current))?.parentSessionId;
+      } catch {
+        return undefined; // an unreadable session ends the chain; it cannot lead back through data we cannot see
+      }
+    });
   }
 }
 
@@ -188,7 +202,10 @@ function derivedMeta(meta: SessionMeta, entries: Entry[]): SessionMeta {
   };
 }
 
-/** An imported tree must be well formed: unique ids, parents before children, leaf present. */
+/**
+ * An imported tree must be well formed: unique ids, parents before children, every other entry an
+ * entry refers to (a label's target, a compaction's first kept entry) before it, leaf present.
+ */
 function checkImportedTree(meta: SessionMeta, entries: Entry[]): void {
   const seen = new Set<string>();
   for (const [i, e] of entries.entries()) {
@@ -197,6 +214,13 @@ function checkImportedTree(meta: SessionMeta, entries: Entry[]): void {
       throw new ArborError(
         "parent_not_found",
         `Entry ${e.id} (entry ${i + 1}) has parent ${e.parentId}, which does not come before it.`,
+      );
+    }
+    const missing = referencedIds(e).find((ref) => !seen.has(ref));
+    if (missing !== undefined) {
+      throw new ArborError(
+        "entry_not_found",
+        `Entry ${e.id} (entry ${i + 1}, ${e.type}) refers to entry ${missing}, which does not come before it.`,
       );
     }
     seen.add(e.id);

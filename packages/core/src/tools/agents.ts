@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  capToCaller,
   DEFAULT_RULES,
   mergeRules,
   type PermissionConfig,
@@ -85,11 +86,15 @@ export interface AgentPermissionInput {
   toolNames?: readonly string[];
 }
 
-/** The effective rules for a call: defaults → agent → user config → trace context. */
+/**
+ * The effective rules for a call: defaults → agent → user config → trace context, capped by the
+ * rules of the agent that started the trace, if any.
+ */
 export function agentPermissions(input: AgentPermissionInput): PermissionRule[] {
   const user =
     input.user === undefined ? [] : Array.isArray(input.user) ? input.user : rulesFromConfig(input.user as PermissionConfig);
-  return mergeRules(DEFAULT_RULES, input.agent.permission, user, traceContextRules(input.trace, input.toolNames ?? []));
+  const own = mergeRules(DEFAULT_RULES, input.agent.permission, user, traceContextRules(input.trace, input.toolNames ?? []));
+  return capToCaller(own, input.trace?.callerPermission);
 }
 
 function deepFreeze<T>(value: T): T {

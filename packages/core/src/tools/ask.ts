@@ -22,13 +22,15 @@ export interface PermissionAsk {
   ask(request: PermissionRequest): Promise<void>;
   /** Rules added by "always" answers, in order, for the runtime to persist and show. */
   approvals(): PermissionRule[];
+  /** The rules this instance enforces, without its approvals: a sub-agent's cap (see `capToCaller`). */
+  rules(): PermissionRule[];
 }
 
 /**
  * Connects the pure rules to a tool's `ask`: allow resolves at once, deny rejects with
  * `permission_denied`, ask waits for `prompt`; "reject" rejects with `permission_rejected`, "always"
- * also allows the request's `always` patterns (or its patterns) for the rest of this instance's
- * life. One instance per session and agent keeps an approval from leaking to another agent
+ * also allows the request's `always` patterns (or its patterns) where they would be asked, for the
+ * rest of this instance's life. One instance per session and agent keeps an approval from leaking to another agent
  * (OpenCode #9554); persisting approvals is the runtime's job.
  */
 export function createPermissionAsk(options: PermissionAskOptions): PermissionAsk {
@@ -36,8 +38,9 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
   const who = options.agent ? ` for agent ${options.agent}` : "";
   return {
     approvals: () => approved.map((rule) => ({ ...rule })),
+    rules: () => options.rules.map((rule) => ({ ...rule })),
     async ask(request) {
-      const decision = evaluateRequest(approved.length > 0 ? [...options.rules, ...approved] : options.rules, request);
+      const decision = evaluateRequest(options.rules, request, approved);
       if (decision.action === "allow") return;
       const what = `${request.permission} for ${decision.pattern === undefined ? "this request" : `"${decision.pattern}"`}`;
       if (decision.action === "deny") {

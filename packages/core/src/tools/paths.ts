@@ -1,6 +1,7 @@
-import { realpath } from "node:fs/promises";
+import { lstat, readlink } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { ArborError } from "../errors.js";
 import type { ToolContext } from "./tool.js";
 
 /** True when `child` is `root` itself or lies under it (lexically). */
@@ -27,13 +28,18 @@ export function displayPath(cwd: string, absolute: string): string {
 
 /**
  * Resolves `path` for a tool and, when it lies outside the workspace, asks `external_directory`
- * before the tool may touch it. The check also follows symlinks of the part that exists, so a link
- * inside the workspace pointing elsewhere is still an external path. `kind` says whether the path
- * names a directory (asked for itself) or a file (asked for its folder).
+ * before the tool may touch it. Symlinks are followed all the way, the last component included and
+ * also when what it points to does not exist yet (writing through a dangling link creates its
+ * target), so a link inside the workspace pointing elsewhere is an external path. `kind` says
+ * whether the path names a directory (asked for itself) or a file (asked for its folder).
+ *
+ * Returns the resolved path, links followed: permission rules are matched against what is really
+ * read or written (a `notes.txt` linked to `.env` is `.env`), and the tool acts on that path.
  */
 export async function resolveToolPath(ctx: ToolContext, path: string, kind: "file" | "directory"): Promise<string> {
   const absolute = resolveInWorkspace(ctx.cwd, path);
-  if (await isInsideWorkspace(ctx.cwd, absolute)) return absolute;
+  const [root, real] = await Promise.all([resolveLinks(ctx.cwd), resolveLinks(absolute)]);
+  if (isInside(ctx.cwd, absolute) && isInside(root, real)) return join(ctx.cwd, relative(root, real));
   const dir = kind === "directory" ? absolute : dirname(absolute);
   await ctx.ask({
     permission: "external_directory",
@@ -41,27 +47,41 @@ export async function resolveToolPath(ctx: ToolContext, path: string, kind: "fil
     always: [`${dir}${dir.endsWith(sep) ? "" : sep}*`],
     metadata: { path: absolute },
   });
-  return absolute;
+  return real;
 }
 
-async function isInsideWorkspace(cwd: string, absolute: string): Promise<boolean> {
-  if (!isInside(cwd, absolute)) return false;
-  const [realRoot, realTarget] = await Promise.all([realpathOfExisting(cwd), realpathOfExisting(absolute)]);
-  return isInside(realRoot, realTarget);
-}
+/** Links followed before giving up, as the kernel does (ELOOP). */
+const MAX_LINKS = 40;
 
-/** realpath of the longest existing prefix, with the missing rest appended (for files not yet written). */
-async function realpathOfExisting(path: string): Promise<string> {
-  let current = path;
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      return resolve(await realpath(current), ...missing);
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.unshift(current.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      current = parent;
+/**
+ * The path with every symlink in it followed, component by component; from the first component
+ * that does not exist on, the rest is taken as written. Unlike realpath this also follows a link
+ * whose target is missing.
+ */
+export async function resolveLinks(path: string): Promise<string> {
+  const pending = resolve(path).split(sep).filter(Boolean);
+  let current = parse(resolve(path)).root;
+  let links = 0;
+  while (pending.length > 0) {
+    const name = pending.shift()!;
+    if (name === ".") continue;
+    if (name === "..") {
+      current = dirname(current);
+      continue;
     }
+    const next = join(current, name);
+    const info = await lstat(next).catch(() => undefined);
+    if (!info) return resolve(next, ...pending);
+    if (!info.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) {
+      throw new ArborError("tool_failed", `${path} goes through more than ${MAX_LINKS} symbolic links (a link loop?).`);
+    }
+    const target = await readlink(next);
+    pending.unshift(...target.split(sep).filter(Boolean));
+    if (isAbsolute(target)) current = parse(target).root;
   }
+  return current;
 }

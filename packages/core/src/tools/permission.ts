@@ -14,6 +14,11 @@ export const PermissionRuleSchema = z.strictObject({
   permission: z.string().min(1),
   pattern: z.string().min(1),
   action: PermissionActionSchema,
+  /**
+   * Absent for an agent's own rules; n for the rules of the caller n levels up a chain of
+   * sub-agents. Each level is decided on its own and the strictest answer wins (see `capToCaller`).
+   */
+  callerLevel: z.number().int().positive().optional(),
 });
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 
@@ -56,8 +61,30 @@ export const DEFAULT_RULES: readonly PermissionRule[] = Object.freeze(
   rulesFromConfig({ "*": "allow", doom_loop: "ask", external_directory: "ask", ...SENSITIVE_READ_CONFIG }),
 );
 
-/** The rule that decides `permission` for `pattern`: the last one matching both, if any. */
-export function matchingRule(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionRule | undefined {
+/**
+ * A sub-agent never has more rights than the agent that started it: its rules become its own
+ * level, the caller's (with the caller's own caps) the levels above, and every level must allow
+ * what is done. Concatenating cannot express this (the last match wins, so one set would override
+ * the other), hence the level mark on each rule. Pure.
+ */
+export function capToCaller(own: readonly PermissionRule[], caller: readonly PermissionRule[] | undefined): PermissionRule[] {
+  if (!caller) return [...own];
+  return [...own, ...caller.map((rule) => ({ ...rule, callerLevel: (rule.callerLevel ?? 0) + 1 }))];
+}
+
+/** The rules of each level, own rules (level 0) first; order within a level is kept. */
+function levels(rules: readonly PermissionRule[]): PermissionRule[][] {
+  const byLevel = new Map<number, PermissionRule[]>([[0, []]]);
+  for (const rule of rules) {
+    const level = rule.callerLevel ?? 0;
+    const set = byLevel.get(level);
+    if (set) set.push(rule);
+    else byLevel.set(level, [rule]);
+  }
+  return [...byLevel.entries()].sort(([a], [b]) => a - b).map(([, set]) => set);
+}
+
+function lastMatch(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionRule | undefined {
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i]!;
     if (wildcardMatch(rule.permission, permission) && wildcardMatch(rule.pattern, pattern)) return rule;
@@ -65,9 +92,27 @@ export function matchingRule(rules: readonly PermissionRule[], permission: strin
   return undefined;
 }
 
+const SEVERITY: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** Within each level the last rule matching both decides (none: ask); across levels the strictest. */
+function decide(rules: readonly PermissionRule[], permission: string, pattern: string) {
+  let decided: { action: PermissionAction; rule: PermissionRule | undefined } | undefined;
+  for (const level of levels(rules)) {
+    const rule = lastMatch(level, permission, pattern);
+    const action = rule?.action ?? "ask";
+    if (!decided || SEVERITY[action] > SEVERITY[decided.action]) decided = { action, rule };
+  }
+  return decided ?? { action: "ask" as const, rule: undefined };
+}
+
+/** The rule that decides `permission` for `pattern`, if any (see `decide`). */
+export function matchingRule(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionRule | undefined {
+  return decide(rules, permission, pattern).rule;
+}
+
 /** What to do; with no matching rule at all, ask (never silently allow what nobody configured). */
 export function evaluate(rules: readonly PermissionRule[], permission: string, pattern: string): PermissionAction {
-  return matchingRule(rules, permission, pattern)?.action ?? "ask";
+  return decide(rules, permission, pattern).action;
 }
 
 export interface PermissionDecision {
@@ -77,21 +122,22 @@ export interface PermissionDecision {
   rule: PermissionRule | undefined;
 }
 
-const SEVERITY: Record<PermissionAction, number> = { allow: 0, ask: 1, deny: 2 };
-
 /**
  * A request names several patterns (an edit touching two files); the strictest answer wins: any
- * deny denies, else any ask asks. A request with no patterns is evaluated for `*`.
+ * deny denies, else any ask asks. A request with no patterns is evaluated for `*`. `approvals` are
+ * "always" answers: they settle what would otherwise be asked, at any level, but never lift a deny.
  */
 export function evaluateRequest(
   rules: readonly PermissionRule[],
   request: { permission: string; patterns: readonly string[] },
+  approvals: readonly PermissionRule[] = [],
 ): PermissionDecision {
   const patterns = request.patterns.length > 0 ? request.patterns : ["*"];
   let decision: PermissionDecision = { action: "allow", pattern: undefined, rule: undefined };
   for (const pattern of patterns) {
-    const rule = matchingRule(rules, request.permission, pattern);
-    const action = rule?.action ?? "ask";
+    const decided = decide(rules, request.permission, pattern);
+    const approved = decided.action === "ask" && lastMatch(approvals, request.permission, pattern)?.action === "allow";
+    const { action, rule } = approved ? { action: "allow" as const, rule: undefined } : decided;
     if (SEVERITY[action] > SEVERITY[decision.action]) decision = { action, pattern, rule };
   }
   return decision;
@@ -106,19 +152,20 @@ export function toolPermission(toolName: string): string {
 }
 
 /**
- * Tools to leave out of the model's tool list: those whose permission is denied outright, i.e. the
- * last rule for it has pattern `*` and action deny. A tool denied only for some patterns stays
+ * Tools to leave out of the model's tool list: those whose permission is denied outright, i.e. at
+ * some level the last rule for it has pattern `*` and action deny. A tool denied only for some patterns stays
  * listed; its calls for those patterns are denied when it asks.
  */
 export function disabledTools(toolNames: readonly string[], rules: readonly PermissionRule[]): Set<string> {
   const disabled = new Set<string>();
+  const byLevel = levels(rules);
   for (const name of toolNames) {
     const permission = toolPermission(name);
-    let last: PermissionRule | undefined;
-    for (let i = rules.length - 1; i >= 0 && !last; i--) {
-      if (wildcardMatch(rules[i]!.permission, permission)) last = rules[i];
-    }
-    if (last && last.pattern === "*" && last.action === "deny") disabled.add(name);
+    const deniedAt = (level: readonly PermissionRule[]) => {
+      const last = level.findLast((rule) => wildcardMatch(rule.permission, permission));
+      return last?.pattern === "*" && last.action === "deny";
+    };
+    if (byLevel.some(deniedAt)) disabled.add(name);
   }
   return disabled;
 }
@@ -128,6 +175,8 @@ export interface TraceToolContext {
   /** Only these tools; null or absent means no restriction. */
   allowedTools?: readonly string[] | null;
   deniedTools?: readonly string[];
+  /** The rules of the agent that started the trace, which cap the trace's own (`capToCaller`). */
+  callerPermission?: readonly PermissionRule[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
+import { parentsSuite } from "./parents-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
 
 export type { MakeHarness, StoreHarness } from "./harness.js";
@@ -10,5 +11,6 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
   describe(`store conformance: ${name}`, () => {
     sessionsSuite(makeHarness);
     entriesSuite(makeHarness);
+    parentsSuite(makeHarness);
   });
 }

@@ -34,8 +34,8 @@ describe("bash", () => {
     expect(ctx.asks).toEqual([
       {
         permission: "bash",
-        patterns: ["pwd; echo oops >&2; exit 3"],
-        always: ["pwd *"],
+        patterns: ["pwd", "echo oops >&2", "exit 3"],
+        always: ["pwd *", "echo *", "exit *"],
         metadata: { command: "pwd; echo oops >&2; exit 3" },
       },
     ]);

@@ -30,8 +30,10 @@ import {
   newSessionMeta,
   pageLimit,
 } from "../session-meta.js";
+import { descendantsDeepestFirst } from "../session-parents.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
+import { damagedMeta } from "./damaged.js";
 import { EventFiles } from "./event-file.js";
 import { GroupFsync } from "./group-fsync.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
@@ -208,6 +210,7 @@ export class FileStore extends StoreBase {
     const id = init?.id ?? randomUUID();
     assertSessionId(id);
     const meta = newSessionMeta(init, "file", id, this.now());
+    await this.assertParentAllowed(id, meta.parentSessionId);
     return this.lock.run(id, async () => {
       this.dirs.create(meta, "");
       const s: OpenSession = {
@@ -263,12 +266,13 @@ export class FileStore extends StoreBase {
   async deleteSession(id: string): Promise<void> {
     this.ensureOpen();
     assertSessionId(id);
-    // Only session.json is read, so a session whose entries are corrupt can still be deleted.
-    if (!this.cache.has(id) && !this.dirs.readMeta(id))
-      throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-    for (const child of await this.allMetas()) {
-      if (child.parentSessionId === id) await this.deleteSession(child.id);
-    }
+    // Nothing of the session is read, so one whose entries or session.json are damaged can still be deleted.
+    if (!this.cache.has(id) && !this.dirs.has(id)) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
+    for (const child of descendantsDeepestFirst(await this.allMetas(), id)) await this.removeSession(child);
+    await this.removeSession(id);
+  }
+
+  private async removeSession(id: string): Promise<void> {
     await this.lock.run(id, async () => {
       const s = this.cache.get(id);
       if (s?.fd !== null && s?.fd !== undefined) closeSync(s.fd);
@@ -279,8 +283,8 @@ export class FileStore extends StoreBase {
   }
 
   /**
-   * Every session's meta. One unreadable session must not hide the others: its last recorded
-   * meta is listed (opening it reports the problem), and one without readable meta is left out.
+   * Every session's meta. One unreadable session must not hide the others, nor itself: it is listed
+   * as damaged, so that it can be found and deleted.
    */
   private async allMetas(): Promise<SessionMeta[]> {
     const out: SessionMeta[] = [];
@@ -290,12 +294,8 @@ export class FileStore extends StoreBase {
         if (meta) out.push(meta);
       } catch (err) {
         if (!(err instanceof ArborError) || err.code === "io_error") throw err;
-        try {
-          const found = this.dirs.readMeta(name);
-          if (found) out.push(found.meta);
-        } catch {
-          // unreadable meta: nothing trustworthy to list
-        }
+        const damaged = damagedMeta(this.dirs, name, err);
+        if (damaged) out.push(damaged);
       }
     }
     return out;

@@ -32,7 +32,7 @@ export const GOAL_FILE = "goal.json";
  */
 export class SessionDirs {
   constructor(
-    private readonly root: string,
+    readonly root: string,
     private readonly fsync: boolean,
   ) {}
 
@@ -51,6 +51,11 @@ export class SessionDirs {
   /** Directory names that may be sessions (validated by the caller). */
   names(): string[] {
     return readdirSync(this.root).filter((n) => !n.startsWith("."));
+  }
+
+  /** Whether a directory for session `id` exists, whatever state its files are in. */
+  has(id: string): boolean {
+    return existsSync(join(this.root, id));
   }
 
   entriesFile(id: string): string {

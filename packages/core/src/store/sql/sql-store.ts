@@ -145,6 +145,7 @@ export class SqlStore extends StoreBase {
       if (init?.id !== undefined) assertSessionId(init.id);
       if (init?.parentSessionId !== undefined) assertSessionId(init.parentSessionId);
       const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.now());
+      await this.assertParentAllowed(meta.id, meta.parentSessionId);
       await insertSessionRow(this.db, meta, 0);
       return meta;
     });

@@ -4,7 +4,9 @@ import { ArborError } from "../../errors.js";
 import type { BlobStore } from "../blob-store.js";
 import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "../output-cap.js";
 import { resolveToolPath } from "../paths.js";
+import { createShellParser } from "../shell-commands.js";
 import { defineTool } from "../tool.js";
+import { askToRun } from "./bash-permission.js";
 import { statOrUndefined } from "./fs-errors.js";
 
 export interface BashToolOptions {
@@ -51,6 +53,7 @@ export function bashTool(options: BashToolOptions = {}) {
   const killGrace = options.killGraceMs ?? 2000;
   const maxBuffer = options.maxBufferBytes ?? 10 * 1024 * 1024;
   const shell = options.shell ?? "bash";
+  const parser = createShellParser();
 
   return defineTool({
     name: "bash",
@@ -69,9 +72,7 @@ export function bashTool(options: BashToolOptions = {}) {
         throw new ArborError("tool_failed", `workdir ${input.workdir} is not a folder.`);
       }
       const command = input.command.trim();
-      // "Always" approves the program, not the exact command line: `git log` → `git *`.
-      const head = /^[^\s;&|()<>]+/.exec(command)?.[0] ?? command;
-      await ctx.ask({ permission: "bash", patterns: [command], always: [`${head} *`], metadata: { command } });
+      await askToRun(ctx, command, await parser.analyze(command), cwd);
       if (ctx.abort.aborted) throw new ArborError("aborted", "The command was aborted before it started.");
 
       const run = await runInGroup(shell, command, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail) =>

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
-import { defineTool } from "../tool.js";
+import { defineTool, type ToolContext } from "../tool.js";
 import { htmlToText } from "./html-to-text.js";
 
 export interface FetchToolOptions {
@@ -53,8 +53,6 @@ export function fetchTool(options: FetchToolOptions = {}) {
       if (input.timeout !== undefined && timeout > maxTimeout) {
         throw new ArborError("invalid_tool_input", `timeout ${input.timeout} s is over the limit of ${maxTimeout / 1000} s.`);
       }
-      await ctx.ask({ permission: "fetch", patterns: [url.href], always: [`${url.origin}/*`], metadata: { url: url.href } });
-
       const timer = AbortSignal.timeout(timeout);
       const signal = AbortSignal.any([ctx.abort, timer]);
       const failed = (err: unknown): never => {
@@ -72,7 +70,7 @@ export function fetchTool(options: FetchToolOptions = {}) {
 
       let response: Response;
       try {
-        response = await fetch(url, { signal, redirect: "follow", headers: { accept: "text/html, text/*;q=0.9, */*;q=0.5" } });
+        response = await getFollowing(url, ctx, signal);
       } catch (err) {
         return failed(err);
       }
@@ -113,6 +111,39 @@ export function fetchTool(options: FetchToolOptions = {}) {
       };
     },
   });
+}
+
+/** Redirects followed before giving up, as browsers and fetch itself do. */
+const MAX_REDIRECTS = 20;
+
+function askFor(ctx: ToolContext, url: URL, from?: URL): Promise<void> {
+  const metadata = { url: url.href, ...(from ? { redirectedFrom: from.href } : {}) };
+  return ctx.ask({ permission: "fetch", patterns: [url.href], always: [`${url.origin}/*`], metadata });
+}
+
+/**
+ * GET that follows redirects itself, asking the rules for every hop: a URL the rules allow must not
+ * lead, through a redirect, to one they deny or would ask about.
+ */
+async function getFollowing(start: URL, ctx: ToolContext, signal: AbortSignal): Promise<Response> {
+  let url = start;
+  await askFor(ctx, url);
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, { signal, redirect: "manual", headers: { accept: "text/html, text/*;q=0.9, */*;q=0.5" } });
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status > 399 || location === null) return response;
+    await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new ArborError("tool_failed", `${start.href} redirected more than ${MAX_REDIRECTS} times.`);
+    const next = new URL(location, url);
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      throw new ArborError(
+        "tool_failed",
+        `${url.href} redirected to ${next.protocol} URL ${next.href}; fetch follows http and https only.`,
+      );
+    }
+    await askFor(ctx, next, url);
+    url = next;
+  }
 }
 
 /** Reads the body chunk by chunk and stops at the limit instead of buffering whatever arrives. */

@@ -1,8 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { globMatcher } from "../glob-pattern.js";
 import { displayPath, resolveToolPath } from "../paths.js";
+import { leftOutNote, readableFiles } from "../read-access.js";
 import { defineTool } from "../tool.js";
 import { abortedError, walk } from "../walk.js";
 import { looksBinary } from "./binary.js";
@@ -64,14 +66,20 @@ export function grepTool() {
         files.push(absolute);
       }
 
-      const matches: Match[] = [];
+      const found: Match[] = [];
       for (const file of files) {
         if (ctx.abort.aborted) throw abortedError();
-        if (matches.length >= COLLECT_LIMIT) break;
-        await searchFile(file, regex, matches);
+        if (found.length >= COLLECT_LIMIT) break;
+        await searchFile(file, regex, found);
       }
+      const access = await readableFiles(ctx, info.isDirectory() ? absolute : dirname(absolute), [
+        ...new Set(found.map((m) => m.file)),
+      ]);
+      const matches = found.filter((m) => access.readable.has(m.file));
+      const leftOut = leftOutNote(access);
       if (matches.length === 0) {
-        return { output: `No matches for /${input.pattern}/ in ${shown}.`, title: input.pattern, metadata: { matches: 0 } };
+        const none = `No matches for /${input.pattern}/ in ${shown}.${leftOut ? ` ${leftOut}` : ""}`;
+        return { output: none, title: input.pattern, metadata: { matches: 0 } };
       }
       matches.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
       const shownMatches = matches.slice(0, GREP_LIMIT);
@@ -81,7 +89,7 @@ export function grepTool() {
         if (m.file !== current) {
           if (current !== "") lines.push("");
           current = m.file;
-          lines.push(`${displayPath(ctx.cwd, m.file)}:`);
+          lines.push(`${access.readable.get(m.file)}:`);
         }
         lines.push(`  Line ${m.line}: ${m.text}`);
       }
@@ -89,7 +97,11 @@ export function grepTool() {
       const header = more
         ? `Found at least ${matches.length} matches; showing the first ${GREP_LIMIT}. Narrow the pattern, path or include.`
         : `Found ${matches.length} match${matches.length === 1 ? "" : "es"}.`;
-      const footer = walkCut ? `\n\n(Stopped after ${MAX_WALK_ENTRIES} entries; search a subfolder for complete results.)` : "";
+      const notes = [
+        ...(walkCut ? [`(Stopped after ${MAX_WALK_ENTRIES} entries; search a subfolder for complete results.)`] : []),
+        ...(leftOut ? [leftOut] : []),
+      ];
+      const footer = notes.map((note) => `\n\n${note}`).join("");
       return {
         output: `${header}\n\n${lines.join("\n")}${footer}`,
         title: input.pattern,

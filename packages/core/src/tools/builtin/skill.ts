@@ -1,9 +1,11 @@
 import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { arborHome } from "../../config/load.js";
 import { ArborError } from "../../errors.js";
+import { displayPath, isInside, resolveLinks, resolveToolPath } from "../paths.js";
 import { discoverSkills, parseFrontMatter, type SkillInfo, skillRoots } from "../skills.js";
-import { defineTool } from "../tool.js";
+import { defineTool, type ToolContext } from "../tool.js";
 
 export interface SkillToolOptions {
   /** `$ARBOR_HOME`; defaults to the environment's (else ~/.arbor), read when the tool is made. */
@@ -46,7 +48,7 @@ export function skillTool(options: SkillToolOptions = {}) {
         );
       }
       await ctx.ask({ permission: "skill", patterns: [skill.name], metadata: { path: skill.path } });
-      const { body } = parseFrontMatter(await readFile(skill.path, "utf8"));
+      const { body } = parseFrontMatter(await readFile(await skillFile(ctx, skill), "utf8"));
       return {
         output: `# Skill: ${skill.name}\n\nBase directory: ${skill.dir} (paths in this skill are relative to it)\n\n${body.trim()}`,
         title: skill.name,
@@ -54,6 +56,18 @@ export function skillTool(options: SkillToolOptions = {}) {
       };
     },
   });
+}
+
+/**
+ * The SKILL.md to read, links followed. One that leads out of its skills folder is a file like any
+ * other: outside the workspace it is an `external_directory` ask, and the `read` rules apply.
+ */
+async function skillFile(ctx: ToolContext, skill: SkillInfo): Promise<string> {
+  const [root, real] = await Promise.all([resolveLinks(dirname(skill.dir)), resolveLinks(skill.path)]);
+  if (isInside(root, real)) return real;
+  const path = await resolveToolPath(ctx, skill.path, "file");
+  await ctx.ask({ permission: "read", patterns: [displayPath(ctx.cwd, path)], metadata: { path, tool: "skill" } });
+  return path;
 }
 
 function describe(skill: SkillInfo): string {

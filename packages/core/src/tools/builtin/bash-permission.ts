@@ -1,0 +1,47 @@
+import { isAbsolute, join } from "node:path";
+import { displayPath, resolveToolPath } from "../paths.js";
+import type { ShellAnalysis } from "../shell-commands.js";
+import type { ToolContext } from "../tool.js";
+
+/** Redirection targets that are streams, not files in anybody's workspace. */
+const STREAMS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
+
+/**
+ * The pattern a command line that could not be parsed is asked under, besides its text: a rule
+ * for a program (`git *`) cannot vouch for what it cannot see, so only a rule for every command
+ * (`*`) or for this marker decides it; a deny for its text still denies.
+ */
+export const UNPARSED_PREFIX = "(unparsed) ";
+
+/**
+ * Asks to run `command`: every simple command in it must be allowed under `bash` (an "always"
+ * approves each one's program), and every file a redirection writes is an `edit` of that file,
+ * with the `external_directory` ask when it lies outside the workspace. Targets are taken from
+ * where the command starts (`workdir`); a `cd` inside the command line is not followed.
+ */
+export async function askToRun(ctx: ToolContext, command: string, analysis: ShellAnalysis, workdir: string): Promise<void> {
+  const metadata = { command };
+  if (analysis.kind === "unparsed") {
+    const marked = `${UNPARSED_PREFIX}${command}`;
+    await ctx.ask({ permission: "bash", patterns: [command, marked], always: [marked], metadata });
+    return;
+  }
+  const patterns = analysis.commands.length > 0 ? unique(analysis.commands.map((c) => c.text)) : [command];
+  const always = analysis.commands.length > 0 ? unique(analysis.commands.map((c) => c.always)) : [command];
+  await ctx.ask({ permission: "bash", patterns, always, metadata });
+  for (const write of analysis.writes) {
+    if (!write.literal) {
+      await ctx.ask({ permission: "edit", patterns: [write.target], metadata: { ...metadata, tool: "bash" } });
+      continue;
+    }
+    if (STREAMS.test(write.target)) continue;
+    const target = isAbsolute(write.target) || write.target.startsWith("~") ? write.target : join(workdir, write.target);
+    const absolute = await resolveToolPath(ctx, target, "file");
+    const shown = displayPath(ctx.cwd, absolute);
+    await ctx.ask({ permission: "edit", patterns: [shown], metadata: { ...metadata, path: absolute, tool: "bash" } });
+  }
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
