@@ -4,9 +4,10 @@ import { type ModelWrapper, wrapModelOption, wrapResolver } from "../llm/model-w
 import type { RunEvent } from "../model/run-events.js";
 import { cacheMarkMiddleware } from "./cache-mark.js";
 import { type LlmCallDetail, LlmCallLog } from "./llm-call-log.js";
-import { type MiddlewareContext, type MiddlewareErrorHandler, MiddlewarePipeline, type RunMiddleware } from "./middleware.js";
+import { MiddlewarePipeline } from "./middleware.js";
 import type { RunDeps } from "./run.js";
 import type { RunEventInput } from "./run-context.js";
+import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "./run-types.js";
 import type { ModelResolver, RunInput, RunResult } from "./types.js";
 
 /** A run's middleware, in the order they apply: the runtime's own marks, debug, the runtime's, the run's. */

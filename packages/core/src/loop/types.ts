@@ -3,8 +3,8 @@ import type { Config } from "../config/schema.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import type { WatchEventInput } from "../events/watch-events.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
-import type { ModelInfo } from "../llm/catalog.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
+import type { ModelResolver } from "../llm/resolved-model.js";
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
@@ -19,26 +19,11 @@ import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
 import type { Approval } from "./approvals.js";
-import type { MiddlewareErrorHandler, RunMiddleware } from "./middleware.js";
 import type { ReplaySpec } from "./replay.js";
+import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "./run-types.js";
 
-/** A model ready to call: the AI SDK instance, its `provider/model` name and its catalog limits and prices. */
-export interface ResolvedModel {
-  ref: string;
-  model: LanguageModelV4;
-  info: ModelInfo;
-}
-
-/** Scenarios of the model pool (seed 003 §3.3); plugins may use other names. */
-export type ModelScenario = "llm" | "compaction" | "title" | "replanner" | (string & {});
-
-/** Turns `provider/model` strings and pool scenarios into model instances (see llm/registry.ts). */
-export interface ModelResolver {
-  /** Throws an ArborError (`invalid_model`, `missing_api_key`) before any request is made. */
-  resolve(ref: string): ResolvedModel;
-  /** The pool's model for a scenario, or undefined when the pool does not name one. */
-  forScenario(scenario: ModelScenario): ResolvedModel | undefined;
-}
+export type { ModelResolver, ModelScenario, ResolvedModel } from "../llm/resolved-model.js";
+export type * from "./run-types.js";
 
 /** An agent the runtime can run: its permission preset plus the prompt and limits the loop uses. */
 export interface AgentDefinition extends AgentInfo {
@@ -142,54 +127,6 @@ export interface RuntimeOptions {
    * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
    */
   subAgents?: { explore?: TraceContext; delegate?: TraceContext };
-}
-
-export interface RunInput {
-  /** Continue this session; a new session is created when absent. */
-  sessionId?: string;
-  /** The user's message. */
-  prompt: string | UserMessage["content"];
-  /** Agent name (default `build`). */
-  agent?: string;
-  /** `provider/model` for this run, or a model instance. */
-  model?: string | LanguageModelV4;
-  /** The workspace for this run (default the runtime's). */
-  cwd?: string;
-  maxTurns?: number;
-  signal?: AbortSignal;
-  /** Extra system text appended after the project instructions. */
-  system?: string;
-  /** Applied after the runtime's middleware to this run's events. */
-  middleware?: readonly RunMiddleware[];
-  /** DebugMiddleware level for this run (default the runtime's `debug`); records are kept in the session's event log. */
-  debug?: DebugLevel;
-}
-
-export type RunStatus = "done" | "error" | "aborted";
-
-/** Why a `done` run stopped. */
-export type StopReason = "finished" | "max_turns" | "permission_rejected" | "doom_loop" | "budget" | "plan_rejected";
-
-export interface RunResult {
-  sessionId: string;
-  status: RunStatus;
-  stopReason?: StopReason;
-  /** The final assistant text (the last step's). */
-  text: string;
-  /** Model calls made. */
-  steps: number;
-  usage: TokenUsage;
-  cost: number;
-  /** Automatic compactions during the run (SPEC 6); their model calls are in `usage` and `cost`. */
-  compactions?: number;
-  error?: { code: string; message: string };
-}
-
-/** A started run: iterate it for the run stream; `result` settles when the run ends (it never rejects). */
-export interface RunHandle extends AsyncIterable<RunEvent> {
-  readonly sessionId: string;
-  readonly result: Promise<RunResult>;
-  abort(reason?: unknown): void;
 }
 
 /** `runtime.compact` (SPEC 6 manual compaction). */

@@ -1,8 +1,8 @@
 import { costOf } from "../llm/catalog.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
 import { appendRunMessage } from "../loop/goal-state.js";
 import { addUsage, type RunContext } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/steps.js";
-import type { ResolvedModel } from "../loop/types.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
 import type { PlanState } from "./plan-state.js";
