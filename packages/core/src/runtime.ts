@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { SubTraceIds } from "./agents/sub-trace-ids.js";
+import { createSubTraceRunner } from "./agents/sub-traces.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
@@ -16,8 +18,6 @@ import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./l
 import type { RunEventInput } from "./loop/run-context.js";
 import { middlewareFor, plumbRun } from "./loop/run-middleware.js";
 import { compactSession, switchSessionLeaf } from "./loop/session-context.js";
-import { SubTraceIds } from "./loop/sub-trace-ids.js";
-import { createSubTraceRunner } from "./loop/sub-traces.js";
 import { systemPromptFor } from "./loop/system-prompt-source.js";
 import type {
   AgentDefinition,

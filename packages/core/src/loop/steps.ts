@@ -1,11 +1,11 @@
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
+import { appendRunMessage, flushGoalCompactions, systemWithPlan } from "../goal/run-goals.js";
 import { costOf } from "../llm/catalog.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
-import { appendRunMessage, flushGoalCompactions, systemWithPlan } from "./goal-state.js";
 import { callModel, eventSink } from "./model-call.js";
 import { addUsage, type RunContext } from "./run-context.js";
 import type { StreamedToolCall } from "./stream-step.js";

@@ -1,7 +1,7 @@
 import { isArborError } from "../errors.js";
+import { appendRunMessage } from "../goal/run-goals.js";
 import type { ToolMessage } from "../model/message.js";
 import type { ToolOutcome } from "../tools/tool.js";
-import { appendRunMessage } from "./goal-state.js";
 import type { RunContext } from "./run-context.js";
 import type { StreamedToolCall } from "./stream-step.js";
 

@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import type { WatchEventInput } from "../events/watch-events.js";
+import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
@@ -19,7 +20,6 @@ import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition, PermissionRequest } from "../tools/tool.js";
 import type { Approval } from "./approvals.js";
-import type { ReplaySpec } from "./replay.js";
 import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "./run-types.js";
 
 export type { ModelResolver, ModelScenario, ResolvedModel } from "../llm/resolved-model.js";

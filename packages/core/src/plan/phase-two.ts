@@ -1,6 +1,6 @@
+import { appendRunMessage } from "../goal/run-goals.js";
 import { costOf } from "../llm/catalog.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
-import { appendRunMessage } from "../loop/goal-state.js";
 import { addUsage, type RunContext } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/steps.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";

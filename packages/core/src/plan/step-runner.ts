@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { branchRecorder, resultMetadata } from "../agents/sub-trace-record.js";
+import { DELEGATE_CONTEXT } from "../agents/sub-traces.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import type { TraceLaunch } from "../loop/run.js";
 import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
-import { branchRecorder, resultMetadata } from "../loop/sub-trace-record.js";
-import { DELEGATE_CONTEXT } from "../loop/sub-traces.js";
 import type { RunInput, RunResult } from "../loop/types.js";
 import type { SubagentStatus } from "../model/entry.js";
 import { subTraceId } from "../model/ids.js";

@@ -1,16 +1,16 @@
 import { GOAL_COMPACTION_ENTRY_TYPE, goalCompactionsFor } from "../context/goal-compaction.js";
 import { messageSummary } from "../events/message-summary.js";
 import type { AffectedGoal } from "../events/watch-events.js";
-import { messageStats } from "../goal/goal-path.js";
-import type { GoalTree } from "../goal/goal-tree.js";
-import { recordMessage } from "../goal/stats.js";
-import { toPrompt } from "../goal/to-prompt.js";
-import { findGoal } from "../goal/tree-walk.js";
+import type { RunContext } from "../loop/run-context.js";
 import type { Entry } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import { applyEntry } from "../session/context.js";
 import type { RunGoals } from "../tools/run-services.js";
-import type { RunContext } from "./run-context.js";
+import { messageStats } from "./goal-path.js";
+import type { GoalTree } from "./goal-tree.js";
+import { recordMessage } from "./stats.js";
+import { toPrompt } from "./to-prompt.js";
+import { findGoal } from "./tree-walk.js";
 
 /** What watchers are told of goals whose stats or status changed: the goal first, then its ancestors. */
 export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedGoal[] {

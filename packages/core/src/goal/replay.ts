@@ -1,9 +1,9 @@
 import { ArborError } from "../errors.js";
-import { GOAL_TOOL_NAME, GoalToolInputSchema } from "../goal/goal-tool.js";
+import type { StreamedToolCall } from "../loop/stream-step.js";
 import type { AssistantMessage } from "../model/message.js";
 import { describeIssues } from "../model/validate.js";
 import type { Store } from "../store/store.js";
-import type { StreamedToolCall } from "./stream-step.js";
+import { GOAL_TOOL_NAME, GoalToolInputSchema } from "./goal-tool.js";
 
 /** `runtime.replay` (seed 000 `PATCH /replay`): which past `goal` call to change, and to what. */
 export interface ReplaySpec {

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
+import type { TraceLaunch } from "../loop/run.js";
+import type { RunContext, RunEventInput } from "../loop/run-context.js";
+import type { RunInput, RunResult } from "../loop/types.js";
 import type { SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { TraceContext } from "../model/session.js";
 import { applyEntry } from "../session/context.js";
 import type { SubAgentMode, SubTraceOutcome, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
-import type { TraceLaunch } from "./run.js";
-import type { RunContext, RunEventInput } from "./run-context.js";
 import { type BranchRecord, branchRecorder, resultMetadata } from "./sub-trace-record.js";
-import type { RunInput, RunResult } from "./types.js";
 
 /** Read-only tools (plus `goal`, so a branch can plan) and 20 turns: seed 000's explore context. */
 export const EXPLORE_CONTEXT: TraceContext = Object.freeze({
