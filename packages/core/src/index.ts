@@ -61,6 +61,7 @@ export * from "./model/snapshot.js";
 export * from "./model/time.js";
 export * from "./model/validate.js";
 export * from "./plan/index.js";
+export * from "./runtime/types.js";
 export { createRuntime } from "./runtime.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";

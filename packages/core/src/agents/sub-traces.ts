@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
-import type { TraceLaunch } from "../loop/run.js";
+import type { TraceLaunch } from "../loop/extension.js";
 import type { RunContext, RunEventInput } from "../loop/run-context.js";
 import type { RunInput, RunResult } from "../loop/types.js";
 import type { SubagentStatus } from "../model/entry.js";
@@ -90,7 +90,7 @@ export function createSubTraceRunner(ctx: RunContext, deps: SubTraceRunnerDeps):
       const ids = request.tasks.map(() => deps.nextId(ctx.sessionId, request.mode, now()));
       const description =
         request.mode === "explore" ? `Explore ${request.tasks.length} directions` : `Delegate: ${request.tasks[0] ?? ""}`;
-      const start = startAgentCall(ctx.goals ?? createGoalTree(ctx.mission), {
+      const start = startAgentCall(goals.get() ?? createGoalTree(goals.mission), {
         mode: request.mode,
         description: description.slice(0, 200),
         subTraceIds: ids,
@@ -122,7 +122,7 @@ export function createSubTraceRunner(ctx: RunContext, deps: SubTraceRunnerDeps):
 
       const metadata: Record<string, SubTraceMetadata> = {};
       for (const record of records) metadata[record.outcome.traceId] = record.metadata;
-      const finish = finishAgentCall(ctx.goals ?? start.tree, {
+      const finish = finishAgentCall(goals.get() ?? start.tree, {
         goalId: start.goalId,
         metadata,
         ...(start.created ? { closeWith: records.map((r) => `${r.outcome.task}: ${r.outcome.status}`).join("; ") } : {}),

@@ -1,12 +1,10 @@
-import { GOAL_COMPACTION_ENTRY_TYPE, goalCompactionsFor } from "../context/goal-compaction.js";
-import { messageSummary } from "../events/message-summary.js";
+import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData, goalCompactionsFor } from "../context/goal-compaction.js";
 import type { AffectedGoal } from "../events/watch-events.js";
-import type { RunContext } from "../loop/run-context.js";
-import type { Entry } from "../model/entry.js";
-import type { Message } from "../model/message.js";
-import { applyEntry } from "../session/context.js";
+import type { RunLaunch } from "../loop/extension.js";
+import { appendCustom } from "../loop/journal.js";
+import type { RunContext, RunExtension } from "../loop/run-context.js";
 import type { RunGoals } from "../tools/run-services.js";
-import { messageStats } from "./goal-path.js";
+import { goalTreeOnPath, messageStats } from "./goal-path.js";
 import type { GoalTree } from "./goal-tree.js";
 import { recordMessage } from "./stats.js";
 import { toPrompt } from "./to-prompt.js";
@@ -30,42 +28,57 @@ export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedG
 }
 
 /**
- * Appends one message of the run: tagged with the goal it was written under (SPEC 5: the goal in
- * focus, or the step's goal for a step's messages), added to the context and to the goal's stats,
- * and told to watchers with the goals it changed. The one way the loop writes messages.
+ * The goal tree as an extension of a run (SPEC 5). The tree is the latest one recorded on the
+ * session's path and changes through `goal`, sub-agent and plan calls (the `RunGoals` service).
+ * Every message a step writes belongs to the goal in focus when the step began, so a step collapses
+ * whole; outside a step a message belongs to the goal in focus. Closed goals collapse once the
+ * step's tool results are all written, and the tree in force closes the system prompt.
  */
-export async function appendRunMessage(
-  ctx: RunContext,
-  message: Message,
-  goalId: string | null | undefined = ctx.goals?.currentId,
-): Promise<Entry> {
-  const tagged = goalId == null || message.goalId !== undefined ? message : { ...message, goalId };
-  const entry = await ctx.store.appendMessage(ctx.sessionId, tagged);
-  ctx.state = applyEntry(ctx.state, entry);
-  let affected: AffectedGoal[] = [];
-  const tree = ctx.goals;
-  if (tree && tagged.goalId !== undefined && findGoal(tree, tagged.goalId)) {
-    const update = recordMessage(tree, tagged.goalId, messageStats(tagged));
-    ctx.goals = update.tree;
-    affected = affectedGoals(update.tree, update.affectedGoals);
-  }
-  const summary = messageSummary(entry);
-  if (summary) ctx.publish({ event: "message_added", message: summary, affected_goals: affected });
-  return entry;
-}
-
-/** The run's side of the `goal` tool: its tree lives on the RunContext and changes are told to watchers. */
-export function runGoals(ctx: RunContext): RunGoals {
+export function goalExtension(launch: RunLaunch): RunExtension & { services(): RunGoals } {
+  let tree = goalTreeOnPath(launch.path);
+  /** Goal compactions the step's calls asked for, written after its last tool result. */
+  const compactions: GoalCompactionData[] = [];
+  /** The goal of the step under way; undefined between steps. */
+  let stepGoal: string | null | undefined;
+  let goals: RunGoals | undefined;
   return {
-    get: () => ctx.goals,
-    mission: ctx.mission,
-    set(tree, change) {
-      const before = ctx.goals;
-      ctx.goals = tree;
-      ctx.goalCompactions.push(...goalCompactionsFor(before, tree, change.addedGoals));
-      publishGoalChange(ctx, before, tree, change);
-      // A readable copy for stores that keep one; the record is the tool result on the path.
-      ctx.store.cacheGoalTree?.(ctx.sessionId, { leafEntryId: ctx.state.leafId, tree })?.catch(() => undefined);
+    name: "goals",
+    start(ctx) {
+      goals = {
+        get: () => tree,
+        mission: launch.mission,
+        set(next, change) {
+          const before = tree;
+          tree = next;
+          compactions.push(...goalCompactionsFor(before, next, change.addedGoals));
+          publishGoalChange(ctx, before, next, change);
+          // A readable copy for stores that keep one; the record is the tool result on the path.
+          ctx.store.cacheGoalTree?.(ctx.sessionId, { leafEntryId: ctx.state.leafId, tree: next })?.catch(() => undefined);
+        },
+      };
+    },
+    services() {
+      if (!goals) throw new Error("the goal extension has not started");
+      return goals;
+    },
+    system: () => (tree && tree.goals.length > 0 ? toPrompt(tree) : undefined),
+    beforeStep() {
+      stepGoal = tree?.currentId ?? null;
+    },
+    message(_ctx, message) {
+      const goalId = stepGoal !== undefined ? stepGoal : (tree?.currentId ?? null);
+      return goalId === null || message.goalId !== undefined ? message : { ...message, goalId };
+    },
+    written(_ctx, entry) {
+      const goalId = entry.message.goalId;
+      if (!tree || goalId === undefined || !findGoal(tree, goalId)) return undefined;
+      const update = recordMessage(tree, goalId, messageStats(entry.message));
+      tree = update.tree;
+      return { affectedGoals: affectedGoals(update.tree, update.affectedGoals) };
+    },
+    async afterStep(ctx) {
+      stepGoal = undefined;
+      for (const data of compactions.splice(0)) await appendCustom(ctx, GOAL_COMPACTION_ENTRY_TYPE, data);
     },
   };
 }
@@ -104,20 +117,4 @@ function ancestorsOf(tree: GoalTree, id: string): string[] {
   const out: string[] = [];
   for (let goal = findGoal(tree, id); goal?.parentId; goal = findGoal(tree, goal.parentId)) out.push(goal.parentId);
   return out;
-}
-
-/** Writes the goal compactions a step called for, after its last tool result, so whole steps collapse. */
-export async function flushGoalCompactions(ctx: RunContext): Promise<void> {
-  const pending = ctx.goalCompactions.splice(0);
-  for (const data of pending) {
-    const entry = await ctx.store.appendEntry(ctx.sessionId, { type: "custom", customType: GOAL_COMPACTION_ENTRY_TYPE, data });
-    ctx.state = applyEntry(ctx.state, entry);
-  }
-}
-
-/** The system prompt of one model call: the run's prompt with the current plan last (SPEC 4, 5). */
-export function systemWithPlan(ctx: RunContext, system: string): string {
-  const tree = ctx.goals;
-  if (!tree || tree.goals.length === 0) return system;
-  return `${system}\n\n${toPrompt(tree)}`;
 }

@@ -90,3 +90,10 @@ export interface RunMiddleware {
 }
 
 export type MiddlewareErrorHandler = (error: ArborError) => void;
+
+/** How the loop (or what an extension wraps around it) ended. */
+export interface StepsOutcome {
+  status: RunStatus;
+  stopReason?: StopReason;
+  error?: { code: string; message: string };
+}

@@ -1,8 +1,8 @@
-import { appendRunMessage } from "../goal/run-goals.js";
 import { costOf } from "../llm/catalog.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
+import { appendMessage } from "../loop/journal.js";
 import { addUsage, type RunContext } from "../loop/run-context.js";
-import type { StepsOutcome } from "../loop/steps.js";
+import type { StepsOutcome } from "../loop/run-types.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
 import type { PlanState } from "./plan-state.js";
@@ -79,18 +79,16 @@ export function planReport(plan: Plan, note?: string): string {
 /** The run's last message: the final answer, written, streamed and kept as the run's text. */
 export async function finalMessage(ctx: RunContext, state: PlanState, text: string): Promise<void> {
   ctx.emit({ type: "token", content: text });
-  await appendRunMessage(
-    ctx,
-    {
-      role: "assistant",
-      content: [{ type: "text", text }],
-      description: cutText(text, 200),
-      model: ctx.model.ref,
-      agent: ctx.agent.name,
-      finishReason: "stop",
-    },
-    state.plan?.goalId ?? null,
-  );
+  const goalId = state.plan?.goalId;
+  await appendMessage(ctx, {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    description: cutText(text, 200),
+    model: ctx.model.ref,
+    agent: ctx.agent.name,
+    finishReason: "stop",
+    ...(goalId ? { goalId } : {}),
+  });
   ctx.lastText = text;
 }
 

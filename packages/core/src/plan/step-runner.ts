@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { branchRecorder, resultMetadata } from "../agents/sub-trace-record.js";
 import { DELEGATE_CONTEXT } from "../agents/sub-traces.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
-import type { TraceLaunch } from "../loop/run.js";
+import type { TraceLaunch } from "../loop/extension.js";
 import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
 import type { RunInput, RunResult } from "../loop/types.js";
 import type { SubagentStatus } from "../model/entry.js";
@@ -102,8 +102,10 @@ export async function runPlanStep(
   const now = () => new Date(ctx.clock.now()).toISOString();
   const traceId = await stepTraceId(ctx);
   const goalId = step.goalId;
-  if (goalId && ctx.goals) {
-    const focused = startStepGoal(ctx.goals, goalId, now());
+  const goals = ctx.services?.goals;
+  const tree = goals?.get();
+  if (goalId && tree) {
+    const focused = startStepGoal(tree, goalId, now());
     const call = startAgentCall(focused.tree, {
       mode: PLAN_STEP_MODE,
       description: step.title,
@@ -164,8 +166,9 @@ export async function runPlanStep(
 
   const status = subagentStatus(result);
   const record = await recorder.finish(ctx.store, { traceId, task: step.title, status, result });
-  if (goalId && ctx.goals) {
-    const finish = finishAgentCall(ctx.goals, { goalId, metadata: { [traceId]: record.metadata }, now: now() });
+  const after = goals?.get();
+  if (goalId && after) {
+    const finish = finishAgentCall(after, { goalId, metadata: { [traceId]: record.metadata }, now: now() });
     state.applyGoals({ tree: finish.tree, affectedGoals: finish.affectedGoals, addedGoals: [] });
   }
   const entry = await ctx.store.appendEntry(ctx.sessionId, {

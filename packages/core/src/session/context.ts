@@ -1,6 +1,6 @@
 import { applyGoalCompaction, GOAL_COMPACTION_ENTRY_TYPE, takeCarriedNote } from "../context/goal-compaction.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/prune-entry.js";
-import type { CompactionEntry, CustomEntry, Entry, ThinkingLevel } from "../model/entry.js";
+import type { CompactionEntry, CustomEntry, Entry } from "../model/entry.js";
 import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
 import { type ContextItem, type ContextState, emptyContext } from "./context-state.js";
