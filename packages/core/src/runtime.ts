@@ -101,14 +101,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const featureDeps: FeatureDeps = {
     deps: () => deps,
     gate: plans,
-    // A sub-run is a run like any other (its own session, queue slot and result), started by a tool.
-    launch: (input, sessionId, signal, emit, execution) =>
-      queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, execution)),
-    subAgents: {
+    launcher: {
+      execute: (input, sessionId, signal, emit, execution) =>
+        queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, execution)),
       nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
-      ...(options.subAgents ? { contexts: options.subAgents } : {}),
       now: () => clock.now(),
     },
+    ...(options.subAgents ? { contexts: options.subAgents } : {}),
   };
   const features = runFeatures(featureDeps);
 

@@ -7,10 +7,10 @@ import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
 import type { PlanState } from "./plan-state.js";
 import { callReplanner, type PastStep, type ReplanCall, replannerPrompt, shouldSkipReplan } from "./replanner.js";
-import { runPlanStep, type StepExecutor } from "./step-runner.js";
+import { runPlanStep, type StepLauncher } from "./step-runner.js";
 
 export interface PhaseTwoDeps {
-  execute: StepExecutor;
+  steps: StepLauncher;
   /** The replanner's model: the pool's `replanner`, else the run's; undefined when it cannot be resolved. */
   replanner(): ResolvedModel | undefined;
 }
@@ -107,7 +107,7 @@ export async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: Phase
     const plan = state.plan!;
     const next = plan.steps.find((s) => s.status === "pending");
     if (!next || executed >= state.maxSteps) break;
-    const done = await runPlanStep(ctx, state, next, past, deps.execute);
+    const done = await runPlanStep(ctx, state, next, past, deps.steps);
     executed++;
     past.push(done);
     if (ctx.signal.aborted) break;

@@ -12,7 +12,7 @@ import { sessionOfPlan, stepView } from "./plan-schema.js";
 import { executorPlanView, PlanState } from "./plan-state.js";
 import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL } from "./plan-tools.js";
 import type { RunPlan } from "./run-plan.js";
-import type { StepExecutor } from "./step-runner.js";
+import type { StepLauncher } from "./step-runner.js";
 
 /** How a run takes part in plan mode, beyond an ordinary phase 1. */
 export type PlanExecution =
@@ -28,8 +28,8 @@ export interface PlanModeDeps {
   gate: PlanGate;
   /** The pool's replanner model, or undefined when the pool names none; may throw when it cannot be resolved. */
   replannerModel(): ResolvedModel | undefined;
-  /** Runs a step's executor as a sub-run of its own. */
-  execute: StepExecutor;
+  /** How the run starts its steps' executors. */
+  steps(ctx: RunContext): StepLauncher;
 }
 
 /** Plan mode as a run extension, with the plan tools' services once the run has started. */
@@ -135,7 +135,7 @@ async function planRun(
   approval: (PlanApprovalAnswer & { planId: string }) | undefined,
   phaseOne: () => Promise<StepsOutcome>,
 ): Promise<StepsOutcome> {
-  const phaseTwo: PhaseTwoDeps = { execute: deps.execute, replanner: () => replannerModel(deps, ctx) };
+  const phaseTwo: PhaseTwoDeps = { steps: deps.steps(ctx), replanner: () => replannerModel(deps, ctx) };
   let answer: PlanApprovalAnswer;
   if (approval) {
     await resumePlan(ctx, state, approval.planId);
