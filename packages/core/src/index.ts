@@ -1,5 +1,5 @@
-export { SubTraceIds } from "./agents/sub-trace-ids.js";
-export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./agents/sub-traces.js";
+export { SubTraceIds } from "./subagents/sub-trace-ids.js";
+export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
 export * from "./config/load.js";
 export * from "./config/resolve.js";
 export * from "./config/schema.js";

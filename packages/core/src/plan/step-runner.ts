@@ -1,5 +1,5 @@
-import type { SubAgentLauncher } from "../agents/launcher.js";
-import { DELEGATE_CONTEXT } from "../agents/sub-traces.js";
+import type { SubAgentLauncher } from "../subagents/launcher.js";
+import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import type { ExtensionFactory } from "../loop/extension.js";
 import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";

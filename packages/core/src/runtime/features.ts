@@ -1,5 +1,5 @@
-import { type LauncherDeps, SubAgentLauncher } from "../agents/launcher.js";
-import { createSubTraceRunner } from "../agents/sub-traces.js";
+import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
+import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { goalExtension } from "../goal/run-goals.js";
 import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
 import type { RunDeps } from "../loop/run.js";

@@ -36,12 +36,12 @@ function importsInto(folders: readonly string[]): string[] {
 describe("the loop's layer", () => {
   it("finds the imports it looks for", () => {
     expect(
-      specifiers('import { a } from "../plan/x.js";\nexport type { b } from "../goal/y.js";\nawait import("../agents/z.js");'),
-    ).toEqual(["../plan/x.js", "../goal/y.js", "../agents/z.js"]);
+      specifiers('import { a } from "../plan/x.js";\nexport type { b } from "../goal/y.js";\nawait import("../subagents/z.js");'),
+    ).toEqual(["../plan/x.js", "../goal/y.js", "../subagents/z.js"]);
   });
 
   it("names no feature: nothing in loop/ imports plan mode, the goal tree or the sub-agents", () => {
-    expect(importsInto(["plan", "goal", "agents"])).toEqual([]);
+    expect(importsInto(["plan", "goal", "subagents"])).toEqual([]);
   });
 
   it("sits under the runtime: nothing in loop/ imports the runtime that wires it", () => {
