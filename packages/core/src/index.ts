@@ -1,5 +1,4 @@
-export { SubTraceIds } from "./subagents/sub-trace-ids.js";
-export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
+export * from "./agents/presets.js";
 export * from "./config/load.js";
 export * from "./config/resolve.js";
 export * from "./config/schema.js";
@@ -75,5 +74,7 @@ export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
+export { SubTraceIds } from "./subagents/sub-trace-ids.js";
+export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
 export * from "./tools/index.js";
 export * from "./trace/index.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { SubTraceIds } from "./subagents/sub-trace-ids.js";
+import { BUILTIN_AGENTS } from "./agents/presets.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
@@ -27,7 +27,7 @@ import { type FeatureDeps, runFeatures } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { KeyedLock } from "./store/keyed-lock.js";
-import { BUILTIN_AGENTS } from "./tools/agents.js";
+import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
 import { ToolRegistry } from "./tools/registry.js";

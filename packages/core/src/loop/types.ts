@@ -1,5 +1,5 @@
+import type { AgentInfo } from "../agents/presets.js";
 import type { WatchEventInput } from "../events/watch-events.js";
-import type { AgentInfo } from "../tools/agents.js";
 import type { PermissionReply } from "../tools/ask.js";
 import type { PermissionRequest } from "../tools/tool.js";
 

@@ -1,9 +1,9 @@
-import type { SubAgentLauncher } from "../subagents/launcher.js";
-import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import type { ExtensionFactory } from "../loop/extension.js";
 import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
+import type { SubAgentLauncher } from "../subagents/launcher.js";
+import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
 import { EXECUTOR_SYSTEM, executorPrompt } from "./executor-prompt.js";
 import { appendGoalTree } from "./plan-entries.js";
 import { startStepGoal } from "./plan-goals.js";

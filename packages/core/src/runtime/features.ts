@@ -1,5 +1,3 @@
-import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
-import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { goalExtension } from "../goal/run-goals.js";
 import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
 import type { RunDeps } from "../loop/run.js";
@@ -7,6 +5,8 @@ import type { RunContext } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
+import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
+import { createSubTraceRunner } from "../subagents/sub-traces.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
 export interface FeatureDeps {

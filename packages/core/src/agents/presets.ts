@@ -9,7 +9,7 @@ import {
   SENSITIVE_READ_CONFIG,
   type TraceToolContext,
   traceContextRules,
-} from "./permission.js";
+} from "../tools/permission.js";
 
 /**
  * Agents (SPEC 4, seed 004 §7.1) as data: who they are and what they may do. Prompts and models
