@@ -1,20 +1,10 @@
-import type { AgentInfo } from "../agents/presets.js";
 import type { WatchEventInput } from "../events/watch-events.js";
 import type { PermissionReply } from "../tools/ask.js";
 import type { PermissionRequest } from "../tools/tool.js";
 
+export type { AgentDefinition } from "../agents/definition.js";
 export type { ModelResolver, ModelScenario, ResolvedModel } from "../llm/resolved-model.js";
 export type * from "./run-types.js";
-
-/** An agent the runtime can run: its permission preset plus the prompt and limits the loop uses. */
-export interface AgentDefinition extends AgentInfo {
-  /** Replaces the default system prompt's opening (seed 004 agent.prompt). */
-  prompt?: string;
-  /** `provider/model` this agent uses unless the run names one. */
-  model?: string;
-  maxTurns?: number;
-  temperature?: number;
-}
 
 /** Time as the loop sees it: injectable so retry backoff is tested without waiting. */
 export interface LoopClock {
