@@ -20,6 +20,7 @@ export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/su
 export * from "./context/summary-prompt.js";
 export * from "./context/token-counter.js";
 export * from "./context/tokens.js";
+export * from "./custom-entries.js";
 export * from "./errors.js";
 export * from "./events/debug-middleware.js";
 export * from "./events/debug-records.js";
@@ -46,6 +47,7 @@ export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from
 export * from "./loop/middleware.js";
 export * from "./loop/reminders.js";
 export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./loop/retry.js";
+export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export * from "./loop/system-prompt.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";

@@ -8,6 +8,7 @@ import { guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage } from "./journal.js";
 import { callModel, eventSink } from "./model-call.js";
 import { addUsage, type RunContext } from "./run-context.js";
+import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { StreamedToolCall } from "./stream-step.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
@@ -195,7 +196,7 @@ async function oneStep(
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);
     } else if (failure) {
-      await appendCustom(ctx, "run_error", { code: "provider_error", message: failure.message, model: ctx.model.ref });
+      await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
     }
     if (ended === "aborted") return { status: "aborted" };
     return { status: "error", error: { code: "provider_error", message: `The model call failed: ${failure?.message}` } };
