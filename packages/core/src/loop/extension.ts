@@ -1,10 +1,10 @@
 import type { ModelResolver } from "../llm/resolved-model.js";
+import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Entry } from "../model/entry.js";
 import type { AssistantMessage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
 import type { Store } from "../store/store.js";
 import type { RunExtension } from "./run-context.js";
-import type { StreamedToolCall } from "./stream-step.js";
 
 export type { RunExtension } from "./run-context.js";
 export type { StepsOutcome } from "./run-types.js";

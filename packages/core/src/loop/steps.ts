@@ -2,15 +2,15 @@ import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
 import { costOf } from "../llm/catalog.js";
+import { callModel } from "../llm/model-call.js";
+import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage } from "./journal.js";
-import { callModel, eventSink } from "./model-call.js";
 import { addUsage, type RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
-import type { StreamedToolCall } from "./stream-step.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
 
 /** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
@@ -38,6 +38,14 @@ function lastInput(ctx: RunContext): string {
 
 async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
   return (await appendMessage(ctx, message)).id;
+}
+
+/** Streams the run's text and reasoning as events. */
+function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
+  return {
+    text: (delta) => ctx.emit({ type: "token", content: delta }),
+    reasoning: (delta) => ctx.emit({ type: "reasoning", content: delta }),
+  };
 }
 
 /** The system prompt of one model call: the run's, then what extensions add (the plan in force). */

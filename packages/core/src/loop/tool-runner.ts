@@ -1,9 +1,9 @@
 import { isArborError } from "../errors.js";
+import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { ToolMessage } from "../model/message.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import { appendMessage } from "./journal.js";
 import type { RunContext } from "./run-context.js";
-import type { StreamedToolCall } from "./stream-step.js";
 
 export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
 

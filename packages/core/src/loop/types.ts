@@ -4,25 +4,8 @@ import type { PermissionRequest } from "../tools/tool.js";
 
 export type { AgentDefinition } from "../agents/definition.js";
 export type { ModelResolver, ModelScenario, ResolvedModel } from "../llm/resolved-model.js";
+export type { LoopClock, RetryOptions } from "../llm/retry.js";
 export type * from "./run-types.js";
-
-/** Time as the loop sees it: injectable so retry backoff is tested without waiting. */
-export interface LoopClock {
-  now(): number;
-  /** Resolves after `ms`; rejects as soon as `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export interface RetryOptions {
-  /** Retries after the first attempt (default 4). */
-  maxRetries?: number;
-  /** First backoff in ms (default 1,000); doubles each retry. */
-  initialDelayMs?: number;
-  /** Longest wait between attempts, `retry-after` included (default 30,000). */
-  maxDelayMs?: number;
-  /** 0..1 share of the delay that is randomized (default 0.2). */
-  jitter?: number;
-}
 
 /** A permission ask waiting for an answer (`runtime.replyPermission`). */
 export interface PendingPermission {
