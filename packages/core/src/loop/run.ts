@@ -8,6 +8,7 @@ import { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
 import { modelInfo } from "../llm/catalog.js";
+import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import { buildContext } from "../session/context.js";
@@ -177,24 +178,9 @@ function permissionFor(
   });
 }
 
-/**
- * The model that writes summaries (SPEC 6: the compaction agent's own scenario): the pool's
- * `compaction` model, else `fallback` (the run's). A pool entry that cannot be resolved is an error
- * the user must see, not a silent fallback.
- */
+/** The model that writes summaries: the compaction agent's own, else the pool's, else the run's. */
 export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
-  const agentModel = deps.agents.compaction?.model;
-  if (agentModel !== undefined) return deps.models().resolve(agentModel);
-  return deps.models().forScenario("compaction") ?? fallback;
-}
-
-/** The pool's title model, if one is configured and usable; resolving it must never fail the run. */
-function titleModel(deps: RunDeps): LanguageModelV4 | undefined {
-  try {
-    return deps.models().forScenario("title")?.model;
-  } catch {
-    return undefined;
-  }
+  return scenarioModel(deps.models, "compaction", fallback, deps.agents.compaction?.model) ?? fallback;
 }
 
 function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
@@ -380,7 +366,14 @@ export async function executeRun(
       await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });
     }
     if (replay) await redoCall(current, replay);
-    const naming = title === undefined && !resume ? generateTitle(titleModel(deps), promptText(content), signal) : undefined;
+    const naming =
+      title === undefined && !resume
+        ? generateTitle(
+            { clock: deps.clock, retry: scenarioRetry("title", deps.retry), signal },
+            scenarioModel(deps.models, "title", model)?.model,
+            promptText(content),
+          )
+        : undefined;
     outcome = await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote));
     if (naming) foundTitle = await naming;
   } catch (err) {

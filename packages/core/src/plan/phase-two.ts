@@ -1,5 +1,6 @@
 import { costOf } from "../llm/catalog.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
+import { scenarioRetry } from "../llm/scenario.js";
 import { appendMessage } from "../loop/journal.js";
 import { addUsage, type RunContext } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
@@ -35,9 +36,9 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
   let result: ReplanCall | undefined;
   let output: string;
   try {
-    result = await callReplanner(model.model, prompt, {
+    const env = { clock: ctx.clock, retry: scenarioRetry("replanner", ctx.retry), signal: ctx.signal };
+    result = await callReplanner(env, model.model, prompt, {
       maxOutputTokens: Math.min(ctx.config.llm.maxTokens, model.info.limit.output),
-      signal: ctx.signal,
     });
     output = JSON.stringify(result.decision);
   } catch (err) {

@@ -26,8 +26,8 @@ export interface PlanModeDeps {
   config: Config;
   /** Runs waiting for a plan's approval, and who answers them. */
   gate: PlanGate;
-  /** The pool's replanner model, or undefined when the pool names none; may throw when it cannot be resolved. */
-  replannerModel(): ResolvedModel | undefined;
+  /** The replanner's model for a run on `model`; undefined means no replanning. */
+  replannerModel(model: ResolvedModel): ResolvedModel | undefined;
   /** How the run starts its steps' executors. */
   steps(ctx: RunContext): StepLauncher;
 }
@@ -46,15 +46,6 @@ export function planToolRules(config: Config, execution: PlanExecution | undefin
   if (execution !== undefined && "step" in execution) return [deny(PLAN_CREATE_TOOL)];
   if (!config.plan.enabled || isTrace) return [deny(PLAN_CREATE_TOOL), deny(PLAN_UPDATE_TOOL)];
   return [];
-}
-
-/** The pool's replanner model, else the run's; one that cannot be resolved means no replanning. */
-function replannerModel(deps: PlanModeDeps, ctx: RunContext): ResolvedModel | undefined {
-  try {
-    return deps.replannerModel() ?? ctx.model;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Ends the run without phase 2: the plan goal is abandoned and the user and model read why. */
@@ -135,7 +126,7 @@ async function planRun(
   approval: (PlanApprovalAnswer & { planId: string }) | undefined,
   phaseOne: () => Promise<StepsOutcome>,
 ): Promise<StepsOutcome> {
-  const phaseTwo: PhaseTwoDeps = { steps: deps.steps(ctx), replanner: () => replannerModel(deps, ctx) };
+  const phaseTwo: PhaseTwoDeps = { steps: deps.steps(ctx), replanner: () => deps.replannerModel(ctx.model) };
   let answer: PlanApprovalAnswer;
   if (approval) {
     await resumePlan(ctx, state, approval.planId);

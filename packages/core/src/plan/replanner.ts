@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Usage } from "@ai-sdk/provider";
 import { z } from "zod";
+import { generate, type ModelCallEnv } from "../llm/model-call.js";
 import type { TokenUsage } from "../model/message.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
 import { cutText, type PlanStep, RESULT_CHARS } from "./plan-schema.js";
@@ -95,11 +96,12 @@ function toUsage(u: LanguageModelV4Usage): TokenUsage {
  * when the call fails or the answer is not a valid decision; the caller then continues.
  */
 export async function callReplanner(
+  env: ModelCallEnv,
   model: LanguageModelV4,
   prompt: string,
-  options: { maxOutputTokens: number; signal: AbortSignal },
+  options: { maxOutputTokens: number },
 ): Promise<ReplanCall> {
-  const call: LanguageModelV4CallOptions = {
+  const call: Omit<LanguageModelV4CallOptions, "abortSignal"> = {
     prompt: [
       { role: "system", content: REPLANNER_SYSTEM },
       { role: "user", content: [{ type: "text", text: prompt }] },
@@ -108,9 +110,8 @@ export async function callReplanner(
     toolChoice: { type: "tool", toolName: REPLAN_TOOL },
     maxOutputTokens: options.maxOutputTokens,
     temperature: 0,
-    abortSignal: options.signal,
   };
-  const result = await model.doGenerate(call);
+  const result = await generate(env, model, call);
   const toolCall = result.content.find((c) => c.type === "tool-call" && c.toolName === REPLAN_TOOL);
   const raw =
     toolCall?.type === "tool-call"

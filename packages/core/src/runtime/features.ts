@@ -1,4 +1,5 @@
 import { goalExtension } from "../goal/run-goals.js";
+import { scenarioModel } from "../llm/scenario.js";
 import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
 import type { RunDeps } from "../loop/run.js";
 import type { RunContext } from "../loop/run-context.js";
@@ -37,7 +38,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       {
         config: deps.config,
         gate: features.gate,
-        replannerModel: () => launch.models().forScenario("replanner"),
+        replannerModel: (model) => scenarioModel(launch.models, "replanner", model),
         steps: (ctx) => ({
           launcher: launcherOf(ctx),
           // A step's executor is a sub-run whose plan tools report to this plan.
