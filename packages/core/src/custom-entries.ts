@@ -4,10 +4,10 @@ import { GOAL_COMPACTION_ENTRY_TYPE, GoalCompactionDataSchema } from "./context/
 import { PRUNE_ENTRY_TYPE, PruneDataSchema } from "./context/prune-entry.js";
 import { GOAL_TREE_ENTRY_TYPE } from "./goal/goal-path.js";
 import { GoalTreeSchema } from "./goal/goal-tree.js";
-import { APPROVAL_ENTRY_TYPE, ApprovalSchema } from "./loop/approvals.js";
 import { INHERIT_ENTRY_TYPE, InheritDataSchema } from "./loop/inherited-context.js";
 import { RUN_ERROR_ENTRY_TYPE, RunErrorDataSchema } from "./loop/run-error.js";
 import type { Entry } from "./model/entry.js";
+import { APPROVAL_ENTRY_TYPE, ApprovalSchema } from "./permissions/approvals.js";
 import { PLAN_ENTRY_TYPE, PlanRecordSchema } from "./plan/plan-record.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
 

@@ -1,5 +1,5 @@
 import { isArborError } from "../errors.js";
-import type { LlmCall } from "../loop/llm-call-log.js";
+import type { LlmCall } from "../llm/llm-call-log.js";
 import type { MiddlewareContext, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent, RunEventOf } from "../model/run-events.js";
 import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";

@@ -1,7 +1,7 @@
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
-import { buildSwitchReminder, planModeReminder } from "./reminders.js";
+import { buildSwitchReminder, planModeReminder } from "../prompt/reminders.js";
 import type { AgentDefinition, RunInput } from "./types.js";
 
 /**

@@ -1,10 +1,10 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ArborError } from "../errors.js";
 import type { DebugLevel } from "../events/debug-records.js";
+import type { LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
-import type { LlmCallDetail, LlmCallLog } from "./llm-call-log.js";
 
 export interface RunInput {
   /** Continue this session; a new session is created when absent. */

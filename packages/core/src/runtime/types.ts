@@ -5,7 +5,6 @@ import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
-import type { Approval } from "../loop/approvals.js";
 import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "../loop/run-types.js";
 import type {
   AgentDefinition,
@@ -18,6 +17,7 @@ import type {
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
+import type { Approval } from "../permissions/approvals.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { Store } from "../store/store.js";

@@ -5,10 +5,10 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
-import { CACHE_HEADER } from "../llm/cache/llm-cache.js";
-import { tapStream } from "../llm/cache/streams.js";
-import { MiddlewareStack } from "../llm/model-middleware.js";
-import type { ModelUse } from "../llm/model-wrapper.js";
+import { CACHE_HEADER } from "./cache/llm-cache.js";
+import { tapStream } from "./cache/streams.js";
+import { MiddlewareStack } from "./model-middleware.js";
+import type { ModelUse } from "./model-wrapper.js";
 
 /**
  * How much of each model call a run keeps for its middleware: `meta` (which model, whether the

@@ -1,6 +1,6 @@
 import { ArborError } from "../errors.js";
+import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent } from "../model/run-events.js";
-import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "./run-types.js";
 
 type Step = RunEvent | null | undefined;
 
