@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { agentPermissions } from "../agents/presets.js";
 import type { Config } from "../config/schema.js";
 import { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
-import { modelInfo } from "../llm/catalog.js";
 import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
@@ -23,7 +20,17 @@ import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
 import { appendCustom, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
-import { CHARS_PER_TOKEN, checkPrompt, missionOf, promptText, remindersFor, userContent } from "./run-input.js";
+import {
+  CHARS_PER_TOKEN,
+  checkPrompt,
+  missionOf,
+  promptText,
+  remindersFor,
+  resolveAgent,
+  resolveCwd,
+  resolveModel,
+  userContent,
+} from "./run-input.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
 import { generateTitle } from "./title.js";
@@ -71,38 +78,6 @@ export interface RunDeps {
 }
 
 export type { ExecuteOptions, TraceLaunch } from "./extension.js";
-
-export function resolveModel(deps: RunDeps, agent: AgentDefinition, input: Pick<RunInput, "model">): ResolvedModel {
-  const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
-  if (chosen === undefined) {
-    throw new ArborError(
-      "invalid_model",
-      'No model is configured: pass --model <provider>/<model>, set ARBOR_MODEL, or set "model" in arbor.json.',
-    );
-  }
-  if (typeof chosen === "string") return deps.models().resolve(chosen);
-  const ref = `${chosen.provider}/${chosen.modelId}`;
-  return { ref, model: chosen, info: modelInfo(ref, deps.config.models) };
-}
-
-function resolveAgent(deps: RunDeps, name: string | undefined): AgentDefinition {
-  const agentName = name ?? "build";
-  const agent = deps.agents[agentName];
-  if (!agent) {
-    const names = Object.values(deps.agents)
-      .filter((a) => !a.hidden && a.mode !== "subagent")
-      .map((a) => a.name);
-    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${names.join(", ")}.`);
-  }
-  return agent;
-}
-
-async function resolveCwd(deps: RunDeps, input: RunInput): Promise<string> {
-  const cwd = resolve(input.cwd ?? deps.cwd);
-  const info = await stat(cwd).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ArborError("invalid_input", `The workspace ${cwd} is not a directory.`);
-  return cwd;
-}
 
 function functionTools(
   deps: RunDeps,
