@@ -1,6 +1,7 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Usage } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { z } from "zod";
 import { generate, type ModelCallEnv } from "../llm/model-call.js";
+import { toUsage } from "../llm/stream-step.js";
 import type { TokenUsage } from "../model/message.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
 import { cutText, type PlanStep, RESULT_CHARS } from "./plan-schema.js";
@@ -78,16 +79,6 @@ export interface ReplanCall {
   /** The revision's steps, normalised (empty unless action=revise). */
   steps: string[];
   usage: TokenUsage | undefined;
-}
-
-function toUsage(u: LanguageModelV4Usage): TokenUsage {
-  return {
-    input: u.inputTokens.total ?? 0,
-    output: u.outputTokens.total ?? 0,
-    reasoning: u.outputTokens.reasoning ?? 0,
-    cacheRead: u.inputTokens.cacheRead ?? 0,
-    cacheWrite: u.inputTokens.cacheWrite ?? 0,
-  };
 }
 
 /**
