@@ -1,40 +1,33 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { BUILTIN_AGENTS } from "./agents/presets.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
+import { prepareReplay } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createModelRegistry } from "./llm/registry.js";
-import { APPROVAL_ENTRY_TYPE, listApprovals } from "./loop/approvals.js";
-import { EventChannel } from "./loop/event-channel.js";
-import { PendingPermissions } from "./loop/pending-permissions.js";
-import { maxTurnsReminder } from "./loop/reminders.js";
-import { DEFAULT_RETRY } from "./loop/retry.js";
+import { DEFAULT_RETRY } from "./llm/retry.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
-import { middlewareFor, plumbRun } from "./loop/run-middleware.js";
-import { compactSession, switchSessionLeaf } from "./loop/session-context.js";
-import { SubTraceIds } from "./loop/sub-trace-ids.js";
-import { createSubTraceRunner } from "./loop/sub-traces.js";
-import { systemPromptFor } from "./loop/system-prompt-source.js";
-import type {
-  AgentDefinition,
-  LoopClock,
-  ModelResolver,
-  RunHandle,
-  RunInput,
-  RunResult,
-  Runtime,
-  RuntimeOptions,
-} from "./loop/types.js";
+import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
+import { APPROVAL_ENTRY_TYPE, listApprovals } from "./permissions/approvals.js";
+import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
+import { maxTurnsReminder } from "./prompt/reminders.js";
+import { systemPromptFor } from "./prompt/system-prompt-source.js";
+import { EventChannel } from "./runtime/event-channel.js";
+import { type FeatureDeps, runFeatures } from "./runtime/features.js";
+import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
+import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { KeyedLock } from "./store/keyed-lock.js";
-import { BUILTIN_AGENTS } from "./tools/agents.js";
+import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
 import { ToolRegistry } from "./tools/registry.js";
@@ -103,17 +96,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     maxTurnsNote: maxTurnsReminder(),
     tokens: new TokenCounter(),
     watch: options.watch,
-    plans,
-    subTraces: (ctx) =>
-      createSubTraceRunner(ctx, {
-        // A sub-run is a run like any other (its own session, queue slot and result), started by a tool.
-        execute: (input, sessionId, signal, emit, launch) =>
-          queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, { trace: launch })),
-        nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
-        ...(options.subAgents ? { contexts: options.subAgents } : {}),
-        now: () => clock.now(),
-      }),
+    extensions: (launch) => features(launch),
   };
+  const featureDeps: FeatureDeps = {
+    deps: () => deps,
+    gate: plans,
+    launcher: {
+      execute: (input, sessionId, signal, emit, execution) =>
+        queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, execution)),
+      nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
+      now: () => clock.now(),
+    },
+    ...(options.subAgents ? { contexts: options.subAgents } : {}),
+  };
+  const features = runFeatures(featureDeps);
 
   function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
@@ -202,7 +198,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     run: (input) => run(input),
-    replay: (sessionId, spec, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { replay: spec }),
+    replay: (sessionId, spec, opts = {}) =>
+      run({ ...opts, sessionId, prompt: "" }, { replay: (store, id) => prepareReplay(store, id, spec) }),
     cache,
     pendingPermissions: (sessionId) => pending.list(sessionId),
     replyPermission: (id, reply, message) => pending.reply(id, reply, message),
@@ -211,7 +208,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         {
           gate: plans,
           store: options.store,
-          resume: (sessionId, approval) => run({ sessionId, prompt: "" }, { resume: true, plan: { approval } }),
+          resume: (sessionId, approval) =>
+            run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
         },
         { planId, approved, ...(reason !== undefined ? { reason } : {}) },
       ),

@@ -3,7 +3,7 @@ import type { GoalTree } from "../goal/goal-tree.js";
 import { descendantIds, findGoal } from "../goal/tree-walk.js";
 import type { CustomEntry, Entry } from "../model/entry.js";
 import type { Message, UserMessage } from "../model/message.js";
-import type { ContextItem, ContextState } from "../session/context.js";
+import type { CarriedNote, ContextItem, ContextState } from "../session/context-state.js";
 
 /** `customType` of the entry that collapses a closed goal's messages in the context (SPEC 6). */
 export const GOAL_COMPACTION_ENTRY_TYPE = "arbor.goal_compaction";
@@ -24,12 +24,6 @@ export const GoalCompactionDataSchema = z.looseObject({
   replacedBy: z.array(z.string()).optional(),
 });
 export type GoalCompactionData = z.infer<typeof GoalCompactionDataSchema>;
-
-/** A note waiting for the first message of a replacement goal (seed 000 "after backtracking"). */
-export interface CarriedNote {
-  readonly goalIds: readonly string[];
-  readonly text: string;
-}
 
 function reminderMessage(text: string): UserMessage {
   return { role: "user", content: [{ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` }], synthetic: true };

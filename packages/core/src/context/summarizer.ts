@@ -1,9 +1,9 @@
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { ArborError } from "../errors.js";
 import { costOf } from "../llm/catalog.js";
-import { callModel, type ModelCallEnv, SILENT_SINK } from "../loop/model-call.js";
+import { callModel, type ModelCallEnv, SILENT_SINK } from "../llm/model-call.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
 import { addUsage, type RunEventInput, ZERO_USAGE } from "../loop/run-context.js";
-import type { ResolvedModel } from "../loop/types.js";
 import type { Message, TokenUsage } from "../model/message.js";
 import { usableTokens } from "./overflow.js";
 import { SUMMARY_SYSTEM_PROMPT, serializeMessage } from "./summary-prompt.js";

@@ -1,6 +1,6 @@
 import { isArborError } from "../errors.js";
-import type { LlmCall } from "../loop/llm-call-log.js";
-import type { MiddlewareContext, RunMiddleware } from "../loop/middleware.js";
+import type { LlmCall } from "../llm/llm-call-log.js";
+import type { MiddlewareContext, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent, RunEventOf } from "../model/run-events.js";
 import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";
 import { outputText, promptText } from "./prompt-text.js";

@@ -1,5 +1,5 @@
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
-import type { LlmCallOutput } from "../loop/llm-call-log.js";
+import type { LlmCallOutput } from "../llm/llm-call-log.js";
 
 function json(value: unknown): string {
   try {

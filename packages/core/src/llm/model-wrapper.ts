@@ -4,7 +4,7 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
-import type { ModelResolver, ResolvedModel } from "../loop/types.js";
+import type { ModelResolver, ResolvedModel } from "./resolved-model.js";
 
 /** Where a model is used, as the runtime resolves it: its `provider/model` name and pool scenario. */
 export interface ModelUse {

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config, PoolEntry } from "../config/schema.js";
 import { ArborError } from "../errors.js";
-import type { ModelResolver, ModelScenario, ResolvedModel } from "../loop/types.js";
 import { modelInfo } from "./catalog.js";
 import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
 import { createProviderModel, derivedBaseURL, providerEnv } from "./providers.js";
+import type { ModelResolver, ModelScenario, ResolvedModel } from "./resolved-model.js";
 
 // Re-exported: the package index exports this module, and the CLI's help names the variables.
 export { apiKeyVariable, type ProviderEnv, providerEnv } from "./providers.js";

@@ -6,7 +6,7 @@ import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import { Summarizer } from "../context/summarizer.js";
 import { REPLY_PRIMING_TOKENS } from "../context/tokens.js";
 import { ArborError } from "../errors.js";
-import { applyEntry } from "../session/context.js";
+import { appendCustom } from "./journal.js";
 import { addUsage, type RunContext } from "./run-context.js";
 
 /** Tokens of what every prompt carries besides the messages: the system prompt and the tool definitions. */
@@ -70,8 +70,7 @@ export async function guardContext(ctx: RunContext, options: GuardOptions = {}):
 
   const prune = selectPrune(ctx.state, ctx.tokens.message);
   if (prune) {
-    const entry = await ctx.store.appendEntry(ctx.sessionId, { type: "custom", customType: PRUNE_ENTRY_TYPE, data: prune });
-    ctx.state = applyEntry(ctx.state, entry);
+    await appendCustom(ctx, PRUNE_ENTRY_TYPE, prune);
     if (!options.force && measureContext(ctx) <= usable) return true;
   }
 

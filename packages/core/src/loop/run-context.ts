@@ -1,19 +1,20 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { ContextSize } from "../context/context-size.js";
-import type { GoalCompactionData } from "../context/goal-compaction.js";
 import type { TokenCounter } from "../context/token-counter.js";
-import type { WatchEventInput } from "../events/watch-events.js";
-import type { GoalTree } from "../goal/goal-tree.js";
-import type { TokenUsage } from "../model/message.js";
+import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
+import type { MessageEntry } from "../model/entry.js";
+import type { Message, TokenUsage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
 import type { Store } from "../store/store.js";
 import type { PermissionAsk } from "../tools/ask.js";
 import type { LoopStep } from "../tools/doom-loop.js";
+import type { PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunServices } from "../tools/run-services.js";
 import type { PromptCache } from "./prompt.js";
+import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
 /** Event payloads as the loop writes them; `session_id` is added in one place. */
@@ -60,19 +61,47 @@ export interface RunContext {
   /** Compactions made during this run. */
   compactions: number;
   emit(event: RunEventInput): void;
-  /** The plan (SPEC 5): the latest tree on the active path, changed by `goal` and sub-trace calls. */
-  goals: GoalTree | undefined;
-  /** The first user prompt of the trace: the mission of a plan the run starts. */
-  readonly mission: string;
-  /** Goals the step closed, collapsed once the step's tool results are all written (SPEC 6). */
-  goalCompactions: GoalCompactionData[];
+  /** The features taking part in this run, in hook order. */
+  readonly extensions: readonly RunExtension[];
   /** Limits from the trace's context beyond maxTurns (SPEC 3). */
   readonly budget: { readonly maxTokens?: number; readonly maxToolCalls?: number; readonly maxConcurrentSubTraces?: number };
   toolCalls: number;
-  /** What `goal`, `explore` and `delegate` use of this run. */
+  /** What `goal`, `explore`, `delegate` and the plan tools use of this run; set by extensions. */
   services?: RunServices;
   /** Tells the watchers of this trace, or of a sub-trace it started (a no-op without a watch hub); never waited for. */
   publish(event: WatchEventInput, traceId?: string): void;
+}
+
+/**
+ * How a feature takes part in a run without the loop knowing its name: plan mode, the goal tree and
+ * sub-agents all join through this. The loop is context → model → persist → tools → repeat; each
+ * hook is one point of that cycle where a feature may add to it. Hooks run in the order the
+ * extensions are listed, every one optional.
+ */
+export interface RunExtension {
+  /** Names the extension in errors and traces. */
+  readonly name: string;
+  /**
+   * Permission rules added after the agent's, the user's and the session's approvals. A feature
+   * hides its tools where it is off with `deny` rules here: a denied tool is not offered to the model.
+   */
+  readonly rules?: readonly PermissionRule[];
+  /** Once the run's context exists, before anything is written: bind state, offer services to tools. */
+  start?(run: RunContext): void;
+  /** Text put after the run's system prompt for one model call (the plan in force, say). */
+  system?(run: RunContext): string | undefined;
+  /** A step begins: the model is about to be called. */
+  beforeStep?(run: RunContext): void;
+  /** A message is about to be written: returns it as it should be stored (tagged, say). */
+  message?(run: RunContext, message: Message): Message;
+  /** A message was written and the context advanced: what watchers are told changed with it. */
+  written?(run: RunContext, entry: MessageEntry): { affectedGoals?: AffectedGoal[] } | undefined;
+  /** A step is over (its tool results written, or it ended the run): may write entries of its own. */
+  afterStep?(run: RunContext): Promise<void>;
+  /** Asked after a step whose tools ran: a reason ends the run there as `done`. */
+  stop?(run: RunContext): StopReason | undefined;
+  /** Around the whole loop: may run before it, after it (plan mode's phase 2), or instead of it. */
+  around?(run: RunContext, loop: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
 }
 
 export function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {

@@ -1,7 +1,13 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Config } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import { modelInfo } from "../llm/catalog.js";
+import type { ModelResolver, ResolvedModel } from "../llm/resolved-model.js";
 import type { Entry } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
-import { buildSwitchReminder, planModeReminder } from "./reminders.js";
+import { buildSwitchReminder, planModeReminder } from "../prompt/reminders.js";
 import type { AgentDefinition, RunInput } from "./types.js";
 
 /**
@@ -67,4 +73,47 @@ export function missionOf(path: readonly Entry[], fallback: string): string {
     }
   }
   return fallback.trim();
+}
+
+export function resolveModel(
+  deps: {
+    defaultModel: string | LanguageModelV4 | undefined;
+    config: Pick<Config, "model" | "models">;
+    models: () => ModelResolver;
+  },
+  agent: AgentDefinition,
+  input: Pick<RunInput, "model">,
+): ResolvedModel {
+  const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
+  if (chosen === undefined) {
+    throw new ArborError(
+      "invalid_model",
+      'No model is configured: pass --model <provider>/<model>, set ARBOR_MODEL, or set "model" in arbor.json.',
+    );
+  }
+  if (typeof chosen === "string") return deps.models().resolve(chosen);
+  const ref = `${chosen.provider}/${chosen.modelId}`;
+  return { ref, model: chosen, info: modelInfo(ref, deps.config.models) };
+}
+
+export function resolveAgent(
+  deps: { agents: Readonly<Record<string, AgentDefinition>> },
+  name: string | undefined,
+): AgentDefinition {
+  const agentName = name ?? "build";
+  const agent = deps.agents[agentName];
+  if (!agent) {
+    const names = Object.values(deps.agents)
+      .filter((a) => !a.hidden && a.mode !== "subagent")
+      .map((a) => a.name);
+    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${names.join(", ")}.`);
+  }
+  return agent;
+}
+
+export async function resolveCwd(deps: { cwd: string }, input: RunInput): Promise<string> {
+  const cwd = resolve(input.cwd ?? deps.cwd);
+  const info = await stat(cwd).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ArborError("invalid_input", `The workspace ${cwd} is not a directory.`);
+  return cwd;
 }

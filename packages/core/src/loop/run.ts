@@ -1,33 +1,38 @@
 import { randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import { agentPermissions } from "../agents/presets.js";
 import type { Config } from "../config/schema.js";
 import { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
-import { goalTreeOnPath } from "../goal/goal-path.js";
-import { modelInfo } from "../llm/catalog.js";
+import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
-import type { SessionMeta, TraceContext } from "../model/session.js";
-import type { PlanGate } from "../plan/plan-gate.js";
-import { type PlanExecution, planModeFor, planToolRules } from "../plan/plan-mode.js";
+import type { SessionMeta } from "../model/session.js";
+import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.js";
+import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import { buildContext } from "../session/context.js";
 import type { Store } from "../store/store.js";
-import { agentPermissions } from "../tools/agents.js";
 import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
 import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { SubTraceRunner } from "../tools/run-services.js";
-import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "./approvals.js";
-import { appendRunMessage, flushGoalCompactions, runGoals } from "./goal-state.js";
+import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
-import type { PendingPermissions } from "./pending-permissions.js";
+import { appendCustom, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
-import { type PreparedReplay, prepareReplay, type ReplaySpec } from "./replay.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
-import { CHARS_PER_TOKEN, checkPrompt, missionOf, promptText, remindersFor, userContent } from "./run-input.js";
-import { errorOf, runSteps, type StepsOutcome } from "./steps.js";
+import {
+  CHARS_PER_TOKEN,
+  checkPrompt,
+  missionOf,
+  promptText,
+  remindersFor,
+  resolveAgent,
+  resolveCwd,
+  resolveModel,
+  userContent,
+} from "./run-input.js";
+import type { StepsOutcome } from "./run-types.js";
+import { asStep, errorOf, runSteps } from "./steps.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import type {
@@ -68,66 +73,11 @@ export interface RunDeps {
   /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */
   tokens: TokenCounter;
   watch: TracePublisher | undefined;
-  /** Starts sub-traces for `explore` and `delegate` on behalf of a run. */
-  subTraces(ctx: RunContext): SubTraceRunner;
-  /** Runs waiting for a plan's approval, and who answers them. */
-  plans: PlanGate;
+  /** The features of a run that does not name its own (goals, sub-agents, plan mode). */
+  extensions: ExtensionFactory;
 }
 
-/** A sub-trace's session, made by the run that starts it (SPEC 3). */
-export interface TraceLaunch {
-  parentSessionId: string;
-  parentGoalId?: string;
-  agentType: string;
-  task: string;
-  context: TraceContext;
-  /** Start from the parent's context as it was before this entry (explore without `background`). */
-  inheritFrom?: { sessionId: string; beforeEntryId: string };
-}
-
-export interface ExecuteOptions {
-  trace?: TraceLaunch;
-  /**
-   * Continue the session from its leaf without a new user message; the prompt is ignored.
-   */
-  resume?: boolean;
-  /** Branch before a past `goal` call, redo it with new arguments and continue (implies resume). */
-  replay?: ReplaySpec;
-  /** Plan mode beyond phase 1: an approval answered after its run ended, or a plan step's executor. */
-  plan?: PlanExecution;
-}
-
-export function resolveModel(deps: RunDeps, agent: AgentDefinition, input: Pick<RunInput, "model">): ResolvedModel {
-  const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
-  if (chosen === undefined) {
-    throw new ArborError(
-      "invalid_model",
-      'No model is configured: pass --model <provider>/<model>, set ARBOR_MODEL, or set "model" in arbor.json.',
-    );
-  }
-  if (typeof chosen === "string") return deps.models().resolve(chosen);
-  const ref = `${chosen.provider}/${chosen.modelId}`;
-  return { ref, model: chosen, info: modelInfo(ref, deps.config.models) };
-}
-
-function resolveAgent(deps: RunDeps, name: string | undefined): AgentDefinition {
-  const agentName = name ?? "build";
-  const agent = deps.agents[agentName];
-  if (!agent) {
-    const names = Object.values(deps.agents)
-      .filter((a) => !a.hidden && a.mode !== "subagent")
-      .map((a) => a.name);
-    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${names.join(", ")}.`);
-  }
-  return agent;
-}
-
-async function resolveCwd(deps: RunDeps, input: RunInput): Promise<string> {
-  const cwd = resolve(input.cwd ?? deps.cwd);
-  const info = await stat(cwd).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ArborError("invalid_input", `The workspace ${cwd} is not a directory.`);
-  return cwd;
-}
+export type { ExecuteOptions, TraceLaunch } from "./extension.js";
 
 function functionTools(
   deps: RunDeps,
@@ -155,6 +105,7 @@ function permissionFor(
   rules: PermissionRule[],
   signal: AbortSignal,
   emit: (e: RunEventInput) => void,
+  record: (approval: Record<string, unknown>) => Promise<unknown>,
 ): PermissionAsk {
   return createPermissionAsk({
     rules,
@@ -188,11 +139,7 @@ function permissionFor(
       );
       if (answer.reply === "always") {
         for (const pattern of request.always ?? request.patterns) {
-          await deps.store.appendEntry(sessionId, {
-            type: "custom",
-            customType: APPROVAL_ENTRY_TYPE,
-            data: { agent: agent.name, permission: request.permission, pattern, scope: "session" },
-          });
+          await record({ agent: agent.name, permission: request.permission, pattern, scope: "session" });
         }
       }
       if (answer.reply === "reject" && answer.message) {
@@ -206,24 +153,9 @@ function permissionFor(
   });
 }
 
-/**
- * The model that writes summaries (SPEC 6: the compaction agent's own scenario): the pool's
- * `compaction` model, else `fallback` (the run's). A pool entry that cannot be resolved is an error
- * the user must see, not a silent fallback.
- */
+/** The model that writes summaries: the compaction agent's own, else the pool's, else the run's. */
 export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
-  const agentModel = deps.agents.compaction?.model;
-  if (agentModel !== undefined) return deps.models().resolve(agentModel);
-  return deps.models().forScenario("compaction") ?? fallback;
-}
-
-/** The pool's title model, if one is configured and usable; resolving it must never fail the run. */
-function titleModel(deps: RunDeps): LanguageModelV4 | undefined {
-  try {
-    return deps.models().forScenario("title")?.model;
-  } catch {
-    return undefined;
-  }
+  return scenarioModel(deps.models, "compaction", fallback, deps.agents.compaction?.model) ?? fallback;
 }
 
 function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
@@ -299,7 +231,7 @@ export async function executeRun(
     }
     let replay: PreparedReplay | undefined;
     if (options.replay) {
-      replay = await prepareReplay(deps.store, sessionId, options.replay);
+      replay = await options.replay(deps.store, sessionId);
     } else if (resume && path.length === 0) {
       throw new ArborError("invalid_input", `Session ${sessionId} has nothing to continue from.`);
     }
@@ -341,6 +273,13 @@ export async function executeRun(
     if (input.sessionId !== undefined) await markTrace(deps, sessionId, "running");
     const traceContext = meta?.context ?? {};
 
+    const extensions = (options.extensions ?? deps.extensions)({
+      sessionId,
+      options,
+      path,
+      mission: missionOf(path, promptText(content)),
+      models: deps.models,
+    });
     const toolNames = deps.registry.names();
     const rules = [
       ...agentPermissions({
@@ -350,7 +289,7 @@ export async function executeRun(
         toolNames,
       }),
       ...approvalsOnPath(path, agent.name),
-      ...planToolRules(deps.config, options),
+      ...extensions.flatMap((ext) => ext.rules ?? []),
     ];
     const { tools, names } = functionTools(deps, rules);
     ctx = {
@@ -366,7 +305,9 @@ export async function executeRun(
       registry: deps.registry,
       tools,
       toolNames: names,
-      permission: permissionFor(deps, sessionId, agent, rules, signal, emit),
+      permission: permissionFor(deps, sessionId, agent, rules, signal, emit, (approval) =>
+        appendCustom(current, APPROVAL_ENTRY_TYPE, approval),
+      ),
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),
       system,
@@ -381,9 +322,7 @@ export async function executeRun(
       summaryModel: () => summaryModel(deps, model),
       compactions: 0,
       emit,
-      goals: goalTreeOnPath(path),
-      mission: missionOf(path, promptText(content)),
-      goalCompactions: [],
+      extensions,
       budget: {
         ...(traceContext.maxTokens !== undefined ? { maxTokens: traceContext.maxTokens } : {}),
         ...(traceContext.maxToolCalls !== undefined ? { maxToolCalls: traceContext.maxToolCalls } : {}),
@@ -396,16 +335,21 @@ export async function executeRun(
         void deps.watch?.publish(traceId, event);
       },
     };
-    const plan = planModeFor(ctx, deps, options, executeRun);
-    ctx.services = { goals: runGoals(ctx), subTraces: deps.subTraces(ctx), ...(plan ? { plan: plan.services } : {}) };
+    const current: RunContext = ctx;
+    for (const ext of extensions) ext.start?.(current);
     if (!resume) {
-      await appendRunMessage(ctx, { role: "user", content: [...content, ...remindersFor(agent, path)] });
+      await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });
     }
-    if (replay) await redoCall(ctx, replay);
-    const naming = title === undefined && !resume ? generateTitle(titleModel(deps), promptText(content), signal) : undefined;
-    const current = ctx;
-    const phaseOne = () => runSteps(current, deps.maxTurnsNote);
-    outcome = plan ? await plan.run(phaseOne) : await phaseOne();
+    if (replay) await redoCall(current, replay);
+    const naming =
+      title === undefined && !resume
+        ? generateTitle(
+            { clock: deps.clock, retry: scenarioRetry("title", deps.retry), signal },
+            scenarioModel(deps.models, "title", model)?.model,
+            promptText(content),
+          )
+        : undefined;
+    outcome = await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote));
     if (naming) foundTitle = await naming;
   } catch (err) {
     outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };
@@ -424,10 +368,26 @@ export async function executeRun(
 
 /** The edited call of a replay, written and run as its step would have been. */
 async function redoCall(ctx: RunContext, replay: PreparedReplay): Promise<void> {
-  const goalId = ctx.goals?.currentId ?? null;
-  const entry = await appendRunMessage(ctx, replay.message, goalId);
-  await runToolCalls(ctx, entry.id, [replay.call], "", goalId);
-  await flushGoalCompactions(ctx);
+  await asStep(ctx, async () => {
+    const entry = await appendMessage(ctx, replay.message);
+    await runToolCalls(ctx, entry.id, [replay.call], "");
+  });
+}
+
+/** The loop inside every extension's `around`, the first extension outermost. */
+function aroundLoop(
+  ctx: RunContext,
+  extensions: readonly RunExtension[],
+  loop: () => Promise<StepsOutcome>,
+): Promise<StepsOutcome> {
+  let run = loop;
+  for (let i = extensions.length - 1; i >= 0; i--) {
+    const around = extensions[i]!.around?.bind(extensions[i]);
+    if (!around) continue;
+    const inner = run;
+    run = () => around(ctx, inner);
+  }
+  return run();
 }
 
 export function newSessionId(): string {

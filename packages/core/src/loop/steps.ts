@@ -3,22 +3,17 @@ import { isContextOverflowError } from "../context/overflow.js";
 import { isArborError } from "../errors.js";
 import { cacheMarkFor, withCacheBreakpoints } from "../llm/cache-breakpoints.js";
 import { costOf } from "../llm/catalog.js";
+import { callModel } from "../llm/model-call.js";
 import { explainProviderError } from "../llm/provider-errors.js";
+import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
-import { appendRunMessage, flushGoalCompactions, systemWithPlan } from "./goal-state.js";
-import { callModel, eventSink } from "./model-call.js";
+import { appendCustom, appendMessage } from "./journal.js";
 import { addUsage, type RunContext } from "./run-context.js";
-import type { StreamedToolCall } from "./stream-step.js";
+import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
+import type { StepsOutcome, StopReason } from "./run-types.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
-import type { RunStatus, StopReason } from "./types.js";
-
-export interface StepsOutcome {
-  status: RunStatus;
-  stopReason?: StopReason;
-  error?: { code: string; message: string };
-}
 
 /** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
 const HISTORY_LIMIT = 24;
@@ -43,8 +38,45 @@ function lastInput(ctx: RunContext): string {
   return cut(text, 2000);
 }
 
-async function persistAssistant(ctx: RunContext, message: AssistantMessage, goalId: string | null): Promise<string> {
-  return (await appendRunMessage(ctx, message, goalId)).id;
+async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
+  return (await appendMessage(ctx, message)).id;
+}
+
+/** Streams the run's text and reasoning as events. */
+function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
+  return {
+    text: (delta) => ctx.emit({ type: "token", content: delta }),
+    reasoning: (delta) => ctx.emit({ type: "reasoning", content: delta }),
+  };
+}
+
+/** The system prompt of one model call: the run's, then what extensions add (the plan in force). */
+function stepSystem(ctx: RunContext, base: string): string {
+  let system = base;
+  for (const ext of ctx.extensions) {
+    const more = ext.system?.(ctx);
+    if (more) system = `${system}\n\n${more}`;
+  }
+  return system;
+}
+
+/** The first reason an extension gives to end the run after this step. */
+function extensionStop(ctx: RunContext): StopReason | undefined {
+  for (const ext of ctx.extensions) {
+    const reason = ext.stop?.(ctx);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/** Runs one step between the extensions' `beforeStep` and `afterStep`, whatever way it ends. */
+export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promise<T> {
+  for (const ext of ctx.extensions) ext.beforeStep?.(ctx);
+  try {
+    return await body();
+  } finally {
+    for (const ext of ctx.extensions) await ext.afterStep?.(ctx);
+  }
 }
 
 /** The trace's token or tool-call budget (SPEC 3) is spent: say which, for the stop. */
@@ -91,116 +123,126 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     // Before every step, so after the user's message and after each step's tool results (SPEC 6).
     await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
-    ctx.step++;
-    const lastStep = ctx.step >= ctx.maxTurns;
-    // Every message of a step belongs to the goal in focus when it began, so a step collapses whole.
-    const stepGoal = ctx.goals?.currentId ?? null;
-    const system = systemWithPlan(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
-    const options: LanguageModelV4CallOptions = {
-      prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
-      maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
-      temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
-      abortSignal: ctx.signal,
-      ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
-    };
-    const callId = `llm_${ctx.step}`;
-    ctx.emit({
-      type: "llm_start",
-      call_id: callId,
-      node: ctx.agent.name,
-      model: ctx.model.ref,
-      input: lastInput(ctx),
-      motivation: "",
-    });
-    const started = ctx.clock.now();
-    const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
-    const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
-    const usage: TokenUsage | undefined = stream.usage;
-    const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
-    if (usage) ctx.usage = addUsage(ctx.usage, usage);
-    ctx.cost += cost;
-    ctx.emit({
-      type: "llm_end",
-      call_id: callId,
-      node: ctx.agent.name,
-      model: ctx.model.ref,
-      duration_ms: durationMs,
-      ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
-      input: "",
-      output: cut(stream.text, 1000),
-    });
-
-    if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
-      overflowRetried = ctx.step;
-      await guardContext(ctx, { force: true });
-      ctx.step--;
+    const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
+    if (outcome === "retry") {
+      overflowRetried = ctx.step + 1;
       continue;
     }
-
-    const parsed = stream.content.filter((p) => p.type === "tool-call").map((p) => p.input);
-    const calls = stream.toolCalls;
-    const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
-    const message: AssistantMessage = {
-      role: "assistant",
-      content: stream.content,
-      description: describeAssistant(stream.text, calls),
-      model: ctx.model.ref,
-      agent: ctx.agent.name,
-      durationMs,
-      finishReason: ended ?? stream.finishReason ?? "other",
-      ...(usage ? { tokens: usage, cost } : {}),
-      ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
-      ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
-    };
-
-    if (ended) {
-      // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
-      if (stream.content.length > 0) {
-        await persistAssistant(ctx, message, stepGoal);
-        await recordInterrupted(ctx, calls, undefined, stepGoal);
-      } else if (failure) {
-        await ctx.store.appendEntry(ctx.sessionId, {
-          type: "custom",
-          customType: "run_error",
-          data: { code: "provider_error", message: failure.message, model: ctx.model.ref },
-        });
-      }
-      if (ended === "aborted") return { status: "aborted" };
-      const explained = failure
-        ? explainProviderError(
-            { status: failure.status, type: failure.type, detail: failure.detail ?? failure.message },
-            ctx.model.ref,
-          )
-        : `${ctx.model.ref}: the model call failed.`;
-      return { status: "error", error: { code: "provider_error", message: explained } };
-    }
-
-    ctx.lastText = stream.text;
-    const messageId = await persistAssistant(ctx, message, stepGoal);
-    if (calls.length === 0) {
-      return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };
-    }
-
-    remember(ctx, stream.text, calls, parsed);
-    const spent = budgetSpent(ctx, calls.length);
-    if (spent) {
-      await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`, stepGoal);
-      return { status: "done", stopReason: "budget" };
-    }
-    if (!(await passesDoomLoopGuard(ctx))) {
-      await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]", stepGoal);
-      return { status: "done", stopReason: "doom_loop" };
-    }
-    ctx.toolCalls += calls.length;
-    const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200), stepGoal);
-    await flushGoalCompactions(ctx);
-    if (ctx.signal.aborted) return { status: "aborted" };
-    if (rejected) return { status: "done", stopReason: "permission_rejected" };
-    // Phase 1 of plan mode ends right after plan_create (SPEC 7); the plan runs next.
-    if (ctx.services?.plan?.stopsPhaseOne) return { status: "done", stopReason: "finished" };
-    if (lastStep) return { status: "done", stopReason: "max_turns" };
-    if (budgetSpent(ctx, 0)) return { status: "done", stopReason: "budget" };
+    if (outcome) return outcome;
   }
+}
+
+/**
+ * One step: call the model, persist what it said, run its tools. Returns how the run ends, "retry"
+ * when the prompt did not fit and was compacted (the step is redone once), or undefined to go on.
+ */
+async function oneStep(
+  ctx: RunContext,
+  maxTurnsNote: string,
+  overflowRetried: number,
+): Promise<StepsOutcome | "retry" | undefined> {
+  ctx.step++;
+  const lastStep = ctx.step >= ctx.maxTurns;
+  const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
+  const options: LanguageModelV4CallOptions = {
+    prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
+    maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
+    temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
+    abortSignal: ctx.signal,
+    ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
+  };
+  const callId = `llm_${ctx.step}`;
+  ctx.emit({
+    type: "llm_start",
+    call_id: callId,
+    node: ctx.agent.name,
+    model: ctx.model.ref,
+    input: lastInput(ctx),
+    motivation: "",
+  });
+  const started = ctx.clock.now();
+  const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
+  const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+  const usage: TokenUsage | undefined = stream.usage;
+  const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
+  if (usage) ctx.usage = addUsage(ctx.usage, usage);
+  ctx.cost += cost;
+  ctx.emit({
+    type: "llm_end",
+    call_id: callId,
+    node: ctx.agent.name,
+    model: ctx.model.ref,
+    duration_ms: durationMs,
+    ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
+    input: "",
+    output: cut(stream.text, 1000),
+  });
+
+  if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
+    await guardContext(ctx, { force: true });
+    ctx.step--;
+    return "retry";
+  }
+
+  const parsed = stream.content.filter((p) => p.type === "tool-call").map((p) => p.input);
+  const calls = stream.toolCalls;
+  const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: stream.content,
+    description: describeAssistant(stream.text, calls),
+    model: ctx.model.ref,
+    agent: ctx.agent.name,
+    durationMs,
+    finishReason: ended ?? stream.finishReason ?? "other",
+    ...(usage ? { tokens: usage, cost } : {}),
+    ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
+    ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
+  };
+
+  if (ended) {
+    // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
+    if (stream.content.length > 0) {
+      await persistAssistant(ctx, message);
+      await recordInterrupted(ctx, calls);
+    } else if (failure) {
+      await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
+    }
+    if (ended === "aborted") return { status: "aborted" };
+    const explained = failure
+      ? explainProviderError(
+          { status: failure.status, type: failure.type, detail: failure.detail ?? failure.message },
+          ctx.model.ref,
+        )
+      : `${ctx.model.ref}: the model call failed.`;
+    return { status: "error", error: { code: "provider_error", message: explained } };
+  }
+
+  ctx.lastText = stream.text;
+  const messageId = await persistAssistant(ctx, message);
+  if (calls.length === 0) {
+    return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };
+  }
+
+  remember(ctx, stream.text, calls, parsed);
+  const spent = budgetSpent(ctx, calls.length);
+  if (spent) {
+    await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`);
+    return { status: "done", stopReason: "budget" };
+  }
+  if (!(await passesDoomLoopGuard(ctx))) {
+    await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
+    return { status: "done", stopReason: "doom_loop" };
+  }
+  ctx.toolCalls += calls.length;
+  const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200));
+  if (ctx.signal.aborted) return { status: "aborted" };
+  if (rejected) return { status: "done", stopReason: "permission_rejected" };
+  const stop = extensionStop(ctx);
+  if (stop) return { status: "done", stopReason: stop };
+  if (lastStep) return { status: "done", stopReason: "max_turns" };
+  if (budgetSpent(ctx, 0)) return { status: "done", stopReason: "budget" };
+  return undefined;
 }
 
 export function errorOf(err: unknown): { code: string; message: string } {

@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { generate, type ModelCallEnv } from "../llm/model-call.js";
 
 const TITLE_INSTRUCTION =
   "Write a title of at most eight words for a conversation that starts with the user's message below. " +
@@ -24,20 +25,18 @@ export function cleanTitle(raw: string): string | undefined {
 }
 
 /**
- * A title from the pool's `title` model (seed 003 §3.3), asked once on a session's first run while
- * the first step streams. Any failure falls back to the prompt's first line: a title is never worth
- * failing a run for.
+ * A title from the pool's `title` model, asked once on a session's first run while the first step
+ * streams. Any failure falls back to the prompt's first line: a title is never worth failing a run for.
  */
-export async function generateTitle(model: LanguageModelV4 | undefined, prompt: string, signal: AbortSignal): Promise<string> {
+export async function generateTitle(env: ModelCallEnv, model: LanguageModelV4 | undefined, prompt: string): Promise<string> {
   if (!model) return titleFromPrompt(prompt);
   try {
-    const result = await model.doGenerate({
+    const result = await generate(env, model, {
       prompt: [
         { role: "system", content: TITLE_INSTRUCTION },
         { role: "user", content: [{ type: "text", text: prompt.slice(0, 4000) }] },
       ],
       maxOutputTokens: 40,
-      abortSignal: signal,
     });
     const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
     return cleanTitle(text) ?? titleFromPrompt(prompt);

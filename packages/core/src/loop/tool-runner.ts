@@ -1,9 +1,9 @@
 import { isArborError } from "../errors.js";
+import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { ToolMessage } from "../model/message.js";
 import type { ToolOutcome } from "../tools/tool.js";
-import { appendRunMessage } from "./goal-state.js";
+import { appendMessage } from "./journal.js";
 import type { RunContext } from "./run-context.js";
-import type { StreamedToolCall } from "./stream-step.js";
 
 export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
 
@@ -36,8 +36,8 @@ function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: n
   };
 }
 
-async function persist(ctx: RunContext, message: ToolMessage, goalId: string | null): Promise<void> {
-  await appendRunMessage(ctx, message, goalId);
+async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
+  await appendMessage(ctx, message);
 }
 
 /** Records calls that never ran (the run was aborted or stopped first) so every call has a result. */
@@ -45,10 +45,9 @@ export async function recordInterrupted(
   ctx: RunContext,
   calls: readonly StreamedToolCall[],
   output = INTERRUPTED_OUTPUT,
-  goalId: string | null = ctx.goals?.currentId ?? null,
 ): Promise<void> {
   for (const call of calls) {
-    await persist(ctx, toolMessage(call, { isError: true, code: "aborted", output }, 0), goalId);
+    await persist(ctx, toolMessage(call, { isError: true, code: "aborted", output }, 0));
     ctx.emit({
       type: "tool_end",
       call_id: call.toolCallId,
@@ -70,7 +69,6 @@ export async function runToolCalls(
   messageId: string,
   calls: readonly StreamedToolCall[],
   motivation: string,
-  goalId: string | null,
 ): Promise<ToolBatchResult> {
   let rejected = false;
   const available = ctx.toolNames;
@@ -78,7 +76,7 @@ export async function runToolCalls(
   // parent is the one before it and the context follows the same order.
   let tail = Promise.resolve();
   const persistInOrder = (message: ToolMessage) => {
-    tail = tail.then(() => persist(ctx, message, goalId));
+    tail = tail.then(() => persist(ctx, message));
     return tail;
   };
   await Promise.all(

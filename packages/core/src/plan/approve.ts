@@ -1,5 +1,5 @@
 import { ArborError } from "../errors.js";
-import type { RunHandle } from "../loop/types.js";
+import type { RunHandle } from "../loop/run-types.js";
 import { describeIssues } from "../model/validate.js";
 import type { Store } from "../store/store.js";
 import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";

@@ -9,7 +9,7 @@ export {
   PlanGate,
 } from "./plan-gate.js";
 export { addPlanGoals, addStepGoals, closePlanGoal, closeStepGoal, type PlanGoalChange, startStepGoal } from "./plan-goals.js";
-export { type PlanExecution, planToolRules } from "./plan-mode.js";
+export { type PlanExecution, type PlanExtension, type PlanModeDeps, planExtension, planToolRules } from "./plan-mode.js";
 export {
   latestPlanRecord,
   PLAN_ENTRY_TYPE,

@@ -1,16 +1,17 @@
 import { costOf } from "../llm/catalog.js";
-import { appendRunMessage } from "../loop/goal-state.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
+import { scenarioRetry } from "../llm/scenario.js";
+import { appendMessage } from "../loop/journal.js";
 import { addUsage, type RunContext } from "../loop/run-context.js";
-import type { StepsOutcome } from "../loop/steps.js";
-import type { ResolvedModel } from "../loop/types.js";
+import type { StepsOutcome } from "../loop/run-types.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
 import type { PlanState } from "./plan-state.js";
 import { callReplanner, type PastStep, type ReplanCall, replannerPrompt, shouldSkipReplan } from "./replanner.js";
-import { runPlanStep, type StepExecutor } from "./step-runner.js";
+import { runPlanStep, type StepLauncher } from "./step-runner.js";
 
 export interface PhaseTwoDeps {
-  execute: StepExecutor;
+  steps: StepLauncher;
   /** The replanner's model: the pool's `replanner`, else the run's; undefined when it cannot be resolved. */
   replanner(): ResolvedModel | undefined;
 }
@@ -35,9 +36,9 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
   let result: ReplanCall | undefined;
   let output: string;
   try {
-    result = await callReplanner(model.model, prompt, {
+    const env = { clock: ctx.clock, retry: scenarioRetry("replanner", ctx.retry), signal: ctx.signal };
+    result = await callReplanner(env, model.model, prompt, {
       maxOutputTokens: Math.min(ctx.config.llm.maxTokens, model.info.limit.output),
-      signal: ctx.signal,
     });
     output = JSON.stringify(result.decision);
   } catch (err) {
@@ -79,18 +80,16 @@ export function planReport(plan: Plan, note?: string): string {
 /** The run's last message: the final answer, written, streamed and kept as the run's text. */
 export async function finalMessage(ctx: RunContext, state: PlanState, text: string): Promise<void> {
   ctx.emit({ type: "token", content: text });
-  await appendRunMessage(
-    ctx,
-    {
-      role: "assistant",
-      content: [{ type: "text", text }],
-      description: cutText(text, 200),
-      model: ctx.model.ref,
-      agent: ctx.agent.name,
-      finishReason: "stop",
-    },
-    state.plan?.goalId ?? null,
-  );
+  const goalId = state.plan?.goalId;
+  await appendMessage(ctx, {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    description: cutText(text, 200),
+    model: ctx.model.ref,
+    agent: ctx.agent.name,
+    finishReason: "stop",
+    ...(goalId ? { goalId } : {}),
+  });
   ctx.lastText = text;
 }
 
@@ -109,7 +108,7 @@ export async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: Phase
     const plan = state.plan!;
     const next = plan.steps.find((s) => s.status === "pending");
     if (!next || executed >= state.maxSteps) break;
-    const done = await runPlanStep(ctx, state, next, past, deps.execute);
+    const done = await runPlanStep(ctx, state, next, past, deps.steps);
     executed++;
     past.push(done);
     if (ctx.signal.aborted) break;

@@ -1,18 +1,18 @@
 import type { Config } from "../config/schema.js";
 import { ArborError } from "../errors.js";
-import type { ExecuteOptions, RunDeps } from "../loop/run.js";
-import type { RunContext } from "../loop/run-context.js";
-import type { StepsOutcome } from "../loop/steps.js";
-import type { ResolvedModel, RunInput, RunResult } from "../loop/types.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
+import type { RunContext, RunExtension } from "../loop/run-context.js";
+import type { StepsOutcome } from "../loop/run-types.js";
 import type { PermissionRule } from "../tools/permission.js";
 import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
-import type { PlanApprovalAnswer } from "./plan-gate.js";
+import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";
 import { latestPlanRecord } from "./plan-record.js";
 import { sessionOfPlan, stepView } from "./plan-schema.js";
 import { executorPlanView, PlanState } from "./plan-state.js";
 import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL } from "./plan-tools.js";
 import type { RunPlan } from "./run-plan.js";
+import type { StepLauncher } from "./step-runner.js";
 
 /** How a run takes part in plan mode, beyond an ordinary phase 1. */
 export type PlanExecution =
@@ -21,41 +21,31 @@ export type PlanExecution =
   /** The executor of a step: its `plan_update` reports to this plan. */
   | { step: PlanState };
 
-/** `executeRun`, passed in so this module does not import the loop's entry point. */
-export type RunExecutor = (
-  deps: RunDeps,
-  input: RunInput,
-  sessionId: string,
-  signal: AbortSignal,
-  emit: RunContext["emit"],
-  options: ExecuteOptions,
-) => Promise<RunResult>;
+/** What plan mode borrows from the runtime. */
+export interface PlanModeDeps {
+  config: Config;
+  /** Runs waiting for a plan's approval, and who answers them. */
+  gate: PlanGate;
+  /** The replanner's model for a run on `model`; undefined means no replanning. */
+  replannerModel(model: ResolvedModel): ResolvedModel | undefined;
+  /** How the run starts its steps' executors. */
+  steps(ctx: RunContext): StepLauncher;
+}
 
-/** What plan mode adds to a run: the plan tools' services and the phases around phase 1. */
-export interface PlanMode {
-  services: RunPlan;
-  run(phaseOne: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
+/** Plan mode as a run extension, with the plan tools' services once the run has started. */
+export interface PlanExtension extends RunExtension {
+  services(): RunPlan | undefined;
 }
 
 /**
  * Rules that hide the plan tools where plan mode is off: PLAN_ENABLED false, and sub-traces other
  * than plan steps (a sub-agent plans with `goal`; a step's executor may only report).
  */
-export function planToolRules(config: Config, options: ExecuteOptions): PermissionRule[] {
+export function planToolRules(config: Config, execution: PlanExecution | undefined, isTrace: boolean): PermissionRule[] {
   const deny = (permission: string): PermissionRule => ({ permission, pattern: "*", action: "deny" });
-  const step = options.plan !== undefined && "step" in options.plan;
-  if (step) return [deny(PLAN_CREATE_TOOL)];
-  if (!config.plan.enabled || options.trace !== undefined) return [deny(PLAN_CREATE_TOOL), deny(PLAN_UPDATE_TOOL)];
+  if (execution !== undefined && "step" in execution) return [deny(PLAN_CREATE_TOOL)];
+  if (!config.plan.enabled || isTrace) return [deny(PLAN_CREATE_TOOL), deny(PLAN_UPDATE_TOOL)];
   return [];
-}
-
-/** The pool's replanner model, else the run's; one that cannot be resolved means no replanning. */
-function replannerModel(deps: RunDeps, ctx: RunContext): ResolvedModel | undefined {
-  try {
-    return deps.models().forScenario("replanner") ?? ctx.model;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Ends the run without phase 2: the plan goal is abandoned and the user and model read why. */
@@ -73,10 +63,10 @@ async function reject(ctx: RunContext, state: PlanState, reason: string | undefi
  * The approval gate (seed 003 §4.5): the request is registered, recorded in the session (so it
  * outlives this process) and announced, then the run waits for an answer or an abort.
  */
-async function askApproval(ctx: RunContext, state: PlanState, deps: RunDeps): Promise<PlanApprovalAnswer> {
+async function askApproval(ctx: RunContext, state: PlanState, deps: PlanModeDeps): Promise<PlanApprovalAnswer> {
   const plan = state.plan!;
   const steps = plan.steps.map(stepView);
-  const answer = deps.plans.wait({ planId: plan.planId, sessionId: ctx.sessionId, title: plan.title, steps }, ctx.signal);
+  const answer = deps.gate.wait({ planId: plan.planId, sessionId: ctx.sessionId, title: plan.title, steps }, ctx.signal);
   // Settled here too, so an abort while the record is written is not an unhandled rejection.
   answer.catch(() => {});
   await appendPlanRecord(ctx, { plan, status: "awaiting_approval" });
@@ -98,50 +88,67 @@ async function resumePlan(ctx: RunContext, state: PlanState, planId: string): Pr
 }
 
 /**
- * Plan mode for one run (SPEC 7), or undefined when the run takes no part in it. The main run
- * gets the plan tools, then after phase 1 the approval gate and phase 2; an executor gets a view
- * that reports to the plan it works for.
+ * Plan mode for one run (SPEC 7). The main run gets the plan tools, then after phase 1 the approval
+ * gate and phase 2; an executor gets a view that reports to the plan it works for; elsewhere the
+ * extension only hides the plan tools.
  */
-export function planModeFor(ctx: RunContext, deps: RunDeps, options: ExecuteOptions, execute: RunExecutor): PlanMode | undefined {
-  const execution = options.plan;
+export function planExtension(deps: PlanModeDeps, execution: PlanExecution | undefined, isTrace: boolean): PlanExtension {
+  const rules = planToolRules(deps.config, execution, isTrace);
   if (execution && "step" in execution) {
-    return { services: executorPlanView(execution.step), run: (phaseOne) => phaseOne() };
+    const view = executorPlanView(execution.step);
+    return { name: "plan", rules, services: () => view };
   }
   const approval = execution?.approval;
-  if (!approval && (!deps.config.plan.enabled || options.trace !== undefined)) return undefined;
-  const state = new PlanState(ctx, deps.config.plan.maxSteps);
-  const phaseTwo: PhaseTwoDeps = {
-    execute: (input, sessionId, signal, emit, launch, plan) =>
-      execute(deps, input, sessionId, signal, emit, { trace: launch, plan: { step: plan } }),
-    replanner: () => replannerModel(deps, ctx),
+  if (!approval && (!deps.config.plan.enabled || isTrace)) return { name: "plan", rules, services: () => undefined };
+  let state: PlanState | undefined;
+  const started = (): PlanState => {
+    if (!state) throw new Error("plan mode has not started");
+    return state;
   };
   return {
-    services: state,
-    async run(phaseOne) {
-      let answer: PlanApprovalAnswer;
-      if (approval) {
-        await resumePlan(ctx, state, approval.planId);
-        answer = { approved: approval.approved, ...(approval.reason !== undefined ? { reason: approval.reason } : {}) };
-      } else {
-        const outcome = await phaseOne();
-        // A refusal or a loop stops the run before its plan is acted on.
-        if (!state.created || outcome.status !== "done" || outcome.stopReason !== "finished") return outcome;
-        if (!deps.config.plan.requireApproval) return runPhaseTwo(ctx, state, phaseTwo);
-        try {
-          answer = await askApproval(ctx, state, deps);
-        } catch (err) {
-          if (ctx.signal.aborted) return { status: "aborted" };
-          throw err;
-        }
-      }
-      const plan = state.plan!;
-      await appendPlanRecord(ctx, {
-        plan,
-        status: answer.approved ? "approved" : "rejected",
-        ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
-      });
-      if (!answer.approved) return reject(ctx, state, answer.reason);
-      return runPhaseTwo(ctx, state, phaseTwo);
+    name: "plan",
+    rules,
+    start(ctx) {
+      state = new PlanState(ctx, deps.config.plan.maxSteps);
     },
+    services: () => state,
+    // Phase 1 ends right after the step that called plan_create; the plan runs next.
+    stop: () => (state?.stopsPhaseOne ? "finished" : undefined),
+    around: (ctx, phaseOne) => planRun(ctx, started(), deps, approval, phaseOne),
   };
+}
+
+/** Phase 1, then the approval gate and phase 2; or, for an answer that came after its run ended, only the latter. */
+async function planRun(
+  ctx: RunContext,
+  state: PlanState,
+  deps: PlanModeDeps,
+  approval: (PlanApprovalAnswer & { planId: string }) | undefined,
+  phaseOne: () => Promise<StepsOutcome>,
+): Promise<StepsOutcome> {
+  const phaseTwo: PhaseTwoDeps = { steps: deps.steps(ctx), replanner: () => deps.replannerModel(ctx.model) };
+  let answer: PlanApprovalAnswer;
+  if (approval) {
+    await resumePlan(ctx, state, approval.planId);
+    answer = { approved: approval.approved, ...(approval.reason !== undefined ? { reason: approval.reason } : {}) };
+  } else {
+    const outcome = await phaseOne();
+    // A refusal or a loop stops the run before its plan is acted on.
+    if (!state.created || outcome.status !== "done" || outcome.stopReason !== "finished") return outcome;
+    if (!deps.config.plan.requireApproval) return runPhaseTwo(ctx, state, phaseTwo);
+    try {
+      answer = await askApproval(ctx, state, deps);
+    } catch (err) {
+      if (ctx.signal.aborted) return { status: "aborted" };
+      throw err;
+    }
+  }
+  const plan = state.plan!;
+  await appendPlanRecord(ctx, {
+    plan,
+    status: answer.approved ? "approved" : "rejected",
+    ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+  });
+  if (!answer.approved) return reject(ctx, state, answer.reason);
+  return runPhaseTwo(ctx, state, phaseTwo);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ArborError } from "../errors.js";
-import { createGoalTree } from "../goal/goal-tree.js";
+import { createGoalTree, type GoalTree } from "../goal/goal-tree.js";
 import type { RunContext } from "../loop/run-context.js";
 import { addPlanGoals, addStepGoals, closePlanGoal, closeStepGoal, type PlanGoalChange } from "./plan-goals.js";
 import { type Plan, type PlanStep, type PlanStepStatus, planIdFor, stepView } from "./plan-schema.js";
@@ -39,14 +39,18 @@ export class PlanState implements RunPlan {
   /** Makes `change` the run's goal tree (published to watchers) and returns it. */
   applyGoals(change: PlanGoalChange): void {
     this.ctx.services?.goals.set(change.tree, change);
-    if (!this.ctx.services) this.ctx.goals = change.tree;
+  }
+
+  /** The run's goal tree, kept by the goal extension. */
+  private get goals(): GoalTree | undefined {
+    return this.ctx.services?.goals.get();
   }
 
   create(input: { title: string; steps: readonly string[] }): PlanChange {
     if (this.plan && this.created) {
       throw new ArborError("invalid_input", `This turn already made the plan "${this.plan.title}"; it runs once this turn ends.`);
     }
-    const tree = this.ctx.goals ?? createGoalTree(this.ctx.mission);
+    const tree = this.goals ?? createGoalTree(this.ctx.services?.goals.mission ?? "");
     const goals = addPlanGoals(tree, { title: input.title, steps: input.steps }, this.now());
     this.applyGoals(goals);
     const steps: PlanStep[] = input.steps.map((title, i) => ({
@@ -97,7 +101,7 @@ export class PlanState implements RunPlan {
     this.setStep(step.id, input.status, input.note);
     return {
       plan: this.plan!,
-      ...(this.ctx.goals ? { goalTree: this.ctx.goals } : {}),
+      ...(this.goals ? { goalTree: this.goals } : {}),
       message: `Step ${step.id} marked ${input.status}; it will not run.`,
     };
   }
@@ -114,10 +118,10 @@ export class PlanState implements RunPlan {
       ...(subTraceId !== undefined ? { subTraceId } : {}),
     };
     this.plan = { ...plan, steps: plan.steps.map((s) => (s.id === stepId ? next : s)) };
-    if (step.goalId && this.ctx.goals && status !== "running" && status !== "pending") {
+    if (step.goalId && this.goals && status !== "running" && status !== "pending") {
       const goalStatus = status === "completed" ? "completed" : "abandoned";
       const summary = result ?? (status === "skipped" ? "Skipped." : status);
-      this.applyGoals(closeStepGoal(this.ctx.goals, step.goalId, goalStatus, summary, this.now()));
+      this.applyGoals(closeStepGoal(this.goals, step.goalId, goalStatus, summary, this.now()));
     }
     this.ctx.emit({ type: "plan_updated", plan_id: plan.planId, step_id: stepId, status });
     return next;
@@ -132,12 +136,12 @@ export class PlanState implements RunPlan {
     const kept = plan.steps.filter((s) => s.status !== "pending");
     const now = this.now();
     for (const step of plan.steps) {
-      if (step.status !== "pending" || !step.goalId || !this.ctx.goals) continue;
-      this.applyGoals(closeStepGoal(this.ctx.goals, step.goalId, "abandoned", `Replaced by a revision: ${reason}`, now));
+      if (step.status !== "pending" || !step.goalId || !this.goals) continue;
+      this.applyGoals(closeStepGoal(this.goals, step.goalId, "abandoned", `Replaced by a revision: ${reason}`, now));
     }
     let goalIds: string[] = [];
-    if (plan.goalId && this.ctx.goals) {
-      const added = addStepGoals(this.ctx.goals, plan.goalId, titles, now);
+    if (plan.goalId && this.goals) {
+      const added = addStepGoals(this.goals, plan.goalId, titles, now);
       this.applyGoals(added);
       goalIds = added.stepGoalIds;
     }
@@ -160,7 +164,7 @@ export class PlanState implements RunPlan {
   /** Closes the plan goal (steps left open are abandoned with it). */
   closePlan(status: "completed" | "abandoned", summary: string): void {
     const goalId = this.plan?.goalId;
-    if (goalId && this.ctx.goals) this.applyGoals(closePlanGoal(this.ctx.goals, goalId, status, summary, this.now()));
+    if (goalId && this.goals) this.applyGoals(closePlanGoal(this.goals, goalId, status, summary, this.now()));
   }
 }
 

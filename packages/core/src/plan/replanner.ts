@@ -1,5 +1,7 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Usage } from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { z } from "zod";
+import { generate, type ModelCallEnv } from "../llm/model-call.js";
+import { toUsage } from "../llm/stream-step.js";
 import type { TokenUsage } from "../model/message.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
 import { cutText, type PlanStep, RESULT_CHARS } from "./plan-schema.js";
@@ -79,27 +81,18 @@ export interface ReplanCall {
   usage: TokenUsage | undefined;
 }
 
-function toUsage(u: LanguageModelV4Usage): TokenUsage {
-  return {
-    input: u.inputTokens.total ?? 0,
-    output: u.outputTokens.total ?? 0,
-    reasoning: u.outputTokens.reasoning ?? 0,
-    cacheRead: u.inputTokens.cacheRead ?? 0,
-    cacheWrite: u.inputTokens.cacheWrite ?? 0,
-  };
-}
-
 /**
  * One structured-output call: the decision as a forced tool call (what OpenAI-compatible servers
  * and the scripted model both support), or JSON in the text when a model ignores the tool. Throws
  * when the call fails or the answer is not a valid decision; the caller then continues.
  */
 export async function callReplanner(
+  env: ModelCallEnv,
   model: LanguageModelV4,
   prompt: string,
-  options: { maxOutputTokens: number; signal: AbortSignal },
+  options: { maxOutputTokens: number },
 ): Promise<ReplanCall> {
-  const call: LanguageModelV4CallOptions = {
+  const call: Omit<LanguageModelV4CallOptions, "abortSignal"> = {
     prompt: [
       { role: "system", content: REPLANNER_SYSTEM },
       { role: "user", content: [{ type: "text", text: prompt }] },
@@ -108,9 +101,8 @@ export async function callReplanner(
     toolChoice: { type: "tool", toolName: REPLAN_TOOL },
     maxOutputTokens: options.maxOutputTokens,
     temperature: 0,
-    abortSignal: options.signal,
   };
-  const result = await model.doGenerate(call);
+  const result = await generate(env, model, call);
   const toolCall = result.content.find((c) => c.type === "tool-call" && c.toolName === REPLAN_TOOL);
   const raw =
     toolCall?.type === "tool-call"

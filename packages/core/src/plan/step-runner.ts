@@ -1,15 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
-import type { TraceLaunch } from "../loop/run.js";
+import type { ExtensionFactory } from "../loop/extension.js";
 import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
-import { branchRecorder, resultMetadata } from "../loop/sub-trace-record.js";
-import { DELEGATE_CONTEXT } from "../loop/sub-traces.js";
-import type { RunInput, RunResult } from "../loop/types.js";
-import type { SubagentStatus } from "../model/entry.js";
-import { subTraceId } from "../model/ids.js";
-import type { RunEvent } from "../model/run-events.js";
 import type { TraceContext } from "../model/session.js";
-import { applyEntry } from "../session/context.js";
+import type { SubAgentLauncher } from "../subagents/launcher.js";
+import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
 import { EXECUTOR_SYSTEM, executorPrompt } from "./executor-prompt.js";
 import { appendGoalTree } from "./plan-entries.js";
 import { startStepGoal } from "./plan-goals.js";
@@ -28,18 +22,15 @@ export const EXECUTOR_CONTEXT: TraceContext = Object.freeze({
 /** Sub-trace ids of steps: `{session}@plan_step-{time}-{seq}`, and the mode of their batch entries. */
 export const PLAN_STEP_MODE = "plan_step";
 
-/** Runs an executor's sub-run; `plan` is what its `plan_update` reports to. */
-export type StepExecutor = (
-  input: RunInput,
-  sessionId: string,
-  signal: AbortSignal,
-  emit: (event: RunEventInput) => void,
-  launch: TraceLaunch,
-  plan: PlanState,
-) => Promise<RunResult>;
+/** How phase 2 starts a step's executor: the run's sub-agent launcher, and the extensions of an executor's run. */
+export interface StepLauncher {
+  launcher: SubAgentLauncher;
+  /** Extensions of an executor's run: its `plan_update` reports to `plan`. */
+  executorExtensions(plan: PlanState): ExtensionFactory;
+}
 
-/** Events of the executor the parent's stream shows live (SPEC 12: sub-agent work is not invisible). */
-function forward(ctx: RunContext, traceId: string, event: RunEventInput): void {
+/** Events of the executor the parent's stream shows live: sub-agent work is never invisible. */
+function forward(ctx: RunContext, event: RunEventInput): void {
   switch (event.type) {
     case "token":
     case "reasoning":
@@ -51,9 +42,7 @@ function forward(ctx: RunContext, traceId: string, event: RunEventInput): void {
     case "llm_end":
       ctx.emit({ ...event, node: "executor" });
       return;
-    case "permission_request":
-      ctx.emit({ ...event, metadata: { ...event.metadata, sub_trace_id: traceId } });
-      return;
+    case "permission_request": // the launcher shows asks itself
     case "done":
     case "error":
     case "plan_created":
@@ -68,23 +57,6 @@ function forward(ctx: RunContext, traceId: string, event: RunEventInput): void {
   }
 }
 
-function subagentStatus(result: RunResult): SubagentStatus {
-  if (result.status === "aborted") return "aborted";
-  if (result.status === "error") return "failed";
-  if (result.stopReason === "max_turns") return "max_turns";
-  if (result.stopReason === "budget") return "budget";
-  return "completed";
-}
-
-/** A fresh step id: phase 2 runs one step at a time per session, so a lookup is enough to stay unique. */
-async function stepTraceId(ctx: RunContext): Promise<string> {
-  const at = new Date(ctx.clock.now());
-  for (let seq = 1; ; seq++) {
-    const id = subTraceId(ctx.sessionId, PLAN_STEP_MODE, at, seq);
-    if (!(await ctx.store.getSession(id))) return id;
-  }
-}
-
 /**
  * Runs one step as its own executor sub-trace (SPEC 7), recorded like any sub-trace (SPEC 3): the
  * step's goal becomes an `agent_call` of mode `plan_step`, a `subagent_batch` and `subagent_result`
@@ -96,100 +68,60 @@ export async function runPlanStep(
   state: PlanState,
   step: PlanStep,
   past: readonly PastStep[],
-  execute: StepExecutor,
+  start: StepLauncher,
 ): Promise<PastStep> {
   const plan = state.plan!;
   const now = () => new Date(ctx.clock.now()).toISOString();
-  const traceId = await stepTraceId(ctx);
+  const [traceId] = await start.launcher.ids(PLAN_STEP_MODE, 1);
   const goalId = step.goalId;
-  if (goalId && ctx.goals) {
-    const focused = startStepGoal(ctx.goals, goalId, now());
+  const goals = ctx.services?.goals;
+  const tree = goals?.get();
+  if (goalId && tree) {
+    const focused = startStepGoal(tree, goalId, now());
     const call = startAgentCall(focused.tree, {
       mode: PLAN_STEP_MODE,
       description: step.title,
-      subTraceIds: [traceId],
+      subTraceIds: [traceId!],
       now: now(),
     });
     state.applyGoals({ tree: call.tree, affectedGoals: [goalId], addedGoals: [] });
   }
   state.setStep(step.id, "running", undefined, traceId);
-  const batchId = `batch_${randomUUID().slice(0, 8)}`;
-  const batch = await ctx.store.appendEntry(ctx.sessionId, {
-    type: "subagent_batch",
-    batchId,
+  const position = plan.steps.findIndex((s) => s.id === step.id) + 1;
+  const { branches } = await start.launcher.run({
     mode: PLAN_STEP_MODE,
     ...(goalId ? { goalId } : {}),
-    tasks: [{ task: step.title, subSessionId: traceId }],
-  });
-  ctx.state = applyEntry(ctx.state, batch);
-  ctx.publish(
-    {
-      event: "sub_trace_started",
-      parent_trace_id: ctx.sessionId,
-      ...(goalId ? { parent_goal_id: goalId } : {}),
-      agent_type: PLAN_STEP_MODE,
-      task: step.title,
-    },
-    traceId,
-  );
-
-  const recorder = branchRecorder(() => ctx.clock.now());
-  const position = plan.steps.findIndex((s) => s.id === step.id) + 1;
-  const result = await execute(
-    {
-      prompt: executorPrompt({ title: plan.title, step, position, total: plan.steps.length, past }),
-      agent: EXECUTOR_AGENT,
-      model: ctx.model.model,
-      cwd: ctx.cwd,
-      system: EXECUTOR_SYSTEM,
-    },
-    traceId,
-    ctx.signal,
-    (event) => {
-      recorder.see(event as RunEvent);
-      forward(ctx, traceId, event);
-    },
-    {
-      parentSessionId: ctx.sessionId,
-      ...(goalId ? { parentGoalId: goalId } : {}),
-      agentType: PLAN_STEP_MODE,
-      task: step.title,
-      context: EXECUTOR_CONTEXT,
-    },
-    state,
-  );
-  ctx.usage = addUsage(ctx.usage, result.usage);
-  ctx.cost += result.cost;
-  ctx.step += result.steps;
-
-  const status = subagentStatus(result);
-  const record = await recorder.finish(ctx.store, { traceId, task: step.title, status, result });
-  if (goalId && ctx.goals) {
-    const finish = finishAgentCall(ctx.goals, { goalId, metadata: { [traceId]: record.metadata }, now: now() });
-    state.applyGoals({ tree: finish.tree, affectedGoals: finish.affectedGoals, addedGoals: [] });
-  }
-  const entry = await ctx.store.appendEntry(ctx.sessionId, {
-    type: "subagent_result",
-    batchId,
-    subSessionId: traceId,
-    status,
-    summary: record.outcome.summary,
-    metadata: resultMetadata(record),
-  });
-  ctx.state = applyEntry(ctx.state, entry);
-  ctx.publish(
-    {
-      event: "sub_trace_completed",
-      status,
-      summary: record.outcome.summary,
-      stats: {
-        total_messages: record.metadata.stats.messageCount,
-        total_tokens: record.metadata.stats.totalTokens,
-        total_cost: record.metadata.stats.totalCost,
+    ids: [traceId!],
+    branches: [
+      {
+        task: step.title,
+        input: {
+          prompt: executorPrompt({ title: plan.title, step, position, total: plan.steps.length, past }),
+          agent: EXECUTOR_AGENT,
+          model: ctx.model.model,
+          cwd: ctx.cwd,
+          system: EXECUTOR_SYSTEM,
+        },
+        context: EXECUTOR_CONTEXT,
       },
+    ],
+    limit: 1,
+    signal: ctx.signal,
+    extensions: start.executorExtensions(state),
+    forward: (event) => forward(ctx, event),
+    finished([done]) {
+      const { result, traceId: id, record } = done!;
+      ctx.usage = addUsage(ctx.usage, result.usage);
+      ctx.cost += result.cost;
+      ctx.step += result.steps;
+      const after = goals?.get();
+      if (goalId && after) {
+        const finish = finishAgentCall(after, { goalId, metadata: { [id]: record.metadata }, now: now() });
+        state.applyGoals({ tree: finish.tree, affectedGoals: finish.affectedGoals, addedGoals: [] });
+      }
     },
-    traceId,
-  );
+  });
+  const { status, record } = branches[0]!;
 
   // The executor's own word (plan_update) decides over a run that merely ended well.
   const report = state.reports.get(step.id);

@@ -1,57 +1,12 @@
-import {
-  applyGoalCompaction,
-  type CarriedNote,
-  GOAL_COMPACTION_ENTRY_TYPE,
-  takeCarriedNote,
-} from "../context/goal-compaction.js";
+import { applyGoalCompaction, GOAL_COMPACTION_ENTRY_TYPE, takeCarriedNote } from "../context/goal-compaction.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/prune-entry.js";
-import type { CompactionEntry, CustomEntry, Entry, ThinkingLevel } from "../model/entry.js";
+import type { CompactionEntry, CustomEntry, Entry } from "../model/entry.js";
 import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
+import { type ContextItem, type ContextState, emptyContext } from "./context-state.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
 
-/** One message the model sees, with the entry it came from. */
-export interface ContextItem {
-  readonly entryId: string;
-  readonly message: Message;
-  /** Set on the summary a compaction puts first: its text as written, so a later compaction can update it. */
-  readonly compaction?: { readonly summary: string; readonly details?: unknown };
-}
-
-/**
- * What the model sees at one point of a path. `items` is a buffer shared between successive
- * states and `length` is this state's view of it, so appending one entry is O(1): the buffer is
- * extended in place when this state owns its end and copied only when an older state is extended
- * (a branch). Old states stay valid because nothing below their `length` is ever written.
- */
-export interface ContextState {
-  readonly items: ContextItem[];
-  readonly length: number;
-  readonly thinkingLevel: ThinkingLevel | null;
-  readonly model: string | null;
-  /** The last entry applied; the next entry's parent if the state follows a path. */
-  readonly leafId: string | null;
-  /**
-   * Items below this index were rewritten (by a compaction or a prune) after they were first sent,
-   * so token usage a provider reported for a message below it no longer measures this context.
-   */
-  readonly rewrittenAt: number;
-  /** Notes abandoned goals left for the first message of the goals that replace them. */
-  readonly carry?: readonly CarriedNote[];
-}
-
-export const EMPTY_CONTEXT: ContextState = Object.freeze({
-  items: [],
-  length: 0,
-  thinkingLevel: null,
-  model: null,
-  leafId: null,
-  rewrittenAt: 0,
-}) as ContextState;
-
-export function emptyContext(): ContextState {
-  return { items: [], length: 0, thinkingLevel: null, model: null, leafId: null, rewrittenAt: 0 };
-}
+export { type CarriedNote, type ContextItem, type ContextState, EMPTY_CONTEXT, emptyContext } from "./context-state.js";
 
 function reminder(text: string): TextPart {
   return { type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` };

@@ -15,7 +15,14 @@ function isRecord(v: unknown): v is Raw {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** Custom entry types renamed into the `arbor.` namespace: the old name on disk, the name read. */
+const RENAMED_CUSTOM_TYPES: Readonly<Record<string, string>> = { run_error: "arbor.run_error" };
+
 export function migrateEntry(raw: unknown): unknown {
+  if (isRecord(raw) && raw.type === "custom" && typeof raw.customType === "string") {
+    const renamed = RENAMED_CUSTOM_TYPES[raw.customType];
+    return renamed === undefined ? raw : { ...raw, customType: renamed };
+  }
   if (!isRecord(raw) || raw.type !== "message" || !isRecord(raw.message)) return raw;
   const content = raw.message.content;
   if (typeof content !== "string") return raw;

@@ -1,4 +1,3 @@
-export * from "./agents.js";
 export * from "./ask.js";
 export * from "./blob-store.js";
 export { BashInputSchema, type BashToolOptions, bashTool } from "./builtin/bash.js";

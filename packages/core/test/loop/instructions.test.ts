@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPromptContext, MAX_PROMPT_FILE_BYTES } from "../../src/loop/instructions.js";
+import { loadPromptContext, MAX_PROMPT_FILE_BYTES } from "../../src/prompt/instructions.js";
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -46,7 +46,7 @@ describe("provider errors and retries", () => {
     expect(events.at(-1)).toMatchObject({ type: "error", code: "provider_error" });
     expect(clock.sleeps).toHaveLength(2);
     const path = await store.getActivePath(handle.sessionId);
-    expect(path.at(-1)).toMatchObject({ type: "custom", customType: "run_error" });
+    expect(path.at(-1)).toMatchObject({ type: "custom", customType: "arbor.run_error" });
   });
 
   it("does not retry a 400: the run ends with the provider's message", async () => {

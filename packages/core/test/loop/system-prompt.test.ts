@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildSwitchReminder, maxTurnsReminder, planModeReminder, queuedUserReminder } from "../../src/loop/reminders.js";
+import { buildSwitchReminder, maxTurnsReminder, planModeReminder, queuedUserReminder } from "../../src/prompt/reminders.js";
 import {
   buildSystemPrompt,
   DEFAULT_AGENT_PROMPT,
   environmentBlock,
   type PromptEnvironment,
   type SystemPromptInput,
-} from "../../src/loop/system-prompt.js";
+} from "../../src/prompt/system-prompt.js";
 
 const env: PromptEnvironment = {
   cwd: "/work/project",

@@ -1,11 +1,6 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from "@ai-sdk/provider";
-import { DelegatingModel } from "../model-wrapper.js";
+import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { MiddlewareStack } from "../model-middleware.js";
+import type { ModelUse } from "../model-wrapper.js";
 import { type LlmCacheStore, MemoryCacheStore } from "./cache-store.js";
 import { generateFromParts, partsFromGenerate } from "./generate-parts.js";
 import { decodePart, encodePart, isRecordable, type RecordedPart, type Recording } from "./recording.js";
@@ -55,7 +50,7 @@ export class LlmCache {
   private readonly onError: (err: unknown) => void;
   private readonly counts = { hits: 0, misses: 0, writes: 0 };
   /** One wrapper per model and name, so wrapping is idempotent and callers may compare models by identity. */
-  private readonly wrapped = new WeakMap<LanguageModelV4, Map<string, LanguageModelV4>>();
+  private readonly stack = new MiddlewareStack([this]);
 
   constructor(options: LlmCacheOptions = {}) {
     const ttl = options.ttlSeconds ?? DEFAULT_CACHE_TTL_SECONDS;
@@ -69,17 +64,12 @@ export class LlmCache {
 
   /** `model` answering from the cache where it can; `ref` (`provider/model`) is the name keys use. */
   wrap(model: LanguageModelV4, ref = `${model.provider}/${model.modelId}`): LanguageModelV4 {
-    let byRef = this.wrapped.get(model);
-    if (!byRef) {
-      byRef = new Map();
-      this.wrapped.set(model, byRef);
-    }
-    let cached = byRef.get(ref);
-    if (!cached) {
-      cached = new CachedModel(model, ref, this);
-      byRef.set(ref, cached);
-    }
-    return cached;
+    return this.stack.wrap(model, { ref });
+  }
+
+  /** The cache as AI SDK model middleware for one use of a model. */
+  middleware(use: ModelUse): LanguageModelV4Middleware {
+    return cacheMiddleware(use.ref, this);
   }
 
   async stats(): Promise<LlmCacheStats> {
@@ -143,54 +133,49 @@ function markHit(part: LanguageModelV4StreamPart): LanguageModelV4StreamPart {
   return { ...part, providerMetadata: { ...part.providerMetadata, arbor: { cache: "hit" } } };
 }
 
-class CachedModel extends DelegatingModel {
-  constructor(
-    inner: LanguageModelV4,
-    private readonly ref: string,
-    private readonly cache: LlmCache,
-  ) {
-    super(inner);
-  }
-
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    const key = cacheKey(options, this.ref);
-    const hit = await this.cache.lookup(key);
-    if (hit) {
-      return {
-        stream: replayStream(
-          hit.parts.map((p) => markHit(decodePart(p))),
-          { signal: options.abortSignal },
-        ),
-        response: { headers: { [CACHE_HEADER]: "hit" } },
-      };
-    }
-    const result = await this.inner.doStream(options);
-    const parts: RecordedPart[] = [];
-    return {
-      ...result,
-      stream: tapStream(result.stream, {
-        part: (part) => {
-          if (isRecordable(part)) parts.push(encodePart(part));
-        },
-        end: (complete) => (complete ? this.cache.record(key, this.ref, parts) : undefined),
-      }),
-      response: { ...result.response, headers: { ...result.response?.headers, [CACHE_HEADER]: "miss" } },
-    };
-  }
-
-  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-    const key = cacheKey(options, this.ref);
-    const hit = await this.cache.lookup(key);
-    if (hit) {
-      const result = generateFromParts(hit.parts.map(decodePart));
+/** Answers from the cache where it can, and records what a live call streamed to the end. */
+function cacheMiddleware(ref: string, cache: LlmCache): LanguageModelV4Middleware {
+  return {
+    specificationVersion: "v4",
+    async wrapStream({ doStream, params: options }) {
+      const key = cacheKey(options, ref);
+      const hit = await cache.lookup(key);
+      if (hit) {
+        return {
+          stream: replayStream(
+            hit.parts.map((p) => markHit(decodePart(p))),
+            { signal: options.abortSignal },
+          ),
+          response: { headers: { [CACHE_HEADER]: "hit" } },
+        };
+      }
+      const result = await doStream();
+      const parts: RecordedPart[] = [];
       return {
         ...result,
-        providerMetadata: { ...result.providerMetadata, arbor: { cache: "hit" } },
-        response: { ...result.response, headers: { [CACHE_HEADER]: "hit" } },
+        stream: tapStream(result.stream, {
+          part: (part) => {
+            if (isRecordable(part)) parts.push(encodePart(part));
+          },
+          end: (complete) => (complete ? cache.record(key, ref, parts) : undefined),
+        }),
+        response: { ...result.response, headers: { ...result.response?.headers, [CACHE_HEADER]: "miss" } },
       };
-    }
-    const result = await this.inner.doGenerate(options);
-    await this.cache.record(key, this.ref, partsFromGenerate(result).filter(isRecordable).map(encodePart));
-    return { ...result, response: { ...result.response, headers: { ...result.response?.headers, [CACHE_HEADER]: "miss" } } };
-  }
+    },
+    async wrapGenerate({ doGenerate, params: options }) {
+      const key = cacheKey(options, ref);
+      const hit = await cache.lookup(key);
+      if (hit) {
+        const result = generateFromParts(hit.parts.map(decodePart));
+        return {
+          ...result,
+          providerMetadata: { ...result.providerMetadata, arbor: { cache: "hit" } },
+          response: { ...result.response, headers: { [CACHE_HEADER]: "hit" } },
+        };
+      }
+      const result = await doGenerate();
+      await cache.record(key, ref, partsFromGenerate(result).filter(isRecordable).map(encodePart));
+      return { ...result, response: { ...result.response, headers: { ...result.response?.headers, [CACHE_HEADER]: "miss" } } };
+    },
+  };
 }

@@ -5,12 +5,12 @@ import type {
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
 import { ArborError } from "../../errors.js";
-import type { ModelResolver, ResolvedModel } from "../../loop/types.js";
 import { generateFromParts } from "../cache/generate-parts.js";
 import { decodePart, type Recording } from "../cache/recording.js";
 import { describeLastMessage, replayKey } from "../cache/request-key.js";
 import { replayStream } from "../cache/streams.js";
 import { type ModelInfo, modelInfo } from "../catalog.js";
+import type { ModelResolver, ResolvedModel } from "../resolved-model.js";
 import type { Cassette } from "./cassette-file.js";
 
 export interface CassettePlayerOptions {

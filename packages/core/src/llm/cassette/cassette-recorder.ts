@@ -1,14 +1,10 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4StreamResult,
-} from "@ai-sdk/provider";
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware } from "@ai-sdk/provider";
 import { partsFromGenerate } from "../cache/generate-parts.js";
 import { encodePart, isRecordable, type RecordedPart, type Recording } from "../cache/recording.js";
 import { describeLastMessage, replayKey } from "../cache/request-key.js";
 import { tapStream } from "../cache/streams.js";
-import { DelegatingModel } from "../model-wrapper.js";
+import { MiddlewareStack } from "../model-middleware.js";
+import type { ModelUse } from "../model-wrapper.js";
 import { CASSETTE_FORMAT, CASSETTE_VERSION, type Cassette, saveCassette } from "./cassette-file.js";
 
 export interface CassetteRecorderOptions {
@@ -31,7 +27,7 @@ export class CassetteRecorder {
   private readonly now: () => number;
   private readonly startedAt: number;
   private saving: Promise<void> = Promise.resolve();
-  private readonly wrapped = new WeakMap<LanguageModelV4, Map<string, LanguageModelV4>>();
+  private readonly stack = new MiddlewareStack([this]);
 
   constructor(options: CassetteRecorderOptions = {}) {
     this.options = options;
@@ -51,17 +47,12 @@ export class CassetteRecorder {
 
   /** `model`, recording every call that finishes; `ref` is the `provider/model` name stored with each. */
   wrap(model: LanguageModelV4, ref = `${model.provider}/${model.modelId}`): LanguageModelV4 {
-    let byRef = this.wrapped.get(model);
-    if (!byRef) {
-      byRef = new Map();
-      this.wrapped.set(model, byRef);
-    }
-    let recording = byRef.get(ref);
-    if (!recording) {
-      recording = new RecordingModel(model, ref, this);
-      byRef.set(ref, recording);
-    }
-    return recording;
+    return this.stack.wrap(model, { ref });
+  }
+
+  /** The recorder as AI SDK model middleware for one use of a model. */
+  middleware(use: ModelUse): LanguageModelV4Middleware {
+    return recordingMiddleware(use.ref, this);
   }
 
   /** Resolves once the file holds every call recorded so far; rejects with the last write's failure. */
@@ -98,39 +89,34 @@ export class CassetteRecorder {
   }
 }
 
-class RecordingModel extends DelegatingModel {
-  constructor(
-    inner: LanguageModelV4,
-    private readonly ref: string,
-    private readonly recorder: CassetteRecorder,
-  ) {
-    super(inner);
-  }
-
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    // The prompt array grows in place between steps: keep this call's view of it.
-    const request = { ...options, prompt: [...options.prompt] };
-    const started = this.recorder.clock();
-    const result = await this.inner.doStream(options);
-    const parts: RecordedPart[] = [];
-    let firstPart: number | undefined;
-    return {
-      ...result,
-      stream: tapStream(result.stream, {
-        part: (part) => {
-          firstPart ??= this.recorder.clock();
-          if (isRecordable(part)) parts.push(encodePart(part));
-        },
-        end: (complete) => (complete ? this.recorder.add(request, this.ref, started, firstPart ?? started, parts) : undefined),
-      }),
-    };
-  }
-
-  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-    const started = this.recorder.clock();
-    const result = await this.inner.doGenerate(options);
-    const parts = partsFromGenerate(result).filter(isRecordable).map(encodePart);
-    await this.recorder.add(options, this.ref, started, this.recorder.clock(), parts);
-    return result;
-  }
+/** Records every call that finishes, in the order they finish. */
+function recordingMiddleware(ref: string, recorder: CassetteRecorder): LanguageModelV4Middleware {
+  return {
+    specificationVersion: "v4",
+    async wrapStream({ doStream, params: options }) {
+      // The prompt array grows in place between steps: keep this call's view of it.
+      const request = { ...options, prompt: [...options.prompt] };
+      const started = recorder.clock();
+      const result = await doStream();
+      const parts: RecordedPart[] = [];
+      let firstPart: number | undefined;
+      return {
+        ...result,
+        stream: tapStream(result.stream, {
+          part: (part) => {
+            firstPart ??= recorder.clock();
+            if (isRecordable(part)) parts.push(encodePart(part));
+          },
+          end: (complete) => (complete ? recorder.add(request, ref, started, firstPart ?? started, parts) : undefined),
+        }),
+      };
+    },
+    async wrapGenerate({ doGenerate, params: options }) {
+      const started = recorder.clock();
+      const result = await doGenerate();
+      const parts = partsFromGenerate(result).filter(isRecordable).map(encodePart);
+      await recorder.add(options, ref, started, recorder.clock(), parts);
+      return result;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { RunMiddleware } from "./middleware.js";
+import type { RunMiddleware } from "../loop/run-types.js";
 
 /**
  * Sets `cached` on each `llm_end` of a runtime with an LLM response cache: true when the call was

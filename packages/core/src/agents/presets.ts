@@ -10,11 +10,11 @@ import {
   SENSITIVE_READ_CONFIG,
   type TraceToolContext,
   traceContextRules,
-} from "./permission.js";
+} from "../tools/permission.js";
 
 /**
- * Agents (SPEC 4, seed 004 §7.1) as data: who they are and what they may do. Prompts and models
- * belong to the loop; here each agent is only its permission preset, applied after the defaults.
+ * Agents as data: who they are and what they may do. Each is a permission preset, applied after
+ * the defaults; `AgentDefinition` (definition.ts) adds the prompt, model and limits.
  */
 export const AgentInfoSchema = z.strictObject({
   name: z.string().min(1),

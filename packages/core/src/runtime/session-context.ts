@@ -6,11 +6,13 @@ import { keepRecentBudget, selectCut } from "../context/cut.js";
 import { usableTokens } from "../context/overflow.js";
 import { Summarizer } from "../context/summarizer.js";
 import { ArborError } from "../errors.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
+import { type RunDeps, summaryModel } from "../loop/run.js";
+import { resolveModel } from "../loop/run-input.js";
 import type { Entry } from "../model/entry.js";
 import { buildContext } from "../session/context.js";
 import { activePath } from "../session/tree.js";
-import { type RunDeps, resolveModel, summaryModel } from "./run.js";
-import type { CompactOptions, CompactResult, ResolvedModel, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
+import type { CompactOptions, CompactResult, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
 
 function lastModelOnPath(path: readonly Entry[]): string | undefined {
   for (let i = path.length - 1; i >= 0; i--) {

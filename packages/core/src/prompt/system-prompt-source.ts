@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
+import type { AgentDefinition, ResolvedModel } from "../loop/types.js";
 import { loadPromptContext } from "./instructions.js";
 import { buildSystemPrompt } from "./system-prompt.js";
-import type { AgentDefinition, ResolvedModel } from "./types.js";
 
 export interface SystemPromptSourceInput {
   agent: AgentDefinition;

@@ -1,13 +1,14 @@
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
+  LanguageModelV4Middleware,
   LanguageModelV4Prompt,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
-import { CACHE_HEADER } from "../llm/cache/llm-cache.js";
-import { tapStream } from "../llm/cache/streams.js";
-import { DelegatingModel, type ModelUse } from "../llm/model-wrapper.js";
+import { CACHE_HEADER } from "./cache/llm-cache.js";
+import { tapStream } from "./cache/streams.js";
+import { MiddlewareStack } from "./model-middleware.js";
+import type { ModelUse } from "./model-wrapper.js";
 
 /**
  * How much of each model call a run keeps for its middleware: `meta` (which model, whether the
@@ -50,7 +51,7 @@ export interface LlmCall {
 export class LlmCallLog {
   private readonly calls: LlmCall[] = [];
   private count = 0;
-  private readonly wrapped = new WeakMap<LanguageModelV4, Map<string, LanguageModelV4>>();
+  private readonly stack = new MiddlewareStack([this]);
 
   constructor(
     readonly detail: LlmCallDetail,
@@ -70,18 +71,12 @@ export class LlmCallLog {
 
   /** `model` reporting its calls to this log. */
   wrap(model: LanguageModelV4, use: ModelUse): LanguageModelV4 {
-    const key = `${use.ref}\u0000${use.scenario ?? ""}`;
-    let byUse = this.wrapped.get(model);
-    if (!byUse) {
-      byUse = new Map();
-      this.wrapped.set(model, byUse);
-    }
-    let logged = byUse.get(key);
-    if (!logged) {
-      logged = new LoggedModel(model, use, this);
-      byUse.set(key, logged);
-    }
-    return logged;
+    return this.stack.wrap(model, use);
+  }
+
+  /** The log as AI SDK model middleware for one use of a model. */
+  middleware(use: ModelUse): LanguageModelV4Middleware {
+    return loggingMiddleware(use, this);
   }
 
   /** @internal */
@@ -108,79 +103,74 @@ export class LlmCallLog {
   }
 }
 
-class LoggedModel extends DelegatingModel {
-  constructor(
-    inner: LanguageModelV4,
-    private readonly use: ModelUse,
-    private readonly log: LlmCallLog,
-  ) {
-    super(inner);
-  }
-
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
-    const call = this.log.begin(this.use, options);
-    let result: LanguageModelV4StreamResult;
-    try {
-      result = await this.inner.doStream(options);
-    } catch (err) {
-      call.done = true;
-      throw err;
-    }
-    call.cached = result.response?.headers?.[CACHE_HEADER] === "hit";
-    if (this.log.detail !== "full") {
-      call.done = true;
-      return result;
-    }
-    const text: string[] = [];
-    const reasoning: string[] = [];
-    const toolCalls: LlmCallOutput["toolCalls"] = [];
-    return {
-      ...result,
-      stream: tapStream(result.stream, {
-        part(part) {
-          switch (part.type) {
-            case "text-delta":
-              text.push(part.delta);
-              break;
-            case "reasoning-delta":
-              reasoning.push(part.delta);
-              break;
-            case "tool-call":
-              toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
-              break;
-            case "finish":
-              call.finishReason = part.finishReason.unified;
-              break;
-            default:
-              break;
-          }
-        },
-        end() {
-          call.output = { text: text.join(""), reasoning: reasoning.join(""), toolCalls };
-          call.done = true;
-        },
-      }),
-    };
-  }
-
-  async doGenerate(options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-    const call = this.log.begin(this.use, options);
-    try {
-      const result = await this.inner.doGenerate(options);
-      call.cached = result.response?.headers?.[CACHE_HEADER] === "hit";
-      call.finishReason = result.finishReason.unified;
-      if (this.log.detail === "full") {
-        call.output = {
-          text: result.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
-          reasoning: result.content.map((c) => (c.type === "reasoning" ? c.text : "")).join(""),
-          toolCalls: result.content.flatMap((c) =>
-            c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName, input: c.input }] : [],
-          ),
-        };
+/** Reports each call, its input and (at `full`) its output, to the log. */
+function loggingMiddleware(use: ModelUse, log: LlmCallLog): LanguageModelV4Middleware {
+  return {
+    specificationVersion: "v4",
+    async wrapStream({ doStream, params: options }) {
+      const call = log.begin(use, options);
+      let result: LanguageModelV4StreamResult;
+      try {
+        result = await doStream();
+      } catch (err) {
+        call.done = true;
+        throw err;
       }
-      return result;
-    } finally {
-      call.done = true;
-    }
-  }
+      call.cached = result.response?.headers?.[CACHE_HEADER] === "hit";
+      if (log.detail !== "full") {
+        call.done = true;
+        return result;
+      }
+      const text: string[] = [];
+      const reasoning: string[] = [];
+      const toolCalls: LlmCallOutput["toolCalls"] = [];
+      return {
+        ...result,
+        stream: tapStream(result.stream, {
+          part(part) {
+            switch (part.type) {
+              case "text-delta":
+                text.push(part.delta);
+                break;
+              case "reasoning-delta":
+                reasoning.push(part.delta);
+                break;
+              case "tool-call":
+                toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
+                break;
+              case "finish":
+                call.finishReason = part.finishReason.unified;
+                break;
+              default:
+                break;
+            }
+          },
+          end() {
+            call.output = { text: text.join(""), reasoning: reasoning.join(""), toolCalls };
+            call.done = true;
+          },
+        }),
+      };
+    },
+    async wrapGenerate({ doGenerate, params: options }) {
+      const call = log.begin(use, options);
+      try {
+        const result = await doGenerate();
+        call.cached = result.response?.headers?.[CACHE_HEADER] === "hit";
+        call.finishReason = result.finishReason.unified;
+        if (log.detail === "full") {
+          call.output = {
+            text: result.content.map((c) => (c.type === "text" ? c.text : "")).join(""),
+            reasoning: result.content.map((c) => (c.type === "reasoning" ? c.text : "")).join(""),
+            toolCalls: result.content.flatMap((c) =>
+              c.type === "tool-call" ? [{ id: c.toolCallId, name: c.toolName, input: c.input }] : [],
+            ),
+          };
+        }
+        return result;
+      } finally {
+        call.done = true;
+      }
+    },
+  };
 }

@@ -67,7 +67,8 @@ function mergeMetadata(into: ProviderMetadata | undefined, from: ProviderMetadat
   return merged;
 }
 
-function toUsage(u: LanguageModelV4Usage): TokenUsage {
+/** The provider's usage as Arbor counts it (missing counts are 0). */
+export function toUsage(u: LanguageModelV4Usage): TokenUsage {
   return {
     input: u.inputTokens.total ?? 0,
     output: u.outputTokens.total ?? 0,

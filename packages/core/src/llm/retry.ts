@@ -1,6 +1,23 @@
 import { APICallError } from "@ai-sdk/provider";
-import { isPermanent, providerErrorKind } from "../llm/provider-errors.js";
-import type { RetryOptions } from "./types.js";
+import { isPermanent, providerErrorKind } from "./provider-errors.js";
+
+/** Time as model calls and the loop see it: injectable so retry backoff is tested without waiting. */
+export interface LoopClock {
+  now(): number;
+  /** Resolves after `ms`; rejects as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** First backoff in ms (default 1,000); doubles each retry. */
+  initialDelayMs?: number;
+  /** Longest wait between attempts, `retry-after` included (default 30,000). */
+  maxDelayMs?: number;
+  /** 0..1 share of the delay that is randomized (default 0.2). */
+  jitter?: number;
+}
 
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.2 };
 

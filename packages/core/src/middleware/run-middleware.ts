@@ -1,13 +1,14 @@
 import { DebugMiddleware } from "../events/debug-middleware.js";
 import type { DebugLevel } from "../events/debug-records.js";
+import { type LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
 import { type ModelWrapper, wrapModelOption, wrapResolver } from "../llm/model-wrapper.js";
+import type { RunDeps } from "../loop/run.js";
+import type { RunEventInput } from "../loop/run-context.js";
+import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
+import type { ModelResolver, RunInput, RunResult } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
 import { cacheMarkMiddleware } from "./cache-mark.js";
-import { type LlmCallDetail, LlmCallLog } from "./llm-call-log.js";
-import { type MiddlewareContext, type MiddlewareErrorHandler, MiddlewarePipeline, type RunMiddleware } from "./middleware.js";
-import type { RunDeps } from "./run.js";
-import type { RunEventInput } from "./run-context.js";
-import type { ModelResolver, RunInput, RunResult } from "./types.js";
+import { MiddlewarePipeline } from "./pipeline.js";
 
 /** A run's middleware, in the order they apply: the runtime's own marks, debug, the runtime's, the run's. */
 export function middlewareFor(opts: {

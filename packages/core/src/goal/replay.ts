@@ -1,25 +1,17 @@
 import { ArborError } from "../errors.js";
-import { GOAL_TOOL_NAME, GoalToolInputSchema } from "../goal/goal-tool.js";
+import type { PreparedReplay } from "../loop/extension.js";
 import type { AssistantMessage } from "../model/message.js";
 import { describeIssues } from "../model/validate.js";
 import type { Store } from "../store/store.js";
-import type { StreamedToolCall } from "./stream-step.js";
+import { GOAL_TOOL_NAME, GoalToolInputSchema } from "./goal-tool.js";
 
-/** `runtime.replay` (seed 000 `PATCH /replay`): which past `goal` call to change, and to what. */
+/** `runtime.replay`: which past `goal` call to change, and to what. */
 export interface ReplaySpec {
   /** The assistant message that made the call. */
   messageId: string;
   toolCallId: string;
   /** The call's new arguments: a whole `goal` input, validated like the model's. */
   arguments: unknown;
-}
-
-export interface PreparedReplay {
-  /** Where the new branch starts: the entry before the edited message (null: a new root). */
-  branchFrom: string | null;
-  /** The edited message: the original with only the edited call, its arguments replaced. */
-  message: AssistantMessage;
-  call: StreamedToolCall;
 }
 
 /**

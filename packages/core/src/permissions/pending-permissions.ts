@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { PendingPermission } from "../loop/types.js";
 import type { PermissionReply } from "../tools/ask.js";
-import type { PendingPermission } from "./types.js";
 
 export interface PermissionAnswer {
   reply: PermissionReply;

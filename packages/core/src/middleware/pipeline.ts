@@ -1,45 +1,6 @@
 import { ArborError } from "../errors.js";
+import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent } from "../model/run-events.js";
-import type { Store } from "../store/store.js";
-import type { LlmCallDetail, LlmCallLog } from "./llm-call-log.js";
-import type { RunInput, RunResult } from "./types.js";
-
-/** What a middleware sees of the run it is in (SPEC 8 `RunContext`, the part middleware may read). */
-export interface MiddlewareContext {
-  /** Unique per run, also across runs of one session. */
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly input: Readonly<RunInput>;
-  readonly store: Store;
-  readonly signal: AbortSignal;
-  /** The runtime's clock, in ms. */
-  now(): number;
-  readonly startedAt: number;
-  /** The run's result, set before `onRunEnd`. */
-  readonly result: RunResult | undefined;
-  /** The run's model calls with their whole prompts and outputs, when a middleware wants them (see `RunMiddleware.wants`). */
-  readonly llmCalls: LlmCallLog | undefined;
-}
-
-/**
- * A run middleware (SPEC 8, seed 003 §3.7). The runtime applies a run's middleware in order to every
- * event of its stream: each `onEvent` gets what the previous one returned, and returns the event
- * (changed or not) to pass on, or null to suppress it (undefined passes it on unchanged). Every hook
- * may be async; events still reach the stream in order. A hook that throws is reported to the
- * runtime's `onMiddlewareError` and skipped (the event passes on as it came); it never fails the run.
- */
-export interface RunMiddleware {
-  /** Names the middleware in error reports. */
-  readonly name?: string;
-  /** `llmCalls`: log each model call of the run in `ctx.llmCalls` at this detail. */
-  readonly wants?: { llmCalls?: LlmCallDetail };
-  onRunStart?(ctx: MiddlewareContext): void | Promise<void>;
-  onEvent?(event: RunEvent, ctx: MiddlewareContext): RunEvent | null | undefined | Promise<RunEvent | null | undefined>;
-  /** After the last event (`done` or `error`) has passed; the run's result waits for it. */
-  onRunEnd?(ctx: MiddlewareContext): void | Promise<void>;
-}
-
-export type MiddlewareErrorHandler = (error: ArborError) => void;
 
 type Step = RunEvent | null | undefined;
 

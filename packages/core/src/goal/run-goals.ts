@@ -1,0 +1,120 @@
+import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData, goalCompactionsFor } from "../context/goal-compaction.js";
+import type { AffectedGoal } from "../events/watch-events.js";
+import type { RunLaunch } from "../loop/extension.js";
+import { appendCustom } from "../loop/journal.js";
+import type { RunContext, RunExtension } from "../loop/run-context.js";
+import type { RunGoals } from "../tools/run-services.js";
+import { goalTreeOnPath, messageStats } from "./goal-path.js";
+import type { GoalTree } from "./goal-tree.js";
+import { recordMessage } from "./stats.js";
+import { toPrompt } from "./to-prompt.js";
+import { findGoal } from "./tree-walk.js";
+
+/** What watchers are told of goals whose stats or status changed: the goal first, then its ancestors. */
+export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedGoal[] {
+  const out: AffectedGoal[] = [];
+  for (const id of ids) {
+    const goal = findGoal(tree, id);
+    if (!goal) continue;
+    out.push({
+      goal_id: id,
+      status: goal.status,
+      ...(goal.summary !== undefined ? { summary: goal.summary } : {}),
+      self_stats: goal.selfStats,
+      cumulative_stats: goal.cumulativeStats,
+    });
+  }
+  return out;
+}
+
+/**
+ * The goal tree as an extension of a run (SPEC 5). The tree is the latest one recorded on the
+ * session's path and changes through `goal`, sub-agent and plan calls (the `RunGoals` service).
+ * Every message a step writes belongs to the goal in focus when the step began, so a step collapses
+ * whole; outside a step a message belongs to the goal in focus. Closed goals collapse once the
+ * step's tool results are all written, and the tree in force closes the system prompt.
+ */
+export function goalExtension(launch: RunLaunch): RunExtension & { services(): RunGoals } {
+  let tree = goalTreeOnPath(launch.path);
+  /** Goal compactions the step's calls asked for, written after its last tool result. */
+  const compactions: GoalCompactionData[] = [];
+  /** The goal of the step under way; undefined between steps. */
+  let stepGoal: string | null | undefined;
+  let goals: RunGoals | undefined;
+  return {
+    name: "goals",
+    start(ctx) {
+      goals = {
+        get: () => tree,
+        mission: launch.mission,
+        set(next, change) {
+          const before = tree;
+          tree = next;
+          compactions.push(...goalCompactionsFor(before, next, change.addedGoals));
+          publishGoalChange(ctx, before, next, change);
+          // A readable copy for stores that keep one; the record is the tool result on the path.
+          ctx.store.cacheGoalTree?.(ctx.sessionId, { leafEntryId: ctx.state.leafId, tree: next })?.catch(() => undefined);
+        },
+      };
+    },
+    services() {
+      if (!goals) throw new Error("the goal extension has not started");
+      return goals;
+    },
+    system: () => (tree && tree.goals.length > 0 ? toPrompt(tree) : undefined),
+    beforeStep() {
+      stepGoal = tree?.currentId ?? null;
+    },
+    message(_ctx, message) {
+      const goalId = stepGoal !== undefined ? stepGoal : (tree?.currentId ?? null);
+      return goalId === null || message.goalId !== undefined ? message : { ...message, goalId };
+    },
+    written(_ctx, entry) {
+      const goalId = entry.message.goalId;
+      if (!tree || goalId === undefined || !findGoal(tree, goalId)) return undefined;
+      const update = recordMessage(tree, goalId, messageStats(entry.message));
+      tree = update.tree;
+      return { affectedGoals: affectedGoals(update.tree, update.affectedGoals) };
+    },
+    async afterStep(ctx) {
+      stepGoal = undefined;
+      for (const data of compactions.splice(0)) await appendCustom(ctx, GOAL_COMPACTION_ENTRY_TYPE, data);
+    },
+  };
+}
+
+function publishGoalChange(
+  ctx: RunContext,
+  before: GoalTree | undefined,
+  tree: GoalTree,
+  change: { affectedGoals: readonly string[]; addedGoals: readonly string[] },
+): void {
+  for (const id of change.addedGoals) {
+    const goal = findGoal(tree, id);
+    if (goal) ctx.publish({ event: "goal_added", goal, parent_id: goal.parentId });
+  }
+  const added = new Set(change.addedGoals);
+  for (const id of change.affectedGoals) {
+    if (added.has(id)) continue;
+    const goal = findGoal(tree, id);
+    if (!goal) continue;
+    const old = before ? findGoal(before, id) : undefined;
+    const updates: Record<string, unknown> = {};
+    for (const key of ["status", "summary", "type", "agentCallMode", "subTraceIds", "subTraceMetadata"] as const) {
+      if (JSON.stringify(old?.[key]) !== JSON.stringify(goal[key])) updates[key] = goal[key];
+    }
+    updates.cumulativeStats = goal.cumulativeStats;
+    ctx.publish({
+      event: "goal_updated",
+      goal_id: id,
+      updates,
+      affected_goals: affectedGoals(tree, [id, ...ancestorsOf(tree, id)]),
+    });
+  }
+}
+
+function ancestorsOf(tree: GoalTree, id: string): string[] {
+  const out: string[] = [];
+  for (let goal = findGoal(tree, id); goal?.parentId; goal = findGoal(tree, goal.parentId)) out.push(goal.parentId);
+  return out;
+}

@@ -1,0 +1,54 @@
+import type { ModelResolver } from "../llm/resolved-model.js";
+import type { StreamedToolCall } from "../llm/stream-step.js";
+import type { Entry } from "../model/entry.js";
+import type { AssistantMessage } from "../model/message.js";
+import type { TraceContext } from "../model/session.js";
+import type { Store } from "../store/store.js";
+import type { RunExtension } from "./run-context.js";
+
+export type { RunExtension } from "./run-context.js";
+export type { StepsOutcome } from "./run-types.js";
+
+/** What a run knows when its extensions are made: how it was started and the session's active path. */
+export interface RunLaunch {
+  readonly sessionId: string;
+  readonly options: ExecuteOptions;
+  readonly path: readonly Entry[];
+  /** The trace's task as the user first gave it. */
+  readonly mission: string;
+  /** The run's model resolver (model calls an extension makes are logged like the run's). */
+  readonly models: () => ModelResolver;
+}
+
+/** Makes the extensions of one run. */
+export type ExtensionFactory = (launch: RunLaunch) => RunExtension[];
+
+/** A sub-trace's session, made by the run that starts it. */
+export interface TraceLaunch {
+  parentSessionId: string;
+  parentGoalId?: string;
+  agentType: string;
+  task: string;
+  context: TraceContext;
+  /** Start from the parent's context as it was before this entry (explore without `background`). */
+  inheritFrom?: { sessionId: string; beforeEntryId: string };
+}
+
+/** A past call redone on a new branch: where the branch starts, the edited message and its call. */
+export interface PreparedReplay {
+  /** The entry before the edited message (null: a new root). */
+  branchFrom: string | null;
+  /** The edited message: the original with only the edited call, its arguments changed. */
+  message: AssistantMessage;
+  call: StreamedToolCall;
+}
+
+export interface ExecuteOptions {
+  trace?: TraceLaunch;
+  /** Continue the session from its leaf without a new user message; the prompt is ignored. */
+  resume?: boolean;
+  /** Branch before a past call, redo it edited and continue (implies resume); checks before writing. */
+  replay?: (store: Store, sessionId: string) => Promise<PreparedReplay>;
+  /** This run's extensions, in place of the runtime's. */
+  extensions?: ExtensionFactory;
+}

@@ -1,0 +1,41 @@
+import { messageSummary } from "../events/message-summary.js";
+import type { AffectedGoal } from "../events/watch-events.js";
+import type { Entry, EntryInput } from "../model/entry.js";
+import type { Message } from "../model/message.js";
+import { applyEntry } from "../session/context.js";
+import type { RunContext } from "./run-context.js";
+
+/**
+ * The one door through which a run writes its session. Every entry goes to the store first, then
+ * advances the run's context, then is told to watchers, in that order: what the model sees next
+ * and what a watcher hears never run ahead of what is stored, so a crash between two writes leaves
+ * a journal from which the run can be taken up again.
+ */
+export async function appendMessage(ctx: RunContext, message: Message): Promise<Entry> {
+  let stored = message;
+  for (const ext of ctx.extensions) if (ext.message) stored = ext.message(ctx, stored);
+  const entry = await ctx.store.appendMessage(ctx.sessionId, stored);
+  ctx.state = applyEntry(ctx.state, entry);
+  let affected: AffectedGoal[] = [];
+  if (entry.type === "message") {
+    for (const ext of ctx.extensions) {
+      const told = ext.written?.(ctx, entry);
+      if (told?.affectedGoals) affected = told.affectedGoals;
+    }
+  }
+  const summary = messageSummary(entry);
+  if (summary) ctx.publish({ event: "message_added", message: summary, affected_goals: affected });
+  return entry;
+}
+
+/** Writes an entry that is not a message (a record of the run's own): store, then context. */
+export async function appendEntry(ctx: RunContext, input: Exclude<EntryInput, { type: "message" }>): Promise<Entry> {
+  const entry = await ctx.store.appendEntry(ctx.sessionId, input);
+  ctx.state = applyEntry(ctx.state, entry);
+  return entry;
+}
+
+/** Writes a `custom` entry: the run's records that the model does not read as messages. */
+export function appendCustom(ctx: RunContext, customType: string, data: unknown): Promise<Entry> {
+  return appendEntry(ctx, { type: "custom", customType, data });
+}

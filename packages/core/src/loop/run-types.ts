@@ -1,0 +1,99 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { ArborError } from "../errors.js";
+import type { DebugLevel } from "../events/debug-records.js";
+import type { LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
+import type { TokenUsage, UserMessage } from "../model/message.js";
+import type { RunEvent } from "../model/run-events.js";
+import type { Store } from "../store/store.js";
+
+export interface RunInput {
+  /** Continue this session; a new session is created when absent. */
+  sessionId?: string;
+  /** The user's message. */
+  prompt: string | UserMessage["content"];
+  /** Agent name (default `build`). */
+  agent?: string;
+  /** `provider/model` for this run, or a model instance. */
+  model?: string | LanguageModelV4;
+  /** The workspace for this run (default the runtime's). */
+  cwd?: string;
+  maxTurns?: number;
+  signal?: AbortSignal;
+  /** Extra system text appended after the project instructions. */
+  system?: string;
+  /** Applied after the runtime's middleware to this run's events. */
+  middleware?: readonly RunMiddleware[];
+  /** DebugMiddleware level for this run (default the runtime's `debug`); records are kept in the session's event log. */
+  debug?: DebugLevel;
+}
+
+export type RunStatus = "done" | "error" | "aborted";
+
+/** Why a `done` run stopped. */
+export type StopReason = "finished" | "max_turns" | "permission_rejected" | "doom_loop" | "budget" | "plan_rejected";
+
+export interface RunResult {
+  sessionId: string;
+  status: RunStatus;
+  stopReason?: StopReason;
+  /** The final assistant text (the last step's). */
+  text: string;
+  /** Model calls made. */
+  steps: number;
+  usage: TokenUsage;
+  cost: number;
+  /** Automatic compactions during the run (SPEC 6); their model calls are in `usage` and `cost`. */
+  compactions?: number;
+  error?: { code: string; message: string };
+}
+
+/** A started run: iterate it for the run stream; `result` settles when the run ends (it never rejects). */
+export interface RunHandle extends AsyncIterable<RunEvent> {
+  readonly sessionId: string;
+  readonly result: Promise<RunResult>;
+  abort(reason?: unknown): void;
+}
+
+/** What a middleware sees of the run it is in (SPEC 8 `RunContext`, the part middleware may read). */
+export interface MiddlewareContext {
+  /** Unique per run, also across runs of one session. */
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly input: Readonly<RunInput>;
+  readonly store: Store;
+  readonly signal: AbortSignal;
+  /** The runtime's clock, in ms. */
+  now(): number;
+  readonly startedAt: number;
+  /** The run's result, set before `onRunEnd`. */
+  readonly result: RunResult | undefined;
+  /** The run's model calls with their whole prompts and outputs, when a middleware wants them (see `RunMiddleware.wants`). */
+  readonly llmCalls: LlmCallLog | undefined;
+}
+
+/**
+ * A run middleware (SPEC 8, seed 003 §3.7). The runtime applies a run's middleware in order to every
+ * event of its stream: each `onEvent` gets what the previous one returned, and returns the event
+ * (changed or not) to pass on, or null to suppress it (undefined passes it on unchanged). Every hook
+ * may be async; events still reach the stream in order. A hook that throws is reported to the
+ * runtime's `onMiddlewareError` and skipped (the event passes on as it came); it never fails the run.
+ */
+export interface RunMiddleware {
+  /** Names the middleware in error reports. */
+  readonly name?: string;
+  /** `llmCalls`: log each model call of the run in `ctx.llmCalls` at this detail. */
+  readonly wants?: { llmCalls?: LlmCallDetail };
+  onRunStart?(ctx: MiddlewareContext): void | Promise<void>;
+  onEvent?(event: RunEvent, ctx: MiddlewareContext): RunEvent | null | undefined | Promise<RunEvent | null | undefined>;
+  /** After the last event (`done` or `error`) has passed; the run's result waits for it. */
+  onRunEnd?(ctx: MiddlewareContext): void | Promise<void>;
+}
+
+export type MiddlewareErrorHandler = (error: ArborError) => void;
+
+/** How the loop (or what an extension wraps around it) ended. */
+export interface StepsOutcome {
+  status: RunStatus;
+  stopReason?: StopReason;
+  error?: { code: string; message: string };
+}

@@ -1,0 +1,168 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Config } from "../config/schema.js";
+import type { DebugLevel } from "../events/debug-records.js";
+import type { ReplaySpec } from "../goal/replay.js";
+import type { LlmCache } from "../llm/cache/llm-cache.js";
+import type { ModelWrapper } from "../llm/model-wrapper.js";
+import type { ModelResolver } from "../llm/resolved-model.js";
+import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "../loop/run-types.js";
+import type {
+  AgentDefinition,
+  LoopClock,
+  PendingPermission,
+  PermissionHandler,
+  RetryOptions,
+  TracePublisher,
+} from "../loop/types.js";
+import type { BranchSummaryEntry } from "../model/entry.js";
+import type { TokenUsage } from "../model/message.js";
+import type { TraceContext } from "../model/session.js";
+import type { Approval } from "../permissions/approvals.js";
+import type { PlanApprovalResult } from "../plan/approve.js";
+import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { Store } from "../store/store.js";
+import type { PermissionReply } from "../tools/ask.js";
+import type { BlobStore } from "../tools/blob-store.js";
+import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { AnyToolDefinition } from "../tools/tool.js";
+
+export interface RuntimeOptions {
+  store: Store;
+  /** Publishes the trace watch events (messages, goals, sub-traces) of every run. */
+  watch?: TracePublisher;
+  /** Resolved settings; defaults to the built-in defaults (no files, no environment). */
+  config?: Config;
+  /** The default model: a `provider/model` string resolved by `models`, or an AI SDK model instance. */
+  model?: string | LanguageModelV4;
+  /** Resolves model strings; defaults to a registry over `config` and `env`. */
+  models?: ModelResolver;
+  /** The tools offered to agents; defaults to the built-in tools. */
+  tools?: ToolRegistry | AnyToolDefinition[];
+  /** Extra agents, or replacements for built-in ones, by name. */
+  agents?: Record<string, AgentDefinition>;
+  /** The workspace tools act on (default `process.cwd()`). */
+  cwd?: string;
+  /** `$ARBOR_HOME`, for user-level skills and instructions. */
+  arborHome?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where cut tool outputs are kept in full; default a FileBlobStore under `arborHome`. */
+  blobs?: BlobStore;
+  /** User permission rules, merged after the agent's (SPEC 4). */
+  permission?: readonly PermissionRule[] | PermissionConfig;
+  onPermission?: PermissionHandler;
+  /** Answers plan approvals (PLAN_REQUIRE_APPROVAL) when someone is at hand; undefined leaves them to `approvePlan`. */
+  onPlanApproval?: PlanApprovalHandler;
+  retry?: RetryOptions;
+  clock?: LoopClock;
+  /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
+  busy?: "queue" | "reject";
+  /**
+   * The LLM response cache (seed 003 §7.5). Default: none, unless `config.cache.enabled`
+   * (`ENABLE_LLM_CACHE`), which makes a file-backed one under `$ARBOR_HOME/cache/llm` with
+   * `config.cache.ttl`; `false` turns it off whatever the config says.
+   */
+  cache?: LlmCache | false;
+  /** Wraps every model where it is resolved, after the cache (a cassette recorder, say). */
+  wrapModel?: ModelWrapper;
+  /** Applied in order to every run's event stream, before a run's own (SPEC 8). */
+  middleware?: readonly RunMiddleware[];
+  /** DebugMiddleware level for runs that do not say (default `off`). */
+  debug?: DebugLevel;
+  /** Told when a middleware hook throws; the event passes on and the run goes on. Default: ignored. */
+  onMiddlewareError?: MiddlewareErrorHandler;
+  /**
+   * The context (tools, turns, timeout, token and tool-call budgets) of the sub-traces `explore` and
+   * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
+   */
+  subAgents?: { explore?: TraceContext; delegate?: TraceContext };
+}
+
+/** `runtime.compact` (SPEC 6 manual compaction). */
+export interface CompactOptions {
+  /** What the summary should keep in particular ("the API design decisions"). */
+  focus?: string;
+  /** The model that writes the summary; default the pool's `compaction` model, else the run model. */
+  model?: string | LanguageModelV4;
+  signal?: AbortSignal;
+}
+
+export interface CompactResult {
+  sessionId: string;
+  /** The `compaction` entry written. */
+  entryId: string;
+  /** The context's size before and after, in tokens (provider usage where known, else counted). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Messages the summary replaced, and messages kept verbatim. */
+  summarized: number;
+  kept: number;
+  splitTurn: boolean;
+  usage: TokenUsage;
+  cost: number;
+}
+
+/** `runtime.switchLeaf` (SPEC 2 moving the leaf, SPEC 6 branch summary). */
+export interface SwitchLeafOptions {
+  /** Record a `branch_summary` of the branch being left, written by the compaction model. */
+  summarize?: boolean;
+  focus?: string;
+  model?: string | LanguageModelV4;
+  signal?: AbortSignal;
+}
+
+export interface SwitchLeafResult {
+  sessionId: string;
+  /** The leaf after the move: the target, or the branch summary appended under it. */
+  leafId: string | null;
+  branchSummary?: BranchSummaryEntry;
+}
+
+/** What `createRuntime` returns: the one way to run agents (SPEC 11). */
+export interface Runtime {
+  /**
+   * Starts a run. Never throws: bad input (an empty prompt, an unknown session or model, a missing
+   * key) ends the run at once with an `error` event and `result.status === "error"`, having written
+   * nothing.
+   */
+  run(input: RunInput): RunHandle;
+  /**
+   * Edits a past `goal` call (seed 000 replay): a new branch starts just before the message that
+   * made it, the call is redone with the new arguments and the run continues from there. Like
+   * `run`, never throws: a bad spec ends the run at once with an `error` event, having written nothing.
+   */
+  replay(sessionId: string, spec: ReplaySpec, options?: Pick<RunInput, "agent" | "model" | "maxTurns" | "signal">): RunHandle;
+  /** Asks waiting for an answer, oldest first; only those of one session when given. */
+  pendingPermissions(sessionId?: string): PendingPermission[];
+  /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
+  replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
+  /**
+   * Answers a plan waiting for approval (SPEC 7). The run waiting for it goes on; when that run is
+   * gone (a restart, an abort) the answer is recorded by a new run over the session, which runs
+   * phase 2 or ends with the rejection: `result.run`. Throws `invalid_input`, `plan_not_found`,
+   * `plan_not_pending`.
+   */
+  approvePlan(planId: string, approved: boolean, reason?: string): Promise<PlanApprovalResult>;
+  /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
+  pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
+  /** "Always" approvals in force at the session's leaf (SPEC 12: visible). */
+  approvals(sessionId: string): Promise<Approval[]>;
+  /** Withdraws an approval from the session's leaf on; false when it was not in force. */
+  revokeApproval(sessionId: string, approval: Omit<Approval, "scope" | "revoked">): Promise<boolean>;
+  /**
+   * Summarizes the session's history now (SPEC 6 manual compaction), keeping a recent tail verbatim;
+   * queued behind a running turn. Throws an ArborError (`session_not_found`, `context_overflow` when
+   * there is nothing to summarize, `compaction_failed`) having written nothing.
+   */
+  compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
+  /**
+   * Moves the session's leaf to `entryId` (null: the next message starts a new root), persisted; with
+   * `summarize`, records a `branch_summary` of the branch left, which the model sees when the session
+   * continues there. Queued behind a running turn.
+   */
+  switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
+  /** The LLM response cache the runtime's models answer from, when there is one. */
+  readonly cache: LlmCache | undefined;
+  /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
+import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
+import type { RunContext } from "../loop/run-context.js";
+import type { TraceContext } from "../model/session.js";
+import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
+import type { SubAgentLauncher } from "./launcher.js";
+
+/** Read-only tools (plus `goal`, so a branch can plan) and 20 turns: an explorer looks, it does not change. */
+export const EXPLORE_CONTEXT: TraceContext = Object.freeze({
+  allowedTools: ["read", "grep", "glob", "list", "goal"],
+  maxTurns: 20,
+}) as TraceContext;
+/** Every tool and 50 turns: a delegate does the whole task it was handed. */
+export const DELEGATE_CONTEXT: TraceContext = Object.freeze({ maxTurns: 50 }) as TraceContext;
+/** Branches of one explore call running at once unless the trace's context says otherwise. */
+export const DEFAULT_CONCURRENT_SUB_TRACES = 8;
+
+const AGENT_FOR: Record<SubAgentMode, string> = { explore: "explore", delegate: "general" };
+
+function subTraceSystem(mode: SubAgentMode): string {
+  return [
+    `You are a sub-agent (${mode}) working on one task for a parent agent.`,
+    "Work only on that task. Your final message is all the parent sees of your work:",
+    "end with a short report of what you found or did, with file paths and facts the parent needs.",
+  ].join(" ");
+}
+
+function taskPrompt(request: SubTraceRequest, task: string): string {
+  if (request.mode === "explore" && request.background) return `Background:\n${request.background}\n\nYour task: ${task}`;
+  return task;
+}
+
+export interface SubTraceRunnerDeps {
+  /** The runtime's overrides of the default contexts. */
+  contexts?: { explore?: TraceContext; delegate?: TraceContext };
+  now(): number;
+}
+
+/**
+ * `explore` and `delegate` for one run: each task is a sub-agent started by the run's
+ * launcher, run in parallel within the trace's concurrency budget. The calling goal becomes an
+ * `agent_call` that closes when every branch has ended.
+ */
+export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher, deps: SubTraceRunnerDeps): SubTraceRunner {
+  return {
+    async run(request) {
+      const now = () => new Date(deps.now());
+      const goals = ctx.services?.goals;
+      if (!goals) throw new Error("sub-traces need the run's goal services");
+      const ids = await launcher.ids(request.mode, request.tasks.length);
+      const description =
+        request.mode === "explore" ? `Explore ${request.tasks.length} directions` : `Delegate: ${request.tasks[0] ?? ""}`;
+      const start = startAgentCall(goals.get() ?? createGoalTree(goals.mission), {
+        mode: request.mode,
+        description: description.slice(0, 200),
+        subTraceIds: ids,
+        now: now().toISOString(),
+      });
+      goals.set(start.tree, {
+        affectedGoals: start.created ? [] : [start.goalId],
+        addedGoals: start.created ? [start.goalId] : [],
+      });
+      // The caller's rules travel with the sub-trace, so it never has more rights than its caller (resumed too).
+      const context = {
+        ...(request.mode === "explore"
+          ? { ...EXPLORE_CONTEXT, ...deps.contexts?.explore }
+          : { ...DELEGATE_CONTEXT, ...deps.contexts?.delegate }),
+        callerPermission: ctx.permission.rules(),
+      };
+      const inherit = request.mode === "explore" && !request.background;
+      const { batchId, branches } = await launcher.run({
+        mode: request.mode,
+        goalId: start.goalId,
+        ids,
+        branches: request.tasks.map((task) => ({
+          task,
+          input: {
+            prompt: taskPrompt(request, task),
+            agent: AGENT_FOR[request.mode],
+            model: ctx.model.model,
+            cwd: ctx.cwd,
+            system: subTraceSystem(request.mode),
+          },
+          context,
+          ...(inherit ? { inheritFrom: { sessionId: ctx.sessionId, beforeEntryId: request.messageId } } : {}),
+        })),
+        limit: ctx.budget.maxConcurrentSubTraces ?? DEFAULT_CONCURRENT_SUB_TRACES,
+        signal: request.signal,
+        finished(done) {
+          const metadata: Record<string, SubTraceMetadata> = {};
+          for (const { traceId, record } of done) metadata[traceId] = record.metadata;
+          const finish = finishAgentCall(goals.get() ?? start.tree, {
+            goalId: start.goalId,
+            metadata,
+            ...(start.created ? { closeWith: done.map((b) => `${b.record.outcome.task}: ${b.status}`).join("; ") } : {}),
+            now: now().toISOString(),
+          });
+          goals.set(finish.tree, { affectedGoals: finish.affectedGoals, addedGoals: [] });
+        },
+      });
+      return { batchId, goalId: start.goalId, outcomes: branches.map((b) => b.record.outcome) };
+    },
+  };
+}
