@@ -5,7 +5,7 @@ import type { TokenCounter } from "../context/token-counter.js";
 import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
 import type { MessageEntry } from "../model/entry.js";
 import type { Message, TokenUsage } from "../model/message.js";
-import type { RunEvent } from "../model/run-events.js";
+import type { RunEventInput } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
 import type { Store } from "../store/store.js";
 import type { PermissionAsk } from "../tools/ask.js";
@@ -17,8 +17,7 @@ import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
-/** Event payloads as the loop writes them; `session_id` is added in one place. */
-export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id"> : never) : never;
+export type { RunEventInput } from "../model/run-events.js";
 
 /**
  * Everything one run needs and changes (SPEC 8 `RunContext`). The loop keeps no state anywhere
@@ -104,14 +103,4 @@ export interface RunExtension {
   around?(run: RunContext, loop: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
 }
 
-export function addUsage(total: TokenUsage, step: TokenUsage): TokenUsage {
-  return {
-    input: total.input + step.input,
-    output: total.output + step.output,
-    reasoning: total.reasoning + step.reasoning,
-    cacheRead: total.cacheRead + step.cacheRead,
-    cacheWrite: total.cacheWrite + step.cacheWrite,
-  };
-}
-
-export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 });
+export { addUsage, ZERO_USAGE } from "../llm/usage.js";

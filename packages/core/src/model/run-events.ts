@@ -122,3 +122,6 @@ export const RunEventSchema = z.discriminatedUnion("type", [
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent["type"];
 export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+
+/** Event payloads as the loop writes them; `session_id` is added in one place. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "session_id"> : never) : never;

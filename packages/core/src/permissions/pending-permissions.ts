@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { PendingPermission } from "../loop/types.js";
 import type { PermissionReply } from "../tools/ask.js";
+import type { PermissionRequest } from "../tools/tool.js";
 
 export interface PermissionAnswer {
   reply: PermissionReply;
@@ -12,6 +12,25 @@ interface Waiting {
   pending: PendingPermission;
   resolve(answer: PermissionAnswer): void;
 }
+
+/** A permission ask waiting for an answer (`runtime.replyPermission`). */
+export interface PendingPermission {
+  id: string;
+  sessionId: string;
+  agent: string;
+  tool?: string;
+  callId?: string;
+  request: PermissionRequest;
+}
+
+/**
+ * How asks are answered when the runtime has someone to ask (a CLI prompt, `--yes`). Returning
+ * undefined leaves the ask pending for `runtime.replyPermission` (the server's route).
+ */
+export type PermissionHandler = (
+  pending: PendingPermission,
+  signal: AbortSignal,
+) => PermissionReply | undefined | Promise<PermissionReply | undefined>;
 
 /**
  * Asks waiting for a person, across the runs of one runtime. Each has an id that the server's

@@ -1,5 +1,6 @@
+import type { AgentDefinition } from "../agents/definition.js";
 import type { Config } from "../config/schema.js";
-import type { AgentDefinition, ResolvedModel } from "../loop/types.js";
+import type { ResolvedModel } from "../llm/resolved-model.js";
 import { loadPromptContext } from "./instructions.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
