@@ -1,4 +1,12 @@
-import { ApprovalSchema, EntrySchema, ModelRefSchema, RunEventSchema, SessionMetaSchema, SnapshotSchema } from "@arbor/core";
+import {
+  ApprovalSchema,
+  EntrySchema,
+  ModelRefSchema,
+  RunEventSchema,
+  SessionMetaSchema,
+  SnapshotSchema,
+  ThinkingLevelSchema,
+} from "@arbor/core";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";
@@ -71,7 +79,12 @@ export const ChatRequest = z.strictObject({
     "Continue from this entry (needs session_id): a user message is re-sent from its parent as a new sibling branch; any other entry becomes the leaf first.",
   ),
   agent: z.string().min(1).max(100).optional().describe("Agent name (default `build`)."),
-  model: ModelRefSchema.optional().describe("`provider/model` for this run."),
+  model: ModelRefSchema.optional().describe(
+    "`provider/model` for this run; a continued session otherwise keeps the model it last used (a change is recorded).",
+  ),
+  thinking: ThinkingLevelSchema.optional().describe(
+    "How hard the model thinks from this run on (off … xhigh); the session keeps it. Default: the session's, else the config's, else the provider's.",
+  ),
   debug: ChatDebug.optional(),
 });
 

@@ -56,7 +56,15 @@ describe("GET /api/openapi.json", () => {
       content: { "application/json": { schema: { $ref: "#/components/schemas/ChatRequest" } } },
     });
     const chat = doc.components.schemas.ChatRequest as { properties: Record<string, { pattern?: string }>; required: string[] };
-    expect(Object.keys(chat.properties)).toEqual(["message", "session_id", "from_entry_id", "agent", "model", "debug"]);
+    expect(Object.keys(chat.properties)).toEqual([
+      "message",
+      "session_id",
+      "from_entry_id",
+      "agent",
+      "model",
+      "thinking",
+      "debug",
+    ]);
     expect(chat.required).toEqual(["message"]);
     expect(chat.properties.session_id?.pattern).toMatch(/^\^/);
     expect(doc.paths["/api/sessions"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["query:limit", "query:cursor"]);

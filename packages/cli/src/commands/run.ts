@@ -55,6 +55,9 @@ export const runCommand: TopCommand = {
           ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
           ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
           ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+          // Named for the run, so a continued session switches to it (and records the change).
+          ...(flags.model !== undefined ? { model: flags.model } : {}),
+          ...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
         },
         next: (id) => [
           ["continue", `arbor run${store} --session ${id} "…"`],

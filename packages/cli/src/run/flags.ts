@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { assertSessionId, type Config, loadConfig } from "@arbor/core";
+import { assertSessionId, type Config, loadConfig, type ThinkingLevel, ThinkingLevelSchema } from "@arbor/core";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
@@ -23,7 +23,18 @@ export const RUN_OPTIONS: OptionDefs = {
     description:
       "The Chat Completions server of openai-compatible/… models, e.g. http://127.0.0.1:11434/v1 for Ollama (env ARBOR_BASE_URL).",
   },
-  session: { type: "string", valueName: "id", description: "Continue this session instead of starting a new one." },
+  session: {
+    type: "string",
+    valueName: "id",
+    description:
+      "Continue this session instead of starting a new one (it keeps its model and thinking level unless you give others).",
+  },
+  thinking: {
+    type: "string",
+    valueName: "level",
+    description:
+      "How hard the model thinks: off, minimal, low, medium, high or xhigh (env ARBOR_THINKING, else `thinking` in arbor.json; default: the provider's). Kept by the session.",
+  },
   agent: {
     type: "string",
     valueName: "name",
@@ -64,6 +75,7 @@ export interface RunFlags {
   sessionId?: string | undefined;
   agent?: string | undefined;
   maxTurns?: number | undefined;
+  thinking?: ThinkingLevel | undefined;
   yes: boolean;
   /** `--record`: absolute; its directory exists. */
   record?: string | undefined;
@@ -98,6 +110,11 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
   if (agent !== undefined && agent.trim() === "") throw new UsageError("--agent needs a name, e.g. --agent plan.");
   const model = stringOption(values, "model");
   if (model !== undefined && model.trim() === "") throw new UsageError("--model needs a value, e.g. --model openai/gpt-4o.");
+  const thinkingText = stringOption(values, "thinking");
+  const thinking = ThinkingLevelSchema.safeParse(thinkingText);
+  if (thinkingText !== undefined && !thinking.success) {
+    throw new UsageError(`--thinking ${thinkingText}: use one of ${ThinkingLevelSchema.options.join(", ")}.`);
+  }
   const { record, replay } = cassetteFlags(io, values, model);
   return {
     prompt,
@@ -107,6 +124,7 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     sessionId,
     agent,
     maxTurns,
+    ...(thinking.success ? { thinking: thinking.data } : {}),
     yes: flag(values, "yes"),
     ...(record === undefined ? {} : { record }),
     ...(replay === undefined ? {} : { replay }),

@@ -1,3 +1,4 @@
+import type { ThinkingLevel } from "../model/entry.js";
 import type { AgentInfo } from "./presets.js";
 
 /**
@@ -10,6 +11,8 @@ export interface AgentDefinition extends AgentInfo {
   prompt?: string;
   /** `provider/model` this agent uses unless the run names one. */
   model?: string;
+  /** The thinking level this agent runs at unless the run or the session says otherwise. */
+  thinking?: ThinkingLevel;
   maxTurns?: number;
   temperature?: number;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
+import { ThinkingLevelSchema } from "../model/entry.js";
 
 /** Scenarios the model pool maps to models (seed 003 §3.3); other names are allowed for plugins. */
 export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
@@ -21,6 +22,8 @@ export const PoolEntrySchema = z.strictObject({
  */
 export const ConfigSchema = z.strictObject({
   model: z.string().min(1).optional(),
+  /** How hard models think unless the agent or the run says (the provider's default when absent). */
+  thinking: ThinkingLevelSchema.optional(),
   baseURL: z.url().optional(),
   store: z.string().min(1).optional(),
   llm: z
@@ -66,6 +69,7 @@ type Kind = "number" | "int" | "bool" | "string";
 /** Seed 003's environment variables (and Arbor's own) and where each lands in the config. */
 export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly string[], kind: Kind]> = [
   ["ARBOR_MODEL", ["model"], "string"],
+  ["ARBOR_THINKING", ["thinking"], "string"],
   ["ARBOR_BASE_URL", ["baseURL"], "string"],
   ["ARBOR_STORE", ["store"], "string"],
   ["LLM_TEMPERATURE", ["llm", "temperature"], "number"],

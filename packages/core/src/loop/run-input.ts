@@ -4,8 +4,9 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import { modelInfo } from "../llm/catalog.js";
+import { PROVIDERS } from "../llm/model-ref.js";
 import type { ModelResolver, ResolvedModel } from "../llm/resolved-model.js";
-import type { Entry } from "../model/entry.js";
+import { type Entry, ThinkingLevelSchema } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
 import { buildSwitchReminder, planModeReminder } from "../prompt/reminders.js";
 import type { AgentDefinition, RunInput } from "./types.js";
@@ -75,6 +76,36 @@ export function missionOf(path: readonly Entry[], fallback: string): string {
   return fallback.trim();
 }
 
+/** A thinking level from outside (API, CLI), refused with the levels there are. */
+export function checkThinking(level: unknown): void {
+  if (!ThinkingLevelSchema.safeParse(level).success) {
+    throw new ArborError(
+      "invalid_input",
+      `Unknown thinking level ${JSON.stringify(level)}: use one of ${ThinkingLevelSchema.options.join(", ")}.`,
+    );
+  }
+}
+
+/**
+ * The model a continued session last used, so continuing it keeps its model unless the run names
+ * another: its latest `model_change`, or the model of its latest answer. Only a `provider/model` of
+ * a provider Arbor speaks counts; a model instance an embedder passed in has no ref to resolve again.
+ */
+export function sessionModel(path: readonly Entry[]): string | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    const ref =
+      entry.type === "model_change"
+        ? entry.model
+        : entry.type === "message" && entry.message.role === "assistant"
+          ? entry.message.model
+          : undefined;
+    if (ref === undefined) continue;
+    return (PROVIDERS as readonly string[]).includes(ref.slice(0, ref.indexOf("/"))) ? ref : undefined;
+  }
+  return undefined;
+}
+
 export function resolveModel(
   deps: {
     defaultModel: string | LanguageModelV4 | undefined;
@@ -83,8 +114,9 @@ export function resolveModel(
   },
   agent: AgentDefinition,
   input: Pick<RunInput, "model">,
+  path: readonly Entry[] = [],
 ): ResolvedModel {
-  const chosen = input.model ?? agent.model ?? deps.defaultModel ?? deps.config.model;
+  const chosen = input.model ?? sessionModel(path) ?? agent.model ?? deps.defaultModel ?? deps.config.model;
   if (chosen === undefined) {
     throw new ArborError(
       "invalid_model",

@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ArborError } from "../errors.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import type { LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
+import type { ThinkingLevel } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
@@ -13,8 +14,17 @@ export interface RunInput {
   prompt: string | UserMessage["content"];
   /** Agent name (default `build`). */
   agent?: string;
-  /** `provider/model` for this run, or a model instance. */
+  /**
+   * `provider/model` for this run, or a model instance. A continued session otherwise keeps the model
+   * it last used; naming another records a `model_change`.
+   */
   model?: string | LanguageModelV4;
+  /**
+   * How hard the model thinks from this run on (`off` turns it off; providers map the level to their
+   * own setting). Recorded as a `thinking_level_change`, so a continued session keeps it; without it
+   * the session's level, else the agent's, else `thinking` in the config, else the provider's default.
+   */
+  thinking?: ThinkingLevel;
   /** The workspace for this run (default the runtime's). */
   cwd?: string;
   maxTurns?: number;

@@ -17,18 +17,20 @@ import { disabledTools, type PermissionConfig, type PermissionRule } from "../to
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
-import { appendCustom, appendMessage } from "./journal.js";
+import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import {
   CHARS_PER_TOKEN,
   checkPrompt,
+  checkThinking,
   missionOf,
   promptText,
   remindersFor,
   resolveAgent,
   resolveCwd,
   resolveModel,
+  sessionModel,
   userContent,
 } from "./run-input.js";
 import type { StepsOutcome } from "./run-types.js";
@@ -209,16 +211,7 @@ export async function executeRun(
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
     const agent = resolveAgent(deps, input.agent);
-    const model = resolveModel(deps, agent, input);
-    const cwd = await resolveCwd(deps, input);
-    const promptTokens = Math.ceil(promptText(content).length / CHARS_PER_TOKEN);
-    if (promptTokens > model.info.limit.context) {
-      throw new ArborError(
-        "invalid_input",
-        `The prompt is about ${promptTokens.toLocaleString("en-US")} tokens; ${model.ref} takes at most ${model.info.limit.context.toLocaleString("en-US")}. Shorten it or put the material in a file for the agent to read.`,
-      );
-    }
-
+    if (input.thinking !== undefined) checkThinking(input.thinking);
     let path: Entry[] = [];
     let title: string | undefined;
     let meta: SessionMeta | undefined;
@@ -228,6 +221,16 @@ export async function executeRun(
         throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
       title = meta.title;
       path = await deps.store.getActivePath(sessionId);
+    }
+    // A continued session keeps the model it last used unless this run names one.
+    const model = resolveModel(deps, agent, input, path);
+    const cwd = await resolveCwd(deps, input);
+    const promptTokens = Math.ceil(promptText(content).length / CHARS_PER_TOKEN);
+    if (promptTokens > model.info.limit.context) {
+      throw new ArborError(
+        "invalid_input",
+        `The prompt is about ${promptTokens.toLocaleString("en-US")} tokens; ${model.ref} takes at most ${model.info.limit.context.toLocaleString("en-US")}. Shorten it or put the material in a file for the agent to read.`,
+      );
     }
     let replay: PreparedReplay | undefined;
     if (options.replay) {
@@ -336,6 +339,13 @@ export async function executeRun(
       },
     };
     const current: RunContext = ctx;
+    // What this run changed is recorded before its first message, so the session keeps it.
+    if (typeof input.model === "string" && path.length > 0 && sessionModel(path) !== model.ref) {
+      await appendEntry(current, { type: "model_change", model: model.ref });
+    }
+    if (input.thinking !== undefined && input.thinking !== current.state.thinkingLevel) {
+      await appendEntry(current, { type: "thinking_level_change", thinkingLevel: input.thinking });
+    }
     for (const ext of extensions) ext.start?.(current);
     if (!resume) {
       await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });

@@ -6,6 +6,7 @@ import { costOf } from "../llm/catalog.js";
 import { callModel } from "../llm/model-call.js";
 import { explainProviderError } from "../llm/provider-errors.js";
 import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
+import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
@@ -146,6 +147,7 @@ async function oneStep(
   const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
   const options: LanguageModelV4CallOptions = {
     prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
+    ...thinkingCallOptions(ctx.state.thinkingLevel ?? ctx.agent.thinking ?? ctx.config.thinking),
     maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
     temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
     abortSignal: ctx.signal,

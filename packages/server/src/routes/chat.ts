@@ -96,6 +96,7 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
         ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
         ...(body.agent === undefined ? {} : { agent: body.agent }),
         ...(body.model === undefined ? {} : { model: body.model }),
+        ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
         ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
       });
       const log = streams.start(handle);

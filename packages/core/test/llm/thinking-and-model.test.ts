@@ -1,0 +1,109 @@
+import type { Entry } from "@arbor/core";
+import { recordedStream, startRecordedProvider } from "@arbor/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { collect, harness } from "../loop/harness.js";
+
+const servers: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function serve(options: Parameters<typeof startRecordedProvider>[0]) {
+  const server = await startRecordedProvider(options);
+  servers.push(server);
+  return server;
+}
+
+const bodyOf = (server: { requests: Array<{ body: unknown }> }, i: number) =>
+  (server.requests[i]?.body ?? {}) as Record<string, unknown>;
+const ofType = (path: Entry[], type: Entry["type"]) => path.filter((e) => e.type === type);
+
+describe("thinking levels reach each provider, and the session keeps them", () => {
+  it("Anthropic: a level becomes a thinking budget, recorded once and kept by the continued session", async () => {
+    const server = await serve({
+      wire: "anthropic-messages",
+      replies: [
+        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
+        recordedStream("anthropic/anthropic-text.chunks.txt"),
+        recordedStream("anthropic/anthropic-text.chunks.txt"),
+      ],
+    });
+    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const first = await collect(runtime.run({ prompt: "Divide by 5.", thinking: "high" }));
+    expect(first.result.status).toBe("done");
+    expect(bodyOf(server, 0).thinking).toMatchObject({ type: "enabled", budget_tokens: expect.any(Number) });
+
+    const id = first.result.sessionId;
+    await collect(runtime.run({ sessionId: id, prompt: "Again." }));
+    expect(bodyOf(server, 1).thinking).toEqual(bodyOf(server, 0).thinking);
+
+    await collect(runtime.run({ sessionId: id, prompt: "Now quickly.", thinking: "off" }));
+    expect(bodyOf(server, 2).thinking).not.toMatchObject({ type: "enabled" });
+    const path = await store.getActivePath(id);
+    expect(ofType(path, "thinking_level_change").map((e) => (e as { thinkingLevel: string }).thinkingLevel)).toEqual([
+      "high",
+      "off",
+    ]);
+    expect((await store.getSnapshot(id)).runtimeContext.thinkingLevel).toBe("off");
+  });
+
+  it("OpenAI Responses: a level becomes the reasoning effort, with summaries asked for", async () => {
+    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
+    const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
+    await collect(runtime.run({ prompt: "hi", thinking: "low" }));
+    expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });
+  });
+
+  it("Gemini: a level becomes its thinking config, with thoughts included", async () => {
+    const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
+    const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
+    const { runtime } = await harness({ env, model: "google/gemini-3-pro-preview" });
+    await collect(runtime.run({ prompt: "hi", thinking: "high" }));
+    const config = bodyOf(server, 0).generationConfig as { thinkingConfig?: Record<string, unknown> };
+    expect(config.thinkingConfig).toMatchObject({ includeThoughts: true });
+  });
+
+  it("a thinking level that does not exist is refused, naming the levels, and writes nothing", async () => {
+    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
+    const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
+    const bad = await collect(runtime.run({ prompt: "hi", thinking: "extreme" as never }));
+    expect(bad.result).toMatchObject({ status: "error", error: { code: "invalid_input" } });
+    expect(bad.result.error?.message).toContain("medium");
+    expect((await store.listSessions({})).sessions).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("a continued session keeps its model", () => {
+  it("uses the model it last used, and records a model_change when a run names another", async () => {
+    const anthropic = await serve({
+      wire: "anthropic-messages",
+      replies: [recordedStream("anthropic/anthropic-text.chunks.txt"), recordedStream("anthropic/anthropic-text.chunks.txt")],
+    });
+    const openai = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const env = {
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: anthropic.baseURL,
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: openai.baseURL,
+    };
+    // The runtime's default is OpenAI; the session starts on Anthropic.
+    const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
+    const first = await collect(runtime.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
+    const id = first.result.sessionId;
+    await collect(runtime.run({ sessionId: id, prompt: "and again" }));
+    expect(anthropic.callCount).toBe(2);
+    expect(openai.callCount).toBe(0);
+
+    await collect(runtime.run({ sessionId: id, prompt: "switch", model: "openai/gpt-5.2" }));
+    expect(openai.callCount).toBe(1);
+    const path = await store.getActivePath(id);
+    expect(ofType(path, "model_change").map((e) => (e as { model: string }).model)).toEqual(["openai/gpt-5.2"]);
+    // The Anthropic turns' thinking and signatures are not sent to OpenAI, and the request is accepted.
+    const input = bodyOf(openai, 0).input as Array<{ role?: string }>;
+    expect(input.filter((m) => m.role === "assistant").length).toBeGreaterThan(0);
+  });
+});
