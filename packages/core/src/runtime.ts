@@ -34,6 +34,7 @@ import type { RunEvent } from "./model/run-events.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { KeyedLock } from "./store/keyed-lock.js";
+import { withLease } from "./store/lease.js";
 import { BUILTIN_AGENTS } from "./tools/agents.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
@@ -81,6 +82,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
   const subTraceIds = new SubTraceIds();
+  // One driver per session across processes: a run holds its session's lease from start to end, and
+  // stops (as aborted) if it loses it.
+  const holderName = options.holderName ?? "arbor";
+  const leased = <T>(sessionId: string, signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+    withLease(options.store, sessionId, holderName, (lease) => work(AbortSignal.any([signal, lease.lost])));
 
   const deps: RunDeps = {
     store: options.store,
@@ -108,7 +114,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       createSubTraceRunner(ctx, {
         // A sub-run is a run like any other (its own session, queue slot and result), started by a tool.
         execute: (input, sessionId, signal, emit, launch) =>
-          queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, { trace: launch })),
+          queue.run(sessionId, () =>
+            leased(sessionId, signal, (s) => executeRun(deps, input, sessionId, s, emit, { trace: launch })),
+          ),
         nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
         ...(options.subAgents ? { contexts: options.subAgents } : {}),
         now: () => clock.now(),
@@ -162,7 +170,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : executeRun(plumbing.deps, plumbing.input, sessionId, signal, emit, execution),
+          : leased(sessionId, signal, (s) => executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution)),
       );
     };
 
@@ -219,30 +227,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
     async revokeApproval(sessionId, approval) {
       // Queued behind a running turn so the revocation lands between runs, never inside one.
-      return queue.run(sessionId, async () => {
-        const current = listApprovals(await options.store.getActivePath(sessionId));
-        const match = current.find(
-          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
-        );
-        if (!match) return false;
-        await options.store.appendEntry(sessionId, {
-          type: "custom",
-          customType: APPROVAL_ENTRY_TYPE,
-          data: { ...match, revoked: true },
-        });
-        return true;
-      });
+      return queue.run(sessionId, () =>
+        withLease(options.store, sessionId, holderName, async () => {
+          const current = listApprovals(await options.store.getActivePath(sessionId));
+          const match = current.find(
+            (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+          );
+          if (!match) return false;
+          await options.store.appendEntry(sessionId, {
+            type: "custom",
+            customType: APPROVAL_ENTRY_TYPE,
+            data: { ...match, revoked: true },
+          });
+          return true;
+        }),
+      );
     },
     // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
     compact: (sessionId, opts) =>
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
-        return compactSession(deps, sessionId, opts);
+        return withLease(options.store, sessionId, holderName, () => compactSession(deps, sessionId, opts));
       }),
     switchLeaf: (sessionId, entryId, opts) =>
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
-        return switchSessionLeaf(deps, sessionId, entryId, opts);
+        return withLease(options.store, sessionId, holderName, () => switchSessionLeaf(deps, sessionId, entryId, opts));
       }),
     async close() {
       const all = [...running];

@@ -19,6 +19,7 @@ import {
   type StoredEvent,
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
+import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import {
@@ -30,9 +31,11 @@ import {
   newSessionMeta,
   pageLimit,
 } from "../session-meta.js";
+import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
 import { EventFiles } from "./event-file.js";
+import { FileLeases } from "./file-leases.js";
 import { GroupFsync } from "./group-fsync.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
@@ -46,6 +49,8 @@ export interface FileStoreOptions {
   maxEventsPerSession?: number;
   /** Sessions kept loaded in memory (least recently used are dropped first). */
   cacheSize?: number;
+  /** How long a session's lease outlives its holder's last heartbeat (default 30 s). */
+  leaseTtlMs?: number;
 }
 
 interface OpenSession {
@@ -55,6 +60,8 @@ interface OpenSession {
   sync: GroupFsync | null;
   /** Derived meta (leaf, totals) changed since session.json was last written. */
   dirty: boolean;
+  /** session.json as last read or written here: another process's rewrite changes it. */
+  metaStamp: string;
 }
 
 const _META_FILE = "session.json";
@@ -78,6 +85,7 @@ export class FileStore extends StoreBase {
   private readonly random = new RandomPool();
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
+  private readonly leases: FileLeases;
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
@@ -88,12 +96,37 @@ export class FileStore extends StoreBase {
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.cacheSize = opts.cacheSize ?? 64;
+    this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
     const store = new FileStore(opts);
     store.dirs.init();
+    store.leases.init();
     return store;
+  }
+
+  /**
+   * Whether a loaded session still matches the disk. Only checked when this store does not hold the
+   * session's lease: another process may then have appended or rewritten session.json.
+   */
+  private isFresh(s: OpenSession): boolean {
+    return this.dirs.entriesSize(s.id) === s.state.bytes + s.state.tornBytes && this.dirs.metaStamp(s.id) === s.metaStamp;
+  }
+
+  /** Forgets a loaded session without writing anything back (the disk is newer). */
+  private drop(s: OpenSession): void {
+    if (s.fd !== null) closeSync(s.fd);
+    s.fd = null;
+    s.sync = null;
+    if (this.cache.get(s.id) === s) this.cache.delete(s.id);
+  }
+
+  private current(id: string): OpenSession | undefined {
+    const cached = this.cache.get(id);
+    if (!cached || this.leases.holds(id) || this.lock.busy(id) || this.isFresh(cached)) return cached;
+    this.drop(cached);
+    return undefined;
   }
 
   private ensureOpen(): void {
@@ -106,7 +139,7 @@ export class FileStore extends StoreBase {
 
   private load(id: string): Promise<OpenSession> {
     this.ensureOpen();
-    const cached = this.cache.get(id);
+    const cached = this.current(id);
     if (cached) {
       this.cache.delete(id);
       this.cache.set(id, cached);
@@ -119,7 +152,15 @@ export class FileStore extends StoreBase {
           const found = this.dirs.readMeta(id);
           if (!found) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
           const file = this.dirs.entriesFile(id);
-          const session: OpenSession = { id, state: loadSessionState(file, found.meta), fd: null, sync: null, dirty: false };
+          const metaStamp = this.dirs.metaStamp(id);
+          const session: OpenSession = {
+            id,
+            state: loadSessionState(file, found.meta),
+            fd: null,
+            sync: null,
+            dirty: false,
+            metaStamp,
+          };
           session.dirty = session.state.bytes !== found.entriesBytes;
           this.cache.set(id, session);
           this.evict();
@@ -142,9 +183,9 @@ export class FileStore extends StoreBase {
     }
   }
 
-  /** Write back derived meta if needed and close the append handle. */
+  /** Write back derived meta if needed (and nobody wrote the session since) and close the append handle. */
   private release(s: OpenSession): void {
-    if (s.dirty) this.writeMeta(s);
+    if (s.dirty && (this.leases.holds(s.id) || this.isFresh(s))) this.writeMeta(s);
     if (s.fd !== null) closeSync(s.fd);
     s.fd = null;
     s.sync = null;
@@ -152,6 +193,7 @@ export class FileStore extends StoreBase {
 
   private writeMeta(s: OpenSession): void {
     this.dirs.writeMeta(s.state.meta, s.state.bytes);
+    s.metaStamp = this.dirs.metaStamp(s.id);
     s.dirty = false;
   }
 
@@ -189,9 +231,23 @@ export class FileStore extends StoreBase {
     return s.sync ? s.sync.sync() : null;
   }
 
+  /**
+   * A write to one session. The lease holder writes straight away (no other process may write the
+   * session); anyone else takes the session's write lock, is refused while another process holds the
+   * lease, and first catches up with what other processes wrote.
+   */
   private async locked<T>(id: string, work: (s: OpenSession) => { value: T; synced: Promise<void> | null }): Promise<T> {
     assertSessionId(id);
-    const { value, synced } = await this.lock.run(id, async () => work(await this.load(id)));
+    const { value, synced } = await this.lock.run(id, async () => {
+      this.leases.checkWritable(id);
+      if (this.leases.holds(id)) return work(await this.load(id));
+      return this.leases.withWriteLock(id, async () => {
+        this.leases.checkWritable(id);
+        const cached = this.cache.get(id);
+        if (cached && !this.isFresh(cached)) this.drop(cached);
+        return work(await this.load(id));
+      });
+    });
     // Waiting for fsync outside the lock lets later appends join the same group commit.
     if (synced) {
       try {
@@ -216,6 +272,7 @@ export class FileStore extends StoreBase {
         fd: null,
         sync: null,
         dirty: false,
+        metaStamp: this.dirs.metaStamp(id),
       };
       this.cache.set(id, s);
       this.evict();
@@ -226,15 +283,56 @@ export class FileStore extends StoreBase {
   async getSession(id: string): Promise<SessionMeta | undefined> {
     this.ensureOpen();
     assertSessionId(id);
-    const cached = this.cache.get(id);
-    if (cached) return { ...cached.state.meta };
+    const cached = this.current(id);
+    if (cached) return this.liveStatus({ ...cached.state.meta });
     const found = this.dirs.readMeta(id);
     if (!found) return undefined;
     // session.json accounts for entries.jsonl up to entriesBytes; if more was written since
     // (a crash before the meta was written back), replay the session to get exact values.
     const size = this.dirs.entriesSize(id);
-    if (size === found.entriesBytes) return found.meta;
-    return { ...(await this.load(id)).state.meta };
+    if (size === found.entriesBytes) return this.liveStatus(found.meta);
+    return this.liveStatus({ ...(await this.load(id)).state.meta });
+  }
+
+  /** A session marked running whose driver is gone reads as interrupted (see `reconcileStatus`). */
+  private liveStatus(meta: SessionMeta): SessionMeta {
+    return reconcileStatus(
+      meta,
+      (id) => this.leases.holder(id) !== undefined,
+      (id) => this.storedParent(id),
+    );
+  }
+
+  private storedParent(id: string): string | undefined {
+    try {
+      return (this.cache.get(id)?.state.meta ?? this.dirs.readMeta(id)?.meta)?.parentSessionId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.lock.run(sessionId, () =>
+      this.leases.withWriteLock(sessionId, () => {
+        const lease = this.leases.acquire(sessionId, purpose, () => {
+          // The derived meta goes to disk while the lease still keeps other writers out.
+          const s = this.cache.get(sessionId);
+          if (s?.dirty) this.writeMeta(s);
+        });
+        // What other processes wrote before the lease was taken is read afresh.
+        const cached = this.cache.get(sessionId);
+        if (cached && !this.isFresh(cached)) this.drop(cached);
+        return lease;
+      }),
+    );
+  }
+
+  async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.leases.holder(sessionId);
   }
 
   /** goal.json (SPEC 5), written before this returns a promise, so successive calls land in call order. */
@@ -266,16 +364,40 @@ export class FileStore extends StoreBase {
     // Only session.json is read, so a session whose entries are corrupt can still be deleted.
     if (!this.cache.has(id) && !this.dirs.readMeta(id))
       throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-    for (const child of await this.allMetas()) {
-      if (child.parentSessionId === id) await this.deleteSession(child.id);
+    const tree = await this.sessionTree(id);
+    // Nothing is deleted while a run drives any session of the tree, in this process or another.
+    for (const sid of tree) {
+      const holder = this.leases.holder(sid);
+      if (holder) throw sessionBusy(sid, holder);
     }
-    await this.lock.run(id, async () => {
-      const s = this.cache.get(id);
-      if (s?.fd !== null && s?.fd !== undefined) closeSync(s.fd);
-      this.cache.delete(id);
-      this.dirs.remove(id);
-      this.events.forget(id);
-    });
+    for (const sid of tree.reverse()) {
+      await this.lock.run(sid, () =>
+        this.leases.withWriteLock(sid, () => {
+          const holder = this.leases.holder(sid);
+          if (holder) throw sessionBusy(sid, holder);
+          const s = this.cache.get(sid);
+          if (s) this.drop(s);
+          this.dirs.remove(sid);
+          this.events.forget(sid);
+        }),
+      );
+    }
+  }
+
+  /** The session and its sub-sessions, parents first. */
+  private async sessionTree(id: string): Promise<string[]> {
+    const all = await this.allMetas();
+    const out = [id];
+    const seen = new Set(out);
+    for (let i = 0; i < out.length; i++) {
+      for (const m of all) {
+        if (m.parentSessionId === out[i] && !seen.has(m.id)) {
+          seen.add(m.id);
+          out.push(m.id);
+        }
+      }
+    }
+    return out;
   }
 
   /**
@@ -448,6 +570,7 @@ export class FileStore extends StoreBase {
     await this.lock.drain();
     for (const s of this.cache.values()) this.release(s);
     this.cache.clear();
+    this.leases.releaseAll();
   }
 }
 

@@ -96,11 +96,31 @@ function events(kind: SqlKind): Migration {
   };
 }
 
+/** Session leases: at most one row per session, naming the process that drives it. */
+function leases(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  const mysqlTable = <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
+    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_leases")
+        .addColumn("session_id", t.sessionId, (c) => c.notNull().primaryKey())
+        .addColumn("token", t.short, (c) => c.notNull())
+        .addColumn("holder", t.json, (c) => c.notNull())
+        .addColumn("expires_at", kind === "sqlite" ? "integer" : "bigint", (c) => c.notNull())
+        .$call(mysqlTable)
+        .execute();
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
     "0001_sessions_entries": sessionsAndEntries(kind),
     "0002_events": events(kind),
+    "0003_leases": leases(kind),
   };
 }
 

@@ -1,0 +1,118 @@
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ArborError } from "../../errors.js";
+import { LeaseHeartbeat, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
+import { lockHolder, renewLock, tryLock, unlock } from "./lock-file.js";
+
+/** A write lock is held for one append or rewrite: a holder older than this died mid-write. */
+const WRITE_LOCK_TTL_MS = 10_000;
+/** How long a write waits for another process's write to finish before giving up. */
+const WRITE_WAIT_MS = 10_000;
+
+interface Held {
+  holder: LeaseHolder;
+  beat: LeaseHeartbeat;
+}
+
+/**
+ * The file store's cross-process coordination, in `<store>/leases/`: a lease file per session names
+ * the process driving it, and a short write lock per session makes a write by any other process
+ * (check the lease, re-read what changed, write) one step. File names are hashes of the session id,
+ * so the longest ids still fit a file name with the lock files' suffixes.
+ */
+export class FileLeases {
+  private readonly held = new Map<string, Held>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  init(): void {
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (err) {
+      throw new ArborError("io_error", `Cannot create the lease directory ${this.dir}: ${(err as Error).message}`);
+    }
+  }
+
+  private path(id: string, kind: "lease" | "write"): string {
+    return join(this.dir, `${createHash("sha256").update(id).digest("hex").slice(0, 40)}.${kind}`);
+  }
+
+  /** True while this store holds the session's lease. */
+  holds(id: string): boolean {
+    const h = this.held.get(id);
+    return h !== undefined && !h.beat.lost.aborted;
+  }
+
+  /** The live holder of the session's lease, this store included. */
+  holder(id: string): LeaseHolder | undefined {
+    const own = this.held.get(id);
+    if (own && !own.beat.lost.aborted) return own.holder;
+    return lockHolder(this.path(id, "lease"), this.ttlMs);
+  }
+
+  /** Throws `session_busy` when another process holds the session (or this store lost its lease). */
+  checkWritable(id: string): void {
+    const own = this.held.get(id);
+    if (own?.beat.lost.aborted) throw sessionBusy(id, this.holder(id));
+    if (own) return;
+    const other = lockHolder(this.path(id, "lease"), this.ttlMs);
+    if (other) throw sessionBusy(id, other);
+  }
+
+  /** Takes the session's lease (call with the write lock held, so no other process writes meanwhile). */
+  acquire(id: string, purpose: string, onRelease: () => void): SessionLease {
+    if (this.held.has(id)) throw sessionBusy(id, this.held.get(id)?.holder);
+    const holder = newHolder(purpose);
+    const path = this.path(id, "lease");
+    const got = tryLock(path, holder, this.ttlMs);
+    if (!got.ok) throw sessionBusy(id, got.holder);
+    const beat = new LeaseHeartbeat(this.ttlMs, async () => renewLock(path, holder.token));
+    const held: Held = { holder, beat };
+    this.held.set(id, held);
+    let released = false;
+    return {
+      sessionId: id,
+      holder,
+      lost: beat.lost,
+      release: async () => {
+        if (released) return;
+        released = true;
+        beat.stop();
+        if (this.held.get(id) === held) this.held.delete(id);
+        onRelease();
+        unlock(path, holder.token);
+      },
+    };
+  }
+
+  /** Runs `work` holding the session's write lock, waiting for another process's write to end. */
+  async withWriteLock<T>(id: string, work: () => T | Promise<T>): Promise<T> {
+    const path = this.path(id, "write");
+    const holder = newHolder("a write");
+    const deadline = Date.now() + WRITE_WAIT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      const got = tryLock(path, holder, WRITE_LOCK_TTL_MS);
+      if (got.ok) break;
+      if (Date.now() > deadline) throw sessionBusy(id, got.holder);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    try {
+      return await work();
+    } finally {
+      unlock(path, holder.token);
+    }
+  }
+
+  /** Stops every heartbeat and gives back every lease this store holds (closing the store). */
+  releaseAll(): void {
+    for (const [id, h] of this.held) {
+      h.beat.stop();
+      unlock(this.path(id, "lease"), h.holder.token);
+    }
+    this.held.clear();
+  }
+}

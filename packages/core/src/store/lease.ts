@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { z } from "zod";
+import { ArborError } from "../errors.js";
+
+/** Who drives a session: enough for a user to find the process, and a token only its lease knows. */
+export const LeaseHolderSchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  /** What the holder runs, e.g. `arbor serve` or `arbor run`. */
+  purpose: z.string(),
+  /** When the lease was taken (ISO time). */
+  since: z.string(),
+  token: z.string(),
+});
+export type LeaseHolder = z.infer<typeof LeaseHolderSchema>;
+
+/**
+ * A store's promise that one process, and within it one holder, drives a session: other processes'
+ * writes to the session are refused with `session_busy` until it is released. A holder that dies
+ * loses it at once on the same host (its pid is gone) and after `ttlMs` without a heartbeat elsewhere.
+ */
+export interface SessionLease {
+  readonly sessionId: string;
+  readonly holder: LeaseHolder;
+  /** Aborts when the lease was lost (taken over after the heartbeat stalled); writes then fail. */
+  readonly lost: AbortSignal;
+  /** Gives the session back; harmless to call twice. */
+  release(): Promise<void>;
+}
+
+/** How long a lease lives without a heartbeat (it is renewed every third of it). */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+export function newHolder(purpose: string): LeaseHolder {
+  return { pid: process.pid, host: hostname(), purpose, since: new Date().toISOString(), token: randomUUID() };
+}
+
+/** True when the holder's process still exists; only answerable on its own host. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether a recorded holder still holds its lease: not past its expiry (ms since the epoch, moved on
+ * by each heartbeat), and on this host its process is alive.
+ */
+export function holderAlive(holder: LeaseHolder, expiresAt: number, now = Date.now()): boolean {
+  if (now > expiresAt) return false;
+  return holder.host !== hostname() || processAlive(holder.pid);
+}
+
+/** A holder as stored (JSON), or undefined when it is not one. */
+export function parseHolder(raw: string): LeaseHolder | undefined {
+  try {
+    const r = LeaseHolderSchema.safeParse(JSON.parse(raw));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeHolder(h: LeaseHolder): string {
+  return `${h.purpose} (pid ${h.pid} on ${h.host}, since ${h.since})`;
+}
+
+export function sessionBusy(sessionId: string, holder: LeaseHolder | undefined): ArborError {
+  const who = holder ? describeHolder(holder) : "another process";
+  return new ArborError(
+    "session_busy",
+    `Session ${sessionId} is in use by ${who}; wait for it to finish or stop that process (a lease whose holder died is taken over).`,
+    holder ? { holder: { pid: holder.pid, host: holder.host, purpose: holder.purpose, since: holder.since } } : undefined,
+  );
+}
+
+/** Runs `work` holding the session's lease, released however it ends. */
+export async function withLease<T>(
+  store: { acquireLease(sessionId: string, purpose: string): Promise<SessionLease> },
+  sessionId: string,
+  purpose: string,
+  work: (lease: SessionLease) => Promise<T>,
+): Promise<T> {
+  const lease = await store.acquireLease(sessionId, purpose);
+  try {
+    return await work(lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
+ * Renews a lease every third of its life with `renew`; when renewal finds the lease gone, `lost`
+ * fires. The timer does not keep the process alive.
+ */
+export class LeaseHeartbeat {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ttlMs: number, renew: () => Promise<boolean>) {
+    this.timer = setInterval(
+      () => {
+        renew().then(
+          (held) => {
+            if (!held) this.lose();
+          },
+          () => {},
+        );
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  get lost(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  lose(): void {
+    this.stop();
+    if (!this.controller.signal.aborted) this.controller.abort(new ArborError("session_busy", "The session's lease was lost."));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
