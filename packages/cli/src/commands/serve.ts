@@ -24,7 +24,7 @@ export const serveCommand: TopCommand = {
   details: [
     "Routes are listed at /api/openapi.json. POST /api/chat streams a run as server-sent events with id lines; a client that disconnects can resume with Last-Event-ID, and a disconnect never stops the run (POST /api/sessions/<id>/abort does). Permission asks wait for POST /api/permissions/<id>.",
     "Only loopback addresses are served without a token. --host with any other address needs --token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
-    "Ctrl-C stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
+    "Ctrl-C (or SIGTERM, SIGHUP) stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
   ],
   options: {
     host: { type: "string", valueName: "address", description: `The address to listen on (default ${DEFAULT_HOST}).` },
@@ -56,7 +56,15 @@ export const serveCommand: TopCommand = {
     return withStore(io, stringOption(values, "store"), async (store) => {
       // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
       const watch = new WatchHub(store);
-      const runtime = createRuntime({ store, watch, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      const runtime = createRuntime({
+        store,
+        watch,
+        config,
+        env: io.env,
+        cwd,
+        arborHome: arborHomeOf(io),
+        holderName: "arbor serve",
+      });
       try {
         const server = createServer({ runtime, store, watch, ...(token === undefined ? {} : { token }) });
         const listening = await server.listen({ host, port });
