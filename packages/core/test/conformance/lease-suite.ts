@@ -104,6 +104,7 @@ export function leaseSuite(makeHarness: MakeHarness): void {
       const child = await h.store.createSession({ parentSessionId: id, status: "running" });
       expect((await other.getSession(id))?.status).toBe("interrupted");
       expect((await other.getSession(child.id))?.status).toBe("interrupted");
+      expect((await other.getSnapshot(id)).session.status).toBe("interrupted");
       const lease = await h.store.acquireLease(id, "a run");
       expect((await other.getSession(id))?.status).toBe("running");
       // A sub-trace runs under its parent's run.

@@ -524,7 +524,7 @@ export class FileStore extends StoreBase {
     assertSessionId(sessionId);
     const { state } = await this.load(sessionId);
     const path = activePath(state.meta.leafEntryId, (id) => getEntry(state, id));
-    return buildSnapshot({ ...state.meta }, state.entries, path);
+    return buildSnapshot(this.liveStatus({ ...state.meta }), state.entries, path);
   }
 
   async appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
