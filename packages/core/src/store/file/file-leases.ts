@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { LeaseHeartbeat, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
-import { lockHolder, renewLock, tryLock, unlock } from "./lock-file.js";
+import { lockHolder, renewLock, tryLock, unlock, withLockFile } from "../lock-file.js";
 
 /** A write lock is held for one append or rewrite: a holder older than this died mid-write. */
 const WRITE_LOCK_TTL_MS = 10_000;
@@ -90,21 +90,12 @@ export class FileLeases {
   }
 
   /** Runs `work` holding the session's write lock, waiting for another process's write to end. */
-  async withWriteLock<T>(id: string, work: () => T | Promise<T>): Promise<T> {
-    const path = this.path(id, "write");
-    const holder = newHolder("a write");
-    const deadline = Date.now() + WRITE_WAIT_MS;
-    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-      const got = tryLock(path, holder, WRITE_LOCK_TTL_MS);
-      if (got.ok) break;
-      if (Date.now() > deadline) throw sessionBusy(id, got.holder);
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
-    try {
-      return await work();
-    } finally {
-      unlock(path, holder.token);
-    }
+  withWriteLock<T>(id: string, work: () => T | Promise<T>): Promise<T> {
+    return withLockFile(
+      this.path(id, "write"),
+      { purpose: "a write", ttlMs: WRITE_LOCK_TTL_MS, waitMs: WRITE_WAIT_MS, timeout: (holder) => sessionBusy(id, holder) },
+      work,
+    );
   }
 
   /** Stops every heartbeat and gives back every lease this store holds (closing the store). */

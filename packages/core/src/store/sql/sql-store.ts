@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
@@ -16,6 +17,7 @@ import {
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease } from "../lease.js";
+import { withLockFile } from "../lock-file.js";
 import {
   applyEntryPatch,
   DEFAULT_MAX_ENTRY_BYTES,
@@ -42,6 +44,14 @@ import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, EntriesTable, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
+
+const MIGRATION_LOCK = {
+  purpose: "a schema migration",
+  ttlMs: 60_000,
+  waitMs: 60_000,
+  timeout: () =>
+    new ArborError("io_error", "Another process has been bringing the SQLite store's schema up to date for a minute; try again."),
+};
 
 /**
  * The Store on SQLite, MySQL/MariaDB or PostgreSQL through Kysely. Writes to one session are
@@ -78,7 +88,12 @@ export class SqlStore extends StoreBase {
       // Kysely's migration lock is keyed by schema; without an explicit one, use the connection's
       // own so that arbor tables in another schema of the same database are not mistaken for ours.
       const schema = conn.kind === "postgres" ? (conn.schema ?? (await currentSchema(conn.db))) : undefined;
-      await migrateToLatest(conn.db as Kysely<unknown>, conn.kind, schema);
+      const migrate = () => migrateToLatest(conn.db as Kysely<unknown>, conn.kind, schema);
+      // Kysely's migration lock does nothing on SQLite, so two processes creating one new store at
+      // once would both create its tables; a lock file beside the database makes them take turns.
+      if (conn.kind === "sqlite" && spec.kind === "sqlite" && spec.file !== ":memory:") {
+        await withLockFile(`${resolve(spec.file)}.migrate-lock`, MIGRATION_LOCK, migrate);
+      } else await migrate();
     } catch (err) {
       await conn.db.destroy().catch(() => {});
       throw toArborError(err, conn.kind, "open");

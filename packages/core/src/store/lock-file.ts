@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { ArborError } from "../../errors.js";
-import { holderAlive, type LeaseHolder, parseHolder } from "../lease.js";
+import { ArborError } from "../errors.js";
+import { holderAlive, type LeaseHolder, newHolder, parseHolder } from "./lease.js";
 
 /**
  * Cross-process lock files: `path` exists while someone holds it and names the holder; its mtime is
@@ -115,4 +115,28 @@ export function renewLock(path: string, token: string): boolean {
 export function unlock(path: string, token: string): void {
   const seen = read(path);
   if (seen?.holder?.token === token) unlinkQuiet(path);
+}
+
+/**
+ * Runs `work` holding the lock file `path`, waiting (polling, up to `waitMs`) while another live
+ * process holds it; `timeout` makes the error thrown when the wait runs out.
+ */
+export async function withLockFile<T>(
+  path: string,
+  opts: { purpose: string; ttlMs: number; waitMs: number; timeout: (holder: LeaseHolder | undefined) => ArborError },
+  work: () => T | Promise<T>,
+): Promise<T> {
+  const holder = newHolder(opts.purpose);
+  const deadline = Date.now() + opts.waitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    const got = tryLock(path, holder, opts.ttlMs);
+    if (got.ok) break;
+    if (Date.now() > deadline) throw opts.timeout(got.holder);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  try {
+    return await work();
+  } finally {
+    unlock(path, holder.token);
+  }
 }
