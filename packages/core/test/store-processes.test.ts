@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,8 +29,12 @@ describe("several processes on one store", () => {
     const store = await openStore(spec);
     const { id } = await store.createSession();
     await store.close();
-    const perProcess = 40;
-    const runs = await Promise.all(["a", "b", "c"].map((tag) => node("append-n.mjs", [spec, id, String(perProcess), tag])));
+    const perProcess = 100;
+    const barrier = join(dir, "barrier");
+    mkdirSync(barrier);
+    const runs = await Promise.all(
+      ["a", "b", "c"].map((tag) => node("append-n.mjs", [spec, id, String(perProcess), tag, barrier, "3"])),
+    );
     for (const r of runs) expect(r.code, r.out).toBe(0);
     const reopened = await openStore(spec);
     const path = await reopened.getActivePath(id);
