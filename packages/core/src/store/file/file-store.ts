@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, ftruncateSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
@@ -36,10 +35,10 @@ import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
-import { GroupFsync } from "./group-fsync.js";
+import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
-import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
+import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, setLeaf } from "./session-state.js";
 
 export interface FileStoreOptions {
   dir: string;
@@ -53,20 +52,6 @@ export interface FileStoreOptions {
   leaseTtlMs?: number;
 }
 
-interface OpenSession {
-  id: string;
-  state: SessionState;
-  fd: number | null;
-  sync: GroupFsync | null;
-  /** Derived meta (leaf, totals) changed since session.json was last written. */
-  dirty: boolean;
-  /** session.json as last read or written here: another process's rewrite changes it. */
-  metaStamp: string;
-}
-
-const _META_FILE = "session.json";
-const _ENTRIES_FILE = "entries.jsonl";
-
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
  * and rarely) and entries.jsonl (append-only; leaf moves and entry updates are appended records).
@@ -78,14 +63,12 @@ export class FileStore extends StoreBase {
   private readonly dirs: SessionDirs;
   private readonly durability: Durability;
   private readonly maxEntryBytes: number;
-  private readonly cacheSize: number;
-  private readonly cache = new Map<string, OpenSession>();
-  private readonly loading = new Map<string, Promise<OpenSession>>();
   private readonly lock = new KeyedLock();
   private readonly random = new RandomPool();
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
   private readonly leases: FileLeases;
+  private readonly sessions: OpenSessions;
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
@@ -95,8 +78,14 @@ export class FileStore extends StoreBase {
     this.dirs = new SessionDirs(root, this.durability === "fsync");
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
-    this.cacheSize = opts.cacheSize ?? 64;
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
+    this.sessions = new OpenSessions(this.dirs, {
+      durability: this.durability,
+      cacheSize: opts.cacheSize ?? 64,
+      // A session another process cannot write (leased here) or that a write of ours is using stays as loaded.
+      settled: (id) => this.leases.holds(id) || this.lock.busy(id),
+      leased: (id) => this.leases.holds(id),
+    });
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
@@ -106,27 +95,9 @@ export class FileStore extends StoreBase {
     return store;
   }
 
-  /**
-   * Whether a loaded session still matches the disk. Only checked when this store does not hold the
-   * session's lease: another process may then have appended or rewritten session.json.
-   */
-  private isFresh(s: OpenSession): boolean {
-    return this.dirs.entriesSize(s.id) === s.state.bytes + s.state.tornBytes && this.dirs.metaStamp(s.id) === s.metaStamp;
-  }
-
-  /** Forgets a loaded session without writing anything back (the disk is newer). */
-  private drop(s: OpenSession): void {
-    if (s.fd !== null) closeSync(s.fd);
-    s.fd = null;
-    s.sync = null;
-    if (this.cache.get(s.id) === s) this.cache.delete(s.id);
-  }
-
-  private current(id: string): OpenSession | undefined {
-    const cached = this.cache.get(id);
-    if (!cached || this.leases.holds(id) || this.lock.busy(id) || this.isFresh(cached)) return cached;
-    this.drop(cached);
-    return undefined;
+  private load(id: string): Promise<OpenSession> {
+    this.ensureOpen();
+    return this.sessions.load(id);
   }
 
   private ensureOpen(): void {
@@ -135,100 +106,6 @@ export class FileStore extends StoreBase {
 
   private now(): string {
     return new Date().toISOString();
-  }
-
-  private load(id: string): Promise<OpenSession> {
-    this.ensureOpen();
-    const cached = this.current(id);
-    if (cached) {
-      this.cache.delete(id);
-      this.cache.set(id, cached);
-      return Promise.resolve(cached);
-    }
-    let pending = this.loading.get(id);
-    if (!pending) {
-      pending = Promise.resolve().then(() => {
-        try {
-          const found = this.dirs.readMeta(id);
-          if (!found) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-          const file = this.dirs.entriesFile(id);
-          const metaStamp = this.dirs.metaStamp(id);
-          const session: OpenSession = {
-            id,
-            state: loadSessionState(file, found.meta),
-            fd: null,
-            sync: null,
-            dirty: false,
-            metaStamp,
-          };
-          session.dirty = session.state.bytes !== found.entriesBytes;
-          this.cache.set(id, session);
-          this.evict();
-          return session;
-        } finally {
-          this.loading.delete(id);
-        }
-      });
-      this.loading.set(id, pending);
-    }
-    return pending;
-  }
-
-  private evict(): void {
-    for (const [id, s] of this.cache) {
-      if (this.cache.size <= this.cacheSize) return;
-      if (this.lock.busy(id)) continue;
-      this.release(s);
-      this.cache.delete(id);
-    }
-  }
-
-  /** Write back derived meta if needed (and nobody wrote the session since) and close the append handle. */
-  private release(s: OpenSession): void {
-    if (s.dirty && (this.leases.holds(s.id) || this.isFresh(s))) this.writeMeta(s);
-    if (s.fd !== null) closeSync(s.fd);
-    s.fd = null;
-    s.sync = null;
-  }
-
-  private writeMeta(s: OpenSession): void {
-    this.dirs.writeMeta(s.state.meta, s.state.bytes);
-    s.metaStamp = this.dirs.metaStamp(s.id);
-    s.dirty = false;
-  }
-
-  private appendHandle(s: OpenSession): number {
-    if (s.fd === null) {
-      const fd = this.dirs.openForAppend(s.id, s.state.bytes, s.state.tornBytes);
-      s.state.tornBytes = 0;
-      s.fd = fd;
-      s.sync = this.durability === "fsync" ? new GroupFsync(fd) : null;
-      return fd;
-    }
-    return s.fd;
-  }
-
-  /**
-   * Writes records at the end of entries.jsonl. The bytes reach the OS before this returns; a
-   * failed write is cut back off so no partial record stays behind.
-   */
-  private writeRecords(s: OpenSession, text: string): Promise<void> | null {
-    const fd = this.appendHandle(s);
-    const buf = Buffer.from(text);
-    let off = 0;
-    try {
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, s.state.bytes + off);
-    } catch (err) {
-      try {
-        ftruncateSync(fd, s.state.bytes);
-      } catch {
-        // The load-time torn-tail check covers what truncation could not remove.
-      }
-      throw new ArborError("io_error", `Cannot append to session ${s.id}: ${(err as Error).message}`);
-    }
-    s.state.bytes += buf.length;
-    s.dirty = true;
-    return s.sync ? s.sync.sync() : null;
   }
 
   /**
@@ -243,8 +120,8 @@ export class FileStore extends StoreBase {
       if (this.leases.holds(id)) return work(await this.load(id));
       return this.leases.withWriteLock(id, async () => {
         this.leases.checkWritable(id);
-        const cached = this.cache.get(id);
-        if (cached && !this.isFresh(cached)) this.drop(cached);
+        const cached = this.sessions.cache.get(id);
+        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
         return work(await this.load(id));
       });
     });
@@ -274,8 +151,8 @@ export class FileStore extends StoreBase {
         dirty: false,
         metaStamp: this.dirs.metaStamp(id),
       };
-      this.cache.set(id, s);
-      this.evict();
+      this.sessions.cache.set(id, s);
+      this.sessions.evict();
       return { ...meta };
     });
   }
@@ -283,7 +160,7 @@ export class FileStore extends StoreBase {
   async getSession(id: string): Promise<SessionMeta | undefined> {
     this.ensureOpen();
     assertSessionId(id);
-    const cached = this.current(id);
+    const cached = this.sessions.current(id);
     if (cached) return this.liveStatus({ ...cached.state.meta });
     const found = this.dirs.readMeta(id);
     if (!found) return undefined;
@@ -305,7 +182,7 @@ export class FileStore extends StoreBase {
 
   private storedParent(id: string): string | undefined {
     try {
-      return (this.cache.get(id)?.state.meta ?? this.dirs.readMeta(id)?.meta)?.parentSessionId;
+      return (this.sessions.cache.get(id)?.state.meta ?? this.dirs.readMeta(id)?.meta)?.parentSessionId;
     } catch {
       return undefined;
     }
@@ -318,12 +195,12 @@ export class FileStore extends StoreBase {
       this.leases.withWriteLock(sessionId, () => {
         const lease = this.leases.acquire(sessionId, purpose, () => {
           // The derived meta goes to disk while the lease still keeps other writers out.
-          const s = this.cache.get(sessionId);
-          if (s?.dirty) this.writeMeta(s);
+          const s = this.sessions.cache.get(sessionId);
+          if (s?.dirty) this.sessions.writeMeta(s);
         });
         // What other processes wrote before the lease was taken is read afresh.
-        const cached = this.cache.get(sessionId);
-        if (cached && !this.isFresh(cached)) this.drop(cached);
+        const cached = this.sessions.cache.get(sessionId);
+        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
         return lease;
       }),
     );
@@ -345,7 +222,7 @@ export class FileStore extends StoreBase {
   async updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {
     return this.locked(id, (s) => {
       s.state.meta = applySessionPatch(s.state.meta, patch, this.now());
-      this.writeMeta(s);
+      this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
     });
   }
@@ -353,7 +230,7 @@ export class FileStore extends StoreBase {
   protected async markBranched(id: string, from: { sessionId: string; entryId: string }): Promise<SessionMeta> {
     return this.locked(id, (s) => {
       s.state.meta = { ...s.state.meta, branchedFrom: from };
-      this.writeMeta(s);
+      this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
     });
   }
@@ -362,7 +239,7 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(id);
     // Only session.json is read, so a session whose entries are corrupt can still be deleted.
-    if (!this.cache.has(id) && !this.dirs.readMeta(id))
+    if (!this.sessions.cache.has(id) && !this.dirs.readMeta(id))
       throw new ArborError("session_not_found", `Session ${id} does not exist.`);
     const tree = await this.sessionTree(id);
     // Nothing is deleted while a run drives any session of the tree, in this process or another.
@@ -375,8 +252,8 @@ export class FileStore extends StoreBase {
         this.leases.withWriteLock(sid, () => {
           const holder = this.leases.holder(sid);
           if (holder) throw sessionBusy(sid, holder);
-          const s = this.cache.get(sid);
-          if (s) this.drop(s);
+          const s = this.sessions.cache.get(sid);
+          if (s) this.sessions.drop(s);
           this.dirs.remove(sid);
           this.events.forget(sid);
         }),
@@ -458,7 +335,7 @@ export class FileStore extends StoreBase {
       if (inputs.length === 0) return { value: [], synced: null };
       const prepared = this.prepare(s, inputs);
       const lines = prepared.map((p) => `${p.json}\n`).join("");
-      const synced = this.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
+      const synced = this.sessions.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
       for (const p of prepared) addEntry(s.state, p.entry);
       return { value: prepared.map((p) => p.entry), synced };
     });
@@ -487,7 +364,7 @@ export class FileStore extends StoreBase {
       if (Buffer.byteLength(json) > this.maxEntryBytes) {
         throw new ArborError("entry_too_large", `The updated entry exceeds the ${this.maxEntryBytes}-byte limit.`);
       }
-      const synced = this.writeRecords(s, updateRecord(json));
+      const synced = this.sessions.writeRecords(s, updateRecord(json));
       replaceEntry(s.state, after);
       return { value: after, synced };
     });
@@ -508,7 +385,7 @@ export class FileStore extends StoreBase {
         throw new ArborError("entry_not_found", `Entry ${leafId} does not exist in session ${sessionId}.`);
       }
       const ts = this.now();
-      const synced = this.writeRecords(s, leafRecord(leafId, ts));
+      const synced = this.sessions.writeRecords(s, leafRecord(leafId, ts));
       setLeaf(s.state, leafId, ts);
       return { value: { ...s.state.meta }, synced };
     });
@@ -568,8 +445,8 @@ export class FileStore extends StoreBase {
     if (this.closed) return;
     this.closed = true;
     await this.lock.drain();
-    for (const s of this.cache.values()) this.release(s);
-    this.cache.clear();
+    for (const s of this.sessions.cache.values()) this.sessions.release(s);
+    this.sessions.cache.clear();
     this.leases.releaseAll();
   }
 }
