@@ -130,3 +130,63 @@ export class LeaseHeartbeat {
     clearInterval(this.timer);
   }
 }
+
+interface Held {
+  holder: LeaseHolder;
+  beat: LeaseHeartbeat;
+}
+
+/** The leases one store instance holds, each with its heartbeat. Each store keeps its own. */
+export class HeldLeases {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  /** This store's holder of the session, unless it has no lease or lost it. */
+  live(id: string): LeaseHolder | undefined {
+    const h = this.held.get(id);
+    return h && !h.beat.lost.aborted ? h.holder : undefined;
+  }
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  /** Throws `session_busy` when this store's lease on the session was lost (taken over meanwhile). */
+  checkNotLost(id: string): void {
+    if (this.held.get(id)?.beat.lost.aborted) throw sessionBusy(id, undefined);
+  }
+
+  /**
+   * Records a lease just taken: `renew` is its heartbeat (false once it is no longer ours) and
+   * `giveBack` removes it from the store on release.
+   */
+  add(id: string, holder: LeaseHolder, renew: () => Promise<boolean>, giveBack: () => Promise<void> | void): SessionLease {
+    const beat = new LeaseHeartbeat(this.ttlMs, renew);
+    const held: Held = { holder, beat };
+    this.held.set(id, held);
+    let released = false;
+    return {
+      sessionId: id,
+      holder,
+      lost: beat.lost,
+      release: async () => {
+        if (released) return;
+        released = true;
+        beat.stop();
+        if (this.held.get(id) === held) this.held.delete(id);
+        await giveBack();
+      },
+    };
+  }
+
+  /** Gives back every lease (closing the store). */
+  async releaseAll(giveBack: (id: string, token: string) => Promise<void> | void): Promise<void> {
+    const all = [...this.held];
+    this.held.clear();
+    for (const [id, h] of all) {
+      h.beat.stop();
+      await giveBack(id, h.holder.token);
+    }
+  }
+}

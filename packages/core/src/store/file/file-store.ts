@@ -447,7 +447,7 @@ export class FileStore extends StoreBase {
     await this.lock.drain();
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
-    this.leases.releaseAll();
+    await this.leases.releaseAll();
   }
 }
 
