@@ -32,8 +32,11 @@ export interface SessionLease {
 /** How long a lease lives without a heartbeat (it is renewed every third of it). */
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 
+/** This machine's name, read once: it names lease holders and decides whose pid can be checked. */
+const HOST = hostname();
+
 export function newHolder(purpose: string): LeaseHolder {
-  return { pid: process.pid, host: hostname(), purpose, since: new Date().toISOString(), token: randomUUID() };
+  return { pid: process.pid, host: HOST, purpose, since: new Date().toISOString(), token: randomUUID() };
 }
 
 /** True when the holder's process still exists; only answerable on its own host. */
@@ -53,7 +56,7 @@ function processAlive(pid: number): boolean {
  */
 export function holderAlive(holder: LeaseHolder, expiresAt: number, now = Date.now()): boolean {
   if (now > expiresAt) return false;
-  return holder.host !== hostname() || processAlive(holder.pid);
+  return holder.host !== HOST || processAlive(holder.pid);
 }
 
 /** A holder as stored (JSON), or undefined when it is not one. */
