@@ -224,8 +224,14 @@ describe.each([
 describe("a crash or a stop in the middle of a tool call", () => {
   const sleeper = (pidFile: string) => toolCall("bash", { command: `echo $$ > ${pidFile}; exec sleep 30` });
 
-  async function runUntilTool(home: string, baseURL: string, args: string[], pidFile: string): Promise<RunningCli> {
-    const run = start(["run", "--json", "--yes", ...modelArgs(baseURL), ...args], home);
+  async function runUntilTool(
+    home: string,
+    baseURL: string,
+    args: string[],
+    pidFile: string,
+    store?: string,
+  ): Promise<RunningCli> {
+    const run = start(["run", "--json", "--yes", ...modelArgs(baseURL), ...args], home, store);
     await run.waitForStdout(/"type":"tool_start"/);
     // The tool's shell wrote its pid once it started.
     for (let i = 0; !existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === ""; i++) {
@@ -235,31 +241,48 @@ describe("a crash or a stop in the middle of a tool call", () => {
     return run;
   }
 
-  it("kill -9 leaves a session that reads as interrupted and continues with every call answered", async () => {
-    const trials = 4;
-    let unusable = 0;
-    let stuckRunning = 0;
-    for (let t = 0; t < trials; t++) {
-      const pidFile = join(dir, `kill-${t}.pid`);
-      const baseURL = await fakeServer([[sleeper(pidFile)], [text("continued")]]);
-      const home = freshHome("kill");
-      const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile);
-      strayPids.push(Number(readFileSync(pidFile, "utf8")));
-      const id = (JSON.parse(run.stdout().split("\n")[0] as string) as RunEvent).session_id;
-      run.child.kill("SIGKILL");
-      await run.result;
-      const shown = await show(id, home);
-      expect(shown.code, shown.stderr).toBe(0);
-      if (shown.snap?.session.status !== "interrupted") stuckRunning++;
-      const next = await arbor(["run", "--json", "--session", id, ...modelArgs(baseURL), "go on"], { home });
-      const body = fake?.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1)?.body;
-      if (next.code !== 0 || unpairedCalls(body) > 0) unusable++;
-      await fake?.close();
-      fake = undefined;
-    }
-    console.log(`kill -9 mid-tool (file store): ${trials} trials, ${stuckRunning} left running, ${unusable} unusable`);
-    expect({ stuckRunning, unusable }).toEqual({ stuckRunning: 0, unusable: 0 });
-  });
+  it.each([
+    ["file", async () => ({ store: undefined as string | undefined, drop: async () => {} })],
+    ["sqlite", async () => ({ store: `sqlite:${join(dir, `kill-${Date.now()}.db`)}`, drop: async () => {} })],
+    [
+      "postgres",
+      async () => {
+        const db = await createTestDatabase();
+        return { store: db.url as string | undefined, drop: db.drop };
+      },
+    ],
+  ])(
+    "kill -9 on the %s store leaves a session that reads as interrupted and continues with every call answered",
+    async (name, makeStore) => {
+      const trials = 3;
+      let unusable = 0;
+      let stuckRunning = 0;
+      const { store, drop } = await makeStore();
+      for (let t = 0; t < trials; t++) {
+        const pidFile = join(dir, `kill-${name}-${t}.pid`);
+        const baseURL = await fakeServer([[sleeper(pidFile)], [text("continued")]]);
+        const home = freshHome("kill");
+        const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile, store);
+        strayPids.push(Number(readFileSync(pidFile, "utf8")));
+        const id = (JSON.parse(run.stdout().split("\n")[0] as string) as RunEvent).session_id;
+        run.child.kill("SIGKILL");
+        await run.result;
+        const shown = await show(id, home, store);
+        expect(shown.code, shown.stderr).toBe(0);
+        if (shown.snap?.session.status !== "interrupted") stuckRunning++;
+        const storeArgs = store ? ["--store", store] : [];
+        const next = await arbor(["run", "--json", "--session", id, ...storeArgs, ...modelArgs(baseURL), "go on"], { home });
+        const body = fake?.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1)?.body;
+        if (next.code !== 0 || unpairedCalls(body) > 0) unusable++;
+        await fake?.close();
+        fake = undefined;
+      }
+      await drop();
+      console.log(`kill -9 mid-tool (${name} store): ${trials} trials, ${stuckRunning} left running, ${unusable} unusable`);
+      expect({ stuckRunning, unusable }).toEqual({ stuckRunning: 0, unusable: 0 });
+    },
+    120_000,
+  );
 
   it("SIGTERM stops the run like Ctrl-C: exit 130, the tool's process ended, the call recorded as interrupted", async () => {
     const pidFile = join(dir, "term.pid");
