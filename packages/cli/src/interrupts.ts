@@ -1,13 +1,18 @@
-/** What `interruptHook` needs of the process: SIGINT listeners and a way out. */
+/** The signals that ask a run to stop: Ctrl-C, a service manager's stop, a closed terminal. */
+export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** What `interruptHook` needs of the process: signal listeners and a way out. */
 export interface SignalSource {
-  on(event: "SIGINT", listener: () => void): unknown;
-  off(event: "SIGINT", listener: () => void): unknown;
+  on(event: StopSignal, listener: () => void): unknown;
+  off(event: StopSignal, listener: () => void): unknown;
 }
 
 /**
- * `Io.onInterrupt` over a process: while a handler is registered, the first Ctrl-C goes to it (a run
- * aborts and saves what it did) and a second one exits at once with 130, for a user who will not
- * wait. With no handler registered, Ctrl-C keeps its default meaning.
+ * `Io.onInterrupt` over a process: while a handler is registered, the first Ctrl-C (or SIGTERM, or
+ * SIGHUP) goes to it (a run aborts, ends its tools' processes and saves what it did) and a second one
+ * exits at once with 130, for a user who will not wait. With no handler registered, each signal keeps
+ * its default meaning.
  */
 export function interruptHook(source: SignalSource, exit: (code: number) => void): (handler: () => void) => () => void {
   return (handler) => {
@@ -17,7 +22,9 @@ export function interruptHook(source: SignalSource, exit: (code: number) => void
       if (count > 1) exit(130);
       else handler();
     };
-    source.on("SIGINT", listener);
-    return () => void source.off("SIGINT", listener);
+    for (const signal of STOP_SIGNALS) source.on(signal, listener);
+    return () => {
+      for (const signal of STOP_SIGNALS) source.off(signal, listener);
+    };
   };
 }

@@ -72,6 +72,7 @@ export * from "./store/event-records.js";
 export * from "./store/export-format.js";
 export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
 export * from "./store/keyed-lock.js";
+export { type LeaseHolder, type SessionLease, sessionBusy, withLease } from "./store/lease.js";
 export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";

@@ -27,6 +27,7 @@ import { type FeatureDeps, runFeatures } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { KeyedLock } from "./store/keyed-lock.js";
+import { withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
@@ -74,6 +75,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
   const subTraceIds = new SubTraceIds();
+  // One driver per session across processes: a run holds its session's lease from start to end, and
+  // stops (as aborted) if it loses it.
+  const holderName = options.holderName ?? "arbor";
+  const leased = <T>(sessionId: string, signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+    withLease(options.store, sessionId, holderName, (lease) => work(AbortSignal.any([signal, lease.lost])));
 
   const deps: RunDeps = {
     store: options.store,
@@ -102,8 +108,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     deps: () => deps,
     gate: plans,
     launcher: {
+      // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.
       execute: (input, sessionId, signal, emit, execution) =>
-        queue.run(sessionId, () => executeRun(deps, input, sessionId, signal, emit, execution)),
+        queue.run(sessionId, () => leased(sessionId, signal, (s) => executeRun(deps, input, sessionId, s, emit, execution))),
       nextId: (parentId, mode, at) => subTraceIds.next(parentId, mode, at),
       now: () => clock.now(),
     },
@@ -158,7 +165,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : executeRun(plumbing.deps, plumbing.input, sessionId, signal, emit, execution),
+          : leased(sessionId, signal, (s) => executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution)),
       );
     };
 
@@ -217,30 +224,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
     async revokeApproval(sessionId, approval) {
       // Queued behind a running turn so the revocation lands between runs, never inside one.
-      return queue.run(sessionId, async () => {
-        const current = listApprovals(await options.store.getActivePath(sessionId));
-        const match = current.find(
-          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
-        );
-        if (!match) return false;
-        await options.store.appendEntry(sessionId, {
-          type: "custom",
-          customType: APPROVAL_ENTRY_TYPE,
-          data: { ...match, revoked: true },
-        });
-        return true;
-      });
+      return queue.run(sessionId, () =>
+        withLease(options.store, sessionId, holderName, async () => {
+          const current = listApprovals(await options.store.getActivePath(sessionId));
+          const match = current.find(
+            (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+          );
+          if (!match) return false;
+          await options.store.appendEntry(sessionId, {
+            type: "custom",
+            customType: APPROVAL_ENTRY_TYPE,
+            data: { ...match, revoked: true },
+          });
+          return true;
+        }),
+      );
     },
     // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
     compact: (sessionId, opts) =>
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
-        return compactSession(deps, sessionId, opts);
+        return withLease(options.store, sessionId, holderName, () => compactSession(deps, sessionId, opts));
       }),
     switchLeaf: (sessionId, entryId, opts) =>
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
-        return switchSessionLeaf(deps, sessionId, entryId, opts);
+        return withLease(options.store, sessionId, holderName, () => switchSessionLeaf(deps, sessionId, entryId, opts));
       }),
     async close() {
       const all = [...running];

@@ -115,3 +115,55 @@ describe("context builder", () => {
     );
   });
 });
+
+describe("tool calls a crash left without a result", () => {
+  const call = (id: string) => ({ type: "tool-call" as const, toolCallId: id, toolName: "bash", input: { command: "sleep 60" } });
+  const result = (id: string) => ({
+    type: "tool-result" as const,
+    toolCallId: id,
+    toolName: "bash",
+    output: { type: "text" as const, value: "ok" },
+  });
+  const asEntry = (message: unknown): Entry => entry({ type: "message", message });
+
+  it("answers them as interrupted when the next turn starts, so every call is paired with one result", () => {
+    const path = [
+      asEntry({ role: "user", content: [{ type: "text", text: "run two" }] }),
+      asEntry({ role: "assistant", content: [call("c1"), call("c2")] }),
+      asEntry({ role: "tool", content: [result("c1")] }),
+      // The process died while c2 ran; the next prompt continues the session.
+      asEntry({ role: "user", content: [{ type: "text", text: "go on" }] }),
+    ];
+    const messages = contextMessages(buildContext(path));
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "user"]);
+    expect(messages[3]).toMatchObject({
+      role: "tool",
+      synthetic: true,
+      content: [
+        { toolCallId: "c2", toolName: "bash", output: { type: "error-text", value: "[Tool execution was interrupted]" } },
+      ],
+    });
+    for (const [i, m] of messages.entries()) {
+      if (m.role !== "assistant") continue;
+      const calls = m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
+      const answered = messages
+        .slice(i + 1)
+        .flatMap((r) => (r.role === "tool" ? r.content.map((p) => p.toolCallId) : []))
+        .filter((id) => calls.includes(id));
+      expect(answered.sort()).toEqual(calls.sort());
+    }
+  });
+
+  it("leaves answered calls and a call still running alone", () => {
+    const done = [
+      asEntry({ role: "user", content: [{ type: "text", text: "x" }] }),
+      asEntry({ role: "assistant", content: [call("a")] }),
+      asEntry({ role: "tool", content: [result("a")] }),
+      asEntry({ role: "assistant", content: [{ type: "text", text: "done" }] }),
+    ];
+    expect(contextMessages(buildContext(done)).map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    const running = done.slice(0, 2);
+    expect(contextMessages(buildContext(running)).map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(buildContext(running).openCalls).toEqual([{ toolCallId: "a", toolName: "bash" }]);
+  });
+});

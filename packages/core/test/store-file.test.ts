@@ -8,6 +8,7 @@ export function fileHarness(durability: "process" | "fsync") {
   return async () => {
     const dir = mkdtempSync(join(tmpdir(), "arbor-file-"));
     let store: Store = await openStore({ kind: "file", dir, durability });
+    const others: Store[] = [];
     return {
       get store() {
         return store;
@@ -17,7 +18,13 @@ export function fileHarness(durability: "process" | "fsync") {
         store = await openStore({ kind: "file", dir, durability });
         return store;
       },
+      async another() {
+        const other = await openStore({ kind: "file", dir, durability });
+        others.push(other);
+        return other;
+      },
       async cleanup() {
+        for (const other of others) await other.close();
         await store.close();
         rmSync(dir, { recursive: true, force: true });
       },

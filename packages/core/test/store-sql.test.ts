@@ -49,7 +49,7 @@ for (const kind of KINDS) {
       const first = await openStore();
       const meta = await first.createSession({ title: "kept" });
       const applied = await ns.query("select name, timestamp from arbor_migrations order by name");
-      expect(applied.map((r) => r.name)).toEqual(["0001_sessions_entries", "0002_events"]);
+      expect(applied.map((r) => r.name)).toEqual(["0001_sessions_entries", "0002_events", "0003_leases"]);
       await first.close();
       const second = await openStore();
       expect(await ns.query("select name, timestamp from arbor_migrations order by name")).toEqual(applied);

@@ -37,7 +37,7 @@ export const compactCommand: TopCommand = {
       baseURL: stringOption(values, "base-url"),
     });
     return withStore(io, stringOption(values, "store"), async (store) => {
-      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io), holderName: "arbor compact" });
       try {
         const result = await runtime.compact(sessionId, focus === undefined ? {} : { focus });
         if (flag(values, "json")) writeJson(io.stdout, result);

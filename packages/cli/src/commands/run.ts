@@ -47,6 +47,7 @@ export const runCommand: TopCommand = {
             env: io.env,
             cwd: flags.cwd,
             arborHome: arborHomeOf(io),
+            holderName: "arbor run",
             onPermission,
             onPlanApproval,
           }),

@@ -32,7 +32,7 @@ export const serveCommand: TopCommand = {
     "Only loopback addresses are served without a token. --host with any other address needs a token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
     `The token comes from --token, else the first line of --token-file (- reads stdin), else $${TOKEN_ENV}. Prefer the file or the variable: a command line is visible to every user of the machine (ps).`,
     "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
-    "Ctrl-C stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
+    "Ctrl-C (or SIGTERM, SIGHUP) stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
   ],
   options: {
     host: { type: "string", valueName: "address", description: `The address to listen on (default ${DEFAULT_HOST}).` },
@@ -68,7 +68,15 @@ export const serveCommand: TopCommand = {
     return withStore(io, stringOption(values, "store"), async (store) => {
       // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
       const watch = new WatchHub(store);
-      const runtime = createRuntime({ store, watch, config, env: io.env, cwd, arborHome: arborHomeOf(io) });
+      const runtime = createRuntime({
+        store,
+        watch,
+        config,
+        env: io.env,
+        cwd,
+        arborHome: arborHomeOf(io),
+        holderName: "arbor serve",
+      });
       try {
         const server = createServer({
           runtime,

@@ -1,11 +1,12 @@
 import { isArborError } from "../errors.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { ToolMessage } from "../model/message.js";
+import { INTERRUPTED_OUTPUT } from "../session/context.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import { appendMessage } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 
-export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
+export { INTERRUPTED_OUTPUT };
 
 export interface ToolBatchResult {
   /** A person said no to one of the calls: the loop stops (seed 004 §5.3). */

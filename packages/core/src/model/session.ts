@@ -10,7 +10,8 @@ export const StoreProviderSchema = z.enum(["file", "sqlite", "mysql", "postgres"
 export type StoreProvider = z.infer<typeof StoreProviderSchema>;
 
 export const TraceModeSchema = z.enum(["call", "agent"]);
-export const TraceStatusSchema = z.enum(["running", "completed", "failed", "aborted"]);
+/** `interrupted`: the process driving it died mid-run (a crash, kill -9); nothing drives it now. */
+export const TraceStatusSchema = z.enum(["running", "completed", "failed", "aborted", "interrupted"]);
 
 /** Limits a trace runs under (seed 000 `context`). `timeout` is in seconds. */
 export const TraceContextSchema = z.looseObject({

@@ -57,6 +57,8 @@ export interface RuntimeOptions {
   clock?: LoopClock;
   /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
   busy?: "queue" | "reject";
+  /** What this process runs, named in the `session_busy` error another process gets (default `arbor`). */
+  holderName?: string;
   /**
    * The LLM response cache (seed 003 §7.5). Default: none, unless `config.cache.enabled`
    * (`ENABLE_LLM_CACHE`), which makes a file-backed one under `$ARBOR_HOME/cache/llm` with

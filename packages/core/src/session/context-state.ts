@@ -35,7 +35,17 @@ export interface ContextState {
   readonly rewrittenAt: number;
   /** Notes abandoned goals left for the first message of the goals that replace them. */
   readonly carry?: readonly CarriedNote[];
+  /** Tool calls of the last assistant message that have no result yet. */
+  readonly openCalls?: readonly OpenCall[];
 }
+
+export interface OpenCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/** The result a model sees for a tool call that never got one: its run stopped (a crash, a kill) first. */
+export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
 
 export const EMPTY_CONTEXT: ContextState = Object.freeze({
   items: [],

@@ -3,10 +3,18 @@ import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "../context/pru
 import type { CompactionEntry, CustomEntry, Entry } from "../model/entry.js";
 import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
-import { type ContextItem, type ContextState, emptyContext } from "./context-state.js";
+import { type ContextItem, type ContextState, emptyContext, INTERRUPTED_OUTPUT, type OpenCall } from "./context-state.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
 
-export { type CarriedNote, type ContextItem, type ContextState, EMPTY_CONTEXT, emptyContext } from "./context-state.js";
+export {
+  type CarriedNote,
+  type ContextItem,
+  type ContextState,
+  EMPTY_CONTEXT,
+  emptyContext,
+  INTERRUPTED_OUTPUT,
+  type OpenCall,
+} from "./context-state.js";
 
 function reminder(text: string): TextPart {
   return { type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` };
@@ -102,15 +110,57 @@ function deleteMessages(state: ContextState, entry: CustomEntry): ContextState {
   return { ...state, items, length: items.length, leafId: entry.id, rewrittenAt: items.length };
 }
 
+/**
+ * Providers refuse a conversation in which a tool call has no result, and a process that died while
+ * a tool ran left exactly that. When the next turn starts (a user or assistant message), calls still
+ * open get a result saying they were interrupted, placed right after them.
+ */
+function closeOpenCalls(state: ContextState, entry: Entry): ContextState {
+  const open = state.openCalls;
+  if (!open || open.length === 0) return state;
+  const message: ToolMessage = {
+    role: "tool",
+    content: open.map((c) => ({
+      type: "tool-result" as const,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      output: { type: "error-text" as const, value: INTERRUPTED_OUTPUT },
+    })),
+    synthetic: true,
+  };
+  // The item carries the id of the entry that starts the next turn, so a compaction that keeps from
+  // that entry drops it together with the call it answers.
+  return { ...state, ...push(state, { entryId: entry.id, message }), openCalls: [] };
+}
+
+/** Which calls are open after a message: an assistant's opens its calls, a tool result closes one. */
+function trackCalls(state: ContextState, message: Message): ContextState {
+  if (message.role === "assistant") {
+    const calls: OpenCall[] = [];
+    for (const p of message.content) if (p.type === "tool-call") calls.push({ toolCallId: p.toolCallId, toolName: p.toolName });
+    return calls.length > 0 || state.openCalls?.length ? { ...state, openCalls: calls } : state;
+  }
+  if (message.role === "tool" && state.openCalls?.length) {
+    const answered = new Set(message.content.map((p) => p.toolCallId));
+    return { ...state, openCalls: state.openCalls.filter((c) => !answered.has(c.toolCallId)) };
+  }
+  return state;
+}
+
+function applyMessage(state: ContextState, entry: Entry & { type: "message" }): ContextState {
+  const role = entry.message.role;
+  const before = role === "user" || role === "assistant" ? closeOpenCalls(state, entry) : state;
+  const carried = before.carry ? takeCarriedNote(before, entry, entry.message) : undefined;
+  if (!carried) return trackCalls(withItem(before, entry, entry.message), entry.message);
+  const withNote = { ...before, ...push(before, carried.note), carry: carried.carry };
+  return trackCalls(withItem(withNote, entry, entry.message), entry.message);
+}
+
 /** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */
 export function applyEntry(state: ContextState, entry: Entry): ContextState {
   switch (entry.type) {
-    case "message": {
-      const carried = state.carry ? takeCarriedNote(state, entry, entry.message) : undefined;
-      if (!carried) return withItem(state, entry, entry.message);
-      const withNote = { ...state, ...push(state, carried.note), carry: carried.carry };
-      return withItem(withNote, entry, entry.message);
-    }
+    case "message":
+      return applyMessage(state, entry);
     case "compaction":
       return compact(state, entry);
     case "branch_summary":

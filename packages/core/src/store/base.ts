@@ -14,6 +14,7 @@ import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import type { LeaseHolder, SessionLease } from "./lease.js";
 import { referencedIds } from "./prepare.js";
 import { assertNoParentCycle } from "./session-parents.js";
 import type {
@@ -50,6 +51,8 @@ export abstract class StoreBase implements Store {
   abstract appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   abstract lastEventId(sessionId: string): Promise<number>;
+  abstract acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
+  abstract leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;

@@ -15,6 +15,7 @@ export async function openStore(spec: string | StoreSpec): Promise<Store> {
         durability: s.durability,
         maxEntryBytes: s.maxEntryBytes,
         maxEventsPerSession: s.maxEventsPerSession,
+        leaseTtlMs: s.leaseTtlMs,
       });
     case "sqlite":
     case "mysql":

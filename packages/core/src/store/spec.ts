@@ -14,6 +14,8 @@ const common = {
   maxEntryBytes: z.number().int().positive().optional(),
   /** Event log records kept per session, newest first (default 100,000). */
   maxEventsPerSession: z.number().int().positive().optional(),
+  /** How long a session's lease outlives its holder's last heartbeat, in ms (default 30,000). */
+  leaseTtlMs: z.number().int().positive().optional(),
 };
 
 export const StoreSpecSchema = z.discriminatedUnion("kind", [

@@ -5,6 +5,7 @@ import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../m
 import type { Snapshot } from "../model/snapshot.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
+import type { LeaseHolder, SessionLease } from "./lease.js";
 
 export interface ListSessionsOptions {
   /** Page size, 1-1000 (default 50). */
@@ -106,6 +107,18 @@ export interface Store {
    * implement this; the plan itself lives in the session tree, so a failure here loses nothing.
    */
   cacheGoalTree?(sessionId: string, cache: GoalTreeCache): Promise<void>;
+
+  /**
+   * Takes the session's lease: one driver per session across processes and machines. While it is
+   * held, writes to the session from other processes (appends, leaf moves, updates, deletes) fail
+   * with `session_busy`, and so does a second `acquireLease` anywhere (this store included); the
+   * error names the holder. A holder that died loses its lease: at once when its pid is gone on the
+   * same host, otherwise once it missed its heartbeats for the lease's lifetime. The session need not
+   * exist yet (a run takes the lease before it creates its session).
+   */
+  acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
+  /** Who holds the session's lease, if anyone alive does. */
+  leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;
 
   exportSession(sessionId: string): Promise<SessionExport>;
   /** Writes a whole exported session at once; fails with `session_exists` unless `newId` is set. */

@@ -4,6 +4,8 @@ import type { Store } from "@arbor/core";
 export interface StoreHarness {
   store: Store;
   reopen(): Promise<Store>;
+  /** Another instance over the same data at the same time, as a second process would open it; closed by cleanup. */
+  another(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 

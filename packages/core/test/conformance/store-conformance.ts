@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
+import { leaseSuite } from "./lease-suite.js";
 import { parentsSuite } from "./parents-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
 
@@ -11,6 +12,7 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
   describe(`store conformance: ${name}`, () => {
     sessionsSuite(makeHarness);
     entriesSuite(makeHarness);
+    leaseSuite(makeHarness);
     parentsSuite(makeHarness);
   });
 }

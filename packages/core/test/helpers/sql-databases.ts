@@ -12,6 +12,8 @@ import { openSqlStore } from "../../src/store/sql/sql-store.js";
 export interface StoreHarness {
   store: Store;
   reopen(): Promise<Store>;
+  /** Another instance over the same data at the same time, as a second process would open it; closed by cleanup. */
+  another(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export function sqlHarness(kind: SqlKind, durability?: Durability): () => Promis
     const created = await createNamespace(kind);
     const ns = durability ? { ...created, spec: { ...created.spec, durability } } : created;
     let store: Store;
+    const others: Store[] = [];
     try {
       store = await openSqlStore(ns.spec);
     } catch (err) {
@@ -122,8 +125,14 @@ export function sqlHarness(kind: SqlKind, durability?: Durability): () => Promis
         store = await openSqlStore(ns.spec);
         return store;
       },
+      async another() {
+        const other = await openSqlStore(ns.spec);
+        others.push(other);
+        return other;
+      },
       async cleanup() {
         try {
+          for (const other of others) await other.close();
           await store.close();
         } finally {
           await ns.drop();

@@ -1,4 +1,4 @@
-import { ArborError, RunEventSchema } from "@arbor/core";
+import { ArborError, RunEventSchema, sessionBusy } from "@arbor/core";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
@@ -85,6 +85,9 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
           if (!(await store.getSession(sessionId))) {
             throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
           }
+          // Another process (a second server, the CLI) driving the session answers 409 before any stream starts.
+          const holder = await store.leaseHolder(sessionId);
+          if (holder) throw sessionBusy(sessionId, holder);
           if (body.from_entry_id !== undefined) await continueFromEntry(store, sessionId, body.from_entry_id);
         } catch (err) {
           streams.release(reserved);

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import type { StoredEvent } from "../event-records.js";
@@ -94,6 +94,8 @@ export class EventFiles {
 
   private state(id: string): LogState {
     let state = this.states.get(id);
+    // Another process may have appended since (the log is written by whoever drives the session).
+    if (state && statSync(this.file(id), { throwIfNoEntry: false })?.size !== state.bytes) state = undefined;
     if (!state) {
       const { events, bytes } = this.load(id);
       state = { lastId: events.at(-1)?.id ?? 0, count: events.length, bytes };

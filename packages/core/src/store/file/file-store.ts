@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, ftruncateSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
@@ -19,6 +18,7 @@ import {
   type StoredEvent,
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
+import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import {
@@ -31,14 +31,16 @@ import {
   pageLimit,
 } from "../session-meta.js";
 import { descendantsDeepestFirst } from "../session-parents.js";
+import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
 import { damagedMeta } from "./damaged.js";
 import { EventFiles } from "./event-file.js";
-import { GroupFsync } from "./group-fsync.js";
+import { FileLeases } from "./file-leases.js";
+import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
-import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
+import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, setLeaf } from "./session-state.js";
 
 export interface FileStoreOptions {
   dir: string;
@@ -48,19 +50,9 @@ export interface FileStoreOptions {
   maxEventsPerSession?: number;
   /** Sessions kept loaded in memory (least recently used are dropped first). */
   cacheSize?: number;
+  /** How long a session's lease outlives its holder's last heartbeat (default 30 s). */
+  leaseTtlMs?: number;
 }
-
-interface OpenSession {
-  id: string;
-  state: SessionState;
-  fd: number | null;
-  sync: GroupFsync | null;
-  /** Derived meta (leaf, totals) changed since session.json was last written. */
-  dirty: boolean;
-}
-
-const _META_FILE = "session.json";
-const _ENTRIES_FILE = "entries.jsonl";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -73,13 +65,12 @@ export class FileStore extends StoreBase {
   private readonly dirs: SessionDirs;
   private readonly durability: Durability;
   private readonly maxEntryBytes: number;
-  private readonly cacheSize: number;
-  private readonly cache = new Map<string, OpenSession>();
-  private readonly loading = new Map<string, Promise<OpenSession>>();
   private readonly lock = new KeyedLock();
   private readonly random = new RandomPool();
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
+  private readonly leases: FileLeases;
+  private readonly sessions: OpenSessions;
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
@@ -89,13 +80,26 @@ export class FileStore extends StoreBase {
     this.dirs = new SessionDirs(root, this.durability === "fsync");
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
-    this.cacheSize = opts.cacheSize ?? 64;
+    this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
+    this.sessions = new OpenSessions(this.dirs, {
+      durability: this.durability,
+      cacheSize: opts.cacheSize ?? 64,
+      // A session another process cannot write (leased here) or that a write of ours is using stays as loaded.
+      settled: (id) => this.leases.holds(id) || this.lock.busy(id),
+      leased: (id) => this.leases.holds(id),
+    });
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
     const store = new FileStore(opts);
     store.dirs.init();
+    store.leases.init();
     return store;
+  }
+
+  private load(id: string): Promise<OpenSession> {
+    this.ensureOpen();
+    return this.sessions.load(id);
   }
 
   private ensureOpen(): void {
@@ -106,94 +110,23 @@ export class FileStore extends StoreBase {
     return new Date().toISOString();
   }
 
-  private load(id: string): Promise<OpenSession> {
-    this.ensureOpen();
-    const cached = this.cache.get(id);
-    if (cached) {
-      this.cache.delete(id);
-      this.cache.set(id, cached);
-      return Promise.resolve(cached);
-    }
-    let pending = this.loading.get(id);
-    if (!pending) {
-      pending = Promise.resolve().then(() => {
-        try {
-          const found = this.dirs.readMeta(id);
-          if (!found) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-          const file = this.dirs.entriesFile(id);
-          const session: OpenSession = { id, state: loadSessionState(file, found.meta), fd: null, sync: null, dirty: false };
-          session.dirty = session.state.bytes !== found.entriesBytes;
-          this.cache.set(id, session);
-          this.evict();
-          return session;
-        } finally {
-          this.loading.delete(id);
-        }
-      });
-      this.loading.set(id, pending);
-    }
-    return pending;
-  }
-
-  private evict(): void {
-    for (const [id, s] of this.cache) {
-      if (this.cache.size <= this.cacheSize) return;
-      if (this.lock.busy(id)) continue;
-      this.release(s);
-      this.cache.delete(id);
-    }
-  }
-
-  /** Write back derived meta if needed and close the append handle. */
-  private release(s: OpenSession): void {
-    if (s.dirty) this.writeMeta(s);
-    if (s.fd !== null) closeSync(s.fd);
-    s.fd = null;
-    s.sync = null;
-  }
-
-  private writeMeta(s: OpenSession): void {
-    this.dirs.writeMeta(s.state.meta, s.state.bytes);
-    s.dirty = false;
-  }
-
-  private appendHandle(s: OpenSession): number {
-    if (s.fd === null) {
-      const fd = this.dirs.openForAppend(s.id, s.state.bytes, s.state.tornBytes);
-      s.state.tornBytes = 0;
-      s.fd = fd;
-      s.sync = this.durability === "fsync" ? new GroupFsync(fd) : null;
-      return fd;
-    }
-    return s.fd;
-  }
-
   /**
-   * Writes records at the end of entries.jsonl. The bytes reach the OS before this returns; a
-   * failed write is cut back off so no partial record stays behind.
+   * A write to one session. The lease holder writes straight away (no other process may write the
+   * session); anyone else takes the session's write lock, is refused while another process holds the
+   * lease, and first catches up with what other processes wrote.
    */
-  private writeRecords(s: OpenSession, text: string): Promise<void> | null {
-    const fd = this.appendHandle(s);
-    const buf = Buffer.from(text);
-    let off = 0;
-    try {
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, s.state.bytes + off);
-    } catch (err) {
-      try {
-        ftruncateSync(fd, s.state.bytes);
-      } catch {
-        // The load-time torn-tail check covers what truncation could not remove.
-      }
-      throw new ArborError("io_error", `Cannot append to session ${s.id}: ${(err as Error).message}`);
-    }
-    s.state.bytes += buf.length;
-    s.dirty = true;
-    return s.sync ? s.sync.sync() : null;
-  }
-
   private async locked<T>(id: string, work: (s: OpenSession) => { value: T; synced: Promise<void> | null }): Promise<T> {
     assertSessionId(id);
-    const { value, synced } = await this.lock.run(id, async () => work(await this.load(id)));
+    const { value, synced } = await this.lock.run(id, async () => {
+      this.leases.checkWritable(id);
+      if (this.leases.holds(id)) return work(await this.load(id));
+      return this.leases.withWriteLock(id, async () => {
+        this.leases.checkWritable(id);
+        const cached = this.sessions.cache.get(id);
+        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
+        return work(await this.load(id));
+      });
+    });
     // Waiting for fsync outside the lock lets later appends join the same group commit.
     if (synced) {
       try {
@@ -219,9 +152,10 @@ export class FileStore extends StoreBase {
         fd: null,
         sync: null,
         dirty: false,
+        metaStamp: this.dirs.metaStamp(id),
       };
-      this.cache.set(id, s);
-      this.evict();
+      this.sessions.cache.set(id, s);
+      this.sessions.evict();
       return { ...meta };
     });
   }
@@ -229,15 +163,56 @@ export class FileStore extends StoreBase {
   async getSession(id: string): Promise<SessionMeta | undefined> {
     this.ensureOpen();
     assertSessionId(id);
-    const cached = this.cache.get(id);
-    if (cached) return { ...cached.state.meta };
+    const cached = this.sessions.current(id);
+    if (cached) return this.liveStatus({ ...cached.state.meta });
     const found = this.dirs.readMeta(id);
     if (!found) return undefined;
     // session.json accounts for entries.jsonl up to entriesBytes; if more was written since
     // (a crash before the meta was written back), replay the session to get exact values.
     const size = this.dirs.entriesSize(id);
-    if (size === found.entriesBytes) return found.meta;
-    return { ...(await this.load(id)).state.meta };
+    if (size === found.entriesBytes) return this.liveStatus(found.meta);
+    return this.liveStatus({ ...(await this.load(id)).state.meta });
+  }
+
+  /** A session marked running whose driver is gone reads as interrupted (see `reconcileStatus`). */
+  private liveStatus(meta: SessionMeta): SessionMeta {
+    return reconcileStatus(
+      meta,
+      (id) => this.leases.holder(id) !== undefined,
+      (id) => this.storedParent(id),
+    );
+  }
+
+  private storedParent(id: string): string | undefined {
+    try {
+      return (this.sessions.cache.get(id)?.state.meta ?? this.dirs.readMeta(id)?.meta)?.parentSessionId;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.lock.run(sessionId, () =>
+      this.leases.withWriteLock(sessionId, () => {
+        const lease = this.leases.acquire(sessionId, purpose, () => {
+          // The derived meta goes to disk while the lease still keeps other writers out.
+          const s = this.sessions.cache.get(sessionId);
+          if (s?.dirty) this.sessions.writeMeta(s);
+        });
+        // What other processes wrote before the lease was taken is read afresh.
+        const cached = this.sessions.cache.get(sessionId);
+        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
+        return lease;
+      }),
+    );
+  }
+
+  async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.leases.holder(sessionId);
   }
 
   /** goal.json (SPEC 5), written before this returns a promise, so successive calls land in call order. */
@@ -250,7 +225,7 @@ export class FileStore extends StoreBase {
   async updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {
     return this.locked(id, (s) => {
       s.state.meta = applySessionPatch(s.state.meta, patch, this.now());
-      this.writeMeta(s);
+      this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
     });
   }
@@ -258,7 +233,7 @@ export class FileStore extends StoreBase {
   protected async markBranched(id: string, from: { sessionId: string; entryId: string }): Promise<SessionMeta> {
     return this.locked(id, (s) => {
       s.state.meta = { ...s.state.meta, branchedFrom: from };
-      this.writeMeta(s);
+      this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
     });
   }
@@ -267,19 +242,27 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(id);
     // Nothing of the session is read, so one whose entries or session.json are damaged can still be deleted.
-    if (!this.cache.has(id) && !this.dirs.has(id)) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-    for (const child of descendantsDeepestFirst(await this.allMetas(), id)) await this.removeSession(child);
-    await this.removeSession(id);
-  }
-
-  private async removeSession(id: string): Promise<void> {
-    await this.lock.run(id, async () => {
-      const s = this.cache.get(id);
-      if (s?.fd !== null && s?.fd !== undefined) closeSync(s.fd);
-      this.cache.delete(id);
-      this.dirs.remove(id);
-      this.events.forget(id);
-    });
+    if (!this.sessions.cache.has(id) && !this.dirs.has(id))
+      throw new ArborError("session_not_found", `Session ${id} does not exist.`);
+    // Deepest first, then the session itself; the walk is bounded, so a parent loop cannot hold it.
+    const tree = [...descendantsDeepestFirst(await this.allMetas(), id), id];
+    // Nothing is deleted while a run drives any session of the tree, in this process or another.
+    for (const sid of tree) {
+      const holder = this.leases.holder(sid);
+      if (holder) throw sessionBusy(sid, holder);
+    }
+    for (const sid of tree) {
+      await this.lock.run(sid, () =>
+        this.leases.withWriteLock(sid, () => {
+          const holder = this.leases.holder(sid);
+          if (holder) throw sessionBusy(sid, holder);
+          const s = this.sessions.cache.get(sid);
+          if (s) this.sessions.drop(s);
+          this.dirs.remove(sid);
+          this.events.forget(sid);
+        }),
+      );
+    }
   }
 
   /**
@@ -336,7 +319,7 @@ export class FileStore extends StoreBase {
       if (inputs.length === 0) return { value: [], synced: null };
       const prepared = this.prepare(s, inputs);
       const lines = prepared.map((p) => `${p.json}\n`).join("");
-      const synced = this.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
+      const synced = this.sessions.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
       for (const p of prepared) addEntry(s.state, p.entry);
       return { value: prepared.map((p) => p.entry), synced };
     });
@@ -365,7 +348,7 @@ export class FileStore extends StoreBase {
       if (Buffer.byteLength(json) > this.maxEntryBytes) {
         throw new ArborError("entry_too_large", `The updated entry exceeds the ${this.maxEntryBytes}-byte limit.`);
       }
-      const synced = this.writeRecords(s, updateRecord(json));
+      const synced = this.sessions.writeRecords(s, updateRecord(json));
       replaceEntry(s.state, after);
       return { value: after, synced };
     });
@@ -386,7 +369,7 @@ export class FileStore extends StoreBase {
         throw new ArborError("entry_not_found", `Entry ${leafId} does not exist in session ${sessionId}.`);
       }
       const ts = this.now();
-      const synced = this.writeRecords(s, leafRecord(leafId, ts));
+      const synced = this.sessions.writeRecords(s, leafRecord(leafId, ts));
       setLeaf(s.state, leafId, ts);
       return { value: { ...s.state.meta }, synced };
     });
@@ -402,7 +385,7 @@ export class FileStore extends StoreBase {
     assertSessionId(sessionId);
     const { state } = await this.load(sessionId);
     const path = activePath(state.meta.leafEntryId, (id) => getEntry(state, id));
-    return buildSnapshot({ ...state.meta }, state.entries, path);
+    return buildSnapshot(this.liveStatus({ ...state.meta }), state.entries, path);
   }
 
   async appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
@@ -445,8 +428,9 @@ export class FileStore extends StoreBase {
     if (this.closed) return;
     this.closed = true;
     await this.lock.drain();
-    for (const s of this.cache.values()) this.release(s);
-    this.cache.clear();
+    for (const s of this.sessions.cache.values()) this.sessions.release(s);
+    this.sessions.cache.clear();
+    await this.leases.releaseAll();
   }
 }
 

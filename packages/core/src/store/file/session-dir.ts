@@ -64,6 +64,12 @@ export class SessionDirs {
     return file;
   }
 
+  /** Identifies the current session.json: it is replaced by rename, so a rewrite changes it. */
+  metaStamp(id: string): string {
+    const st = statSync(join(this.root, id, META_FILE), { throwIfNoEntry: false });
+    return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : "";
+  }
+
   entriesSize(id: string): number {
     return statSync(join(this.root, id, ENTRIES_FILE), { throwIfNoEntry: false })?.size ?? 0;
   }

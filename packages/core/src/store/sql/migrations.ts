@@ -31,11 +31,15 @@ function columnTypes(kind: SqlKind) {
   }
 }
 
+/** Explicit engine and charset on MySQL, so a server with other defaults still gets transactional, exact tables. */
+function mysqlTableOptions(kind: SqlKind) {
+  return <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
+    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+}
+
 function sessionsAndEntries(kind: SqlKind): Migration {
   const t = columnTypes(kind);
-  // Explicit engine and charset so a server with other defaults still gets transactional, exact tables.
-  const mysqlTable = <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
-    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+  const mysqlTable = mysqlTableOptions(kind);
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -78,8 +82,7 @@ function sessionsAndEntries(kind: SqlKind): Migration {
 /** The event log (SPEC 8): one row per event, keyed and ordered by (session, event id). */
 function events(kind: SqlKind): Migration {
   const t = columnTypes(kind);
-  const mysqlTable = <T extends { modifyEnd(m: Expression<unknown>): T }>(b: T): T =>
-    kind === "mysql" ? b.modifyEnd(sql`engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin`) : b;
+  const mysqlTable = mysqlTableOptions(kind);
   return {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -96,11 +99,30 @@ function events(kind: SqlKind): Migration {
   };
 }
 
+/** Session leases: at most one row per session, naming the process that drives it. */
+function leases(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  const mysqlTable = mysqlTableOptions(kind);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_leases")
+        .addColumn("session_id", t.sessionId, (c) => c.notNull().primaryKey())
+        .addColumn("token", t.short, (c) => c.notNull())
+        .addColumn("holder", t.json, (c) => c.notNull())
+        .addColumn("expires_at", kind === "sqlite" ? "integer" : "bigint", (c) => c.notNull())
+        .$call(mysqlTable)
+        .execute();
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
     "0001_sessions_entries": sessionsAndEntries(kind),
     "0002_events": events(kind),
+    "0003_leases": leases(kind),
   };
 }
 

@@ -107,12 +107,19 @@ async function sessionTreeIds(db: Db, id: string): Promise<string[]> {
  * id order first, so two overlapping deletes cannot deadlock and no append can slip an entry in
  * between the entry and session deletes.
  */
-export async function deleteSessionTree(db: Db, kind: SqlKind, id: string): Promise<void> {
+export async function deleteSessionTree(
+  db: Db,
+  kind: SqlKind,
+  id: string,
+  check: (ids: readonly string[]) => Promise<void>,
+): Promise<void> {
   const ids = (await sessionTreeIds(db, id)).sort();
   if (kind !== "sqlite") {
     for (const part of chunks(ids))
       await db.selectFrom("arbor_sessions").select("id").where("id", "in", part).orderBy("id").forUpdate().execute();
   }
+  await check(ids);
+  for (const part of chunks(ids)) await db.deleteFrom("arbor_leases").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_entries").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_events").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_sessions").where("id", "in", part).execute();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry, EntryInput } from "../../model/entry.js";
@@ -15,6 +16,8 @@ import {
   type StoredEvent,
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
+import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease } from "../lease.js";
+import { withLockFile } from "../lock-file.js";
 import {
   applyEntryPatch,
   DEFAULT_MAX_ENTRY_BYTES,
@@ -26,6 +29,7 @@ import {
 } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
+import { reconcileStatus } from "../session-status.js";
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { connectSql, currentSchema, inTransaction, type SqlConnection, type SqlSpec } from "./connect.js";
@@ -35,10 +39,19 @@ import { activePathRows, deleteSessionTree, existingEntryIds, insertEntryRows, l
 import { entryNotFound, entryRow, parseEntryRow, parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import { isUniqueViolation, toArborError } from "./sql-errors.js";
+import { SqlLeases } from "./sql-leases.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, EntriesTable, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
+
+const MIGRATION_LOCK = {
+  purpose: "a schema migration",
+  ttlMs: 60_000,
+  waitMs: 60_000,
+  timeout: () =>
+    new ArborError("io_error", "Another process has been bringing the SQLite store's schema up to date for a minute; try again."),
+};
 
 /**
  * The Store on SQLite, MySQL/MariaDB or PostgreSQL through Kysely. Writes to one session are
@@ -51,6 +64,7 @@ export class SqlStore extends StoreBase {
   private readonly locks = new KeyedLock();
   private readonly random = new RandomPool();
   private readonly appender: SqliteAppender | undefined;
+  private readonly leases: SqlLeases;
   private closed = false;
 
   private constructor(
@@ -59,11 +73,13 @@ export class SqlStore extends StoreBase {
     /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
     private readonly grouped: boolean,
     private readonly maxEvents: number = DEFAULT_MAX_EVENTS_PER_SESSION,
+    leaseTtlMs: number = DEFAULT_LEASE_TTL_MS,
   ) {
     super();
     this.provider = conn.kind;
     this.db = conn.db;
-    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite) : undefined;
+    this.leases = new SqlLeases(conn, leaseTtlMs);
+    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
   }
 
   static async open(spec: SqlSpec): Promise<SqlStore> {
@@ -72,7 +88,12 @@ export class SqlStore extends StoreBase {
       // Kysely's migration lock is keyed by schema; without an explicit one, use the connection's
       // own so that arbor tables in another schema of the same database are not mistaken for ours.
       const schema = conn.kind === "postgres" ? (conn.schema ?? (await currentSchema(conn.db))) : undefined;
-      await migrateToLatest(conn.db as Kysely<unknown>, conn.kind, schema);
+      const migrate = () => migrateToLatest(conn.db as Kysely<unknown>, conn.kind, schema);
+      // Kysely's migration lock does nothing on SQLite, so two processes creating one new store at
+      // once would both create its tables; a lock file beside the database makes them take turns.
+      if (conn.kind === "sqlite" && spec.kind === "sqlite" && spec.file !== ":memory:") {
+        await withLockFile(`${resolve(spec.file)}.migrate-lock`, MIGRATION_LOCK, migrate);
+      } else await migrate();
     } catch (err) {
       await conn.db.destroy().catch(() => {});
       throw toArborError(err, conn.kind, "open");
@@ -82,6 +103,7 @@ export class SqlStore extends StoreBase {
       spec.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES,
       conn.kind === "sqlite" && spec.durability === "fsync",
       spec.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION,
+      spec.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
     );
   }
 
@@ -104,10 +126,51 @@ export class SqlStore extends StoreBase {
     return this.locks.run(sessionId, () => inTransaction(this.conn, work));
   }
 
-  private async lockSession(trx: Db, id: string): Promise<{ meta: SessionMeta; nextSeq: number }> {
+  /** The session's row lock; a write that changes the session is refused while another process drives it. */
+  private async lockSession(trx: Db, id: string, leased = true): Promise<{ meta: SessionMeta; nextSeq: number }> {
     const row = await lockSessionRow(trx, this.kind, id);
     if (!row) throw sessionNotFound(id);
+    if (leased) await this.leases.checkWritable(trx, id);
     return { meta: parseSessionRow(row.data, id), nextSeq: row.next_seq };
+  }
+
+  acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+    return this.guard("take a session lease", async () => {
+      assertSessionId(sessionId);
+      return this.locks.run(sessionId, () => this.leases.acquire(sessionId, purpose));
+    });
+  }
+
+  leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
+    return this.guard("read a session lease", async () => {
+      assertSessionId(sessionId);
+      return this.leases.holder(sessionId);
+    });
+  }
+
+  /** A session marked running whose driver is gone reads as interrupted (see `reconcileStatus`). */
+  private async liveStatus(meta: SessionMeta): Promise<SessionMeta> {
+    if (meta.status !== "running") return meta;
+    // The lookups are synchronous in reconcileStatus, so the chain's leases and parents are read first.
+    const driven = new Set<string>();
+    const parents = new Map<string, string | undefined>();
+    let id: string | undefined = meta.id;
+    for (let depth = 0; id !== undefined && depth < 64 && !parents.has(id); depth++) {
+      if (await this.leases.holder(id)) driven.add(id);
+      const parent: string | undefined = id === meta.id ? meta.parentSessionId : (await this.getStoredMeta(id))?.parentSessionId;
+      parents.set(id, parent);
+      id = parent;
+    }
+    return reconcileStatus(
+      meta,
+      (sid) => driven.has(sid),
+      (sid) => parents.get(sid),
+    );
+  }
+
+  private async getStoredMeta(id: string): Promise<SessionMeta | undefined> {
+    const row = await this.db.selectFrom("arbor_sessions").select("data").where("id", "=", id).executeTakeFirst();
+    return row ? parseSessionRow(row.data, id) : undefined;
   }
 
   private async saveMeta(trx: Db, meta: SessionMeta, nextSeq?: number): Promise<void> {
@@ -154,8 +217,8 @@ export class SqlStore extends StoreBase {
   getSession(id: string): Promise<SessionMeta | undefined> {
     return this.guard("read a session", async () => {
       assertSessionId(id);
-      const row = await this.db.selectFrom("arbor_sessions").select("data").where("id", "=", id).executeTakeFirst();
-      return row ? parseSessionRow(row.data, id) : undefined;
+      const meta = await this.getStoredMeta(id);
+      return meta && this.liveStatus(meta);
     });
   }
 
@@ -176,7 +239,8 @@ export class SqlStore extends StoreBase {
       assertSessionId(id);
       await this.write(id, async (trx) => {
         await this.lockSession(trx, id);
-        await deleteSessionTree(trx, this.kind, id);
+        // Deletes and runs exclude each other: nothing of the tree goes while anyone drives part of it.
+        await deleteSessionTree(trx, this.kind, id, (ids) => this.leases.checkIdle(trx, ids));
       });
     });
   }
@@ -186,8 +250,9 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       const checked = checkEventInputs(inputs, this.maxEntryBytes);
       return this.write(sessionId, async (trx) => {
-        // The row lock: the session exists, and appends to it (events or entries) take turns.
-        await this.lockSession(trx, sessionId);
+        // The row lock: the session exists, and appends to it (events or entries) take turns. Events
+        // only record what happened, so they are taken from any process.
+        await this.lockSession(trx, sessionId, false);
         return checked.length === 0 ? [] : appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
       });
     });
@@ -216,7 +281,9 @@ export class SqlStore extends StoreBase {
       const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
       const parent = opts?.parentSessionId;
       if (parent !== undefined && parent !== null) assertSessionId(parent);
-      const { sessions, more } = await sessionPageRows(this.db, { limit, cursor, parent });
+      const page = await sessionPageRows(this.db, { limit, cursor, parent });
+      const more = page.more;
+      const sessions = await Promise.all(page.sessions.map((m) => this.liveStatus(m)));
       const last = sessions[sessions.length - 1];
       return more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
     });
@@ -401,6 +468,7 @@ export class SqlStore extends StoreBase {
     this.closed = true;
     await this.locks.drain();
     await this.conn.sqliteGate.drain();
+    await this.leases.releaseAll();
     await this.db.destroy();
   }
 }

@@ -3,6 +3,7 @@ import type { Entry } from "../../model/entry.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
 import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+import type { SqlLeases } from "./sql-leases.js";
 
 type Context = Omit<PrepareContext, "leafId">;
 
@@ -26,7 +27,10 @@ interface QueuedAppend {
 export class SqliteAppender {
   private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
 
-  constructor(handle: BetterSqlite3.Database) {
+  constructor(handle: BetterSqlite3.Database, leases: SqlLeases) {
+    const selectLease = handle.prepare<[string], { holder: string; expires_at: number; token: string }>(
+      "select holder, expires_at, token from arbor_leases where session_id = ?",
+    );
     const selectSession = handle.prepare<[string], { data: string; next_seq: number }>(
       "select data, next_seq from arbor_sessions where id = ?",
     );
@@ -43,6 +47,7 @@ export class SqliteAppender {
     const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
       const row = selectSession.get(sessionId);
       if (!row) throw sessionNotFound(sessionId);
+      leases.checkRow(sessionId, () => selectLease.get(sessionId));
       const meta = parseSessionRow(row.data, sessionId);
       const plan = planAppend(inputs, meta.leafEntryId, ctx);
       checkAppend(sessionId, plan, (id) => entryExists.get(sessionId, id) !== undefined);

@@ -35,10 +35,21 @@ export interface EventsTable {
   data: string;
 }
 
+/** Who drives a session (see `Store.acquireLease`); the row exists while the lease is held. */
+export interface LeasesTable {
+  session_id: string;
+  token: string;
+  /** The holder as JSON: pid, host, purpose, since, token. */
+  holder: string;
+  /** Ms since the epoch; each heartbeat moves it on. A bigint column, so drivers may return a string. */
+  expires_at: number | string;
+}
+
 export interface ArborDatabase {
   arbor_sessions: SessionsTable;
   arbor_entries: EntriesTable;
   arbor_events: EventsTable;
+  arbor_leases: LeasesTable;
 }
 
 export type SqlKind = "sqlite" | "mysql" | "postgres";

@@ -1,0 +1,308 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
+import { type FakeOpenAIServer, hang, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { arbor, type RunningCli, startArbor } from "./helpers/cli.js";
+import { createTestDatabase } from "./helpers/postgres.js";
+
+/**
+ * Faults across real processes: the built `arbor` beside `arbor serve` on one store, two servers on
+ * one SQL store, kill -9 and SIGTERM in the middle of a tool call. Each case prints its figures.
+ */
+
+let dir: string;
+let workspace: string;
+let fake: FakeOpenAIServer | undefined;
+const children: RunningCli[] = [];
+const strayPids: number[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-fault-e2e-"));
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+    await c.result.catch(() => undefined);
+  }
+  // A tool's process outlives a kill -9 of its run (that is what kill -9 means); the test ends it.
+  for (const pid of strayPids.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  await fake?.close();
+  fake = undefined;
+});
+
+function freshHome(name: string): string {
+  return join(dir, `${name}-${Math.random().toString(36).slice(2)}`);
+}
+
+async function fakeServer(script: Script): Promise<string> {
+  fake = await startFakeOpenAI({ script });
+  return fake.baseURL;
+}
+
+const modelArgs = (baseURL: string) => ["--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace];
+
+function start(args: string[], home: string, store?: string): RunningCli {
+  const c = startArbor(store ? [...args, "--store", store] : args, { home });
+  children.push(c);
+  return c;
+}
+
+async function serve(baseURL: string, home: string, store?: string): Promise<{ url: string; cli: RunningCli }> {
+  const cli = start(["serve", "--port", "0", "--json", ...modelArgs(baseURL)], home, store);
+  await cli.waitForStdout(/\n$/);
+  return { url: (JSON.parse(cli.stdout()) as { url: string }).url, cli };
+}
+
+function sseEvents(body: string): RunEvent[] {
+  return body
+    .split("\n\n")
+    .filter((b) => b.trim() !== "")
+    .map((b) => JSON.parse((b.split("\n").find((l) => l.startsWith("data: ")) as string).slice(6)) as RunEvent);
+}
+
+async function chat(url: string, message: string, sessionId?: string): Promise<{ status: number; events: RunEvent[] }> {
+  const res = await fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId } : {}) }),
+  });
+  const body = await res.text();
+  return { status: res.status, events: res.status === 200 ? sseEvents(body) : [] };
+}
+
+/** Starts a chat and returns once the server streamed its first token; the response stays open. */
+async function chatUntilToken(url: string, message: string, sessionId: string): Promise<void> {
+  const res = await fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message, session_id: sessionId }),
+  });
+  expect(res.status).toBe(200);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let seen = "";
+  while (!seen.includes('"type":"token"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the stream ended before a token: ${seen}`);
+    seen += new TextDecoder().decode(value);
+  }
+  void reader.cancel().catch(() => undefined);
+}
+
+async function show(id: string, home: string, store?: string): Promise<{ code: number | null; snap?: Snapshot; stderr: string }> {
+  const r = await arbor(store ? ["sessions", "show", id, "--json", "--store", store] : ["sessions", "show", id, "--json"], {
+    home,
+  });
+  return r.code === 0
+    ? { code: 0, snap: JSON.parse(r.stdout) as Snapshot, stderr: r.stderr }
+    : { code: r.code, stderr: r.stderr };
+}
+
+function userTexts(snap: Snapshot): string[] {
+  return snap.entries
+    .filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message" && e.message.role === "user")
+    .map((e) => (e.message.content[0] as { text: string }).text);
+}
+
+/** Every tool call in a provider request is followed by exactly one result for it. */
+function unpairedCalls(body: unknown): number {
+  const messages = (body as { messages: Array<{ role: string; tool_calls?: { id: string }[]; tool_call_id?: string }> }).messages;
+  const calls = messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id));
+  const results = messages.flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : []));
+  return calls.filter((id) => results.filter((r) => r === id).length !== 1).length;
+}
+
+describe("two processes on one file store", () => {
+  it("a CLI run beside a running server: every turn of both is kept and the session stays readable", async () => {
+    const rounds = 3;
+    const baseURL = await fakeServer(Array.from({ length: rounds * 2 }, (_, i) => [text(`answer ${i}`)]));
+    const home = freshHome("beside");
+    const { url } = await serve(baseURL, home);
+    const first = await chat(url, "server 0");
+    const id = first.events[0]?.session_id as string;
+    const sent = ["server 0"];
+    for (let i = 0; i < rounds; i++) {
+      if (i > 0) {
+        expect((await chat(url, `server ${i}`, id)).events.at(-1)?.type).toBe("done");
+        sent.push(`server ${i}`);
+      }
+      const cli = await arbor(["run", "--json", "--session", id, ...modelArgs(baseURL), `cli ${i}`], { home });
+      expect(cli.code, cli.stderr).toBe(0);
+      sent.push(`cli ${i}`);
+    }
+    const shown = await show(id, home);
+    expect(shown.code, shown.stderr).toBe(0);
+    const kept = userTexts(shown.snap as Snapshot);
+    const lost = sent.filter((t) => !kept.includes(t));
+    console.log(`file store, CLI beside server: ${sent.length} turns, ${lost.length} lost, session readable`);
+    expect(lost).toEqual([]);
+    expect((shown.snap as Snapshot).activePath).toHaveLength(sent.length * 2);
+  });
+
+  it("a session the server drives is refused to the CLI (run and delete) with session_busy naming the server", async () => {
+    const baseURL = await fakeServer([[text("first")], [text("Working"), hang()]]);
+    const home = freshHome("busy");
+    const { url, cli: server } = await serve(baseURL, home);
+    const id = (await chat(url, "start")).events[0]?.session_id as string;
+    await chatUntilToken(url, "take your time", id);
+    const run = await arbor(["run", "--json", "--session", id, ...modelArgs(baseURL), "intrude"], { home });
+    expect(run.code).not.toBe(0);
+    expect(run.stdout + run.stderr).toContain("session_busy");
+    expect(run.stdout + run.stderr).toContain(`arbor serve (pid ${server.child.pid}`);
+    const rm = await arbor(["sessions", "rm", id], { home });
+    expect(rm.code).not.toBe(0);
+    expect(rm.stderr).toContain("arbor serve");
+    expect((await fetch(`${url}/api/sessions/${id}/abort`, { method: "POST" })).status).toBeLessThan(300);
+    server.child.kill("SIGTERM");
+    expect((await server.result).code).toBe(0);
+    const shown = await show(id, home);
+    expect(userTexts(shown.snap as Snapshot)).toEqual(["start", "take your time"]);
+  });
+});
+
+describe.each([
+  ["sqlite", async () => ({ store: `sqlite:${join(dir, `two-${Date.now()}.db`)}`, drop: async () => {} })],
+  [
+    "postgres",
+    async () => {
+      const db = await createTestDatabase();
+      return { store: db.url, drop: db.drop };
+    },
+  ],
+])("two servers on one %s store", (_name, makeStore) => {
+  it("the second answers 409 to a chat, a leaf move, a label and a delete while the first runs the session", async () => {
+    const { store, drop } = await makeStore();
+    try {
+      const baseURL = await fakeServer([[text("first")], [text("Working"), hang()], [text("after")]]);
+      const home = freshHome("two");
+      const a = await serve(baseURL, home, store);
+      const b = await serve(baseURL, home, store);
+      const first = await chat(a.url, "start");
+      const id = first.events[0]?.session_id as string;
+      const snap = (await (await fetch(`${b.url}/api/sessions/${id}`)).json()) as Snapshot;
+      const root = snap.activePath[0] as string;
+      await chatUntilToken(a.url, "take your time", id);
+      const post = (path: string, body: unknown) =>
+        fetch(`${b.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const refused = [
+        await post("/api/chat", { message: "intrude", session_id: id }),
+        await post(`/api/sessions/${id}/leaf`, { entry_id: root }),
+        await post(`/api/sessions/${id}/labels`, { entry_id: root, label: "x" }),
+        await fetch(`${b.url}/api/sessions/${id}`, { method: "DELETE" }),
+      ];
+      const statuses = refused.map((r) => r.status);
+      console.log(`two servers on ${_name}: second server answered ${statuses.join(", ")} while the first ran`);
+      expect(statuses).toEqual([409, 409, 409, 409]);
+      expect(JSON.stringify(await refused[0]?.json())).toContain("arbor serve");
+      await fetch(`${a.url}/api/sessions/${id}/abort`, { method: "POST" });
+      // Once the first server's run ended, the second may drive the session.
+      let after = await chat(b.url, "after", id);
+      for (let i = 0; after.status === 409 && i < 50; i++) after = await chat(b.url, "after", id);
+      expect(after.events.at(-1)?.type).toBe("done");
+      const path = ((await (await fetch(`${a.url}/api/sessions/${id}`)).json()) as Snapshot).activePath;
+      expect(path[0]).toBe(root);
+      for (const s of [a.cli, b.cli]) s.child.kill("SIGTERM");
+      expect((await a.cli.result).code).toBe(0);
+      expect((await b.cli.result).code).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe("a crash or a stop in the middle of a tool call", () => {
+  const sleeper = (pidFile: string) => toolCall("bash", { command: `echo $$ > ${pidFile}; exec sleep 30` });
+
+  async function runUntilTool(
+    home: string,
+    baseURL: string,
+    args: string[],
+    pidFile: string,
+    store?: string,
+  ): Promise<RunningCli> {
+    const run = start(["run", "--json", "--yes", ...modelArgs(baseURL), ...args], home, store);
+    await run.waitForStdout(/"type":"tool_start"/);
+    // The tool's shell writes its pid once it starts; the permission check (a shell parse) comes first.
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") {
+      if (Date.now() > deadline) throw new Error("the tool never started");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return run;
+  }
+
+  it.each([
+    ["file", async () => ({ store: undefined as string | undefined, drop: async () => {} })],
+    ["sqlite", async () => ({ store: `sqlite:${join(dir, `kill-${Date.now()}.db`)}`, drop: async () => {} })],
+    [
+      "postgres",
+      async () => {
+        const db = await createTestDatabase();
+        return { store: db.url as string | undefined, drop: db.drop };
+      },
+    ],
+  ])(
+    "kill -9 on the %s store leaves a session that reads as interrupted and continues with every call answered",
+    async (name, makeStore) => {
+      const trials = 3;
+      let unusable = 0;
+      let stuckRunning = 0;
+      const { store, drop } = await makeStore();
+      for (let t = 0; t < trials; t++) {
+        const pidFile = join(dir, `kill-${name}-${t}.pid`);
+        const baseURL = await fakeServer([[sleeper(pidFile)], [text("continued")]]);
+        const home = freshHome("kill");
+        const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile, store);
+        strayPids.push(Number(readFileSync(pidFile, "utf8")));
+        const id = (JSON.parse(run.stdout().split("\n")[0] as string) as RunEvent).session_id;
+        run.child.kill("SIGKILL");
+        await run.result;
+        const shown = await show(id, home, store);
+        expect(shown.code, shown.stderr).toBe(0);
+        if (shown.snap?.session.status !== "interrupted") stuckRunning++;
+        const storeArgs = store ? ["--store", store] : [];
+        const next = await arbor(["run", "--json", "--session", id, ...storeArgs, ...modelArgs(baseURL), "go on"], { home });
+        const body = fake?.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1)?.body;
+        if (next.code !== 0 || unpairedCalls(body) > 0) unusable++;
+        await fake?.close();
+        fake = undefined;
+      }
+      await drop();
+      console.log(`kill -9 mid-tool (${name} store): ${trials} trials, ${stuckRunning} left running, ${unusable} unusable`);
+      expect({ stuckRunning, unusable }).toEqual({ stuckRunning: 0, unusable: 0 });
+    },
+    120_000,
+  );
+
+  it("SIGTERM stops the run like Ctrl-C: exit 130, the tool's process ended, the call recorded as interrupted", async () => {
+    const pidFile = join(dir, "term.pid");
+    const baseURL = await fakeServer([[sleeper(pidFile)]]);
+    const home = freshHome("term");
+    const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile);
+    const toolPid = Number(readFileSync(pidFile, "utf8"));
+    strayPids.push(toolPid);
+    run.child.kill("SIGTERM");
+    const r = await run.result;
+    expect(r.code, r.stderr).toBe(130);
+    expect(() => process.kill(toolPid, 0)).toThrow();
+    const id = (JSON.parse(r.stdout.split("\n")[0] as string) as RunEvent).session_id;
+    const shown = await show(id, home);
+    expect(shown.snap?.session.status).toBe("aborted");
+    const tool = (shown.snap as Snapshot).entries
+      .filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message")
+      .map((e) => e.message as Message)
+      .find((m) => m.role === "tool");
+    expect(JSON.stringify(tool)).toContain("interrupted");
+  });
+});

@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ArborError } from "../../errors.js";
+import { HeldLeases, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
+import { lockHolder, renewLock, tryLock, unlock, withLockFile } from "../lock-file.js";
+
+/** A write lock is held for one append or rewrite: a holder older than this died mid-write. */
+const WRITE_LOCK_TTL_MS = 10_000;
+/** How long a write waits for another process's write to finish before giving up. */
+const WRITE_WAIT_MS = 10_000;
+
+/**
+ * The file store's cross-process coordination, in `<store>/leases/`: a lease file per session names
+ * the process driving it, and a short write lock per session makes a write by any other process
+ * (check the lease, re-read what changed, write) one step. File names are hashes of the session id,
+ * so the longest ids still fit a file name with the lock files' suffixes.
+ */
+export class FileLeases {
+  private readonly held: HeldLeases;
+
+  constructor(
+    private readonly dir: string,
+    private readonly ttlMs: number,
+  ) {
+    this.held = new HeldLeases(ttlMs);
+  }
+
+  init(): void {
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (err) {
+      throw new ArborError("io_error", `Cannot create the lease directory ${this.dir}: ${(err as Error).message}`);
+    }
+  }
+
+  private path(id: string, kind: "lease" | "write"): string {
+    return join(this.dir, `${createHash("sha256").update(id).digest("hex").slice(0, 40)}.${kind}`);
+  }
+
+  /** True while this store holds the session's lease. */
+  holds(id: string): boolean {
+    return this.held.live(id) !== undefined;
+  }
+
+  /** The live holder of the session's lease, this store included. */
+  holder(id: string): LeaseHolder | undefined {
+    return this.held.live(id) ?? lockHolder(this.path(id, "lease"), this.ttlMs);
+  }
+
+  /** Throws `session_busy` when another process holds the session (or this store lost its lease). */
+  checkWritable(id: string): void {
+    this.held.checkNotLost(id);
+    if (this.held.has(id)) return;
+    const other = lockHolder(this.path(id, "lease"), this.ttlMs);
+    if (other) throw sessionBusy(id, other);
+  }
+
+  /** Takes the session's lease (call with the write lock held, so no other process writes meanwhile). */
+  acquire(id: string, purpose: string, onRelease: () => void): SessionLease {
+    if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
+    const holder = newHolder(purpose);
+    const path = this.path(id, "lease");
+    const got = tryLock(path, holder, this.ttlMs);
+    if (!got.ok) throw sessionBusy(id, got.holder);
+    return this.held.add(
+      id,
+      holder,
+      async () => renewLock(path, holder.token),
+      () => {
+        onRelease();
+        unlock(path, holder.token);
+      },
+    );
+  }
+
+  /** Runs `work` holding the session's write lock, waiting for another process's write to end. */
+  withWriteLock<T>(id: string, work: () => T | Promise<T>): Promise<T> {
+    const timeout = (holder: LeaseHolder | undefined) => sessionBusy(id, holder);
+    return withLockFile(
+      this.path(id, "write"),
+      { purpose: "a write", ttlMs: WRITE_LOCK_TTL_MS, waitMs: WRITE_WAIT_MS, timeout },
+      work,
+    );
+  }
+
+  /** Stops every heartbeat and gives back every lease this store holds (closing the store). */
+  releaseAll(): Promise<void> {
+    return this.held.releaseAll((id, token) => unlock(this.path(id, "lease"), token));
+  }
+}

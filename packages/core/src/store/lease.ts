@@ -1,0 +1,195 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { z } from "zod";
+import { ArborError } from "../errors.js";
+
+/** Who drives a session: enough for a user to find the process, and a token only its lease knows. */
+export const LeaseHolderSchema = z.object({
+  pid: z.number().int(),
+  host: z.string(),
+  /** What the holder runs, e.g. `arbor serve` or `arbor run`. */
+  purpose: z.string(),
+  /** When the lease was taken (ISO time). */
+  since: z.string(),
+  token: z.string(),
+});
+export type LeaseHolder = z.infer<typeof LeaseHolderSchema>;
+
+/**
+ * A store's promise that one process, and within it one holder, drives a session: other processes'
+ * writes to the session are refused with `session_busy` until it is released. A holder that dies
+ * loses it at once on the same host (its pid is gone) and after `ttlMs` without a heartbeat elsewhere.
+ */
+export interface SessionLease {
+  readonly sessionId: string;
+  readonly holder: LeaseHolder;
+  /** Aborts when the lease was lost (taken over after the heartbeat stalled); writes then fail. */
+  readonly lost: AbortSignal;
+  /** Gives the session back; harmless to call twice. */
+  release(): Promise<void>;
+}
+
+/** How long a lease lives without a heartbeat (it is renewed every third of it). */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/** This machine's name, read once: it names lease holders and decides whose pid can be checked. */
+const HOST = hostname();
+
+export function newHolder(purpose: string): LeaseHolder {
+  return { pid: process.pid, host: HOST, purpose, since: new Date().toISOString(), token: randomUUID() };
+}
+
+/** True when the holder's process still exists; only answerable on its own host. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether a recorded holder still holds its lease: not past its expiry (ms since the epoch, moved on
+ * by each heartbeat), and on this host its process is alive.
+ */
+export function holderAlive(holder: LeaseHolder, expiresAt: number, now = Date.now()): boolean {
+  if (now > expiresAt) return false;
+  return holder.host !== HOST || processAlive(holder.pid);
+}
+
+/** A holder as stored (JSON), or undefined when it is not one. */
+export function parseHolder(raw: string): LeaseHolder | undefined {
+  try {
+    const r = LeaseHolderSchema.safeParse(JSON.parse(raw));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeHolder(h: LeaseHolder): string {
+  return `${h.purpose} (pid ${h.pid} on ${h.host}, since ${h.since})`;
+}
+
+export function sessionBusy(sessionId: string, holder: LeaseHolder | undefined): ArborError {
+  const who = holder ? describeHolder(holder) : "another process";
+  return new ArborError(
+    "session_busy",
+    `Session ${sessionId} is in use by ${who}; wait for it to finish or stop that process (a lease whose holder died is taken over).`,
+    holder ? { holder: { pid: holder.pid, host: holder.host, purpose: holder.purpose, since: holder.since } } : undefined,
+  );
+}
+
+/** Runs `work` holding the session's lease, released however it ends. */
+export async function withLease<T>(
+  store: { acquireLease(sessionId: string, purpose: string): Promise<SessionLease> },
+  sessionId: string,
+  purpose: string,
+  work: (lease: SessionLease) => Promise<T>,
+): Promise<T> {
+  const lease = await store.acquireLease(sessionId, purpose);
+  try {
+    return await work(lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
+ * Renews a lease every third of its life with `renew`; when renewal finds the lease gone, `lost`
+ * fires. The timer does not keep the process alive.
+ */
+export class LeaseHeartbeat {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ttlMs: number, renew: () => Promise<boolean>) {
+    this.timer = setInterval(
+      () => {
+        renew().then(
+          (held) => {
+            if (!held) this.lose();
+          },
+          () => {},
+        );
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  get lost(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  lose(): void {
+    this.stop();
+    if (!this.controller.signal.aborted) this.controller.abort(new ArborError("session_busy", "The session's lease was lost."));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+interface Held {
+  holder: LeaseHolder;
+  beat: LeaseHeartbeat;
+}
+
+/** The leases one store instance holds, each with its heartbeat. Each store keeps its own. */
+export class HeldLeases {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  /** This store's holder of the session, unless it has no lease or lost it. */
+  live(id: string): LeaseHolder | undefined {
+    const h = this.held.get(id);
+    return h && !h.beat.lost.aborted ? h.holder : undefined;
+  }
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  /** Throws `session_busy` when this store's lease on the session was lost (taken over meanwhile). */
+  checkNotLost(id: string): void {
+    if (this.held.get(id)?.beat.lost.aborted) throw sessionBusy(id, undefined);
+  }
+
+  /**
+   * Records a lease just taken: `renew` is its heartbeat (false once it is no longer ours) and
+   * `giveBack` removes it from the store on release.
+   */
+  add(id: string, holder: LeaseHolder, renew: () => Promise<boolean>, giveBack: () => Promise<void> | void): SessionLease {
+    const beat = new LeaseHeartbeat(this.ttlMs, renew);
+    const held: Held = { holder, beat };
+    this.held.set(id, held);
+    let released = false;
+    return {
+      sessionId: id,
+      holder,
+      lost: beat.lost,
+      release: async () => {
+        if (released) return;
+        released = true;
+        beat.stop();
+        if (this.held.get(id) === held) this.held.delete(id);
+        await giveBack();
+      },
+    };
+  }
+
+  /** Gives back every lease (closing the store). */
+  async releaseAll(giveBack: (id: string, token: string) => Promise<void> | void): Promise<void> {
+    const all = [...this.held];
+    this.held.clear();
+    for (const [id, h] of all) {
+      h.beat.stop();
+      await giveBack(id, h.holder.token);
+    }
+  }
+}

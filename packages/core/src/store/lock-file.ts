@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { ArborError } from "../errors.js";
+import { holderAlive, type LeaseHolder, newHolder, parseHolder } from "./lease.js";
+
+/**
+ * Cross-process lock files: `path` exists while someone holds it and names the holder; its mtime is
+ * the holder's last heartbeat. Node has no flock, and the lock-file packages on npm record no holder,
+ * so a busy error could not say who holds a session nor take over at once from a dead process.
+ */
+
+export type TryLock = { ok: true } | { ok: false; holder: LeaseHolder | undefined };
+
+interface Seen {
+  raw: string;
+  holder: LeaseHolder | undefined;
+  mtimeMs: number;
+}
+
+/** A lock file being taken over by a process that died in the middle is abandoned after this. */
+const TAKEOVER_STALE_MS = 5_000;
+
+function read(path: string): Seen | undefined {
+  try {
+    // No exception for the common case of no lock: a thrown ENOENT costs more than the whole check.
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    const mtimeMs = st.mtimeMs;
+    const raw = readFileSync(path, "utf8");
+    return { raw, holder: parseHolder(raw), mtimeMs };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ArborError("io_error", `Cannot read the lock ${path}: ${(err as Error).message}`);
+  }
+}
+
+function alive(seen: Seen, ttlMs: number): boolean {
+  // A lock that cannot be parsed was not written by this code (it links complete files into place):
+  // it is kept until it expires rather than trusted or broken.
+  if (!seen.holder) return Date.now() - seen.mtimeMs <= ttlMs;
+  return holderAlive(seen.holder, seen.mtimeMs + ttlMs);
+}
+
+/** The holder of `path` if it is held by a live process. */
+export function lockHolder(path: string, ttlMs: number): LeaseHolder | undefined {
+  const seen = read(path);
+  return seen && alive(seen, ttlMs) ? (seen.holder ?? unknownHolder(seen)) : undefined;
+}
+
+function unknownHolder(seen: Seen): LeaseHolder {
+  return { pid: 0, host: "unknown", purpose: "an unknown process", since: new Date(seen.mtimeMs).toISOString(), token: "" };
+}
+
+/** Creates `path` holding `content`, complete or not at all: a reader never sees it half written. */
+function createComplete(path: string, content: string): boolean {
+  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(tmp, content);
+  try {
+    linkSync(tmp, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new ArborError("io_error", `Cannot create the lock ${path}: ${(err as Error).message}`);
+  } finally {
+    unlinkSync(tmp);
+  }
+}
+
+/**
+ * Creates `path` holding `content` in three system calls. A reader may see it empty for a moment
+ * (or for good, after a crash in between): an unreadable lock counts as alive until it expires.
+ * Used for the write lock, taken around every write of a process without the session's lease.
+ */
+function createFast(path: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new ArborError("io_error", `Cannot create the lock ${path}: ${(err as Error).message}`);
+  }
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Removes the dead holder's lock if it is still the one seen. Takers serialize on a second lock
+ * file, so two of them never both remove a lock and one of them then the other's fresh one.
+ */
+function breakDead(path: string, seen: Seen): void {
+  const guard = `${path}.takeover`;
+  if (!createComplete(guard, String(process.pid))) {
+    const g = read(guard);
+    if (g && Date.now() - g.mtimeMs > TAKEOVER_STALE_MS) unlinkQuiet(guard);
+    return;
+  }
+  try {
+    const again = read(path);
+    if (again && again.raw === seen.raw && again.mtimeMs === seen.mtimeMs) unlinkQuiet(path);
+  } finally {
+    unlinkQuiet(guard);
+  }
+}
+
+function unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+}
+
+/** Tries once (taking over a dead holder's lock) to hold `path` for `holder`. */
+export function tryLock(path: string, holder: LeaseHolder, ttlMs: number, create = createComplete): TryLock {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (create(path, JSON.stringify(holder))) return { ok: true };
+    const seen = read(path);
+    if (!seen) continue;
+    if (alive(seen, ttlMs)) return { ok: false, holder: seen.holder ?? unknownHolder(seen) };
+    breakDead(path, seen);
+  }
+  return { ok: false, holder: lockHolder(path, ttlMs) };
+}
+
+/** True while `path` still names `token`: the holder's heartbeat (it moves the mtime). */
+export function renewLock(path: string, token: string): boolean {
+  const seen = read(path);
+  if (seen?.holder?.token !== token) return false;
+  const now = new Date();
+  utimesSync(path, now, now);
+  return true;
+}
+
+/** Removes `path` if it still names `token` (a lock taken over meanwhile is left to its new holder). */
+export function unlock(path: string, token: string): void {
+  const seen = read(path);
+  if (seen?.holder?.token === token) unlinkQuiet(path);
+}
+
+/**
+ * Runs `work` holding the lock file `path`, waiting (polling, up to `waitMs`) while another live
+ * process holds it; `timeout` makes the error thrown when the wait runs out.
+ */
+export async function withLockFile<T>(
+  path: string,
+  opts: { purpose: string; ttlMs: number; waitMs: number; timeout: (holder: LeaseHolder | undefined) => ArborError },
+  work: () => T | Promise<T>,
+): Promise<T> {
+  const holder = newHolder(opts.purpose);
+  const deadline = Date.now() + opts.waitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    const got = tryLock(path, holder, opts.ttlMs, createFast);
+    if (got.ok) break;
+    if (Date.now() > deadline) throw opts.timeout(got.holder);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  try {
+    return await work();
+  } finally {
+    // Held for one short piece of work, far below its lifetime: nobody else can have taken it over.
+    unlinkQuiet(path);
+  }
+}
