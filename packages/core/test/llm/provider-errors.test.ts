@@ -1,17 +1,7 @@
-import { recordedStream, startRecordedProvider } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordedStream } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-
-const servers: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-async function serve(options: Parameters<typeof startRecordedProvider>[0]) {
-  const server = await startRecordedProvider(options);
-  servers.push(server);
-  return server;
-}
+import { serve } from "./recorded-servers.js";
 
 describe("provider errors a user can act on", () => {
   it("an exhausted OpenAI quota (an error event mid-stream) ends the run at once, naming the model and what to do", async () => {

@@ -1,21 +1,9 @@
 import { defineTool, type Entry, type Message } from "@arbor/core";
-import { recordedResponses, recordedStream, startFakeOpenAI, startRecordedProvider, text, toolCall, usage } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordedResponses, recordedStream, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect, harness } from "../loop/harness.js";
-
-const servers: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-type Server = Awaited<ReturnType<typeof startRecordedProvider>>;
-
-async function serve(options: Parameters<typeof startRecordedProvider>[0]): Promise<Server> {
-  const server = await startRecordedProvider(options);
-  servers.push(server);
-  return server;
-}
+import { closeAfter, serve } from "./recorded-servers.js";
 
 function assistantMessages(path: Entry[]): Message[] {
   return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
@@ -205,13 +193,14 @@ describe("providers that speak Chat Completions, over the fake OpenAI-compatible
     ["openrouter/anthropic/claude-sonnet-4.5", "OPENROUTER_API_KEY", "OPENROUTER_BASE_URL"],
     ["mistral/mistral-large-latest", "MISTRAL_API_KEY", "MISTRAL_BASE_URL"],
   ])("%s runs a tool loop with its own key and base URL", async (ref, keyVariable, urlVariable) => {
-    const server = await startFakeOpenAI({
-      script: [
-        [toolCall("weather", { location: "Oslo" }, { id: "call_1" }), usage({ inputTokens: 20, outputTokens: 5 })],
-        [text("Sunny."), usage({ inputTokens: 40, outputTokens: 2 })],
-      ],
-    });
-    servers.push(server);
+    const server = closeAfter(
+      await startFakeOpenAI({
+        script: [
+          [toolCall("weather", { location: "Oslo" }, { id: "call_1" }), usage({ inputTokens: 20, outputTokens: 5 })],
+          [text("Sunny."), usage({ inputTokens: 40, outputTokens: 2 })],
+        ],
+      }),
+    );
     const env = { [keyVariable]: "test-key", [urlVariable]: server.baseURL };
     const { runtime } = await harness({ env, model: ref, tools: [weather] });
     const { result } = await collect(runtime.run({ prompt: "Weather in Oslo?" }));

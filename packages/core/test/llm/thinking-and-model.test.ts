@@ -1,18 +1,8 @@
 import type { Entry } from "@arbor/core";
-import { recordedStream, startRecordedProvider } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { recordedStream } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-
-const servers: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
-
-async function serve(options: Parameters<typeof startRecordedProvider>[0]) {
-  const server = await startRecordedProvider(options);
-  servers.push(server);
-  return server;
-}
+import { serve } from "./recorded-servers.js";
 
 const bodyOf = (server: { requests: Array<{ body: unknown }> }, i: number) =>
   (server.requests[i]?.body ?? {}) as Record<string, unknown>;
