@@ -1,3 +1,4 @@
+import { cpus, loadavg } from "node:os";
 import { text } from "@arbor/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +37,13 @@ function summary(times: number[]): { median: number; p90: number; max: number } 
   const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number);
   return { median: at(0.5), p90: at(0.9), max: Math.round(sorted.at(-1) as number) };
 }
+
+/**
+ * The budgets are an idle machine's; when more work is queued than there are cores (other test
+ * files, other processes), every wall-clock figure stretches by about that ratio, so they do too.
+ */
+const LOAD_FACTOR = Math.max(1, loadavg()[0]! / cpus().length);
+const budget = (ms: number) => Math.round(ms * LOAD_FACTOR);
 
 describe("session tree", () => {
   // Wall-clock budgets on a shared 2-core machine: a burst of other work can push one attempt over,
@@ -117,11 +125,14 @@ describe("session tree", () => {
       arrowKeyMs: summary(keys),
     };
     console.log(`[tree 30k] ${JSON.stringify(figures)}`);
-    expect(firstRender).toBeLessThanOrEqual(2000);
+    console.log(
+      `[tree 30k] budgets ×${LOAD_FACTOR.toFixed(2)} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
+    );
+    expect(firstRender).toBeLessThanOrEqual(budget(2000));
     // The 90th percentile, not the maximum: CI machines are shared, and one descheduled frame is not the app.
-    expect(figures.scrollMs.p90).toBeLessThanOrEqual(100);
-    expect(figures.expandCollapseMs.p90).toBeLessThanOrEqual(100);
-    expect(figures.arrowKeyMs.p90).toBeLessThanOrEqual(100);
+    expect(figures.scrollMs.p90).toBeLessThanOrEqual(budget(100));
+    expect(figures.expandCollapseMs.p90).toBeLessThanOrEqual(budget(100));
+    expect(figures.arrowKeyMs.p90).toBeLessThanOrEqual(budget(100));
     await page.close();
   });
 

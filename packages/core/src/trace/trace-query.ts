@@ -22,7 +22,11 @@ async function existing(store: Store, traceId: string): Promise<SessionMeta> {
   return meta;
 }
 
-/** Every direct sub-trace of `traceId`, oldest first (the store pages newest first). */
+/**
+ * Every direct sub-trace of `traceId` in the order they were launched. Branches of one call start
+ * together, so their sessions may be created in any order within a millisecond; their ids carry the
+ * launch second and sequence (`…@explore-20260101120000-002`), which put them in launch order.
+ */
 export async function listSubTraces(store: Store, traceId: string): Promise<SessionMeta[]> {
   const out: SessionMeta[] = [];
   for (let cursor: string | undefined; ; ) {
@@ -31,7 +35,20 @@ export async function listSubTraces(store: Store, traceId: string): Promise<Sess
     if (!page.nextCursor) break;
     cursor = page.nextCursor;
   }
-  return out.reverse();
+  return out.sort(byLaunch);
+}
+
+/** Launch second, then sequence within it, then creation time (ids of other shapes sort by creation). */
+function byLaunch(a: SessionMeta, b: SessionMeta): number {
+  const [x, y] = [launchKey(a.id), launchKey(b.id)];
+  if (x && y && x.stamp !== y.stamp) return x.stamp < y.stamp ? -1 : 1;
+  if (x && y && x.seq !== y.seq) return x.seq - y.seq;
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
+}
+
+function launchKey(id: string): { stamp: string; seq: number } | undefined {
+  const m = /-(\d{14})-(\d+)$/.exec(id);
+  return m ? { stamp: m[1]!, seq: Number(m[2]) } : undefined;
 }
 
 /** `GET /api/traces/:id`: throws `session_not_found` for an unknown trace. */
