@@ -30,6 +30,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       temperature: z.number().min(0).max(2).default(0.7),
       maxTokens: z.number().int().positive().default(4096),
+      /** Milliseconds a streamed response may stay silent before it is ended and retried. */
+      streamIdleTimeoutMs: z.number().int().positive().default(60_000),
     })
     .prefault({}),
   agent: z.strictObject({ recursionLimit: z.number().int().positive().default(100) }).prefault({}),
