@@ -97,7 +97,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onPermission: options.onPermission,
     pending,
     clock,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: { ...DEFAULT_RETRY, streamIdleTimeoutMs: config.llm.streamIdleTimeoutMs, ...options.retry },
     systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
     maxTurnsNote: maxTurnsReminder(),
     tokens: new TokenCounter(),

@@ -30,9 +30,25 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       temperature: z.number().min(0).max(2).default(0.7),
       maxTokens: z.number().int().positive().default(4096),
+      /** Milliseconds a streamed response may stay silent before it is ended and retried. */
+      streamIdleTimeoutMs: z.number().int().positive().default(60_000),
     })
     .prefault({}),
-  agent: z.strictObject({ recursionLimit: z.number().int().positive().default(100) }).prefault({}),
+  agent: z
+    .strictObject({
+      recursionLimit: z.number().int().positive().default(100),
+      /** Tool calls run per step; the model's calls past it get an error result instead. */
+      maxToolCallsPerStep: z.number().int().positive().default(64),
+      /** Tool calls of one step running at the same time. */
+      toolConcurrency: z.number().int().positive().default(8),
+      /** Bytes of one tool call's arguments; larger calls get an error result instead. */
+      maxToolInputBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
+    })
+    .prefault({}),
   cache: z
     .strictObject({
       enabled: z.boolean().default(false),

@@ -21,7 +21,8 @@ export const SILENT_SINK: StepSink = { text: () => {}, reasoning: () => {} };
 /**
  * One model step with retries (SPEC 4): retryable failures (429, 5xx, dropped connections) wait
  * `retry-after` or an exponential backoff with jitter, capped, then stream the step again. A
- * retried step streams its text again from the start; only the final attempt is persisted.
+ * retried step streams its text again from the start; only the final attempt is persisted. A
+ * stream that stalls past `streamIdleTimeoutMs` counts as a dropped connection.
  */
 export async function callModel(
   env: ModelCallEnv,
@@ -30,7 +31,7 @@ export async function callModel(
   sink: StepSink,
 ): Promise<ModelCallResult> {
   for (let attempt = 0; ; attempt++) {
-    const stream = await streamStep(model, options, sink);
+    const stream = await streamStep(model, options, sink, env.retry.streamIdleTimeoutMs);
     if (stream.aborted) return { stream, attempts: attempt + 1 };
     let error = stream.error;
     if (error === undefined && stream.finishReason === undefined) {

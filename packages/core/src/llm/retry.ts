@@ -17,9 +17,20 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** 0..1 share of the delay that is randomized (default 0.2). */
   jitter?: number;
+  /**
+   * Longest silence between two parts of a streamed response, in ms (default 60,000): a stream that
+   * stalls longer is ended and its step retried like a dropped connection.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
-export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 4, initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.2 };
+export const DEFAULT_RETRY: Required<RetryOptions> = {
+  maxRetries: 4,
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  jitter: 0.2,
+  streamIdleTimeoutMs: 60_000,
+};
 
 /** What the loop needs to know about a provider failure. Pure. */
 export interface ProviderFailure {

@@ -1,3 +1,4 @@
+import type { ReadableStreamDefaultReader, ReadableStreamReadResult } from "node:stream/web";
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -78,6 +79,30 @@ export function toUsage(u: LanguageModelV4Usage): TokenUsage {
   };
 }
 
+/** A stream that sent nothing for too long: coded like a socket timeout, so it is retried as one. */
+export class StreamIdleError extends Error {
+  readonly code = "ETIMEDOUT";
+
+  constructor(readonly idleMs: number) {
+    super(`The provider's stream sent nothing for ${idleMs} ms (llm.streamIdleTimeoutMs) and was ended`);
+    this.name = "StreamIdleError";
+  }
+}
+
+/** The reader's next part, or a StreamIdleError once `idleMs` pass without one (no limit when not positive). */
+async function readWithin<T>(reader: ReadableStreamDefaultReader<T>, idleMs: number): Promise<ReadableStreamReadResult<T>> {
+  if (!(idleMs > 0) || !Number.isFinite(idleMs)) return reader.read();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StreamIdleError(idleMs)), idleMs);
+  });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Parsed arguments for storage and replay; text that is not a JSON object is kept as text. */
 export function parseToolInput(text: string): unknown {
   if (text.trim() === "") return {};
@@ -91,12 +116,14 @@ export function parseToolInput(text: string): unknown {
 /**
  * Streams one model call straight from the provider's `doStream` parts (SPEC 4: no per-delta
  * result-stream machinery) and turns it into assistant content. Never throws: a provider failure
- * or an abort comes back in the result with whatever content had arrived.
+ * or an abort comes back in the result with whatever content had arrived. A stream silent for
+ * `idleTimeoutMs` between parts fails with a StreamIdleError (its body is cancelled).
  */
 export async function streamStep(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   sink: StepSink,
+  idleTimeoutMs = 0,
 ): Promise<StepStreamResult> {
   const order: Array<Slot | AssistantPart> = [];
   const open = new Map<string, Slot>();
@@ -123,7 +150,7 @@ export async function streamStep(
     const reader = stream.getReader();
     try {
       for (;;) {
-        const { value, done } = await reader.read();
+        const { value, done } = await readWithin(reader, idleTimeoutMs);
         if (done) break;
         const part = value as LanguageModelV4StreamPart;
         switch (part.type) {

@@ -14,6 +14,7 @@ import { appendCustom, appendMessage } from "./journal.js";
 import { addUsage, type RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
+import { limitToolCalls, toolLimits } from "./tool-limits.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
 
 /** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
@@ -186,12 +187,13 @@ async function oneStep(
     return "retry";
   }
 
-  const parsed = stream.content.filter((p) => p.type === "tool-call").map((p) => p.input);
-  const calls = stream.toolCalls;
+  const limits = toolLimits(ctx.config);
+  const { content, calls, refusals } = limitToolCalls(stream.content, stream.toolCalls, limits);
+  const parsed = content.filter((p) => p.type === "tool-call").map((p) => p.input);
   const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
   const message: AssistantMessage = {
     role: "assistant",
-    content: stream.content,
+    content,
     description: describeAssistant(stream.text, calls),
     model: ctx.model.ref,
     agent: ctx.agent.name,
@@ -204,7 +206,7 @@ async function oneStep(
 
   if (ended) {
     // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
-    if (stream.content.length > 0) {
+    if (content.length > 0) {
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);
     } else if (failure) {
@@ -237,7 +239,10 @@ async function oneStep(
     return { status: "done", stopReason: "doom_loop" };
   }
   ctx.toolCalls += calls.length;
-  const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200));
+  const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200), {
+    concurrency: limits.concurrency,
+    refusals,
+  });
   if (ctx.signal.aborted) return { status: "aborted" };
   if (rejected) return { status: "done", stopReason: "permission_rejected" };
   const stop = extensionStop(ctx);

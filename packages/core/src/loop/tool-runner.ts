@@ -61,8 +61,18 @@ export async function recordInterrupted(
   }
 }
 
+/** Runs `work` over `items` with at most `size` at a time; resolves when all are done. */
+async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, size), items.length) }, worker));
+}
+
 /**
- * Runs one step's calls concurrently, each persisted as its own tool message when it completes,
+ * Runs one step's calls concurrently (at most `limits.concurrency` at once; a refused call is
+ * answered with its refusal and not run), each persisted as its own tool message when it completes,
  * so a crash mid-step keeps every finished result. Never throws for a tool's failure.
  */
 export async function runToolCalls(
@@ -70,6 +80,10 @@ export async function runToolCalls(
   messageId: string,
   calls: readonly StreamedToolCall[],
   motivation: string,
+  limits: { readonly concurrency: number; readonly refusals: ReadonlyMap<string, string> } = {
+    concurrency: 1,
+    refusals: new Map(),
+  },
 ): Promise<ToolBatchResult> {
   let rejected = false;
   const available = ctx.toolNames;
@@ -80,56 +94,53 @@ export async function runToolCalls(
     tail = tail.then(() => persist(ctx, message));
     return tail;
   };
-  await Promise.all(
-    calls.map(async (call) => {
-      ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
-      const started = ctx.clock.now();
-      let outcome = await ctx.registry.invoke(
-        call.toolName,
-        call.inputText,
-        {
-          sessionId: ctx.sessionId,
-          messageId,
-          callId: call.toolCallId,
-          agent: ctx.agent.name,
-          cwd: ctx.cwd,
-          abort: ctx.signal,
-          metadata: () => {},
-          ...(ctx.services ? { run: ctx.services } : {}),
-          ask: async (request) => {
-            try {
-              await ctx.permission.ask({
-                ...request,
-                metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
-              });
-            } catch (err) {
-              if (isArborError(err, "permission_rejected")) rejected = true;
-              throw err;
-            }
-          },
-        },
-        { available },
-      );
-      if (
-        ctx.signal.aborted &&
-        outcome.isError &&
-        outcome.code !== "permission_rejected" &&
-        outcome.code !== "permission_denied"
-      ) {
-        outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
-      }
-      const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
-      await persistInOrder(toolMessage(call, outcome, durationMs));
-      ctx.emit({
-        type: "tool_end",
-        call_id: call.toolCallId,
-        tool: call.toolName,
-        output: outcome.output,
-        cached: false,
-        is_error: outcome.isError,
-        duration_ms: durationMs,
-      });
-    }),
-  );
+  await inPool(calls, limits.concurrency, async (call) => {
+    ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
+    const started = ctx.clock.now();
+    const refusal = limits.refusals.get(call.toolCallId);
+    let outcome: ToolOutcome =
+      refusal !== undefined
+        ? { isError: true, code: "invalid_tool_input", output: refusal }
+        : await ctx.registry.invoke(
+            call.toolName,
+            call.inputText,
+            {
+              sessionId: ctx.sessionId,
+              messageId,
+              callId: call.toolCallId,
+              agent: ctx.agent.name,
+              cwd: ctx.cwd,
+              abort: ctx.signal,
+              metadata: () => {},
+              ...(ctx.services ? { run: ctx.services } : {}),
+              ask: async (request) => {
+                try {
+                  await ctx.permission.ask({
+                    ...request,
+                    metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
+                  });
+                } catch (err) {
+                  if (isArborError(err, "permission_rejected")) rejected = true;
+                  throw err;
+                }
+              },
+            },
+            { available },
+          );
+    if (ctx.signal.aborted && outcome.isError && outcome.code !== "permission_rejected" && outcome.code !== "permission_denied") {
+      outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
+    }
+    const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+    await persistInOrder(toolMessage(call, outcome, durationMs));
+    ctx.emit({
+      type: "tool_end",
+      call_id: call.toolCallId,
+      tool: call.toolName,
+      output: outcome.output,
+      cached: false,
+      is_error: outcome.isError,
+      duration_ms: durationMs,
+    });
+  });
   return { rejected };
 }

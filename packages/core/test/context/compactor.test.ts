@@ -31,7 +31,7 @@ function recordingSummarizer(answer: (request: string) => string) {
     },
     count: (t) => t.length,
     clock: { now: () => 0, sleep: async () => {} },
-    retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0, jitter: 0 },
+    retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0, jitter: 0, streamIdleTimeoutMs: 0 },
     signal: new AbortController().signal,
   });
   return { summarizer, requests };

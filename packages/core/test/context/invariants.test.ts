@@ -32,7 +32,7 @@ function echoSummarizer(): Summarizer {
     model: { ref: "testkit/echo", model, info: { limit: { context: 1_000_000, output: 10_000 } } },
     count: (t) => t.length,
     clock: { now: () => 0, sleep: async () => {} },
-    retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0, jitter: 0 },
+    retry: { maxRetries: 0, initialDelayMs: 0, maxDelayMs: 0, jitter: 0, streamIdleTimeoutMs: 0 },
     signal: new AbortController().signal,
   });
 }
