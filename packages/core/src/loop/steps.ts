@@ -169,6 +169,7 @@ async function oneStep(
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
   if (usage) ctx.usage = addUsage(ctx.usage, usage);
   ctx.cost += cost;
+  if (usage && !ctx.model.info.cost) ctx.costKnown = false;
   ctx.emit({
     type: "llm_end",
     call_id: callId,
