@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AssistantMessage, Entry, Message, RunEvent, Snapshot } from "@arbor/core";
+import type { AssistantMessage, RunEvent, Snapshot } from "@arbor/core";
 import {
   type RecordedProviderServer,
   type RecordedReply,
@@ -11,6 +11,7 @@ import {
 } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type CliResult } from "./helpers/cli.js";
+import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
  * End to end: the built `arbor run` against real provider streams replayed by a loopback server,
@@ -58,15 +59,8 @@ async function run(model: string, env: Record<string, string>, ...rest: string[]
   return all[0]!.session_id;
 }
 
-async function snapshot(id: string): Promise<Snapshot> {
-  const r = await arbor(["sessions", "show", id, "--json"], { home });
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Snapshot;
-}
-
-function messages(s: Snapshot): Message[] {
-  return s.entries.filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message").map((e) => e.message);
-}
+const snapshot = (id: string): Promise<Snapshot> => snapshotOf(home, id);
+const messages = messagesOf;
 
 function assistants(s: Snapshot): AssistantMessage[] {
   return messages(s).filter((m): m is AssistantMessage => m.role === "assistant");
@@ -227,6 +221,9 @@ describe("arbor run on Azure OpenAI, over the Responses wire", () => {
       expect((request.body as { model: string }).model).toBe("my-deployment");
     }
     await checkResponsesLoop(server, id!, "azure");
+    // Nor does the stored session call the deployment's turns free.
+    const turns = assistants(await snapshot(id!));
+    expect(turns.every((m) => m.tokens !== undefined && m.cost === undefined)).toBe(true);
   });
 });
 
