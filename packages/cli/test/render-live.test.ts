@@ -94,6 +94,15 @@ describe("text view", () => {
     expect(io.err()).toBe("");
   });
 
+  it('says "price unknown" rather than $0 when a model has no known price', () => {
+    const io = capture(false);
+    const view = createTextView(io, { live: false });
+    play(view, [token("Hi."), { type: "done", session_id: S }]);
+    view.end({ outcome: outcome({ cost: 0, costKnown: false }), elapsedMs: 2100, session: NEXT });
+    expect(io.out()).toContain("✓ done · 3 steps · 2.1 s · 5,230 in (4,100 cached) · 412 out tokens · price unknown\n");
+    expect(io.out()).not.toContain("$0");
+  });
+
   it("finishes a running tool's line in place on a terminal, and starts a new one when output came between", () => {
     const io = capture(true);
     const view = createTextView(io, { live: true });

@@ -3,10 +3,11 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
+import type { RunEvent, Snapshot } from "@arbor/core";
 import { error, type FakeOpenAIServer, hang, type Script, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type CliResult, startArbor } from "./helpers/cli.js";
+import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
  * End to end: the built `arbor` binary against the fake OpenAI-compatible server (in this process),
@@ -59,15 +60,8 @@ function expectStream(r: CliResult, last: "done" | "error"): RunEvent[] {
   return all;
 }
 
-async function snapshot(id: string): Promise<Snapshot> {
-  const r = await arbor(["sessions", "show", id, "--json"], { home });
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Snapshot;
-}
-
-function messages(s: Snapshot): Message[] {
-  return s.entries.filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message").map((e) => e.message);
-}
+const snapshot = (id: string): Promise<Snapshot> => snapshotOf(home, id);
+const messages = messagesOf;
 
 const READ_THEN_ANSWER: Script = [
   [text("Let me look."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 120, outputTokens: 9 })],

@@ -34,6 +34,8 @@ export interface FakeOpenAIOptions {
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string with its `?`, or "" (kept by the recorded-stream server). */
+  search?: string;
   headers: IncomingHttpHeaders;
   body: unknown;
 }

@@ -1,11 +1,11 @@
 /** The wire formats the recorded-stream server speaks, each as the real API frames its stream. */
-export type ProviderWire = "anthropic-messages" | "openai-responses" | "openai-chat" | "gemini";
+export type ProviderWire = "anthropic-messages" | "openai-responses" | "azure-responses" | "openai-chat" | "gemini";
 
 export interface WireShape {
   /** The path prefix a client takes as its base URL, e.g. `/v1`. */
   basePath: string;
-  /** Whether a POST to this path (with the query string removed) is a streaming model call. */
-  isModelCall(path: string): boolean;
+  /** Whether a POST to this path, with this query string, is a streaming model call. */
+  isModelCall(path: string, query: URLSearchParams): boolean;
   /** One recorded event as the API writes it on the stream. */
   frame(line: string): string;
   /** What the API writes after the last event, if anything. */
@@ -31,6 +31,14 @@ const SHAPES: Readonly<Record<ProviderWire, WireShape>> = {
   "openai-responses": {
     basePath: "/v1",
     isModelCall: (path) => path === "/v1/responses",
+    frame: (line) => `event: ${eventType(line)}\ndata: ${line}\n\n`,
+    trailer: "",
+    opensResponse: (event) => event.type === "response.created",
+  },
+  // Azure OpenAI's v1 API: the Responses wire under `/openai/v1`, every call naming its `api-version`.
+  "azure-responses": {
+    basePath: "/openai",
+    isModelCall: (path, query) => path === "/openai/v1/responses" && (query.get("api-version") ?? "") !== "",
     frame: (line) => `event: ${eventType(line)}\ndata: ${line}\n\n`,
     trailer: "",
     opensResponse: (event) => event.type === "response.created",

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import type { RecordedRequest } from "./fake-openai-server.js";
 import { type ProviderWire, wireShape } from "./provider-wire.js";
 import type { RecordedReply } from "./recorded-streams.js";
@@ -27,7 +28,9 @@ export interface RecordedProviderServer {
 /**
  * A loopback server that answers a provider's streaming endpoint with recorded streams, framed as
  * the real API frames them, and keeps every request: tests replay real provider output through the
- * real client code and check what each next request carried.
+ * real client code and check what each next request carried. It also serves as an HTTP proxy (a
+ * tunnel or an absolute-form request), so a client that builds its URLs from a provider's own host
+ * name (Azure OpenAI's `<resource>.openai.azure.com`) can reach it through `HTTP_PROXY`, unchanged.
  */
 export async function startRecordedProvider(options: RecordedProviderOptions): Promise<RecordedProviderServer> {
   const shape = wireShape(options.wire);
@@ -42,10 +45,12 @@ export async function startRecordedProvider(options: RecordedProviderOptions): P
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    // An absolute URL is a request sent to the server as a proxy without a tunnel.
+    const target = new URL(req.url ?? "/", "http://loopback");
+    const path = target.pathname;
     const text = await readBody(req);
-    requests.push({ method: req.method ?? "GET", path, headers: req.headers, body: parseBody(text) });
-    if (req.method !== "POST" || !shape.isModelCall(path)) {
+    requests.push({ method: req.method ?? "GET", path, search: target.search, headers: req.headers, body: parseBody(text) });
+    if (req.method !== "POST" || !shape.isModelCall(path, target.searchParams)) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path} on the ${options.wire} server` } }));
       return;
@@ -67,6 +72,13 @@ export async function startRecordedProvider(options: RecordedProviderOptions): P
         return;
     }
   }
+
+  // A proxied client opens a tunnel first: answer it, then serve the tunnelled bytes as one more connection.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) socket.unshift(head);
+    server.emit("connection", socket);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

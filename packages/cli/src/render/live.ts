@@ -12,6 +12,8 @@ export interface RunOutcome {
   steps: number;
   usage: TokenUsage;
   cost: number;
+  /** `false` when a call's model has no known price: the summary says so instead of a partial sum. */
+  costKnown?: false | undefined;
   error?: { code: string; message: string } | undefined;
 }
 
@@ -257,7 +259,7 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
         plural(outcome.steps, "step", "steps"),
         formatDuration(elapsedMs),
         formatUsage(outcome.usage),
-        formatCost(outcome.cost),
+        outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
       ].join(" · ");
       const status =
         outcome.status === "done"

@@ -30,6 +30,8 @@ export interface SummarizerEnv extends ModelCallEnv {
 export class Summarizer {
   usage: TokenUsage = { ...ZERO_USAGE };
   cost = 0;
+  /** False once a call used a model without a known price. */
+  costKnown = true;
   calls = 0;
 
   constructor(private readonly env: SummarizerEnv) {}
@@ -74,6 +76,7 @@ export class Summarizer {
     if (stream.usage) {
       this.usage = addUsage(this.usage, stream.usage);
       this.cost += costOf(stream.usage, env.model.info.cost);
+      if (!env.model.info.cost) this.costKnown = false;
     }
     env.emit?.({
       type: "llm_end",

@@ -16,7 +16,9 @@ export function thinkingCallOptions(
     reasoning: level,
     providerOptions: {
       openai: { reasoningSummary: "auto" },
-      azure: { reasoningSummary: "auto" },
+      // An Azure model is named by its deployment, which says nothing of the model behind it; left to
+      // guess from that name, the AI SDK drops the reasoning options of every custom-named deployment.
+      azure: { reasoningSummary: "auto", forceReasoning: true },
       google: { thinkingConfig: { includeThoughts: true } },
     },
   };

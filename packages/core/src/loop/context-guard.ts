@@ -100,6 +100,7 @@ export async function guardContext(ctx: RunContext, options: GuardOptions = {}):
   } finally {
     ctx.usage = addUsage(ctx.usage, summarizer.usage);
     ctx.cost += summarizer.cost;
+    if (!summarizer.costKnown) ctx.costKnown = false;
   }
   const after = measureContext(ctx);
   if (after > usable) {

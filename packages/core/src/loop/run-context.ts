@@ -47,6 +47,8 @@ export interface RunContext {
   step: number;
   usage: TokenUsage;
   cost: number;
+  /** False once a model call was made with a model the catalog has no price for: `cost` then counts only the priced calls. */
+  costKnown: boolean;
   lastText: string;
   /** Recent calls and texts for the doom-loop guard; bounded. */
   history: LoopStep[];

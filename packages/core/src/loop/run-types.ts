@@ -51,7 +51,14 @@ export interface RunResult {
   /** Model calls made. */
   steps: number;
   usage: TokenUsage;
+  /** Dollars, from the catalog's prices; see `costKnown`. */
   cost: number;
+  /**
+   * `false` when some model call of the run used a model without a known price (a local server, a
+   * model the catalog lacks): `cost` then counts only the priced calls and must not be shown as the
+   * run's cost. Absent when every call was priced.
+   */
+  costKnown?: false;
   /** Automatic compactions during the run (SPEC 6); their model calls are in `usage` and `cost`. */
   compactions?: number;
   error?: { code: string; message: string };

@@ -318,6 +318,7 @@ export async function executeRun(
       step: 0,
       usage: { ...ZERO_USAGE },
       cost: 0,
+      costKnown: true,
       lastText: "",
       history: [],
       tokens: deps.tokens,
@@ -370,6 +371,7 @@ export async function executeRun(
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
     ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
+    ...(ctx && !ctx.costKnown ? { costKnown: false } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
   if (started) await markTrace(deps, sessionId, final.status, foundTitle);

@@ -170,6 +170,8 @@ async function oneStep(
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
   if (usage) ctx.usage = addUsage(ctx.usage, usage);
   ctx.cost += cost;
+  const priced = ctx.model.info.cost !== undefined;
+  if (usage && !priced) ctx.costKnown = false;
   ctx.emit({
     type: "llm_end",
     call_id: callId,
@@ -199,7 +201,8 @@ async function oneStep(
     agent: ctx.agent.name,
     durationMs,
     finishReason: ended ?? stream.finishReason ?? "other",
-    ...(usage ? { tokens: usage, cost } : {}),
+    // An unpriced model's message has no cost rather than a cost of $0.
+    ...(usage ? { tokens: usage, ...(priced ? { cost } : {}) } : {}),
     ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
     ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
   };

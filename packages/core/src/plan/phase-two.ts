@@ -48,6 +48,7 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
   if (usage) {
     ctx.usage = addUsage(ctx.usage, usage);
     ctx.cost += costOf(usage, model.info.cost);
+    if (!model.info.cost) ctx.costKnown = false;
   }
   ctx.step++;
   ctx.emit({

@@ -113,6 +113,7 @@ export async function runPlanStep(
       const { result, traceId: id, record } = done!;
       ctx.usage = addUsage(ctx.usage, result.usage);
       ctx.cost += result.cost;
+      if (result.costKnown === false) ctx.costKnown = false;
       ctx.step += result.steps;
       const after = goals?.get();
       if (goalId && after) {

@@ -46,6 +46,14 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });
   });
 
+  it("Azure OpenAI: a level reaches a deployment whatever its name, with summaries asked for", async () => {
+    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const env = { AZURE_API_KEY: "k", AZURE_BASE_URL: server.baseURL };
+    const { runtime } = await harness({ env, model: "azure/my-deployment" });
+    await collect(runtime.run({ prompt: "hi", thinking: "high" }));
+    expect(bodyOf(server, 0).reasoning).toEqual({ effort: "high", summary: "auto" });
+  });
+
   it("Gemini: a level becomes its thinking config, with thoughts included", async () => {
     const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
