@@ -3,19 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Entry, type RunEvent, type Snapshot, SUMMARY_SYSTEM_PROMPT } from "@arbor/core";
 import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
-import {
-  chat,
-  chatUntilToken,
-  FaultRig,
-  jsonLines,
-  listSessions,
-  show,
-  storeCases,
-  unpairedCalls,
-  userTexts,
-} from "./helpers/fault.js";
+import { chat, chatUntilToken, FaultRig, jsonLines, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
+import { withStore } from "./helpers/seed.js";
 
 /**
  * kill -9 of `arbor run` at random points of a run (streaming, between steps, during automatic
@@ -26,7 +17,6 @@ import {
 
 let dir: string;
 let workspace: string;
-const rig = new FaultRig(() => workspace);
 
 /** The points are random; the seed is printed so a failing trial can be replayed with ARBOR_FAULT_SEED. */
 const seed = Number(process.env.ARBOR_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -60,7 +50,6 @@ beforeAll(async () => {
   console.log(`fault kill trials: seed ${seed}`);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(() => rig.cleanup());
 
 const freshHome = () => join(dir, `home-${Math.random().toString(36).slice(2)}`);
 
@@ -182,8 +171,22 @@ function toolResultIds(snap: Snapshot): Set<string> {
   );
 }
 
+/** The session and the sessions left running, read by opening the store in this process as a next process would. */
+async function inspect(home: string, store: string | undefined, id: string) {
+  return withStore(store ?? { kind: "file", dir: home }, async (s) => ({
+    snap: await s.getSnapshot(id).catch((err: unknown) => String(err)),
+    running: (await s.listSessions({ limit: 1000 })).sessions.filter((m) => m.status === "running"),
+  }));
+}
+
 /** One kill of `arbor run` and the checks after it; adds to `figures`. */
-async function killTrial(scenario: Scenario, home: string, store: string | undefined, figures: Figures): Promise<void> {
+async function killTrial(
+  rig: FaultRig,
+  scenario: Scenario,
+  home: string,
+  store: string | undefined,
+  figures: Figures,
+): Promise<void> {
   figures.trials++;
   const baseURL = await rig.fakeServer(Array.from({ length: 80 }, () => scenario.steps));
   const run = rig.start(["run", "--json", "--yes", ...rig.modelArgs(baseURL), "--max-turns", "40", scenario.prompt], home, store);
@@ -198,18 +201,18 @@ async function killTrial(scenario: Scenario, home: string, store: string | undef
     .map((e) => (e as { call_id: string }).call_id);
   const promptReported = events.some((e) => e.type === "token" || e.type === "tool_start");
 
-  const shown = await show(id, home, store);
-  if (shown.code !== 0 || !shown.snap) {
+  const seen = await inspect(home, store, id);
+  if (typeof seen.snap === "string") {
     figures.unusable++;
-    console.log(`  ${scenario.name}: the session does not open: ${shown.stderr}`);
+    console.log(`  ${scenario.name}: the session does not open: ${seen.snap}`);
     return;
   }
-  const kept = toolResultIds(shown.snap);
+  const kept = toolResultIds(seen.snap);
   const lost =
     reportedCalls.filter((c) => !kept.has(c)).length +
-    (promptReported && !userTexts(shown.snap).includes(scenario.prompt) ? 1 : 0);
+    (promptReported && !userTexts(seen.snap).includes(scenario.prompt) ? 1 : 0);
   figures.lost += lost;
-  const running = (await listSessions(home, store))?.filter((s) => s.status === "running") ?? [{ id: "list failed" }];
+  const running = seen.running;
   figures.stuckRunning += running.length;
 
   await rig.fakeServer(Array.from({ length: 20 }, () => [text("continued")]));
@@ -233,26 +236,31 @@ describe.each(storeCases(() => dir))("random kill -9 of arbor run on the %s stor
     const rounds = Number(process.env.ARBOR_FAULT_ROUNDS ?? 1);
     const figures: Figures = { trials: 0, lost: 0, unusable: 0, stuckRunning: 0 };
     const { store, drop } = await makeStore();
+    const rig = new FaultRig(() => workspace);
     try {
       for (let r = 0; r < rounds; r++) {
         for (const scenario of [streaming(), betweenSteps(), compaction(), explore()]) {
-          await killTrial(scenario, freshHome(), store, figures);
+          const started = Date.now();
+          await killTrial(rig, scenario, freshHome(), store, figures);
+          console.log(`  ${scenario.name}: ${Date.now() - started} ms`);
         }
       }
     } finally {
+      await rig.cleanup();
       await drop();
     }
     console.log(
       `kill -9 of arbor run (${name} store): ${figures.trials} trials, ${figures.lost} lost entries, ${figures.unusable} unusable sessions, ${figures.stuckRunning} stuck running`,
     );
     expect(figures).toEqual({ trials: rounds * 4, lost: 0, unusable: 0, stuckRunning: 0 });
-  }, 120_000);
+  }, 180_000);
 });
 
 describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (name, makeStore) => {
   it("a new server on the same store continues the session the dead one was answering", async () => {
     const { store, drop } = await makeStore();
     const figures: Figures = { trials: 1, lost: 0, unusable: 0, stuckRunning: 0 };
+    const rig = new FaultRig(() => workspace);
     try {
       const baseURL = await rig.fakeServer([
         [text("first")],
@@ -268,12 +276,10 @@ describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (
       a.cli.child.kill("SIGKILL");
       await a.cli.result;
 
-      const shown = await show(id, home, store);
-      if (shown.code !== 0 || !shown.snap) figures.unusable++;
-      else {
-        figures.lost += ["start", "take your time"].filter((t) => !userTexts(shown.snap as Snapshot).includes(t)).length;
-        if (shown.snap.session.status === "running") figures.stuckRunning++;
-      }
+      const seen = await inspect(home, store, id);
+      if (typeof seen.snap === "string") figures.unusable++;
+      else figures.lost += ["start", "take your time"].filter((t) => !userTexts(seen.snap as Snapshot).includes(t)).length;
+      figures.stuckRunning += seen.running.length;
       const b = await rig.serve(baseURL, home, store);
       const after = await chat(b.url, "after", id);
       const unpaired = rig.chatRequests().reduce((n: number, body) => n + unpairedCalls(body), 0);
@@ -281,11 +287,12 @@ describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (
       b.cli.child.kill("SIGTERM");
       expect((await b.cli.result).code).toBe(0);
     } finally {
+      await rig.cleanup();
       await drop();
     }
     console.log(
       `kill -9 of arbor serve (${name} store): ${figures.trials} trials, ${figures.lost} lost entries, ${figures.unusable} unusable sessions, ${figures.stuckRunning} stuck running`,
     );
     expect(figures).toEqual({ trials: 1, lost: 0, unusable: 0, stuckRunning: 0 });
-  });
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Entry, RunEvent, SessionMeta, Snapshot } from "@arbor/core";
+import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { type FakeOpenAIServer, type Script, startFakeOpenAI } from "@arbor/testkit";
 import { expect } from "vitest";
 import { arbor, type RunningCli, startArbor } from "./cli.js";
@@ -144,12 +144,6 @@ export async function show(
   return r.code === 0
     ? { code: 0, snap: JSON.parse(r.stdout) as Snapshot, stderr: r.stderr }
     : { code: r.code, stderr: r.stderr };
-}
-
-/** Every session of the store, sub-traces included (undefined when the list fails). */
-export async function listSessions(home: string, store?: string): Promise<SessionMeta[] | undefined> {
-  const r = await arbor(["sessions", "list", "--json", "--flat", "--limit", "1000", ...storeArgs(store)], { home });
-  return r.code === 0 ? (JSON.parse(r.stdout) as { sessions: SessionMeta[] }).sessions : undefined;
 }
 
 export function userTexts(snap: Snapshot): string[] {
