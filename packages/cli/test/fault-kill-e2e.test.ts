@@ -5,6 +5,7 @@ import { type Entry, type RunEvent, type Snapshot, SUMMARY_SYSTEM_PROMPT } from 
 import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
+import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
 import { chat, chatUntilToken, FaultRig, jsonLines, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -37,16 +38,7 @@ beforeAll(async () => {
   workspace = join(dir, "ws");
   await mkdir(workspace);
   await writeFile(join(workspace, "notes.txt"), "one\ntwo\nthree\n");
-  // A small window for the fake model, so a few reads of big.txt trigger automatic compaction.
-  await writeFile(
-    join(workspace, "arbor.json"),
-    JSON.stringify({ models: { "openai-compatible/fake": { limit: { context: 8000, output: 1000 } } } }),
-  );
-  const lines = Array.from(
-    { length: 150 },
-    (_, i) => `line ${i + 1}: ${Array.from({ length: 12 }, (_, j) => `w${(i * 31 + j * 7) % 997}`).join(" ")}`,
-  );
-  await writeFile(join(workspace, "big.txt"), `${lines.join("\n")}\n`);
+  await writeSmallWindowWorkspace(workspace);
   console.log(`fault kill trials: seed ${seed}`);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
