@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunEvent, SUMMARY_SYSTEM_PROMPT } from "@arbor/core";
 import { type FakeOpenAIServer, type Script, type StepContext, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
 
 /** `arbor compact` end to end: the built binary, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
 
@@ -36,16 +37,7 @@ describe("automatic compaction through arbor run", () => {
   it("a run far longer than the model's window completes, and sessions tree shows its compactions", async () => {
     const ws = join(dir, "long");
     await mkdir(ws);
-    // A small window for the fake model, from the workspace's arbor.json.
-    await writeFile(
-      join(ws, "arbor.json"),
-      JSON.stringify({ models: { "openai-compatible/fake": { limit: { context: 8000, output: 1000 } } } }),
-    );
-    const lines = Array.from(
-      { length: 150 },
-      (_, i) => `line ${i + 1}: ${Array.from({ length: 12 }, (_, j) => `w${(i * 31 + j * 7) % 997}`).join(" ")}`,
-    );
-    await writeFile(join(ws, "big.txt"), `${lines.join("\n")}\n`);
+    await writeSmallWindowWorkspace(ws);
     const READS = 12;
     let reads = 0;
     const step = (call: StepContext) => {

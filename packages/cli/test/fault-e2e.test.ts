@@ -3,10 +3,10 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
-import { type FakeOpenAIServer, hang, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { hang, type Script, text, toolCall } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor, type RunningCli, startArbor } from "./helpers/cli.js";
-import { createTestDatabase } from "./helpers/postgres.js";
+import { arbor, type RunningCli } from "./helpers/cli.js";
+import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
 
 /**
  * Faults across real processes: the built `arbor` beside `arbor serve` on one store, two servers on
@@ -15,9 +15,8 @@ import { createTestDatabase } from "./helpers/postgres.js";
 
 let dir: string;
 let workspace: string;
-let fake: FakeOpenAIServer | undefined;
-const children: RunningCli[] = [];
-const strayPids: number[] = [];
+const rig = new FaultRig(() => workspace);
+const strayPids = rig.strayPids;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "arbor-fault-e2e-"));
@@ -25,103 +24,16 @@ beforeAll(async () => {
   await mkdir(workspace);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-    await c.result.catch(() => undefined);
-  }
-  // A tool's process outlives a kill -9 of its run (that is what kill -9 means); the test ends it.
-  for (const pid of strayPids.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  await fake?.close();
-  fake = undefined;
-});
+afterEach(() => rig.cleanup());
 
 function freshHome(name: string): string {
   return join(dir, `${name}-${Math.random().toString(36).slice(2)}`);
 }
 
-async function fakeServer(script: Script): Promise<string> {
-  fake = await startFakeOpenAI({ script });
-  return fake.baseURL;
-}
-
-const modelArgs = (baseURL: string) => ["--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace];
-
-function start(args: string[], home: string, store?: string): RunningCli {
-  const c = startArbor(store ? [...args, "--store", store] : args, { home });
-  children.push(c);
-  return c;
-}
-
-async function serve(baseURL: string, home: string, store?: string): Promise<{ url: string; cli: RunningCli }> {
-  const cli = start(["serve", "--port", "0", "--json", ...modelArgs(baseURL)], home, store);
-  await cli.waitForStdout(/\n$/);
-  return { url: (JSON.parse(cli.stdout()) as { url: string }).url, cli };
-}
-
-function sseEvents(body: string): RunEvent[] {
-  return body
-    .split("\n\n")
-    .filter((b) => b.trim() !== "")
-    .map((b) => JSON.parse((b.split("\n").find((l) => l.startsWith("data: ")) as string).slice(6)) as RunEvent);
-}
-
-async function chat(url: string, message: string, sessionId?: string): Promise<{ status: number; events: RunEvent[] }> {
-  const res = await fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId } : {}) }),
-  });
-  const body = await res.text();
-  return { status: res.status, events: res.status === 200 ? sseEvents(body) : [] };
-}
-
-/** Starts a chat and returns once the server streamed its first token; the response stays open. */
-async function chatUntilToken(url: string, message: string, sessionId: string): Promise<void> {
-  const res = await fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, session_id: sessionId }),
-  });
-  expect(res.status).toBe(200);
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let seen = "";
-  while (!seen.includes('"type":"token"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before a token: ${seen}`);
-    seen += new TextDecoder().decode(value);
-  }
-  void reader.cancel().catch(() => undefined);
-}
-
-async function show(id: string, home: string, store?: string): Promise<{ code: number | null; snap?: Snapshot; stderr: string }> {
-  const r = await arbor(store ? ["sessions", "show", id, "--json", "--store", store] : ["sessions", "show", id, "--json"], {
-    home,
-  });
-  return r.code === 0
-    ? { code: 0, snap: JSON.parse(r.stdout) as Snapshot, stderr: r.stderr }
-    : { code: r.code, stderr: r.stderr };
-}
-
-function userTexts(snap: Snapshot): string[] {
-  return snap.entries
-    .filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message" && e.message.role === "user")
-    .map((e) => (e.message.content[0] as { text: string }).text);
-}
-
-/** Every tool call in a provider request is followed by exactly one result for it. */
-function unpairedCalls(body: unknown): number {
-  const messages = (body as { messages: Array<{ role: string; tool_calls?: { id: string }[]; tool_call_id?: string }> }).messages;
-  const calls = messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id));
-  const results = messages.flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : []));
-  return calls.filter((id) => results.filter((r) => r === id).length !== 1).length;
-}
+const fakeServer = (script: Script) => rig.fakeServer(script);
+const modelArgs = (baseURL: string) => rig.modelArgs(baseURL);
+const start = (args: string[], home: string, store?: string) => rig.start(args, home, store);
+const serve = (baseURL: string, home: string, store?: string) => rig.serve(baseURL, home, store);
 
 describe("two processes on one file store", () => {
   it("a CLI run beside a running server: every turn of both is kept and the session stays readable", async () => {
@@ -171,16 +83,7 @@ describe("two processes on one file store", () => {
   });
 });
 
-describe.each([
-  ["sqlite", async () => ({ store: `sqlite:${join(dir, `two-${Date.now()}.db`)}`, drop: async () => {} })],
-  [
-    "postgres",
-    async () => {
-      const db = await createTestDatabase();
-      return { store: db.url, drop: db.drop };
-    },
-  ],
-])("two servers on one %s store", (_name, makeStore) => {
+describe.each(storeCases(() => dir).filter(([name]) => name !== "file"))("two servers on one %s store", (_name, makeStore) => {
   it("the second answers 409 to a chat, a leaf move, a label and a delete while the first runs the session", async () => {
     const { store, drop } = await makeStore();
     try {
@@ -242,17 +145,7 @@ describe("a crash or a stop in the middle of a tool call", () => {
     return run;
   }
 
-  it.each([
-    ["file", async () => ({ store: undefined as string | undefined, drop: async () => {} })],
-    ["sqlite", async () => ({ store: `sqlite:${join(dir, `kill-${Date.now()}.db`)}`, drop: async () => {} })],
-    [
-      "postgres",
-      async () => {
-        const db = await createTestDatabase();
-        return { store: db.url as string | undefined, drop: db.drop };
-      },
-    ],
-  ])(
+  it.each(storeCases(() => dir))(
     "kill -9 on the %s store leaves a session that reads as interrupted and continues with every call answered",
     async (name, makeStore) => {
       const trials = 3;
@@ -273,10 +166,9 @@ describe("a crash or a stop in the middle of a tool call", () => {
         if (shown.snap?.session.status !== "interrupted") stuckRunning++;
         const storeArgs = store ? ["--store", store] : [];
         const next = await arbor(["run", "--json", "--session", id, ...storeArgs, ...modelArgs(baseURL), "go on"], { home });
-        const body = fake?.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1)?.body;
+        const body = rig.chatRequests().at(-1);
         if (next.code !== 0 || unpairedCalls(body) > 0) unusable++;
-        await fake?.close();
-        fake = undefined;
+        await rig.closeFake();
       }
       await drop();
       console.log(`kill -9 mid-tool (${name} store): ${trials} trials, ${stuckRunning} left running, ${unusable} unusable`);
