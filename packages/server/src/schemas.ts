@@ -83,7 +83,7 @@ export const ChatRequest = z.strictObject({
     "`provider/model` for this run; a continued session otherwise keeps the model it last used (a change is recorded).",
   ),
   thinking: ThinkingLevelSchema.optional().describe(
-    "How hard the model thinks from this run on (off … xhigh); the session keeps it. Default: the session's, else the config's, else the provider's.",
+    "How hard the model thinks from this run on (off … xhigh, or a budget of reasoning tokens such as 8000); the session keeps it. Default: the session's, else the config's, else the provider's.",
   ),
   debug: ChatDebug.optional(),
 });

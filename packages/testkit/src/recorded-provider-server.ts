@@ -16,7 +16,7 @@ export interface RecordedProviderOptions {
 export interface RecordedProviderServer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
-  /** What the provider's client takes as its base URL (`<url>/v1`, or `<url>/v1beta` for Gemini). */
+  /** What the provider's client takes as its base URL (`<url>/v1`, `<url>/v1beta` for Gemini, `<url>` for Bedrock). */
   baseURL: string;
   /** Every request received, in order, bodies parsed as JSON. */
   requests: RecordedRequest[];
@@ -67,8 +67,8 @@ export async function startRecordedProvider(options: RecordedProviderOptions): P
         res.end(JSON.stringify(reply.body));
         return;
       case "stream":
-        res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
-        res.end(reply.events.map((line) => shape.frame(line)).join("") + shape.trailer);
+        res.writeHead(200, { "content-type": shape.contentType, "cache-control": "no-cache" });
+        res.end(shape.encode(reply.events));
         return;
     }
   }

@@ -1,6 +1,13 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { assertSessionId, type Config, loadConfig, type ThinkingLevel, ThinkingLevelSchema } from "@arbor/core";
+import {
+  assertSessionId,
+  type Config,
+  loadConfig,
+  parseThinkingLevel,
+  THINKING_LEVEL_HINT,
+  type ThinkingLevel,
+} from "@arbor/core";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
@@ -33,7 +40,7 @@ export const RUN_OPTIONS: OptionDefs = {
     type: "string",
     valueName: "level",
     description:
-      "How hard the model thinks: off, minimal, low, medium, high or xhigh (env ARBOR_THINKING, else `thinking` in arbor.json; default: the provider's). Kept by the session.",
+      "How hard the model thinks: off, minimal, low, medium, high or xhigh, or a budget of reasoning tokens such as 8000 (env ARBOR_THINKING, else `thinking` in arbor.json; default: the provider's). Kept by the session.",
   },
   agent: {
     type: "string",
@@ -111,9 +118,9 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
   const model = stringOption(values, "model");
   if (model !== undefined && model.trim() === "") throw new UsageError("--model needs a value, e.g. --model openai/gpt-4o.");
   const thinkingText = stringOption(values, "thinking");
-  const thinking = ThinkingLevelSchema.safeParse(thinkingText);
-  if (thinkingText !== undefined && !thinking.success) {
-    throw new UsageError(`--thinking ${thinkingText}: use one of ${ThinkingLevelSchema.options.join(", ")}.`);
+  const thinking = thinkingText === undefined ? undefined : parseThinkingLevel(thinkingText);
+  if (thinkingText !== undefined && thinking === undefined) {
+    throw new UsageError(`--thinking ${thinkingText}: use one of ${THINKING_LEVEL_HINT}.`);
   }
   const { record, replay } = cassetteFlags(io, values, model);
   return {
@@ -124,7 +131,7 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     sessionId,
     agent,
     maxTurns,
-    ...(thinking.success ? { thinking: thinking.data } : {}),
+    ...(thinking === undefined ? {} : { thinking }),
     yes: flag(values, "yes"),
     ...(record === undefined ? {} : { record }),
     ...(replay === undefined ? {} : { replay }),

@@ -27,6 +27,9 @@ function parseEnvValue(name: string, raw: string, kind: string): unknown {
   switch (kind) {
     case "string":
       return raw;
+    // A level name stays text for the schema to judge; digits are a token budget.
+    case "thinking":
+      return /^\s*\d+\s*$/.test(raw) ? Number(raw) : raw;
     case "bool": {
       const v = raw.trim().toLowerCase();
       if (["1", "true", "yes", "on"].includes(v)) return true;

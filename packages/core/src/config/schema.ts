@@ -80,12 +80,12 @@ export const ConfigSchema = z.strictObject({
 export type Config = z.infer<typeof ConfigSchema>;
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;
 
-type Kind = "number" | "int" | "bool" | "string";
+type Kind = "number" | "int" | "bool" | "string" | "thinking";
 
 /** Seed 003's environment variables (and Arbor's own) and where each lands in the config. */
 export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly string[], kind: Kind]> = [
   ["ARBOR_MODEL", ["model"], "string"],
-  ["ARBOR_THINKING", ["thinking"], "string"],
+  ["ARBOR_THINKING", ["thinking"], "thinking"],
   ["ARBOR_BASE_URL", ["baseURL"], "string"],
   ["ARBOR_STORE", ["store"], "string"],
   ["LLM_TEMPERATURE", ["llm", "temperature"], "number"],

@@ -6,7 +6,7 @@ import { ArborError } from "../errors.js";
 import { modelInfo } from "../llm/catalog.js";
 import { PROVIDERS } from "../llm/model-ref.js";
 import type { ModelResolver, ResolvedModel } from "../llm/resolved-model.js";
-import { type Entry, ThinkingLevelSchema } from "../model/entry.js";
+import { type Entry, THINKING_LEVEL_HINT, ThinkingLevelSchema } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
 import { buildSwitchReminder, planModeReminder } from "../prompt/reminders.js";
 import type { AgentDefinition, RunInput } from "./types.js";
@@ -81,7 +81,7 @@ export function checkThinking(level: unknown): void {
   if (!ThinkingLevelSchema.safeParse(level).success) {
     throw new ArborError(
       "invalid_input",
-      `Unknown thinking level ${JSON.stringify(level)}: use one of ${ThinkingLevelSchema.options.join(", ")}.`,
+      `Unknown thinking level ${JSON.stringify(level)}: use one of ${THINKING_LEVEL_HINT}.`,
     );
   }
 }

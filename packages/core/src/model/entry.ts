@@ -4,8 +4,26 @@ import { MessageSchema } from "./message.js";
 import { FilePartSchema, TextPartSchema } from "./parts.js";
 import { TimestampSchema } from "./time.js";
 
-export const ThinkingLevelSchema = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
+/** The named thinking levels, from none to the most a provider offers. */
+export const ThinkingLevelNameSchema = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
+export type ThinkingLevelName = z.infer<typeof ThinkingLevelNameSchema>;
+
+/**
+ * How hard the model thinks: a named level, or a budget of reasoning tokens for the providers that
+ * take one (Anthropic, Gemini, Bedrock); the others get the level that budget falls in.
+ */
+export const ThinkingLevelSchema = z.union([ThinkingLevelNameSchema, z.number().int().positive()]);
 export type ThinkingLevel = z.infer<typeof ThinkingLevelSchema>;
+
+/** What a thinking level may be, for messages that refuse one. */
+export const THINKING_LEVEL_HINT = `${ThinkingLevelNameSchema.options.join(", ")}, or a token budget such as 8000`;
+
+/** A thinking level as typed on a command line or in an environment variable: a name or a whole number. */
+export function parseThinkingLevel(text: string): ThinkingLevel | undefined {
+  const trimmed = text.trim();
+  const parsed = ThinkingLevelSchema.safeParse(/^\d+$/.test(trimmed) ? Number(trimmed) : trimmed);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** `provider/model`, e.g. `openai/gpt-4o` or `openai-compatible/llama3`. */
 export const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]*\/.+$/, "expected provider/model");

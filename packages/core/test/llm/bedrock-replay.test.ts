@@ -1,0 +1,84 @@
+import { defineTool, type Entry, type Message } from "@arbor/core";
+import { recordedStream } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { collect, harness } from "../loop/harness.js";
+import { serve } from "./recorded-servers.js";
+
+/** The tool the recorded Bedrock turn calls. */
+const testTool = defineTool({
+  name: "test-tool",
+  description: "Echoes a value.",
+  input: z.object({ value: z.string() }),
+  async execute({ value }) {
+    return { output: `got ${value}` };
+  },
+});
+
+type ConverseBody = {
+  additionalModelRequestFields?: Record<string, unknown>;
+  messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+};
+
+const SIGNATURE = /^Ep0CCkgICxABGAIqQOWPB6/;
+
+function assistants(path: Entry[]): Message[] {
+  return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
+}
+
+describe("recorded Bedrock Converse streams through the runtime", () => {
+  it("keeps signed reasoning and a tool call from the binary event stream, and sends both back", async () => {
+    const server = await serve({
+      wire: "bedrock-converse",
+      replies: [
+        recordedStream("bedrock/bedrock-reasoning-tool-call.derived.chunks.txt"),
+        recordedStream("bedrock/bedrock-reasoning.chunks.txt"),
+      ],
+    });
+    const env = { AWS_BEARER_TOKEN_BEDROCK: "test-key", AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL, AWS_REGION: "us-east-1" };
+    const model = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+    const { runtime, store } = await harness({ env, model, tools: [testTool] });
+    const { result } = await collect(runtime.run({ prompt: "Call the tool, then count the r's in strawberry.", thinking: 4096 }));
+    expect(result).toMatchObject({ status: "done", steps: 2 });
+    expect(result.text).toContain("**3** r's");
+
+    expect(server.requests.map((r) => r.path)).toEqual(
+      Array(2).fill(`/model/${encodeURIComponent("us.anthropic.claude-sonnet-4-5-20250929-v1:0")}/converse-stream`),
+    );
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer test-key");
+    // A token budget reaches Bedrock as the Anthropic thinking budget it carries through.
+    const first = server.requests[0]?.body as ConverseBody;
+    expect(first.additionalModelRequestFields).toMatchObject({ thinking: { type: "enabled", budget_tokens: 4096 } });
+
+    const [call, answer] = assistants(await store.getActivePath(result.sessionId));
+    expect(call?.content.find((p) => p.type === "reasoning")).toMatchObject({
+      text: expect.stringContaining("3 r's"),
+      providerMetadata: { bedrock: { signature: expect.stringMatching(SIGNATURE) } },
+    });
+    expect(call?.content.find((p) => p.type === "tool-call")).toMatchObject({
+      toolCallId: "tool-use-id",
+      toolName: "test-tool",
+      input: { value: "Sparkle Day" },
+    });
+    expect(call?.tokens).toMatchObject({ input: 125, output: 45 });
+    expect(answer?.content.find((p) => p.type === "reasoning")).toMatchObject({
+      providerMetadata: { bedrock: { signature: expect.stringMatching(SIGNATURE) } },
+    });
+
+    // The tool loop's next request carries the signed reasoning, the call and its result.
+    const second = server.requests[1]?.body as ConverseBody;
+    const sent = second.messages.filter((m) => m.role === "assistant").flatMap((m) => m.content);
+    expect(sent[0]).toMatchObject({
+      reasoningContent: { reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) } },
+    });
+    expect(sent.find((p) => "toolUse" in p)).toMatchObject({
+      toolUse: { toolUseId: "tool-use-id", name: "test-tool", input: { value: "Sparkle Day" } },
+    });
+    const results = second.messages.flatMap((m) => m.content).filter((p) => "toolResult" in p);
+    expect(results).toEqual([
+      expect.objectContaining({
+        toolResult: expect.objectContaining({ toolUseId: "tool-use-id", content: [{ text: expect.stringContaining("got Sparkle Day") }] }),
+      }),
+    ]);
+  });
+});
