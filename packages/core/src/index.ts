@@ -42,6 +42,7 @@ export * from "./llm/model-ref.js";
 export * from "./llm/model-wrapper.js";
 export * from "./llm/registry.js";
 export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./llm/retry.js";
+export { effortForBudget, thinkingCallOptions } from "./llm/thinking.js";
 export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
 export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
