@@ -72,7 +72,9 @@ describe("arbor run on recorded Bedrock Converse streams", () => {
       const body = bodyOf<ConverseBody>(server, call);
       const sent = sentAssistantParts(body);
       expect(sent[0]).toMatchObject({
-        reasoningContent: { reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) } },
+        reasoningContent: {
+          reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) },
+        },
       });
       expect(sent.find((p) => "toolUse" in p)).toMatchObject({
         toolUse: { toolUseId: "tool-use-id", name: "test-tool", input: { value: "Sparkle Day" } },

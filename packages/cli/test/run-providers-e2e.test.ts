@@ -70,7 +70,7 @@ function body<T>(server: RecordedProviderServer, call: number): T {
   return server.requests[call]?.body as T;
 }
 
-function thinkingLevels(s: Snapshot): string[] {
+function thinkingLevels(s: Snapshot): Array<string | number> {
   return s.entries.flatMap((e) => (e.type === "thinking_level_change" ? [e.thinkingLevel] : []));
 }
 

@@ -79,10 +79,7 @@ export function missionOf(path: readonly Entry[], fallback: string): string {
 /** A thinking level from outside (API, CLI), refused with the levels there are. */
 export function checkThinking(level: unknown): void {
   if (!ThinkingLevelSchema.safeParse(level).success) {
-    throw new ArborError(
-      "invalid_input",
-      `Unknown thinking level ${JSON.stringify(level)}: use one of ${THINKING_LEVEL_HINT}.`,
-    );
+    throw new ArborError("invalid_input", `Unknown thinking level ${JSON.stringify(level)}: use one of ${THINKING_LEVEL_HINT}.`);
   }
 }
 

@@ -35,7 +35,11 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
         recordedStream("bedrock/bedrock-reasoning.chunks.txt"),
       ],
     });
-    const env = { AWS_BEARER_TOKEN_BEDROCK: "test-key", AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL, AWS_REGION: "us-east-1" };
+    const env = {
+      AWS_BEARER_TOKEN_BEDROCK: "test-key",
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,
+      AWS_REGION: "us-east-1",
+    };
     const model = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0";
     const { runtime, store } = await harness({ env, model, tools: [testTool] });
     const { result } = await collect(runtime.run({ prompt: "Call the tool, then count the r's in strawberry.", thinking: 4096 }));
@@ -69,7 +73,9 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
     const second = server.requests[1]?.body as ConverseBody;
     const sent = second.messages.filter((m) => m.role === "assistant").flatMap((m) => m.content);
     expect(sent[0]).toMatchObject({
-      reasoningContent: { reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) } },
+      reasoningContent: {
+        reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) },
+      },
     });
     expect(sent.find((p) => "toolUse" in p)).toMatchObject({
       toolUse: { toolUseId: "tool-use-id", name: "test-tool", input: { value: "Sparkle Day" } },
@@ -77,7 +83,10 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
     const results = second.messages.flatMap((m) => m.content).filter((p) => "toolResult" in p);
     expect(results).toEqual([
       expect.objectContaining({
-        toolResult: expect.objectContaining({ toolUseId: "tool-use-id", content: [{ text: expect.stringContaining("got Sparkle Day") }] }),
+        toolResult: expect.objectContaining({
+          toolUseId: "tool-use-id",
+          content: [{ text: expect.stringContaining("got Sparkle Day") }],
+        }),
       }),
     ]);
   });

@@ -11,7 +11,10 @@ describe("a thinking token budget reaches each provider's request", () => {
   it("Anthropic: the budget is budget_tokens, and the session keeps it", async () => {
     const server = await serve({
       wire: "anthropic-messages",
-      replies: [recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"), recordedStream("anthropic/anthropic-text.chunks.txt")],
+      replies: [
+        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
+        recordedStream("anthropic/anthropic-text.chunks.txt"),
+      ],
     });
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
@@ -36,7 +39,10 @@ describe("a thinking token budget reaches each provider's request", () => {
   it("OpenAI: the budget becomes the effort of the range it falls in", async () => {
     const server = await serve({
       wire: "openai-responses",
-      replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt"), recordedStream("openai/openai-issue-11239.2.chunks.txt")],
+      replies: [
+        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
+        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
+      ],
     });
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
