@@ -82,6 +82,9 @@ describe("arbor compact", () => {
     expect(compacted.stderr).toBe("");
     expect(compacted.code).toBe(0);
     expect(compacted.stdout).toMatch(new RegExp(`^Compacted session ${sessionId}: 2 messages summarized, none kept verbatim\\.`));
+    // The fake model has no catalog price: the summary's cost is unknown, not $0.
+    expect(compacted.stdout).toContain("\nSummary cost: price unknown.\n");
+    expect(compacted.stdout).not.toContain("$0");
     const request = JSON.stringify(server?.requests[1]?.body);
     expect(request).toContain("the numbers");
     expect(request).toContain("what are the numbers?");
@@ -97,7 +100,13 @@ describe("arbor compact", () => {
     const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
     const r = await arbor(["compact", sessionId, "--json", ...model(baseURL), "--cwd", workspace], { home });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ sessionId, entryId: expect.any(String), summarized: 2, kept: 0 });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      sessionId,
+      entryId: expect.any(String),
+      summarized: 2,
+      kept: 0,
+      costKnown: false,
+    });
   });
 
   it("exits 2 with a clear message for bad usage or an unknown session", async () => {

@@ -166,7 +166,11 @@ export const CompactResponse = z.object({
     cache_read: z.number().int().nonnegative(),
     cache_write: z.number().int().nonnegative(),
   }),
-  cost: z.number().nonnegative(),
+  cost: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .describe("Dollars the summary cost; null when the summary model has no known price (never a made-up $0)."),
 });
 export const AbortResponse = z.object({
   aborted: z.boolean().describe("False when the session had no run in progress."),

@@ -131,6 +131,6 @@ export function compactResultToWire(r: CompactResult): z.output<typeof CompactRe
       cache_read: r.usage.cacheRead,
       cache_write: r.usage.cacheWrite,
     },
-    cost: r.cost,
+    cost: r.costKnown === false ? null : r.cost,
   };
 }

@@ -36,6 +36,8 @@ describe("POST /api/sessions/:id/compact", () => {
     expect(result).toMatchObject({ session_id: id, summarized: expect.any(Number), split_turn: expect.any(Boolean) });
     expect(result.summarized + result.kept).toBe(4);
     expect(Object.keys(result.usage)).toEqual(["input", "output", "reasoning", "cache_read", "cache_write"]);
+    // The scripted model has no price: the cost is unknown (null), never a made-up 0.
+    expect(result.cost).toBeNull();
     expect(seen[0]).toContain("the API names");
     expect(seen[0]).toContain("first question");
 

@@ -2,6 +2,7 @@ import { assertSessionId, createRuntime } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { writeJson, writeLines } from "../io.js";
+import { formatCost } from "../render/run-format.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
@@ -46,6 +47,7 @@ export const compactCommand: TopCommand = {
           writeLines(io.stdout, [
             `Compacted session ${sessionId}: ${result.summarized} messages summarized, ${kept}.`,
             `Context about ${result.tokensBefore.toLocaleString("en-US")} → ${result.tokensAfter.toLocaleString("en-US")} tokens; compaction entry ${result.entryId}.`,
+            `Summary cost: ${result.costKnown === false ? "price unknown" : formatCost(result.cost)}.`,
           ]);
         }
         return EXIT_OK;

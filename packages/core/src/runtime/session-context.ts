@@ -91,6 +91,7 @@ export async function compactSession(deps: RunDeps, sessionId: string, options: 
     splitTurn: outcome.splitTurn,
     usage: summarizer.usage,
     cost: summarizer.cost,
+    ...(summarizer.costKnown ? {} : { costKnown: false as const }),
   };
 }
 

@@ -101,7 +101,10 @@ export interface CompactResult {
   kept: number;
   splitTurn: boolean;
   usage: TokenUsage;
+  /** Dollars the summary cost, from the catalog's prices; see `costKnown`. */
   cost: number;
+  /** False when the summary model has no known price: `cost` then counts nothing and is not $0. */
+  costKnown?: false;
 }
 
 /** `runtime.switchLeaf` (SPEC 2 moving the leaf, SPEC 6 branch summary). */
