@@ -105,3 +105,76 @@ describe("a continued session keeps its model", () => {
     expect(input.filter((m) => m.role === "assistant").length).toBeGreaterThan(0);
   });
 });
+
+describe("switching provider mid-session with reasoning on both sides", () => {
+  type AnthropicBody = { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+  type ResponsesBody = { input: Array<Record<string, unknown>> };
+
+  it("sends each provider only the reasoning it can take: Anthropic → OpenAI → Anthropic", async () => {
+    const anthropic = await serve({
+      wire: "anthropic-messages",
+      replies: [
+        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
+        recordedStream("anthropic/anthropic-text.chunks.txt"),
+      ],
+    });
+    const openai = await serve({
+      wire: "openai-responses",
+      replies: [
+        recordedStream("openai/openai-issue-11239.1.chunks.txt"),
+        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
+      ],
+    });
+    const env = {
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: anthropic.baseURL,
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: openai.baseURL,
+    };
+    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const first = await collect(runtime.run({ prompt: "Divide by 5.", thinking: "high" }));
+    const id = first.result.sessionId;
+    const second = await collect(runtime.run({ sessionId: id, prompt: "Look up the code.", model: "openai/gpt-5.2" }));
+    expect(second.result.status).toBe("done");
+    const third = await collect(runtime.run({ sessionId: id, prompt: "Thanks.", model: "anthropic/claude-sonnet-4-5" }));
+    expect(third.result.status).toBe("done");
+    expect([anthropic.callCount, openai.callCount]).toEqual([2, 2]);
+
+    // OpenAI gets no reasoning item for Anthropic's thinking (it has no OpenAI item id) and never its
+    // signature; only its own reasoning goes back on its second call.
+    const thinkingText = "925";
+    for (const request of openai.requests) {
+      const input = (request.body as ResponsesBody).input;
+      expect(JSON.stringify(input)).not.toContain("EvQBCkYICxgCKkAx");
+      const reasoning = input.filter((i) => i.type === "reasoning" || i.type === "item_reference");
+      for (const item of reasoning) expect(JSON.stringify(item)).not.toContain(thinkingText);
+    }
+    const secondInput = (openai.requests[1]?.body as ResponsesBody).input;
+    expect(secondInput.some((i) => i.type === "reasoning" || i.type === "item_reference")).toBe(true);
+
+    // Back on Anthropic: its own signed thinking block goes back, OpenAI's encrypted reasoning does
+    // not, and no thinking block goes without a signature (Anthropic rejects those).
+    const body = anthropic.requests[1]?.body as AnthropicBody;
+    const thinking = body.messages
+      .flatMap((m) => m.content)
+      .filter((p) => p.type === "thinking" || p.type === "redacted_thinking");
+    expect(thinking).toEqual([
+      expect.objectContaining({
+        thinking: expect.stringContaining(thinkingText),
+        signature: expect.stringMatching(/^EvQBCkYICxgCKkAx/),
+      }),
+    ]);
+    expect(JSON.stringify(body)).not.toContain("gAAAA");
+    // The OpenAI turn's call and its result still reach Anthropic as a tool_use and its tool_result.
+    const toolUse = body.messages.flatMap((m) => m.content).find((p) => p.type === "tool_use");
+    const toolResult = body.messages.flatMap((m) => m.content).find((p) => p.type === "tool_result");
+    expect(toolUse).toMatchObject({ name: "lookupVerificationCode" });
+    expect(toolResult).toMatchObject({ tool_use_id: toolUse?.id });
+
+    const path = await store.getActivePath(id);
+    expect(ofType(path, "model_change").map((e) => (e as { model: string }).model)).toEqual([
+      "openai/gpt-5.2",
+      "anthropic/claude-sonnet-4-5",
+    ]);
+  });
+});
