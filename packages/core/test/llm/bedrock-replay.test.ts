@@ -90,4 +90,37 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
       }),
     ]);
   });
+
+  it("keeps a non-Anthropic model's unsigned reasoning and its tool call with the id Bedrock gave it", async () => {
+    const server = await serve({
+      wire: "bedrock-converse",
+      replies: [
+        recordedStream("bedrock/issue-11409-kimi-k2-thinking-glob-search.chunks.txt"),
+        recordedStream("bedrock/issue-17523-converse-stream.chunks.txt"),
+      ],
+    });
+    const env = {
+      AWS_BEARER_TOKEN_BEDROCK: "test-key",
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,
+      AWS_REGION: "us-east-1",
+    };
+    const { runtime, store } = await harness({ env, model: "bedrock/moonshot.kimi-k2-thinking" });
+    const { result } = await collect(runtime.run({ prompt: "Find the cursor file." }));
+    expect(result).toMatchObject({ status: "done", steps: 2 });
+    const [call] = assistants(await store.getActivePath(result.sessionId));
+    expect(call?.content.find((p) => p.type === "reasoning")).toMatchObject({ text: expect.stringContaining("glob_search") });
+    expect(call?.content.find((p) => p.type === "tool-call")).toMatchObject({
+      toolName: "glob_search",
+      input: { pattern: "**/*cursor*" },
+    });
+    const second = server.requests[1]?.body as ConverseBody;
+    const toolUse = second.messages.flatMap((m) => m.content).find((p) => "toolUse" in p) as
+      | { toolUse: { toolUseId: string } }
+      | undefined;
+    const toolResult = second.messages.flatMap((m) => m.content).find((p) => "toolResult" in p) as
+      | { toolResult: { toolUseId: string } }
+      | undefined;
+    expect(toolUse?.toolUse.toolUseId).toBe("functions.glob_search:0");
+    expect(toolResult?.toolResult.toolUseId).toBe(toolUse?.toolUse.toolUseId);
+  });
 });
