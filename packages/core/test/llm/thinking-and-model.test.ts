@@ -149,7 +149,7 @@ describe("switching provider mid-session with reasoning on both sides", () => {
       const reasoning = input.filter((i) => i.type === "reasoning" || i.type === "item_reference");
       for (const item of reasoning) expect(JSON.stringify(item)).not.toContain(thinkingText);
     }
-    const secondInput = (openai.requests[1]?.body as ResponsesBody).input;
+    const secondInput = (openai.requests[1]?.body as ResponsesBody | undefined)?.input ?? [];
     expect(secondInput.some((i) => i.type === "reasoning" || i.type === "item_reference")).toBe(true);
 
     // Back on Anthropic: its own signed thinking block goes back, OpenAI's encrypted reasoning does
