@@ -67,6 +67,7 @@ describe("summarizeEntry", () => {
   it("names every other entry type with what it changes", () => {
     const cases: [Entry, string, string][] = [
       [{ ...base, type: "thinking_level_change", thinkingLevel: "high" }, "thinking_level_change", "thinking level → high"],
+      [{ ...base, type: "thinking_level_change", thinkingLevel: 8000 }, "thinking_level_change", "thinking level → 8000 tokens"],
       [{ ...base, type: "model_change", model: "openai/gpt-4o" }, "model_change", "model → openai/gpt-4o"],
       [
         { ...base, type: "compaction", summary: "We did X.\nThen Y.", firstKeptEntryId: null, tokensBefore: 1200 },

@@ -85,7 +85,10 @@ export function summarizeEntry(entry: Entry): EntrySummary {
     case "message":
       return { kind: entry.message.role, preview: messagePreview(entry.message) };
     case "thinking_level_change":
-      return { kind: entry.type, preview: `thinking level → ${entry.thinkingLevel}` };
+      return {
+        kind: entry.type,
+        preview: `thinking level → ${typeof entry.thinkingLevel === "number" ? `${entry.thinkingLevel} tokens` : entry.thinkingLevel}`,
+      };
     case "model_change":
       return { kind: entry.type, preview: `model → ${oneLine(entry.model)}` };
     case "compaction":
