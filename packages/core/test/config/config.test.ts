@@ -76,6 +76,20 @@ describe("configuration", () => {
   });
 });
 
+describe("thinking in the config", () => {
+  it("takes a level or a token budget from arbor.json and ARBOR_THINKING, and refuses anything else", async () => {
+    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ thinking: 8000 }));
+    expect(loadConfig({ cwd, env: { ARBOR_HOME: home } }).thinking).toBe(8000);
+    expect(loadConfig({ cwd, env: { ARBOR_HOME: home, ARBOR_THINKING: "2048" } }).thinking).toBe(2048);
+    expect(loadConfig({ cwd, env: { ARBOR_HOME: home, ARBOR_THINKING: "low" } }).thinking).toBe("low");
+    for (const bad of [0, 1.5, "lots"]) {
+      writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ thinking: bad }));
+      const err = await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config");
+      expect(err.message).toContain("thinking");
+    }
+  });
+});
+
 describe("models", () => {
   it("parses provider/model strings and refuses bad ones", async () => {
     expect(parseModelRef("openai/gpt-4o")).toEqual({ provider: "openai", model: "gpt-4o" });

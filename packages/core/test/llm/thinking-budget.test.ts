@@ -1,4 +1,4 @@
-import { effortForBudget, envLayer, thinkingCallOptions } from "@arbor/core";
+import { effortForBudget, envLayer, parseThinkingLevel, THINKING_LEVEL_HINT, thinkingCallOptions } from "@arbor/core";
 import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
@@ -90,6 +90,20 @@ describe("thinking budgets, pure", () => {
       google: { thinkingConfig: { thinkingBudget: 10_000 } },
       bedrock: { reasoningConfig: { type: "enabled", budgetTokens: 10_000 } },
     });
+  });
+
+  it("reads --thinking as a level name or a whole number of tokens", () => {
+    expect(["8000", " high ", "off", "0", "1.5", "-3", "lots", ""].map(parseThinkingLevel)).toEqual([
+      8000,
+      "high",
+      "off",
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(THINKING_LEVEL_HINT).toBe("off, minimal, low, medium, high, xhigh, or a token budget such as 8000");
   });
 
   it("ARBOR_THINKING takes a budget as digits and a level as its name", () => {
