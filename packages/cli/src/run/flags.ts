@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { assertSessionId, type Config, loadConfig, type ThinkingLevel, ThinkingLevelSchema } from "@arbor/core";
+import { assertSessionId, type Config, loadConfig, type ThinkingLevel, ThinkingLevelSchema } from "@arbor/core/internal";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
