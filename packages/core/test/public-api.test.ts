@@ -76,9 +76,7 @@ describe("the public entry @arbor/core", () => {
   });
 
   it(`exports at most ${MAX_PUBLIC_NAMES} names, runtime values and types together`, () => {
-    expect(publicNames.length, `values ${pub.values.length}, types ${pub.types.length}`).toBeLessThanOrEqual(
-      MAX_PUBLIC_NAMES,
-    );
+    expect(publicNames.length, `values ${pub.values.length}, types ${pub.types.length}`).toBeLessThanOrEqual(MAX_PUBLIC_NAMES);
   });
 
   it("names every export by hand: no `export *`", () => {
