@@ -1,14 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const src = (pkg: string, entry = "index") => fileURLToPath(new URL(`./packages/${pkg}/src/${entry}.ts`, import.meta.url));
 
 export default defineConfig({
   resolve: {
-    alias: {
-      "@arbor/core": src("core"),
-      "@arbor/testkit": src("testkit"),
-    },
+    // Anchored patterns: a bare "@arbor/core" alias would also capture "@arbor/core/internal" as a path under it.
+    alias: [
+      { find: /^@arbor\/core$/, replacement: src("core") },
+      { find: /^@arbor\/core\/internal$/, replacement: src("core", "internal") },
+      { find: /^@arbor\/testkit$/, replacement: src("testkit") },
+    ],
   },
   test: {
     include: ["packages/*/test/**/*.test.ts"],

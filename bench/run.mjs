@@ -29,9 +29,10 @@ if (unknown.length) {
   process.exit(2);
 }
 
+// The benchmarks time building blocks (context cuts, token counting, the cache) as well as whole runs.
 let core;
 try {
-  core = await import("@arbor/core");
+  core = await import("@arbor/core/internal");
 } catch (err) {
   console.error(`Cannot import @arbor/core (${reason(err)}). Run npm run build first.`);
   process.exit(1);

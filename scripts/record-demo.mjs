@@ -9,7 +9,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CassetteRecorder, createRuntime, MemoryBlobStore, openStore, resolveConfig, saveCassette } from "@arbor/core";
+import { CassetteRecorder, createRuntime, MemoryBlobStore, openStore, resolveConfig, saveCassette } from "@arbor/core/internal";
 import { scriptedModel } from "@arbor/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

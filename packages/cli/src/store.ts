@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core";
+import { isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core/internal";
 import { StoreUnavailableError } from "./errors.js";
 import type { Io } from "./io.js";
 

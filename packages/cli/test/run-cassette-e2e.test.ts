@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadCassette, type RunEvent } from "@arbor/core";
+import { loadCassette, type RunEvent } from "@arbor/core/internal";
 import { startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type CliResult } from "./helpers/cli.js";

@@ -1,84 +1,110 @@
-export * from "./agents/presets.js";
-export * from "./config/load.js";
-export * from "./config/resolve.js";
-export * from "./config/schema.js";
-export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js";
-export { CONTINUE_ENTRY_TYPE, type CompactInput, type CompactOutcome, compact as compactContext } from "./context/compactor.js";
-export * from "./context/context-size.js";
-export * from "./context/cut.js";
-export {
-  applyGoalCompaction,
-  GOAL_COMPACTION_ENTRY_TYPE,
-  type GoalCompactionData,
-  GoalCompactionDataSchema,
-  goalCompactionsFor,
-} from "./context/goal-compaction.js";
-export * from "./context/overflow.js";
-export * from "./context/prune.js";
-export * from "./context/prune-entry.js";
-export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/summarizer.js";
-export * from "./context/summary-prompt.js";
-export * from "./context/token-counter.js";
-export * from "./context/tokens.js";
-export * from "./custom-entries.js";
-export * from "./errors.js";
-export * from "./events/debug-middleware.js";
-export * from "./events/debug-records.js";
-export * from "./events/index.js";
-export * from "./goal/index.js";
-export type { ReplaySpec } from "./goal/replay.js";
-export * from "./llm/cache/cache-store.js";
+/**
+ * The public API of `@arbor/core`: what a program needs to run agents over a store. Every name is
+ * listed here by hand, so this file and the README's "Public API" are the reference, and a name
+ * becomes public only by being added here on purpose. The server, CLI, testkit and tests use
+ * `@arbor/core/internal` for the building blocks behind it.
+ */
+
+export type { AgentDefinition } from "./agents/definition.js";
+// Configuration
+export { type LoadConfigOptions, loadConfig } from "./config/load.js";
+export { type ConfigLayer, resolveConfig } from "./config/resolve.js";
+export { type Config, ConfigSchema } from "./config/schema.js";
+// Errors
+export { ArborError, type ArborErrorCode, isArborError } from "./errors.js";
+export type { DebugLevel } from "./events/debug-records.js";
+export { type WatchEvent, WatchEventSchema, type WatchMessage } from "./events/watch-events.js";
+// Watching a trace
+export { WatchHub } from "./events/watch-hub.js";
 export { FileCacheStore } from "./llm/cache/file-cache-store.js";
-export { canonicalJson, decodeValue, encodeValue } from "./llm/cache/json-value.js";
-export * from "./llm/cache/llm-cache.js";
-export * from "./llm/cache/recording.js";
-export * from "./llm/cache/request-key.js";
-export * from "./llm/cassette/cassette-file.js";
-export * from "./llm/cassette/cassette-player.js";
-export { CassetteRecorder, type CassetteRecorderOptions } from "./llm/cassette/cassette-recorder.js";
-export * from "./llm/catalog.js";
-export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from "./llm/llm-call-log.js";
-export * from "./llm/model-ref.js";
-export * from "./llm/model-wrapper.js";
-export * from "./llm/registry.js";
-export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./llm/retry.js";
-export { effortForBudget, thinkingCallOptions } from "./llm/thinking.js";
-export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
-export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
-export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
-export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
-export * from "./loop/types.js";
-export * from "./middleware/pipeline.js";
-export * from "./model/entry.js";
-export * from "./model/ids.js";
-export * from "./model/message.js";
-export * from "./model/parts.js";
-export * from "./model/run-events.js";
-export * from "./model/session.js";
-export * from "./model/snapshot.js";
-export * from "./model/time.js";
-export * from "./model/validate.js";
-export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./permissions/approvals.js";
-export * from "./plan/index.js";
-export * from "./prompt/instructions.js";
-export * from "./prompt/reminders.js";
-export * from "./prompt/system-prompt.js";
-export * from "./runtime/types.js";
+export { LlmCache, type LlmCacheOptions } from "./llm/cache/llm-cache.js";
+export { type ModelInfo, modelInfo } from "./llm/catalog.js";
+export { formatModelRef, type ModelRef, type ProviderName, parseModelRef } from "./llm/model-ref.js";
+// Models
+export { createModelRegistry, type ModelRegistry, type ModelRegistryOptions } from "./llm/registry.js";
+export type { ModelResolver } from "./llm/resolved-model.js";
+export type {
+  MiddlewareContext,
+  RunHandle,
+  RunInput,
+  RunMiddleware,
+  RunResult,
+  RunStatus,
+  StopReason,
+} from "./loop/run-types.js";
+export {
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  type CustomEntry,
+  type Entry,
+  type EntryInput,
+  EntrySchema,
+  type EntryType,
+  type MessageEntry,
+  type ThinkingLevel,
+  ThinkingLevelSchema,
+} from "./model/entry.js";
+export { EntryIdSchema, SessionIdSchema } from "./model/ids.js";
+export {
+  type AssistantMessage,
+  type Message,
+  MessageSchema,
+  type SystemMessage,
+  type TokenUsage,
+  type ToolMessage,
+  type UserMessage,
+} from "./model/message.js";
+export {
+  type FilePart,
+  type Part,
+  PartSchema,
+  type ReasoningPart,
+  type TextPart,
+  type ToolCallPart,
+  type ToolResultOutput,
+  type ToolResultPart,
+} from "./model/parts.js";
+export { type RunEvent, RunEventSchema, type RunEventType } from "./model/run-events.js";
+// Sessions, entries, messages and parts
+export { type SessionInit, type SessionMeta, SessionMetaSchema, type TraceContext } from "./model/session.js";
+export { type Snapshot, SnapshotSchema } from "./model/snapshot.js";
+export type { Approval } from "./permissions/approvals.js";
+export type { PendingPermission, PermissionHandler } from "./permissions/pending-permissions.js";
+export type { PlanApprovalResult } from "./plan/approve.js";
+export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.js";
+export type {
+  CompactOptions,
+  CompactResult,
+  Runtime,
+  RuntimeOptions,
+  SwitchLeafOptions,
+  SwitchLeafResult,
+} from "./runtime/types.js";
+// Running agents
 export { createRuntime } from "./runtime.js";
-export * from "./session/context.js";
-export * from "./session/delete-entry.js";
-export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";
-export * from "./session/tree.js";
-export * from "./store/event-records.js";
-export * from "./store/export-format.js";
+export { type SessionExport, SessionExportSchema } from "./store/export-format.js";
 export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
-export * from "./store/keyed-lock.js";
-export { type LeaseHolder, type SessionLease, sessionBusy, withLease } from "./store/lease.js";
+// Stores
 export { openStore } from "./store/open.js";
-export { newSessionMeta } from "./store/session-meta.js";
-export * from "./store/spec.js";
-export * from "./store/store.js";
-export { SubTraceIds } from "./subagents/sub-trace-ids.js";
-export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
-export * from "./tools/index.js";
-export * from "./trace/index.js";
+export type { Durability, StoreSpec } from "./store/spec.js";
+export type { ListSessionsOptions, SessionPage, Store } from "./store/store.js";
+export type { PermissionReply } from "./tools/ask.js";
+export { type BuiltinToolsOptions, builtinTools } from "./tools/builtins.js";
+// Permissions and approvals
+export {
+  type PermissionAction,
+  type PermissionConfig,
+  PermissionConfigSchema,
+  type PermissionRule,
+  PermissionRuleSchema,
+} from "./tools/permission.js";
+export { ToolRegistry } from "./tools/registry.js";
+// Tools
+export {
+  type AnyToolDefinition,
+  defineTool,
+  type PermissionRequest,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from "./tools/tool.js";

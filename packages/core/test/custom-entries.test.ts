@@ -9,7 +9,7 @@ import {
   openStore,
   parseCustomEntry,
   RUN_ERROR_ENTRY_TYPE,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), "../src");

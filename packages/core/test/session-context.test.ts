@@ -1,4 +1,4 @@
-import { applyEntry, buildContext, contextMessages, EMPTY_CONTEXT, type Entry } from "@arbor/core";
+import { applyEntry, buildContext, contextMessages, EMPTY_CONTEXT, type Entry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 let n = 0;

@@ -1,4 +1,4 @@
-import { ArborError, type EntryInput, type Store, subTraceId } from "@arbor/core";
+import { ArborError, type EntryInput, type Store, subTraceId } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlStore } from "../src/store/sql/sql-store.js";
 import { expectCode } from "./conformance/sessions-suite.js";

@@ -1,4 +1,4 @@
-import { type DebugLevel, DebugLevelSchema, DebugRecordSchema } from "@arbor/core";
+import { type DebugLevel, DebugLevelSchema, DebugRecordSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 

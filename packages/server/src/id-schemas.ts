@@ -1,4 +1,4 @@
-import { assertEntryId, assertSessionId, EntryIdSchema, SessionIdSchema } from "@arbor/core";
+import { assertEntryId, assertSessionId, EntryIdSchema, SessionIdSchema } from "@arbor/core/internal";
 import { z } from "zod";
 
 /**

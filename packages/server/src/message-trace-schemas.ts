@@ -1,4 +1,4 @@
-import { parseTraceTime } from "@arbor/core";
+import { parseTraceTime } from "@arbor/core/internal";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 

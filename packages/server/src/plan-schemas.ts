@@ -1,4 +1,4 @@
-import { PlanIdSchema } from "@arbor/core";
+import { PlanIdSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 

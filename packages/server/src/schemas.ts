@@ -6,7 +6,7 @@ import {
   SessionMetaSchema,
   SnapshotSchema,
   ThinkingLevelSchema,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";

@@ -1,4 +1,4 @@
-import { EntrySchema, GoalTreeSchema, SessionMetaSchema } from "@arbor/core";
+import { EntrySchema, GoalTreeSchema, SessionMetaSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 

@@ -8,7 +8,7 @@ import type {
   TraceMessage,
   TracePage,
   TraceToolCall,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import type { z } from "zod";
 import type {
   CompactResponse,

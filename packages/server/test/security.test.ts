@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRuntime, MemoryBlobStore, openStore } from "@arbor/core";
+import { createRuntime, MemoryBlobStore, openStore } from "@arbor/core/internal";
 import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { createServer, isLoopbackHost } from "../src/index.js";

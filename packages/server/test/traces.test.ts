@@ -1,4 +1,4 @@
-import type { Entry, GoalTree, SessionMeta } from "@arbor/core";
+import type { Entry, GoalTree, SessionMeta } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { errorOf, startServer } from "./helpers/server.js";

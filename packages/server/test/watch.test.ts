@@ -1,4 +1,4 @@
-import { type WatchMessage, WatchMessageSchema } from "@arbor/core";
+import { type WatchMessage, WatchMessageSchema } from "@arbor/core/internal";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";

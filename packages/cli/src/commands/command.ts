@@ -1,4 +1,4 @@
-import { assertSessionId, type Store } from "@arbor/core";
+import { assertSessionId, type Store } from "@arbor/core/internal";
 import type { OptionDefs, OptionValues } from "../args.js";
 import type { Io } from "../io.js";
 

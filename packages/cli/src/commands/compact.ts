@@ -1,4 +1,4 @@
-import { assertSessionId, createRuntime } from "@arbor/core";
+import { assertSessionId, createRuntime } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { writeJson, writeLines } from "../io.js";

@@ -1,4 +1,4 @@
-import { cassettePlayer, cassetteResolver, createRuntime, resolveConfig } from "@arbor/core";
+import { cassettePlayer, cassetteResolver, createRuntime, resolveConfig } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { loadRecording } from "../demo/recording.js";
 import { makeDemoWorkspace } from "../demo/workspace.js";

@@ -1,4 +1,4 @@
-import { ArborError, parseOrThrow, SessionExportSchema } from "@arbor/core";
+import { ArborError, parseOrThrow, SessionExportSchema } from "@arbor/core/internal";
 import { flag } from "../args.js";
 import { readInput } from "../files.js";
 import { writeJson } from "../io.js";

@@ -1,4 +1,4 @@
-import { listSubTraces, type SessionMeta, type Store } from "@arbor/core";
+import { listSubTraces, type SessionMeta, type Store } from "@arbor/core/internal";
 import { intOption, stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
 import { renderSessionList } from "../render/list.js";

@@ -1,4 +1,4 @@
-import { type Entry, getTrace, goalTreeOnPath, listSubTraces } from "@arbor/core";
+import { type Entry, getTrace, goalTreeOnPath, listSubTraces } from "@arbor/core/internal";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";
 import { renderParentGoal, renderPlan, renderSubTraces } from "../render/trace.js";

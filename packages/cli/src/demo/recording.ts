@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { ArborError, type Cassette, loadCassette, type ModelInfo } from "@arbor/core";
+import { ArborError, type Cassette, loadCassette, type ModelInfo } from "@arbor/core/internal";
 
 /** The demo's files, shipped beside dist/ in the package (`files` in package.json). */
 export const DEMO_DIR = fileURLToPath(new URL("../../demo/", import.meta.url));

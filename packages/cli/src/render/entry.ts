@@ -1,4 +1,4 @@
-import { type Entry, type Message, PRUNE_ENTRY_TYPE, type ToolResultOutput } from "@arbor/core";
+import { type Entry, type Message, PRUNE_ENTRY_TYPE, type ToolResultOutput } from "@arbor/core/internal";
 import { firstLine, oneLine, shortId } from "./text.js";
 
 /** How one entry reads in a one-line view: what it is, and a preview of what it says. */

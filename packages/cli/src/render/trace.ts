@@ -1,4 +1,4 @@
-import { type GoalTree, type SessionMeta, toOutline } from "@arbor/core";
+import { type GoalTree, type SessionMeta, toOutline } from "@arbor/core/internal";
 import { oneLine, table, truncate } from "./text.js";
 
 /** The plan of a trace as an outline, each agent_call goal followed by the sub-traces it started. */

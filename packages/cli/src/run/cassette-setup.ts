@@ -6,7 +6,7 @@ import {
   loadCassette,
   modelInfo,
   type RuntimeOptions,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import type { Io } from "../io.js";
 import type { RunFlags } from "./flags.js";
 

@@ -7,7 +7,7 @@ import {
   parseThinkingLevel,
   THINKING_LEVEL_HINT,
   type ThinkingLevel,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";

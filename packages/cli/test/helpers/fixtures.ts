@@ -1,4 +1,4 @@
-import { activePath, buildSnapshot, type Entry, newSessionMeta, type SessionMeta, type Snapshot } from "@arbor/core";
+import { activePath, buildSnapshot, type Entry, newSessionMeta, type SessionMeta, type Snapshot } from "@arbor/core/internal";
 
 /** Pure fixtures for the renderer tests: entries and snapshots made by hand, no store. */
 

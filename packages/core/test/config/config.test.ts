@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core";
+import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectCode } from "../conformance/sessions-suite.js";
 

@@ -10,7 +10,7 @@ import {
   stripFileLists,
   summaryRequest,
   withFileLists,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { Chain, charCount } from "./entries.js";

@@ -1,4 +1,4 @@
-import { buildContext, KEEP_RECENT_MAX, keepRecentBudget, selectCut } from "@arbor/core";
+import { buildContext, KEEP_RECENT_MAX, keepRecentBudget, selectCut } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { Chain, charCount } from "./entries.js";
 

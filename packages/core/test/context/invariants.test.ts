@@ -11,7 +11,7 @@ import {
   PRUNED_OUTPUT,
   type Store,
   Summarizer,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { Chain, charCount } from "./entries.js";

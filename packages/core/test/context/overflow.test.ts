@@ -1,4 +1,4 @@
-import { isContextOverflowError, isOverflow, OUTPUT_TOKEN_MAX, overflowCount, usableTokens } from "@arbor/core";
+import { isContextOverflowError, isOverflow, OUTPUT_TOKEN_MAX, overflowCount, usableTokens } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 describe("overflow (SPEC 6)", () => {

@@ -7,7 +7,7 @@ import {
   PRUNE_PROTECTED_TOOLS,
   PRUNED_OUTPUT,
   selectPrune,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { Chain, charCount, outputs } from "./entries.js";
 

@@ -5,7 +5,7 @@ import {
   TOKENS_PER_MESSAGE,
   TokenCounter,
   tokenUpperBound,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });

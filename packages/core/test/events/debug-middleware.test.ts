@@ -9,7 +9,7 @@ import {
   type StoredDebugRecord,
   WatchHub,
   type WatchMessage,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";

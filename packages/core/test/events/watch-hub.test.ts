@@ -10,7 +10,7 @@ import {
   WatchHub,
   type WatchMessage,
   WatchMessageSchema,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 

@@ -1,4 +1,4 @@
-import { applyGoalCommand, createGoalTree, type GoalTree, GoalTreeSchema, toPrompt } from "@arbor/core";
+import { applyGoalCommand, createGoalTree, type GoalTree, GoalTreeSchema, toPrompt } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { deepFreeze, invalidInputMessage, NOW, planOf, play, progressLines } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import {
   GoalTreeSchema,
   ToolRegistry,
   toPrompt,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext } from "../tools/helpers.js";
 import { NOW } from "./helpers.js";

@@ -1,4 +1,4 @@
-import { applyGoalCommand, createGoalTree, type GoalCommand, type GoalTree } from "@arbor/core";
+import { applyGoalCommand, createGoalTree, type GoalCommand, type GoalTree } from "@arbor/core/internal";
 
 export const NOW = "2026-02-04T22:00:12.000Z";
 

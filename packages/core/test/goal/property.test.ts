@@ -9,7 +9,7 @@ import {
   isArborError,
   planView,
   recordMessage,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { deepFreeze, NOW } from "./helpers.js";
 

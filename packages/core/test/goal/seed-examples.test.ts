@@ -1,4 +1,4 @@
-import { applyGoalCommand, createGoalTree, toOutline, toPrompt } from "@arbor/core";
+import { applyGoalCommand, createGoalTree, toOutline, toPrompt } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { NOW, planOf, play, progressLines } from "./helpers.js";
 

@@ -1,4 +1,11 @@
-import { addSubTraceStats, createGoalTree, type GoalTree, MAX_PREVIEW_SEGMENTS, recordMessage, toolPreview } from "@arbor/core";
+import {
+  addSubTraceStats,
+  createGoalTree,
+  type GoalTree,
+  MAX_PREVIEW_SEGMENTS,
+  recordMessage,
+  toolPreview,
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { deepFreeze, invalidInputMessage, planOf } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Message } from "@ai-sdk/provider";
-import { cacheKey, canonicalJson, decodeValue, encodeValue, replayKey, requestWindow } from "@arbor/core";
+import { cacheKey, canonicalJson, decodeValue, encodeValue, replayKey, requestWindow } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const user = (text: string): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text }] });

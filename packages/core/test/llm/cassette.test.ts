@@ -1,6 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CassetteRecorder, cassettePlayer, cassetteResolver, loadCassette, parseCassette, type RunEvent } from "@arbor/core";
+import {
+  CassetteRecorder,
+  cassettePlayer,
+  cassetteResolver,
+  loadCassette,
+  parseCassette,
+  type RunEvent,
+} from "@arbor/core/internal";
 import { reasoning, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, tempDir, transcript, types } from "../loop/harness.js";

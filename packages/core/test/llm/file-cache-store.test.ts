@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileCacheStore, type Recording } from "@arbor/core";
+import { FileCacheStore, type Recording } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../loop/harness.js";
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { CACHE_HEADER, LlmCache, type RunEvent, resolveConfig } from "@arbor/core";
+import { CACHE_HEADER, LlmCache, type RunEvent, resolveConfig } from "@arbor/core/internal";
 import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, transcript, types } from "../loop/harness.js";

@@ -1,4 +1,4 @@
-import { ArborError, type ModelResolver, type ResolvedModel } from "@arbor/core";
+import { ArborError, type ModelResolver, type ResolvedModel } from "@arbor/core/internal";
 import { error, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { generate } from "../../src/llm/model-call.js";

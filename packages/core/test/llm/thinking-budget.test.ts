@@ -1,4 +1,4 @@
-import { effortForBudget, envLayer, parseThinkingLevel, THINKING_LEVEL_HINT, thinkingCallOptions } from "@arbor/core";
+import { effortForBudget, envLayer, parseThinkingLevel, THINKING_LEVEL_HINT, thinkingCallOptions } from "@arbor/core/internal";
 import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";

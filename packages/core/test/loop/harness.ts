@@ -11,7 +11,7 @@ import {
   type Runtime,
   type RuntimeOptions,
   type Store,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { afterEach } from "vitest";
 
 const cleanups: Array<() => Promise<void> | void> = [];

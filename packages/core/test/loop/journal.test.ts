@@ -1,4 +1,4 @@
-import { buildContext, openStore, type Store } from "@arbor/core";
+import { buildContext, openStore, type Store } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { appendCustom, appendMessage } from "../../src/loop/journal.js";
 import type { RunContext, RunExtension } from "../../src/loop/run-context.js";

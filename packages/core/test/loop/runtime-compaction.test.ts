@@ -10,7 +10,7 @@ import {
   SUMMARY_SYSTEM_PROMPT,
   TokenCounter,
   ToolRegistry,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import {
   error,
   type ScriptAction,

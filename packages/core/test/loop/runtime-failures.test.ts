@@ -1,4 +1,4 @@
-import { type LoopClock, resolveConfig } from "@arbor/core";
+import { type LoopClock, resolveConfig } from "@arbor/core/internal";
 import { error, hang, malformed, scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, transcript, types } from "./harness.js";

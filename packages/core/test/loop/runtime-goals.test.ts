@@ -10,7 +10,7 @@ import {
   openStore,
   type StoredEvent,
   WatchHub,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, tempDir } from "./harness.js";

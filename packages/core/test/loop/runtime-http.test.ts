@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineTool, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core";
+import { defineTool, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { error, scriptedModel, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,4 +1,11 @@
-import { defineTool, MemoryBlobStore, resolveConfig, SUMMARY_SYSTEM_PROMPT, TokenCounter, ToolRegistry } from "@arbor/core";
+import {
+  defineTool,
+  MemoryBlobStore,
+  resolveConfig,
+  SUMMARY_SYSTEM_PROMPT,
+  TokenCounter,
+  ToolRegistry,
+} from "@arbor/core/internal";
 import { error, type StepContext, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ENTRY_TYPE, defineTool, type RunEvent, type ToolResult } from "@arbor/core";
+import { APPROVAL_ENTRY_TYPE, defineTool, type RunEvent, type ToolResult } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,6 +1,14 @@
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type Entry, goalTreeOnPath, openStore, parentTraceId, type SessionMeta, SubTraceIds, WatchHub } from "@arbor/core";
+import {
+  type Entry,
+  goalTreeOnPath,
+  openStore,
+  parentTraceId,
+  type SessionMeta,
+  SubTraceIds,
+  WatchHub,
+} from "@arbor/core/internal";
 import { error, hang, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, tempDir } from "./harness.js";

@@ -6,7 +6,7 @@ import {
   PLAN_ENTRY_TYPE,
   type RunEvent,
   type RunHandle,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";

@@ -12,7 +12,7 @@ import {
   planReport,
   shouldSkipReplan,
   startStepGoal,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const NOW = "2026-01-01T00:00:00.000Z";

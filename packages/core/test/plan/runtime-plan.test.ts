@@ -1,4 +1,4 @@
-import { goalTreeOnPath, goalTreeProblems, latestPlanRecord } from "@arbor/core";
+import { goalTreeOnPath, goalTreeProblems, latestPlanRecord } from "@arbor/core/internal";
 import { error, hang, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, types } from "../loop/harness.js";

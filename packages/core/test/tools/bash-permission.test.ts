@@ -8,7 +8,7 @@ import {
   type PermissionRule,
   rulesFromConfig,
   ToolRegistry,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

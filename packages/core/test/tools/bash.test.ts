@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bashTool, MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core";
+import { bashTool, MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

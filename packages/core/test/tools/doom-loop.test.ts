@@ -1,4 +1,4 @@
-import { describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core";
+import { describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const call = (tool: string, input: unknown = {}): LoopStep => ({ kind: "tool", tool, input });

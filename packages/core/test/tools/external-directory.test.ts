@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bashTool, editTool, globTool, grepTool, listTool, readTool, ToolRegistry, writeTool } from "@arbor/core";
+import { bashTool, editTool, globTool, grepTool, listTool, readTool, ToolRegistry, writeTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

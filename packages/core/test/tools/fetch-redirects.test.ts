@@ -1,6 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { agentPermissions, BUILTIN_AGENTS, createPermissionAsk, fetchTool, rulesFromConfig, ToolRegistry } from "@arbor/core";
+import {
+  agentPermissions,
+  BUILTIN_AGENTS,
+  createPermissionAsk,
+  fetchTool,
+  rulesFromConfig,
+  ToolRegistry,
+} from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

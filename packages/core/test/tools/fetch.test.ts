@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fetchTool, htmlToText, ToolRegistry } from "@arbor/core";
+import { fetchTool, htmlToText, ToolRegistry } from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeContext, fakeContext, tempDir } from "./helpers.js";
 

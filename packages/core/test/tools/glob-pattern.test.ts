@@ -1,4 +1,4 @@
-import { globMatcher, globToRegExp } from "@arbor/core";
+import { globMatcher, globToRegExp } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 describe("globMatcher", () => {

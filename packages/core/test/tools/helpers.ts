@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ArborError, type PermissionRequest, type ToolContext, type ToolProgress } from "@arbor/core";
+import { ArborError, type PermissionRequest, type ToolContext, type ToolProgress } from "@arbor/core/internal";
 import { afterEach } from "vitest";
 
 /** A fresh temporary folder per call, removed after the test. realpath so macOS /var links compare equal. */

@@ -11,7 +11,7 @@ import {
   readTool,
   renderCut,
   ToolRegistry,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fakeContext, tempDir } from "./helpers.js";

@@ -9,7 +9,7 @@ import {
   skillTool,
   ToolRegistry,
   writeTool,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import {
   evaluateRequest,
   type PermissionRule,
   rulesFromConfig,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const plan = agentPermissions({ agent: BUILTIN_AGENTS.plan });

@@ -18,7 +18,7 @@ import {
   ToolRegistry,
   traceContextRules,
   wildcardMatch,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

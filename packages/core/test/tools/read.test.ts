@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core";
+import { MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

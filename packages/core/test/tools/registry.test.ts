@@ -1,4 +1,4 @@
-import { ArborError, builtinTools, defineTool, MemoryBlobStore, type ToolOutcome, ToolRegistry } from "@arbor/core";
+import { ArborError, builtinTools, defineTool, MemoryBlobStore, type ToolOutcome, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fakeContext, tempDir } from "./helpers.js";

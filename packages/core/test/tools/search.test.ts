@@ -1,6 +1,6 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { globTool, grepTool, listTool, ToolRegistry } from "@arbor/core";
+import { globTool, grepTool, listTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

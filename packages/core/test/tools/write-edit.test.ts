@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { editTool, ToolRegistry, writeTool } from "@arbor/core";
+import { editTool, ToolRegistry, writeTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { fakeContext, tempDir } from "./helpers.js";
 

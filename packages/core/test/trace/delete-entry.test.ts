@@ -1,4 +1,4 @@
-import { applyEntry, buildContext, contextMessages, DELETE_ENTRY_TYPE, deletedEntryIds, type Entry } from "@arbor/core";
+import { applyEntry, buildContext, contextMessages, DELETE_ENTRY_TYPE, deletedEntryIds, type Entry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { Chain } from "../context/entries.js";
 

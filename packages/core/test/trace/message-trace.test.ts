@@ -9,7 +9,7 @@ import {
   type TraceMessage,
   toolStats,
   traceTimestamp,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { Chain } from "../context/entries.js";
 

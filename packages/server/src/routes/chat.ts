@@ -1,4 +1,4 @@
-import { ArborError, RunEventSchema, sessionBusy } from "@arbor/core";
+import { ArborError, RunEventSchema, sessionBusy } from "@arbor/core/internal";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";

@@ -1,4 +1,4 @@
-import { ArborError, readDebugRecords } from "@arbor/core";
+import { ArborError, readDebugRecords } from "@arbor/core/internal";
 import { DebugQuery, DebugResponse } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";

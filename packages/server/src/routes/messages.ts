@@ -7,7 +7,7 @@ import {
   type Store,
   type TraceMessage,
   toolStats,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";

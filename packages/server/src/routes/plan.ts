@@ -1,4 +1,4 @@
-import { ArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core";
+import { ArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";

@@ -1,4 +1,4 @@
-import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core";
+import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse } from "../schemas.js";

@@ -1,4 +1,4 @@
-import { ArborError, WatchMessageSchema } from "@arbor/core";
+import { ArborError, WatchMessageSchema } from "@arbor/core/internal";
 import { upgradeWebSocket } from "@hono/node-server";
 import type { WebSocket } from "ws";
 import type { ServerContext } from "../context.js";

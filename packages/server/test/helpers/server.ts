@@ -13,7 +13,7 @@ import {
   type Store,
   type ToolResult,
   WatchHub,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { type Script, scriptedModel } from "@arbor/testkit";
 import { afterEach } from "vitest";
 import { z } from "zod";

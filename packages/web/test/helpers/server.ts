@@ -12,7 +12,7 @@ import {
   type RuntimeOptions,
   type Store,
   WatchHub,
-} from "@arbor/core";
+} from "@arbor/core/internal";
 import { type Script, scriptedModel } from "@arbor/testkit";
 import { type ArborServer, createServer, type ListeningServer } from "../../../server/src/index.js";
 

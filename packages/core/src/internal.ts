@@ -1,0 +1,89 @@
+/**
+ * `@arbor/core/internal`: every building block of the runtime, for Arbor's own server, CLI, testkit,
+ * tests and benchmarks. It is a superset of the public entry (`./index.ts`) over the same modules, so
+ * a class from either entry is the same class. Names here may change in any release.
+ */
+export * from "./agents/presets.js";
+export * from "./config/load.js";
+export * from "./config/resolve.js";
+export * from "./config/schema.js";
+export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js";
+export { CONTINUE_ENTRY_TYPE, type CompactInput, type CompactOutcome, compact as compactContext } from "./context/compactor.js";
+export * from "./context/context-size.js";
+export * from "./context/cut.js";
+export {
+  applyGoalCompaction,
+  GOAL_COMPACTION_ENTRY_TYPE,
+  type GoalCompactionData,
+  GoalCompactionDataSchema,
+  goalCompactionsFor,
+} from "./context/goal-compaction.js";
+export * from "./context/overflow.js";
+export * from "./context/prune.js";
+export * from "./context/prune-entry.js";
+export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/summarizer.js";
+export * from "./context/summary-prompt.js";
+export * from "./context/token-counter.js";
+export * from "./context/tokens.js";
+export * from "./custom-entries.js";
+export * from "./errors.js";
+export * from "./events/debug-middleware.js";
+export * from "./events/debug-records.js";
+export * from "./events/index.js";
+export * from "./goal/index.js";
+export type { ReplaySpec } from "./goal/replay.js";
+export * from "./llm/cache/cache-store.js";
+export { FileCacheStore } from "./llm/cache/file-cache-store.js";
+export { canonicalJson, decodeValue, encodeValue } from "./llm/cache/json-value.js";
+export * from "./llm/cache/llm-cache.js";
+export * from "./llm/cache/recording.js";
+export * from "./llm/cache/request-key.js";
+export * from "./llm/cassette/cassette-file.js";
+export * from "./llm/cassette/cassette-player.js";
+export { CassetteRecorder, type CassetteRecorderOptions } from "./llm/cassette/cassette-recorder.js";
+export * from "./llm/catalog.js";
+export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from "./llm/llm-call-log.js";
+export * from "./llm/model-ref.js";
+export * from "./llm/model-wrapper.js";
+export * from "./llm/registry.js";
+export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./llm/retry.js";
+export { effortForBudget, thinkingCallOptions } from "./llm/thinking.js";
+export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
+export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
+export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
+export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
+export * from "./loop/types.js";
+export * from "./middleware/pipeline.js";
+export * from "./model/entry.js";
+export * from "./model/ids.js";
+export * from "./model/message.js";
+export * from "./model/parts.js";
+export * from "./model/run-events.js";
+export * from "./model/session.js";
+export * from "./model/snapshot.js";
+export * from "./model/time.js";
+export * from "./model/validate.js";
+export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./permissions/approvals.js";
+export * from "./plan/index.js";
+export * from "./prompt/instructions.js";
+export * from "./prompt/reminders.js";
+export * from "./prompt/system-prompt.js";
+export * from "./runtime/types.js";
+export { createRuntime } from "./runtime.js";
+export * from "./session/context.js";
+export * from "./session/delete-entry.js";
+export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";
+export * from "./session/tree.js";
+export * from "./store/event-records.js";
+export * from "./store/export-format.js";
+export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
+export * from "./store/keyed-lock.js";
+export { type LeaseHolder, type SessionLease, sessionBusy, withLease } from "./store/lease.js";
+export { openStore } from "./store/open.js";
+export { newSessionMeta } from "./store/session-meta.js";
+export * from "./store/spec.js";
+export * from "./store/store.js";
+export { SubTraceIds } from "./subagents/sub-trace-ids.js";
+export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
+export * from "./tools/index.js";
+export * from "./trace/index.js";
