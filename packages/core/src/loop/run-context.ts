@@ -4,7 +4,7 @@ import type { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
 import type { MessageEntry } from "../model/entry.js";
-import type { Message, TokenUsage } from "../model/message.js";
+import type { Message } from "../model/message.js";
 import type { RunEventInput } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
 import type { Store } from "../store/store.js";
@@ -15,6 +15,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { RunServices } from "../tools/run-services.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
+import type { RunTally } from "./tally.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
 export type { RunEventInput } from "../model/run-events.js";
@@ -44,12 +45,13 @@ export interface RunContext {
   system: string;
   /** The context at the session's leaf, advanced with each entry this run appends. */
   state: ContextState;
+  /**
+   * Model calls made so far. The loop counts it itself: it numbers a call before anything of it is
+   * written, and a call that was refused for its size is taken back and made again.
+   */
   step: number;
-  usage: TokenUsage;
-  cost: number;
-  /** False once a model call was made with a model the catalog has no price for: `cost` then counts only the priced calls. */
-  costKnown: boolean;
-  lastText: string;
+  /** Spending, compactions and the last answer, folded from the entries written; advanced only by the journal. */
+  tally: RunTally;
   /** Recent calls and texts for the doom-loop guard; bounded. */
   history: LoopStep[];
   /** Local token counts (shared by the runtime's runs) and the incremental measure of the next prompt. */
@@ -59,8 +61,6 @@ export interface RunContext {
   overhead?: { exact: boolean; system: string; tokens: number };
   /** The model that writes compaction summaries: the pool's `compaction` model, else the run's. */
   summaryModel(): ResolvedModel;
-  /** Compactions made during this run. */
-  compactions: number;
   emit(event: RunEventInput): void;
   /** The features taking part in this run, in hook order. */
   readonly extensions: readonly RunExtension[];

@@ -16,7 +16,7 @@ import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
 import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
-import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
+import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
@@ -35,6 +35,7 @@ import {
 } from "./run-input.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
+import { EMPTY_TALLY } from "./tally.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import type {
@@ -215,6 +216,7 @@ export async function executeRun(
     let path: Entry[] = [];
     let title: string | undefined;
     let meta: SessionMeta | undefined;
+    let inherit: InheritRef | undefined;
     if (input.sessionId !== undefined) {
       meta = await deps.store.getSession(sessionId);
       if (!meta)
@@ -260,11 +262,8 @@ export async function executeRun(
           : {}),
       });
       if (launch) title = launch.task;
-      if (launch?.inheritFrom) {
-        path = [
-          await deps.store.appendEntry(sessionId, { type: "custom", customType: INHERIT_ENTRY_TYPE, data: launch.inheritFrom }),
-        ];
-      }
+      // Written as the run's first entry once its journal exists.
+      inherit = launch?.inheritFrom;
     }
     if (replay) {
       if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);
@@ -314,17 +313,13 @@ export async function executeRun(
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),
       system,
-      state: buildContext(await contextPath(deps.store, path)),
+      state: buildContext(inherit ? await inheritedPath(deps.store, inherit) : await contextPath(deps.store, path)),
       step: 0,
-      usage: { ...ZERO_USAGE },
-      cost: 0,
-      costKnown: true,
-      lastText: "",
+      tally: EMPTY_TALLY,
       history: [],
       tokens: deps.tokens,
       size: new ContextSize(),
       summaryModel: () => summaryModel(deps, model),
-      compactions: 0,
       emit,
       extensions,
       budget: {
@@ -340,6 +335,7 @@ export async function executeRun(
       },
     };
     const current: RunContext = ctx;
+    if (inherit) path = [await appendCustom(current, INHERIT_ENTRY_TYPE, inherit)];
     // What this run changed is recorded before its first message, so the session keeps it.
     if (typeof input.model === "string" && path.length > 0 && sessionModel(path) !== model.ref) {
       await appendEntry(current, { type: "model_change", model: model.ref });
@@ -370,8 +366,16 @@ export async function executeRun(
     status: outcome.status,
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
-    ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
-    ...(ctx && !ctx.costKnown ? { costKnown: false } : {}),
+    ...(ctx
+      ? {
+          text: ctx.tally.lastText,
+          steps: ctx.step,
+          usage: { ...ctx.tally.usage },
+          cost: ctx.tally.cost,
+          compactions: ctx.tally.compactions,
+        }
+      : {}),
+    ...(ctx && !ctx.tally.costKnown ? { costKnown: false } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
   if (started) await markTrace(deps, sessionId, final.status, foundTitle);

@@ -10,8 +10,8 @@ import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
-import { appendCustom, appendMessage } from "./journal.js";
-import { addUsage, type RunContext } from "./run-context.js";
+import { appendCustom, appendMessage, chargeRun } from "./journal.js";
+import type { RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import { limitToolCalls, toolLimits } from "./tool-limits.js";
@@ -84,7 +84,7 @@ export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promis
 /** The trace's token or tool-call budget (SPEC 3) is spent: say which, for the stop. */
 function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
   const { maxTokens, maxToolCalls } = ctx.budget;
-  if (maxTokens !== undefined && ctx.usage.input + ctx.usage.output >= maxTokens) {
+  if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output >= maxTokens) {
     return `the token budget of ${maxTokens} is spent`;
   }
   if (maxToolCalls !== undefined && ctx.toolCalls + nextCalls > maxToolCalls) {
@@ -168,10 +168,7 @@ async function oneStep(
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
-  if (usage) ctx.usage = addUsage(ctx.usage, usage);
-  ctx.cost += cost;
   const priced = ctx.model.info.cost !== undefined;
-  if (usage && !priced) ctx.costKnown = false;
   ctx.emit({
     type: "llm_end",
     call_id: callId,
@@ -184,6 +181,7 @@ async function oneStep(
   });
 
   if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
+    if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
     await guardContext(ctx, { force: true });
     ctx.step--;
     return "retry";
@@ -212,8 +210,12 @@ async function oneStep(
     if (content.length > 0) {
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);
-    } else if (failure) {
-      await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
+    } else {
+      // Nothing of the call is stored to carry what it spent.
+      if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
+      if (failure) {
+        await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
+      }
     }
     if (ended === "aborted") return { status: "aborted" };
     const explained = failure
@@ -225,7 +227,6 @@ async function oneStep(
     return { status: "error", error: { code: "provider_error", message: explained } };
   }
 
-  ctx.lastText = stream.text;
   const messageId = await persistAssistant(ctx, message);
   if (calls.length === 0) {
     return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };

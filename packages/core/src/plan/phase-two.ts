@@ -1,8 +1,8 @@
 import { costOf } from "../llm/catalog.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
 import { scenarioRetry } from "../llm/scenario.js";
-import { appendMessage } from "../loop/journal.js";
-import { addUsage, type RunContext } from "../loop/run-context.js";
+import { appendMessage, chargeRun } from "../loop/journal.js";
+import type { RunContext } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
@@ -45,11 +45,8 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
     output = `[replanner failed, continuing: ${err instanceof Error ? err.message : String(err)}]`;
   }
   const usage = result?.usage;
-  if (usage) {
-    ctx.usage = addUsage(ctx.usage, usage);
-    ctx.cost += costOf(usage, model.info.cost);
-    if (!model.info.cost) ctx.costKnown = false;
-  }
+  // The replanner's answer is not an entry of the run, so its spending is charged here.
+  if (usage) chargeRun(ctx, { usage, cost: costOf(usage, model.info.cost), costKnown: model.info.cost !== undefined });
   ctx.step++;
   ctx.emit({
     type: "llm_end",
@@ -91,7 +88,6 @@ export async function finalMessage(ctx: RunContext, state: PlanState, text: stri
     finishReason: "stop",
     ...(goalId ? { goalId } : {}),
   });
-  ctx.lastText = text;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import type { ExtensionFactory } from "../loop/extension.js";
-import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
+import { chargeRun } from "../loop/journal.js";
+import type { RunContext, RunEventInput } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentLauncher } from "../subagents/launcher.js";
 import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
@@ -111,9 +112,8 @@ export async function runPlanStep(
     forward: (event) => forward(ctx, event),
     finished([done]) {
       const { result, traceId: id, record } = done!;
-      ctx.usage = addUsage(ctx.usage, result.usage);
-      ctx.cost += result.cost;
-      if (result.costKnown === false) ctx.costKnown = false;
+      // The step's entries are its executor's own session; this run counts what it spent.
+      chargeRun(ctx, { usage: result.usage, cost: result.cost, costKnown: result.costKnown !== false });
       ctx.step += result.steps;
       const after = goals?.get();
       if (goalId && after) {
