@@ -5,6 +5,7 @@ import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
+import type { RunExtension } from "../loop/run-context.js";
 import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "../loop/run-types.js";
 import type {
   AgentDefinition,
@@ -78,6 +79,13 @@ export interface RuntimeOptions {
    * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
    */
   subAgents?: { explore?: TraceContext; delegate?: TraceContext };
+  /**
+   * Your own features, taking part in every run after the built-in ones (goals, plan mode,
+   * sub-agents), in this order: tools to offer, rules, hooks before and after each step, a reason to
+   * stop. See `RunExtension` for the contract. Their tools join `tools`; a bad extension (no name,
+   * a name used twice, a tool name taken) makes `createRuntime` throw `invalid_input`.
+   */
+  extensions?: readonly RunExtension[];
 }
 
 /** `runtime.compact` (SPEC 6 manual compaction). */
