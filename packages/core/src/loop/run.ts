@@ -1,25 +1,18 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { agentPermissions } from "../agents/presets.js";
-import type { Config } from "../config/schema.js";
 import { ContextSize } from "../context/context-size.js";
-import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
 import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.js";
-import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import { buildContext } from "../session/context.js";
-import type { Store } from "../store/store.js";
-import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
-import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
+import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
+import { type RunDeps, summaryModel } from "./run-deps.js";
 import {
   CHARS_PER_TOKEN,
   checkPrompt,
@@ -33,159 +26,17 @@ import {
   sessionModel,
   userContent,
 } from "./run-input.js";
+import { functionTools, permissionFor } from "./run-permission.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
 import { EMPTY_TALLY } from "./tally.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
-import type {
-  AgentDefinition,
-  LoopClock,
-  ModelResolver,
-  PermissionHandler,
-  ResolvedModel,
-  RetryOptions,
-  RunInput,
-  RunResult,
-  TracePublisher,
-} from "./types.js";
-
-/** What a run borrows from its runtime. */
-export interface RunDeps {
-  store: Store;
-  config: Config;
-  models: () => ModelResolver;
-  defaultModel: string | LanguageModelV4 | undefined;
-  registry: ToolRegistry;
-  agents: Readonly<Record<string, AgentDefinition>>;
-  cwd: string;
-  userRules: readonly PermissionRule[] | PermissionConfig | undefined;
-  onPermission: PermissionHandler | undefined;
-  pending: PendingPermissions;
-  clock: LoopClock;
-  retry: Required<RetryOptions>;
-  /** The system prompt for a run (agent prompt, environment, instructions, custom text). */
-  systemPrompt(input: {
-    agent: AgentDefinition;
-    model: ResolvedModel;
-    cwd: string;
-    system?: string;
-    signal: AbortSignal;
-  }): Promise<string>;
-  maxTurnsNote: string;
-  /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */
-  tokens: TokenCounter;
-  watch: TracePublisher | undefined;
-  /** The features of a run that does not name its own (goals, sub-agents, plan mode). */
-  extensions: ExtensionFactory;
-}
+import { markTrace } from "./trace-mark.js";
+import type { RunInput, RunResult } from "./types.js";
 
 export type { ExecuteOptions, TraceLaunch } from "./extension.js";
-
-function functionTools(
-  deps: RunDeps,
-  rules: readonly PermissionRule[],
-): { tools: LanguageModelV4FunctionTool[]; names: string[] } {
-  const all = deps.registry.names();
-  const disabled = disabledTools(all, rules);
-  const infos = deps.registry.list((name) => !disabled.has(name));
-  return {
-    tools: infos.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as never,
-    })),
-    names: infos.map((t) => t.name),
-  };
-}
-
-/** Connects the pure rules to people: a pending ask with an event, answered by a handler or the API. */
-function permissionFor(
-  deps: RunDeps,
-  sessionId: string,
-  agent: AgentDefinition,
-  rules: PermissionRule[],
-  signal: AbortSignal,
-  emit: (e: RunEventInput) => void,
-  record: (approval: Record<string, unknown>) => Promise<unknown>,
-): PermissionAsk {
-  return createPermissionAsk({
-    rules,
-    agent: agent.name,
-    prompt: async (request) => {
-      const tool = typeof request.metadata?.tool === "string" ? request.metadata.tool : undefined;
-      const callId = typeof request.metadata?.callId === "string" ? request.metadata.callId : undefined;
-      const answer = await deps.pending.wait(
-        { sessionId, agent: agent.name, request, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) },
-        signal,
-        (pending) => {
-          emit({
-            type: "permission_request",
-            id: pending.id,
-            permission: request.permission,
-            patterns: request.patterns,
-            ...(tool ? { tool } : {}),
-            ...(callId ? { call_id: callId } : {}),
-            ...(request.metadata ? { metadata: request.metadata } : {}),
-          });
-          if (!deps.onPermission) return;
-          Promise.resolve()
-            .then(() => deps.onPermission?.(pending, signal))
-            .then(
-              (reply) => {
-                if (reply) deps.pending.reply(pending.id, reply);
-              },
-              () => deps.pending.reply(pending.id, "reject"),
-            );
-        },
-      );
-      if (answer.reply === "always") {
-        for (const pattern of request.always ?? request.patterns) {
-          await record({ agent: agent.name, permission: request.permission, pattern, scope: "session" });
-        }
-      }
-      if (answer.reply === "reject" && answer.message) {
-        throw new ArborError(
-          "permission_rejected",
-          `The user rejected ${request.permission} for ${request.patterns.join(", ") || "this request"} and said: ${answer.message}`,
-        );
-      }
-      return answer.reply;
-    },
-  });
-}
-
-/** The model that writes summaries: the compaction agent's own, else the pool's, else the run's. */
-export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
-  return scenarioModel(deps.models, "compaction", fallback, deps.agents.compaction?.model) ?? fallback;
-}
-
-function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
-  return status === "done" ? "completed" : status === "error" ? "failed" : "aborted";
-}
-
-/**
- * Marks the trace running or finished (with the title the run found, in the same write: each
- * session.json write is a rename, the largest cost of a short run); a failure to do so must not
- * change the run's outcome.
- */
-async function markTrace(
-  deps: RunDeps,
-  sessionId: string,
-  status: RunResult["status"] | "running",
-  title?: string,
-): Promise<void> {
-  const patch =
-    status === "running"
-      ? { status }
-      : {
-          status: traceStatus(status),
-          completedAt: new Date(deps.clock.now()).toISOString(),
-          ...(title !== undefined ? { title } : {}),
-        };
-  await deps.store.updateSession(sessionId, patch).catch(() => undefined);
-}
+export type { RunDeps } from "./run-deps.js";
 
 /**
  * One run from input to result: validate everything that can be validated before writing, then

@@ -2,7 +2,7 @@ import { DebugMiddleware } from "../events/debug-middleware.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import { type LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
 import { type ModelWrapper, wrapModelOption, wrapResolver } from "../llm/model-wrapper.js";
-import type { RunDeps } from "../loop/run.js";
+import type { RunDeps } from "../loop/run-deps.js";
 import type { RunEventInput } from "../loop/run-context.js";
 import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { ModelResolver, RunInput, RunResult } from "../loop/types.js";

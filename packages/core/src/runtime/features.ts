@@ -3,7 +3,7 @@ import { ArborError } from "../errors.js";
 import { goalExtension } from "../goal/run-goals.js";
 import { scenarioModel } from "../llm/scenario.js";
 import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
-import type { RunDeps } from "../loop/run.js";
+import type { RunDeps } from "../loop/run-deps.js";
 import type { RunContext } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";

@@ -7,7 +7,7 @@ import { usableTokens } from "../context/overflow.js";
 import { Summarizer } from "../context/summarizer.js";
 import { ArborError } from "../errors.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
-import { type RunDeps, summaryModel } from "../loop/run.js";
+import { type RunDeps, summaryModel } from "../loop/run-deps.js";
 import { resolveModel } from "../loop/run-input.js";
 import type { Entry } from "../model/entry.js";
 import { buildContext } from "../session/context.js";
