@@ -51,7 +51,7 @@ const realClock: LoopClock = {
 };
 
 /**
- * The runtime (SPEC 11): one store, one tool registry, the model resolver and the agents, and the
+ * The runtime: one store, one tool registry, the model resolver and the agents, and the
  * runs in flight. Everything a single run changes lives in its RunContext; what lives here is
  * shared on purpose (the per-session queue, pending asks).
  */
@@ -125,7 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
     let sessionId = input.sessionId ?? newSessionId();
-    // Events pass through the run's middleware (SPEC 8) on their way into the stream.
+    // Events pass through the run's middleware on their way into the stream.
     const plumbing = plumbRun({
       deps,
       input,

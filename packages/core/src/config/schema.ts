@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
 
-/** Scenarios the model pool maps to models (seed 003 §3.3); other names are allowed for plugins. */
+/** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
 export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
 
 export const PoolEntrySchema = z.strictObject({

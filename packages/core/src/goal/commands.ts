@@ -4,7 +4,7 @@ import { abandon, addGoals, cascade, complete, focus, nearestInProgress } from "
 import type { GoalTree } from "./goal-tree.js";
 import { planView, resolveGoalNumber } from "./numbering.js";
 
-/** The `goal` tool's arguments (seed 000). Goals are named by their display numbers ("2", "2.1"). */
+/** The `goal` tool's arguments. Goals are named by their display numbers ("2", "2.1"). */
 export interface GoalCommand {
   /** New goals, comma-separated. */
   add?: string | undefined;
@@ -32,7 +32,7 @@ export interface GoalCommandResult {
   addedGoals: string[];
 }
 
-/** ASCII and full-width commas: seed 000's users write plans in Chinese as often as in English. */
+/** ASCII and full-width commas: users write plans in Chinese as often as in English. */
 const ITEM_SEPARATOR = /[,，]/;
 
 /**

@@ -3,7 +3,7 @@ import { TimestampSchema } from "../model/time.js";
 import { goalTreeProblems } from "./invariants.js";
 
 /**
- * The goal tree of seed 000 / SPEC 5. It is persisted in `goal` tool results and in `goal.json`, so
+ * The goal tree: the plan the agent keeps while it works. It is persisted in `goal` tool results and in `goal.json`, so
  * every shape here is a zod schema. Objects are loose, like the rest of the model: fields written by
  * a newer Arbor survive a round trip through an older one.
  */
@@ -28,7 +28,7 @@ export const SubTraceMetadataSchema = z.looseObject({
     .looseObject({
       role: z.string(),
       description: z.string().optional(),
-      /** Cut to 500 characters (SPEC 3). */
+      /** Cut to 500 characters, so a long sub-trace report does not crowd the plan. */
       content: z.string().nullable().optional(),
       createdAt: z.string().optional(),
     })

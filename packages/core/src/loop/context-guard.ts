@@ -43,12 +43,12 @@ function tailBudget(ctx: RunContext, usable: number, measured: number, refused: 
 }
 
 export interface GuardOptions {
-  /** Compact even if the measure fits: the provider said the prompt did not (SPEC 6, retried once). */
+  /** Compact even if the measure fits: the provider said the prompt did not (the step is retried once). */
   force?: boolean;
 }
 
 /**
- * Keeps the next prompt within the model's room (SPEC 6), checked before every step: after the
+ * Keeps the next prompt within the model's room, checked before every step: after the
  * user's message and after each step's tool results. Over `usable` it prunes old tool outputs
  * (stage 1) and, if that is not enough, has the compaction agent summarize (stage 2); an automatic
  * compaction mid-turn is followed by the synthetic continuation. Returns whether anything changed.

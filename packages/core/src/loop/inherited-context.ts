@@ -5,7 +5,7 @@ import type { Store } from "../store/store.js";
 
 /**
  * The first entry of a sub-trace that starts from its parent's context (explore without
- * `background`, SPEC 3): a reference, not a copy, so a branch costs one entry however long the
+ * `background`): a reference, not a copy, so a branch costs one entry however long the
  * parent's history is, and the sub-trace can be continued later with the same context.
  */
 export const INHERIT_ENTRY_TYPE = "arbor.inherit";

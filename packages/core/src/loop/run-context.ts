@@ -22,7 +22,7 @@ import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./
 export type { RunEventInput } from "../model/run-events.js";
 
 /**
- * Everything one run needs and changes (SPEC 8 `RunContext`). The loop keeps no state anywhere
+ * Everything one run needs and changes. The loop keeps no state anywhere
  * else, so runs in one process — of one session after another, or of many sessions at once —
  * never see each other's data.
  */
@@ -65,7 +65,7 @@ export interface RunContext {
   emit(event: RunEventInput): void;
   /** The features taking part in this run, in hook order. */
   readonly extensions: readonly RunExtension[];
-  /** Limits from the trace's context beyond maxTurns (SPEC 3). */
+  /** Limits from the trace's context beyond maxTurns: what a sub-trace may spend. */
   readonly budget: { readonly maxTokens?: number; readonly maxToolCalls?: number; readonly maxConcurrentSubTraces?: number };
   toolCalls: number;
   /** What `goal`, `explore`, `delegate` and the plan tools use of this run; set by extensions. */

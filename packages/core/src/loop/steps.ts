@@ -24,7 +24,7 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** seed 000 `description`: the assistant's text, else the tools it called. */
+/** The message's one-line `description` for lists and traces: the assistant's text, else the tools it called. */
 function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
   if (text.trim() !== "") return cut(text.trim(), 200);
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
@@ -81,7 +81,7 @@ export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promis
   }
 }
 
-/** The trace's token or tool-call budget (SPEC 3) is spent: say which, for the stop. */
+/** The trace's token or tool-call budget is spent: say which, for the stop. */
 function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
   const { maxTokens, maxToolCalls } = ctx.budget;
   if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output >= maxTokens) {
@@ -100,7 +100,7 @@ function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCal
 }
 
 /**
- * Asks `doom_loop` when this step completes a loop (SPEC 12). Returns false when the run must stop
+ * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget unseen. Returns false when the run must stop
  * (the ask was refused); allowed, the history is cleared so the same loop is not asked again at once.
  */
 async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
@@ -116,13 +116,13 @@ async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
   }
 }
 
-/** The ReAct loop (SPEC 4): stream a step, persist it, run its tools, repeat until the model is done. */
+/** The ReAct loop: stream a step, persist it, run its tools, repeat until the model is done. */
 export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
-  /** The step retried after the provider said its prompt did not fit: once per step (SPEC 6). */
+  /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that cannot fit ends the run. */
   let overflowRetried = 0;
   for (;;) {
     if (ctx.signal.aborted) return { status: "aborted" };
-    // Before every step, so after the user's message and after each step's tool results (SPEC 6).
+    // Before every step, so after the user's message and after each step's tool results: either can overflow.
     await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
     const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
@@ -206,7 +206,7 @@ async function oneStep(
   };
 
   if (ended) {
-    // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
+    // Keep what was streamed (the user saw it), and close every call the model started so the history stays valid.
     if (content.length > 0) {
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);

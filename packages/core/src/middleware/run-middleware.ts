@@ -19,7 +19,7 @@ export function middlewareFor(opts: {
 }): RunMiddleware[] {
   return [
     ...(opts.cached ? [cacheMarkMiddleware()] : []),
-    // First after the marks (seed 003 puts debug first), so it records what the loop produced.
+    // First after the marks, so it records what the loop produced before others reshape it.
     ...(opts.debug && opts.debug !== "off" ? [new DebugMiddleware({ level: opts.debug })] : []),
     ...(opts.runtime ?? []),
     ...(opts.run ?? []),
@@ -46,7 +46,7 @@ function mostDetail(middleware: readonly RunMiddleware[]): LlmCallDetail | undef
 }
 
 /**
- * Connects one run to its middleware (SPEC 8): events go through the pipeline into the stream, and
+ * Connects one run to its middleware: events go through the pipeline into the stream, and
  * when a middleware reads model calls, the run's models are wrapped to log them. With no middleware,
  * events go straight to the stream and nothing is wrapped.
  */

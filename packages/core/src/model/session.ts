@@ -13,7 +13,7 @@ export const TraceModeSchema = z.enum(["call", "agent"]);
 /** `interrupted`: the process driving it died mid-run (a crash, kill -9); nothing drives it now. */
 export const TraceStatusSchema = z.enum(["running", "completed", "failed", "aborted", "interrupted"]);
 
-/** Limits a trace runs under (seed 000 `context`). `timeout` is in seconds. */
+/** Limits a trace runs under (its `context`, as clients send it). `timeout` is in seconds. */
 export const TraceContextSchema = z.looseObject({
   allowedTools: z.array(z.string()).optional(),
   deniedTools: z.array(z.string()).optional(),

@@ -17,8 +17,8 @@ export interface PhaseTwoDeps {
 }
 
 /**
- * Asks the replanner (SPEC 7), shown as an LLM call of node `replanner`. Any failure — the model
- * call, an answer that is not a decision — means continue (seed 003 §4.4), so it returns undefined.
+ * Asks the replanner, shown as an LLM call of node `replanner`. Any failure — the model
+ * call, an answer that is not a decision — means continue (a broken replanner must not stop a plan that works), so it returns undefined.
  */
 async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call: number): Promise<ReplanCall | undefined> {
   const model = deps.replanner();
@@ -91,7 +91,7 @@ export async function finalMessage(ctx: RunContext, state: PlanState, text: stri
 }
 
 /**
- * Phase 2 (SPEC 7, seed 003 §4.3): the plan's pending steps in order, each by its own executor,
+ * Phase 2: the plan's pending steps in order, each by its own executor,
  * at most PLAN_MAX_STEPS of them; after each, the replanner unless its heuristics skip it. Ends
  * with the plan goal closed, the tree and the plan's outcome recorded, and a final message.
  */
@@ -119,7 +119,7 @@ export async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: Phase
       if (answer.steps.length > 0) state.revise(answer.steps, decision.reason);
       continue;
     }
-    // finish: the task is done; the rest is marked done without running (SPEC 7).
+    // finish: the task is done; the rest is marked done without running: nothing is left for it to do.
     for (const step of state.plan!.steps) {
       if (step.status === "pending")
         state.setStep(step.id, "completed", `Not needed: ${decision.reason || "the plan finished early"}`);

@@ -59,7 +59,7 @@ function forward(ctx: RunContext, event: RunEventInput): void {
 }
 
 /**
- * Runs one step as its own executor sub-trace (SPEC 7), recorded like any sub-trace (SPEC 3): the
+ * Runs one step as its own executor sub-trace, recorded like any sub-trace: the
  * step's goal becomes an `agent_call` of mode `plan_step`, a `subagent_batch` and `subagent_result`
  * pair goes in this session, watchers hear it start and end. `plan_updated` says running, then
  * completed or failed.
