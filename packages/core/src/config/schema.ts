@@ -82,7 +82,7 @@ export type PoolEntry = z.infer<typeof PoolEntrySchema>;
 
 type Kind = "number" | "int" | "bool" | "string";
 
-/** Seed 003's environment variables (and Arbor's own) and where each lands in the config. */
+/** The environment variables Arbor reads (those deployments already set, and Arbor's own) and where each lands in the config. */
 export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly string[], kind: Kind]> = [
   ["ARBOR_MODEL", ["model"], "string"],
   ["ARBOR_THINKING", ["thinking"], "string"],

@@ -82,7 +82,7 @@ export function addGoals(
 
 /**
  * Right after X's subtree and after any abandoned siblings that follow it, so a replacement added
- * after an abandoned goal sits where the seed's "after backtracking" tree shows it, and the list
+ * after an abandoned goal takes the abandoned goal's place in the plan the model reads, and the list
  * stays in display order.
  */
 function afterIndex(draft: Draft, afterId: string, parentId: string | null): number {

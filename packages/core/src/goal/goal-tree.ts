@@ -11,7 +11,7 @@ import { goalTreeProblems } from "./invariants.js";
 export const GoalStatusSchema = z.enum(["pending", "in_progress", "completed", "abandoned"]);
 export const GoalTypeSchema = z.enum(["normal", "agent_call"]);
 
-/** Seed 000 `GoalStats`: what the edge of this goal cost. `preview` reads like `glob → read × 2`. */
+/** What the edge of this goal cost (`GoalStats`). `preview` reads like `glob → read × 2`. */
 export const GoalStatsSchema = z.looseObject({
   messageCount: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
@@ -19,7 +19,7 @@ export const GoalStatsSchema = z.looseObject({
   preview: z.string().optional(),
 });
 
-/** Seed 000 `sub_trace_metadata` values: what the parent keeps of each sub-trace it started. */
+/** `sub_trace_metadata` values: what the parent keeps of each sub-trace it started. */
 export const SubTraceMetadataSchema = z.looseObject({
   task: z.string(),
   status: z.string(),

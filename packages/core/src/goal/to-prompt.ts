@@ -49,8 +49,8 @@ export function toPrompt(tree: GoalTree): string {
 }
 
 /**
- * Every goal, abandoned ones included, numbered by position with its internal id: the seed's
- * "GoalTree 数据(含废弃)" view, for people inspecting a trace rather than for the model.
+ * Every goal, abandoned ones included, numbered by position with its internal id (the
+ * "GoalTree 数据(含废弃)" view), for people inspecting a trace rather than for the model.
  */
 export function toOutline(tree: GoalTree): string {
   const children = childrenByParent(tree.goals);

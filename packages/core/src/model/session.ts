@@ -40,7 +40,7 @@ export const SessionMetaSchema = z.looseObject({
   title: z.string().optional(),
   cwd: z.string().optional(),
   agentId: z.string().optional(),
-  // Trace fields (SPEC section 3): a main agent and every sub-agent share this shape.
+  // Trace fields: a main agent and every sub-agent share this shape, so one view reads both.
   mode: TraceModeSchema,
   agentType: z.string().min(1),
   task: z.string().optional(),

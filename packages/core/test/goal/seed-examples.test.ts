@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { NOW, planOf, play, progressLines } from "./helpers.js";
 
 /**
- * Seed 000's worked examples, with the expected lines copied from the seed. The seed prints each
- * plan as comment lines ("# [ ] 1. 分析代码"); the "# " is the seed's, not the plan's.
+ * The goal tool's worked examples from its design, with the expected lines copied from it. It prints
+ * each plan as comment lines ("# [ ] 1. 分析代码"); the "# " is the document's, not the plan's.
  */
 const seedLines = (text: string) =>
   text
@@ -12,7 +12,7 @@ const seedLines = (text: string) =>
     .split("\n")
     .map((line) => line.replace(/^# /, ""));
 
-describe("seed 000: the goal tool's five worked examples", () => {
+describe("the goal tool's five worked examples", () => {
   const mission = "实现用户认证功能";
   const steps = [
     {
@@ -102,7 +102,7 @@ describe("seed 000: the goal tool's five worked examples", () => {
   });
 });
 
-describe("seed 000: the Current Plan block (展示策略)", () => {
+describe("the Current Plan block (展示策略)", () => {
   it("renders the seed's example exactly: summaries, the focus path in full, other subtasks collapsed", () => {
     const tree = planOf(
       "实现用户认证功能",
@@ -133,7 +133,7 @@ describe("seed 000: the Current Plan block (展示策略)", () => {
   });
 });
 
-describe("seed 000: before/after backtracking (Before/After 回溯)", () => {
+describe("before/after backtracking (Before/After 回溯)", () => {
   const before = () =>
     planOf(
       "实现用户认证功能",

@@ -10,7 +10,7 @@ import { replayStream, tapStream } from "./streams.js";
 /** Response header a cached model sets on every call: `hit` (replayed from the cache) or `miss`. */
 export const CACHE_HEADER = "x-arbor-cache";
 
-/** Seed 003 `LLM_CACHE_TTL`. */
+/** A day: long enough to rerun a session's work, short enough that a changed model is noticed. */
 export const DEFAULT_CACHE_TTL_SECONDS = 86_400;
 
 export interface LlmCacheOptions {

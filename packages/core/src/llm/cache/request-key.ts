@@ -43,7 +43,7 @@ function sha256(text: string): string {
  * messages, the new message, the model (`provider/model`) and the temperature, as canonical JSON.
  * Two additions make a hit safe to replay: the tools offered (by name) and the tool choice, since a
  * recorded answer may call a tool, and the response format, since a JSON-mode answer is not a text
- * answer. Like the seed's, the key does not see history older than the window: two conversations
+ * answer. The key does not see history older than the window: two conversations
  * that differ only before their last four messages share answers, which is the trade this cache makes
  * for constant-time keys; leave it off where that matters.
  */
