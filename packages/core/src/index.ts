@@ -3,7 +3,7 @@ export * from "./config/load.js";
 export * from "./config/resolve.js";
 export * from "./config/schema.js";
 export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js";
-export { CONTINUE_ENTRY_TYPE, type CompactInput, type CompactOutcome, compact as compactContext } from "./context/compactor.js";
+export { CONTINUE_ENTRY_TYPE } from "./context/compactor.js";
 export * from "./context/context-size.js";
 export * from "./context/cut.js";
 export {
@@ -66,6 +66,7 @@ export * from "./prompt/instructions.js";
 export * from "./prompt/reminders.js";
 export * from "./prompt/system-prompt.js";
 export * from "./runtime/types.js";
+export { type CompactInput, type CompactOutcome, compact as compactContext } from "./runtime/write-compaction.js";
 export { createRuntime } from "./runtime.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";

@@ -1,8 +1,7 @@
 import { ArborError } from "../errors.js";
-import type { CompactionEntry, Entry, EntryInput } from "../model/entry.js";
+import type { EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
-import { applyEntry, type ContextState } from "../session/context.js";
-import type { Store } from "../store/store.js";
+import type { ContextState } from "../session/context.js";
 import { selectCut } from "./cut.js";
 import type { Summarizer } from "./summarizer.js";
 import {
@@ -43,22 +42,6 @@ export interface CompactionRequest {
 export interface CompactionPlan {
   entries: [Extract<EntryInput, { type: "compaction" }>, ...Extract<EntryInput, { type: "custom_message" }>[]];
   /** Messages the summary replaces, and messages kept verbatim. */
-  summarized: number;
-  kept: number;
-  splitTurn: boolean;
-}
-
-export interface CompactInput extends CompactionRequest {
-  store: Store;
-  sessionId: string;
-}
-
-export interface CompactOutcome {
-  entry: CompactionEntry;
-  continuation?: Entry;
-  /** The context after the compaction (and the continuation). */
-  state: ContextState;
-  /** Messages the summary replaced, and messages kept verbatim. */
   summarized: number;
   kept: number;
   splitTurn: boolean;
@@ -161,29 +144,5 @@ export async function planCompaction(input: CompactionRequest): Promise<Compacti
     summarized: cut.keepFrom - first,
     kept: state.length - cut.keepFrom,
     splitTurn: turn.length > 0,
-  };
-}
-
-/**
- * Plans a compaction and writes it straight to the store: for a compaction asked for outside any
- * run (a run writes its plan through its journal). Writes nothing when planning fails.
- */
-export async function compact(input: CompactInput): Promise<CompactOutcome> {
-  const plan = await planCompaction(input);
-  const [compaction, ...rest] = plan.entries;
-  const entry = (await input.store.appendEntry(input.sessionId, compaction)) as CompactionEntry;
-  let state = applyEntry(input.state, entry);
-  let continuation: Entry | undefined;
-  for (const more of rest) {
-    continuation = await input.store.appendEntry(input.sessionId, more);
-    state = applyEntry(state, continuation);
-  }
-  return {
-    entry,
-    ...(continuation ? { continuation } : {}),
-    state,
-    summarized: plan.summarized,
-    kept: plan.kept,
-    splitTurn: plan.splitTurn,
   };
 }

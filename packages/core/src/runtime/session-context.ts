@@ -1,6 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { switchWithSummary } from "../context/branch-summary.js";
-import { compact } from "../context/compactor.js";
 import { ContextSize } from "../context/context-size.js";
 import { keepRecentBudget, selectCut } from "../context/cut.js";
 import { usableTokens } from "../context/overflow.js";
@@ -13,6 +12,7 @@ import type { Entry } from "../model/entry.js";
 import { buildContext } from "../session/context.js";
 import { activePath } from "../session/tree.js";
 import type { CompactOptions, CompactResult, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
+import { compact } from "./write-compaction.js";
 
 function lastModelOnPath(path: readonly Entry[]): string | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
