@@ -46,12 +46,7 @@ export interface RunContext {
   system: string;
   /** The context at the session's leaf, advanced with each entry this run appends. */
   state: ContextState;
-  /**
-   * Model calls made so far. The loop counts it itself: it numbers a call before anything of it is
-   * written, and a call that was refused for its size is taken back and made again.
-   */
-  step: number;
-  /** Spending, compactions and the last answer, folded from the entries written; advanced only by the journal. */
+  /** Steps, spending, compactions and the last answer, folded from the entries written; advanced only by the journal. */
   tally: RunTally;
   /** Recent calls and texts for the doom-loop guard; bounded. */
   history: LoopStep[];

@@ -165,7 +165,6 @@ export async function executeRun(
       prompts: new PromptCache(),
       system,
       state: buildContext(inherit ? await inheritedPath(deps.store, inherit) : await contextPath(deps.store, path)),
-      step: 0,
       tally: EMPTY_TALLY,
       history: [],
       tokens: deps.tokens,
@@ -220,7 +219,7 @@ export async function executeRun(
     ...(ctx
       ? {
           text: ctx.tally.lastText,
-          steps: ctx.step,
+          steps: ctx.tally.steps,
           usage: { ...ctx.tally.usage },
           cost: ctx.tally.cost,
           compactions: ctx.tally.compactions,

@@ -127,7 +127,8 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     if (ctx.signal.aborted) return { status: "aborted" };
     const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
     if (outcome === "retry") {
-      overflowRetried = ctx.step + 1;
+      // The refused call wrote nothing, so the retry takes the same step number.
+      overflowRetried = ctx.tally.steps + 1;
       continue;
     }
     if (outcome) return outcome;
@@ -143,8 +144,8 @@ async function oneStep(
   maxTurnsNote: string,
   overflowRetried: number,
 ): Promise<StepsOutcome | "retry" | undefined> {
-  ctx.step++;
-  const lastStep = ctx.step >= ctx.maxTurns;
+  const step = ctx.tally.steps + 1;
+  const lastStep = step >= ctx.maxTurns;
   const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
   const options: LanguageModelV4CallOptions = {
     prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
@@ -154,7 +155,7 @@ async function oneStep(
     abortSignal: ctx.signal,
     ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
   };
-  const callId = `llm_${ctx.step}`;
+  const callId = `llm_${step}`;
   ctx.emit({
     type: "llm_start",
     call_id: callId,
@@ -180,10 +181,9 @@ async function oneStep(
     output: cut(stream.text, 1000),
   });
 
-  if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
+  if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== step) {
     if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
     await guardContext(ctx, { force: true });
-    ctx.step--;
     return "retry";
   }
 
@@ -211,8 +211,8 @@ async function oneStep(
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);
     } else {
-      // Nothing of the call is stored to carry what it spent.
-      if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
+      // Nothing of the call is stored to carry what it spent; a failure's record counts the step.
+      chargeRun(ctx, { usage, cost, costKnown: !usage || priced, steps: failure ? 0 : 1 });
       if (failure) {
         await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
       }

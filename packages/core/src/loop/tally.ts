@@ -2,6 +2,7 @@ import { z } from "zod";
 import { addUsage, ZERO_USAGE } from "../llm/usage.js";
 import type { Entry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
+import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 
 /**
  * What a run has spent and said so far, as its result reports it. It is folded from the entries the
@@ -10,6 +11,8 @@ import type { TokenUsage } from "../model/message.js";
  * sub-run's, the replanner's, a call that failed before anything was streamed) is charged by hand.
  */
 export interface RunTally {
+  /** Model calls made: each records itself as an assistant message with its duration, or as a run error. */
+  readonly steps: number;
   readonly usage: TokenUsage;
   readonly cost: number;
   /** False once a model call was made with a model the catalog has no price for: `cost` then counts only the priced calls. */
@@ -21,6 +24,7 @@ export interface RunTally {
 }
 
 export const EMPTY_TALLY: RunTally = Object.freeze({
+  steps: 0,
   usage: ZERO_USAGE,
   cost: 0,
   costKnown: true,
@@ -34,6 +38,8 @@ export interface Charge {
   cost: number;
   /** False when a call was made with a model the catalog has no price for. */
   costKnown: boolean;
+  /** Model calls it stands for, when they count as the run's steps (a sub-run's, the replanner's). */
+  steps?: number;
 }
 
 /** What a compaction entry says its summarizer spent; written by the run's context guard. */
@@ -54,6 +60,7 @@ const CompactionSpendSchema = z.looseObject({
 export function charge(tally: RunTally, spent: Charge): RunTally {
   return {
     ...tally,
+    steps: tally.steps + (spent.steps ?? 0),
     usage: spent.usage ? addUsage(tally.usage, spent.usage) : tally.usage,
     cost: tally.cost + spent.cost,
     costKnown: tally.costKnown && spent.costKnown,
@@ -72,9 +79,11 @@ export function tallyEntry(tally: RunTally, entry: Entry): RunTally {
       costKnown: spent.data.costKnown !== false,
     });
   }
+  if (entry.type === "custom" && entry.customType === RUN_ERROR_ENTRY_TYPE) return { ...tally, steps: tally.steps + 1 };
   if (entry.type !== "message" || entry.message.role !== "assistant") return tally;
   const message = entry.message;
-  let next = tally;
+  // A step's message records how long its call took; a replayed copy or a plan's closing report made no call.
+  let next = message.durationMs !== undefined && message.replayOf === undefined ? { ...tally, steps: tally.steps + 1 } : tally;
   // An unpriced model's message has tokens but no cost.
   if (message.tokens)
     next = charge(next, { usage: message.tokens, cost: message.cost ?? 0, costKnown: message.cost !== undefined });

@@ -45,9 +45,13 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
     output = `[replanner failed, continuing: ${err instanceof Error ? err.message : String(err)}]`;
   }
   const usage = result?.usage;
-  // The replanner's answer is not an entry of the run, so its spending is charged here.
-  if (usage) chargeRun(ctx, { usage, cost: costOf(usage, model.info.cost), costKnown: model.info.cost !== undefined });
-  ctx.step++;
+  // The replanner's answer is not an entry of the run, so its call is charged here.
+  chargeRun(ctx, {
+    usage,
+    cost: usage ? costOf(usage, model.info.cost) : 0,
+    costKnown: !usage || model.info.cost !== undefined,
+    steps: 1,
+  });
   ctx.emit({
     type: "llm_end",
     call_id: callId,

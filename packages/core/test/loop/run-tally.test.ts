@@ -13,9 +13,9 @@ function assistant(id: string, fields: Record<string, unknown>): Entry {
 }
 
 describe("a run's tally, folded from the entries it writes", () => {
-  it("adds each assistant message's tokens and cost and each compaction's summary spending", () => {
+  it("counts steps and adds each assistant message's tokens and cost and each compaction's summary spending", () => {
     const entries: Entry[] = [
-      assistant("a1", { content: [{ type: "text", text: "first" }], tokens: tokens(10, 2), cost: 0.5 }),
+      assistant("a1", { content: [{ type: "text", text: "first" }], tokens: tokens(10, 2), cost: 0.5, durationMs: 5 }),
       {
         ...base,
         id: "c1",
@@ -32,18 +32,29 @@ describe("a run's tally, folded from the entries it writes", () => {
           { type: "text", text: "!" },
         ],
         tokens: tokens(1, 1),
+        durationMs: 1,
       }),
-      // A failed step and a replayed call are not the run's answer.
-      assistant("a3", { content: [{ type: "text", text: "half" }], error: { code: "provider_error", message: "x" } }),
-      assistant("a4", { replayOf: { messageId: "a1", toolCallId: "t1" } }),
+      // A plan's closing report made no model call, but it is the answer.
+      assistant("a3", { content: [{ type: "text", text: "report" }] }),
+      // A failed step and a replayed call are not the run's answer; the failed one was a step.
+      assistant("a4", {
+        content: [{ type: "text", text: "half" }],
+        error: { code: "provider_error", message: "x" },
+        durationMs: 2,
+      }),
+      assistant("a5", { replayOf: { messageId: "a1", toolCallId: "t1" }, durationMs: 3 }),
+      // A call that failed before it streamed leaves only its error.
+      { ...base, id: "e1", type: "custom", customType: "arbor.run_error", data: { code: "provider_error", message: "y" } },
+      { ...base, id: "e2", type: "custom", customType: "plugin.note", data: {} },
     ];
     const tally = entries.reduce(tallyEntry, EMPTY_TALLY);
     expect(tally).toEqual({
+      steps: 4,
       usage: tokens(61, 8),
       cost: 0.75,
       costKnown: false,
       compactions: 1,
-      lastText: "answer!",
+      lastText: "report",
     });
   });
 
@@ -99,6 +110,8 @@ describe("a run's tally, folded from the entries it writes", () => {
     // The summary's cost is on its entry: a run's spending can be read back from its journal alone.
     expect(details?.cost).toBeGreaterThan(0);
     const fromEntries = path.reduce(tallyEntry, EMPTY_TALLY);
+    expect(result.steps).toBe(3);
+    expect(fromEntries.steps).toBe(3);
     expect(result.usage).toEqual(fromEntries.usage);
     expect(result.cost).toBeCloseTo(fromEntries.cost, 12);
     expect(result.costKnown).toBeUndefined();

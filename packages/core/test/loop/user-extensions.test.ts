@@ -28,10 +28,10 @@ function auditExtension(): { ext: RunExtension; started: RunContext[] } {
     },
     async afterStep(run) {
       steps.set(run, (steps.get(run) ?? 0) + 1);
-      await appendCustom(run, "audit.step", { step: run.step, seen: steps.get(run) });
+      await appendCustom(run, "audit.step", { step: run.tally.steps, seen: steps.get(run) });
     },
     // Asked once a step's tools ran, before that step's afterStep.
-    stop: (run) => (run.step >= 2 ? "budget" : undefined),
+    stop: (run) => (run.tally.steps >= 2 ? "budget" : undefined),
   };
   return { ext, started };
 }
