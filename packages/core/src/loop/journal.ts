@@ -44,8 +44,9 @@ function advance(ctx: RunContext, entry: Entry): void {
 }
 
 /**
- * Counts spending that leaves no entry in this session: a sub-run's (its entries are its own
- * session's), the replanner's, a summary that failed, a model call that failed before it streamed.
+ * Counts model calls that leave no entry in this session: a sub-run's (its entries are its own
+ * session's), the replanner's, a summary that failed, a step's call aborted before it streamed (a
+ * call that failed records its error, which counts the step).
  */
 export function chargeRun(ctx: RunContext, spent: Charge): void {
   ctx.tally = charge(ctx.tally, spent);

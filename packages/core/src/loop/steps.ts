@@ -100,8 +100,9 @@ function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCal
 }
 
 /**
- * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget unseen. Returns false when the run must stop
- * (the ask was refused); allowed, the history is cleared so the same loop is not asked again at once.
+ * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget
+ * unseen. Returns false when the run must stop (the ask was refused); allowed, the history is
+ * cleared so the same loop is not asked again at once.
  */
 async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
   const loop = detectDoomLoop(ctx.history);
@@ -118,7 +119,7 @@ async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
 
 /** The ReAct loop: stream a step, persist it, run its tools, repeat until the model is done. */
 export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
-  /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that cannot fit ends the run. */
+  /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
   for (;;) {
     if (ctx.signal.aborted) return { status: "aborted" };

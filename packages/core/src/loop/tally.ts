@@ -5,10 +5,11 @@ import type { TokenUsage } from "../model/message.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 
 /**
- * What a run has spent and said so far, as its result reports it. It is folded from the entries the
- * run writes (each assistant message carries its tokens and cost, each compaction its summarizer's),
- * so it cannot drift from the journal; only spending that leaves no entry in this session (a
- * sub-run's, the replanner's, a call that failed before anything was streamed) is charged by hand.
+ * What a run has done, spent and said so far, as its result reports it. It is folded from the
+ * entries the run writes (each step's assistant message carries its duration, tokens and cost, each
+ * compaction its summarizer's), so it cannot drift from the journal; only model calls that leave no
+ * entry in this session (a sub-run's, the replanner's, a failed summary, a call aborted before it
+ * streamed) are charged by hand.
  */
 export interface RunTally {
   /** Model calls made: each records itself as an assistant message with its duration, or as a run error. */
