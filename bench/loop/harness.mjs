@@ -49,6 +49,11 @@ export function nullStore() {
     async appendEntry(sessionId, entry) {
       return append(sessionId, entry);
     },
+    // One process and no other driver: the lease is never contested, so it is a plain token.
+    async acquireLease(sessionId, purpose) {
+      const holder = { id: randomUUID(), purpose, pid: process.pid, host: "bench", since: now() };
+      return { sessionId, holder, lost: new AbortController().signal, release: async () => {} };
+    },
     async close() {},
   };
 }

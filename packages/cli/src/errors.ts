@@ -51,7 +51,7 @@ export function isInputErrorCode(code: string | undefined): boolean {
   return code !== undefined && INPUT_CODES.has(code);
 }
 
-/** The exit code of a finished run (SPEC 11): 0 done, 2 bad input, 1 any other error, 130 aborted. */
+/** The exit code of a finished run, so scripts can tell failures apart: 0 done, 2 bad input, 1 any other error, 130 aborted. */
 export function exitCodeForRun(run: { status: "done" | "error" | "aborted"; error?: { code: string } | undefined }): number {
   if (run.status === "done") return EXIT_OK;
   if (run.status === "aborted" || run.error?.code === "aborted") return EXIT_INTERRUPTED;

@@ -23,6 +23,10 @@ export { formatModelRef, type ModelRef, type ProviderName, parseModelRef } from 
 // Models
 export { createModelRegistry, type ModelRegistry, type ModelRegistryOptions } from "./llm/registry.js";
 export type { ModelResolver } from "./llm/resolved-model.js";
+// Extending runs
+export type { RunLaunch } from "./loop/extension.js";
+export { appendCustom, appendEntry, appendMessage } from "./loop/journal.js";
+export type { RunContext, RunExtension } from "./loop/run-context.js";
 export type {
   MiddlewareContext,
   RunHandle,

@@ -23,7 +23,7 @@ import { PlanGate } from "./plan/plan-gate.js";
 import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
 import { EventChannel } from "./runtime/event-channel.js";
-import { type FeatureDeps, runFeatures } from "./runtime/features.js";
+import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { KeyedLock } from "./store/keyed-lock.js";
@@ -51,7 +51,7 @@ const realClock: LoopClock = {
 };
 
 /**
- * The runtime (SPEC 11): one store, one tool registry, the model resolver and the agents, and the
+ * The runtime: one store, one tool registry, the model resolver and the agents, and the
  * runs in flight. Everything a single run changes lives in its RunContext; what lives here is
  * shared on purpose (the per-session queue, pending asks).
  */
@@ -64,6 +64,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.tools instanceof ToolRegistry
       ? options.tools
       : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
+  const extensions = userExtensions(options.extensions, registry);
   let models: ModelResolver | undefined;
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...options.agents };
   const pending = new PendingPermissions();
@@ -115,6 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       now: () => clock.now(),
     },
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
+    user: extensions,
   };
   const features = runFeatures(featureDeps);
 
@@ -123,7 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
     let sessionId = input.sessionId ?? newSessionId();
-    // Events pass through the run's middleware (SPEC 8) on their way into the stream.
+    // Events pass through the run's middleware on their way into the stream.
     const plumbing = plumbRun({
       deps,
       input,

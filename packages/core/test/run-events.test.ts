@@ -2,7 +2,7 @@ import { RunEventSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 
 describe("run events", () => {
-  it("accepts seed 003's events with their field names", () => {
+  it("accepts the wire format's events with their field names", () => {
     const events = [
       { type: "token", session_id: "s", content: "Hel" },
       { type: "tool_start", session_id: "s", call_id: "c1", tool: "read", input: '{"path":"a"}', motivation: "read the file" },

@@ -2,7 +2,7 @@ import { type DebugLevel, DebugLevelSchema, DebugRecordSchema } from "@arbor/cor
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 
-/** The LLM cache and DebugMiddleware on the wire (seed 003 §7.3, §7.5), snake_case like the run events. */
+/** The LLM cache and DebugMiddleware on the wire, snake_case like the run events. */
 
 export const LlmCacheStatsWire = z.object({
   enabled: z.boolean().describe("False when the server's runtime has no LLM cache (ENABLE_LLM_CACHE is off)."),
@@ -25,14 +25,14 @@ export const CacheClearResponse = z.object({
   cleared: z.object({ llm: z.number().int().nonnegative().describe("Recordings dropped.") }),
 });
 
-/** `debug` of `POST /api/chat`: seed 003's boolean (true is `standard`) or a level by name. */
+/** `debug` of `POST /api/chat`: a boolean, as older clients send it (true is `standard`), or a level by name. */
 export const ChatDebug = z
   .union([z.boolean(), DebugLevelSchema])
   .describe(
     "DebugMiddleware for this run: true (`standard`), false (`off`), or a level: off, basic (tool timing), standard (+ model calls, input cut to 2,000 and output to 1,000 characters), full (whole inputs and outputs). Records are read with GET /api/sessions/:id/debug.",
   );
 
-/** Seed 003 §7.3: `debug: true` is the standard level, false is off. */
+/** `debug: true` is the standard level (enough to follow a run), false is off. */
 export function debugLevelOf(debug: z.output<typeof ChatDebug>): DebugLevel {
   if (debug === true) return "standard";
   if (debug === false) return "off";

@@ -1,7 +1,7 @@
 import { ArborError, type Store } from "@arbor/core";
 
 /**
- * Continue from any entry (SPEC 2, seed 001): picking a user message re-sends from its parent, so
+ * Continue from any entry: picking a user message re-sends from its parent, so
  * the new message becomes its sibling on a new branch; picking any other entry moves the leaf to
  * it, so the new message follows it. The leaf move is persisted before the run starts.
  */

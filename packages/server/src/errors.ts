@@ -18,7 +18,7 @@ export type ServerErrorCode =
 
 export type ApiErrorCode = ArborErrorCode | ServerErrorCode;
 
-/** The error body of every failed request: `{error: {code, message}}` (SPEC 8). */
+/** The error body of every failed request: `{error: {code, message}}`, one shape so clients handle every error alike. */
 export interface ApiErrorBody {
   error: { code: ApiErrorCode; message: string };
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 
 /**
- * Seed 002's message trace on the wire, field names exactly as the seed has them. `wire.ts` maps
+ * The message trace on the wire, field names exactly as trace clients read them. `wire.ts` maps
  * core's trace (camelCase) to these.
  */
 

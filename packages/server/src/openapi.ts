@@ -44,7 +44,7 @@ export function openApiDocument(routes: readonly Route[], info: { title: string;
     info: {
       ...info,
       description:
-        "Arbor's HTTP API (SPEC 8). Errors are `{error: {code, message}}`. When the server has a token, every route but " +
+        "Arbor's HTTP API. Errors are `{error: {code, message}}`. When the server has a token, every route but " +
         "/api/health needs `Authorization: Bearer <token>`.",
     },
     paths,

@@ -2,7 +2,7 @@ import { PlanIdSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 
-/** `POST /api/plan/approve` (SPEC 8, seed 003 §4.5): seed 003's field names. */
+/** `POST /api/plan/approve`, with the snake_case field names clients already send. */
 export const PlanApproveRequest = z.strictObject({
   plan_id: PlanIdSchema.describe("The `plan_id` of the `plan_approval_request` event."),
   approved: z.boolean(),

@@ -28,8 +28,8 @@ export * from "./trace-schemas.js";
 
 /**
  * Every payload of the API, once. Routes validate with these and the OpenAPI document is generated
- * from them, so the two cannot disagree. Field names are the wire's (snake_case, SPEC 11); the
- * snapshot and session metadata keep seed 001's camelCase. `wire.ts` maps to and from core's types.
+ * from them, so the two cannot disagree. Field names are the wire's (snake_case); the
+ * snapshot and session metadata keep core's camelCase, as clients read them. `wire.ts` maps to and from core's types.
  */
 
 const PERMISSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;

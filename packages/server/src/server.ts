@@ -80,7 +80,7 @@ async function publishTraceCompleted(store: Store, watch: WatchHub, end: RunEnd)
   });
 }
 
-/** The HTTP API of SPEC 8 over a runtime and its store. */
+/** Arbor's HTTP API over a runtime and its store. */
 export function createServer(options: ServerOptions): ArborServer {
   const token = options.token;
   if (token !== undefined && (token.length === 0 || /\s/.test(token))) {

@@ -2,7 +2,7 @@ import { EntrySchema, GoalTreeSchema, SessionMetaSchema } from "@arbor/core/inte
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 
-/** Seed 000's trace routes. The trace meta and goal tree keep core's camelCase, like session metadata. */
+/** The trace routes. The trace meta and goal tree keep core's camelCase, like session metadata. */
 
 export const TraceParams = z.object({ id: SessionId });
 

@@ -23,8 +23,9 @@ import type {
 } from "./schemas.js";
 
 /**
- * The one place where core's camelCase meets the wire's snake_case (SPEC 11). Session metadata and
- * snapshots are seed 001 payloads and cross as they are; run events are already in seed 003's names.
+ * The one place where core's camelCase meets the wire's snake_case, so no route converts on its own.
+ * Session metadata and snapshots cross as they are (clients read them camelCase); run events already
+ * carry their wire names.
  */
 
 export function sessionInitFromWire(body: z.output<typeof CreateSessionRequest>): SessionInit {
@@ -67,7 +68,7 @@ function toolCallToWire(call: TraceToolCall): z.output<typeof ToolCallWire> {
   return out;
 }
 
-/** Seed 002's Message; `entryIds` stays in core (the delete route's business, not the seed's). */
+/** A trace message on the wire; `entryIds` stays in core (the delete route's business, not the client's). */
 export function traceMessageToWire(m: TraceMessage): z.output<typeof TraceMessageWire> {
   return {
     id: m.id,

@@ -74,7 +74,7 @@ async function twoRequests(extra: Script = []) {
   return { server, id };
 }
 
-describe("GET /api/sessions/:id/messages (seed 002)", () => {
+describe("GET /api/sessions/:id/messages", () => {
   it("groups the active path per request: Message → AgentStep → ToolCall → ToolResult, newest first", async () => {
     const { server, id } = await twoRequests();
     const page = MessagePageResponse.parse(await json(server.api(`/api/sessions/${id}/messages`)));

@@ -72,7 +72,7 @@ describe("GET /api/openapi.json", () => {
     // Named payloads are referenced, not repeated: the snapshot's session is the SessionMeta component.
     expect(JSON.stringify(doc.components.schemas.Snapshot)).toContain('"$ref":"#/components/schemas/SessionMeta"');
     expect(doc.components.schemas.RunEvent).toHaveProperty("oneOf");
-    // Seed 002's trace keeps the seed's field names, nested by reference.
+    // The message trace keeps its wire field names, nested by reference.
     const message = doc.components.schemas.Message as { properties: Record<string, unknown> };
     expect(Object.keys(message.properties)).toEqual([
       "id",

@@ -9,7 +9,7 @@ import type { TopCommand } from "./command.js";
 
 const USAGE = 'arbor compact <session> [--focus "…"]';
 
-/** `arbor compact` (SPEC 6 manual compaction): `runtime.compact` on one session. */
+/** `arbor compact`: `runtime.compact` on one session, when the user wants room before the next prompt. */
 export const compactCommand: TopCommand = {
   name: "compact",
   usage: '<session> [--focus "…"]',

@@ -71,7 +71,7 @@ function withoutHeadings(text: string): string {
     .join("\n");
 }
 
-/** A prune (SPEC 6) says how many tool results it cleared; other custom entries show their type. */
+/** A prune says how many tool results it cleared; other custom entries show their type. */
 function customPreview(customType: string, data: unknown): string {
   const ids = (data as { toolCallIds?: unknown } | undefined)?.toolCallIds;
   if (customType === PRUNE_ENTRY_TYPE && Array.isArray(ids)) {

@@ -54,7 +54,7 @@ function askTarget(ask: Ask): string {
   return ask.patterns.length > 0 ? ask.patterns.join(", ") : "this request";
 }
 
-/** The stderr line for an ask nobody could answer (SPEC 11: such a run denies asks and says so). */
+/** The stderr line for an ask nobody could answer (such a run denies asks and says so, rather than hang). */
 export function deniedNoOneToAsk(ask: Ask): string {
   return `permission ${ask.permission} for ${askTarget(ask)} denied: no one to ask; rerun with --yes to allow`;
 }

@@ -42,7 +42,7 @@ async function askPerson(prompt: NonNullable<Io["prompt"]>, pending: PendingAsk,
 }
 
 /**
- * Who answers asks (SPEC 11): `--yes` allows each once; else the person at the terminal, when
+ * Who answers asks, so a run never hangs on a question nobody sees: `--yes` allows each once; else the person at the terminal, when
  * stdin is one; else nobody, and the ask is rejected with a line on stderr saying how to allow it.
  */
 export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }): AskHandler {

@@ -21,7 +21,7 @@ const ANSWERS: Readonly<Record<string, boolean>> = { y: true, yes: true, n: fals
 /** Unclear answers are asked again this many times, then the plan is not approved. */
 const MAX_QUESTIONS = 3;
 
-/** The reason a run nobody can answer gives for not approving (SPEC 11: such a run says so). */
+/** The reason a run nobody can answer gives for not approving (such a run says so rather than wait forever). */
 export const NO_ONE_TO_APPROVE = "no one to approve it (stdin is not a terminal); rerun with --yes to approve plans";
 
 async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, signal: AbortSignal): Promise<PlanReply> {

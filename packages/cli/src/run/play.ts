@@ -56,8 +56,8 @@ function withHint(outcome: RunOutcome, storeLabel: string): RunOutcome {
 }
 
 /**
- * One run from start to exit code: the view (JSON lines or the live text view), asks answered as
- * SPEC 11 says, Ctrl-C turned into an abort, then the usage line and where the session is.
+ * One run from start to exit code: the view (JSON lines or the live text view), asks answered by
+ * whoever can (see `permissions.ts`), Ctrl-C turned into an abort, then the usage line and where the session is.
  */
 export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: number; driven: Driven }> {
   const { io } = opts;

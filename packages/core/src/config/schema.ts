@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
 
-/** Scenarios the model pool maps to models (seed 003 §3.3); other names are allowed for plugins. */
+/** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
 export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
 
 export const PoolEntrySchema = z.strictObject({
@@ -82,7 +82,7 @@ export type PoolEntry = z.infer<typeof PoolEntrySchema>;
 
 type Kind = "number" | "int" | "bool" | "string" | "thinking";
 
-/** Seed 003's environment variables (and Arbor's own) and where each lands in the config. */
+/** The environment variables Arbor reads (those deployments already set, and Arbor's own) and where each lands in the config. */
 export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly string[], kind: Kind]> = [
   ["ARBOR_MODEL", ["model"], "string"],
   ["ARBOR_THINKING", ["thinking"], "thinking"],

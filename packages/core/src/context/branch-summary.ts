@@ -42,7 +42,7 @@ export interface BranchSummaryInput {
 }
 
 /**
- * Moves the leaf to the end of `to` (SPEC 2: persisted), first summarizing the branch it leaves when
+ * Moves the leaf to the end of `to` (persisted, so a later process continues there), first summarizing the branch it leaves when
  * that branch holds any messages; the `branch_summary` is appended under the new leaf, so continuing
  * there sends it to the model as a system reminder. A summarizer failure throws before the leaf moves.
  */

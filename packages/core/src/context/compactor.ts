@@ -1,8 +1,7 @@
 import { ArborError } from "../errors.js";
-import type { CompactionEntry, Entry } from "../model/entry.js";
+import type { EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
-import { applyEntry, type ContextState } from "../session/context.js";
-import type { Store } from "../store/store.js";
+import type { ContextState } from "../session/context.js";
 import { selectCut } from "./cut.js";
 import type { Summarizer } from "./summarizer.js";
 import {
@@ -20,9 +19,7 @@ import {
 /** `customType` of the synthetic continuation an automatic compaction appends. */
 export const CONTINUE_ENTRY_TYPE = "arbor.continue";
 
-export interface CompactInput {
-  store: Store;
-  sessionId: string;
+export interface CompactionRequest {
   /** The context at the session's leaf. */
   state: ContextState;
   summarizer: Summarizer;
@@ -38,12 +35,13 @@ export interface CompactInput {
   continuation: boolean;
 }
 
-export interface CompactOutcome {
-  entry: CompactionEntry;
-  continuation?: Entry;
-  /** The context after the compaction (and the continuation). */
-  state: ContextState;
-  /** Messages the summary replaced, and messages kept verbatim. */
+/**
+ * A compaction ready to be written: the entries to append, in order, and what they do. The
+ * compactor writes nothing itself, so a run appends them through its own journal.
+ */
+export interface CompactionPlan {
+  entries: [Extract<EntryInput, { type: "compaction" }>, ...Extract<EntryInput, { type: "custom_message" }>[]];
+  /** Messages the summary replaces, and messages kept verbatim. */
   summarized: number;
   kept: number;
   splitTurn: boolean;
@@ -56,11 +54,11 @@ function previousFiles(details: unknown): FileOps | undefined {
 }
 
 /**
- * Summary compaction (SPEC 6 stage 2): choose the cut, have the compaction agent write (or update)
- * the summary, append the `compaction` entry and, in automatic mode, the synthetic continuation.
- * Throws before writing anything when there is nothing to compact or the summarizer fails.
+ * Summary compaction, the second stage after pruning: choose the cut and have the compaction agent
+ * write (or update) the summary; returns the `compaction` entry and, in automatic mode, the
+ * synthetic continuation to append. Throws when there is nothing to compact or the summarizer fails.
  */
-export async function compact(input: CompactInput): Promise<CompactOutcome> {
+export async function planCompaction(input: CompactionRequest): Promise<CompactionPlan> {
   const { state, summarizer } = input;
   const cut = selectCut(state, input.count, input.keepTokens);
   if (!cut) {
@@ -107,7 +105,8 @@ export async function compact(input: CompactInput): Promise<CompactOutcome> {
   const text = turnSummary ? joinSplitTurn(historySummary ?? "", turnSummary) : (historySummary ?? "");
   const files = fileOps([...history, ...turn], previous ? previousFiles(previous.details) : undefined);
 
-  const entry = (await input.store.appendCompaction(input.sessionId, {
+  const compaction: CompactionPlan["entries"][0] = {
+    type: "compaction",
     summary: withFileLists(text, files),
     firstKeptEntryId: cut.firstKeptEntryId,
     tokensBefore: Math.max(0, Math.round(input.tokensBefore)),
@@ -119,27 +118,29 @@ export async function compact(input: CompactInput): Promise<CompactOutcome> {
       splitTurn: turn.length > 0,
       summarized: cut.keepFrom - first,
       keptTokens: cut.keptTokens,
+      // What the summary cost is kept with it, so a run's spending can be read back from its entries.
       usage: summarizer.usage,
+      cost: summarizer.cost,
+      ...(summarizer.costKnown ? {} : { costKnown: false }),
     },
-  })) as CompactionEntry;
-  let next = applyEntry(state, entry);
-  let continuation: Entry | undefined;
-  const last = next.items[next.length - 1]?.message;
-  if (input.continuation && !(last?.role === "user" && !last.synthetic)) {
-    continuation = await input.store.appendEntry(input.sessionId, {
-      type: "custom_message",
-      customType: CONTINUE_ENTRY_TYPE,
-      content: CONTINUE_TEXT,
-      display: true,
-      includeInContext: true,
-      details: { synthetic: true },
-    });
-    next = applyEntry(next, continuation);
-  }
+  };
+  // The kept tail ends the context after the summary; with nothing kept, the summary itself does.
+  const last = cut.keepFrom < state.length ? state.items[state.length - 1]?.message : undefined;
+  const continues = input.continuation && !(last?.role === "user" && !last.synthetic);
   return {
-    entry,
-    ...(continuation ? { continuation } : {}),
-    state: next,
+    entries: continues
+      ? [
+          compaction,
+          {
+            type: "custom_message",
+            customType: CONTINUE_ENTRY_TYPE,
+            content: CONTINUE_TEXT,
+            display: true,
+            includeInContext: true,
+            details: { synthetic: true },
+          },
+        ]
+      : [compaction],
     summarized: cut.keepFrom - first,
     kept: state.length - cut.keepFrom,
     splitTurn: turn.length > 0,

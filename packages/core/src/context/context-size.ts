@@ -9,8 +9,8 @@ export interface MessageCounter {
 }
 
 /**
- * The size of the next prompt, kept incrementally across the steps of a run (SPEC 12: per-step work
- * does not grow with history). Provider usage is the anchor where known: an assistant message's
+ * The size of the next prompt, kept incrementally across the steps of a run, so per-step work
+ * does not grow with history. Provider usage is the anchor where known: an assistant message's
  * reported `input + output` is everything up to and including it, so only the items after the last
  * such message are counted locally. A new items buffer (a compaction, a prune, another branch) or a
  * switch from bound to exact counts starts the measure over, once.

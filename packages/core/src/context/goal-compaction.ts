@@ -5,7 +5,7 @@ import type { CustomEntry, Entry } from "../model/entry.js";
 import type { Message, UserMessage } from "../model/message.js";
 import type { CarriedNote, ContextItem, ContextState } from "../session/context-state.js";
 
-/** `customType` of the entry that collapses a closed goal's messages in the context (SPEC 6). */
+/** `customType` of the entry that collapses a closed goal's messages in the context, so finished work costs only its summary. */
 export const GOAL_COMPACTION_ENTRY_TYPE = "arbor.goal_compaction";
 
 /**

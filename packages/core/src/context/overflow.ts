@@ -1,31 +1,31 @@
 import type { ModelInfo } from "../llm/catalog.js";
 import type { TokenUsage } from "../model/message.js";
 
-/** The most output a step is assumed to need when the model allows more (seed 004 `OUTPUT_TOKEN_MAX`). */
+/** The most output a step is assumed to need when the model allows more (more would leave a large-output model no room for its prompt). */
 export const OUTPUT_TOKEN_MAX = 32_000;
 
 export type ModelLimit = ModelInfo["limit"];
 
-/** The prompt room of a model (SPEC 6): `limit.input`, else the context less the output it may need. */
+/** The prompt room of a model: `limit.input`, else the context less the output it may need. */
 export function usableTokens(limit: ModelLimit): number {
   return limit.input || limit.context - Math.min(limit.output, OUTPUT_TOKEN_MAX);
 }
 
-/** SPEC 6's terms: `input` is the prompt's uncached tokens, `cacheRead` the cached ones. */
+/** A step's tokens as the overflow check counts them: `input` is the prompt's uncached tokens, `cacheRead` the cached ones. */
 export interface OverflowCount {
   input: number;
   cacheRead: number;
   output: number;
 }
 
-/** `input + cache.read + output > usable` (SPEC 6). A model with no known context never overflows. */
+/** `input + cache.read + output > usable`: the next prompt holds all of them. A model with no known context never overflows. */
 export function isOverflow(count: OverflowCount, limit: ModelLimit): boolean {
   if (limit.context === 0) return false;
   return count.input + count.cacheRead + count.output > usableTokens(limit);
 }
 
 /**
- * A step's usage in SPEC 6's terms. The AI SDK's `inputTokens.total` (our `input`) already counts
+ * A step's usage in those terms. The AI SDK's `inputTokens.total` (our `input`) already counts
  * cached tokens, so they are split out here rather than added twice.
  */
 export function overflowCount(usage: TokenUsage): OverflowCount {

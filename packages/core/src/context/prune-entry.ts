@@ -1,9 +1,9 @@
 import { z } from "zod";
 
-/** `customType` of the `custom` entry that records a prune on the active path (SPEC 6). */
+/** `customType` of the `custom` entry that records a prune on the active path, so the pruned outputs stay pruned when the session is reopened. */
 export const PRUNE_ENTRY_TYPE = "arbor.prune";
 
-/** What the model sees in place of a pruned tool result (seed 004 §6.4). */
+/** What the model sees in place of a pruned tool result: it knows something was there and can run the tool again. */
 export const PRUNED_OUTPUT = "[Old tool result content cleared]";
 
 /**

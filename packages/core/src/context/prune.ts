@@ -1,7 +1,7 @@
 import type { Message } from "../model/message.js";
 import type { ContextState } from "../session/context.js";
 
-/** Prune only when at least this many tokens would go (seed 000/004 `PRUNE_MINIMUM`). */
+/** Prune only when at least this many tokens would go: a smaller prune breaks the prompt cache for too little. */
 export const PRUNE_MINIMUM = 20_000;
 /** The most recent tool output, up to this many tokens, is never pruned (`PRUNE_PROTECT`). */
 export const PRUNE_PROTECT = 40_000;
@@ -18,7 +18,7 @@ export interface PruneSelection {
 }
 
 /**
- * Stage 1 of SPEC 6, pure. Walks back from the leaf: the last two user turns are skipped; the walk
+ * The first, cheap stage of context management, pure. Walks back from the leaf: the last two user turns are skipped; the walk
  * stops at a compaction summary, and at a result already pruned (everything older was weighed by
  * that prune); completed tool outputs are counted, and those past the newest `PRUNE_PROTECT` tokens
  * are selected. Returns them only if more than `PRUNE_MINIMUM` tokens would go. Cost: the items after

@@ -3,7 +3,7 @@ import type { Message } from "../model/message.js";
 import type { ToolResultOutput } from "../model/parts.js";
 
 /**
- * What the compaction agent is told (SPEC 6 stage 2, seed 004 §6.2), pure. The conversation is sent
+ * What the compaction agent is told, pure. The conversation is sent
  * as text rather than as chat messages, so a summary request needs no tool definitions and long tool
  * outputs can be cut to what a summary needs.
  */
@@ -136,7 +136,7 @@ export function turnPrefixRequest(conversation: string): string {
   ].join("\n");
 }
 
-/** The summary of a branch the user has left (SPEC 6 branch summary). */
+/** The summary of a branch the user has left, so continuing elsewhere still knows what was tried there. */
 export function branchSummaryRequest(conversation: string, focus?: string): string {
   return [
     "<conversation>",
@@ -151,7 +151,7 @@ export function branchSummaryRequest(conversation: string, focus?: string): stri
     .concat(focusBlock(focus));
 }
 
-/** Sent after an automatic compaction, as a system reminder marked synthetic (SPEC 6, SPEC 12). */
+/** Sent after an automatic compaction, as a system reminder marked synthetic: the model goes on with its work instead of waiting for the user, and the user's own words stay apart. */
 export const CONTINUE_TEXT =
   "The conversation was compacted to fit the model's context; the summary above replaces the earlier messages. Continue if you have next steps; otherwise say what is done.";
 

@@ -7,7 +7,7 @@ type Encoder = { countTokens(text: string, options?: { disallowedSpecial?: Set<s
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 
 /**
- * Local token counts with OpenAI's o200k_base tokenizer (`gpt-tokenizer`, SPEC 1): exact for
+ * Local token counts with OpenAI's o200k_base tokenizer (`gpt-tokenizer`, a maintained pure-JS port): exact for
  * OpenAI's current models, an estimate for others. Loading its ranks takes about 0.25 s, so it is
  * imported only when a count is needed: until then `exact` is false and counts are the byte upper
  * bound. Per-message counts are memoized by message object, so a message is counted once.

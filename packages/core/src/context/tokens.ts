@@ -2,7 +2,7 @@ import type { Message } from "../model/message.js";
 import type { Part, ToolResultOutput } from "../model/parts.js";
 
 /**
- * Local token counts (SPEC 6: provider usage where known, a local estimate otherwise). The structure
+ * Local token counts, used where the provider's usage is not known yet. The structure
  * of a message's cost is here and pure; the text counter is passed in, so the same code counts with
  * the o200k tokenizer (TokenCounter) or with a cheap upper bound.
  */

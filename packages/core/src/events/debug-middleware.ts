@@ -5,7 +5,7 @@ import type { RunEvent, RunEventOf } from "../model/run-events.js";
 import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";
 import { outputText, promptText } from "./prompt-text.js";
 
-/** seed 003 §3.7: at `standard` a model call's input is cut to 2,000 characters and its output to 1,000. */
+/** At `standard` a model call's input is cut to 2,000 characters and its output to 1,000: enough to follow a run, small enough to keep. */
 export const STANDARD_INPUT_CHARS = 2000;
 export const STANDARD_OUTPUT_CHARS = 1000;
 /** At `full`, a field longer than this is cut, so a record stays far below the event log's size limit. */
@@ -42,8 +42,8 @@ function cut(text: string, max: number): { text: string; cut: boolean } {
 
 /**
  * Records tool calls (`basic`), model calls (`standard`) and their whole inputs and outputs (`full`)
- * of every run it is in, and appends them to the run's session when the run ends (seed 003's
- * collector persisting `debug_calls` at run end), before the run's `done` or `error` passes on.
+ * of every run it is in, and appends them to the run's session when the run ends (one write per
+ * run, not per call), before the run's `done` or `error` passes on.
  * Passes every event on unchanged. Its state is per run, so one instance may serve many
  * concurrent runs.
  */

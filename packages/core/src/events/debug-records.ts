@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Store } from "../store/store.js";
 
 /**
- * DebugMiddleware's records (SPEC 8, seed 003 §3.7 and §7.3): one per finished tool call and, from
+ * DebugMiddleware's records: one per finished tool call and, from
  * `standard` on, per model call. They are kept in the session's event log as `debug_call` records,
  * so they live and die with the session; field names are the run stream's (snake_case).
  */

@@ -1,7 +1,7 @@
 import type { Entry } from "../model/entry.js";
 import type { MessageSummary } from "./watch-events.js";
 
-/** The `message` of a `message_added` event for a message entry (seed 000 names); undefined for other entries. Pure. */
+/** The `message` of a `message_added` event for a message entry (field names as watchers read them); undefined for other entries. Pure. */
 export function messageSummary(entry: Entry): MessageSummary | undefined {
   if (entry.type !== "message") return undefined;
   const m = entry.message;

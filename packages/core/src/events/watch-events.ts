@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The trace watch events of seed 000 (SPEC 8), field names as there (snake_case, `event` as the
+ * The trace watch events, field names as the web client reads them (snake_case, `event` as the
  * discriminator). Every event but `connected` is persisted in the session's event log and carries
  * its `event_id`, strictly increasing per watched trace; `trace_id` names the trace it happened in,
  * which is a sub-trace's id when a parent's watchers see a sub-trace's events.
@@ -16,7 +16,7 @@ const persisted = {
 
 const statsRecord = z.record(z.string(), z.unknown());
 
-/** A goal whose stats or status an event changed: the goal itself, then each ancestor (seed 000). */
+/** A goal whose stats or status an event changed: the goal itself, then each ancestor (whose cumulative stats changed with it). */
 export const AffectedGoalSchema = z.looseObject({
   goal_id: z.string(),
   status: z.string().optional(),

@@ -33,7 +33,7 @@ export function watchEventFromRecord(record: StoredEvent): WatchEvent {
 }
 
 /**
- * The watch side of the event log (SPEC 8, seed 000). `publish` logs an event in its trace's log and
+ * The watch side of the event log. `publish` logs an event in its trace's log and
  * in every ancestor trace's log (a parent's watchers see its sub-traces' events), each with that
  * log's next id, and hands it to that log's live watchers in id order. `watch` replays the log after
  * `since` and then delivers live events, each exactly once: it subscribes before it reads, and drops

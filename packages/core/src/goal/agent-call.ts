@@ -3,7 +3,7 @@ import { emptyGoalStats, type Goal, type GoalTree, type SubTraceMetadata } from 
 import { addSubTraceStats } from "./stats.js";
 import { findGoal } from "./tree-walk.js";
 
-/** How a goal started its sub-traces (seed 000 `agent_call_mode`). */
+/** How a goal started its sub-traces: in parallel (`explore`) or one at a time (`delegate`). */
 export type AgentCallMode = "explore" | "delegate" | "plan_step";
 
 export interface AgentCallStart {
@@ -15,7 +15,7 @@ export interface AgentCallStart {
 }
 
 /**
- * Marks the goal that starts sub-traces as an `agent_call` (SPEC 3) and lists their ids on it.
+ * Marks the goal that starts sub-traces as an `agent_call` and lists their ids on it, so the plan shows where the work went.
  * The goal in focus is the calling goal; with nothing in focus, a top-level goal named after the
  * call is added (not focused, so the model's plan is left as it was). Pure.
  */
@@ -54,7 +54,7 @@ export function startAgentCall(
 
 export interface AgentCallFinish {
   goalId: string;
-  /** Per sub-trace id, what the parent keeps of it (SPEC 3). */
+  /** Per sub-trace id, what the parent keeps of it: its report, not its transcript. */
   metadata: Readonly<Record<string, SubTraceMetadata>>;
   /** Closes a goal `startAgentCall` created, with this summary; a goal the model owns stays open. */
   closeWith?: string;

@@ -1,9 +1,10 @@
-import { ArborError } from "../errors.js";
-import { emptyGoalStats, type Goal, type GoalTree } from "./goal-tree.js";
-import { goalLabel, type PlanView, planView, resolveGoalNumber } from "./numbering.js";
-import { ancestorIds, descendantIds } from "./tree-walk.js";
+import { Draft, fail } from "./command-draft.js";
+import { describe, type GoalEvent } from "./command-message.js";
+import { abandon, addGoals, cascade, complete, focus, nearestInProgress } from "./command-steps.js";
+import type { GoalTree } from "./goal-tree.js";
+import { planView, resolveGoalNumber } from "./numbering.js";
 
-/** The `goal` tool's arguments (seed 000). Goals are named by their display numbers ("2", "2.1"). */
+/** The `goal` tool's arguments. Goals are named by their display numbers ("2", "2.1"). */
 export interface GoalCommand {
   /** New goals, comma-separated. */
   add?: string | undefined;
@@ -31,7 +32,7 @@ export interface GoalCommandResult {
   addedGoals: string[];
 }
 
-/** ASCII and full-width commas: seed 000's users write plans in Chinese as often as in English. */
+/** ASCII and full-width commas: users write plans in Chinese as often as in English. */
 const ITEM_SEPARATOR = /[,，]/;
 
 /**
@@ -58,7 +59,7 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
   const focusId = call.focus === undefined ? undefined : resolveGoalNumber(before, call.focus, "focus");
 
   const draft = new Draft(tree, now);
-  const events: Event[] = [];
+  const events: GoalEvent[] = [];
   let closedId: string | undefined;
   if (call.done !== undefined) closedId = complete(draft, call.done, before, events);
   if (call.abandon !== undefined) closedId = abandon(draft, call.abandon, events);
@@ -89,11 +90,6 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
   };
 }
 
-type Event =
-  | { kind: "completed" | "cascaded" | "abandoned" | "focus" | "already-current"; id: string; openChildren?: number }
-  | { kind: "added"; ids: string[] }
-  | { kind: "current" };
-
 /** Blank strings count as absent: models often send every parameter, the unused ones empty. */
 function normalize(command: GoalCommand): GoalCommand {
   const out: GoalCommand = {};
@@ -109,10 +105,6 @@ function splitItems(text: string): string[] {
     .split(ITEM_SEPARATOR)
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
-}
-
-function fail(message: string, details?: Record<string, unknown>): never {
-  throw new ArborError("invalid_input", message, details);
 }
 
 function checkCombination(call: GoalCommand, items: string[], tree: GoalTree): void {
@@ -150,270 +142,4 @@ function checkCombination(call: GoalCommand, items: string[], tree: GoalTree): v
         `Call goal(focus="N") with the goal's number first, then goal(${closing}="…").`,
     );
   }
-}
-
-/** Copy-on-write working state: goals are replaced, never edited, so the input tree stays intact. */
-class Draft {
-  goals: Goal[];
-  currentId: string | null;
-  private nextId: number;
-  private readonly affected = new Set<string>();
-  private readonly added: string[] = [];
-
-  constructor(
-    private readonly tree: GoalTree,
-    private readonly now: string,
-  ) {
-    this.goals = [...tree.goals];
-    this.currentId = tree.currentId;
-    this.nextId = tree.nextId;
-  }
-
-  get(id: string): Goal {
-    const goal = this.goals.find((g) => g.id === id);
-    if (!goal) fail(`Goal id ${id} is not in the goal tree.`);
-    return goal;
-  }
-
-  indexOf(id: string): number {
-    return this.goals.findIndex((g) => g.id === id);
-  }
-
-  patch(id: string, fields: Pick<Partial<Goal>, "status" | "summary">): void {
-    const index = this.indexOf(id);
-    this.goals[index] = { ...this.get(id), ...fields, updatedAt: this.now };
-    if (!this.added.includes(id)) this.affected.add(id);
-  }
-
-  create(parentId: string | null, description: string, reason: string): Goal {
-    const id = String(this.nextId++);
-    this.added.push(id);
-    return {
-      id,
-      parentId,
-      type: "normal",
-      description,
-      reason,
-      status: "pending",
-      selfStats: emptyGoalStats(),
-      cumulativeStats: emptyGoalStats(),
-      createdAt: this.now,
-      updatedAt: this.now,
-    };
-  }
-
-  /** Index just past the last goal of `id`'s subtree (the end of the list for the top level). */
-  endOfSubtree(id: string | null): number {
-    if (id === null) return this.goals.length;
-    const members = new Set([id, ...descendantIds(this.goals, id)]);
-    let end = this.indexOf(id) + 1;
-    this.goals.forEach((goal, index) => {
-      if (members.has(goal.id)) end = Math.max(end, index + 1);
-    });
-    return end;
-  }
-
-  /** Whether this call already changed the goal (so an error can say "by this call"). */
-  changed(id: string): boolean {
-    return this.affected.has(id);
-  }
-
-  affectedIds(): string[] {
-    return [...this.affected];
-  }
-
-  addedIds(): string[] {
-    return [...this.added];
-  }
-
-  finish(): GoalTree {
-    return { ...this.tree, currentId: this.currentId, goals: this.goals, nextId: this.nextId };
-  }
-}
-
-function openDescendants(draft: Draft, id: string): string[] {
-  return descendantIds(draft.goals, id).filter((d) => {
-    const status = draft.get(d).status;
-    return status === "pending" || status === "in_progress";
-  });
-}
-
-/**
- * The focused goal is always in progress in a tree the commands built; a hand-built one may point
- * the focus at a closed goal, and closing it again would rewrite its summary.
- */
-function closableCurrent(draft: Draft, verb: "done" | "abandon"): string {
-  const id = draft.currentId!;
-  const goal = draft.get(id);
-  if (goal.status !== "in_progress") {
-    fail(
-      `The goal in focus (id ${id}, "${goal.description}") is ${goal.status}, so ${verb} cannot apply to it. ` +
-        'Call goal(focus="N") on an open goal first.',
-      { goalId: id, status: goal.status },
-    );
-  }
-  return id;
-}
-
-function complete(draft: Draft, summary: string, before: PlanView, events: Event[]): string {
-  const id = closableCurrent(draft, "done");
-  const open = openDescendants(draft, id);
-  if (open.length > 0) {
-    fail(
-      `${labelIn(before, draft, id)} still has open subtasks: ${open.map((o) => labelIn(before, draft, o)).join(", ")}. ` +
-        'Complete each (goal(focus="N") then goal(done="…")) or abandon it first; done completes only the goal in focus.',
-      { open },
-    );
-  }
-  draft.patch(id, { status: "completed", summary });
-  events.push({ kind: "completed", id });
-  return id;
-}
-
-function abandon(draft: Draft, reason: string, events: Event[]): string {
-  const id = closableCurrent(draft, "abandon");
-  const open = openDescendants(draft, id);
-  draft.patch(id, { status: "abandoned", summary: reason });
-  // Open subtasks of an abandoned goal are moot; they go with it so no open goal hides under it.
-  for (const child of open) draft.patch(child, { status: "abandoned", summary: `Abandoned with its parent goal: ${reason}` });
-  events.push({ kind: "abandoned", id, openChildren: open.length });
-  return id;
-}
-
-function nearestInProgress(draft: Draft, id: string): string | null {
-  return ancestorIds(draft.goals, id).find((a) => draft.get(a).status === "in_progress") ?? null;
-}
-
-function addGoals(
-  draft: Draft,
-  items: string[],
-  reasons: string[],
-  place: { afterId: string | undefined; underId: string | undefined },
-  before: PlanView,
-  events: Event[],
-): void {
-  let parentId: string | null;
-  let index: number;
-  if (place.afterId !== undefined) {
-    parentId = draft.get(place.afterId).parentId;
-    checkParent(draft, parentId, before, `after="${before.numberOf.get(place.afterId)}"`);
-    index = afterIndex(draft, place.afterId, parentId);
-  } else {
-    parentId = place.underId ?? draft.currentId;
-    checkParent(draft, parentId, before, place.underId === undefined ? "the goal in focus" : "under");
-    index = draft.endOfSubtree(parentId);
-  }
-  const created = items.map((description, i) => draft.create(parentId, description, reasons[i] ?? ""));
-  draft.goals.splice(index, 0, ...created);
-  events.push({ kind: "added", ids: created.map((g) => g.id) });
-}
-
-/**
- * Right after X's subtree and after any abandoned siblings that follow it, so a replacement added
- * after an abandoned goal sits where the seed's "after backtracking" tree shows it, and the list
- * stays in display order.
- */
-function afterIndex(draft: Draft, afterId: string, parentId: string | null): number {
-  const siblings = draft.goals.filter((g) => g.parentId === parentId);
-  const next = siblings.slice(siblings.findIndex((g) => g.id === afterId) + 1).find((g) => g.status !== "abandoned");
-  return next === undefined ? draft.endOfSubtree(parentId) : draft.indexOf(next.id);
-}
-
-function checkParent(draft: Draft, parentId: string | null, before: PlanView, via: string): void {
-  if (parentId === null) return;
-  const parent = draft.get(parentId);
-  if (parent.status === "completed" || parent.status === "abandoned") {
-    fail(
-      `New goals would go under ${labelIn(before, draft, parentId)} (${via}), which is ${parent.status}. ` +
-        "Add them at another place: after= a goal at the level you want, or under= an open goal.",
-    );
-  }
-}
-
-function cascade(draft: Draft, closedId: string, events: Event[]): void {
-  let childId = closedId;
-  for (;;) {
-    const parentId = draft.get(childId).parentId;
-    if (parentId === null) return;
-    const parent = draft.get(parentId);
-    if (parent.status === "completed" || parent.status === "abandoned") return;
-    const children = draft.goals.filter((g) => g.parentId === parentId && g.status !== "abandoned");
-    if (!children.every((g) => g.status === "completed")) return;
-    const summaries = children.map((g) => g.summary).filter((s): s is string => Boolean(s));
-    draft.patch(parentId, { status: "completed", summary: `All subtasks done: ${summaries.join("; ")}` });
-    events.push({ kind: "cascaded", id: parentId });
-    childId = parentId;
-  }
-}
-
-function focus(draft: Draft, id: string, before: PlanView, events: Event[]): void {
-  const goal = draft.get(id);
-  if (goal.status === "completed" || goal.status === "abandoned") {
-    fail(
-      `${labelIn(before, draft, id)} is ${goal.status}${draft.changed(id) ? " by this call" : ""}, so it cannot take the focus. ` +
-        "To do more on it, add a new goal (after= it) and focus that.",
-    );
-  }
-  if (draft.currentId === id) {
-    events.push({ kind: "already-current", id });
-    return;
-  }
-  for (const target of [id, ...ancestorIds(draft.goals, id)]) {
-    if (draft.get(target).status === "pending") draft.patch(target, { status: "in_progress" });
-  }
-  draft.currentId = id;
-  events.push({ kind: "focus", id });
-}
-
-function labelIn(view: PlanView, draft: Draft, id: string): string {
-  const number = view.numberOf.get(id);
-  const description = draft.get(id).description;
-  return number === undefined ? `"${description}"` : goalLabel(number, description);
-}
-
-function describe(events: Event[], before: PlanView, after: PlanView, tree: GoalTree): string {
-  const byId = new Map(tree.goals.map((g) => [g.id, g]));
-  // Visible goals by their new number (what the model sees next); abandoned ones by the number they had.
-  const label = (id: string) => {
-    const number = after.numberOf.get(id) ?? before.numberOf.get(id);
-    const description = byId.get(id)?.description ?? id;
-    return number === undefined ? description : goalLabel(number, description);
-  };
-  const lines: string[] = [];
-  for (const event of events) {
-    switch (event.kind) {
-      case "completed":
-        lines.push(`Completed ${label(event.id)}.`);
-        break;
-      case "cascaded":
-        lines.push(`Completed ${label(event.id)}: all its subtasks are done.`);
-        break;
-      case "abandoned":
-        lines.push(
-          `Abandoned ${label(event.id)}${event.openChildren ? ` and its ${event.openChildren} open subtask${event.openChildren === 1 ? "" : "s"}` : ""}; it is hidden from the plan now.`,
-        );
-        break;
-      case "added":
-        lines.push(`Added ${event.ids.map(label).join(", ")}.`);
-        break;
-      case "focus":
-        lines.push(`Now working on ${label(event.id)}.`);
-        break;
-      case "already-current":
-        lines.push(`${label(event.id)} is already in focus.`);
-        break;
-      case "current":
-        lines.push(focusAfterClose(tree, after, label));
-        break;
-    }
-  }
-  return lines.length > 0 ? lines.join("\n") : "No change. Pass add, done, abandon or focus to change the plan.";
-}
-
-function focusAfterClose(tree: GoalTree, view: PlanView, label: (id: string) => string): string {
-  if (tree.currentId !== null) return `Focus is back on ${label(tree.currentId)}.`;
-  const byId = new Map(tree.goals.map((g) => [g.id, g]));
-  const next = [...view.idOf].find(([, id]) => byId.get(id)?.status === "pending");
-  if (next === undefined) return "Nothing is in focus and no goal is pending.";
-  return `Nothing is in focus; the next pending goal is ${label(next[1])}: goal(focus="${next[0]}") to start it.`;
 }

@@ -38,7 +38,7 @@ export function recordedGoalTree(entry: Entry): GoalTree | undefined {
 }
 
 /**
- * The goal tree at the end of a path (SPEC 5): the latest tree recorded on it, with stats counted
+ * The goal tree at the end of a path: the latest tree recorded on it, with stats counted
  * again from every message on the path. Recomputing makes the stats exact whatever order a step's
  * concurrent tool results were written in, and it is one pass, like opening the session. Undefined
  * when nothing on the path recorded a plan. Pure.

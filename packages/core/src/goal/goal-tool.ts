@@ -9,7 +9,7 @@ export const GOAL_TOOL_NAME = "goal";
 
 const optionalText = (description: string) => z.string().optional().describe(description);
 
-/** Seed 000's `goal(add, reason, after, under, done, abandon, focus)`; every parameter optional. */
+/** `goal(add, reason, after, under, done, abandon, focus)`; every parameter optional, so one call can do several things. */
 export const GoalToolInputSchema = z.strictObject({
   add: optionalText('New goals, comma-separated, e.g. "Read the parser, Fix the bug, Run the tests".'),
   reason: optionalText(

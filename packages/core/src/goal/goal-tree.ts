@@ -3,7 +3,7 @@ import { TimestampSchema } from "../model/time.js";
 import { goalTreeProblems } from "./invariants.js";
 
 /**
- * The goal tree of seed 000 / SPEC 5. It is persisted in `goal` tool results and in `goal.json`, so
+ * The goal tree: the plan the agent keeps while it works. It is persisted in `goal` tool results and in `goal.json`, so
  * every shape here is a zod schema. Objects are loose, like the rest of the model: fields written by
  * a newer Arbor survive a round trip through an older one.
  */
@@ -11,7 +11,7 @@ import { goalTreeProblems } from "./invariants.js";
 export const GoalStatusSchema = z.enum(["pending", "in_progress", "completed", "abandoned"]);
 export const GoalTypeSchema = z.enum(["normal", "agent_call"]);
 
-/** Seed 000 `GoalStats`: what the edge of this goal cost. `preview` reads like `glob → read × 2`. */
+/** What the edge of this goal cost (`GoalStats`). `preview` reads like `glob → read × 2`. */
 export const GoalStatsSchema = z.looseObject({
   messageCount: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
@@ -19,7 +19,7 @@ export const GoalStatsSchema = z.looseObject({
   preview: z.string().optional(),
 });
 
-/** Seed 000 `sub_trace_metadata` values: what the parent keeps of each sub-trace it started. */
+/** `sub_trace_metadata` values: what the parent keeps of each sub-trace it started. */
 export const SubTraceMetadataSchema = z.looseObject({
   task: z.string(),
   status: z.string(),
@@ -28,7 +28,7 @@ export const SubTraceMetadataSchema = z.looseObject({
     .looseObject({
       role: z.string(),
       description: z.string().optional(),
-      /** Cut to 500 characters (SPEC 3). */
+      /** Cut to 500 characters, so a long sub-trace report does not crowd the plan. */
       content: z.string().nullable().optional(),
       createdAt: z.string().optional(),
     })

@@ -42,7 +42,7 @@ export function displayNumbers(tree: Pick<GoalTree, "goals">): ReadonlyMap<strin
   return planView(tree).numberOf;
 }
 
-/** `1. Analyse the code` for top-level goals, `2.1 Design the API` below them, as seed 000 writes them. */
+/** `1. Analyse the code` for top-level goals, `2.1 Design the API` below them: the number says the depth. */
 export function goalLabel(number: string, description: string): string {
   return `${number.includes(".") ? number : `${number}.`} ${description}`;
 }

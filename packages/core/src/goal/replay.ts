@@ -16,7 +16,7 @@ export interface ReplaySpec {
 
 /**
  * Checks a replay against the stored session and builds the edited message; writes nothing, so a
- * bad request changes nothing. Only `goal` calls can be edited: they are the plan (SPEC 5), and
+ * bad request changes nothing. Only `goal` calls can be edited: they only change the plan, and
  * replaying any other tool would repeat its side effects.
  */
 export async function prepareReplay(store: Store, sessionId: string, spec: ReplaySpec): Promise<PreparedReplay> {

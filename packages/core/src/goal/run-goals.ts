@@ -28,7 +28,7 @@ export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedG
 }
 
 /**
- * The goal tree as an extension of a run (SPEC 5). The tree is the latest one recorded on the
+ * The goal tree as an extension of a run. The tree is the latest one recorded on the
  * session's path and changes through `goal`, sub-agent and plan calls (the `RunGoals` service).
  * Every message a step writes belongs to the goal in focus when the step began, so a step collapses
  * whole; outside a step a message belongs to the goal in focus. Closed goals collapse once the

@@ -10,14 +10,14 @@ export const GOAL_MARKERS: Readonly<Record<GoalStatus, string>> = {
 };
 
 /**
- * The "## Current Plan" block of seed 000, appended to the system prompt on every model call and
+ * The "## Current Plan" block, appended to the system prompt on every model call and
  * returned by the `goal` tool. Abandoned goals are left out and the rest numbered contiguously.
  * With a goal in focus, its ancestors and the focused goal are expanded (so every number the model
  * may pass to after/under/focus near its work is on screen) and every other goal with subtasks is
  * collapsed to "(N subtasks)". With nothing in focus the open goals are expanded, completed ones
  * collapsed: their summary already says what their subtasks did.
  *
- * Lines carry no indentation, as in seed 000; the numbers carry the depth.
+ * Lines carry no indentation (it costs tokens and models misread it); the numbers carry the depth.
  */
 export function toPrompt(tree: GoalTree): string {
   const view = planView(tree);
@@ -49,8 +49,8 @@ export function toPrompt(tree: GoalTree): string {
 }
 
 /**
- * Every goal, abandoned ones included, numbered by position with its internal id: the seed's
- * "GoalTree 数据(含废弃)" view, for people inspecting a trace rather than for the model.
+ * Every goal, abandoned ones included, numbered by position with its internal id (the
+ * "GoalTree 数据(含废弃)" view), for people inspecting a trace rather than for the model.
  */
 export function toOutline(tree: GoalTree): string {
   const children = childrenByParent(tree.goals);

@@ -43,7 +43,7 @@ export interface LlmCall {
 }
 
 /**
- * The side channel between a run's models and its middleware (SPEC 8 `RunContext` side channels):
+ * The side channel between a run's models and its middleware:
  * the run events carry the last message cut to 2,000 characters and no prompt, so a middleware that
  * needs a call's whole input and output (DebugMiddleware at `full`) reads it here. Per run; keeps
  * only the latest calls, since a middleware reads a call between its `llm_start` and `llm_end`.

@@ -19,7 +19,7 @@ export interface ModelCallEnv {
 export const SILENT_SINK: StepSink = { text: () => {}, reasoning: () => {} };
 
 /**
- * One model step with retries (SPEC 4): retryable failures (429, 5xx, dropped connections) wait
+ * One model step with retries, so a passing provider hiccup does not end the run: retryable failures (429, 5xx, dropped connections) wait
  * `retry-after` or an exponential backoff with jitter, capped, then stream the step again. A
  * retried step streams its text again from the start; only the final attempt is persisted. A
  * stream that stalls past `streamIdleTimeoutMs` counts as a dropped connection.

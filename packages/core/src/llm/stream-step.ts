@@ -114,8 +114,8 @@ export function parseToolInput(text: string): unknown {
 }
 
 /**
- * Streams one model call straight from the provider's `doStream` parts (SPEC 4: no per-delta
- * result-stream machinery) and turns it into assistant content. Never throws: a provider failure
+ * Streams one model call straight from the provider's `doStream` parts (no per-delta
+ * result-stream machinery: it would cost more than the step's own work on a fast model) and turns it into assistant content. Never throws: a provider failure
  * or an abort comes back in the result with whatever content had arrived. A stream silent for
  * `idleTimeoutMs` between parts fails with a StreamIdleError (its body is cancelled).
  */

@@ -1,4 +1,4 @@
-import { compact } from "../context/compactor.js";
+import { planCompaction } from "../context/compactor.js";
 import { keepRecentBudget, selectCut } from "../context/cut.js";
 import { usableTokens } from "../context/overflow.js";
 import { selectPrune } from "../context/prune.js";
@@ -6,8 +6,8 @@ import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import { Summarizer } from "../context/summarizer.js";
 import { REPLY_PRIMING_TOKENS } from "../context/tokens.js";
 import { ArborError } from "../errors.js";
-import { appendCustom } from "./journal.js";
-import { addUsage, type RunContext } from "./run-context.js";
+import { appendCustom, appendEntry, chargeRun } from "./journal.js";
+import type { RunContext } from "./run-context.js";
 
 /** Tokens of what every prompt carries besides the messages: the system prompt and the tool definitions. */
 function overhead(ctx: RunContext): number {
@@ -43,12 +43,12 @@ function tailBudget(ctx: RunContext, usable: number, measured: number, refused: 
 }
 
 export interface GuardOptions {
-  /** Compact even if the measure fits: the provider said the prompt did not (SPEC 6, retried once). */
+  /** Compact even if the measure fits: the provider said the prompt did not (the step is retried once). */
   force?: boolean;
 }
 
 /**
- * Keeps the next prompt within the model's room (SPEC 6), checked before every step: after the
+ * Keeps the next prompt within the model's room, checked before every step: after the
  * user's message and after each step's tool results. Over `usable` it prunes old tool outputs
  * (stage 1) and, if that is not enough, has the compaction agent summarize (stage 2); an automatic
  * compaction mid-turn is followed by the synthetic continuation. Returns whether anything changed.
@@ -83,10 +83,9 @@ export async function guardContext(ctx: RunContext, options: GuardOptions = {}):
     signal: ctx.signal,
     emit: ctx.emit,
   });
+  let plan: Awaited<ReturnType<typeof planCompaction>>;
   try {
-    const outcome = await compact({
-      store: ctx.store,
-      sessionId: ctx.sessionId,
+    plan = await planCompaction({
       state: ctx.state,
       summarizer,
       count: ctx.tokens.message,
@@ -95,13 +94,12 @@ export async function guardContext(ctx: RunContext, options: GuardOptions = {}):
       mode: "auto",
       continuation: true,
     });
-    ctx.state = outcome.state;
-    ctx.compactions++;
-  } finally {
-    ctx.usage = addUsage(ctx.usage, summarizer.usage);
-    ctx.cost += summarizer.cost;
-    if (!summarizer.costKnown) ctx.costKnown = false;
+  } catch (err) {
+    // A summary that failed leaves no entry to read its spending from.
+    chargeRun(ctx, { usage: summarizer.usage, cost: summarizer.cost, costKnown: summarizer.costKnown });
+    throw err;
   }
+  for (const entry of plan.entries) await appendEntry(ctx, entry);
   const after = measureContext(ctx);
   if (after > usable) {
     const fixed = overhead(ctx);

@@ -5,13 +5,14 @@ import type { Store } from "../store/store.js";
 
 /**
  * The first entry of a sub-trace that starts from its parent's context (explore without
- * `background`, SPEC 3): a reference, not a copy, so a branch costs one entry however long the
+ * `background`): a reference, not a copy, so a branch costs one entry however long the
  * parent's history is, and the sub-trace can be continued later with the same context.
  */
 export const INHERIT_ENTRY_TYPE = "arbor.inherit";
 
 /** The parent session and the entry the branch's context stops before (the message that started it). */
 export const InheritDataSchema = z.looseObject({ sessionId: SessionIdSchema, beforeEntryId: EntryIdSchema });
+export type InheritRef = Pick<z.infer<typeof InheritDataSchema>, "sessionId" | "beforeEntryId">;
 
 /** The entries from a session's root up to, not including, `entryId`, following parent links. */
 async function pathBefore(store: Store, sessionId: string, entryId: string): Promise<Entry[]> {
@@ -39,6 +40,14 @@ export async function contextPath(store: Store, path: readonly Entry[], depth = 
   if (first?.type !== "custom" || first.customType !== INHERIT_ENTRY_TYPE || depth > 16) return [...path];
   const ref = InheritDataSchema.safeParse(first.data);
   if (!ref.success) return [...path];
-  const parent = await pathBefore(store, ref.data.sessionId, ref.data.beforeEntryId).catch(() => [] as Entry[]);
-  return [...(await contextPath(store, parent, depth + 1)), ...path];
+  return [...(await inheritedPath(store, ref.data, depth + 1)), ...path];
+}
+
+/**
+ * What a sub-trace that starts from `ref` inherits: the parent's context path up to the referenced
+ * entry. A run reads it before it writes its inherit entry, so that entry goes through its journal.
+ */
+export async function inheritedPath(store: Store, ref: InheritRef, depth = 1): Promise<Entry[]> {
+  const parent = await pathBefore(store, ref.sessionId, ref.beforeEntryId).catch(() => [] as Entry[]);
+  return contextPath(store, parent, depth);
 }

@@ -4,18 +4,20 @@ import type { Entry, EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import { applyEntry } from "../session/context.js";
 import type { RunContext } from "./run-context.js";
+import { type Charge, charge, tallyEntry } from "./tally.js";
 
 /**
  * The one door through which a run writes its session. Every entry goes to the store first, then
- * advances the run's context, then is told to watchers, in that order: what the model sees next
- * and what a watcher hears never run ahead of what is stored, so a crash between two writes leaves
- * a journal from which the run can be taken up again.
+ * advances the run's context and its tally, then is told to watchers, in that order: what the model
+ * sees next and what a watcher hears never run ahead of what is stored, so a crash between two
+ * writes leaves a journal from which the run can be taken up again. No other code of a run writes
+ * entries.
  */
 export async function appendMessage(ctx: RunContext, message: Message): Promise<Entry> {
   let stored = message;
   for (const ext of ctx.extensions) if (ext.message) stored = ext.message(ctx, stored);
   const entry = await ctx.store.appendMessage(ctx.sessionId, stored);
-  ctx.state = applyEntry(ctx.state, entry);
+  advance(ctx, entry);
   let affected: AffectedGoal[] = [];
   if (entry.type === "message") {
     for (const ext of ctx.extensions) {
@@ -31,8 +33,23 @@ export async function appendMessage(ctx: RunContext, message: Message): Promise<
 /** Writes an entry that is not a message (a record of the run's own): store, then context. */
 export async function appendEntry(ctx: RunContext, input: Exclude<EntryInput, { type: "message" }>): Promise<Entry> {
   const entry = await ctx.store.appendEntry(ctx.sessionId, input);
-  ctx.state = applyEntry(ctx.state, entry);
+  advance(ctx, entry);
   return entry;
+}
+
+/** The context and the tally both follow from the entry just stored. */
+function advance(ctx: RunContext, entry: Entry): void {
+  ctx.state = applyEntry(ctx.state, entry);
+  ctx.tally = tallyEntry(ctx.tally, entry);
+}
+
+/**
+ * Counts model calls that leave no entry in this session: a sub-run's (its entries are its own
+ * session's), the replanner's, a summary that failed, a step's call aborted before it streamed (a
+ * call that failed records its error, which counts the step).
+ */
+export function chargeRun(ctx: RunContext, spent: Charge): void {
+  ctx.tally = charge(ctx.tally, spent);
 }
 
 /** Writes a `custom` entry: the run's records that the model does not read as messages. */

@@ -78,7 +78,7 @@ function filePart(p: FilePart): LanguageModelV4FilePart {
 
 /**
  * The provider prompt for a context state, kept incrementally: a step converts only the messages
- * added since the previous step, so per-step work does not grow with history (SPEC 12). A state
+ * added since the previous step, so per-step work does not grow with history. A state
  * whose items were replaced (a compaction, a branch) is converted again from the start.
  */
 export class PromptCache {

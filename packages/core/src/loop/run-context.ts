@@ -4,7 +4,7 @@ import type { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
 import type { MessageEntry } from "../model/entry.js";
-import type { Message, TokenUsage } from "../model/message.js";
+import type { Message } from "../model/message.js";
 import type { RunEventInput } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
 import type { Store } from "../store/store.js";
@@ -13,14 +13,16 @@ import type { LoopStep } from "../tools/doom-loop.js";
 import type { PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunServices } from "../tools/run-services.js";
+import type { AnyToolDefinition } from "../tools/tool.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
+import type { RunTally } from "./tally.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
 export type { RunEventInput } from "../model/run-events.js";
 
 /**
- * Everything one run needs and changes (SPEC 8 `RunContext`). The loop keeps no state anywhere
+ * Everything one run needs and changes. The loop keeps no state anywhere
  * else, so runs in one process — of one session after another, or of many sessions at once —
  * never see each other's data.
  */
@@ -44,12 +46,8 @@ export interface RunContext {
   system: string;
   /** The context at the session's leaf, advanced with each entry this run appends. */
   state: ContextState;
-  step: number;
-  usage: TokenUsage;
-  cost: number;
-  /** False once a model call was made with a model the catalog has no price for: `cost` then counts only the priced calls. */
-  costKnown: boolean;
-  lastText: string;
+  /** Steps, spending, compactions and the last answer, folded from the entries written; advanced only by the journal. */
+  tally: RunTally;
   /** Recent calls and texts for the doom-loop guard; bounded. */
   history: LoopStep[];
   /** Local token counts (shared by the runtime's runs) and the incremental measure of the next prompt. */
@@ -59,12 +57,10 @@ export interface RunContext {
   overhead?: { exact: boolean; system: string; tokens: number };
   /** The model that writes compaction summaries: the pool's `compaction` model, else the run's. */
   summaryModel(): ResolvedModel;
-  /** Compactions made during this run. */
-  compactions: number;
   emit(event: RunEventInput): void;
   /** The features taking part in this run, in hook order. */
   readonly extensions: readonly RunExtension[];
-  /** Limits from the trace's context beyond maxTurns (SPEC 3). */
+  /** Limits from the trace's context beyond maxTurns: what a sub-trace may spend. */
   readonly budget: { readonly maxTokens?: number; readonly maxToolCalls?: number; readonly maxConcurrentSubTraces?: number };
   toolCalls: number;
   /** What `goal`, `explore`, `delegate` and the plan tools use of this run; set by extensions. */
@@ -75,13 +71,32 @@ export interface RunContext {
 
 /**
  * How a feature takes part in a run without the loop knowing its name: plan mode, the goal tree and
- * sub-agents all join through this. The loop is context → model → persist → tools → repeat; each
- * hook is one point of that cycle where a feature may add to it. Hooks run in the order the
- * extensions are listed, every one optional.
+ * sub-agents all join through this, and so do a runtime user's own extensions
+ * (`createRuntime({ extensions })`). The loop is context → model → persist → tools → repeat; each
+ * hook is one point of that cycle where a feature may add to it. Every hook is optional.
+ *
+ * The contract:
+ * - Hooks run in the order the extensions are listed; a user's run after the built-in ones, in the
+ *   order given, in every run of the runtime (sub-runs of `explore`, `delegate` and plan steps too).
+ * - An extension given to `createRuntime` is one object shared by all runs, concurrent ones
+ *   included: keep per-run state keyed by the run (a `WeakMap<RunContext, …>` filled in `start`),
+ *   never in a plain field.
+ * - Hooks other than `afterStep` and `around` are synchronous. A hook that throws ends the run as
+ *   an error carrying its message. Entries are written only through the run's journal
+ *   (`appendEntry`, `appendMessage`: `afterStep` may append), never to the store directly, so what
+ *   the model sees next, what watchers hear and what is stored stay one.
+ * - An extension changes the run only through what its hooks return and the tools it offers; the
+ *   run's context is read-only to it except where a hook says otherwise.
  */
 export interface RunExtension {
-  /** Names the extension in errors and traces. */
+  /** Names the extension in errors and traces; unique among a runtime's extensions. */
   readonly name: string;
+  /**
+   * Tools the extension offers. Those of an extension given to `createRuntime` join the runtime's
+   * tools when it is made (a name already taken is refused there); they are offered and permission-checked
+   * like any other tool, so `rules` can keep them from an agent.
+   */
+  readonly tools?: readonly AnyToolDefinition[];
   /**
    * Permission rules added after the agent's, the user's and the session's approvals. A feature
    * hides its tools where it is off with `deny` rules here: a denied tool is not offered to the model.
@@ -99,7 +114,10 @@ export interface RunExtension {
   written?(run: RunContext, entry: MessageEntry): { affectedGoals?: AffectedGoal[] } | undefined;
   /** A step is over (its tool results written, or it ended the run): may write entries of its own. */
   afterStep?(run: RunContext): Promise<void>;
-  /** Asked after a step whose tools ran: a reason ends the run there as `done`. */
+  /**
+   * Asked after a step whose tools ran, before that step's `afterStep`: the first reason given ends
+   * the run there as `done` with that reason.
+   */
   stop?(run: RunContext): StopReason | undefined;
   /** Around the whole loop: may run before it, after it (plan mode's phase 2), or instead of it. */
   around?(run: RunContext, loop: () => Promise<StepsOutcome>): Promise<StepsOutcome>;

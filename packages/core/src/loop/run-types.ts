@@ -59,7 +59,7 @@ export interface RunResult {
    * run's cost. Absent when every call was priced.
    */
   costKnown?: false;
-  /** Automatic compactions during the run (SPEC 6); their model calls are in `usage` and `cost`. */
+  /** Automatic compactions during the run; their model calls are in `usage` and `cost`. */
   compactions?: number;
   error?: { code: string; message: string };
 }
@@ -71,7 +71,7 @@ export interface RunHandle extends AsyncIterable<RunEvent> {
   abort(reason?: unknown): void;
 }
 
-/** What a middleware sees of the run it is in (SPEC 8 `RunContext`, the part middleware may read). */
+/** What a middleware sees of the run it is in: the part of the run's context it may read. */
 export interface MiddlewareContext {
   /** Unique per run, also across runs of one session. */
   readonly runId: string;
@@ -89,7 +89,7 @@ export interface MiddlewareContext {
 }
 
 /**
- * A run middleware (SPEC 8, seed 003 §3.7). The runtime applies a run's middleware in order to every
+ * A run middleware: watches or reshapes a run's events without the loop knowing it. The runtime applies a run's middleware in order to every
  * event of its stream: each `onEvent` gets what the previous one returned, and returns the event
  * (changed or not) to pass on, or null to suppress it (undefined passes it on unchanged). Every hook
  * may be async; events still reach the stream in order. A hook that throws is reported to the

@@ -1,25 +1,18 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModelV4, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { agentPermissions } from "../agents/presets.js";
-import type { Config } from "../config/schema.js";
 import { ContextSize } from "../context/context-size.js";
-import type { TokenCounter } from "../context/token-counter.js";
 import { ArborError } from "../errors.js";
 import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.js";
-import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import { buildContext } from "../session/context.js";
-import type { Store } from "../store/store.js";
-import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
-import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
-import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
+import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
+import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
+import { type RunDeps, summaryModel } from "./run-deps.js";
 import {
   CHARS_PER_TOKEN,
   checkPrompt,
@@ -33,158 +26,17 @@ import {
   sessionModel,
   userContent,
 } from "./run-input.js";
+import { functionTools, permissionFor } from "./run-permission.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
+import { EMPTY_TALLY } from "./tally.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
-import type {
-  AgentDefinition,
-  LoopClock,
-  ModelResolver,
-  PermissionHandler,
-  ResolvedModel,
-  RetryOptions,
-  RunInput,
-  RunResult,
-  TracePublisher,
-} from "./types.js";
-
-/** What a run borrows from its runtime. */
-export interface RunDeps {
-  store: Store;
-  config: Config;
-  models: () => ModelResolver;
-  defaultModel: string | LanguageModelV4 | undefined;
-  registry: ToolRegistry;
-  agents: Readonly<Record<string, AgentDefinition>>;
-  cwd: string;
-  userRules: readonly PermissionRule[] | PermissionConfig | undefined;
-  onPermission: PermissionHandler | undefined;
-  pending: PendingPermissions;
-  clock: LoopClock;
-  retry: Required<RetryOptions>;
-  /** The system prompt for a run (agent prompt, environment, instructions, custom text). */
-  systemPrompt(input: {
-    agent: AgentDefinition;
-    model: ResolvedModel;
-    cwd: string;
-    system?: string;
-    signal: AbortSignal;
-  }): Promise<string>;
-  maxTurnsNote: string;
-  /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */
-  tokens: TokenCounter;
-  watch: TracePublisher | undefined;
-  /** The features of a run that does not name its own (goals, sub-agents, plan mode). */
-  extensions: ExtensionFactory;
-}
+import { markTrace } from "./trace-mark.js";
+import type { RunInput, RunResult } from "./types.js";
 
 export type { ExecuteOptions, TraceLaunch } from "./extension.js";
-
-function functionTools(
-  deps: RunDeps,
-  rules: readonly PermissionRule[],
-): { tools: LanguageModelV4FunctionTool[]; names: string[] } {
-  const all = deps.registry.names();
-  const disabled = disabledTools(all, rules);
-  const infos = deps.registry.list((name) => !disabled.has(name));
-  return {
-    tools: infos.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as never,
-    })),
-    names: infos.map((t) => t.name),
-  };
-}
-
-/** Connects the pure rules to people: a pending ask with an event, answered by a handler or the API. */
-function permissionFor(
-  deps: RunDeps,
-  sessionId: string,
-  agent: AgentDefinition,
-  rules: PermissionRule[],
-  signal: AbortSignal,
-  emit: (e: RunEventInput) => void,
-  record: (approval: Record<string, unknown>) => Promise<unknown>,
-): PermissionAsk {
-  return createPermissionAsk({
-    rules,
-    agent: agent.name,
-    prompt: async (request) => {
-      const tool = typeof request.metadata?.tool === "string" ? request.metadata.tool : undefined;
-      const callId = typeof request.metadata?.callId === "string" ? request.metadata.callId : undefined;
-      const answer = await deps.pending.wait(
-        { sessionId, agent: agent.name, request, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) },
-        signal,
-        (pending) => {
-          emit({
-            type: "permission_request",
-            id: pending.id,
-            permission: request.permission,
-            patterns: request.patterns,
-            ...(tool ? { tool } : {}),
-            ...(callId ? { call_id: callId } : {}),
-            ...(request.metadata ? { metadata: request.metadata } : {}),
-          });
-          if (!deps.onPermission) return;
-          Promise.resolve()
-            .then(() => deps.onPermission?.(pending, signal))
-            .then(
-              (reply) => {
-                if (reply) deps.pending.reply(pending.id, reply);
-              },
-              () => deps.pending.reply(pending.id, "reject"),
-            );
-        },
-      );
-      if (answer.reply === "always") {
-        for (const pattern of request.always ?? request.patterns) {
-          await record({ agent: agent.name, permission: request.permission, pattern, scope: "session" });
-        }
-      }
-      if (answer.reply === "reject" && answer.message) {
-        throw new ArborError(
-          "permission_rejected",
-          `The user rejected ${request.permission} for ${request.patterns.join(", ") || "this request"} and said: ${answer.message}`,
-        );
-      }
-      return answer.reply;
-    },
-  });
-}
-
-/** The model that writes summaries: the compaction agent's own, else the pool's, else the run's. */
-export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
-  return scenarioModel(deps.models, "compaction", fallback, deps.agents.compaction?.model) ?? fallback;
-}
-
-function traceStatus(status: RunResult["status"]): "completed" | "failed" | "aborted" {
-  return status === "done" ? "completed" : status === "error" ? "failed" : "aborted";
-}
-
-/**
- * Marks the trace running or finished (with the title the run found, in the same write: each
- * session.json write is a rename, the largest cost of a short run); a failure to do so must not
- * change the run's outcome.
- */
-async function markTrace(
-  deps: RunDeps,
-  sessionId: string,
-  status: RunResult["status"] | "running",
-  title?: string,
-): Promise<void> {
-  const patch =
-    status === "running"
-      ? { status }
-      : {
-          status: traceStatus(status),
-          completedAt: new Date(deps.clock.now()).toISOString(),
-          ...(title !== undefined ? { title } : {}),
-        };
-  await deps.store.updateSession(sessionId, patch).catch(() => undefined);
-}
+export type { RunDeps } from "./run-deps.js";
 
 /**
  * One run from input to result: validate everything that can be validated before writing, then
@@ -215,6 +67,7 @@ export async function executeRun(
     let path: Entry[] = [];
     let title: string | undefined;
     let meta: SessionMeta | undefined;
+    let inherit: InheritRef | undefined;
     if (input.sessionId !== undefined) {
       meta = await deps.store.getSession(sessionId);
       if (!meta)
@@ -260,11 +113,8 @@ export async function executeRun(
           : {}),
       });
       if (launch) title = launch.task;
-      if (launch?.inheritFrom) {
-        path = [
-          await deps.store.appendEntry(sessionId, { type: "custom", customType: INHERIT_ENTRY_TYPE, data: launch.inheritFrom }),
-        ];
-      }
+      // Written as the run's first entry once its journal exists.
+      inherit = launch?.inheritFrom;
     }
     if (replay) {
       if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);
@@ -314,17 +164,12 @@ export async function executeRun(
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),
       system,
-      state: buildContext(await contextPath(deps.store, path)),
-      step: 0,
-      usage: { ...ZERO_USAGE },
-      cost: 0,
-      costKnown: true,
-      lastText: "",
+      state: buildContext(inherit ? await inheritedPath(deps.store, inherit) : await contextPath(deps.store, path)),
+      tally: EMPTY_TALLY,
       history: [],
       tokens: deps.tokens,
       size: new ContextSize(),
       summaryModel: () => summaryModel(deps, model),
-      compactions: 0,
       emit,
       extensions,
       budget: {
@@ -340,6 +185,7 @@ export async function executeRun(
       },
     };
     const current: RunContext = ctx;
+    if (inherit) path = [await appendCustom(current, INHERIT_ENTRY_TYPE, inherit)];
     // What this run changed is recorded before its first message, so the session keeps it.
     if (typeof input.model === "string" && path.length > 0 && sessionModel(path) !== model.ref) {
       await appendEntry(current, { type: "model_change", model: model.ref });
@@ -370,8 +216,16 @@ export async function executeRun(
     status: outcome.status,
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
-    ...(ctx ? { text: ctx.lastText, steps: ctx.step, usage: ctx.usage, cost: ctx.cost, compactions: ctx.compactions } : {}),
-    ...(ctx && !ctx.costKnown ? { costKnown: false } : {}),
+    ...(ctx
+      ? {
+          text: ctx.tally.lastText,
+          steps: ctx.tally.steps,
+          usage: { ...ctx.tally.usage },
+          cost: ctx.tally.cost,
+          compactions: ctx.tally.compactions,
+        }
+      : {}),
+    ...(ctx && !ctx.tally.costKnown ? { costKnown: false } : {}),
   };
   if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
   if (started) await markTrace(deps, sessionId, final.status, foundTitle);

@@ -10,8 +10,8 @@ import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
-import { appendCustom, appendMessage } from "./journal.js";
-import { addUsage, type RunContext } from "./run-context.js";
+import { appendCustom, appendMessage, chargeRun } from "./journal.js";
+import type { RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import { limitToolCalls, toolLimits } from "./tool-limits.js";
@@ -24,7 +24,7 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** seed 000 `description`: the assistant's text, else the tools it called. */
+/** The message's one-line `description` for lists and traces: the assistant's text, else the tools it called. */
 function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
   if (text.trim() !== "") return cut(text.trim(), 200);
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
@@ -81,10 +81,10 @@ export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promis
   }
 }
 
-/** The trace's token or tool-call budget (SPEC 3) is spent: say which, for the stop. */
+/** The trace's token or tool-call budget is spent: say which, for the stop. */
 function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
   const { maxTokens, maxToolCalls } = ctx.budget;
-  if (maxTokens !== undefined && ctx.usage.input + ctx.usage.output >= maxTokens) {
+  if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output >= maxTokens) {
     return `the token budget of ${maxTokens} is spent`;
   }
   if (maxToolCalls !== undefined && ctx.toolCalls + nextCalls > maxToolCalls) {
@@ -100,8 +100,9 @@ function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCal
 }
 
 /**
- * Asks `doom_loop` when this step completes a loop (SPEC 12). Returns false when the run must stop
- * (the ask was refused); allowed, the history is cleared so the same loop is not asked again at once.
+ * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget
+ * unseen. Returns false when the run must stop (the ask was refused); allowed, the history is
+ * cleared so the same loop is not asked again at once.
  */
 async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
   const loop = detectDoomLoop(ctx.history);
@@ -116,18 +117,19 @@ async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
   }
 }
 
-/** The ReAct loop (SPEC 4): stream a step, persist it, run its tools, repeat until the model is done. */
+/** The ReAct loop: stream a step, persist it, run its tools, repeat until the model is done. */
 export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
-  /** The step retried after the provider said its prompt did not fit: once per step (SPEC 6). */
+  /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
   for (;;) {
     if (ctx.signal.aborted) return { status: "aborted" };
-    // Before every step, so after the user's message and after each step's tool results (SPEC 6).
+    // Before every step, so after the user's message and after each step's tool results: either can overflow.
     await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
     const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
     if (outcome === "retry") {
-      overflowRetried = ctx.step + 1;
+      // The refused call wrote nothing, so the retry takes the same step number.
+      overflowRetried = ctx.tally.steps + 1;
       continue;
     }
     if (outcome) return outcome;
@@ -143,8 +145,8 @@ async function oneStep(
   maxTurnsNote: string,
   overflowRetried: number,
 ): Promise<StepsOutcome | "retry" | undefined> {
-  ctx.step++;
-  const lastStep = ctx.step >= ctx.maxTurns;
+  const step = ctx.tally.steps + 1;
+  const lastStep = step >= ctx.maxTurns;
   const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
   const options: LanguageModelV4CallOptions = {
     prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
@@ -154,7 +156,7 @@ async function oneStep(
     abortSignal: ctx.signal,
     ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
   };
-  const callId = `llm_${ctx.step}`;
+  const callId = `llm_${step}`;
   ctx.emit({
     type: "llm_start",
     call_id: callId,
@@ -168,10 +170,7 @@ async function oneStep(
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
-  if (usage) ctx.usage = addUsage(ctx.usage, usage);
-  ctx.cost += cost;
   const priced = ctx.model.info.cost !== undefined;
-  if (usage && !priced) ctx.costKnown = false;
   ctx.emit({
     type: "llm_end",
     call_id: callId,
@@ -183,9 +182,9 @@ async function oneStep(
     output: cut(stream.text, 1000),
   });
 
-  if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== ctx.step) {
+  if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== step) {
+    if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
     await guardContext(ctx, { force: true });
-    ctx.step--;
     return "retry";
   }
 
@@ -208,12 +207,16 @@ async function oneStep(
   };
 
   if (ended) {
-    // Keep what was streamed (SPEC 4), and close every call the model started so the history stays valid.
+    // Keep what was streamed (the user saw it), and close every call the model started so the history stays valid.
     if (content.length > 0) {
       await persistAssistant(ctx, message);
       await recordInterrupted(ctx, calls);
-    } else if (failure) {
-      await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
+    } else {
+      // Nothing of the call is stored to carry what it spent; a failure's record counts the step.
+      chargeRun(ctx, { usage, cost, costKnown: !usage || priced, steps: failure ? 0 : 1 });
+      if (failure) {
+        await appendCustom(ctx, RUN_ERROR_ENTRY_TYPE, { code: "provider_error", message: failure.message, model: ctx.model.ref });
+      }
     }
     if (ended === "aborted") return { status: "aborted" };
     const explained = failure
@@ -225,7 +228,6 @@ async function oneStep(
     return { status: "error", error: { code: "provider_error", message: explained } };
   }
 
-  ctx.lastText = stream.text;
   const messageId = await persistAssistant(ctx, message);
   if (calls.length === 0) {
     return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };

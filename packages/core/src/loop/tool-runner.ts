@@ -9,7 +9,7 @@ import type { RunContext } from "./run-context.js";
 export { INTERRUPTED_OUTPUT };
 
 export interface ToolBatchResult {
-  /** A person said no to one of the calls: the loop stops (seed 004 §5.3). */
+  /** A person said no to one of the calls: the loop stops rather than let the model try around the refusal. */
   rejected: boolean;
 }
 

@@ -6,7 +6,7 @@ export type { LoopClock, RetryOptions } from "../llm/retry.js";
 export type { PendingPermission, PermissionHandler } from "../permissions/pending-permissions.js";
 export type * from "./run-types.js";
 
-/** Where the runtime tells watchers what happens in a trace: a `WatchHub` (SPEC 8). */
+/** Where the runtime tells watchers what happens in a trace: a `WatchHub`. */
 export interface TracePublisher {
   /** Logs and delivers an event; never rejects (watching must never fail a run). */
   publish(traceId: string, event: WatchEventInput): Promise<void>;

@@ -2,8 +2,8 @@ import { DebugMiddleware } from "../events/debug-middleware.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import { type LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
 import { type ModelWrapper, wrapModelOption, wrapResolver } from "../llm/model-wrapper.js";
-import type { RunDeps } from "../loop/run.js";
 import type { RunEventInput } from "../loop/run-context.js";
+import type { RunDeps } from "../loop/run-deps.js";
 import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { ModelResolver, RunInput, RunResult } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
@@ -19,7 +19,7 @@ export function middlewareFor(opts: {
 }): RunMiddleware[] {
   return [
     ...(opts.cached ? [cacheMarkMiddleware()] : []),
-    // First after the marks (seed 003 puts debug first), so it records what the loop produced.
+    // First after the marks, so it records what the loop produced before others reshape it.
     ...(opts.debug && opts.debug !== "off" ? [new DebugMiddleware({ level: opts.debug })] : []),
     ...(opts.runtime ?? []),
     ...(opts.run ?? []),
@@ -46,7 +46,7 @@ function mostDetail(middleware: readonly RunMiddleware[]): LlmCallDetail | undef
 }
 
 /**
- * Connects one run to its middleware (SPEC 8): events go through the pipeline into the stream, and
+ * Connects one run to its middleware: events go through the pipeline into the stream, and
  * when a middleware reads model calls, the run's models are wrapped to log them. With no middleware,
  * events go straight to the stream and nothing is wrapped.
  */

@@ -30,7 +30,7 @@ export const ModelRefSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]*\/.+$/, "ex
 
 export const SubagentStatusSchema = z.enum(["completed", "failed", "aborted", "timeout", "max_turns", "budget"]);
 
-/** The canonical projection of a sub-agent result at the session-tree boundary (seed 001). */
+/** The canonical projection of a sub-agent result at the session-tree boundary: what a parent and a client read of it. */
 export const SubagentProjectionSchema = z.looseObject({
   summary: z.string().optional(),
   status: SubagentStatusSchema.optional(),

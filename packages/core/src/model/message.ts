@@ -14,7 +14,7 @@ export const MessageErrorSchema = z.looseObject({
   message: z.string(),
 });
 
-/** Per-message metadata (seed 000): what produced it, what it cost, which goal was in focus. */
+/** Per-message metadata, shown in traces and totals: what produced it, what it cost, which goal was in focus. */
 const messageMeta = {
   goalId: z.string().optional(),
   tokens: TokenUsageSchema.optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The run stream (SPEC section 8; seed 003 §5.1). Field names are seed 003's exactly, snake_case,
+ * The run stream. Field names are snake_case and must not change,
  * because they are the wire format of `POST /api/chat` and `arbor run --json`. Arbor adds
  * `session_id` to every event, `call_id` to tool events (to pair a start with its end when tools run
  * concurrently), `is_error` on `tool_end`, and the `reasoning` and `permission_request` events.

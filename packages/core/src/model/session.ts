@@ -13,7 +13,7 @@ export const TraceModeSchema = z.enum(["call", "agent"]);
 /** `interrupted`: the process driving it died mid-run (a crash, kill -9); nothing drives it now. */
 export const TraceStatusSchema = z.enum(["running", "completed", "failed", "aborted", "interrupted"]);
 
-/** Limits a trace runs under (seed 000 `context`). `timeout` is in seconds. */
+/** Limits a trace runs under (its `context`, as clients send it). `timeout` is in seconds. */
 export const TraceContextSchema = z.looseObject({
   allowedTools: z.array(z.string()).optional(),
   deniedTools: z.array(z.string()).optional(),
@@ -40,7 +40,7 @@ export const SessionMetaSchema = z.looseObject({
   title: z.string().optional(),
   cwd: z.string().optional(),
   agentId: z.string().optional(),
-  // Trace fields (SPEC section 3): a main agent and every sub-agent share this shape.
+  // Trace fields: a main agent and every sub-agent share this shape, so one view reads both.
   mode: TraceModeSchema,
   agentType: z.string().min(1),
   task: z.string().optional(),

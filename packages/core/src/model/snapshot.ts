@@ -12,7 +12,7 @@ export const RuntimeContextSchema = z.object({
 });
 
 /**
- * The contract between back end and front end (seed 001). `childrenByParentId` lists children in
+ * The contract between back end and front end: the whole session tree in one read. `childrenByParentId` lists children in
  * append order; root entries are listed under the key "".
  */
 export const SnapshotSchema = z.object({

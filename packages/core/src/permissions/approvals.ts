@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Entry } from "../model/entry.js";
 import type { PermissionRule } from "../tools/permission.js";
 
-/** The custom entry type an "always" answer is recorded under (SPEC 12: scoped, persisted, visible, revocable). */
+/** The custom entry type an "always" answer is recorded under: in the session, so it is scoped to it, survives a restart, and can be listed and revoked. */
 export const APPROVAL_ENTRY_TYPE = "arbor.permission_approval";
 
 export const ApprovalSchema = z.object({

@@ -25,7 +25,7 @@ export interface ApprovePlanDeps {
 }
 
 /**
- * `runtime.approvePlan` (SPEC 8 `POST /api/plan/approve`): answers the run waiting for the plan,
+ * `runtime.approvePlan` (behind `POST /api/plan/approve`): answers the run waiting for the plan,
  * or, when none waits in this process, checks the session's record and resumes in a new run.
  * Throws `invalid_input`, `plan_not_found` or `plan_not_pending` having changed nothing.
  */

@@ -10,7 +10,7 @@ export const EXECUTOR_SYSTEM = [
 ].join(" ");
 
 /**
- * The executor's task (seed 003 `_build_executor_prompt`): the plan's title, the current step and
+ * The executor's task: the plan's title, the current step and
  * every earlier step's result cut to 1,000 characters. It is the sub-trace's first message, so the
  * trace shows what the executor was told. Pure.
  */

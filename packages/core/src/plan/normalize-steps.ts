@@ -7,8 +7,8 @@ export const MAX_STEP_CHARS = 500;
 export const MAX_PLAN_STEPS = 50;
 
 /**
- * A step as models write it: a string, or an object naming it under one of several keys (seed 003
- * normalises mixed dict/string steps). Objects are loose so any extra key a model adds is ignored.
+ * A step as models write it: a string, or an object naming it under one of several keys (models mix
+ * both in one list). Objects are loose so any extra key a model adds is ignored.
  */
 export const StepInputSchema = z.union([
   z.string(),

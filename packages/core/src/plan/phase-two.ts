@@ -1,8 +1,8 @@
 import { costOf } from "../llm/catalog.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
 import { scenarioRetry } from "../llm/scenario.js";
-import { appendMessage } from "../loop/journal.js";
-import { addUsage, type RunContext } from "../loop/run-context.js";
+import { appendMessage, chargeRun } from "../loop/journal.js";
+import type { RunContext } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { cutText, type Plan, RESULT_CHARS } from "./plan-schema.js";
@@ -17,8 +17,8 @@ export interface PhaseTwoDeps {
 }
 
 /**
- * Asks the replanner (SPEC 7), shown as an LLM call of node `replanner`. Any failure — the model
- * call, an answer that is not a decision — means continue (seed 003 §4.4), so it returns undefined.
+ * Asks the replanner, shown as an LLM call of node `replanner`. Any failure — the model
+ * call, an answer that is not a decision — means continue (a broken replanner must not stop a plan that works), so it returns undefined.
  */
 async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call: number): Promise<ReplanCall | undefined> {
   const model = deps.replanner();
@@ -45,12 +45,13 @@ async function replan(ctx: RunContext, deps: PhaseTwoDeps, prompt: string, call:
     output = `[replanner failed, continuing: ${err instanceof Error ? err.message : String(err)}]`;
   }
   const usage = result?.usage;
-  if (usage) {
-    ctx.usage = addUsage(ctx.usage, usage);
-    ctx.cost += costOf(usage, model.info.cost);
-    if (!model.info.cost) ctx.costKnown = false;
-  }
-  ctx.step++;
+  // The replanner's answer is not an entry of the run, so its call is charged here.
+  chargeRun(ctx, {
+    usage,
+    cost: usage ? costOf(usage, model.info.cost) : 0,
+    costKnown: !usage || model.info.cost !== undefined,
+    steps: 1,
+  });
   ctx.emit({
     type: "llm_end",
     call_id: callId,
@@ -91,11 +92,10 @@ export async function finalMessage(ctx: RunContext, state: PlanState, text: stri
     finishReason: "stop",
     ...(goalId ? { goalId } : {}),
   });
-  ctx.lastText = text;
 }
 
 /**
- * Phase 2 (SPEC 7, seed 003 §4.3): the plan's pending steps in order, each by its own executor,
+ * Phase 2: the plan's pending steps in order, each by its own executor,
  * at most PLAN_MAX_STEPS of them; after each, the replanner unless its heuristics skip it. Ends
  * with the plan goal closed, the tree and the plan's outcome recorded, and a final message.
  */
@@ -123,7 +123,7 @@ export async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: Phase
       if (answer.steps.length > 0) state.revise(answer.steps, decision.reason);
       continue;
     }
-    // finish: the task is done; the rest is marked done without running (SPEC 7).
+    // finish: the task is done; the rest is marked done without running: nothing is left for it to do.
     for (const step of state.plan!.steps) {
       if (step.status === "pending")
         state.setStep(step.id, "completed", `Not needed: ${decision.reason || "the plan finished early"}`);

@@ -10,7 +10,7 @@ export async function appendPlanRecord(ctx: RunContext, record: PlanRecord): Pro
 
 /**
  * Records the run's goal tree in the session: phase 2 changes the plan's goals outside any tool
- * result, and `goalTreeOnPath` reads the tree back from these entries (SPEC 5).
+ * result, and `goalTreeOnPath` reads the tree back from these entries after a restart.
  */
 export async function appendGoalTree(ctx: RunContext): Promise<void> {
   const tree = ctx.services?.goals.get();

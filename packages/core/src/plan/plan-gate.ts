@@ -1,6 +1,6 @@
 import { ArborError } from "../errors.js";
 
-/** A plan waiting for a person (seed 003 §4.5), as `plan_approval_request` showed it. */
+/** A plan waiting for a person, as `plan_approval_request` showed it. */
 export interface PlanApprovalRequest {
   planId: string;
   sessionId: string;

@@ -2,7 +2,7 @@ import { emptyGoalStats, type Goal, type GoalStatus, type GoalTree } from "../go
 import { findGoal } from "../goal/tree-walk.js";
 
 /**
- * The plan in the goal tree (SPEC 7: steps are goals, so the inspector draws a plan like any other):
+ * The plan in the goal tree (steps are goals, so the inspector draws a plan like any other):
  * a top-level goal named after the plan with one sub-goal per step. Pure functions; each returns a
  * new tree and what changed, in the shape `RunGoals.set` publishes.
  */

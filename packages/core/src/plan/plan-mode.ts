@@ -60,7 +60,7 @@ async function reject(ctx: RunContext, state: PlanState, reason: string | undefi
 }
 
 /**
- * The approval gate (seed 003 §4.5): the request is registered, recorded in the session (so it
+ * The approval gate, so a person sees the plan before any step runs: the request is registered, recorded in the session (so it
  * outlives this process) and announced, then the run waits for an answer or an abort.
  */
 async function askApproval(ctx: RunContext, state: PlanState, deps: PlanModeDeps): Promise<PlanApprovalAnswer> {
@@ -88,7 +88,7 @@ async function resumePlan(ctx: RunContext, state: PlanState, planId: string): Pr
 }
 
 /**
- * Plan mode for one run (SPEC 7). The main run gets the plan tools, then after phase 1 the approval
+ * Plan mode for one run. The main run gets the plan tools, then after phase 1 the approval
  * gate and phase 2; an executor gets a view that reports to the plan it works for; elsewhere the
  * extension only hides the plan tools.
  */

@@ -4,7 +4,7 @@ import { PlanSchema } from "./plan-schema.js";
 
 /**
  * A custom entry recording where a plan stands: waiting for approval, answered, and how phase 2
- * ended. It makes the approval gate durable (SPEC 7): after a restart the session still says which
+ * ended. It makes the approval gate durable: after a restart the session still says which
  * plan waits, with its steps, so `POST /api/plan/approve` can resume it in a new run.
  */
 export const PLAN_ENTRY_TYPE = "arbor.plan";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { GoalIdSchema } from "../goal/goal-tree.js";
 
 /**
- * The two-phase plan of seed 003 / SPEC 7 as data. A plan is recorded in the session (tool results
+ * The two-phase plan (plan, approve, then run each step) as data. A plan is recorded in the session (tool results
  * and `arbor.plan` entries) and read back after a restart, so every shape here is a zod schema.
  */
 
@@ -15,7 +15,7 @@ export const PlanStepSchema = z.looseObject({
   id: z.number().int().positive(),
   title: z.string().min(1),
   status: PlanStepStatusSchema,
-  /** The goal that holds the step in the session's goal tree (SPEC 7: steps are goals). */
+  /** The goal that holds the step in the session's goal tree: steps are goals, so the plan is drawn like any other. */
   goalId: GoalIdSchema.optional(),
   /** The executor sub-trace that ran the step. */
   subTraceId: z.string().optional(),
@@ -44,7 +44,7 @@ export const PlanSchema = z.looseObject({
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
-/** Earlier steps' results are cut to this in executor and replanner prompts (seed 003 §4.3). */
+/** Earlier steps' results are cut to this in executor and replanner prompts: enough to build on, short enough that a long plan still fits. */
 export const RESULT_CHARS = 1000;
 
 export function planIdFor(sessionId: string, randomHex: string): string {
@@ -56,7 +56,7 @@ export function sessionOfPlan(planId: string): string {
   return planId.slice(0, planId.lastIndexOf(":"));
 }
 
-/** What events and the approval request show of a step: seed 003's `{id, title, status}`. */
+/** What events and the approval request show of a step: `{id, title}` and where it stands, not its result. */
 export function stepView(step: PlanStep): { id: number; title: string; status: PlanStepStatus } {
   return { id: step.id, title: step.title, status: step.status };
 }

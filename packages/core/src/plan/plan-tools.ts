@@ -42,12 +42,12 @@ function resultOf(change: PlanChange) {
   return {
     output: change.message,
     title: change.plan.title,
-    // `goalTree` records the plan in the session tree, as a `goal` result does (SPEC 5).
+    // `goalTree` records the plan in the session tree, as a `goal` result does, so it is read back with the tree.
     metadata: { plan: change.plan, ...(change.goalTree ? { goalTree: change.goalTree } : {}) } as PlanToolMetadata,
   };
 }
 
-/** `plan_create(title, steps)` (seed 003 §4.2): ends phase 1; each step then runs as its own executor. */
+/** `plan_create(title, steps)`: ends phase 1; each step then runs as its own executor. */
 export function planCreateTool() {
   return defineTool<typeof PlanCreateInputSchema, PlanToolMetadata>({
     name: PLAN_CREATE_TOOL,

@@ -6,7 +6,7 @@ import type { TokenUsage } from "../model/message.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
 import { cutText, type PlanStep, RESULT_CHARS } from "./plan-schema.js";
 
-/** Seed 003 `ReplanDecision`, validated at the model boundary; missing fields take their defaults. */
+/** The replanner's decision, validated at the model boundary; missing fields take their defaults. */
 export const ReplanDecisionSchema = z.looseObject({
   action: z.enum(["continue", "revise", "finish"]),
   /** action=finish: the final answer to the user. */
@@ -36,7 +36,7 @@ export interface PastStep {
 }
 
 /**
- * Seed 003 `_should_skip_replan`: no replanner call when at most one step remains (nothing worth
+ * When to save the replanner call: none when at most one step remains (nothing worth
  * reordering) or when the step just run succeeded without an `[ERROR]` in its report. Pure.
  */
 export function shouldSkipReplan(last: PastStep, remaining: number): boolean {

@@ -1,6 +1,7 @@
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import type { ExtensionFactory } from "../loop/extension.js";
-import { addUsage, type RunContext, type RunEventInput } from "../loop/run-context.js";
+import { chargeRun } from "../loop/journal.js";
+import type { RunContext, RunEventInput } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentLauncher } from "../subagents/launcher.js";
 import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
@@ -58,7 +59,7 @@ function forward(ctx: RunContext, event: RunEventInput): void {
 }
 
 /**
- * Runs one step as its own executor sub-trace (SPEC 7), recorded like any sub-trace (SPEC 3): the
+ * Runs one step as its own executor sub-trace, recorded like any sub-trace: the
  * step's goal becomes an `agent_call` of mode `plan_step`, a `subagent_batch` and `subagent_result`
  * pair goes in this session, watchers hear it start and end. `plan_updated` says running, then
  * completed or failed.
@@ -111,10 +112,8 @@ export async function runPlanStep(
     forward: (event) => forward(ctx, event),
     finished([done]) {
       const { result, traceId: id, record } = done!;
-      ctx.usage = addUsage(ctx.usage, result.usage);
-      ctx.cost += result.cost;
-      if (result.costKnown === false) ctx.costKnown = false;
-      ctx.step += result.steps;
+      // The step's entries are its executor's own session; this run counts what it spent.
+      chargeRun(ctx, { usage: result.usage, cost: result.cost, costKnown: result.costKnown !== false, steps: result.steps });
       const after = goals?.get();
       if (goalId && after) {
         const finish = finishAgentCall(after, { goalId, metadata: { [id]: record.metadata }, now: now() });

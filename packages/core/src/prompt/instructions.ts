@@ -29,7 +29,7 @@ export const MAX_PROMPT_FILE_BYTES = 256 * 1024;
 /**
  * Reads the instruction files and lists the skills. Order is general before specific (user-level
  * before workspace, outer folders before inner) so later, more specific text refines earlier text,
- * and by kind as seed 003 lays them out: SOUL, IDENTITY, USER, AGENTS, MEMORY.
+ * and by kind from who the agent is to what it remembers: SOUL, IDENTITY, USER, AGENTS, MEMORY.
  *
  * `AGENTS.md` is looked for in `$ARBOR_HOME` and in every folder from the workspace up to the git
  * root (the folder holding `.git`), or up to the file-system root outside a repository. The other

@@ -1,5 +1,5 @@
 /**
- * Synthetic text the loop adds to the conversation (SPEC 4, seed 004 §3.4). The tag marks it as
+ * Synthetic text the loop adds to the conversation. The tag marks it as
  * coming from the runtime rather than the user, so the model neither quotes it back nor mistakes it
  * for a new request.
  */

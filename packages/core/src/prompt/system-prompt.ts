@@ -1,7 +1,7 @@
 /**
- * The system prompt (SPEC 4), built from parts gathered elsewhere (instructions.ts does the I/O), so
- * the same inputs always give the same text: that keeps the response-cache key (SPEC 4, seed 003
- * §7.5) stable and makes the prompt testable without a file system or a clock.
+ * The system prompt, built from parts gathered elsewhere (instructions.ts does the I/O), so
+ * the same inputs always give the same text: that keeps the response-cache key
+ * stable and makes the prompt testable without a file system or a clock.
  */
 
 /** A project or user instruction file (`AGENTS.md`, `SOUL.md`, …) as read from disk. */
@@ -36,7 +36,7 @@ export interface SystemPromptInput {
   skills?: readonly PromptSkill[];
   /** Extra system text for this run (`RunInput.system`). */
   system?: string;
-  /** The current plan (SPEC 5), already rendered; always last so it is the freshest thing the model reads. */
+  /** The current plan, already rendered; always last so it is the freshest thing the model reads. */
   plan?: string;
   /** MAX_PROMPT_CHARS (`config.maxPromptChars`). */
   maxChars: number;

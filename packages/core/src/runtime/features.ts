@@ -1,13 +1,16 @@
+import { z } from "zod";
+import { ArborError } from "../errors.js";
 import { goalExtension } from "../goal/run-goals.js";
 import { scenarioModel } from "../llm/scenario.js";
 import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
-import type { RunDeps } from "../loop/run.js";
 import type { RunContext } from "../loop/run-context.js";
+import type { RunDeps } from "../loop/run-deps.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
+import type { ToolRegistry } from "../tools/registry.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
 export interface FeatureDeps {
@@ -17,13 +20,16 @@ export interface FeatureDeps {
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
+  /** The runtime user's own extensions, after the built-in ones in every run. */
+  user?: readonly RunExtension[];
 }
 
 /**
  * The features every run of this runtime takes, as extensions of the loop, in hook order: the goal
  * tree first (it tags each message before the others see it), then plan mode, then the services
  * the tools reach the run through. One sub-agent launcher per run starts `explore` and `delegate`
- * branches and plan steps alike. `plan` says how a run takes part in plan mode beyond phase 1.
+ * branches and plan steps alike. The runtime user's extensions come last, so they see each message
+ * as the features tagged it. `plan` says how a run takes part in plan mode beyond phase 1.
  */
 export function runFeatures(features: FeatureDeps, plan?: PlanExecution): ExtensionFactory {
   return (launch) => {
@@ -62,6 +68,56 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         };
       },
     };
-    return [goals, planMode, services];
+    return [goals, planMode, services, ...(features.user ?? [])];
   };
+}
+
+/** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
+const BUILTIN_NAMES = new Set(["goals", "plan", "services"]);
+
+const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around"] as const;
+
+const UserExtensionSchema = z.looseObject({
+  name: z.string().trim().min(1, "needs a name"),
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  rules: z.array(z.unknown()).optional(),
+  ...Object.fromEntries(HOOKS.map((hook) => [hook, z.function().optional()])),
+});
+
+/**
+ * Checks a runtime user's extensions and adds their tools to the runtime's registry; throws
+ * `invalid_input` naming the bad one before anything is registered.
+ */
+export function userExtensions(list: readonly RunExtension[] | undefined, registry: ToolRegistry): readonly RunExtension[] {
+  if (!list || list.length === 0) return [];
+  const names = new Set<string>();
+  const toolNames = new Set<string>();
+  for (const [i, ext] of list.entries()) {
+    const parsed = UserExtensionSchema.safeParse(ext);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ArborError(
+        "invalid_input",
+        `Extension ${i + 1} is not a RunExtension: ${issue?.path.join(".") || "it"} ${issue?.message ?? "is malformed"}.`,
+      );
+    }
+    if (BUILTIN_NAMES.has(ext.name) || names.has(ext.name)) {
+      throw new ArborError(
+        "invalid_input",
+        `An extension named "${ext.name}" is already part of every run; give yours another name.`,
+      );
+    }
+    names.add(ext.name);
+    for (const tool of ext.tools ?? []) {
+      if (registry.get(tool.name) || toolNames.has(tool.name)) {
+        throw new ArborError(
+          "invalid_input",
+          `Extension "${ext.name}" offers a tool "${tool.name}", and the runtime already has one by that name; rename it.`,
+        );
+      }
+      toolNames.add(tool.name);
+    }
+  }
+  for (const ext of list) registry.register(...(ext.tools ?? []));
+  return list;
 }

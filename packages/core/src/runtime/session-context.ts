@@ -1,18 +1,18 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { switchWithSummary } from "../context/branch-summary.js";
-import { compact } from "../context/compactor.js";
 import { ContextSize } from "../context/context-size.js";
 import { keepRecentBudget, selectCut } from "../context/cut.js";
 import { usableTokens } from "../context/overflow.js";
 import { Summarizer } from "../context/summarizer.js";
 import { ArborError } from "../errors.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
-import { type RunDeps, summaryModel } from "../loop/run.js";
+import { type RunDeps, summaryModel } from "../loop/run-deps.js";
 import { resolveModel } from "../loop/run-input.js";
 import type { Entry } from "../model/entry.js";
 import { buildContext } from "../session/context.js";
 import { activePath } from "../session/tree.js";
 import type { CompactOptions, CompactResult, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
+import { compact } from "./write-compaction.js";
 
 function lastModelOnPath(path: readonly Entry[]): string | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
@@ -55,7 +55,7 @@ async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
 }
 
 /**
- * Manual compaction (SPEC 6; `arbor compact`): summarize the session's history now, keeping a recent
+ * Manual compaction (`arbor compact`): summarize the session's history now, keeping a recent
  * tail verbatim (everything is summarized when the whole context would fit the tail). No continuation
  * is added: the user's next prompt follows. Throws, having written nothing, when there is nothing to
  * summarize or the summarizer fails.
@@ -96,9 +96,9 @@ export async function compactSession(deps: RunDeps, sessionId: string, options: 
 }
 
 /**
- * Moves the session's leaf (SPEC 2: persisted; `null` clears it so the next message starts a new
+ * Moves the session's leaf (persisted, so another process continues there; `null` clears it so the next message starts a new
  * root). With `summarize`, the branch being left is first summarized by the compaction model and the
- * `branch_summary` is appended under the new leaf (SPEC 6), so continuing there tells the model what
+ * `branch_summary` is appended under the new leaf, so continuing there tells the model what
  * was tried. A failure changes nothing.
  */
 export async function switchSessionLeaf(

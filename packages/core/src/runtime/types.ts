@@ -5,6 +5,7 @@ import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
+import type { RunExtension } from "../loop/run-context.js";
 import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "../loop/run-types.js";
 import type {
   AgentDefinition,
@@ -48,7 +49,7 @@ export interface RuntimeOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where cut tool outputs are kept in full; default a FileBlobStore under `arborHome`. */
   blobs?: BlobStore;
-  /** User permission rules, merged after the agent's (SPEC 4). */
+  /** User permission rules, merged after the agent's so the user has the last word. */
   permission?: readonly PermissionRule[] | PermissionConfig;
   onPermission?: PermissionHandler;
   /** Answers plan approvals (PLAN_REQUIRE_APPROVAL) when someone is at hand; undefined leaves them to `approvePlan`. */
@@ -60,14 +61,14 @@ export interface RuntimeOptions {
   /** What this process runs, named in the `session_busy` error another process gets (default `arbor`). */
   holderName?: string;
   /**
-   * The LLM response cache (seed 003 §7.5). Default: none, unless `config.cache.enabled`
+   * The LLM response cache. Default: none, unless `config.cache.enabled`
    * (`ENABLE_LLM_CACHE`), which makes a file-backed one under `$ARBOR_HOME/cache/llm` with
    * `config.cache.ttl`; `false` turns it off whatever the config says.
    */
   cache?: LlmCache | false;
   /** Wraps every model where it is resolved, after the cache (a cassette recorder, say). */
   wrapModel?: ModelWrapper;
-  /** Applied in order to every run's event stream, before a run's own (SPEC 8). */
+  /** Applied in order to every run's event stream, before a run's own. */
   middleware?: readonly RunMiddleware[];
   /** DebugMiddleware level for runs that do not say (default `off`). */
   debug?: DebugLevel;
@@ -78,9 +79,16 @@ export interface RuntimeOptions {
    * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
    */
   subAgents?: { explore?: TraceContext; delegate?: TraceContext };
+  /**
+   * Your own features, taking part in every run after the built-in ones (goals, plan mode,
+   * sub-agents), in this order: tools to offer, rules, hooks before and after each step, a reason to
+   * stop. See `RunExtension` for the contract. Their tools join `tools`; a bad extension (no name,
+   * a name used twice, a tool name taken) makes `createRuntime` throw `invalid_input`.
+   */
+  extensions?: readonly RunExtension[];
 }
 
-/** `runtime.compact` (SPEC 6 manual compaction). */
+/** `runtime.compact`: a compaction the user asks for. */
 export interface CompactOptions {
   /** What the summary should keep in particular ("the API design decisions"). */
   focus?: string;
@@ -107,7 +115,7 @@ export interface CompactResult {
   costKnown?: false;
 }
 
-/** `runtime.switchLeaf` (SPEC 2 moving the leaf, SPEC 6 branch summary). */
+/** `runtime.switchLeaf`: continue from another entry, optionally summarizing the branch left. */
 export interface SwitchLeafOptions {
   /** Record a `branch_summary` of the branch being left, written by the compaction model. */
   summarize?: boolean;
@@ -123,7 +131,7 @@ export interface SwitchLeafResult {
   branchSummary?: BranchSummaryEntry;
 }
 
-/** What `createRuntime` returns: the one way to run agents (SPEC 11). */
+/** What `createRuntime` returns: the one way to run agents, whatever the front end. */
 export interface Runtime {
   /**
    * Starts a run. Never throws: bad input (an empty prompt, an unknown session or model, a missing
@@ -132,7 +140,7 @@ export interface Runtime {
    */
   run(input: RunInput): RunHandle;
   /**
-   * Edits a past `goal` call (seed 000 replay): a new branch starts just before the message that
+   * Edits a past `goal` call: a new branch starts just before the message that
    * made it, the call is redone with the new arguments and the run continues from there. Like
    * `run`, never throws: a bad spec ends the run at once with an `error` event, having written nothing.
    */
@@ -142,7 +150,7 @@ export interface Runtime {
   /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
   replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
   /**
-   * Answers a plan waiting for approval (SPEC 7). The run waiting for it goes on; when that run is
+   * Answers a plan waiting for approval. The run waiting for it goes on; when that run is
    * gone (a restart, an abort) the answer is recorded by a new run over the session, which runs
    * phase 2 or ends with the rejection: `result.run`. Throws `invalid_input`, `plan_not_found`,
    * `plan_not_pending`.
@@ -150,12 +158,12 @@ export interface Runtime {
   approvePlan(planId: string, approved: boolean, reason?: string): Promise<PlanApprovalResult>;
   /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
   pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
-  /** "Always" approvals in force at the session's leaf (SPEC 12: visible). */
+  /** "Always" approvals in force at the session's leaf, so a user can see what was granted. */
   approvals(sessionId: string): Promise<Approval[]>;
   /** Withdraws an approval from the session's leaf on; false when it was not in force. */
   revokeApproval(sessionId: string, approval: Omit<Approval, "scope" | "revoked">): Promise<boolean>;
   /**
-   * Summarizes the session's history now (SPEC 6 manual compaction), keeping a recent tail verbatim;
+   * Summarizes the session's history now, keeping a recent tail verbatim;
    * queued behind a running turn. Throws an ArborError (`session_not_found`, `context_overflow` when
    * there is nothing to summarize, `compaction_failed`) having written nothing.
    */

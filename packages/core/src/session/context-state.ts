@@ -1,7 +1,7 @@
 import type { ThinkingLevel } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 
-/** A note waiting for the first message of a replacement goal (seed 000 "after backtracking"). */
+/** A note waiting for the first message of a replacement goal, so the model learns why the plan changed. */
 export interface CarriedNote {
   readonly goalIds: readonly string[];
   readonly text: string;

@@ -71,7 +71,7 @@ function clearResults(message: ToolMessage, ids: ReadonlySet<string>): ToolMessa
 }
 
 /**
- * A prune entry (SPEC 6 stage 1) clears the listed tool results from this point of the path on. The
+ * A prune entry (the cheap first stage of context management) clears the listed tool results from this point of the path on. The
  * items are copied rather than edited in place, because an older state (a sibling branch) may share
  * them. O(context length), like a compaction, and as rare.
  */
@@ -93,7 +93,7 @@ function prune(state: ContextState, entry: CustomEntry): ContextState {
 }
 
 /**
- * A delete entry (seed 002) takes the listed messages out of the context from this point of the path
+ * A delete entry (a user removing messages) takes the listed messages out of the context from this point of the path
  * on. Copied like a prune, because a sibling branch may share the items. A message already replaced
  * by a compaction summary is not in the items, so its summary still tells of it.
  */

@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Entry } from "../model/entry.js";
 
 /**
- * `customType` of the `custom` entry that deletes messages from the active path on (seed 002's
- * message delete). Sessions are append-only (SPEC 2), so a delete is recorded, never performed:
- * the context builder and the message trace leave the listed entries out from this point of the
+ * `customType` of the `custom` entry that deletes messages from the active path on. Sessions are
+ * append-only, so that every past state can be read again; a delete is therefore recorded, never
+ * performed: the context builder and the message trace leave the listed entries out from this point of the
  * path on, and sibling branches, which never see the entry, keep them.
  */
 export const DELETE_ENTRY_TYPE = "arbor.delete";

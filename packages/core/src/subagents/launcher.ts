@@ -85,7 +85,7 @@ async function pooled<T>(jobs: ReadonlyArray<() => Promise<T>>, limit: number): 
 }
 
 /**
- * Starts sub-agents for one run (SPEC 3): each branch is a sub-trace, a session of its own in the
+ * Starts sub-agents for one run: each branch is a sub-trace, a session of its own in the
  * same store linked to the parent. A batch is recorded in the parent as one `subagent_batch` entry
  * and one `subagent_result` per branch; watchers hear each branch start and end; a branch that
  * fails, times out or is aborted still reports what it has, with its status.

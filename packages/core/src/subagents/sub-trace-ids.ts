@@ -1,7 +1,7 @@
 import { subTraceId } from "../model/ids.js";
 
 /**
- * Hands out sub-trace ids (SPEC 3): `seq` counts up within one parent, mode and second. Owned by a
+ * Hands out sub-trace ids, readable and sortable by time: `seq` counts up within one parent, mode and second. Owned by a
  * runtime (never module state); only the current second's counters are kept, so it stays small.
  */
 export class SubTraceIds {

@@ -34,7 +34,7 @@ function cut(text: string, max: number): string {
 
 /**
  * Watches a branch's run stream and, when it ends, reads what the session holds, to build the
- * seed 001 result metadata and the seed 000 sub-trace metadata.
+ * `subagent_result` metadata and the sub-trace's metadata on the parent's goal.
  */
 export function branchRecorder(now: () => number) {
   const processEvents: unknown[] = [];
@@ -126,7 +126,7 @@ export function branchRecorder(now: () => number) {
   };
 }
 
-/** The `subagent_result` metadata of seed 001, with its canonical projection. Pure. */
+/** The `subagent_result` metadata, with its canonical projection. Pure. */
 export function resultMetadata(record: BranchRecord): SubagentResultMetadata {
   return {
     processEvents: record.processEvents,

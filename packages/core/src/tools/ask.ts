@@ -2,7 +2,7 @@ import { ArborError, isArborError } from "../errors.js";
 import { evaluateRequest, type PermissionDecision, type PermissionRule } from "./permission.js";
 import type { PermissionRequest } from "./tool.js";
 
-/** How a person (or a policy standing in for one) answers an ask (SPEC 4). */
+/** How a person (or a policy standing in for one) answers an ask. */
 export type PermissionReply = "once" | "always" | "reject";
 
 export interface PermissionAskOptions {
@@ -69,7 +69,7 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
   };
 }
 
-/** A refusal, by a rule or by the user: the loop records it and may stop the run (seed 004 §5.3). */
+/** A refusal, by a rule or by the user: the loop records it and may stop the run rather than let the model work around it. */
 export function isPermissionRefusal(err: unknown): err is ArborError {
   return isArborError(err, "permission_rejected") || isArborError(err, "permission_denied");
 }

@@ -5,7 +5,7 @@ import { ArborError } from "../errors.js";
 
 /**
  * Large payloads (tool outputs over the cap, later files and images) are kept once, out of line, by
- * content hash (SPEC 12), so a session entry only holds a short ref and the same output stored twice
+ * content hash, so a session entry only holds a short ref and the same output stored twice
  * costs nothing. A ref is `sha256-<64 hex>`.
  */
 export interface BlobStore {

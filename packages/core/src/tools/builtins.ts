@@ -29,7 +29,7 @@ export interface BuiltinToolsOptions {
   fetch?: FetchToolOptions;
 }
 
-/** The built-in tool set, configured once per runtime (SPEC 4). */
+/** The built-in tool set, configured once per runtime so every run shares its stores. */
 export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
   const todos = options.todos ?? new MemoryTodoStore();
   return [

@@ -1,7 +1,7 @@
 import type { PermissionRequest } from "./tool.js";
 
 /**
- * The doom-loop guard (SPEC 4 and 12), pure. OpenCode only sees the same call three times in a row
+ * The doom-loop guard, pure. OpenCode only sees the same call three times in a row
  * within one message; models also loop across messages, alternate between two or three calls
  * (read A, edit B, read A, edit B, …), or repeat the same text. The loop feeds the recent steps of
  * the run, in order, after each step; a detection becomes a `doom_loop` permission ask.
@@ -22,7 +22,7 @@ export type DoomLoop =
   | { kind: "text"; text: string; count: number };
 
 export interface DoomLoopOptions {
-  /** How many repetitions count as a loop. Default 3 (seed 004 DOOM_LOOP_THRESHOLD). */
+  /** How many repetitions count as a loop. Default 3: twice can be a retry, three times is a loop. */
   threshold?: number;
   /** Longest cycle looked for. Default 3. */
   maxPeriod?: number;

@@ -1,6 +1,6 @@
 import type { BlobStore } from "./blob-store.js";
 
-/** SPEC 12: a tool output over either limit is cut so one call cannot flood the context. */
+/** A tool output over either limit is cut so one call cannot flood the context. */
 export interface OutputLimits {
   maxLines: number;
   maxBytes: number;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { wildcardMatch } from "./wildcard.js";
 
 /**
- * Permission evaluation (SPEC 4, seed 004 §7.2), all pure. A rule says what to do when a tool asks
+ * Permission evaluation, all pure. A rule says what to do when a tool asks
  * `permission` for something matching `pattern`; both fields are wildcard patterns (`*`, `?`). The
  * last matching rule wins, so rule sets are merged by concatenation: defaults → agent → user config
  * → trace context, later sets overriding earlier ones.
@@ -170,7 +170,7 @@ export function disabledTools(toolNames: readonly string[], rules: readonly Perm
   return disabled;
 }
 
-/** A sub-trace's tool limits (seed 000 `context.allowed_tools` / `denied_tools`). */
+/** A sub-trace's tool limits (its context's `allowed_tools` / `denied_tools`, as clients send them). */
 export interface TraceToolContext {
   /** Only these tools; null or absent means no restriction. */
   allowedTools?: readonly string[] | null;

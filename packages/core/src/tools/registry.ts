@@ -19,7 +19,7 @@ export interface ToolCallInfo {
 }
 
 /**
- * SPEC 4 `tool.execute.before` / `tool.execute.after`. `before` sees the validated input and may
+ * Hooks around every tool call, for policies the tools need not know. `before` sees the validated input and may
  * return a replacement (validated again) or throw to block the call (the model sees the message);
  * `after` sees every outcome, errors included, and may return a replacement.
  */

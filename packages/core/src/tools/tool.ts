@@ -4,7 +4,7 @@ import type { Message } from "../model/message.js";
 import type { RunServices } from "./run-services.js";
 
 /**
- * What a tool asks the permission layer before it acts (seed 004 `PermissionNext.Request`).
+ * What a tool asks the permission layer before it acts.
  * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
  * patterns an "always" answer would approve for later, when they should be broader than `patterns`.
  */

@@ -5,10 +5,10 @@ import { deletedEntryIds } from "../session/delete-entry.js";
 import { traceTimestamp } from "./trace-time.js";
 
 /**
- * Seed 002's message trace over a session path, pure: `Message → AgentStep → ToolCall → ToolResult`.
+ * The message trace over a session path, pure: `Message → AgentStep → ToolCall → ToolResult`.
  * A request is a user message and the assistant steps and tool results that answer it, so each
  * request gives up to two messages sharing a `requestId`: the user's (no steps) and the answer (one
- * step per model call). Names are core's camelCase; the server maps them to the seed's snake_case.
+ * step per model call). Names are core's camelCase; the server maps them to the wire's snake_case.
  */
 
 export interface TraceToolResult {
@@ -29,7 +29,7 @@ export interface TraceToolCall {
   /** Null while the call has no result on the path (running, or the run stopped first). */
   result: TraceToolResult | null;
   /**
-   * Seed 002's reflection on the result. Arbor records none apart from the next step's thought,
+   * A reflection on the result, a field trace viewers expect. Arbor records none apart from the next step's thought,
    * so it is absent unless a tool result carries one.
    */
   reflection?: string;
@@ -57,7 +57,7 @@ export interface TraceMessage {
   requestId: string;
   content: string;
   role: "user" | "assistant";
-  /** Seed 002's retrieval results; Arbor has no retrieval, so always empty. */
+  /** Retrieval results, a field trace viewers expect; Arbor has no retrieval, so always empty. */
   knowledgeReferences: unknown[];
   agentSteps: TraceStep[];
   /** A user message is complete; an answer is once its last step called no tools. */

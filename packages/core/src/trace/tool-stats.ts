@@ -1,6 +1,6 @@
 import type { TraceMessage, TraceToolCall } from "./message-trace.js";
 
-/** Seed 002's tool performance view: durations per tool over the calls that finished. */
+/** The tool performance view: durations per tool over the calls that finished. */
 export interface ToolStats {
   name: string;
   /** Calls with a result; calls still waiting for one have no duration yet and are not counted. */

@@ -6,7 +6,7 @@ import type { MessageEntry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import type { Store } from "../store/store.js";
 
-/** A trace as seed 000 serves it: its meta, its goal tree at the leaf, and the sub-traces it started. */
+/** A trace as the watch API serves it: its meta, its goal tree at the leaf, and the sub-traces it started. */
 export interface TraceView {
   trace: SessionMeta;
   goalTree: GoalTree | null;

@@ -1,6 +1,6 @@
 /**
- * The message trace's timestamps (seed 002): RFC 3339 with nanoseconds, e.g.
- * `2026-01-01T10:00:00.123000002Z`. Entries carry millisecond ISO timestamps (SPEC 2), and several
+ * The message trace's timestamps: RFC 3339 with nanoseconds (the precision trace viewers sort on), e.g.
+ * `2026-01-01T10:00:00.123000002Z`. Entries carry millisecond ISO timestamps, and several
  * entries can share a millisecond, so the six digits below the millisecond hold a tie-breaker: the
  * entry's rank among the entries before it on its path with the same timestamp. That rank depends
  * only on the entry's ancestors, which never change (append-only tree), so a message's timestamp is

@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 describe("configuration", () => {
-  it("has seed 003's defaults", () => {
+  it("has the documented defaults", () => {
     const c = loadConfig({ cwd, env: { ARBOR_HOME: home } });
     expect(c).toMatchObject({
       llm: { temperature: 0.7, maxTokens: 4096 },

@@ -109,6 +109,17 @@ export function entriesSuite(makeHarness: MakeHarness): void {
       expect(await reopened.getSession(id)).toEqual(meta);
     });
 
+    it("reads an older session's bare run_error entry as arbor.run_error", async () => {
+      const { id } = await h.store.createSession();
+      const data = { code: "provider_error", message: "boom" };
+      const written = await h.store.appendEntry(id, { type: "custom", customType: "run_error", data });
+      const reopened = await h.reopen();
+      const renamed = { ...written, customType: "arbor.run_error" };
+      expect(await reopened.getActivePath(id)).toEqual([renamed]);
+      expect(await reopened.listEntries(id)).toEqual([renamed]);
+      expect(await reopened.getEntry(id, written.id)).toEqual(renamed);
+    });
+
     it("uses the typed appenders", async () => {
       const { id } = await h.store.createSession();
       const m = await h.store.appendMessage(id, { role: "user", content: [{ type: "text", text: "x" }] });

@@ -13,6 +13,7 @@ import {
 } from "@arbor/core/internal";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { planCompaction } from "../../src/context/compactor.js";
 import { Chain, charCount } from "./entries.js";
 
 function recordingSummarizer(answer: (request: string) => string) {
@@ -205,5 +206,35 @@ describe("summary prompts", () => {
     const s = withFileLists("SUMMARY", ops);
     expect(stripFileLists(s)).toBe("SUMMARY");
     expect(withFileLists("S", { read: [], modified: [] })).toBe("S");
+  });
+});
+
+describe("a compaction plan", () => {
+  it("writes nothing and says which entries to append: a continuation only when the context does not end with the user's own words", async () => {
+    const c = new Chain();
+    c.user("first question");
+    c.assistant("x".repeat(200));
+    c.user("second question");
+    c.assistant("y".repeat(200));
+    const { summarizer } = recordingSummarizer(() => "SUMMARY");
+    const request = {
+      summarizer,
+      count: charCount,
+      keepTokens: 0,
+      tokensBefore: 500,
+      mode: "auto" as const,
+      continuation: true,
+    };
+    const before = c.entries.length;
+    const plan = await planCompaction({ ...request, state: buildContext(c.entries) });
+    expect(c.entries).toHaveLength(before);
+    expect(plan.entries.map((e) => e.type)).toEqual(["compaction", "custom_message"]);
+    expect(plan.entries[0]).toMatchObject({ firstKeptEntryId: null, details: { mode: "auto", cost: 0 } });
+
+    // The user's new message is kept verbatim at the end: it is what the model answers next.
+    c.user("third question");
+    const keepLast = await planCompaction({ ...request, keepTokens: 20, state: buildContext(c.entries) });
+    expect(keepLast.entries.map((e) => e.type)).toEqual(["compaction"]);
+    expect(keepLast.kept).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { buildContext, KEEP_RECENT_MAX, keepRecentBudget, selectCut } from "@arb
 import { describe, expect, it } from "vitest";
 import { Chain, charCount } from "./entries.js";
 
-describe("compaction cut (SPEC 6 stage 2)", () => {
+describe("compaction cut (summary compaction)", () => {
   it("keeps whole recent items within the token budget", () => {
     const c = new Chain();
     c.user("a".repeat(100));

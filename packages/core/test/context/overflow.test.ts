@@ -1,7 +1,7 @@
 import { isContextOverflowError, isOverflow, OUTPUT_TOKEN_MAX, overflowCount, usableTokens } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
-describe("overflow (SPEC 6)", () => {
+describe("overflow", () => {
   it("usable = limit.input, else context less min(output, OUTPUT_TOKEN_MAX)", () => {
     expect(OUTPUT_TOKEN_MAX).toBe(32_000);
     expect(usableTokens({ context: 128_000, output: 16_384 })).toBe(128_000 - 16_384);

@@ -27,8 +27,8 @@ function session(turns: number, steps: number, size: number, tool = "read"): Cha
   return c;
 }
 
-describe("prune selection (SPEC 6 stage 1)", () => {
-  it("uses seed 004's constants", () => {
+describe("prune selection (the first stage of context management)", () => {
+  it("uses the documented constants", () => {
     expect(PRUNE_MINIMUM).toBe(20_000);
     expect(PRUNE_PROTECT).toBe(40_000);
     expect(PRUNE_PROTECTED_TOOLS).toEqual(["skill"]);

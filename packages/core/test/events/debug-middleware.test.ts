@@ -34,7 +34,7 @@ const strip = (r: StoredDebugRecord) => {
   return rest;
 };
 
-describe("DebugMiddleware (SPEC 8, seed 003 §3.7)", () => {
+describe("DebugMiddleware", () => {
   it("off records nothing", async () => {
     const { records } = await debugRun("off");
     expect(records).toEqual([]);

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { NOW, planOf, play, progressLines } from "./helpers.js";
 
 /**
- * Seed 000's worked examples, with the expected lines copied from the seed. The seed prints each
- * plan as comment lines ("# [ ] 1. 分析代码"); the "# " is the seed's, not the plan's.
+ * The goal tool's worked examples from its design, with the expected lines copied from it. It prints
+ * each plan as comment lines ("# [ ] 1. 分析代码"); the "# " is the document's, not the plan's.
  */
 const seedLines = (text: string) =>
   text
@@ -12,7 +12,7 @@ const seedLines = (text: string) =>
     .split("\n")
     .map((line) => line.replace(/^# /, ""));
 
-describe("seed 000: the goal tool's five worked examples", () => {
+describe("the goal tool's five worked examples", () => {
   const mission = "实现用户认证功能";
   const steps = [
     {
@@ -102,8 +102,8 @@ describe("seed 000: the goal tool's five worked examples", () => {
   });
 });
 
-describe("seed 000: the Current Plan block (展示策略)", () => {
-  it("renders the seed's example exactly: summaries, the focus path in full, other subtasks collapsed", () => {
+describe("the Current Plan block (展示策略)", () => {
+  it("renders the worked example exactly: summaries, the focus path in full, other subtasks collapsed", () => {
     const tree = planOf(
       "实现用户认证功能",
       { add: "分析代码, 实现功能, 测试" },
@@ -133,7 +133,7 @@ describe("seed 000: the Current Plan block (展示策略)", () => {
   });
 });
 
-describe("seed 000: before/after backtracking (Before/After 回溯)", () => {
+describe("before/after backtracking (Before/After 回溯)", () => {
   const before = () =>
     planOf(
       "实现用户认证功能",
@@ -150,7 +150,7 @@ describe("seed 000: before/after backtracking (Before/After 回溯)", () => {
       .split("\n")
       .map((line) => line.replace("内部ID", "id").replace(", 新建", ""));
 
-  it("starts from the seed's Before tree", () => {
+  it("starts from the worked example's Before tree", () => {
     expect(toOutline(before()).split("\n")).toEqual(
       seedDataLines(`
 [✓] 1. 分析代码 (内部ID: 1)
@@ -172,11 +172,11 @@ describe("seed 000: before/after backtracking (Before/After 回溯)", () => {
     .trim()
     .split("\n");
 
-  it("abandon + add after the abandoned goal, then focus: the seed's After tree and to_prompt() output", () => {
+  it("abandon + add after the abandoned goal, then focus: the worked example's After tree and to_prompt() output", () => {
     const tree = play(before(), { abandon: "尝试方案 A,因依赖问题失败", add: "实现方案 B", after: "2" }, { focus: "2" });
     expect(toOutline(tree).split("\n")).toEqual(afterData);
     const progress = progressLines(toPrompt(tree));
-    // The seed's to_prompt() example lists only the goal lines; the summary under a completed goal
+    // The worked to_prompt() example lists only the goal lines; the summary under a completed goal
     // (its own display rule) is the one line it leaves out.
     expect(progress.filter((line) => line.startsWith("["))).toEqual(afterPrompt);
     expect(progress).toEqual([afterPrompt[0], "→ 用户模型在 models/user.py", afterPrompt[1], afterPrompt[2]]);

@@ -49,7 +49,7 @@ describe("recordMessage", () => {
     expect(goal(result.tree, "Analyse").cumulativeStats.messageCount).toBe(0);
   });
 
-  it("rolls the seed's numbers up: the parent's preview is its subtree's tool sequence in arrival order", () => {
+  it("rolls the worked example's numbers up: the parent's preview is its subtree's tool sequence in arrival order", () => {
     let tree = plan();
     tree = recordMessage(tree, idOf(tree, "Build"), { tokens: 100, toolNames: ["glob"] }).tree;
     tree = recordMessage(tree, idOf(tree, "Design"), { tokens: 100, toolNames: ["read"] }).tree;

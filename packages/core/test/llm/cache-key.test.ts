@@ -24,10 +24,10 @@ describe("request keys", () => {
     expect(requestWindow(options([user("only")]).prompt).history).toEqual([]);
   });
 
-  it("the cache key follows the seed's inputs and ignores history older than the window", () => {
+  it("the cache key follows its documented inputs and ignores history older than the window", () => {
     const base = cacheKey(options(history), "openai/gpt-4o");
     expect(base).toMatch(/^[0-9a-f]{64}$/);
-    // Older history is outside the key (the seed's constant-time trade).
+    // Older history is outside the key (the trade for constant-time keys).
     expect(cacheKey(options([user("changed"), ...history.slice(1)]), "openai/gpt-4o")).toBe(base);
     // Each of system prompt, window, new message, model and temperature counts.
     expect(

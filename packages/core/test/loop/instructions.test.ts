@@ -54,7 +54,7 @@ describe("loadPromptContext", () => {
     ]);
   });
 
-  it("reads SOUL, IDENTITY, USER and MEMORY from $ARBOR_HOME and the workspace, in seed 003's order", async () => {
+  it("reads SOUL, IDENTITY, USER and MEMORY from $ARBOR_HOME and the workspace, in their documented order", async () => {
     const { cwd, home } = layout();
     for (const name of ["SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md"]) {
       write(join(home, name), `home ${name}`);

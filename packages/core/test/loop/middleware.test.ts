@@ -20,7 +20,7 @@ function gate() {
   return { opened, release };
 }
 
-describe("run middleware (SPEC 8)", () => {
+describe("run middleware", () => {
   it("applies hooks in order: runtime middleware, then the run's; each sees what the previous returned", async () => {
     const calls: string[] = [];
     const tag = (name: string): RunMiddleware => ({

@@ -66,7 +66,7 @@ async function setup(script: ScriptStep[], limit = { context: 20_000, output: 2_
 
 const byType = (path: Entry[], type: Entry["type"]) => path.filter((e) => e.type === type);
 
-describe("automatic compaction in the loop (SPEC 6)", () => {
+describe("automatic compaction in the loop", () => {
   it("compacts before the next step when a step's usage overflows, then continues with a synthetic reminder", async () => {
     const counter = new TokenCounter();
     await counter.load();

@@ -68,7 +68,7 @@ describe("permission asks", () => {
     expect(result.status).toBe("done");
     expect(events.some((e) => e.type === "permission_request")).toBe(false);
 
-    // Another agent in the same session does not inherit the approval (seed 004 presets, SPEC 12).
+    // Another agent in the same session does not inherit the approval: it was given to one agent's preset.
     const plan = runtime.run({
       sessionId: first.sessionId,
       prompt: "plan it",

@@ -170,7 +170,7 @@ describe("ToolRegistry", () => {
 });
 
 describe("builtinTools", () => {
-  it("registers the SPEC 4 set, each with an object JSON schema the model can call", () => {
+  it("registers the built-in set, each with an object JSON schema the model can call", () => {
     const list = new ToolRegistry().register(...builtinTools()).list();
     expect(list.map((t) => t.name)).toEqual([
       "read",

@@ -57,7 +57,7 @@ export interface SecurityOptions {
 }
 
 /**
- * The checks every request passes before its route (SPEC 8, 12):
+ * The checks every request passes before its route, so no route can forget one:
  * - without a token, only loopback `Host` names are served, so a DNS-rebinding page cannot reach
  *   a local server under its own name;
  * - a browser `Origin` must be this server's own or a configured CORS origin, so another site's

@@ -19,7 +19,7 @@ async function llmStats(cache: LlmCache | undefined) {
   };
 }
 
-/** Seed 003 §7.5: the LLM response cache's statistics, and clearing it. */
+/** The LLM response cache's statistics, and clearing it. */
 export function cacheRoutes({ cache }: ServerContext): Route[] {
   return [
     defineRoute(

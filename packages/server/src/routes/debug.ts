@@ -4,7 +4,7 @@ import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse, SessionParams } from "../schemas.js";
 
-/** DebugMiddleware's records of a session (seed 003 §7.4 `debug_calls`), kept in its event log and deleted with it. */
+/** DebugMiddleware's records of a session (`debug_calls`), kept in its event log and deleted with it. */
 export function debugRoutes({ store }: ServerContext): Route[] {
   return [
     defineRoute(

@@ -32,7 +32,7 @@ async function traceOf(store: Store, sessionId: string): Promise<TraceMessage[]>
   return messageTrace(sessionId, await store.getActivePath(sessionId));
 }
 
-/** Seed 002's message trace: messages grouped per request, paged by time, deletable, with tool stats. */
+/** The message trace: messages grouped per request, paged by time, deletable, with tool stats. */
 export function messageRoutes({ store, streams }: ServerContext): Route[] {
   return [
     defineRoute(
@@ -40,7 +40,7 @@ export function messageRoutes({ store, streams }: ServerContext): Route[] {
         method: "GET",
         path: "/api/sessions/:id/messages",
         tag: "messages",
-        summary: "The session's messages on the active path, grouped per request, newest first (seed 002)",
+        summary: "The session's messages on the active path, grouped per request, newest first",
         description:
           "A request is a user message and the answer to it: the answer carries one agent step per model call, each with its tool calls and their results. Page with `limit` and `before` (the previous page's `next_cursor`).",
         params: SessionParams,

@@ -4,7 +4,7 @@ import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
 import { ErrorResponse } from "../schemas.js";
 
-/** The plan approval gate over HTTP (SPEC 7): answer a waiting plan, list the waiting ones. */
+/** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
 /** The session's plan that waits for approval with no run waiting on it (after a restart or an abort). */
 async function recordedRequest(ctx: ServerContext, sessionId: string): Promise<PlanApprovalRequest | undefined> {
   if (!(await ctx.store.getSession(sessionId))) {

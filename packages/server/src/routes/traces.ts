@@ -8,7 +8,7 @@ import { GoalMessagesQuery, GoalMessagesResponse, ReplayRequest, TraceParams, Tr
 const notFound = { description: "No such trace (or goal, or message).", schema: ErrorResponse };
 const badInput = { description: "An id or the body is not valid.", schema: ErrorResponse };
 
-/** Seed 000's trace API: a trace with its plan and sub-traces, a goal's messages, and replay. */
+/** The trace API: a trace with its plan and sub-traces, a goal's messages, and replay. */
 export function traceRoutes({ runtime, store, streams }: ServerContext): Route[] {
   return [
     defineRoute(

@@ -36,7 +36,7 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
         method: "GET",
         path: "/api/traces/:id/watch",
         tag: "traces",
-        summary: "Watch a trace over a WebSocket (seed 000)",
+        summary: "Watch a trace over a WebSocket",
         description:
           "Upgrade to a WebSocket. The server sends JSON text messages: `connected` (trace_id, current_event_id, first_event_id, goal_tree), " +
           "then every logged event after since_event_id exactly once, oldest first, then live ones: message_added, goal_added, goal_updated, " +

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 
 /**
- * The inspector (SPEC 9): the React app that `packages/web` builds into this package's `web-dist/`
+ * The inspector: the React app that `packages/web` builds into this package's `web-dist/`
  * (by `npm run build` and `npm install`'s prepare). It is served at `/` from the same origin as the
  * API, so the app needs no CORS; the shell holds no data, so it needs no token (API calls do).
  */

@@ -82,7 +82,7 @@ export interface PendingPermission {
 
 export interface TraceResponse {
   trace: SessionMeta;
-  /** Core's GoalTree (camelCase) or seed 000's snake_case; normalized by the DAG view. */
+  /** Core's GoalTree (camelCase) or a snake_case one; normalized by the DAG view. */
   goal_tree: unknown;
   sub_traces: SessionMeta[];
 }
@@ -98,12 +98,12 @@ export const parseTrace = (value: unknown): TraceResponse => {
   const t = TraceShape.parse(value);
   return { trace: t.trace as SessionMeta, goal_tree: t.goal_tree, sub_traces: (t.sub_traces ?? []) as SessionMeta[] };
 };
-/** `{messages}`: entries for the trace route, seed 002 messages for the message-trace route. */
+/** `{messages}`: entries for the trace route, trace messages for the message-trace route. */
 export const parseMessages = <T>(value: unknown) => MessagesShape.parse(value).messages as T[];
 export const ignoreBody = (_value: unknown): undefined => undefined;
 export const anyJson = (value: unknown): unknown => value;
 
-// Seed 002's message trace (GET /api/sessions/:id/messages, tool-stats, tool-calls), snake_case as sent.
+// The message trace (GET /api/sessions/:id/messages, tool-stats, tool-calls), snake_case as sent.
 
 const ToolResultShape = z.looseObject({
   success: z.boolean(),

@@ -1,7 +1,7 @@
 import { socketUrl } from "../api/client.js";
 
 /**
- * The trace watch socket (`WS /api/traces/:id/watch?since_event_id=N`, seed 000) with reconnects:
+ * The trace watch socket (`WS /api/traces/:id/watch?since_event_id=N`) with reconnects:
  * each new connection asks for the events after the last id this client handled, and any event at
  * or below it is dropped, so a reconnect neither loses nor repeats one. `connected` is handed on
  * every time (it carries the goal tree as of the reconnect).

@@ -14,7 +14,7 @@ export interface SnapshotState {
 }
 
 /**
- * The session's snapshot (SPEC 2), the one source the chat, tree and step views render from. It
+ * The session's snapshot, the one source the chat, tree and step views render from. It
  * reloads when a run of the session ends, and whenever a caller asks (watch events, tree operations).
  */
 export function useSnapshot(sessionId: string): SnapshotState {

@@ -10,7 +10,7 @@ import { replayStream, tapStream } from "./streams.js";
 /** Response header a cached model sets on every call: `hit` (replayed from the cache) or `miss`. */
 export const CACHE_HEADER = "x-arbor-cache";
 
-/** Seed 003 `LLM_CACHE_TTL`. */
+/** A day: long enough to rerun a session's work, short enough that a changed model is noticed. */
 export const DEFAULT_CACHE_TTL_SECONDS = 86_400;
 
 export interface LlmCacheOptions {
@@ -37,7 +37,7 @@ export interface LlmCacheStats {
 }
 
 /**
- * The LLM response cache (seed 003 §7.5, SPEC 4): a wrapper around AI SDK models. A call whose
+ * The LLM response cache, so a repeated request costs no model call: a wrapper around AI SDK models. A call whose
  * `cacheKey` has a recording younger than the TTL is answered by replaying the recorded stream parts
  * (so the loop's streaming path runs as for a live call), marked by the `x-arbor-cache: hit` header
  * and `providerMetadata.arbor.cache = "hit"` on its finish part; any other call goes to the model

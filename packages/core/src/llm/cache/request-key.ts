@@ -5,7 +5,7 @@ import { canonicalJson } from "./json-value.js";
 /** Bumped whenever what goes into a key changes, so old records stop matching instead of matching wrongly. */
 export const REQUEST_KEY_VERSION = 1;
 
-/** How many messages before the new one take part in a key (seed 003 §7.5: `recent_history[-3:]`). */
+/** How many messages before the new one take part in a key: enough to tell conversations apart, few enough that a long session still hits. */
 export const KEY_HISTORY_MESSAGES = 3;
 
 /**
@@ -39,11 +39,11 @@ function sha256(text: string): string {
 }
 
 /**
- * The LLM response cache key (seed 003 §7.5): sha256 over the system prompt, the last three history
+ * The LLM response cache key: sha256 over the system prompt, the last three history
  * messages, the new message, the model (`provider/model`) and the temperature, as canonical JSON.
  * Two additions make a hit safe to replay: the tools offered (by name) and the tool choice, since a
  * recorded answer may call a tool, and the response format, since a JSON-mode answer is not a text
- * answer. Like the seed's, the key does not see history older than the window: two conversations
+ * answer. The key does not see history older than the window: two conversations
  * that differ only before their last four messages share answers, which is the trade this cache makes
  * for constant-time keys; leave it off where that matters.
  */

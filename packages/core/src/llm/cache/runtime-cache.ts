@@ -5,7 +5,7 @@ import { LlmCache } from "./llm-cache.js";
 
 /**
  * The cache a runtime uses: the one given, none when given `false`, else a file-backed one under
- * `$ARBOR_HOME/cache/llm` when the config turns it on (`ENABLE_LLM_CACHE`, seed 003: off by default).
+ * `$ARBOR_HOME/cache/llm` when the config turns it on (`ENABLE_LLM_CACHE`; off by default, since a cached answer hides a model's variation).
  * `owned` says the runtime made it, so the runtime closes it.
  */
 export function runtimeCache(

@@ -1,6 +1,7 @@
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
+import { migrateEntry } from "../../session/migrate.js";
 import type { EntriesTable } from "./tables.js";
 
 /**
@@ -23,8 +24,9 @@ export function parseSessionRow(data: string, id: string): SessionMeta {
   return parseJson(data, `The stored meta of session ${id}`) as SessionMeta;
 }
 
+/** Older sessions' rows are read in today's shape (renamed entry types), as the file store reads its lines. */
 export function parseEntryRow(data: string, sessionId: string): Entry {
-  return parseJson(data, `An entry of session ${sessionId}`) as Entry;
+  return migrateEntry(parseJson(data, `An entry of session ${sessionId}`)) as Entry;
 }
 
 /** The session columns that mirror fields of its JSON; written together so they never disagree. */

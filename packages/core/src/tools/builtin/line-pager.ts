@@ -5,7 +5,7 @@ export interface PageOptions {
   offset: number;
   /** Most lines to return. */
   limit: number;
-  /** Stop before the numbered output passes this many bytes (the SPEC 12 cap, so reads are never cut). */
+  /** Stop before the numbered output passes this many bytes (the tool output cap, so reads are never cut). */
   maxBytes: number;
   /** Longer lines are shortened; one minified line must not fill the whole page. */
   maxLineChars: number;

@@ -53,7 +53,7 @@ function resultOf(batch: SubTraceBatch, ctx: ToolContext): ToolResult<SubAgentMe
   };
 }
 
-/** `explore(branches, background?)` (SPEC 3): parallel read-only sub-agents, one report per branch. */
+/** `explore(branches, background?)`: parallel read-only sub-agents, one report per branch. */
 export function exploreTool() {
   return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
     name: "explore",
@@ -77,7 +77,7 @@ export function exploreTool() {
   });
 }
 
-/** `delegate(task)` (SPEC 3): one sub-agent with the full tool set and its own context. */
+/** `delegate(task)`: one sub-agent with the full tool set and its own context. */
 export function delegateTool() {
   return defineTool<typeof DelegateInputSchema, SubAgentMetadata>({
     name: "delegate",

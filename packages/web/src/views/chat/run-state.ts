@@ -1,7 +1,7 @@
 import type { RunEvent } from "@arbor/core";
 
 /**
- * One run as the chat shows it while it streams: the run events of seed 003 folded into items in
+ * One run as the chat shows it while it streams: the run events folded into items in
  * arrival order (text and reasoning runs merge, tool calls and asks keep their place). Pure, so
  * the same fold serves a live stream, a resumed one and the debug panel's LLM calls.
  */

@@ -23,7 +23,7 @@ interface LoggedEvent {
   traceId: string;
 }
 
-/** The goal DAG of a trace (seed 000), kept live by the watch socket. */
+/** The goal DAG of a trace, kept live by the watch socket. */
 export function DagView({ traceId }: { traceId: string }) {
   const [tree, setTree] = useState<GoalTreeView | null | undefined>();
   const [error, setError] = useState<string | undefined>();

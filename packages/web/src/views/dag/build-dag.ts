@@ -1,7 +1,7 @@
 import { childrenOf, type GoalTreeView, type GoalView, type Stats } from "./goals.js";
 
 /**
- * Seed 000's DAG from goal trees: nodes are goal results, edges the work that led to them.
+ * The DAG from goal trees: nodes are goal results, edges the work that led to them.
  * - Top-level goals form a chain from START; each edge carries its goal's cumulative stats.
  * - Expanding a goal's edge puts its sub-goals on the way: prev → 2.1 → 2.2 → 2, the last edge
  *   being the goal's own work (self stats). Nested goals expand the same way.

@@ -1,7 +1,7 @@
 /**
- * Goal trees as the DAG reads them. Core's `GoalTree` is camelCase; seed 000's wire examples are
+ * Goal trees as the DAG reads them. Core's `GoalTree` is camelCase; other producers send
  * snake_case (`parent_id`, `self_stats`, `sub_trace_ids`); this accepts either, so the view works
- * whichever the server sends, and computes seed 000's display numbers (abandoned goals skipped).
+ * whichever the server sends, and computes the display numbers the model sees (abandoned goals skipped).
  */
 export interface Stats {
   messageCount: number;
@@ -86,7 +86,7 @@ export function normalizeGoalTree(value: unknown): GoalTreeView | null {
   return { mission: String(o.mission ?? ""), currentId: (pick(o, "currentId", "current_id") as string | null) ?? null, goals };
 }
 
-/** Seed 000 numbering: siblings count 1, 2, … skipping abandoned goals, prefixed by the parent's number. */
+/** The plan's numbering: siblings count 1, 2, … skipping abandoned goals, prefixed by the parent's number. */
 function number(goals: GoalView[]): void {
   const byParent = childrenOf(goals);
   const walk = (parentId: string | null, prefix: string) => {

@@ -15,7 +15,7 @@ import { formatDuration, formatTime, truncate } from "../../lib/format.js";
 
 const PAGE = 20;
 
-/** Seed 002's RFC 3339 nanosecond times, cut to the millisecond a Date understands. */
+/** The trace's RFC 3339 nanosecond times, cut to the millisecond a Date understands. */
 export function traceTime(t: string): string {
   return formatTime(t.replace(/(\.\d{3})\d*Z$/, "$1Z"));
 }
@@ -31,7 +31,7 @@ const STATUS_LABEL: Record<CallStatus, string> = { ok: "ok", failed: "failed", p
 const STATUS_CLASS: Record<CallStatus, string> = { ok: "done", failed: "error", pending: "running" };
 
 /**
- * Seed 002's step trace: each assistant answer with its steps (one per model call): the thought,
+ * The step trace: each assistant answer with its steps (one per model call): the thought,
  * then every tool call with its arguments, result or error, and duration. Above it, per-tool stats;
  * a switch lists only the failed calls of the session's active path.
  */
