@@ -1,10 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type McpServerConfig, type RunEvent, RunEventSchema, resolveConfig } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness, tempDir } from "../loop/harness.js";
 import { everythingStdio, filesystemStdio } from "./servers.js";
+
+const CHANGING_SERVER = fileURLToPath(new URL("./fixtures/changing-server.mjs", import.meta.url));
 
 function mcpConfig(servers: Record<string, McpServerConfig>, toolCacheTtl = 3600) {
   return resolveConfig([{ source: "test", value: { mcp: { servers, toolCacheTtl } } }]);
@@ -237,5 +240,25 @@ describe("MCP tools over stdio", () => {
     expect(status?.state.status === "failed" && status.state.error).toMatch(
       /MCP server "broken" \(.*missing\.js\) did not start; its stderr: .*Cannot find module/s,
     );
+  });
+});
+
+describe("MCP tool list cache", () => {
+  it("is refreshed when the server says its tools changed, within the TTL", async () => {
+    const model = scriptedModel([
+      [toolCall("mcp__chg__add_tool", { name: "extra" }, { id: "a" })],
+      [text("added")],
+      [toolCall("mcp__chg__extra", {}, { id: "x" })],
+      [text("ran")],
+    ]);
+    const server = { command: process.execPath, args: [CHANGING_SERVER], timeoutMs: 30_000, enabled: true };
+    const { runtime } = await harness({ model, config: mcpConfig({ chg: server }, 3600) });
+    const first = await collect(runtime.run({ prompt: "add a tool" }));
+    expect(first.result.status).toBe("done");
+    expect(model.calls[0]?.options.tools?.map((t) => t.name)).not.toContain("mcp__chg__extra");
+    const second = await collect(runtime.run({ prompt: "use it", sessionId: first.result.sessionId }));
+    expect(second.result.status).toBe("done");
+    expect(model.calls[2]?.options.tools?.map((t) => t.name)).toContain("mcp__chg__extra");
+    expect(toolEnds(second.events)[0]).toMatchObject({ is_error: false, output: "extra ran" });
   });
 });
