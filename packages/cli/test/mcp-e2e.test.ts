@@ -4,8 +4,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { ARBOR_BIN, arbor } from "./helpers/cli.js";
 
 /** The MCP servers from npm, run from the workspace's node_modules with this Node. */
 const modules = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url));
@@ -120,5 +123,39 @@ describe("arbor run with MCP servers", () => {
     expect(r.stderr).toContain(join(bad, "arbor.json"));
     expect(r.stderr).toContain("mcp.servers.fs.command");
     expect(await readFile(join(bad, "arbor.json"), "utf8")).toContain('"command":3');
+  });
+});
+
+describe("arbor mcp serve", () => {
+  it("an MCP client over stdio runs an agent that calls MCP tools, with progress, and reads the session back", async () => {
+    server = await startFakeOpenAI({
+      script: [[toolCall("mcp__everything__echo", { message: "via arbor" }, { id: "e" })], [text("Echoed.")]],
+    });
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("ARBOR_")) env[k] = v;
+    const client = new Client({ name: "test", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [ARBOR_BIN, "mcp", "serve", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace],
+      env: { ...env, ARBOR_HOME: home },
+      stderr: "pipe",
+    });
+    await client.connect(transport);
+    try {
+      const progress: string[] = [];
+      const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "echo it" } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      })) as CallToolResult;
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "done", text: "Echoed." });
+      expect(progress).toEqual(expect.arrayContaining(["tool mcp__everything__echo started", "tool mcp__everything__echo done"]));
+      const sessionId = (result.structuredContent as { session_id: string }).session_id;
+      const read = (await client.callTool({ name: "read_session", arguments: { session_id: sessionId } })) as CallToolResult;
+      expect(JSON.stringify(read.structuredContent)).toContain("Echo: via arbor");
+      const bad = (await client.callTool({ name: "read_session", arguments: { session_id: "missing" } })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });
