@@ -64,6 +64,69 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     expect(trace.isError).toBeFalsy();
   });
 
+  it("a permission ask waits for answer_permission, listed by list_pending", async () => {
+    const server = await startServer({
+      script: [[toolCall("read", { path: ".env" }, { id: "r1" })], [text("The key is set.")]],
+      server: { token: TOKEN },
+    });
+    writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
+    const client = await connect(server);
+    // The run says it waits (a progress report naming the ask) before the client answers.
+    let asked: (message: string) => void = () => {};
+    const waiting = new Promise<string>((resolve) => {
+      asked = resolve;
+    });
+    const run = client.callTool({ name: "run_prompt", arguments: { prompt: "check .env" } }, undefined, {
+      onprogress: (p) => {
+        if (p.message?.includes("answer_permission")) asked(p.message);
+      },
+    });
+    expect(await waiting).toMatch(/waiting for permission read \(.*\.env\): answer_permission id=/);
+    const listed = (await client.callTool({ name: "list_pending", arguments: {} })) as CallToolResult;
+    const pending = (
+      listed.structuredContent as { permissions: { id: string; request: { permission: string } }[] }
+    ).permissions.map((p) => ({ id: p.id, permission: p.request.permission }));
+    expect(pending).toEqual([{ id: expect.any(String), permission: "read" }]);
+    const answered = (await client.callTool({
+      name: "answer_permission",
+      arguments: { id: pending[0]?.id, reply: "once" },
+    })) as CallToolResult;
+    expect(answered.isError).toBeFalsy();
+    const result = (await run) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
+  });
+
+  it("forks a session and continues one from an entry", async () => {
+    const server = await startServer({
+      script: [[text("First answer.")], [text("Second answer.")]],
+      server: { token: TOKEN },
+    });
+    const client = await connect(server);
+    const first = (await client.callTool({ name: "run_prompt", arguments: { prompt: "one" } })) as CallToolResult;
+    const sessionId = (first.structuredContent as { session_id: string }).session_id;
+    const path = await server.store.getActivePath(sessionId);
+    const user = path.find((e) => e.type === "message" && e.message.role === "user");
+    const answer = path.at(-1);
+    const fork = (await client.callTool({
+      name: "fork_session",
+      arguments: { session_id: sessionId, entry_id: user?.id },
+    })) as CallToolResult;
+    expect(fork.isError).toBeFalsy();
+    const forkId = (fork.structuredContent as { session: { id: string } }).session.id;
+    expect(forkId).not.toBe(sessionId);
+    expect(await server.store.getActivePath(forkId)).toHaveLength(1);
+
+    const again = (await client.callTool({
+      name: "continue_from_entry",
+      arguments: { session_id: sessionId, entry_id: answer?.id, prompt: "two" },
+    })) as CallToolResult;
+    expect(again.structuredContent).toMatchObject({ session_id: sessionId, status: "done", text: "Second answer." });
+    const texts = (await server.store.getActivePath(sessionId)).flatMap((e) =>
+      e.type === "message" ? e.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])) : [],
+    );
+    expect(texts).toEqual(["one", "First answer.", "two", "Second answer."]);
+  });
+
   it("bad input to each tool is a clear MCP error and writes nothing", async () => {
     const server = await startServer({ server: { token: TOKEN } });
     const client = await connect(server);
@@ -99,13 +162,13 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     const server = await startServer({ script: [[text("Thinking…"), hang()]], server: { token: TOKEN } });
     const client = await connect(server);
     const controller = new AbortController();
+    // Cancelled once the run reports that it called the model (which then never answers).
     const call = client.callTool({ name: "run_prompt", arguments: { prompt: "take your time" } }, undefined, {
       signal: controller.signal,
-      onprogress: () => {},
+      onprogress: (p) => {
+        if (p.message?.startsWith("model called")) controller.abort();
+      },
     });
-    // Cancel once the run exists in the store (it was created before the model was called).
-    while ((await server.store.listSessions({})).sessions.length === 0) await new Promise((r) => setImmediate(r));
-    controller.abort();
     await expect(call).rejects.toThrow();
     const [session] = (await server.store.listSessions({})).sessions;
     // The run ends as aborted once the server sees the cancellation.

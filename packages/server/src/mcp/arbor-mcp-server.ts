@@ -57,6 +57,8 @@ function progressLine(event: RunEvent): string | undefined {
       return `tool ${event.tool}: ${event.title ?? "working"}`;
     case "tool_end":
       return `tool ${event.tool} ${event.is_error ? "failed" : "done"}`;
+    case "llm_start":
+      return `model called (${event.model})`;
     case "llm_end":
       return `model answered (${event.model})`;
     case "permission_request":
