@@ -6,6 +6,12 @@ import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
 import { McpResultCache, mcpTool } from "./mcp-tool.js";
 
+/**
+ * How long runs start without asking a server whose start or listing failed; `status()` and a call
+ * of one of its known tools still try it at once.
+ */
+export const FAILED_RETRY_MS = 30_000;
+
 export interface McpManagerOptions {
   servers: Readonly<Record<string, McpServerConfig>>;
   /** Seconds a tool list and a read-only result are reused. */
@@ -32,6 +38,8 @@ interface Slot {
   /** The tools last listed, kept while a refresh fails so a flaky server keeps its tools. */
   tools: Tool[] | undefined;
   listedAt: number;
+  /** When the last start or listing failed (0: it did not), so runs do not each wait on a broken server. */
+  failedAt: number;
   stale: boolean;
   refreshing: Promise<void> | undefined;
   /** The definitions this server has in the registry, by Arbor name. */
@@ -63,6 +71,7 @@ export class McpManager {
         }),
         tools: undefined,
         listedAt: 0,
+        failedAt: 0,
         stale: true,
         refreshing: undefined,
         registered: new Map(),
@@ -76,7 +85,9 @@ export class McpManager {
     await Promise.all(
       [...this.slots.entries()].map(async ([name, slot]) => {
         if (!slot.config.enabled) return;
-        if (slot.stale || this.now() - slot.listedAt >= this.ttlMs) await this.refresh(slot, signal).catch(() => {});
+        const due = slot.stale || this.now() - slot.listedAt >= this.ttlMs;
+        const resting = slot.failedAt > 0 && this.now() - slot.failedAt < FAILED_RETRY_MS;
+        if (due && !resting) await this.refresh(slot, signal).catch(() => {});
         this.register(name, slot, registry);
       }),
     );
@@ -119,8 +130,11 @@ export class McpManager {
         slot.stale = false;
         slot.tools = await slot.connection.listTools(signal);
         slot.listedAt = this.now();
+        slot.failedAt = 0;
       } catch (err) {
         slot.stale = true;
+        // A run that cancelled its wait says nothing about the server.
+        if (!signal?.aborted) slot.failedAt = this.now();
         throw err;
       } finally {
         slot.refreshing = undefined;

@@ -262,3 +262,22 @@ describe("MCP tool list cache", () => {
     expect(toolEnds(second.events)[0]).toMatchObject({ is_error: false, output: "extra ran" });
   });
 });
+
+describe("a server that hangs at start", () => {
+  it("costs the first run its timeoutMs, and the runs soon after it nothing", async () => {
+    const hanging = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeoutMs: 3000, enabled: true };
+    const model = scriptedModel([[text("one")], [text("two")]]);
+    const { runtime } = await harness({ model, config: mcpConfig({ stuck: hanging }) });
+    let started = Date.now();
+    expect((await collect(runtime.run({ prompt: "one" }))).result.status).toBe("done");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    started = Date.now();
+    expect((await collect(runtime.run({ prompt: "two" }))).result.status).toBe("done");
+    // Well under the 3 s a second start would take.
+    expect(Date.now() - started).toBeLessThan(2000);
+    const [status] = await runtime.mcpServers();
+    expect(status?.state.status === "failed" && status.state.error).toMatch(
+      /MCP server "stuck" .*did not start.*3000 ms|timed out/is,
+    );
+  });
+});
