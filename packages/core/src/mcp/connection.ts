@@ -179,6 +179,14 @@ export class McpConnection {
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
         throw this.unavailable("closed the connection", err);
       }
+      // Any other protocol error (unknown tool, bad arguments, a result that fails its schema) is
+      // the call's failure, reported with the server's name so the model knows where it came from.
+      if (err instanceof McpError) {
+        throw new ArborError("tool_failed", `MCP server "${this.name}" refused the request: ${err.message}`, {
+          server: this.name,
+          mcpCode: err.code,
+        });
+      }
       throw err;
     }
   }

@@ -83,6 +83,20 @@ describe("MCP tools over stdio", () => {
     expect(end?.output).toMatch(/MCP tool "read_text_file" on server "fs" reported an error: .*(denied|outside|not allowed)/is);
   });
 
+  it("arguments the server refuses come back as a tool error naming the server", async () => {
+    const model = scriptedModel([[toolCall("mcp__ev__get-sum", { a: "one" }, { id: "bad" })], [text("ok")]]);
+    const { runtime, store } = await harness({ model, config: mcpConfig({ ev: everythingStdio() }) });
+    const handle = runtime.run({ prompt: "sum" });
+    const { events, result } = await collect(handle);
+    expect(result.status).toBe("done");
+    const end = toolEnds(events)[0];
+    expect(end?.is_error).toBe(true);
+    expect(end?.output).toMatch(
+      /(MCP server "ev" refused the request|MCP tool "get-sum" on server "ev" reported an error): .*(a|b)/s,
+    );
+    expect((await toolParts(store, handle.sessionId)).get("bad")?.output).toMatchObject({ type: "error-text" });
+  });
+
   it("applies permission rules to MCP tools by name pattern", async () => {
     const cwd = tempDir();
     const file = join(cwd, "x.txt");
