@@ -118,7 +118,7 @@ async function runToEnd(runtime: Runtime, input: RunInput, extra: CallExtra): Pr
  * the problem) before anything is written.
  */
 export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServer {
-  const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
     agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
