@@ -2,6 +2,7 @@ import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, want
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
+import { mcpGroup } from "./commands/mcp.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { sessionsGroup } from "./commands/sessions.js";
@@ -12,7 +13,7 @@ import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
 export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, compactCommand, demoCommand, serveCommand];
-export const GROUPS: readonly CommandGroup[] = [sessionsGroup];
+export const GROUPS: readonly CommandGroup[] = [sessionsGroup, mcpGroup];
 
 const ROOT_OPTIONS: OptionDefs = {
   help: { type: "boolean", short: "h", description: "Show help." },

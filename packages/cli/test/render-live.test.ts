@@ -126,6 +126,18 @@ describe("text view", () => {
     );
   });
 
+  it("shows a running tool's progress on its own line and ends it in place", () => {
+    const io = capture(true);
+    const view = createTextView(io, { live: true });
+    play(view, [
+      toolStart("c1", "mcp__ev__long", {}),
+      { type: "tool_progress", session_id: "s", call_id: "c1", tool: "mcp__ev__long", title: "1/2" },
+      { type: "tool_progress", session_id: "s", call_id: "other", tool: "x", title: "ignored" },
+      toolEnd("c1", "mcp__ev__long", "ok", false, 2),
+    ]);
+    expect(io.out()).toBe("… mcp__ev__long\r\u001b[K… mcp__ev__long 1/2\r\u001b[K✓ mcp__ev__long 2 ms\n");
+  });
+
   it("dims reasoning and colours statuses with ANSI", () => {
     const io = capture(true);
     const view = createTextView(io, { style: ANSI });

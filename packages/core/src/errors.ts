@@ -44,7 +44,10 @@ export type ArborErrorCode =
   | "middleware_failed"
   // Plan approval: no such plan waits, or it was answered already.
   | "plan_not_found"
-  | "plan_not_pending";
+  | "plan_not_pending"
+  // MCP: a configured server could not be reached (did not start, crashed, closed) or did not answer in time.
+  | "mcp_unavailable"
+  | "mcp_timeout";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -56,6 +56,7 @@ export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./l
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
 export * from "./loop/types.js";
+export * from "./mcp/index.js";
 export * from "./middleware/pipeline.js";
 export * from "./model/entry.js";
 export * from "./model/ids.js";

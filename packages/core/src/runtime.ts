@@ -13,6 +13,7 @@ import { DEFAULT_RETRY } from "./llm/retry.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -72,6 +73,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queue = new KeyedLock();
   const running = new Set<{ controller: AbortController; done: Promise<RunResult> }>();
   const clock = options.clock ?? realClock;
+  // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
+  const mcp =
+    config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
+      ? new McpManager({ servers: config.mcp.servers, toolCacheTtl: config.mcp.toolCacheTtl, blobs, now: () => clock.now() })
+      : undefined;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
@@ -156,6 +162,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           throw new ArborError("session_busy", `Session ${sessionId} is already running; wait for it to finish or abort it.`);
         }
       }
+      await mcp?.sync(registry, signal);
       return queue.run(sessionId, () =>
         signal.aborted
           ? Promise.resolve<RunResult>({
@@ -223,6 +230,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         { planId, approved, ...(reason !== undefined ? { reason } : {}) },
       ),
     pendingPlanApprovals: (sessionId) => plans.list(sessionId),
+    mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
     async revokeApproval(sessionId, approval) {
       // Queued behind a running turn so the revocation lands between runs, never inside one.
@@ -258,6 +266,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
       await Promise.all(all.map((r) => r.done));
       if (ownsCache) await cache?.close();
+      await mcp?.close();
     },
   };
 }

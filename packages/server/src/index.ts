@@ -2,6 +2,8 @@ export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, s
 export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";
 export { DEFAULT_HOST, DEFAULT_PORT, type ListeningServer, type ListenOptions } from "./listen.js";
+export { type ArborMcpDeps, createArborMcpServer } from "./mcp/arbor-mcp-server.js";
+export { type McpEndpoint, mcpEndpoint } from "./mcp/http-endpoint.js";
 export { openApiDocument } from "./openapi.js";
 export * from "./schemas.js";
 export {
@@ -9,6 +11,7 @@ export {
   type CorsOptions,
   createServer,
   DEFAULT_MAX_BODY_BYTES,
+  MCP_PATH,
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";

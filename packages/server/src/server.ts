@@ -6,6 +6,7 @@ import { ApiError, toApiError } from "./errors.js";
 import type { Route } from "./http/route.js";
 import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
+import { mcpEndpoint } from "./mcp/http-endpoint.js";
 import { openApiDocument } from "./openapi.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { chatRoutes } from "./routes/chat.js";
@@ -19,6 +20,9 @@ import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
 import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
+import { SERVER_VERSION } from "./version.js";
+
+export { SERVER_VERSION };
 
 export interface CorsOptions {
   /** Origins allowed to call the API from a browser (`https://app.example`), or `*` for any. */
@@ -67,7 +71,8 @@ export interface ArborServer {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export const SERVER_VERSION = "0.1.0";
+/** Where the MCP Streamable HTTP endpoint is served. */
+export const MCP_PATH = "/mcp";
 
 /** Logs `trace_completed` with the session's totals once a run this server started has ended. */
 async function publishTraceCompleted(store: Store, watch: WatchHub, end: RunEnd): Promise<void> {
@@ -142,9 +147,12 @@ export function createServer(options: ServerOptions): ArborServer {
   const publicPaths = new Set(routes.filter((r) => r.spec.public).map((r) => r.spec.path));
   // The inspector's shell is public (it holds no data; its API calls carry the token), but still
   // passes the host and origin checks.
-  const isPublicPath = (path: string) => !isApiPath(path);
+  const isPublicPath = (path: string) => !isApiPath(path) && path !== MCP_PATH;
   app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
+  // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
+  const mcp = mcpEndpoint({ runtime: options.runtime, store: options.store });
+  app.all(MCP_PATH, (c) => mcp.handle(c));
   // Last, so every API route wins; it answers only GETs outside /api.
   app.get("*", webAppHandler(options.webRoot));
 
@@ -152,7 +160,18 @@ export function createServer(options: ServerOptions): ArborServer {
     app,
     routes,
     watch,
-    listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => streams.close() }),
-    close: () => streams.close(),
+    listen: (listenOptions) =>
+      listen(app, {
+        ...listenOptions,
+        hasToken: token !== undefined,
+        onClose: () => {
+          streams.close();
+          void mcp.close();
+        },
+      }),
+    close: () => {
+      streams.close();
+      void mcp.close();
+    },
   };
 }

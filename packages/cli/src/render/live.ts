@@ -187,6 +187,15 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
           openCall = event.call_id;
           break;
         }
+        case "tool_progress": {
+          // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
+          const call = calls.get(event.call_id);
+          if (!live || openCall !== event.call_id || !call || event.title === undefined) break;
+          const note = truncate(oneLine(streamSafe(event.title)), 40);
+          out.stdout.write("\r\u001b[K");
+          write(style.dim(toolLine("…", call, ` ${note}`, note.length + 1)));
+          break;
+        }
         case "tool_end": {
           const call = calls.get(event.call_id) ?? { tool: event.tool, subject: "" };
           calls.delete(event.call_id);

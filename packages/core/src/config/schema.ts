@@ -15,6 +15,41 @@ export const PoolEntrySchema = z.strictObject({
     .optional(),
 });
 
+/** Server names become part of tool names, so they keep to the characters tool names allow. */
+export const McpServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{1,20}$/, 'a server name is 1-20 letters, digits or "-" (it becomes part of tool names)');
+
+/**
+ * One MCP server: `command` (stdio, a child process) or `url` (Streamable HTTP), never both. One
+ * object with a check rather than a union, so a mistake is reported at its own key.
+ */
+export const McpServerSchema = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Milliseconds a start or one call may take (progress reports restart the clock). */
+    timeoutMs: z.number().int().positive().default(60_000),
+    enabled: z.boolean().default(true),
+  })
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      ctx.addIssue({ code: "custom", message: 'give either "command" (stdio) or "url" (Streamable HTTP)' });
+    }
+    if (server.url !== undefined) {
+      for (const key of ["args", "env", "cwd"] as const) {
+        if (server[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: 'only for a "command" server' });
+      }
+    }
+    if (server.command !== undefined && server.headers !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["headers"], message: 'only for a "url" server' });
+    }
+  });
+
 /**
  * arbor.json (workspace and $ARBOR_HOME) and ~/.arbor/models.json. Every field is optional or has
  * a default, so one file alone validates and errors name the file and the key. Unknown keys are
@@ -67,8 +102,10 @@ export const ConfigSchema = z.strictObject({
   mcp: z
     .strictObject({
       enabled: z.boolean().default(true),
-      /** Seconds. */
+      /** Seconds a server's tool list, and a read-only tool's result, is reused. */
       toolCacheTtl: z.number().int().positive().default(3600),
+      /** MCP servers by name; their tools appear as `mcp__<name>__<tool>`. */
+      servers: z.record(McpServerNameSchema, McpServerSchema).default({}),
     })
     .prefault({}),
   security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
@@ -79,6 +116,7 @@ export const ConfigSchema = z.strictObject({
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 type Kind = "number" | "int" | "bool" | "string" | "thinking";
 

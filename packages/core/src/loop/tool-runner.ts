@@ -111,7 +111,14 @@ export async function runToolCalls(
               agent: ctx.agent.name,
               cwd: ctx.cwd,
               abort: ctx.signal,
-              metadata: () => {},
+              metadata: (update) =>
+                ctx.emit({
+                  type: "tool_progress",
+                  call_id: call.toolCallId,
+                  tool: call.toolName,
+                  ...(update.title !== undefined ? { title: update.title } : {}),
+                  ...(update.metadata !== undefined ? { metadata: update.metadata } : {}),
+                }),
               ...(ctx.services ? { run: ctx.services } : {}),
               ask: async (request) => {
                 try {
@@ -137,7 +144,7 @@ export async function runToolCalls(
       call_id: call.toolCallId,
       tool: call.toolName,
       output: outcome.output,
-      cached: false,
+      cached: outcome.cached ?? false,
       is_error: outcome.isError,
       duration_ms: durationMs,
     });

@@ -29,6 +29,15 @@ export const ToolEndEventSchema = z.object({
   is_error: z.boolean(),
   duration_ms: z.number().int().nonnegative().optional(),
 });
+/** A running tool's progress report (an MCP server's progress notification, say); shown live, never stored. */
+export const ToolProgressEventSchema = z.object({
+  type: z.literal("tool_progress"),
+  ...base,
+  call_id: z.string(),
+  tool: z.string(),
+  title: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
 export const LlmStartEventSchema = z.object({
   type: z.literal("llm_start"),
   ...base,
@@ -108,6 +117,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   ReasoningEventSchema,
   ToolStartEventSchema,
   ToolEndEventSchema,
+  ToolProgressEventSchema,
   LlmStartEventSchema,
   LlmEndEventSchema,
   DoneEventSchema,

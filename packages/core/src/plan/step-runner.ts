@@ -36,6 +36,7 @@ function forward(ctx: RunContext, event: RunEventInput): void {
     case "token":
     case "reasoning":
     case "tool_start":
+    case "tool_progress":
     case "tool_end":
       ctx.emit(event);
       return;

@@ -15,6 +15,7 @@ import type {
   RetryOptions,
   TracePublisher,
 } from "../loop/types.js";
+import type { McpServerStatus } from "../mcp/manager.js";
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
@@ -176,6 +177,8 @@ export interface Runtime {
   switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
   /** The LLM response cache the runtime's models answer from, when there is one. */
   readonly cache: LlmCache | undefined;
-  /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
+  /** The configured MCP servers, their state and tools (starting those not yet started). */
+  mcpServers(signal?: AbortSignal): Promise<McpServerStatus[]>;
+  /** Aborts every run and waits for them to settle and stops MCP servers; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }

@@ -110,6 +110,7 @@ export class ToolRegistry {
   }
 
   private schemaOf(tool: AnyToolDefinition): Record<string, unknown> {
+    if (tool.inputSchema) return tool.inputSchema;
     let schema = this.schemas.get(tool.name);
     if (!schema) {
       // `io: "input"` so fields with defaults are optional for the model, as the parser treats them.

@@ -55,6 +55,8 @@ export interface ToolResult<Meta extends Record<string, unknown> = Record<string
   metadata?: Meta;
   /** Set when the output was cut: the full text is in the blob store under this ref. */
   truncated?: { fullOutputRef: string };
+  /** True when the result was answered from a cache instead of running the tool again. */
+  cached?: boolean;
 }
 
 /**
@@ -74,6 +76,11 @@ export interface ToolDefinition<Input = unknown, Output extends Record<string, u
   name: string;
   description: string;
   input: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model is shown, when the tool brings its own (an MCP server's tool) instead
+   * of the one derived from `input`.
+   */
+  inputSchema?: Record<string, unknown>;
   execute(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
 }
 

@@ -40,8 +40,8 @@ describe("the loop's layer", () => {
     ).toEqual(["../plan/x.js", "../goal/y.js", "../subagents/z.js"]);
   });
 
-  it("names no feature: nothing in loop/ imports plan mode, the goal tree or the sub-agents", () => {
-    expect(importsInto(["plan", "goal", "subagents"])).toEqual([]);
+  it("names no feature: nothing in loop/ imports plan mode, the goal tree, the sub-agents or MCP", () => {
+    expect(importsInto(["plan", "goal", "subagents", "mcp"])).toEqual([]);
   });
 
   it("sits under the runtime: nothing in loop/ imports the runtime that wires it", () => {

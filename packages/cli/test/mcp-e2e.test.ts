@@ -1,0 +1,161 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RunEvent } from "@arbor/core";
+import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ARBOR_BIN, arbor } from "./helpers/cli.js";
+
+/** The MCP servers from npm, run from the workspace's node_modules with this Node. */
+const modules = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url));
+
+let dir: string;
+let home: string;
+let workspace: string;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-mcp-e2e-"));
+  home = join(dir, "home");
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
+  await writeFile(
+    join(workspace, "arbor.json"),
+    JSON.stringify({
+      mcp: {
+        servers: {
+          fs: { command: process.execPath, args: [`${modules}server-filesystem/dist/index.js`, workspace] },
+          everything: { command: process.execPath, args: [`${modules}server-everything/dist/index.js`, "stdio"] },
+        },
+      },
+    }),
+  );
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("arbor run with MCP servers", () => {
+  it("completes a scripted run over the fake OpenAI server that calls tools of both servers", async () => {
+    server = await startFakeOpenAI({
+      script: [
+        [
+          text("Reading with MCP."),
+          toolCall("mcp__fs__read_text_file", { path: join(workspace, "notes.txt") }, { id: "fs1" }),
+          toolCall("mcp__everything__get-sum", { a: 40, b: 2 }, { id: "ev1" }),
+        ],
+        [text("The notes say 42, and 40 + 2 = 42.")],
+      ],
+    });
+    const r = await arbor(
+      [
+        "run",
+        "--json",
+        "--model",
+        "openai-compatible/fake",
+        "--base-url",
+        server.baseURL,
+        "--cwd",
+        workspace,
+        "What is in notes?",
+      ],
+      { home },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent);
+    expect(events.at(-1)?.type).toBe("done");
+    const ends = events.flatMap((e) => (e.type === "tool_end" ? [e] : []));
+    expect(ends.map((e) => [e.tool, e.is_error])).toEqual(
+      expect.arrayContaining([
+        ["mcp__fs__read_text_file", false],
+        ["mcp__everything__get-sum", false],
+      ]),
+    );
+    expect(ends.find((e) => e.call_id === "fs1")?.output).toBe("the answer is 42\n");
+    expect(ends.find((e) => e.call_id === "ev1")?.output).toMatch(/42/);
+    // The provider was shown the MCP tools with their schemas.
+    const first = server.requests[0]?.body as { tools?: { function: { name: string } }[] } | undefined;
+    const names = first?.tools?.map((t) => t.function.name) ?? [];
+    expect(names).toEqual(expect.arrayContaining(["mcp__fs__read_text_file", "mcp__everything__get-sum", "read"]));
+  });
+
+  it("arbor mcp list shows each server, its state and its tools", async () => {
+    const r = await arbor(["mcp", "list", "--json", "--cwd", workspace], { home });
+    expect(r.code, r.stderr).toBe(0);
+    const { servers } = JSON.parse(r.stdout) as {
+      servers: { name: string; state: { status: string }; tools: { name: string; readOnly: boolean }[] }[];
+    };
+    expect(servers.map((s) => [s.name, s.state.status])).toEqual([
+      ["fs", "ready"],
+      ["everything", "ready"],
+    ]);
+    expect(servers[0]?.tools.map((t) => t.name)).toContain("mcp__fs__read_text_file");
+    expect(servers[1]?.tools).toContainEqual({
+      name: "mcp__everything__echo",
+      mcpName: "echo",
+      description: expect.any(String),
+      readOnly: true,
+    });
+
+    const text = await arbor(["mcp", "list", "--cwd", workspace], { home });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^fs {2}stdio {2}/m);
+    expect(text.stdout).toMatch(/^ {2}ready/m);
+    expect(text.stdout).toMatch(/^ {2}mcp__everything__echo \(read-only\)/m);
+  });
+
+  it("a bad mcp config is an error naming the file and key, before anything runs", async () => {
+    const bad = join(dir, "bad");
+    await mkdir(bad);
+    await writeFile(join(bad, "arbor.json"), JSON.stringify({ mcp: { servers: { fs: { command: 3 } } } }));
+    const r = await arbor(["mcp", "list", "--cwd", bad], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(join(bad, "arbor.json"));
+    expect(r.stderr).toContain("mcp.servers.fs.command");
+    expect(await readFile(join(bad, "arbor.json"), "utf8")).toContain('"command":3');
+  });
+});
+
+describe("arbor mcp serve", () => {
+  it("an MCP client over stdio runs an agent that calls MCP tools, with progress, and reads the session back", async () => {
+    server = await startFakeOpenAI({
+      script: [[toolCall("mcp__everything__echo", { message: "via arbor" }, { id: "e" })], [text("Echoed.")]],
+    });
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("ARBOR_")) env[k] = v;
+    const client = new Client({ name: "test", version: "1.0.0" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [ARBOR_BIN, "mcp", "serve", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace],
+      env: { ...env, ARBOR_HOME: home },
+      stderr: "pipe",
+    });
+    await client.connect(transport);
+    try {
+      const progress: string[] = [];
+      const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "echo it" } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      })) as CallToolResult;
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "done", text: "Echoed." });
+      expect(progress).toEqual(expect.arrayContaining(["tool mcp__everything__echo started", "tool mcp__everything__echo done"]));
+      const sessionId = (result.structuredContent as { session_id: string }).session_id;
+      const read = (await client.callTool({ name: "read_session", arguments: { session_id: sessionId } })) as CallToolResult;
+      expect(JSON.stringify(read.structuredContent)).toContain("Echo: via arbor");
+      const bad = (await client.callTool({ name: "read_session", arguments: { session_id: "missing" } })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,212 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/schema.js";
+import { ArborError } from "../errors.js";
+
+/** Where a server stands, as `arbor mcp list` shows it. */
+export type McpConnectionState =
+  | { status: "idle" }
+  | { status: "connecting" }
+  | { status: "ready"; serverName?: string; serverVersion?: string }
+  | { status: "failed"; error: string };
+
+export interface McpCallOptions {
+  signal: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
+const STDERR_TAIL = 2000;
+
+/** Client identity sent in `initialize`. */
+export const MCP_CLIENT_INFO = { name: "arbor", version: "0.1.0" } as const;
+
+/**
+ * One configured MCP server, connected on first use. A server that exits, drops its connection or
+ * fails to start is marked failed and started again on the next use, so one broken server costs
+ * the calls made while it is down and never the run.
+ */
+export class McpConnection {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private stderr = "";
+  private current: McpConnectionState = { status: "idle" };
+  private stdio: StdioClientTransport | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    /** Told when the server says its tool list changed. */
+    private readonly onToolsChanged: () => void,
+  ) {}
+
+  get state(): McpConnectionState {
+    return this.current;
+  }
+
+  /** The stdio server's process id while it runs. */
+  get pid(): number | undefined {
+    return this.client ? (this.stdio?.pid ?? undefined) : undefined;
+  }
+
+  async listTools(signal?: AbortSignal): Promise<Tool[]> {
+    const client = await this.connect(signal);
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.guard(() =>
+        client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: this.config.timeoutMs,
+          ...(signal ? { signal } : {}),
+        }),
+      );
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+    const client = await this.connect(options.signal);
+    const result = await this.guard(() =>
+      client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: this.config.timeoutMs,
+        // A server that keeps reporting progress is working, not hung.
+        resetTimeoutOnProgress: true,
+        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+      }),
+    );
+    return result as CallToolResult;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    this.current = { status: "idle" };
+    await client?.close().catch(() => {});
+  }
+
+  private connect(signal?: AbortSignal): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.start().finally(() => {
+      this.connecting = undefined;
+    });
+    const pending = this.connecting;
+    if (!signal) return pending;
+    // The start goes on for the next caller; only this caller stops waiting.
+    return new Promise<Client>((resolve, reject) => {
+      const onAbort = () => reject(new ArborError("aborted", "[Tool execution was interrupted]"));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  private async start(): Promise<Client> {
+    this.current = { status: "connecting" };
+    this.stderr = "";
+    const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
+    const transport = this.transport();
+    try {
+      await client.connect(transport, { timeout: this.config.timeoutMs });
+    } catch (err) {
+      await client.close().catch(() => {});
+      const error = this.unavailable("did not start", err);
+      this.current = { status: "failed", error: error.message };
+      throw error;
+    }
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.current = { status: "failed", error: this.describe("closed the connection") };
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged());
+    const version = client.getServerVersion();
+    this.current = {
+      status: "ready",
+      ...(version ? { serverName: version.name, serverVersion: version.version } : {}),
+    };
+    this.client = client;
+    return client;
+  }
+
+  private transport(): Transport {
+    const { config } = this;
+    if (config.url !== undefined) {
+      return new StreamableHTTPClientTransport(
+        new URL(config.url),
+        config.headers ? { requestInit: { headers: config.headers } } : {},
+      );
+    }
+    const transport = new StdioClientTransport({
+      command: config.command ?? "",
+      args: config.args ?? [],
+      env: { ...getDefaultEnvironment(), ...config.env },
+      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+      stderr: "pipe",
+    });
+    this.stdio = transport;
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+    });
+    return transport;
+  }
+
+  /** Runs one request, turning the SDK's failures into errors that name this server. */
+  private async guard<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        throw new ArborError(
+          "mcp_timeout",
+          `MCP server "${this.name}" did not answer within ${this.config.timeoutMs} ms (timeoutMs in its config).`,
+          { server: this.name },
+        );
+      }
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        throw this.unavailable("closed the connection", err);
+      }
+      // Any other protocol error (unknown tool, bad arguments, a result that fails its schema) is
+      // the call's failure, reported with the server's name so the model knows where it came from.
+      if (err instanceof McpError) {
+        throw new ArborError("tool_failed", `MCP server "${this.name}" refused the request: ${err.message}`, {
+          server: this.name,
+          mcpCode: err.code,
+        });
+      }
+      throw err;
+    }
+  }
+
+  private unavailable(what: string, err: unknown): ArborError {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new ArborError("mcp_unavailable", `${this.describe(what)} (${reason}). It is started again on the next call.`, {
+      server: this.name,
+    });
+  }
+
+  private describe(what: string): string {
+    // The lines that say what went wrong, not a stack trace's frames.
+    const lines = this.stderr
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("at ") && !/^[{}^]+$/.test(line));
+    const errors = lines.filter((line) => /error/i.test(line));
+    const tail = (errors.length > 0 ? errors : lines).slice(-3).join(" | ");
+    const where = this.config.url ?? [this.config.command, ...(this.config.args ?? [])].join(" ");
+    return `MCP server "${this.name}" (${where}) ${what}${tail ? `; its stderr: ${tail}` : ""}`;
+  }
+}

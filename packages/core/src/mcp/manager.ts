@@ -1,0 +1,177 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/schema.js";
+import type { BlobStore } from "../tools/blob-store.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { AnyToolDefinition } from "../tools/tool.js";
+import { McpConnection, type McpConnectionState } from "./connection.js";
+import { McpResultCache, mcpTool } from "./mcp-tool.js";
+
+/**
+ * How long runs start without asking a server whose start or listing failed; `status()` and a call
+ * of one of its known tools still try it at once.
+ */
+export const FAILED_RETRY_MS = 30_000;
+
+export interface McpManagerOptions {
+  servers: Readonly<Record<string, McpServerConfig>>;
+  /** Seconds a tool list and a read-only result are reused. */
+  toolCacheTtl: number;
+  blobs?: BlobStore;
+  now?: () => number;
+}
+
+/** One server as `arbor mcp list` shows it. */
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http";
+  target: string;
+  enabled: boolean;
+  state: McpConnectionState;
+  /** A running stdio server's process id. */
+  pid?: number;
+  tools: { name: string; mcpName: string; description?: string; readOnly: boolean }[];
+}
+
+interface Slot {
+  readonly connection: McpConnection;
+  readonly config: McpServerConfig;
+  /** The tools last listed, kept while a refresh fails so a flaky server keeps its tools. */
+  tools: Tool[] | undefined;
+  listedAt: number;
+  /** When the last start or listing failed (0: it did not), so runs do not each wait on a broken server. */
+  failedAt: number;
+  stale: boolean;
+  refreshing: Promise<void> | undefined;
+  /** The definitions this server has in the registry, by Arbor name. */
+  registered: Map<string, AnyToolDefinition>;
+}
+
+/**
+ * The runtime's MCP servers: each connected on first use, its tool list cached for the TTL (and
+ * dropped when the server says it changed), its tools kept in the runtime's tool registry as
+ * `mcp__<server>__<tool>`. A server that cannot be reached keeps the tools it last listed (their
+ * calls fail with an error naming it) and is tried again on the next sync or call.
+ */
+export class McpManager {
+  private readonly slots = new Map<string, Slot>();
+  private readonly cache: McpResultCache;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: McpManagerOptions) {
+    this.now = options.now ?? Date.now;
+    this.ttlMs = options.toolCacheTtl * 1000;
+    this.cache = new McpResultCache(this.ttlMs, this.now);
+    for (const [name, config] of Object.entries(options.servers)) {
+      const slot: Slot = {
+        config,
+        connection: new McpConnection(name, config, () => {
+          slot.stale = true;
+          this.cache.dropServer(name);
+        }),
+        tools: undefined,
+        listedAt: 0,
+        failedAt: 0,
+        stale: true,
+        refreshing: undefined,
+        registered: new Map(),
+      };
+      this.slots.set(name, slot);
+    }
+  }
+
+  /** Brings the registry's MCP tools up to date; a server that fails is left as it was, never thrown. */
+  async sync(registry: ToolRegistry, signal?: AbortSignal): Promise<void> {
+    await Promise.all(
+      [...this.slots.entries()].map(async ([name, slot]) => {
+        if (!slot.config.enabled) return;
+        const due = slot.stale || this.now() - slot.listedAt >= this.ttlMs;
+        const resting = slot.failedAt > 0 && this.now() - slot.failedAt < FAILED_RETRY_MS;
+        if (due && !resting) await this.refresh(slot, signal).catch(() => {});
+        this.register(name, slot, registry);
+      }),
+    );
+  }
+
+  /** Every configured server with its state and tools, connecting to those not yet started. */
+  async status(signal?: AbortSignal): Promise<McpServerStatus[]> {
+    const out: McpServerStatus[] = [];
+    for (const [name, slot] of this.slots) {
+      if (slot.config.enabled && (slot.stale || this.now() - slot.listedAt >= this.ttlMs)) {
+        await this.refresh(slot, signal).catch(() => {});
+      }
+      const { config } = slot;
+      out.push({
+        name,
+        transport: config.url !== undefined ? "http" : "stdio",
+        target: config.url ?? [config.command, ...(config.args ?? [])].join(" "),
+        enabled: config.enabled,
+        state: slot.connection.state,
+        ...(slot.connection.pid !== undefined ? { pid: slot.connection.pid } : {}),
+        tools: (slot.tools ?? []).map((tool) => ({
+          name: mcpTool(name, tool, this.toolDeps(slot)).name,
+          mcpName: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          readOnly: tool.annotations?.readOnlyHint === true,
+        })),
+      });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((slot) => slot.connection.close()));
+  }
+
+  private refresh(slot: Slot, signal?: AbortSignal): Promise<void> {
+    slot.refreshing ??= (async () => {
+      try {
+        // Cleared before listing: a change announced while the list is in flight makes it stale again.
+        slot.stale = false;
+        slot.tools = await slot.connection.listTools(signal);
+        slot.listedAt = this.now();
+        slot.failedAt = 0;
+      } catch (err) {
+        slot.stale = true;
+        // A run that cancelled its wait says nothing about the server.
+        if (!signal?.aborted) slot.failedAt = this.now();
+        throw err;
+      } finally {
+        slot.refreshing = undefined;
+      }
+    })();
+    return slot.refreshing;
+  }
+
+  private toolDeps(slot: Slot) {
+    return { connection: slot.connection, cache: this.cache, blobs: this.options.blobs };
+  }
+
+  /** Puts the server's listed tools in the registry and takes out those it no longer lists. */
+  private register(server: string, slot: Slot, registry: ToolRegistry): void {
+    const wanted = new Map<string, AnyToolDefinition>();
+    for (const tool of slot.tools ?? []) {
+      const def = mcpTool(server, tool, this.toolDeps(slot));
+      // Two MCP names that clean up to the same Arbor name: the first listed keeps it.
+      if (!wanted.has(def.name)) wanted.set(def.name, def);
+    }
+    for (const [name, def] of slot.registered) {
+      if (wanted.has(name) && registry.get(name) === def && sameTool(def, wanted.get(name))) {
+        wanted.delete(name);
+        continue;
+      }
+      if (registry.get(name) === def) registry.unregister(name);
+      slot.registered.delete(name);
+    }
+    for (const [name, def] of wanted) {
+      // A built-in or a caller's tool of the same name wins over the server's.
+      if (registry.get(name)) continue;
+      registry.register(def);
+      slot.registered.set(name, def);
+    }
+  }
+}
+
+function sameTool(a: AnyToolDefinition, b: AnyToolDefinition | undefined): boolean {
+  return b !== undefined && a.description === b.description && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);
+}

@@ -1,0 +1,99 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ArborError } from "../errors.js";
+import type { BlobStore } from "../tools/blob-store.js";
+import { stableJson } from "../tools/doom-loop.js";
+import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
+import type { McpConnection } from "./connection.js";
+import { mcpToolName } from "./names.js";
+import { type McpResultMetadata, resultMetadata, resultText } from "./results.js";
+
+/** Read-only results reused within the TTL, keyed by server, tool and arguments. */
+export class McpResultCache {
+  private readonly entries = new Map<string, { expires: number; result: ToolResult<McpResultMetadata> }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+    private readonly maxEntries = 256,
+  ) {}
+
+  get(key: string): ToolResult<McpResultMetadata> | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.expires <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return hit.result;
+  }
+
+  set(key: string, result: ToolResult<McpResultMetadata>): void {
+    this.entries.delete(key);
+    this.entries.set(key, { expires: this.now() + this.ttlMs, result });
+    // Oldest first: a Map keeps insertion order.
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** Forgets a server's results (its tools changed, so their answers may have too). */
+  dropServer(server: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(`${server}\0`)) this.entries.delete(key);
+  }
+}
+
+export interface McpToolDeps {
+  connection: McpConnection;
+  cache: McpResultCache;
+  blobs: BlobStore | undefined;
+}
+
+// The server checks arguments against its own schema; Arbor only insists on an object.
+const McpArgumentsSchema = z.record(z.string(), z.unknown());
+
+/**
+ * An MCP server's tool as an Arbor tool: asks permission under its own name like any tool, then
+ * calls the server. Progress reports become the call's live progress; an `isError` result is a tool
+ * error the model reads. A tool the server marks read-only is answered from the result cache when
+ * the same arguments were sent within the TTL.
+ */
+export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolDefinition {
+  const name = mcpToolName(server, tool.name);
+  const readOnly = tool.annotations?.readOnlyHint === true;
+  const title = tool.annotations?.title ?? tool.title;
+  return {
+    name,
+    description: `${tool.description ?? title ?? tool.name} (MCP server "${server}", tool "${tool.name}")`,
+    input: McpArgumentsSchema,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    async execute(input, ctx): Promise<ToolResult<McpResultMetadata>> {
+      const args = input as Record<string, unknown>;
+      await ctx.ask({ permission: name, patterns: ["*"], metadata: { server, tool: tool.name } });
+      const key = `${server}\0${tool.name}\0${stableJson(args)}`;
+      if (readOnly) {
+        const hit = deps.cache.get(key);
+        if (hit) return { ...hit, cached: true };
+      }
+      const result = await deps.connection.callTool(tool.name, args, {
+        signal: ctx.abort,
+        onProgress: (p) =>
+          ctx.metadata({
+            title: p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`,
+            metadata: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) },
+          }),
+      });
+      const output = resultText(result);
+      if (result.isError) {
+        throw new ArborError("tool_failed", `MCP tool "${tool.name}" on server "${server}" reported an error: ${output}`, {
+          server,
+        });
+      }
+      const done: ToolResult<McpResultMetadata> = {
+        output,
+        title: `${server}: ${tool.name}`,
+        metadata: await resultMetadata(server, tool.name, result, deps.blobs),
+      };
+      if (readOnly) deps.cache.set(key, done);
+      return done;
+    },
+  };
+}

@@ -1,0 +1,281 @@
+import {
+  ArborError,
+  assertSessionId,
+  getTrace,
+  isArborError,
+  type RunEvent,
+  type RunInput,
+  type Runtime,
+  type Store,
+} from "@arbor/core/internal";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { continueFromEntry } from "../continue-from-entry.js";
+import { SERVER_VERSION } from "../version.js";
+
+export interface ArborMcpDeps {
+  runtime: Runtime;
+  store: Store;
+}
+
+/** What a tool handler gets from the SDK that Arbor uses: cancellation and the progress channel. */
+interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message?: string };
+  }): Promise<void>;
+}
+
+const SessionId = z.string().min(1).describe("A session (trace) id, as run_prompt or list_sessions return it.");
+
+function json(value: unknown): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+/** An ArborError is the caller's mistake or a known failure: an `isError` result it can read and fix. */
+async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!isArborError(err)) throw err;
+    return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}` }] };
+  }
+}
+
+/** One line for a progress report, or undefined for events a client need not hear about live. */
+function progressLine(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "tool_start":
+      return `tool ${event.tool} started`;
+    case "tool_progress":
+      return `tool ${event.tool}: ${event.title ?? "working"}`;
+    case "tool_end":
+      return `tool ${event.tool} ${event.is_error ? "failed" : "done"}`;
+    case "llm_start":
+      return `model called (${event.model})`;
+    case "llm_end":
+      return `model answered (${event.model})`;
+    case "permission_request":
+      return `waiting for permission ${event.permission} (${event.patterns.join(", ")}): answer_permission id=${event.id}`;
+    case "plan_approval_request":
+      return `waiting for plan approval: answer_plan plan_id=${event.plan_id}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
+async function runToEnd(runtime: Runtime, input: RunInput, extra: CallExtra): Promise<CallToolResult> {
+  const handle = runtime.run(input);
+  const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
+  extra.signal.addEventListener("abort", onAbort, { once: true });
+  const token = extra._meta?.progressToken;
+  let progress = 0;
+  try {
+    for await (const event of handle) {
+      const line = token === undefined ? undefined : progressLine(event);
+      if (token !== undefined && line !== undefined) {
+        progress += 1;
+        // A client that went away cannot be told; the run goes on to its end.
+        await extra
+          .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: line } })
+          .catch(() => {});
+      }
+    }
+  } finally {
+    extra.signal.removeEventListener("abort", onAbort);
+  }
+  const result = await handle.result;
+  const summary = {
+    session_id: result.sessionId,
+    status: result.status,
+    text: result.text,
+    steps: result.steps,
+    ...(result.error ? { error: result.error } : {}),
+  };
+  return {
+    isError: result.status === "error",
+    content: [
+      {
+        type: "text",
+        text: result.text !== "" ? result.text : `Run ${result.status}${result.error ? `: ${result.error.message}` : ""}.`,
+      },
+    ],
+    structuredContent: summary,
+  };
+}
+
+/**
+ * Arbor as an MCP server: run a prompt (a new session or a continued one), continue from an entry,
+ * fork, list and read sessions and traces, and answer pending permission asks and plan approvals.
+ * Bad arguments are refused by the schema (an MCP error) or by Arbor (an `isError` result naming
+ * the problem) before anything is written.
+ */
+export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServer {
+  const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
+  const runInput = {
+    prompt: z.string().min(1).describe("What to ask the agent."),
+    agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
+    max_turns: z.number().int().positive().optional().describe("At most this many model calls."),
+  };
+  const toRunInput = (args: { prompt: string; agent?: string | undefined; max_turns?: number | undefined }): RunInput => ({
+    prompt: args.prompt,
+    ...(args.agent !== undefined ? { agent: args.agent } : {}),
+    ...(args.max_turns !== undefined ? { maxTurns: args.max_turns } : {}),
+  });
+
+  server.registerTool(
+    "run_prompt",
+    {
+      description:
+        "Runs an Arbor agent on a prompt to its end, in a new session or (with session_id) continuing one. Reports progress when the request carries a progress token; cancelling the request aborts the run, keeping what it did.",
+      inputSchema: { ...runInput, session_id: SessionId.optional() },
+    },
+    (args, extra) =>
+      answer(async () => {
+        if (args.session_id !== undefined) assertSessionId(args.session_id);
+        if (args.session_id !== undefined && !(await store.getSession(args.session_id))) {
+          throw new ArborError(
+            "session_not_found",
+            `Session ${args.session_id} does not exist; list_sessions shows those that do.`,
+          );
+        }
+        return runToEnd(
+          runtime,
+          { ...toRunInput(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) },
+          extra as CallExtra,
+        );
+      }),
+  );
+
+  server.registerTool(
+    "continue_from_entry",
+    {
+      description:
+        "Continues a session from any entry: a user message is re-sent as a sibling (a new branch), any other entry gets the new prompt after it. Then runs like run_prompt.",
+      inputSchema: { ...runInput, session_id: SessionId, entry_id: z.string().min(1) },
+    },
+    (args, extra) =>
+      answer(async () => {
+        assertSessionId(args.session_id);
+        await continueFromEntry(store, args.session_id, args.entry_id);
+        return runToEnd(runtime, { ...toRunInput(args), sessionId: args.session_id }, extra as CallExtra);
+      }),
+  );
+
+  server.registerTool(
+    "fork_session",
+    {
+      description: "Makes a new session holding the path from the root to entry_id of session_id; the original is unchanged.",
+      inputSchema: { session_id: SessionId, entry_id: z.string().min(1) },
+    },
+    (args) =>
+      answer(async () => {
+        assertSessionId(args.session_id);
+        return json({ session: await store.createBranchedSession(args.session_id, args.entry_id) });
+      }),
+  );
+
+  server.registerTool(
+    "list_sessions",
+    {
+      description: "Lists sessions, newest first, a page at a time (pass next_cursor back as cursor).",
+      inputSchema: { limit: z.number().int().min(1).max(1000).optional(), cursor: z.string().min(1).optional() },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      answer(async () => {
+        const page = await store.listSessions({
+          ...(args.limit !== undefined ? { limit: args.limit } : {}),
+          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+        });
+        return json({ sessions: page.sessions, next_cursor: page.nextCursor ?? null });
+      }),
+  );
+
+  server.registerTool(
+    "read_session",
+    {
+      description: "A session's metadata and the entries of its active path (root to leaf).",
+      inputSchema: { session_id: SessionId },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      answer(async () => {
+        assertSessionId(args.session_id);
+        const session = await store.getSession(args.session_id);
+        if (!session) throw new ArborError("session_not_found", `Session ${args.session_id} does not exist.`);
+        return json({ session, entries: await store.getActivePath(args.session_id) });
+      }),
+  );
+
+  server.registerTool(
+    "read_trace",
+    {
+      description: "A trace with its goal tree and sub-traces.",
+      inputSchema: { trace_id: SessionId },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      answer(async () => {
+        const view = await getTrace(store, args.trace_id);
+        return json({ trace: view.trace, goal_tree: view.goalTree, sub_traces: view.subTraces });
+      }),
+  );
+
+  server.registerTool(
+    "list_pending",
+    {
+      description: "Permission asks and plan approvals that runs are waiting on, oldest first (one session's when given).",
+      inputSchema: { session_id: SessionId.optional() },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      answer(async () =>
+        json({
+          permissions: runtime.pendingPermissions(args.session_id),
+          plans: runtime.pendingPlanApprovals(args.session_id),
+        }),
+      ),
+  );
+
+  server.registerTool(
+    "answer_permission",
+    {
+      description: "Answers a pending permission ask: once, always (recorded in the session), or reject.",
+      inputSchema: {
+        id: z.string().min(1),
+        reply: z.enum(["once", "always", "reject"]),
+        message: z.string().optional().describe("With reject: told to the model."),
+      },
+    },
+    (args) =>
+      answer(async () => {
+        if (!runtime.replyPermission(args.id, args.reply, args.message)) {
+          throw new ArborError("invalid_input", `No permission ask ${args.id} is waiting; list_pending shows those that are.`);
+        }
+        return json({ answered: args.id, reply: args.reply });
+      }),
+  );
+
+  server.registerTool(
+    "answer_plan",
+    {
+      description: "Approves or rejects a plan waiting for approval.",
+      inputSchema: { plan_id: z.string().min(1), approved: z.boolean(), reason: z.string().optional() },
+    },
+    (args) =>
+      answer(async () => {
+        const result = await runtime.approvePlan(args.plan_id, args.approved, args.reason);
+        return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: result.run?.sessionId ?? null });
+      }),
+  );
+
+  return server;
+}

@@ -1,0 +1,47 @@
+// Arbor's MCP client as the conformance suite drives it: the suite appends its test server's URL
+// and names the scenario in MCP_CONFORMANCE_SCENARIO. The server's tools are brought into a tool
+// registry exactly as a run does (McpManager.sync) and each is called through the registry.
+import { McpManager, ToolRegistry } from "@arbor/core";
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+
+/** Arguments that satisfy the simple schemas the suite's tools declare. */
+function argumentsFor(schema) {
+  const args = {};
+  for (const name of schema?.required ?? []) {
+    const type = schema.properties?.[name]?.type;
+    args[name] = type === "number" || type === "integer" ? 1 : type === "boolean" ? true : type === "object" ? {} : "test";
+  }
+  return args;
+}
+
+const manager = new McpManager({ servers: { conf: { url, timeoutMs: 20_000, enabled: true } }, toolCacheTtl: 60 });
+const registry = new ToolRegistry();
+let failed = false;
+try {
+  await manager.sync(registry);
+  const [status] = await manager.status();
+  if (status?.state.status !== "ready") throw new Error(status?.state.error ?? "not connected");
+  if (scenario !== "initialize") {
+    for (const tool of registry.list()) {
+      const outcome = await registry.invoke(tool.name, argumentsFor(tool.inputSchema), {
+        sessionId: "conformance",
+        messageId: "m",
+        callId: tool.name,
+        agent: "conformance",
+        cwd: process.cwd(),
+        abort: new AbortController().signal,
+        metadata: () => {},
+        ask: async () => {},
+      });
+      console.log(`${tool.name}: ${outcome.isError ? "error" : "ok"}: ${outcome.output.slice(0, 200)}`);
+    }
+  }
+} catch (err) {
+  failed = true;
+  console.error(err instanceof Error ? err.message : String(err));
+} finally {
+  await manager.close();
+}
+process.exit(failed ? 1 : 0);
