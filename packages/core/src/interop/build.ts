@@ -32,7 +32,7 @@ export class SessionBuilder {
   constructor(
     private readonly head: SessionHead,
     private readonly skipped: SkipCounts,
-    startedAt: string,
+    private readonly startedAt: string,
   ) {
     this.lastTime = startedAt;
   }
@@ -99,7 +99,7 @@ export class SessionBuilder {
       (min, e) => (min === undefined || e.timestamp < min ? e.timestamp : min),
       undefined,
     );
-    const createdAt = first ?? this.lastTime;
+    const createdAt = first === undefined || this.startedAt < first ? this.startedAt : first;
     const leaf = leafEntryId !== undefined ? leafEntryId : (this.entries.at(-1)?.id ?? null);
     const h = this.head;
     const session: SessionMeta & { importedFrom: ImportOrigin } = {

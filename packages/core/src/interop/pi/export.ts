@@ -145,7 +145,6 @@ function messageLines(m: Message): Line[] {
           : {}),
         ...(m.finishReason ? { stopReason: m.finishReason } : {}),
         ...(m.error ? { errorMessage: m.error.message } : {}),
-        // What pi wrote and Arbor kept verbatim wins over the reconstruction above.
         ...extra,
       };
       return [{ type: "message", message }];
@@ -164,11 +163,10 @@ function messageLines(m: Message): Line[] {
           message: {
             role: "toolResult",
             toolCallId: r.toolCallId,
-            toolName: typeof extra.toolName === "string" ? extra.toolName : r.toolName,
+            toolName: r.toolName,
             content,
             isError,
-            ...(extra.details !== undefined ? { details: extra.details } : {}),
-            ...stamp,
+            ...extra,
           },
         };
       });

@@ -5,7 +5,7 @@ import { importedEntryId, importedSessionId } from "../ids.js";
 import { parseJsonLines } from "../jsonl.js";
 import { isoTime } from "../time.js";
 import { addSkip, type Conversion, type SkipCounts } from "../types.js";
-import { assistantMessage, toolMessage, userParts } from "./messages.js";
+import { assistantMessage, piExtras, toolMessage, userParts } from "./messages.js";
 import {
   PiAssistantMessageSchema,
   PiBashExecutionSchema,
@@ -192,7 +192,7 @@ function messageBody(message: { role: string }, skipped: SkipCounts): EntryBody 
         display: m.data.display ?? true,
         includeInContext: true,
         ...(m.data.details !== undefined ? { details: m.data.details } : {}),
-        pi: { role: m.data.role, ...(m.data.timestamp !== undefined ? { timestamp: m.data.timestamp } : {}) },
+        pi: { role: m.data.role, ...piExtras(m.data, ["role", "customType", "content", "display", "details"]) },
       };
     }
     default:

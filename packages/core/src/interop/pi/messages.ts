@@ -65,13 +65,19 @@ export function piAssistantBlock(p: Part): PiAssistantBlock | undefined {
   }
 }
 
-/** What pi keeps on an assistant message that Arbor's message has no field for, kept for export. */
-const ASSISTANT_EXTRAS = ["api", "provider", "model", "usage", "stopReason", "errorMessage", "responseId", "timestamp"] as const;
+/**
+ * The fields of a pi message other than `omit`: what Arbor's message has no field for, kept
+ * verbatim under `pi` so an export writes the message back as pi wrote it.
+ */
+export function piExtras(m: Record<string, unknown>, omit: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(m)) if (!omit.includes(k)) out[k] = v;
+  return out;
+}
 
 export function assistantMessage(m: z.infer<typeof PiAssistantMessageSchema>): Message {
   const u = m.usage;
-  const pi: Record<string, unknown> = {};
-  for (const k of ASSISTANT_EXTRAS) if (m[k] !== undefined) pi[k] = m[k];
+  const pi = piExtras(m, ["role", "content"]);
   return {
     role: "assistant",
     content: m.content.map(assistantPart) as Extract<Message, { role: "assistant" }>["content"],
@@ -103,11 +109,8 @@ export function toolMessage(m: z.infer<typeof PiToolResultMessageSchema>): Messa
   return {
     role: "tool",
     content: [{ type: "tool-result", toolCallId: m.toolCallId, toolName: m.toolName || "unknown", output }],
-    pi: {
-      toolName: m.toolName,
-      ...(m.details !== undefined ? { details: m.details } : {}),
-      ...(m.timestamp !== undefined ? { timestamp: m.timestamp } : {}),
-    },
+    // toolName stays here too: pi may write an empty one, which Arbor's part cannot hold.
+    pi: piExtras(m, ["role", "content", "toolCallId", "isError"]),
   };
 }
 
