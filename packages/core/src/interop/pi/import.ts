@@ -51,6 +51,10 @@ export function convertPiSession(text: string, source = "the file"): Conversion 
     if (!parsed.success) {
       const type = (value as { type?: unknown })?.type;
       addSkip(skipped, typeof type === "string" ? `unknown line type "${type}"` : "line without a type");
+      // Its children hang on what it hung on.
+      const { id, parentId } = (value ?? {}) as { id?: unknown; parentId?: unknown };
+      if (!linear && typeof id === "string")
+        b.bridge(importedEntryId(id), typeof parentId === "string" ? importedEntryId(parentId) : null);
       v1Ids.push(undefined);
       continue;
     }
