@@ -1,6 +1,6 @@
 import { ArborError, convertCodexSession, convertOpenCodeRows, type SessionExport, SessionExportSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
-import { countParts, countRole, countType, fixture, rawLines } from "./fixtures.js";
+import { countParts, countRole, countType, fixture, parts, rawLines } from "./fixtures.js";
 
 type Raw = Record<string, unknown>;
 const CODEX = "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
@@ -96,12 +96,10 @@ describe("OpenCode import", () => {
     expect(countRole(s, "assistant")).toBe(byType("assistant"));
     expect(countParts(s, "reasoning")).toBe(2);
     expect(countParts(s, "tool-call")).toBe(1);
-    const result = s.entries
-      .flatMap((e) => (e.type === "message" ? e.message.content : []))
-      .find((p) => p.type === "tool-result");
+    const result = parts(s).find((p) => p.type === "tool-result");
     expect(result).toMatchObject({ toolName: "question", output: { type: "text" } });
     expect(JSON.stringify(result)).toContain('=\\"Green\\"');
-    const text = s.entries.flatMap((e) => (e.type === "message" ? e.message.content : [])).filter((p) => p.type === "text");
+    const text = parts(s).filter((p) => p.type === "text");
     expect(JSON.stringify(text)).toContain("🌿 — a fresh");
     expect(skipped).toEqual({ "idle record (the end of a turn)": 1 });
     expect(countType(s, "model_change")).toBe(1);
