@@ -30,13 +30,13 @@ export function parseExport(text: string, source: string) {
 
 export const sessionsImport: Command = {
   name: "import",
-  operands: ["path"],
+  operands: ["file"],
   requiredOperands: 0,
   summary: "Load a session written by 'arbor sessions export', or sessions of another agent (--from), into the store.",
   details: [
     "The file is validated first (schema, unique entry ids, parents before children); nothing is written when it is invalid.",
     "A session whose id is already in the store is refused unless --new-id is given. With --json: {sessionId, session}.",
-    `With --from ${IMPORT_SOURCES.join("|")}: imports that agent's sessions from <path> (a file or a directory searched at any depth;`,
+    `With --from ${IMPORT_SOURCES.join("|")}: imports that agent's sessions from <file> (a session file or a directory searched at any depth;`,
     "default: the agent's own location, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions or ~/.local/share/opencode/opencode.db).",
     "Session ids come from the source's ids, so importing again writes nothing new. Prints what was imported and what was left out",
     "and why; with --json: {from, path, imported, alreadyImported, skipped, notImported}.",
@@ -53,7 +53,9 @@ export const sessionsImport: Command = {
     const from = stringOption(values, "from");
     if (from === undefined) {
       if (operands.length === 0)
-        throw new UsageError("missing <path>: give a file written by 'arbor sessions export', or - for stdin.");
+        throw new UsageError(
+          "missing <file>: give a file written by 'arbor sessions export' (- for stdin), or --from <agent> to import another agent's sessions.",
+        );
       return;
     }
     if (!isImportSource(from)) throw new UsageError(`--from must be one of ${IMPORT_SOURCES.join(", ")}; got '${from}'.`);
