@@ -33,7 +33,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const storeCount = async (store: string) => (await withStore(store, (s) => s.listSessions({ limit: 1000 }))).sessions.length;
 
-describe("arbor sessions import --from", () => {
+// Each case spawns the CLI several times; on a loaded machine one spawn can take seconds.
+describe("arbor sessions import --from", { timeout: 180_000 }, () => {
   it("imports every Claude Code session with its sub-agents, and a second import writes nothing", async () => {
     const store = join(dir, "claude");
     const args = ["sessions", "import", "--from", "claude-code", join(FIXTURES, "claude-code"), "--store", store];

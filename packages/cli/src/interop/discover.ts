@@ -63,9 +63,10 @@ export async function discover(source: ImportSource, path: string): Promise<{ un
     case "claude-code": {
       const files = kind === "dir" ? await jsonlFiles(path) : [path];
       const units: ImportUnit[] = [];
+      const cache: SiblingAgents = new Map();
       for (const f of files) {
         if (!CLAUDE_AGENT_FILE.test(basename(f))) {
-          units.push({ kind: "claude-code", path: f, agentFiles: await claudeAgentFiles(f) });
+          units.push({ kind: "claude-code", path: f, agentFiles: await claudeAgentFiles(f, cache) });
         } else if (kind === "file") {
           throw new ArborError(
             "invalid_input",
@@ -84,8 +85,32 @@ export async function discover(source: ImportSource, path: string): Promise<{ un
   }
 }
 
+/** The session each 2.0-style sub-agent file beside the sessions of `dir` belongs to, read once per directory. */
+type SiblingAgents = Map<string, Array<{ path: string; sessionId: string | undefined }>>;
+
+async function siblingAgents(dir: string, cache: SiblingAgents) {
+  const known = cache.get(dir);
+  if (known) return known;
+  const found: Array<{ path: string; sessionId: string | undefined }> = [];
+  for (const name of (await readdir(dir)).sort()) {
+    if (!CLAUDE_AGENT_FILE.test(name)) continue;
+    const path = join(dir, name);
+    const first = (await readFile(path, "utf8")).split("\n", 1)[0] ?? "";
+    let sessionId: string | undefined;
+    try {
+      const v = JSON.parse(first) as { sessionId?: unknown };
+      if (typeof v.sessionId === "string") sessionId = v.sessionId;
+    } catch {
+      // a torn first line: the file names no session
+    }
+    found.push({ path, sessionId });
+  }
+  cache.set(dir, found);
+  return found;
+}
+
 /** The sub-agent files of a Claude Code session file: `<stem>/subagents/agent-*.jsonl` and siblings naming its session. */
-async function claudeAgentFiles(sessionFile: string): Promise<string[]> {
+async function claudeAgentFiles(sessionFile: string, cache: SiblingAgents): Promise<string[]> {
   const dir = dirname(sessionFile);
   const stem = basename(sessionFile, ".jsonl");
   const out: string[] = [];
@@ -95,11 +120,7 @@ async function claudeAgentFiles(sessionFile: string): Promise<string[]> {
   } catch {
     // no subagents directory: a session without 2.1-style sub-agents
   }
-  for (const name of (await readdir(dir)).sort()) {
-    if (!CLAUDE_AGENT_FILE.test(name)) continue;
-    const text = await readFile(join(dir, name), "utf8");
-    if (text.includes(`"sessionId":"${stem}"`)) out.push(join(dir, name));
-  }
+  for (const a of await siblingAgents(dir, cache)) if (a.sessionId === stem) out.push(a.path);
   return out;
 }
 

@@ -11,7 +11,6 @@ import {
   ClaudeProgressLineSchema,
   ClaudeSummaryLineSchema,
   type ClaudeUserLine,
-  ClaudeUserLineSchema,
   conversationLine,
 } from "./schema.js";
 
@@ -70,13 +69,15 @@ export function convertClaudeCodeSession(main: ClaudeFile, agentFiles: ReadonlyA
   );
   const summaries = compactSummaries(conv);
   const subAgents = new Map<string, SubAgent>();
+  /** Sidechain line uuid → the key of the sub-agent run it belongs to. */
+  const chainOf = new Map<string, string>();
   const agentOfTool = new Map<string, string>();
   let title: string | undefined;
   let leaf: string | undefined;
   for (const [i, { value }] of lines.entries()) {
     const c = conv[i];
     if (c?.isSidechain) {
-      sidechainLine(subAgents, c);
+      sidechainLine(subAgents, chainOf, c);
       continue;
     }
     if (c) {
@@ -194,12 +195,9 @@ function taskCalls(conv: ReadonlyArray<ClaudeLine | undefined>): Map<string, Tas
 }
 
 /** Inline sidechains (1.0.x): each chain starting at a null parent is one sub-agent run. */
-function sidechainLine(subs: Map<string, SubAgent>, c: ClaudeLine): void {
-  const rootKey = `chain:${c.uuid}`;
-  let key = rootKey;
-  if (c.parentUuid) {
-    for (const s of subs.values()) if (s.lines.some((l) => l.uuid === c.parentUuid)) key = s.key;
-  }
+function sidechainLine(subs: Map<string, SubAgent>, chainOf: Map<string, string>, c: ClaudeLine): void {
+  const key = (c.parentUuid ? chainOf.get(c.parentUuid) : undefined) ?? `chain:${c.uuid}`;
+  chainOf.set(c.uuid, key);
   const sub = subs.get(key) ?? { key, lines: [], linear: false };
   sub.lines.push(c);
   subs.set(key, sub);
@@ -313,9 +311,4 @@ function firstUserText(conv: ReadonlyArray<ClaudeLine | undefined>): string | un
     if (text && !text.startsWith("<")) return text.split("\n")[0];
   }
   return undefined;
-}
-
-/** Whether a parsed line is a Claude Code user line (for callers sniffing a file's format). */
-export function isClaudeUserLine(value: unknown): boolean {
-  return ClaudeUserLineSchema.safeParse(value).success;
 }
