@@ -28,6 +28,12 @@ const CASES = [
 const isConversation = (l: Raw) => l.type === "user" || l.type === "assistant";
 const content = (l: Raw) => (l.message as { content?: unknown } | undefined)?.content;
 
+/** Assistant messages: one per model response, whose blocks Claude Code writes as lines sharing `message.id`. */
+function responses(lines: Raw[]): number {
+  const ids = lines.filter((l) => l.type === "assistant").map((l, i) => (l.message as { id?: string }).id ?? `line ${i}`);
+  return new Set(ids).size;
+}
+
 /** What the main conversation should hold, counted from the raw lines. */
 function expected(lines: Raw[]) {
   const main = lines.filter((l) => isConversation(l) && l.isSidechain !== true);
@@ -40,40 +46,32 @@ function expected(lines: Raw[]) {
     (l) => l.type === "user" && Array.isArray(content(l)) && (content(l) as Raw[]).some((b) => b.type === "tool_result"),
   );
   return {
-    assistant: main.filter((l) => l.type === "assistant").length,
+    assistant: responses(main),
     user: userTurns.length,
     tool: toolTurns.length,
     toolCalls: rawBlocks(main, "tool_use").length,
     toolResults: rawBlocks(main, "tool_result").length,
     reasoning: rawBlocks(main, "thinking").length,
     compactions: lines.filter((l) => l.type === "system" && l.subtype === "compact_boundary").length,
-    branches: rawBranchPoints(lines),
   };
 }
 
-/**
- * Branch points among the kept lines, following `parentUuid` (a compaction boundary: its logical
- * parent) through every line the importer leaves out.
- */
-function rawBranchPoints(lines: Raw[]): number {
-  const byId = new Map(lines.filter((l) => typeof l.uuid === "string").map((l) => [l.uuid as string, l]));
-  const kept = (l: Raw) =>
-    (isConversation(l) && l.isSidechain !== true && l.isCompactSummary !== true) ||
-    (l.type === "system" && l.subtype === "compact_boundary");
-  const parentOf = (l: Raw): string | null => {
-    let p = (l.type === "system" && l.logicalParentUuid ? l.logicalParentUuid : l.parentUuid) as string | null | undefined;
-    while (p) {
-      const line = byId.get(p);
-      if (!line) return null;
-      if (kept(line)) return p;
-      p = (line.type === "system" && line.logicalParentUuid ? line.logicalParentUuid : line.parentUuid) as
-        | string
-        | null
-        | undefined;
-    }
-    return null;
-  };
-  return branchPoints(lines.filter(kept).map((l) => ({ id: l.uuid as string, parentId: parentOf(l) })));
+/** The entries root → leaf. */
+function activePath(s: SessionExport) {
+  const byId = new Map(s.entries.map((e) => [e.id, e]));
+  const path: SessionExport["entries"] = [];
+  for (let e = byId.get(s.session.leafEntryId ?? ""); e; e = e.parentId === null ? undefined : byId.get(e.parentId))
+    path.unshift(e);
+  return path;
+}
+
+/** Calls on the path that no result on the path answers. */
+function unanswered(path: SessionExport["entries"]): string[] {
+  const ps = path.flatMap((e) =>
+    e.type === "message" ? (e.message.content as Array<{ type: string; toolCallId?: string }>) : [],
+  );
+  const answered = new Set(ps.filter((p) => p.type === "tool-result").map((p) => p.toolCallId));
+  return ps.filter((p) => p.type === "tool-call" && !answered.has(p.toolCallId)).map((p) => p.toolCallId as string);
 }
 
 function convert(c: (typeof CASES)[number]) {
@@ -82,7 +80,7 @@ function convert(c: (typeof CASES)[number]) {
 
 describe("Claude Code import", () => {
   for (const c of CASES) {
-    it(`${basename(c.main)}: every message, tool call and result, branch and sub-agent`, () => {
+    it(`${basename(c.main)}: every message, tool call and result and sub-agent, on one path`, () => {
       const lines = rawLines(c.main);
       const { sessions } = convert(c);
       for (const s of sessions) expect(SessionExportSchema.safeParse(s).success, s.session.id).toBe(true);
@@ -96,8 +94,14 @@ describe("Claude Code import", () => {
         toolResults: countParts(main, "tool-result"),
         reasoning: countParts(main, "reasoning"),
         compactions: countType(main, "compaction"),
-        branches: branchPoints(main.entries),
       }).toEqual(want);
+      // None of these files holds a rewind: parallel tool calls (each result hung on its own call's
+      // line) are joined, so the whole conversation is the active path and every call is answered on it.
+      for (const s of sessions) {
+        expect(branchPoints(s.entries), s.session.id).toBe(0);
+        expect(activePath(s), s.session.id).toHaveLength(s.entries.length);
+        expect(unanswered(activePath(s)), s.session.id).toEqual([]);
+      }
       expect(subs).toHaveLength(c.subTraces);
       for (const s of subs) {
         expect(s.session.parentSessionId).toBe(main.session.id);
@@ -112,7 +116,7 @@ describe("Claude Code import", () => {
     const lines = rawLines(c.main);
     const [main, ...subs] = convert(c).sessions as [SessionExport, ...SessionExport[]];
     const side = lines.filter((l) => isConversation(l) && l.isSidechain === true);
-    expect(subs.reduce((n, s) => n + s.entries.length, 0)).toBe(side.length);
+    expect(subs.reduce((n, s) => n + countRole(s, "assistant"), 0)).toBe(responses(side));
     expect(subs.reduce((n, s) => n + countParts(s, "tool-call"), 0)).toBe(rawBlocks(side, "tool_use").length);
     const launched = main.entries.flatMap((e) =>
       e.type === "message" && e.message.role === "assistant"
@@ -136,7 +140,7 @@ describe("Claude Code import", () => {
       if (l.type === "progress" && d?.type === "agent_progress" && d.message) relayed.set(d.message.uuid as string, d.message);
     }
     expect(countParts(sub, "tool-call")).toBe(rawBlocks([...relayed.values()], "tool_use").length);
-    expect(countRole(sub, "assistant")).toBe([...relayed.values()].filter((m) => m.type === "assistant").length);
+    expect(countRole(sub, "assistant")).toBe(responses([...relayed.values()]));
     expect((sub.session as { importedFrom?: { toolCallId?: string } }).importedFrom?.toolCallId).toBe(
       "toolu_0141a8id8CWHmsbTaZRTD38W",
     );
@@ -170,32 +174,65 @@ describe("Claude Code import", () => {
     );
   });
 
-  it("a rewind (a second child of an earlier line) stays a branch, and the leaf is the last line", () => {
-    const at = (s: number) => `2026-03-01T00:00:0${s}.000Z`;
-    const line = (uuid: string, parentUuid: string | null, type: "user" | "assistant", text: string, s: number) =>
-      JSON.stringify({
-        uuid,
-        parentUuid,
-        type,
-        sessionId: "sess-1",
-        timestamp: at(s),
-        cwd: "/w",
-        message:
-          type === "user"
-            ? { role: "user", content: text }
-            : { role: "assistant", id: `m${s}`, content: [{ type: "text", text }] },
-      });
+  it("parallel calls are one response with its results in a row; a rewind stays a branch", () => {
+    const at = (s: number) => `2026-03-01T00:00:${String(s).padStart(2, "0")}.000Z`;
+    const line = (uuid: string, parentUuid: string | null, s: number, message: Raw) =>
+      JSON.stringify({ uuid, parentUuid, type: message.role, sessionId: "sess-1", timestamp: at(s), cwd: "/w", message });
+    const call = (id: string) => ({
+      role: "assistant",
+      id: "resp-1",
+      content: [{ type: "tool_use", id, name: "Read", input: { id } }],
+    });
+    const result = (id: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: `read ${id}` }] });
     const text = [
-      line("u1", null, "user", "hi", 1),
-      line("a1", "u1", "assistant", "hello", 2),
-      line("u2", "a1", "user", "do x", 3),
-      line("a2", "u2", "assistant", "did x", 4),
-      line("u3", "a1", "user", "do y instead", 5),
-      line("a3", "u3", "assistant", "did y", 6),
+      line("u1", null, 1, { role: "user", content: "read a and b" }),
+      line("a1", "u1", 2, { role: "assistant", id: "resp-1", content: [{ type: "text", text: "reading" }] }),
+      line("a2", "a1", 3, call("A")),
+      line("a3", "a2", 4, call("B")),
+      // Each result hangs on the line of its own call, as Claude Code writes them.
+      line("r1", "a2", 5, result("A")),
+      line("r2", "a3", 6, result("B")),
+      line("a4", "r2", 7, { role: "assistant", id: "resp-2", content: [{ type: "text", text: "done" }] }),
+      // The user went back to the first prompt and asked something else.
+      line("u2", "u1", 8, { role: "user", content: "no, read c" }),
+      line("a5", "u2", 9, { role: "assistant", id: "resp-3", content: [{ type: "text", text: "ok" }] }),
     ].join("\n");
-    const [s] = convertClaudeCodeSession({ name: "sess-1.jsonl", text }).sessions;
-    expect(branchPoints(s?.entries ?? [])).toBe(1);
-    expect(s?.session.leafEntryId).toBe("a3");
+    const [s] = convertClaudeCodeSession({ name: "sess-1.jsonl", text }).sessions as [SessionExport];
+    expect(s.entries.map((e) => [e.id, e.parentId])).toEqual([
+      ["u1", null],
+      ["a1", "u1"],
+      ["r1", "a1"],
+      ["r2", "r1"],
+      ["a4", "r2"],
+      ["u2", "u1"],
+      ["a5", "u2"],
+    ]);
+    const response = s.entries[1];
+    expect(response?.type === "message" && response.message.content.map((p) => p.type)).toEqual([
+      "text",
+      "tool-call",
+      "tool-call",
+    ]);
+    expect(branchPoints(s.entries)).toBe(1);
+    expect(s.session.leafEntryId).toBe("a5");
+
+    // Tools that run while the response streams: a result is written between two calls of it.
+    const interleaved = [
+      line("u1", null, 1, { role: "user", content: "read a and b" }),
+      line("a2", "u1", 2, call("A")),
+      line("r1", "a2", 3, result("A")),
+      line("a3", "r1", 4, call("B")),
+      line("r2", "a3", 5, result("B")),
+      line("a4", "r2", 6, { role: "assistant", id: "resp-2", content: [{ type: "text", text: "done" }] }),
+    ].join("\n");
+    const [t] = convertClaudeCodeSession({ name: "sess-1.jsonl", text: interleaved }).sessions as [SessionExport];
+    expect(t.entries.map((e) => [e.id, e.parentId])).toEqual([
+      ["u1", null],
+      ["a2", "u1"],
+      ["r1", "a2"],
+      ["r2", "r1"],
+      ["a4", "r2"],
+    ]);
   });
 
   it("refuses a file with no conversation line", () => {

@@ -1,11 +1,12 @@
 import { ArborError } from "../../errors.js";
 import type { SessionExport } from "../../store/export-format.js";
 import { SessionBuilder } from "../build.js";
-import { importedEntryId, importedSessionId, importedSubTraceId } from "../ids.js";
+import { importedSessionId, importedSubTraceId } from "../ids.js";
 import { parseJsonLines } from "../jsonl.js";
 import { isoTime } from "../time.js";
 import { addSkip, type Conversion, type SkipCounts } from "../types.js";
-import { assistantBody, type ClaudeContext, userBodies, userText } from "./messages.js";
+import { ClaudeChain } from "./chain.js";
+import { type ClaudeContext, userText } from "./messages.js";
 import {
   type ClaudeLine,
   ClaudeProgressLineSchema,
@@ -74,6 +75,7 @@ export function convertClaudeCodeSession(main: ClaudeFile, agentFiles: ReadonlyA
   const agentOfTool = new Map<string, string>();
   let title: string | undefined;
   let leaf: string | undefined;
+  const chain = new ClaudeChain(b, ctx, summaries);
   for (const [i, { value }] of lines.entries()) {
     const c = conv[i];
     if (c?.isSidechain) {
@@ -81,7 +83,7 @@ export function convertClaudeCodeSession(main: ClaudeFile, agentFiles: ReadonlyA
       continue;
     }
     if (c) {
-      const last = addLine(b, c, ctx, summaries);
+      const last = chain.add(c);
       if (last) leaf = last;
       if (c.type === "user" && c.toolUseResult && typeof c.toolUseResult === "object") {
         const agentId = (c.toolUseResult as { agentId?: unknown }).agentId;
@@ -114,53 +116,6 @@ export function convertClaudeCodeSession(main: ClaudeFile, agentFiles: ReadonlyA
   if (title ?? firstUserText(conv)) parent.session.title = (title ?? firstUserText(conv) ?? "").slice(0, 500);
   const subs = subTraces(parent, [...subAgents.values()], { tasks, agentOfTool, ctx });
   return { sessions: [parent, ...subs], skipped };
-}
-
-/** Adds one conversation line; returns the id of the last entry it made (the candidate leaf). */
-function addLine(
-  b: SessionBuilder,
-  c: ClaudeLine,
-  ctx: ClaudeContext,
-  summaries: Map<string, ClaudeUserLine>,
-): string | undefined {
-  const id = importedEntryId(c.uuid);
-  const at = isoTime(c.timestamp);
-  switch (c.type) {
-    case "assistant":
-      return b.add(id, parentOf(c), at, assistantBody(c, ctx)).id;
-    case "user": {
-      if (c.isCompactSummary && c.parentUuid && summaries.get(c.parentUuid) === c) {
-        b.bridge(id, c.parentUuid);
-        return undefined;
-      }
-      let parent = parentOf(c);
-      let last: string | undefined;
-      for (const [n, body] of userBodies(c, ctx).entries()) {
-        last = b.add(n === 0 ? id : b.uniqueId(`${id.slice(0, 60)}-u`), parent, at, body).id;
-        parent = last;
-      }
-      return last;
-    }
-    case "system": {
-      if (c.subtype !== "compact_boundary") {
-        addSkip(ctx.skipped, `system line "${c.subtype ?? "?"}" (status shown by the CLI)`);
-        b.bridge(id, parentOf(c));
-        return undefined;
-      }
-      const summary = summaries.get(c.uuid);
-      return b.add(id, c.logicalParentUuid ? importedEntryId(c.logicalParentUuid) : parentOf(c), at, {
-        type: "compaction",
-        summary: summary ? userText(summary) : (c.content ?? ""),
-        firstKeptEntryId: null,
-        tokensBefore: Math.max(0, Math.round(c.compactMetadata?.preTokens ?? 0)),
-        details: { trigger: c.compactMetadata?.trigger },
-      }).id;
-    }
-  }
-}
-
-function parentOf(c: ClaudeLine): string | null {
-  return c.parentUuid ? importedEntryId(c.parentUuid) : null;
 }
 
 /** Compaction boundary uuid → the user line holding the summary written right after it. */
@@ -281,9 +236,10 @@ function subTraces(parent: SessionExport, subs: SubAgent[], link: LinkContext): 
     );
     let leaf: string | undefined;
     let previous: string | null = null;
+    const chain = new ClaudeChain(b, link.ctx);
     for (const line of s.lines) {
       const l = s.linear ? { ...line, parentUuid: previous } : line;
-      const last = addLine(b, l, link.ctx, new Map());
+      const last = chain.add(l);
       if (last) {
         leaf = last;
         previous = line.uuid;
