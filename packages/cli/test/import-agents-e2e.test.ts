@@ -53,7 +53,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect(await storeCount(store)).toBe(12);
   });
 
-  it("show and tree draw an imported session with its sub-traces and branches", async () => {
+  it("show and tree draw an imported session with its sub-traces and active path", async () => {
     const store = join(dir, "claude");
     const id = "claude-code-e9fb405b-169f-40eb-9396-7e75076f045d";
     const show = await arbor(["sessions", "show", id, "--store", store], { home });

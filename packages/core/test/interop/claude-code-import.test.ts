@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { type ClaudeFile, convertClaudeCodeSession, type SessionExport, SessionExportSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
-import { branchPoints, countParts, countRole, countType, fixture, rawBlocks, rawLines } from "./fixtures.js";
+import { branchPoints, countParts, countRole, countType, fixture, parts, rawBlocks, rawLines } from "./fixtures.js";
 
 type Raw = Record<string, unknown>;
 
@@ -232,6 +232,30 @@ describe("Claude Code import", () => {
       ["r1", "a2"],
       ["r2", "r1"],
       ["a4", "r2"],
+    ]);
+  });
+
+  it("keeps images: inline data and URLs become file parts", () => {
+    const line = JSON.stringify({
+      uuid: "u1",
+      parentUuid: null,
+      type: "user",
+      sessionId: "img",
+      timestamp: "2026-03-01T00:00:00.000Z",
+      message: {
+        role: "user",
+        content: [
+          { type: "text", text: "what is this?" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: "aGVsbG8=" } },
+          { type: "image", source: { type: "url", url: "https://example.invalid/cat.png" } },
+        ],
+      },
+    });
+    const [s] = convertClaudeCodeSession({ name: "img.jsonl", text: line }).sessions as [SessionExport];
+    const files = parts(s).filter((p) => p.type === "file");
+    expect(files).toEqual([
+      { type: "file", mediaType: "image/png", data: "aGVsbG8=" },
+      { type: "file", mediaType: "image/*", url: "https://example.invalid/cat.png" },
     ]);
   });
 

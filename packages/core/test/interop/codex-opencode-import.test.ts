@@ -66,6 +66,31 @@ describe("Codex import", () => {
     expect(skipped['event_msg "exec_command_end" (repeats the conversation for the screen)']).toBe(43);
   });
 
+  it("keeps an image the user attached", () => {
+    const meta = JSON.stringify({
+      timestamp: "2026-05-11T08:26:55.042Z",
+      type: "session_meta",
+      payload: { id: "img", cwd: "/w" },
+    });
+    const user = JSON.stringify({
+      timestamp: "2026-05-11T08:27:00.000Z",
+      type: "response_item",
+      payload: {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "look" },
+          { type: "input_image", image_url: "data:image/png;base64,aGVsbG8=" },
+        ],
+      },
+    });
+    const [img] = convertCodexSession(`${meta}\n${user}`).sessions as [SessionExport];
+    expect(parts(img)).toEqual([
+      { type: "text", text: "look" },
+      { type: "file", mediaType: "image/png", data: "aGVsbG8=" },
+    ]);
+  });
+
   it("refuses a file without session_meta", () => {
     expect(() => convertCodexSession('{"type":"response_item","payload":{}}', "r.jsonl")).toThrow(
       /r\.jsonl is not a Codex rollout/,
