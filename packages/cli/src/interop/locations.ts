@@ -10,7 +10,7 @@ export function defaultLocation(source: ImportSource, io: Pick<Io, "env" | "home
   const env = io.env;
   switch (source) {
     case "pi":
-      return join(env.PI_CODING_AGENT_DIR ?? join(io.homedir, ".pi", "agent"), "sessions");
+      return env.PI_CODING_AGENT_SESSION_DIR ?? join(env.PI_CODING_AGENT_DIR ?? join(io.homedir, ".pi", "agent"), "sessions");
     case "claude-code":
       return join(env.CLAUDE_CONFIG_DIR ?? join(io.homedir, ".claude"), "projects");
     case "codex":
