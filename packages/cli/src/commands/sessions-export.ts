@@ -15,8 +15,8 @@ export const sessionsExport: Command = {
   summary: "Write a session as Arbor's JSON document (default), a pi session file or an ATIF trajectory.",
   details: [
     "arbor: meta and every entry, the same for every store, so 'arbor sessions import' can load it into any other.",
-    "pi: a pi v3 session file (JSONL) with the whole tree; pi opens it. atif: an ATIF v1.4 trajectory (the format of the",
-    "Harbor benchmark runner) of the active path; a call that started a sub-agent names its sub-trace.",
+    "pi: a pi v3 session file (JSONL) with the whole tree: ids, parents and every message as pi writes them.",
+    "atif: an ATIF v1.4 trajectory (the format of the Harbor benchmark runner) of the active path; a call that started a sub-agent names its sub-trace.",
     "--leaf <entry> writes one branch (root → entry) instead, with the branches it refers to (summaries, labels).",
     "To stdout unless --out is given; with --out and --json, prints {sessionId, format, out, entries}.",
   ],

@@ -36,10 +36,8 @@ export const sessionsImport: Command = {
   details: [
     "The file is validated first (schema, unique entry ids, parents before children); nothing is written when it is invalid.",
     "A session whose id is already in the store is refused unless --new-id is given. With --json: {sessionId, session}.",
-    `With --from ${IMPORT_SOURCES.join("|")}: imports that agent's sessions from <file> (a session file or a directory searched at any depth;`,
-    "default: the agent's own location, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions or ~/.local/share/opencode/opencode.db).",
-    "Session ids come from the source's ids, so importing again writes nothing new. Prints what was imported and what was left out",
-    "and why; with --json: {from, path, imported, alreadyImported, skipped, notImported}.",
+    `With --from ${IMPORT_SOURCES.join("|")}: imports that agent's sessions from <file>, a session file or a directory searched at any depth (default: the agent's own location, ~/.pi/agent/sessions, ~/.claude/projects, ~/.codex/sessions or ~/.local/share/opencode/opencode.db).`,
+    "Session ids come from the source's ids, so importing again writes nothing new. Prints what was imported and what was left out and why; with --json: {from, path, imported, alreadyImported, skipped, notImported}.",
   ],
   options: {
     "new-id": { type: "boolean", description: "Give the imported session a fresh id (to copy a session within one store)." },
