@@ -147,7 +147,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       return EXIT_OK;
     }
     const operands = parsed.positionals.slice(2);
-    if (operands.length < command.operands.length) {
+    if (operands.length < (command.requiredOperands ?? command.operands.length)) {
       throw new UsageError(`missing <${command.operands[operands.length]}>. Usage: ${usageOf(group, command)}`);
     }
     if (operands.length > command.operands.length) {

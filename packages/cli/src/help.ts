@@ -1,6 +1,6 @@
 import { formatFlag, type OptionDefs } from "./args.js";
 import type { Command, CommandGroup, TopCommand } from "./commands/command.js";
-import { STORE_OPTIONS } from "./commands/command.js";
+import { operandsText, STORE_OPTIONS } from "./commands/command.js";
 
 /** Wraps `text` at `width` columns, each line after the first indented by `indent`. */
 export function wrap(text: string, width: number, indent: string): string[] {
@@ -34,7 +34,7 @@ function commandsTable(rows: readonly (readonly [string, string])[]): string[] {
 }
 
 export function usageOf(group: CommandGroup, cmd: Command): string {
-  const operands = cmd.operands.map((o) => ` <${o}>`).join("");
+  const operands = operandsText(cmd);
   const flags = Object.entries(cmd.options)
     .map(([n, d]) => ` [${formatFlag(n, d)}]`)
     .join("");
@@ -47,8 +47,7 @@ export function topUsage(cmd: TopCommand): string {
 
 export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGroup[], version: string): string[] {
   const rows: [string, string][] = tops.map((c) => [`${c.name}${c.usage === "" ? "" : ` ${c.usage}`}`, c.summary]);
-  for (const g of groups)
-    for (const c of g.commands) rows.push([`${g.name} ${c.name}${c.operands.map((o) => ` <${o}>`).join("")}`, c.summary]);
+  for (const g of groups) for (const c of g.commands) rows.push([`${g.name} ${c.name}${operandsText(c)}`, c.summary]);
   return [
     `arbor ${version}: the Arbor agent runtime's command line.`,
     "",
@@ -78,7 +77,7 @@ export function groupHelp(group: CommandGroup): string[] {
     `Usage: arbor ${group.name} <command> [options]`,
     "",
     "Commands:",
-    ...commandsTable(group.commands.map((c) => [`${c.name}${c.operands.map((o) => ` <${o}>`).join("")}`, c.summary] as const)),
+    ...commandsTable(group.commands.map((c) => [`${c.name}${operandsText(c)}`, c.summary] as const)),
     "",
     "Options of every command:",
     ...optionLines(STORE_OPTIONS),

@@ -15,8 +15,10 @@ export interface CommandContext {
 
 export interface Command {
   readonly name: string;
-  /** Operand names, all required, as help shows them: `<id>`. */
+  /** Operand names as help shows them: `<id>`; all required unless `requiredOperands` says fewer. */
   readonly operands: readonly string[];
+  /** How many of `operands` must be given (default: all); the rest show as `[<name>]`. */
+  readonly requiredOperands?: number;
   readonly summary: string;
   /** More help, one paragraph a line. */
   readonly details?: readonly string[];
@@ -25,6 +27,12 @@ export interface Command {
   /** Checks operands and flags before the store is opened, so bad input never touches a store. */
   validate?(values: OptionValues, operands: readonly string[]): void;
   run(ctx: CommandContext): Promise<void>;
+}
+
+/** The operands as help and usage lines show them: ` <id>`, optional ones as ` [<path>]`. */
+export function operandsText(cmd: Command): string {
+  const required = cmd.requiredOperands ?? cmd.operands.length;
+  return cmd.operands.map((o, i) => (i < required ? ` <${o}>` : ` [<${o}>]`)).join("");
 }
 
 export interface CommandGroup {

@@ -1,0 +1,10 @@
+export { type AtifOptions, toAtif } from "./atif/export.js";
+export { ATIF_SCHEMA_VERSION, type AtifTrajectory, AtifTrajectorySchema } from "./atif/schema.js";
+export { type ClaudeFile, convertClaudeCodeSession } from "./claude-code/import.js";
+export { convertCodexSession } from "./codex/import.js";
+export { importedSessionId } from "./ids.js";
+export { convertOpenCodeRows, type OpenCodeRows } from "./opencode/import.js";
+export { branchTo, entriesToExport } from "./path.js";
+export { toPiSession } from "./pi/export.js";
+export { convertPiSession } from "./pi/import.js";
+export * from "./types.js";

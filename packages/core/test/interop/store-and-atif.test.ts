@@ -1,0 +1,143 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import {
+  AtifTrajectorySchema,
+  type Conversion,
+  convertClaudeCodeSession,
+  convertCodexSession,
+  convertOpenCodeRows,
+  convertPiSession,
+  listSubTraces,
+  openStore,
+  type SessionExport,
+  type Store,
+  toAtif,
+} from "@arbor/core/internal";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNamespace, type SqlNamespace } from "../helpers/sql-databases.js";
+import { fixture, rawLines } from "./fixtures.js";
+
+const claude = (main: string, agents: string[] = []) =>
+  convertClaudeCodeSession(
+    { name: basename(main), text: fixture(main) },
+    agents.map((a) => ({ name: basename(a), text: fixture(a) })),
+  );
+
+/** Every fixture, converted. */
+function allConversions(): Conversion[] {
+  const dump = rawLines("opencode/question.rows.jsonl");
+  return [
+    convertPiSession(fixture("pi/v1-linear-large-session.jsonl")),
+    convertPiSession(fixture("pi/v3-real-world-trimmed.jsonl")),
+    convertPiSession(fixture("pi/v3-smoke-redacted.jsonl")),
+    claude("claude-code/v1.0.108-inline-sidechain.jsonl"),
+    claude("claude-code/v2.0.64-warmup-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", [
+      "claude-code/v2.0.64-warmup-agents/agent-36541525.jsonl",
+      "claude-code/v2.0.64-warmup-agents/agent-50243ee8.jsonl",
+    ]),
+    claude("claude-code/v2.0.69-thinking.jsonl"),
+    claude("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
+      "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
+    ]),
+    claude("claude-code/v2.1.19-agent-progress.jsonl"),
+    claude("claude-code/v2.1.36-compaction.jsonl"),
+    convertCodexSession(fixture("codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")),
+    ...convertOpenCodeRows({
+      sessions: dump.filter((l) => l.table === "session_v2").map((l) => l.row),
+      messages: dump.filter((l) => l.table === "session_message").map((l) => l.row),
+    }),
+  ];
+}
+
+const conversions = allConversions();
+const all = conversions.flatMap((c) => c.sessions);
+
+for (const kind of ["file", "sqlite", "postgres"] as const) {
+  describe(`imported sessions in the ${kind} store`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      if (kind === "file") {
+        const dir = await mkdtemp(join(tmpdir(), "arbor-interop-"));
+        store = await openStore({ kind: "file", dir });
+        cleanup = () => rm(dir, { recursive: true, force: true });
+      } else {
+        const ns: SqlNamespace = await createNamespace(kind);
+        store = await openStore(ns.spec);
+        cleanup = () => ns.drop();
+      }
+      for (const s of all) await store.importSession(s);
+    });
+    afterAll(async () => {
+      await store.close();
+      await cleanup();
+    });
+
+    it("every session reads back whole, with its tree, leaf and sub-traces", async () => {
+      for (const c of conversions) {
+        const [main, ...subs] = c.sessions as [SessionExport, ...SessionExport[]];
+        const snap = await store.getSnapshot(main.session.id);
+        expect(snap.entries.map((e) => [e.id, e.parentId])).toEqual(main.entries.map((e) => [e.id, e.parentId]));
+        expect(snap.session.leafEntryId).toBe(main.session.leafEntryId);
+        expect(snap.activePath.at(-1)).toBe(main.session.leafEntryId);
+        expect((await listSubTraces(store, main.session.id)).map((s) => s.id).sort()).toEqual(
+          subs.map((s) => s.session.id).sort(),
+        );
+        expect((snap.session as { importedFrom?: { agent?: string } }).importedFrom?.agent).toBeDefined();
+      }
+    });
+
+    it("totals come from the imported usage", async () => {
+      const codex = all.find((s) => s.session.id.startsWith("codex-")) as SessionExport;
+      const meta = await store.getSession(codex.session.id);
+      expect(meta?.totalTokens).toBeGreaterThan(0);
+      expect(meta?.totalMessages).toBe(codex.entries.filter((e) => e.type === "message").length);
+    });
+  });
+}
+
+describe("ATIF export", () => {
+  it("every imported session gives a valid trajectory of its active path", () => {
+    for (const s of all) {
+      const t = toAtif(s, { agentVersion: "0.0.0-test" });
+      expect(AtifTrajectorySchema.safeParse(t).success, s.session.id).toBe(true);
+      const byId = new Map(s.entries.map((e) => [e.id, e]));
+      const path: string[] = [];
+      for (let id = s.session.leafEntryId; id; id = byId.get(id)?.parentId ?? null) path.unshift(id);
+      const onPath = path.map((id) => byId.get(id)).filter((e) => e !== undefined);
+      const assistants = onPath.filter((e) => e.type === "message" && e.message.role === "assistant").length;
+      expect(t.steps.filter((st) => st.source === "agent")).toHaveLength(assistants);
+      // Every tool result on the path is an observation of some step.
+      const results = onPath.flatMap((e) =>
+        e.type === "message" ? e.message.content.filter((p) => p.type === "tool-result") : [],
+      );
+      const observed = t.steps.flatMap((st) => st.observation?.results ?? []).filter((r) => r.source_call_id);
+      expect(observed).toHaveLength(results.length);
+    }
+  });
+
+  it("a call that launched a sub-agent names its trajectory; tokens sum up", () => {
+    const [main, sub] = claude("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
+      "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
+    ]).sessions as [SessionExport, SessionExport];
+    const t = toAtif(main, { agentVersion: "1.2.3" });
+    const refs = t.steps.flatMap((st) => st.observation?.results ?? []).flatMap((r) => r.subagent_trajectory_ref ?? []);
+    expect(refs).toEqual([{ session_id: sub.session.id }]);
+    expect(t.agent).toMatchObject({ name: "claude-code", version: "2.1.7" });
+    expect(t.final_metrics?.total_steps).toBe(t.steps.length);
+    expect(t.final_metrics?.total_prompt_tokens).toBeGreaterThan(0);
+    expect(() => toAtif(main, { agentVersion: "1", leaf: "missing" })).toThrow(/has no entry missing/);
+  });
+
+  it("the schema refuses what Harbor would refuse", () => {
+    const t = toAtif(all[1] as SessionExport, { agentVersion: "1" });
+    expect(AtifTrajectorySchema.safeParse({ ...t, unknown: 1 }).success).toBe(false);
+    expect(AtifTrajectorySchema.safeParse({ ...t, steps: t.steps.map((st, i) => ({ ...st, step_id: i + 2 })) }).success).toBe(
+      false,
+    );
+    expect(
+      AtifTrajectorySchema.safeParse({ ...t, steps: [{ step_id: 1, source: "user", message: "x", tool_calls: [] }] }).success,
+    ).toBe(false);
+  });
+});
