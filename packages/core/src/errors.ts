@@ -44,7 +44,9 @@ export type ArborErrorCode =
   | "middleware_failed"
   // Plan approval: no such plan waits, or it was answered already.
   | "plan_not_found"
-  | "plan_not_pending";
+  | "plan_not_pending"
+  // A run stream resumed from an event its session's log no longer holds (or never held).
+  | "events_expired";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -1,6 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { DebugLevel } from "../events/debug-records.js";
+import type { RunEventLog, RunEventLogOptions } from "../events/run-event-log.js";
+import type { WatchHub } from "../events/watch-hub.js";
 import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
@@ -20,6 +22,7 @@ import type { TraceContext } from "../model/session.js";
 import type { Approval } from "../permissions/approvals.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { LeaseHolder } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import type { PermissionReply } from "../tools/ask.js";
 import type { BlobStore } from "../tools/blob-store.js";
@@ -78,7 +81,12 @@ export interface RuntimeOptions {
    * `delegate` start, over the defaults (explore: read-only tools, 20 turns; delegate: 50 turns).
    */
   subAgents?: { explore?: TraceContext; delegate?: TraceContext };
+  /** How much of the recorded run streams (`runtime.events`) stays in memory in front of the store. */
+  runEvents?: Omit<RunEventLogOptions, "onError">;
 }
+
+/** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
+export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
 
 /** `runtime.compact` (SPEC 6 manual compaction). */
 export interface CompactOptions {
@@ -165,6 +173,22 @@ export interface Runtime {
   switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
   /** The LLM response cache the runtime's models answer from, when there is one. */
   readonly cache: LlmCache | undefined;
+  /** The store the runtime's sessions live in (the caller's). */
+  readonly store: Store;
+  /**
+   * The trace watch over the store's event log: the hub given as `watch`, else one of the runtime's
+   * own (over which its runs publish nothing; it still replays what the log holds).
+   */
+  readonly watch: WatchHub;
+  /** The run streams recorded in the sessions' event logs, for readers that resume after a restart. */
+  readonly events: RunEventLog;
+  /**
+   * Whether the session has a driver now: a run, compaction or leaf move of this runtime (queued or
+   * going), or another process holding the session's lease. Undefined when it is idle.
+   */
+  busy(sessionId: string): Promise<SessionDriver | undefined>;
+  /** Aborts this runtime's runs of the session (going or queued); false when it has none. */
+  abort(sessionId: string, reason?: unknown): boolean;
   /** Aborts every run and waits for them to settle; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }
