@@ -12,4 +12,3 @@ export {
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";
-export type { StreamBufferOptions } from "./streams/run-streams.js";

@@ -1,4 +1,4 @@
-import { type LlmCache, type Runtime, type Store, WatchHub } from "@arbor/core";
+import type { LlmCache, Runtime, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ServerContext } from "./context.js";
@@ -18,7 +18,6 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
-import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
 
 export interface CorsOptions {
   /** Origins allowed to call the API from a browser (`https://app.example`), or `*` for any. */
@@ -26,22 +25,17 @@ export interface CorsOptions {
 }
 
 export interface ServerOptions {
+  /**
+   * The runtime the server drives. The server reads its store, watch hub, LLM cache, busy state and
+   * recorded run streams through it, so what the server says always agrees with what runs.
+   */
   runtime: Runtime;
-  store: Store;
   /** Bearer token every route but /api/health requires; needed to listen on a non-loopback host. */
   token?: string;
   /** No CORS headers unless configured. */
   cors?: CorsOptions;
   /** Largest request body accepted (default 1 MiB); larger ones are refused with 413. */
   maxBodyBytes?: number;
-  /** How many run events are kept in memory for readers that resume (see RunStreams). */
-  streamBuffer?: StreamBufferOptions;
-  /**
-   * The trace watch over `store`'s event log. Give the same hub to the runtime
-   * (`createRuntime({ watch })`) so its runs publish messages, goals and sub-traces; without one the
-   * server makes its own and logs only what it sees itself (`trace_completed`).
-   */
-  watch?: WatchHub;
   /** The LLM response cache `/api/cache/*` reports on and clears (default: the runtime's). */
   cache?: LlmCache;
   /** Directory of the built inspector served at `/` (default: this package's `web-dist/`). */
@@ -62,25 +56,14 @@ export interface ArborServer {
   readonly watch: WatchHub;
   /** Serves the app over HTTP; refuses a non-loopback host without a token. */
   listen(options?: ListenOptions): Promise<ListeningServer>;
-  /** Ends open event streams; runs go on (the runtime is the caller's, as is the store). */
+  /** Ends open event streams; runs go on and are still recorded (the runtime is the caller's, as is the store). */
   close(): void;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const SERVER_VERSION = "0.1.0";
 
-/** Logs `trace_completed` with the session's totals once a run this server started has ended. */
-async function publishTraceCompleted(store: Store, watch: WatchHub, end: RunEnd): Promise<void> {
-  const meta = await store.getSession(end.sessionId).catch(() => undefined);
-  if (!meta) return;
-  await watch.publish(end.sessionId, {
-    event: "trace_completed",
-    status: end.status,
-    stats: { total_messages: meta.totalMessages, total_tokens: meta.totalTokens, total_cost: meta.totalCost },
-  });
-}
-
-/** The HTTP API of SPEC 8 over a runtime and its store. */
+/** The HTTP API over a runtime (and the store it was given). */
 export function createServer(options: ServerOptions): ArborServer {
   const token = options.token;
   if (token !== undefined && (token.length === 0 || /\s/.test(token))) {
@@ -90,13 +73,12 @@ export function createServer(options: ServerOptions): ArborServer {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ApiError("invalid_input", `maxBodyBytes must be a positive integer, not ${maxBodyBytes}.`);
   }
-  const watch = options.watch ?? new WatchHub(options.store);
-  const streams = new RunStreams({
-    ...options.streamBuffer,
-    onRunEnd: (end) => publishTraceCompleted(options.store, watch, end),
-  });
-  const cache = options.cache ?? options.runtime.cache;
-  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams, watch, cache };
+  const { runtime } = options;
+  // Give the runtime the hub (`createRuntime({ watch })`) so its runs publish messages, goals and
+  // sub-traces; otherwise the runtime's own hub logs only what the server sees (`trace_completed`).
+  const watch: WatchHub = runtime.watch;
+  const cache = options.cache ?? runtime.cache;
+  const ctx: ServerContext = { runtime, store: runtime.store, watch, cache };
 
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
@@ -152,7 +134,7 @@ export function createServer(options: ServerOptions): ArborServer {
     app,
     routes,
     watch,
-    listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => streams.close() }),
-    close: () => streams.close(),
+    listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => runtime.events.close() }),
+    close: () => runtime.events.close(),
   };
 }

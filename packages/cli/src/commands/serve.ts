@@ -80,8 +80,6 @@ export const serveCommand: TopCommand = {
       try {
         const server = createServer({
           runtime,
-          store,
-          watch,
           ...(token === undefined ? {} : { token }),
           // The client got a code and a redacted message; the operator gets the whole error.
           onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),

@@ -92,6 +92,16 @@ export class RunEventLog {
     return new RunEventReader(this.store, sessionId, tailOf, { after: from.after });
   }
 
+  /**
+   * The session whose recent run events (still in memory) include `eventId`, the most recently
+   * recorded first. Ids are per session, so this is a guess for clients that did not say their
+   * session; only `reader` with the session id is exact.
+   */
+  sessionOfRecent(eventId: number): string | undefined {
+    const recent = [...this.tails.values()].reverse();
+    return (recent.find((t) => t.running && t.holdsId(eventId)) ?? recent.find((t) => t.holdsId(eventId)))?.sessionId;
+  }
+
   /** Whether a run of this process is recording into the session's tail. */
   recording(sessionId: string): boolean {
     return this.tails.get(sessionId)?.running === true;

@@ -9,7 +9,9 @@ export type RunEventStep =
   /** Nothing after the cursor and no run of this process going: the stream is complete. */
   | { kind: "end" }
   /** Events after the cursor were dropped from the log (retention): exactly-once is no longer possible. */
-  | { kind: "expired" };
+  | { kind: "expired" }
+  /** Only from `next(false)`: nothing yet, but a run is going, so more will come. */
+  | { kind: "live" };
 
 /** Log records read from the store per page while catching up. */
 const STORE_PAGE = 256;
@@ -49,7 +51,8 @@ export class RunEventReader {
     }
   }
 
-  async next(): Promise<RunEventStep> {
+  /** The next events; with `wait` false it answers `live` instead of waiting for a running run's next event. */
+  async next(wait = true): Promise<RunEventStep> {
     for (;;) {
       if (this.done) return { kind: "end" };
       const tail = this.tailOf();
@@ -69,6 +72,7 @@ export class RunEventReader {
           return this.hand(read.frames, read.ended);
         }
         if (!tail.running) return { kind: "end" };
+        if (!wait) return { kind: "live" };
         await tail.next();
         continue;
       }
@@ -83,6 +87,7 @@ export class RunEventReader {
       if (page.length > 0 && (page[0] as StoredEvent).id !== after + 1) return { kind: "expired" };
       if (page.length === 0) {
         if (tail?.running) {
+          if (!wait) return { kind: "live" };
           await tail.next();
           continue;
         }

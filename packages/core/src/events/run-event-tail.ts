@@ -131,6 +131,14 @@ export class RunEventTail {
     return this.base + lo;
   }
 
+  /** Whether `id` lies within the run events this tail holds (from its floor to its newest logged id). */
+  holdsId(id: number): boolean {
+    const floor = this.floorId;
+    if (floor === undefined || id < floor) return false;
+    const last = this.frames.length > this.start ? this.idAtOrBefore(this.frames.length - 1) : undefined;
+    return last !== undefined && id <= last;
+  }
+
   /** Resolves at the next append, at the end of a run, or when the tail closes. */
   next(): Promise<void> {
     this.changed ??= new Promise<void>((resolve) => {
