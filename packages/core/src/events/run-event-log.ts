@@ -215,7 +215,14 @@ class BatchWriter {
     } catch (err) {
       if (isArborError(err, "session_not_found") && !this.finishing) return "later";
       if (isArborError(err, "entry_too_large")) return this.writeOneByOne(batch);
-      if (!isArborError(err, "session_not_found")) this.onError?.(err, sessionId);
+      if (isArborError(err, "session_not_found")) {
+        // The session never came to be (a run refused before it created one) or was deleted: it has
+        // no log whose ids these could collide with, so they are numbered on from the tail for the
+        // clients that read them live; resuming after one finds no session.
+        const base = this.tail.lastId ?? 0;
+        return batch.map((event, i) => ({ ...unlogged(event), id: base + i + 1 }));
+      }
+      this.onError?.(err, sessionId);
       return batch.map(unlogged);
     }
   }

@@ -131,11 +131,16 @@ export class RunEventTail {
     return this.base + lo;
   }
 
+  /** The newest log id the tail holds. */
+  get lastId(): number | undefined {
+    return this.frames.length > this.start ? this.idAtOrBefore(this.frames.length - 1) : undefined;
+  }
+
   /** Whether `id` lies within the run events this tail holds (from its floor to its newest logged id). */
   holdsId(id: number): boolean {
     const floor = this.floorId;
     if (floor === undefined || id < floor) return false;
-    const last = this.frames.length > this.start ? this.idAtOrBefore(this.frames.length - 1) : undefined;
+    const last = this.lastId;
     return last !== undefined && id <= last;
   }
 
