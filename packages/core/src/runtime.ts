@@ -287,6 +287,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
       await Promise.all(all.map((r) => r.done));
+      // A recorded stream's last events (the aborts above) reach the event log before the caller closes the store.
+      await events.settled();
       if (ownsCache) await cache?.close();
     },
   };

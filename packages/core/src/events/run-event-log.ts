@@ -39,6 +39,7 @@ export type ReadFrom =
  */
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
+  private readonly recording = new Set<Promise<void>>();
   private readonly store: Store;
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
@@ -66,7 +67,10 @@ export class RunEventLog {
       position,
       run: tail.runNumber,
     });
-    return { reader, recorded: this.pump(tail, handle) };
+    const recorded = this.pump(tail, handle);
+    this.recording.add(recorded);
+    void recorded.then(() => this.recording.delete(recorded));
+    return { reader, recorded };
   }
 
   /**
@@ -76,11 +80,12 @@ export class RunEventLog {
   async reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
     assertSessionId(sessionId);
     const tailOf = () => this.tails.get(sessionId);
+    const elsewhere = () => this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running);
     if ("latestRun" in from) {
       const tail = tailOf();
       if (tail) return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber });
       // No run recorded here since this process started: the stream starts at the log's end.
-      return new RunEventReader(this.store, sessionId, tailOf, { after: await this.store.lastEventId(sessionId) });
+      return new RunEventReader(this.store, sessionId, tailOf, { after: await this.store.lastEventId(sessionId) }, elsewhere);
     }
     const last = await this.store.lastEventId(sessionId);
     if (from.after > last) {
@@ -89,7 +94,7 @@ export class RunEventLog {
         `Session ${sessionId} has no event ${from.after} (its log ends at ${last}); read the session with GET /api/sessions/${sessionId}.`,
       );
     }
-    return new RunEventReader(this.store, sessionId, tailOf, { after: from.after });
+    return new RunEventReader(this.store, sessionId, tailOf, { after: from.after }, elsewhere);
   }
 
   /**
@@ -102,8 +107,13 @@ export class RunEventLog {
     return (recent.find((t) => t.running && t.holdsId(eventId)) ?? recent.find((t) => t.holdsId(eventId)))?.sessionId;
   }
 
+  /** Resolves when every run being recorded has ended and its last event is logged. */
+  async settled(): Promise<void> {
+    while (this.recording.size > 0) await Promise.all([...this.recording]);
+  }
+
   /** Whether a run of this process is recording into the session's tail. */
-  recording(sessionId: string): boolean {
+  isRecording(sessionId: string): boolean {
     return this.tails.get(sessionId)?.running === true;
   }
 

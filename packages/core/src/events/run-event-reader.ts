@@ -15,6 +15,14 @@ export type RunEventStep =
 
 /** Log records read from the store per page while catching up. */
 const STORE_PAGE = 256;
+/**
+ * How often the log is read again while another process drives the session: its events reach
+ * this process only through the store, which has no change feed for every backend.
+ */
+const FOREIGN_POLL_MS = 200;
+
+/** Whether another process drives the session now (its lease is held elsewhere). */
+export type DrivenElsewhere = () => Promise<boolean>;
 
 /**
  * One client's cursor over a session's run events: from the store's event log while it is behind
@@ -25,6 +33,7 @@ export class RunEventReader {
   private readonly store: Store;
   private readonly sessionId: string;
   private readonly tailOf: () => RunEventTail | undefined;
+  private readonly drivenElsewhere: DrivenElsewhere | undefined;
   /** Reading the tail at this position; undefined while reading the store. */
   private pos: number | undefined;
   /** The log id of the last event handed out (or the cursor it started from). */
@@ -38,8 +47,10 @@ export class RunEventReader {
     sessionId: string,
     tailOf: () => RunEventTail | undefined,
     from: { after: number } | { position: number; run: number },
+    drivenElsewhere?: DrivenElsewhere,
   ) {
     this.store = store;
+    this.drivenElsewhere = drivenElsewhere;
     this.sessionId = sessionId;
     this.tailOf = tailOf;
     if ("after" in from) {
@@ -89,6 +100,11 @@ export class RunEventReader {
         if (tail?.running) {
           if (!wait) return { kind: "live" };
           await tail.next();
+          continue;
+        }
+        if (!tail?.running && (await this.drivenElsewhere?.())) {
+          if (!wait) return { kind: "live" };
+          await new Promise<void>((resolve) => setTimeout(resolve, FOREIGN_POLL_MS));
           continue;
         }
         return { kind: "end" };
