@@ -134,7 +134,8 @@ export function createServer(options: ServerOptions): ArborServer {
     app,
     routes,
     watch,
-    listen: (listenOptions) => listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => runtime.events.close() }),
+    listen: (listenOptions) =>
+      listen(app, { ...listenOptions, hasToken: token !== undefined, onClose: () => runtime.events.close() }),
     close: () => runtime.events.close(),
   };
 }

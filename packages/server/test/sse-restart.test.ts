@@ -1,7 +1,15 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AnyToolDefinition, builtinTools, createRuntime, MemoryBlobStore, openStore, RUN_EVENT_PREFIX, WatchHub } from "@arbor/core";
+import {
+  type AnyToolDefinition,
+  builtinTools,
+  createRuntime,
+  MemoryBlobStore,
+  openStore,
+  RUN_EVENT_PREFIX,
+  WatchHub,
+} from "@arbor/core";
 import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/index.js";

@@ -4,8 +4,8 @@ import { assertSessionId } from "../model/ids.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
 import type { Store } from "../store/store.js";
-import { frameOfRecord, isTerminalRunEvent, type RunEventFrame, runEventInput, shrunkRunEvent } from "./run-event-records.js";
 import { RunEventReader } from "./run-event-reader.js";
+import { frameOfRecord, isTerminalRunEvent, type RunEventFrame, runEventInput, shrunkRunEvent } from "./run-event-records.js";
 import { RunEventTail } from "./run-event-tail.js";
 
 export interface RunEventLogOptions {
@@ -80,7 +80,8 @@ export class RunEventLog {
   async reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
     assertSessionId(sessionId);
     const tailOf = () => this.tails.get(sessionId);
-    const elsewhere = () => this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running);
+    const elsewhere = () =>
+      this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running);
     if ("latestRun" in from) {
       const tail = tailOf();
       if (tail) return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber });
@@ -198,7 +199,9 @@ class BatchWriter {
   async finish(): Promise<void> {
     this.finishing = true;
     await this.inflight;
-    if (this.pending.length > 0) await (this.inflight = this.drain());
+    if (this.pending.length === 0) return;
+    this.inflight = this.drain();
+    await this.inflight;
   }
 
   private async drain(): Promise<void> {

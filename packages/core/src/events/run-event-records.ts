@@ -48,7 +48,8 @@ export function frameOfRecord(record: StoredEvent): RunEventFrame {
 export function shrunkRunEvent(event: RunEvent, maxChars: number): RunEvent {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(event)) {
-    out[key] = typeof value === "string" && value.length > maxChars ? `${value.slice(0, maxChars)}… [cut for the event log]` : value;
+    out[key] =
+      typeof value === "string" && value.length > maxChars ? `${value.slice(0, maxChars)}… [cut for the event log]` : value;
   }
   return out as RunEvent;
 }

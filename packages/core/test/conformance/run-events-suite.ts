@@ -60,7 +60,9 @@ async function readAll(reader: RunEventReader): Promise<Array<{ id: number | und
 }
 
 async function loggedRunIds(store: Store, sessionId: string): Promise<number[]> {
-  return (await store.listEvents(sessionId, { limit: 10_000 })).filter((r) => r.type.startsWith(RUN_EVENT_PREFIX)).map((r) => r.id);
+  return (await store.listEvents(sessionId, { limit: 10_000 }))
+    .filter((r) => r.type.startsWith(RUN_EVENT_PREFIX))
+    .map((r) => r.id);
 }
 
 /**

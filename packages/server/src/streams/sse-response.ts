@@ -9,7 +9,8 @@ const SSE_HEADERS = {
 /** One SSE message per event; an event the store could not log goes without an id (it cannot be resumed after). */
 function sseText(frames: readonly RunEventFrame[]): string {
   let text = "";
-  for (const frame of frames) text += frame.id === undefined ? `data: ${frame.json}\n\n` : `id: ${frame.id}\ndata: ${frame.json}\n\n`;
+  for (const frame of frames)
+    text += frame.id === undefined ? `data: ${frame.json}\n\n` : `id: ${frame.id}\ndata: ${frame.json}\n\n`;
   return text;
 }
 
