@@ -126,6 +126,11 @@ export class RunEventReader {
     }
   }
 
+  /** Stops the reader (its client left): a wait in progress ends at the next event or poll, with `end`. */
+  close(): void {
+    this.done = true;
+  }
+
   private hand(frames: RunEventFrame[], ended: boolean): RunEventStep {
     for (let i = frames.length - 1; i >= 0; i--) {
       const id = (frames[i] as RunEventFrame).id;

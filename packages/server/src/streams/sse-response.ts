@@ -1,4 +1,5 @@
 import type { RunEventFrame, RunEventReader, RunEventStep } from "@arbor/core";
+import { safeErrorMessage } from "../errors.js";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -28,7 +29,14 @@ export function sseResponse(sessionId: string, reader: RunEventReader, first?: R
     {
       async pull(controller) {
         if (cancelled) return;
-        const step = pending !== undefined && pending.kind !== "live" ? pending : await reader.next();
+        let step: RunEventStep;
+        try {
+          step = pending !== undefined && pending.kind !== "live" ? pending : await reader.next();
+        } catch (err) {
+          // The store failed mid-stream: the client gets an ending it can act on, not a torn stream.
+          controller.enqueue(encoder.encode(failedFrame(sessionId, err)));
+          return controller.close();
+        }
         pending = undefined;
         if (cancelled) return;
         switch (step.kind) {
@@ -52,6 +60,7 @@ export function sseResponse(sessionId: string, reader: RunEventReader, first?: R
       },
       cancel() {
         cancelled = true;
+        reader.close();
       },
     },
     { highWaterMark: 0 },
@@ -68,6 +77,17 @@ function expiredFrame(sessionId: string): string {
     content:
       "This stream fell behind further than the session's event log keeps, so it cannot continue exactly once; " +
       `read the session with GET /api/sessions/${sessionId} instead.`,
+  };
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Sent, without an id, when reading the session's event log failed; the client resumes with its last id. */
+function failedFrame(sessionId: string, err: unknown): string {
+  const event = {
+    type: "error",
+    session_id: sessionId,
+    code: "internal_error",
+    content: `Reading the run's events failed (${safeErrorMessage(err)}); reconnect with the last event id received.`,
   };
   return `data: ${JSON.stringify(event)}\n\n`;
 }
