@@ -8,6 +8,7 @@ import {
   MemoryBlobStore,
   openStore,
   RUN_EVENT_PREFIX,
+  type StoreSpec,
   WatchHub,
 } from "@arbor/core";
 import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
@@ -25,7 +26,7 @@ afterEach(async () => {
  * One server instance over a store path: its own store handle, runtime and HTTP listener, sharing
  * nothing in memory with another instance, as a new process would.
  */
-async function instance(spec: string, root: string, script: Script, tools: AnyToolDefinition[] = []) {
+async function instance(spec: string | StoreSpec, root: string, script: Script, tools: AnyToolDefinition[] = []) {
   const store = await openStore(spec);
   const blobs = new MemoryBlobStore();
   const runtime = createRuntime({
@@ -170,5 +171,25 @@ describe.each(stores)("SSE resume across a server restart ($name store)", ({ spe
     expect(idsOf(all.slice(0, before.length))).toEqual(idsOf(before));
     expect(idsOf(all)).toEqual((await loggedRunEvents(spec)).map((e) => e.id));
     expect(new Set(idsOf(all)).size).toBe(all.length);
+  });
+});
+
+describe("SSE resume and the event log's retention", () => {
+  it("resuming from an id the log has dropped is 410 events_expired; from a kept one, the rest once", async () => {
+    const root = workspace();
+    const spec: StoreSpec = { kind: "file", dir: join(root, "store"), maxEventsPerSession: 10 };
+    const a = await instance(spec, root, [[text("a long answer in many small pieces", { chunks: 40 })]]);
+    const run = await readSse(await a.api("/api/chat", { json: { message: "go" } }));
+    const sessionId = run[0]?.event.session_id as string;
+    expect(run.at(-1)?.event.type).toBe("done");
+    await a.stop();
+
+    const b = await instance(spec, root, []);
+    const dropped = await b.api(`/api/sessions/${sessionId}/stream`, { headers: { "last-event-id": run[0]?.id as string } });
+    expect(dropped.status).toBe(410);
+    expect(((await dropped.json()) as { error: { code: string } }).error.code).toBe("events_expired");
+    const kept = run.at(-4)?.id as string;
+    const rest = await readSse(await b.api(`/api/sessions/${sessionId}/stream?last_event_id=${kept}`));
+    expect(idsOf(rest)).toEqual(idsOf(run.slice(-3)));
   });
 });
