@@ -49,10 +49,14 @@ export function nullStore() {
     async appendEntry(sessionId, entry) {
       return append(sessionId, entry);
     },
-    // One process and no other driver: the lease is never contested, so it is a plain token.
+    // One driver per session is the store's promise; the stub has one process and one reader, so its
+    // lease is granted at once and never lost.
     async acquireLease(sessionId, purpose) {
-      const holder = { id: randomUUID(), purpose, pid: process.pid, host: "bench", since: now() };
+      const holder = { pid: process.pid, host: "bench", purpose, since: now(), token: randomUUID() };
       return { sessionId, holder, lost: new AbortController().signal, release: async () => {} };
+    },
+    async leaseHolder() {
+      return undefined;
     },
     async close() {},
   };

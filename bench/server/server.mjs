@@ -67,7 +67,7 @@ async function serverFor(core, tmp, name, model) {
     blobs: new core.MemoryBlobStore(),
     tools: [],
   });
-  const listening = await createServer({ runtime, store }).listen({ host: "127.0.0.1", port: 0 });
+  const listening = await createServer({ runtime }).listen({ host: "127.0.0.1", port: 0 });
   return {
     url: listening.url,
     runtime,
@@ -225,14 +225,15 @@ async function watchers(core, tmp, quick) {
   const store = await core.openStore({ kind: "file", dir: join(root, "store"), durability: "process" });
   const hub = new core.WatchHub(store);
   const runtime = core.createRuntime({
-    store: hub.store,
+    store,
+    watch: hub,
     env: {},
     cwd: root,
     arborHome: root,
     blobs: new core.MemoryBlobStore(),
     tools: [],
   });
-  const listening = await createServer({ runtime, store, watch: hub }).listen({ host: "127.0.0.1", port: 0 });
+  const listening = await createServer({ runtime }).listen({ host: "127.0.0.1", port: 0 });
   try {
     const { id } = await store.createSession();
     const counts = new Array(clients).fill(0);

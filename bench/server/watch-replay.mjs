@@ -62,7 +62,7 @@ async function replayOn(core, root, label, spec, events) {
     blobs: new core.MemoryBlobStore(),
     tools: [],
   });
-  const listening = await createServer({ runtime, store, watch }).listen({ host: "127.0.0.1", port: 0 });
+  const listening = await createServer({ runtime }).listen({ host: "127.0.0.1", port: 0 });
   try {
     const { id } = await store.createSession();
     for (let n = 1; n <= events; n += BATCH) {

@@ -47,7 +47,9 @@ export type ArborErrorCode =
   | "plan_not_pending"
   // MCP: a configured server could not be reached (did not start, crashed, closed) or did not answer in time.
   | "mcp_unavailable"
-  | "mcp_timeout";
+  | "mcp_timeout"
+  // A run stream resumed from an event its session's log no longer holds (or never held).
+  | "events_expired";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -5,6 +5,8 @@ import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
+import { RunEventLog } from "./events/run-event-log.js";
+import { WatchHub } from "./events/watch-hub.js";
 import { prepareReplay } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
@@ -23,6 +25,7 @@ import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
+import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
@@ -71,7 +74,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const pending = new PendingPermissions();
   const plans = new PlanGate(options.onPlanApproval);
   const queue = new KeyedLock();
-  const running = new Set<{ controller: AbortController; done: Promise<RunResult> }>();
+  const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
+  const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
+  const events = new RunEventLog(options.store, options.runEvents);
   const clock = options.clock ?? realClock;
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
@@ -158,11 +163,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           sessionId = String(input.sessionId);
           throw err;
         }
-        if (options.busy === "reject" && queue.busy(sessionId)) {
+        if (input.fromEntryId !== undefined) assertSessionId(input.fromEntryId);
+        if ((input.busy ?? options.busy) === "reject" && queue.busy(sessionId)) {
           throw new ArborError("session_busy", `Session ${sessionId} is already running; wait for it to finish or abort it.`);
         }
+      } else if (input.fromEntryId !== undefined) {
+        throw new ArborError("invalid_input", "fromEntryId needs sessionId: the entry is looked up in that session.");
       }
       await mcp?.sync(registry, signal);
+      const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
         signal.aborted
           ? Promise.resolve<RunResult>({
@@ -174,7 +183,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : leased(sessionId, signal, (s) => executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution)),
+          : leased(sessionId, signal, async (s) => {
+              // Moved inside the session's slot and lease, so no other run lands between the move and this run.
+              if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
+              return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution);
+            }),
       );
     };
 
@@ -200,7 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         running.delete(entry);
         return result;
       });
-    const entry = { controller, done };
+    const entry = { sessionId: () => sessionId, controller, done };
     running.add(entry);
     return {
       get sessionId() {
@@ -217,6 +230,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     replay: (sessionId, spec, opts = {}) =>
       run({ ...opts, sessionId, prompt: "" }, { replay: (store, id) => prepareReplay(store, id, spec) }),
     cache,
+    store: options.store,
+    watch: watchHub,
+    events,
+    async busy(sessionId) {
+      assertSessionId(sessionId);
+      if (queue.busy(sessionId)) return { where: "this_runtime" };
+      const holder = await options.store.leaseHolder(sessionId);
+      if (!holder) return queue.busy(sessionId) ? { where: "this_runtime" } : undefined;
+      return queue.busy(sessionId) ? { where: "this_runtime" } : { where: "elsewhere", holder };
+    },
+    abort(sessionId, reason) {
+      let aborted = false;
+      for (const r of running) {
+        if (r.sessionId() !== sessionId || r.controller.signal.aborted) continue;
+        r.controller.abort(reason ?? new ArborError("aborted", "The run was aborted."));
+        aborted = true;
+      }
+      return aborted;
+    },
     pendingPermissions: (sessionId) => pending.list(sessionId),
     replyPermission: (id, reply, message) => pending.reply(id, reply, message),
     approvePlan: (planId, approved, reason) =>
@@ -265,6 +297,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
       await Promise.all(all.map((r) => r.done));
+      // A recorded stream's last events (the aborts above) reach the event log before the caller closes the store.
+      await events.settled();
       if (ownsCache) await cache?.close();
       await mcp?.close();
     },

@@ -12,7 +12,6 @@ export type ServerErrorCode =
   | "payload_too_large"
   | "permission_not_found"
   | "message_not_found"
-  | "events_expired"
   | "upgrade_required"
   | "internal_error";
 

@@ -15,4 +15,3 @@ export {
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";
-export type { StreamBufferOptions } from "./streams/run-streams.js";

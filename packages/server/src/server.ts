@@ -1,4 +1,4 @@
-import { type LlmCache, type Runtime, type Store, WatchHub } from "@arbor/core";
+import type { LlmCache, Runtime, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ServerContext } from "./context.js";
@@ -19,7 +19,6 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
-import { type RunEnd, RunStreams, type StreamBufferOptions } from "./streams/run-streams.js";
 import { SERVER_VERSION } from "./version.js";
 
 export { SERVER_VERSION };
@@ -30,22 +29,17 @@ export interface CorsOptions {
 }
 
 export interface ServerOptions {
+  /**
+   * The runtime the server drives. The server reads its store, watch hub, LLM cache, busy state and
+   * recorded run streams through it, so what the server says always agrees with what runs.
+   */
   runtime: Runtime;
-  store: Store;
   /** Bearer token every route but /api/health requires; needed to listen on a non-loopback host. */
   token?: string;
   /** No CORS headers unless configured. */
   cors?: CorsOptions;
   /** Largest request body accepted (default 1 MiB); larger ones are refused with 413. */
   maxBodyBytes?: number;
-  /** How many run events are kept in memory for readers that resume (see RunStreams). */
-  streamBuffer?: StreamBufferOptions;
-  /**
-   * The trace watch over `store`'s event log. Give the same hub to the runtime
-   * (`createRuntime({ watch })`) so its runs publish messages, goals and sub-traces; without one the
-   * server makes its own and logs only what it sees itself (`trace_completed`).
-   */
-  watch?: WatchHub;
   /** The LLM response cache `/api/cache/*` reports on and clears (default: the runtime's). */
   cache?: LlmCache;
   /** Directory of the built inspector served at `/` (default: this package's `web-dist/`). */
@@ -66,7 +60,7 @@ export interface ArborServer {
   readonly watch: WatchHub;
   /** Serves the app over HTTP; refuses a non-loopback host without a token. */
   listen(options?: ListenOptions): Promise<ListeningServer>;
-  /** Ends open event streams; runs go on (the runtime is the caller's, as is the store). */
+  /** Ends open event streams; runs go on and are still recorded (the runtime is the caller's, as is the store). */
   close(): void;
 }
 
@@ -74,18 +68,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Where the MCP Streamable HTTP endpoint is served. */
 export const MCP_PATH = "/mcp";
 
-/** Logs `trace_completed` with the session's totals once a run this server started has ended. */
-async function publishTraceCompleted(store: Store, watch: WatchHub, end: RunEnd): Promise<void> {
-  const meta = await store.getSession(end.sessionId).catch(() => undefined);
-  if (!meta) return;
-  await watch.publish(end.sessionId, {
-    event: "trace_completed",
-    status: end.status,
-    stats: { total_messages: meta.totalMessages, total_tokens: meta.totalTokens, total_cost: meta.totalCost },
-  });
-}
-
-/** Arbor's HTTP API over a runtime and its store. */
+/** The HTTP API over a runtime (and the store it was given). */
 export function createServer(options: ServerOptions): ArborServer {
   const token = options.token;
   if (token !== undefined && (token.length === 0 || /\s/.test(token))) {
@@ -95,13 +78,12 @@ export function createServer(options: ServerOptions): ArborServer {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ApiError("invalid_input", `maxBodyBytes must be a positive integer, not ${maxBodyBytes}.`);
   }
-  const watch = options.watch ?? new WatchHub(options.store);
-  const streams = new RunStreams({
-    ...options.streamBuffer,
-    onRunEnd: (end) => publishTraceCompleted(options.store, watch, end),
-  });
-  const cache = options.cache ?? options.runtime.cache;
-  const ctx: ServerContext = { runtime: options.runtime, store: options.store, streams, watch, cache };
+  const { runtime } = options;
+  // Give the runtime the hub (`createRuntime({ watch })`) so its runs publish messages, goals and
+  // sub-traces; otherwise the runtime's own hub logs only what the server sees (`trace_completed`).
+  const watch: WatchHub = runtime.watch;
+  const cache = options.cache ?? runtime.cache;
+  const ctx: ServerContext = { runtime, store: runtime.store, watch, cache };
 
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
@@ -151,7 +133,7 @@ export function createServer(options: ServerOptions): ArborServer {
   app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
   // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
-  const mcp = mcpEndpoint({ runtime: options.runtime, store: options.store });
+  const mcp = mcpEndpoint({ runtime: options.runtime, store: options.runtime.store });
   app.all(MCP_PATH, (c) => mcp.handle(c));
   // Last, so every API route wins; it answers only GETs outside /api.
   app.get("*", webAppHandler(options.webRoot));
@@ -165,12 +147,12 @@ export function createServer(options: ServerOptions): ArborServer {
         ...listenOptions,
         hasToken: token !== undefined,
         onClose: () => {
-          streams.close();
+          runtime.events.close();
           void mcp.close();
         },
       }),
     close: () => {
-      streams.close();
+      runtime.events.close();
       void mcp.close();
     },
   };

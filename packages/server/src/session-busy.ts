@@ -1,12 +1,16 @@
-import { ArborError } from "@arbor/core";
-import type { RunStreams } from "./streams/run-streams.js";
+import { ArborError, type Runtime, sessionBusy } from "@arbor/core/internal";
 
-/** Tree edits would race the running loop's appends, so they wait for an idle session (409 until then). */
-export function requireIdle(streams: RunStreams, sessionId: string, what: string): void {
-  if (streams.isBusy(sessionId)) {
-    throw new ArborError(
-      "session_busy",
-      `Session ${sessionId} has a run in progress, so it cannot ${what} now; wait for its done event or POST /api/sessions/${sessionId}/abort.`,
-    );
-  }
+/**
+ * Tree edits would race a running loop's appends, so they wait for an idle session (409 until
+ * then). The runtime is the one judge: its own runs and operations, and the store's lease for
+ * drivers in other processes.
+ */
+export async function requireIdle(runtime: Runtime, sessionId: string, what: string): Promise<void> {
+  const driver = await runtime.busy(sessionId);
+  if (!driver) return;
+  if (driver.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
+  throw new ArborError(
+    "session_busy",
+    `Session ${sessionId} has a run in progress, so it cannot ${what} now; wait for its done event or POST /api/sessions/${sessionId}/abort.`,
+  );
 }

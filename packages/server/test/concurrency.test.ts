@@ -18,7 +18,8 @@ describe("concurrency", () => {
     }
     const sessions = new Set(runs.map((messages) => messages[0]?.event.session_id));
     expect(sessions.size).toBe(n);
-    const allIds = runs.flatMap((messages) => messages.map((m) => m.id));
+    // Ids are the session event log's, so they are unique within a session (and increase strictly there).
+    const allIds = runs.flatMap((messages) => messages.map((m) => `${m.event.session_id}:${m.id}`));
     expect(new Set(allIds).size).toBe(allIds.length);
     expect((await store.listSessions({ limit: 100 })).sessions).toHaveLength(n);
   });

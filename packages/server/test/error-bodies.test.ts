@@ -70,7 +70,7 @@ describe("listening on an IPv4-mapped IPv6 address", () => {
   it("prints a URL that the server then answers, and accepts the Host a client sends for the mapped form", async () => {
     const server = await startServer();
     const { createServer } = await import("../src/index.js");
-    const mapped = await createServer({ runtime: server.runtime, store: server.store }).listen({
+    const mapped = await createServer({ runtime: server.runtime }).listen({
       host: "::ffff:127.0.0.1",
       port: 0,
     });

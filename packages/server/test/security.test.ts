@@ -58,17 +58,17 @@ describe("security", () => {
     const store = await openStore(join(dir, "store"));
     const runtime = createRuntime({ store, env: {}, blobs: new MemoryBlobStore(), model: scriptedModel([]) });
     try {
-      const open = createServer({ runtime, store });
+      const open = createServer({ runtime });
       await expect(open.listen({ host: "0.0.0.0", port: 0 })).rejects.toThrow(/without a token/);
       await expect(open.listen({ host: "::", port: 0 })).rejects.toThrow(/without a token/);
       const local = await open.listen({ host: "localhost", port: 0 });
       await local.close();
-      const guarded = createServer({ runtime, store, token: "t0ken" });
+      const guarded = createServer({ runtime, token: "t0ken" });
       const all = await guarded.listen({ host: "0.0.0.0", port: 0 });
       expect(all.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
       expect((await fetch(`http://127.0.0.1:${all.port}/api/health`)).status).toBe(200);
       await all.close();
-      expect(() => createServer({ runtime, store, token: "" })).toThrow(/token/);
+      expect(() => createServer({ runtime, token: "" })).toThrow(/token/);
     } finally {
       await runtime.close();
       await store.close();

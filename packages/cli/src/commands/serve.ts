@@ -28,7 +28,7 @@ export const serveCommand: TopCommand = {
   usage: "",
   summary: "Serve the HTTP API (chat over SSE, sessions, approvals) on 127.0.0.1:4096 until Ctrl-C.",
   details: [
-    "Routes are listed at /api/openapi.json. POST /api/chat streams a run as server-sent events with id lines; a client that disconnects can resume with Last-Event-ID, and a disconnect never stops the run (POST /api/sessions/<id>/abort does). Permission asks wait for POST /api/permissions/<id>.",
+    "Routes are listed at /api/openapi.json. POST /api/chat streams a run as server-sent events with id lines; a client that disconnects can resume with Last-Event-ID (also from a restarted server: the events are kept in the store's event log), and a disconnect never stops the run (POST /api/sessions/<id>/abort does). Permission asks wait for POST /api/permissions/<id>.",
     "Only loopback addresses are served without a token. --host with any other address needs a token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
     `The token comes from --token, else the first line of --token-file (- reads stdin), else $${TOKEN_ENV}. Prefer the file or the variable: a command line is visible to every user of the machine (ps).`,
     "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
@@ -80,8 +80,6 @@ export const serveCommand: TopCommand = {
       try {
         const server = createServer({
           runtime,
-          store,
-          watch,
           ...(token === undefined ? {} : { token }),
           // The client got a code and a redacted message; the operator gets the whole error.
           onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),

@@ -35,6 +35,14 @@ export interface RunInput {
   middleware?: readonly RunMiddleware[];
   /** DebugMiddleware level for this run (default the runtime's `debug`); records are kept in the session's event log. */
   debug?: DebugLevel;
+  /**
+   * Continue from this entry of `sessionId` instead of its leaf: a user message is re-sent from its
+   * parent (the new prompt becomes its sibling on a new branch), any other entry is followed by the
+   * new prompt. The leaf moves once the run holds the session, so nothing else lands in between.
+   */
+  fromEntryId?: string;
+  /** A session that is running already: wait for it (the runtime's default) or end at once with `session_busy`. */
+  busy?: "queue" | "reject";
 }
 
 export type RunStatus = "done" | "error" | "aborted";

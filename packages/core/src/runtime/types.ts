@@ -1,6 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
 import type { DebugLevel } from "../events/debug-records.js";
+import type { RunEventLog, RunEventLogOptions } from "../events/run-event-log.js";
+import type { WatchHub } from "../events/watch-hub.js";
 import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
@@ -22,6 +24,7 @@ import type { TraceContext } from "../model/session.js";
 import type { Approval } from "../permissions/approvals.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { LeaseHolder } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import type { PermissionReply } from "../tools/ask.js";
 import type { BlobStore } from "../tools/blob-store.js";
@@ -87,7 +90,12 @@ export interface RuntimeOptions {
    * a name used twice, a tool name taken) makes `createRuntime` throw `invalid_input`.
    */
   extensions?: readonly RunExtension[];
+  /** How much of the recorded run streams (`runtime.events`) stays in memory in front of the store. */
+  runEvents?: Omit<RunEventLogOptions, "onError">;
 }
+
+/** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
+export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
 
 /** `runtime.compact`: a compaction the user asks for. */
 export interface CompactOptions {
@@ -179,6 +187,22 @@ export interface Runtime {
   readonly cache: LlmCache | undefined;
   /** The configured MCP servers, their state and tools (starting those not yet started). */
   mcpServers(signal?: AbortSignal): Promise<McpServerStatus[]>;
+  /** The store the runtime's sessions live in (the caller's). */
+  readonly store: Store;
+  /**
+   * The trace watch over the store's event log: the hub given as `watch`, else one of the runtime's
+   * own (over which its runs publish nothing; it still replays what the log holds).
+   */
+  readonly watch: WatchHub;
+  /** The run streams recorded in the sessions' event logs, for readers that resume after a restart. */
+  readonly events: RunEventLog;
+  /**
+   * Whether the session has a driver now: a run, compaction or leaf move of this runtime (queued or
+   * going), or another process holding the session's lease. Undefined when it is idle.
+   */
+  busy(sessionId: string): Promise<SessionDriver | undefined>;
+  /** Aborts this runtime's runs of the session (going or queued); false when it has none. */
+  abort(sessionId: string, reason?: unknown): boolean;
   /** Aborts every run and waits for them to settle and stops MCP servers; the store stays open (it is the caller's). */
   close(): Promise<void>;
 }

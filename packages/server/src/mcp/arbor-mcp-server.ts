@@ -11,7 +11,6 @@ import {
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { continueFromEntry } from "../continue-from-entry.js";
 import { SERVER_VERSION } from "../version.js";
 
 export interface ArborMcpDeps {
@@ -164,8 +163,25 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     (args, extra) =>
       answer(async () => {
         assertSessionId(args.session_id);
-        await continueFromEntry(store, args.session_id, args.entry_id);
-        return runToEnd(runtime, { ...toRunInput(args), sessionId: args.session_id }, extra as CallExtra);
+        // Refused before a run starts, so bad input is a clear error of this call, not a failed run.
+        if (!(await store.getSession(args.session_id))) {
+          throw new ArborError(
+            "session_not_found",
+            `Session ${args.session_id} does not exist; list_sessions shows those that do.`,
+          );
+        }
+        if (!(await store.getEntry(args.session_id, args.entry_id))) {
+          throw new ArborError(
+            "entry_not_found",
+            `Entry ${args.entry_id} is not in session ${args.session_id}; read_session lists its entries.`,
+          );
+        }
+        // The runtime moves the leaf inside the run's hold on the session, so nothing else writes in between.
+        return runToEnd(
+          runtime,
+          { ...toRunInput(args), sessionId: args.session_id, fromEntryId: args.entry_id },
+          extra as CallExtra,
+        );
       }),
   );
 

@@ -1,19 +1,19 @@
-import { ArborError, RunEventSchema, sessionBusy } from "@arbor/core/internal";
+import { ArborError, type RunEventReader, RunEventSchema, type Runtime, sessionBusy } from "@arbor/core/internal";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
-import { continueFromEntry } from "../continue-from-entry.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, StreamQuery } from "../schemas.js";
-import type { SessionLog } from "../streams/session-log.js";
+import { recordRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
 
 const SSE_DESCRIPTION =
-  "Server-sent events: each message is `id: N` then `data: {run event}`; ids increase strictly. The first event " +
-  "carries `session_id`; the stream ends after `done` or `error`. A client that disconnects does not stop the run.";
+  "Server-sent events: each message is `id: N` then `data: {run event}`; N is the event's id in the session's event log, " +
+  "strictly increasing per session and kept across server restarts. The first event carries `session_id`; the stream ends " +
+  "after `done` or `error`. A client that disconnects does not stop the run.";
 
 /** The `Last-Event-ID` header or `last_event_id` query value as a number; undefined when neither is given. */
 function resumeCursor(c: Context, query?: string): number | undefined {
@@ -28,20 +28,33 @@ function resumeCursor(c: Context, query?: string): number | undefined {
   return Number(raw);
 }
 
-/** A resumed stream: every event after `cursor` exactly once, then live ones; 204 when there is nothing more. */
-function resume(log: SessionLog, cursor: number): Response {
-  const read = log.read(cursor);
-  if (read === "expired") {
+/** A resumed stream: every run event after the reader's cursor exactly once, then live ones; 204 when there is nothing more. */
+async function resume(sessionId: string, reader: RunEventReader): Promise<Response> {
+  const first = await reader.next(false);
+  if (first.kind === "end") return new Response(null, { status: 204 });
+  if (first.kind === "expired") {
     throw new ApiError(
       "events_expired",
-      `Events after ${cursor} of session ${log.sessionId} are no longer kept (or the id is from before a server restart); read the session with GET /api/sessions/${log.sessionId}.`,
+      `Events of session ${sessionId} after that id are no longer kept; read the session with GET /api/sessions/${sessionId}.`,
     );
   }
-  if (read === undefined && log.state !== "running") return new Response(null, { status: 204 });
-  return sseResponse(log, cursor);
+  return sseResponse(sessionId, reader, first);
 }
 
-export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] {
+/** 409 when the session already has a driver, here or in another process. */
+async function requireNoRun(runtime: Runtime, sessionId: string): Promise<void> {
+  const driver = await runtime.busy(sessionId);
+  if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
+  if (driver) {
+    throw new ArborError(
+      "session_busy",
+      `Session ${sessionId} is already running; wait for its done event, resume its stream with GET /api/sessions/${sessionId}/stream, or abort it with POST /api/sessions/${sessionId}/abort.`,
+    );
+  }
+}
+
+export function chatRoutes(ctx: ServerContext): Route[] {
+  const { runtime, store } = ctx;
   const chat = defineRoute(
     {
       method: "POST",
@@ -50,7 +63,9 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
       summary: "Run a prompt and stream its events",
       description:
         `${SSE_DESCRIPTION} Sent with a \`${LAST_EVENT_ID}\` header, the request resumes the run that event belongs to ` +
-        "instead of starting a new one (so an EventSource-style client that re-sends the request on reconnect picks up where it left off).",
+        "instead of starting a new one (so an EventSource-style client that re-sends the request on reconnect picks up where it left off). " +
+        "With `session_id` in the body this works on any server over the same store, also after a restart; without it only on the " +
+        "server that streamed the run.",
       body: ChatRequest,
       headers: { [LAST_EVENT_ID]: "Resume after this event id instead of starting a run." },
       responses: {
@@ -65,45 +80,47 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
     async ({ body }, c) => {
       const cursor = resumeCursor(c);
       if (cursor !== undefined) {
-        const log = streams.findByEventId(cursor) ?? (body.session_id === undefined ? undefined : streams.get(body.session_id));
-        if (!log || (body.session_id !== undefined && log.sessionId !== body.session_id)) {
+        const sessionId = body.session_id ?? runtime.events.sessionOfRecent(cursor);
+        if (sessionId === undefined) {
           throw new ApiError(
             "events_expired",
-            `Event ${cursor} is not one this server still keeps${body.session_id ? ` for session ${body.session_id}` : ""}; read the session with GET /api/sessions/:id.`,
+            `Event ${cursor} is not one this server streamed recently; send session_id with ${LAST_EVENT_ID} to resume from the session's event log.`,
           );
         }
-        return resume(log, cursor);
+        if (!(await store.getSession(sessionId))) {
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        }
+        return resume(sessionId, await runtime.events.reader(sessionId, { after: cursor }));
       }
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
       }
-      let reserved: SessionLog | undefined;
       if (body.session_id !== undefined) {
         const sessionId = body.session_id;
-        reserved = streams.reserve(sessionId);
-        try {
-          if (!(await store.getSession(sessionId))) {
-            throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
-          }
-          // Another process (a second server, the CLI) driving the session answers 409 before any stream starts.
-          const holder = await store.leaseHolder(sessionId);
-          if (holder) throw sessionBusy(sessionId, holder);
-          if (body.from_entry_id !== undefined) await continueFromEntry(store, sessionId, body.from_entry_id);
-        } catch (err) {
-          streams.release(reserved);
-          throw err;
+        // Another run here or another process (a second server, the CLI) answers 409 before any stream starts.
+        await requireNoRun(runtime, sessionId);
+        if (!(await store.getSession(sessionId))) {
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
+        }
+        if (body.from_entry_id !== undefined && !(await store.getEntry(sessionId, body.from_entry_id))) {
+          throw new ArborError(
+            "entry_not_found",
+            `Entry ${body.from_entry_id} does not exist in session ${sessionId}; pick one from GET /api/sessions/${sessionId}.`,
+          );
         }
       }
       const handle = runtime.run({
         prompt: body.message,
+        // A chat that slipped in since the check above ends at once with session_busy instead of queueing.
+        busy: "reject",
         ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
+        ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
         ...(body.agent === undefined ? {} : { agent: body.agent }),
         ...(body.model === undefined ? {} : { model: body.model }),
         ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
         ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
       });
-      const log = streams.start(handle);
-      return sseResponse(log, log.latestRunCursor);
+      return sseResponse(handle.sessionId, recordRun(ctx, handle));
     },
   );
 
@@ -114,33 +131,24 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
       tag: "chat",
       summary: "Resume a session's run stream",
       description:
-        `Every event after \`${LAST_EVENT_ID}\` (or \`last_event_id\`) exactly once, then live ones, until the run's done or error. ` +
-        "Without an id: the latest run from its first event. Events are kept in memory per session (bounded) for this server process.",
+        `Every run event after \`${LAST_EVENT_ID}\` (or \`last_event_id\`) exactly once, then live ones, until the run's done or error. ` +
+        "The events come from the session's event log, so this works on any server over the same store, also after a restart. " +
+        "Without an id: the latest run this server streamed, from its first event.",
       params: SessionParams,
       query: StreamQuery,
       headers: { [LAST_EVENT_ID]: "Resume after this event id." },
       responses: {
         200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
-        204: { description: "Nothing to send: no run kept for this session, or the client has every event of it." },
+        204: { description: "Nothing to send: no run streamed for this session, or the client has every event of it." },
         404: { description: "No such session.", schema: ErrorResponse },
-        410: { description: "Events after that id are no longer kept.", schema: ErrorResponse },
+        410: { description: "Events after that id are no longer kept, or the log never had that id.", schema: ErrorResponse },
       },
     },
     async ({ params, query }, c) => {
       const cursor = resumeCursor(c, query.last_event_id);
-      const log = streams.get(params.id);
-      if (!log) {
-        if (!(await store.getSession(params.id)))
-          throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
-        if (cursor !== undefined) {
-          throw new ApiError(
-            "events_expired",
-            `Session ${params.id} has no events kept after ${cursor}; read it with GET /api/sessions/${params.id}.`,
-          );
-        }
-        return new Response(null, { status: 204 });
-      }
-      return resume(log, cursor ?? log.latestRunCursor);
+      if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
+      const reader = await runtime.events.reader(params.id, cursor === undefined ? { latestRun: true } : { after: cursor });
+      return resume(params.id, reader);
     },
   );
 
@@ -159,7 +167,8 @@ export function chatRoutes({ runtime, store, streams }: ServerContext): Route[] 
       },
     },
     async ({ params }, c) => {
-      if (streams.abort(params.id)) return c.json({ aborted: true });
+      const reason = new ArborError("aborted", `The run was aborted by POST /api/sessions/${params.id}/abort.`);
+      if (runtime.abort(params.id, reason)) return c.json({ aborted: true });
       if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
       return c.json({ aborted: false });
     },

@@ -33,7 +33,7 @@ async function traceOf(store: Store, sessionId: string): Promise<TraceMessage[]>
 }
 
 /** The message trace: messages grouped per request, paged by time, deletable, with tool stats. */
-export function messageRoutes({ store, streams }: ServerContext): Route[] {
+export function messageRoutes({ runtime, store }: ServerContext): Route[] {
   return [
     defineRoute(
       {
@@ -73,7 +73,7 @@ export function messageRoutes({ store, streams }: ServerContext): Route[] {
         },
       },
       async ({ params }, c) => {
-        requireIdle(streams, params.id, "delete messages");
+        await requireIdle(runtime, params.id, "delete messages");
         const message = (await traceOf(store, params.id)).find((m) => m.id === params.message_id);
         if (!message) {
           throw new ApiError(

@@ -3,6 +3,8 @@ import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
 import { ErrorResponse } from "../schemas.js";
+import { requireIdle } from "../session-busy.js";
+import { recordRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
 /** The session's plan that waits for approval with no run waiting on it (after a restart or an abort). */
@@ -22,7 +24,7 @@ async function recordedRequest(ctx: ServerContext, sessionId: string): Promise<P
 }
 
 export function planRoutes(ctx: ServerContext): Route[] {
-  const { runtime, streams } = ctx;
+  const { runtime } = ctx;
   const approve = defineRoute(
     {
       method: "POST",
@@ -42,23 +44,17 @@ export function planRoutes(ctx: ServerContext): Route[] {
     },
     async ({ body }, c) => {
       const live = runtime.pendingPlanApprovals().some((p) => p.planId === body.plan_id);
-      // A resumed run streams like a chat: claim the session first so a chat cannot slip in.
+      // A resumed run streams like a chat: a session busy with another run answers 409 first.
       const session = live ? undefined : sessionOfPlan(body.plan_id);
-      const reserved = session ? streams.reserve(session) : undefined;
-      try {
-        const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
-        if (result.run) streams.start(result.run);
-        else if (reserved) streams.release(reserved);
-        return c.json({
-          plan_id: result.planId,
-          session_id: result.sessionId,
-          approved: result.approved,
-          resumed: result.run !== undefined,
-        });
-      } catch (err) {
-        if (reserved) streams.release(reserved);
-        throw err;
-      }
+      if (session) await requireIdle(runtime, session, "resume its plan");
+      const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
+      if (result.run) recordRun(ctx, result.run);
+      return c.json({
+        plan_id: result.planId,
+        session_id: result.sessionId,
+        approved: result.approved,
+        resumed: result.run !== undefined,
+      });
     },
   );
 

@@ -23,8 +23,8 @@ const notFound = { description: "No such session (or entry).", schema: ErrorResp
 const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
 const busy = { description: "The session has a run in progress; wait for it or abort it.", schema: ErrorResponse };
 
-export function sessionRoutes({ runtime, store, streams }: ServerContext): Route[] {
-  const requireIdle = (sessionId: string, what: string) => requireIdleIn(streams, sessionId, what);
+export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
+  const requireIdle = (sessionId: string, what: string) => requireIdleIn(runtime, sessionId, what);
 
   return [
     defineRoute(
@@ -74,9 +74,9 @@ export function sessionRoutes({ runtime, store, streams }: ServerContext): Route
         responses: { 204: { description: "Deleted." }, 400: badId, 404: notFound, 409: busy },
       },
       async ({ params }, c) => {
-        requireIdle(params.id, "be deleted");
+        await requireIdle(params.id, "be deleted");
         await store.deleteSession(params.id);
-        streams.drop(params.id);
+        runtime.events.drop(params.id);
         return c.body(null, 204);
       },
     ),
@@ -99,7 +99,7 @@ export function sessionRoutes({ runtime, store, streams }: ServerContext): Route
         },
       },
       async ({ params, body }, c) => {
-        requireIdle(params.id, "switch its leaf");
+        await requireIdle(params.id, "switch its leaf");
         const options = body.summarize ? { summarize: true, ...(body.focus === undefined ? {} : { focus: body.focus }) } : {};
         await runtime.switchLeaf(params.id, body.entry_id, options);
         const meta = await store.getSession(params.id);
@@ -126,7 +126,7 @@ export function sessionRoutes({ runtime, store, streams }: ServerContext): Route
         },
       },
       async ({ params, body }, c) => {
-        requireIdle(params.id, "be compacted");
+        await requireIdle(params.id, "be compacted");
         const result = await runtime.compact(params.id, body.focus === undefined ? {} : { focus: body.focus });
         return c.json(compactResultToWire(result));
       },
@@ -154,7 +154,7 @@ export function sessionRoutes({ runtime, store, streams }: ServerContext): Route
         responses: { 201: { description: "The label entry.", schema: EntrySchema }, 400: badId, 404: notFound, 409: busy },
       },
       async ({ params, body }, c) => {
-        requireIdle(params.id, "be labelled");
+        await requireIdle(params.id, "be labelled");
         const target = await store.getEntry(params.id, body.entry_id);
         if (!target) throw new ArborError("entry_not_found", `Entry ${body.entry_id} does not exist in session ${params.id}.`);
         return c.json(await store.appendLabelChange(params.id, body.entry_id, body.label ?? undefined), 201);

@@ -2,6 +2,8 @@ import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core/
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse } from "../schemas.js";
+import { requireIdle } from "../session-busy.js";
+import { recordRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
 import { GoalMessagesQuery, GoalMessagesResponse, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 
@@ -9,7 +11,8 @@ const notFound = { description: "No such trace (or goal, or message).", schema: 
 const badInput = { description: "An id or the body is not valid.", schema: ErrorResponse };
 
 /** The trace API: a trace with its plan and sub-traces, a goal's messages, and replay. */
-export function traceRoutes({ runtime, store, streams }: ServerContext): Route[] {
+export function traceRoutes(ctx: ServerContext): Route[] {
+  const { runtime, store } = ctx;
   return [
     defineRoute(
       {
@@ -64,14 +67,9 @@ export function traceRoutes({ runtime, store, streams }: ServerContext): Route[]
         },
       },
       async ({ params, body }) => {
-        const reserved = streams.reserve(params.id);
-        try {
-          if (!(await store.getSession(params.id))) {
-            throw new ArborError("session_not_found", `Trace ${params.id} does not exist.`);
-          }
-        } catch (err) {
-          streams.release(reserved);
-          throw err;
+        await requireIdle(runtime, params.id, "replay");
+        if (!(await store.getSession(params.id))) {
+          throw new ArborError("session_not_found", `Trace ${params.id} does not exist.`);
         }
         const handle = runtime.replay(
           params.id,
@@ -82,8 +80,7 @@ export function traceRoutes({ runtime, store, streams }: ServerContext): Route[]
           },
           { ...(body.agent ? { agent: body.agent } : {}), ...(body.model ? { model: body.model } : {}) },
         );
-        const log = streams.start(handle);
-        return sseResponse(log, log.latestRunCursor);
+        return sseResponse(handle.sessionId, recordRun(ctx, handle));
       },
     ),
   ];

@@ -82,7 +82,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     clock: { now: () => Date.now(), sleep: async () => {} },
     ...options.runtime,
   });
-  const server = createServer({ runtime, store, watch, ...options.server });
+  const server = createServer({ runtime, ...options.server });
   const listening = await server.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {
     await listening.close();

@@ -60,7 +60,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     ...(options.config ? { config: options.config } : {}),
     tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
   });
-  const server = createServer({ runtime, store, watch, ...(options.token ? { token: options.token } : {}) });
+  const server = createServer({ runtime, ...(options.token ? { token: options.token } : {}) });
   const listening = await server.listen({ host: "127.0.0.1", port: 0 });
   return {
     url: listening.url,

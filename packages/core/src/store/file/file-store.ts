@@ -403,13 +403,24 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(sessionId);
     const { after, limit } = checkListEventsOptions(opts);
-    return this.locked(sessionId, () => ({ value: this.events.page(sessionId, after, limit), synced: null }));
+    return this.readLog(sessionId, () => this.events.page(sessionId, after, limit));
   }
 
   async lastEventId(sessionId: string): Promise<number> {
     this.ensureOpen();
     assertSessionId(sessionId);
-    return this.locked(sessionId, () => ({ value: this.events.newestId(sessionId), synced: null }));
+    return this.readLog(sessionId, () => this.events.newestId(sessionId));
+  }
+
+  /**
+   * Reads the session's event log from its file. A read needs no lease (unlike a write): a second
+   * process serving a run's stream reads what the driving process logs while it holds the session.
+   */
+  private readLog<T>(sessionId: string, read: () => T): Promise<T> {
+    return this.lock.run(sessionId, async () => {
+      await this.load(sessionId);
+      return read();
+    });
   }
 
   protected async writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {

@@ -1,0 +1,271 @@
+import { ArborError, isArborError } from "../errors.js";
+import type { RunHandle } from "../loop/run-types.js";
+import { assertSessionId } from "../model/ids.js";
+import type { RunEvent } from "../model/run-events.js";
+import type { StoredEvent } from "../store/event-records.js";
+import type { Store } from "../store/store.js";
+import { RunEventReader } from "./run-event-reader.js";
+import { frameOfRecord, isTerminalRunEvent, type RunEventFrame, runEventInput, shrunkRunEvent } from "./run-event-records.js";
+import { RunEventTail } from "./run-event-tail.js";
+
+export interface RunEventLogOptions {
+  /** Run events kept in memory per session for readers (default 10,000); older ones are read from the store. */
+  eventsPerSession?: number;
+  /** Tails of sessions with no run going kept in memory (default 100); least recently used dropped first. */
+  idleSessions?: number;
+  /** Told about a batch the store refused (the events still reach live readers, without an id). */
+  onError?: (err: unknown, sessionId: string) => void;
+}
+
+/** Events written in one `appendEvents` at most; a longer backlog goes in several. */
+const MAX_BATCH = 512;
+/** Characters kept of each text field of an event the store refused as too large. */
+const SHRUNK_CHARS = 4_000;
+
+/** Where a reader starts. */
+export type ReadFrom =
+  /** Every run event logged after this id (a client's `Last-Event-ID`). */
+  | { after: number }
+  /** The latest run this process recorded for the session, from its first event. */
+  | { latestRun: true };
+
+/**
+ * The run stream's side of the session event log: `record` writes a run's events into the store's
+ * event log (ids strictly increasing per session, shared with watch events) and only then hands them
+ * to readers, so every id a client sees survives a restart. Writes are batched: while one append is
+ * in flight the next events gather, so a burst of deltas costs a few appends, and the run itself
+ * never waits for the store. The in-memory tails are a bounded cache of the log; `reader` serves a
+ * client from the store until it reaches the tail, then live. Owned by one runtime: no module state.
+ */
+export class RunEventLog {
+  private readonly tails = new Map<string, RunEventTail>();
+  private readonly recording = new Set<Promise<void>>();
+  private readonly store: Store;
+  private readonly eventsPerSession: number;
+  private readonly idleSessions: number;
+  private readonly onError: ((err: unknown, sessionId: string) => void) | undefined;
+
+  constructor(store: Store, options: RunEventLogOptions = {}) {
+    this.store = store;
+    this.eventsPerSession = Math.max(1, options.eventsPerSession ?? 10_000);
+    this.idleSessions = Math.max(0, options.idleSessions ?? 100);
+    this.onError = options.onError;
+  }
+
+  /**
+   * Records `handle`'s events (it takes the handle's one iterator) and returns a reader of them
+   * from the run's first event. The promise of `recorded` settles when the last event is logged.
+   */
+  record(handle: RunHandle): { reader: RunEventReader; recorded: Promise<void> } {
+    const sessionId = handle.sessionId;
+    const tail = this.tailFor(sessionId);
+    // Most recently used last, so idle eviction drops the longest-unused tails first.
+    this.tails.delete(sessionId);
+    this.tails.set(sessionId, tail);
+    const position = tail.beginRun();
+    const reader = new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), {
+      position,
+      run: tail.runNumber,
+    });
+    const recorded = this.pump(tail, handle);
+    this.recording.add(recorded);
+    void recorded.then(() => this.recording.delete(recorded));
+    return { reader, recorded };
+  }
+
+  /**
+   * A reader of the session's run events. Throws `events_expired` when `after` is beyond the log
+   * (an id this log never issued); `session_not_found` for an unknown session.
+   */
+  async reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
+    assertSessionId(sessionId);
+    const tailOf = () => this.tails.get(sessionId);
+    const elsewhere = () =>
+      this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running);
+    if ("latestRun" in from) {
+      const tail = tailOf();
+      if (tail) return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber });
+      // No run recorded here since this process started: the stream starts at the log's end.
+      return new RunEventReader(this.store, sessionId, tailOf, { after: await this.store.lastEventId(sessionId) }, elsewhere);
+    }
+    const last = await this.store.lastEventId(sessionId);
+    if (from.after > last) {
+      throw new ArborError(
+        "events_expired",
+        `Session ${sessionId} has no event ${from.after} (its log ends at ${last}); read the session with GET /api/sessions/${sessionId}.`,
+      );
+    }
+    return new RunEventReader(this.store, sessionId, tailOf, { after: from.after }, elsewhere);
+  }
+
+  /**
+   * The session whose recent run events (still in memory) include `eventId`, the most recently
+   * recorded first. Ids are per session, so this is a guess for clients that did not say their
+   * session; only `reader` with the session id is exact.
+   */
+  sessionOfRecent(eventId: number): string | undefined {
+    const recent = [...this.tails.values()].reverse();
+    return (recent.find((t) => t.running && t.holdsId(eventId)) ?? recent.find((t) => t.holdsId(eventId)))?.sessionId;
+  }
+
+  /** Resolves when every run being recorded has ended and its last event is logged. */
+  async settled(): Promise<void> {
+    while (this.recording.size > 0) await Promise.all([...this.recording]);
+  }
+
+  /** Whether a run of this process is recording into the session's tail. */
+  isRecording(sessionId: string): boolean {
+    return this.tails.get(sessionId)?.running === true;
+  }
+
+  /** Forgets a deleted session and its sub-sessions (`{id}@…`); their readers end. */
+  drop(sessionId: string): void {
+    for (const [id, tail] of this.tails) {
+      if (id === sessionId || id.startsWith(`${sessionId}@`)) {
+        this.tails.delete(id);
+        tail.close();
+      }
+    }
+  }
+
+  /** Ends every reader (a server shutting down); recording goes on until the runs end. */
+  close(): void {
+    for (const tail of this.tails.values()) tail.close();
+  }
+
+  private tailFor(sessionId: string): RunEventTail {
+    let tail = this.tails.get(sessionId);
+    if (!tail || tail.isClosed) {
+      tail = new RunEventTail(sessionId, this.eventsPerSession);
+      this.tails.set(sessionId, tail);
+    }
+    return tail;
+  }
+
+  private async pump(tail: RunEventTail, handle: RunHandle): Promise<void> {
+    const writer = new BatchWriter(this.store, tail, this.onError);
+    let ended = false;
+    try {
+      for await (const event of handle) {
+        writer.push(event);
+        if (isTerminalRunEvent(event)) ended = true;
+      }
+    } catch (err) {
+      // The run stream does not throw; if it ever does, readers still get an ending.
+      if (!ended) writer.push(internalError(tail.sessionId, err));
+      ended = true;
+    }
+    if (!ended) writer.push(internalError(tail.sessionId, new Error("the run stream ended without done or error")));
+    await writer.finish();
+    tail.endRun();
+    this.evictIdle();
+  }
+
+  private evictIdle(): void {
+    let idle = 0;
+    for (const tail of this.tails.values()) if (!tail.running) idle++;
+    for (const [id, tail] of this.tails) {
+      if (idle <= this.idleSessions) break;
+      if (tail.running) continue;
+      this.tails.delete(id);
+      tail.close();
+      idle--;
+    }
+  }
+}
+
+/**
+ * Appends one run's events to the log in arrival order, one append in flight at a time, everything
+ * that arrived meanwhile going in the next. A session that does not exist yet (a new session's
+ * first events come before it is created) is retried with the next event; at the run's end what
+ * could not be logged still reaches readers, without an id.
+ */
+class BatchWriter {
+  private pending: RunEvent[] = [];
+  private inflight: Promise<void> | undefined;
+  private finishing = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly tail: RunEventTail,
+    private readonly onError: ((err: unknown, sessionId: string) => void) | undefined,
+  ) {}
+
+  push(event: RunEvent): void {
+    this.pending.push(event);
+    this.inflight ??= this.drain();
+  }
+
+  async finish(): Promise<void> {
+    this.finishing = true;
+    await this.inflight;
+    if (this.pending.length === 0) return;
+    this.inflight = this.drain();
+    await this.inflight;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        const frames = await this.write(batch);
+        if (frames === "later") {
+          this.pending = batch.concat(this.pending);
+          return;
+        }
+        this.tail.append(frames);
+      }
+    } finally {
+      this.inflight = undefined;
+    }
+  }
+
+  /** Logs a batch; `later` when the session does not exist yet and the run is still going. */
+  private async write(batch: RunEvent[]): Promise<RunEventFrame[] | "later"> {
+    const sessionId = this.tail.sessionId;
+    try {
+      return (await this.store.appendEvents(sessionId, batch.map(runEventInput))).map(frameOfRecord);
+    } catch (err) {
+      if (isArborError(err, "session_not_found") && !this.finishing) return "later";
+      if (isArborError(err, "entry_too_large")) return this.writeOneByOne(batch);
+      if (isArborError(err, "session_not_found")) {
+        // The session never came to be (a run refused before it created one) or was deleted: it has
+        // no log whose ids these could collide with, so they are numbered on from the tail for the
+        // clients that read them live; resuming after one finds no session.
+        const base = this.tail.lastId ?? 0;
+        return batch.map((event, i) => ({ ...unlogged(event), id: base + i + 1 }));
+      }
+      this.onError?.(err, sessionId);
+      return batch.map(unlogged);
+    }
+  }
+
+  private async writeOneByOne(batch: RunEvent[]): Promise<RunEventFrame[]> {
+    const frames: RunEventFrame[] = [];
+    for (const event of batch) {
+      let records: StoredEvent[] | undefined;
+      for (const candidate of [event, shrunkRunEvent(event, SHRUNK_CHARS)]) {
+        try {
+          records = await this.store.appendEvents(this.tail.sessionId, [runEventInput(candidate)]);
+          break;
+        } catch (err) {
+          if (!isArborError(err, "entry_too_large")) {
+            this.onError?.(err, this.tail.sessionId);
+            break;
+          }
+        }
+      }
+      frames.push(records?.[0] ? frameOfRecord(records[0]) : unlogged(event));
+    }
+    return frames;
+  }
+}
+
+function unlogged(event: RunEvent): RunEventFrame {
+  return { id: undefined, json: JSON.stringify(event), terminal: isTerminalRunEvent(event) };
+}
+
+function internalError(sessionId: string, err: unknown): RunEvent {
+  const message = err instanceof Error ? err.message : String(err);
+  return { type: "error", session_id: sessionId, content: `Internal error: ${message}`, code: "internal_error" };
+}

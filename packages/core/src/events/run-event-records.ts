@@ -1,0 +1,55 @@
+import type { RunEvent } from "../model/run-events.js";
+import type { EventInput, StoredEvent } from "../store/event-records.js";
+
+/**
+ * Run-stream events share the session's event log with watch events and debug records; the prefix
+ * keeps them apart, so a watcher replays only watch events and a stream reader only run events,
+ * while both read one log whose ids order everything that happened in the session.
+ */
+export const RUN_EVENT_PREFIX = "run.";
+
+/** One run event as a reader is sent it: its log id (undefined when it could not be logged) and its JSON. */
+export interface RunEventFrame {
+  /** The event's id in the session's event log: what a client resumes after. */
+  id: number | undefined;
+  json: string;
+  /** The run's last event (`done` or `error`). */
+  terminal: boolean;
+}
+
+export function isTerminalRunEvent(event: { type: string }): boolean {
+  return event.type === "done" || event.type === "error";
+}
+
+export function isRunEventRecord(record: StoredEvent): boolean {
+  return record.type.startsWith(RUN_EVENT_PREFIX);
+}
+
+/** The log record of a run event: `run.<type>`, its other fields as data. */
+export function runEventInput(event: RunEvent): EventInput {
+  const { type, ...data } = event;
+  return { type: `${RUN_EVENT_PREFIX}${type}`, data };
+}
+
+/** A logged run event as the event it was (type first, as the run emitted it). */
+export function runEventFromRecord(record: StoredEvent): RunEvent {
+  return { type: record.type.slice(RUN_EVENT_PREFIX.length), ...record.data } as RunEvent;
+}
+
+export function frameOfRecord(record: StoredEvent): RunEventFrame {
+  const event = runEventFromRecord(record);
+  return { id: record.id, json: JSON.stringify(event), terminal: isTerminalRunEvent(event) };
+}
+
+/**
+ * An event the store refused as too large (a huge tool output) is logged cut down, so the stream
+ * keeps its order and its ending; the whole output stays in the session's entries.
+ */
+export function shrunkRunEvent(event: RunEvent, maxChars: number): RunEvent {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event)) {
+    out[key] =
+      typeof value === "string" && value.length > maxChars ? `${value.slice(0, maxChars)}… [cut for the event log]` : value;
+  }
+  return out as RunEvent;
+}
