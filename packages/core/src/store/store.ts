@@ -32,6 +32,11 @@ export interface SessionPage {
 export interface AppendOptions {
   parentId?: string | null;
   id?: string;
+  /**
+   * The caller built the message itself from typed values (the loop's own assistant messages), so
+   * the store skips re-checking it against the schema. Never set for input that came from outside.
+   */
+  prevalidated?: boolean;
 }
 
 /** A message as callers write it: `content` may be plain text. */

@@ -313,11 +313,11 @@ export class FileStore extends StoreBase {
     return getEntry((await this.load(sessionId)).state, entryId);
   }
 
-  async appendEntries(sessionId: string, inputs: EntryInput[]): Promise<Entry[]> {
+  protected async appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]> {
     if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
     return this.locked(sessionId, (s) => {
       if (inputs.length === 0) return { value: [], synced: null };
-      const prepared = this.prepare(s, inputs);
+      const prepared = this.prepare(s, inputs, prevalidated);
       const lines = prepared.map((p) => `${p.json}\n`).join("");
       const synced = this.sessions.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
       for (const p of prepared) addEntry(s.state, p.entry);
@@ -326,14 +326,19 @@ export class FileStore extends StoreBase {
   }
 
   /** Validates a whole batch against the tree before anything is written. */
-  private prepare(s: OpenSession, inputs: EntryInput[]): PreparedEntry[] {
+  private prepare(s: OpenSession, inputs: readonly unknown[], prevalidated: boolean): PreparedEntry[] {
     const known = (id: string) => hasEntry(s.state, id);
     const newId = () => {
       let id = randomEntryId(this.random.bytes);
       while (known(id)) id = randomEntryId(this.random.bytes);
       return id;
     };
-    const plan = planAppend(inputs, s.state.meta.leafEntryId, { now: this.now(), newId, maxEntryBytes: this.maxEntryBytes });
+    const plan = planAppend(inputs, s.state.meta.leafEntryId, {
+      now: this.now(),
+      newId,
+      maxEntryBytes: this.maxEntryBytes,
+      prevalidated,
+    });
     checkAppend(s.id, plan, known);
     return plan.prepared;
   }

@@ -190,8 +190,8 @@ export class SqlStore extends StoreBase {
     return new Date().toISOString();
   }
 
-  private prepareContext(): Omit<PrepareContext, "leafId"> {
-    return { now: this.now(), newId: () => randomEntryId(this.random.bytes), maxEntryBytes: this.maxEntryBytes };
+  private prepareContext(prevalidated = false): Omit<PrepareContext, "leafId"> {
+    return { now: this.now(), newId: () => randomEntryId(this.random.bytes), maxEntryBytes: this.maxEntryBytes, prevalidated };
   }
 
   private checkSize(json: string): void {
@@ -319,26 +319,30 @@ export class SqlStore extends StoreBase {
     });
   }
 
-  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
+  protected appendInputs(sessionId: string, entries: readonly unknown[], prevalidated: boolean): Promise<Entry[]> {
     return this.guard("append entries", async () => {
       assertSessionId(sessionId);
       if (!Array.isArray(entries)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
       const appender = this.appender;
+      const ctx = this.prepareContext(prevalidated);
       if (appender && this.grouped) {
-        return appender.appendGrouped(sessionId, entries, this.prepareContext(), (flush) =>
-          this.conn.sqliteGate.run("sqlite", flush),
-        );
+        return appender.appendGrouped(sessionId, entries, ctx, (flush) => this.conn.sqliteGate.run("sqlite", flush));
       }
       if (appender) {
-        return this.conn.sqliteGate.run("sqlite", async () => appender.append(sessionId, entries, this.prepareContext()));
+        return this.conn.sqliteGate.run("sqlite", async () => appender.append(sessionId, entries, ctx));
       }
-      return this.write(sessionId, (trx) => this.appendInTransaction(trx, sessionId, entries));
+      return this.write(sessionId, (trx) => this.appendInTransaction(trx, sessionId, entries, ctx));
     });
   }
 
-  private async appendInTransaction(trx: Db, sessionId: string, inputs: readonly unknown[]): Promise<Entry[]> {
+  private async appendInTransaction(
+    trx: Db,
+    sessionId: string,
+    inputs: readonly unknown[],
+    ctx: Omit<PrepareContext, "leafId">,
+  ): Promise<Entry[]> {
     const { meta, nextSeq } = await this.lockSession(trx, sessionId);
-    const plan = planAppend(inputs, meta.leafEntryId, this.prepareContext());
+    const plan = planAppend(inputs, meta.leafEntryId, ctx);
     const existing = await existingEntryIds(trx, sessionId, plan.lookups);
     checkAppend(sessionId, plan, (id) => existing.has(id));
     const rows: EntriesTable[] = plan.prepared.map(({ entry, json }, i) => entryRow(sessionId, entry, json, nextSeq + i));
