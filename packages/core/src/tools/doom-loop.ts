@@ -6,7 +6,15 @@ import type { PermissionRequest } from "./tool.js";
  * (read A, edit B, read A, edit B, …), or repeat the same text. The loop feeds the recent steps of
  * the run, in order, after each step; a detection becomes a `doom_loop` permission ask.
  */
-export type LoopStep = { kind: "tool"; tool: string; input: unknown } | { kind: "text"; text: string };
+export type LoopStep =
+  /** `key` is `callKey(tool, input)` when the caller keyed the call as it recorded it (once per call). */
+  | { kind: "tool"; tool: string; input: unknown; key?: string }
+  | { kind: "text"; text: string };
+
+/** What makes two calls the same call: the tool and its input, key order ignored. */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${stableJson(input)}`;
+}
 
 export interface LoopCall {
   tool: string;
@@ -52,7 +60,7 @@ export function detectDoomLoop(steps: readonly LoopStep[], options: DoomLoopOpti
     const step = steps[i]!;
     if (step.kind === "tool") {
       if (calls.length < maxCalls)
-        calls.push({ tool: step.tool, input: step.input, key: `${step.tool}\u0000${stableJson(step.input)}` });
+        calls.push({ tool: step.tool, input: step.input, key: step.key ?? callKey(step.tool, step.input) });
     } else if (texts.length < threshold && step.text.trim().length >= Math.max(1, minText)) texts.push(step.text.trim());
   }
   calls.reverse();
