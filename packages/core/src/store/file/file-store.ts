@@ -40,7 +40,7 @@ import { FileLeases } from "./file-leases.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
-import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, setLeaf } from "./session-state.js";
+import { addEntry, emptyState, getEntry, hasEntry, replaceEntry, setLeaf } from "./session-state.js";
 
 export interface FileStoreOptions {
   dir: string;
@@ -148,7 +148,8 @@ export class FileStore extends StoreBase {
       this.dirs.create(meta, "");
       const s: OpenSession = {
         id,
-        state: loadSessionState(this.dirs.entriesFile(id), meta),
+        // The entries file was just created empty: nothing to read back.
+        state: emptyState({ ...meta }),
         fd: null,
         sync: null,
         dirty: false,
