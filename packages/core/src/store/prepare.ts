@@ -49,14 +49,19 @@ export function prepareEntry(input: unknown, ctx: PrepareContext): PreparedEntry
     timestamp: parsed.timestamp ?? ctx.now,
   } as Entry;
   const json = JSON.stringify(entry);
+  checkEntrySize(json, ctx.maxEntryBytes);
+  return { entry, json };
+}
+
+/** Refuses an entry whose JSON is over the limit. */
+export function checkEntrySize(json: string, maxEntryBytes: number): void {
   // UTF-16 length bounds the UTF-8 size from below; measure exactly only when it could matter.
-  if (json.length * 3 > ctx.maxEntryBytes && Buffer.byteLength(json) > ctx.maxEntryBytes) {
+  if (json.length * 3 > maxEntryBytes && Buffer.byteLength(json) > maxEntryBytes) {
     throw new ArborError(
       "entry_too_large",
-      `Entry of ${Buffer.byteLength(json)} bytes exceeds the ${ctx.maxEntryBytes}-byte limit; store large content out of line.`,
+      `Entry of ${Buffer.byteLength(json)} bytes exceeds the ${maxEntryBytes}-byte limit; store large content out of line.`,
     );
   }
-  return { entry, json };
 }
 
 /** Ids an entry points at that must already exist in the same session. */
