@@ -6,10 +6,8 @@ import type { PermissionRequest } from "./tool.js";
  * (read A, edit B, read A, edit B, …), or repeat the same text. The loop feeds the recent steps of
  * the run, in order, after each step; a detection becomes a `doom_loop` permission ask.
  */
-export type LoopStep =
-  /** `key` is `callKey(tool, input)` when the caller keyed the call as it recorded it (once per call). */
-  | { kind: "tool"; tool: string; input: unknown; key?: string }
-  | { kind: "text"; text: string };
+/** A tool step's `key` is `callKey(tool, input)` when the caller keyed the call as it recorded it (once per call). */
+export type LoopStep = { kind: "tool"; tool: string; input: unknown; key?: string } | { kind: "text"; text: string };
 
 /** What makes two calls the same call: the tool and its input, key order ignored. */
 export function callKey(tool: string, input: unknown): string {
