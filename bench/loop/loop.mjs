@@ -4,7 +4,8 @@ import { note, num, ratio, section, table } from "../lib/format.mjs";
 import { median } from "../lib/stats.mjs";
 import { consume, LOOP_BACKENDS, openBackend, PAYLOAD, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
-const TARGET_STEPS_PER_S = 4000;
+/** Steps/s with every message persisted: the file store's target, SQLite's, and the stub's (pi's bare loop). */
+const TARGET_STEPS_PER_S = { file: 4000, sqlite: 3000, none: 4000 };
 const TARGET_GROWTH = 1.5;
 const WINDOW = 20;
 
@@ -59,6 +60,7 @@ async function stepsPerSecond(core, tmp, quick, baseline) {
       const rate = (steps / ms) * 1000;
       const best = (steps / Math.min(...times)) * 1000;
       const key = `loop.${backend.label.split(" ")[0]}`;
+      const target = TARGET_STEPS_PER_S[backend.label.split(" ")[0]];
       rows.push([
         backend.label,
         repeats,
@@ -73,8 +75,8 @@ async function stepsPerSecond(core, tmp, quick, baseline) {
         num((ms * 1000) / steps),
         num((median(cpus) * 1000) / steps),
         num((steps / median(cpus)) * 1000),
-        `≥ ${TARGET_STEPS_PER_S.toLocaleString("en-US")}`,
-        ratio(rate / TARGET_STEPS_PER_S),
+        `≥ ${target.toLocaleString("en-US")}`,
+        ratio(rate / target),
       ]);
     } finally {
       await store.close();
