@@ -22,6 +22,18 @@ function child(job) {
   return JSON.parse(r.stdout.trim().split("\n").at(-1));
 }
 
+/**
+ * A message entry as a run writes it: assistant messages carry the provider's usage, which the next
+ * run's context measure starts from instead of counting the whole context.
+ */
+function entry(i, body) {
+  const e = messageEntry(i, body);
+  if (e.message.role === "assistant") {
+    e.message.tokens = { input: 20_000 + i, output: 80, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
+  }
+  return e;
+}
+
 /** `total` entries on one linear path; a compaction `TAIL` entries before the end keeps only what follows it. */
 async function build(core, spec, total) {
   const store = await core.openStore(spec);
@@ -33,7 +45,7 @@ async function build(core, spec, total) {
       const n = Math.min(1000, before - 1 - done);
       await store.appendEntries(
         sid,
-        Array.from({ length: n }, (_, i) => messageEntry(done + i, pool[(done + i) % pool.length])),
+        Array.from({ length: n }, (_, i) => entry(done + i, pool[(done + i) % pool.length])),
       );
       done += n;
     }
@@ -45,7 +57,7 @@ async function build(core, spec, total) {
     for (let done = 0; done < TAIL; done += 500) {
       await store.appendEntries(
         sid,
-        Array.from({ length: 500 }, (_, i) => messageEntry(done + i, pool[(done + i) % pool.length])),
+        Array.from({ length: 500 }, (_, i) => entry(done + i, pool[(done + i) % pool.length])),
       );
     }
     return sid;
