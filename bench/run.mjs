@@ -1,6 +1,8 @@
 // `npm run bench`: store and loop benchmark against the built @arbor/core. Prints figures, not pass/fail.
-// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,prompt-cache,explore,compaction,server   --quick (smaller sizes, for iterating)
-import { headerLines, loadavg, tempDir } from "./lib/env.mjs";
+// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,prompt-cache,explore,compaction,server,resume,goals
+//          --quick (smaller sizes, for iterating)   --save-baseline[=note] (keep this run's figures in bench/baseline.json)
+import { Baseline } from "./lib/baseline.mjs";
+import { git, headerLines, loadavg, tempDir } from "./lib/env.mjs";
 import { reason } from "./lib/format.mjs";
 import { Fixtures } from "./store/fixtures.mjs";
 
@@ -15,13 +17,16 @@ const MODULES = {
   cache: "./llm/cache.mjs",
   "prompt-cache": "./llm/prompt-cache.mjs",
   explore: "./loop/explore.mjs",
+  resume: "./store/resume.mjs",
   compaction: "./context/compaction.mjs",
+  goals: "./context/goal-compaction.mjs",
   server: "./server/server.mjs",
 };
 const SECTIONS = Object.keys(MODULES);
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args.find((a) => a.startsWith("--only="));
+const saveArg = args.find((a) => a === "--save-baseline" || a.startsWith("--save-baseline="));
 const only = onlyArg ? onlyArg.slice("--only=".length).split(",") : SECTIONS;
 const unknown = only.filter((s) => !SECTIONS.includes(s));
 if (unknown.length) {
@@ -40,6 +45,8 @@ try {
 
 console.log(`Arbor benchmark${quick ? " (--quick)" : ""}`);
 for (const line of headerLines()) console.log(line);
+const baseline = new Baseline();
+console.log(`baseline  ${baseline.describe()}; "vs before" = this run ÷ baseline, + better, - worse`);
 
 const tmp = tempDir();
 let interrupted = false;
@@ -50,7 +57,7 @@ process.on("SIGINT", () => {
 });
 
 const started = performance.now();
-const ctx = { core, tmp: tmp.dir, quick, fixtures: new Fixtures(core, tmp.dir) };
+const ctx = { core, tmp: tmp.dir, quick, baseline, fixtures: new Fixtures(core, tmp.dir) };
 try {
   for (const name of only) {
     const t0 = performance.now();
@@ -72,6 +79,18 @@ try {
   }
 } finally {
   if (!interrupted) tmp.remove();
+}
+if (saveArg) {
+  if (quick) console.log("\nnot saving a --quick run as the baseline");
+  else {
+    const note = saveArg.includes("=") ? saveArg.slice(saveArg.indexOf("=") + 1) : undefined;
+    baseline.save({
+      recorded: new Date().toISOString(),
+      commit: git(["rev-parse", "--short", "HEAD"]),
+      ...(note ? { note } : {}),
+    });
+    console.log("\nbaseline saved to bench/baseline.json");
+  }
 }
 console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s; load ${loadavg()}`);
 // Server pools a store left open must not keep the process alive.

@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 export const REPO = new URL("../../", import.meta.url).pathname;
 
-function git(args) {
+export function git(args) {
   try {
     return execFileSync("git", args, { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   } catch {

@@ -7,24 +7,24 @@ import { note, num, ratio, section, table } from "../lib/format.mjs";
 import { median } from "../lib/stats.mjs";
 import { LOOP_BACKENDS, openBackend, trivialTool } from "./harness.mjs";
 
-// EXPLORE_STEPS=1 isolates what a sub-trace costs apart from its steps.
-const STEPS = Number(process.env.EXPLORE_STEPS ?? 20);
+const STEPS = 20;
 const TARGET = 2.5;
+const TARGET_FIXED_MS = 2;
 
 /** 19 steps calling the trivial tool (a new input each), then a report: 20 model calls. */
-function branchScript(name) {
+function branchScript(name, steps) {
   const script = [];
-  for (let i = 0; i < STEPS - 1; i++) script.push([toolCall("noop", { n: i }), usage({ inputTokens: 50 + i, outputTokens: 8 })]);
+  for (let i = 0; i < steps - 1; i++) script.push([toolCall("noop", { n: i }), usage({ inputTokens: 50 + i, outputTokens: 8 })]);
   script.push([text(`${name}: done`), usage({ inputTokens: 80, outputTokens: 4 })]);
   return script;
 }
 
-function runtimeWith(core, store, tmp, branches) {
+function runtimeWith(core, store, tmp, branches, steps) {
   const names = Array.from({ length: branches }, (_, i) => `branch-${i}`);
   const models = {
     main: scriptedModel([[toolCall("explore", { branches: names, background: "bench" })], [text("merged")]], { record: false }),
   };
-  for (const name of names) models[name] = scriptedModel(branchScript(name), { record: false });
+  for (const name of names) models[name] = scriptedModel(branchScript(name, steps), { record: false });
   const cwd = join(tmp, "workspace");
   const arborHome = join(tmp, "arbor-home");
   mkdirSync(cwd, { recursive: true });
@@ -35,7 +35,7 @@ function runtimeWith(core, store, tmp, branches) {
     tools: [trivialTool(core), core.exploreTool()],
     // The bench's branches call the trivial tool, so the explore agent may use it (and only it).
     agents: { explore: { name: "explore", description: "bench explorer", mode: "subagent", permission: [] } },
-    subAgents: { explore: { allowedTools: ["noop"], maxTurns: STEPS } },
+    subAgents: { explore: { allowedTools: ["noop"], maxTurns: steps } },
     cwd,
     arborHome,
     env: {},
@@ -66,8 +66,8 @@ async function checkSubTraces(store, parentId, branches) {
   return entries;
 }
 
-async function timeRun(core, store, tmp, branches) {
-  const runtime = runtimeWith(core, store, tmp, branches);
+async function timeRun(core, store, tmp, branches, steps = STEPS) {
+  const runtime = runtimeWith(core, store, tmp, branches, steps);
   const t0 = performance.now();
   const handle = runtime.run({ prompt: "explore", maxTurns: 5 });
   for await (const _ of handle);
@@ -78,7 +78,7 @@ async function timeRun(core, store, tmp, branches) {
   return { ms, sessionId: result.sessionId };
 }
 
-export async function run({ core, tmp, quick }) {
+export async function run({ core, tmp, quick, baseline }) {
   const repeats = quick ? 3 : 7;
   section(`E1. explore: 8 branches × ${STEPS} steps against 1 branch × ${STEPS} steps, zero-latency scripted model`);
   note("Each branch is a sub-trace (its own session) making 19 trivial tool calls and a report; every message persisted.");
@@ -101,7 +101,19 @@ export async function run({ core, tmp, quick }) {
         one.push(a.ms);
         eight.push(b.ms);
       }
+      // A sub-trace's fixed cost: what each extra one-step branch adds to the parent's wall time.
+      const oneStep = [];
+      const nineStep = [];
+      for (let i = 0; i < repeats + 2; i++) {
+        const a = await timeRun(core, store, tmp, 1, 1);
+        const b = await timeRun(core, store, tmp, 9, 1);
+        if (i < 2) continue;
+        oneStep.push(a.ms);
+        nineStep.push(b.ms);
+      }
+      const fixed = (median(nineStep) - median(oneStep)) / 8;
       const r = median(eight) / median(one);
+      const key = `explore.${backend.label.split(" ")[0]}`;
       rows.push([
         backend.label,
         num(median(one)),
@@ -109,11 +121,32 @@ export async function run({ core, tmp, quick }) {
         `${r.toFixed(2)}×`,
         `≤ ${TARGET}×`,
         ratio(TARGET / r),
+        quick ? "–" : baseline.compare(`${key}.ratio_8_1`, r, "lower"),
+        num(fixed),
+        `≤ ${TARGET_FIXED_MS}`,
+        quick ? "–" : baseline.compare(`${key}.fixed_ms`, fixed, "lower"),
         `${checked} ok`,
       ]);
     } finally {
       await store.close();
     }
   }
-  table(["<store", "1 branch ms", "8 branches ms", "8 ÷ 1", "target", "margin", "entries checked (8)"], rows);
+  table(
+    [
+      "<store",
+      "1 branch ms",
+      "8 branches ms",
+      "8 ÷ 1",
+      "target",
+      "margin",
+      "vs before",
+      "fixed ms/sub-trace",
+      "target",
+      "vs before",
+      "entries checked (8)",
+    ],
+    rows,
+  );
+  note("fixed ms/sub-trace: (9 one-step branches − 1 one-step branch) ÷ 8, the wall time one more sub-trace adds");
+  note("apart from its steps (session creation, its meta writes, launch and result).");
 }

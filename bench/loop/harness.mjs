@@ -67,25 +67,55 @@ export async function openBackend(core, backend, tmp) {
   return spec === null ? nullStore() : core.openStore(spec);
 }
 
-/** The tool every step calls: validates its input and answers "ok", nothing else. */
+/**
+ * Payload sizes of a realistic step, the same for every runtime compared: a user message of 200
+ * characters; an assistant step of 450 characters of text plus one tool call with ~150 characters of
+ * JSON arguments; a tool result of 2,000 characters.
+ */
+export const PAYLOAD = { user: 200, assistantText: 450, toolArgs: 150, toolResult: 2000 };
+
+/** Readable filler of exactly `n` characters, varied by `seed` so no two payloads are the same string. */
+export function prose(n, seed = 0) {
+  const words = ["the", "session", "reads", "a", "file", "and", "checks", "each", "line", "for", "errors", "then", "writes"];
+  let out = `${seed}:`;
+  for (let i = seed; out.length < n; i++) out += ` ${words[i % words.length]}`;
+  return out.slice(0, n);
+}
+
+export const USER_PROMPT = prose(PAYLOAD.user, 7);
+
+/** The tool every step calls: validates its input and answers with a tool result of realistic size. */
 export function trivialTool(core) {
+  const result = prose(PAYLOAD.toolResult, 3);
   return core.defineTool({
     name: "noop",
-    description: "Does nothing and answers ok.",
-    input: z.object({ n: z.number() }),
-    execute: async () => ({ output: "ok" }),
+    description: "Reads nothing and answers with a fixed page of text.",
+    input: z.object({ n: z.number(), path: z.string().optional(), query: z.string().optional() }),
+    execute: async () => ({ output: result }),
   });
 }
 
+/** Tool arguments of ~150 characters of JSON, different for every step. */
+export function toolArgs(i) {
+  const args = { n: i, path: `src/modules/feature-${i}/handler.ts`, query: "" };
+  args.query = prose(Math.max(1, PAYLOAD.toolArgs - JSON.stringify(args).length), i);
+  return args;
+}
+
 /**
- * `steps` model calls: each but the last calls the trivial tool once (a different input each time, so the
- * doom-loop guard never sees a repeat), the last answers with text. Usage is reported as a provider would.
+ * `steps` model calls: each but the last says 450 characters and calls the tool once (a different input
+ * each time, so the doom-loop guard never sees a repeat), the last answers with text. Usage is reported as
+ * a provider would.
  */
 export function toolLoopScript(steps) {
   const script = [];
   for (let i = 0; i < steps - 1; i++)
-    script.push([toolCall("noop", { n: i }), usage({ inputTokens: 100 + i, outputTokens: 12 })]);
-  script.push([text("All done."), usage({ inputTokens: 100 + steps, outputTokens: 3 })]);
+    script.push([
+      text(prose(PAYLOAD.assistantText, i)),
+      toolCall("noop", toolArgs(i)),
+      usage({ inputTokens: 100 + i, outputTokens: 12 }),
+    ]);
+  script.push([text(prose(PAYLOAD.assistantText, steps)), usage({ inputTokens: 100 + steps, outputTokens: 3 })]);
   return script;
 }
 

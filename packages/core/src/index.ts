@@ -87,7 +87,8 @@ export type {
 // Running agents
 export { createRuntime } from "./runtime.js";
 export { type SessionExport, SessionExportSchema } from "./store/export-format.js";
-export { FileStore, type FileStoreOptions } from "./store/file/file-store.js";
+export { FileStore } from "./store/file/file-store.js";
+export type { FileStoreOptions } from "./store/file/file-store-options.js";
 // Stores
 export { openStore } from "./store/open.js";
 export type { Durability, StoreSpec } from "./store/spec.js";

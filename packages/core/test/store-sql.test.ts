@@ -1,6 +1,6 @@
 import { ArborError, type EntryInput, type Store, subTraceId } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqlStore } from "../src/store/sql/sql-store.js";
+import { openSqlStore } from "../src/store/sql/open-sql-store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
 import { createNamespace, SQL_KINDS, type SqlKind, type SqlNamespace } from "./helpers/sql-databases.js";
 

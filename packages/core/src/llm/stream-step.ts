@@ -89,17 +89,36 @@ export class StreamIdleError extends Error {
   }
 }
 
-/** The reader's next part, or a StreamIdleError once `idleMs` pass without one (no limit when not positive). */
-async function readWithin<T>(reader: ReadableStreamDefaultReader<T>, idleMs: number): Promise<ReadableStreamReadResult<T>> {
-  if (!(idleMs > 0) || !Number.isFinite(idleMs)) return reader.read();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const idle = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StreamIdleError(idleMs)), idleMs);
-  });
-  try {
-    return await Promise.race([reader.read(), idle]);
-  } finally {
-    clearTimeout(timer);
+/**
+ * Reads a stream's parts, failing with a StreamIdleError once `idleMs` pass without one (no limit
+ * when not positive). One timer serves the whole stream and is re-armed per part: a step reads a
+ * handful of parts, and a timer and a promise made for each of them were a measurable share of a
+ * step's cost.
+ */
+class IdleReader<T> {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly idle: Promise<never> | undefined;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<T>,
+    idleMs: number,
+  ) {
+    if (!(idleMs > 0) || !Number.isFinite(idleMs)) return;
+    this.idle = new Promise<never>((_, reject) => {
+      this.timer = setTimeout(() => reject(new StreamIdleError(idleMs)), idleMs);
+    });
+    // Nobody may be waiting when it fires (between reads); the read that follows sees it.
+    this.idle.catch(() => {});
+  }
+
+  read(): Promise<ReadableStreamReadResult<T>> {
+    if (!this.idle) return this.reader.read();
+    this.timer?.refresh();
+    return Promise.race([this.reader.read(), this.idle]);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
   }
 }
 
@@ -148,9 +167,10 @@ export async function streamStep(
   try {
     const { stream } = await model.doStream(options);
     const reader = stream.getReader();
+    const parts = new IdleReader(reader, idleTimeoutMs);
     try {
       for (;;) {
-        const { value, done } = await readWithin(reader, idleTimeoutMs);
+        const { value, done } = await parts.read();
         if (done) break;
         const part = value as LanguageModelV4StreamPart;
         switch (part.type) {
@@ -226,6 +246,7 @@ export async function streamStep(
         if (error !== undefined) break;
       }
     } finally {
+      parts.stop();
       // Releasing the reader cancels the provider's body when we stop early (an error part, an abort).
       reader.cancel().catch(() => {});
     }

@@ -16,7 +16,13 @@ import { type Charge, charge, tallyEntry } from "./tally.js";
 export async function appendMessage(ctx: RunContext, message: Message): Promise<Entry> {
   let stored = message;
   for (const ext of ctx.extensions) if (ext.message) stored = ext.message(ctx, stored);
-  const entry = await ctx.store.appendMessage(ctx.sessionId, stored);
+  // An assistant message is assembled here from the parsed model stream, so the store need not check
+  // it again; user text and tool results carry outside values and are checked.
+  const entry = await ctx.store.appendMessage(
+    ctx.sessionId,
+    stored,
+    stored.role === "assistant" ? { prevalidated: true } : undefined,
+  );
   advance(ctx, entry);
   let affected: AffectedGoal[] = [];
   if (entry.type === "message") {

@@ -8,7 +8,7 @@ import { explainProviderError } from "../llm/provider-errors.js";
 import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
-import { describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
+import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage, chargeRun } from "./journal.js";
 import type { RunContext } from "./run-context.js";
@@ -95,7 +95,10 @@ function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
 
 function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCall[], parsed: readonly unknown[]): void {
   if (text.trim() !== "") ctx.history.push({ kind: "text", text });
-  for (let i = 0; i < calls.length; i++) ctx.history.push({ kind: "tool", tool: calls[i]!.toolName, input: parsed[i] });
+  for (let i = 0; i < calls.length; i++) {
+    const tool = calls[i]!.toolName;
+    ctx.history.push({ kind: "tool", tool, input: parsed[i], key: callKey(tool, parsed[i]) });
+  }
   if (ctx.history.length > HISTORY_LIMIT) ctx.history.splice(0, ctx.history.length - HISTORY_LIMIT);
 }
 

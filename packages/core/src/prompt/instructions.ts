@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
-import { type FileHandle, lstat, open } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { discoverSkills, skillRoots } from "../tools/skills.js";
 import type { PromptFile, PromptSkill } from "./system-prompt.js";
 
@@ -41,7 +41,9 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   signal?.throwIfAborted();
   const cwd = resolve(options.cwd);
   const home = resolve(options.arborHome);
-  const { dirs, isGitRepo } = await walkToRepoRoot(cwd);
+  const listings = new Map<string, Set<string> | undefined>();
+  const { dirs, isGitRepo } = await walkToRepoRoot(cwd, listings);
+  if (!listings.has(home)) listings.set(home, await namesIn(home));
   signal?.throwIfAborted();
 
   const both = (name: string) => [join(home, name), join(cwd, name)];
@@ -55,7 +57,7 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   ];
   // The workspace may be $ARBOR_HOME itself, or lie under it: read each file once.
   const paths = [...new Set(candidates)];
-  const contents = await Promise.all(paths.map(readPromptFile));
+  const contents = await Promise.all(paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined)));
   signal?.throwIfAborted();
 
   const instructions: PromptFile[] = [];
@@ -74,14 +76,40 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   return { instructions, skills, isGitRepo };
 }
 
-/** The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none. */
-async function walkToRepoRoot(cwd: string): Promise<{ dirs: string[]; isGitRepo: boolean }> {
+/**
+ * The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none.
+ * Each folder is listed once: the listing answers both "is `.git` here" and "is there a prompt file",
+ * where asking the file system for each missing file would cost a failed call apiece on every run.
+ */
+async function walkToRepoRoot(
+  cwd: string,
+  listings: Map<string, Set<string> | undefined>,
+): Promise<{ dirs: string[]; isGitRepo: boolean }> {
   const dirs: string[] = [];
   for (let dir = cwd; ; dir = dirname(dir)) {
     dirs.push(dir);
-    if (await exists(join(dir, ".git"))) return { dirs, isGitRepo: true };
+    const names = await namesIn(dir);
+    listings.set(dir, names);
+    if (names ? names.has(".git") : await exists(join(dir, ".git"))) return { dirs, isGitRepo: true };
     if (dirname(dir) === dir) return { dirs, isGitRepo: false };
   }
+}
+
+/**
+ * The lower-cased names in a folder, or undefined when it cannot be listed (then every file is
+ * tried). Lower-cased so that a file system that ignores case still finds `agents.md`.
+ */
+async function namesIn(dir: string): Promise<Set<string> | undefined> {
+  try {
+    return new Set((await readdir(dir)).map((n) => n.toLowerCase()));
+  } catch {
+    return undefined;
+  }
+}
+
+function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: string): boolean {
+  const names = listings.get(dirname(path));
+  return names === undefined || names.has(basename(path).toLowerCase());
 }
 
 async function exists(path: string): Promise<boolean> {

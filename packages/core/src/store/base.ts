@@ -43,7 +43,8 @@ export abstract class StoreBase implements Store {
   abstract listSessions(opts?: ListSessionsOptions): Promise<SessionPage>;
   abstract listEntries(sessionId: string): Promise<Entry[]>;
   abstract getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
-  abstract appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]>;
+  /** Appends entries in order, all or none; `prevalidated` skips the schema check of each input. */
+  protected abstract appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]>;
   abstract updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
   abstract switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
   abstract resetLeaf(sessionId: string): Promise<SessionMeta>;
@@ -57,14 +58,21 @@ export abstract class StoreBase implements Store {
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;
 
+  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
+    return this.appendInputs(sessionId, entries, false);
+  }
+
   async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
-    const [appended] = await this.appendEntries(sessionId, [entry]);
+    const [appended] = await this.appendInputs(sessionId, [entry], false);
     return appended as Entry;
   }
 
-  appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {
+  async appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {
+    const { prevalidated = false, ...where } = opts ?? {};
     const content = typeof message?.content === "string" ? [{ type: "text", text: message.content }] : message?.content;
-    return this.appendEntry(sessionId, { ...opts, type: "message", message: { ...message, content } } as EntryInput);
+    const input = { ...where, type: "message", message: { ...message, content } };
+    const [appended] = await this.appendInputs(sessionId, [input], prevalidated === true);
+    return appended as Entry;
   }
 
   appendThinkingLevelChange(sessionId: string, level: ThinkingLevel, opts?: AppendOptions): Promise<Entry> {

@@ -1,7 +1,7 @@
 import { ArborError } from "../errors.js";
 
 /**
- * One record of a session's event log (SPEC 8): what happened, in order. `id` increases strictly
+ * One record of a session's event log: what happened, in order, for watchers and resuming streams. `id` increases strictly
  * within the session and is never reused, also after retention has dropped older records. The store
  * keeps `type` and `data` as given; what they mean is the caller's (the watch events of events/).
  */

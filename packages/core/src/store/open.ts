@@ -20,7 +20,7 @@ export async function openStore(spec: string | StoreSpec): Promise<Store> {
     case "sqlite":
     case "mysql":
     case "postgres": {
-      const { openSqlStore } = await import("./sql/sql-store.js");
+      const { openSqlStore } = await import("./sql/open-sql-store.js");
       return openSqlStore(s);
     }
     default: {

@@ -1,5 +1,5 @@
 import { ArborError } from "../errors.js";
-import { type Entry, EntryInputSchema, EntrySchema, isEntryType } from "../model/entry.js";
+import { type Entry, type EntryInput, EntryInputSchema, EntrySchema, isEntryType } from "../model/entry.js";
 import { entryIdFromBytes } from "../model/ids.js";
 import type { SessionMeta } from "../model/session.js";
 import { describeIssues, parseOrThrow } from "../model/validate.js";
@@ -12,6 +12,8 @@ export interface PrepareContext {
   now: string;
   newId: () => string;
   maxEntryBytes: number;
+  /** The inputs were built by the caller from typed values: skip the schema check (see AppendOptions). */
+  prevalidated?: boolean;
 }
 
 export interface PreparedEntry {
@@ -33,9 +35,13 @@ export function prepareEntry(input: unknown, ctx: PrepareContext): PreparedEntry
       `Unknown entry type ${JSON.stringify(type)}: it may come from a newer Arbor; upgrade to write or read it.`,
     );
   }
-  const result = EntryInputSchema.safeParse(input);
-  if (!result.success) throw new ArborError("invalid_input", `Invalid entry: ${describeIssues(result.error)}`);
-  const parsed = result.data;
+  let parsed: EntryInput;
+  if (ctx.prevalidated === true && input !== null && typeof input === "object") parsed = input as EntryInput;
+  else {
+    const result = EntryInputSchema.safeParse(input);
+    if (!result.success) throw new ArborError("invalid_input", `Invalid entry: ${describeIssues(result.error)}`);
+    parsed = result.data;
+  }
   const entry = {
     ...parsed,
     id: parsed.id ?? ctx.newId(),
@@ -43,14 +49,19 @@ export function prepareEntry(input: unknown, ctx: PrepareContext): PreparedEntry
     timestamp: parsed.timestamp ?? ctx.now,
   } as Entry;
   const json = JSON.stringify(entry);
+  checkEntrySize(json, ctx.maxEntryBytes);
+  return { entry, json };
+}
+
+/** Refuses an entry whose JSON is over the limit. */
+export function checkEntrySize(json: string, maxEntryBytes: number): void {
   // UTF-16 length bounds the UTF-8 size from below; measure exactly only when it could matter.
-  if (json.length * 3 > ctx.maxEntryBytes && Buffer.byteLength(json) > ctx.maxEntryBytes) {
+  if (json.length * 3 > maxEntryBytes && Buffer.byteLength(json) > maxEntryBytes) {
     throw new ArborError(
       "entry_too_large",
-      `Entry of ${Buffer.byteLength(json)} bytes exceeds the ${ctx.maxEntryBytes}-byte limit; store large content out of line.`,
+      `Entry of ${Buffer.byteLength(json)} bytes exceeds the ${maxEntryBytes}-byte limit; store large content out of line.`,
     );
   }
-  return { entry, json };
 }
 
 /** Ids an entry points at that must already exist in the same session. */

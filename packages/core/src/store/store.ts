@@ -32,6 +32,11 @@ export interface SessionPage {
 export interface AppendOptions {
   parentId?: string | null;
   id?: string;
+  /**
+   * The caller built the message itself from typed values (the loop's own assistant messages), so
+   * the store skips re-checking it against the schema. Never set for input that came from outside.
+   */
+  prevalidated?: boolean;
 }
 
 /** A message as callers write it: `content` may be plain text. */
@@ -92,7 +97,7 @@ export interface Store {
   getSnapshot(sessionId: string): Promise<Snapshot>;
 
   /**
-   * Appends to the session's event log (SPEC 8), all or none: ids continue strictly increasing from
+   * Appends to the session's event log, all or none: ids continue strictly increasing from
    * the last, never reused. Deleting the session deletes its log; past `maxEventsPerSession` the
    * oldest records are dropped.
    */
@@ -103,7 +108,7 @@ export interface Store {
   lastEventId(sessionId: string): Promise<number>;
 
   /**
-   * Stores that keep a readable copy of a session's plan (the file store's `goal.json`, SPEC 5)
+   * Stores that keep a readable copy of a session's plan (the file store's `goal.json`)
    * implement this; the plan itself lives in the session tree, so a failure here loses nothing.
    */
   cacheGoalTree?(sessionId: string, cache: GoalTreeCache): Promise<void>;

@@ -6,7 +6,13 @@ import type { PermissionRequest } from "./tool.js";
  * (read A, edit B, read A, edit B, …), or repeat the same text. The loop feeds the recent steps of
  * the run, in order, after each step; a detection becomes a `doom_loop` permission ask.
  */
-export type LoopStep = { kind: "tool"; tool: string; input: unknown } | { kind: "text"; text: string };
+/** A tool step's `key` is `callKey(tool, input)` when the caller keyed the call as it recorded it (once per call). */
+export type LoopStep = { kind: "tool"; tool: string; input: unknown; key?: string } | { kind: "text"; text: string };
+
+/** What makes two calls the same call: the tool and its input, key order ignored. */
+export function callKey(tool: string, input: unknown): string {
+  return `${tool}\u0000${stableJson(input)}`;
+}
 
 export interface LoopCall {
   tool: string;
@@ -43,13 +49,20 @@ export function detectDoomLoop(steps: readonly LoopStep[], options: DoomLoopOpti
   const threshold = Math.max(2, options.threshold ?? 3);
   const maxPeriod = Math.max(1, options.maxPeriod ?? 3);
   const minText = options.minTextChars ?? 40;
+  // Only the newest calls and texts can complete a loop, so older steps are never keyed: this runs
+  // after every step, and keying a call serializes its whole input.
+  const maxCalls = maxPeriod * threshold;
   const calls: Array<LoopCall & { key: string }> = [];
   const texts: string[] = [];
-  for (const step of steps) {
-    if (step.kind === "tool")
-      calls.push({ tool: step.tool, input: step.input, key: `${step.tool}\u0000${stableJson(step.input)}` });
-    else if (step.text.trim().length >= Math.max(1, minText)) texts.push(step.text.trim());
+  for (let i = steps.length - 1; i >= 0 && (calls.length < maxCalls || texts.length < threshold); i--) {
+    const step = steps[i]!;
+    if (step.kind === "tool") {
+      if (calls.length < maxCalls)
+        calls.push({ tool: step.tool, input: step.input, key: step.key ?? callKey(step.tool, step.input) });
+    } else if (texts.length < threshold && step.text.trim().length >= Math.max(1, minText)) texts.push(step.text.trim());
   }
+  calls.reverse();
+  texts.reverse();
 
   for (let period = 1; period <= maxPeriod; period++) {
     const span = period * threshold;

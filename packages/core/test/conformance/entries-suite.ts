@@ -262,6 +262,21 @@ export function entriesSuite(makeHarness: MakeHarness): void {
       expect(await (await h.reopen()).exportSession(id)).toEqual(before);
     });
 
+    it("stores a prevalidated message as given and still checks its place in the tree", async () => {
+      const { id } = await h.store.createSession();
+      const [a] = await chain(h.store, id, 1);
+      const message = everyType("unused")[1] as Extract<EntryInput, { type: "message" }>;
+      const e = await h.store.appendMessage(id, message.message, { prevalidated: true });
+      expect(e).toMatchObject({ type: "message", parentId: a?.id, message: message.message });
+      expect(e).not.toHaveProperty("prevalidated");
+      await expectCode(h.store.appendMessage(id, message.message, { prevalidated: true, parentId: "nope" }), "parent_not_found");
+      await expectCode(h.store.appendMessage(id, message.message, { prevalidated: true, id: a?.id }), "duplicate_entry");
+      // Without the flag the same path checks the message itself.
+      await expectCode(h.store.appendMessage(id, { role: "bogus", content: [] } as never), "invalid_input");
+      expect(await (await h.reopen()).listEntries(id)).toEqual([a, e]);
+      expect((await h.store.getSession(id))?.totalTokens).toBe(15);
+    });
+
     it("appends a batch as a chain, all or nothing", async () => {
       const { id } = await h.store.createSession();
       const batch = await h.store.appendEntries(

@@ -6,7 +6,7 @@ import type { Durability, Store, StoreSpec } from "@arbor/core";
 import Database from "better-sqlite3";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
-import { openSqlStore } from "../../src/store/sql/sql-store.js";
+import { openSqlStore } from "../../src/store/sql/open-sql-store.js";
 
 /** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
 export interface StoreHarness {

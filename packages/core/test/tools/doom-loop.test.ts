@@ -1,4 +1,4 @@
-import { describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core/internal";
+import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 
 const call = (tool: string, input: unknown = {}): LoopStep => ({ kind: "tool", tool, input });
@@ -64,6 +64,16 @@ describe("detectDoomLoop", () => {
     expect(detectDoomLoop([text(LONG), A, text(` ${LONG}\n`), B, text(LONG), C])).toEqual({ kind: "text", text: LONG, count: 3 });
     expect(detectDoomLoop([text("Let me check."), A, text("Let me check."), B, text("Let me check."), C])).toBeUndefined();
     expect(detectDoomLoop([text(LONG), text(`${LONG}!`), text(LONG)])).toBeUndefined();
+  });
+
+  it("looks only at the newest calls and texts, and uses a key recorded with the call", () => {
+    // A long history whose old part is a loop that already ended: only the end decides.
+    const old = [A, A, A, text(LONG), text(LONG), text(LONG)];
+    expect(detectDoomLoop([...old, B, text(`${LONG} Now the edit.`), C, A, B])).toBeUndefined();
+    expect(detectDoomLoop([...old, B, C, B, C, B, C])?.kind).toBe("cycle");
+    const keyed = (input: unknown): LoopStep => ({ kind: "tool", tool: "read", input, key: callKey("read", { path: "a.ts" }) });
+    expect(detectDoomLoop([keyed({ n: 1 }), keyed({ n: 2 }), keyed({ n: 3 })])?.kind).toBe("repeat");
+    expect(callKey("read", { b: 1, a: 2 })).toBe(callKey("read", { a: 2, b: 1 }));
   });
 
   it("honours a custom threshold", () => {

@@ -21,6 +21,17 @@ export function writeFileAtomic(path: string, content: string, fsync: boolean): 
   }
 }
 
+/** Writes a new file in a directory no reader sees yet (it is renamed into place as a whole). */
+export function writeFileWhole(path: string, content: string, fsync: boolean): void {
+  const fd = openSync(path, "wx");
+  try {
+    writeSync(fd, content);
+    if (fsync) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function syncDir(dir: string): void {
   const fd = openSync(dir, "r");
   try {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { ArborError } from "../../errors.js";
-import type { Entry, EntryInput } from "../../model/entry.js";
+import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session.js";
 import type { Snapshot } from "../../model/snapshot.js";
@@ -17,42 +17,23 @@ import {
   numberEvents,
   type StoredEvent,
 } from "../event-records.js";
-import { KeyedLock } from "../keyed-lock.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
-import {
-  applySessionPatch,
-  compareNewestFirst,
-  decodeCursor,
-  encodeCursor,
-  isAfterCursor,
-  newSessionMeta,
-  pageLimit,
-} from "../session-meta.js";
+import { applySessionPatch, decodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import { descendantsDeepestFirst } from "../session-parents.js";
 import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
-import { damagedMeta } from "./damaged.js";
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
+import type { FileStoreOptions } from "./file-store-options.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
-import { addEntry, getEntry, hasEntry, loadSessionState, replaceEntry, setLeaf } from "./session-state.js";
-
-export interface FileStoreOptions {
-  dir: string;
-  durability?: Durability;
-  maxEntryBytes?: number;
-  /** Event log records kept per session (default 100,000). */
-  maxEventsPerSession?: number;
-  /** Sessions kept loaded in memory (least recently used are dropped first). */
-  cacheSize?: number;
-  /** How long a session's lease outlives its holder's last heartbeat (default 30 s). */
-  leaseTtlMs?: number;
-}
+import { allSessionMetas, pageOfSessions } from "./session-listing.js";
+import { addEntry, emptyState, getEntry, hasEntry, replaceEntry, setLeaf } from "./session-state.js";
+import { SessionWrites } from "./session-writes.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -65,12 +46,13 @@ export class FileStore extends StoreBase {
   private readonly dirs: SessionDirs;
   private readonly durability: Durability;
   private readonly maxEntryBytes: number;
-  private readonly lock = new KeyedLock();
   private readonly random = new RandomPool();
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
   private readonly leases: FileLeases;
   private readonly sessions: OpenSessions;
+  /** Every write to a session goes through here: one at a time, and safe against other processes. */
+  private readonly writes: SessionWrites;
   private closed = false;
 
   private constructor(opts: FileStoreOptions) {
@@ -85,9 +67,10 @@ export class FileStore extends StoreBase {
       durability: this.durability,
       cacheSize: opts.cacheSize ?? 64,
       // A session another process cannot write (leased here) or that a write of ours is using stays as loaded.
-      settled: (id) => this.leases.holds(id) || this.lock.busy(id),
+      settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id),
       leased: (id) => this.leases.holds(id),
     });
+    this.writes = new SessionWrites(this.leases, this.sessions, this.dirs, (id) => this.load(id));
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
@@ -110,45 +93,18 @@ export class FileStore extends StoreBase {
     return new Date().toISOString();
   }
 
-  /**
-   * A write to one session. The lease holder writes straight away (no other process may write the
-   * session); anyone else takes the session's write lock, is refused while another process holds the
-   * lease, and first catches up with what other processes wrote.
-   */
-  private async locked<T>(id: string, work: (s: OpenSession) => { value: T; synced: Promise<void> | null }): Promise<T> {
-    assertSessionId(id);
-    const { value, synced } = await this.lock.run(id, async () => {
-      this.leases.checkWritable(id);
-      if (this.leases.holds(id)) return work(await this.load(id));
-      return this.leases.withWriteLock(id, async () => {
-        this.leases.checkWritable(id);
-        const cached = this.sessions.cache.get(id);
-        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
-        return work(await this.load(id));
-      });
-    });
-    // Waiting for fsync outside the lock lets later appends join the same group commit.
-    if (synced) {
-      try {
-        await synced;
-      } catch (err) {
-        throw new ArborError("io_error", `fsync of session ${id} failed: ${(err as Error).message}`);
-      }
-    }
-    return value;
-  }
-
   async createSession(init?: SessionInit): Promise<SessionMeta> {
     this.ensureOpen();
     const id = init?.id ?? randomUUID();
     assertSessionId(id);
     const meta = newSessionMeta(init, "file", id, this.now());
     await this.assertParentAllowed(id, meta.parentSessionId);
-    return this.lock.run(id, async () => {
+    return this.writes.lock.run(id, async () => {
       this.dirs.create(meta, "");
       const s: OpenSession = {
         id,
-        state: loadSessionState(this.dirs.entriesFile(id), meta),
+        // The entries file was just created empty: nothing to read back.
+        state: emptyState({ ...meta }),
         fd: null,
         sync: null,
         dirty: false,
@@ -194,19 +150,7 @@ export class FileStore extends StoreBase {
   async acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
     this.ensureOpen();
     assertSessionId(sessionId);
-    return this.lock.run(sessionId, () =>
-      this.leases.withWriteLock(sessionId, () => {
-        const lease = this.leases.acquire(sessionId, purpose, () => {
-          // The derived meta goes to disk while the lease still keeps other writers out.
-          const s = this.sessions.cache.get(sessionId);
-          if (s?.dirty) this.sessions.writeMeta(s);
-        });
-        // What other processes wrote before the lease was taken is read afresh.
-        const cached = this.sessions.cache.get(sessionId);
-        if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
-        return lease;
-      }),
-    );
+    return this.writes.acquireLease(sessionId, purpose);
   }
 
   async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
@@ -215,7 +159,7 @@ export class FileStore extends StoreBase {
     return this.leases.holder(sessionId);
   }
 
-  /** goal.json (SPEC 5), written before this returns a promise, so successive calls land in call order. */
+  /** goal.json, the readable copy of the plan, written before this returns a promise, so successive calls land in call order. */
   async cacheGoalTree(id: string, cache: GoalTreeCache): Promise<void> {
     this.ensureOpen();
     assertSessionId(id);
@@ -223,7 +167,7 @@ export class FileStore extends StoreBase {
   }
 
   async updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {
-    return this.locked(id, (s) => {
+    return this.writes.locked(id, (s) => {
       s.state.meta = applySessionPatch(s.state.meta, patch, this.now());
       this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
@@ -231,7 +175,7 @@ export class FileStore extends StoreBase {
   }
 
   protected async markBranched(id: string, from: { sessionId: string; entryId: string }): Promise<SessionMeta> {
-    return this.locked(id, (s) => {
+    return this.writes.locked(id, (s) => {
       s.state.meta = { ...s.state.meta, branchedFrom: from };
       this.sessions.writeMeta(s);
       return { value: { ...s.state.meta }, synced: null };
@@ -251,37 +195,11 @@ export class FileStore extends StoreBase {
       const holder = this.leases.holder(sid);
       if (holder) throw sessionBusy(sid, holder);
     }
-    for (const sid of tree) {
-      await this.lock.run(sid, () =>
-        this.leases.withWriteLock(sid, () => {
-          const holder = this.leases.holder(sid);
-          if (holder) throw sessionBusy(sid, holder);
-          const s = this.sessions.cache.get(sid);
-          if (s) this.sessions.drop(s);
-          this.dirs.remove(sid);
-          this.events.forget(sid);
-        }),
-      );
-    }
+    for (const sid of tree) await this.writes.remove(sid, () => this.events.forget(sid));
   }
 
-  /**
-   * Every session's meta. One unreadable session must not hide the others, nor itself: it is listed
-   * as damaged, so that it can be found and deleted.
-   */
-  private async allMetas(): Promise<SessionMeta[]> {
-    const out: SessionMeta[] = [];
-    for (const name of this.dirs.names()) {
-      try {
-        const meta = await this.getSession(name);
-        if (meta) out.push(meta);
-      } catch (err) {
-        if (!(err instanceof ArborError) || err.code === "io_error") throw err;
-        const damaged = damagedMeta(this.dirs, name, err);
-        if (damaged) out.push(damaged);
-      }
-    }
-    return out;
+  private allMetas(): Promise<SessionMeta[]> {
+    return allSessionMetas(this.dirs, (id) => this.getSession(id));
   }
 
   async listSessions(opts: ListSessionsOptions = {}): Promise<SessionPage> {
@@ -289,17 +207,7 @@ export class FileStore extends StoreBase {
     const limit = pageLimit(opts.limit);
     const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor);
     if (typeof opts.parentSessionId === "string") assertSessionId(opts.parentSessionId);
-    const matches = (await this.allMetas())
-      .filter((m) => {
-        if (opts.parentSessionId === null) return m.parentSessionId === undefined;
-        if (opts.parentSessionId !== undefined) return m.parentSessionId === opts.parentSessionId;
-        return true;
-      })
-      .filter((m) => !cursor || isAfterCursor(m, cursor))
-      .sort(compareNewestFirst);
-    const sessions = matches.slice(0, limit);
-    const last = sessions[sessions.length - 1];
-    return matches.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
+    return pageOfSessions(await this.allMetas(), opts.parentSessionId, cursor, limit);
   }
 
   async listEntries(sessionId: string): Promise<Entry[]> {
@@ -313,11 +221,11 @@ export class FileStore extends StoreBase {
     return getEntry((await this.load(sessionId)).state, entryId);
   }
 
-  async appendEntries(sessionId: string, inputs: EntryInput[]): Promise<Entry[]> {
+  protected async appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]> {
     if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
-    return this.locked(sessionId, (s) => {
+    return this.writes.locked(sessionId, (s) => {
       if (inputs.length === 0) return { value: [], synced: null };
-      const prepared = this.prepare(s, inputs);
+      const prepared = this.prepare(s, inputs, prevalidated);
       const lines = prepared.map((p) => `${p.json}\n`).join("");
       const synced = this.sessions.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
       for (const p of prepared) addEntry(s.state, p.entry);
@@ -326,21 +234,26 @@ export class FileStore extends StoreBase {
   }
 
   /** Validates a whole batch against the tree before anything is written. */
-  private prepare(s: OpenSession, inputs: EntryInput[]): PreparedEntry[] {
+  private prepare(s: OpenSession, inputs: readonly unknown[], prevalidated: boolean): PreparedEntry[] {
     const known = (id: string) => hasEntry(s.state, id);
     const newId = () => {
       let id = randomEntryId(this.random.bytes);
       while (known(id)) id = randomEntryId(this.random.bytes);
       return id;
     };
-    const plan = planAppend(inputs, s.state.meta.leafEntryId, { now: this.now(), newId, maxEntryBytes: this.maxEntryBytes });
+    const plan = planAppend(inputs, s.state.meta.leafEntryId, {
+      now: this.now(),
+      newId,
+      maxEntryBytes: this.maxEntryBytes,
+      prevalidated,
+    });
     checkAppend(s.id, plan, known);
     return plan.prepared;
   }
 
   async updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry> {
     assertEntryId(entryId);
-    return this.locked(sessionId, (s) => {
+    return this.writes.locked(sessionId, (s) => {
       const before = getEntry(s.state, entryId);
       if (!before) throw new ArborError("entry_not_found", `Entry ${entryId} does not exist in session ${sessionId}.`);
       const after = applyEntryPatch(before, patch);
@@ -364,7 +277,7 @@ export class FileStore extends StoreBase {
   }
 
   private moveLeaf(sessionId: string, leafId: string | null): Promise<SessionMeta> {
-    return this.locked(sessionId, (s) => {
+    return this.writes.locked(sessionId, (s) => {
       if (leafId !== null && !hasEntry(s.state, leafId)) {
         throw new ArborError("entry_not_found", `Entry ${leafId} does not exist in session ${sessionId}.`);
       }
@@ -392,7 +305,7 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(sessionId);
     const checked = checkEventInputs(inputs, this.maxEntryBytes);
-    return this.locked(sessionId, () => {
+    return this.writes.locked(sessionId, () => {
       const events = numberEvents(checked, this.events.lastId(sessionId), this.now());
       this.events.append(sessionId, events);
       return { value: events, synced: null };
@@ -417,7 +330,7 @@ export class FileStore extends StoreBase {
    * process serving a run's stream reads what the driving process logs while it holds the session.
    */
   private readLog<T>(sessionId: string, read: () => T): Promise<T> {
-    return this.lock.run(sessionId, async () => {
+    return this.writes.lock.run(sessionId, async () => {
       await this.load(sessionId);
       return read();
     });
@@ -431,14 +344,14 @@ export class FileStore extends StoreBase {
     const base = { ...meta, rootEntryId: null, leafEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
     // Accounting for no bytes marks session.json stale, so the first read replays the entries
     // and derives leaf and totals from them rather than trusting the export.
-    await this.lock.run(meta.id, async () => this.dirs.create({ ...base, provider: "file" }, text, -1));
+    await this.writes.lock.run(meta.id, async () => this.dirs.create({ ...base, provider: "file" }, text, -1));
     return (await this.getSession(meta.id)) as SessionMeta;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.lock.drain();
+    await this.writes.lock.drain();
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
     await this.leases.releaseAll();

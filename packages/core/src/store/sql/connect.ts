@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, type SqliteDatabase, SqliteDialect, sql } from "kysely";
 import { ArborError } from "../../errors.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { StoreSpec } from "../spec.js";
@@ -41,8 +41,35 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
     handle.close();
     throw err;
   }
-  const db = new Kysely<ArborDatabase>({ dialect: new SqliteDialect({ database: handle }) });
+  const db = new Kysely<ArborDatabase>({ dialect: new SqliteDialect({ database: cachingStatements(handle) }) });
   return { kind: "sqlite", db, sqlite: handle, sqliteGate: new KeyedLock() };
+}
+
+/** Distinct statements kept prepared; `in (…)` lists of every length would otherwise grow it without end. */
+const MAX_CACHED_STATEMENTS = 256;
+
+/**
+ * The handle Kysely sees: it prepares every query it runs, which for the few statements a store
+ * repeats (read a session, take a lease, walk a path) cost as much as running them. Statements are
+ * kept by their text; one connection runs one statement at a time and the store never streams a query,
+ * so a kept statement is never in use twice.
+ */
+function cachingStatements(handle: BetterSqlite3.Database): SqliteDatabase {
+  const kept = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql: string) {
+      let stmt = kept.get(sql);
+      if (!stmt) {
+        stmt = handle.prepare(sql);
+        if (kept.size < MAX_CACHED_STATEMENTS) kept.set(sql, stmt);
+      }
+      return stmt;
+    },
+    close() {
+      kept.clear();
+      handle.close();
+    },
+  };
 }
 
 function requireDatabaseName(url: string, kind: string): void {

@@ -79,7 +79,7 @@ function sessionsAndEntries(kind: SqlKind): Migration {
   };
 }
 
-/** The event log (SPEC 8): one row per event, keyed and ordered by (session, event id). */
+/** The event log, which watchers and resuming streams read: one row per event, keyed and ordered by (session, event id). */
 function events(kind: SqlKind): Migration {
   const t = columnTypes(kind);
   const mysqlTable = mysqlTableOptions(kind);

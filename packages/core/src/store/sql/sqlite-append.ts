@@ -1,8 +1,10 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
 import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
 
 type Context = Omit<PrepareContext, "leafId">;
@@ -49,11 +51,29 @@ export class SqliteAppender {
       if (!row) throw sessionNotFound(sessionId);
       leases.checkRow(sessionId, () => selectLease.get(sessionId));
       const meta = parseSessionRow(row.data, sessionId);
-      const plan = planAppend(inputs, meta.leafEntryId, ctx);
-      checkAppend(sessionId, plan, (id) => entryExists.get(sessionId, id) !== undefined);
+      // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
+      // so they skip the lookup. So does the leaf the session row names (its entry was written with it).
+      const made = new Set<string>();
+      const newId = () => {
+        const id = ctx.newId();
+        made.add(id);
+        return id;
+      };
+      const plan = planAppend(inputs, meta.leafEntryId, { ...ctx, newId });
+      checkAppend(
+        sessionId,
+        plan,
+        (id) => id === meta.leafEntryId || (!made.has(id) && entryExists.get(sessionId, id) !== undefined),
+      );
       let seq = row.next_seq;
-      for (const { entry, json } of plan.prepared) {
-        insertEntry.run(sessionId, entry.id, seq++, entry.parentId, entry.type, entry.timestamp, json);
+      try {
+        for (const { entry, json } of plan.prepared) {
+          insertEntry.run(sessionId, entry.id, seq++, entry.parentId, entry.type, entry.timestamp, json);
+        }
+      } catch (err) {
+        if (isUniqueViolation(err))
+          throw new ArborError("duplicate_entry", `An entry id of this batch is already used in session ${sessionId}.`);
+        throw err;
       }
       const entries = plan.prepared.map((p) => p.entry);
       const cols = sessionColumns(metaAfterBatch(meta, entries));

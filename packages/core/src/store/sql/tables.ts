@@ -26,7 +26,7 @@ export interface EntriesTable {
   data: string;
 }
 
-/** A session's event log (SPEC 8): `event_id` increases strictly per session. */
+/** A session's event log: `event_id` increases strictly per session, so a reader resumes after the last id it saw. */
 export interface EventsTable {
   session_id: string;
   event_id: number;

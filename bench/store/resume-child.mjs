@@ -1,0 +1,41 @@
+// Run in a fresh process by resume.mjs: opens the store, continues the session for one model call and
+// prints one JSON line: time from opening the store to the first model call and to the result, and peak
+// RSS (KB). `job.importOnly` measures what importing the library alone costs.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const job = JSON.parse(process.argv[2]);
+const core = await import("@arbor/core");
+const { scriptedModel, text, usage } = await import("@arbor/testkit");
+if (job.importOnly) {
+  console.log(JSON.stringify({ maxRssKB: process.resourceUsage().maxRSS }));
+  process.exit(0);
+}
+const cwd = join(job.tmp, "workspace");
+const arborHome = join(job.tmp, "arbor-home");
+mkdirSync(cwd, { recursive: true });
+mkdirSync(arborHome, { recursive: true });
+const t0 = performance.now();
+const store = await core.openStore(job.spec);
+const runtime = core.createRuntime({
+  store,
+  model: scriptedModel([[text("Continuing."), usage({ inputTokens: 10, outputTokens: 2 })]], { record: false }),
+  tools: [],
+  cwd,
+  arborHome,
+  env: {},
+  blobs: new core.MemoryBlobStore(),
+});
+const handle = runtime.run({ sessionId: job.sessionId, prompt: "Go on from where you stopped." });
+let firstCallMs;
+let messages = 0;
+for await (const event of handle) {
+  if (event.type === "llm_start" && firstCallMs === undefined) firstCallMs = performance.now() - t0;
+}
+const result = await handle.result;
+const doneMs = performance.now() - t0;
+if (result.status !== "done") throw new Error(`run ended ${result.status}: ${result.error?.message}`);
+messages = result.steps;
+await runtime.close();
+await store.close();
+console.log(JSON.stringify({ firstCallMs, doneMs, steps: messages, maxRssKB: process.resourceUsage().maxRSS }));

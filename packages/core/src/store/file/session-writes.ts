@@ -1,0 +1,87 @@
+import { ArborError } from "../../errors.js";
+import { assertSessionId } from "../../model/ids.js";
+import { KeyedLock } from "../keyed-lock.js";
+import { type SessionLease, sessionBusy } from "../lease.js";
+import type { FileLeases } from "./file-leases.js";
+import type { OpenSession, OpenSessions } from "./open-sessions.js";
+import type { SessionDirs } from "./session-dir.js";
+
+/** What a write did: its value, and the fsync to wait for (durability "fsync") if any. */
+export type WriteOutcome<T> = { value: T; synced: Promise<void> | null };
+
+/**
+ * How the file store writes one session: one write at a time in this process (the keyed lock), and
+ * across processes either as the lease holder, which no other process may interrupt, or under the
+ * session's short write lock after catching up with what other processes wrote.
+ */
+export class SessionWrites {
+  readonly lock = new KeyedLock();
+
+  constructor(
+    private readonly leases: FileLeases,
+    private readonly sessions: OpenSessions,
+    private readonly dirs: SessionDirs,
+    private readonly load: (id: string) => Promise<OpenSession>,
+  ) {}
+
+  /**
+   * A write to one session. The lease holder writes straight away (no other process may write the
+   * session); anyone else takes the session's write lock, is refused while another process holds the
+   * lease, and first catches up with what other processes wrote.
+   */
+  async locked<T>(id: string, work: (s: OpenSession) => WriteOutcome<T>): Promise<T> {
+    assertSessionId(id);
+    const { value, synced } = await this.lock.run(id, async () => {
+      this.leases.checkWritable(id);
+      if (this.leases.holds(id)) return work(await this.load(id));
+      return this.leases.withWriteLock(id, async () => {
+        this.leases.checkWritable(id);
+        this.dropIfStale(id);
+        return work(await this.load(id));
+      });
+    });
+    // Waiting for fsync outside the lock lets later appends join the same group commit.
+    if (synced) {
+      try {
+        await synced;
+      } catch (err) {
+        throw new ArborError("io_error", `fsync of session ${id} failed: ${(err as Error).message}`);
+      }
+    }
+    return value;
+  }
+
+  acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+    return this.lock.run(sessionId, () =>
+      this.leases.withWriteLock(sessionId, () => {
+        const lease = this.leases.acquire(sessionId, purpose, () => {
+          // The derived meta goes to disk while the lease still keeps other writers out.
+          const s = this.sessions.cache.get(sessionId);
+          if (s?.dirty) this.sessions.writeMeta(s);
+        });
+        // What other processes wrote before the lease was taken is read afresh.
+        this.dropIfStale(sessionId);
+        return lease;
+      }),
+    );
+  }
+
+  /** Deletes one session's directory unless someone drives it; `forget` drops what else is kept of it. */
+  remove(id: string, forget: () => void): Promise<void> {
+    return this.lock.run(id, () =>
+      this.leases.withWriteLock(id, () => {
+        const holder = this.leases.holder(id);
+        if (holder) throw sessionBusy(id, holder);
+        const s = this.sessions.cache.get(id);
+        if (s) this.sessions.drop(s);
+        this.dirs.remove(id);
+        forget();
+      }),
+    );
+  }
+
+  private dropIfStale(id: string): void {
+    const cached = this.sessions.cache.get(id);
+    if (cached && !this.sessions.isFresh(cached)) this.sessions.drop(cached);
+  }
+}
