@@ -46,6 +46,8 @@ export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
 export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
+export { RESUMED_INTERRUPTED_OUTPUT } from "./loop/wake.js";
+export { type ResumePoint, type RunTally, resumePoint, tallyRun } from "./loop/resume-point.js";
 export * from "./loop/types.js";
 export * from "./middleware/pipeline.js";
 export * from "./model/entry.js";

@@ -12,11 +12,11 @@ import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.j
 import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import { buildContext } from "../session/context.js";
 import type { Store } from "../store/store.js";
-import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
 import { disabledTools, type PermissionConfig, type PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
+import { permissionFor } from "./permission-ask.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
@@ -37,6 +37,7 @@ import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
+import { wakeRun } from "./wake.js";
 import type {
   AgentDefinition,
   LoopClock,
@@ -99,62 +100,6 @@ function functionTools(
   };
 }
 
-/** Connects the pure rules to people: a pending ask with an event, answered by a handler or the API. */
-function permissionFor(
-  deps: RunDeps,
-  sessionId: string,
-  agent: AgentDefinition,
-  rules: PermissionRule[],
-  signal: AbortSignal,
-  emit: (e: RunEventInput) => void,
-  record: (approval: Record<string, unknown>) => Promise<unknown>,
-): PermissionAsk {
-  return createPermissionAsk({
-    rules,
-    agent: agent.name,
-    prompt: async (request) => {
-      const tool = typeof request.metadata?.tool === "string" ? request.metadata.tool : undefined;
-      const callId = typeof request.metadata?.callId === "string" ? request.metadata.callId : undefined;
-      const answer = await deps.pending.wait(
-        { sessionId, agent: agent.name, request, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) },
-        signal,
-        (pending) => {
-          emit({
-            type: "permission_request",
-            id: pending.id,
-            permission: request.permission,
-            patterns: request.patterns,
-            ...(tool ? { tool } : {}),
-            ...(callId ? { call_id: callId } : {}),
-            ...(request.metadata ? { metadata: request.metadata } : {}),
-          });
-          if (!deps.onPermission) return;
-          Promise.resolve()
-            .then(() => deps.onPermission?.(pending, signal))
-            .then(
-              (reply) => {
-                if (reply) deps.pending.reply(pending.id, reply);
-              },
-              () => deps.pending.reply(pending.id, "reject"),
-            );
-        },
-      );
-      if (answer.reply === "always") {
-        for (const pattern of request.always ?? request.patterns) {
-          await record({ agent: agent.name, permission: request.permission, pattern, scope: "session" });
-        }
-      }
-      if (answer.reply === "reject" && answer.message) {
-        throw new ArborError(
-          "permission_rejected",
-          `The user rejected ${request.permission} for ${request.patterns.join(", ") || "this request"} and said: ${answer.message}`,
-        );
-      }
-      return answer.reply;
-    },
-  });
-}
-
 /** The model that writes summaries: the compaction agent's own, else the pool's, else the run's. */
 export function summaryModel(deps: Pick<RunDeps, "models" | "agents">, fallback: ResolvedModel): ResolvedModel {
   return scenarioModel(deps.models, "compaction", fallback, deps.agents.compaction?.model) ?? fallback;
@@ -204,13 +149,13 @@ export async function executeRun(
   let started = false;
   let foundTitle: string | undefined;
   try {
-    const resume = options.resume === true || options.replay !== undefined;
+    const resume = options.resume === true || options.wake === true || options.replay !== undefined;
     const content = resume ? [] : userContent(input.prompt);
     if (!resume) checkPrompt(content);
     if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
-    const agent = resolveAgent(deps, input.agent);
+    let agent = resolveAgent(deps, input.agent);
     if (input.thinking !== undefined) checkThinking(input.thinking);
     let path: Entry[] = [];
     let title: string | undefined;
@@ -221,6 +166,9 @@ export async function executeRun(
         throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
       title = meta.title;
       path = await deps.store.getActivePath(sessionId);
+      // A woken run goes on as the agent that was running it.
+      const was = options.wake && input.agent === undefined ? deps.agents[meta?.agentId ?? ""] : undefined;
+      if (was) agent = was;
     }
     // A continued session keeps the model it last used unless this run names one.
     const model = resolveModel(deps, agent, input, path);
@@ -270,6 +218,9 @@ export async function executeRun(
       if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);
       else await deps.store.switchLeaf(sessionId, replay.branchFrom);
       path = await deps.store.getActivePath(sessionId);
+      // A woken run goes on as the agent that was running it.
+      const was = options.wake && input.agent === undefined ? deps.agents[meta?.agentId ?? ""] : undefined;
+      if (was) agent = was;
     }
     started = true;
     // A new session was created running; a continued one is marked now.
@@ -348,6 +299,8 @@ export async function executeRun(
       await appendEntry(current, { type: "thinking_level_change", thinkingLevel: input.thinking });
     }
     for (const ext of extensions) ext.start?.(current);
+    // A woken run reads back what it had spent and settles the calls its process left open.
+    const woken = options.wake ? await wakeRun(current, path) : undefined;
     if (!resume) {
       await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });
     }
@@ -360,7 +313,7 @@ export async function executeRun(
             promptText(content),
           )
         : undefined;
-    outcome = await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote));
+    outcome = woken ?? (await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote)));
     if (naming) foundTitle = await naming;
   } catch (err) {
     outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };
