@@ -3,6 +3,7 @@ import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
 import { leaseSuite } from "./lease-suite.js";
 import { parentsSuite } from "./parents-suite.js";
+import { resumeSuite } from "./resume-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
 
 export type { MakeHarness, StoreHarness } from "./harness.js";
@@ -14,5 +15,6 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
     entriesSuite(makeHarness);
     leaseSuite(makeHarness);
     parentsSuite(makeHarness);
+    resumeSuite(makeHarness);
   });
 }
