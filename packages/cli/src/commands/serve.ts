@@ -100,12 +100,13 @@ export const serveCommand: TopCommand = {
             resolve();
           });
         });
-        if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
-        else
-          writeLines(io.stdout, [`Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`]);
+        // Named before the address is printed, so whoever waits for the address has seen them.
         if (!flag(values, "no-resume")) {
           await resumeInterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
         }
+        if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
+        else
+          writeLines(io.stdout, [`Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`]);
         await stopped;
         await listening.close();
       } finally {

@@ -16,8 +16,8 @@ import { disabledTools, type PermissionConfig, type PermissionRule } from "../to
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExecuteOptions, ExtensionFactory, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE } from "./inherited-context.js";
-import { permissionFor } from "./permission-ask.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
+import { permissionFor } from "./permission-ask.js";
 import { PromptCache } from "./prompt.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import {
@@ -37,7 +37,6 @@ import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
-import { wakeRun } from "./wake.js";
 import type {
   AgentDefinition,
   LoopClock,
@@ -49,6 +48,7 @@ import type {
   RunResult,
   TracePublisher,
 } from "./types.js";
+import { wakeRun } from "./wake.js";
 
 /** What a run borrows from its runtime. */
 export interface RunDeps {

@@ -1,6 +1,6 @@
 import type { Entry } from "../model/entry.js";
-import type { RunContext } from "./run-context.js";
 import { type ResumePoint, resumePoint, tallyRun } from "./resume-point.js";
+import type { RunContext } from "./run-context.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep } from "./steps.js";
 import { toolLimits } from "./tool-limits.js";

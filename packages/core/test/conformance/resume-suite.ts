@@ -5,8 +5,8 @@ import {
   createRuntime,
   defineTool,
   type Entry,
-  type MessageInput,
   MemoryBlobStore,
+  type MessageInput,
   RESUMED_INTERRUPTED_OUTPUT,
   type RunEvent,
   type RunHandle,
@@ -89,7 +89,12 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     finishReason: "tool-calls",
     tokens,
   });
-  const call = (id: string, name: string, input: unknown) => ({ type: "tool-call" as const, toolCallId: id, toolName: name, input });
+  const call = (id: string, name: string, input: unknown) => ({
+    type: "tool-call" as const,
+    toolCallId: id,
+    toolName: name,
+    input,
+  });
   const result = (id: string, name: string, value: string): MessageInput => ({
     role: "tool",
     content: [{ type: "tool-result", toolCallId: id, toolName: name, output: { type: "text", value } }],
@@ -105,7 +110,11 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     it("re-runs an unanswered call of a safe tool, answers an unsafe one as interrupted, and goes on", async () => {
       const id = await cutOff([
         user("read the notes and log them"),
-        answer([{ type: "text", text: "Reading." }, call("c1", "read", { path: "notes.txt" }), call("c2", "append", { line: "x" })]),
+        answer([
+          { type: "text", text: "Reading." },
+          call("c1", "read", { path: "notes.txt" }),
+          call("c2", "append", { line: "x" }),
+        ]),
       ]);
       const model = scriptedModel([[text("Done."), usage({ inputTokens: 7, outputTokens: 3 })]]);
       const { events, result: res } = await finish(runtimeFor(model).resume(id));
@@ -122,10 +131,12 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       expect(prompt).toContain("alpha");
       expect(prompt).toContain("It was not run again");
       expect(prompt).not.toContain("[Tool execution was interrupted]");
-      expect(events.filter((e) => e.type === "tool_end").map((e) => (e as { call_id: string }).call_id).sort()).toEqual([
-        "c1",
-        "c2",
-      ]);
+      expect(
+        events
+          .filter((e) => e.type === "tool_end")
+          .map((e) => (e as { call_id: string }).call_id)
+          .sort(),
+      ).toEqual(["c1", "c2"]);
       expect((await h.store.getSession(id))?.status).toBe("completed");
       // Nothing to take up any more.
       const again = await finish(runtimeFor(model).resume(id));
@@ -147,7 +158,9 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       expect((await finish(runtimeFor(next).resume(partial))).result).toMatchObject({ status: "done", steps: 2 });
       expect(JSON.stringify(next.calls[0]?.prompt)).toContain("Once upon");
       const texts = (await h.store.getActivePath(partial)).flatMap((e) =>
-        e.type === "message" && e.message.role === "assistant" ? [e.message.content.map((p) => ("text" in p ? p.text : "")).join("")] : [],
+        e.type === "message" && e.message.role === "assistant"
+          ? [e.message.content.map((p) => ("text" in p ? p.text : "")).join("")]
+          : [],
       );
       expect(texts).toEqual(["Once upon", " a time."]);
     });
@@ -203,4 +216,3 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     });
   });
 }
-
