@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   createRuntime,
+  defineGoalTool,
   defineTool,
   type Entry,
+  goalTreeOnPath,
   MemoryBlobStore,
   type MessageInput,
   RESUMED_INTERRUPTED_OUTPUT,
@@ -13,7 +15,7 @@ import {
   type Runtime,
   readTool,
 } from "@arbor/core";
-import { type ScriptedModel, scriptedModel, text, usage } from "@arbor/testkit";
+import { type ScriptedModel, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { MakeHarness, StoreHarness } from "./harness.js";
@@ -59,7 +61,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       cwd,
       env: {},
       blobs: new MemoryBlobStore(),
-      tools: [readTool(), appendTool],
+      tools: [readTool(), appendTool, defineGoalTool()],
       clock: { now: () => Date.now(), sleep: async () => {} },
     });
     runtimes.push(runtime);
@@ -172,6 +174,39 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       expect(res).toMatchObject({ status: "done", stopReason: "finished", text: "Hello.", steps: 1 });
       expect(model.callCount).toBe(0);
       expect((await h.store.getSession(id))?.status).toBe("completed");
+    });
+
+    it("keeps the goals: the plan in force and the goal in focus continue from the journal", async () => {
+      // A whole run, then its journal up to the third answer copied into a session left running:
+      // exactly what a kill while that answer's tools ran leaves behind.
+      const first = scriptedModel([
+        [toolCall("goal", { add: "Read the notes, Log them" }, { id: "g1" })],
+        [toolCall("goal", { focus: "1" }, { id: "g2" })],
+        [toolCall("read", { path: "notes.txt" }, { id: "r1" }), toolCall("append", { line: "n" }, { id: "a1" })],
+        [text("unused")],
+      ]);
+      const whole = await finish(runtimeFor(first).run({ prompt: "log the notes", cwd }));
+      expect(whole.result.status).toBe("done");
+      const path = await h.store.getActivePath(whole.result.sessionId);
+      const cut = path.findIndex((e) => e.type === "message" && JSON.stringify(e.message).includes('"toolCallId":"r1"'));
+      const { id } = await h.store.createSession({ status: "running", agentId: "build", cwd });
+      for (const e of path.slice(0, cut + 1)) {
+        if (e.type === "message") await h.store.appendMessage(id, e.message);
+        else if (e.type === "custom") await h.store.appendEntry(id, { type: "custom", customType: e.customType, data: e.data });
+      }
+      appended = [];
+
+      const model = scriptedModel([[text("Logged.")]]);
+      const { result: res } = await finish(runtimeFor(model).resume(id));
+      expect(res).toMatchObject({ status: "done", steps: 4 });
+      expect(appended).toEqual([]);
+      // The plan is in the resumed call's system prompt, and the new messages belong to goal 1.
+      const system = JSON.stringify(model.calls[0]?.prompt[0]);
+      expect(system).toContain("Read the notes");
+      const after = await h.store.getActivePath(id);
+      const tail = after.slice(cut + 1).flatMap((e) => (e.type === "message" ? [e.message] : []));
+      expect(tail.map((m) => `${m.role}:${m.goalId}`)).toEqual(["tool:1", "tool:1", "assistant:1"]);
+      expect(goalTreeOnPath(after)?.currentId).toBe("1");
     });
 
     it("keeps counting steps against maxTurns from where the run was", async () => {
