@@ -265,5 +265,5 @@ describe.each(storeCases(() => dir))("kill -9 of arbor run, then arbor run --res
     expect(figures).toMatchObject({ trials: TRIALS, lost: 0, duplicated: 0, unsafeTwice: 0, wrongContext: 0, failedResumes: 0 });
     // Most kills land mid-run, so most trials exercise a resume.
     expect(figures.resumed).toBeGreaterThanOrEqual(Math.ceil(TRIALS * 0.8));
-  }, 240_000);
+  }, 300_000);
 });
