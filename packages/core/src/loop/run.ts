@@ -167,7 +167,7 @@ export async function executeRun(
       title = meta.title;
       path = await deps.store.getActivePath(sessionId);
       // A woken run goes on as the agent that was running it.
-      const was = options.wake && input.agent === undefined ? deps.agents[meta?.agentId ?? ""] : undefined;
+      const was = options.wake && input.agent === undefined ? deps.agents[meta.agentId ?? ""] : undefined;
       if (was) agent = was;
     }
     // A continued session keeps the model it last used unless this run names one.
@@ -218,9 +218,6 @@ export async function executeRun(
       if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);
       else await deps.store.switchLeaf(sessionId, replay.branchFrom);
       path = await deps.store.getActivePath(sessionId);
-      // A woken run goes on as the agent that was running it.
-      const was = options.wake && input.agent === undefined ? deps.agents[meta?.agentId ?? ""] : undefined;
-      if (was) agent = was;
     }
     started = true;
     // A new session was created running; a continued one is marked now.

@@ -69,8 +69,8 @@ export function resumeSuite(makeHarness: MakeHarness): void {
   }
 
   /** A session as a process killed mid-run leaves it: stored running, nobody holding it, these messages. */
-  async function cutOff(messages: MessageInput[]): Promise<string> {
-    const { id } = await h.store.createSession({ status: "running", agentId: "build", cwd });
+  async function cutOff(messages: MessageInput[], agentId = "build"): Promise<string> {
+    const { id } = await h.store.createSession({ status: "running", agentId, cwd });
     for (const m of messages) await h.store.appendMessage(id, m);
     expect((await h.store.getSession(id))?.status).toBe("interrupted");
     return id;
@@ -165,6 +165,14 @@ export function resumeSuite(makeHarness: MakeHarness): void {
           : [],
       );
       expect(texts).toEqual(["Once upon", " a time."]);
+    });
+
+    it("goes on as the agent that was running", async () => {
+      const id = await cutOff([user("plan the work")], "plan");
+      const model = scriptedModel([[text("A plan.")]]);
+      expect((await finish(runtimeFor(model).resume(id))).result.status).toBe("done");
+      const last = (await h.store.getActivePath(id)).at(-1);
+      expect(last?.type === "message" && last.message.role === "assistant" && last.message.agent).toBe("plan");
     });
 
     it("ends a run whose last answer was complete without calling the model", async () => {
