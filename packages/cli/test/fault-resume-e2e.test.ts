@@ -39,8 +39,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const PROMPT = "survey the notes and log each stage";
-const bash = (turn: number) =>
-  toolCall("bash", { command: `echo s${turn} >> effects.log` }, { id: `t${turn}_bash` });
+const bash = (turn: number) => toolCall("bash", { command: `echo s${turn} >> effects.log` }, { id: `t${turn}_bash` });
 
 /**
  * The run, answer by answer, keyed on how many answers the request already holds so a resumed run
