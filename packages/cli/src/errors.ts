@@ -44,6 +44,7 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "invalid_config",
   "missing_api_key",
   "invalid_cassette",
+  "session_not_interrupted",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */

@@ -257,9 +257,11 @@ describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (
     const figures: Figures = { trials: 1, lost: 0, unusable: 0, stuckRunning: 0, missed: 0 };
     const rig = new FaultRig(() => workspace);
     try {
+      // The new server wakes the cut-off run at start-up (one answer), then the next chat gets its own.
       const baseURL = await rig.fakeServer([
         [text("first")],
         [text("Working on it "), delay(between(0, 100)), hang()],
+        [text("after")],
         [text("after")],
       ]);
       const home = freshHome();
@@ -276,6 +278,8 @@ describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (
       else figures.lost += ["start", "take your time"].filter((t) => !userTexts(seen.snap as Snapshot).includes(t)).length;
       figures.stuckRunning += seen.running.length;
       const b = await rig.serve(baseURL, home, store);
+      // The session is the resumed run's until it ends; the chat comes after.
+      await b.cli.waitForStderr(/resumed and finished/);
       const after = await chat(b.url, "after", id);
       const unpaired = rig.chatRequests().reduce((n: number, body) => n + unpairedCalls(body), 0);
       if (after.status !== 200 || after.events.at(-1)?.type !== "done" || unpaired > 0) figures.unusable++;

@@ -33,6 +33,8 @@ export type ArborErrorCode =
   | "blob_not_found"
   // The loop: a second prompt to a running session when the runtime rejects instead of queueing.
   | "session_busy"
+  // Resuming: only a session whose run was cut off by its process dying can be taken up again.
+  | "session_not_interrupted"
   // Context management: the summarizer failed, or the context cannot be made to fit the model.
   | "compaction_failed"
   | "context_overflow"

@@ -79,8 +79,10 @@ export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.
 export type {
   CompactOptions,
   CompactResult,
+  ResumeOptions,
   Runtime,
   RuntimeOptions,
+  SessionDriver,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./runtime/types.js";

@@ -31,7 +31,7 @@ import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/feature
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { KeyedLock } from "./store/keyed-lock.js";
-import { withLease } from "./store/lease.js";
+import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
@@ -131,6 +131,30 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const features = runFeatures(featureDeps);
 
+  /**
+   * Whether a session can be woken: it exists, no live process drives it, and its run was cut off
+   * (stored as running with no driver). Asked before the lease (to name a live holder) and again
+   * under it, since another process may have woken and finished it in between.
+   */
+  async function checkWakeable(sessionId: string, leased: boolean): Promise<void> {
+    const meta = await options.store.getSession(sessionId);
+    if (!meta) {
+      throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
+    }
+    if (!leased) {
+      const holder = await options.store.leaseHolder(sessionId);
+      if (holder) throw sessionBusy(sessionId, holder);
+    }
+    // Under our own lease a cut-off run reads as running: we are its driver now.
+    const cutOff = meta.status === "interrupted" || (leased && meta.status === "running");
+    if (!cutOff) {
+      throw new ArborError(
+        "session_not_interrupted",
+        `Session ${sessionId} is ${meta.status}, not interrupted: only a run whose process died mid-run can be resumed. Continue the session with a new prompt instead.`,
+      );
+    }
+  }
+
   function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
     const controller = new AbortController();
@@ -170,6 +194,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       } else if (input.fromEntryId !== undefined) {
         throw new ArborError("invalid_input", "fromEntryId needs sessionId: the entry is looked up in that session.");
       }
+      if (execution.wake) {
+        if (queue.busy(sessionId)) throw sessionBusy(sessionId, undefined);
+        await checkWakeable(sessionId, false);
+      }
       await mcp?.sync(registry, signal);
       const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
@@ -184,6 +212,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
           : leased(sessionId, signal, async (s) => {
+              if (execution.wake) await checkWakeable(sessionId, true);
               // Moved inside the session's slot and lease, so no other run lands between the move and this run.
               if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
               return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution);
@@ -227,6 +256,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   return {
     run: (input) => run(input),
+    resume: (sessionId, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { wake: true }),
     replay: (sessionId, spec, opts = {}) =>
       run({ ...opts, sessionId, prompt: "" }, { replay: (store, id) => prepareReplay(store, id, spec) }),
     cache,

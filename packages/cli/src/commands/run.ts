@@ -1,20 +1,62 @@
-import { createRuntime } from "@arbor/core";
+import { createRuntime, type RunInput, type Runtime, type Store } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
+import { UsageError } from "../errors.js";
+import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
-import { loadCommandConfig, RUN_OPTIONS, readRunFlags } from "../run/flags.js";
-import { playRun } from "../run/play.js";
+import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
+import { playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
+/** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
+function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
+  if (!flags.resume || flags.sessionId === undefined) return runtime;
+  const id = flags.sessionId;
+  return {
+    run: (input) =>
+      runtime.resume(id, {
+        ...(input.agent !== undefined ? { agent: input.agent } : {}),
+        ...(input.model !== undefined ? { model: input.model } : {}),
+        ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
+      }),
+    close: () => runtime.close(),
+  };
+}
+
+/**
+ * A session whose run was cut off is worth a word before it is continued: with no prompt the user
+ * most likely wants it finished (--resume); with one, it goes on from the prompt and they should know.
+ */
+async function noteInterrupted(io: Io, store: Store, id: string, prompt: string, storeArg: string): Promise<void> {
+  const meta = await store.getSession(id);
+  const interrupted = meta?.status === "interrupted";
+  const resume = `arbor run${storeArg} --session ${id} --resume`;
+  if (prompt === "") {
+    if (interrupted) {
+      throw new UsageError(
+        `session ${id} was interrupted: the process running it stopped mid-run. Finish that run with '${resume}', or give a prompt to continue the session with it.`,
+      );
+    }
+    throw new UsageError(`missing "<prompt>": say what the agent should do next in session ${id}. Usage: ${RUN_USAGE}`);
+  }
+  if (interrupted) {
+    writeLines(io.stderr, [
+      `Session ${id} was interrupted (the process running it stopped mid-run); continuing it with your prompt. To finish the interrupted run instead: ${resume}`,
+    ]);
+  }
+}
+
 export const runCommand: TopCommand = {
   name: "run",
   usage: '"<prompt>"',
-  summary: "Run one prompt to completion in a session: a new one, or --session <id> to continue one.",
+  summary:
+    "Run one prompt to completion in a session: a new one, or --session <id> to continue one (--resume takes up a run whose process died).",
   details: [
     "The agent works in --cwd with the built-in tools (read, write, edit, list, glob, grep, bash, fetch, …) until it answers without calling a tool, --max-turns is reached, or Ctrl-C stops it. Ctrl-C keeps what the run did (the session stays consistent and can be continued); a second Ctrl-C quits at once.",
     "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the ask is denied and stderr says so.",
     "Plan mode (PLAN_ENABLED): the agent may make a plan with plan_create; each step then runs as its own executor. With PLAN_REQUIRE_APPROVAL the plan waits for approval: --yes approves it; otherwise you are asked on the terminal ([y]es / [n]o), and when stdin is not a terminal it is not approved and stderr says so.",
+    "A session whose run was cut off (its process crashed or was killed) reads as interrupted: --session <id> --resume finishes that run from where it stopped, with no prompt. A prompt to such a session continues it with the prompt instead (stderr says so).",
     "Settings come from $ARBOR_HOME/arbor.json, $ARBOR_HOME/models.json, <cwd>/arbor.json and the environment; --model and --base-url override them.",
     "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 130 interrupted.",
   ],
@@ -33,6 +75,7 @@ export const runCommand: TopCommand = {
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     return withStore(io, storeFlag, async (opened, resolved) => {
+      if (flags.sessionId !== undefined && !flags.resume) await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
       const { code } = await playRun({
         io,
         json: flag(values, "json"),
@@ -40,17 +83,20 @@ export const runCommand: TopCommand = {
         store: opened,
         storeLabel: resolved.label,
         createRuntime: (onPermission, onPlanApproval) =>
-          createRuntime({
-            store: opened,
-            config,
-            ...cassette.runtime,
-            env: io.env,
-            cwd: flags.cwd,
-            arborHome: arborHomeOf(io),
-            holderName: "arbor run",
-            onPermission,
-            onPlanApproval,
-          }),
+          resumable(
+            flags,
+            createRuntime({
+              store: opened,
+              config,
+              ...cassette.runtime,
+              env: io.env,
+              cwd: flags.cwd,
+              arborHome: arborHomeOf(io),
+              holderName: "arbor run",
+              onPermission,
+              onPlanApproval,
+            }),
+          ),
         input: {
           prompt: flags.prompt,
           ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),

@@ -6,6 +6,7 @@ import { writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
+import { resumeInterruptedRuns } from "./serve-resume.js";
 import { serveToken, TOKEN_ENV } from "./serve-token.js";
 
 function describeFailure(err: unknown): string {
@@ -32,6 +33,7 @@ export const serveCommand: TopCommand = {
     "Only loopback addresses are served without a token. --host with any other address needs a token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
     `The token comes from --token, else the first line of --token-file (- reads stdin), else $${TOKEN_ENV}. Prefer the file or the variable: a command line is visible to every user of the machine (ps).`,
     "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
+    "At start-up the server resumes every run that was interrupted (its process crashed or was killed mid-run) from the session's journal and names each on stderr; --no-resume leaves them as they are.",
     "Ctrl-C (or SIGTERM, SIGHUP) stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
   ],
   options: {
@@ -49,6 +51,11 @@ export const serveCommand: TopCommand = {
     },
     ...pick(RUN_OPTIONS, ["model", "base-url", "cwd"]),
     json: { type: "boolean", description: 'Print {"url": …} on stdout once listening instead of a sentence.' },
+    "no-resume": {
+      type: "boolean",
+      description:
+        "Do not take up the runs that were interrupted (their process crashed or was killed) when the server starts; by default each is resumed and stderr names it.",
+    },
   },
   async run(io, values, operands) {
     if (operands.length > 0) throw new UsageError(`unexpected argument '${operands[0]}'. Usage: arbor serve [options]`);
@@ -91,6 +98,10 @@ export const serveCommand: TopCommand = {
             resolve();
           });
         });
+        // Named before the address is printed, so whoever waits for the address has seen them.
+        if (!flag(values, "no-resume")) {
+          await resumeInterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
+        }
         if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
         else
           writeLines(io.stdout, [`Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`]);

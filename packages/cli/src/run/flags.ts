@@ -36,6 +36,11 @@ export const RUN_OPTIONS: OptionDefs = {
     description:
       "Continue this session instead of starting a new one (it keeps its model and thinking level unless you give others).",
   },
+  resume: {
+    type: "boolean",
+    description:
+      "With --session and no prompt: take up the session's run where its process died (a crash, kill -9). Calls of read, glob, grep and list left without a result run again; any other is answered to the model as interrupted.",
+  },
   thinking: {
     type: "string",
     valueName: "level",
@@ -74,7 +79,10 @@ export const RUN_OPTIONS: OptionDefs = {
 
 /** `arbor run`'s command line, checked: nothing here has touched a store or a model. */
 export interface RunFlags {
+  /** Empty only with --resume, or with --session (then the session decides what to say). */
   prompt: string;
+  /** `--resume`: wake the session's interrupted run; there is no prompt. */
+  resume: boolean;
   /** Absolute, an existing directory. */
   cwd: string;
   model?: string | undefined;
@@ -103,16 +111,35 @@ export function workspaceDir(io: Io, given: string | undefined): string {
   return dir;
 }
 
-export function readRunFlags(io: Io, values: OptionValues, operands: readonly string[]): RunFlags {
-  if (operands.length === 0) throw new UsageError(`missing "<prompt>". Usage: ${RUN_USAGE}`);
+/** The prompt, or none: `--resume` takes none, and `--session` alone is answered once the session is read. */
+function promptOf(operands: readonly string[], sessionId: string | undefined, resume: boolean): string {
+  if (resume) {
+    if (sessionId === undefined) throw new UsageError("--resume needs --session <id>: the interrupted session to take up.");
+    if (operands.length > 0) {
+      throw new UsageError(
+        "--resume takes no prompt: it finishes the interrupted run as it was. Drop the prompt, or drop --resume to continue the session with it.",
+      );
+    }
+    return "";
+  }
+  if (operands.length === 0) {
+    if (sessionId !== undefined) return "";
+    throw new UsageError(`missing "<prompt>". Usage: ${RUN_USAGE}`);
+  }
   // Unquoted words are one prompt, as a shell user would mean them.
   const prompt = operands.join(" ");
   if (prompt.trim() === "") {
     throw new UsageError(`the prompt is empty: say what the agent should do, e.g. arbor run "fix the failing test".`);
   }
-  const maxTurns = intOption(values, "max-turns", 1, MAX_TURNS_LIMIT);
+  return prompt;
+}
+
+export function readRunFlags(io: Io, values: OptionValues, operands: readonly string[]): RunFlags {
   const sessionId = stringOption(values, "session");
   if (sessionId !== undefined) assertSessionId(sessionId);
+  const resume = flag(values, "resume");
+  const prompt = promptOf(operands, sessionId, resume);
+  const maxTurns = intOption(values, "max-turns", 1, MAX_TURNS_LIMIT);
   const agent = stringOption(values, "agent");
   if (agent !== undefined && agent.trim() === "") throw new UsageError("--agent needs a name, e.g. --agent plan.");
   const model = stringOption(values, "model");
@@ -125,6 +152,7 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
   const { record, replay } = cassetteFlags(io, values, model);
   return {
     prompt,
+    resume,
     cwd: workspaceDir(io, stringOption(values, "cwd")),
     model,
     baseURL: stringOption(values, "base-url"),

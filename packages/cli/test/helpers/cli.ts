@@ -24,6 +24,8 @@ export interface RunningCli {
   stdout(): string;
   /** Resolves once stdout matches `pattern` (rejects if the process exits first). */
   waitForStdout(pattern: RegExp): Promise<void>;
+  /** Resolves once stderr matches `pattern` (rejects if the process exits first). */
+  waitForStderr(pattern: RegExp): Promise<void>;
   result: Promise<CliResult>;
 }
 
@@ -48,7 +50,11 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
     out.push(b);
     for (const w of [...watchers]) w();
   });
-  child.stderr.on("data", (b: Buffer) => err.push(b));
+  const stderr = () => Buffer.concat(err).toString("utf8");
+  child.stderr.on("data", (b: Buffer) => {
+    err.push(b);
+    for (const w of [...watchers]) w();
+  });
   const result = new Promise<CliResult>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => {
@@ -57,21 +63,23 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
     });
   });
   child.stdin.end(opts.input ?? "");
-  const waitForStdout = (pattern: RegExp) =>
+  const waitFor = (pattern: RegExp, read: () => string, name: string) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (pattern.test(stdout())) {
+        if (pattern.test(read())) {
           watchers.delete(check);
           resolve();
         } else if (child.exitCode !== null || child.signalCode !== null) {
           watchers.delete(check);
-          reject(new Error(`arbor exited before printing ${pattern}; stdout: ${stdout()}`));
+          reject(new Error(`arbor exited before printing ${pattern}; ${name}: ${read()}`));
         }
       };
       watchers.add(check);
       check();
     });
-  return { child, stdout, waitForStdout, result };
+  const waitForStdout = (pattern: RegExp) => waitFor(pattern, stdout, "stdout");
+  const waitForStderr = (pattern: RegExp) => waitFor(pattern, stderr, "stderr");
+  return { child, stdout, waitForStdout, waitForStderr, result };
 }
 
 /** Runs `arbor …` and waits for it to exit. */

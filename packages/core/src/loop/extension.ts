@@ -47,6 +47,11 @@ export interface ExecuteOptions {
   trace?: TraceLaunch;
   /** Continue the session from its leaf without a new user message; the prompt is ignored. */
   resume?: boolean;
+  /**
+   * Take up a run its process left unfinished (implies resume): budgets are read back from the
+   * journal and calls without a result are re-run when safe to repeat, else answered as interrupted.
+   */
+  wake?: boolean;
   /** Branch before a past call, redo it edited and continue (implies resume); checks before writing. */
   replay?: (store: Store, sessionId: string) => Promise<PreparedReplay>;
   /** This run's extensions, in place of the runtime's. */

@@ -34,6 +34,7 @@ import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import { markTrace } from "./trace-mark.js";
 import type { RunInput, RunResult } from "./types.js";
+import { wakeRun } from "./wake.js";
 
 export type { ExecuteOptions, TraceLaunch } from "./extension.js";
 export type { RunDeps } from "./run-deps.js";
@@ -56,13 +57,13 @@ export async function executeRun(
   let started = false;
   let foundTitle: string | undefined;
   try {
-    const resume = options.resume === true || options.replay !== undefined;
+    const resume = options.resume === true || options.wake === true || options.replay !== undefined;
     const content = resume ? [] : userContent(input.prompt);
     if (!resume) checkPrompt(content);
     if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
-    const agent = resolveAgent(deps, input.agent);
+    let agent = resolveAgent(deps, input.agent);
     if (input.thinking !== undefined) checkThinking(input.thinking);
     let path: Entry[] = [];
     let title: string | undefined;
@@ -74,6 +75,9 @@ export async function executeRun(
         throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
       title = meta.title;
       path = await deps.store.getActivePath(sessionId);
+      // A woken run goes on as the agent that was running it.
+      const was = options.wake && input.agent === undefined ? deps.agents[meta.agentId ?? ""] : undefined;
+      if (was) agent = was;
     }
     // A continued session keeps the model it last used unless this run names one.
     const model = resolveModel(deps, agent, input, path);
@@ -194,6 +198,8 @@ export async function executeRun(
       await appendEntry(current, { type: "thinking_level_change", thinkingLevel: input.thinking });
     }
     for (const ext of extensions) ext.start?.(current);
+    // A woken run reads back what it had spent and settles the calls its process left open.
+    const woken = options.wake ? await wakeRun(current, path) : undefined;
     if (!resume) {
       await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });
     }
@@ -206,7 +212,7 @@ export async function executeRun(
             promptText(content),
           )
         : undefined;
-    outcome = await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote));
+    outcome = woken ?? (await aroundLoop(current, extensions, () => runSteps(current, deps.maxTurnsNote)));
     if (naming) foundTitle = await naming;
   } catch (err) {
     outcome = { status: signal.aborted ? "aborted" : "error", error: errorOf(err) };

@@ -97,6 +97,9 @@ export interface RuntimeOptions {
 /** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
 export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
 
+/** What a resumed run may set; the rest comes from the session. */
+export type ResumeOptions = Pick<RunInput, "agent" | "model" | "maxTurns" | "signal" | "debug" | "middleware">;
+
 /** `runtime.compact`: a compaction the user asks for. */
 export interface CompactOptions {
   /** What the summary should keep in particular ("the API design decisions"). */
@@ -148,6 +151,16 @@ export interface Runtime {
    * nothing.
    */
   run(input: RunInput): RunHandle;
+  /**
+   * Takes up a run whose process died while it ran (a crash, kill -9): the session is `interrupted`.
+   * The run goes on from its journal as if it had not stopped: what it wrote is kept (a cut-short
+   * answer too), its steps, tokens, cost, goals and plan count from where they were, and each tool
+   * call left without a result is run again when its tool is `safeToRepeat`, otherwise answered to
+   * the model as interrupted. Like `run`, never throws: it ends at once with an `error` event,
+   * having written nothing, for `session_not_found`, `session_not_interrupted` (nothing was cut
+   * off), or `session_busy` (a live process drives the session). The agent defaults to the session's.
+   */
+  resume(sessionId: string, options?: ResumeOptions): RunHandle;
   /**
    * Edits a past `goal` call: a new branch starts just before the message that
    * made it, the call is redone with the new arguments and the run continues from there. Like

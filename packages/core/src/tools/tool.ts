@@ -81,6 +81,12 @@ export interface ToolDefinition<Input = unknown, Output extends Record<string, u
    * of the one derived from `input`.
    */
   inputSchema?: Record<string, unknown>;
+  /**
+   * Whether a call may run again when a crash left it without a result: true only for tools that
+   * change nothing (reading, listing, searching). Otherwise a resumed run tells the model the call
+   * was interrupted instead, since running it twice could do its work twice. Default false.
+   */
+  safeToRepeat?: boolean;
   execute(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
 }
 
@@ -91,6 +97,7 @@ export function defineTool<S extends z.ZodType, Output extends Record<string, un
   name: string;
   description: string;
   input: S;
+  safeToRepeat?: boolean;
   // NoInfer: metadata shapes differ between a tool's return paths; give Output explicitly to pin one.
   execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<NoInfer<Output>>>;
 }): ToolDefinition<z.output<S>, Output> {

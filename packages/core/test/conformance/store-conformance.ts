@@ -3,6 +3,7 @@ import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
 import { leaseSuite } from "./lease-suite.js";
 import { parentsSuite } from "./parents-suite.js";
+import { resumeSuite } from "./resume-suite.js";
 import { runEventsSuite } from "./run-events-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
 
@@ -16,5 +17,6 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
     leaseSuite(makeHarness);
     parentsSuite(makeHarness);
     runEventsSuite(makeHarness);
+    resumeSuite(makeHarness);
   });
 }
