@@ -1,17 +1,32 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Progress,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+
+/**
+ * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
+ * server, and loading the SDK up front would slow every start of the CLI.
+ */
+async function loadSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ErrorCode: types.ErrorCode,
+    McpError: types.McpError,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** Where a server stands, as `arbor mcp list` shows it. */
 export type McpConnectionState =
@@ -37,6 +52,7 @@ export const MCP_CLIENT_INFO = { name: "arbor", version: "0.1.0" } as const;
  * the calls made while it is down and never the run.
  */
 export class McpConnection {
+  private sdk: Sdk | undefined;
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private stderr = "";
@@ -117,8 +133,10 @@ export class McpConnection {
   private async start(): Promise<Client> {
     this.current = { status: "connecting" };
     this.stderr = "";
-    const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
-    const transport = this.transport();
+    this.sdk ??= await loadSdk();
+    const sdk = this.sdk;
+    const client = new sdk.Client(MCP_CLIENT_INFO, { capabilities: {} });
+    const transport = this.transport(sdk);
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
@@ -132,7 +150,7 @@ export class McpConnection {
       this.client = undefined;
       this.current = { status: "failed", error: this.describe("closed the connection") };
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged());
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.onToolsChanged());
     const version = client.getServerVersion();
     this.current = {
       status: "ready",
@@ -142,18 +160,18 @@ export class McpConnection {
     return client;
   }
 
-  private transport(): Transport {
+  private transport(sdk: Sdk): Transport {
     const { config } = this;
     if (config.url !== undefined) {
-      return new StreamableHTTPClientTransport(
+      return new sdk.StreamableHTTPClientTransport(
         new URL(config.url),
         config.headers ? { requestInit: { headers: config.headers } } : {},
       );
     }
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: config.args ?? [],
-      env: { ...getDefaultEnvironment(), ...config.env },
+      env: { ...sdk.getDefaultEnvironment(), ...config.env },
       ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
       stderr: "pipe",
     });
@@ -169,6 +187,10 @@ export class McpConnection {
     try {
       return await request();
     } catch (err) {
+      // A request runs only on a started server, so the SDK is loaded by now.
+      const sdk = this.sdk;
+      if (sdk === undefined) throw err;
+      const { McpError, ErrorCode } = sdk;
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
         throw new ArborError(
           "mcp_timeout",
