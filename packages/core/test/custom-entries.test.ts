@@ -33,6 +33,8 @@ describe("the custom entry catalogue", () => {
     const declared: string[] = [];
     const literal: string[] = [];
     for (const file of await sources(src)) {
+      // An exporter writes another agent's file format, whose custom types are that format's, not entries.
+      if (file.includes(`${join("src", "interop")}`) && file.endsWith("export.ts")) continue;
       const text = await readFile(file, "utf8");
       for (const m of text.matchAll(/_ENTRY_TYPE = "([^"]+)"/g)) declared.push(m[1]!);
       for (const m of text.matchAll(/customType: "([^"]+)"/g)) literal.push(m[1]!);
@@ -40,7 +42,9 @@ describe("the custom entry catalogue", () => {
     expect(declared.length).toBeGreaterThan(5);
     const known = new Set<string>([...Object.keys(CUSTOM_ENTRY_SCHEMAS), ...CUSTOM_MESSAGE_TYPES]);
     expect(declared.filter((t) => !known.has(t))).toEqual([]);
-    expect(literal.filter((t) => !known.has(t))).toEqual([]);
+    // An imported session keeps what another agent recorded under that agent's own namespace.
+    const foreign = /^(pi|opencode|codex|claude-code)\./;
+    expect(literal.filter((t) => !known.has(t) && !foreign.test(t))).toEqual([]);
   });
 
   it("parses a known entry's data and leaves other custom types alone", () => {
