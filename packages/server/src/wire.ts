@@ -1,6 +1,7 @@
 import type {
   CompactResult,
   FoundToolCall,
+  ListSessionsOptions,
   PendingPermission,
   SessionInit,
   SessionPage,
@@ -14,6 +15,7 @@ import type {
   CompactResponse,
   CreateSessionRequest,
   FoundToolCallWire,
+  ListSessionsQuery,
   MessagePageResponse,
   PermissionResponse,
   SessionPageResponse,
@@ -35,6 +37,16 @@ export function sessionInitFromWire(body: z.output<typeof CreateSessionRequest>)
   if (body.cwd !== undefined) init.cwd = body.cwd;
   if (body.agent_id !== undefined) init.agentId = body.agent_id;
   return init;
+}
+
+/** The list query's wire names as the store's options; `parent_id=none` is the top level. */
+export function listSessionsFromWire(query: z.output<typeof ListSessionsQuery>): ListSessionsOptions {
+  return {
+    ...(query.limit !== undefined ? { limit: query.limit } : {}),
+    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    ...(query.cwd !== undefined ? { cwd: query.cwd } : {}),
+    ...(query.parent_id !== undefined ? { parentSessionId: query.parent_id === "none" ? null : query.parent_id } : {}),
+  };
 }
 
 export function sessionPageToWire(page: SessionPage): z.output<typeof SessionPageResponse> {
