@@ -1,15 +1,18 @@
 import type {
   CompactResult,
   FoundToolCall,
+  GoalTree,
   ListSessionsOptions,
   PendingPermission,
   SessionInit,
+  SessionMeta,
   SessionPage,
   ToolStats,
   TraceMessage,
   TracePage,
   TraceToolCall,
 } from "@arbor/core/internal";
+import { goalTreeToWire } from "@arbor/core/internal";
 import type { z } from "zod";
 import type {
   CompactResponse,
@@ -23,6 +26,7 @@ import type {
   ToolStatsWire,
   TraceMessageWire,
 } from "./schemas.js";
+import type { TraceResponse, TraceWireSchema } from "./trace-schemas.js";
 
 /**
  * The one place where core's camelCase meets the wire's snake_case, so no route converts on its own.
@@ -145,5 +149,39 @@ export function compactResultToWire(r: CompactResult): z.output<typeof CompactRe
       cache_write: r.usage.cacheWrite,
     },
     cost: r.costKnown === false ? null : r.cost,
+  };
+}
+
+/** A trace's metadata under the trace model's names; fields it does not have are left out. */
+export function traceToWire(meta: SessionMeta): z.output<typeof TraceWireSchema> {
+  return {
+    trace_id: meta.id,
+    mode: meta.mode,
+    agent_type: meta.agentType,
+    ...(meta.task !== undefined ? { task: meta.task } : {}),
+    ...(meta.title !== undefined ? { title: meta.title } : {}),
+    ...(meta.cwd !== undefined ? { cwd: meta.cwd } : {}),
+    ...(meta.parentSessionId !== undefined ? { parent_trace_id: meta.parentSessionId } : {}),
+    ...(meta.parentGoalId !== undefined ? { parent_goal_id: meta.parentGoalId } : {}),
+    ...(meta.context !== undefined ? { context: meta.context } : {}),
+    ...(meta.status !== undefined ? { status: meta.status } : {}),
+    total_messages: meta.totalMessages,
+    total_tokens: meta.totalTokens,
+    total_cost: meta.totalCost,
+    created_at: meta.createdAt,
+    updated_at: meta.updatedAt,
+    ...(meta.completedAt !== undefined ? { completed_at: meta.completedAt } : {}),
+  };
+}
+
+export function traceViewToWire(view: {
+  trace: SessionMeta;
+  goalTree: GoalTree | null;
+  subTraces: readonly SessionMeta[];
+}): z.output<typeof TraceResponse> {
+  return {
+    ...traceToWire(view.trace),
+    goal_tree: view.goalTree ? goalTreeToWire(view.goalTree) : null,
+    sub_traces: view.subTraces.map(traceToWire),
   };
 }
