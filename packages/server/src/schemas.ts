@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import {
   ApprovalSchema,
   EntrySchema,
@@ -7,7 +8,6 @@ import {
   SnapshotSchema,
   ThinkingLevelSchema,
 } from "@arbor/core/internal";
-import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";
@@ -50,7 +50,10 @@ export const ListSessionsQuery = z.object({
   cwd: z
     .string()
     .max(4096, "cwd is longer than any workspace path (4096 characters).")
-    .refine((value) => isAbsolute(value) && !value.includes("\0"), "cwd must be an absolute directory path, such as /home/me/project.")
+    .refine(
+      (value) => isAbsolute(value) && !value.includes("\0"),
+      "cwd must be an absolute directory path, such as /home/me/project.",
+    )
     .optional()
     .describe("Only sessions whose workspace is exactly this absolute directory."),
   parent_id: z

@@ -1,9 +1,4 @@
-import {
-  EntrySchema,
-  TraceContextSchema,
-  TraceModeSchema,
-  TraceStatusSchema,
-} from "@arbor/core/internal";
+import { EntrySchema, TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 

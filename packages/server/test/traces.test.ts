@@ -47,7 +47,9 @@ describe("trace routes", () => {
     const body = (await res.json()) as TraceBody;
     expect(body).toMatchObject({ trace_id: id, agent_type: "main", status: "completed" });
     // The trace model's names only: none of core's camelCase reaches this route.
-    expect(JSON.stringify(body)).not.toMatch(/"(agentType|parentSessionId|selfStats|cumulativeStats|messageCount|parentId|subTraceMetadata|currentId)"/);
+    expect(JSON.stringify(body)).not.toMatch(
+      /"(agentType|parentSessionId|selfStats|cumulativeStats|messageCount|parentId|subTraceMetadata|currentId)"/,
+    );
     expect(body.goal_tree?.goals[0]).toMatchObject({ parent_id: null, self_stats: { message_count: expect.any(Number) } });
     expect(body.goal_tree?.goals.map((g) => [g.id, g.type, g.status])).toEqual([
       ["1", "agent_call", "completed"],

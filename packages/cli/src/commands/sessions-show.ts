@@ -7,7 +7,12 @@ import { type Command, validateSessionIdOperand } from "./command.js";
 /** The todo list as of the leaf, indented under a heading; nothing when the path never had one. */
 function renderTodoSection(todos: ReturnType<typeof todosOnPath>): string[] {
   if (todos.length === 0) return [];
-  return ["Todos:", ...renderTodos(todos).split("\n").map((line) => (line ? `  ${line}` : line))];
+  return [
+    "Todos:",
+    ...renderTodos(todos)
+      .split("\n")
+      .map((line) => (line ? `  ${line}` : line)),
+  ];
 }
 
 export const sessionsShow: Command = {

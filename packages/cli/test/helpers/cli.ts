@@ -43,7 +43,11 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
   }
   Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
   const started = performance.now();
-  const child = spawn(process.execPath, [ARBOR_BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ARBOR_BIN, ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const watchers = new Set<() => void>();

@@ -10,8 +10,8 @@ import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import { todoExtension } from "../todos/todo-extension.js";
+import type { ToolRegistry } from "../tools/registry.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
 export interface FeatureDeps {

@@ -177,13 +177,18 @@ describe("the goal tool in the loop", () => {
     expect(added.goal).toMatchObject({ id: "1", parent_id: null, self_stats: { message_count: 0 } });
     expect(cascade.updates).toHaveProperty("cumulative_stats");
     for (const e of events) {
-      expect(JSON.stringify(e.data)).not.toMatch(/"(selfStats|cumulativeStats|messageCount|parentId|subTraceIds|agentCallMode|currentId)"/);
+      expect(JSON.stringify(e.data)).not.toMatch(
+        /"(selfStats|cumulativeStats|messageCount|parentId|subTraceIds|agentCallMode|currentId)"/,
+      );
     }
     // The `connected` event carries the tree at the leaf.
     const sent: unknown[] = [];
     const stop = await hub.watch(result.sessionId, 0, (m) => sent.push(m));
     stop();
     expect(sent[0]).toMatchObject({ event: "connected", goal_tree: { mission: "plan it", current_id: null } });
-    expect((sent[0] as { goal_tree: { goals: unknown[] } }).goal_tree.goals[0]).toMatchObject({ parent_id: null, self_stats: {} });
+    expect((sent[0] as { goal_tree: { goals: unknown[] } }).goal_tree.goals[0]).toMatchObject({
+      parent_id: null,
+      self_stats: {},
+    });
   });
 });
