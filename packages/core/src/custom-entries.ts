@@ -10,6 +10,7 @@ import type { Entry } from "./model/entry.js";
 import { APPROVAL_ENTRY_TYPE, ApprovalSchema } from "./permissions/approvals.js";
 import { PLAN_ENTRY_TYPE, PlanRecordSchema } from "./plan/plan-record.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
+import { TODOS_ENTRY_TYPE, TodosRecordSchema } from "./todos/todo-record.js";
 
 /**
  * Every `custom` entry Arbor writes, by `customType`, with the zod schema of its `data`: the one
@@ -26,6 +27,7 @@ export const CUSTOM_ENTRY_SCHEMAS = {
   [PLAN_ENTRY_TYPE]: PlanRecordSchema,
   [PRUNE_ENTRY_TYPE]: PruneDataSchema,
   [RUN_ERROR_ENTRY_TYPE]: RunErrorDataSchema,
+  [TODOS_ENTRY_TYPE]: TodosRecordSchema,
 } as const;
 
 export type CustomEntryType = keyof typeof CUSTOM_ENTRY_SCHEMAS;

@@ -94,5 +94,6 @@ export * from "./store/spec.js";
 export * from "./store/store.js";
 export { SubTraceIds } from "./subagents/sub-trace-ids.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
+export * from "./todos/todo-record.js";
 export * from "./tools/index.js";
 export * from "./trace/index.js";

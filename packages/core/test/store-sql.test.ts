@@ -49,11 +49,23 @@ for (const kind of KINDS) {
       const first = await openStore();
       const meta = await first.createSession({ title: "kept" });
       const applied = await ns.query("select name, timestamp from arbor_migrations order by name");
-      expect(applied.map((r) => r.name)).toEqual(["0001_sessions_entries", "0002_events", "0003_leases"]);
+      expect(applied.map((r) => r.name)).toEqual(["0001_sessions_entries", "0002_events", "0003_leases", "0004_session_cwd"]);
       await first.close();
       const second = await openStore();
       expect(await ns.query("select name, timestamp from arbor_migrations order by name")).toEqual(applied);
       expect(await second.getSession(meta.id)).toEqual(meta);
+    });
+
+    it("gives sessions stored before the workspace column their cwd when it migrates", async () => {
+      const first = await openStore();
+      const kept = await first.createSession({ cwd: "/work/old-project" });
+      await first.createSession();
+      await first.close();
+      // Back to the schema before the column: the meta keeps the cwd, the column is gone.
+      await ns.query("alter table arbor_sessions drop column cwd");
+      await ns.query("delete from arbor_migrations where name = '0004_session_cwd'");
+      const second = await openStore();
+      expect((await second.listSessions({ cwd: "/work/old-project" })).sessions.map((m) => m.id)).toEqual([kept.id]);
     });
 
     it("rolls back a whole batch when the database fails part-way through it", async () => {

@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import {
   ApprovalSchema,
   EntrySchema,
@@ -46,6 +47,19 @@ export const PermissionParams = z.object({ id: PermissionId });
 export const ListSessionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional().describe("Page size, 1-1000 (default 50)."),
   cursor: z.string().min(1).max(2000).optional().describe("`next_cursor` of the previous page."),
+  cwd: z
+    .string()
+    .max(4096, "cwd is longer than any workspace path (4096 characters).")
+    .refine(
+      (value) => isAbsolute(value) && !value.includes("\0"),
+      "cwd must be an absolute directory path, such as /home/me/project.",
+    )
+    .optional()
+    .describe("Only sessions whose workspace is exactly this absolute directory."),
+  parent_id: z
+    .union([z.literal("none"), SessionId])
+    .optional()
+    .describe("A session id lists its sub-sessions; `none` lists only top-level sessions."),
 });
 
 export const PermissionsQuery = z.object({

@@ -1,15 +1,67 @@
-import { EntrySchema, GoalTreeSchema, SessionMetaSchema } from "@arbor/core/internal";
+import { EntrySchema, TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "@arbor/core/internal";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 
-/** The trace routes. The trace meta and goal tree keep core's camelCase, like session metadata. */
+/**
+ * The trace routes, under the trace model's own field names (`trace_id`, `parent_trace_id`,
+ * `self_stats`, `message_count`, …) rather than core's camelCase session metadata.
+ */
 
 export const TraceParams = z.object({ id: SessionId });
 
-export const TraceResponse = z.object({
-  trace: SessionMetaSchema,
-  goal_tree: GoalTreeSchema.nullable().describe("The plan at the trace's leaf; null when it has none."),
-  sub_traces: z.array(SessionMetaSchema).describe("The sub-traces this trace started, oldest first."),
+const GoalStatsWire = z.looseObject({
+  message_count: z.number(),
+  total_tokens: z.number(),
+  total_cost: z.number(),
+  preview: z.string().optional(),
+});
+
+export const GoalWireSchema = z.looseObject({
+  id: z.string(),
+  parent_id: z.string().nullable(),
+  type: z.string(),
+  description: z.string(),
+  reason: z.string(),
+  status: z.string(),
+  summary: z.string().optional(),
+  agent_call_mode: z.string().optional(),
+  sub_trace_ids: z.array(z.string()).optional(),
+  sub_trace_metadata: z.record(z.string(), z.looseObject({ task: z.string(), status: z.string() })).optional(),
+  self_stats: GoalStatsWire,
+  cumulative_stats: GoalStatsWire,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const GoalTreeWireSchema = z.looseObject({
+  mission: z.string(),
+  current_id: z.string().nullable(),
+  goals: z.array(GoalWireSchema),
+  next_id: z.number(),
+});
+
+export const TraceWireSchema = z.object({
+  trace_id: z.string(),
+  mode: TraceModeSchema,
+  agent_type: z.string(),
+  task: z.string().optional(),
+  title: z.string().optional(),
+  cwd: z.string().optional(),
+  parent_trace_id: z.string().optional(),
+  parent_goal_id: z.string().optional(),
+  context: TraceContextSchema.optional(),
+  status: TraceStatusSchema.optional(),
+  total_messages: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+  total_cost: z.number().nonnegative(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  completed_at: z.string().optional(),
+});
+
+export const TraceResponse = TraceWireSchema.extend({
+  goal_tree: GoalTreeWireSchema.nullable().describe("The plan at the trace's leaf; null when it has none."),
+  sub_traces: z.array(TraceWireSchema).describe("The sub-traces this trace started, oldest first."),
 });
 
 export const GoalMessagesQuery = z.object({

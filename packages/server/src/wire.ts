@@ -1,19 +1,24 @@
 import type {
   CompactResult,
   FoundToolCall,
+  GoalTree,
+  ListSessionsOptions,
   PendingPermission,
   SessionInit,
+  SessionMeta,
   SessionPage,
   ToolStats,
   TraceMessage,
   TracePage,
   TraceToolCall,
 } from "@arbor/core/internal";
+import { goalTreeToWire } from "@arbor/core/internal";
 import type { z } from "zod";
 import type {
   CompactResponse,
   CreateSessionRequest,
   FoundToolCallWire,
+  ListSessionsQuery,
   MessagePageResponse,
   PermissionResponse,
   SessionPageResponse,
@@ -21,6 +26,7 @@ import type {
   ToolStatsWire,
   TraceMessageWire,
 } from "./schemas.js";
+import type { TraceResponse, TraceWireSchema } from "./trace-schemas.js";
 
 /**
  * The one place where core's camelCase meets the wire's snake_case, so no route converts on its own.
@@ -35,6 +41,16 @@ export function sessionInitFromWire(body: z.output<typeof CreateSessionRequest>)
   if (body.cwd !== undefined) init.cwd = body.cwd;
   if (body.agent_id !== undefined) init.agentId = body.agent_id;
   return init;
+}
+
+/** The list query's wire names as the store's options; `parent_id=none` is the top level. */
+export function listSessionsFromWire(query: z.output<typeof ListSessionsQuery>): ListSessionsOptions {
+  return {
+    ...(query.limit !== undefined ? { limit: query.limit } : {}),
+    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    ...(query.cwd !== undefined ? { cwd: query.cwd } : {}),
+    ...(query.parent_id !== undefined ? { parentSessionId: query.parent_id === "none" ? null : query.parent_id } : {}),
+  };
 }
 
 export function sessionPageToWire(page: SessionPage): z.output<typeof SessionPageResponse> {
@@ -133,5 +149,39 @@ export function compactResultToWire(r: CompactResult): z.output<typeof CompactRe
       cache_write: r.usage.cacheWrite,
     },
     cost: r.costKnown === false ? null : r.cost,
+  };
+}
+
+/** A trace's metadata under the trace model's names; fields it does not have are left out. */
+export function traceToWire(meta: SessionMeta): z.output<typeof TraceWireSchema> {
+  return {
+    trace_id: meta.id,
+    mode: meta.mode,
+    agent_type: meta.agentType,
+    ...(meta.task !== undefined ? { task: meta.task } : {}),
+    ...(meta.title !== undefined ? { title: meta.title } : {}),
+    ...(meta.cwd !== undefined ? { cwd: meta.cwd } : {}),
+    ...(meta.parentSessionId !== undefined ? { parent_trace_id: meta.parentSessionId } : {}),
+    ...(meta.parentGoalId !== undefined ? { parent_goal_id: meta.parentGoalId } : {}),
+    ...(meta.context !== undefined ? { context: meta.context } : {}),
+    ...(meta.status !== undefined ? { status: meta.status } : {}),
+    total_messages: meta.totalMessages,
+    total_tokens: meta.totalTokens,
+    total_cost: meta.totalCost,
+    created_at: meta.createdAt,
+    updated_at: meta.updatedAt,
+    ...(meta.completedAt !== undefined ? { completed_at: meta.completedAt } : {}),
+  };
+}
+
+export function traceViewToWire(view: {
+  trace: SessionMeta;
+  goalTree: GoalTree | null;
+  subTraces: readonly SessionMeta[];
+}): z.output<typeof TraceResponse> {
+  return {
+    ...traceToWire(view.trace),
+    goal_tree: view.goalTree ? goalTreeToWire(view.goalTree) : null,
+    sub_traces: view.subTraces.map(traceToWire),
   };
 }

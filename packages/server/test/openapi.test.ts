@@ -67,7 +67,12 @@ describe("GET /api/openapi.json", () => {
     ]);
     expect(chat.required).toEqual(["message"]);
     expect(chat.properties.session_id?.pattern).toMatch(/^\^/);
-    expect(doc.paths["/api/sessions"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["query:limit", "query:cursor"]);
+    expect(doc.paths["/api/sessions"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual([
+      "query:limit",
+      "query:cursor",
+      "query:cwd",
+      "query:parent_id",
+    ]);
     expect(doc.paths["/api/sessions/{id}"]?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["path:id"]);
     // Named payloads are referenced, not repeated: the snapshot's session is the SessionMeta component.
     expect(JSON.stringify(doc.components.schemas.Snapshot)).toContain('"$ref":"#/components/schemas/SessionMeta"');

@@ -1,4 +1,4 @@
-import { type GoalTree, resolveConfig, type SessionMeta } from "@arbor/core/internal";
+import { type GoalTreeWire, resolveConfig } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { errorOf, startServer } from "./helpers/server.js";
@@ -22,9 +22,9 @@ function planModel() {
 const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
 
 interface TraceBody {
-  trace: SessionMeta;
-  goal_tree: GoalTree | null;
-  sub_traces: SessionMeta[];
+  trace_id: string;
+  goal_tree: GoalTreeWire | null;
+  sub_traces: { trace_id: string; task?: string; agent_type: string; status?: string }[];
 }
 
 function stepUpdates(events: readonly { type: string; step_id?: unknown; status?: unknown }[]): string[] {
@@ -60,16 +60,16 @@ describe("plan mode over HTTP", () => {
     const tree = body.goal_tree!;
     const plan = tree.goals.find((g) => g.description === "Check the repo")!;
     expect(plan.status).toBe("completed");
-    const steps = tree.goals.filter((g) => g.parentId === plan.id);
-    expect(steps.map((g) => [g.description, g.status, g.type, g.agentCallMode])).toEqual([
+    const steps = tree.goals.filter((g) => g.parent_id === plan.id);
+    expect(steps.map((g) => [g.description, g.status, g.type, g.agent_call_mode])).toEqual([
       ["Read the code", "completed", "agent_call", "plan_step"],
       ["Run the tests", "completed", "agent_call", "plan_step"],
     ]);
-    expect(body.sub_traces.map((s) => [s.task, s.agentType, s.status])).toEqual([
+    expect(body.sub_traces.map((s) => [s.task, s.agent_type, s.status])).toEqual([
       ["Read the code", "plan_step", "completed"],
       ["Run the tests", "plan_step", "completed"],
     ]);
-    expect(steps.flatMap((g) => g.subTraceIds ?? []).sort()).toEqual(body.sub_traces.map((s) => s.id).sort());
+    expect(steps.flatMap((g) => g.sub_trace_ids ?? []).sort()).toEqual(body.sub_traces.map((s) => s.trace_id).sort());
   });
 
   it("a plan whose run is gone is still answerable: the answer resumes it in a new run", async () => {

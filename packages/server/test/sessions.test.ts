@@ -52,6 +52,37 @@ describe("sessions", () => {
     expect(await errorOf(await api("/api/sessions/my-session", { method: "DELETE" }))).toMatchObject({ status: 404 });
   });
 
+  it("filters the list by workspace (cwd) and by parent, and a chat's session records the server's workspace", async () => {
+    const server = await startServer();
+    const { api, store } = server;
+    const a1 = await json<SessionMeta>(api("/api/sessions", { json: { cwd: "/work/a", title: "a1" } }), 201);
+    await json<SessionMeta>(api("/api/sessions", { json: { cwd: "/work/b", title: "b" } }), 201);
+    const a2 = await json<SessionMeta>(api("/api/sessions", { json: { cwd: "/work/a", title: "a2" } }), 201);
+    const kid = await store.createSession({ cwd: "/work/a", parentSessionId: a1.id });
+    const ids = async (query: string) =>
+      (await json<{ sessions: SessionMeta[] }>(api(`/api/sessions?${query}`))).sessions.map((s) => s.id);
+
+    expect(await ids(`cwd=${encodeURIComponent("/work/a")}`)).toEqual([kid.id, a2.id, a1.id]);
+    expect(await ids(`cwd=${encodeURIComponent("/work/a")}&parent_id=none`)).toEqual([a2.id, a1.id]);
+    expect(await ids(`parent_id=${a1.id}`)).toEqual([kid.id]);
+    expect(await ids(`cwd=${encodeURIComponent("/work/a")}&limit=1`)).toEqual([kid.id]);
+    expect(await ids(`cwd=${encodeURIComponent("/nowhere")}`)).toEqual([]);
+
+    const chat = await readSse(await server.api("/api/chat", { json: { message: "hi" } }));
+    const chatSession = chat[0]?.event.session_id as string;
+    expect(await ids(`cwd=${encodeURIComponent(server.cwd)}`)).toEqual([chatSession]);
+  });
+
+  it("rejects a relative or malformed cwd and a bad parent_id with 400, listing nothing", async () => {
+    const { api } = await startServer();
+    for (const cwd of ["relative/dir", "", "/a\0b", `/${"x".repeat(5000)}`]) {
+      const err = await errorOf(await api(`/api/sessions?cwd=${encodeURIComponent(cwd)}`));
+      expect(err).toMatchObject({ status: 400, code: "invalid_input" });
+    }
+    expect((await errorOf(await api("/api/sessions?cwd=relative"))).message).toContain("absolute");
+    expect(await errorOf(await api("/api/sessions?parent_id=..%2Fx"))).toMatchObject({ status: 400 });
+  });
+
   it("rejects bad ids, bad queries and bad bodies with 400", async () => {
     const { api } = await startServer();
     const badId = await errorOf(await api("/api/sessions/..%2Fetc"));

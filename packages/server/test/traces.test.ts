@@ -1,13 +1,21 @@
-import type { Entry, GoalTree, SessionMeta } from "@arbor/core/internal";
+import type { Entry, GoalTreeWire } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 
-interface TraceBody {
-  trace: SessionMeta;
-  goal_tree: GoalTree | null;
-  sub_traces: SessionMeta[];
+interface TraceWire {
+  trace_id: string;
+  agent_type: string;
+  status?: string;
+  task?: string;
+  parent_trace_id?: string;
+  parent_goal_id?: string;
+}
+
+interface TraceBody extends TraceWire {
+  goal_tree: GoalTreeWire | null;
+  sub_traces: TraceWire[];
 }
 
 async function chat(api: (p: string, i?: object) => Promise<Response>, body: object): Promise<string> {
@@ -37,18 +45,23 @@ describe("trace routes", () => {
     const res = await server.api(`/api/traces/${id}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as TraceBody;
-    expect(body.trace).toMatchObject({ id, agentType: "main", status: "completed" });
+    expect(body).toMatchObject({ trace_id: id, agent_type: "main", status: "completed" });
+    // The trace model's names only: none of core's camelCase reaches this route.
+    expect(JSON.stringify(body)).not.toMatch(
+      /"(agentType|parentSessionId|selfStats|cumulativeStats|messageCount|parentId|subTraceMetadata|currentId)"/,
+    );
+    expect(body.goal_tree?.goals[0]).toMatchObject({ parent_id: null, self_stats: { message_count: expect.any(Number) } });
     expect(body.goal_tree?.goals.map((g) => [g.id, g.type, g.status])).toEqual([
       ["1", "agent_call", "completed"],
       ["2", "normal", "in_progress"],
     ]);
     expect(body.sub_traces.map((s) => s.task)).toEqual(["branch one", "branch two"]);
     for (const sub of body.sub_traces) {
-      expect(sub).toMatchObject({ parentSessionId: id, parentGoalId: "1", agentType: "explore", status: "completed" });
-      expect(body.goal_tree?.goals[0]?.subTraceMetadata?.[sub.id]).toMatchObject({ task: sub.task, status: "completed" });
+      expect(sub).toMatchObject({ parent_trace_id: id, parent_goal_id: "1", agent_type: "explore", status: "completed" });
+      expect(body.goal_tree?.goals[0]?.sub_trace_metadata?.[sub.trace_id]).toMatchObject({ task: sub.task, status: "completed" });
       // A sub-trace is a trace too.
-      const subRes = await server.api(`/api/traces/${encodeURIComponent(sub.id)}`);
-      expect(((await subRes.json()) as TraceBody).trace.parentSessionId).toBe(id);
+      const subRes = await server.api(`/api/traces/${encodeURIComponent(sub.trace_id)}`);
+      expect(((await subRes.json()) as TraceBody).parent_trace_id).toBe(id);
     }
 
     const goalOne = await server.api(`/api/traces/${id}/messages?goal_id=1`);

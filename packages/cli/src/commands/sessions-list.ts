@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { listSubTraces, type SessionMeta, type Store } from "@arbor/core/internal";
 import { intOption, stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
@@ -11,12 +12,14 @@ export const sessionsList: Command = {
   details: [
     "Columns: id, created and updated time (UTC), number of messages, title; a sub-trace (explore, delegate) is listed",
     "indented under the session that started it, titled [agent, status] task. --flat lists every session on its own.",
+    "--here lists only the sessions whose workspace is the current directory (as `arbor run` records it from --cwd).",
     "When more sessions follow, the last line gives the --cursor for the next page. With --json: {sessions, nextCursor} (nextCursor is null on the last page).",
   ],
   options: {
     limit: { type: "string", valueName: "n", description: "Sessions per page, 1-1000 (default 50)." },
     cursor: { type: "string", valueName: "cursor", description: "Continue after the page that printed this cursor." },
     flat: { type: "boolean", description: "List sub-traces as sessions of their own instead of under their parent." },
+    here: { type: "boolean", description: "Only sessions whose workspace is the current directory." },
   },
   validate(values) {
     intOption(values, "limit", 1, 1000);
@@ -25,10 +28,12 @@ export const sessionsList: Command = {
     const limit = intOption(ctx.values, "limit", 1, 1000);
     const cursor = stringOption(ctx.values, "cursor");
     const flat = ctx.values.flat === true;
+    const here = ctx.values.here === true ? resolve(ctx.io.cwd ?? process.cwd()) : undefined;
     const page = await ctx.store.listSessions({
       ...(limit !== undefined ? { limit } : {}),
       ...(cursor !== undefined ? { cursor } : {}),
       ...(flat ? {} : { parentSessionId: null }),
+      ...(here !== undefined ? { cwd: here } : {}),
     });
     const children = flat ? undefined : await subTraceTree(ctx.store, page.sessions);
     if (ctx.json) {
@@ -41,7 +46,7 @@ export const sessionsList: Command = {
       return;
     }
     // The next-page hint repeats --limit; --store is left out because a URL may hold a password.
-    const command = `arbor sessions list${limit !== undefined ? ` --limit ${limit}` : ""}${flat ? " --flat" : ""}`;
+    const command = `arbor sessions list${limit !== undefined ? ` --limit ${limit}` : ""}${flat ? " --flat" : ""}${here ? " --here" : ""}`;
     writeLines(ctx.io.stdout, renderSessionList(page, { command, ...(children ? { children } : {}) }));
   },
 };

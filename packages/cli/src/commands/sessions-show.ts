@@ -1,8 +1,19 @@
-import { type Entry, getTrace, goalTreeOnPath, listSubTraces } from "@arbor/core/internal";
+import { type Entry, getTrace, goalTreeOnPath, listSubTraces, renderTodos, todosOnPath } from "@arbor/core/internal";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";
 import { renderParentGoal, renderPlan, renderSubTraces } from "../render/trace.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
+
+/** The todo list as of the leaf, indented under a heading; nothing when the path never had one. */
+function renderTodoSection(todos: ReturnType<typeof todosOnPath>): string[] {
+  if (todos.length === 0) return [];
+  return [
+    "Todos:",
+    ...renderTodos(todos)
+      .split("\n")
+      .map((line) => (line ? `  ${line}` : line)),
+  ];
+}
 
 export const sessionsShow: Command = {
   name: "show",
@@ -10,7 +21,8 @@ export const sessionsShow: Command = {
   summary: "Show a session, its plan and sub-traces, and its active path (root → leaf).",
   details: [
     "After the session's fields: for a sub-trace, the parent and the parent's goal that started it; the plan (the goal",
-    "tree at the leaf) with each agent_call goal's sub-traces; the sub-traces with their status, agent and goal.",
+    "tree at the leaf) with each agent_call goal's sub-traces; the sub-traces with their status, agent and goal;",
+    "the todo list as the last todowrite on the path left it.",
     "Then one line per entry on the active path: short id, role or entry type, the first line of what it says, its label.",
     "With --json: the session snapshot exactly as the store returns it (session, entries, activePath, childrenByParentId, labelsByEntryId, runtimeContext).",
   ],
@@ -33,6 +45,7 @@ export const sessionsShow: Command = {
       renderParentGoal(snapshot.session, parent?.goalTree ?? null),
       trace.goalTree ? renderPlan(trace.goalTree) : [],
       renderSubTraces(trace.subTraces, trace.goalTree),
+      renderTodoSection(todosOnPath(path)),
     ];
     writeLines(ctx.io.stdout, renderShow(snapshot, { sections }));
   },

@@ -16,6 +16,8 @@ export interface CliOptions {
   /** Added to the environment; an empty value leaves the variable set but blank (unset for Arbor). */
   env?: Record<string, string>;
   input?: string;
+  /** The directory the command runs in (default: the repository root). */
+  cwd?: string;
 }
 
 /** A running `arbor`: its process, what it printed so far, and its result once it exits. */
@@ -41,7 +43,11 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
   }
   Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
   const started = performance.now();
-  const child = spawn(process.execPath, [ARBOR_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ARBOR_BIN, ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const watchers = new Set<() => void>();

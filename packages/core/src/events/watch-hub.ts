@@ -1,5 +1,7 @@
 import { isArborError } from "../errors.js";
 import { goalTreeOnPath } from "../goal/goal-path.js";
+import { GoalTreeSchema } from "../goal/goal-tree.js";
+import { goalTreeToWire } from "../goal/goal-wire.js";
 import { assertSessionId, parentTraceId } from "../model/ids.js";
 import type { StoredEvent } from "../store/event-records.js";
 import { KeyedLock } from "../store/keyed-lock.js";
@@ -26,6 +28,12 @@ export interface WatchOptions {
 
 /** The log also holds records that are not watch events (DebugMiddleware's); watchers are sent only these. */
 const WATCH_EVENT_NAMES: ReadonlySet<string> = new Set(WatchEventSchema.options.map((o) => o.shape.event.value));
+
+/** A tree in core's shape goes out under the wire's field names; anything else a custom source gives passes as it is. */
+function treeOnWire(tree: unknown): unknown {
+  const parsed = GoalTreeSchema.safeParse(tree);
+  return parsed.success ? goalTreeToWire(parsed.data) : tree;
+}
 
 /** A stored record as the watch event it was logged as. */
 export function watchEventFromRecord(record: StoredEvent): WatchEvent {
@@ -133,7 +141,7 @@ export class WatchHub {
         trace_id: traceId,
         current_event_id: current,
         first_event_id: first?.id ?? 0,
-        goal_tree: goalTree ?? null,
+        goal_tree: goalTree ? treeOnWire(goalTree) : null,
       });
       for (let after = delivered; after < current && options.signal?.aborted !== true; ) {
         const page = await this.inner.listEvents(traceId, { after, limit: PAGE });

@@ -3,6 +3,7 @@ export { applyGoalCommand, type GoalCommand, type GoalCommandResult } from "./co
 export { GOAL_TREE_ENTRY_TYPE, goalTreeOnPath, messageStats, recordedGoalTree } from "./goal-path.js";
 export * from "./goal-tool.js";
 export * from "./goal-tree.js";
+export * from "./goal-wire.js";
 export { goalTreeProblems } from "./invariants.js";
 export { displayNumbers, goalLabel, type PlanView, planView, resolveGoalNumber } from "./numbering.js";
 export * from "./stats.js";

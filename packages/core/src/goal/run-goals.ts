@@ -6,6 +6,7 @@ import type { RunContext, RunExtension } from "../loop/run-context.js";
 import type { RunGoals } from "../tools/run-services.js";
 import { goalTreeOnPath, messageStats } from "./goal-path.js";
 import type { GoalTree } from "./goal-tree.js";
+import { goalStatsToWire, goalToWire } from "./goal-wire.js";
 import { recordMessage } from "./stats.js";
 import { toPrompt } from "./to-prompt.js";
 import { findGoal } from "./tree-walk.js";
@@ -20,8 +21,8 @@ export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedG
       goal_id: id,
       status: goal.status,
       ...(goal.summary !== undefined ? { summary: goal.summary } : {}),
-      self_stats: goal.selfStats,
-      cumulative_stats: goal.cumulativeStats,
+      self_stats: goalStatsToWire(goal.selfStats),
+      cumulative_stats: goalStatsToWire(goal.cumulativeStats),
     });
   }
   return out;
@@ -91,19 +92,21 @@ function publishGoalChange(
 ): void {
   for (const id of change.addedGoals) {
     const goal = findGoal(tree, id);
-    if (goal) ctx.publish({ event: "goal_added", goal, parent_id: goal.parentId });
+    if (goal) ctx.publish({ event: "goal_added", goal: goalToWire(goal), parent_id: goal.parentId });
   }
   const added = new Set(change.addedGoals);
   for (const id of change.affectedGoals) {
     if (added.has(id)) continue;
     const goal = findGoal(tree, id);
     if (!goal) continue;
-    const old = before ? findGoal(before, id) : undefined;
+    const oldGoal = before ? findGoal(before, id) : undefined;
+    const old = oldGoal ? goalToWire(oldGoal) : undefined;
+    const now = goalToWire(goal);
     const updates: Record<string, unknown> = {};
-    for (const key of ["status", "summary", "type", "agentCallMode", "subTraceIds", "subTraceMetadata"] as const) {
-      if (JSON.stringify(old?.[key]) !== JSON.stringify(goal[key])) updates[key] = goal[key];
+    for (const key of ["status", "summary", "type", "agent_call_mode", "sub_trace_ids", "sub_trace_metadata"] as const) {
+      if (JSON.stringify(old?.[key]) !== JSON.stringify(now[key])) updates[key] = now[key];
     }
-    updates.cumulativeStats = goal.cumulativeStats;
+    updates.cumulative_stats = now.cumulative_stats;
     ctx.publish({
       event: "goal_updated",
       goal_id: id,

@@ -10,6 +10,7 @@ import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
+import { todoExtension } from "../todos/todo-extension.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
@@ -40,6 +41,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       return launcher;
     };
     const goals = goalExtension(launch);
+    const todos = todoExtension(launch);
     const planMode = planExtension(
       {
         config: deps.config,
@@ -65,15 +67,16 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
             now: features.launcher.now,
           }),
           ...(plans ? { plan: plans } : {}),
+          todos: todos.services(),
         };
       },
     };
-    return [goals, planMode, services, ...(features.user ?? [])];
+    return [goals, planMode, todos, services, ...(features.user ?? [])];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "services"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services"]);
 
 const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around"] as const;
 

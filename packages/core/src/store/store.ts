@@ -14,6 +14,8 @@ export interface ListSessionsOptions {
   cursor?: string;
   /** A session id lists its sub-sessions; `null` lists only top-level sessions; absent lists all. */
   parentSessionId?: string | null;
+  /** Only sessions whose workspace (`cwd` in their meta) is exactly this directory. */
+  cwd?: string;
 }
 
 /** What `goal.json` holds: the plan as of the entry that last changed it. */

@@ -1,6 +1,7 @@
 import type { GoalTree } from "../goal/goal-tree.js";
 import type { SubagentStatus } from "../model/entry.js";
 import type { RunPlan } from "../plan/run-plan.js";
+import type { Todo } from "./todo-store.js";
 
 /**
  * What a run offers the tools that act on the run itself (`goal`, `explore`, `delegate`). The loop
@@ -11,6 +12,14 @@ export interface RunServices {
   subTraces: SubTraceRunner;
   /** The two-phase plan (`plan_create` / `plan_update`); absent where plan mode is off. */
   plan?: RunPlan;
+  /** The session's todo list, recorded on its path; absent outside a runtime's runs. */
+  todos?: RunTodos;
+}
+
+/** The todo list of the run's session as of its path; `set` replaces it and the run records it after the step. */
+export interface RunTodos {
+  get(): readonly Todo[];
+  set(todos: readonly Todo[]): void;
 }
 
 /** The run's goal tree: the latest on the session's active path, changed as the run goes. */

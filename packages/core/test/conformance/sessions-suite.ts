@@ -14,7 +14,10 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: st
   throw new Error(`expected an ArborError with code ${code}, but the call succeeded`);
 }
 
-async function allPages(store: Store, opts: { limit: number; parentSessionId?: string | null }): Promise<SessionMeta[][]> {
+async function allPages(
+  store: Store,
+  opts: { limit: number; parentSessionId?: string | null; cwd?: string },
+): Promise<SessionMeta[][]> {
   const pages: SessionMeta[][] = [];
   let cursor: string | undefined;
   do {
@@ -124,6 +127,29 @@ export function sessionsSuite(makeHarness: MakeHarness): void {
       await expectCode(h.store.listSessions({ cursor: "not-a-cursor" }), "invalid_cursor");
       await expectCode(h.store.listSessions({ limit: 0 }), "invalid_input");
       await expectCode(h.store.listSessions({ limit: 1001 }), "invalid_input");
+    });
+
+    it("filters by workspace, alone and with a parent, across pages and after the meta changes", async () => {
+      const here = "/work/project-a";
+      const mine: SessionMeta[] = [];
+      for (let i = 0; i < 5; i++) mine.push(await h.store.createSession({ cwd: here }));
+      const other = await h.store.createSession({ cwd: "/work/project-b" });
+      await h.store.createSession();
+      const kid = await h.store.createSession({ cwd: here, parentSessionId: mine[0]?.id });
+      // Appending rewrites the session's meta; the workspace stays with it.
+      await h.store.appendMessage(mine[1]!.id, { role: "user", content: "hello" });
+      const listed = (await allPages(h.store, { limit: 2, cwd: here })).flat().map((m) => m.id);
+      expect(listed.sort()).toEqual([...mine.map((m) => m.id), kid.id].sort());
+      const topHere = (await h.store.listSessions({ cwd: here, parentSessionId: null })).sessions.map((m) => m.id);
+      expect(topHere.sort()).toEqual(mine.map((m) => m.id).sort());
+      expect((await h.store.listSessions({ cwd: here, parentSessionId: mine[0]?.id })).sessions.map((m) => m.id)).toEqual([
+        kid.id,
+      ]);
+      // A prefix of a workspace is another workspace.
+      expect((await h.store.listSessions({ cwd: "/work/project" })).sessions).toEqual([]);
+      await h.store.updateSession(other.id, { cwd: here });
+      expect((await h.store.listSessions({ cwd: "/work/project-b" })).sessions).toEqual([]);
+      expect((await h.store.listSessions({ cwd: here, limit: 100 })).sessions.map((m) => m.id)).toContain(other.id);
     });
 
     it("deletes a session with its entries and sub-sessions, and nothing else", async () => {

@@ -169,13 +169,26 @@ describe("the goal tool in the loop", () => {
       (e) =>
         e.type === "message_added" &&
         (e.data as { message: { goal_id?: string; description?: string } }).message.description === "tool call: list",
-    )?.data as { affected_goals: Array<{ goal_id: string; self_stats?: { messageCount: number } }> };
+    )?.data as { affected_goals: Array<{ goal_id: string; self_stats?: { message_count: number } }> };
     expect(listStep.affected_goals.map((g) => g.goal_id)).toEqual(["2", "1"]);
-    expect(listStep.affected_goals[0]!.self_stats?.messageCount).toBe(1);
+    expect(listStep.affected_goals[0]!.self_stats?.message_count).toBe(1);
+    // Every logged event speaks the trace model's names: no camelCase field of core's goal reaches a watcher.
+    const added = events.find((e) => e.type === "goal_added")?.data as { goal: Record<string, unknown>; parent_id: null };
+    expect(added.goal).toMatchObject({ id: "1", parent_id: null, self_stats: { message_count: 0 } });
+    expect(cascade.updates).toHaveProperty("cumulative_stats");
+    for (const e of events) {
+      expect(JSON.stringify(e.data)).not.toMatch(
+        /"(selfStats|cumulativeStats|messageCount|parentId|subTraceIds|agentCallMode|currentId)"/,
+      );
+    }
     // The `connected` event carries the tree at the leaf.
     const sent: unknown[] = [];
     const stop = await hub.watch(result.sessionId, 0, (m) => sent.push(m));
     stop();
-    expect(sent[0]).toMatchObject({ event: "connected", goal_tree: { mission: "plan it", currentId: null } });
+    expect(sent[0]).toMatchObject({ event: "connected", goal_tree: { mission: "plan it", current_id: null } });
+    expect((sent[0] as { goal_tree: { goals: unknown[] } }).goal_tree.goals[0]).toMatchObject({
+      parent_id: null,
+      self_stats: {},
+    });
   });
 });

@@ -17,7 +17,7 @@ import {
   SessionParams,
 } from "../schemas.js";
 import { requireIdle as requireIdleIn } from "../session-busy.js";
-import { compactResultToWire, sessionInitFromWire, sessionPageToWire } from "../wire.js";
+import { compactResultToWire, listSessionsFromWire, sessionInitFromWire, sessionPageToWire } from "../wire.js";
 
 const notFound = { description: "No such session (or entry).", schema: ErrorResponse };
 const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
@@ -36,7 +36,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         query: ListSessionsQuery,
         responses: { 200: { description: "One page.", schema: SessionPageResponse }, 400: badId },
       },
-      async ({ query }, c) => c.json(sessionPageToWire(await store.listSessions(query))),
+      async ({ query }, c) => c.json(sessionPageToWire(await store.listSessions(listSessionsFromWire(query)))),
     ),
     defineRoute(
       {

@@ -6,6 +6,7 @@ import { requireIdle } from "../session-busy.js";
 import { recordRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
 import { GoalMessagesQuery, GoalMessagesResponse, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
+import { traceViewToWire } from "../wire.js";
 
 const notFound = { description: "No such trace (or goal, or message).", schema: ErrorResponse };
 const badInput = { description: "An id or the body is not valid.", schema: ErrorResponse };
@@ -25,7 +26,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
       },
       async ({ params }, c) => {
         const view = await getTrace(store, params.id);
-        return c.json({ trace: view.trace, goal_tree: view.goalTree, sub_traces: view.subTraces });
+        return c.json(traceViewToWire(view));
       },
     ),
     defineRoute(

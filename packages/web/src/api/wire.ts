@@ -57,10 +57,20 @@ const PermissionShape = z.looseObject({
   call_id: z.optional(z.string()),
 });
 
+/** A trace under the trace model's names (`trace_id`, `parent_trace_id`, `agent_type`, …). */
+const TraceWireShape = z.looseObject({
+  trace_id: z.string(),
+  agent_type: z.string(),
+  status: z.optional(z.string()),
+  task: z.optional(z.string()),
+  parent_trace_id: z.optional(z.string()),
+  parent_goal_id: z.optional(z.string()),
+});
+
 const TraceShape = z.looseObject({
-  trace: Meta,
+  ...TraceWireShape.shape,
   goal_tree: z.nullable(z.unknown()),
-  sub_traces: z.optional(z.array(Meta)),
+  sub_traces: z.optional(z.array(TraceWireShape)),
 });
 
 const MessagesShape = z.looseObject({ messages: z.array(z.looseObject({})) });
@@ -80,11 +90,19 @@ export interface PendingPermission {
   metadata?: Record<string, unknown>;
 }
 
-export interface TraceResponse {
-  trace: SessionMeta;
-  /** Core's GoalTree (camelCase) or a snake_case one; normalized by the DAG view. */
+export interface TraceWire {
+  trace_id: string;
+  agent_type: string;
+  status?: string;
+  task?: string;
+  parent_trace_id?: string;
+  parent_goal_id?: string;
+}
+
+export interface TraceResponse extends TraceWire {
+  /** The goal tree under the wire's names (older servers sent core's camelCase); normalized by the DAG view. */
   goal_tree: unknown;
-  sub_traces: SessionMeta[];
+  sub_traces: TraceWire[];
 }
 
 export const parseSessionPage = (value: unknown) => SessionPageShape.parse(value) as SessionPage;
@@ -96,7 +114,7 @@ export const parsePermissions = (value: unknown) =>
   z.object({ permissions: z.array(PermissionShape) }).parse(value).permissions as PendingPermission[];
 export const parseTrace = (value: unknown): TraceResponse => {
   const t = TraceShape.parse(value);
-  return { trace: t.trace as SessionMeta, goal_tree: t.goal_tree, sub_traces: (t.sub_traces ?? []) as SessionMeta[] };
+  return { ...(t as TraceWire), goal_tree: t.goal_tree, sub_traces: (t.sub_traces ?? []) as TraceWire[] };
 };
 /** `{messages}`: entries for the trace route, trace messages for the message-trace route. */
 export const parseMessages = <T>(value: unknown) => MessagesShape.parse(value).messages as T[];

@@ -207,7 +207,7 @@ export class FileStore extends StoreBase {
     const limit = pageLimit(opts.limit);
     const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor);
     if (typeof opts.parentSessionId === "string") assertSessionId(opts.parentSessionId);
-    return pageOfSessions(await this.allMetas(), opts.parentSessionId, cursor, limit);
+    return pageOfSessions(await this.allMetas(), { parent: opts.parentSessionId, cwd: opts.cwd }, cursor, limit);
   }
 
   async listEntries(sessionId: string): Promise<Entry[]> {

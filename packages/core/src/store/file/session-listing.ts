@@ -27,15 +27,20 @@ export async function allSessionMetas(
   return out;
 }
 
-/** One page of sessions, newest first: a parent's sub-sessions, only top-level ones (`null`), or all. */
+/**
+ * One page of sessions, newest first: a parent's sub-sessions, only top-level ones (`null`), or all;
+ * with `cwd`, only those whose workspace is exactly that directory.
+ */
 export function pageOfSessions(
   metas: readonly SessionMeta[],
-  parentSessionId: string | null | undefined,
+  filter: { parent: string | null | undefined; cwd?: string | undefined },
   cursor: { createdAt: string; id: string } | undefined,
   limit: number,
 ): SessionPage {
   const matches = metas
     .filter((m) => {
+      const parentSessionId = filter.parent;
+      if (filter.cwd !== undefined && m.cwd !== filter.cwd) return false;
       if (parentSessionId === null) return m.parentSessionId === undefined;
       if (parentSessionId !== undefined) return m.parentSessionId === parentSessionId;
       return true;

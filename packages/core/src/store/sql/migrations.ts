@@ -117,12 +117,42 @@ function leases(kind: SqlKind): Migration {
   };
 }
 
+/**
+ * The session's workspace as a column, so listing a project's sessions is a filter in the database
+ * rather than a scan of every session's JSON. Existing rows get it from their stored meta.
+ */
+function sessionCwd(kind: SqlKind): Migration {
+  const type = kind === "mysql" ? sql`text character set utf8mb4 collate utf8mb4_bin` : sql`text`;
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("arbor_sessions").addColumn("cwd", type).execute();
+      const { rows } = await sql<{ id: string; data: string }>`select id, data from arbor_sessions`.execute(db);
+      for (const row of rows) {
+        const cwd = storedCwd(row.data);
+        if (cwd !== undefined) await sql`update arbor_sessions set cwd = ${cwd} where id = ${row.id}`.execute(db);
+      }
+    },
+  };
+}
+
+function storedCwd(data: string): string | undefined {
+  try {
+    const meta: unknown = JSON.parse(data);
+    const cwd = meta && typeof meta === "object" ? (meta as { cwd?: unknown }).cwd : undefined;
+    return typeof cwd === "string" ? cwd : undefined;
+  } catch {
+    // A damaged row keeps no cwd; reading it reports the damage as before.
+    return undefined;
+  }
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
     "0001_sessions_entries": sessionsAndEntries(kind),
     "0002_events": events(kind),
     "0003_leases": leases(kind),
+    "0004_session_cwd": sessionCwd(kind),
   };
 }
 

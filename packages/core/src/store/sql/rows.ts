@@ -33,6 +33,7 @@ export function parseEntryRow(data: string, sessionId: string): Entry {
 export function sessionColumns(meta: SessionMeta) {
   return {
     updated_at: meta.updatedAt,
+    cwd: meta.cwd ?? null,
     leaf_entry_id: meta.leafEntryId,
     root_entry_id: meta.rootEntryId,
     data: JSON.stringify(meta),

@@ -30,16 +30,19 @@ export interface SessionPageQuery {
   cursor: { createdAt: string; id: string } | undefined;
   /** A session id lists its children; null lists top-level sessions; undefined lists all. */
   parent: string | null | undefined;
+  /** Only sessions whose workspace is exactly this directory. */
+  cwd?: string | undefined;
 }
 
 /** One page of sessions, newest first, plus one more row to tell whether another page follows. */
 export async function sessionPageRows(db: Db, query: SessionPageQuery): Promise<{ sessions: SessionMeta[]; more: boolean }> {
-  const { limit, cursor, parent } = query;
+  const { limit, cursor, parent, cwd } = query;
   const rows = await db
     .selectFrom("arbor_sessions")
     .select(["id", "data"])
     .$if(parent === null, (q) => q.where("parent_session_id", "is", null))
     .$if(typeof parent === "string", (q) => q.where("parent_session_id", "=", parent as string))
+    .$if(cwd !== undefined, (q) => q.where("cwd", "=", cwd as string))
     .$if(cursor !== undefined, (q) => {
       const c = cursor as { createdAt: string; id: string };
       return q.where((eb) =>

@@ -208,7 +208,7 @@ export class SqlStore extends StoreBase {
       const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
       const parent = opts?.parentSessionId;
       if (parent !== undefined && parent !== null) assertSessionId(parent);
-      const page = await sessionPageRows(this.db, { limit, cursor, parent });
+      const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd });
       const more = page.more;
       const sessions = await Promise.all(page.sessions.map((m) => liveStatus(this.db, this.leases, m)));
       const last = sessions[sessions.length - 1];

@@ -8,6 +8,8 @@ export interface SessionsTable {
   created_at: string;
   updated_at: string;
   parent_session_id: string | null;
+  /** The session's workspace, copied from its meta for filtering; null when it has none. */
+  cwd: string | null;
   leaf_entry_id: string | null;
   root_entry_id: string | null;
   data: string;

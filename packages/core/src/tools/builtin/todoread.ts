@@ -11,7 +11,7 @@ export function todoReadTool(options: { todos: TodoStore }) {
     description: "Read the todo list of this session.",
     input: TodoReadInputSchema,
     async execute(_input, ctx) {
-      const todos = await options.todos.get(ctx.sessionId);
+      const todos = ctx.run?.todos ? ctx.run.todos.get() : await options.todos.get(ctx.sessionId);
       const open = todos.filter((t) => t.status === "pending" || t.status === "in_progress").length;
       return { output: renderTodos(todos), title: `${open} todos`, metadata: { todos: [...todos] } };
     },

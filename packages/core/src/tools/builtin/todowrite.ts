@@ -15,7 +15,9 @@ export function todoWriteTool(options: { todos: TodoStore }) {
       "list each time, with exactly one item in_progress while working and items completed as soon as they are done.",
     input: TodoWriteInputSchema,
     async execute(input, ctx) {
-      await options.todos.set(ctx.sessionId, input.todos);
+      // Inside a run the list belongs to the session's path; the store serves tools called on their own.
+      if (ctx.run?.todos) ctx.run.todos.set(input.todos);
+      else await options.todos.set(ctx.sessionId, input.todos);
       const open = input.todos.filter((t) => t.status === "pending" || t.status === "in_progress").length;
       ctx.metadata({ title: `${open} todos`, metadata: { todos: input.todos } });
       return { output: renderTodos(input.todos), title: `${open} todos`, metadata: { todos: input.todos } };
