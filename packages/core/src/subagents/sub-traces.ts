@@ -1,6 +1,8 @@
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
 import type { RunContext } from "../loop/run-context.js";
+import { ArborError } from "../errors.js";
+import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
 import type { SubAgentLauncher } from "./launcher.js";
@@ -42,8 +44,21 @@ export interface SubTraceRunnerDeps {
  * `agent_call` that closes when every branch has ended.
  */
 export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher, deps: SubTraceRunnerDeps): SubTraceRunner {
+  const refusal = (): string | undefined => {
+    const depth = traceDepth(ctx.sessionId);
+    const max = ctx.config.agent.maxSubAgentDepth;
+    if (depth < max) return undefined;
+    return (
+      `No sub-agent was started: this agent is ${depth === 0 ? "not allowed to start sub-agents" : `a sub-agent ${depth} level${depth === 1 ? "" : "s"} deep`}, ` +
+      `and sub-agents may nest at most ${max} deep (agent.maxSubAgentDepth). Do the task yourself with your own tools, ` +
+      "or finish and report what is left so the agent that started you can hand it on."
+    );
+  };
   return {
+    refusal,
     async run(request) {
+      const refused = refusal();
+      if (refused !== undefined) throw new ArborError("invalid_input", refused);
       const now = () => new Date(deps.now());
       const goals = ctx.services?.goals;
       if (!goals) throw new Error("sub-traces need the run's goal services");

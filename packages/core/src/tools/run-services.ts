@@ -56,5 +56,10 @@ export interface SubTraceBatch {
 }
 
 export interface SubTraceRunner {
+  /**
+   * Why this run may not start sub-agents (it is nested as deep as allowed), as a message for the
+   * model; undefined when it may. `run` refuses in that case too.
+   */
+  refusal(): string | undefined;
   run(request: SubTraceRequest): Promise<SubTraceBatch>;
 }

@@ -53,6 +53,11 @@ function resultOf(batch: SubTraceBatch, ctx: ToolContext): ToolResult<SubAgentMe
   };
 }
 
+/** The answer when the run is nested as deep as sub-agents may go: the model reads why and goes on. */
+function refused(message: string): ToolResult<SubAgentMetadata> {
+  return { output: message, title: "sub-agent not started (nesting limit)" };
+}
+
 /** `explore(branches, background?)`: parallel read-only sub-agents, one report per branch. */
 export function exploreTool() {
   return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
@@ -64,6 +69,8 @@ export function exploreTool() {
     ].join(" "),
     input: ExploreInputSchema,
     async execute(input, ctx) {
+      const refusal = services(ctx).subTraces.refusal();
+      if (refusal !== undefined) return refused(refusal);
       const batch = await services(ctx).subTraces.run({
         mode: "explore",
         tasks: input.branches,
@@ -87,6 +94,8 @@ export function delegateTool() {
     ].join(" "),
     input: DelegateInputSchema,
     async execute(input, ctx) {
+      const refusal = services(ctx).subTraces.refusal();
+      if (refusal !== undefined) return refused(refusal);
       const batch = await services(ctx).subTraces.run({
         mode: "delegate",
         tasks: [input.task],
