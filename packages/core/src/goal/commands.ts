@@ -60,7 +60,10 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
   const underId = call.under === undefined ? undefined : resolveGoalNumber(before, call.under, "under");
   // A focus on a goal this call adds (models send add + focus together) is resolved once it exists.
   const focusId =
-    call.focus === undefined ? undefined : (findGoal(before, tree.goals, call.focus) ?? (items.length > 0 ? undefined : resolveGoalNumber(before, call.focus, "focus")));
+    call.focus === undefined
+      ? undefined
+      : (findGoal(before, tree.goals, call.focus) ??
+        (items.length > 0 ? undefined : resolveGoalNumber(before, call.focus, "focus")));
 
   const draft = new Draft(tree, now);
   const events: GoalEvent[] = [];

@@ -21,7 +21,10 @@ const optionalText = (description: string) =>
           ? String(value)
           : value,
     z
-      .string({ error: (issue) => (issue.input === undefined ? undefined : "expected text (a string), e.g. \"2.1\" or \"Read the code, Fix the bug\"") })
+      .string({
+        error: (issue) =>
+          issue.input === undefined ? undefined : 'expected text (a string), e.g. "2.1" or "Read the code, Fix the bug"',
+      })
       .optional()
       .describe(description),
   );

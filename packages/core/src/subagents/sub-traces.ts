@@ -1,7 +1,7 @@
+import { ArborError } from "../errors.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
 import type { RunContext } from "../loop/run-context.js";
-import { ArborError } from "../errors.js";
 import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";

@@ -77,7 +77,10 @@ describe("agents and permission rules in arbor.json", () => {
     [{ agents: { reviewer: { description: "x", tools: "read" } } }, /arbor\.json: .*agents\.reviewer\.tools/],
     [{ agents: { "9lives": { description: "x" } } }, /arbor\.json: .*agents/],
     [{ permission: { bash: "maybe" } }, /arbor\.json: .*permission\.bash/],
-    [{ agents: { r: { description: "x", permission: { bash: { "*": "sometimes" } } } } }, /arbor\.json: .*agents\.r\.permission\.bash/],
+    [
+      { agents: { r: { description: "x", permission: { bash: { "*": "sometimes" } } } } },
+      /arbor\.json: .*agents\.r\.permission\.bash/,
+    ],
     [{ agents: { r: { description: "x", prompt: "a", promptFile: "p.md" } } }, /arbor\.json: .*agents\.r\.promptFile.*not both/],
   ])("rejects %j with an error naming the file and key", async (value, message) => {
     writeFileSync(join(cwd, "p.md"), "prompt");
@@ -90,7 +93,9 @@ describe("agents and permission rules in arbor.json", () => {
   it("names the file, key and path of a promptFile it cannot read, or that is empty", async () => {
     writeJson(join(home, "arbor.json"), { agents: { reviewer: { description: "x", promptFile: "missing.md" } } });
     let err = await expectCode(() => load(), "invalid_config");
-    expect(err.message).toContain(`${join(home, "arbor.json")}: agents.reviewer.promptFile: cannot read ${join(home, "missing.md")}`);
+    expect(err.message).toContain(
+      `${join(home, "arbor.json")}: agents.reviewer.promptFile: cannot read ${join(home, "missing.md")}`,
+    );
     writeFileSync(join(home, "missing.md"), "  \n");
     err = await expectCode(() => load(), "invalid_config");
     expect(err.message).toContain("is empty");

@@ -88,8 +88,7 @@ describe("goal calls as models send them", () => {
   it("a wrongly shaped argument names the field and the shape expected, and records nothing", async () => {
     const { registry, sets, ctx } = setup();
     const outcome = await registry.invoke("goal", { add: { first: "Read" }, focuss: "1" }, ctx);
-    expect(outcome.isError).toBe(true);
-    expect(outcome.code).toBe("invalid_tool_input");
+    expect(outcome).toMatchObject({ isError: true, code: "invalid_tool_input" });
     expect(outcome.output).toContain('- add: expected text (a string), e.g. "2.1" or "Read the code, Fix the bug"');
     expect(outcome.output).toContain('- "focuss": not a parameter of this tool');
     expect(outcome.output).toContain(
