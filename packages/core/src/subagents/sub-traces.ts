@@ -32,7 +32,30 @@ function taskPrompt(request: SubTraceRequest, task: string): string {
   return task;
 }
 
+/** What the runner needs to know of the runtime's agents to check a delegate's choice. */
+export interface SubAgentInfo {
+  name: string;
+  mode: "primary" | "subagent" | "all";
+  hidden?: boolean | undefined;
+}
+
+/** The agent a sub-trace runs: the one asked for, if it may run as a sub-agent, else the mode's default. */
+function subTraceAgent(request: SubTraceRequest, agents: Readonly<Record<string, SubAgentInfo>>): string {
+  if (request.agent === undefined || request.agent === AGENT_FOR[request.mode]) return AGENT_FOR[request.mode];
+  const usable = Object.values(agents).filter((a) => a.mode !== "primary" && !a.hidden && a.name !== "explore");
+  if (request.mode !== "delegate" || !usable.some((a) => a.name === request.agent)) {
+    throw new ArborError(
+      "invalid_tool_input",
+      `agent="${request.agent}" is not a sub-agent you can delegate to. Use one of: ${usable.map((a) => a.name).join(", ")}, ` +
+        "or leave agent out for general.",
+    );
+  }
+  return request.agent;
+}
+
 export interface SubTraceRunnerDeps {
+  /** The runtime's agents, for a delegate that names one. */
+  agents?: Readonly<Record<string, SubAgentInfo>>;
   /** The runtime's overrides of the default contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
   now(): number;
@@ -59,6 +82,8 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
     async run(request) {
       const refused = refusal();
       if (refused !== undefined) throw new ArborError("invalid_input", refused);
+      // Checked before anything is recorded, so a bad name leaves no trace.
+      const agent = subTraceAgent(request, deps.agents ?? {});
       const now = () => new Date(deps.now());
       const goals = ctx.services?.goals;
       if (!goals) throw new Error("sub-traces need the run's goal services");
@@ -91,7 +116,7 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
           task,
           input: {
             prompt: taskPrompt(request, task),
-            agent: AGENT_FOR[request.mode],
+            agent,
             model: ctx.model.model,
             cwd: ctx.cwd,
             system: subTraceSystem(request.mode),

@@ -31,6 +31,8 @@ export interface SubTraceRequest {
   mode: SubAgentMode;
   /** One sub-trace per task, run in parallel (up to the trace's concurrency budget). */
   tasks: readonly string[];
+  /** delegate: the sub-agent to run (one whose mode is `subagent` or `all`); `general` when absent. */
+  agent?: string;
   /** explore: the context each branch starts from; without it each inherits the parent's messages. */
   background?: string;
   /** The tool call that asked, for the batch entries. */

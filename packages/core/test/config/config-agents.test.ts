@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentPermissions, agentsFromConfig, evaluate, loadConfig } from "@arbor/core/internal";
-import { scriptedModel, text } from "@arbor/testkit";
+import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectCode } from "../conformance/sessions-suite.js";
 import { collect, harness } from "../loop/harness.js";
@@ -125,5 +125,36 @@ describe("agents and permission rules in arbor.json", () => {
     expect(unknown.error?.message).toMatch(/Unknown agent "reviewr"\. Agents you can run: .*build.*reviewer/);
     expect(unknown.error?.message).not.toContain("helper");
     expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before);
+  });
+
+  it("a delegate may name a configured sub-agent; a name that is not one is answered with the choices and starts nothing", async () => {
+    writeJson(join(cwd, "arbor.json"), {
+      agents: {
+        helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
+        reviewer: { description: "A primary agent", prompt: "x" },
+      },
+    });
+    const main = scriptedModel([
+      [toolCall("delegate", { task: "find it", agent: "reviewer" })],
+      [toolCall("delegate", { task: "find it", agent: "helper" })],
+      [text("main done")],
+    ]);
+    const helper = scriptedModel([[text("found it")]]);
+    const model = routedModel({
+      route: (prompt) => (taskOf(prompt) === "find it" ? "helper" : "main"),
+      models: { main, helper },
+    });
+    const { runtime, store } = await harness({ model, config: load() });
+    const { result } = await collect(runtime.run({ prompt: "go" }));
+    expect(result.status).toBe("done");
+
+    const refused = JSON.stringify(main.calls[1]?.prompt.filter((m) => m.role === "tool").at(-1));
+    expect(refused).toContain('agent=\\"reviewer\\" is not a sub-agent you can delegate to. Use one of: general, helper');
+    const subs = (await store.listSessions({ parentSessionId: result.sessionId, limit: 10 })).sessions;
+    expect(subs).toHaveLength(1);
+    expect(subs[0]?.agentId).toBe("helper");
+    const system = helper.calls[0]?.prompt[0];
+    expect(system?.role === "system" && system.content).toContain("You are the helper sub-agent.");
+    expect((helper.calls[0]?.options.tools ?? []).map((t) => t.name)).toEqual(["grep"]);
   });
 });

@@ -21,6 +21,14 @@ export const ExploreInputSchema = z.strictObject({
 
 export const DelegateInputSchema = z.strictObject({
   task: TaskText.describe("The task to hand over, with everything the sub-agent needs to do it alone."),
+  agent: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe(
+      'The sub-agent to hand it to, when the user named one (e.g. a sub-agent configured for this project); default "general".',
+    ),
 });
 
 export type SubAgentMetadata = {
@@ -99,6 +107,7 @@ export function delegateTool() {
       const batch = await services(ctx).subTraces.run({
         mode: "delegate",
         tasks: [input.task],
+        ...(input.agent !== undefined ? { agent: input.agent } : {}),
         callId: ctx.callId,
         messageId: ctx.messageId,
         signal: ctx.abort,
