@@ -1,5 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { resolveConfig, type Store } from "@arbor/core/internal";
+import { envLayer, resolveConfig, type Store } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "./harness.js";
@@ -85,9 +85,17 @@ describe("sub-agent nesting depth", () => {
     expect(toolResultSeen(models.main!)).toContain("not allowed to start sub-agents");
   });
 
+  it("reads the depth from ARBOR_MAX_SUBAGENT_DEPTH, rejecting a value that is not a whole number", () => {
+    expect(resolveConfig([envLayer({ ARBOR_MAX_SUBAGENT_DEPTH: "3" })]).agent.maxSubAgentDepth).toBe(3);
+    expect(resolveConfig([]).agent.maxSubAgentDepth).toBe(2);
+    expect(() => envLayer({ ARBOR_MAX_SUBAGENT_DEPTH: "deep" })).toThrow(/ARBOR_MAX_SUBAGENT_DEPTH: expected a whole number/);
+  });
+
   it("rejects a negative or fractional depth in the config, naming the key", () => {
-    expect(() => resolveConfig([{ source: "arbor.json", value: { agent: { maxSubAgentDepth: -1 } } }])).toThrow(
-      /arbor\.json: .*agent\.maxSubAgentDepth/,
-    );
+    for (const bad of [-1, 1.5]) {
+      expect(() => resolveConfig([{ source: "arbor.json", value: { agent: { maxSubAgentDepth: bad } } }])).toThrow(
+        /arbor\.json: .*agent\.maxSubAgentDepth/,
+      );
+    }
   });
 });
