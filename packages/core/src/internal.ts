@@ -3,6 +3,7 @@
  * tests and benchmarks. It is a superset of the public entry (`./index.ts`) over the same modules, so
  * a class from either entry is the same class. Names here may change in any release.
  */
+export * from "./agents/from-config.js";
 export * from "./agents/presets.js";
 export * from "./config/load.js";
 export * from "./config/resolve.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { agentsFromConfig } from "./agents/from-config.js";
 import { BUILTIN_AGENTS } from "./agents/presets.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
@@ -35,6 +36,7 @@ import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
+import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
 import { ToolRegistry } from "./tools/registry.js";
 
 const realClock: LoopClock = {
@@ -70,7 +72,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
   const extensions = userExtensions(options.extensions, registry);
   let models: ModelResolver | undefined;
-  const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...options.agents };
+  // Config agents replace built-in ones of the same name; agents passed in code replace both.
+  const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...agentsFromConfig(config.agents), ...options.agents };
   const pending = new PendingPermissions();
   const plans = new PlanGate(options.onPlanApproval);
   const queue = new KeyedLock();
@@ -105,7 +108,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry,
     agents,
     cwd: options.cwd ?? process.cwd(),
-    userRules: options.permission,
+    // The config's rules first, so rules passed in code have the last word.
+    userRules: mergeRules(
+      rulesFromConfig(config.permission),
+      Array.isArray(options.permission)
+        ? (options.permission as readonly PermissionRule[])
+        : rulesFromConfig((options.permission ?? {}) as PermissionConfig),
+    ),
     onPermission: options.onPermission,
     pending,
     clock,

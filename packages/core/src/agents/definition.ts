@@ -1,4 +1,5 @@
 import type { ThinkingLevel } from "../model/entry.js";
+import type { PermissionRule } from "../tools/permission.js";
 import type { AgentInfo } from "./presets.js";
 
 /**
@@ -14,5 +15,9 @@ export interface AgentDefinition extends AgentInfo {
   /** The thinking level this agent runs at unless the run or the session says otherwise. */
   thinking?: ThinkingLevel;
   maxTurns?: number;
+  /** Only these tools (exact names): every other tool is denied, whatever the rules say. */
+  tools?: readonly string[];
+  /** The user's rules for this agent alone, applied after the global user rules so they win. */
+  permissionOverrides?: readonly PermissionRule[];
   temperature?: number;
 }

@@ -77,7 +77,8 @@ export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Obj
 });
 
 export interface AgentPermissionInput {
-  agent: AgentInfo;
+  /** With the fields of a configured agent (`AgentDefinition`) that shape its rules. */
+  agent: AgentInfo & { tools?: readonly string[]; permissionOverrides?: readonly PermissionRule[] };
   /** User config rules (`permission` in arbor.json), as rules or in config form. */
   user?: readonly PermissionRule[] | PermissionConfig;
   /** A sub-trace's allowedTools / deniedTools. */
@@ -87,13 +88,22 @@ export interface AgentPermissionInput {
 }
 
 /**
- * The effective rules for a call: defaults → agent → user config → trace context, capped by the
- * rules of the agent that started the trace, if any.
+ * The effective rules for a call: defaults → agent → user config → the user's rules for this agent
+ * → the agent's tool list → trace context, capped by the rules of the agent that started the
+ * trace, if any. A tool list only denies, like a trace's, so it narrows and never widens.
  */
 export function agentPermissions(input: AgentPermissionInput): PermissionRule[] {
   const user =
     input.user === undefined ? [] : Array.isArray(input.user) ? input.user : rulesFromConfig(input.user as PermissionConfig);
-  const own = mergeRules(DEFAULT_RULES, input.agent.permission, user, traceContextRules(input.trace, input.toolNames ?? []));
+  const toolNames = input.toolNames ?? [];
+  const own = mergeRules(
+    DEFAULT_RULES,
+    input.agent.permission,
+    user,
+    input.agent.permissionOverrides,
+    input.agent.tools ? traceContextRules({ allowedTools: input.agent.tools }, toolNames) : [],
+    traceContextRules(input.trace, toolNames),
+  );
   return capToCaller(own, input.trace?.callerPermission);
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ArborError } from "../errors.js";
 import { type ConfigLayer, envLayer, resolveConfig } from "./resolve.js";
 import type { Config } from "./schema.js";
@@ -27,11 +27,47 @@ function fileLayer(path: string): ConfigLayer | undefined {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ArborError("invalid_config", `Cannot read ${path}: ${(err as Error).message}`);
   }
+  let value: unknown;
   try {
-    return { source: path, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (err) {
     throw new ArborError("invalid_config", `${path} is not valid JSON: ${(err as Error).message}`);
   }
+  return { source: path, value: withPromptFiles(path, value) };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Reads each agent's `promptFile` (relative to the config file naming it) into `prompt`, so a
+ * later layer's `prompt` replaces it and the runtime never reads files. An agent giving both keeps
+ * both, for the schema to reject with the file and key.
+ */
+function withPromptFiles(path: string, value: unknown): unknown {
+  if (!isObject(value) || !isObject(value.agents)) return value;
+  const agents: Record<string, unknown> = {};
+  for (const [name, agent] of Object.entries(value.agents)) {
+    if (!isObject(agent) || typeof agent.promptFile !== "string" || agent.prompt !== undefined) {
+      agents[name] = agent;
+      continue;
+    }
+    const file = resolve(dirname(path), agent.promptFile);
+    let prompt: string;
+    try {
+      prompt = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new ArborError(
+        "invalid_config",
+        `${path}: agents.${name}.promptFile: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the path is relative to ${dirname(path)}.`,
+      );
+    }
+    if (prompt.trim() === "") throw new ArborError("invalid_config", `${path}: agents.${name}.promptFile: ${file} is empty.`);
+    const { promptFile: _read, ...rest } = agent;
+    agents[name] = { ...rest, prompt };
+  }
+  return { ...value, agents };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
+import { PermissionConfigSchema } from "../tools/permission.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
 export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
@@ -50,6 +51,41 @@ export const McpServerSchema = z
     }
   });
 
+/** Built-in agents whose permission rules a configured agent may start from. */
+export const PERMISSION_PRESETS = ["build", "plan", "general", "explore"] as const;
+
+/** Agent names become part of session metadata and CLI flags, so they keep to a simple alphabet. */
+export const AgentNameSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'an agent name is a letter then up to 39 letters, digits, "_" or "-"');
+
+/**
+ * One custom agent in arbor.json. `promptFile` is read relative to the file that names it when the
+ * config is loaded, so what reaches the runtime always carries the prompt text.
+ */
+export const AgentConfigSchema = z
+  .strictObject({
+    description: z.string().min(1),
+    /** Replaces the default system prompt's opening. */
+    prompt: z.string().min(1).optional(),
+    promptFile: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    thinking: ThinkingLevelSchema.optional(),
+    /** Only these tools (exact names); absent means every tool the preset and rules allow. */
+    tools: z.array(z.string().min(1)).min(1).optional(),
+    /** The built-in agent whose permission rules this one starts from. */
+    preset: z.enum(PERMISSION_PRESETS).default("build"),
+    mode: z.enum(["primary", "subagent", "all"]).default("primary"),
+    maxTurns: z.number().int().positive().optional(),
+    /** Rules for this agent only; they win over the global `permission`. */
+    permission: PermissionConfigSchema.optional(),
+  })
+  .superRefine((agent, ctx) => {
+    if (agent.prompt !== undefined && agent.promptFile !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["promptFile"], message: 'give "prompt" or "promptFile", not both' });
+    }
+  });
+
 /**
  * arbor.json (workspace and $ARBOR_HOME) and ~/.arbor/models.json. Every field is optional or has
  * a default, so one file alone validates and errors name the file and the key. Unknown keys are
@@ -82,6 +118,8 @@ export const ConfigSchema = z.strictObject({
         .int()
         .positive()
         .default(1024 * 1024),
+      /** How deep sub-agents may nest: a sub-agent at this depth may not start another. */
+      maxSubAgentDepth: z.number().int().min(0).max(8).default(2),
     })
     .prefault({}),
   cache: z
@@ -112,10 +150,15 @@ export const ConfigSchema = z.strictObject({
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
   pool: z.record(z.string(), PoolEntrySchema).default({}),
+  /** Custom agents by name; a built-in name replaces that agent. */
+  agents: z.record(AgentNameSchema, AgentConfigSchema).default({}),
+  /** Permission rules for every agent, after each agent's preset: `{ "bash": { "*": "ask", "git status*": "allow" } }`. */
+  permission: PermissionConfigSchema.default({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 type Kind = "number" | "int" | "bool" | "string" | "thinking";
@@ -129,6 +172,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["LLM_TEMPERATURE", ["llm", "temperature"], "number"],
   ["LLM_MAX_TOKENS", ["llm", "maxTokens"], "int"],
   ["AGENT_RECURSION_LIMIT", ["agent", "recursionLimit"], "int"],
+  ["ARBOR_MAX_SUBAGENT_DEPTH", ["agent", "maxSubAgentDepth"], "int"],
   ["ENABLE_LLM_CACHE", ["cache", "enabled"], "bool"],
   ["LLM_CACHE_TTL", ["cache", "ttl"], "int"],
   ["PLAN_ENABLED", ["plan", "enabled"], "bool"],

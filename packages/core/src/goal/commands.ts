@@ -1,8 +1,8 @@
 import { Draft, fail } from "./command-draft.js";
 import { describe, type GoalEvent } from "./command-message.js";
 import { abandon, addGoals, cascade, complete, focus, nearestInProgress } from "./command-steps.js";
-import type { GoalTree } from "./goal-tree.js";
-import { planView, resolveGoalNumber } from "./numbering.js";
+import type { Goal, GoalTree } from "./goal-tree.js";
+import { type PlanView, planView, resolveGoalNumber } from "./numbering.js";
 
 /** The `goal` tool's arguments. Goals are named by their display numbers ("2", "2.1"). */
 export interface GoalCommand {
@@ -45,7 +45,9 @@ const ITEM_SEPARATOR = /[,，]/;
  *    with neither under the goal now in focus (top level when none).
  * 3. Cascade: a parent whose visible subtasks are now all completed completes too, upwards. It runs
  *    after `add` so `done` + `add(after=sibling)` extends the parent instead of closing it.
- * 4. `focus` sets the goal (and any pending ancestors) in progress and makes it current.
+ * 4. `focus` sets the goal (and any pending ancestors) in progress and makes it current. It may name
+ *    a goal by its exact text, and a goal this call adds (by its number in the new plan) when no
+ *    goal has that number before the call.
  *
  * Bad calls throw `ArborError("invalid_input")` with a message saying how to fix the call.
  */
@@ -56,7 +58,12 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
   checkCombination(call, items, tree);
   const afterId = call.after === undefined ? undefined : resolveGoalNumber(before, call.after, "after");
   const underId = call.under === undefined ? undefined : resolveGoalNumber(before, call.under, "under");
-  const focusId = call.focus === undefined ? undefined : resolveGoalNumber(before, call.focus, "focus");
+  // A focus on a goal this call adds (models send add + focus together) is resolved once it exists.
+  const focusId =
+    call.focus === undefined
+      ? undefined
+      : (findGoal(before, tree.goals, call.focus) ??
+        (items.length > 0 ? undefined : resolveGoalNumber(before, call.focus, "focus")));
 
   const draft = new Draft(tree, now);
   const events: GoalEvent[] = [];
@@ -73,7 +80,7 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
     draft.currentId = nearestInProgress(draft, closedId);
   }
   if (closedId !== undefined && focusId === undefined) events.push({ kind: "current" });
-  if (focusId !== undefined) focus(draft, focusId, before, events);
+  if (call.focus !== undefined) focus(draft, focusId ?? focusAmongAdded(draft, call.focus), before, events);
 
   const result = draft.finish();
   const addedGoals = draft.addedIds();
@@ -98,6 +105,29 @@ function normalize(command: GoalCommand): GoalCommand {
     if (value) out[key] = value;
   }
   return out;
+}
+
+/** The goal `text` names in `view`: its number, or its exact description (models write either). */
+function findGoal(view: PlanView, goals: readonly Goal[], text: string): string | undefined {
+  const number = text.trim().replace(/\.$/, "");
+  const byNumber = view.idOf.get(number);
+  if (byNumber !== undefined) return byNumber;
+  const wanted = text.trim().toLowerCase();
+  return goals.find((g) => view.numberOf.has(g.id) && g.description.trim().toLowerCase() === wanted)?.id;
+}
+
+/** `focus` naming a goal that only exists once this call's goals are added: its number or text in the new plan. */
+function focusAmongAdded(draft: Draft, text: string): string {
+  const tree = draft.finish();
+  const view = planView(tree);
+  const id = findGoal(view, tree.goals, text);
+  if (id !== undefined) return id;
+  const added = draft.addedIds().map((a) => `${view.numberOf.get(a) ?? "?"} "${draft.get(a).description}"`);
+  fail(
+    `focus="${text}" names no goal: not in the plan before this call, nor among the goals it adds (${added.join(", ")}). ` +
+      'Give a goal number as the plan will show it, e.g. focus="1", or the exact text of a goal.',
+    { parameter: "focus", number: text },
+  );
 }
 
 function splitItems(text: string): string[] {

@@ -7,7 +7,27 @@ import { toPrompt } from "./to-prompt.js";
 
 export const GOAL_TOOL_NAME = "goal";
 
-const optionalText = (description: string) => z.string().optional().describe(description);
+/**
+ * Text the model may also send as a list (`["Read", "Fix"]`) or a bare number (`focus: 2`), as
+ * models often do: a list becomes comma-separated text, a number its digits. The advertised schema
+ * stays plain text.
+ */
+const optionalText = (description: string) =>
+  z.preprocess(
+    (value) =>
+      Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")
+        ? value.join(", ")
+        : typeof value === "number"
+          ? String(value)
+          : value,
+    z
+      .string({
+        error: (issue) =>
+          issue.input === undefined ? undefined : 'expected text (a string), e.g. "2.1" or "Read the code, Fix the bug"',
+      })
+      .optional()
+      .describe(description),
+  );
 
 /** `goal(add, reason, after, under, done, abandon, focus)`; every parameter optional, so one call can do several things. */
 export const GoalToolInputSchema = z.strictObject({
@@ -43,7 +63,8 @@ export const GOAL_TOOL_DESCRIPTION = [
   "  It leaves the plan. To replace it, add the alternative in the same call, where its number still counts:",
   '  goal(abandon="Approach A needs a library we cannot install", add="Try approach B", after="2")',
   "",
-  "In one call done/abandon apply first, then add, then focus, and every number means the plan as shown before the call.",
+  "In one call done/abandon apply first, then add, then focus, and every number means the plan as shown before the call;",
+  'focus may also name a goal the same call adds, by its new number or its text: goal(add="Read the code, Fix the bug", focus="1").',
   'Example: goal(done="API designed: REST, see api.md", focus="2.2").',
 ].join("\n");
 

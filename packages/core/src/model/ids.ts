@@ -63,6 +63,13 @@ export function parentTraceId(id: string): string | undefined {
   return at < 0 ? undefined : id.slice(0, at);
 }
 
+/** How many sub-agent levels below its root a trace is: 0 for a root, 1 for its sub-traces, … */
+export function traceDepth(id: string): number {
+  let depth = 0;
+  for (const ch of id) if (ch === "@") depth++;
+  return depth;
+}
+
 /** The root trace of any trace id (text before the first `@`). */
 export function rootTraceId(id: string): string {
   const at = id.indexOf("@");

@@ -63,6 +63,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         ctx.services = {
           goals: goals.services(),
           subTraces: createSubTraceRunner(ctx, launcherOf(ctx), {
+            agents: deps.agents,
             ...(features.contexts ? { contexts: features.contexts } : {}),
             now: features.launcher.now,
           }),

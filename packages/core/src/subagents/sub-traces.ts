@@ -1,6 +1,8 @@
+import { ArborError } from "../errors.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
 import type { RunContext } from "../loop/run-context.js";
+import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
 import type { SubAgentLauncher } from "./launcher.js";
@@ -30,7 +32,30 @@ function taskPrompt(request: SubTraceRequest, task: string): string {
   return task;
 }
 
+/** What the runner needs to know of the runtime's agents to check a delegate's choice. */
+export interface SubAgentInfo {
+  name: string;
+  mode: "primary" | "subagent" | "all";
+  hidden?: boolean | undefined;
+}
+
+/** The agent a sub-trace runs: the one asked for, if it may run as a sub-agent, else the mode's default. */
+function subTraceAgent(request: SubTraceRequest, agents: Readonly<Record<string, SubAgentInfo>>): string {
+  if (request.agent === undefined || request.agent === AGENT_FOR[request.mode]) return AGENT_FOR[request.mode];
+  const usable = Object.values(agents).filter((a) => a.mode !== "primary" && !a.hidden && a.name !== "explore");
+  if (request.mode !== "delegate" || !usable.some((a) => a.name === request.agent)) {
+    throw new ArborError(
+      "invalid_tool_input",
+      `agent="${request.agent}" is not a sub-agent you can delegate to. Use one of: ${usable.map((a) => a.name).join(", ")}, ` +
+        "or leave agent out for general.",
+    );
+  }
+  return request.agent;
+}
+
 export interface SubTraceRunnerDeps {
+  /** The runtime's agents, for a delegate that names one. */
+  agents?: Readonly<Record<string, SubAgentInfo>>;
   /** The runtime's overrides of the default contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
   now(): number;
@@ -42,8 +67,23 @@ export interface SubTraceRunnerDeps {
  * `agent_call` that closes when every branch has ended.
  */
 export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher, deps: SubTraceRunnerDeps): SubTraceRunner {
+  const refusal = (): string | undefined => {
+    const depth = traceDepth(ctx.sessionId);
+    const max = ctx.config.agent.maxSubAgentDepth;
+    if (depth < max) return undefined;
+    return (
+      `No sub-agent was started: this agent is ${depth === 0 ? "not allowed to start sub-agents" : `a sub-agent ${depth} level${depth === 1 ? "" : "s"} deep`}, ` +
+      `and sub-agents may nest at most ${max} deep (agent.maxSubAgentDepth). Do the task yourself with your own tools, ` +
+      "or finish and report what is left so the agent that started you can hand it on."
+    );
+  };
   return {
+    refusal,
     async run(request) {
+      const refused = refusal();
+      if (refused !== undefined) throw new ArborError("invalid_input", refused);
+      // Checked before anything is recorded, so a bad name leaves no trace.
+      const agent = subTraceAgent(request, deps.agents ?? {});
       const now = () => new Date(deps.now());
       const goals = ctx.services?.goals;
       if (!goals) throw new Error("sub-traces need the run's goal services");
@@ -76,7 +116,7 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
           task,
           input: {
             prompt: taskPrompt(request, task),
-            agent: AGENT_FOR[request.mode],
+            agent,
             model: ctx.model.model,
             cwd: ctx.cwd,
             system: subTraceSystem(request.mode),

@@ -134,10 +134,10 @@ export class ToolRegistry {
     let outcome: ToolOutcome;
     let input: unknown;
     try {
-      input = parseInput(tool, rawInput);
+      input = parseInput(tool, rawInput, this.schemaOf(tool));
       for (const hook of this.hooks) {
         const replaced = await hook.before?.(call, input);
-        if (replaced) input = parseInput(tool, replaced.input);
+        if (replaced) input = parseInput(tool, replaced.input, this.schemaOf(tool));
       }
       const result = await tool.execute(input, ctx);
       outcome = { ...result, isError: false };
@@ -167,7 +167,7 @@ export class ToolRegistry {
 }
 
 /** Accepts parsed arguments or the raw JSON text a provider streams; an empty text means `{}`. */
-function parseInput(tool: AnyToolDefinition, raw: unknown): unknown {
+function parseInput(tool: AnyToolDefinition, raw: unknown, schema: Record<string, unknown>): unknown {
   let value = raw;
   if (typeof raw === "string") {
     if (raw.trim() === "") {
@@ -178,14 +178,14 @@ function parseInput(tool: AnyToolDefinition, raw: unknown): unknown {
       } catch (err) {
         throw new ArborError(
           "invalid_tool_input",
-          `The arguments for tool "${tool.name}" are not valid JSON (${(err as Error).message}). Send one JSON object matching the tool's input schema.`,
+          `The arguments for tool "${tool.name}" are not valid JSON (${(err as Error).message}). Send one JSON object: ${expectedShape(schema)}.`,
         );
       }
     }
   }
   const parsed = tool.input.safeParse(value);
   if (!parsed.success) {
-    throw new ArborError("invalid_tool_input", describeIssues(tool.name, parsed.error), {
+    throw new ArborError("invalid_tool_input", describeIssues(tool.name, parsed.error, schema), {
       issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
     });
   }
@@ -193,14 +193,34 @@ function parseInput(tool: AnyToolDefinition, raw: unknown): unknown {
 }
 
 /** One line per issue, each naming the field, so the model can fix exactly what was wrong. */
-function describeIssues(toolName: string, error: z.ZodError): string {
+function describeIssues(toolName: string, error: z.ZodError, schema: Record<string, unknown>): string {
   const lines = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(arguments)";
     if (issue.code === "unrecognized_keys")
       return `- ${issue.keys.map((k) => `"${k}"`).join(", ")}: not a parameter of this tool`;
     return `- ${field}: ${issue.message}`;
   });
-  return `Invalid arguments for tool "${toolName}":\n${lines.join("\n")}\nFix these and call the tool again.`;
+  return `Invalid arguments for tool "${toolName}":\n${lines.join("\n")}\nExpected ${expectedShape(schema)}. Fix these and call the tool again.`;
+}
+
+/** The shape of a JSON schema's value in a line, e.g. `array of string`. */
+function typeOf(schema: unknown): string {
+  if (typeof schema !== "object" || schema === null) return "any";
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
+  if (Array.isArray(s.anyOf)) return s.anyOf.map(typeOf).join(" | ");
+  if (s.type === "array") return `array of ${typeOf(s.items)}`;
+  return typeof s.type === "string" ? s.type : "any";
+}
+
+/** A tool's parameters as the model should send them: `an object with add (string, optional), …`. */
+function expectedShape(schema: Record<string, unknown>): string {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const fields = Object.entries(properties).map(
+    ([name, field]) => `${name} (${typeOf(field)}${required.has(name) ? "" : ", optional"})`,
+  );
+  return fields.length > 0 ? `an object with ${fields.join(", ")}` : "an empty object {}";
 }
 
 function errorOutcome(toolName: string, err: unknown, signal: AbortSignal): ToolOutcome {

@@ -40,6 +40,8 @@ export interface SubTraceRequest {
   mode: SubAgentMode;
   /** One sub-trace per task, run in parallel (up to the trace's concurrency budget). */
   tasks: readonly string[];
+  /** delegate: the sub-agent to run (one whose mode is `subagent` or `all`); `general` when absent. */
+  agent?: string;
   /** explore: the context each branch starts from; without it each inherits the parent's messages. */
   background?: string;
   /** The tool call that asked, for the batch entries. */
@@ -65,5 +67,10 @@ export interface SubTraceBatch {
 }
 
 export interface SubTraceRunner {
+  /**
+   * Why this run may not start sub-agents (it is nested as deep as allowed), as a message for the
+   * model; undefined when it may. `run` refuses in that case too.
+   */
+  refusal(): string | undefined;
   run(request: SubTraceRequest): Promise<SubTraceBatch>;
 }

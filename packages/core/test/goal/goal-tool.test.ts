@@ -84,13 +84,16 @@ describe("the goal tool", () => {
     expect(sets).toHaveLength(1);
   });
 
-  it("rejects parameters the tool does not have and non-string values", async () => {
+  it("rejects parameters the tool does not have and values that are neither text, a number nor a list", async () => {
     const { registry, a } = setup();
     const unknown = await registry.invoke("goal", { add: "x", parent: "1" }, a);
     expect(unknown).toMatchObject({ isError: true, code: "invalid_tool_input" });
     expect(unknown.output).toMatch(/"parent": not a parameter of this tool/);
-    const numeric = await registry.invoke("goal", { focus: 2 }, a);
-    expect(numeric).toMatchObject({ isError: true, code: "invalid_tool_input" });
+    const flag = await registry.invoke("goal", { focus: true }, a);
+    expect(flag).toMatchObject({ isError: true, code: "invalid_tool_input" });
+    // A bare number is read as the goal number it spells.
+    const numeric = await registry.invoke("goal", { add: "y", focus: 1 }, a);
+    expect(numeric).toMatchObject({ isError: false });
   });
 
   it("tells the model about every parameter, with an example of each", () => {

@@ -21,6 +21,14 @@ export const ExploreInputSchema = z.strictObject({
 
 export const DelegateInputSchema = z.strictObject({
   task: TaskText.describe("The task to hand over, with everything the sub-agent needs to do it alone."),
+  agent: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe(
+      'The sub-agent to hand it to, when the user named one (e.g. a sub-agent configured for this project); default "general".',
+    ),
 });
 
 export type SubAgentMetadata = {
@@ -53,6 +61,11 @@ function resultOf(batch: SubTraceBatch, ctx: ToolContext): ToolResult<SubAgentMe
   };
 }
 
+/** The answer when the run is nested as deep as sub-agents may go: the model reads why and goes on. */
+function refused(message: string): ToolResult<SubAgentMetadata> {
+  return { output: message, title: "sub-agent not started (nesting limit)" };
+}
+
 /** `explore(branches, background?)`: parallel read-only sub-agents, one report per branch. */
 export function exploreTool() {
   return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
@@ -64,6 +77,8 @@ export function exploreTool() {
     ].join(" "),
     input: ExploreInputSchema,
     async execute(input, ctx) {
+      const refusal = services(ctx).subTraces.refusal();
+      if (refusal !== undefined) return refused(refusal);
       const batch = await services(ctx).subTraces.run({
         mode: "explore",
         tasks: input.branches,
@@ -87,9 +102,12 @@ export function delegateTool() {
     ].join(" "),
     input: DelegateInputSchema,
     async execute(input, ctx) {
+      const refusal = services(ctx).subTraces.refusal();
+      if (refusal !== undefined) return refused(refusal);
       const batch = await services(ctx).subTraces.run({
         mode: "delegate",
         tasks: [input.task],
+        ...(input.agent !== undefined ? { agent: input.agent } : {}),
         callId: ctx.callId,
         messageId: ctx.messageId,
         signal: ctx.abort,

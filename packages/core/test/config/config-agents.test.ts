@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { agentPermissions, agentsFromConfig, evaluate, loadConfig } from "@arbor/core/internal";
+import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expectCode } from "../conformance/sessions-suite.js";
+import { collect, harness } from "../loop/harness.js";
+
+let home: string;
+let cwd: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "arbor-home-"));
+  cwd = mkdtempSync(join(tmpdir(), "arbor-ws-"));
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+const load = () => loadConfig({ cwd, env: { ARBOR_HOME: home } });
+const writeJson = (path: string, value: unknown) => writeFileSync(path, JSON.stringify(value));
+
+describe("agents and permission rules in arbor.json", () => {
+  it("loads agents from home and workspace, reading promptFile relative to the file naming it", () => {
+    mkdirSync(join(cwd, "prompts"));
+    writeFileSync(join(cwd, "prompts", "reviewer.md"), "You review diffs and never edit.\n");
+    writeJson(join(home, "arbor.json"), {
+      agents: { scribe: { description: "Writes notes", prompt: "You write notes.", mode: "subagent" } },
+    });
+    writeJson(join(cwd, "arbor.json"), {
+      permission: { bash: { "*": "ask", "git status*": "allow" } },
+      agents: {
+        reviewer: {
+          description: "Reviews changes",
+          promptFile: "prompts/reviewer.md",
+          model: "openai/gpt-4o-mini",
+          thinking: "high",
+          tools: ["read", "grep", "bash"],
+          preset: "plan",
+          permission: { bash: { "git diff*": "allow" } },
+        },
+      },
+    });
+    const config = load();
+    expect(config.agents.reviewer).toMatchObject({ prompt: "You review diffs and never edit.\n", mode: "primary" });
+    expect(config.agents.reviewer).not.toHaveProperty("promptFile");
+    expect(config.agents.scribe).toMatchObject({ mode: "subagent", preset: "build" });
+
+    const agents = agentsFromConfig(config.agents);
+    expect(agents.reviewer).toMatchObject({
+      name: "reviewer",
+      model: "openai/gpt-4o-mini",
+      thinking: "high",
+      tools: ["read", "grep", "bash"],
+    });
+    const rules = agentPermissions({
+      agent: agents.reviewer!,
+      user: config.permission,
+      toolNames: ["read", "grep", "bash", "write", "edit", "fetch"],
+    });
+    // Global rules ask for bash except git status; the agent's own rule allows git diff too.
+    expect(evaluate(rules, "bash", "git status")).toBe("allow");
+    expect(evaluate(rules, "bash", "git diff HEAD")).toBe("allow");
+    expect(evaluate(rules, "bash", "rm -rf build")).toBe("ask");
+    // The plan preset denies edits; the tool list denies what it leaves out.
+    expect(evaluate(rules, "edit", "src/a.ts")).toBe("deny");
+    expect(evaluate(rules, "fetch", "https://example.com")).toBe("deny");
+    expect(evaluate(rules, "read", "src/a.ts")).toBe("allow");
+  });
+
+  it.each([
+    [{ agents: { reviewer: { description: "x", colour: "red" } } }, /arbor\.json: .*"colour"/],
+    [{ agents: { reviewer: { prompt: "x" } } }, /arbor\.json: .*agents\.reviewer\.description/],
+    [{ agents: { reviewer: { description: "x", mode: "boss" } } }, /arbor\.json: .*agents\.reviewer\.mode/],
+    [{ agents: { reviewer: { description: "x", preset: "root" } } }, /arbor\.json: .*agents\.reviewer\.preset/],
+    [{ agents: { reviewer: { description: "x", tools: "read" } } }, /arbor\.json: .*agents\.reviewer\.tools/],
+    [{ agents: { "9lives": { description: "x" } } }, /arbor\.json: .*agents/],
+    [{ permission: { bash: "maybe" } }, /arbor\.json: .*permission\.bash/],
+    [
+      { agents: { r: { description: "x", permission: { bash: { "*": "sometimes" } } } } },
+      /arbor\.json: .*agents\.r\.permission\.bash/,
+    ],
+    [{ agents: { r: { description: "x", prompt: "a", promptFile: "p.md" } } }, /arbor\.json: .*agents\.r\.promptFile.*not both/],
+  ])("rejects %j with an error naming the file and key", async (value, message) => {
+    writeFileSync(join(cwd, "p.md"), "prompt");
+    writeJson(join(cwd, "arbor.json"), value);
+    const err = await expectCode(() => load(), "invalid_config");
+    expect(err.message).toMatch(message);
+    expect(err.message).toContain(join(cwd, "arbor.json"));
+  });
+
+  it("names the file, key and path of a promptFile it cannot read, or that is empty", async () => {
+    writeJson(join(home, "arbor.json"), { agents: { reviewer: { description: "x", promptFile: "missing.md" } } });
+    let err = await expectCode(() => load(), "invalid_config");
+    expect(err.message).toContain(
+      `${join(home, "arbor.json")}: agents.reviewer.promptFile: cannot read ${join(home, "missing.md")}`,
+    );
+    writeFileSync(join(home, "missing.md"), "  \n");
+    err = await expectCode(() => load(), "invalid_config");
+    expect(err.message).toContain("is empty");
+  });
+
+  it("runs a configured agent: its prompt, its tools and its model; an unknown agent lists the known ones", async () => {
+    writeJson(join(cwd, "arbor.json"), {
+      agents: {
+        reviewer: { description: "Reviews changes", prompt: "You are the reviewer agent.", tools: ["read", "grep"] },
+        helper: { description: "Only a sub-agent", prompt: "x", mode: "subagent" },
+      },
+    });
+    const config = load();
+    const model = scriptedModel([[text("Looks fine.")]]);
+    const { runtime, store } = await harness({ model, config });
+    const { result } = await collect(runtime.run({ prompt: "review", agent: "reviewer" }));
+    expect(result.status).toBe("done");
+    const system = model.calls[0]?.prompt[0];
+    expect(system?.role === "system" && system.content).toContain("You are the reviewer agent.");
+    expect((model.calls[0]?.options.tools ?? []).map((t) => t.name).sort()).toEqual(["grep", "read"]);
+    expect((await store.getSession(result.sessionId))?.agentId).toBe("reviewer");
+
+    const before = (await store.listSessions({ limit: 100 })).sessions.length;
+    const unknown = await runtime.run({ prompt: "review", agent: "reviewr" }).result;
+    expect(unknown.status).toBe("error");
+    expect(unknown.error?.code).toBe("invalid_input");
+    expect(unknown.error?.message).toMatch(/Unknown agent "reviewr"\. Agents you can run: .*build.*reviewer/);
+    expect(unknown.error?.message).not.toContain("helper");
+    expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before);
+  });
+
+  it("a delegate may name a configured sub-agent; a name that is not one is answered with the choices and starts nothing", async () => {
+    writeJson(join(cwd, "arbor.json"), {
+      agents: {
+        helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
+        reviewer: { description: "A primary agent", prompt: "x" },
+      },
+    });
+    const main = scriptedModel([
+      [toolCall("delegate", { task: "find it", agent: "reviewer" })],
+      [toolCall("delegate", { task: "find it", agent: "helper" })],
+      [text("main done")],
+    ]);
+    const helper = scriptedModel([[text("found it")]]);
+    const model = routedModel({
+      route: (prompt) => (taskOf(prompt) === "find it" ? "helper" : "main"),
+      models: { main, helper },
+    });
+    const { runtime, store } = await harness({ model, config: load() });
+    const { result } = await collect(runtime.run({ prompt: "go" }));
+    expect(result.status).toBe("done");
+
+    const refused = JSON.stringify(main.calls[1]?.prompt.filter((m) => m.role === "tool").at(-1));
+    expect(refused).toContain('agent=\\"reviewer\\" is not a sub-agent you can delegate to. Use one of: general, helper');
+    const subs = (await store.listSessions({ parentSessionId: result.sessionId, limit: 10 })).sessions;
+    expect(subs).toHaveLength(1);
+    expect(subs[0]?.agentId).toBe("helper");
+    const system = helper.calls[0]?.prompt[0];
+    expect(system?.role === "system" && system.content).toContain("You are the helper sub-agent.");
+    expect((helper.calls[0]?.options.tools ?? []).map((t) => t.name)).toEqual(["grep"]);
+  });
+});
