@@ -91,6 +91,7 @@ export { type LeaseHolder, type SessionLease, sessionBusy, withLease } from "./s
 export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
+export * from "./store/live-path.js";
 export * from "./store/store.js";
 export { SubTraceIds } from "./subagents/sub-trace-ids.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
