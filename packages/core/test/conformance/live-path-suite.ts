@@ -90,8 +90,8 @@ export function livePathSuite(makeHarness: MakeHarness): void {
       expect((c.compaction as Record<string, unknown>)[CARRIED_FIELD]).toEqual(
         ids([c.task!, c.model!, c.thinking!, c.custom!, c.plan!]),
       );
-      for (const s of [store, await h.reopen()]) {
-        store = s;
+      for (const reopen of [false, true]) {
+        if (reopen) store = await h.reopen();
         const live = await store.getLivePath(sid);
         const full = await store.getActivePath(sid);
         expect(live.complete).toBe(false);

@@ -23,7 +23,7 @@ async function walkBack(db: Db, sessionId: string, startId: string, stopId: stri
       : sql`p.id <> ${stopId}`;
   const { rows } = await sql<{ data: string | null }>`
     with recursive path (id, depth) as (
-      select ${startId}, 0
+      select e.id, 0 from arbor_entries e where e.session_id = ${sessionId} and e.id = ${startId}
       union all
       select (select e.parent_id from arbor_entries e where e.session_id = ${sessionId} and e.id = p.id), p.depth + 1
         from path p
