@@ -65,7 +65,7 @@ function isCarriedKind(entry: Entry): boolean {
  */
 function recordsPlan(entry: Entry): boolean {
   if (entry.type !== "message" || entry.message.role !== "tool") return false;
-  return entry.message.content.some((p) => ((p as { metadata?: { goalTree?: unknown } }).metadata)?.goalTree !== undefined);
+  return entry.message.content.some((p) => (p as { metadata?: { goalTree?: unknown } }).metadata?.goalTree !== undefined);
 }
 
 /** The carried ids for a compaction appended after `live` (the live path at its parent), in path order. */

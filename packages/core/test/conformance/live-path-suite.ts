@@ -115,9 +115,7 @@ export function livePathSuite(makeHarness: MakeHarness): void {
       const second = await store.appendCompaction(sid, { summary: "again", firstKeptEntryId: null, tokensBefore: 50 });
       const last = await store.appendEntry(sid, user("go on"));
       const live = await store.getLivePath(sid);
-      expect(ids(live.entries)).toEqual([
-        ...ids([c.task!, c.model!, c.thinking!, c.custom!, c.plan!, later, second, last]),
-      ]);
+      expect(ids(live.entries)).toEqual([...ids([c.task!, c.model!, c.thinking!, c.custom!, c.plan!, later, second, last])]);
       expect(live).toEqual(livePathOf(await store.getActivePath(sid)));
     });
 
@@ -125,10 +123,7 @@ export function livePathSuite(makeHarness: MakeHarness): void {
       const sid = (await store.createSession()).id;
       const [first] = await store.appendEntries(sid, [user("a"), assistant("b")]);
       // Written in a batch (as an import writes it): no carried list, so nothing can be left out.
-      await store.appendEntries(sid, [
-        { type: "compaction", summary: "s", firstKeptEntryId: null, tokensBefore: 1 },
-        user("c"),
-      ]);
+      await store.appendEntries(sid, [{ type: "compaction", summary: "s", firstKeptEntryId: null, tokensBefore: 1 }, user("c")]);
       let live = await store.getLivePath(sid);
       expect(live).toEqual({ entries: await store.getActivePath(sid), complete: true });
       await store.appendCompaction(sid, { summary: "t", firstKeptEntryId: null, tokensBefore: 1 });

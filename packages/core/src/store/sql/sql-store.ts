@@ -14,13 +14,13 @@ import {
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
+import type { LivePath } from "../live-path.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
 import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
-import type { LivePath } from "../live-path.js";
 import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
 import { entryRow, parseEntryRow, sessionNotFound } from "./rows.js";
