@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import type { CompactionEntry, Entry } from "../model/entry.js";
 import { EntryIdSchema } from "../model/ids.js";
+import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 
 /**
  * The part of a session's active path a continued run needs. Everything before the latest compaction
@@ -33,15 +35,19 @@ function isFirstTask(entry: Entry): boolean {
   return entry.type === "message" && entry.message.role === "user" && entry.message.synthetic !== true;
 }
 
+/** Entries that only edit messages; before a compaction the messages they edit are summarized away. */
+const MESSAGE_EDITS: ReadonlySet<string> = new Set([PRUNE_ENTRY_TYPE, DELETE_ENTRY_TYPE]);
+
 /**
  * What a run folds from an entry rather than shows the model as a message. Messages, summaries and
  * sub-agent records are left out: a compaction already tells of them.
  */
 function isCarriedKind(entry: Entry): boolean {
   switch (entry.type) {
+    case "custom":
+      return !MESSAGE_EDITS.has(entry.customType);
     case "thinking_level_change":
     case "model_change":
-    case "custom":
     case "label":
     case "session_info":
       return true;

@@ -111,6 +111,8 @@ export function livePathSuite(makeHarness: MakeHarness): void {
     it("carries earlier entries through a second compaction", async () => {
       const sid = (await store.createSession()).id;
       const c = await compacted(sid);
+      // A prune only edits messages the next compaction summarizes, so it is not carried.
+      await store.appendEntry(sid, { type: "custom", customType: "arbor.prune", data: { toolCallIds: ["c1"] } });
       const later = await store.appendEntry(sid, { type: "model_change", model: "anthropic/claude-sonnet-4-5" });
       const second = await store.appendCompaction(sid, { summary: "again", firstKeptEntryId: null, tokensBefore: 50 });
       const last = await store.appendEntry(sid, user("go on"));
