@@ -89,6 +89,7 @@ export { FileStore } from "./store/file/file-store.js";
 export type { FileStoreOptions } from "./store/file/file-store-options.js";
 export * from "./store/keyed-lock.js";
 export { type LeaseHolder, type SessionLease, sessionBusy, withLease } from "./store/lease.js";
+export * from "./store/live-path.js";
 export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";

@@ -74,7 +74,9 @@ export async function executeRun(
       if (!meta)
         throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
       title = meta.title;
-      path = await deps.store.getActivePath(sessionId);
+      // A continued run reads only the live path (what the latest compaction left, and what it carried);
+      // a woken run folds its spending from the whole journal.
+      path = options.wake ? await deps.store.getActivePath(sessionId) : (await deps.store.getLivePath(sessionId)).entries;
       // A woken run goes on as the agent that was running it.
       const was = options.wake && input.agent === undefined ? deps.agents[meta.agentId ?? ""] : undefined;
       if (was) agent = was;

@@ -15,6 +15,7 @@ import { metaAfterBatch } from "./append-plan.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
+import { CARRIED_FIELD, carriedIdsFor, type LivePath, livePathOf } from "./live-path.js";
 import { referencedIds } from "./prepare.js";
 import { assertNoParentCycle } from "./session-parents.js";
 import type {
@@ -63,8 +64,29 @@ export abstract class StoreBase implements Store {
   }
 
   async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
-    const [appended] = await this.appendInputs(sessionId, [entry], false);
+    const input = entry?.type === "compaction" ? await this.withCarried(sessionId, entry) : entry;
+    const [appended] = await this.appendInputs(sessionId, [input], false);
     return appended as Entry;
+  }
+
+  /** The whole active path; stores that can read less override this (see `LivePath`). */
+  async getLivePath(sessionId: string): Promise<LivePath> {
+    return livePathOf(await this.getActivePath(sessionId));
+  }
+
+  /**
+   * A compaction appended at the leaf records which earlier entries a continued run still needs, so
+   * the next read of the live path stops at it. It is placed on the leaf it was computed for; one
+   * placed elsewhere, or already carrying its list, is written as given.
+   */
+  private async withCarried(sessionId: string, entry: EntryInput & { type: "compaction" }): Promise<EntryInput> {
+    if (CARRIED_FIELD in entry) return entry;
+    const meta = await this.getSession(sessionId);
+    if (!meta || (entry.parentId !== undefined && entry.parentId !== meta.leafEntryId)) return entry;
+    const live = await this.getLivePath(sessionId);
+    const leaf = live.entries.at(-1)?.id ?? null;
+    if (leaf !== meta.leafEntryId) return entry;
+    return { ...entry, parentId: leaf, [CARRIED_FIELD]: carriedIdsFor(live.entries) };
   }
 
   async appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {

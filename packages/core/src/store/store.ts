@@ -6,6 +6,7 @@ import type { Snapshot } from "../model/snapshot.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
+import type { LivePath } from "./live-path.js";
 
 export interface ListSessionsOptions {
   /** Page size, 1-1000 (default 50). */
@@ -96,6 +97,11 @@ export interface Store {
   /** A new session holding the path root → `entryId` and the labels on it. */
   createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta>;
   getActivePath(sessionId: string): Promise<Entry[]>;
+  /**
+   * What a continued run needs of the active path: from the latest compaction (and what it keeps) to
+   * the leaf, plus the earlier entries it carried. Costs what the live context costs, not the tree.
+   */
+  getLivePath(sessionId: string): Promise<LivePath>;
   getSnapshot(sessionId: string): Promise<Snapshot>;
 
   /**

@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
 import { leaseSuite } from "./lease-suite.js";
+import { livePathSuite } from "./live-path-suite.js";
 import { parentsSuite } from "./parents-suite.js";
 import { resumeSuite } from "./resume-suite.js";
 import { runEventsSuite } from "./run-events-suite.js";
@@ -14,6 +15,7 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
   describe(`store conformance: ${name}`, () => {
     sessionsSuite(makeHarness);
     entriesSuite(makeHarness);
+    livePathSuite(makeHarness);
     leaseSuite(makeHarness);
     parentsSuite(makeHarness);
     runEventsSuite(makeHarness);

@@ -14,12 +14,14 @@ import {
 } from "../event-records.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
+import type { LivePath } from "../live-path.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
 import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
+import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
 import { entryRow, parseEntryRow, sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
@@ -306,6 +308,20 @@ export class SqlStore extends StoreBase {
         throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${row.leaf_entry_id} is not among its entries.`);
       }
       return [];
+    });
+  }
+
+  override getLivePath(sessionId: string): Promise<LivePath> {
+    return this.guard("read the live path", async () => {
+      assertSessionId(sessionId);
+      const row = await this.db
+        .selectFrom("arbor_sessions")
+        .select("leaf_entry_id")
+        .where("id", "=", sessionId)
+        .executeTakeFirst();
+      if (!row) throw sessionNotFound(sessionId);
+      if (row.leaf_entry_id === null) return { entries: [], complete: true };
+      return livePathRows(this.db, sessionId, row.leaf_entry_id);
     });
   }
 
