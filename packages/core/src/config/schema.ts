@@ -108,6 +108,14 @@ export const ConfigSchema = z.strictObject({
       servers: z.record(McpServerNameSchema, McpServerSchema).default({}),
     })
     .prefault({}),
+  telemetry: z
+    .strictObject({
+      /** OTLP/HTTP base URL (traces go to `{endpoint}/v1/traces`); absent, no spans are made. */
+      endpoint: z.url().optional(),
+      /** Put prompts and answers on `chat` spans; they may hold secrets, so off unless asked. */
+      captureContent: z.boolean().default(false),
+    })
+    .prefault({}),
   security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
@@ -137,6 +145,8 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["PLAN_MAX_STEPS", ["plan", "maxSteps"], "int"],
   ["MCP_ENABLED", ["mcp", "enabled"], "bool"],
   ["MCP_TOOL_CACHE_TTL", ["mcp", "toolCacheTtl"], "int"],
+  ["OTEL_EXPORTER_OTLP_ENDPOINT", ["telemetry", "endpoint"], "string"],
+  ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", ["telemetry", "captureContent"], "bool"],
   ["SECURITY_ENABLED", ["security", "enabled"], "bool"],
   ["MAX_PROMPT_CHARS", ["maxPromptChars"], "int"],
 ];

@@ -13,7 +13,7 @@ import type { LoopStep } from "../tools/doom-loop.js";
 import type { PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunServices } from "../tools/run-services.js";
-import type { AnyToolDefinition } from "../tools/tool.js";
+import type { AnyToolDefinition, ToolOutcome } from "../tools/tool.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { RunTally } from "./tally.js";
@@ -121,6 +121,19 @@ export interface RunExtension {
   stop?(run: RunContext): StopReason | undefined;
   /** Around the whole loop: may run before it, after it (plan mode's phase 2), or instead of it. */
   around?(run: RunContext, loop: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
+  /**
+   * Around one tool call's execution (the first extension outermost), so what the tool starts — a
+   * sub-agent, say — runs inside what the extension set up; must call `invoke` once and return its outcome.
+   */
+  aroundTool?(run: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
+}
+
+/** The tool call an extension's `aroundTool` is wrapped around. */
+export interface ToolCallInfo {
+  readonly callId: string;
+  readonly tool: string;
+  /** The assistant message entry that made the call. */
+  readonly messageId: string;
 }
 
 export { addUsage, ZERO_USAGE } from "../llm/usage.js";
