@@ -64,10 +64,16 @@ export function genAiTelemetry(tracer: Tracer, options: GenAiTelemetryOptions = 
     wrapModel(model, use) {
       // One wrapper per model and use, so wrapped models stay comparable by identity.
       let byUse = models.get(model);
-      if (!byUse) models.set(model, (byUse = new Map()));
+      if (!byUse) {
+        byUse = new Map();
+        models.set(model, byUse);
+      }
       const key = use.scenario ?? "";
       let wrapped = byUse.get(key);
-      if (!wrapped) byUse.set(key, (wrapped = new ChatSpanModel(model, tracer, scopes, use, options.captureContent === true)));
+      if (!wrapped) {
+        wrapped = new ChatSpanModel(model, tracer, scopes, use, options.captureContent === true);
+        byUse.set(key, wrapped);
+      }
       return wrapped;
     },
   };
