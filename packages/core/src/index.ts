@@ -26,7 +26,7 @@ export type { ModelResolver } from "./llm/resolved-model.js";
 // Extending runs
 export type { RunLaunch, RunObserver } from "./loop/extension.js";
 export { appendCustom, appendEntry, appendMessage } from "./loop/journal.js";
-export type { RunContext, RunExtension, ToolCallInfo } from "./loop/run-context.js";
+export type { RunContext, RunExtension } from "./loop/run-context.js";
 export type {
   MiddlewareContext,
   RunHandle,
@@ -95,7 +95,7 @@ export type { FileStoreOptions } from "./store/file/file-store-options.js";
 export { openStore } from "./store/open.js";
 export type { Durability, StoreSpec } from "./store/spec.js";
 export type { ListSessionsOptions, SessionPage, Store } from "./store/store.js";
-export { type GenAiTelemetryOptions, genAiTelemetry } from "./telemetry/gen-ai.js";
+export { genAiTelemetry } from "./telemetry/gen-ai.js";
 export type { PermissionReply } from "./tools/ask.js";
 export { type BuiltinToolsOptions, builtinTools } from "./tools/builtins.js";
 // Permissions and approvals

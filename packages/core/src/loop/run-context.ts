@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
-import type { MessageEntry } from "../model/entry.js";
+import type { Entry, MessageEntry } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import type { RunEventInput } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
@@ -126,6 +126,11 @@ export interface RunExtension {
    * sub-agent, say — runs inside what the extension set up; must call `invoke` once and return its outcome.
    */
   aroundTool?(run: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
+  /**
+   * Around an automatic compaction's summary and the entries it writes (the first extension
+   * outermost); must call `compact` once and return the entries it wrote.
+   */
+  aroundCompaction?(run: RunContext, compact: () => Promise<readonly Entry[]>): Promise<readonly Entry[]>;
 }
 
 /** The tool call an extension's `aroundTool` is wrapped around. */

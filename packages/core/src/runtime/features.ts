@@ -77,7 +77,18 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
 const BUILTIN_NAMES = new Set(["goals", "plan", "services"]);
 
-const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around", "aroundTool"] as const;
+const HOOKS = [
+  "start",
+  "system",
+  "beforeStep",
+  "message",
+  "written",
+  "afterStep",
+  "stop",
+  "around",
+  "aroundTool",
+  "aroundCompaction",
+] as const;
 
 const UserExtensionSchema = z.looseObject({
   name: z.string().trim().min(1, "needs a name"),

@@ -129,6 +129,27 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       span?.addEvent("arbor.entry", { "arbor.entry.id": entry.id, "arbor.entry.role": entry.message.role });
       return undefined;
     },
+    async aroundCompaction(run, compact) {
+      const scope = scopeOf(run);
+      const span = tracer.startSpan(
+        "compaction",
+        { kind: SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": run.sessionId } },
+        scope.context,
+      );
+      try {
+        // The summary's model call nests under this span.
+        const written = await scopes.within({ context: trace.setSpan(scope.context, span), sessionId: run.sessionId }, compact);
+        const summary = written.find((e) => e.type === "compaction");
+        if (summary?.type === "compaction") {
+          span.setAttributes({ "arbor.entry.id": summary.id, "arbor.compaction.tokens_before": summary.tokensBefore });
+        }
+        span.end();
+        return written;
+      } catch (err) {
+        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
+        throw err;
+      }
+    },
     async aroundTool(run, call, invoke) {
       const scope = scopeOf(run);
       const span = tracer.startSpan(

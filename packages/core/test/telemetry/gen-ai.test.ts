@@ -1,8 +1,9 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { genAiTelemetry } from "@arbor/core/internal";
+import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { collect, harness } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];
@@ -120,5 +121,44 @@ describe("OpenTelemetry GenAI spans", () => {
     const chat = exporter.getFinishedSpans().find((s) => s.name.startsWith("chat "))!;
     expect(String(chat.attributes["gen_ai.input.messages"])).toContain("say hello");
     expect(String(chat.attributes["gen_ai.output.messages"])).toContain("hello there");
+  });
+
+  it("puts each automatic compaction in a span holding its summary call", async () => {
+    const print = defineTool({
+      name: "print",
+      description: "Prints text.",
+      input: z.object({ size: z.number() }),
+      execute: async ({ size }) => ({
+        output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
+          .join(" ")
+          .slice(0, size),
+      }),
+    });
+    const { exporter, tracer } = collector();
+    const blobs = new MemoryBlobStore();
+    const { runtime, store } = await harness({
+      // Every step reports a prompt near the model's limit, so the next step compacts first.
+      model: scriptedModel([
+        [toolCall("print", { size: 24_000 }, { id: "c1" }), usage({ inputTokens: 9_500, outputTokens: 20 })],
+        [text("## Goal\nPrint.\n## Next steps\nSay done."), usage({ inputTokens: 900, outputTokens: 40 })],
+        [text("All printed."), usage({ inputTokens: 800, outputTokens: 5 })],
+      ]),
+      blobs,
+      config: { ...resolveConfig([]), models: { "testkit/scripted": { limit: { context: 10_000, output: 1_000 } } } },
+      tools: new ToolRegistry({ blobs }).register(print),
+      telemetry: genAiTelemetry(tracer),
+    });
+    const handle = runtime.run({ prompt: "print" });
+    const { result } = await collect(handle);
+    expect(result).toMatchObject({ status: "done", compactions: 1 });
+    const spans = exporter.getFinishedSpans();
+    const compactions = spans.filter((s) => s.name === "compaction");
+    expect(compactions).toHaveLength(1);
+    const compaction = compactions[0]!;
+    const entry = (await store.getActivePath(handle.sessionId)).find((e) => e.type === "compaction")!;
+    expect(compaction.attributes).toMatchObject({ "arbor.entry.id": entry.id, "gen_ai.conversation.id": result.sessionId });
+    // The summary's model call is the compaction's child; the run's own calls are not.
+    expect(childrenOf(spans, compaction).map((s) => s.name)).toEqual(["chat scripted"]);
+    expect(spans.filter((s) => s.name === "chat scripted")).toHaveLength(3);
   });
 });
