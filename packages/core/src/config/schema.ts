@@ -111,7 +111,9 @@ export const ConfigSchema = z.strictObject({
   telemetry: z
     .strictObject({
       /** OTLP/HTTP base URL (traces go to `{endpoint}/v1/traces`); absent, no spans are made. */
-      endpoint: z.url().optional(),
+      endpoint: z
+        .url({ protocol: /^https?$/, error: "must be an http(s) URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318" })
+        .optional(),
       /** Put prompts and answers on `chat` spans; they may hold secrets, so off unless asked. */
       captureContent: z.boolean().default(false),
     })
