@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
-import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { error, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -160,5 +161,22 @@ describe("OpenTelemetry GenAI spans", () => {
     // The summary's model call is the compaction's child; the run's own calls are not.
     expect(childrenOf(spans, compaction).map((s) => s.name)).toEqual(["chat scripted"]);
     expect(spans.filter((s) => s.name === "chat scripted")).toHaveLength(3);
+  });
+
+  it("marks a failed tool call and a failed run as errors", async () => {
+    const { exporter, tracer } = collector();
+    const { runtime } = await harness({
+      model: scriptedModel([[toolCall("read", { path: "missing.txt" }, { id: "r1" })], [error("upstream broke")]]),
+      telemetry: genAiTelemetry(tracer),
+    });
+    const { result } = await collect(runtime.run({ prompt: "read it" }));
+    expect(result.status).toBe("error");
+    const spans = exporter.getFinishedSpans();
+    const tool = spans.find((s) => s.name === "execute_tool read")!;
+    expect(tool.status.code).toBe(SpanStatusCode.ERROR);
+    expect(tool.attributes["error.type"]).toBeTypeOf("string");
+    const agent = spans.find((s) => s.name === "invoke_agent build")!;
+    expect(agent.status.code).toBe(SpanStatusCode.ERROR);
+    expect(agent.attributes["error.type"]).toBe(result.error?.code);
   });
 });
