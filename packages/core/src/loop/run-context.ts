@@ -81,7 +81,7 @@ export interface RunContext {
  * - An extension given to `createRuntime` is one object shared by all runs, concurrent ones
  *   included: keep per-run state keyed by the run (a `WeakMap<RunContext, …>` filled in `start`),
  *   never in a plain field.
- * - Hooks other than `afterStep` and `around` are synchronous. A hook that throws ends the run as
+ * - Hooks other than `afterStep` and the `around*` ones are synchronous. A hook that throws ends the run as
  *   an error carrying its message. Entries are written only through the run's journal
  *   (`appendEntry`, `appendMessage`: `afterStep` may append), never to the store directly, so what
  *   the model sees next, what watchers hear and what is stored stay one.
