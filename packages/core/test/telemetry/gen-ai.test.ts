@@ -166,7 +166,7 @@ describe("OpenTelemetry GenAI spans", () => {
   it("marks a failed tool call and a failed run as errors", async () => {
     const { exporter, tracer } = collector();
     const { runtime } = await harness({
-      model: scriptedModel([[toolCall("read", { path: "missing.txt" }, { id: "r1" })], [error("upstream broke")]]),
+      model: scriptedModel([[toolCall("read", { path: "missing.txt" }, { id: "r1" })], [error(400)]]),
       telemetry: genAiTelemetry(tracer),
     });
     const { result } = await collect(runtime.run({ prompt: "read it" }));
