@@ -24,7 +24,7 @@ export { formatModelRef, type ModelRef, type ProviderName, parseModelRef } from 
 export { createModelRegistry, type ModelRegistry, type ModelRegistryOptions } from "./llm/registry.js";
 export type { ModelResolver } from "./llm/resolved-model.js";
 // Extending runs
-export type { RunLaunch } from "./loop/extension.js";
+export type { RunLaunch, RunObserver } from "./loop/extension.js";
 export { appendCustom, appendEntry, appendMessage } from "./loop/journal.js";
 export type { RunContext, RunExtension } from "./loop/run-context.js";
 export type {
@@ -95,6 +95,7 @@ export type { FileStoreOptions } from "./store/file/file-store-options.js";
 export { openStore } from "./store/open.js";
 export type { Durability, StoreSpec } from "./store/spec.js";
 export type { ListSessionsOptions, SessionPage, Store } from "./store/store.js";
+export { genAiTelemetry } from "./telemetry/gen-ai.js";
 export type { PermissionReply } from "./tools/ask.js";
 export { type BuiltinToolsOptions, builtinTools } from "./tools/builtins.js";
 // Permissions and approvals

@@ -13,6 +13,7 @@ import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createModelRegistry } from "./llm/registry.js";
 import { DEFAULT_RETRY } from "./llm/retry.js";
+import type { RunLaunch } from "./loop/extension.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
@@ -88,7 +89,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       : undefined;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
-  const wrap = composeWrappers([cache && ((model, use) => cache.wrap(model, use.ref)), options.wrapModel]);
+  const wrap = composeWrappers([
+    cache && ((model, use) => cache.wrap(model, use.ref)),
+    options.wrapModel,
+    options.telemetry?.wrapModel,
+  ]);
   const subTraceIds = new SubTraceIds();
   // One driver per session across processes: a run holds its session's lease from start to end, and
   // stops (as aborted) if it loses it.
@@ -137,6 +142,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
+    ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
   };
   const features = runFeatures(featureDeps);
 

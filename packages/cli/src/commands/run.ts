@@ -7,6 +7,7 @@ import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags 
 import { playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { arborHomeOf, withStore } from "../store.js";
+import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
 
 /** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
@@ -74,45 +75,53 @@ export const runCommand: TopCommand = {
     const cassette = await cassetteSetup(io, flags, config);
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
-    return withStore(io, storeFlag, async (opened, resolved) => {
-      if (flags.sessionId !== undefined && !flags.resume) await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
-      const { code } = await playRun({
-        io,
-        json: flag(values, "json"),
-        yes: flags.yes,
-        store: opened,
-        storeLabel: resolved.label,
-        createRuntime: (onPermission, onPlanApproval) =>
-          resumable(
-            flags,
-            createRuntime({
-              store: opened,
-              config,
-              ...cassette.runtime,
-              env: io.env,
-              cwd: flags.cwd,
-              arborHome: arborHomeOf(io),
-              holderName: "arbor run",
-              onPermission,
-              onPlanApproval,
-            }),
-          ),
-        input: {
-          prompt: flags.prompt,
-          ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
-          ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
-          ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
-          // Named for the run, so a continued session switches to it (and records the change).
-          ...(flags.model !== undefined ? { model: flags.model } : {}),
-          ...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
-        },
-        next: (id) => [
-          ["continue", `arbor run${store} --session ${id} "…"`],
-          ["inspect", `arbor sessions show ${id}${store}`],
-        ],
+    const telemetry = await startTelemetry(config, io.env);
+    try {
+      return await withStore(io, storeFlag, async (opened, resolved) => {
+        if (flags.sessionId !== undefined && !flags.resume)
+          await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
+        const { code } = await playRun({
+          io,
+          json: flag(values, "json"),
+          yes: flags.yes,
+          store: opened,
+          storeLabel: resolved.label,
+          createRuntime: (onPermission, onPlanApproval) =>
+            resumable(
+              flags,
+              createRuntime({
+                store: opened,
+                config,
+                ...cassette.runtime,
+                ...(telemetry ? { telemetry: telemetry.observer } : {}),
+                env: io.env,
+                cwd: flags.cwd,
+                arborHome: arborHomeOf(io),
+                holderName: "arbor run",
+                onPermission,
+                onPlanApproval,
+              }),
+            ),
+          input: {
+            prompt: flags.prompt,
+            ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
+            ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+            ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+            // Named for the run, so a continued session switches to it (and records the change).
+            ...(flags.model !== undefined ? { model: flags.model } : {}),
+            ...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
+          },
+          next: (id) => [
+            ["continue", `arbor run${store} --session ${id} "…"`],
+            ["inspect", `arbor sessions show ${id}${store}`],
+          ],
+        });
+        await cassette.finish();
+        return code;
       });
-      await cassette.finish();
-      return code;
-    });
+    } finally {
+      // Spans still buffered go out before the process ends.
+      await telemetry?.shutdown();
+    }
   },
 };

@@ -5,6 +5,7 @@ import { EXIT_OK, UsageError } from "../errors.js";
 import { writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf, withStore } from "../store.js";
+import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
 import { resumeInterruptedRuns } from "./serve-resume.js";
 import { serveToken, TOKEN_ENV } from "./serve-token.js";
@@ -72,47 +73,56 @@ export const serveCommand: TopCommand = {
       model: stringOption(values, "model"),
       baseURL: stringOption(values, "base-url"),
     });
-    return withStore(io, stringOption(values, "store"), async (store) => {
-      // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
-      const watch = new WatchHub(store);
-      const runtime = createRuntime({
-        store,
-        watch,
-        config,
-        env: io.env,
-        cwd,
-        arborHome: arborHomeOf(io),
-        holderName: "arbor serve",
-      });
-      try {
-        const server = createServer({
-          runtime,
-          ...(token === undefined ? {} : { token }),
-          // The client got a code and a redacted message; the operator gets the whole error.
-          onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),
+    const telemetry = await startTelemetry(config, io.env);
+    try {
+      return await withStore(io, stringOption(values, "store"), async (store) => {
+        // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
+        const watch = new WatchHub(store);
+        const runtime = createRuntime({
+          store,
+          watch,
+          config,
+          env: io.env,
+          cwd,
+          arborHome: arborHomeOf(io),
+          holderName: "arbor serve",
+          ...(telemetry ? { telemetry: telemetry.observer } : {}),
         });
-        const listening = await server.listen({ host, port });
-        const stopped = new Promise<void>((resolve) => {
-          const release = io.onInterrupt?.(() => {
-            release?.();
-            resolve();
+        try {
+          const server = createServer({
+            runtime,
+            ...(token === undefined ? {} : { token }),
+            // The client got a code and a redacted message; the operator gets the whole error.
+            onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),
           });
-        });
-        // Named before the address is printed, so whoever waits for the address has seen them.
-        if (!flag(values, "no-resume")) {
-          await resumeInterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
+          const listening = await server.listen({ host, port });
+          const stopped = new Promise<void>((resolve) => {
+            const release = io.onInterrupt?.(() => {
+              release?.();
+              resolve();
+            });
+          });
+          // Named before the address is printed, so whoever waits for the address has seen them.
+          if (!flag(values, "no-resume")) {
+            await resumeInterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
+          }
+          if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
+          else
+            writeLines(io.stdout, [
+              `Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`,
+            ]);
+          await stopped;
+          await listening.close();
+        } finally {
+          await runtime.close();
+          // What the aborted runs wrote last reaches the event log before the store closes.
+          await watch.flush();
         }
-        if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
-        else
-          writeLines(io.stdout, [`Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`]);
-        await stopped;
-        await listening.close();
-      } finally {
-        await runtime.close();
-        // What the aborted runs wrote last reaches the event log before the store closes.
-        await watch.flush();
-      }
-      return EXIT_OK;
-    });
+        return EXIT_OK;
+      });
+    } finally {
+      // Spans still buffered go out before the process ends.
+      await telemetry?.shutdown();
+    }
   },
 };

@@ -146,6 +146,16 @@ export const ConfigSchema = z.strictObject({
       servers: z.record(McpServerNameSchema, McpServerSchema).default({}),
     })
     .prefault({}),
+  telemetry: z
+    .strictObject({
+      /** OTLP/HTTP base URL (traces go to `{endpoint}/v1/traces`); absent, no spans are made. */
+      endpoint: z
+        .url({ protocol: /^https?$/, error: "must be an http(s) URL of an OTLP/HTTP collector, such as http://127.0.0.1:4318" })
+        .optional(),
+      /** Put prompts and answers on `chat` spans; they may hold secrets, so off unless asked. */
+      captureContent: z.boolean().default(false),
+    })
+    .prefault({}),
   security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
@@ -181,6 +191,8 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["PLAN_MAX_STEPS", ["plan", "maxSteps"], "int"],
   ["MCP_ENABLED", ["mcp", "enabled"], "bool"],
   ["MCP_TOOL_CACHE_TTL", ["mcp", "toolCacheTtl"], "int"],
+  ["OTEL_EXPORTER_OTLP_ENDPOINT", ["telemetry", "endpoint"], "string"],
+  ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", ["telemetry", "captureContent"], "bool"],
   ["SECURITY_ENABLED", ["security", "enabled"], "bool"],
   ["MAX_PROMPT_CHARS", ["maxPromptChars"], "int"],
 ];

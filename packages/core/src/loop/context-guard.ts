@@ -6,6 +6,7 @@ import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import { Summarizer } from "../context/summarizer.js";
 import { REPLY_PRIMING_TOKENS } from "../context/tokens.js";
 import { ArborError } from "../errors.js";
+import type { Entry } from "../model/entry.js";
 import { appendCustom, appendEntry, chargeRun } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 
@@ -53,6 +54,18 @@ export interface GuardOptions {
  * (stage 1) and, if that is not enough, has the compaction agent summarize (stage 2); an automatic
  * compaction mid-turn is followed by the synthetic continuation. Returns whether anything changed.
  */
+/** The summary and its entries inside every extension's `aroundCompaction`, the first extension outermost. */
+function aroundCompaction(ctx: RunContext, compact: () => Promise<readonly Entry[]>): Promise<readonly Entry[]> {
+  let run = compact;
+  for (let i = ctx.extensions.length - 1; i >= 0; i--) {
+    const ext = ctx.extensions[i]!;
+    if (!ext.aroundCompaction) continue;
+    const inner = run;
+    run = () => ext.aroundCompaction!(ctx, inner);
+  }
+  return run();
+}
+
 export async function guardContext(ctx: RunContext, options: GuardOptions = {}): Promise<boolean> {
   const limit = ctx.model.info.limit;
   if (limit.context === 0) return false;
@@ -74,32 +87,37 @@ export async function guardContext(ctx: RunContext, options: GuardOptions = {}):
     if (!options.force && measureContext(ctx) <= usable) return true;
   }
 
-  const keepTokens = tailBudget(ctx, usable, before, options.force === true);
-  const summarizer = new Summarizer({
-    model: ctx.summaryModel(),
-    count: ctx.tokens.text,
-    clock: ctx.clock,
-    retry: ctx.retry,
-    signal: ctx.signal,
-    emit: ctx.emit,
-  });
-  let plan: Awaited<ReturnType<typeof planCompaction>>;
-  try {
-    plan = await planCompaction({
-      state: ctx.state,
-      summarizer,
-      count: ctx.tokens.message,
-      keepTokens,
-      tokensBefore: before,
-      mode: "auto",
-      continuation: true,
+  const compact = async (): Promise<readonly Entry[]> => {
+    const keepTokens = tailBudget(ctx, usable, before, options.force === true);
+    const summarizer = new Summarizer({
+      model: ctx.summaryModel(),
+      count: ctx.tokens.text,
+      clock: ctx.clock,
+      retry: ctx.retry,
+      signal: ctx.signal,
+      emit: ctx.emit,
     });
-  } catch (err) {
-    // A summary that failed leaves no entry to read its spending from.
-    chargeRun(ctx, { usage: summarizer.usage, cost: summarizer.cost, costKnown: summarizer.costKnown });
-    throw err;
-  }
-  for (const entry of plan.entries) await appendEntry(ctx, entry);
+    let plan: Awaited<ReturnType<typeof planCompaction>>;
+    try {
+      plan = await planCompaction({
+        state: ctx.state,
+        summarizer,
+        count: ctx.tokens.message,
+        keepTokens,
+        tokensBefore: before,
+        mode: "auto",
+        continuation: true,
+      });
+    } catch (err) {
+      // A summary that failed leaves no entry to read its spending from.
+      chargeRun(ctx, { usage: summarizer.usage, cost: summarizer.cost, costKnown: summarizer.costKnown });
+      throw err;
+    }
+    const written: Entry[] = [];
+    for (const entry of plan.entries) written.push(await appendEntry(ctx, entry));
+    return written;
+  };
+  await aroundCompaction(ctx, compact);
   const after = measureContext(ctx);
   if (after > usable) {
     const fixed = overhead(ctx);

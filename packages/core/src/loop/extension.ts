@@ -1,3 +1,4 @@
+import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Entry } from "../model/entry.js";
@@ -22,6 +23,16 @@ export interface RunLaunch {
 
 /** Makes the extensions of one run. */
 export type ExtensionFactory = (launch: RunLaunch) => RunExtension[];
+
+/**
+ * Watches runs from outside every feature: `extension` is made for each run (sub-runs too) and put
+ * first, so its `around` and `aroundTool` wrap all the others; `wrapModel` wraps each model where
+ * the runtime resolves it, after any other wrapper.
+ */
+export interface RunObserver {
+  extension(launch: RunLaunch): RunExtension;
+  wrapModel?: ModelWrapper;
+}
 
 /** A sub-trace's session, made by the run that starts it. */
 export interface TraceLaunch {

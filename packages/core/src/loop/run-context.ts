@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { ContextSize } from "../context/context-size.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
-import type { MessageEntry } from "../model/entry.js";
+import type { Entry, MessageEntry } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import type { RunEventInput } from "../model/run-events.js";
 import type { ContextState } from "../session/context.js";
@@ -13,7 +13,7 @@ import type { LoopStep } from "../tools/doom-loop.js";
 import type { PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunServices } from "../tools/run-services.js";
-import type { AnyToolDefinition } from "../tools/tool.js";
+import type { AnyToolDefinition, ToolOutcome } from "../tools/tool.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { RunTally } from "./tally.js";
@@ -81,7 +81,7 @@ export interface RunContext {
  * - An extension given to `createRuntime` is one object shared by all runs, concurrent ones
  *   included: keep per-run state keyed by the run (a `WeakMap<RunContext, …>` filled in `start`),
  *   never in a plain field.
- * - Hooks other than `afterStep` and `around` are synchronous. A hook that throws ends the run as
+ * - Hooks other than `afterStep` and the `around*` ones are synchronous. A hook that throws ends the run as
  *   an error carrying its message. Entries are written only through the run's journal
  *   (`appendEntry`, `appendMessage`: `afterStep` may append), never to the store directly, so what
  *   the model sees next, what watchers hear and what is stored stay one.
@@ -121,6 +121,24 @@ export interface RunExtension {
   stop?(run: RunContext): StopReason | undefined;
   /** Around the whole loop: may run before it, after it (plan mode's phase 2), or instead of it. */
   around?(run: RunContext, loop: () => Promise<StepsOutcome>): Promise<StepsOutcome>;
+  /**
+   * Around one tool call's execution (the first extension outermost), so what the tool starts — a
+   * sub-agent, say — runs inside what the extension set up; must call `invoke` once and return its outcome.
+   */
+  aroundTool?(run: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
+  /**
+   * Around an automatic compaction's summary and the entries it writes (the first extension
+   * outermost); must call `compact` once and return the entries it wrote.
+   */
+  aroundCompaction?(run: RunContext, compact: () => Promise<readonly Entry[]>): Promise<readonly Entry[]>;
+}
+
+/** The tool call an extension's `aroundTool` is wrapped around. */
+export interface ToolCallInfo {
+  readonly callId: string;
+  readonly tool: string;
+  /** The assistant message entry that made the call. */
+  readonly messageId: string;
 }
 
 export { addUsage, ZERO_USAGE } from "../llm/usage.js";

@@ -4,7 +4,7 @@ import type { ToolMessage } from "../model/message.js";
 import { INTERRUPTED_OUTPUT } from "../session/context.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import { appendMessage } from "./journal.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext, ToolCallInfo } from "./run-context.js";
 
 export { INTERRUPTED_OUTPUT };
 
@@ -61,6 +61,18 @@ export async function recordInterrupted(
   }
 }
 
+/** One call's execution inside every extension's `aroundTool`, the first extension outermost. */
+function aroundTool(ctx: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  let run = invoke;
+  for (let i = ctx.extensions.length - 1; i >= 0; i--) {
+    const ext = ctx.extensions[i]!;
+    if (!ext.aroundTool) continue;
+    const inner = run;
+    run = () => ext.aroundTool!(ctx, call, inner);
+  }
+  return run();
+}
+
 /** Runs `work` over `items` with at most `size` at a time; resolves when all are done. */
 async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -101,38 +113,40 @@ export async function runToolCalls(
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
-        : await ctx.registry.invoke(
-            call.toolName,
-            call.inputText,
-            {
-              sessionId: ctx.sessionId,
-              messageId,
-              callId: call.toolCallId,
-              agent: ctx.agent.name,
-              cwd: ctx.cwd,
-              abort: ctx.signal,
-              metadata: (update) =>
-                ctx.emit({
-                  type: "tool_progress",
-                  call_id: call.toolCallId,
-                  tool: call.toolName,
-                  ...(update.title !== undefined ? { title: update.title } : {}),
-                  ...(update.metadata !== undefined ? { metadata: update.metadata } : {}),
-                }),
-              ...(ctx.services ? { run: ctx.services } : {}),
-              ask: async (request) => {
-                try {
-                  await ctx.permission.ask({
-                    ...request,
-                    metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
-                  });
-                } catch (err) {
-                  if (isArborError(err, "permission_rejected")) rejected = true;
-                  throw err;
-                }
+        : await aroundTool(ctx, { callId: call.toolCallId, tool: call.toolName, messageId }, () =>
+            ctx.registry.invoke(
+              call.toolName,
+              call.inputText,
+              {
+                sessionId: ctx.sessionId,
+                messageId,
+                callId: call.toolCallId,
+                agent: ctx.agent.name,
+                cwd: ctx.cwd,
+                abort: ctx.signal,
+                metadata: (update) =>
+                  ctx.emit({
+                    type: "tool_progress",
+                    call_id: call.toolCallId,
+                    tool: call.toolName,
+                    ...(update.title !== undefined ? { title: update.title } : {}),
+                    ...(update.metadata !== undefined ? { metadata: update.metadata } : {}),
+                  }),
+                ...(ctx.services ? { run: ctx.services } : {}),
+                ask: async (request) => {
+                  try {
+                    await ctx.permission.ask({
+                      ...request,
+                      metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
+                    });
+                  } catch (err) {
+                    if (isArborError(err, "permission_rejected")) rejected = true;
+                    throw err;
+                  }
+                },
               },
-            },
-            { available },
+              { available },
+            ),
           );
     if (ctx.signal.aborted && outcome.isError && outcome.code !== "permission_rejected" && outcome.code !== "permission_denied") {
       outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };

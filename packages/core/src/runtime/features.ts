@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { goalExtension } from "../goal/run-goals.js";
 import { scenarioModel } from "../llm/scenario.js";
-import type { ExtensionFactory, RunExtension } from "../loop/extension.js";
+import type { ExtensionFactory, RunExtension, RunLaunch } from "../loop/extension.js";
 import type { RunContext } from "../loop/run-context.js";
 import type { RunDeps } from "../loop/run-deps.js";
 import type { TraceContext } from "../model/session.js";
@@ -23,6 +23,8 @@ export interface FeatureDeps {
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
+  /** Made for every run and put before the built-in features, so it wraps all of them. */
+  observer?: (launch: RunLaunch) => RunExtension;
 }
 
 /**
@@ -72,14 +74,32 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         };
       },
     };
-    return [goals, planMode, todos, services, ...(features.user ?? [])];
+    return [
+      ...(features.observer ? [features.observer(launch)] : []),
+      goals,
+      planMode,
+      todos,
+      services,
+      ...(features.user ?? []),
+    ];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
 const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services"]);
 
-const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around"] as const;
+const HOOKS = [
+  "start",
+  "system",
+  "beforeStep",
+  "message",
+  "written",
+  "afterStep",
+  "stop",
+  "around",
+  "aroundTool",
+  "aroundCompaction",
+] as const;
 
 const UserExtensionSchema = z.looseObject({
   name: z.string().trim().min(1, "needs a name"),

@@ -7,6 +7,7 @@ import type { ReplaySpec } from "../goal/replay.js";
 import type { LlmCache } from "../llm/cache/llm-cache.js";
 import type { ModelWrapper } from "../llm/model-wrapper.js";
 import type { ModelResolver } from "../llm/resolved-model.js";
+import type { RunObserver } from "../loop/extension.js";
 import type { RunExtension } from "../loop/run-context.js";
 import type { MiddlewareErrorHandler, RunHandle, RunInput, RunMiddleware } from "../loop/run-types.js";
 import type {
@@ -90,6 +91,12 @@ export interface RuntimeOptions {
    * a name used twice, a tool name taken) makes `createRuntime` throw `invalid_input`.
    */
   extensions?: readonly RunExtension[];
+  /**
+   * Observes every run from outside the built-in features (the OpenTelemetry GenAI traces of
+   * `genAiTelemetry`, say): its extension wraps each run before the others and its model wrapper
+   * applies outermost. Absent: nothing is observed and nothing is paid for.
+   */
+  telemetry?: RunObserver;
   /** How much of the recorded run streams (`runtime.events`) stays in memory in front of the store. */
   runEvents?: Omit<RunEventLogOptions, "onError">;
 }

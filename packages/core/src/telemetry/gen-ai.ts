@@ -1,0 +1,206 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { RunLaunch, RunObserver, StepsOutcome } from "../loop/extension.js";
+import type { RunContext, RunExtension } from "../loop/run-context.js";
+import { ChatSpanModel } from "./chat-span.js";
+
+export interface GenAiTelemetryOptions {
+  /** Put prompts and answers on `chat` spans (`gen_ai.input.messages`, `gen_ai.output.messages`). Default off: they may hold secrets. */
+  captureContent?: boolean;
+}
+
+/** What a span started inside a run knows of it: the context to parent under and the session it serves. */
+export interface SpanScope {
+  readonly context: Context;
+  readonly sessionId: string;
+}
+
+/**
+ * Where spans of the same run find their parent. A store of its own per telemetry, rather than the
+ * global context manager, so nesting holds whether or not the host registered one.
+ */
+export class SpanScopes {
+  private readonly als = new AsyncLocalStorage<SpanScope>();
+  current(): SpanScope | undefined {
+    return this.als.getStore();
+  }
+  parent(): Context {
+    return this.als.getStore()?.context ?? context.active();
+  }
+  within<T>(scope: SpanScope, work: () => T): T {
+    return this.als.run(scope, work);
+  }
+}
+
+function endWith(span: Span, outcome: { status: string; error?: { code: string; message: string } | undefined }): void {
+  if (outcome.status !== "done") {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.status });
+    span.setAttribute("error.type", outcome.error?.code ?? outcome.status);
+  }
+  span.end();
+}
+
+/**
+ * Traces runs as the OpenTelemetry GenAI conventions describe agents: an `invoke_agent` span per run
+ * and sub-run (under the tool span that started it, so parallel branches are siblings), `chat` per
+ * model call, `execute_tool` per tool call and a `plan_mode` span around a run in plan mode. The
+ * session id is `gen_ai.conversation.id`; written entries are span events carrying their ids, so a
+ * trace leads back to the session's entries.
+ */
+export function genAiTelemetry(tracer: Tracer, options: GenAiTelemetryOptions = {}): RunObserver {
+  const scopes = new SpanScopes();
+  const models = new WeakMap<object, Map<string, ChatSpanModel>>();
+  return {
+    extension: (launch) => runSpans(tracer, scopes, launch),
+    wrapModel(model, use) {
+      // One wrapper per model and use, so wrapped models stay comparable by identity.
+      let byUse = models.get(model);
+      if (!byUse) {
+        byUse = new Map();
+        models.set(model, byUse);
+      }
+      const key = use.scenario ?? "";
+      let wrapped = byUse.get(key);
+      if (!wrapped) {
+        wrapped = new ChatSpanModel(model, tracer, scopes, use, options.captureContent === true);
+        byUse.set(key, wrapped);
+      }
+      return wrapped;
+    },
+  };
+}
+
+function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExtension {
+  const agentSpans = new WeakMap<RunContext, SpanScope>();
+  // The innermost span of this run where the hook runs (plan mode's, inside the agent's), else the agent's.
+  const scopeOf = (run: RunContext): SpanScope => {
+    const current = scopes.current();
+    if (current?.sessionId === run.sessionId) return current;
+    return agentSpans.get(run) ?? { context: scopes.parent(), sessionId: run.sessionId };
+  };
+  const trace_ = launch.options.trace;
+  return {
+    name: "telemetry",
+    async around(run, loop): Promise<StepsOutcome> {
+      const attributes: Attributes = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": trace_?.agentType ?? run.agent.name,
+        "gen_ai.conversation.id": run.sessionId,
+        "gen_ai.request.model": run.model.model.modelId,
+        "gen_ai.provider.name": run.model.model.provider,
+        ...(trace_ ? { "arbor.parent_conversation.id": trace_.parentSessionId } : {}),
+        ...(launch.path.length > 0 ? { "arbor.entry.start_id": launch.path[launch.path.length - 1]!.id } : {}),
+      };
+      const span = tracer.startSpan(
+        `invoke_agent ${attributes["gen_ai.agent.name"]}`,
+        { kind: SpanKind.INTERNAL, attributes },
+        scopes.parent(),
+      );
+      const scope = { context: trace.setSpan(scopes.parent(), span), sessionId: run.sessionId };
+      agentSpans.set(run, scope);
+      try {
+        const outcome = await scopes.within(scope, () =>
+          planMode(run, launch) ? planSpan(tracer, scopes, scope, loop) : loop(),
+        );
+        span.setAttributes({
+          "gen_ai.usage.input_tokens": run.tally.usage.input,
+          "gen_ai.usage.output_tokens": run.tally.usage.output,
+          ...(outcome.stopReason ? { "arbor.stop_reason": outcome.stopReason } : {}),
+          ...(run.state.leafId ? { "arbor.entry.leaf_id": run.state.leafId } : {}),
+        });
+        endWith(span, outcome);
+        return outcome;
+      } catch (err) {
+        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
+        throw err;
+      }
+    },
+    written(run, entry) {
+      const span = trace.getSpan(agentSpans.get(run)?.context ?? scopes.parent());
+      span?.addEvent("arbor.entry", { "arbor.entry.id": entry.id, "arbor.entry.role": entry.message.role });
+      return undefined;
+    },
+    async aroundCompaction(run, compact) {
+      const scope = scopeOf(run);
+      const span = tracer.startSpan(
+        "compaction",
+        { kind: SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": run.sessionId } },
+        scope.context,
+      );
+      try {
+        // The summary's model call nests under this span.
+        const written = await scopes.within({ context: trace.setSpan(scope.context, span), sessionId: run.sessionId }, compact);
+        const summary = written.find((e) => e.type === "compaction");
+        if (summary?.type === "compaction") {
+          span.setAttributes({ "arbor.entry.id": summary.id, "arbor.compaction.tokens_before": summary.tokensBefore });
+        }
+        span.end();
+        return written;
+      } catch (err) {
+        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
+        throw err;
+      }
+    },
+    async aroundTool(run, call, invoke) {
+      const scope = scopeOf(run);
+      const span = tracer.startSpan(
+        `execute_tool ${call.tool}`,
+        {
+          kind: SpanKind.INTERNAL,
+          attributes: {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": call.tool,
+            "gen_ai.tool.call.id": call.callId,
+            "gen_ai.tool.type": "function",
+            "gen_ai.conversation.id": run.sessionId,
+            "arbor.entry.id": call.messageId,
+          },
+        },
+        scope.context,
+      );
+      try {
+        const outcome = await scopes.within({ context: trace.setSpan(scope.context, span), sessionId: run.sessionId }, invoke);
+        endWith(
+          span,
+          outcome.isError
+            ? { status: "error", error: { code: outcome.code, message: outcome.output.slice(0, 200) } }
+            : { status: "done" },
+        );
+        return outcome;
+      } catch (err) {
+        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
+        throw err;
+      }
+    },
+  };
+}
+
+/** A top-level run of a runtime whose config turns plan mode on (sub-runs never plan). */
+function planMode(run: RunContext, launch: RunLaunch): boolean {
+  return run.config.plan.enabled && launch.options.trace === undefined;
+}
+
+async function planSpan(
+  tracer: Tracer,
+  scopes: SpanScopes,
+  parent: SpanScope,
+  loop: () => Promise<StepsOutcome>,
+): Promise<StepsOutcome> {
+  const span = tracer.startSpan(
+    "plan_mode",
+    { kind: SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": parent.sessionId } },
+    parent.context,
+  );
+  const outcome = await scopes.within({ context: trace.setSpan(parent.context, span), sessionId: parent.sessionId }, loop);
+  endWith(span, outcome);
+  return outcome;
+}
