@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { reasoning, text, toolCall } from "@arbor/testkit";
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";
-import { errorOf, startServer } from "./helpers/server.js";
+import { errorOf, gateTool, startServer } from "./helpers/server.js";
 
 /** A UI stream response read as a stock client does: SSE parsed into chunks, folded into the assistant message. */
 async function readUi(res: Response, message?: UIMessage): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
@@ -133,5 +133,41 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
     }
     expect(await server.store.getSession("chat-bad")).toBeUndefined();
     expect(await errorOf(await server.api("/api/ui/chat/nosuch/stream"))).toMatchObject({ status: 404 });
+  });
+});
+
+describe("GET /api/ui/chat/:id/stream from the event log", () => {
+  it("another server over the same store resumes a run in progress from its first event and follows it to the end", async () => {
+    const gate = gateTool();
+    const a = await startServer({
+      script: [[text("Working."), toolCall("gate", {}, { id: "g1" })], [text("Finished.")]],
+      tools: [gate.tool],
+    });
+    // The page reads until the run waits at the gate, then goes away (a reload).
+    const res = await a.api("/api/ui/chat", { json: { id: "chat-far", messages: [user("go")] } });
+    const reader = parseJsonEventStream({
+      stream: res.body as ReadableStream<Uint8Array>,
+      schema: uiMessageChunkSchema,
+    }).getReader();
+    for (;;) {
+      const { value } = await reader.read();
+      if (value?.success && value.value.type === "tool-input-available") break;
+    }
+    await reader.cancel();
+
+    const b = await startServer({ store: () => join(dirname(a.cwd), "store") });
+    // B answers while the run still waits at the gate; it is released only then.
+    const resumed = await b.api("/api/ui/chat/chat-far/stream");
+    gate.release("opened");
+    const { message, chunks } = await readUi(resumed);
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+    expect(message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)).toEqual([
+      "Working.",
+      "Finished.",
+    ]);
+    expect(message.parts.find((p) => p.type === "dynamic-tool")).toMatchObject({ toolCallId: "g1", output: "opened" });
+    // The run ended: nothing to resume, on either server.
+    expect((await b.api("/api/ui/chat/chat-far/stream")).status).toBe(204);
+    expect((await a.api("/api/ui/chat/chat-far/stream")).status).toBe(204);
   });
 });

@@ -114,7 +114,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       summary: "Resume a useChat stream",
       description:
         "What `useChat`'s `resumeStream` asks for after a reload: the session's run in progress from its first event, read " +
-        "from the session's event log, then live. 204 when no run is in progress.",
+        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress.",
       params: SessionParams,
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
@@ -126,7 +126,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       const sessionId = params.id;
       if (!(await store.getSession(sessionId))) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
       if (!(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
-      const reader = await runtime.events.reader(sessionId, { latestRun: true });
+      const reader = await runtime.events.reader(sessionId, { currentRun: true });
       return uiStreamResponse({ sessionId, reader, isPending: isPendingIn(sessionId) });
     },
   );
