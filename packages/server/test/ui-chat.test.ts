@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { reasoning, text, toolCall } from "@arbor/testkit";
+import { resolveConfig } from "@arbor/core/internal";
+import { reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
@@ -169,5 +170,42 @@ describe("GET /api/ui/chat/:id/stream from the event log", () => {
     // The run ended: nothing to resume, on either server.
     expect((await b.api("/api/ui/chat/chat-far/stream")).status).toBe(204);
     expect((await a.api("/api/ui/chat/chat-far/stream")).status).toBe(204);
+  });
+});
+
+describe("plan approval over the UI stream", () => {
+  it("a plan waiting for approval is a tool-approval-request; the client's approval runs the plan in the same message", async () => {
+    const STEP = /Now carry out step \d+: (.*)$/;
+    const model = routedModel({
+      route: (prompt) => STEP.exec(taskOf(prompt))?.[1] ?? "main",
+      models: {
+        main: scriptedModel([[toolCall("plan_create", { title: "Check", steps: ["Read the code"] })]]),
+        "Read the code": scriptedModel([[text("The code is fine.")]]),
+      },
+    });
+    const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
+    const server = await startServer({ runtime: { model, config } });
+    const first = await readUi(await server.api("/api/ui/chat", { json: { id: "chat-plan", messages: [user("check")] } }));
+    expect(first.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "tool-calls" });
+    const call = first.message.parts.find((p) => p.type === "dynamic-tool" && p.toolName === "plan_approval");
+    expect(call).toMatchObject({ state: "approval-requested", input: { title: "Check" } });
+    expect(first.message.parts.some((p) => p.type === "data-plan-created")).toBe(true);
+
+    const answered: UIMessage = structuredClone(first.message);
+    answered.parts = answered.parts.map((p) =>
+      p.type === "dynamic-tool" && p.state === "approval-requested"
+        ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
+        : p,
+    );
+    const res = await server.api("/api/ui/chat", { json: { id: "chat-plan", messages: [user("check"), answered] } });
+    const done = await readUi(res, structuredClone(answered));
+    expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+    expect(done.message.parts.find((p) => p.type === "dynamic-tool" && p.toolName === "plan_approval")).toMatchObject({
+      state: "output-available",
+      output: "approved",
+    });
+    const updates = done.message.parts.filter((p) => p.type === "data-plan-updated").map((p) => (p as { data: unknown }).data);
+    expect(updates).toContainEqual(expect.objectContaining({ step_id: 1, status: "completed" }));
+    expect(server.runtime.pendingPlanApprovals("chat-plan")).toEqual([]);
   });
 });

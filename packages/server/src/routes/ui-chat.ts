@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core/internal";
+import { ArborError, type RunEvent } from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
@@ -11,13 +11,14 @@ import {
   UiChatRequest,
   UiChunkDescription,
 } from "../ui/ui-chat-schemas.js";
+import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
 import { uiStreamResponse } from "../ui/ui-stream.js";
 import { requireNoRun } from "./chat.js";
 
 const UI_STREAM =
   "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +
   "Text and reasoning come as `text-*`/`reasoning-*` blocks, tool calls as `tool-*` chunks of dynamic tools, Arbor's plan, " +
-  "progress and model-call events as `data-*` parts. A permission ask is a `tool-approval-request`: the message then finishes " +
+  "progress and model-call events as `data-*` parts. A permission ask or a plan waiting for approval is a `tool-approval-request`: the message then finishes " +
   "(`finishReason: tool-calls`) while the run waits, and the client's next request carrying the approval continues it. " +
   "`start` and `finish` carry `{ sessionId, lastEventId }` as message metadata.";
 
@@ -38,8 +39,19 @@ function approvalsOf(message: UiChatMessage): Array<{ id: string; approved: bool
 
 export function uiChatRoutes(ctx: ServerContext): Route[] {
   const { runtime, store } = ctx;
-  const isPendingIn = (sessionId: string) => (askId: string) =>
-    runtime.pendingPermissions(sessionId).some((ask) => ask.id === askId);
+  const isPending = (sessionId: string, approvalId: string): boolean => {
+    const planId = planIdOf(approvalId);
+    return planId === undefined
+      ? runtime.pendingPermissions(sessionId).some((ask) => ask.id === approvalId)
+      : runtime.pendingPlanApprovals(sessionId).some((plan) => plan.planId === planId);
+  };
+  const waitsIn =
+    (sessionId: string) =>
+    (event: RunEvent): boolean => {
+      if (event.type === "permission_request") return isPending(sessionId, event.id);
+      if (event.type === "plan_approval_request") return isPending(sessionId, planApprovalId(event.plan_id));
+      return false;
+    };
 
   const chat = defineRoute(
     {
@@ -82,8 +94,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        const pending = isPendingIn(sessionId);
-        const open = approvals.filter((a) => pending(a.id));
+        const open = approvals.filter((a) => isPending(sessionId, a.id));
         if (open.length === 0) {
           throw new ApiError(
             "permission_not_found",
@@ -92,8 +103,28 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         }
         // Read from the log before answering, so nothing the run does after the answer can be missed.
         const reader = await runtime.events.reader(sessionId, { after: cursor.data.lastEventId });
-        for (const approval of open) runtime.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
-        return uiStreamResponse({ sessionId, reader, isPending: pending, after: cursor.data.lastEventId });
+        const opening: ArborUIChunk[] = [];
+        for (const approval of open) {
+          const planId = planIdOf(approval.id);
+          if (planId === undefined) {
+            runtime.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
+            continue;
+          }
+          await runtime.approvePlan(planId, approval.approved, approval.reason);
+          // The plan's call has no tool run to end it: its outcome is the answer itself.
+          opening.push(
+            approval.approved
+              ? { type: "tool-output-available", toolCallId: planCallId(planId), output: "approved", dynamic: true }
+              : { type: "tool-output-denied", toolCallId: planCallId(planId) },
+          );
+        }
+        return uiStreamResponse({
+          sessionId,
+          reader,
+          waitsForAnswer: waitsIn(sessionId),
+          after: cursor.data.lastEventId,
+          opening,
+        });
       }
       if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
       const prompt = promptOf(last);
@@ -102,7 +133,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       // useChat names the chat before the first message: that name becomes the session's id.
       if (!(await store.getSession(sessionId))) await store.createSession({ id: sessionId, title: prompt.slice(0, 500) });
       const handle = runtime.run({ prompt, sessionId, busy: "reject" });
-      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), isPending: isPendingIn(sessionId) });
+      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId) });
     },
   );
 
@@ -127,7 +158,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       if (!(await store.getSession(sessionId))) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
       if (!(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
       const reader = await runtime.events.reader(sessionId, { currentRun: true });
-      return uiStreamResponse({ sessionId, reader, isPending: isPendingIn(sessionId) });
+      return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId) });
     },
   );
 

@@ -25,6 +25,17 @@ export type ArborUIChunk = UIMessageChunk<ArborUIMetadata, ArborUIDataTypes>;
 
 /** A permission ask that has no tool call of its own is shown as a call of this tool. */
 export const PERMISSION_TOOL = "permission";
+/** A plan waiting for approval is shown as a call of this tool, approved like a tool call. */
+export const PLAN_APPROVAL_TOOL = "plan_approval";
+/** Plan approvals' ids carry this prefix, so an answer says which kind of ask it is for. */
+const PLAN_APPROVAL_PREFIX = "plan:";
+
+export const planApprovalId = (planId: string) => `${PLAN_APPROVAL_PREFIX}${planId}`;
+export const planCallId = (planId: string) => `${PLAN_APPROVAL_TOOL}-${planId}`;
+/** The plan id of a plan approval's id; undefined for a permission ask's. */
+export function planIdOf(approvalId: string): string | undefined {
+  return approvalId.startsWith(PLAN_APPROVAL_PREFIX) ? approvalId.slice(PLAN_APPROVAL_PREFIX.length) : undefined;
+}
 
 function parseInput(text: string): unknown {
   try {
@@ -64,7 +75,7 @@ export class RunEventChunker {
     return [...this.close(), { type: "finish", finishReason: reason, messageMetadata: this.metadata(lastEventId) }];
   }
 
-  /** The chunks one run event becomes; `pendingAsk` says the event is a permission ask still waiting for its answer. */
+  /** The chunks one run event becomes. */
   chunks(event: RunEvent): ArborUIChunk[] {
     switch (event.type) {
       case "token":
@@ -107,7 +118,18 @@ export class RunEventChunker {
       case "plan_revised":
         return [{ type: "data-plan-revised", data: strip(event) }];
       case "plan_approval_request":
-        return [...this.close(), { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) }];
+        return [
+          ...this.close(),
+          { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) },
+          {
+            type: "tool-input-available",
+            toolCallId: planCallId(event.plan_id),
+            toolName: PLAN_APPROVAL_TOOL,
+            input: { title: event.title, steps: event.steps },
+            dynamic: true,
+          },
+          { type: "tool-approval-request", approvalId: planApprovalId(event.plan_id), toolCallId: planCallId(event.plan_id) },
+        ];
       case "done":
         return [];
       case "error":

@@ -8,8 +8,10 @@ export interface UiStreamOptions {
   reader: RunEventReader;
   /** A step already read (the route looked ahead to pick its status). */
   first?: RunEventStep;
-  /** Whether a permission ask is still waiting: the message then ends, and the client's approval continues it. */
-  isPending(askId: string): boolean;
+  /** Whether the event is an ask (permission or plan) still waiting: the message then ends, and the client's approval continues it. */
+  waitsForAnswer(event: RunEvent): boolean;
+  /** Chunks sent right after `start` (the outcome of the approvals this request answered). */
+  opening?: ArborUIChunk[];
   /** The cursor the reader started after, reported until an event is read. */
   after?: number;
 }
@@ -19,7 +21,7 @@ export interface UiStreamOptions {
  * events `reader` gives. Pull-based like the run stream: events are read only when the client has
  * taken the previous chunks, and a client that leaves stops this reader only, never the run.
  */
-export function uiStreamResponse({ sessionId, reader, first, isPending, after }: UiStreamOptions): Response {
+export function uiStreamResponse({ sessionId, reader, first, waitsForAnswer, after, opening = [] }: UiStreamOptions): Response {
   const chunker = new RunEventChunker(sessionId);
   let pending = first;
   let lastId = after;
@@ -32,6 +34,7 @@ export function uiStreamResponse({ sessionId, reader, first, isPending, after }:
         if (!started) {
           started = true;
           controller.enqueue(chunker.start(lastId));
+          for (const chunk of opening) controller.enqueue(chunk);
         }
         let step: RunEventStep;
         try {
@@ -49,7 +52,7 @@ export function uiStreamResponse({ sessionId, reader, first, isPending, after }:
               const event = JSON.parse(frame.json) as RunEvent;
               if (frame.id !== undefined) lastId = frame.id;
               for (const chunk of chunker.chunks(event)) controller.enqueue(chunk);
-              if (event.type === "permission_request" && isPending(event.id)) {
+              if (waitsForAnswer(event)) {
                 // The run waits for the answer; the client sends it with its next request, which continues from here.
                 for (const chunk of chunker.finish(lastId, "tool-calls")) controller.enqueue(chunk);
                 reader.close();
