@@ -130,9 +130,9 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
       await requireNoRun(runtime, sessionId);
-      // useChat names the chat before the first message: that name becomes the session's id.
-      if (!(await store.getSession(sessionId))) await store.createSession({ id: sessionId, title: prompt.slice(0, 500) });
-      const handle = runtime.run({ prompt, sessionId, busy: "reject" });
+      // useChat names the chat before the first message: that name becomes the new session's id.
+      const exists = (await store.getSession(sessionId)) !== undefined;
+      const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
       return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId) });
     },
   );
