@@ -174,7 +174,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const channel = new EventChannel<RunEvent>();
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
-    let sessionId = input.sessionId ?? newSessionId();
+    let sessionId = input.sessionId ?? input.newSessionId ?? newSessionId();
     // Events pass through the run's middleware on their way into the stream.
     const plumbing = plumbRun({
       deps,

@@ -15,3 +15,4 @@ export {
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";
+export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./ui/ui-chunks.js";

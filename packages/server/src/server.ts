@@ -17,6 +17,7 @@ import { permissionRoutes } from "./routes/permissions.js";
 import { planRoutes } from "./routes/plan.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
+import { uiChatRoutes } from "./routes/ui-chat.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
 import { SERVER_VERSION } from "./version.js";
@@ -92,6 +93,7 @@ export function createServer(options: ServerOptions): ArborServer {
       return document;
     }),
     ...chatRoutes(ctx),
+    ...uiChatRoutes(ctx),
     ...sessionRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),

@@ -22,6 +22,8 @@ describe("GET /api/openapi.json", () => {
         "GET /api/openapi.json",
         "POST /api/chat",
         "GET /api/sessions/{id}/stream",
+        "POST /api/ui/chat",
+        "GET /api/ui/chat/{id}/stream",
         "POST /api/sessions/{id}/abort",
         "GET /api/sessions",
         "POST /api/sessions",

@@ -5,7 +5,14 @@ import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
 import type { Store } from "../store/store.js";
 import { RunEventReader } from "./run-event-reader.js";
-import { frameOfRecord, isTerminalRunEvent, type RunEventFrame, runEventInput, shrunkRunEvent } from "./run-event-records.js";
+import {
+  frameOfRecord,
+  isTerminalRunEvent,
+  RUN_EVENT_PREFIX,
+  type RunEventFrame,
+  runEventInput,
+  shrunkRunEvent,
+} from "./run-event-records.js";
 import { RunEventTail } from "./run-event-tail.js";
 
 export interface RunEventLogOptions {
@@ -27,7 +34,15 @@ export type ReadFrom =
   /** Every run event logged after this id (a client's `Last-Event-ID`). */
   | { after: number }
   /** The latest run this process recorded for the session, from its first event. */
-  | { latestRun: true };
+  | { latestRun: true }
+  /**
+   * The session's latest run from its first logged event, found in the log itself (after the last
+   * `done`/`error` logged), so any process over the store serves it, also after a restart.
+   */
+  | { currentRun: true };
+
+/** Log records read per page while looking back for the last run's ending. */
+const LOOK_BACK_PAGE = 1_000;
 
 /**
  * The run stream's side of the session event log: `record` writes a run's events into the store's
@@ -88,6 +103,9 @@ export class RunEventLog {
       // No run recorded here since this process started: the stream starts at the log's end.
       return new RunEventReader(this.store, sessionId, tailOf, { after: await this.store.lastEventId(sessionId) }, elsewhere);
     }
+    if ("currentRun" in from) {
+      return new RunEventReader(this.store, sessionId, tailOf, { after: await this.lastRunEnd(sessionId) }, elsewhere);
+    }
     const last = await this.store.lastEventId(sessionId);
     if (from.after > last) {
       throw new ArborError(
@@ -96,6 +114,26 @@ export class RunEventLog {
       );
     }
     return new RunEventReader(this.store, sessionId, tailOf, { after: from.after }, elsewhere);
+  }
+
+  /**
+   * The log id of the session's last logged run ending (0 when none is kept), read back from the
+   * log's end a page at a time: a run in progress is near the end, so this rarely reads more than one.
+   */
+  private async lastRunEnd(sessionId: string): Promise<number> {
+    for (let hi = await this.store.lastEventId(sessionId); hi > 0; hi -= LOOK_BACK_PAGE) {
+      const from = Math.max(0, hi - LOOK_BACK_PAGE);
+      const page = await this.store.listEvents(sessionId, { after: from, limit: hi - from });
+      // Retention dropped this page and all before it: the run's kept events start after it.
+      if (page.length === 0) return hi;
+      for (let i = page.length - 1; i >= 0; i--) {
+        const record = page[i] as StoredEvent;
+        if (record.type === `${RUN_EVENT_PREFIX}done` || record.type === `${RUN_EVENT_PREFIX}error`) return record.id;
+      }
+      // Retention dropped what is before this page: the run starts before the oldest kept record.
+      if (page.length > 0 && (page[0] as StoredEvent).id > from + 1) return (page[0] as StoredEvent).id - 1;
+    }
+    return 0;
   }
 
   /**

@@ -10,6 +10,11 @@ import type { Store } from "../store/store.js";
 export interface RunInput {
   /** Continue this session; a new session is created when absent. */
   sessionId?: string;
+  /**
+   * Without `sessionId`: the id the new session gets (a client that names its chats), instead of a
+   * generated one. It is created only once the input is valid, so bad input leaves nothing behind.
+   */
+  newSessionId?: string;
   /** The user's message. */
   prompt: string | UserMessage["content"];
   /** Agent name (default `build`). */

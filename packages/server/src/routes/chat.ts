@@ -42,7 +42,7 @@ async function resume(sessionId: string, reader: RunEventReader): Promise<Respon
 }
 
 /** 409 when the session already has a driver, here or in another process. */
-async function requireNoRun(runtime: Runtime, sessionId: string): Promise<void> {
+export async function requireNoRun(runtime: Runtime, sessionId: string): Promise<void> {
   const driver = await runtime.busy(sessionId);
   if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
   if (driver) {

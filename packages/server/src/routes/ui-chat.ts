@@ -1,0 +1,166 @@
+import { ArborError, type RunEvent } from "@arbor/core/internal";
+import type { ServerContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { ErrorResponse, SessionParams } from "../schemas.js";
+import { recordRun } from "../streams/run-stream.js";
+import {
+  ApprovalResponsePart,
+  AssistantMetadata,
+  type UiChatMessage,
+  UiChatRequest,
+  UiChunkDescription,
+} from "../ui/ui-chat-schemas.js";
+import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
+import { uiStreamResponse } from "../ui/ui-stream.js";
+import { requireNoRun } from "./chat.js";
+
+const UI_STREAM =
+  "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +
+  "Text and reasoning come as `text-*`/`reasoning-*` blocks, tool calls as `tool-*` chunks of dynamic tools, Arbor's plan, " +
+  "progress and model-call events as `data-*` parts. A permission ask or a plan waiting for approval is a `tool-approval-request`: the message then finishes " +
+  "(`finishReason: tool-calls`) while the run waits, and the client's next request carrying the approval continues it. " +
+  "`start` and `finish` carry `{ sessionId, lastEventId }` as message metadata.";
+
+function promptOf(message: UiChatMessage): string {
+  return message.parts
+    .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : []))
+    .join("\n")
+    .trim();
+}
+
+/** The approvals the client answered in an assistant message this server streamed. */
+function approvalsOf(message: UiChatMessage): Array<{ id: string; approved: boolean; reason?: string }> {
+  return message.parts.flatMap((part) => {
+    const parsed = ApprovalResponsePart.safeParse(part);
+    return parsed.success ? [parsed.data.approval] : [];
+  });
+}
+
+export function uiChatRoutes(ctx: ServerContext): Route[] {
+  const { runtime, store } = ctx;
+  const isPending = (sessionId: string, approvalId: string): boolean => {
+    const planId = planIdOf(approvalId);
+    return planId === undefined
+      ? runtime.pendingPermissions(sessionId).some((ask) => ask.id === approvalId)
+      : runtime.pendingPlanApprovals(sessionId).some((plan) => plan.planId === planId);
+  };
+  const waitsIn =
+    (sessionId: string) =>
+    (event: RunEvent): boolean => {
+      if (event.type === "permission_request") return isPending(sessionId, event.id);
+      if (event.type === "plan_approval_request") return isPending(sessionId, planApprovalId(event.plan_id));
+      return false;
+    };
+
+  const chat = defineRoute(
+    {
+      method: "POST",
+      path: "/api/ui/chat",
+      tag: "chat",
+      summary: "Chat as an AI SDK useChat backend",
+      description:
+        "The endpoint `DefaultChatTransport` posts to. The chat id is the session id (a new id starts a session with it); the " +
+        "last user message is the prompt. When the last message is the assistant message this server streamed and it holds " +
+        "approval responses, they answer the run's waiting permission asks and the stream continues after `lastEventId`.",
+      body: UiChatRequest,
+      responses: {
+        200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
+        400: {
+          description: "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
+          schema: ErrorResponse,
+        },
+        409: { description: "The session already has a run in progress.", schema: ErrorResponse },
+      },
+    },
+    async ({ body }) => {
+      const sessionId = body.id;
+      const last = body.messages[body.messages.length - 1] as UiChatMessage;
+      if (body.trigger === "regenerate-message") {
+        throw new ApiError(
+          "invalid_input",
+          "Regenerating a message is not supported here: send the prompt again as a new user message, or branch the session with POST /api/chat and from_entry_id.",
+        );
+      }
+      if (last.role === "assistant") {
+        const approvals = approvalsOf(last);
+        const cursor = AssistantMetadata.safeParse(last.metadata);
+        if (approvals.length === 0 || !cursor.success) {
+          throw new ApiError(
+            "invalid_input",
+            "The last message is an assistant message without approval responses and its lastEventId metadata; send a user message to start a run.",
+          );
+        }
+        if (!(await store.getSession(sessionId))) {
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        }
+        const open = approvals.filter((a) => isPending(sessionId, a.id));
+        if (open.length === 0) {
+          throw new ApiError(
+            "permission_not_found",
+            `None of the approvals answers an ask session ${sessionId} is waiting for: they were answered already or the run ended. GET /api/permissions lists the waiting ones.`,
+          );
+        }
+        // Read from the log before answering, so nothing the run does after the answer can be missed.
+        const reader = await runtime.events.reader(sessionId, { after: cursor.data.lastEventId });
+        const opening: ArborUIChunk[] = [];
+        for (const approval of open) {
+          const planId = planIdOf(approval.id);
+          if (planId === undefined) {
+            runtime.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
+            continue;
+          }
+          await runtime.approvePlan(planId, approval.approved, approval.reason);
+          // The plan's call has no tool run to end it: its outcome is the answer itself.
+          opening.push(
+            approval.approved
+              ? { type: "tool-output-available", toolCallId: planCallId(planId), output: "approved", dynamic: true }
+              : { type: "tool-output-denied", toolCallId: planCallId(planId) },
+          );
+        }
+        return uiStreamResponse({
+          sessionId,
+          reader,
+          waitsForAnswer: waitsIn(sessionId),
+          after: cursor.data.lastEventId,
+          opening,
+        });
+      }
+      if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
+      const prompt = promptOf(last);
+      if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
+      await requireNoRun(runtime, sessionId);
+      // useChat names the chat before the first message: that name becomes the new session's id.
+      const exists = (await store.getSession(sessionId)) !== undefined;
+      const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
+      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId) });
+    },
+  );
+
+  const resume = defineRoute(
+    {
+      method: "GET",
+      path: "/api/ui/chat/:id/stream",
+      tag: "chat",
+      summary: "Resume a useChat stream",
+      description:
+        "What `useChat`'s `resumeStream` asks for after a reload: the session's run in progress from its first event, read " +
+        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress.",
+      params: SessionParams,
+      responses: {
+        200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
+        204: { description: "No run in progress: nothing to resume." },
+        404: { description: "No such session.", schema: ErrorResponse },
+      },
+    },
+    async ({ params }) => {
+      const sessionId = params.id;
+      if (!(await store.getSession(sessionId))) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+      if (!(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
+      const reader = await runtime.events.reader(sessionId, { currentRun: true });
+      return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId) });
+    },
+  );
+
+  return [chat, resume];
+}

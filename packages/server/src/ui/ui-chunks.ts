@@ -1,0 +1,189 @@
+import type { RunEvent, RunEventOf } from "@arbor/core/internal";
+import type { UIMessage, UIMessageChunk } from "ai";
+
+/** Where a UI stream stands in the session's event log, sent as message metadata so a client can say where it left off. */
+export interface ArborUIMetadata {
+  sessionId: string;
+  /** Log id of the last run event this stream turned into chunks. */
+  lastEventId?: number;
+}
+
+/** Arbor's own run events as typed `data-*` parts (the part type is `data-<key>`). */
+export interface ArborUIDataTypes {
+  [key: string]: unknown;
+  "plan-created": Omit<RunEventOf<"plan_created">, "type" | "session_id">;
+  "plan-updated": Omit<RunEventOf<"plan_updated">, "type" | "session_id">;
+  "plan-revised": Omit<RunEventOf<"plan_revised">, "type" | "session_id">;
+  "plan-approval-request": Omit<RunEventOf<"plan_approval_request">, "type" | "session_id">;
+  "tool-progress": Omit<RunEventOf<"tool_progress">, "type" | "session_id">;
+  "model-call": Omit<RunEventOf<"llm_end">, "type" | "session_id" | "input" | "output">;
+}
+
+/** The UI message a `useChat` client of `POST /api/ui/chat` holds. */
+export type ArborUIMessage = UIMessage<ArborUIMetadata, ArborUIDataTypes>;
+export type ArborUIChunk = UIMessageChunk<ArborUIMetadata, ArborUIDataTypes>;
+
+/** A permission ask that has no tool call of its own is shown as a call of this tool. */
+export const PERMISSION_TOOL = "permission";
+/** A plan waiting for approval is shown as a call of this tool, approved like a tool call. */
+export const PLAN_APPROVAL_TOOL = "plan_approval";
+/** Plan approvals' ids carry this prefix, so an answer says which kind of ask it is for. */
+const PLAN_APPROVAL_PREFIX = "plan:";
+
+export const planApprovalId = (planId: string) => `${PLAN_APPROVAL_PREFIX}${planId}`;
+export const planCallId = (planId: string) => `${PLAN_APPROVAL_TOOL}-${planId}`;
+/** The plan id of a plan approval's id; undefined for a permission ask's. */
+export function planIdOf(approvalId: string): string | undefined {
+  return approvalId.startsWith(PLAN_APPROVAL_PREFIX) ? approvalId.slice(PLAN_APPROVAL_PREFIX.length) : undefined;
+}
+
+function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A model's malformed input is still shown, as the text it sent.
+    return text;
+  }
+}
+
+function strip<E extends { type: string; session_id: string }>(event: E): Omit<E, "type" | "session_id"> {
+  const { type: _type, session_id: _session, ...rest } = event;
+  return rest;
+}
+
+/**
+ * Turns one session's run events into UI message chunks. The protocol wants text and reasoning in
+ * start/delta/end blocks while the run stream sends bare deltas, so the open block is tracked here
+ * and closed whenever something else comes between.
+ */
+export class RunEventChunker {
+  private open: { kind: "text" | "reasoning"; id: string } | undefined;
+  private blocks = 0;
+  private readonly toolCalls = new Set<string>();
+  private readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    this.sessionId = sessionId;
+  }
+
+  start(lastEventId?: number): ArborUIChunk {
+    return { type: "start", messageMetadata: this.metadata(lastEventId) };
+  }
+
+  /** Ends the message for now (the run finished, or waits for an approval the client gives in its next request). */
+  finish(lastEventId: number | undefined, reason: "stop" | "tool-calls" | "error"): ArborUIChunk[] {
+    return [...this.close(), { type: "finish", finishReason: reason, messageMetadata: this.metadata(lastEventId) }];
+  }
+
+  /** The chunks one run event becomes. */
+  chunks(event: RunEvent): ArborUIChunk[] {
+    switch (event.type) {
+      case "token":
+        return this.delta("text", event.content);
+      case "reasoning":
+        return this.delta("reasoning", event.content);
+      case "tool_start":
+        this.toolCalls.add(event.call_id);
+        return [
+          ...this.close(),
+          {
+            type: "tool-input-available",
+            toolCallId: event.call_id,
+            toolName: event.tool,
+            input: parseInput(event.input),
+            dynamic: true,
+          },
+        ];
+      case "tool_end":
+        return [
+          ...this.close(),
+          event.is_error
+            ? { type: "tool-output-error", toolCallId: event.call_id, errorText: event.output, dynamic: true }
+            : { type: "tool-output-available", toolCallId: event.call_id, output: event.output, dynamic: true },
+        ];
+      case "tool_progress":
+        return [{ type: "data-tool-progress", id: event.call_id, data: strip(event), transient: true }];
+      case "llm_start":
+        return [...this.close(), { type: "start-step" }];
+      case "llm_end": {
+        const { input: _input, output: _output, ...call } = strip(event);
+        return [...this.close(), { type: "data-model-call", id: event.call_id, data: call }, { type: "finish-step" }];
+      }
+      case "permission_request":
+        return this.permission(event);
+      case "plan_created":
+        return [...this.close(), { type: "data-plan-created", id: event.plan.plan_id, data: strip(event) }];
+      case "plan_updated":
+        return [{ type: "data-plan-updated", data: strip(event) }];
+      case "plan_revised":
+        return [{ type: "data-plan-revised", data: strip(event) }];
+      case "plan_approval_request":
+        return [
+          ...this.close(),
+          { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) },
+          {
+            type: "tool-input-available",
+            toolCallId: planCallId(event.plan_id),
+            toolName: PLAN_APPROVAL_TOOL,
+            input: { title: event.title, steps: event.steps },
+            dynamic: true,
+          },
+          { type: "tool-approval-request", approvalId: planApprovalId(event.plan_id), toolCallId: planCallId(event.plan_id) },
+        ];
+      case "done":
+        return [];
+      case "error":
+        return [...this.close(), { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content }];
+      default: {
+        const never: never = event;
+        throw new Error(`unknown run event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private permission(event: RunEventOf<"permission_request">): ArborUIChunk[] {
+    const out = this.close();
+    let toolCallId = event.call_id;
+    if (toolCallId === undefined || !this.toolCalls.has(toolCallId)) {
+      // An ask outside a call this stream showed (a sub-agent's, say) gets a call of its own to hang the approval on.
+      toolCallId = `${PERMISSION_TOOL}-${event.id}`;
+      out.push({
+        type: "tool-input-available",
+        toolCallId,
+        toolName: event.tool ?? PERMISSION_TOOL,
+        input: { permission: event.permission, patterns: event.patterns },
+        dynamic: true,
+      });
+    }
+    out.push({
+      type: "tool-approval-request",
+      approvalId: event.id,
+      toolCallId,
+      reason: `${event.permission}: ${event.patterns.join(", ")}`,
+    });
+    return out;
+  }
+
+  private delta(kind: "text" | "reasoning", delta: string): ArborUIChunk[] {
+    const out: ArborUIChunk[] = [];
+    if (this.open?.kind !== kind) {
+      out.push(...this.close());
+      this.open = { kind, id: `${kind}-${++this.blocks}` };
+      out.push({ type: kind === "text" ? "text-start" : "reasoning-start", id: this.open.id });
+    }
+    const id = this.open.id;
+    out.push(kind === "text" ? { type: "text-delta", id, delta } : { type: "reasoning-delta", id, delta });
+    return out;
+  }
+
+  private close(): ArborUIChunk[] {
+    const open = this.open;
+    if (!open) return [];
+    this.open = undefined;
+    return [{ type: open.kind === "text" ? "text-end" : "reasoning-end", id: open.id }];
+  }
+
+  private metadata(lastEventId: number | undefined): ArborUIMetadata {
+    return { sessionId: this.sessionId, ...(lastEventId === undefined ? {} : { lastEventId }) };
+  }
+}
