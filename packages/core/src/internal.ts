@@ -76,6 +76,8 @@ export * from "./prompt/instructions.js";
 export * from "./prompt/reminders.js";
 export * from "./prompt/system-prompt.js";
 export * from "./runtime/types.js";
+export { steeringExtension, steerSession } from "./steering/steering.js";
+export type { InboxMessage, InboxPage } from "./store/inbox.js";
 export { type CompactInput, type CompactOutcome, compact as compactContext } from "./runtime/write-compaction.js";
 export { createRuntime } from "./runtime.js";
 export * from "./session/context.js";

@@ -9,6 +9,7 @@ import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
+import { steeringExtension } from "../steering/steering.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
@@ -68,12 +69,12 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         };
       },
     };
-    return [goals, planMode, services, ...(features.user ?? [])];
+    return [goals, planMode, services, steeringExtension(), ...(features.user ?? [])];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "services"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "services", "steering"]);
 
 const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around"] as const;
 

@@ -14,6 +14,7 @@ import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
 import { referencedIds } from "./prepare.js";
 import { assertNoParentCycle } from "./session-parents.js";
@@ -28,6 +29,9 @@ import type {
   SessionPage,
   Store,
 } from "./store.js";
+
+/** Event log records read per query while catching up with the inbox. */
+const INBOX_PAGE = 1000;
 
 /**
  * What every backend shares: the typed convenience appenders, branching, snapshots and export are
@@ -57,6 +61,32 @@ export abstract class StoreBase implements Store {
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;
+
+  /** The inbox as event log records, for backends whose event log takes appends from any process. */
+  async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
+    const [record] = await this.appendEvents(sessionId, [{ type: INBOX_EVENT_TYPE, data: { text } }]);
+    return { id: String(record!.id), text, at: record!.timestamp };
+  }
+
+  async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
+    if (after === undefined) return { messages: [], cursor: String(await this.lastEventId(sessionId)) };
+    if (!/^\d{1,15}$/.test(after)) throw new ArborError("invalid_cursor", `Inbox cursor ${JSON.stringify(after)} is not one this store gave.`);
+    let cursor = Number(after);
+    const messages: InboxMessage[] = [];
+    // One cheap read when nothing was logged since the cursor, the common case between two steps.
+    if ((await this.lastEventId(sessionId)) <= cursor) return { messages, cursor: after };
+    for (;;) {
+      const page = await this.listEvents(sessionId, { after: cursor, limit: INBOX_PAGE });
+      for (const record of page) {
+        cursor = record.id;
+        const text = record.data.text;
+        if (record.type === INBOX_EVENT_TYPE && typeof text === "string") {
+          messages.push({ id: String(record.id), text, at: record.timestamp });
+        }
+      }
+      if (page.length < INBOX_PAGE) return { messages, cursor: String(cursor) };
+    }
+  }
 
   appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
     return this.appendInputs(sessionId, entries, false);
