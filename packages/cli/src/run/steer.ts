@@ -1,5 +1,5 @@
-import { steerSession } from "@arbor/core/internal";
 import type { Store } from "@arbor/core";
+import { steerSession } from "@arbor/core/internal";
 import { type Io, writeLines } from "../io.js";
 
 /**

@@ -8,8 +8,8 @@ import type { RunDeps } from "../loop/run-deps.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
-import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { steeringExtension } from "../steering/steering.js";
+import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import type { ToolRegistry } from "../tools/registry.js";
 

@@ -38,7 +38,8 @@ export async function steerSession(
   const parsed = SteerText.safeParse(text);
   if (!parsed.success) throw new ArborError("invalid_input", parsed.error.issues[0]?.message ?? "Invalid steering message.");
   const meta = await store.getSession(sessionId);
-  if (!meta) throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
+  if (!meta)
+    throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
   // Stored as running with no driver is a run cut off by a dead process: nothing would read the message.
   if (meta.status !== "running" || !(await busy(sessionId))) {
     throw new ArborError(

@@ -70,7 +70,8 @@ export abstract class StoreBase implements Store {
 
   async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     if (after === undefined) return { messages: [], cursor: String(await this.lastEventId(sessionId)) };
-    if (!/^\d{1,15}$/.test(after)) throw new ArborError("invalid_cursor", `Inbox cursor ${JSON.stringify(after)} is not one this store gave.`);
+    if (!/^\d{1,15}$/.test(after))
+      throw new ArborError("invalid_cursor", `Inbox cursor ${JSON.stringify(after)} is not one this store gave.`);
     let cursor = Number(after);
     const messages: InboxMessage[] = [];
     // One cheap read when nothing was logged since the cursor, the common case between two steps.

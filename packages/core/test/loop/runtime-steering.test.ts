@@ -24,8 +24,7 @@ function gate() {
       }),
   });
   /** Resolves once the `n`th call (from 1) is being held. */
-  const reachedCall = (n: number) =>
-    new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve })));
+  const reachedCall = (n: number) => new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve })));
   return { tool, reached: reachedCall(1), reachedCall, release: () => held.shift()?.() };
 }
 

@@ -17,6 +17,7 @@ import {
   numberEvents,
   type StoredEvent,
 } from "../event-records.js";
+import type { InboxMessage, InboxPage } from "../inbox.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
@@ -25,11 +26,10 @@ import { descendantsDeepestFirst } from "../session-parents.js";
 import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
-import type { InboxMessage, InboxPage } from "../inbox.js";
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
-import { InboxFiles } from "./inbox-files.js";
 import type { FileStoreOptions } from "./file-store-options.js";
+import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
