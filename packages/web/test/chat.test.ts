@@ -126,9 +126,10 @@ describe("steering from the composer", () => {
     const ask = page.getByRole("region", { name: /Permission request for read/ });
     await ask.waitFor();
 
-    await page.getByLabel("Message").fill("Also make it blue.");
+    const composer = page.getByRole("form", { name: "Composer" });
+    await composer.getByLabel("Message").fill("Also make it blue.");
     const steered = page.waitForResponse((r) => r.url().endsWith("/api/chat") && r.request().method() === "POST");
-    await page.getByRole("button", { name: "Steer" }).click();
+    await composer.getByRole("button", { name: "Steer" }).click();
     expect((await steered).status()).toBe(202);
     await ask.getByRole("button", { name: "Allow once" }).click();
     await page.getByText("Noted: blue.").waitFor();
