@@ -94,6 +94,7 @@ export { openStore } from "./store/open.js";
 export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
+export { mentionCall, mentionsExtension } from "./subagents/mentions.js";
 export { SubTraceIds } from "./subagents/sub-trace-ids.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
 export * from "./tools/index.js";
