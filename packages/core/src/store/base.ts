@@ -30,9 +30,6 @@ import type {
   Store,
 } from "./store.js";
 
-/** Event log records read per query while catching up with the inbox. */
-const INBOX_PAGE = 1000;
-
 /**
  * What every backend shares: the typed convenience appenders, branching, snapshots and export are
  * written once here in terms of the primitive operations each backend implements.
@@ -62,32 +59,13 @@ export abstract class StoreBase implements Store {
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;
 
-  /** The inbox as event log records, for backends whose event log takes appends from any process. */
+  /** The inbox as event log records, for backends whose event log takes appends from any process (SQL). */
   async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
     const [record] = await this.appendEvents(sessionId, [{ type: INBOX_EVENT_TYPE, data: { text } }]);
     return { id: String(record!.id), text, at: record!.timestamp };
   }
 
-  async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
-    if (after === undefined) return { messages: [], cursor: String(await this.lastEventId(sessionId)) };
-    if (!/^\d{1,15}$/.test(after))
-      throw new ArborError("invalid_cursor", `Inbox cursor ${JSON.stringify(after)} is not one this store gave.`);
-    let cursor = Number(after);
-    const messages: InboxMessage[] = [];
-    // One cheap read when nothing was logged since the cursor, the common case between two steps.
-    if ((await this.lastEventId(sessionId)) <= cursor) return { messages, cursor: after };
-    for (;;) {
-      const page = await this.listEvents(sessionId, { after: cursor, limit: INBOX_PAGE });
-      for (const record of page) {
-        cursor = record.id;
-        const text = record.data.text;
-        if (record.type === INBOX_EVENT_TYPE && typeof text === "string") {
-          messages.push({ id: String(record.id), text, at: record.timestamp });
-        }
-      }
-      if (page.length < INBOX_PAGE) return { messages, cursor: String(cursor) };
-    }
-  }
+  abstract readInbox(sessionId: string, after?: string): Promise<InboxPage>;
 
   appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
     return this.appendInputs(sessionId, entries, false);
