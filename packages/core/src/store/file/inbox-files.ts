@@ -5,7 +5,7 @@ import type { InboxMessage, InboxPage } from "../inbox.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
 const INBOX_DIR = "inbox";
-/** Time first so names sort in the order the messages were left; the random tail keeps them unique. */
+/** Time first so names sort in the order the messages were left; the random tail keeps two racing writers apart. */
 const NAME = /^(\d{15})-[0-9a-f]{12}\.json$/;
 
 /**
@@ -26,7 +26,11 @@ export class InboxFiles {
   post(id: string, text: string, now: Date): InboxMessage {
     const dir = this.dir(id);
     mkdirSync(dir, { recursive: true });
-    const name = `${String(now.getTime()).padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
+    // After every name already there, so a message left later sorts later (and after any reader's
+    // cursor) even within one millisecond or against a clock that stepped back.
+    const newest = this.names(id).at(-1);
+    const time = Math.max(now.getTime(), newest ? Number(NAME.exec(newest)![1]) + 1 : 0);
+    const name = `${String(time).padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
     const at = now.toISOString();
     writeFileAtomic(join(dir, name), JSON.stringify({ text, at }), this.fsync);
     return { id: name, text, at };
