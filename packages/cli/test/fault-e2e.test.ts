@@ -62,16 +62,15 @@ describe("two processes on one file store", () => {
     expect((shown.snap as Snapshot).activePath).toHaveLength(sent.length * 2);
   });
 
-  it("a session the server drives is refused to the CLI (run and delete) with session_busy naming the server", async () => {
+  it("a session the server drives: the CLI's prompt steers its run, a delete is refused with session_busy naming the server", async () => {
     const baseURL = await fakeServer([[text("first")], [text("Working"), hang()]]);
     const home = freshHome("busy");
     const { url, cli: server } = await serve(baseURL, home);
     const id = (await chat(url, "start")).events[0]?.session_id as string;
     await chatUntilToken(url, "take your time", id);
-    const run = await arbor(["run", "--json", "--session", id, ...modelArgs(baseURL), "intrude"], { home });
-    expect(run.code).not.toBe(0);
-    expect(run.stdout + run.stderr).toContain("session_busy");
-    expect(run.stdout + run.stderr).toContain(`arbor serve (pid ${server.child.pid}`);
+    const run = await arbor(["run", "--session", id, ...modelArgs(baseURL), "intrude"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Sent to the run in progress in session ${id} (arbor serve)`);
     const rm = await arbor(["sessions", "rm", id], { home });
     expect(rm.code).not.toBe(0);
     expect(rm.stderr).toContain("arbor serve");
@@ -99,7 +98,7 @@ describe.each(storeCases(() => dir).filter(([name]) => name !== "file"))("two se
       const post = (path: string, body: unknown) =>
         fetch(`${b.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const refused = [
-        await post("/api/chat", { message: "intrude", session_id: id }),
+        await post("/api/chat", { message: "intrude", session_id: id, busy: "reject" }),
         await post(`/api/sessions/${id}/leaf`, { entry_id: root }),
         await post(`/api/sessions/${id}/labels`, { entry_id: root, label: "x" }),
         await fetch(`${b.url}/api/sessions/${id}`, { method: "DELETE" }),
@@ -108,6 +107,9 @@ describe.each(storeCases(() => dir).filter(([name]) => name !== "file"))("two se
       console.log(`two servers on ${_name}: second server answered ${statuses.join(", ")} while the first ran`);
       expect(statuses).toEqual([409, 409, 409, 409]);
       expect(JSON.stringify(await refused[0]?.json())).toContain("arbor serve");
+      // Without busy: reject, the second server hands the message to the first server's run.
+      const steered = await post("/api/chat", { message: "steer", session_id: id });
+      expect(steered.status).toBe(202);
       await fetch(`${a.url}/api/sessions/${id}/abort`, { method: "POST" });
       // Once the first server's run ended, the second may drive the session.
       let after = await chat(b.url, "after", id);

@@ -35,6 +35,8 @@ export type ArborErrorCode =
   | "session_busy"
   // Resuming: only a session whose run was cut off by its process dying can be taken up again.
   | "session_not_interrupted"
+  // Steering: a message for a running agent sent to a session no run drives.
+  | "session_not_running"
   // Context management: the summarizer failed, or the context cannot be made to fit the model.
   | "compaction_failed"
   | "context_overflow"

@@ -31,7 +31,8 @@ import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
-import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
+import { steerSession } from "./steering/steering.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
@@ -269,6 +270,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
   }
 
+  async function busy(sessionId: string): Promise<SessionDriver | undefined> {
+    assertSessionId(sessionId);
+    if (queue.busy(sessionId)) return { where: "this_runtime" };
+    const holder = await options.store.leaseHolder(sessionId);
+    if (!holder) return queue.busy(sessionId) ? { where: "this_runtime" } : undefined;
+    return queue.busy(sessionId) ? { where: "this_runtime" } : { where: "elsewhere", holder };
+  }
+
   return {
     run: (input) => run(input),
     resume: (sessionId, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { wake: true }),
@@ -278,13 +287,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store: options.store,
     watch: watchHub,
     events,
-    async busy(sessionId) {
-      assertSessionId(sessionId);
-      if (queue.busy(sessionId)) return { where: "this_runtime" };
-      const holder = await options.store.leaseHolder(sessionId);
-      if (!holder) return queue.busy(sessionId) ? { where: "this_runtime" } : undefined;
-      return queue.busy(sessionId) ? { where: "this_runtime" } : { where: "elsewhere", holder };
-    },
+    busy,
+    steer: (sessionId, text) => steerSession(options.store, busy, sessionId, text),
     abort(sessionId, reason) {
       let aborted = false;
       for (const r of running) {

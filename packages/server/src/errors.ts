@@ -61,6 +61,8 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   session_exists: 409,
   duplicate_entry: 409,
   session_busy: 409,
+  // Steering a session no run drives: its state, not the request, is in the way.
+  session_not_running: 409,
   // A plan answered already: the session, not the request, is in the way.
   plan_not_pending: 409,
   // A compaction with nothing to summarize: the session's state, not the request, is in the way.

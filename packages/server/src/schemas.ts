@@ -100,6 +100,19 @@ export const ChatRequest = z.strictObject({
     "How hard the model thinks from this run on (off … xhigh, or a budget of reasoning tokens such as 8000); the session keeps it. Default: the session's, else the config's, else the provider's.",
   ),
   debug: ChatDebug.optional(),
+  busy: z
+    .enum(["steer", "reject"])
+    .optional()
+    .describe(
+      "When session_id has a run in progress (here or in another process): `steer` (default) hands the message to that run, which reads it before its next model call, and answers 202; `reject` answers 409.",
+    ),
+});
+
+/** The answer to a chat that steered a running session instead of starting a run. */
+export const SteerResponse = z.object({
+  steered: z.literal(true),
+  session_id: z.string(),
+  message_id: z.string().describe("The message's id in the session's inbox."),
 });
 
 export const CreateSessionRequest = z.strictObject({

@@ -1,5 +1,5 @@
 import { RunEventSchema } from "@arbor/core";
-import { text, toolCall } from "@arbor/testkit";
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { EventSource } from "eventsource";
 import { describe, expect, it } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
@@ -129,7 +129,7 @@ describe("POST /api/chat", () => {
     expect(missing).toMatchObject({ status: 404, code: "entry_not_found" });
   });
 
-  it("a second chat to a running session is 409 session_busy", async () => {
+  it("a second chat to a running session with busy: reject is 409 session_busy", async () => {
     const gate = gateTool();
     const { api } = await startServer({ script: [[toolCall("gate", {})], [text("done")]], tools: [gate.tool] });
     let sessionId = "";
@@ -137,7 +137,7 @@ describe("POST /api/chat", () => {
       readSse(res, (m) => {
         sessionId = m.event.session_id;
         if (m.event.type === "tool_start") {
-          void api("/api/chat", { json: { message: "again", session_id: sessionId } }).then(async (second) => {
+          void api("/api/chat", { json: { message: "again", session_id: sessionId, busy: "reject" } }).then(async (second) => {
             const err = await errorOf(second);
             expect(err).toMatchObject({ status: 409, code: "session_busy" });
             gate.release();
@@ -148,6 +148,35 @@ describe("POST /api/chat", () => {
     );
     const messages = await reading;
     expect(messages.at(-1)?.event.type).toBe("done");
+  });
+});
+
+describe("steering a running session over the API", () => {
+  it("a chat to a running session is handed to its run (202), whose next model call reads it", async () => {
+    const gate = gateTool();
+    const model = scriptedModel([[toolCall("gate", {})], [text("going blue")]]);
+    const { api, store } = await startServer({ runtime: { model }, tools: [gate.tool] });
+    let sessionId = "";
+    let steered: Promise<{ status: number; body: unknown }> | undefined;
+    const messages = await readSse(await api("/api/chat", { json: { message: "paint it red" } }), (m) => {
+      sessionId = m.event.session_id;
+      if (m.event.type === "tool_start") {
+        steered = api("/api/chat", { json: { message: "Use blue.", session_id: sessionId } }).then(async (res) => {
+          const answer = { status: res.status, body: await res.json() };
+          gate.release();
+          return answer;
+        });
+      }
+      return undefined;
+    });
+    expect(messages.at(-1)?.event.type).toBe("done");
+    const answer = await steered;
+    expect(answer).toMatchObject({ status: 202, body: { steered: true, session_id: sessionId } });
+    const lastUser = model.calls[1]?.prompt.at(-1);
+    expect(lastUser?.role).toBe("user");
+    expect(JSON.stringify(lastUser?.content)).toContain("the user sent the following message:\\nUse blue.");
+    const users = (await store.getActivePath(sessionId)).filter((e) => e.type === "message" && e.message.role === "user");
+    expect(users).toHaveLength(2);
   });
 });
 

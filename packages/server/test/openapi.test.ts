@@ -66,6 +66,7 @@ describe("GET /api/openapi.json", () => {
       "model",
       "thinking",
       "debug",
+      "busy",
     ]);
     expect(chat.required).toEqual(["message"]);
     expect(chat.properties.session_id?.pattern).toMatch(/^\^/);

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hang, reasoning, text, toolCall } from "@arbor/testkit";
+import { hang, reasoning, scriptedModel, text, toolCall } from "@arbor/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
@@ -107,5 +107,32 @@ describe("chat", () => {
     await page.getByRole("button", { name: "Abort" }).click();
     await page.getByText("Aborted.").waitFor();
     await page.close();
+  });
+});
+
+describe("steering from the composer", () => {
+  it("a message sent while the run streams is handed to it and reaches its next model call", async () => {
+    const model = scriptedModel([
+      [text("Reading it.", { chunks: 2 }), toolCall("read", { path: ".env" })],
+      [text("Noted: blue.")],
+    ]);
+    server = await startWebServer({ model });
+    writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.getByLabel("Message").fill("Read .env");
+    await page.getByRole("button", { name: "Send" }).click();
+    // The permission ask holds the run mid-step.
+    const ask = page.getByRole("region", { name: /Permission request for read/ });
+    await ask.waitFor();
+
+    const composer = page.getByRole("form", { name: "Composer" });
+    await composer.getByLabel("Message").fill("Also make it blue.");
+    const steered = page.waitForResponse((r) => r.url().endsWith("/api/chat") && r.request().method() === "POST");
+    await composer.getByRole("button", { name: "Steer" }).click();
+    expect((await steered).status()).toBe(202);
+    await ask.getByRole("button", { name: "Allow once" }).click();
+    await page.getByText("Noted: blue.").waitFor();
+    expect(JSON.stringify(model.calls[1]?.prompt.at(-1))).toContain("Also make it blue.");
   });
 });

@@ -1,11 +1,12 @@
 import { createRuntime, type RunInput, type Runtime, type Store } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
-import { UsageError } from "../errors.js";
+import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
 import { playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
+import { steerIfDriven } from "../run/steer.js";
 import { arborHomeOf, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
@@ -58,6 +59,7 @@ export const runCommand: TopCommand = {
     "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the ask is denied and stderr says so.",
     "Plan mode (PLAN_ENABLED): the agent may make a plan with plan_create; each step then runs as its own executor. With PLAN_REQUIRE_APPROVAL the plan waits for approval: --yes approves it; otherwise you are asked on the terminal ([y]es / [n]o), and when stdin is not a terminal it is not approved and stderr says so.",
     "A session whose run was cut off (its process crashed or was killed) reads as interrupted: --session <id> --resume finishes that run from where it stopped, with no prompt. A prompt to such a session continues it with the prompt instead (stderr says so).",
+    "A prompt for a session another process is running (arbor serve, another arbor run) steers that run: it is recorded at once, the running agent reads it before its next model call, wrapped as a message to address before carrying on, and this command exits 0 at once.",
     "Settings come from $ARBOR_HOME/arbor.json, $ARBOR_HOME/models.json, <cwd>/arbor.json and the environment; --model and --base-url override them.",
     "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 130 interrupted.",
   ],
@@ -78,8 +80,10 @@ export const runCommand: TopCommand = {
     const telemetry = await startTelemetry(config, io.env);
     try {
       return await withStore(io, storeFlag, async (opened, resolved) => {
-        if (flags.sessionId !== undefined && !flags.resume)
+        if (flags.sessionId !== undefined && !flags.resume) {
           await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
+          if (await steerIfDriven(io, opened, flags.sessionId, flags.prompt, flag(values, "json"))) return EXIT_OK;
+        }
         const { code } = await playRun({
           io,
           json: flag(values, "json"),

@@ -109,7 +109,8 @@ export async function chat(url: string, message: string, sessionId?: string): Pr
   const res = await fetch(`${url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId } : {}) }),
+    // A busy session answers 409 rather than being steered: these callers start runs and retry.
+    body: JSON.stringify({ message, ...(sessionId ? { session_id: sessionId, busy: "reject" } : {}) }),
   });
   const body = await res.text();
   return { status: res.status, events: res.status === 200 ? sseEvents(body) : [] };
@@ -120,7 +121,7 @@ export async function chatUntilToken(url: string, message: string, sessionId: st
   const res = await fetch(`${url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message, session_id: sessionId }),
+    body: JSON.stringify({ message, session_id: sessionId, busy: "reject" }),
   });
   expect(res.status).toBe(200);
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();

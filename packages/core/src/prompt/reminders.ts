@@ -14,10 +14,10 @@ function systemReminder(lines: readonly string[]): string {
  */
 export function queuedUserReminder(text: string): string {
   return systemReminder([
-    "While you were working, the user sent this message:",
+    "While you were working, the user sent the following message:",
     text,
     "",
-    "Take it into account (answer it, or change course if it asks you to), then carry on with your task.",
+    "Please address this message and continue with your tasks (change course if it asks you to, then carry on).",
   ]);
 }
 

@@ -8,7 +8,9 @@ import type { RunDeps } from "../loop/run-deps.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
+import { steeringExtension } from "../steering/steering.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
+import { mentionsExtension } from "../subagents/mentions.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { todoExtension } from "../todos/todo-extension.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -30,7 +32,10 @@ export interface FeatureDeps {
 /**
  * The features every run of this runtime takes, as extensions of the loop, in hook order: the goal
  * tree first (it tags each message before the others see it), then plan mode, then the services
- * the tools reach the run through. One sub-agent launcher per run starts `explore` and `delegate`
+ * the tools reach the run through, then steering (messages the user sends while the run works, read
+ * at each step boundary; a run about to finish answers them first), then mentions (a prompt that
+ * starts with `@explore` or `@general` starts that sub-agent as the run's first step, inside steering
+ * so a message sent meanwhile is not missed). One sub-agent launcher per run starts `explore` and `delegate`
  * branches and plan steps alike. The runtime user's extensions come last, so they see each message
  * as the features tagged it. `plan` says how a run takes part in plan mode beyond phase 1.
  */
@@ -80,13 +85,15 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       planMode,
       todos,
       services,
+      steeringExtension(),
+      mentionsExtension(),
       ...(features.user ?? []),
     ];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions"]);
 
 const HOOKS = [
   "start",

@@ -102,6 +102,13 @@ export interface RuntimeOptions {
 }
 
 /** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
+/** A steering message recorded for a running session. */
+export interface SteerResult {
+  sessionId: string;
+  /** The message's id in the session's inbox. */
+  messageId: string;
+}
+
 export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
 
 /** What a resumed run may set; the rest comes from the session. */
@@ -221,6 +228,13 @@ export interface Runtime {
    * going), or another process holding the session's lease. Undefined when it is idle.
    */
   busy(sessionId: string): Promise<SessionDriver | undefined>;
+  /**
+   * Sends a message to the run driving the session, in this process or another: it is recorded in
+   * the session's inbox in the store at once and the run writes it as a user message, wrapped in a reminder
+   * to address it and carry on, before its next model call. Throws, writing nothing: `invalid_id`,
+   * `invalid_input` (empty text), `session_not_found`, `session_not_running` (start a run instead).
+   */
+  steer(sessionId: string, text: string): Promise<SteerResult>;
   /** Aborts this runtime's runs of the session (going or queued); false when it has none. */
   abort(sessionId: string, reason?: unknown): boolean;
   /** Aborts every run and waits for them to settle and stops MCP servers; the store stays open (it is the caller's). */

@@ -14,6 +14,7 @@ import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
+import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
 import { CARRIED_FIELD, carriedIdsFor, type LivePath, livePathOf } from "./live-path.js";
 import { referencedIds } from "./prepare.js";
@@ -58,6 +59,14 @@ export abstract class StoreBase implements Store {
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;
+
+  /** The inbox as event log records, for backends whose event log takes appends from any process (SQL). */
+  async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
+    const [record] = await this.appendEvents(sessionId, [{ type: INBOX_EVENT_TYPE, data: { text } }]);
+    return { id: String(record!.id), text, at: record!.timestamp };
+  }
+
+  abstract readInbox(sessionId: string, after?: string): Promise<InboxPage>;
 
   appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
     return this.appendInputs(sessionId, entries, false);

@@ -5,6 +5,7 @@ import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../m
 import type { Snapshot } from "../model/snapshot.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
+import type { InboxMessage, InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
 import type { LivePath } from "./live-path.js";
 
@@ -114,6 +115,17 @@ export interface Store {
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   /** The newest record's id (0 for an empty log): where a reader that starts now has caught up. */
   lastEventId(sessionId: string): Promise<number>;
+
+  /**
+   * Leaves a message in the session's inbox for the process that drives it; taken from any process,
+   * also while another holds the session's lease. Throws `session_not_found`, `entry_too_large`.
+   */
+  postInbox(sessionId: string, text: string): Promise<InboxMessage>;
+  /**
+   * Inbox messages after `after`, oldest first; without `after`, none, and the cursor of the inbox
+   * as it stands (a driver starting now reads from there).
+   */
+  readInbox(sessionId: string, after?: string): Promise<InboxPage>;
 
   /**
    * Stores that keep a readable copy of a session's plan (the file store's `goal.json`)

@@ -40,6 +40,29 @@ export function leaseSuite(makeHarness: MakeHarness): void {
       await second.release();
     });
 
+    it("the inbox takes messages from another instance while the lease is held; the holder reads them in order, once", async () => {
+      const { id } = await h.store.createSession();
+      const lease = await h.store.acquireLease(id, "a run");
+      const start = await h.store.readInbox(id);
+      expect(start.messages).toEqual([]);
+      const first = await other.postInbox(id, "first");
+      const second = await h.store.postInbox(id, "second");
+      await h.store.appendEvents(id, [{ type: "token", data: { content: "not a message" } }]);
+      const third = await other.postInbox(id, "third");
+      const read = await h.store.readInbox(id, start.cursor);
+      expect(read.messages.map((m) => [m.id, m.text])).toEqual([
+        [first.id, "first"],
+        [second.id, "second"],
+        [third.id, "third"],
+      ]);
+      expect(Number.isNaN(Date.parse(read.messages[0]!.at))).toBe(false);
+      expect((await h.store.readInbox(id, read.cursor)).messages).toEqual([]);
+      // The session's journal is untouched by them.
+      expect(await h.store.listEntries(id)).toEqual([]);
+      await lease.release();
+      await expectCode(other.postInbox("no-such-session", "hi"), "session_not_found");
+    });
+
     it("a lease can be taken before its session exists", async () => {
       const id = "lease-before-create";
       const lease = await h.store.acquireLease(id, "a run");

@@ -1,10 +1,18 @@
-import { ArborError, type RunEventReader, RunEventSchema, type Runtime, sessionBusy } from "@arbor/core/internal";
+import {
+  ArborError,
+  isArborError,
+  type RunEventReader,
+  RunEventSchema,
+  type Runtime,
+  type SteerResult,
+  sessionBusy,
+} from "@arbor/core/internal";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, StreamQuery } from "../schemas.js";
+import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../schemas.js";
 import { recordRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
 
@@ -53,6 +61,16 @@ export async function requireNoRun(runtime: Runtime, sessionId: string): Promise
   }
 }
 
+/** Steers the session's run; undefined when it turned out no run drives it (a compaction, say, or the run just ended). */
+async function steerOrBusy(runtime: Runtime, sessionId: string, message: string): Promise<SteerResult | undefined> {
+  try {
+    return await runtime.steer(sessionId, message);
+  } catch (err) {
+    if (isArborError(err, "session_not_running")) return undefined;
+    throw err;
+  }
+}
+
 export function chatRoutes(ctx: ServerContext): Route[] {
   const { runtime, store } = ctx;
   const chat = defineRoute(
@@ -70,10 +88,15 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       headers: { [LAST_EVENT_ID]: "Resume after this event id instead of starting a run." },
       responses: {
         200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
+        202: {
+          description:
+            "session_id had a run in progress and `busy` is `steer` (the default): the message was handed to that run, which reads it before its next model call. Follow the run with GET /api/sessions/{id}/stream.",
+          schema: SteerResponse,
+        },
         204: { description: "Resumed after the last event of a finished run: nothing more to send." },
         400: { description: "Invalid body, id or model.", schema: ErrorResponse },
         404: { description: "session_id or from_entry_id does not exist.", schema: ErrorResponse },
-        409: { description: "The session already has a run in progress.", schema: ErrorResponse },
+        409: { description: "The session already has a run in progress and `busy` is `reject`.", schema: ErrorResponse },
         410: { description: "Resumed from an event that is no longer kept.", schema: ErrorResponse },
       },
     },
@@ -97,7 +120,11 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       }
       if (body.session_id !== undefined) {
         const sessionId = body.session_id;
-        // Another run here or another process (a second server, the CLI) answers 409 before any stream starts.
+        // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.
+        if (body.busy !== "reject" && body.from_entry_id === undefined && (await runtime.busy(sessionId))) {
+          const steered = await steerOrBusy(runtime, sessionId, body.message);
+          if (steered) return c.json({ steered: true, session_id: sessionId, message_id: steered.messageId }, 202);
+        }
         await requireNoRun(runtime, sessionId);
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
@@ -139,6 +166,11 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       headers: { [LAST_EVENT_ID]: "Resume after this event id." },
       responses: {
         200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
+        202: {
+          description:
+            "session_id had a run in progress and `busy` is `steer` (the default): the message was handed to that run, which reads it before its next model call. Follow the run with GET /api/sessions/{id}/stream.",
+          schema: SteerResponse,
+        },
         204: { description: "Nothing to send: no run streamed for this session, or the client has every event of it." },
         404: { description: "No such session.", schema: ErrorResponse },
         410: { description: "Events after that id are no longer kept, or the log never had that id.", schema: ErrorResponse },

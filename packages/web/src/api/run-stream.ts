@@ -42,6 +42,13 @@ export function startChat(body: ChatBody, signal: AbortSignal): Promise<Response
   return apiResponse("/api/chat", { json: body, signal });
 }
 
+/** `POST /api/chat` to a session whose run is streaming: the run reads the message before its next model call. */
+export async function steerRun(sessionId: string, message: string): Promise<void> {
+  const res = await apiResponse("/api/chat", { json: { message, session_id: sessionId, busy: "steer" } });
+  // A 200 means the run ended in between and this message started a new one: its stream is not followed here.
+  await res.body?.cancel();
+}
+
 /**
  * `GET /api/sessions/:id/stream`: the session's latest run, from its first event or after
  * `lastEventId`. 204 when there is nothing to send.

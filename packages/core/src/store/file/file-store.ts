@@ -17,6 +17,7 @@ import {
   numberEvents,
   type StoredEvent,
 } from "../event-records.js";
+import type { InboxMessage, InboxPage } from "../inbox.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
@@ -28,6 +29,7 @@ import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
+import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
@@ -49,6 +51,7 @@ export class FileStore extends StoreBase {
   private readonly random = new RandomPool();
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
+  private readonly inbox: InboxFiles;
   private readonly leases: FileLeases;
   private readonly sessions: OpenSessions;
   /** Every write to a session goes through here: one at a time, and safe against other processes. */
@@ -61,6 +64,7 @@ export class FileStore extends StoreBase {
     const root = join(resolve(opts.dir), "sessions");
     this.dirs = new SessionDirs(root, this.durability === "fsync");
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
+    this.inbox = new InboxFiles(root, this.durability === "fsync");
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
     this.sessions = new OpenSessions(this.dirs, {
@@ -317,6 +321,25 @@ export class FileStore extends StoreBase {
     assertSessionId(sessionId);
     const { after, limit } = checkListEventsOptions(opts);
     return this.readLog(sessionId, () => this.events.page(sessionId, after, limit));
+  }
+
+  /** Its own files, not the event log: a process that does not hold the lease may leave a message. */
+  override async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    const size = Buffer.byteLength(text);
+    if (size > this.maxEntryBytes) {
+      throw new ArborError("entry_too_large", `The message is ${size} bytes, over the ${this.maxEntryBytes}-byte limit.`);
+    }
+    await this.requireSession(sessionId);
+    return this.inbox.post(sessionId, text, new Date());
+  }
+
+  override async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    await this.requireSession(sessionId);
+    return this.inbox.read(sessionId, after);
   }
 
   async lastEventId(sessionId: string): Promise<number> {

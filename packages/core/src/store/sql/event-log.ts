@@ -55,6 +55,31 @@ export async function listEventRows(db: Db, sessionId: string, after: number, li
   }));
 }
 
+/** Records of one type after `after`, oldest first: the inbox reads only its own among a run's many records. */
+export async function listEventRowsOfType(
+  db: Db,
+  sessionId: string,
+  type: string,
+  after: number,
+  limit: number,
+): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom("arbor_events")
+    .select(["event_id", "type", "timestamp", "data"])
+    .where("session_id", "=", sessionId)
+    .where("event_id", ">", after)
+    .where("type", "=", type)
+    .orderBy("event_id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.event_id),
+    type: r.type,
+    timestamp: r.timestamp,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  }));
+}
+
 /** The highest event id kept for the session, 0 when its log is empty. */
 export async function lastEventRowId(db: Db, sessionId: string): Promise<number> {
   const row = await db

@@ -12,6 +12,7 @@ import {
   type ListEventsOptions,
   type StoredEvent,
 } from "../event-records.js";
+import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
 import type { LivePath } from "../live-path.js";
@@ -20,7 +21,7 @@ import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
-import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
+import { appendEventRows, lastEventRowId, listEventRows, listEventRowsOfType } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
 import { entryRow, parseEntryRow, sessionNotFound } from "./rows.js";
@@ -193,6 +194,19 @@ export class SqlStore extends StoreBase {
       const { after, limit } = checkListEventsOptions(opts);
       if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
       return listEventRows(this.db, sessionId, after, limit);
+    });
+  }
+
+  /** One query per read: only the inbox's records, however many others a run logged since. */
+  override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
+    return this.guard("read the inbox", async () => {
+      assertSessionId(sessionId);
+      const from = after === undefined ? undefined : inboxCursor(after);
+      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(this.db, sessionId)) };
+      const rows = await listEventRowsOfType(this.db, sessionId, INBOX_EVENT_TYPE, from, 10_000);
+      const messages = inboxMessages(rows);
+      return { messages, cursor: String(rows.at(-1)?.id ?? from) };
     });
   }
 

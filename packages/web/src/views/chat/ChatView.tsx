@@ -1,7 +1,7 @@
 import type { Snapshot } from "@arbor/core";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
-import type { ChatBody } from "../../api/run-stream.js";
+import { type ChatBody, steerRun } from "../../api/run-stream.js";
 import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
 import { Composer, type ComposerValue } from "./Composer.js";
@@ -76,6 +76,11 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
 
   const send = ({ message, model, agent }: ComposerValue) => {
     setSendError(undefined);
+    if (running && sessionId) {
+      pinned.current = true;
+      steerRun(sessionId, message).catch((err: unknown) => setSendError(err instanceof Error ? err.message : String(err)));
+      return;
+    }
     const body: ChatBody = { message };
     if (sessionId) body.session_id = sessionId;
     if (sessionId && continueFrom) body.from_entry_id = continueFrom.entryId;
@@ -141,7 +146,14 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
           {sendError}
         </p>
       )}
-      <Composer running={running} onSend={send} onAbort={abort} continueFrom={continueFrom} onCancelContinue={onCancelContinue} />
+      <Composer
+        running={running}
+        steerable={sessionId !== undefined}
+        onSend={send}
+        onAbort={abort}
+        continueFrom={continueFrom}
+        onCancelContinue={onCancelContinue}
+      />
     </div>
   );
 }

@@ -8,6 +8,8 @@ export interface ComposerValue {
 
 interface Props {
   running: boolean;
+  /** While a run streams, a message is handed to it (steering) instead of waiting for it to end. */
+  steerable?: boolean;
   onSend: (value: ComposerValue) => void;
   onAbort?: (() => void) | undefined;
   /** Set when the user picked an entry in the tree to continue from. */
@@ -18,14 +20,15 @@ interface Props {
 const AGENTS = ["build", "plan", "general", "explore"];
 
 /** The message box with the model and agent pickers; Ctrl/Cmd+Enter sends. */
-export function Composer({ running, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
+export function Composer({ running, steerable = false, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
+  const blocked = running && !steerable;
   const [message, setMessage] = useState("");
   const [model, setModel] = useState("");
   const [agent, setAgent] = useState("");
   const agentsId = useId();
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
-    if (!message.trim() || running) return;
+    if (!message.trim() || blocked) return;
     onSend({ message, model: model.trim(), agent: agent.trim() });
     setMessage("");
   };
@@ -47,7 +50,9 @@ export function Composer({ running, onSend, onAbort, continueFrom, onCancelConti
         <textarea
           value={message}
           rows={3}
-          placeholder="Ask the agent… (Ctrl+Enter to send)"
+          placeholder={
+            running && steerable ? "Tell the running agent… (Ctrl+Enter to send)" : "Ask the agent… (Ctrl+Enter to send)"
+          }
           onChange={(e) => setMessage(e.target.value)}
           onKeyDown={onKeyDown}
         />
@@ -72,8 +77,8 @@ export function Composer({ running, onSend, onAbort, continueFrom, onCancelConti
               Abort
             </button>
           )}
-          <button type="submit" className="primary" disabled={running || !message.trim()}>
-            Send
+          <button type="submit" className="primary" disabled={blocked || !message.trim()}>
+            {running && steerable ? "Steer" : "Send"}
           </button>
         </div>
       </div>

@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { InboxMessage, InboxPage } from "../inbox.js";
+import { writeFileAtomic } from "./atomic-write.js";
+
+const INBOX_DIR = "inbox";
+/** Time first so names sort in the order the messages were left; the random tail keeps two racing writers apart. */
+const NAME = /^(\d{15})-[0-9a-f]{12}\.json$/;
+
+/**
+ * The file store's inbox: one small file per message in `<session>/inbox/`, each written whole
+ * under a temporary name and renamed, so another process (which may not touch the session's other
+ * files while the driver holds the lease) never half-writes one and the driver never reads half.
+ */
+export class InboxFiles {
+  constructor(
+    private readonly sessionsRoot: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  private dir(id: string): string {
+    return join(this.sessionsRoot, id, INBOX_DIR);
+  }
+
+  post(id: string, text: string, now: Date): InboxMessage {
+    const dir = this.dir(id);
+    mkdirSync(dir, { recursive: true });
+    // After every name already there, so a message left later sorts later (and after any reader's
+    // cursor) even within one millisecond or against a clock that stepped back.
+    const newest = this.names(id).at(-1);
+    const time = Math.max(now.getTime(), newest ? Number(NAME.exec(newest)![1]) + 1 : 0);
+    const name = `${String(time).padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
+    const at = now.toISOString();
+    writeFileAtomic(join(dir, name), JSON.stringify({ text, at }), this.fsync);
+    return { id: name, text, at };
+  }
+
+  /** Names in order; a missing directory is an empty inbox. */
+  private names(id: string): string[] {
+    try {
+      return readdirSync(this.dir(id))
+        .filter((n) => NAME.test(n))
+        .sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+  }
+
+  read(id: string, after: string | undefined): InboxPage {
+    const names = this.names(id);
+    if (after === undefined) return { messages: [], cursor: names.at(-1) ?? "" };
+    const messages: InboxMessage[] = [];
+    for (const name of names) {
+      if (name <= after) continue;
+      const data = JSON.parse(readFileSync(join(this.dir(id), name), "utf8")) as { text?: unknown; at?: unknown };
+      if (typeof data.text === "string") messages.push({ id: name, text: data.text, at: String(data.at ?? "") });
+    }
+    return { messages, cursor: names.at(-1) && names.at(-1)! > after ? names.at(-1)! : after };
+  }
+}
