@@ -30,6 +30,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
@@ -128,6 +129,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
+    ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };
   const features = runFeatures(featureDeps);
 

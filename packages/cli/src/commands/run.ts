@@ -93,6 +93,7 @@ export const runCommand: TopCommand = {
               cwd: flags.cwd,
               arborHome: arborHomeOf(io),
               holderName: "arbor run",
+              snapshots: true,
               onPermission,
               onPlanApproval,
             }),

@@ -83,6 +83,7 @@ export const serveCommand: TopCommand = {
         cwd,
         arborHome: arborHomeOf(io),
         holderName: "arbor serve",
+        snapshots: true,
       });
       try {
         const server = createServer({

@@ -81,7 +81,7 @@ export interface RunContext {
  * - An extension given to `createRuntime` is one object shared by all runs, concurrent ones
  *   included: keep per-run state keyed by the run (a `WeakMap<RunContext, …>` filled in `start`),
  *   never in a plain field.
- * - Hooks other than `afterStep` and `around` are synchronous. A hook that throws ends the run as
+ * - Hooks other than `beforeStep`, `afterStep` and `around` are synchronous. A hook that throws ends the run as
  *   an error carrying its message. Entries are written only through the run's journal
  *   (`appendEntry`, `appendMessage`: `afterStep` may append), never to the store directly, so what
  *   the model sees next, what watchers hear and what is stored stay one.
@@ -106,8 +106,8 @@ export interface RunExtension {
   start?(run: RunContext): void;
   /** Text put after the run's system prompt for one model call (the plan in force, say). */
   system?(run: RunContext): string | undefined;
-  /** A step begins: the model is about to be called. */
-  beforeStep?(run: RunContext): void;
+  /** A step begins: the model is about to be called once it returns (recording the workspace, say). */
+  beforeStep?(run: RunContext): void | Promise<void>;
   /** A message is about to be written: returns it as it should be stored (tagged, say). */
   message?(run: RunContext, message: Message): Message;
   /** A message was written and the context advanced: what watchers are told changed with it. */

@@ -73,7 +73,7 @@ function extensionStop(ctx: RunContext): StopReason | undefined {
 
 /** Runs one step between the extensions' `beforeStep` and `afterStep`, whatever way it ends. */
 export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promise<T> {
-  for (const ext of ctx.extensions) ext.beforeStep?.(ctx);
+  for (const ext of ctx.extensions) await ext.beforeStep?.(ctx);
   try {
     return await body();
   } finally {

@@ -20,6 +20,8 @@ export interface FeatureDeps {
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
+  /** Records each step's workspace changes; top-level runs only, as a sub-run's edits fall inside its parent's step. */
+  snapshots?: RunExtension;
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
 }
@@ -68,12 +70,13 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         };
       },
     };
-    return [goals, planMode, services, ...(features.user ?? [])];
+    const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
+    return [goals, planMode, services, ...snapshots, ...(features.user ?? [])];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "services"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "services", "snapshots"]);
 
 const HOOKS = ["start", "system", "beforeStep", "message", "written", "afterStep", "stop", "around"] as const;
 

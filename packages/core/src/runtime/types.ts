@@ -90,6 +90,12 @@ export interface RuntimeOptions {
    * a name used twice, a tool name taken) makes `createRuntime` throw `invalid_input`.
    */
   extensions?: readonly RunExtension[];
+  /**
+   * Record what each step changes in the workspace (`arbor.patch` entries, snapshots in a private
+   * git history under `$ARBOR_HOME/snapshots`), so `revertSession` can undo it. Needs git; without
+   * it runs go on unrecorded. Default off for a library runtime; the CLI and server turn it on.
+   */
+  snapshots?: boolean;
   /** How much of the recorded run streams (`runtime.events`) stays in memory in front of the store. */
   runEvents?: Omit<RunEventLogOptions, "onError">;
 }
