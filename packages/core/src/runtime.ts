@@ -30,6 +30,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import { revertSession, unrevertSession } from "./snapshot/revert.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
@@ -324,6 +325,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
         return withLease(options.store, sessionId, holderName, () => switchSessionLeaf(deps, sessionId, entryId, opts));
+      }),
+    revert: (sessionId, to) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return revertSession({ store: options.store, sessionId, home, ...(to === undefined ? {} : { to }) });
+      }),
+    unrevert: (sessionId) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return unrevertSession({ store: options.store, sessionId, home });
       }),
     async close() {
       const all = [...running];

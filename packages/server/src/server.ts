@@ -15,6 +15,7 @@ import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
 import { planRoutes } from "./routes/plan.js";
+import { revertRoutes } from "./routes/revert.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
@@ -93,6 +94,7 @@ export function createServer(options: ServerOptions): ArborServer {
     }),
     ...chatRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...revertRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
     ...planRoutes(ctx),

@@ -78,30 +78,13 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
     },
     async patch(from, to) {
       if (from === to) return [];
-      const names = (await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]))
-        .split("\0")
-        .filter((part) => part !== "");
-      const files: FilePatch[] = [];
-      for (let i = 0; i + 1 < names.length; i += 2) {
-        files.push({ path: names[i + 1]!, status: statusOf(names[i]!), diff: "" });
-      }
-      const diffed = files.slice(0, MAX_DIFFED_FILES);
-      if (diffed.length === 0) return files;
-      const text = await git([
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-renames",
-        "--no-textconv",
-        from,
-        to,
-        "--",
-        ...diffed.map((f) => `:(literal)${f.path}`),
-      ]);
-      const chunks = splitDiff(text);
-      // Both lists come from one tree comparison in path order, so they pair up one to one.
-      if (chunks.length === diffed.length) {
-        for (const [i, f] of diffed.entries()) f.diff = cap(chunks[i]!);
+      // One process for the list and the diffs: raw records (NUL-separated, so any path survives),
+      // a NUL, then the patch text in the same path order.
+      const out = await git(["diff-tree", "-r", "-z", "--raw", "-p", "--no-renames", "--no-color", "--no-ext-diff", from, to]);
+      const { files, rest } = parseRaw(out);
+      const chunks = splitDiff(rest);
+      if (chunks.length === files.length) {
+        for (const [i, f] of files.entries()) f.diff = i < MAX_DIFFED_FILES ? cap(chunks[i]!) : "";
       }
       return files;
     },
@@ -118,6 +101,22 @@ function statusOf(code: string): FilePatch["status"] {
   if (code.startsWith("A")) return "added";
   if (code.startsWith("D")) return "deleted";
   return "modified";
+}
+
+/** The `--raw -z` records at the head of the output, and the patch text after them. */
+function parseRaw(out: string): { files: FilePatch[]; rest: string } {
+  const files: FilePatch[] = [];
+  let at = 0;
+  while (out[at] === ":") {
+    const metaEnd = out.indexOf("\0", at);
+    const pathEnd = out.indexOf("\0", metaEnd + 1);
+    if (metaEnd < 0 || pathEnd < 0) break;
+    const status = out.slice(at, metaEnd).split(" ").at(-1) ?? "M";
+    files.push({ path: out.slice(metaEnd + 1, pathEnd), status: statusOf(status), diff: "" });
+    at = pathEnd + 1;
+  }
+  if (out[at] === "\0") at++;
+  return { files, rest: out.slice(at) };
 }
 
 function splitDiff(text: string): string[] {
