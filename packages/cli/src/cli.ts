@@ -3,6 +3,7 @@ import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from 
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
 import { mcpGroup } from "./commands/mcp.js";
+import { revertCommand, unrevertCommand } from "./commands/revert.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { sessionsGroup } from "./commands/sessions.js";
@@ -12,7 +13,14 @@ import { type Io, writeLines } from "./io.js";
 import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
-export const TOP_COMMANDS: readonly TopCommand[] = [runCommand, compactCommand, demoCommand, serveCommand];
+export const TOP_COMMANDS: readonly TopCommand[] = [
+  runCommand,
+  compactCommand,
+  revertCommand,
+  unrevertCommand,
+  demoCommand,
+  serveCommand,
+];
 export const GROUPS: readonly CommandGroup[] = [sessionsGroup, mcpGroup];
 
 const ROOT_OPTIONS: OptionDefs = {

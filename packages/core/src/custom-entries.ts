@@ -10,6 +10,7 @@ import type { Entry } from "./model/entry.js";
 import { APPROVAL_ENTRY_TYPE, ApprovalSchema } from "./permissions/approvals.js";
 import { PLAN_ENTRY_TYPE, PlanRecordSchema } from "./plan/plan-record.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
+import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, RevertDataSchema } from "./snapshot/snapshot-entry.js";
 import { TODOS_ENTRY_TYPE, TodosRecordSchema } from "./todos/todo-record.js";
 
 /**
@@ -24,8 +25,10 @@ export const CUSTOM_ENTRY_SCHEMAS = {
   [GOAL_COMPACTION_ENTRY_TYPE]: GoalCompactionDataSchema,
   [GOAL_TREE_ENTRY_TYPE]: z.looseObject({ tree: GoalTreeSchema }),
   [INHERIT_ENTRY_TYPE]: InheritDataSchema,
+  [PATCH_ENTRY_TYPE]: PatchDataSchema,
   [PLAN_ENTRY_TYPE]: PlanRecordSchema,
   [PRUNE_ENTRY_TYPE]: PruneDataSchema,
+  [REVERT_ENTRY_TYPE]: RevertDataSchema,
   [RUN_ERROR_ENTRY_TYPE]: RunErrorDataSchema,
   [TODOS_ENTRY_TYPE]: TodosRecordSchema,
 } as const;

@@ -53,7 +53,10 @@ export type ArborErrorCode =
   | "mcp_unavailable"
   | "mcp_timeout"
   // A run stream resumed from an event its session's log no longer holds (or never held).
-  | "events_expired";
+  | "events_expired"
+  // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo.
+  | "snapshot_failed"
+  | "nothing_to_unrevert";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

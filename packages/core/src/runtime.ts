@@ -32,6 +32,8 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
+import { revertSession, unrevertSession } from "./snapshot/revert.js";
+import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { steerSession } from "./steering/steering.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
@@ -144,6 +146,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
+    ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };
   const features = runFeatures(featureDeps);
 
@@ -341,6 +344,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       queue.run(sessionId, async () => {
         assertSessionId(sessionId);
         return withLease(options.store, sessionId, holderName, () => switchSessionLeaf(deps, sessionId, entryId, opts));
+      }),
+    revert: (sessionId, to) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return revertSession({ store: options.store, sessionId, home, ...(to === undefined ? {} : { to }) });
+      }),
+    unrevert: (sessionId) =>
+      queue.run(sessionId, async () => {
+        assertSessionId(sessionId);
+        return unrevertSession({ store: options.store, sessionId, home });
       }),
     async close() {
       const all = [...running];

@@ -67,6 +67,8 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   plan_not_pending: 409,
   // A compaction with nothing to summarize: the session's state, not the request, is in the way.
   context_overflow: 409,
+  // An unrevert with no revert at the leaf: the session's state is in the way.
+  nothing_to_unrevert: 409,
   events_expired: 410,
   payload_too_large: 413,
   entry_too_large: 413,

@@ -15,6 +15,7 @@ import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
 import { planRoutes } from "./routes/plan.js";
+import { revertRoutes } from "./routes/revert.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
 import { uiChatRoutes } from "./routes/ui-chat.js";
@@ -95,6 +96,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...chatRoutes(ctx),
     ...uiChatRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...revertRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
     ...planRoutes(ctx),

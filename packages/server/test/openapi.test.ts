@@ -33,6 +33,8 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/fork",
         "POST /api/sessions/{id}/labels",
         "POST /api/sessions/{id}/compact",
+        "POST /api/sessions/{id}/revert",
+        "POST /api/sessions/{id}/unrevert",
         "GET /api/sessions/{id}/messages",
         "DELETE /api/sessions/{id}/messages/{message_id}",
         "GET /api/sessions/{id}/tool-stats",

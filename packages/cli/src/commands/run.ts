@@ -102,6 +102,7 @@ export const runCommand: TopCommand = {
                 cwd: flags.cwd,
                 arborHome: arborHomeOf(io),
                 holderName: "arbor run",
+                snapshots: true,
                 onPermission,
                 onPlanApproval,
               }),

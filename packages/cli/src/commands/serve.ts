@@ -86,6 +86,7 @@ export const serveCommand: TopCommand = {
           cwd,
           arborHome: arborHomeOf(io),
           holderName: "arbor serve",
+          snapshots: true,
           ...(telemetry ? { telemetry: telemetry.observer } : {}),
         });
         try {

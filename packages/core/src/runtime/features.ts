@@ -23,6 +23,8 @@ export interface FeatureDeps {
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
+  /** Records each step's workspace changes; top-level runs only, as a sub-run's edits fall inside its parent's step. */
+  snapshots?: RunExtension;
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
   /** Made for every run and put before the built-in features, so it wraps all of them. */
@@ -79,6 +81,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         };
       },
     };
+    const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
     return [
       ...(features.observer ? [features.observer(launch)] : []),
       goals,
@@ -87,13 +90,14 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       services,
       steeringExtension(),
       mentionsExtension(),
+      ...snapshots,
       ...(features.user ?? []),
     ];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions", "snapshots"]);
 
 const HOOKS = [
   "start",

@@ -25,6 +25,7 @@ import type { TraceContext } from "../model/session.js";
 import type { Approval } from "../permissions/approvals.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
 import type { LeaseHolder } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import type { PermissionReply } from "../tools/ask.js";
@@ -97,6 +98,12 @@ export interface RuntimeOptions {
    * applies outermost. Absent: nothing is observed and nothing is paid for.
    */
   telemetry?: RunObserver;
+  /**
+   * Record what each step changes in the workspace (`arbor.patch` entries, snapshots in a private
+   * git history under `$ARBOR_HOME/snapshots`), so `revertSession` can undo it. Needs git; without
+   * it runs go on unrecorded. Default off for a library runtime; the CLI and server turn it on.
+   */
+  snapshots?: boolean;
   /** How much of the recorded run streams (`runtime.events`) stays in memory in front of the store. */
   runEvents?: Omit<RunEventLogOptions, "onError">;
 }
@@ -210,6 +217,14 @@ export interface Runtime {
    * continues there. Queued behind a running turn.
    */
   switchLeaf(sessionId: string, entryId: string | null, options?: SwitchLeafOptions): Promise<SwitchLeafResult>;
+  /**
+   * Puts the workspace back as it was before `to` (default: the last user message) and moves the
+   * leaf there, from the steps' recorded snapshots (`snapshots: true`). Queued behind a running turn.
+   * Throws `entry_not_found`, `session_busy` or `snapshot_failed` having changed nothing.
+   */
+  revert(sessionId: string, to?: string): Promise<RevertResult>;
+  /** Undoes the last revert (files and leaf); `nothing_to_unrevert` when the leaf is not a revert. */
+  unrevert(sessionId: string): Promise<UnrevertResult>;
   /** The LLM response cache the runtime's models answer from, when there is one. */
   readonly cache: LlmCache | undefined;
   /** The configured MCP servers, their state and tools (starting those not yet started). */

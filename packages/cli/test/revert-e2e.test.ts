@@ -1,0 +1,196 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import type { Entry, Snapshot } from "@arbor/core";
+import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { arbor } from "./helpers/cli.js";
+import { snapshotOf } from "./helpers/session.js";
+
+/**
+ * End to end: `arbor run` against the fake OpenAI server edits files with the write and edit
+ * tools; `arbor revert` and `arbor unrevert` then put the workspace back and forth, checked byte
+ * for byte over every file (ignored ones included) each time.
+ */
+
+const hasGit = (() => {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let dir: string;
+let server: FakeOpenAIServer | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-revert-e2e-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Every file under `root` (the user's .git excluded) with its bytes, by relative path. */
+async function tree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: string): Promise<void> => {
+    for (const e of await readdir(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== ".git") await walk(full);
+      } else out[relative(root, full)] = (await readFile(full)).toString("base64");
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+async function workspace(name: string): Promise<{ home: string; ws: string }> {
+  const home = join(dir, name, "home");
+  const ws = join(dir, name, "ws");
+  await mkdir(join(ws, "src"), { recursive: true });
+  await writeFile(join(ws, "src", "app.ts"), "export const answer = 41;\n");
+  await writeFile(join(ws, "README.md"), "# demo\n");
+  await writeFile(join(ws, ".gitignore"), "build/\n*.log\n");
+  await mkdir(join(ws, "build"));
+  await writeFile(join(ws, "build", "out.js"), "compiled v1\n");
+  return { home, ws };
+}
+
+async function run(home: string, ws: string, script: Script, prompt: string, session?: string): Promise<string> {
+  server = await startFakeOpenAI({ script });
+  const args = ["run", "--json", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", ws];
+  const r = await arbor([...args, ...(session ? ["--session", session] : []), prompt], { home });
+  expect(r.code, r.stderr).toBe(0);
+  const first = JSON.parse(r.stdout.split("\n")[0]!) as { session_id: string };
+  await server.close();
+  server = undefined;
+  return first.session_id;
+}
+
+const patches = (s: Snapshot) =>
+  s.entries.filter((e): e is Extract<Entry, { type: "custom" }> => e.type === "custom" && e.customType === "arbor.patch");
+
+const EDIT_TURN: Script = [
+  [
+    text("Fixing the answer and adding a note."),
+    toolCall("edit", { path: "src/app.ts", oldString: "41", newString: "42" }),
+    toolCall("write", { path: "docs/NOTE.md", content: "the answer is 42\n" }),
+  ],
+  [text("Done.")],
+];
+
+const SECOND_TURN: Script = [
+  [text("Rewriting the readme."), toolCall("write", { path: "README.md", content: "# demo, rewritten\n" })],
+  [text("Done again.")],
+];
+
+describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
+  it("a scripted coding run is reverted and unreverted byte for byte, ignored files untouched, in a non-git directory", async () => {
+    const { home, ws } = await workspace("plain");
+    const original = await tree(ws);
+    const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
+    const edited = await tree(ws);
+    expect(Buffer.from(edited["src/app.ts"]!, "base64").toString()).toBe("export const answer = 42;\n");
+    expect(edited["docs/NOTE.md"]).toBeDefined();
+
+    const s = await snapshotOf(home, id);
+    const [patch] = patches(s);
+    if (!patch) throw new Error("the run recorded no patch");
+    expect(patch.data).toMatchObject({
+      files: [
+        { path: "docs/NOTE.md", status: "added" },
+        { path: "src/app.ts", status: "modified" },
+      ],
+    });
+    const files = (patch.data as { files: { path: string; diff: string }[] }).files;
+    expect(files[1]!.diff).toContain("-export const answer = 41;");
+    expect(files[1]!.diff).toContain("+export const answer = 42;");
+
+    // The user changes an ignored file meanwhile: revert must leave it alone.
+    await writeFile(join(ws, "build", "out.js"), "compiled v2\n");
+    await writeFile(join(ws, "debug.log"), "log line\n");
+    const withIgnored = await tree(ws);
+
+    const r = await arbor(["revert", id, "--json"], { home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sessionId: id, files: 2 });
+    expect(await tree(ws)).toEqual({
+      ...original,
+      "build/out.js": withIgnored["build/out.js"],
+      "debug.log": withIgnored["debug.log"],
+    });
+    // The leaf is before the user's message: the session's path holds no message any more.
+    const reverted = await snapshotOf(home, id);
+    const onPath = reverted.entries.filter((e) => reverted.activePath.includes(e.id));
+    expect(onPath.filter((e) => e.type === "message")).toHaveLength(0);
+
+    const u = await arbor(["unrevert", id], { home });
+    expect(u.code, u.stderr).toBe(0);
+    expect(u.stdout).toContain("2 files restored");
+    expect(await tree(ws)).toEqual(withIgnored);
+    const back = await snapshotOf(home, id);
+    expect(back.session.leafEntryId).toBe(s.session.leafEntryId);
+  });
+
+  it("--to takes back only the turns from that entry on, and unrevert brings the later turn back", async () => {
+    const { home, ws } = await workspace("to");
+    const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
+    const afterFirst = await tree(ws);
+    await run(home, ws, SECOND_TURN, "Rewrite the readme.", id);
+    const afterSecond = await tree(ws);
+    expect(afterSecond).not.toEqual(afterFirst);
+
+    const s = await snapshotOf(home, id);
+    const users = s.entries.filter((e) => e.type === "message" && e.message.role === "user");
+    expect(users).toHaveLength(2);
+    const r = await arbor(["revert", id, "--to", users[1]!.id], { home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await tree(ws)).toEqual(afterFirst);
+
+    expect((await arbor(["unrevert", id], { home })).code).toBe(0);
+    expect(await tree(ws)).toEqual(afterSecond);
+  });
+
+  it("a revert to an unknown entry is a clear error and changes nothing; unrevert with no revert too", async () => {
+    const { home, ws } = await workspace("bad");
+    const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
+    const before = await tree(ws);
+    const s = await snapshotOf(home, id);
+
+    const r = await arbor(["revert", id, "--to", "no-such-entry"], { home });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("no-such-entry is not on session");
+    expect(await tree(ws)).toEqual(before);
+    expect(await snapshotOf(home, id)).toEqual(s);
+
+    const u = await arbor(["unrevert", id], { home });
+    expect(u.code).not.toBe(0);
+    expect(u.stderr).toContain("no revert to undo");
+    expect(await tree(ws)).toEqual(before);
+    expect(await snapshotOf(home, id)).toEqual(s);
+  });
+
+  it("never touches the user's own git repository", async () => {
+    const { home, ws } = await workspace("repo");
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: ws, encoding: "utf8" });
+    git("init", "--quiet");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "start");
+    const head = git("rev-parse", "HEAD");
+    const status = git("status", "--porcelain");
+    const original = await tree(ws);
+    const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
+    expect(git("status", "--porcelain")).not.toBe(status);
+    expect((await arbor(["revert", id], { home })).code).toBe(0);
+    expect(await tree(ws)).toEqual(original);
+    expect(git("rev-parse", "HEAD")).toBe(head);
+    expect(git("status", "--porcelain")).toBe(status);
+    expect(git("stash", "list")).toBe("");
+  });
+});

@@ -1,0 +1,175 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { access, mkdir, realpath } from "node:fs/promises";
+import { join } from "node:path";
+import { ArborError } from "../errors.js";
+import type { FilePatch } from "./snapshot-entry.js";
+
+/** A diff longer than this is cut: the patch is for a reader, the snapshot itself keeps every byte. */
+const MAX_DIFF_CHARS = 20_000;
+/** Files past this many are listed without their diff, so one huge step cannot bloat the journal. */
+const MAX_DIFFED_FILES = 200;
+
+/**
+ * The workspace's file history, kept in a private git directory under
+ * `$ARBOR_HOME/snapshots/<hash of the workspace path>` with the workspace as its work tree.
+ * `git add -A` + `write-tree` reuses the index's stat cache, so a snapshot costs what changed plus
+ * one `lstat` per file, and unchanged content is never reread or stored twice. The user's own
+ * `.git` is never read or written (git skips `.git` in a work tree); `.gitignore` files are honoured
+ * because git reads them. Each session keeps its own index file, so runs of two sessions in one
+ * workspace never contend for an index lock; the objects they write are shared.
+ */
+export interface WorkspaceSnapshots {
+  readonly workspace: string;
+  /** Records the workspace as it is now; returns the tree id. */
+  track(): Promise<string>;
+  /** What changed from one tree to another, with the diffs. */
+  patch(from: string, to: string): Promise<FilePatch[]>;
+  /**
+   * Makes the workspace match `target`: changed files rewritten, files `target` lacks removed,
+   * ignored files left alone. `current` must be a tree `track()` just returned.
+   */
+  restore(current: string, target: string): Promise<void>;
+}
+
+export interface SnapshotOptions {
+  /** `$ARBOR_HOME`: the private histories live in its `snapshots/` directory. */
+  home: string;
+  workspace: string;
+  /** Names the index: one per session. */
+  sessionId: string;
+}
+
+/** Opens (creating on first use) the private history of a workspace. */
+export async function openSnapshots(options: SnapshotOptions): Promise<WorkspaceSnapshots> {
+  const workspace = await realpath(options.workspace).catch(() => {
+    throw new ArborError("snapshot_failed", `Workspace ${options.workspace} does not exist; nothing can be snapshotted.`);
+  });
+  const gitDir = join(options.home, "snapshots", createHash("sha256").update(workspace).digest("hex").slice(0, 16));
+  const indexName = createHash("sha256").update(options.sessionId).digest("hex").slice(0, 16);
+  const env: Record<string, string> = {
+    ...cleanEnv(process.env),
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: workspace,
+    GIT_INDEX_FILE: join(gitDir, `index-${indexName}`),
+  };
+  const git = (args: readonly string[]) => runGit(args, env, workspace);
+  if (!(await exists(join(gitDir, "HEAD")))) {
+    await mkdir(gitDir, { recursive: true });
+    await git(["init", "--quiet"]);
+    // Never repack or prune on its own: a revert may need any tree the journal names.
+    for (const [key, value] of [
+      ["gc.auto", "0"],
+      ["core.autocrlf", "false"],
+      ["core.safecrlf", "false"],
+      ["core.untrackedCache", "true"],
+      ["core.quotepath", "false"],
+      ["core.longpaths", "true"],
+      ["core.symlinks", "true"],
+    ] as const) {
+      await git(["config", key, value]);
+    }
+  }
+  return {
+    workspace,
+    async track() {
+      await git(["add", "--all", "--ignore-errors", "."]);
+      return (await git(["write-tree"])).trim();
+    },
+    async patch(from, to) {
+      if (from === to) return [];
+      // One process for the list and the diffs: raw records (NUL-separated, so any path survives),
+      // a NUL, then the patch text in the same path order.
+      const out = await git(["diff-tree", "-r", "-z", "--raw", "-p", "--no-renames", "--no-color", "--no-ext-diff", from, to]);
+      const { files, rest } = parseRaw(out);
+      const chunks = splitDiff(rest);
+      if (chunks.length === files.length) {
+        for (const [i, f] of files.entries()) f.diff = i < MAX_DIFFED_FILES ? cap(chunks[i]!) : "";
+      }
+      return files;
+    },
+    async restore(current, target) {
+      if (current === target) return;
+      // A two-tree merge from what the index holds to the target: git rewrites only the files
+      // that differ and removes those the target lacks.
+      await git(["read-tree", "-m", "-u", current, target]);
+    },
+  };
+}
+
+function statusOf(code: string): FilePatch["status"] {
+  if (code.startsWith("A")) return "added";
+  if (code.startsWith("D")) return "deleted";
+  return "modified";
+}
+
+/** The `--raw -z` records at the head of the output, and the patch text after them. */
+function parseRaw(out: string): { files: FilePatch[]; rest: string } {
+  const files: FilePatch[] = [];
+  let at = 0;
+  while (out[at] === ":") {
+    const metaEnd = out.indexOf("\0", at);
+    const pathEnd = out.indexOf("\0", metaEnd + 1);
+    if (metaEnd < 0 || pathEnd < 0) break;
+    const status = out.slice(at, metaEnd).split(" ").at(-1) ?? "M";
+    files.push({ path: out.slice(metaEnd + 1, pathEnd), status: statusOf(status), diff: "" });
+    at = pathEnd + 1;
+  }
+  if (out[at] === "\0") at++;
+  return { files, rest: out.slice(at) };
+}
+
+function splitDiff(text: string): string[] {
+  const chunks: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("diff --git ")) chunks.push(line);
+    else if (chunks.length > 0) chunks[chunks.length - 1] += `\n${line}`;
+  }
+  return chunks.map((c) => c.replace(/\n+$/, ""));
+}
+
+function cap(diff: string): string {
+  return diff.length <= MAX_DIFF_CHARS ? diff : `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} characters)`;
+}
+
+/** The caller's git settings (a GIT_DIR of their own, say) must not leak into the private history. */
+function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !key.startsWith("GIT_")) out[key] = value;
+  }
+  out.GIT_CONFIG_NOSYSTEM = "1";
+  out.GIT_TERMINAL_PROMPT = "0";
+  return out;
+}
+
+function runGit(args: readonly string[], env: Record<string, string>, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("git", args, { env, cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve(stdout);
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      reject(
+        new ArborError(
+          "snapshot_failed",
+          missing
+            ? "File snapshots need git on the PATH; install git or run without snapshots."
+            : `git ${args[0]} failed in the snapshot history: ${String(stderr).trim() || error.message}`,
+        ),
+      );
+    });
+  });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether git can be run here (tests and the runtime skip snapshots without it). */
+export function gitAvailable(): Promise<boolean> {
+  return new Promise((resolve) => execFile("git", ["--version"], (error) => resolve(!error)));
+}

@@ -1,0 +1,158 @@
+import { parseCustomEntry } from "../custom-entries.js";
+import { ArborError } from "../errors.js";
+import type { Entry } from "../model/entry.js";
+import type { Store } from "../store/store.js";
+import { openSnapshots } from "./git-snapshots.js";
+import { REVERT_ENTRY_TYPE, type RevertData } from "./snapshot-entry.js";
+
+export interface RevertOptions {
+  store: Store;
+  sessionId: string;
+  /** `$ARBOR_HOME`, where the snapshot histories are. */
+  home: string;
+  /** Take the session back to before this entry; default the last user message on the path. */
+  to?: string;
+}
+
+export interface RevertResult {
+  sessionId: string;
+  /** The entry the session was taken back to before. */
+  to: string;
+  /** The leaf now: the revert's own record. */
+  leaf: string;
+  workspace?: string;
+  /** Files the revert changed in the workspace. */
+  files: number;
+}
+
+export interface UnrevertResult {
+  sessionId: string;
+  leaf: string | null;
+  workspace?: string;
+  files: number;
+}
+
+/**
+ * Puts the workspace back as it was before `to` and moves the session's leaf to that entry's
+ * parent, recording an `arbor.revert` entry there. Everything is checked before anything changes:
+ * an entry that is not on the active path, or a session another process is running, is an error
+ * and leaves workspace and session as they were. The workspace is snapshotted first, so
+ * `unrevertSession` can restore it even if files were edited after the run.
+ */
+export async function revertSession(options: RevertOptions): Promise<RevertResult> {
+  const { store, sessionId } = options;
+  const lease = await store.acquireLease(sessionId, "revert");
+  try {
+    const path = await activePath(store, sessionId);
+    const index = targetIndex(path, options.to, sessionId);
+    const target = path[index]!;
+    const patches = path.flatMap((entry, i) => {
+      const known = parseCustomEntry(entry);
+      return known?.customType === "arbor.patch" ? [{ i, data: known.data }] : [];
+    });
+    // The workspace before `to` is the start of the first change made at or after it; with no change
+    // after it, the workspace is as it was and only the leaf moves.
+    const firstAfter = patches.find((p) => p.i >= index);
+    const workspace = (firstAfter ?? patches.at(-1))?.data.workspace;
+    let saved: string | null = null;
+    let restored: string | null = null;
+    let files = 0;
+    let undo: (() => Promise<void>) | undefined;
+    if (workspace && firstAfter) {
+      const snapshots = await openSnapshots({ home: options.home, workspace, sessionId });
+      saved = await snapshots.track();
+      restored = firstAfter.data.before;
+      files = (await snapshots.patch(saved, restored)).length;
+      await snapshots.restore(saved, restored);
+      undo = async () => snapshots.restore(await snapshots.track(), saved!);
+    }
+    const data: RevertData = {
+      workspace: workspace ?? "",
+      to: target.id,
+      fromLeaf: path.at(-1)?.id ?? null,
+      saved,
+      restored,
+    };
+    let record: Entry;
+    try {
+      record = await store.appendEntry(sessionId, {
+        type: "custom",
+        customType: REVERT_ENTRY_TYPE,
+        data,
+        parentId: target.parentId,
+      });
+    } catch (error) {
+      // The session could not record the revert: the workspace goes back to how it was found.
+      await undo?.();
+      throw error;
+    }
+    return { sessionId, to: target.id, leaf: record.id, ...(workspace ? { workspace } : {}), files };
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
+ * Undoes the last revert on the active path: the workspace as it was when the revert was made, and
+ * the leaf back where it was. Fails with `nothing_to_unrevert` (changing nothing) when the path has
+ * no revert, or the session has moved on past it with new messages.
+ */
+export async function unrevertSession(options: Omit<RevertOptions, "to">): Promise<UnrevertResult> {
+  const { store, sessionId } = options;
+  const lease = await store.acquireLease(sessionId, "unrevert");
+  try {
+    const path = await activePath(store, sessionId);
+    let revert: RevertData | undefined;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const entry = path[i]!;
+      const known = parseCustomEntry(entry);
+      if (known?.customType === "arbor.revert") {
+        revert = known.data;
+        break;
+      }
+      if (entry.type === "message") break;
+    }
+    if (!revert) {
+      throw new ArborError(
+        "nothing_to_unrevert",
+        `Session ${sessionId} has no revert to undo at its leaf; \`arbor revert\` first, and unrevert before sending new messages.`,
+      );
+    }
+    let files = 0;
+    if (revert.workspace && revert.saved) {
+      const snapshots = await openSnapshots({ home: options.home, workspace: revert.workspace, sessionId });
+      const now = await snapshots.track();
+      files = (await snapshots.patch(now, revert.saved)).length;
+      await snapshots.restore(now, revert.saved);
+    }
+    const meta = revert.fromLeaf ? await store.switchLeaf(sessionId, revert.fromLeaf) : await store.resetLeaf(sessionId);
+    return { sessionId, leaf: meta.leafEntryId, ...(revert.workspace ? { workspace: revert.workspace } : {}), files };
+  } finally {
+    await lease.release();
+  }
+}
+
+async function activePath(store: Store, sessionId: string): Promise<Entry[]> {
+  if (!(await store.getSession(sessionId))) {
+    throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+  }
+  return store.getActivePath(sessionId);
+}
+
+function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: string): number {
+  if (to !== undefined) {
+    const index = path.findIndex((entry) => entry.id === to);
+    if (index < 0) {
+      throw new ArborError(
+        "entry_not_found",
+        `Entry ${to} is not on session ${sessionId}'s active path; \`arbor sessions tree ${sessionId}\` lists its entries.`,
+      );
+    }
+    return index;
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    if (entry.type === "message" && entry.message.role === "user") return i;
+  }
+  throw new ArborError("entry_not_found", `Session ${sessionId} has no user message to revert to; pass --to <entry>.`);
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/** What one step changed in the workspace: the trees before and after, and each changed file with its diff. */
+export const PATCH_ENTRY_TYPE = "arbor.patch";
+/** A revert: where the leaf was and how the workspace looked, so `unrevert` can put both back. */
+export const REVERT_ENTRY_TYPE = "arbor.revert";
+
+export const FilePatchSchema = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  /** Unified diff (cut when long; empty past the per-step file limit). */
+  diff: z.string(),
+});
+export type FilePatch = z.infer<typeof FilePatchSchema>;
+
+export const PatchDataSchema = z.looseObject({
+  /** The workspace's real path. */
+  workspace: z.string(),
+  /** Snapshot tree ids at the step's start and finish. */
+  before: z.string(),
+  after: z.string(),
+  /** The assistant message whose step made the change. */
+  messageEntryId: z.string().optional(),
+  files: z.array(FilePatchSchema),
+});
+export type PatchData = z.infer<typeof PatchDataSchema>;
+
+export const RevertDataSchema = z.looseObject({
+  workspace: z.string(),
+  /** The entry the workspace was taken back to before. */
+  to: z.string(),
+  /** The leaf before the revert. */
+  fromLeaf: z.string().nullable(),
+  /** The workspace at the moment of the revert (null: nothing was ever snapshotted, only the leaf moved). */
+  saved: z.string().nullable(),
+  /** The tree the workspace was set to. */
+  restored: z.string().nullable(),
+});
+export type RevertData = z.infer<typeof RevertDataSchema>;

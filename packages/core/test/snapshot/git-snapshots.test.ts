@@ -1,0 +1,87 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSnapshots } from "@arbor/core/internal";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const hasGit = (() => {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-snapshots-"));
+  await mkdir(join(dir, "ws"));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
+  it("lists odd paths, deletions and binary files, and restores every byte", async () => {
+    const ws = join(dir, "ws");
+    const crlf = "line one\r\nline two\r\n";
+    await writeFile(join(ws, "crlf.txt"), crlf);
+    await writeFile(join(ws, "gone.txt"), "to be deleted\n");
+    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+    const before = await snapshots.track();
+
+    const odd = 'with space, "quote" and ü.txt';
+    const binary = Buffer.from([0, 1, 2, 255, 0, 10]);
+    await writeFile(join(ws, odd), "hello\n");
+    await mkdir(join(ws, "deep", "er"), { recursive: true });
+    await writeFile(join(ws, "deep", "er", "blob.bin"), binary);
+    await rm(join(ws, "gone.txt"));
+    await writeFile(join(ws, "crlf.txt"), `${crlf}line three\r\n`);
+    const after = await snapshots.track();
+
+    const files = await snapshots.patch(before, after);
+    expect(files.map((f) => [f.path, f.status])).toEqual([
+      ["crlf.txt", "modified"],
+      ["deep/er/blob.bin", "added"],
+      ["gone.txt", "deleted"],
+      [odd, "added"],
+    ]);
+    expect(files[0]!.diff).toContain("+line three");
+    expect(files[1]!.diff).toContain("Binary files");
+    expect(files[3]!.diff).toContain("+hello");
+    expect(await snapshots.patch(after, after)).toEqual([]);
+
+    await snapshots.restore(after, before);
+    expect(await readFile(join(ws, "crlf.txt"), "utf8")).toBe(crlf);
+    expect(await readFile(join(ws, "gone.txt"), "utf8")).toBe("to be deleted\n");
+    expect(existsSync(join(ws, odd))).toBe(false);
+    expect(existsSync(join(ws, "deep"))).toBe(false);
+
+    await snapshots.restore(await snapshots.track(), after);
+    expect(await readFile(join(ws, "deep", "er", "blob.bin"))).toEqual(binary);
+    expect(existsSync(join(ws, "gone.txt"))).toBe(false);
+  });
+
+  it("leaves ignored files out of snapshots and alone on restore", async () => {
+    const ws = join(dir, "ws");
+    await writeFile(join(ws, ".gitignore"), "*.log\n");
+    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+    const before = await snapshots.track();
+    await writeFile(join(ws, "run.log"), "ignored\n");
+    await writeFile(join(ws, "kept.txt"), "tracked\n");
+    const after = await snapshots.track();
+    expect((await snapshots.patch(before, after)).map((f) => f.path)).toEqual(["kept.txt"]);
+    await snapshots.restore(after, before);
+    expect(existsSync(join(ws, "kept.txt"))).toBe(false);
+    expect(await readFile(join(ws, "run.log"), "utf8")).toBe("ignored\n");
+  });
+
+  it("a workspace that does not exist is a snapshot_failed error", async () => {
+    await expect(openSnapshots({ home: join(dir, "home"), workspace: join(dir, "nope"), sessionId: "s1" })).rejects.toMatchObject(
+      {
+        code: "snapshot_failed",
+      },
+    );
+  });
+});
