@@ -37,6 +37,17 @@ import type {
  */
 export abstract class StoreBase implements Store {
   abstract readonly provider: StoreProvider;
+  private lastCreatedMs = 0;
+
+  /**
+   * A new session's creation time. Sessions list newest first by it, so times handed out by one store
+   * strictly increase: two sessions made in the same millisecond would otherwise tie and list in id order.
+   */
+  protected creationTime(): string {
+    const ms = Math.max(Date.now(), this.lastCreatedMs + 1);
+    this.lastCreatedMs = ms;
+    return new Date(ms).toISOString();
+  }
 
   abstract createSession(init?: SessionInit): Promise<SessionMeta>;
   abstract getSession(id: string): Promise<SessionMeta | undefined>;

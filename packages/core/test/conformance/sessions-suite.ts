@@ -129,6 +129,13 @@ export function sessionsSuite(makeHarness: MakeHarness): void {
       await expectCode(h.store.listSessions({ limit: 1001 }), "invalid_input");
     });
 
+    it("lists sessions made in quick succession newest first, in the order they were made", async () => {
+      const made: SessionMeta[] = [];
+      for (let i = 0; i < 30; i++) made.push(await h.store.createSession({ title: `quick ${i}` }));
+      const listed = (await h.store.listSessions({ limit: 30 })).sessions;
+      expect(listed.map((m) => m.title)).toEqual(made.map((m) => m.title).reverse());
+    });
+
     it("filters by workspace, alone and with a parent, across pages and after the meta changes", async () => {
       const here = "/work/project-a";
       const mine: SessionMeta[] = [];

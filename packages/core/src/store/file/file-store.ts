@@ -101,7 +101,7 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     const id = init?.id ?? randomUUID();
     assertSessionId(id);
-    const meta = newSessionMeta(init, "file", id, this.now());
+    const meta = newSessionMeta(init, "file", id, this.creationTime());
     await this.assertParentAllowed(id, meta.parentSessionId);
     return this.writes.lock.run(id, async () => {
       this.dirs.create(meta, "");

@@ -137,7 +137,7 @@ export class SqlStore extends StoreBase {
     return this.guard("create a session", async () => {
       if (init?.id !== undefined) assertSessionId(init.id);
       if (init?.parentSessionId !== undefined) assertSessionId(init.parentSessionId);
-      const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.now());
+      const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.creationTime());
       await this.assertParentAllowed(meta.id, meta.parentSessionId);
       await insertSessionRow(this.db, meta, 0);
       return meta;
