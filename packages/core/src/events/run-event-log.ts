@@ -259,12 +259,17 @@ class BatchWriter {
   }
 
   /** Logs a batch; `later` when the session does not exist yet and the run is still going. */
-  private async write(batch: RunEvent[]): Promise<RunEventFrame[] | "later"> {
+  private async write(batch: RunEvent[], again = false): Promise<RunEventFrame[] | "later"> {
     const sessionId = this.tail.sessionId;
     try {
       return (await this.store.appendEvents(sessionId, batch.map(runEventInput))).map(frameOfRecord);
     } catch (err) {
       if (isArborError(err, "session_not_found") && !this.finishing) return "later";
+      // The run may have ended while this append raced the session's creation: if the session exists
+      // now, the batch is logged after all, so no event goes unlogged under an id the log reuses.
+      if (isArborError(err, "session_not_found") && !again && (await this.store.getSession(sessionId).catch(() => undefined))) {
+        return this.write(batch, true);
+      }
       if (isArborError(err, "entry_too_large")) return this.writeOneByOne(batch);
       if (isArborError(err, "session_not_found")) {
         // The session never came to be (a run refused before it created one) or was deleted: it has
