@@ -8,7 +8,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import { DelegatingModel, type ModelUse } from "../llm/model-wrapper.js";
-import type { SpanScopes } from "./gen-ai.js";
+import type { SpanScopes } from "./span-scopes.js";
 
 function usageAttributes(usage: LanguageModelV4Usage): Record<string, number> {
   return {

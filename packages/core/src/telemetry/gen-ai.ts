@@ -1,44 +1,12 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-import {
-  type Attributes,
-  type Context,
-  context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { RunLaunch, RunObserver, StepsOutcome } from "../loop/extension.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { ChatSpanModel } from "./chat-span.js";
+import { type SpanScope, SpanScopes } from "./span-scopes.js";
 
 export interface GenAiTelemetryOptions {
   /** Put prompts and answers on `chat` spans (`gen_ai.input.messages`, `gen_ai.output.messages`). Default off: they may hold secrets. */
   captureContent?: boolean;
-}
-
-/** What a span started inside a run knows of it: the context to parent under and the session it serves. */
-export interface SpanScope {
-  readonly context: Context;
-  readonly sessionId: string;
-}
-
-/**
- * Where spans of the same run find their parent. A store of its own per telemetry, rather than the
- * global context manager, so nesting holds whether or not the host registered one.
- */
-export class SpanScopes {
-  private readonly als = new AsyncLocalStorage<SpanScope>();
-  current(): SpanScope | undefined {
-    return this.als.getStore();
-  }
-  parent(): Context {
-    return this.als.getStore()?.context ?? context.active();
-  }
-  within<T>(scope: SpanScope, work: () => T): T {
-    return this.als.run(scope, work);
-  }
 }
 
 function endWith(span: Span, outcome: { status: string; error?: { code: string; message: string } | undefined }): void {

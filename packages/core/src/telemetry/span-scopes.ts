@@ -1,0 +1,25 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Context, context } from "@opentelemetry/api";
+
+/** What a span started inside a run knows of it: the context to parent under and the session it serves. */
+export interface SpanScope {
+  readonly context: Context;
+  readonly sessionId: string;
+}
+
+/**
+ * Where spans of the same run find their parent. A store of its own per telemetry, rather than the
+ * global context manager, so nesting holds whether or not the host registered one.
+ */
+export class SpanScopes {
+  private readonly als = new AsyncLocalStorage<SpanScope>();
+  current(): SpanScope | undefined {
+    return this.als.getStore();
+  }
+  parent(): Context {
+    return this.als.getStore()?.context ?? context.active();
+  }
+  within<T>(scope: SpanScope, work: () => T): T {
+    return this.als.run(scope, work);
+  }
+}
