@@ -45,7 +45,7 @@ export function openApiDocument(routes: readonly Route[], info: { title: string;
       ...info,
       description:
         "Arbor's HTTP API. Errors are `{error: {code, message}}`. When the server has a token, every route but " +
-        "/api/health needs `Authorization: Bearer <token>`.",
+        "/api/health and this reference page (/api/docs) needs `Authorization: Bearer <token>`.",
     },
     paths,
     components: { schemas: components, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },

@@ -8,6 +8,7 @@ import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
 import { mcpEndpoint } from "./mcp/http-endpoint.js";
 import { openApiDocument } from "./openapi.js";
+import { apiDocsRoutes, isApiDocsPath } from "./routes/api-docs.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { chatRoutes } from "./routes/chat.js";
 import { debugRoutes } from "./routes/debug.js";
@@ -93,6 +94,7 @@ export function createServer(options: ServerOptions): ArborServer {
       document ??= openApiDocument(routes, { title: "Arbor", version: SERVER_VERSION });
       return document;
     }),
+    ...apiDocsRoutes(),
     ...chatRoutes(ctx),
     ...uiChatRoutes(ctx),
     ...sessionRoutes(ctx),
@@ -133,7 +135,7 @@ export function createServer(options: ServerOptions): ArborServer {
   const publicPaths = new Set(routes.filter((r) => r.spec.public).map((r) => r.spec.path));
   // The inspector's shell is public (it holds no data; its API calls carry the token), but still
   // passes the host and origin checks.
-  const isPublicPath = (path: string) => !isApiPath(path) && path !== MCP_PATH;
+  const isPublicPath = (path: string) => (!isApiPath(path) && path !== MCP_PATH) || isApiDocsPath(path);
   app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
   // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.

@@ -20,6 +20,8 @@ describe("GET /api/openapi.json", () => {
       [
         "GET /api/health",
         "GET /api/openapi.json",
+        "GET /api/docs",
+        "GET /api/docs/{asset}",
         "POST /api/chat",
         "GET /api/sessions/{id}/stream",
         "POST /api/ui/chat",

@@ -9,7 +9,7 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   /** Default `application/json`; `text/event-stream` for SSE (the schema then describes each `data:`). */
-  contentType?: "application/json" | "text/event-stream";
+  contentType?: "application/json" | "text/event-stream" | "text/html" | "text/javascript";
 }
 
 type Schema = z.ZodType | undefined;
