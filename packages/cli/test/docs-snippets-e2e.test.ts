@@ -1,0 +1,155 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { ConfigSchema, ENV_KEYS } from "@arbor/core/internal";
+import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli.js";
+
+/**
+ * The documentation's shell snippets, run as a newcomer would paste them: every ```sh block of the
+ * README and of docs/*.md, one document's blocks in order as one bash script (so a variable set in one
+ * block is there in the next), in a fresh workspace where `npx arbor` is this checkout's CLI, against
+ * the fake OpenAI server. A block after `<!-- docs-test: skip (why) -->` is not run; synopses with
+ * placeholders are ```text blocks.
+ */
+
+interface Block {
+  doc: string;
+  line: number;
+  code: string;
+}
+
+const SKIP = /^<!--\s*docs-test:\s*skip\b/;
+
+export function shellBlocks(doc: string, markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(sh|bash|shell)\s*$/.exec(lines[i] as string);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i] as string); i++) body.push(lines[i] as string);
+    const before = lines[start - 1] ?? "";
+    if (!SKIP.test(before.trim())) blocks.push({ doc, line: start + 1, code: body.join("\n") });
+  }
+  return blocks;
+}
+
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(REPO_ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
+
+/** What the scripted model answers, per document: plain answers unless the snippets need a tool call. */
+const SCRIPTS: Record<string, Script> = {
+  "docs/http-api.md": [
+    [text("Hello there, nice to meet.")],
+    [text("Bonjour, ravi de vous rencontrer.")],
+    [toolCall("read", { path: ".env" })],
+    [text("It sets GREETING to hello.")],
+  ],
+};
+const plainAnswers = (n: number): Script => Array.from({ length: n }, (_, i) => [text(`Done (${i + 1}).`)]);
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function runBash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", `set -euo pipefail\n${script}`], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => out.push(b));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output: Buffer.concat(out).toString("utf8") }));
+  });
+}
+
+/** A workspace where `npx arbor` finds this checkout's CLI, as it does in a project that depends on it. */
+function workspace(): { root: string; ws: string; home: string } {
+  const root = mkdtempSync(join(tmpdir(), "arbor-docs-"));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(join(ws, "node_modules", ".bin"), { recursive: true });
+  mkdirSync(home);
+  symlinkSync(ARBOR_BIN, join(ws, "node_modules", ".bin", "arbor"));
+  return { root, ws, home };
+}
+
+function baseEnv(home: string, server: FakeOpenAIServer): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("ARBOR_") && !k.startsWith("npm_") && k !== "FORCE_COLOR") env[k] = v;
+  }
+  return {
+    ...env,
+    // The Node running the tests runs the snippets' `node` and `npx` too.
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+    ARBOR_HOME: home,
+    ARBOR_MODEL: "openai-compatible/fake-model",
+    ARBOR_BASE_URL: server.baseURL,
+    NO_COLOR: "1",
+  };
+}
+
+describe("the documentation's shell snippets", () => {
+  for (const doc of DOCS) {
+    const blocks = shellBlocks(doc, readFileSync(join(REPO_ROOT, doc), "utf8"));
+    if (blocks.length === 0) continue;
+    it(`${doc}: ${blocks.length} snippet(s) run as written`, { timeout: 120_000 }, async () => {
+      const { ws, home } = workspace();
+      const fake = await startFakeOpenAI({ script: SCRIPTS[doc] ?? plainAnswers(40) });
+      cleanups.push(() => fake.close());
+      const env = baseEnv(home, fake);
+      if (doc === "docs/http-api.md") {
+        const serve: RunningCli = startArbor(["serve", "--port", "0", "--json", "--cwd", ws], {
+          home,
+          env: { ARBOR_MODEL: env.ARBOR_MODEL as string, ARBOR_BASE_URL: fake.baseURL },
+        });
+        cleanups.push(async () => {
+          serve.child.kill("SIGINT");
+          await serve.result;
+        });
+        await serve.waitForStdout(/\n$/);
+        env.ARBOR_URL = (JSON.parse(serve.stdout()) as { url: string }).url;
+      }
+      const script = blocks.map((b) => `# ${b.doc}:${b.line}\n${b.code}`).join("\n");
+      const { code, output } = await runBash(script, ws, env);
+      expect(code, `${doc}'s snippets failed:\n${output}`).toBe(0);
+    });
+  }
+});
+
+describe("the configuration reference", () => {
+  const reference = readFileSync(join(REPO_ROOT, "docs", "configuration.md"), "utf8");
+
+  /** Every key of arbor.json, nested objects' keys as `a.b`, from the schema itself. */
+  function keysOf(schema: unknown, prefix = ""): string[] {
+    let s = schema as { shape?: Record<string, unknown>; _zod?: { def?: { innerType?: unknown } } };
+    while (s.shape === undefined && s._zod?.def?.innerType !== undefined) s = s._zod.def.innerType as typeof s;
+    if (s.shape === undefined) return [];
+    return Object.entries(s.shape).flatMap(([key, value]) => {
+      const path = prefix === "" ? key : `${prefix}.${key}`;
+      const nested = keysOf(value, path);
+      // Records (models, pool, agents, servers) are described by example, not key by key.
+      return nested.length > 0 ? nested : [path];
+    });
+  }
+
+  it("names every arbor.json key and every environment variable Arbor reads", () => {
+    const keys = keysOf(ConfigSchema);
+    expect(keys.length).toBeGreaterThan(20);
+    const missing = keys.filter((k) => !reference.includes(`\`${k}\``));
+    expect(missing, "arbor.json keys missing from docs/configuration.md").toEqual([]);
+    const envMissing = ENV_KEYS.map(([name]) => name).filter((name) => !reference.includes(`\`${name}\``));
+    expect(envMissing, "environment variables missing from docs/configuration.md").toEqual([]);
+  });
+});
