@@ -18,22 +18,33 @@ import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli
 interface Block {
   doc: string;
   line: number;
+  /** The bash that runs the block. */
   code: string;
 }
 
 const SKIP = /^<!--\s*docs-test:\s*skip\b/;
+/** A code block (```ts, ```js) the test saves under this name and runs with node, where the shell is at that point. */
+const RUN_AS = /^<!--\s*docs-test:\s*run as (\S+\.m?js)\s*-->$/;
+/** Where the README says to put the path of a checkout of Arbor. */
+const CHECKOUT_PLACEHOLDER = /\/path\/to\/arbor/g;
 
 export function shellBlocks(doc: string, markdown: string): Block[] {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(sh|bash|shell)\s*$/.exec(lines[i] as string);
+    const open = /^```(\w+)\s*$/.exec(lines[i] as string);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i] as string); i++) body.push(lines[i] as string);
-    const before = lines[start - 1] ?? "";
-    if (!SKIP.test(before.trim())) blocks.push({ doc, line: start + 1, code: body.join("\n") });
+    const before = (lines[start - 1] ?? "").trim();
+    const runAs = RUN_AS.exec(before)?.[1];
+    const code = body.join("\n");
+    if (runAs !== undefined) {
+      blocks.push({ doc, line: start + 1, code: `cat > ${runAs} <<'ARBOR_DOCS_EOF'\n${code}\nARBOR_DOCS_EOF\nnode ${runAs}` });
+    } else if (["sh", "bash", "shell"].includes(open[1] as string) && !SKIP.test(before)) {
+      blocks.push({ doc, line: start + 1, code: code.replace(CHECKOUT_PLACEHOLDER, REPO_ROOT.replace(/\/$/, "")) });
+    }
   }
   return blocks;
 }
@@ -53,6 +64,11 @@ const SCRIPTS: Record<string, Script> = {
     [toolCall("read", { path: ".env" })],
     [text("It sets GREETING to hello.")],
   ],
+};
+/** What a document's snippets must print besides exiting 0, where their exit code alone proves little. */
+const EXPECTED: Record<string, RegExp[]> = {
+  "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
+  "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
 };
 const plainAnswers = (n: number): Script => Array.from({ length: n }, (_, i) => [text(`Done (${i + 1}).`)]);
 
@@ -97,6 +113,10 @@ function baseEnv(home: string, server: FakeOpenAIServer): Record<string, string>
     ARBOR_MODEL: "openai-compatible/fake-model",
     ARBOR_BASE_URL: server.baseURL,
     NO_COLOR: "1",
+    // `npm install` of a checkout's folder needs nothing from the registry; make sure it asks for nothing.
+    npm_config_offline: "true",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
   };
 }
 
@@ -124,6 +144,7 @@ describe("the documentation's shell snippets", () => {
       const script = blocks.map((b) => `# ${b.doc}:${b.line}\n${b.code}`).join("\n");
       const { code, output } = await runBash(script, ws, env);
       expect(code, `${doc}'s snippets failed:\n${output}`).toBe(0);
+      for (const pattern of EXPECTED[doc] ?? []) expect(output).toMatch(pattern);
     });
   }
 });
