@@ -1,14 +1,5 @@
-import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createAzure } from "@ai-sdk/azure";
-import { createDeepSeek } from "@ai-sdk/deepseek";
-import { createGoogle } from "@ai-sdk/google";
-import { createGroq } from "@ai-sdk/groq";
-import { createMistral } from "@ai-sdk/mistral";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { createXai } from "@ai-sdk/xai";
+import { lazyModel } from "./lazy-model.js";
 import type { ProviderName } from "./model-ref.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -39,7 +30,13 @@ export interface ProviderModelSettings {
 
 interface ProviderSpec {
   env: ProviderEnv;
-  create(settings: ProviderModelSettings): LanguageModelV4;
+  /**
+   * The `provider` string the AI SDK's model reports (cache marks, telemetry and recordings key on
+   * it), known before the SDK package is loaded; a test checks it against each package's model.
+   */
+  sdkProvider: string;
+  /** Loads the provider's SDK package (on the first call, not at start-up) and makes the model. */
+  load(settings: ProviderModelSettings): Promise<LanguageModelV4>;
 }
 
 const keyed = (apiKey: string, baseURL: string, defaultBaseURL: string): ProviderEnv => ({
@@ -59,15 +56,21 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
     env: keyed("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
     // The Responses API: OpenAI's current API, which keeps reasoning items across turns. Servers that
     // speak only Chat Completions are what openai-compatible is for.
-    create: ({ model, baseURL, apiKey, fetch }) => createOpenAI({ baseURL, apiKey, fetch }).responses(model),
+    sdkProvider: "openai.responses",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/openai")).createOpenAI({ baseURL, apiKey, fetch }).responses(model),
   },
   anthropic: {
     env: keyed("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com/v1"),
-    create: ({ model, baseURL, apiKey, fetch }) => createAnthropic({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "anthropic.messages",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/anthropic")).createAnthropic({ baseURL, apiKey, fetch }).languageModel(model),
   },
   google: {
     env: keyed("GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_BASE_URL", "https://generativelanguage.googleapis.com/v1beta"),
-    create: ({ model, baseURL, apiKey, fetch }) => createGoogle({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "google.generative-ai",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/google")).createGoogle({ baseURL, apiKey, fetch }).languageModel(model),
   },
   azure: {
     env: {
@@ -78,7 +81,9 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
       baseURLHint: "https://<resource>.openai.azure.com/openai",
     },
     // The model part of `azure/<name>` is the deployment name, as Azure addresses models.
-    create: ({ model, baseURL, apiKey, fetch }) => createAzure({ baseURL, apiKey, fetch }).responses(model),
+    sdkProvider: "azure.responses",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/azure")).createAzure({ baseURL, apiKey, fetch }).responses(model),
   },
   bedrock: {
     // Either a Bedrock API key, or the usual AWS access keys (read from the same environment).
@@ -89,41 +94,55 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
       defaultBaseURL: undefined,
       baseURLHint: "https://bedrock-runtime.<region>.amazonaws.com (or set AWS_REGION)",
     },
-    create: ({ model, baseURL, apiKey, fetch, env = {} }) =>
-      createAmazonBedrock({
-        baseURL,
-        fetch,
-        region: env.AWS_REGION ?? regionOf(baseURL),
-        ...(apiKey
-          ? { apiKey }
-          : {
-              accessKeyId: env.AWS_ACCESS_KEY_ID,
-              secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
-              ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
-            }),
-      }).languageModel(model),
+    sdkProvider: "amazon-bedrock",
+    load: async ({ model, baseURL, apiKey, fetch, env = {} }) =>
+      (await import("@ai-sdk/amazon-bedrock"))
+        .createAmazonBedrock({
+          baseURL,
+          fetch,
+          region: env.AWS_REGION ?? regionOf(baseURL),
+          ...(apiKey
+            ? { apiKey }
+            : {
+                accessKeyId: env.AWS_ACCESS_KEY_ID,
+                secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+                ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+              }),
+        })
+        .languageModel(model),
   },
   mistral: {
     env: keyed("MISTRAL_API_KEY", "MISTRAL_BASE_URL", "https://api.mistral.ai/v1"),
-    create: ({ model, baseURL, apiKey, fetch }) => createMistral({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "mistral.chat",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/mistral")).createMistral({ baseURL, apiKey, fetch }).languageModel(model),
   },
   xai: {
     env: keyed("XAI_API_KEY", "XAI_BASE_URL", "https://api.x.ai/v1"),
-    create: ({ model, baseURL, apiKey, fetch }) => createXai({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "xai.responses",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/xai")).createXai({ baseURL, apiKey, fetch }).languageModel(model),
   },
   groq: {
     env: keyed("GROQ_API_KEY", "GROQ_BASE_URL", "https://api.groq.com/openai/v1"),
-    create: ({ model, baseURL, apiKey, fetch }) => createGroq({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "groq.chat",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/groq")).createGroq({ baseURL, apiKey, fetch }).languageModel(model),
   },
   deepseek: {
     env: keyed("DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"),
-    create: ({ model, baseURL, apiKey, fetch }) => createDeepSeek({ baseURL, apiKey, fetch }).languageModel(model),
+    sdkProvider: "deepseek.chat",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/deepseek")).createDeepSeek({ baseURL, apiKey, fetch }).languageModel(model),
   },
   // OpenRouter speaks Chat Completions; its usage report is on when asked for, like other compatible servers.
   openrouter: {
     env: keyed("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1"),
-    create: ({ model, baseURL, apiKey, fetch }) =>
-      createOpenAICompatible({ name: "openrouter", baseURL, apiKey, includeUsage: true, fetch }).chatModel(model),
+    sdkProvider: "openrouter.chat",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/openai-compatible"))
+        .createOpenAICompatible({ name: "openrouter", baseURL, apiKey, includeUsage: true, fetch })
+        .chatModel(model),
   },
   // ARBOR_BASE_URL reaches the registry as config.baseURL (with --base-url and arbor.json), not from the env directly.
   "openai-compatible": {
@@ -135,8 +154,11 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
       baseURLHint: "http://localhost:11434/v1",
     },
     // includeUsage sends stream_options.include_usage: without it most servers report no tokens when streaming.
-    create: ({ model, baseURL, apiKey, fetch }) =>
-      createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch }).chatModel(model),
+    sdkProvider: "openai-compatible.chat",
+    load: async ({ model, baseURL, apiKey, fetch }) =>
+      (await import("@ai-sdk/openai-compatible"))
+        .createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch })
+        .chatModel(model),
   },
 };
 
@@ -163,7 +185,17 @@ export function derivedBaseURL(provider: ProviderName, env: Env): string | undef
   return undefined;
 }
 
-/** Builds the AI SDK model for a provider. */
+/**
+ * The AI SDK model for a provider. Its package is loaded on the model's first call, so a command that
+ * calls no model (listing sessions, serving the inspector before the first chat) never pays for
+ * loading every provider's SDK.
+ */
 export function createProviderModel(settings: ProviderModelSettings): LanguageModelV4 {
-  return PROVIDERS[settings.provider].create(settings);
+  const spec = PROVIDERS[settings.provider];
+  return lazyModel(spec.sdkProvider, settings.model, () => spec.load(settings));
+}
+
+/** Loads the provider's SDK package and makes its model now (tests compare it with the lazy one). */
+export function loadProviderModel(settings: ProviderModelSettings): Promise<LanguageModelV4> {
+  return PROVIDERS[settings.provider].load(settings);
 }
