@@ -109,7 +109,10 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
       expect(err.message.length).toBeGreaterThan(20);
     }
     expect(await server.store.getSession("chat-bad")).toBeUndefined();
-    expect(await errorOf(await server.api("/api/ui/chat/nosuch/stream"))).toMatchObject({ status: 404 });
+    // useChat resumes a new chat before its first message: a chat id no session has yet has nothing to resume.
+    expect((await server.api("/api/ui/chat/nosuch/stream")).status).toBe(204);
+    expect(await server.store.getSession("nosuch")).toBeUndefined();
+    expect(await errorOf(await server.api("/api/ui/chat/..%2Fetc/stream"))).toMatchObject({ status: 400 });
   });
 });
 

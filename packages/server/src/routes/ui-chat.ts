@@ -172,18 +172,19 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       summary: "Resume a useChat stream",
       description:
         "What `useChat`'s `resumeStream` asks for after a reload: the session's run in progress from its first event, read " +
-        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress.",
+        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress " +
+        "or no session has the id yet (a new chat asks before its first message).",
       params: SessionParams,
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
-        204: { description: "No run in progress: nothing to resume." },
-        404: { description: "No such session.", schema: ErrorResponse },
+        204: { description: "No run in progress (or no such session yet): nothing to resume." },
+        400: { description: "Invalid chat id.", schema: ErrorResponse },
       },
     },
     async ({ params }) => {
       const sessionId = params.id;
-      if (!(await store.getSession(sessionId))) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-      if (!(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
+      // useChat asks before a new chat's first message too, with the id it just made up: nothing to resume.
+      if (!(await store.getSession(sessionId)) || !(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
       const reader = await runtime.events.reader(sessionId, { currentRun: true });
       return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
