@@ -1,6 +1,6 @@
 import { defineTool, type Entry, resolveConfig } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
-import { type UIMessage, validateUIMessages } from "ai";
+import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { arborDataPartSchemas } from "../src/index.js";
@@ -63,6 +63,60 @@ describe("Arbor's own events as data parts of the UI message stream", () => {
     // replay from the log: the data parts' ids make a repeat replace, not add.
     const ids = valid.parts.flatMap((p) => ("id" in p && p.type.startsWith("data-") ? [`${p.type}:${p.id}`] : []));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("a sub-agent's start reaches the client while the run waits on it, before any later run event", async () => {
+    // A gate that says when the sub-agent reached it, so the test releases it only then.
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let open!: (result: { output: string }) => void;
+    const gate = defineTool({
+      name: "gate",
+      description: "Waits until the test opens it.",
+      input: z.object({}),
+      execute: () =>
+        new Promise<{ output: string }>((resolve) => {
+          open = resolve;
+          reached();
+        }),
+    });
+    // One scripted model: the delegated sub-agent plays the middle steps and waits at the gate.
+    const server = await startServer({
+      script: [
+        [toolCall("delegate", { task: "Open the gate" }, { id: "d1" })],
+        [toolCall("gate", {}, { id: "g1" })],
+        [text("Gate opened.")],
+        [text("The sub-agent is done.")],
+      ],
+      tools: [gate],
+    });
+    const res = await server.api("/api/ui/chat", { json: { id: "chat-live", messages: [user("delegate it")] } });
+    const reader = parseJsonEventStream({
+      stream: res.body as ReadableStream<Uint8Array>,
+      schema: uiMessageChunkSchema,
+    }).getReader();
+    const seen: string[] = [];
+    // The gate holds the sub-agent, so the parent's run sends nothing after the delegate call until it is released.
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended early: ${seen.join(", ")}`);
+      if (!value.success) throw value.error;
+      seen.push(value.value.type);
+      if (value.value.type === "data-sub-agent-started") break;
+    }
+    expect(seen).toContain("tool-input-available");
+    expect(seen).not.toContain("tool-output-available");
+    await atGate;
+    open({ output: "opened" });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (value.success) seen.push(value.value.type);
+    }
+    expect(seen.indexOf("data-sub-agent-completed")).toBeGreaterThan(seen.indexOf("data-sub-agent-started"));
+    expect(seen.at(-1)).toBe("finish");
   });
 
   it("an automatic compaction is a data-compaction part, running and then done", async () => {
