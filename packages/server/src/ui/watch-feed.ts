@@ -60,7 +60,7 @@ export class WatchFeed {
 
   /** Waits until every publish made so far reached this feed (before the stream finishes a message). */
   settle(): Promise<void> {
-    return this.started ? this.hub.flush() : Promise.resolve();
+    return this.started ? this.hub.flush(this.sessionId) : Promise.resolve();
   }
 
   stop(): void {
