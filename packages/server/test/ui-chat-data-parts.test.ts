@@ -59,8 +59,7 @@ describe("Arbor's own events as data parts of the UI message stream", () => {
     expect(firstStart).toBeGreaterThan(exploreCall);
     expect(index((c) => c.type === "finish")).toBeGreaterThan(index((c) => c.type === "data-sub-agent-completed"));
 
-    // A reload resumes nothing (the run ended), and the same parts come again with the approval path's
-    // replay from the log: the data parts' ids make a repeat replace, not add.
+    // Every data part has an id of its own, so a continued stream that reads an event again replaces its part.
     const ids = valid.parts.flatMap((p) => ("id" in p && p.type.startsWith("data-") ? [`${p.type}:${p.id}`] : []));
     expect(new Set(ids).size).toBe(ids.length);
   });
