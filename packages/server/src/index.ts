@@ -16,3 +16,4 @@ export {
   type ServerOptions,
 } from "./server.js";
 export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./ui/ui-chunks.js";
+export { arborDataPartSchemas } from "./ui/ui-data-parts.js";

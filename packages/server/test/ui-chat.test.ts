@@ -2,33 +2,10 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { resolveConfig } from "@arbor/core/internal";
 import { reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
-import { parseJsonEventStream, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
+import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
-
-/** A UI stream response read as a stock client does: SSE parsed into chunks, folded into the assistant message. */
-async function readUi(res: Response, message?: UIMessage): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
-  expect(res.status).toBe(200);
-  expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
-  if (!res.body) throw new Error("no body");
-  const chunks: UIMessageChunk[] = [];
-  const stream = parseJsonEventStream({ stream: res.body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream({
-      transform(part, controller) {
-        if (!part.success) throw part.error;
-        chunks.push(part.value);
-        controller.enqueue(part.value);
-      },
-    }),
-  );
-  let last: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream, ...(message ? { message } : {}), terminateOnError: true }))
-    last = snapshot;
-  if (!last) throw new Error("no message");
-  return { chunks, message: last };
-}
-
-const user = (text: string) => ({ id: `u-${text.length}`, role: "user", parts: [{ type: "text", text }] });
+import { readUi, user } from "./helpers/ui-stream.js";
 
 describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
   it("streams reasoning, a tool call and text as UI parts, in a session named by the chat id", async () => {
@@ -124,7 +101,6 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
       { id: "chat-bad", messages: [] },
       { id: "chat-bad", messages: [{ id: "u", role: "user", parts: [{ type: "file", url: "x", mediaType: "image/png" }] }] },
       { id: "chat-bad", messages: [{ id: "a", role: "assistant", parts: [{ type: "text", text: "hi" }] }] },
-      { id: "chat-bad", messages: [user("hi")], trigger: "regenerate-message" },
       { messages: [user("hi")] },
     ];
     for (const json of bad) {
@@ -133,7 +109,10 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
       expect(err.message.length).toBeGreaterThan(20);
     }
     expect(await server.store.getSession("chat-bad")).toBeUndefined();
-    expect(await errorOf(await server.api("/api/ui/chat/nosuch/stream"))).toMatchObject({ status: 404 });
+    // useChat resumes a new chat before its first message: a chat id no session has yet has nothing to resume.
+    expect((await server.api("/api/ui/chat/nosuch/stream")).status).toBe(204);
+    expect(await server.store.getSession("nosuch")).toBeUndefined();
+    expect(await errorOf(await server.api("/api/ui/chat/..%2Fetc/stream"))).toMatchObject({ status: 400 });
   });
 });
 

@@ -84,4 +84,50 @@ describe("run events as UI message chunks", () => {
       { type: "error", errorText: "aborted: stopped" },
     ]);
   });
+
+  it("each compaction is a part of its own, though every summarizer numbers its calls from 1", async () => {
+    const chunker = new RunEventChunker("s1");
+    const summary = (n: number): RunEvent[] => [
+      { type: "llm_start", ...S, call_id: "compaction_1", node: "compaction", model: "x/y", input: "", motivation: "" },
+      {
+        type: "llm_end",
+        ...S,
+        call_id: "compaction_1",
+        node: "compaction",
+        model: "x/y",
+        duration_ms: n,
+        output_tokens: n,
+        input: "",
+        output: "",
+      },
+    ];
+    const chunks = [
+      chunker.start(),
+      ...[...summary(1), ...summary(2)].flatMap((e) => chunker.chunks(e)),
+      ...chunker.finish(4, "stop"),
+    ];
+    const message = await fold(chunks);
+    const parts = message.parts.filter((p) => p.type === "data-compaction");
+    expect(parts.map((p) => [p.id, p.data.status, p.data.output_tokens])).toEqual([
+      ["compaction-1", "done", 1],
+      ["compaction-2", "done", 2],
+    ]);
+    // A summary call is not a step of the run.
+    expect(chunks.some((c) => c.type === "start-step" || c.type === "finish-step")).toBe(false);
+  });
+
+  it("watch events become goal and sub-agent parts; message summaries and the trace's end add none", () => {
+    const chunker = new RunEventChunker("s1");
+    const at = { event_id: 7, timestamp: "2026-01-01T00:00:00.000Z" };
+    expect(chunker.watchChunks({ event: "goal_added", ...at, trace_id: "s1", goal: { id: "1" }, parent_id: null })).toEqual([
+      { type: "data-goal-added", id: "s1/1", data: { trace_id: "s1", goal: { id: "1" }, parent_id: null } },
+    ]);
+    expect(
+      chunker.watchChunks({ event: "sub_trace_started", ...at, trace_id: "s1@a", parent_trace_id: "s1", agent_type: "explore" }),
+    ).toEqual([
+      { type: "data-sub-agent-started", id: "s1@a", data: { trace_id: "s1@a", parent_trace_id: "s1", agent_type: "explore" } },
+    ]);
+    const stats = { total_messages: 1, total_tokens: 0, total_cost: 0 };
+    expect(chunker.watchChunks({ event: "trace_completed", ...at, trace_id: "s1", status: "done", stats })).toEqual([]);
+  });
 });

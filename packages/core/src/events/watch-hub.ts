@@ -86,9 +86,12 @@ export class WatchHub {
     ).then(() => undefined);
   }
 
-  /** Resolves when every publish made so far is logged and delivered. */
-  flush(): Promise<void> {
-    return this.order.drain();
+  /**
+   * Resolves when every publish made so far is logged and delivered; with `traceId`, every publish
+   * that reaches that trace's log (its own and its sub-traces'), without waiting for other traces.
+   */
+  flush(traceId?: string): Promise<void> {
+    return traceId === undefined ? this.order.drain() : this.order.settled(traceId);
   }
 
   /**

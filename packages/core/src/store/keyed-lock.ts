@@ -24,6 +24,11 @@ export class KeyedLock {
     return this.tails.has(key);
   }
 
+  /** Resolves when the work queued for `key` (and any queued meanwhile) has finished. */
+  async settled(key: string): Promise<void> {
+    for (let tail = this.tails.get(key); tail !== undefined; tail = this.tails.get(key)) await tail;
+  }
+
   /** Resolves when every queued piece of work has finished. */
   async drain(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()]);

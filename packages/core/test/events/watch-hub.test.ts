@@ -89,6 +89,36 @@ describe("WatchHub", () => {
     }
   });
 
+  it("flush(traceId) waits for that trace's publishes only, not for another trace's held write", async () => {
+    const inner = await fileStore();
+    let unblock!: () => void;
+    const held = new Promise<void>((resolve) => {
+      unblock = resolve;
+    });
+    // The store holds every append to trace "slow" until the test lets it go.
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key !== "appendEvents") return Reflect.get(target, key, receiver);
+        return async (traceId: string, events: Parameters<Store["appendEvents"]>[1]) => {
+          if (traceId === "slow") await held;
+          return target.appendEvents(traceId, events);
+        };
+      },
+    });
+    const hub = new WatchHub(store);
+    await inner.createSession({ id: "slow" });
+    await inner.createSession({ id: "fast" });
+    const w = await watcher(hub, "fast", 0);
+    const slow = hub.publish("slow", done(1));
+    for (let i = 1; i <= 3; i++) void hub.publish("fast", done(i));
+    await hub.flush("fast");
+    expect(w.ids()).toEqual([1, 2, 3]);
+    unblock();
+    await slow;
+    await hub.flush();
+    expect((await inner.listEvents("slow", {})).length).toBe(1);
+  });
+
   it("a sub-trace's events are logged in its own log and its ancestors', with the sub-trace's id", async () => {
     const store = await fileStore();
     const hub = new WatchHub(store);

@@ -12,13 +12,14 @@ import {
   UiChunkDescription,
 } from "../ui/ui-chat-schemas.js";
 import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
+import type { ArborDataParts } from "../ui/ui-data-parts.js";
 import { uiStreamResponse } from "../ui/ui-stream.js";
 import { requireNoRun } from "./chat.js";
 
 const UI_STREAM =
   "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +
   "Text and reasoning come as `text-*`/`reasoning-*` blocks, tool calls as `tool-*` chunks of dynamic tools, Arbor's plan, " +
-  "progress and model-call events as `data-*` parts. A permission ask or a plan waiting for approval is a `tool-approval-request`: the message then finishes " +
+  "progress, model-call, compaction, goal, sub-agent and branch events as `data-*` parts. A permission ask or a plan waiting for approval is a `tool-approval-request`: the message then finishes " +
   "(`finishReason: tool-calls`) while the run waits, and the client's next request carrying the approval continues it. " +
   "`start` and `finish` carry `{ sessionId, lastEventId }` as message metadata.";
 
@@ -38,7 +39,25 @@ function approvalsOf(message: UiChatMessage): Array<{ id: string; approved: bool
 }
 
 export function uiChatRoutes(ctx: ServerContext): Route[] {
-  const { runtime, store } = ctx;
+  const { runtime, store, watch } = ctx;
+  /**
+   * Where a regenerated answer branches: the last user message on the session's active path, which
+   * the run re-sends from its parent, so the old answer stays on a sibling branch.
+   */
+  const regenerateFrom = async (sessionId: string): Promise<ArborDataParts["branch"]> => {
+    const meta = await store.getSession(sessionId);
+    if (!meta)
+      throw new ArborError("session_not_found", `Session ${sessionId} does not exist: there is no answer to regenerate.`);
+    const path = await store.getActivePath(sessionId);
+    const lastUser = path.findLast((entry) => entry.type === "message" && entry.message.role === "user");
+    if (!lastUser) {
+      throw new ApiError(
+        "invalid_input",
+        `Session ${sessionId} has no user message to answer again; send one with submit-message.`,
+      );
+    }
+    return { reason: "regenerate", from_entry_id: lastUser.id, previous_leaf_entry_id: meta.leafEntryId };
+  };
   const isPending = (sessionId: string, approvalId: string): boolean => {
     const planId = planIdOf(approvalId);
     return planId === undefined
@@ -62,7 +81,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       description:
         "The endpoint `DefaultChatTransport` posts to. The chat id is the session id (a new id starts a session with it); the " +
         "last user message is the prompt. When the last message is the assistant message this server streamed and it holds " +
-        "approval responses, they answer the run's waiting permission asks and the stream continues after `lastEventId`.",
+        "approval responses, they answer the run's waiting permission asks and the stream continues after `lastEventId`. " +
+        "`regenerate-message` answers the last user message again on a new branch of the session (from that message's parent).",
       body: UiChatRequest,
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
@@ -70,18 +90,13 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           description: "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
           schema: ErrorResponse,
         },
+        404: { description: "The session of an approval or a regenerate-message does not exist.", schema: ErrorResponse },
         409: { description: "The session already has a run in progress.", schema: ErrorResponse },
       },
     },
     async ({ body }) => {
       const sessionId = body.id;
       const last = body.messages[body.messages.length - 1] as UiChatMessage;
-      if (body.trigger === "regenerate-message") {
-        throw new ApiError(
-          "invalid_input",
-          "Regenerating a message is not supported here: send the prompt again as a new user message, or branch the session with POST /api/chat and from_entry_id.",
-        );
-      }
       if (last.role === "assistant") {
         const approvals = approvalsOf(last);
         const cursor = AssistantMetadata.safeParse(last.metadata);
@@ -124,16 +139,28 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           waitsForAnswer: waitsIn(sessionId),
           after: cursor.data.lastEventId,
           opening,
+          watch,
         });
       }
       if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
       await requireNoRun(runtime, sessionId);
+      if (body.trigger === "regenerate-message") {
+        const branch = await regenerateFrom(sessionId);
+        const handle = runtime.run({ prompt, busy: "reject", sessionId, fromEntryId: branch.from_entry_id });
+        return uiStreamResponse({
+          sessionId,
+          reader: recordRun(ctx, handle),
+          waitsForAnswer: waitsIn(sessionId),
+          opening: [{ type: "data-branch", id: `branch-${branch.from_entry_id}`, data: branch }],
+          watch,
+        });
+      }
       // useChat names the chat before the first message: that name becomes the new session's id.
       const exists = (await store.getSession(sessionId)) !== undefined;
       const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
-      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId) });
+      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
 
@@ -145,20 +172,21 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       summary: "Resume a useChat stream",
       description:
         "What `useChat`'s `resumeStream` asks for after a reload: the session's run in progress from its first event, read " +
-        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress.",
+        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress " +
+        "or no session has the id yet (a new chat asks before its first message).",
       params: SessionParams,
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
-        204: { description: "No run in progress: nothing to resume." },
-        404: { description: "No such session.", schema: ErrorResponse },
+        204: { description: "No run in progress (or no such session yet): nothing to resume." },
+        400: { description: "Invalid chat id.", schema: ErrorResponse },
       },
     },
     async ({ params }) => {
       const sessionId = params.id;
-      if (!(await store.getSession(sessionId))) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-      if (!(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
+      // useChat asks before a new chat's first message too, with the id it just made up: nothing to resume.
+      if (!(await store.getSession(sessionId)) || !(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
       const reader = await runtime.events.reader(sessionId, { currentRun: true });
-      return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId) });
+      return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
 

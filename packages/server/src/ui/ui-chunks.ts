@@ -1,5 +1,6 @@
-import type { RunEvent, RunEventOf } from "@arbor/core/internal";
+import type { RunEvent, RunEventOf, WatchEvent } from "@arbor/core/internal";
 import type { UIMessage, UIMessageChunk } from "ai";
+import type { ArborDataParts } from "./ui-data-parts.js";
 
 /** Where a UI stream stands in the session's event log, sent as message metadata so a client can say where it left off. */
 export interface ArborUIMetadata {
@@ -8,16 +9,11 @@ export interface ArborUIMetadata {
   lastEventId?: number;
 }
 
-/** Arbor's own run events as typed `data-*` parts (the part type is `data-<key>`). */
-export interface ArborUIDataTypes {
-  [key: string]: unknown;
-  "plan-created": Omit<RunEventOf<"plan_created">, "type" | "session_id">;
-  "plan-updated": Omit<RunEventOf<"plan_updated">, "type" | "session_id">;
-  "plan-revised": Omit<RunEventOf<"plan_revised">, "type" | "session_id">;
-  "plan-approval-request": Omit<RunEventOf<"plan_approval_request">, "type" | "session_id">;
-  "tool-progress": Omit<RunEventOf<"tool_progress">, "type" | "session_id">;
-  "model-call": Omit<RunEventOf<"llm_end">, "type" | "session_id" | "input" | "output">;
-}
+/**
+ * Arbor's own events as typed `data-*` parts (the part type is `data-<key>`): run events (plan,
+ * progress, model calls, compaction) and the trace watch's (goals, sub-agents), and branch moves.
+ */
+export type ArborUIDataTypes = ArborDataParts;
 
 /** The UI message a `useChat` client of `POST /api/ui/chat` holds. */
 export type ArborUIMessage = UIMessage<ArborUIMetadata, ArborUIDataTypes>;
@@ -46,6 +42,27 @@ function parseInput(text: string): unknown {
   }
 }
 
+/** The `node` of the model calls that write a compaction's summary. */
+const COMPACTION_NODE = "compaction";
+
+function compactionDone(event: RunEventOf<"llm_end">): ArborDataParts["compaction"] {
+  return {
+    status: "done",
+    call_id: event.call_id,
+    model: event.model,
+    duration_ms: event.duration_ms,
+    ...(event.input_tokens === undefined ? {} : { input_tokens: event.input_tokens }),
+    ...(event.output_tokens === undefined ? {} : { output_tokens: event.output_tokens }),
+  };
+}
+
+function unlogged<E extends { event: string; event_id: number; timestamp: string }>(
+  event: E,
+): Omit<E, "event" | "event_id" | "timestamp"> {
+  const { event: _name, event_id: _id, timestamp: _at, ...rest } = event;
+  return rest;
+}
+
 function strip<E extends { type: string; session_id: string }>(event: E): Omit<E, "type" | "session_id"> {
   const { type: _type, session_id: _session, ...rest } = event;
   return rest;
@@ -60,6 +77,9 @@ export class RunEventChunker {
   private open: { kind: "text" | "reasoning"; id: string } | undefined;
   private blocks = 0;
   private readonly toolCalls = new Set<string>();
+  private compactions = 0;
+  /** The part id of each summary call in progress, by its call id. */
+  private readonly compactionParts = new Map<string, string>();
   private readonly sessionId: string;
 
   constructor(sessionId: string) {
@@ -104,8 +124,20 @@ export class RunEventChunker {
       case "tool_progress":
         return [{ type: "data-tool-progress", id: event.call_id, data: strip(event), transient: true }];
       case "llm_start":
+        if (event.node === COMPACTION_NODE) {
+          // Each compaction's summarizer numbers its calls from 1, so the part's id is this stream's count.
+          const id = `compaction-${++this.compactions}`;
+          this.compactionParts.set(event.call_id, id);
+          const data = { status: "running" as const, call_id: event.call_id, model: event.model };
+          return [...this.close(), { type: "data-compaction", id, data }];
+        }
         return [...this.close(), { type: "start-step" }];
       case "llm_end": {
+        if (event.node === COMPACTION_NODE) {
+          const id = this.compactionParts.get(event.call_id) ?? `compaction-${++this.compactions}`;
+          this.compactionParts.delete(event.call_id);
+          return [{ type: "data-compaction", id, data: compactionDone(event) }];
+        }
         const { input: _input, output: _output, ...call } = strip(event);
         return [...this.close(), { type: "data-model-call", id: event.call_id, data: call }, { type: "finish-step" }];
       }
@@ -137,6 +169,37 @@ export class RunEventChunker {
       default: {
         const never: never = event;
         throw new Error(`unknown run event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /**
+   * The chunks one trace watch event becomes. Ids are the goal's or the sub-trace's, so a client
+   * that is sent an event twice (a continued stream re-reads the log after its cursor) keeps one part.
+   */
+  watchChunks(event: WatchEvent): ArborUIChunk[] {
+    switch (event.event) {
+      case "goal_added":
+        return [{ type: "data-goal-added", id: `${event.trace_id}/${event.goal.id}`, data: unlogged(event) }];
+      case "goal_updated":
+        return [
+          {
+            type: "data-goal-updated",
+            id: `${event.trace_id}/${event.goal_id}/${event.event_id}`,
+            data: unlogged(event),
+          },
+        ];
+      case "sub_trace_started":
+        return [{ type: "data-sub-agent-started", id: event.trace_id, data: unlogged(event) }];
+      case "sub_trace_completed":
+        return [{ type: "data-sub-agent-completed", id: event.trace_id, data: unlogged(event) }];
+      case "message_added":
+      case "trace_completed":
+        // Messages reach the client as parts already, and the run's end as `finish`.
+        return [];
+      default: {
+        const never: never = event;
+        throw new Error(`unknown watch event ${JSON.stringify(never)}`);
       }
     }
   }
