@@ -71,7 +71,28 @@ export * from "./model/session.js";
 export * from "./model/snapshot.js";
 export * from "./model/time.js";
 export * from "./model/validate.js";
-export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./permissions/approvals.js";
+export {
+  type ApprovalPlaces,
+  addToApprovalFile,
+  approvalFilePath,
+  type DurableScope,
+  readApprovalFile,
+  removeFromApprovalFile,
+} from "./permissions/approval-file.js";
+export { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "./permissions/approval-scopes.js";
+export {
+  APPROVAL_ENTRY_TYPE,
+  type Approval,
+  type ApprovalRule,
+  ApprovalSchema,
+  type ApprovalScope,
+  ApprovalScopeSchema,
+  approvalRulesFor,
+  approvalsOnPath,
+  isApproved,
+  type ListedApproval,
+  listApprovals,
+} from "./permissions/approvals.js";
 export * from "./plan/index.js";
 export * from "./prompt/instructions.js";
 export * from "./prompt/reminders.js";

@@ -28,6 +28,8 @@ export interface RunEnd {
 export interface Ask {
   permission: string;
   patterns: readonly string[];
+  /** What an "always" answer approves, when it differs from `patterns` (a folder's `dir/*`). */
+  always?: readonly string[] | undefined;
 }
 
 /** Who answered an ask: `--yes`, nobody (no terminal: denied), or the person at the prompt. */

@@ -5,12 +5,12 @@ import { ArborError } from "../errors.js";
 import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
-import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.js";
 import { buildContext } from "../session/context.js";
 import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
+import { recordApproval, runApprovals } from "./run-approvals.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import { type RunDeps, summaryModel } from "./run-deps.js";
 import {
@@ -147,7 +147,6 @@ export async function executeRun(
         trace: traceContext,
         toolNames,
       }),
-      ...approvalsOnPath(path, agent.name),
       ...extensions.flatMap((ext) => ext.rules ?? []),
     ];
     const { tools, names } = functionTools(deps, rules);
@@ -164,8 +163,16 @@ export async function executeRun(
       registry: deps.registry,
       tools,
       toolNames: names,
-      permission: permissionFor(deps, sessionId, agent, rules, signal, emit, (approval) =>
-        appendCustom(current, APPROVAL_ENTRY_TYPE, approval),
+      permission: permissionFor(
+        deps,
+        sessionId,
+        agent,
+        rules,
+        runApprovals(path, agent.name, cwd, deps.arborHome),
+        signal,
+        emit,
+        (approval) =>
+          recordApproval(() => current, { workspace: cwd, home: deps.arborHome }, approval, new Date(deps.clock.now())),
       ),
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),

@@ -107,6 +107,8 @@ export const PermissionRequestEventSchema = z.object({
   id: z.string(),
   permission: z.string(),
   patterns: z.array(z.string()),
+  /** What an "always" answer approves, exactly as written (absent: `patterns`); with `*` only for a folder. */
+  always: z.array(z.string()).optional(),
   tool: z.string().optional(),
   call_id: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -6,12 +6,15 @@ import type { RunServices } from "./run-services.js";
 /**
  * What a tool asks the permission layer before it acts.
  * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
- * patterns an "always" answer would approve for later, when they should be broader than `patterns`.
+ * patterns an "always" answer would approve for later, when they differ from `patterns`. They are
+ * shown with the ask and approve exactly their text, unless `alwaysWildcard` says the ask showed a
+ * wildcard (a folder's `dir/*`): an approval is never wider than what the user saw.
  */
 export interface PermissionRequest {
   permission: string;
   patterns: string[];
   always?: string[];
+  alwaysWildcard?: boolean;
   metadata?: Record<string, unknown>;
 }
 

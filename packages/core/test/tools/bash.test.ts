@@ -35,7 +35,6 @@ describe("bash", () => {
       {
         permission: "bash",
         patterns: ["pwd", "echo oops >&2", "exit 3"],
-        always: ["pwd *", "echo *", "exit *"],
         metadata: { command: "pwd; echo oops >&2; exit 3" },
       },
     ]);

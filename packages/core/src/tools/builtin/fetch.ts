@@ -118,7 +118,8 @@ const MAX_REDIRECTS = 20;
 
 function askFor(ctx: ToolContext, url: URL, from?: URL): Promise<void> {
   const metadata = { url: url.href, ...(from ? { redirectedFrom: from.href } : {}) };
-  return ctx.ask({ permission: "fetch", patterns: [url.href], always: [`${url.origin}/*`], metadata });
+  // "Always" approves this URL exactly, as shown: never its whole origin.
+  return ctx.ask({ permission: "fetch", patterns: [url.href], metadata });
 }
 
 /**
