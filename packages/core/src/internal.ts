@@ -58,6 +58,7 @@ export type { RunContext, RunExtension, ToolCallInfo } from "./loop/run-context.
 export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
+export { type SpendCap, TraceSpend } from "./loop/trace-spend.js";
 export * from "./loop/types.js";
 export { RESUMED_INTERRUPTED_OUTPUT } from "./loop/wake.js";
 export * from "./mcp/index.js";

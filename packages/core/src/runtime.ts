@@ -265,7 +265,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
       })
       .then(async (result) => {
-        if (result.status === "done") emit({ type: "done" });
+        if (result.status === "done")
+          emit({
+            type: "done",
+            ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),
+          });
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
         await plumbing.end(result);
         channel.close();

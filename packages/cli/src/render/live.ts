@@ -9,6 +9,8 @@ export interface RunOutcome {
   sessionId: string;
   status: "done" | "error" | "aborted";
   stopReason?: string | undefined;
+  /** Why it stopped, when the runtime says it in words (a spent budget). */
+  stopMessage?: string | undefined;
   steps: number;
   usage: TokenUsage;
   cost: number;
@@ -66,6 +68,7 @@ const STOP_REASONS: Readonly<Record<string, string>> = {
   permission_rejected: "stopped because a permission was rejected",
   doom_loop: "stopped because the same tool call kept repeating",
   plan_rejected: "stopped because the plan was not approved",
+  budget: "stopped because its budget is spent",
 };
 
 function errorLine(outcome: RunOutcome): string {
@@ -279,7 +282,7 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
             ? style.yellow("■ aborted")
             : style.red("✗ failed");
       write(`${status} ${style.dim(`· ${stats}`)}\n`);
-      const stop = outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason];
+      const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
       if (stop !== undefined) write(`${style.yellow(stop)}\n`);
       if (session) {
         write(`session ${style.bold(session.id)}\n`);

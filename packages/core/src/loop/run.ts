@@ -33,6 +33,7 @@ import { EMPTY_TALLY } from "./tally.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import { markTrace } from "./trace-mark.js";
+import { TraceSpend } from "./trace-spend.js";
 import type { RunInput, RunResult } from "./types.js";
 import { wakeRun } from "./wake.js";
 
@@ -192,6 +193,12 @@ export async function executeRun(
           ? { maxConcurrentSubTraces: traceContext.maxConcurrentSubTraces }
           : {}),
       },
+      traceSpend:
+        options.traceSpend ??
+        new TraceSpend({
+          ...optional("maxTokens", input.traceBudget?.maxTokens ?? deps.config.agent.maxTraceTokens),
+          ...optional("maxCost", input.traceBudget?.maxCost ?? deps.config.agent.maxTraceCost),
+        }),
       toolCalls: 0,
       publish: (event, traceId = sessionId) => {
         void deps.watch?.publish(traceId, event);
@@ -230,6 +237,7 @@ export async function executeRun(
     ...result,
     status: outcome.status,
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
+    ...(outcome.stopMessage ? { stopMessage: outcome.stopMessage } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
     ...(ctx
       ? {
@@ -273,4 +281,8 @@ function aroundLoop(
 
 export function newSessionId(): string {
   return randomUUID();
+}
+
+function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }
