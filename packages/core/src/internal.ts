@@ -128,4 +128,5 @@ export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from
 export { type GenAiTelemetryOptions, genAiTelemetry } from "./telemetry/gen-ai.js";
 export * from "./todos/todo-record.js";
 export * from "./tools/index.js";
+export { type ProgressThrottle, throttleProgress } from "./tools/progress-throttle.js";
 export * from "./trace/index.js";

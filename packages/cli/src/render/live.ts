@@ -195,8 +195,12 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
         case "tool_progress": {
           // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
           const call = calls.get(event.call_id);
-          if (!live || openCall !== event.call_id || !call || event.title === undefined) break;
-          const note = truncate(oneLine(streamSafe(event.title)), 40);
+          // A command's latest output line says more than its title while it runs.
+          const output = event.metadata?.output;
+          const lastLine = typeof output === "string" ? output.trimEnd().split("\n").at(-1) : undefined;
+          const shown = lastLine || event.title;
+          if (!live || openCall !== event.call_id || !call || shown === undefined) break;
+          const note = truncate(oneLine(streamSafe(shown)), 40);
           out.stdout.write("\r\u001b[K");
           write(style.dim(toolLine("…", call, ` ${note}`, note.length + 1)));
           break;

@@ -18,10 +18,16 @@ export interface PermissionRequest {
   metadata?: Record<string, unknown>;
 }
 
-/** A running tool's progress report: the loop shows it live and keeps the latest on the tool part. */
+/**
+ * A running tool's progress report. The loop sends each to clients as a `tool_progress` event (with
+ * `metadata` and `live` merged); the last `metadata` reported is kept in the result's metadata, under
+ * the keys the result does not set itself. `live` is shown and never stored (bash's output so far,
+ * which the result holds anyway).
+ */
 export interface ToolProgress {
   title?: string;
   metadata?: Record<string, unknown>;
+  live?: Record<string, unknown>;
 }
 
 /**

@@ -70,7 +70,7 @@ describe("bash", () => {
     let pid = 0;
     // Abort as soon as the grandchild has announced itself: no sleeps, no races.
     ctx.metadata = (update) => {
-      const match = /child (\d+)/.exec(String(update.metadata?.output));
+      const match = /child (\d+)/.exec(String(update.live?.output));
       if (match && pid === 0) {
         pid = Number(match[1]);
         ctx.controller.abort();
