@@ -1,4 +1,5 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
+import { approvalsGroup } from "./commands/approvals.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
@@ -21,7 +22,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   demoCommand,
   serveCommand,
 ];
-export const GROUPS: readonly CommandGroup[] = [sessionsGroup, mcpGroup];
+export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup];
 
 const ROOT_OPTIONS: OptionDefs = {
   help: { type: "boolean", short: "h", description: "Show help." },

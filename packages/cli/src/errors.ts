@@ -35,6 +35,7 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "session_not_found",
   "session_exists",
   "entry_not_found",
+  "approval_not_found",
   "parent_not_found",
   "duplicate_entry",
   "entry_too_large",

@@ -138,6 +138,24 @@ describe("text view", () => {
     expect(io.out()).toBe("… mcp__ev__long\r\u001b[K… mcp__ev__long 1/2\r\u001b[K✓ mcp__ev__long 2 ms\n");
   });
 
+  it("shows a running command's latest output line in place of its title", () => {
+    const io = capture(true);
+    const view = createTextView(io, { live: true });
+    play(view, [
+      toolStart("c1", "bash", {}),
+      {
+        type: "tool_progress",
+        session_id: "s",
+        call_id: "c1",
+        tool: "bash",
+        title: "npm test",
+        metadata: { output: "compiling\n3 passed\n", lines: 2 },
+      },
+      toolEnd("c1", "bash", "ok", false, 2),
+    ]);
+    expect(io.out()).toBe("… bash\r\u001b[K… bash 3 passed\r\u001b[K✓ bash 2 ms\n");
+  });
+
   it("dims reasoning and colours statuses with ANSI", () => {
     const io = capture(true);
     const view = createTextView(io, { style: ANSI });

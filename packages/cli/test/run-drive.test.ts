@@ -138,7 +138,7 @@ describe("answering permission asks", () => {
   });
 
   it("asks the person at the terminal until the answer is clear, and rejects at end of input", async () => {
-    const answers = ["maybe", "A"];
+    const answers = ["maybe", "A", "p"];
     const questions: string[] = [];
     const io: Io = {
       ...captureIo(),
@@ -149,10 +149,9 @@ describe("answering permission asks", () => {
     };
     const handler = createAskHandler({ yes: false, io, view: createJsonView(io) });
     expect(await handler(pending, signal)).toBe("always");
-    expect(questions).toEqual([
-      "? allow read for .env? [o]nce / [a]lways / [r]eject: ",
-      "? allow read for .env? [o]nce / [a]lways / [r]eject: ",
-    ]);
+    const question = "? allow read for .env? [o]nce / [a]lways / always in [p]roject / [g]lobally / [r]eject: ";
+    expect(questions).toEqual([question, question]);
+    expect(await handler(pending, signal)).toEqual({ reply: "always", scope: "project" });
     expect(await handler(pending, signal)).toBe("reject");
   });
 });

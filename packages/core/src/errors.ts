@@ -56,7 +56,9 @@ export type ArborErrorCode =
   | "events_expired"
   // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo.
   | "snapshot_failed"
-  | "nothing_to_unrevert";
+  | "nothing_to_unrevert"
+  // Approvals: a revoke naming no approval in force in the scopes asked about.
+  | "approval_not_found";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

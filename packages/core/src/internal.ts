@@ -58,6 +58,7 @@ export type { RunContext, RunExtension, ToolCallInfo } from "./loop/run-context.
 export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
 export { MAX_PROMPT_BYTES } from "./loop/run-input.js";
 export { INTERRUPTED_OUTPUT } from "./loop/tool-runner.js";
+export { type SpendCap, TraceSpend } from "./loop/trace-spend.js";
 export * from "./loop/types.js";
 export { RESUMED_INTERRUPTED_OUTPUT } from "./loop/wake.js";
 export * from "./mcp/index.js";
@@ -71,7 +72,28 @@ export * from "./model/session.js";
 export * from "./model/snapshot.js";
 export * from "./model/time.js";
 export * from "./model/validate.js";
-export { APPROVAL_ENTRY_TYPE, type Approval, ApprovalSchema, approvalsOnPath, listApprovals } from "./permissions/approvals.js";
+export {
+  type ApprovalPlaces,
+  addToApprovalFile,
+  approvalFilePath,
+  type DurableScope,
+  readApprovalFile,
+  removeFromApprovalFile,
+} from "./permissions/approval-file.js";
+export { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "./permissions/approval-scopes.js";
+export {
+  APPROVAL_ENTRY_TYPE,
+  type Approval,
+  type ApprovalRule,
+  ApprovalSchema,
+  type ApprovalScope,
+  ApprovalScopeSchema,
+  approvalRulesFor,
+  approvalsOnPath,
+  isApproved,
+  type ListedApproval,
+  listApprovals,
+} from "./permissions/approvals.js";
 export * from "./plan/index.js";
 export * from "./prompt/instructions.js";
 export * from "./prompt/reminders.js";
@@ -106,4 +128,5 @@ export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from
 export { type GenAiTelemetryOptions, genAiTelemetry } from "./telemetry/gen-ai.js";
 export * from "./todos/todo-record.js";
 export * from "./tools/index.js";
+export { type ProgressThrottle, throttleProgress } from "./tools/progress-throttle.js";
 export * from "./trace/index.js";

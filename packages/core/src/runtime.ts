@@ -21,6 +21,7 @@ import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
+import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "./permissions/approval-scopes.js";
 import { APPROVAL_ENTRY_TYPE, listApprovals } from "./permissions/approvals.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { approvePlan } from "./plan/approve.js";
@@ -116,6 +117,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry,
     agents,
     cwd: options.cwd ?? process.cwd(),
+    arborHome: home,
     // The config's rules first, so rules passed in code have the last word.
     userRules: mergeRules(
       rulesFromConfig(config.permission),
@@ -172,6 +174,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         `Session ${sessionId} is ${meta.status}, not interrupted: only a run whose process died mid-run can be resumed. Continue the session with a new prompt instead.`,
       );
     }
+  }
+
+  /** A session's approvals are looked up in its own workspace; without a session, in the runtime's. */
+  async function approvalLookup(sessionId: string | undefined): Promise<ApprovalLookup> {
+    if (sessionId === undefined) return { store: options.store, places: { workspace: deps.cwd, home } };
+    assertSessionId(sessionId);
+    const meta = await options.store.getSession(sessionId);
+    if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+    return { store: options.store, sessionId, places: { workspace: meta.cwd ?? deps.cwd, home } };
   }
 
   function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
@@ -254,7 +265,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         };
       })
       .then(async (result) => {
-        if (result.status === "done") emit({ type: "done" });
+        if (result.status === "done")
+          emit({
+            type: "done",
+            ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),
+          });
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
         await plumbing.end(result);
         channel.close();
@@ -302,7 +317,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return aborted;
     },
     pendingPermissions: (sessionId) => pending.list(sessionId),
-    replyPermission: (id, reply, message) => pending.reply(id, reply, message),
+    replyPermission: (id, reply, message, scope) => pending.reply(id, reply, message, scope),
     approvePlan: (planId, approved, reason) =>
       approvePlan(
         {
@@ -325,14 +340,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
           );
           if (!match) return false;
+          const { id: _, ...granted } = match;
           await options.store.appendEntry(sessionId, {
             type: "custom",
             customType: APPROVAL_ENTRY_TYPE,
-            data: { ...match, revoked: true },
+            data: { ...granted, revoked: true },
           });
           return true;
         }),
       );
+    },
+    listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
+    async revokeApprovalById(id, sessionId) {
+      const lookup = await approvalLookup(sessionId);
+      if (sessionId === undefined) return revokeScopedApproval(lookup, id);
+      // Queued behind a running turn, like any other write to the session.
+      return queue.run(sessionId, () => withLease(options.store, sessionId, holderName, () => revokeScopedApproval(lookup, id)));
     },
     // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
     compact: (sessionId, opts) =>

@@ -56,6 +56,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   blob_not_found: 404,
   permission_not_found: 404,
   plan_not_found: 404,
+  approval_not_found: 404,
   message_not_found: 404,
   method_not_allowed: 405,
   session_exists: 409,

@@ -1,6 +1,7 @@
 import { isAbsolute } from "node:path";
 import {
   ApprovalSchema,
+  ApprovalScopeSchema,
   EntrySchema,
   ModelRefSchema,
   RunEventSchema,
@@ -64,6 +65,19 @@ export const ListSessionsQuery = z.object({
 
 export const PermissionsQuery = z.object({
   session_id: SessionId.optional().describe("Only the asks of this session."),
+});
+
+export const ApprovalParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[A-Za-z0-9_.:-]+$/, "An approval id is the `id` GET /api/approvals lists.")
+    .describe("The `id` of an approval, as GET /api/approvals lists it."),
+});
+
+export const ApprovalsQuery = z.object({
+  session_id: SessionId.optional().describe("Also this session's approvals, and its own workspace's instead of the server's."),
 });
 
 export const StreamQuery = z.object({
@@ -147,6 +161,9 @@ export const LabelRequest = z.strictObject({
 export const PermissionReplyRequest = z.strictObject({
   reply: z.enum(["once", "always", "reject"]),
   message: z.string().max(10_000).optional().describe("Why, with a rejection; the model reads it."),
+  scope: ApprovalScopeSchema.optional().describe(
+    "Where an `always` answer holds: `session` (default), `project` (every session in the workspace) or `global`.",
+  ),
 });
 
 export const RevokeApprovalRequest = z.strictObject({
@@ -176,7 +193,10 @@ export const PermissionResponse = z.object({
 });
 export const PermissionListResponse = z.object({ permissions: z.array(PermissionResponse) });
 export const PermissionReplyResponse = z.object({ id: z.string(), reply: PermissionReplyRequest.shape.reply });
-export const ApprovalListResponse = z.object({ approvals: z.array(ApprovalSchema) });
+export const ListedApprovalResponse = ApprovalSchema.omit({ revoked: true }).extend({
+  id: z.string().describe("Revokes it: DELETE /api/approvals/:id (with the same session_id for a session's)."),
+});
+export const ApprovalListResponse = z.object({ approvals: z.array(ListedApprovalResponse) });
 export const RevokeApprovalResponse = z.object({ revoked: z.boolean() });
 export const CompactResponse = z.object({
   session_id: z.string(),

@@ -74,9 +74,13 @@ export const GoalMessagesQuery = z.object({
     .enum(["true", "false"])
     .optional()
     .describe("`true` adds the messages of the goal's subgoals (a collapsed edge)."),
+  format: z
+    .enum(["seed", "entries"])
+    .optional()
+    .describe("`seed` (default): seed 000's message records; `entries`: the session's message entries as stored."),
 });
 
-export const GoalMessagesResponse = z.object({ messages: z.array(EntrySchema) });
+export const GoalEntriesResponse = z.object({ messages: z.array(EntrySchema) });
 
 export const ReplayRequest = z.strictObject({
   from_message_id: EntryId.describe("The assistant message that made the goal call."),

@@ -89,11 +89,15 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     expect(pending).toEqual([{ id: expect.any(String), permission: "read" }]);
     const answered = (await client.callTool({
       name: "answer_permission",
-      arguments: { id: pending[0]?.id, reply: "once" },
+      arguments: { id: pending[0]?.id, reply: "always", scope: "project" },
     })) as CallToolResult;
     expect(answered.isError).toBeFalsy();
     const result = (await run) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
+    // "Always" in the project scope is in the workspace's approvals, for the exact file asked about.
+    expect(await server.runtime.listAllApprovals()).toEqual([
+      expect.objectContaining({ scope: "project", permission: "read", pattern: ".env" }),
+    ]);
   });
 
   it("forks a session and continues one from an entry", async () => {

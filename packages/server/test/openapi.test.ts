@@ -45,6 +45,8 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/approvals/revoke",
         "GET /api/permissions",
         "POST /api/permissions/{id}",
+        "GET /api/approvals",
+        "DELETE /api/approvals/{id}",
         "POST /api/plan/approve",
         "GET /api/plan/pending",
         "GET /api/traces/{id}/watch",

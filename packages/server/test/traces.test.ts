@@ -26,6 +26,16 @@ async function chat(api: (p: string, i?: object) => Promise<Response>, body: obj
   return messages[0]!.event.session_id;
 }
 
+interface SeedMessage {
+  message_id: string;
+  trace_id: string;
+  role: string;
+  sequence: number;
+  goal_id: string | null;
+  tool_call_id: string | null;
+  description: string;
+}
+
 describe("trace routes", () => {
   it("GET /api/traces/:id serves the trace, its goal tree and its sub-traces; messages filter by goal", async () => {
     const main = scriptedModel([
@@ -64,12 +74,45 @@ describe("trace routes", () => {
       expect(((await subRes.json()) as TraceBody).parent_trace_id).toBe(id);
     }
 
+    // Seed 000's message records, under the seed's names.
     const goalOne = await server.api(`/api/traces/${id}/messages?goal_id=1`);
-    const entries = ((await goalOne.json()) as { messages: Entry[] }).messages;
-    expect(entries.length).toBe(4);
+    const records = ((await goalOne.json()) as { messages: SeedMessage[] }).messages;
+    expect(records.length).toBe(4);
+    expect(records.every((m) => m.goal_id === "1" && m.trace_id === id)).toBe(true);
+    expect(Object.keys(records[0]!).sort()).toEqual(
+      [
+        "message_id",
+        "trace_id",
+        "role",
+        "sequence",
+        "goal_id",
+        "tool_call_id",
+        "content",
+        "description",
+        "tokens",
+        "cost",
+        "duration_ms",
+        "created_at",
+      ].sort(),
+    );
+    const tool = records.find((m) => m.role === "tool");
+    expect(tool?.tool_call_id).toEqual(expect.any(String));
+    const assistant = records.find((m) => m.role === "assistant" && m.tool_call_id === null);
+    expect(assistant?.description).toMatch(/^tool call: |./);
+    const all = ((await (await server.api(`/api/traces/${id}/messages`)).json()) as { messages: SeedMessage[] }).messages;
+    expect(all.length).toBeGreaterThan(records.length);
+    expect(all.map((m) => m.sequence)).toEqual(all.map((_, i) => i + 1));
+    // A goal's records keep their place in the whole trace.
+    for (const r of records) expect(all[r.sequence - 1]?.message_id).toBe(r.message_id);
+    // format=entries: the entries as stored, for clients that read core's shape.
+    const entries = (
+      (await (await server.api(`/api/traces/${id}/messages?goal_id=1&format=entries`)).json()) as {
+        messages: Entry[];
+      }
+    ).messages;
+    expect(entries.map((e) => e.id)).toEqual(records.map((r) => r.message_id));
     expect(entries.every((e) => e.type === "message" && e.message.goalId === "1")).toBe(true);
-    const all = ((await (await server.api(`/api/traces/${id}/messages`)).json()) as { messages: Entry[] }).messages;
-    expect(all.length).toBeGreaterThan(entries.length);
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?format=xml`))).toMatchObject({ status: 400 });
 
     expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=9`))).toMatchObject({
       status: 404,

@@ -9,6 +9,8 @@ export interface RunOutcome {
   sessionId: string;
   status: "done" | "error" | "aborted";
   stopReason?: string | undefined;
+  /** Why it stopped, when the runtime says it in words (a spent budget). */
+  stopMessage?: string | undefined;
   steps: number;
   usage: TokenUsage;
   cost: number;
@@ -28,6 +30,8 @@ export interface RunEnd {
 export interface Ask {
   permission: string;
   patterns: readonly string[];
+  /** What an "always" answer approves, when it differs from `patterns` (a folder's `dir/*`). */
+  always?: readonly string[] | undefined;
 }
 
 /** Who answered an ask: `--yes`, nobody (no terminal: denied), or the person at the prompt. */
@@ -64,6 +68,7 @@ const STOP_REASONS: Readonly<Record<string, string>> = {
   permission_rejected: "stopped because a permission was rejected",
   doom_loop: "stopped because the same tool call kept repeating",
   plan_rejected: "stopped because the plan was not approved",
+  budget: "stopped because its budget is spent",
 };
 
 function errorLine(outcome: RunOutcome): string {
@@ -190,8 +195,12 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
         case "tool_progress": {
           // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
           const call = calls.get(event.call_id);
-          if (!live || openCall !== event.call_id || !call || event.title === undefined) break;
-          const note = truncate(oneLine(streamSafe(event.title)), 40);
+          // A command's latest output line says more than its title while it runs.
+          const output = event.metadata?.output;
+          const lastLine = typeof output === "string" ? output.trimEnd().split("\n").at(-1) : undefined;
+          const shown = lastLine || event.title;
+          if (!live || openCall !== event.call_id || !call || shown === undefined) break;
+          const note = truncate(oneLine(streamSafe(shown)), 40);
           out.stdout.write("\r\u001b[K");
           write(style.dim(toolLine("…", call, ` ${note}`, note.length + 1)));
           break;
@@ -277,7 +286,7 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
             ? style.yellow("■ aborted")
             : style.red("✗ failed");
       write(`${status} ${style.dim(`· ${stats}`)}\n`);
-      const stop = outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason];
+      const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
       if (stop !== undefined) write(`${style.yellow(stop)}\n`);
       if (session) {
         write(`session ${style.bold(session.id)}\n`);

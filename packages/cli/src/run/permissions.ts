@@ -7,16 +7,26 @@ export interface PendingAsk {
   request: Ask;
 }
 
-/** The runtime's `onPermission` as the CLI answers it. */
-export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply>;
+/** An "always" that holds beyond the session: every session of the workspace, or everywhere. */
+export interface WiderAlways {
+  reply: "always";
+  scope: "project" | "global";
+}
 
-const ANSWERS: Readonly<Record<string, AskReply>> = {
+/** The runtime's `onPermission` as the CLI answers it. */
+export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply | WiderAlways>;
+
+const ANSWERS: Readonly<Record<string, AskReply | WiderAlways>> = {
   o: "once",
   once: "once",
   y: "once",
   yes: "once",
   a: "always",
   always: "always",
+  p: { reply: "always", scope: "project" },
+  project: { reply: "always", scope: "project" },
+  g: { reply: "always", scope: "global" },
+  global: { reply: "always", scope: "global" },
   r: "reject",
   reject: "reject",
   n: "reject",
@@ -26,12 +36,22 @@ const ANSWERS: Readonly<Record<string, AskReply>> = {
 /** Unclear answers are asked again this many times, then the ask is rejected. */
 const MAX_QUESTIONS = 3;
 
-/** Reads one answer from the terminal; end of input, an abort or repeated nonsense is a rejection. */
-async function askPerson(prompt: NonNullable<Io["prompt"]>, pending: PendingAsk, signal: AbortSignal): Promise<AskReply> {
-  const { permission, patterns } = pending.request;
+/**
+ * Reads one answer from the terminal; end of input, an abort or repeated nonsense is a rejection.
+ * The question shows exactly what an "always" would approve (the ask's `always` patterns, else its
+ * patterns): never more than that is approved.
+ */
+async function askPerson(
+  prompt: NonNullable<Io["prompt"]>,
+  pending: PendingAsk,
+  signal: AbortSignal,
+): Promise<AskReply | WiderAlways> {
+  const { permission, patterns, always } = pending.request;
   const target = patterns.length > 0 ? patterns.join(", ") : "this request";
   const tool = pending.tool !== undefined && pending.tool !== permission ? ` (tool ${pending.tool})` : "";
-  const question = `? allow ${permission} for ${target}${tool}? [o]nce / [a]lways / [r]eject: `;
+  const wider =
+    always !== undefined && always.join(", ") !== patterns.join(", ") ? ` (always approves ${always.join(", ")})` : "";
+  const question = `? allow ${permission} for ${target}${tool}${wider}? [o]nce / [a]lways / always in [p]roject / [g]lobally / [r]eject: `;
   for (let i = 0; i < MAX_QUESTIONS; i++) {
     const answer = await prompt(question, signal);
     if (answer === undefined || signal.aborted) return "reject";
@@ -55,7 +75,7 @@ export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }):
     if (io.prompt !== undefined) {
       view.breakLine();
       const reply = await askPerson(io.prompt, pending, signal);
-      view.answered(pending.request, reply, "user");
+      view.answered(pending.request, typeof reply === "string" ? reply : reply.reply, "user");
       return reply;
     }
     view.answered(pending.request, "reject", "nobody");

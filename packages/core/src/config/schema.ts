@@ -120,6 +120,10 @@ export const ConfigSchema = z.strictObject({
         .default(1024 * 1024),
       /** How deep sub-agents may nest: a sub-agent at this depth may not start another. */
       maxSubAgentDepth: z.number().int().min(0).max(8).default(2),
+      /** Input plus output tokens one run and all its sub-agents may spend together; unset: no cap. */
+      maxTraceTokens: z.number().int().positive().optional(),
+      /** Dollars one run and all its sub-agents may spend together (priced models only); unset: no cap. */
+      maxTraceCost: z.number().positive().optional(),
     })
     .prefault({}),
   cache: z
@@ -183,6 +187,8 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["LLM_MAX_TOKENS", ["llm", "maxTokens"], "int"],
   ["AGENT_RECURSION_LIMIT", ["agent", "recursionLimit"], "int"],
   ["ARBOR_MAX_SUBAGENT_DEPTH", ["agent", "maxSubAgentDepth"], "int"],
+  ["ARBOR_MAX_TRACE_TOKENS", ["agent", "maxTraceTokens"], "int"],
+  ["ARBOR_MAX_TRACE_COST", ["agent", "maxTraceCost"], "number"],
   ["ENABLE_LLM_CACHE", ["cache", "enabled"], "bool"],
   ["LLM_CACHE_TTL", ["cache", "ttl"], "int"],
   ["PLAN_ENABLED", ["plan", "enabled"], "bool"],

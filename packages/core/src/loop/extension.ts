@@ -6,6 +6,7 @@ import type { AssistantMessage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
 import type { Store } from "../store/store.js";
 import type { RunExtension } from "./run-context.js";
+import type { TraceSpend } from "./trace-spend.js";
 
 export type { RunExtension } from "./run-context.js";
 export type { StepsOutcome } from "./run-types.js";
@@ -67,4 +68,6 @@ export interface ExecuteOptions {
   replay?: (store: Store, sessionId: string) => Promise<PreparedReplay>;
   /** This run's extensions, in place of the runtime's. */
   extensions?: ExtensionFactory;
+  /** A sub-run's: the spend of the trace it is part of, shared with its parent. */
+  traceSpend?: TraceSpend;
 }

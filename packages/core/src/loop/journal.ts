@@ -1,10 +1,12 @@
 import { messageSummary } from "../events/message-summary.js";
 import type { AffectedGoal } from "../events/watch-events.js";
+import { ZERO_USAGE } from "../llm/usage.js";
 import type { Entry, EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import { applyEntry } from "../session/context.js";
 import type { RunContext } from "./run-context.js";
 import { type Charge, charge, tallyEntry } from "./tally.js";
+import { spentTokens } from "./trace-spend.js";
 
 /**
  * The one door through which a run writes its session. Every entry goes to the store first, then
@@ -46,7 +48,12 @@ export async function appendEntry(ctx: RunContext, input: Exclude<EntryInput, { 
 /** The context and the tally both follow from the entry just stored. */
 function advance(ctx: RunContext, entry: Entry): void {
   ctx.state = applyEntry(ctx.state, entry);
-  ctx.tally = tallyEntry(ctx.tally, entry);
+  const before = ctx.tally;
+  ctx.tally = tallyEntry(before, entry);
+  if (ctx.tally.usage !== before.usage || ctx.tally.cost !== before.cost) {
+    const tokens = spentTokens(ctx.tally.usage) - spentTokens(before.usage);
+    ctx.traceSpend.add({ ...ZERO_USAGE, input: tokens }, ctx.tally.cost - before.cost);
+  }
 }
 
 /**
@@ -56,6 +63,8 @@ function advance(ctx: RunContext, entry: Entry): void {
  */
 export function chargeRun(ctx: RunContext, spent: Charge): void {
   ctx.tally = charge(ctx.tally, spent);
+  // A sub-run's spending reached the trace's count as it happened.
+  if (!spent.subRun) ctx.traceSpend.add(spent.usage, spent.cost);
 }
 
 /** Writes a `custom` entry: the run's records that the model does not read as messages. */

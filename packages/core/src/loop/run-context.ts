@@ -17,6 +17,7 @@ import type { AnyToolDefinition, ToolOutcome } from "../tools/tool.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { RunTally } from "./tally.js";
+import type { TraceSpend } from "./trace-spend.js";
 import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
 
 export type { RunEventInput } from "../model/run-events.js";
@@ -62,6 +63,8 @@ export interface RunContext {
   readonly extensions: readonly RunExtension[];
   /** Limits from the trace's context beyond maxTurns: what a sub-trace may spend. */
   readonly budget: { readonly maxTokens?: number; readonly maxToolCalls?: number; readonly maxConcurrentSubTraces?: number };
+  /** What this run's whole trace (it, its sub-runs, their sub-runs) has spent, against its cap. */
+  readonly traceSpend: TraceSpend;
   toolCalls: number;
   /** What `goal`, `explore`, `delegate` and the plan tools use of this run; set by extensions. */
   services?: RunServices;

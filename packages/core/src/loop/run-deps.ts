@@ -26,6 +26,8 @@ export interface RunDeps {
   registry: ToolRegistry;
   agents: Readonly<Record<string, AgentDefinition>>;
   cwd: string;
+  /** `$ARBOR_HOME`: where global approvals (and other per-user state) live. */
+  arborHome: string;
   userRules: readonly PermissionRule[] | PermissionConfig | undefined;
   onPermission: PermissionHandler | undefined;
   pending: PendingPermissions;

@@ -1,5 +1,7 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { ArborError } from "../errors.js";
+import type { Approval, ApprovalRule } from "../permissions/approvals.js";
+import type { PermissionAnswer } from "../permissions/pending-permissions.js";
 import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
 import { disabledTools, type PermissionRule } from "../tools/permission.js";
 import type { RunEventInput } from "./run-context.js";
@@ -31,12 +33,14 @@ export function permissionFor(
   sessionId: string,
   agent: AgentDefinition,
   rules: PermissionRule[],
+  approvals: readonly ApprovalRule[],
   signal: AbortSignal,
   emit: (e: RunEventInput) => void,
-  record: (approval: Record<string, unknown>) => Promise<unknown>,
+  record: (approval: Omit<Approval, "revoked">) => Promise<unknown>,
 ): PermissionAsk {
   return createPermissionAsk({
     rules,
+    approvals,
     agent: agent.name,
     prompt: async (request) => {
       const tool = typeof request.metadata?.tool === "string" ? request.metadata.tool : undefined;
@@ -50,6 +54,7 @@ export function permissionFor(
             id: pending.id,
             permission: request.permission,
             patterns: request.patterns,
+            ...(request.always ? { always: request.always } : {}),
             ...(tool ? { tool } : {}),
             ...(callId ? { call_id: callId } : {}),
             ...(request.metadata ? { metadata: request.metadata } : {}),
@@ -59,7 +64,8 @@ export function permissionFor(
             .then(() => deps.onPermission?.(pending, signal))
             .then(
               (reply) => {
-                if (reply) deps.pending.reply(pending.id, reply);
+                const answer: PermissionAnswer | undefined = typeof reply === "string" ? { reply } : reply;
+                if (answer) deps.pending.reply(pending.id, answer.reply, answer.message, answer.scope);
               },
               () => deps.pending.reply(pending.id, "reject"),
             );
@@ -67,7 +73,13 @@ export function permissionFor(
       );
       if (answer.reply === "always") {
         for (const pattern of request.always ?? request.patterns) {
-          await record({ agent: agent.name, permission: request.permission, pattern, scope: "session" });
+          await record({
+            agent: agent.name,
+            permission: request.permission,
+            pattern,
+            scope: answer.scope ?? "session",
+            ...(request.alwaysWildcard ? { wildcard: true } : {}),
+          });
         }
       }
       if (answer.reply === "reject" && answer.message) {

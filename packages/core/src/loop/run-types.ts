@@ -33,6 +33,12 @@ export interface RunInput {
   /** The workspace for this run (default the runtime's). */
   cwd?: string;
   maxTurns?: number;
+  /**
+   * What this run and every sub-agent under it may spend together (default `agent.maxTraceTokens`
+   * and `agent.maxTraceCost` in the config). At the cap the run stops with stopReason `budget` and
+   * sub-agents are refused. Ignored for a sub-run, which shares its top run's.
+   */
+  traceBudget?: { maxTokens?: number; maxCost?: number };
   signal?: AbortSignal;
   /** Extra system text appended after the project instructions. */
   system?: string;
@@ -59,6 +65,8 @@ export interface RunResult {
   sessionId: string;
   status: RunStatus;
   stopReason?: StopReason;
+  /** Why it stopped, in words, when that needs saying (a spent budget). */
+  stopMessage?: string;
   /** The final assistant text (the last step's). */
   text: string;
   /** Model calls made. */
@@ -125,5 +133,6 @@ export type MiddlewareErrorHandler = (error: ArborError) => void;
 export interface StepsOutcome {
   status: RunStatus;
   stopReason?: StopReason;
+  stopMessage?: string;
   error?: { code: string; message: string };
 }

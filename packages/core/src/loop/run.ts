@@ -5,12 +5,12 @@ import { ArborError } from "../errors.js";
 import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
-import { APPROVAL_ENTRY_TYPE, approvalsOnPath } from "../permissions/approvals.js";
 import { buildContext } from "../session/context.js";
 import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
 import { PromptCache } from "./prompt.js";
+import { recordApproval, runApprovals } from "./run-approvals.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import { type RunDeps, summaryModel } from "./run-deps.js";
 import {
@@ -33,6 +33,7 @@ import { EMPTY_TALLY } from "./tally.js";
 import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import { markTrace } from "./trace-mark.js";
+import { TraceSpend } from "./trace-spend.js";
 import type { RunInput, RunResult } from "./types.js";
 import { wakeRun } from "./wake.js";
 
@@ -147,7 +148,6 @@ export async function executeRun(
         trace: traceContext,
         toolNames,
       }),
-      ...approvalsOnPath(path, agent.name),
       ...extensions.flatMap((ext) => ext.rules ?? []),
     ];
     const { tools, names } = functionTools(deps, rules);
@@ -164,8 +164,16 @@ export async function executeRun(
       registry: deps.registry,
       tools,
       toolNames: names,
-      permission: permissionFor(deps, sessionId, agent, rules, signal, emit, (approval) =>
-        appendCustom(current, APPROVAL_ENTRY_TYPE, approval),
+      permission: permissionFor(
+        deps,
+        sessionId,
+        agent,
+        rules,
+        runApprovals(path, agent.name, cwd, deps.arborHome),
+        signal,
+        emit,
+        (approval) =>
+          recordApproval(() => current, { workspace: cwd, home: deps.arborHome }, approval, new Date(deps.clock.now())),
       ),
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
       prompts: new PromptCache(),
@@ -185,6 +193,12 @@ export async function executeRun(
           ? { maxConcurrentSubTraces: traceContext.maxConcurrentSubTraces }
           : {}),
       },
+      traceSpend:
+        options.traceSpend ??
+        new TraceSpend({
+          ...optional("maxTokens", input.traceBudget?.maxTokens ?? deps.config.agent.maxTraceTokens),
+          ...optional("maxCost", input.traceBudget?.maxCost ?? deps.config.agent.maxTraceCost),
+        }),
       toolCalls: 0,
       publish: (event, traceId = sessionId) => {
         void deps.watch?.publish(traceId, event);
@@ -223,6 +237,7 @@ export async function executeRun(
     ...result,
     status: outcome.status,
     ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
+    ...(outcome.stopMessage ? { stopMessage: outcome.stopMessage } : {}),
     ...(outcome.status === "error" && outcome.error ? { error: outcome.error } : {}),
     ...(ctx
       ? {
@@ -266,4 +281,8 @@ function aroundLoop(
 
 export function newSessionId(): string {
   return randomUUID();
+}
+
+function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number };
 }

@@ -81,8 +81,10 @@ export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promis
   }
 }
 
-/** The trace's token or tool-call budget is spent: say which, for the stop. */
+/** The trace's token or tool-call budget, or the whole trace's spending cap, is spent: say which, for the stop. */
 function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
+  const shared = ctx.traceSpend.spent();
+  if (shared) return shared;
   const { maxTokens, maxToolCalls } = ctx.budget;
   if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output >= maxTokens) {
     return `the token budget of ${maxTokens} is spent`;
@@ -233,14 +235,15 @@ async function oneStep(
 
   const messageId = await persistAssistant(ctx, message);
   if (calls.length === 0) {
-    return { status: "done", stopReason: lastStep ? "max_turns" : budgetSpent(ctx, 0) ? "budget" : "finished" };
+    if (lastStep) return { status: "done", stopReason: "max_turns" };
+    return budgetStop(ctx) ?? { status: "done", stopReason: "finished" };
   }
 
   remember(ctx, stream.text, calls, parsed);
   const spent = budgetSpent(ctx, calls.length);
   if (spent) {
     await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`);
-    return { status: "done", stopReason: "budget" };
+    return { status: "done", stopReason: "budget", stopMessage: `Stopped: ${spent}.` };
   }
   if (!(await passesDoomLoopGuard(ctx))) {
     await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
@@ -256,8 +259,12 @@ async function oneStep(
   const stop = extensionStop(ctx);
   if (stop) return { status: "done", stopReason: stop };
   if (lastStep) return { status: "done", stopReason: "max_turns" };
-  if (budgetSpent(ctx, 0)) return { status: "done", stopReason: "budget" };
-  return undefined;
+  return budgetStop(ctx);
+}
+
+function budgetStop(ctx: RunContext): StepsOutcome | undefined {
+  const spent = budgetSpent(ctx, 0);
+  return spent ? { status: "done", stopReason: "budget", stopMessage: `Stopped: ${spent}.` } : undefined;
 }
 
 export function errorOf(err: unknown): { code: string; message: string } {

@@ -41,6 +41,8 @@ export interface Charge {
   costKnown: boolean;
   /** Model calls it stands for, when they count as the run's steps (a sub-run's, the replanner's). */
   steps?: number;
+  /** A sub-run's total, which its own calls already added to the trace's spend. */
+  subRun?: boolean;
 }
 
 /** What a compaction entry says its summarizer spent; written by the run's context guard. */

@@ -108,6 +108,7 @@ export async function runToolCalls(
   };
   await inPool(calls, limits.concurrency, async (call) => {
     ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
+    let reported: Record<string, unknown> | undefined;
     const started = ctx.clock.now();
     const refusal = limits.refusals.get(call.toolCallId);
     let outcome: ToolOutcome =
@@ -124,14 +125,17 @@ export async function runToolCalls(
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
-                metadata: (update) =>
+                metadata: (update) => {
+                  if (update.metadata !== undefined) reported = update.metadata;
+                  const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;
                   ctx.emit({
                     type: "tool_progress",
                     call_id: call.toolCallId,
                     tool: call.toolName,
                     ...(update.title !== undefined ? { title: update.title } : {}),
-                    ...(update.metadata !== undefined ? { metadata: update.metadata } : {}),
-                  }),
+                    ...(shown !== undefined ? { metadata: shown } : {}),
+                  });
+                },
                 ...(ctx.services ? { run: ctx.services } : {}),
                 ask: async (request) => {
                   try {
@@ -152,6 +156,8 @@ export async function runToolCalls(
       outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
     }
     const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+    // What the tool last reported while running stays with its result; the result's own keys win.
+    if (reported !== undefined) outcome = { ...outcome, metadata: { ...reported, ...outcome.metadata } };
     await persistInOrder(toolMessage(call, outcome, durationMs));
     ctx.emit({
       type: "tool_end",

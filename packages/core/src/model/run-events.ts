@@ -62,7 +62,14 @@ export const LlmEndEventSchema = z.object({
   /** Set when the runtime has an LLM response cache: true when the answer was replayed from it. */
   cached: z.boolean().optional(),
 });
-export const DoneEventSchema = z.object({ type: z.literal("done"), ...base });
+export const DoneEventSchema = z.object({
+  type: z.literal("done"),
+  ...base,
+  /** Set when the run stopped short and says why (a spent budget): `budget`. */
+  stop_reason: z.string().optional(),
+  /** Why it stopped, for the user. */
+  message: z.string().optional(),
+});
 export const ErrorEventSchema = z.object({
   type: z.literal("error"),
   ...base,
@@ -107,6 +114,8 @@ export const PermissionRequestEventSchema = z.object({
   id: z.string(),
   permission: z.string(),
   patterns: z.array(z.string()),
+  /** What an "always" answer approves, exactly as written (absent: `patterns`); with `*` only for a folder. */
+  always: z.array(z.string()).optional(),
   tool: z.string().optional(),
   call_id: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

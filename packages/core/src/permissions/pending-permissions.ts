@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { PermissionReply } from "../tools/ask.js";
 import type { PermissionRequest } from "../tools/tool.js";
+import type { ApprovalScope } from "./approvals.js";
 
 export interface PermissionAnswer {
   reply: PermissionReply;
   /** What the person said with a rejection; the model reads it. */
   message?: string;
+  /** Where an "always" answer holds (default: the session). */
+  scope?: ApprovalScope;
 }
 
 interface Waiting {
@@ -30,7 +33,7 @@ export interface PendingPermission {
 export type PermissionHandler = (
   pending: PendingPermission,
   signal: AbortSignal,
-) => PermissionReply | undefined | Promise<PermissionReply | undefined>;
+) => PermissionReply | PermissionAnswer | undefined | Promise<PermissionReply | PermissionAnswer | undefined>;
 
 /**
  * Asks waiting for a person, across the runs of one runtime. Each has an id that the server's
@@ -65,11 +68,15 @@ export class PendingPermissions {
     });
   }
 
-  reply(id: string, reply: PermissionReply, message?: string): boolean {
+  reply(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean {
     const waiting = this.waiting.get(id);
     if (!waiting) return false;
     this.waiting.delete(id);
-    waiting.resolve(message === undefined ? { reply } : { reply, message });
+    waiting.resolve({
+      reply,
+      ...(message === undefined ? {} : { message }),
+      ...(scope === undefined || reply !== "always" ? {} : { scope }),
+    });
     return true;
   }
 

@@ -114,7 +114,13 @@ export async function runPlanStep(
     finished([done]) {
       const { result, traceId: id, record } = done!;
       // The step's entries are its executor's own session; this run counts what it spent.
-      chargeRun(ctx, { usage: result.usage, cost: result.cost, costKnown: result.costKnown !== false, steps: result.steps });
+      chargeRun(ctx, {
+        usage: result.usage,
+        cost: result.cost,
+        costKnown: result.costKnown !== false,
+        steps: result.steps,
+        subRun: true,
+      });
       const after = goals?.get();
       if (goalId && after) {
         const finish = finishAgentCall(after, { goalId, metadata: { [id]: record.metadata }, now: now() });

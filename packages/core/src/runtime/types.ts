@@ -22,7 +22,7 @@ import type { McpServerStatus } from "../mcp/manager.js";
 import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
-import type { Approval } from "../permissions/approvals.js";
+import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
@@ -190,8 +190,11 @@ export interface Runtime {
   replay(sessionId: string, spec: ReplaySpec, options?: Pick<RunInput, "agent" | "model" | "maxTurns" | "signal">): RunHandle;
   /** Asks waiting for an answer, oldest first; only those of one session when given. */
   pendingPermissions(sessionId?: string): PendingPermission[];
-  /** Answers a pending ask; false when no ask has that id (answered already, or never asked). */
-  replyPermission(id: string, reply: PermissionReply, message?: string): boolean;
+  /**
+   * Answers a pending ask; false when no ask has that id (answered already, or never asked).
+   * `scope` says where an "always" answer holds (default: the session).
+   */
+  replyPermission(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean;
   /**
    * Answers a plan waiting for approval. The run waiting for it goes on; when that run is
    * gone (a restart, an abort) the answer is recorded by a new run over the session, which runs
@@ -202,7 +205,17 @@ export interface Runtime {
   /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
   pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
   /** "Always" approvals in force at the session's leaf, so a user can see what was granted. */
-  approvals(sessionId: string): Promise<Approval[]>;
+  approvals(sessionId: string): Promise<ListedApproval[]>;
+  /**
+   * Every approval in force: the session's (when given), its workspace's (else the runtime's
+   * `cwd`) and the global ones. Throws `session_not_found`.
+   */
+  listAllApprovals(sessionId?: string): Promise<ListedApproval[]>;
+  /**
+   * Withdraws the approval with this id (as listed by `listAllApprovals` for the same session) and
+   * returns it; throws `approval_not_found` having changed nothing when none is in force.
+   */
+  revokeApprovalById(id: string, sessionId?: string): Promise<ListedApproval>;
   /** Withdraws an approval from the session's leaf on; false when it was not in force. */
   revokeApproval(sessionId: string, approval: Omit<Approval, "scope" | "revoked">): Promise<boolean>;
   /**

@@ -169,6 +169,7 @@ export class SubAgentLauncher {
     };
     const result = await this.deps.execute(branch.input, traceId, signal, emit, {
       trace: launch,
+      traceSpend: ctx.traceSpend,
       ...(batch.extensions ? { extensions: batch.extensions } : {}),
     });
     const status = subagentStatus(result, timeout?.aborted === true);

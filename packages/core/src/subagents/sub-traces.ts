@@ -68,6 +68,10 @@ export interface SubTraceRunnerDeps {
  */
 export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher, deps: SubTraceRunnerDeps): SubTraceRunner {
   const refusal = (): string | undefined => {
+    const spent = ctx.traceSpend.spent();
+    if (spent !== undefined) {
+      return `No sub-agent was started: ${spent}. Finish with what you have and report what is left undone.`;
+    }
     const depth = traceDepth(ctx.sessionId);
     const max = ctx.config.agent.maxSubAgentDepth;
     if (depth < max) return undefined;

@@ -1,4 +1,5 @@
 import { ArborError, isArborError } from "../errors.js";
+import type { ApprovalRule } from "../permissions/approvals.js";
 import { evaluateRequest, type PermissionDecision, type PermissionRule } from "./permission.js";
 import type { PermissionRequest } from "./tool.js";
 
@@ -15,13 +16,15 @@ export interface PermissionAskOptions {
   prompt(request: PermissionRequest, decision: PermissionDecision): Promise<PermissionReply>;
   /** Named in messages so the model and the user know whose rules refused. */
   agent?: string;
+  /** "Always" answers given before this instance (recorded in the session, the workspace or globally). */
+  approvals?: readonly ApprovalRule[];
 }
 
 export interface PermissionAsk {
   /** The `ToolContext.ask` of every call made under these rules. */
   ask(request: PermissionRequest): Promise<void>;
-  /** Rules added by "always" answers, in order, for the runtime to persist and show. */
-  approvals(): PermissionRule[];
+  /** What "always" answers settle, those given before and during this instance's life, in order. */
+  approvals(): ApprovalRule[];
   /** The rules this instance enforces, without its approvals: a sub-agent's cap (see `capToCaller`). */
   rules(): PermissionRule[];
 }
@@ -34,7 +37,7 @@ export interface PermissionAsk {
  * (OpenCode #9554); persisting approvals is the runtime's job.
  */
 export function createPermissionAsk(options: PermissionAskOptions): PermissionAsk {
-  const approved: PermissionRule[] = [];
+  const approved: ApprovalRule[] = [...(options.approvals ?? [])];
   const who = options.agent ? ` for agent ${options.agent}` : "";
   return {
     approvals: () => approved.map((rule) => ({ ...rule })),
@@ -62,7 +65,7 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
       }
       if (reply === "always") {
         for (const pattern of request.always ?? request.patterns) {
-          approved.push({ permission: request.permission, pattern, action: "allow" });
+          approved.push({ permission: request.permission, pattern, ...(request.alwaysWildcard ? { wildcard: true } : {}) });
         }
       }
     },

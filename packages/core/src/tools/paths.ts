@@ -45,6 +45,7 @@ export async function resolveToolPath(ctx: ToolContext, path: string, kind: "fil
     permission: "external_directory",
     patterns: [dir],
     always: [`${dir}${dir.endsWith(sep) ? "" : sep}*`],
+    alwaysWildcard: true,
     metadata: { path: absolute },
   });
   return real;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type ApprovalRule, isApproved } from "../permissions/approvals.js";
 import { wildcardMatch } from "./wildcard.js";
 
 /**
@@ -125,18 +126,19 @@ export interface PermissionDecision {
 /**
  * A request names several patterns (an edit touching two files); the strictest answer wins: any
  * deny denies, else any ask asks. A request with no patterns is evaluated for `*`. `approvals` are
- * "always" answers: they settle what would otherwise be asked, at any level, but never lift a deny.
+ * "always" answers: they settle what would otherwise be asked, at any level, but never lift a deny;
+ * each settles exactly the text it was given for (see `isApproved`).
  */
 export function evaluateRequest(
   rules: readonly PermissionRule[],
   request: { permission: string; patterns: readonly string[] },
-  approvals: readonly PermissionRule[] = [],
+  approvals: readonly ApprovalRule[] = [],
 ): PermissionDecision {
   const patterns = request.patterns.length > 0 ? request.patterns : ["*"];
   let decision: PermissionDecision = { action: "allow", pattern: undefined, rule: undefined };
   for (const pattern of patterns) {
     const decided = decide(rules, request.permission, pattern);
-    const approved = decided.action === "ask" && lastMatch(approvals, request.permission, pattern)?.action === "allow";
+    const approved = decided.action === "ask" && isApproved(approvals, request.permission, pattern);
     const { action, rule } = approved ? { action: "allow" as const, rule: undefined } : decided;
     if (SEVERITY[action] > SEVERITY[decision.action]) decision = { action, pattern, rule };
   }

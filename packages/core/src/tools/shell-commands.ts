@@ -14,8 +14,6 @@ export type ShellAnalysis =
 export interface ShellCommand {
   /** The command's whole text, assignments and arguments included: what rules are matched against. */
   text: string;
-  /** What an "always" answer approves: `<program> *`, or the exact text when the program is not plain. */
-  always: string;
 }
 
 /** A redirection that writes: its target as written, and whether that is a literal path. */
@@ -32,7 +30,6 @@ const COMMAND_TYPES = new Set(["command", "declaration_command", "unset_command"
 const WRITE_OPERATORS = new Set([">", ">>", "&>", "&>>", ">|", ">&", "&>|"]);
 /** Characters that make a word expand (variables, globs, braces, tildes are resolved separately). */
 const EXPANDING = /[$\u0060*?[\]{}]/; // \u0060: the backquote of old-style command substitution
-const PLAIN_PROGRAM = /^[A-Za-z0-9_./+-]+$/;
 
 /**
  * The wasm runtime of web-tree-sitter is one per process: initialising it twice invalidates the
@@ -96,10 +93,7 @@ function commandOf(node: Node): ShellCommand {
   // around it, so a redirected command is matched with its redirections.
   const parent = node.parent;
   const whole = parent?.type === "redirected_statement" && parent.childForFieldName("body")?.equals(node) ? parent : node;
-  const text = whole.text.trim();
-  const name = node.childForFieldName("name")?.text;
-  const plain = name !== undefined && PLAIN_PROGRAM.test(name) && text.startsWith(name);
-  return { text, always: plain ? `${name} *` : text };
+  return { text: whole.text.trim() };
 }
 
 function writeOf(node: Node): ShellWrite | undefined {

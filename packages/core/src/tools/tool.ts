@@ -6,19 +6,28 @@ import type { RunServices } from "./run-services.js";
 /**
  * What a tool asks the permission layer before it acts.
  * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
- * patterns an "always" answer would approve for later, when they should be broader than `patterns`.
+ * patterns an "always" answer would approve for later, when they differ from `patterns`. They are
+ * shown with the ask and approve exactly their text, unless `alwaysWildcard` says the ask showed a
+ * wildcard (a folder's `dir/*`): an approval is never wider than what the user saw.
  */
 export interface PermissionRequest {
   permission: string;
   patterns: string[];
   always?: string[];
+  alwaysWildcard?: boolean;
   metadata?: Record<string, unknown>;
 }
 
-/** A running tool's progress report: the loop shows it live and keeps the latest on the tool part. */
+/**
+ * A running tool's progress report. The loop sends each to clients as a `tool_progress` event (with
+ * `metadata` and `live` merged); the last `metadata` reported is kept in the result's metadata, under
+ * the keys the result does not set itself. `live` is shown and never stored (bash's output so far,
+ * which the result holds anyway).
+ */
 export interface ToolProgress {
   title?: string;
   metadata?: Record<string, unknown>;
+  live?: Record<string, unknown>;
 }
 
 /**

@@ -2,6 +2,8 @@ import { buildContext, openStore, type Store } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { appendCustom, appendMessage } from "../../src/loop/journal.js";
 import type { RunContext, RunExtension } from "../../src/loop/run-context.js";
+import { EMPTY_TALLY } from "../../src/loop/tally.js";
+import { TraceSpend } from "../../src/loop/trace-spend.js";
 
 /** The part of a run the journal touches; the rest of a RunContext is never read by it. */
 async function runOn(store: Store, extensions: RunExtension[], seen: string[]) {
@@ -10,6 +12,8 @@ async function runOn(store: Store, extensions: RunExtension[], seen: string[]) {
     sessionId: session.id,
     store,
     state: buildContext([]),
+    tally: EMPTY_TALLY,
+    traceSpend: new TraceSpend({}),
     extensions,
     publish: (event: { event: string }) => void seen.push(`publish ${event.event}`),
   };

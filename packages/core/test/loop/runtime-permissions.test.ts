@@ -86,7 +86,7 @@ describe("permission asks", () => {
 
     // Visible and revocable: after revoking, the build agent is asked again.
     expect(await runtime.approvals(first.sessionId)).toEqual([
-      { agent: "build", permission: "read", pattern: expect.stringMatching(/\.env$/), scope: "session" },
+      { id: expect.any(String), agent: "build", permission: "read", pattern: expect.stringMatching(/\.env$/), scope: "session" },
     ]);
     const [approval] = await runtime.approvals(first.sessionId);
     expect(await runtime.revokeApproval(first.sessionId, approval!)).toBe(true);

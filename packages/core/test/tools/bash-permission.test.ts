@@ -32,14 +32,15 @@ const build = agentPermissions({ agent: BUILTIN_AGENTS.build });
 const gitOnly = [...build, ...rulesFromConfig({ bash: { "*": "ask", "git *": "allow" } })];
 
 describe("bash permissions see every command of a command line", () => {
-  it('an "always" for `ls -la` does not approve `ls -la && echo PWNED > file`', async () => {
-    const { cwd, prompts, run } = setup([...build, ...rulesFromConfig({ bash: "ask" })], ["always"]);
+  it('an "always" for `ls -la` approves that command only: not `ls -a`, not `ls -la && echo PWNED > file`', async () => {
+    const { cwd, prompts, run } = setup([...build, ...rulesFromConfig({ bash: "ask" })], ["always", "reject"]);
     expect((await run("ls -la")).isError).toBe(false);
-    expect((await run("ls -a")).isError).toBe(false);
+    expect((await run("ls -la")).isError).toBe(false);
+    expect(await run("ls -a")).toMatchObject({ isError: true, code: "permission_rejected" });
     const out = await run("ls -la && echo PWNED > file");
     expect(out).toMatchObject({ isError: true, code: "permission_rejected" });
     expect(existsSync(join(cwd, "file"))).toBe(false);
-    expect(prompts).toEqual(["bash: ls -la", "bash: ls -la | echo PWNED"]);
+    expect(prompts).toEqual(["bash: ls -la", "bash: ls -a", "bash: ls -la | echo PWNED"]);
   });
 
   it.each([

@@ -35,7 +35,6 @@ describe("bash", () => {
       {
         permission: "bash",
         patterns: ["pwd", "echo oops >&2", "exit 3"],
-        always: ["pwd *", "echo *", "exit *"],
         metadata: { command: "pwd; echo oops >&2; exit 3" },
       },
     ]);
@@ -71,7 +70,7 @@ describe("bash", () => {
     let pid = 0;
     // Abort as soon as the grandchild has announced itself: no sleeps, no races.
     ctx.metadata = (update) => {
-      const match = /child (\d+)/.exec(String(update.metadata?.output));
+      const match = /child (\d+)/.exec(String(update.live?.output));
       if (match && pid === 0) {
         pid = Number(match[1]);
         ctx.controller.abort();

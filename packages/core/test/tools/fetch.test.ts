@@ -51,9 +51,7 @@ describe("fetch", () => {
     const out = await run({ url: `${base}/page` });
     expect(out).toMatchObject({ isError: false, title: `${base}/page (text/html)` });
     expect(out.output).toBe("Docs & more\n\n# Install\n\nRun npm i now.\n\n- one\n- two <3");
-    expect(ctx.asks).toEqual([
-      { permission: "fetch", patterns: [`${base}/page`], always: [`${base}/*`], metadata: { url: `${base}/page` } },
-    ]);
+    expect(ctx.asks).toEqual([{ permission: "fetch", patterns: [`${base}/page`], metadata: { url: `${base}/page` } }]);
     expect((await run({ url: `${base}/page`, format: "raw" })).output).toContain("<h1>Install</h1>");
   });
 

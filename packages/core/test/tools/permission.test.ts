@@ -226,7 +226,7 @@ describe("config form", () => {
 });
 
 describe("createPermissionAsk", () => {
-  it("allows, denies and asks by the rules; always-answers approve the request's always patterns", async () => {
+  it("allows, denies and asks by the rules; an always-answer approves exactly what was asked, never wider", async () => {
     const prompts: string[] = [];
     const replies: Array<"once" | "always" | "reject"> = ["once", "always", "reject"];
     const { ask, approvals } = createPermissionAsk({
@@ -244,14 +244,15 @@ describe("createPermissionAsk", () => {
         'Permission denied for agent plan: edit for "a.ts" is not allowed (rule: edit * → deny). Do not retry it; take another approach or tell the user what you need.',
     });
     await expect(ask({ permission: "bash", patterns: ["git status"] })).resolves.toBeUndefined(); // once
-    await expect(ask({ permission: "bash", patterns: ["git log"], always: ["git *"] })).resolves.toBeUndefined(); // always
-    await expect(ask({ permission: "bash", patterns: ["git diff"] })).resolves.toBeUndefined(); // approved, no prompt
-    await expect(ask({ permission: "bash", patterns: ["rm -rf x"] })).rejects.toMatchObject({
+    await expect(ask({ permission: "bash", patterns: ["git log *"] })).resolves.toBeUndefined(); // always
+    await expect(ask({ permission: "bash", patterns: ["git log *"] })).resolves.toBeUndefined(); // approved, no prompt
+    // The approved text's `*` is a character, not a wildcard: `git log -p` is asked.
+    await expect(ask({ permission: "bash", patterns: ["git log -p"] })).rejects.toMatchObject({
       code: "permission_rejected",
-      message: 'The user rejected bash for "rm -rf x". Do not retry it; ask the user how to proceed.',
+      message: 'The user rejected bash for "git log -p". Do not retry it; ask the user how to proceed.',
     });
-    expect(prompts).toEqual(["bash git status", "bash git log", "bash rm -rf x"]);
-    expect(approvals()).toEqual([{ permission: "bash", pattern: "git *", action: "allow" }]);
+    expect(prompts).toEqual(["bash git status", "bash git log *", "bash git log -p"]);
+    expect(approvals()).toEqual([{ permission: "bash", pattern: "git log *" }]);
   });
 
   it("drives the tools: reading .env asks under the default rules", async () => {

@@ -264,16 +264,21 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
   server.registerTool(
     "answer_permission",
     {
-      description: "Answers a pending permission ask: once, always (recorded in the session), or reject.",
+      description:
+        "Answers a pending permission ask: once, always (approves exactly what the ask showed, in `scope`), or reject.",
       inputSchema: {
         id: z.string().min(1),
         reply: z.enum(["once", "always", "reject"]),
         message: z.string().optional().describe("With reject: told to the model."),
+        scope: z
+          .enum(["session", "project", "global"])
+          .optional()
+          .describe("With always: this session (default), every session of the workspace, or everywhere."),
       },
     },
     (args) =>
       answer(async () => {
-        if (!runtime.replyPermission(args.id, args.reply, args.message)) {
+        if (!runtime.replyPermission(args.id, args.reply, args.message, args.scope)) {
           throw new ArborError("invalid_input", `No permission ask ${args.id} is waiting; list_pending shows those that are.`);
         }
         return json({ answered: args.id, reply: args.reply });

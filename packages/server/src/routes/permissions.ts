@@ -3,7 +3,11 @@ import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
+  ApprovalListResponse,
+  ApprovalParams,
+  ApprovalsQuery,
   ErrorResponse,
+  ListedApprovalResponse,
   PermissionListResponse,
   PermissionParams,
   PermissionReplyRequest,
@@ -42,7 +46,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         tag: "approvals",
         summary: "Answer a permission ask",
         description:
-          "`once` allows this call, `always` also records a session-scoped approval for this agent, `reject` refuses (the model reads `message`).",
+          "`once` allows this call; `always` also approves, for this agent, exactly what the ask showed (its `always` patterns, else its `patterns`) in `scope` (default `session`); `reject` refuses (the model reads `message`).",
         params: PermissionParams,
         body: PermissionReplyRequest,
         responses: {
@@ -55,7 +59,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        if (!runtime.replyPermission(params.id, body.reply, body.message)) {
+        if (!runtime.replyPermission(params.id, body.reply, body.message, body.scope)) {
           throw new ApiError(
             "permission_not_found",
             `No permission ask ${params.id} is waiting: it was answered already, its run ended, or it never existed. GET /api/permissions lists the waiting ones.`,
@@ -63,6 +67,41 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         }
         return c.json({ id: params.id, reply: body.reply });
       },
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/approvals",
+        tag: "approvals",
+        summary: "\"Always\" approvals in force: a session's, its workspace's and the global ones",
+        description:
+          "Without session_id: the server's workspace (`--cwd`) and the global ones. Project approvals live in `<workspace>/.arbor/approvals.json`, global ones in `$ARBOR_HOME/approvals.json`.",
+        query: ApprovalsQuery,
+        responses: {
+          200: { description: "Approvals, session scope first.", schema: ApprovalListResponse },
+          400: { description: "session_id is not valid.", schema: ErrorResponse },
+          404: { description: "No such session.", schema: ErrorResponse },
+        },
+      },
+      async ({ query }, c) => c.json({ approvals: await runtime.listAllApprovals(query.session_id) }),
+    ),
+    defineRoute(
+      {
+        method: "DELETE",
+        path: "/api/approvals/:id",
+        tag: "approvals",
+        summary: "Revoke an approval",
+        description:
+          "A session's approval needs its session_id (it is withdrawn from the session's leaf on, after a run in progress); a project or global one is removed from its file.",
+        params: ApprovalParams,
+        query: ApprovalsQuery,
+        responses: {
+          200: { description: "The approval revoked.", schema: ListedApprovalResponse },
+          400: { description: "Invalid id or session_id.", schema: ErrorResponse },
+          404: { description: "No such session, or no approval with that id in force there.", schema: ErrorResponse },
+        },
+      },
+      async ({ params, query }, c) => c.json(await runtime.revokeApprovalById(params.id, query.session_id)),
     ),
   ];
 }

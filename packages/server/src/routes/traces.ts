@@ -1,11 +1,13 @@
 import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core/internal";
+import { z } from "zod";
 import type { ServerContext } from "../context.js";
+import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse } from "../schemas.js";
 import { requireIdle } from "../session-busy.js";
 import { recordRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
-import { GoalMessagesQuery, GoalMessagesResponse, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
+import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
 
 const notFound = { description: "No such trace (or goal, or message).", schema: ErrorResponse };
@@ -38,14 +40,21 @@ export function traceRoutes(ctx: ServerContext): Route[] {
         params: TraceParams,
         query: GoalMessagesQuery,
         responses: {
-          200: { description: "Message entries, in order.", schema: GoalMessagesResponse },
+          200: {
+            description: "Seed 000's message records in order (with format=entries: the message entries as stored).",
+            schema: z.union([GoalMessagesResponse, GoalEntriesResponse]),
+          },
           400: badInput,
           404: notFound,
         },
       },
       async ({ params, query }, c) => {
         const messages = await goalMessages(store, params.id, query.goal_id, { descendants: query.descendants === "true" });
-        return c.json({ messages });
+        if (query.format === "entries") return c.json({ messages });
+        // A record's sequence is its place among all the trace's messages, not among the goal's.
+        const all = query.goal_id === undefined ? messages : await goalMessages(store, params.id, undefined);
+        const sequence = new Map(all.map((entry, i) => [entry.id, i + 1]));
+        return c.json({ messages: messages.map((entry) => goalMessageToWire(entry, params.id, sequence.get(entry.id) ?? 0)) });
       },
     ),
     defineRoute(

@@ -15,7 +15,7 @@ export const UNPARSED_PREFIX = "(unparsed) ";
 
 /**
  * Asks to run `command`: every simple command in it must be allowed under `bash` (an "always"
- * approves each one's program), and every file a redirection writes is an `edit` of that file,
+ * approves each one's exact text, as shown, never its program with any arguments), and every file a redirection writes is an `edit` of that file,
  * with the `external_directory` ask when it lies outside the workspace. Targets are taken from
  * where the command starts (`workdir`); a `cd` inside the command line is not followed.
  */
@@ -27,8 +27,7 @@ export async function askToRun(ctx: ToolContext, command: string, analysis: Shel
     return;
   }
   const patterns = analysis.commands.length > 0 ? unique(analysis.commands.map((c) => c.text)) : [command];
-  const always = analysis.commands.length > 0 ? unique(analysis.commands.map((c) => c.always)) : [command];
-  await ctx.ask({ permission: "bash", patterns, always, metadata });
+  await ctx.ask({ permission: "bash", patterns, metadata });
   for (const write of analysis.writes) {
     if (!write.literal) {
       await ctx.ask({ permission: "edit", patterns: [write.target], metadata: { ...metadata, tool: "bash" } });

@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import type { BlobStore } from "../blob-store.js";
 import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "../output-cap.js";
 import { resolveToolPath } from "../paths.js";
+import { throttleProgress } from "../progress-throttle.js";
 import { createShellParser } from "../shell-commands.js";
 import { defineTool } from "../tool.js";
 import { askToRun } from "./bash-permission.js";
@@ -75,9 +76,11 @@ export function bashTool(options: BashToolOptions = {}) {
       await askToRun(ctx, command, await parser.analyze(command), cwd);
       if (ctx.abort.aborted) throw new ArborError("aborted", "The command was aborted before it started.");
 
-      const run = await runInGroup(shell, command, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail) =>
-        ctx.metadata({ title: input.description ?? command, metadata: { output: tail } }),
-      );
+      // Lines reach clients as they are written, at most a few times a second.
+      const progress = throttleProgress((update) => ctx.metadata(update));
+      const run = await runInGroup(shell, command, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
+        progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
+      ).finally(() => progress.flush());
       let output = run.output.length > 0 ? run.output : "(no output)";
       if (run.droppedBytes > 0) output += `\n\n[${run.droppedBytes} more bytes of output were dropped.]`;
       let fullOutputRef: string | undefined;
@@ -91,7 +94,7 @@ export function bashTool(options: BashToolOptions = {}) {
       return {
         output,
         title: input.description ?? command,
-        metadata: { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut },
+        metadata: { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut, lines: run.lines },
         ...(fullOutputRef ? { truncated: { fullOutputRef } } : {}),
       };
     },
@@ -108,6 +111,8 @@ interface RunOptions {
 
 interface RunResult {
   output: string;
+  /** Newlines the command wrote (stdout and stderr). */
+  lines: number;
   droppedBytes: number;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
@@ -115,7 +120,12 @@ interface RunResult {
   aborted: boolean;
 }
 
-function runInGroup(shell: string, command: string, opts: RunOptions, progress: (tail: string) => void): Promise<RunResult> {
+function runInGroup(
+  shell: string,
+  command: string,
+  opts: RunOptions,
+  progress: (tail: string, lines: number) => void,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     // detached: the child calls setsid(), becoming leader of a new process group whose id is its pid.
     const child = spawn(shell, ["-c", command], { cwd: opts.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -123,6 +133,7 @@ function runInGroup(shell: string, command: string, opts: RunOptions, progress: 
     let kept = 0;
     let dropped = 0;
     let tail = "";
+    let lines = 0;
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
@@ -136,7 +147,8 @@ function runInGroup(shell: string, command: string, opts: RunOptions, progress: 
       }
       dropped += Math.max(0, chunk.length - Math.max(room, 0));
       tail = (tail + chunk.toString("utf8")).slice(-PROGRESS_TAIL_CHARS);
-      progress(tail);
+      for (const byte of chunk) if (byte === 10) lines++;
+      progress(tail, lines);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
@@ -180,6 +192,7 @@ function runInGroup(shell: string, command: string, opts: RunOptions, progress: 
       cleanup();
       resolve({
         output: Buffer.concat(chunks).toString("utf8").trimEnd(),
+        lines,
         droppedBytes: dropped,
         exitCode: exit.code,
         signal: exit.signal,

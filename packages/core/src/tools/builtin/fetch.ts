@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolContext } from "../tool.js";
 import { htmlToText } from "./html-to-text.js";
 
@@ -82,7 +83,15 @@ export function fetchTool(options: FetchToolOptions = {}) {
       }
       let body: Uint8Array;
       try {
-        body = await readLimited(response, maxBytes, url.href);
+        const progress = throttleProgress((update) => ctx.metadata(update));
+        body = await readLimited(response, maxBytes, url.href, (received) => {
+          // Only a long download is worth reporting; a page arrives before anyone could read a progress line.
+          if (received < PROGRESS_FROM_BYTES) return;
+          progress.report({
+            title: url.href,
+            metadata: { receivedBytes: received, ...(Number.isFinite(declared) ? { totalBytes: declared } : {}) },
+          });
+        }).finally(() => progress.flush());
       } catch (err) {
         return failed(err);
       }
@@ -118,7 +127,8 @@ const MAX_REDIRECTS = 20;
 
 function askFor(ctx: ToolContext, url: URL, from?: URL): Promise<void> {
   const metadata = { url: url.href, ...(from ? { redirectedFrom: from.href } : {}) };
-  return ctx.ask({ permission: "fetch", patterns: [url.href], always: [`${url.origin}/*`], metadata });
+  // "Always" approves this URL exactly, as shown: never its whole origin.
+  return ctx.ask({ permission: "fetch", patterns: [url.href], metadata });
 }
 
 /**
@@ -147,7 +157,15 @@ async function getFollowing(start: URL, ctx: ToolContext, signal: AbortSignal): 
 }
 
 /** Reads the body chunk by chunk and stops at the limit instead of buffering whatever arrives. */
-async function readLimited(response: Response, maxBytes: number, href: string): Promise<Uint8Array> {
+/** Downloads smaller than this report no progress. */
+const PROGRESS_FROM_BYTES = 256 * 1024;
+
+async function readLimited(
+  response: Response,
+  maxBytes: number,
+  href: string,
+  onChunk: (received: number) => void,
+): Promise<Uint8Array> {
   if (!response.body) return new Uint8Array();
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -161,6 +179,7 @@ async function readLimited(response: Response, maxBytes: number, href: string): 
       throw tooLarge(href, maxBytes);
     }
     chunks.push(value);
+    onChunk(total);
   }
   return Buffer.concat(chunks);
 }

@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import type { BlobStore } from "../blob-store.js";
 import { DEFAULT_OUTPUT_LIMITS } from "../output-cap.js";
 import { displayPath, resolveToolPath } from "../paths.js";
+import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolResult } from "../tool.js";
 import { isBinaryFile } from "./binary.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
@@ -11,6 +12,8 @@ import { type Page, pageLines, single } from "./line-pager.js";
 
 export const DEFAULT_READ_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
+/** Files smaller than this report no progress: they are read before anyone could see it. */
+const PROGRESS_FROM_BYTES = 1024 * 1024;
 
 export const ReadInputSchema = z.strictObject({
   path: z
@@ -79,10 +82,17 @@ export function readTool(options: ReadToolOptions = {}) {
         );
       }
       const stream = createReadStream(absolute, { highWaterMark: 64 * 1024 });
+      const progress = throttleProgress((update) => ctx.metadata(update));
+      // A large file can take a while to page through: say how far the read has got.
+      const chunks =
+        info.size >= PROGRESS_FROM_BYTES
+          ? counted(stream, (read) => progress.report({ title: shown, metadata: { readBytes: read, totalBytes: info.size } }))
+          : stream;
       try {
-        const page = await pageLines(stream, pageOptions);
+        const page = await pageLines(chunks, pageOptions);
         return finish(page, shown, offset);
       } finally {
+        progress.flush();
         stream.destroy();
       }
     },
@@ -105,4 +115,14 @@ function finish(page: Page, shown: string, offset: number): ToolResult {
     title: shown,
     metadata: { firstLine: page.firstLine, lastLine: page.lastLine, more: page.more },
   };
+}
+
+/** The chunks as they come, telling `onRead` how many bytes have passed so far. */
+async function* counted(chunks: AsyncIterable<Uint8Array>, onRead: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  let read = 0;
+  for await (const chunk of chunks) {
+    read += chunk.byteLength;
+    onRead(read);
+    yield chunk;
+  }
 }

@@ -1,0 +1,91 @@
+import { resolve } from "node:path";
+import { ArborError } from "@arbor/core";
+import {
+  type ApprovalLookup,
+  assertSessionId,
+  type ListedApproval,
+  listScopedApprovals,
+  revokeScopedApproval,
+} from "@arbor/core/internal";
+import { stringOption } from "../args.js";
+import { UsageError } from "../errors.js";
+import { writeJson, writeLines } from "../io.js";
+import { arborHomeOf } from "../store.js";
+import type { Command, CommandContext, CommandGroup } from "./command.js";
+
+const LOOKUP_OPTIONS = {
+  session: {
+    type: "string",
+    valueName: "id",
+    description: "Also this session's approvals; its recorded workspace is the project unless --cwd says otherwise.",
+  },
+  cwd: {
+    type: "string",
+    valueName: "dir",
+    description: "The workspace whose project approvals (<dir>/.arbor/approvals.json) count (default: the current directory).",
+  },
+} as const;
+
+function validateLookup(values: CommandContext["values"]): void {
+  const session = stringOption(values, "session");
+  if (session !== undefined) assertSessionId(session);
+  if (stringOption(values, "cwd")?.trim() === "") throw new UsageError("--cwd is empty.");
+}
+
+/** The session (checked to exist), its workspace or the one given, and the user's Arbor home. */
+async function lookupOf(ctx: CommandContext): Promise<ApprovalLookup> {
+  const sessionId = stringOption(ctx.values, "session");
+  const given = stringOption(ctx.values, "cwd");
+  const here = ctx.io.cwd ?? process.cwd();
+  let workspace = given === undefined ? undefined : resolve(here, given);
+  if (sessionId !== undefined) {
+    const meta = await ctx.store.getSession(sessionId);
+    if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist in ${ctx.storeLabel}.`);
+    workspace ??= meta.cwd;
+  }
+  const places = { workspace: workspace ?? resolve(here), home: arborHomeOf(ctx.io) };
+  return { store: ctx.store, places, ...(sessionId === undefined ? {} : { sessionId }) };
+}
+
+const line = (a: ListedApproval) =>
+  `${a.id}  ${a.scope.padEnd(7)}  ${a.agent}  ${a.permission}  ${a.pattern}${a.wildcard ? "  (wildcard)" : ""}`;
+
+const approvalsList: Command = {
+  name: "list",
+  operands: [],
+  summary: "List the \"always\" approvals in force: a session's, the workspace's and the global ones.",
+  details: [
+    "Each line: id, scope, agent, permission, and the exact pattern it approves. Project approvals live in <workspace>/.arbor/approvals.json, global ones in $ARBOR_HOME/approvals.json. With --json: {approvals: [{id, scope, agent, permission, pattern, wildcard?}]}.",
+  ],
+  options: LOOKUP_OPTIONS,
+  validate: validateLookup,
+  async run(ctx) {
+    const approvals = await listScopedApprovals(await lookupOf(ctx));
+    if (ctx.json) writeJson(ctx.io.stdout, { approvals });
+    else writeLines(ctx.io.stdout, approvals.length === 0 ? ["No approvals in force."] : approvals.map(line));
+  },
+};
+
+const approvalsRevoke: Command = {
+  name: "revoke",
+  operands: ["id"],
+  summary: "Withdraw an approval by the id 'arbor approvals list' shows (a session's needs --session).",
+  details: ["The next ask it would have settled is asked again. With --json: the approval revoked."],
+  options: LOOKUP_OPTIONS,
+  validate(values, operands) {
+    validateLookup(values);
+    if (operands[0]?.trim() === "") throw new UsageError("the approval id is empty.");
+  },
+  async run(ctx) {
+    const revoked = await revokeScopedApproval(await lookupOf(ctx), ctx.operands[0] as string);
+    if (ctx.json) writeJson(ctx.io.stdout, revoked);
+    else
+      writeLines(ctx.io.stdout, [`Revoked ${revoked.scope} approval ${revoked.id}: ${revoked.permission} ${revoked.pattern}.`]);
+  },
+};
+
+export const approvalsGroup: CommandGroup = {
+  name: "approvals",
+  summary: 'List and revoke "always" approvals (session, project and global).',
+  commands: [approvalsList, approvalsRevoke],
+};

@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { APPROVAL_ENTRY_TYPE, addToApprovalFile, type ListedApproval } from "@arbor/core/internal";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { arbor } from "./helpers/cli.js";
+import { withStore } from "./helpers/seed.js";
+
+/** The built binary: `arbor approvals list|revoke` over a session's, a workspace's and the global approvals. */
+describe("arbor approvals", () => {
+  let dir: string;
+  let spec: string;
+  let home: string;
+  let project: string;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), "arbor-cli-approvals-")));
+    spec = join(dir, "store");
+    home = join(dir, "home");
+    project = join(dir, "project");
+    await Promise.all([mkdir(project), mkdir(home)]);
+    await withStore(spec, async (store) => {
+      sessionId = (await store.createSession({ cwd: project, title: "with approvals" })).id;
+      await store.appendEntry(sessionId, {
+        type: "custom",
+        customType: APPROVAL_ENTRY_TYPE,
+        data: { agent: "build", permission: "bash", pattern: "npm test", scope: "session" },
+      });
+    });
+    const places = { workspace: project, home };
+    const now = new Date("2026-11-26T00:00:00Z");
+    addToApprovalFile("project", places, { agent: "build", permission: "fetch", pattern: "https://example.com/a" }, now);
+    addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "git status" }, now);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const list = async (args: string[], cwd = project) => {
+    const r = await arbor(["approvals", "list", "--json", "--store", spec, ...args], { home, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { approvals: ListedApproval[] }).approvals;
+  };
+
+  it("lists each scope with the exact pattern, and revokes by id", async () => {
+    const all = await list(["--session", sessionId], dir);
+    expect(all.map((a) => [a.scope, a.permission, a.pattern])).toEqual([
+      ["session", "bash", "npm test"],
+      ["project", "fetch", "https://example.com/a"],
+      ["global", "bash", "git status"],
+    ]);
+    // Without a session: the current directory's project and the global ones.
+    expect((await list([])).map((a) => a.scope)).toEqual(["project", "global"]);
+    expect((await list([], dir)).map((a) => a.scope)).toEqual(["global"]);
+
+    const text = await arbor(["approvals", "list", "--store", spec], { home, cwd: project });
+    expect(text.stdout).toContain("project  build  fetch  https://example.com/a");
+
+    const [session, proj] = all as [ListedApproval, ListedApproval];
+    const revoked = await arbor(["approvals", "revoke", session.id, "--session", sessionId, "--store", spec], { home, cwd: dir });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked session approval ${session.id}: bash npm test.`);
+    const r2 = await arbor(["approvals", "revoke", proj.id, "--cwd", project, "--json", "--store", spec], { home, cwd: dir });
+    expect(JSON.parse(r2.stdout)).toMatchObject({ id: proj.id, scope: "project" });
+    expect((await list(["--session", sessionId], dir)).map((a) => a.scope)).toEqual(["global"]);
+    expect(JSON.parse(readFileSync(join(project, ".arbor", "approvals.json"), "utf8"))).toEqual({ version: 1, approvals: [] });
+  });
+
+  it("bad input: an unknown approval, an unknown or invalid session; exit 2 and nothing written", async () => {
+    const before = readFileSync(join(home, "approvals.json"), "utf8");
+    const unknown = await arbor(["approvals", "revoke", "apr_nothing", "--json", "--store", spec], { home, cwd: project });
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout || unknown.stderr)).toMatchObject({ error: { code: "approval_not_found" } });
+    const noSession = await arbor(["approvals", "list", "--session", "nosuch", "--store", spec], { home, cwd: project });
+    expect(noSession.code).toBe(2);
+    expect(noSession.stderr).toContain("nosuch does not exist");
+    const badId = await arbor(["approvals", "list", "--session", "../x", "--store", spec], { home, cwd: project });
+    expect(badId.code).toBe(2);
+    const missing = await arbor(["approvals", "revoke", "--store", spec], { home, cwd: project });
+    expect(missing.code).toBe(2);
+    expect(readFileSync(join(home, "approvals.json"), "utf8")).toBe(before);
+    expect(existsSync(join(dir, ".arbor"))).toBe(false);
+  });
+});

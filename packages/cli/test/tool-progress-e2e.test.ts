@@ -1,0 +1,65 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Entry, openStore } from "@arbor/core/internal";
+import { text, toolCall } from "@arbor/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FaultRig, jsonLines } from "./helpers/fault.js";
+
+/** Live tool progress over the fake OpenAI server: `arbor run --json` prints bash's lines while it runs. */
+
+let dir: string;
+let workspace: string;
+const rig = new FaultRig(() => workspace);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-progress-cli-"));
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+});
+afterEach(() => rig.cleanup());
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("bash output reaches the client as the command writes it", () => {
+  it("a tool_progress event with the first line comes before the command finishes, and the result keeps the line count", async () => {
+    const home = join(dir, "home");
+    // The command prints a line, then blocks on this pipe until the test has seen that line.
+    const fifo = join(dir, "hold");
+    execFileSync("mkfifo", [fifo]);
+    const baseURL = await rig.fakeServer([
+      [toolCall("bash", { command: `echo first line; read line < ${fifo}; echo "then $line"` }, { id: "b1" })],
+      [text("done")],
+    ]);
+    const run = rig.start(["run", "--json", "--yes", "print", ...rig.modelArgs(baseURL)], home);
+    await run.waitForStdout(/"type":"tool_progress"[^\n]*first line/);
+    const seen = jsonLines(run.stdout());
+    expect(seen.some((e) => e.type === "tool_end")).toBe(false);
+    expect(seen.find((e) => e.type === "tool_progress")).toMatchObject({
+      call_id: "b1",
+      tool: "bash",
+      metadata: { output: "first line\n", lines: 1 },
+    });
+
+    await writeFile(fifo, "second\n");
+    const done = await run.result;
+    expect(done.code, done.stderr).toBe(0);
+    const events = jsonLines(done.stdout);
+    expect(events.at(-1)?.type).toBe("done");
+    const end = events.findIndex((e) => e.type === "tool_end");
+    const lastProgress = events.findLastIndex((e) => e.type === "tool_progress");
+    expect(lastProgress).toBeLessThan(end);
+
+    // The result keeps the final metadata, the progress's line count included, not the live output.
+    const sessionId = events[0]!.session_id as string;
+    const store = await openStore(home);
+    try {
+      const path: Entry[] = await store.getActivePath(sessionId);
+      const tool = path.find((e) => e.type === "message" && e.message.role === "tool");
+      const part = tool?.type === "message" ? (tool.message.content[0] as { metadata?: Record<string, unknown> }) : undefined;
+      expect(part?.metadata).toEqual({ exitCode: 0, signal: null, timedOut: false, lines: 2 });
+    } finally {
+      await store.close();
+    }
+  });
+});
