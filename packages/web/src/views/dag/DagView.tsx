@@ -114,7 +114,8 @@ export function DagView({ traceId }: { traceId: string }) {
   const select = useCallback((edge: DagEdge) => {
     setSelected(edge);
     setMessages(undefined);
-    const params = new URLSearchParams();
+    // The panel shows session entries (with their parts), not the seed's flat message records.
+    const params = new URLSearchParams({ format: "entries" });
     if (edge.goalId) params.set("goal_id", edge.goalId);
     // A collapsed edge stands for the goal and everything under it.
     if (edge.goalId && edge.statsKind === "cumulative") params.set("descendants", "true");
