@@ -11,6 +11,7 @@ import { openApiDocument } from "./openapi.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { chatRoutes } from "./routes/chat.js";
 import { debugRoutes } from "./routes/debug.js";
+import { infoRoutes } from "./routes/info.js";
 import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
@@ -93,6 +94,7 @@ export function createServer(options: ServerOptions): ArborServer {
       document ??= openApiDocument(routes, { title: "Arbor", version: SERVER_VERSION });
       return document;
     }),
+    ...infoRoutes(ctx),
     ...chatRoutes(ctx),
     ...uiChatRoutes(ctx),
     ...sessionRoutes(ctx),

@@ -1,11 +1,18 @@
 import type { SessionMeta } from "@arbor/core";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiCallError, api } from "../../api/client.js";
 import { parseSessionMeta, parseSessionPage } from "../../api/wire.js";
 import { formatTime } from "../../lib/format.js";
 import { onLinkClick, sessionPath } from "../../lib/router.js";
 import { useToken } from "../../lib/use-settings.js";
-import { filterSessions, nestSessions, type SessionNode, sessionTitle } from "./nest-sessions.js";
+import {
+  containsSession,
+  filterSessions,
+  groupByProject,
+  nestSessions,
+  type SessionNode,
+  sessionTitle,
+} from "./nest-sessions.js";
 
 const PAGE_SIZE = 50;
 
@@ -52,6 +59,9 @@ export function SessionList({ selectedId, refreshKey }: Props) {
 
   const filtered = useMemo(() => filterSessions(sessions, query), [sessions, query]);
   const tree = useMemo(() => nestSessions(filtered), [filtered]);
+  const groups = useMemo(() => groupByProject(tree), [tree]);
+  // One project needs no heading; several are told apart by their workspace.
+  const showGroups = groups.length > 1;
 
   // A pasted id that is not on a loaded page: ask the server for it directly.
   useEffect(() => {
@@ -91,9 +101,20 @@ export function SessionList({ selectedId, refreshKey }: Props) {
         </p>
       )}
       <ul id="session-tree" className="session-tree">
-        {tree.map((node) => (
-          <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} />
-        ))}
+        {showGroups
+          ? groups.map((g) => (
+              <li key={g.cwd ?? ""} className="project-group" data-project={g.cwd ?? ""}>
+                <h2 className="project-name" title={g.cwd}>
+                  {g.name}
+                </h2>
+                <ul aria-label={`Sessions in ${g.name}`}>
+                  {g.sessions.map((node) => (
+                    <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} />
+                  ))}
+                </ul>
+              </li>
+            ))
+          : tree.map((node) => <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} />)}
         {found && <SessionItem node={{ meta: found, children: [] }} selectedId={selectedId} depth={0} />}
       </ul>
       {tree.length === 0 && !found && !loading && !error && (
@@ -109,13 +130,23 @@ export function SessionList({ selectedId, refreshKey }: Props) {
 }
 
 function SessionItem({ node, selectedId, depth }: { node: SessionNode; selectedId: string | undefined; depth: number }) {
-  const [open, setOpen] = useState(true);
+  // Sub-traces stay folded unless the open session is among them.
+  const [open, setOpen] = useState(() => node.children.some((c) => containsSession(c, selectedId)));
   const { meta } = node;
   const path = sessionPath(meta.id);
   const selected = meta.id === selectedId;
+  const row = useRef<HTMLDivElement>(null);
+  const holdsSelected = node.children.some((c) => containsSession(c, selectedId));
+  useEffect(() => {
+    if (holdsSelected) setOpen(true);
+  }, [holdsSelected]);
+  // The open session is brought into the sidebar's view, wherever it sits in the list.
+  useEffect(() => {
+    if (selected) row.current?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
   return (
     <li className="session-item" data-session-id={meta.id}>
-      <div className={`session-row${selected ? " selected" : ""}`} style={{ paddingLeft: `${0.5 + depth * 1}rem` }}>
+      <div ref={row} className={`session-row${selected ? " selected" : ""}`} style={{ paddingLeft: `${0.5 + depth * 1}rem` }}>
         {node.children.length > 0 ? (
           <button
             type="button"

@@ -1,4 +1,5 @@
 import type { Entry, Snapshot } from "@arbor/core";
+import { goalSummary } from "../common/tool-view.js";
 
 /**
  * The session tree as rows for a virtualised list. A linear stretch stays at one depth; at a fork
@@ -133,13 +134,28 @@ function textOf(content: unknown): string {
   return out;
 }
 
+/** What a message's `goal` calls changed, in words; undefined when it made none. */
+function goalCallSummary(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const said: string[] = [];
+  for (const part of content as Array<{ type?: string; toolName?: string; input?: unknown }>) {
+    if (part.type !== "tool-call" || part.toolName !== "goal") continue;
+    const s = goalSummary("goal", part.input ?? {});
+    if (s) said.push(s);
+  }
+  return said.length > 0 ? said.join(" · ") : undefined;
+}
+
 /** A one-line description of an entry for its row. */
 export function describeEntry(entry: Entry): string {
   switch (entry.type) {
-    case "message":
+    case "message": {
+      const goal = goalCallSummary(entry.message.content);
+      if (goal) return goal;
       return entry.message.description && entry.message.role !== "user"
         ? entry.message.description
         : textOf(entry.message.content).slice(0, 200);
+    }
     case "compaction":
       return `Compaction: ${entry.summary.slice(0, 160)}`;
     case "branch_summary":
