@@ -62,6 +62,8 @@ export function SessionList({ selectedId, refreshKey }: Props) {
   const groups = useMemo(() => groupByProject(tree), [tree]);
   // One project needs no heading; several are told apart by their workspace.
   const showGroups = groups.length > 1;
+  // While searching, sub-traces that match are shown under their (otherwise folded) parents.
+  const searching = query.trim() !== "";
 
   // A pasted id that is not on a loaded page: ask the server for it directly.
   useEffect(() => {
@@ -109,12 +111,14 @@ export function SessionList({ selectedId, refreshKey }: Props) {
                 </h2>
                 <ul aria-label={`Sessions in ${g.name}`}>
                   {g.sessions.map((node) => (
-                    <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} />
+                    <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} searching={searching} />
                   ))}
                 </ul>
               </li>
             ))
-          : tree.map((node) => <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} />)}
+          : tree.map((node) => (
+              <SessionItem key={node.meta.id} node={node} selectedId={selectedId} depth={0} searching={searching} />
+            ))}
         {found && <SessionItem node={{ meta: found, children: [] }} selectedId={selectedId} depth={0} />}
       </ul>
       {tree.length === 0 && !found && !loading && !error && (
@@ -129,9 +133,17 @@ export function SessionList({ selectedId, refreshKey }: Props) {
   );
 }
 
-function SessionItem({ node, selectedId, depth }: { node: SessionNode; selectedId: string | undefined; depth: number }) {
+interface ItemProps {
+  node: SessionNode;
+  selectedId: string | undefined;
+  depth: number;
+  searching?: boolean;
+}
+
+function SessionItem({ node, selectedId, depth, searching = false }: ItemProps) {
   // Sub-traces stay folded unless the open session is among them.
-  const [open, setOpen] = useState(() => node.children.some((c) => containsSession(c, selectedId)));
+  const [opened, setOpen] = useState(() => node.children.some((c) => containsSession(c, selectedId)));
+  const open = opened || searching;
   const { meta } = node;
   const path = sessionPath(meta.id);
   const selected = meta.id === selectedId;
@@ -172,7 +184,7 @@ function SessionItem({ node, selectedId, depth }: { node: SessionNode; selectedI
       {open && node.children.length > 0 && (
         <ul aria-label={`Sub-traces of ${sessionTitle(meta)}`}>
           {node.children.map((child) => (
-            <SessionItem key={child.meta.id} node={child} selectedId={selectedId} depth={depth + 1} />
+            <SessionItem key={child.meta.id} node={child} selectedId={selectedId} depth={depth + 1} searching={searching} />
           ))}
         </ul>
       )}

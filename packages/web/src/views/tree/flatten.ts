@@ -146,6 +146,25 @@ function goalCallSummary(content: unknown): string | undefined {
   return said.length > 0 ? said.join(" · ") : undefined;
 }
 
+/** Arbor's own records in words: a step's file changes, a revert, a todo list; others by their type. */
+function describeCustom(customType: string, data: unknown): string {
+  const d = (typeof data === "object" && data !== null ? data : {}) as { files?: unknown; todos?: unknown; to?: unknown };
+  switch (customType) {
+    case "arbor.patch": {
+      const files = Array.isArray(d.files) ? d.files.map((f: { path?: unknown }) => String(f?.path)) : [];
+      return `Files changed: ${files.join(", ") || "none"}`;
+    }
+    case "arbor.revert":
+      return `Files reverted to before ${String(d.to ?? "an earlier entry")}`;
+    case "arbor.todos": {
+      const todos = Array.isArray(d.todos) ? (d.todos as Array<{ status?: unknown }>) : [];
+      return `Todos: ${todos.filter((t) => t?.status === "completed").length} of ${todos.length} done`;
+    }
+    default:
+      return `Custom: ${customType}`;
+  }
+}
+
 /** A one-line description of an entry for its row. */
 export function describeEntry(entry: Entry): string {
   switch (entry.type) {
@@ -167,7 +186,7 @@ export function describeEntry(entry: Entry): string {
     case "session_info":
       return entry.title ? `Title: ${entry.title}` : "Session info";
     case "custom":
-      return `Custom: ${entry.customType}`;
+      return describeCustom(entry.customType, entry.data);
     case "custom_message":
       return textOf(entry.content).slice(0, 200);
     case "subagent_batch":
