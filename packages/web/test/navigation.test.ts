@@ -144,6 +144,26 @@ describe("the composer", () => {
     await page.getByText("Two lines received.").waitFor();
     await page.close();
   });
+
+  it("shows the model a session keeps when its last answer names a known provider", async () => {
+    const kept = await server.store.createSession({ title: "On another model" });
+    await server.store.appendEntries(kept.id, [
+      { type: "message", message: { role: "user", content: [{ type: "text", text: "Hi" }] } },
+      {
+        type: "message",
+        message: { role: "assistant", content: [{ type: "text", text: "Hello" }], model: "openai/gpt-4o-mini" },
+      },
+    ]);
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/sessions/${kept.id}`);
+    const model = page.getByRole("form", { name: "Composer" }).getByLabel("Model");
+    await expect.poll(() => model.getAttribute("placeholder")).toBe("openai/gpt-4o-mini");
+    expect(await model.getAttribute("title")).toBe("Empty: this session's model, openai/gpt-4o-mini");
+    // The rich session's answers name no known provider, so a run there gets the server's default.
+    await page.goto(`${server.url}/sessions/${rich.parent.id}`);
+    await expect.poll(() => model.getAttribute("placeholder")).toBe("testkit/scripted");
+    await page.close();
+  });
 });
 
 describe("layout", () => {

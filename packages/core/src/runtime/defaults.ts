@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { PROVIDERS } from "../llm/model-ref.js";
 import type { AgentDefinition } from "../loop/types.js";
 import type { RuntimeDefaults } from "./types.js";
 
@@ -15,6 +16,11 @@ export function runtimeDefaults(
     defaultAgent: "build",
     agents: Object.values(agents)
       .filter((a) => !a.hidden && a.mode !== "subagent")
-      .map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}) })),
+      .map((a) => ({
+        name: a.name,
+        ...(a.description ? { description: a.description } : {}),
+        ...(a.model ? { model: a.model } : {}),
+      })),
+    providers: [...PROVIDERS],
   };
 }

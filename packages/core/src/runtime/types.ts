@@ -168,7 +168,10 @@ export interface SwitchLeafResult {
 export interface RuntimeDefaults {
   model: string | undefined;
   defaultAgent: string;
-  agents: Array<{ name: string; description?: string }>;
+  /** `model`: the agent's own, which a run that names none uses before the default (after the session's). */
+  agents: Array<{ name: string; description?: string; model?: string }>;
+  /** Providers a session's recorded model must name for a later run to keep it. */
+  providers: string[];
 }
 
 /** What `createRuntime` returns: the one way to run agents, whatever the front end. */

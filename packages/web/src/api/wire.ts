@@ -232,7 +232,8 @@ export const parseDebugPage = (value: unknown): DebugPage => DebugPageShape.pars
 const InfoShape = z.looseObject({
   default_model: z.nullable(z.string()),
   default_agent: z.string(),
-  agents: z.array(z.looseObject({ name: z.string(), description: z.optional(z.string()) })),
+  agents: z.array(z.looseObject({ name: z.string(), description: z.optional(z.string()), model: z.optional(z.string()) })),
+  providers: z.optional(z.array(z.string())),
 });
 export type ServerInfo = z.infer<typeof InfoShape>;
 export const parseServerInfo = (value: unknown): ServerInfo => InfoShape.parse(value);

@@ -10,6 +10,8 @@ export interface ComposerValue {
 
 interface Props {
   running: boolean;
+  /** The model this session last ran with, which a run that names none keeps. */
+  sessionModel?: string | undefined;
   /** While a run streams, a message is handed to it (steering) instead of waiting for it to end. */
   steerable?: boolean;
   onSend: (value: ComposerValue) => void;
@@ -35,8 +37,26 @@ function useServerInfo(): ServerInfo | undefined {
   return info;
 }
 
+/**
+ * The model a run sent with an empty Model field will use, in the server's order: the session's last
+ * model (when it names a provider the server knows), the agent's own, the server's default.
+ */
+function shownModel(
+  info: ServerInfo | undefined,
+  sessionModel: string | undefined,
+  agentName: string,
+): { model: string | undefined; why: string } {
+  const provider = sessionModel?.slice(0, sessionModel.indexOf("/"));
+  if (sessionModel && info && (info.providers === undefined || info.providers.includes(provider ?? ""))) {
+    return { model: sessionModel, why: "this session's model" };
+  }
+  const agent = info?.agents.find((a) => a.name === (agentName || info.default_agent));
+  if (agent?.model) return { model: agent.model, why: `the ${agent.name} agent's model` };
+  return { model: info?.default_model ?? undefined, why: "the server's default" };
+}
+
 /** The message box with the model and agent pickers; Enter sends, Shift+Enter starts a new line. */
-export function Composer({ running, steerable = false, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
+export function Composer({ running, sessionModel, steerable = false, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
   const blocked = running && !steerable;
   const [message, setMessage] = useState("");
   const [model, setModel] = useState("");
@@ -44,6 +64,7 @@ export function Composer({ running, steerable = false, onSend, onAbort, continue
   const agentsId = useId();
   const info = useServerInfo();
   const agentNames = info?.agents.map((a) => a.name) ?? [];
+  const modelShown = shownModel(info, sessionModel, agent.trim());
   const unknownAgent = agent.trim() !== "" && info !== undefined && !agentNames.includes(agent.trim());
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
@@ -91,8 +112,8 @@ export function Composer({ running, steerable = false, onSend, onAbort, continue
           <span>Model</span>
           <input
             value={model}
-            placeholder={info === undefined ? "server default" : (info.default_model ?? "none configured: type provider/model")}
-            title={info?.default_model ? `Empty: the server's default, ${info.default_model}` : undefined}
+            placeholder={modelShown.model ?? (info === undefined ? "server default" : "none configured: type provider/model")}
+            title={modelShown.model ? `Empty: ${modelShown.why}, ${modelShown.model}` : undefined}
             onChange={(e) => setModel(e.target.value)}
           />
         </label>
