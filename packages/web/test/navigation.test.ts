@@ -1,6 +1,6 @@
 import { text } from "@arbor/testkit";
 import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
 import { type RichSession, writeRichSession } from "./helpers/rich-session.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";

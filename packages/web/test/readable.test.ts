@@ -70,6 +70,21 @@ describe("readable messages", () => {
     await screenshot(page, "readable-diff-and-tools");
     await page.close();
   });
+
+  it("highlights code in the dark theme's own colours", async () => {
+    const colour = async (scheme: "light" | "dark") => {
+      const page = await openPage(browser, { width: 1440, height: 900, colorScheme: scheme });
+      await page.goto(`${server.url}/sessions/${rich.parent.id}`);
+      const keyword = page.locator(".msg-assistant pre code .hljs-keyword").first();
+      await keyword.waitFor();
+      const value = await keyword.evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).color);
+      if (scheme === "dark") await screenshot(page, "readable-markdown-dark");
+      await page.close();
+      return value;
+    };
+    expect(await colour("light")).toBe("rgb(166, 38, 164)");
+    expect(await colour("dark")).toBe("rgb(209, 155, 255)");
+  });
 });
 
 describe("costs and tokens at a glance", () => {
