@@ -208,6 +208,14 @@ describe("the sessions list", () => {
       )
       .toBe(true);
     await screenshot(page, "sessions-by-project");
+
+    // Picking a project asks the server for that workspace's sessions only.
+    const listed = page.waitForRequest((r) => r.url().includes("/api/sessions?") && r.url().includes("cwd="));
+    await page.getByRole("combobox", { name: "Project", exact: true }).selectOption("/projects/alpha");
+    expect(new URL((await listed).url()).searchParams.get("cwd")).toBe("/projects/alpha");
+    await expect.poll(() => page.locator(".session-tree > .session-item").count()).toBeGreaterThan(0);
+    await expect.poll(() => betaGroup.count()).toBe(0);
+    expect(await page.locator(`.session-item[data-session-id="${rich.parent.id}"]`).count()).toBe(1);
     await page.close();
   });
 });

@@ -32,25 +32,38 @@ export function SessionList({ selectedId, refreshKey }: Props) {
   const [query, setQuery] = useState("");
   const [found, setFound] = useState<SessionMeta | undefined>();
 
-  const load = useCallback(async (after: string | undefined) => {
-    setLoading(true);
-    setError(undefined);
-    try {
-      const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (after) params.set("cursor", after);
-      const page = await api(`/api/sessions?${params}`, parseSessionPage);
-      setSessions((prev) => {
-        const base = after ? prev : [];
-        const seen = new Set(base.map((s) => s.id));
-        return [...base, ...page.sessions.filter((s) => !seen.has(s.id))];
-      });
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setError(err instanceof ApiCallError && err.status === 401 ? "This server needs a token: enter it above." : String(err));
-    } finally {
-      setLoading(false);
-    }
-  }, []);
+  // "": every project; else one workspace path, filtered by the server (`?cwd=`).
+  const [project, setProject] = useState("");
+  const [projects, setProjects] = useState<readonly string[]>([]);
+
+  const load = useCallback(
+    async (after: string | undefined) => {
+      setLoading(true);
+      setError(undefined);
+      try {
+        const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+        if (after) params.set("cursor", after);
+        if (project) params.set("cwd", project);
+        const page = await api(`/api/sessions?${params}`, parseSessionPage);
+        setProjects((prev) => {
+          const next = new Set(prev);
+          for (const s of page.sessions) if (s.cwd) next.add(s.cwd);
+          return next.size === prev.length ? prev : [...next].sort();
+        });
+        setSessions((prev) => {
+          const base = after ? prev : [];
+          const seen = new Set(base.map((s) => s.id));
+          return [...base, ...page.sessions.filter((s) => !seen.has(s.id))];
+        });
+        setCursor(page.next_cursor);
+      } catch (err) {
+        setError(err instanceof ApiCallError && err.status === 401 ? "This server needs a token: enter it above." : String(err));
+      } finally {
+        setLoading(false);
+      }
+    },
+    [project],
+  );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: reload when the token or refreshKey changes.
   useEffect(() => {
@@ -97,6 +110,19 @@ export function SessionList({ selectedId, refreshKey }: Props) {
           ↻
         </button>
       </div>
+      {projects.length > 1 && (
+        <label className="field project-filter">
+          <span>Project</span>
+          <select value={project} onChange={(e) => setProject(e.target.value)}>
+            <option value="">All projects</option>
+            {projects.map((cwd) => (
+              <option key={cwd} value={cwd} title={cwd}>
+                {cwd}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {error && (
         <p role="alert" className="error">
           {error}
