@@ -108,6 +108,8 @@ describe("the tree", () => {
     await page.getByTestId("tree-stats").waitFor();
     const row = page.locator(".tree-row", { hasText: "Goals: added “Read the parser”, “Fix the bug”; focus → 1" });
     expect(await row.count()).toBe(1);
+    // Row previews drop Markdown's marks.
+    expect(await page.locator(".tree-row", { hasText: "Parser fixed Bug: the counter" }).count()).toBe(1);
     await page.close();
   });
 });
@@ -180,6 +182,16 @@ describe("layout", () => {
       expect(log?.width).toBeGreaterThan(width * 0.8);
       expect(await page.getByRole("form", { name: "Composer" }).isVisible()).toBe(true);
       await screenshot(page, `layout-${width}`);
+      for (const tab of ["tree", "steps"]) {
+        await page.getByRole("link", { name: tab === "tree" ? "Tree" : "Steps" }).click();
+        await page.waitForURL(`**/${tab}`);
+        await page
+          .locator(tab === "tree" ? ".tree-row" : ".message-trace")
+          .first()
+          .waitFor();
+        expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
+        await screenshot(page, `layout-${width}-${tab}`);
+      }
       await page.close();
     });
   }

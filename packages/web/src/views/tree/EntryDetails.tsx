@@ -85,7 +85,8 @@ export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, 
           <>
             <dt>Tokens</dt>
             <dd>
-              {m.tokens.input} in · {m.tokens.output} out{m.tokens.reasoning ? ` · ${m.tokens.reasoning} reasoning` : ""}
+              {m.tokens.input} in{m.tokens.cacheRead ? ` · ${m.tokens.cacheRead} cached` : ""} · {m.tokens.output} out
+              {m.tokens.reasoning ? ` · ${m.tokens.reasoning} reasoning` : ""}
             </dd>
           </>
         )}

@@ -134,6 +134,11 @@ function textOf(content: unknown): string {
   return out;
 }
 
+/** A one-line preview without Markdown's emphasis, code and heading marks (the row is plain text). */
+function plain(text: string): string {
+  return text.replace(/\*\*|__|`+/g, "").replace(/(^|\n)\s*#{1,6}\s+/g, "$1");
+}
+
 /** What a message's `goal` calls changed, in words; undefined when it made none. */
 function goalCallSummary(content: unknown): string | undefined {
   if (!Array.isArray(content)) return undefined;
@@ -173,10 +178,10 @@ export function describeEntry(entry: Entry): string {
       if (goal) return goal;
       return entry.message.description && entry.message.role !== "user"
         ? entry.message.description
-        : textOf(entry.message.content).slice(0, 200);
+        : plain(textOf(entry.message.content).slice(0, 200));
     }
     case "compaction":
-      return `Compaction: ${entry.summary.slice(0, 160)}`;
+      return `Compaction: ${plain(entry.summary.slice(0, 160))}`;
     case "branch_summary":
       return `Branch summary: ${entry.summary.slice(0, 160)}`;
     case "model_change":
@@ -192,7 +197,7 @@ export function describeEntry(entry: Entry): string {
     case "subagent_batch":
       return `Sub-agents (${entry.mode}): ${entry.tasks.length}`;
     case "subagent_result":
-      return `Sub-agent ${entry.status}: ${entry.summary.slice(0, 160)}`;
+      return `Sub-agent ${entry.status}: ${plain(entry.summary.slice(0, 160))}`;
     case "label":
       return `Label ${entry.label ?? "(cleared)"}`;
   }
