@@ -29,6 +29,7 @@ import { PlanGate } from "./plan/plan-gate.js";
 import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
+import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
@@ -329,6 +330,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         { planId, approved, ...(reason !== undefined ? { reason } : {}) },
       ),
     pendingPlanApprovals: (sessionId) => plans.list(sessionId),
+    defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
     mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
     approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
     async revokeApproval(sessionId, approval) {

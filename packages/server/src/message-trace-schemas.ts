@@ -32,6 +32,7 @@ export const ToolCallWire = z.object({
 
 export const AgentStepWire = z.object({
   iteration: z.number().int().nonnegative().describe("0-based model call number within the answer."),
+  entry_id: z.string().describe("The step's assistant entry, whose tokens and cost the session snapshot holds."),
   thought: z.string().describe("The step's reasoning, and its text when it went on to call tools."),
   tool_calls: z.array(ToolCallWire),
   timestamp: TraceTime,

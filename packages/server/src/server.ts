@@ -12,6 +12,7 @@ import { apiDocsRoutes, isApiDocsPath } from "./routes/api-docs.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { chatRoutes } from "./routes/chat.js";
 import { debugRoutes } from "./routes/debug.js";
+import { infoRoutes } from "./routes/info.js";
 import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
@@ -95,6 +96,7 @@ export function createServer(options: ServerOptions): ArborServer {
       return document;
     }),
     ...apiDocsRoutes(),
+    ...infoRoutes(ctx),
     ...chatRoutes(ctx),
     ...uiChatRoutes(ctx),
     ...sessionRoutes(ctx),

@@ -95,6 +95,7 @@ export function traceMessageToWire(m: TraceMessage): z.output<typeof TraceMessag
     knowledge_references: m.knowledgeReferences,
     agent_steps: m.agentSteps.map((s) => ({
       iteration: s.iteration,
+      entry_id: s.entryId,
       thought: s.thought,
       tool_calls: s.toolCalls.map(toolCallToWire),
       timestamp: s.timestamp,

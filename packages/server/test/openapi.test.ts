@@ -19,6 +19,7 @@ describe("GET /api/openapi.json", () => {
     expect(routes.sort()).toEqual(
       [
         "GET /api/health",
+        "GET /api/info",
         "GET /api/openapi.json",
         "GET /api/docs",
         "GET /api/docs/{asset}",

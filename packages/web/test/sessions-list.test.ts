@@ -40,22 +40,25 @@ describe("sessions list", () => {
 
     await page.getByRole("button", { name: "Load older sessions" }).click();
     await page.getByText("Parent run").waitFor();
-    // The sub-trace sits inside its parent's item, not at the top level.
+    // The sub-trace sits inside its parent's item, not at the top level, folded until asked for.
     const parentItem = page.locator(`.session-item[data-session-id="${parent.id}"]`);
-    await parentItem.getByText("Explore branch A").waitFor();
     expect(await page.locator(".session-tree > .session-item").count()).toBe(56);
     await expect(page.getByRole("button", { name: "Load older sessions" }).count()).resolves.toBe(0);
-
-    // Collapse the sub-traces with the keyboard.
-    await parentItem.getByRole("button", { name: /Hide 1 sub-traces/ }).focus();
-    await page.keyboard.press("Enter");
-    await parentItem.getByRole("button", { name: /Show 1 sub-traces/ }).waitFor();
     expect(await parentItem.getByText("Explore branch A").count()).toBe(0);
+
+    // Open the sub-traces with the keyboard.
+    await parentItem.getByRole("button", { name: /Show 1 sub-traces/ }).focus();
+    await page.keyboard.press("Enter");
+    await parentItem.getByText("Explore branch A").waitFor();
+    await parentItem.getByRole("button", { name: /Hide 1 sub-traces/ }).waitFor();
+    await page.keyboard.press("Enter");
+    await parentItem.getByText("Explore branch A").waitFor({ state: "detached" });
 
     const search = page.getByLabel("Search sessions");
     await search.fill("branch a");
-    // A matching sub-trace keeps its parent so it shows where it belongs.
+    // A matching sub-trace keeps its parent so it shows where it belongs, opened to show it.
     await expect.poll(() => page.locator(".session-tree > .session-item").count()).toBe(1);
+    await parentItem.getByText("Explore branch A").waitFor();
     await search.fill(parent.id.slice(0, 12));
     await page.locator(".session-tree > .session-item").first().getByText("Parent run").waitFor();
     await search.fill("Session 07");

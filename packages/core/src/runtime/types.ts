@@ -164,6 +164,16 @@ export interface SwitchLeafResult {
   branchSummary?: BranchSummaryEntry;
 }
 
+/** `runtime.defaults()`: the model a run gets when none is named (undefined: none configured) and the startable agents. */
+export interface RuntimeDefaults {
+  model: string | undefined;
+  defaultAgent: string;
+  /** `model`: the agent's own, which a run that names none uses before the default (after the session's). */
+  agents: Array<{ name: string; description?: string; model?: string }>;
+  /** Providers a session's recorded model must name for a later run to keep it. */
+  providers: string[];
+}
+
 /** What `createRuntime` returns: the one way to run agents, whatever the front end. */
 export interface Runtime {
   /**
@@ -240,6 +250,8 @@ export interface Runtime {
   unrevert(sessionId: string): Promise<UnrevertResult>;
   /** The LLM response cache the runtime's models answer from, when there is one. */
   readonly cache: LlmCache | undefined;
+  /** What a run started without a model or agent would use, and the agents a run may be started with. */
+  defaults(): RuntimeDefaults;
   /** The configured MCP servers, their state and tools (starting those not yet started). */
   mcpServers(signal?: AbortSignal): Promise<McpServerStatus[]>;
   /** The store the runtime's sessions live in (the caller's). */

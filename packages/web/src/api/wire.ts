@@ -140,6 +140,7 @@ const ToolCallShape = z.looseObject({
 
 const AgentStepShape = z.looseObject({
   iteration: z.number(),
+  entry_id: z.optional(z.string()),
   thought: z.string(),
   tool_calls: z.array(ToolCallShape),
   timestamp: z.string(),
@@ -225,3 +226,14 @@ const DebugPageShape = z.looseObject({ records: z.array(DebugRecordShape), next_
 export type DebugRecord = z.infer<typeof DebugRecordShape>;
 export type DebugPage = z.infer<typeof DebugPageShape>;
 export const parseDebugPage = (value: unknown): DebugPage => DebugPageShape.parse(value);
+
+// The server's defaults (GET /api/info): what the composer shows for an empty model or agent field.
+
+const InfoShape = z.looseObject({
+  default_model: z.nullable(z.string()),
+  default_agent: z.string(),
+  agents: z.array(z.looseObject({ name: z.string(), description: z.optional(z.string()), model: z.optional(z.string()) })),
+  providers: z.optional(z.array(z.string())),
+});
+export type ServerInfo = z.infer<typeof InfoShape>;
+export const parseServerInfo = (value: unknown): ServerInfo => InfoShape.parse(value);

@@ -1,6 +1,6 @@
 import type { Snapshot } from "@arbor/core";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api } from "../api/client.js";
+import { ApiCallError, api } from "../api/client.js";
 import { parseSnapshot } from "../api/wire.js";
 import { runs } from "./runs.js";
 import { useToken } from "./use-settings.js";
@@ -9,6 +9,8 @@ export interface SnapshotState {
   snapshot: Snapshot | undefined;
   error: string | undefined;
   loading: boolean;
+  /** The server has no such session (a mistyped or deleted id). */
+  notFound: boolean;
   /** Loads it again (after a tree operation); resolves once the new snapshot is in place. */
   reload: () => Promise<void>;
 }
@@ -22,6 +24,7 @@ export function useSnapshot(sessionId: string): SnapshotState {
   const [snapshot, setSnapshot] = useState<Snapshot | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loading, setLoading] = useState(true);
+  const [notFound, setNotFound] = useState(false);
   const generation = useRef(0);
 
   const reload = useCallback(async () => {
@@ -39,8 +42,11 @@ export function useSnapshot(sessionId: string): SnapshotState {
       if (mine !== generation.current) return;
       setSnapshot(next);
       setError(undefined);
+      setNotFound(false);
     } catch (err) {
-      if (mine === generation.current) setError(err instanceof Error ? err.message : String(err));
+      if (mine !== generation.current) return;
+      setError(err instanceof Error ? err.message : String(err));
+      setNotFound(err instanceof ApiCallError && err.status === 404);
     } finally {
       if (mine === generation.current) setLoading(false);
     }
@@ -60,5 +66,5 @@ export function useSnapshot(sessionId: string): SnapshotState {
     [sessionId, reload],
   );
 
-  return { snapshot, error, loading, reload };
+  return { snapshot, error, loading, notFound, reload };
 }

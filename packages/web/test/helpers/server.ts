@@ -37,6 +37,8 @@ export interface WebServerOptions {
   config?: Config;
   tools?: AnyToolDefinition[];
   token?: string;
+  /** Further runtime options (e.g. `snapshots: true` to record file changes for revert). */
+  runtime?: Partial<RuntimeOptions>;
 }
 
 export async function startWebServer(options: WebServerOptions = {}): Promise<WebServer> {
@@ -59,6 +61,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     model: options.model ?? scriptedModel(options.script ?? []),
     ...(options.config ? { config: options.config } : {}),
     tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
+    ...options.runtime,
   });
   const server = createServer({ runtime, ...(options.token ? { token: options.token } : {}) });
   const listening = await server.listen({ host: "127.0.0.1", port: 0 });

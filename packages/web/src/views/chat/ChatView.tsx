@@ -39,6 +39,18 @@ function withoutLiveTurn(history: HistoryBlock[], prompt: string | undefined): H
   return history;
 }
 
+/** The model the session's last answer used: a run without a model keeps it, so the composer shows it. */
+function sessionModel(snapshot: Snapshot | undefined): string | undefined {
+  if (!snapshot) return undefined;
+  const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
+  for (let i = snapshot.activePath.length - 1; i >= 0; i--) {
+    const e = byId.get(snapshot.activePath[i] as string);
+    if (e?.type === "model_change") return e.model;
+    if (e?.type === "message" && e.message.role === "assistant" && e.message.model) return e.message.model;
+  }
+  return undefined;
+}
+
 export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, onSessionStarted }: Props) {
   const [homeKey, setHomeKey] = useState<string | undefined>();
   const run = useRun(sessionId ?? homeKey);
@@ -49,6 +61,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
+  const currentModel = useMemo(() => sessionModel(snapshot), [snapshot]);
   const allHistory = useMemo(() => (snapshot ? buildHistory(snapshot) : []), [snapshot]);
   const history = useMemo(() => withoutLiveTurn(allHistory, run?.prompt), [allHistory, run?.prompt]);
   const visible = history.slice(Math.max(0, history.length - shown));
@@ -147,6 +160,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
         </p>
       )}
       <Composer
+        sessionModel={currentModel}
         running={running}
         steerable={sessionId !== undefined}
         onSend={send}

@@ -1,4 +1,6 @@
-import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react";
+import { api } from "../../api/client.js";
+import { parseServerInfo, type ServerInfo } from "../../api/wire.js";
 
 export interface ComposerValue {
   message: string;
@@ -8,6 +10,8 @@ export interface ComposerValue {
 
 interface Props {
   running: boolean;
+  /** The model this session last ran with, which a run that names none keeps. */
+  sessionModel?: string | undefined;
   /** While a run streams, a message is handed to it (steering) instead of waiting for it to end. */
   steerable?: boolean;
   onSend: (value: ComposerValue) => void;
@@ -17,23 +21,62 @@ interface Props {
   onCancelContinue?: (() => void) | undefined;
 }
 
-const AGENTS = ["build", "plan", "general", "explore"];
+/** The server's default model and startable agents, so the fields show what a run will really use. */
+function useServerInfo(): ServerInfo | undefined {
+  const [info, setInfo] = useState<ServerInfo | undefined>();
+  useEffect(() => {
+    let live = true;
+    api("/api/info", parseServerInfo).then(
+      (i) => live && setInfo(i),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return info;
+}
 
-/** The message box with the model and agent pickers; Ctrl/Cmd+Enter sends. */
-export function Composer({ running, steerable = false, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
+/**
+ * The model a run sent with an empty Model field will use, in the server's order: the session's last
+ * model (when it names a provider the server knows), the agent's own, the server's default.
+ */
+function shownModel(
+  info: ServerInfo | undefined,
+  sessionModel: string | undefined,
+  agentName: string,
+): { model: string | undefined; why: string } {
+  const provider = sessionModel?.slice(0, sessionModel.indexOf("/"));
+  if (sessionModel && info && (info.providers === undefined || info.providers.includes(provider ?? ""))) {
+    return { model: sessionModel, why: "this session's model" };
+  }
+  const agent = info?.agents.find((a) => a.name === (agentName || info.default_agent));
+  if (agent?.model) return { model: agent.model, why: `the ${agent.name} agent's model` };
+  return { model: info?.default_model ?? undefined, why: "the server's default" };
+}
+
+/** The message box with the model and agent pickers; Enter sends, Shift+Enter starts a new line. */
+export function Composer({ running, sessionModel, steerable = false, onSend, onAbort, continueFrom, onCancelContinue }: Props) {
   const blocked = running && !steerable;
   const [message, setMessage] = useState("");
   const [model, setModel] = useState("");
   const [agent, setAgent] = useState("");
   const agentsId = useId();
+  const info = useServerInfo();
+  const agentNames = info?.agents.map((a) => a.name) ?? [];
+  const modelShown = shownModel(info, sessionModel, agent.trim());
+  const unknownAgent = agent.trim() !== "" && info !== undefined && !agentNames.includes(agent.trim());
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
-    if (!message.trim() || blocked) return;
+    if (!message.trim() || blocked || unknownAgent) return;
     onSend({ message, model: model.trim(), agent: agent.trim() });
     setMessage("");
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) submit();
+    // Enter sends as in a chat; Shift+Enter is a new line; a composing input method keeps its Enter.
+    if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
+    e.preventDefault();
+    submit();
   };
   return (
     <form className="composer" onSubmit={submit} aria-label="Composer">
@@ -51,23 +94,43 @@ export function Composer({ running, steerable = false, onSend, onAbort, continue
           value={message}
           rows={3}
           placeholder={
-            running && steerable ? "Tell the running agent… (Ctrl+Enter to send)" : "Ask the agent… (Ctrl+Enter to send)"
+            running && steerable
+              ? "Tell the running agent… (Enter to send, Shift+Enter for a new line)"
+              : "Ask the agent… (Enter to send, Shift+Enter for a new line)"
           }
           onChange={(e) => setMessage(e.target.value)}
           onKeyDown={onKeyDown}
         />
       </label>
+      {unknownAgent && (
+        <p className="error" role="alert">
+          The server has no agent “{agent.trim()}”. Agents you can run: {agentNames.join(", ")}.
+        </p>
+      )}
       <div className="composer-bar">
         <label className="field">
           <span>Model</span>
-          <input value={model} placeholder="server default (provider/model)" onChange={(e) => setModel(e.target.value)} />
+          <input
+            value={model}
+            placeholder={modelShown.model ?? (info === undefined ? "server default" : "none configured: type provider/model")}
+            title={modelShown.model ? `Empty: ${modelShown.why}, ${modelShown.model}` : undefined}
+            onChange={(e) => setModel(e.target.value)}
+          />
         </label>
         <label className="field">
           <span>Agent</span>
-          <input value={agent} list={agentsId} placeholder="build" onChange={(e) => setAgent(e.target.value)} />
+          <input
+            value={agent}
+            list={agentsId}
+            placeholder={info?.default_agent ?? "build"}
+            aria-invalid={unknownAgent || undefined}
+            onChange={(e) => setAgent(e.target.value)}
+          />
           <datalist id={agentsId}>
-            {AGENTS.map((a) => (
-              <option key={a} value={a} />
+            {info?.agents.map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.description}
+              </option>
             ))}
           </datalist>
         </label>
@@ -77,7 +140,7 @@ export function Composer({ running, steerable = false, onSend, onAbort, continue
               Abort
             </button>
           )}
-          <button type="submit" className="primary" disabled={blocked || !message.trim()}>
+          <button type="submit" className="primary" disabled={blocked || !message.trim() || unknownAgent}>
             {running && steerable ? "Steer" : "Send"}
           </button>
         </div>

@@ -1,8 +1,23 @@
 import { formatTokens } from "../../lib/format.js";
-import type { HistoryBlock } from "./history.js";
+import { DiffView } from "../common/DiffView.js";
+import { RichText } from "../common/RichText.js";
+import { SubagentResultCard } from "../common/SubagentResultCard.js";
+import type { HistoryBlock, ImageView } from "./history.js";
 import { ToolCallCard } from "./ToolCallCard.js";
 
-/** One block of the active path: a message, a compaction or branch summary, or a short note. */
+function Images({ images }: { images: ImageView[] }) {
+  if (images.length === 0) return null;
+  return (
+    <div className="msg-images">
+      {images.map((img, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one stored message never move.
+        <img key={i} src={img.src} alt={img.alt} loading="lazy" className="md-image" />
+      ))}
+    </div>
+  );
+}
+
+/** One block of the active path: a message, a compaction or branch summary, a step's file changes, or a short note. */
 export function HistoryBlockView({ block }: { block: HistoryBlock }) {
   const id = block.entry.id;
   switch (block.kind) {
@@ -10,6 +25,7 @@ export function HistoryBlockView({ block }: { block: HistoryBlock }) {
       return (
         <article className="msg msg-user" data-entry-id={id} aria-label="User message">
           <p className="msg-text">{block.text}</p>
+          <Images images={block.images} />
         </article>
       );
     case "assistant":
@@ -21,7 +37,8 @@ export function HistoryBlockView({ block }: { block: HistoryBlock }) {
               <p className="msg-text">{block.reasoning}</p>
             </details>
           )}
-          {block.text && <p className="msg-text">{block.text}</p>}
+          {block.text && <RichText text={block.text} />}
+          <Images images={block.images} />
           {block.tools.map((t) => (
             <ToolCallCard key={t.callId} {...t} />
           ))}
@@ -40,18 +57,42 @@ export function HistoryBlockView({ block }: { block: HistoryBlock }) {
           ))}
         </article>
       );
+    case "patch":
+      return (
+        <details className="msg msg-patch" data-entry-id={id}>
+          <summary>
+            Changed {block.files.length} file{block.files.length === 1 ? "" : "s"}:{" "}
+            {block.files.map((f) => `${f.path} (${f.status})`).join(", ")}
+          </summary>
+          {block.files.map((f) =>
+            f.diff ? (
+              <DiffView key={f.path} diff={f.diff} label={`${f.path} (${f.status})`} />
+            ) : (
+              <p key={f.path} className="muted">
+                {f.path} ({f.status}): no diff recorded
+              </p>
+            ),
+          )}
+        </details>
+      );
+    case "subagent_result":
+      return (
+        <div className="msg" data-entry-id={id}>
+          <SubagentResultCard subSessionId={block.subSessionId} status={block.status} summary={block.summary} />
+        </div>
+      );
     case "compaction":
       return (
         <details className="msg msg-compaction" data-entry-id={id}>
           <summary>Compacted {formatTokens(block.tokensBefore)} tokens of earlier context</summary>
-          <p className="msg-text">{block.summary}</p>
+          <RichText text={block.summary} />
         </details>
       );
     case "branch_summary":
       return (
         <details className="msg msg-branch-summary" data-entry-id={id}>
           <summary>Summary of a branch left behind</summary>
-          <p className="msg-text">{block.summary}</p>
+          <RichText text={block.summary} />
         </details>
       );
     case "note":

@@ -1,4 +1,7 @@
 import { formatDuration, prettyJson, truncate } from "../../lib/format.js";
+import { DiffView } from "../common/DiffView.js";
+import { FoldedText } from "../common/FoldedText.js";
+import { editDiff, goalSummary, writtenFile } from "../common/tool-view.js";
 
 export interface ToolCallCardProps {
   callId: string;
@@ -12,8 +15,14 @@ export interface ToolCallCardProps {
 
 const STATUS_LABEL = { running: "running", done: "done", error: "failed" } as const;
 
-/** One tool call: name, status, duration and arguments up front; the output folded (it can be long). */
+/**
+ * One tool call: name, status, duration and arguments up front; an edit shows its diff and a goal
+ * call what it changed; the output is folded (it can be long).
+ */
 export function ToolCallCard({ callId, tool, input, status, output, durationMs, cached }: ToolCallCardProps) {
+  const diff = editDiff(tool, input);
+  const written = writtenFile(tool, input);
+  const goal = goalSummary(tool, input);
   return (
     <section className={`tool-call status-${status}`} aria-label={`Tool call ${tool}`} data-call-id={callId}>
       <header className="tool-call-head">
@@ -25,17 +34,27 @@ export function ToolCallCard({ callId, tool, input, status, output, durationMs, 
         {durationMs !== undefined && <span className="muted tool-duration">{formatDuration(durationMs)}</span>}
         {cached && <span className="badge">cached</span>}
         <code className="tool-args-preview" title={input}>
-          {truncate(input, 80)}
+          {goal ?? truncate(input, 80)}
         </code>
       </header>
+      {diff && <DiffView diff={diff.diff} label={`Edit of ${diff.path}`} />}
       <details className="tool-details">
         <summary>Arguments{output !== undefined ? " and output" : ""}</summary>
         <h4>Arguments</h4>
-        <pre className="tool-args">{prettyJson(input)}</pre>
+        {written ? (
+          <>
+            <p className="muted">
+              Writes <code>{written.path}</code>:
+            </p>
+            <FoldedText text={written.content} className="tool-args" />
+          </>
+        ) : (
+          <FoldedText text={prettyJson(input)} className="tool-args" />
+        )}
         {output !== undefined && (
           <>
             <h4>{status === "error" ? "Error" : "Output"}</h4>
-            <pre className="tool-output">{output}</pre>
+            <FoldedText text={output} className="tool-output" />
           </>
         )}
       </details>

@@ -15,9 +15,32 @@ export interface ToolCallView {
   durationMs?: number;
 }
 
+/** An image a message carries, as a URL the page can show (a data: URL for inline bytes). */
+export interface ImageView {
+  src: string;
+  alt: string;
+}
+
+/** One changed file of a step's `arbor.patch` record. */
+export interface FileChangeView {
+  path: string;
+  status: string;
+  diff: string;
+}
+
 export type HistoryBlock =
-  | { kind: "user"; entry: Entry; text: string }
-  | { kind: "assistant"; entry: Entry; reasoning: string; text: string; tools: ToolCallView[]; error?: string }
+  | { kind: "user"; entry: Entry; text: string; images: ImageView[] }
+  | {
+      kind: "assistant";
+      entry: Entry;
+      reasoning: string;
+      text: string;
+      tools: ToolCallView[];
+      images: ImageView[];
+      error?: string;
+    }
+  | { kind: "patch"; entry: Entry; files: FileChangeView[] }
+  | { kind: "subagent_result"; entry: Entry; subSessionId: string; status: string; summary: string }
   | { kind: "tool"; entry: Entry; tools: ToolCallView[] }
   | { kind: "compaction"; entry: Entry; summary: string; tokensBefore: number }
   | { kind: "branch_summary"; entry: Entry; summary: string }
@@ -40,6 +63,29 @@ function textOf(content: unknown): string {
     .join("");
 }
 
+const PATCH_ENTRY_TYPE = "arbor.patch";
+
+function imagesOf(content: unknown): ImageView[] {
+  if (!Array.isArray(content)) return [];
+  const out: ImageView[] = [];
+  for (const p of content as Array<{ type?: string; mediaType?: string; data?: string; url?: string; filename?: string }>) {
+    if (p.type !== "file" || !p.mediaType?.startsWith("image/")) continue;
+    const alt = p.filename ?? "image";
+    // Only inline bytes and web URLs: a blob reference or a local path cannot be shown from here.
+    if (p.data) out.push({ src: p.data.startsWith("data:") ? p.data : `data:${p.mediaType};base64,${p.data}`, alt });
+    else if (p.url && /^(https?:|data:image\/)/.test(p.url)) out.push({ src: p.url, alt });
+  }
+  return out;
+}
+
+function fileChanges(data: unknown): FileChangeView[] | undefined {
+  const files = (data as { files?: unknown } | null)?.files;
+  if (!Array.isArray(files)) return undefined;
+  return files
+    .filter((f): f is FileChangeView => typeof f?.path === "string" && typeof f?.diff === "string")
+    .map((f) => ({ path: f.path, status: String(f.status ?? "modified"), diff: f.diff }));
+}
+
 export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
   const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
   const path = snapshot.activePath.map((id) => byId.get(id)).filter((e): e is Entry => e !== undefined);
@@ -50,7 +96,7 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
       case "message": {
         const m = entry.message;
         if (m.role === "user") {
-          if (!m.synthetic) blocks.push({ kind: "user", entry, text: textOf(m.content) });
+          if (!m.synthetic) blocks.push({ kind: "user", entry, text: textOf(m.content), images: imagesOf(m.content) });
         } else if (m.role === "assistant") {
           const tools: ToolCallView[] = [];
           let reasoning = "";
@@ -69,7 +115,7 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
               tools.push(view);
             }
           }
-          const block: HistoryBlock = { kind: "assistant", entry, reasoning, text, tools };
+          const block: HistoryBlock = { kind: "assistant", entry, reasoning, text, tools, images: imagesOf(m.content) };
           if (m.error) block.error = m.error.message;
           blocks.push(block);
         } else if (m.role === "tool") {
@@ -105,8 +151,19 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
         blocks.push({ kind: "note", entry, text: `Sub-agents (${entry.mode}): ${entry.tasks.map((t) => t.task).join("; ")}` });
         break;
       case "subagent_result":
-        blocks.push({ kind: "note", entry, text: `Sub-agent ${entry.status}: ${entry.summary}` });
+        blocks.push({
+          kind: "subagent_result",
+          entry,
+          subSessionId: entry.subSessionId,
+          status: entry.status,
+          summary: entry.summary,
+        });
         break;
+      case "custom": {
+        const files = entry.customType === PATCH_ENTRY_TYPE ? fileChanges(entry.data) : undefined;
+        if (files && files.length > 0) blocks.push({ kind: "patch", entry, files });
+        break;
+      }
       default:
         break;
     }

@@ -7,6 +7,9 @@ import { DebugPanel } from "../debug/DebugPanel.js";
 import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
 import { TreeView } from "../tree/TreeView.js";
+import { SessionOrigin } from "./SessionOrigin.js";
+import { SessionTotalsBar } from "./SessionTotalsBar.js";
+import { TodoPanel } from "./TodoPanel.js";
 
 // The DAG pulls in React Flow and ELK (~1.5 MB); load it only when the tab opens.
 const DagView = lazy(() => import("../dag/DagView.js").then((m) => ({ default: m.DagView })));
@@ -19,11 +22,16 @@ export interface ContinueFrom {
 }
 
 export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; tab: Tab; onChanged: () => void }) {
-  const { snapshot, error, reload } = useSnapshot(sessionId);
+  const { snapshot, error, notFound, reload } = useSnapshot(sessionId);
   const [continueFrom, setContinueFrom] = useState<ContinueFrom | undefined>();
+  const found = snapshot !== undefined;
 
-  // A run in progress (started elsewhere, or before a reload) streams here too.
-  useEffect(() => runs.attach(sessionId), [sessionId]);
+  // A run in progress (started elsewhere, or before a reload) streams here too; only for a session that exists.
+  useEffect(() => {
+    if (found) runs.attach(sessionId);
+  }, [sessionId, found]);
+
+  if (notFound) return <NotFound sessionId={sessionId} />;
 
   const title = snapshot ? sessionTitle(snapshot.session) : sessionId;
   return (
@@ -32,6 +40,9 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
         <h1 id="session-title" title={sessionId}>
           {title}
         </h1>
+        {snapshot && <SessionOrigin meta={snapshot.session} />}
+        {snapshot && <SessionTotalsBar snapshot={snapshot} />}
+        {snapshot && <TodoPanel snapshot={snapshot} />}
         <nav aria-label="Session views" className="tabs">
           {TABS.map((t) => {
             const path = sessionPath(sessionId, t);
@@ -80,6 +91,24 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
         {tab === "debug" && <DebugPanel sessionId={sessionId} />}
         {!snapshot && !error && tab === "tree" && <p className="muted">Loading…</p>}
       </div>
+    </section>
+  );
+}
+
+/** An unknown session id: say so, and offer the way home; no tabs, composer or socket for something that is not there. */
+function NotFound({ sessionId }: { sessionId: string }) {
+  return (
+    <section className="not-found" aria-labelledby="not-found-title" data-testid="not-found">
+      <h1 id="not-found-title">Session not found</h1>
+      <p>
+        There is no session <code>{sessionId}</code> on this server. It may have been deleted, or the link is mistyped.
+      </p>
+      <p>
+        <a href="/" onClick={(e) => onLinkClick(e, "/")}>
+          Start a new session
+        </a>{" "}
+        or pick one from the list.
+      </p>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import type { SessionMeta } from "@arbor/core";
 
-/** A session with its sub-traces (sessions whose `parentSessionId` is it), newest first at each level. */
+/** A session with its sub-traces (sessions whose `parentSessionId` is it): sessions newest first, sub-traces in the order they ran. */
 export interface SessionNode {
   meta: SessionMeta;
   children: SessionNode[];
@@ -24,11 +24,16 @@ export function nestSessions(sessions: readonly SessionMeta[]): SessionNode[] {
     else roots.push(node);
   }
   const newestFirst = (a: SessionNode, b: SessionNode) => b.meta.createdAt.localeCompare(a.meta.createdAt);
-  const sort = (list: SessionNode[]) => {
-    list.sort(newestFirst);
-    for (const n of list) sort(n.children);
+  // A plan's sub-traces read as its steps: step 1 above step 2.
+  const oldestFirst = (a: SessionNode, b: SessionNode) => a.meta.createdAt.localeCompare(b.meta.createdAt);
+  const sortChildren = (list: SessionNode[]) => {
+    for (const n of list) {
+      n.children.sort(oldestFirst);
+      sortChildren(n.children);
+    }
   };
-  sort(roots);
+  roots.sort(newestFirst);
+  sortChildren(roots);
   return roots;
 }
 
@@ -48,4 +53,34 @@ export function filterSessions(sessions: readonly SessionMeta[], query: string):
     }
   }
   return sessions.filter((s) => keep.has(s.id));
+}
+
+/** Whether `id` is this node or one of its sub-traces (a collapsed parent opens to show the selected one). */
+export function containsSession(node: SessionNode, id: string | undefined): boolean {
+  if (id === undefined) return false;
+  return node.meta.id === id || node.children.some((c) => containsSession(c, id));
+}
+
+export interface ProjectGroup {
+  /** The workspace path; undefined for sessions that recorded none. */
+  cwd: string | undefined;
+  name: string;
+  sessions: SessionNode[];
+}
+
+/** Top-level sessions by the workspace they ran in, groups in the order of their newest session. */
+export function groupByProject(roots: readonly SessionNode[]): ProjectGroup[] {
+  const groups = new Map<string, ProjectGroup>();
+  for (const node of roots) {
+    const cwd = node.meta.cwd;
+    const key = cwd ?? "";
+    let group = groups.get(key);
+    if (!group) {
+      const name = cwd ? (cwd.replace(/\/+$/, "").split("/").at(-1) ?? cwd) || cwd : "No project recorded";
+      group = { cwd, name, sessions: [] };
+      groups.set(key, group);
+    }
+    group.sessions.push(node);
+  }
+  return [...groups.values()];
 }

@@ -11,7 +11,10 @@ import {
   type TraceStep,
   type TraceToolCall,
 } from "../../api/wire.js";
-import { formatDuration, formatTime, truncate } from "../../lib/format.js";
+import { formatCost, formatDuration, formatTime, formatTokens, truncate } from "../../lib/format.js";
+import { type EntryUsage, usageOf } from "../../lib/session-stats.js";
+import { RichText } from "../common/RichText.js";
+import { ContextChart } from "./ContextChart.js";
 
 const PAGE = 20;
 
@@ -80,6 +83,8 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
   const questions = new Map<string, string>();
   for (const m of messages ?? []) if (m.role === "user") questions.set(m.request_id, m.content);
   const answers = (messages ?? []).filter((m) => m.role === "assistant");
+  const byId = new Map(snapshot?.entries.map((e) => [e.id, e]));
+  const usage = (entryId: string | undefined) => (entryId === undefined ? undefined : usageOf(byId.get(entryId)));
 
   return (
     <div className="panel-scroll steps-view" data-testid="step-trace">
@@ -97,6 +102,8 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
           {error}
         </p>
       )}
+
+      {snapshot && <ContextChart snapshot={snapshot} />}
 
       <section aria-labelledby={`${failedId}-stats`} className="tool-stats">
         <h2 id={`${failedId}-stats`}>Per-tool stats</h2>
@@ -177,7 +184,9 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
           ) : answers.length === 0 ? (
             <p className="muted">No assistant answers in this session yet.</p>
           ) : (
-            answers.map((m, i) => <AnswerView key={m.id} message={m} question={questions.get(m.request_id)} open={i === 0} />)
+            answers.map((m, i) => (
+              <AnswerView key={m.id} message={m} question={questions.get(m.request_id)} open={i === 0} usage={usage} />
+            ))
           )}
           {cursor && (
             <button type="button" className="load-more" onClick={loadOlder} disabled={loadingOlder}>
@@ -190,7 +199,19 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
   );
 }
 
-function AnswerView({ message, question, open }: { message: TraceMessage; question: string | undefined; open: boolean }) {
+type UsageLookup = (entryId: string | undefined) => EntryUsage | undefined;
+
+function AnswerView({
+  message,
+  question,
+  open,
+  usage,
+}: {
+  message: TraceMessage;
+  question: string | undefined;
+  open: boolean;
+  usage: UsageLookup;
+}) {
   const calls = message.agent_steps.reduce((n, s) => n + s.tool_calls.length, 0);
   const failures = message.agent_steps.reduce(
     (n, s) => n + s.tool_calls.filter((c) => c.result !== null && !c.result.success).length,
@@ -211,25 +232,40 @@ function AnswerView({ message, question, open }: { message: TraceMessage; questi
       <ol className="plain-list steps">
         {message.agent_steps.map((step) => (
           <li key={step.iteration}>
-            <StepView step={step} />
+            <StepView step={step} usage={usage(step.entry_id)} />
           </li>
         ))}
       </ol>
       {message.content && (
         <div className="final-answer">
           <h4>Final answer</h4>
-          <p className="msg-text">{message.content}</p>
+          <RichText text={message.content} />
         </div>
       )}
     </details>
   );
 }
 
-function StepView({ step }: { step: TraceStep }) {
+function usageText(u: EntryUsage): string {
+  const parts = [`${formatTokens(u.input)} in`];
+  if (u.cached) parts.push(`${formatTokens(u.cached)} cached`);
+  parts.push(`${formatTokens(u.output)} out`);
+  if (u.reasoning) parts.push(`${formatTokens(u.reasoning)} reasoning`);
+  parts.push(u.cost === undefined ? "price unknown" : formatCost(u.cost) || "$0");
+  return parts.join(" · ");
+}
+
+function StepView({ step, usage }: { step: TraceStep; usage: EntryUsage | undefined }) {
   return (
     <section className="step" aria-label={`Step ${step.iteration + 1}`}>
       <h4>
         Step {step.iteration + 1} <span className="muted">· {traceTime(step.timestamp)}</span>
+        {usage && (
+          <span className="step-usage muted" data-testid="step-usage">
+            {" "}
+            · {usageText(usage)}
+          </span>
+        )}
       </h4>
       {step.thought ? (
         <p className="step-thought">

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api } from "../../api/client.js";
 import { anyJson, parseSessionMeta } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
+import { SubagentResultCard } from "../common/SubagentResultCard.js";
 import { describeEntry, entryTag } from "./flatten.js";
 
 interface Props {
@@ -14,6 +15,8 @@ interface Props {
   reload: () => Promise<void>;
   onContinue: (from: { entryId: string; description: string }) => void;
   onForked: (sessionId: string) => void;
+  /** Called with what a revert changed, to say so above the tree. */
+  onReverted?: (message: string) => void;
 }
 
 function contentOf(entry: Entry): string {
@@ -39,7 +42,7 @@ function contentOf(entry: Entry): string {
 }
 
 /** The selected entry: what it holds, its label, and the tree operations that start from it. */
-export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, onContinue, onForked }: Props) {
+export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, onContinue, onForked, onReverted }: Props) {
   const [draft, setDraft] = useState(label ?? "");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -82,7 +85,8 @@ export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, 
           <>
             <dt>Tokens</dt>
             <dd>
-              {m.tokens.input} in · {m.tokens.output} out{m.tokens.reasoning ? ` · ${m.tokens.reasoning} reasoning` : ""}
+              {m.tokens.input} in{m.tokens.cacheRead ? ` · ${m.tokens.cacheRead} cached` : ""} · {m.tokens.output} out
+              {m.tokens.reasoning ? ` · ${m.tokens.reasoning} reasoning` : ""}
             </dd>
           </>
         )}
@@ -138,6 +142,21 @@ export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, 
         >
           Fork to new session
         </button>
+        <button
+          type="button"
+          disabled={busy || !onPath}
+          title="Put the workspace's files back as they were before this entry, and move the leaf here"
+          onClick={() =>
+            void act(async () => {
+              const r = await api(`${base}/revert`, anyJson, { json: { to: entry.id } });
+              const files = (r as { files?: number }).files ?? 0;
+              onReverted?.(`Reverted to before ${entry.id}: ${files} file${files === 1 ? "" : "s"} restored.`);
+              await reload();
+            })
+          }
+        >
+          Revert files to before this
+        </button>
       </div>
       <form
         className="label-form"
@@ -162,7 +181,11 @@ export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, 
           {error}
         </p>
       )}
-      <pre className="entry-content">{contentOf(entry)}</pre>
+      {entry.type === "subagent_result" ? (
+        <SubagentResultCard subSessionId={entry.subSessionId} status={entry.status} summary={entry.summary} />
+      ) : (
+        <pre className="entry-content">{contentOf(entry)}</pre>
+      )}
     </section>
   );
 }

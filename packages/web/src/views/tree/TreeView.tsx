@@ -1,5 +1,7 @@
 import type { Snapshot } from "@arbor/core";
 import { type KeyboardEvent, useCallback, useMemo, useState } from "react";
+import { api } from "../../api/client.js";
+import { anyJson } from "../../api/wire.js";
 import { EntryDetails } from "./EntryDetails.js";
 import { describeEntry, entryTag, indexSnapshot, layoutTree, type TreeRow, visibleIndexOf, visibleRows } from "./flatten.js";
 import { VirtualList } from "./VirtualList.js";
@@ -31,6 +33,20 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
     return position === undefined ? undefined : visibleIndexOf(visible, position);
   }, [layout, visible, selectedId]);
   const selected = selectedIndex === undefined ? undefined : rowAt(selectedIndex);
+  const [notice, setNotice] = useState<string | undefined>();
+  const leafEntry = snapshot.session.leafEntryId ? index.byId.get(snapshot.session.leafEntryId) : undefined;
+  // The leaf is a revert record right after a revert: that is when unrevert can put things back.
+  const canUnrevert = leafEntry?.type === "custom" && leafEntry.customType === "arbor.revert";
+  const unrevert = async () => {
+    try {
+      const r = await api(`/api/sessions/${encodeURIComponent(snapshot.session.id)}/unrevert`, anyJson, { method: "POST" });
+      const files = (r as { files?: number }).files ?? 0;
+      setNotice(`Revert undone: ${files} file${files === 1 ? "" : "s"} restored.`);
+      await reload();
+    } catch (err) {
+      setNotice(err instanceof Error ? err.message : String(err));
+    }
+  };
 
   const toggle = useCallback((id: string) => {
     setCollapsed((prev) => {
@@ -152,10 +168,20 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
             {snapshot.activePath.length}
           </span>
           <span className="spacer" />
+          {canUnrevert && (
+            <button type="button" onClick={() => void unrevert()}>
+              Undo revert
+            </button>
+          )}
           <button type="button" onClick={() => setCollapsed(new Set())} disabled={collapsed.size === 0}>
             Expand all
           </button>
         </div>
+        {notice && (
+          <p className="notice" role="status" data-testid="tree-notice">
+            {notice}
+          </p>
+        )}
         <VirtualList
           rowCount={visible.length}
           rowHeight={ROW_HEIGHT}
@@ -178,6 +204,7 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
           reload={reload}
           onContinue={onContinue}
           onForked={onForked}
+          onReverted={setNotice}
         />
       ) : (
         <p className="entry-details muted">Select an entry to see it and branch from it.</p>

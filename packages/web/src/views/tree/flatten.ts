@@ -1,4 +1,5 @@
 import type { Entry, Snapshot } from "@arbor/core";
+import { goalSummary } from "../common/tool-view.js";
 
 /**
  * The session tree as rows for a virtualised list. A linear stretch stays at one depth; at a fork
@@ -133,15 +134,54 @@ function textOf(content: unknown): string {
   return out;
 }
 
+/** A one-line preview without Markdown's emphasis, code and heading marks (the row is plain text). */
+function plain(text: string): string {
+  return text.replace(/\*\*|__|`+/g, "").replace(/(^|\n)\s*#{1,6}\s+/g, "$1");
+}
+
+/** What a message's `goal` calls changed, in words; undefined when it made none. */
+function goalCallSummary(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const said: string[] = [];
+  for (const part of content as Array<{ type?: string; toolName?: string; input?: unknown }>) {
+    if (part.type !== "tool-call" || part.toolName !== "goal") continue;
+    const s = goalSummary("goal", part.input ?? {});
+    if (s) said.push(s);
+  }
+  return said.length > 0 ? said.join(" · ") : undefined;
+}
+
+/** Arbor's own records in words: a step's file changes, a revert, a todo list; others by their type. */
+function describeCustom(customType: string, data: unknown): string {
+  const d = (typeof data === "object" && data !== null ? data : {}) as { files?: unknown; todos?: unknown; to?: unknown };
+  switch (customType) {
+    case "arbor.patch": {
+      const files = Array.isArray(d.files) ? d.files.map((f: { path?: unknown }) => String(f?.path)) : [];
+      return `Files changed: ${files.join(", ") || "none"}`;
+    }
+    case "arbor.revert":
+      return `Files reverted to before ${String(d.to ?? "an earlier entry")}`;
+    case "arbor.todos": {
+      const todos = Array.isArray(d.todos) ? (d.todos as Array<{ status?: unknown }>) : [];
+      return `Todos: ${todos.filter((t) => t?.status === "completed").length} of ${todos.length} done`;
+    }
+    default:
+      return `Custom: ${customType}`;
+  }
+}
+
 /** A one-line description of an entry for its row. */
 export function describeEntry(entry: Entry): string {
   switch (entry.type) {
-    case "message":
+    case "message": {
+      const goal = goalCallSummary(entry.message.content);
+      if (goal) return goal;
       return entry.message.description && entry.message.role !== "user"
         ? entry.message.description
-        : textOf(entry.message.content).slice(0, 200);
+        : plain(textOf(entry.message.content).slice(0, 200));
+    }
     case "compaction":
-      return `Compaction: ${entry.summary.slice(0, 160)}`;
+      return `Compaction: ${plain(entry.summary.slice(0, 160))}`;
     case "branch_summary":
       return `Branch summary: ${entry.summary.slice(0, 160)}`;
     case "model_change":
@@ -151,13 +191,13 @@ export function describeEntry(entry: Entry): string {
     case "session_info":
       return entry.title ? `Title: ${entry.title}` : "Session info";
     case "custom":
-      return `Custom: ${entry.customType}`;
+      return describeCustom(entry.customType, entry.data);
     case "custom_message":
       return textOf(entry.content).slice(0, 200);
     case "subagent_batch":
       return `Sub-agents (${entry.mode}): ${entry.tasks.length}`;
     case "subagent_result":
-      return `Sub-agent ${entry.status}: ${entry.summary.slice(0, 160)}`;
+      return `Sub-agent ${entry.status}: ${plain(entry.summary.slice(0, 160))}`;
     case "label":
       return `Label ${entry.label ?? "(cleared)"}`;
   }

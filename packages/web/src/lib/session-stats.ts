@@ -1,0 +1,73 @@
+import type { Entry, Snapshot } from "@arbor/core";
+
+/** What a session's model calls used and cost, over every branch (a side branch's spend was spent too). */
+export interface SessionTotals {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+  /** Summed over the calls that have a price. */
+  cost: number;
+  /** Model calls that used tokens but carry no cost: their price is unknown. */
+  unpriced: number;
+  calls: number;
+}
+
+export interface EntryUsage {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+  cost: number | undefined;
+}
+
+/** The tokens and cost of one assistant entry; undefined for anything else. */
+export function usageOf(entry: Entry | undefined): EntryUsage | undefined {
+  if (entry?.type !== "message" || entry.message.role !== "assistant" || !entry.message.tokens) return undefined;
+  const t = entry.message.tokens;
+  return { input: t.input, cached: t.cacheRead, output: t.output, reasoning: t.reasoning, cost: entry.message.cost };
+}
+
+export function sessionTotals(snapshot: Snapshot): SessionTotals {
+  const totals: SessionTotals = { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, unpriced: 0, calls: 0 };
+  for (const entry of snapshot.entries) {
+    const u = usageOf(entry);
+    if (!u) continue;
+    totals.calls++;
+    totals.input += u.input;
+    totals.cached += u.cached;
+    totals.output += u.output;
+    totals.reasoning += u.reasoning;
+    if (u.cost === undefined) {
+      if (u.input + u.output > 0) totals.unpriced++;
+    } else totals.cost += u.cost;
+  }
+  return totals;
+}
+
+export interface ContextPoint {
+  entryId: string;
+  /** Tokens the model read on this call: new input plus what came from (or went into) the cache. */
+  tokens: number;
+  /** A compaction happened right before this call. */
+  afterCompaction: boolean;
+}
+
+/** The context size of each model call along the active path, with compactions marked on the call after them. */
+export function contextSeries(snapshot: Snapshot): ContextPoint[] {
+  const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
+  const points: ContextPoint[] = [];
+  let compacted = false;
+  for (const id of snapshot.activePath) {
+    const entry = byId.get(id);
+    if (entry?.type === "compaction") {
+      compacted = true;
+      continue;
+    }
+    if (entry?.type !== "message" || entry.message.role !== "assistant" || !entry.message.tokens) continue;
+    const t = entry.message.tokens;
+    points.push({ entryId: id, tokens: t.input + t.cacheRead + t.cacheWrite, afterCompaction: compacted });
+    compacted = false;
+  }
+  return points;
+}
