@@ -1,4 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+import { DebugLevelPicker } from "./DebugLevelPicker.js";
 
 export interface ComposerValue {
   message: string;
@@ -71,6 +72,7 @@ export function Composer({ running, steerable = false, onSend, onAbort, continue
             ))}
           </datalist>
         </label>
+        <DebugLevelPicker />
         <div className="button-row">
           {running && onAbort && (
             <button type="button" className="danger" onClick={onAbort}>
