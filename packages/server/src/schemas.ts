@@ -7,6 +7,7 @@ import {
   SessionMetaSchema,
   SnapshotSchema,
   ThinkingLevelSchema,
+  TimelineLaneSchema,
 } from "@arbor/core/internal";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
@@ -236,4 +237,5 @@ export const NAMED_SCHEMAS = {
   ToolStatsList: ToolStatsResponse,
   FoundToolCall: FoundToolCallWire,
   ToolCallList: ToolCallListResponse,
+  TimelineLane: TimelineLaneSchema,
 } as const satisfies Record<string, z.ZodType>;

@@ -6,12 +6,20 @@ import { ChatView } from "../chat/ChatView.js";
 import { DebugPanel } from "../debug/DebugPanel.js";
 import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
+import { TimelineView } from "../timeline/TimelineView.js";
 import { TreeView } from "../tree/TreeView.js";
 
 // The DAG pulls in React Flow and ELK (~1.5 MB); load it only when the tab opens.
 const DagView = lazy(() => import("../dag/DagView.js").then((m) => ({ default: m.DagView })));
 
-const TAB_LABELS: Record<Tab, string> = { chat: "Chat", tree: "Tree", dag: "Goals", steps: "Steps", debug: "Debug" };
+const TAB_LABELS: Record<Tab, string> = {
+  chat: "Chat",
+  tree: "Tree",
+  dag: "Goals",
+  timeline: "Timeline",
+  steps: "Steps",
+  debug: "Debug",
+};
 
 export interface ContinueFrom {
   entryId: string;
@@ -76,6 +84,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
             <DagView traceId={sessionId} />
           </Suspense>
         )}
+        {tab === "timeline" && <TimelineView sessionId={sessionId} />}
         {tab === "steps" && <StepTrace sessionId={sessionId} snapshot={snapshot} />}
         {tab === "debug" && <DebugPanel sessionId={sessionId} />}
         {!snapshot && !error && tab === "tree" && <p className="muted">Loading…</p>}
