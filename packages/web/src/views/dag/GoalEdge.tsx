@@ -1,4 +1,5 @@
 import { BaseEdge, type Edge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { Minus, Plus } from "lucide-react";
 import { type DagEdge, statsText } from "./build-dag.js";
 
 export type GoalFlowEdge = Edge<
@@ -45,7 +46,7 @@ export function GoalEdge({
                 aria-label={`${edge.expanded ? "Collapse" : "Expand"} ${edge.title}`}
                 onClick={() => onToggle(edge.toggleKey as string)}
               >
-                {edge.expanded ? "−" : "+"}
+                {edge.expanded ? <Minus size={12} aria-hidden="true" /> : <Plus size={12} aria-hidden="true" />}
               </button>
             )}
             <button
