@@ -68,7 +68,7 @@ describe("debug panel", () => {
     await page.getByRole("table", { name: "Tool calls" }).getByText("read", { exact: true }).waitFor();
 
     // Keyboard: open the first call's input and output.
-    const show = first.getByRole("button", { name: /Input and output of call/ });
+    const show = first.getByRole("button", { name: /input and output of call/i });
     await show.focus();
     await page.keyboard.press("Enter");
     expect(await show.getAttribute("aria-expanded")).toBe("true");

@@ -52,7 +52,7 @@ export function GoalEdge({
             <button
               type="button"
               className="link edge-stats"
-              aria-label={`Messages of ${edge.title}`}
+              aria-label={`${statsText(edge.stats) || "messages"}: messages of ${edge.title}`}
               onClick={() => onSelect(edge)}
             >
               {statsText(edge.stats) || "messages"}

@@ -141,7 +141,7 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
                               aria-expanded={isOpen}
                               aria-controls={detailId}
                               onClick={() => toggle(r.event_id)}
-                              aria-label={`Input and output of call ${r.call_id}`}
+                              aria-label={`${isOpen ? "Hide" : "Show"} input and output of call ${r.call_id}`}
                             >
                               {isOpen ? "Hide" : "Show"}
                             </button>
