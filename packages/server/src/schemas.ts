@@ -134,9 +134,16 @@ export const LeafRequest = z
       .boolean()
       .optional()
       .describe("Record a branch_summary of the branch being left (written by the compaction model) under the new leaf."),
+    from_entry_id: EntryId.optional().describe(
+      "With summarize: summarize the branch ending at this entry instead of the active one, bringing its conclusions into the target.",
+    ),
     focus: Focus.optional(),
   })
-  .refine((b) => b.focus === undefined || b.summarize === true, { message: "focus needs summarize: true", path: ["focus"] });
+  .refine((b) => b.focus === undefined || b.summarize === true, { message: "focus needs summarize: true", path: ["focus"] })
+  .refine((b) => b.from_entry_id === undefined || b.summarize === true, {
+    message: "from_entry_id needs summarize: true",
+    path: ["from_entry_id"],
+  });
 
 export const CompactRequest = z.strictObject({ focus: Focus.optional() });
 
