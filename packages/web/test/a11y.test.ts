@@ -1,31 +1,11 @@
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { text, toolCall, usage } from "@arbor/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";
-
-/** axe-core, injected into each page as a script: the automated accessibility check of every view. */
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const violations = (await page.evaluate(
-    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
-  )) as Violation[];
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 let browser: Browser;
 let server: WebServer;
@@ -60,6 +40,7 @@ const VIEWS: Array<[name: string, path: () => string, ready: (page: Page) => Pro
   ["timeline", () => `/sessions/${sessionId}/timeline`, (p) => p.getByRole("list", { name: "Timeline" }).waitFor()],
   ["steps", () => `/sessions/${sessionId}/steps`, (p) => p.getByText("What do the notes say?").first().waitFor()],
   ["debug", () => `/sessions/${sessionId}/debug`, (p) => p.getByRole("table", { name: "LLM calls" }).waitFor()],
+  ["compare", () => `/sessions/${sessionId}/compare`, (p) => p.getByText("This session has one branch").waitFor()],
 ];
 
 describe("accessibility", () => {

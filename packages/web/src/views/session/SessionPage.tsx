@@ -3,6 +3,7 @@ import { navigate, onLinkClick, sessionPath, TABS, type Tab } from "../../lib/ro
 import { runs } from "../../lib/runs.js";
 import { useSnapshot } from "../../lib/use-snapshot.js";
 import { ChatView } from "../chat/ChatView.js";
+import { CompareView } from "../compare/CompareView.js";
 import { DebugPanel } from "../debug/DebugPanel.js";
 import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
@@ -17,6 +18,7 @@ const TAB_LABELS: Record<Tab, string> = {
   tree: "Tree",
   dag: "Goals",
   timeline: "Timeline",
+  compare: "Compare",
   steps: "Steps",
   debug: "Debug",
 };
@@ -85,6 +87,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
           </Suspense>
         )}
         {tab === "timeline" && <TimelineView sessionId={sessionId} />}
+        {tab === "compare" && snapshot && <CompareView snapshot={snapshot} reload={reload} />}
         {tab === "steps" && <StepTrace sessionId={sessionId} snapshot={snapshot} />}
         {tab === "debug" && <DebugPanel sessionId={sessionId} />}
         {!snapshot && !error && tab === "tree" && <p className="muted">Loading…</p>}
