@@ -18,11 +18,17 @@ interface Props {
 export function CompareView({ snapshot, reload }: Props) {
   const choices = useMemo(() => branchChoices(snapshot), [snapshot]);
   const byId = useMemo(() => new Map(snapshot.entries.map((e) => [e.id, e])), [snapshot]);
-  const [aId, setA] = useState<string | undefined>(() => choices.find((c) => !c.onActivePath)?.id ?? choices[1]?.id);
-  const [bId, setB] = useState<string | undefined>(() => choices[0]?.id);
+  // B starts as the active branch (its deepest choice), A as another branch's end.
+  const [bId, setB] = useState<string | undefined>(() => (choices.findLast((c) => c.onActivePath) ?? choices[0])?.id);
+  const [aId, setA] = useState<string | undefined>(
+    () => (choices.find((c) => !c.onActivePath && c.id !== bId) ?? choices.find((c) => c.id !== bId))?.id,
+  );
   const [focus, setFocus] = useState("");
   const [status, setStatus] = useState<{ ok: boolean; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
+  const a = aId && byId.has(aId) ? aId : undefined;
+  const b = bId && byId.has(bId) ? bId : undefined;
+  const comparison = useMemo(() => (a && b ? comparePaths(pathTo(byId, a), pathTo(byId, b)) : undefined), [a, b, byId]);
 
   if (choices.length < 2) {
     return (
@@ -31,9 +37,6 @@ export function CompareView({ snapshot, reload }: Props) {
       </p>
     );
   }
-  const a = aId && byId.has(aId) ? aId : undefined;
-  const b = bId && byId.has(bId) ? bId : undefined;
-  const comparison = a && b ? comparePaths(pathTo(byId, a), pathTo(byId, b)) : undefined;
 
   const bringBack = async (from: string, into: string, name: string, target: string) => {
     setBusy(true);
@@ -150,8 +153,12 @@ function totalsText(t: SideTotals): string {
   return parts.join(" · ");
 }
 
+/** Entries listed at first and per "show more" in a column: a 25,000-entry branch must not stall the page. */
+const PAGE = 200;
+
 function PathColumn({ name, entries }: { name: string; entries: Entry[] }) {
-  const totals = sideTotals(entries);
+  const totals = useMemo(() => sideTotals(entries), [entries]);
+  const [shown, setShown] = useState(PAGE);
   return (
     <section className="compare-column" aria-label={`${name} path`}>
       <h2>{name}</h2>
@@ -162,7 +169,7 @@ function PathColumn({ name, entries }: { name: string; entries: Entry[] }) {
         <p className="muted">Nothing of its own: this path is part of the other.</p>
       ) : (
         <ol>
-          {entries.map((e) => {
+          {entries.slice(0, shown).map((e) => {
             const tokens = entryTokens(e);
             const tools = entryTools(e);
             return (
@@ -178,6 +185,11 @@ function PathColumn({ name, entries }: { name: string; entries: Entry[] }) {
             );
           })}
         </ol>
+      )}
+      {entries.length > shown && (
+        <button type="button" className="show-more" onClick={() => setShown((n) => n + PAGE)}>
+          Show {Math.min(PAGE, entries.length - shown)} more of {entries.length - shown} remaining entries
+        </button>
       )}
     </section>
   );

@@ -8,6 +8,8 @@ import { SpanDetails } from "./SpanDetails.js";
 import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
 
 const ICONS = { model: Sparkles, tool: Wrench, compaction: Minimize2, subagent: Bot } as const;
+/** Rows drawn at first and per "show more": a long session's thousands of calls stay fast to open. */
+const PAGE = 400;
 
 /**
  * The run timeline: every model call, tool call, compaction and sub-agent of the session as a bar on
@@ -20,6 +22,7 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
   const [version, setVersion] = useState(0);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [selected, setSelected] = useState<string | undefined>();
+  const [shown, setShown] = useState(PAGE);
 
   // A run that ends adds spans: read the timeline again.
   useEffect(() => runs.onRunEnd((id) => id === sessionId && setVersion((v) => v + 1)), [sessionId]);
@@ -87,7 +90,7 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
         </span>
       </div>
       <ul className="timeline-rows" aria-label="Timeline" onKeyDown={onKeyDown}>
-        {rows.map((row) => (
+        {rows.slice(0, shown).map((row) => (
           <li key={row.key} className={`timeline-row kind-${row.span.kind}`}>
             <span className="timeline-label-col" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
               {row.lane ? (
@@ -116,6 +119,11 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
           </li>
         ))}
       </ul>
+      {rows.length > shown && (
+        <button type="button" className="show-more" onClick={() => setShown((n) => n + PAGE)}>
+          Show {Math.min(PAGE, rows.length - shown)} more of {rows.length - shown} remaining spans
+        </button>
+      )}
       {selectedRow && <SpanDetails span={selectedRow.span} t0={t0} onClose={() => setSelected(undefined)} />}
     </div>
   );
