@@ -137,17 +137,20 @@ export async function runToolCalls(
                   }),
                 ...(ctx.services ? { run: ctx.services } : {}),
                 ask: async (request) => {
-                  const asked = ctx.clock.now();
+                  // Only a person's answer is a wait; a rule allows or denies at once.
+                  let promptedAt: number | undefined;
                   try {
-                    await ctx.permission.ask({
-                      ...request,
-                      metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
-                    });
+                    await ctx.permission.ask(
+                      { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
+                      () => {
+                        promptedAt = ctx.clock.now();
+                      },
+                    );
                   } catch (err) {
                     if (isArborError(err, "permission_rejected")) rejected = true;
                     throw err;
                   } finally {
-                    waitMs += Math.max(0, ctx.clock.now() - asked);
+                    if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
                   }
                 },
               },

@@ -27,4 +27,20 @@ describe("tool durations", () => {
     const tool = (await store.getActivePath(handle.sessionId)).find((e) => e.type === "message" && e.message.role === "tool");
     expect(tool?.type === "message" && tool.message).toMatchObject({ durationMs: 0, permissionWaitMs: 5_000 });
   });
+
+  it("count no wait when a rule allows the call at once", async () => {
+    // Every reading of this clock moves it on by 1 ms, so any measured wait would show.
+    let now = 0;
+    const model = scriptedModel([[toolCall("read", { path: "notes.txt" }, { id: "r1" })], [text("done")]]);
+    const { runtime, cwd } = await harness({ model, clock: { now: () => ++now, sleep: async () => {} } });
+    writeFileSync(join(cwd, "notes.txt"), "hello\n");
+    const handle = runtime.run({ prompt: "read the notes" });
+    const events: RunEvent[] = [];
+    for await (const event of handle) events.push(event);
+    expect((await handle.result).status).toBe("done");
+    expect(events.some((e) => e.type === "permission_request")).toBe(false);
+    const end = events.find((e) => e.type === "tool_end");
+    expect(end).toMatchObject({ tool: "read", is_error: false });
+    expect(end && "permission_wait_ms" in end).toBe(false);
+  });
 });
