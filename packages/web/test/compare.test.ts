@@ -76,6 +76,9 @@ describe("compare branches", () => {
     expect(summary).toMatchObject({ type: "branch_summary", parentId: bLeaf, fromId: aLeaf });
     expect(summary?.type === "branch_summary" && summary.summary).toContain("streaming the parser works");
     expect(after.session.leafEntryId).toBe(summary?.id);
+    // Branch B is now shown from its new end, the summary.
+    expect(await page.getByRole("combobox", { name: "Branch B" }).inputValue()).toBe(summary?.id);
+    await colB.getByText(/Branch summary: Branch A found/).waitFor();
     await screenshot(page, "compare-brought-back");
     await page.close();
   });

@@ -38,15 +38,18 @@ export function CompareView({ snapshot, reload }: Props) {
     );
   }
 
-  const bringBack = async (from: string, into: string, name: string, target: string) => {
+  const bringBack = async (from: string, into: string, name: string, target: string, followNewLeaf: (id: string) => void) => {
     setBusy(true);
     setStatus(undefined);
     try {
-      await apiResponse(`/api/sessions/${encodeURIComponent(snapshot.session.id)}/leaf`, {
+      const res = await apiResponse(`/api/sessions/${encodeURIComponent(snapshot.session.id)}/leaf`, {
         method: "POST",
         json: { entry_id: into, summarize: true, from_entry_id: from, ...(focus.trim() ? { focus: focus.trim() } : {}) },
       });
+      const leaf = ((await res.json()) as { leafEntryId?: unknown }).leafEntryId;
       await reload();
+      // The target branch now ends at the summary: keep comparing that branch, from its new end.
+      if (typeof leaf === "string") followNewLeaf(leaf);
       setStatus({
         ok: true,
         text: `${name}'s conclusions are now a branch summary under ${target}, the active leaf: continue there in Chat.`,
@@ -103,14 +106,14 @@ export function CompareView({ snapshot, reload }: Props) {
                 type="button"
                 className="primary"
                 disabled={busy || comparison.a.length === 0}
-                onClick={() => a && b && bringBack(a, b, "Branch A", "branch B")}
+                onClick={() => a && b && bringBack(a, b, "Branch A", "branch B", setB)}
               >
                 Bring A's conclusions into B
               </button>
               <button
                 type="button"
                 disabled={busy || comparison.b.length === 0}
-                onClick={() => a && b && bringBack(b, a, "Branch B", "branch A")}
+                onClick={() => a && b && bringBack(b, a, "Branch B", "branch A", setA)}
               >
                 Bring B's conclusions into A
               </button>
