@@ -91,6 +91,8 @@ describe("run timeline", () => {
     expect(await list.locator(".kind-subagent").count()).toBe(2);
     expect(await list.locator(".kind-compaction").count()).toBe(1);
     expect(await list.getByTestId("wait-bar").count()).toBe(1);
+    // Main calls 940 + 1230 + 1520, each branch's first call 310, the compaction 2060.
+    expect(await page.getByTestId("timeline-totals").textContent()).toContain("6370 tokens");
     expect(await list.locator(".kind-model").first().getByTestId("span-facts").textContent()).toContain("940 tok");
     await screenshot(page, "timeline-1440");
 

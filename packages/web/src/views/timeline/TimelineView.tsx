@@ -39,6 +39,16 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
   }, [sessionId, version]);
 
   const rows = useMemo(() => (lane ? timelineRows(lane, collapsed) : []), [lane, collapsed]);
+  // What the whole run spent, sub-agents included (collapsing a lane hides rows, not its spending).
+  const spent = useMemo(() => {
+    let tokens = 0;
+    let cost = 0;
+    for (const row of lane ? timelineRows(lane, new Set()) : []) {
+      tokens += spanTokens(row.span) ?? 0;
+      cost += spanCost(row.span) ?? 0;
+    }
+    return { tokens, cost };
+  }, [lane]);
   if (error)
     return (
       <p role="alert" className="error">
@@ -73,7 +83,10 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
   return (
     <div className="timeline">
       <p className="timeline-summary">
-        {formatDuration(total)} in all · {rows.length} spans
+        <span data-testid="timeline-totals">
+          {formatDuration(total)} in all · {rows.length} spans · {formatTokens(spent.tokens) || "0"} tokens
+          {spent.cost > 0 ? ` · ${formatCost(spent.cost)}` : ""}
+        </span>
         <span className="legend">
           <span className="swatch model" /> model <span className="swatch tool" /> tool <span className="swatch wait" /> waiting
           for permission <span className="swatch compaction" /> compaction <span className="swatch subagent" /> sub-agent
