@@ -205,7 +205,7 @@ describe("arbor demo", () => {
       expect(r.stdout).toMatch(/✓ bash node math\.test\.js \d+ ms exit 1\n/);
       expect(r.stdout).toMatch(/✓ edit math\.js \d+ ms\n/);
       expect(r.stdout).toMatch(/✓ bash node math\.test\.js \d+ ms\n/);
-      expect(r.stdout).toMatch(/✓ done · 5 steps · .* tokens · \$0\.\d{4}\n/);
+      expect(r.stdout).toMatch(/✓ done · 6 steps · .* tokens · \$0\.\d{4}\n/);
       expect(await readFile(join(ws!, "math.js"), "utf8")).toContain("let total = 0;");
       expect(execFileSync(process.execPath, ["math.test.js"], { cwd: ws, encoding: "utf8" })).toContain("all 3 checks passed");
 
@@ -219,8 +219,9 @@ describe("arbor demo", () => {
           ? m.content.filter((p) => p.type === "tool-call").map((p) => (p as { toolName: string }).toolName)
           : [],
       );
-      expect(calls).toEqual(["read", "read", "bash", "edit", "bash"]);
-      expect(all.filter((m) => m.role === "tool")).toHaveLength(5);
+      // The run keeps a plan with the goal tool, so the inspector's Goals view has something to show.
+      expect(calls).toEqual(["goal", "read", "read", "bash", "goal", "edit", "goal", "bash", "goal"]);
+      expect(all.filter((m) => m.role === "tool")).toHaveLength(9);
       expect(snap.session.cwd).toBe(ws);
     } finally {
       if (ws && existsSync(ws)) await rm(ws, { recursive: true, force: true });
@@ -232,7 +233,7 @@ describe("arbor demo", () => {
     const r = await arbor(["demo", "--json", "--store", store], { home });
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
-    expect(all.filter((e) => e.type === "tool_end")).toHaveLength(5);
+    expect(all.filter((e) => e.type === "tool_end")).toHaveLength(9);
     const ws = /workspace (\S+)/.exec(r.stderr)?.[1];
     expect(ws).toBeDefined();
     await rm(ws!, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import {
   SessionMetaSchema,
   SnapshotSchema,
   ThinkingLevelSchema,
+  TimelineLaneSchema,
 } from "@arbor/core/internal";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
@@ -147,9 +148,16 @@ export const LeafRequest = z
       .boolean()
       .optional()
       .describe("Record a branch_summary of the branch being left (written by the compaction model) under the new leaf."),
+    from_entry_id: EntryId.optional().describe(
+      "With summarize: summarize the branch ending at this entry instead of the active one, bringing its conclusions into the target.",
+    ),
     focus: Focus.optional(),
   })
-  .refine((b) => b.focus === undefined || b.summarize === true, { message: "focus needs summarize: true", path: ["focus"] });
+  .refine((b) => b.focus === undefined || b.summarize === true, { message: "focus needs summarize: true", path: ["focus"] })
+  .refine((b) => b.from_entry_id === undefined || b.summarize === true, {
+    message: "from_entry_id needs summarize: true",
+    path: ["from_entry_id"],
+  });
 
 export const CompactRequest = z.strictObject({ focus: Focus.optional() });
 
@@ -256,4 +264,5 @@ export const NAMED_SCHEMAS = {
   ToolStatsList: ToolStatsResponse,
   FoundToolCall: FoundToolCallWire,
   ToolCallList: ToolCallListResponse,
+  TimelineLane: TimelineLaneSchema,
 } as const satisfies Record<string, z.ZodType>;

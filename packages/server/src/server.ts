@@ -19,6 +19,7 @@ import { permissionRoutes } from "./routes/permissions.js";
 import { planRoutes } from "./routes/plan.js";
 import { revertRoutes } from "./routes/revert.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { timelineRoutes } from "./routes/timeline.js";
 import { traceRoutes } from "./routes/traces.js";
 import { uiChatRoutes } from "./routes/ui-chat.js";
 import { watchRoutes } from "./routes/watch.js";
@@ -108,6 +109,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...cacheRoutes(ctx),
     ...debugRoutes(ctx),
     ...traceRoutes(ctx),
+    ...timelineRoutes(ctx),
   ];
 
   const app = new Hono();

@@ -119,6 +119,54 @@ describe("POST /api/sessions/:id/leaf with summarize", () => {
   });
 });
 
+describe("POST /api/sessions/:id/leaf with from_entry_id (bring back)", () => {
+  it("summarizes the named branch, not the active one, into the target, whichever branch is active", async () => {
+    let summaryRequest = "";
+    const server = await startServer({
+      script: [
+        [text("Ready.")],
+        [text("Approach A works: use a streaming parser.")],
+        [text("Approach B is slow.")],
+        (call) => {
+          summaryRequest = promptText(call);
+          return [text("A concluded: use a streaming parser.")];
+        },
+      ],
+    });
+    const id = await chat(server, "start");
+    await chat(server, "try approach A", id);
+    const a = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).session.leafEntryId as string;
+    const [, ready] = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).activePath;
+    // Branch B from "Ready."; it is the active branch when A is brought back into it.
+    const b = await readSse(
+      await server.api("/api/chat", { json: { message: "try approach B", session_id: id, from_entry_id: ready } }),
+    );
+    expect(b.at(-1)?.event.type).toBe("done");
+    const bLeaf = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).session.leafEntryId as string;
+
+    const moved = await json<SessionMeta>(
+      server.api(`/api/sessions/${id}/leaf`, { json: { entry_id: bLeaf, summarize: true, from_entry_id: a } }),
+    );
+    const after = await json<Snapshot>(server.api(`/api/sessions/${id}`));
+    const summary = after.entries.at(-1);
+    expect(summary).toMatchObject({ type: "branch_summary", parentId: bLeaf, fromId: a });
+    expect(moved.leafEntryId).toBe(summary?.id);
+    expect(summaryRequest).toContain("try approach A");
+    expect(summaryRequest).not.toContain("try approach B");
+
+    const bad = await errorOf(await server.api(`/api/sessions/${id}/leaf`, { json: { entry_id: bLeaf, from_entry_id: a } }));
+    expect(bad).toMatchObject({ status: 400, code: "invalid_input" });
+    expect(
+      await errorOf(
+        await server.api(`/api/sessions/${id}/leaf`, {
+          json: { entry_id: bLeaf, summarize: true, from_entry_id: "nosuchentry" },
+        }),
+      ),
+    ).toMatchObject({ status: 404, code: "entry_not_found" });
+    expect((await json<Snapshot>(server.api(`/api/sessions/${id}`))).entries).toHaveLength(after.entries.length);
+  });
+});
+
 describe("the event log goes with its session", () => {
   it("DELETE /api/sessions/:id deletes the session's watch events", async () => {
     const server = await startServer({ script: [[text("Hi.")]] });

@@ -54,6 +54,7 @@ describe("GET /api/openapi.json", () => {
         "GET /api/cache/stats",
         "POST /api/cache/clear",
         "GET /api/sessions/{id}/debug",
+        "GET /api/sessions/{id}/timeline",
         "GET /api/traces/{id}",
         "GET /api/traces/{id}/messages",
         "PATCH /api/traces/{id}/replay",

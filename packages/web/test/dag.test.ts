@@ -77,12 +77,72 @@ describe("goal DAG", () => {
     await canvas.getByText("Sub design").waitFor();
     await canvas.getByText("Sub code").waitFor();
     await screenshot(page, "dag-expanded-1920");
+    // The sub-trace is marked with a bundled icon (an SVG), not a font glyph that may not exist.
+    expect(await subNode.locator("svg").count()).toBeGreaterThan(0);
+    expect(await subNode.textContent()).not.toContain("⑂");
 
     // An edge's label lists that goal's messages.
     await press(page.getByRole("button", { name: "Messages of 1 Analyse the code" }));
     const panel = page.getByRole("region", { name: "Edge messages" });
     await panel.locator("li").first().waitFor();
     expect(await panel.textContent()).toContain("goal");
+
+    // The live events say what changed, not just their type.
+    await page.getByText(/Live events/).click();
+    const log = page.getByTestId("event-log");
+    expect(await log.locator('[data-event="goal_added"]').first().textContent()).toMatch(/Goal 1 .Analyse the code. added/);
+    expect(await log.textContent()).toMatch(/Goal 1 is now completed/);
+    expect(await log.textContent()).toMatch(/tool goal returned under goal 1/);
+    expect(await log.textContent()).not.toMatch(/#\d+ message_added/);
+    await page.close();
+  });
+
+  it("keeps labels readable on a narrow screen (the plan flows down) and re-fits after each expand and collapse", async () => {
+    server = await startWebServer({ script: SCRIPT });
+    const res = await server.api("/api/chat", { json: { message: "Build the feature" } });
+    const sessionId = /"session_id":"([^"]+)"/.exec(await res.text())?.[1] as string;
+    const page = await openPage(browser, { width: 1024, height: 1200 });
+    await page.goto(`${server.url}/sessions/${sessionId}/dag`);
+    const canvas = page.getByTestId("dag-canvas");
+    await canvas.getByText("Analyse the code").waitFor();
+    // Run in the page (as text: the tests are compiled without the DOM's types).
+    /** The smallest rendered font of the graph's words (font size times the view's zoom). */
+    const smallestText = () =>
+      page.evaluate(`(() => {
+        const viewport = document.querySelector(".react-flow__viewport");
+        const zoom = new DOMMatrixReadOnly(getComputedStyle(viewport).transform).a;
+        const sizes = [...document.querySelectorAll(".goal-title, .edge-label .edge-stats")].map(
+          (el) => Number.parseFloat(getComputedStyle(el).fontSize) * zoom,
+        );
+        return Math.min(...sizes);
+      })()`) as Promise<number>;
+    /** Every node inside the canvas's box (a fit that missed new nodes leaves them cut off). */
+    const allInView = () =>
+      page.evaluate(`(() => {
+        const box = document.querySelector('[data-testid="dag-canvas"]').getBoundingClientRect();
+        return [...document.querySelectorAll(".goal-node")].every((n) => {
+          const r = n.getBoundingClientRect();
+          return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+        });
+      })()`) as Promise<boolean>;
+    const nodes = 'document.querySelectorAll(".goal-node").length';
+    await page.waitForFunction(`${nodes} >= 4`);
+    expect(await smallestText()).toBeGreaterThanOrEqual(10);
+    // The narrow canvas lays the plan out top down, and it fits.
+    await expect.poll(allInView).toBe(true);
+    await screenshot(page, "dag-collapsed-1024");
+
+    await press(page.getByRole("button", { name: "Expand 2 Implement the feature" }));
+    await canvas.getByText("Design the API").waitFor();
+    // The view fits again once the new nodes are measured: none is left cut off.
+    await page.waitForFunction(`${nodes} >= 6`);
+    await expect.poll(allInView).toBe(true);
+    expect(await smallestText()).toBeGreaterThanOrEqual(10);
+    await screenshot(page, "dag-expanded-1024");
+
+    await press(page.getByRole("button", { name: "Collapse 2 Implement the feature" }));
+    await page.waitForFunction(`${nodes} < 6`);
+    await expect.poll(allInView).toBe(true);
     await page.close();
   });
 });

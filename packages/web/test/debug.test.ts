@@ -68,7 +68,7 @@ describe("debug panel", () => {
     await page.getByRole("table", { name: "Tool calls" }).getByText("read", { exact: true }).waitFor();
 
     // Keyboard: open the first call's input and output.
-    const show = first.getByRole("button", { name: /Input and output of call/ });
+    const show = first.getByRole("button", { name: /input and output of call/i });
     await show.focus();
     await page.keyboard.press("Enter");
     expect(await show.getAttribute("aria-expanded")).toBe("true");
@@ -82,6 +82,34 @@ describe("debug panel", () => {
     const plain = await run(server, "Plain question");
     await page.goto(`${server.url}/sessions/${plain}/debug`);
     await page.getByText("No debug records").waitFor();
+    await page.close();
+  });
+
+  it("the composer's debug picker turns debug on for the runs it starts, and keeps the choice across a reload", async () => {
+    server = await startWebServer({
+      script: [[text("Reading it."), toolCall("read", { path: "notes.txt" })], [text("Hello, says the file.")]],
+    });
+    writeFileSync(join(server.cwd, "notes.txt"), "hello\n");
+    const page = await openPage(browser, { width: 1440, height: 900 });
+    await page.goto(server.url);
+    const picker = page.getByLabel("Debug");
+    expect(await picker.inputValue()).toBe("off");
+    // Keyboard only: focus the picker and choose "standard".
+    await picker.focus();
+    await picker.selectOption("standard");
+    await page.reload();
+    expect(await page.getByLabel("Debug").inputValue()).toBe("standard");
+    await screenshot(page, "composer-debug-picker");
+    await page.getByLabel("Message").fill("What do the notes say?");
+    await page.getByLabel("Message").press("Control+Enter");
+    await page.waitForURL(/\/sessions\//);
+    await page.getByText("Hello, says the file.").waitFor();
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2] as string);
+    const records = ((await (await server.api(`/api/sessions/${sessionId}/debug`)).json()) as { records: Rec[] }).records;
+    expect(records.filter((r) => r.kind === "llm")).toHaveLength(2);
+    expect(records.filter((r) => r.kind === "tool")).toHaveLength(1);
+    await page.goto(`${server.url}/sessions/${sessionId}/debug`);
+    await page.getByRole("table", { name: "LLM calls" }).locator("tr.llm-row").nth(1).waitFor();
     await page.close();
   });
 });

@@ -1,10 +1,11 @@
 import { cpus, loadavg } from "node:os";
 import { text } from "@arbor/testkit";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { importBigSession } from "./helpers/big-session.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";
+import { budget, LOAD_FACTOR, summary, timed } from "./helpers/timing.js";
 
 let browser: Browser;
 let server: WebServer | undefined;
@@ -18,32 +19,6 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Milliseconds from the start of `action` (run in the page) until the frame after the DOM reflects it. */
-async function timed(page: Page, action: string, done: string): Promise<number> {
-  // Strings, not functions: the tests are typechecked without the DOM library.
-  return page.evaluate(`(async () => {
-    const t0 = performance.now();
-    ${action};
-    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
-    while (!(${done})) await frame();
-    await frame();
-    return performance.now() - t0;
-  })()`);
-}
-
-function summary(times: number[]): { median: number; p90: number; max: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number);
-  return { median: at(0.5), p90: at(0.9), max: Math.round(sorted.at(-1) as number) };
-}
-
-/**
- * The budgets are an idle machine's; when more work is queued than there are cores (other test
- * files, other processes), every wall-clock figure stretches by about that ratio, so they do too.
- */
-const LOAD_FACTOR = Math.max(1, loadavg()[0]! / cpus().length);
-const budget = (ms: number) => Math.round(ms * LOAD_FACTOR);
 
 describe("session tree", () => {
   // Wall-clock budgets on a shared 2-core machine: a burst of other work can push one attempt over,

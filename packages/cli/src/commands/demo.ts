@@ -14,7 +14,7 @@ export const demoCommand: TopCommand = {
   usage: "",
   summary: "Replay a recorded coding run through the real runtime, tools and store: no API key, no network.",
   details: [
-    "A copy of a tiny project whose tests fail is made in a new temporary directory. The recorded model reads the code, runs the tests with bash (they fail), fixes the bug with edit, runs them again (they pass) and sums up. The model's answers are replayed from a cassette (demo/cassette.json, as arbor run --replay would), each checked against what the run sends; everything else is real: the tools act on the copy, and the session is stored like any other.",
+    "A copy of a tiny project whose tests fail is made in a new temporary directory. The recorded model makes a three-goal plan (find, fix, check: the inspector's Goals view shows it), reads the code, runs the tests with bash (they fail), fixes the bug with edit, runs them again (they pass) and sums up. The model's answers are replayed from a cassette (demo/cassette.json, as arbor run --replay would), each checked against what the run sends; everything else is real: the tools act on the copy, and the session is stored like any other.",
     "Afterwards, look at the session with 'arbor sessions show <id>' and 'arbor sessions tree <id>'; the workspace is left in place.",
   ],
   options: {

@@ -21,6 +21,7 @@ function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
         ...(input.agent !== undefined ? { agent: input.agent } : {}),
         ...(input.model !== undefined ? { model: input.model } : {}),
         ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
+        ...(input.debug !== undefined ? { debug: input.debug } : {}),
       }),
     close: () => runtime.close(),
   };
@@ -115,6 +116,7 @@ export const runCommand: TopCommand = {
             // Named for the run, so a continued session switches to it (and records the change).
             ...(flags.model !== undefined ? { model: flags.model } : {}),
             ...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
+            ...(flags.debug !== undefined ? { debug: flags.debug } : {}),
           },
           next: (id) => [
             ["continue", `arbor run${store} --session ${id} "…"`],

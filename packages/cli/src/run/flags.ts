@@ -3,6 +3,9 @@ import { dirname, resolve } from "node:path";
 import {
   assertSessionId,
   type Config,
+  DEBUG_LEVELS,
+  type DebugLevel,
+  DebugLevelSchema,
   loadConfig,
   parseThinkingLevel,
   THINKING_LEVEL_HINT,
@@ -63,6 +66,12 @@ export const RUN_OPTIONS: OptionDefs = {
     short: "y",
     description: "Allow every permission ask (once each). Without it you are asked on a terminal, and asks are denied otherwise.",
   },
+  debug: {
+    type: "string",
+    valueName: "level",
+    description:
+      "Record the run's calls for the inspector's Debug tab and `GET /api/sessions/<id>/debug`: basic (tool timing), standard (also model calls, input and output cut short) or full (whole inputs and outputs). Default: off.",
+  },
   record: {
     type: "string",
     valueName: "file",
@@ -91,6 +100,8 @@ export interface RunFlags {
   agent?: string | undefined;
   maxTurns?: number | undefined;
   thinking?: ThinkingLevel | undefined;
+  /** `--debug`: what DebugMiddleware keeps of the run's calls. */
+  debug?: DebugLevel | undefined;
   yes: boolean;
   /** `--record`: absolute; its directory exists. */
   record?: string | undefined;
@@ -150,6 +161,7 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     throw new UsageError(`--thinking ${thinkingText}: use one of ${THINKING_LEVEL_HINT}.`);
   }
   const { record, replay } = cassetteFlags(io, values, model);
+  const debug = debugFlag(values);
   return {
     prompt,
     resume,
@@ -160,10 +172,20 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
     agent,
     maxTurns,
     ...(thinking === undefined ? {} : { thinking }),
+    ...(debug === undefined ? {} : { debug }),
     yes: flag(values, "yes"),
     ...(record === undefined ? {} : { record }),
     ...(replay === undefined ? {} : { replay }),
   };
+}
+
+/** `--debug <level>`: one of the DebugMiddleware levels, else exit 2 naming them. */
+function debugFlag(values: OptionValues): DebugLevel | undefined {
+  const text = stringOption(values, "debug");
+  if (text === undefined) return undefined;
+  const parsed = DebugLevelSchema.safeParse(text.trim());
+  if (!parsed.success) throw new UsageError(`--debug ${text}: use one of ${DEBUG_LEVELS.join(", ")}.`);
+  return parsed.data;
 }
 
 /** `--record` and `--replay`, checked: not both, no --model with a replay, a directory to record into. */

@@ -121,6 +121,7 @@ export async function planCompaction(input: CompactionRequest): Promise<Compacti
       // What the summary cost is kept with it, so a run's spending can be read back from its entries.
       usage: summarizer.usage,
       cost: summarizer.cost,
+      durationMs: summarizer.durationMs,
       ...(summarizer.costKnown ? {} : { costKnown: false }),
     },
   };

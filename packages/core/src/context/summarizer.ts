@@ -33,8 +33,17 @@ export class Summarizer {
   /** False once a call used a model without a known price. */
   costKnown = true;
   calls = 0;
+  /** Clock times of the first call's start and the last call's end: the compaction's span (calls may overlap). */
+  private firstStart: number | undefined;
+  private lastEnd: number | undefined;
 
   constructor(private readonly env: SummarizerEnv) {}
+
+  /** Wall time from the first call's start to the last call's end; 0 before any call. */
+  get durationMs(): number {
+    if (this.firstStart === undefined || this.lastEnd === undefined) return 0;
+    return Math.max(0, Math.round(this.lastEnd - this.firstStart));
+  }
 
   /** `provider/model` of the summarizer. */
   get model(): string {
@@ -72,7 +81,9 @@ export class Summarizer {
       abortSignal: env.signal,
     };
     const started = env.clock.now();
+    this.firstStart = Math.min(this.firstStart ?? started, started);
     const { stream, failure } = await callModel(env, env.model.model, options, SILENT_SINK);
+    this.lastEnd = Math.max(this.lastEnd ?? 0, env.clock.now());
     if (stream.usage) {
       this.usage = addUsage(this.usage, stream.usage);
       this.cost += costOf(stream.usage, env.model.info.cost);

@@ -18,7 +18,7 @@ function cut(text: string, max: number): string {
 }
 
 /** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
-function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number): ToolMessage {
+function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number, waitMs = 0): ToolMessage {
   const part: ToolMessage["content"][number] = {
     type: "tool-result",
     toolCallId: call.toolCallId,
@@ -33,6 +33,7 @@ function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: n
     content: [part],
     description: call.toolName,
     durationMs,
+    ...(waitMs > 0 ? { permissionWaitMs: waitMs } : {}),
     ...(outcome.isError ? { error: { code: outcome.code, message: cut(outcome.output, 500) } } : {}),
   };
 }
@@ -110,6 +111,8 @@ export async function runToolCalls(
     ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
     let reported: Record<string, unknown> | undefined;
     const started = ctx.clock.now();
+    // Time spent waiting on a person is not the tool's: it is kept apart so durations stay honest.
+    let waitMs = 0;
     const refusal = limits.refusals.get(call.toolCallId);
     let outcome: ToolOutcome =
       refusal !== undefined
@@ -138,14 +141,20 @@ export async function runToolCalls(
                 },
                 ...(ctx.services ? { run: ctx.services } : {}),
                 ask: async (request) => {
+                  // Only a person's answer is a wait; a rule allows or denies at once.
+                  let promptedAt: number | undefined;
                   try {
-                    await ctx.permission.ask({
-                      ...request,
-                      metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId },
-                    });
+                    await ctx.permission.ask(
+                      { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
+                      () => {
+                        promptedAt = ctx.clock.now();
+                      },
+                    );
                   } catch (err) {
                     if (isArborError(err, "permission_rejected")) rejected = true;
                     throw err;
+                  } finally {
+                    if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
                   }
                 },
               },
@@ -155,10 +164,11 @@ export async function runToolCalls(
     if (ctx.signal.aborted && outcome.isError && outcome.code !== "permission_rejected" && outcome.code !== "permission_denied") {
       outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
     }
-    const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
+    const wait = Math.round(waitMs);
+    const durationMs = Math.max(0, Math.round(ctx.clock.now() - started) - wait);
     // What the tool last reported while running stays with its result; the result's own keys win.
     if (reported !== undefined) outcome = { ...outcome, metadata: { ...reported, ...outcome.metadata } };
-    await persistInOrder(toolMessage(call, outcome, durationMs));
+    await persistInOrder(toolMessage(call, outcome, durationMs, wait));
     ctx.emit({
       type: "tool_end",
       call_id: call.toolCallId,
@@ -167,6 +177,7 @@ export async function runToolCalls(
       cached: outcome.cached ?? false,
       is_error: outcome.isError,
       duration_ms: durationMs,
+      ...(wait > 0 ? { permission_wait_ms: wait } : {}),
     });
   });
   return { rejected };

@@ -50,6 +50,8 @@ export const ToolMessageSchema = z.looseObject({
   role: z.literal("tool"),
   content: z.array(ToolResultPartSchema),
   ...messageMeta,
+  /** Time the call spent waiting for a person to answer a permission ask; `durationMs` leaves it out. */
+  permissionWaitMs: z.number().nonnegative().optional(),
 });
 
 export const MessageSchema = z.discriminatedUnion("role", [

@@ -27,7 +27,9 @@ export const ToolEndEventSchema = z.object({
   output: z.string(),
   cached: z.boolean(),
   is_error: z.boolean(),
+  /** The tool's own time: a wait for a permission answer is not in it (see `permission_wait_ms`). */
   duration_ms: z.number().int().nonnegative().optional(),
+  permission_wait_ms: z.number().int().nonnegative().optional(),
 });
 /** A running tool's progress report (an MCP server's progress notification, say); shown live, never stored. */
 export const ToolProgressEventSchema = z.object({

@@ -107,19 +107,20 @@ export async function switchSessionLeaf(
   entryId: string | null,
   options: SwitchLeafOptions = {},
 ): Promise<SwitchLeafResult> {
-  const from = await pathOf(deps, sessionId);
-  let to: Entry[] = [];
-  if (entryId !== null) {
-    const target = await deps.store.getEntry(sessionId, entryId);
-    if (!target)
-      throw new ArborError(
-        "entry_not_found",
-        `No entry ${entryId} in session ${sessionId}; see arbor sessions tree ${sessionId}.`,
-      );
-    const byId = new Map<string, Entry>();
-    for (const e of await deps.store.listEntries(sessionId)) byId.set(e.id, e);
-    to = activePath(entryId, (id) => byId.get(id));
+  const active = await pathOf(deps, sessionId);
+  const byId = new Map<string, Entry>();
+  const pathTo = async (id: string): Promise<Entry[]> => {
+    if (!(await deps.store.getEntry(sessionId, id)))
+      throw new ArborError("entry_not_found", `No entry ${id} in session ${sessionId}; see arbor sessions tree ${sessionId}.`);
+    if (byId.size === 0) for (const e of await deps.store.listEntries(sessionId)) byId.set(e.id, e);
+    return activePath(id, (x) => byId.get(x));
+  };
+  if (options.fromEntryId !== undefined && !options.summarize) {
+    throw new ArborError("invalid_input", "fromEntryId names the branch to summarize: it needs summarize.");
   }
+  // The branch summarized: the one ending at fromEntryId when given (a bring-back), else the active path.
+  const from = options.fromEntryId !== undefined ? await pathTo(options.fromEntryId) : active;
+  const to: Entry[] = entryId !== null ? await pathTo(entryId) : [];
   if (!options.summarize) {
     if (entryId === null) await deps.store.resetLeaf(sessionId);
     else await deps.store.switchLeaf(sessionId, entryId);

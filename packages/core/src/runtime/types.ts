@@ -152,6 +152,11 @@ export interface CompactResult {
 export interface SwitchLeafOptions {
   /** Record a `branch_summary` of the branch being left, written by the compaction model. */
   summarize?: boolean;
+  /**
+   * With `summarize`: summarize the branch ending at this entry instead of the active path (bringing
+   * another branch's conclusions back into the target, whichever branch is active now).
+   */
+  fromEntryId?: string;
   focus?: string;
   model?: string | LanguageModelV4;
   signal?: AbortSignal;

@@ -21,8 +21,11 @@ export interface PermissionAskOptions {
 }
 
 export interface PermissionAsk {
-  /** The `ToolContext.ask` of every call made under these rules. */
-  ask(request: PermissionRequest): Promise<void>;
+  /**
+   * The `ToolContext.ask` of every call made under these rules. `onPrompt` is called when a person is
+   * about to be asked (a rule allows or denies at once): what follows is time spent waiting for them.
+   */
+  ask(request: PermissionRequest, onPrompt?: () => void): Promise<void>;
   /** What "always" answers settle, those given before and during this instance's life, in order. */
   approvals(): ApprovalRule[];
   /** The rules this instance enforces, without its approvals: a sub-agent's cap (see `capToCaller`). */
@@ -42,7 +45,7 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
   return {
     approvals: () => approved.map((rule) => ({ ...rule })),
     rules: () => options.rules.map((rule) => ({ ...rule })),
-    async ask(request) {
+    async ask(request, onPrompt) {
       const decision = evaluateRequest(options.rules, request, approved);
       if (decision.action === "allow") return;
       const what = `${request.permission} for ${decision.pattern === undefined ? "this request" : `"${decision.pattern}"`}`;
@@ -54,6 +57,7 @@ export function createPermissionAsk(options: PermissionAskOptions): PermissionAs
           { permission: request.permission, patterns: request.patterns },
         );
       }
+      onPrompt?.();
       const reply = await options.prompt(request, decision);
       if (reply === "reject") {
         throw new ArborError(

@@ -1,4 +1,6 @@
 export * from "./message-trace.js";
+export * from "./timeline.js";
+export * from "./timeline-read.js";
 export * from "./tool-stats.js";
 export * from "./trace-page.js";
 export * from "./trace-query.js";

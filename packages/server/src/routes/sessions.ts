@@ -87,7 +87,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         tag: "sessions",
         summary: "Switch branch: move the leaf to an entry, optionally summarizing the branch left",
         description:
-          "With `summarize`, the compaction model summarizes the branch being left and a `branch_summary` entry is appended under the target, becoming the leaf; the model sees it when the session continues there. A failure moves nothing.",
+          "With `summarize`, the compaction model summarizes the branch being left (or, with `from_entry_id`, the branch ending at that entry: a bring-back of its conclusions) and a `branch_summary` entry is appended under the target, becoming the leaf; the model sees it when the session continues there. A failure moves nothing.",
         params: SessionParams,
         body: LeafRequest,
         responses: {
@@ -100,7 +100,13 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       },
       async ({ params, body }, c) => {
         await requireIdle(params.id, "switch its leaf");
-        const options = body.summarize ? { summarize: true, ...(body.focus === undefined ? {} : { focus: body.focus }) } : {};
+        const options = body.summarize
+          ? {
+              summarize: true,
+              ...(body.focus === undefined ? {} : { focus: body.focus }),
+              ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
+            }
+          : {};
         await runtime.switchLeaf(params.id, body.entry_id, options);
         const meta = await store.getSession(params.id);
         if (!meta) throw new ArborError("session_not_found", `Session ${params.id} was deleted during the move.`);

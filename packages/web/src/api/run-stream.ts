@@ -9,6 +9,7 @@ export interface ChatBody {
   from_entry_id?: string;
   agent?: string;
   model?: string;
+  debug?: "basic" | "standard" | "full";
 }
 
 export interface StreamEvent {

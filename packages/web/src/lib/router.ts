@@ -3,9 +3,9 @@ import { useSyncExternalStore } from "react";
 /**
  * Client-side routes on the History API (the server answers every non-API path with the app):
  *   /                          the sessions list and a new chat
- *   /sessions/:id[/:tab]       a session; tab is chat (default), tree, dag, steps or debug
+ *   /sessions/:id[/:tab]       a session; tab is chat (default), tree, dag, timeline, compare, steps or debug
  */
-export const TABS = ["chat", "tree", "dag", "steps", "debug"] as const;
+export const TABS = ["chat", "tree", "dag", "timeline", "compare", "steps", "debug"] as const;
 export type Tab = (typeof TABS)[number];
 
 export type Route = { name: "home" } | { name: "session"; sessionId: string; tab: Tab };

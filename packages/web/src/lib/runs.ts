@@ -3,6 +3,7 @@ import { api } from "../api/client.js";
 import { type ChatBody, readRunStream, resumeStream, type StreamEvent, startChat } from "../api/run-stream.js";
 import { ignoreBody } from "../api/wire.js";
 import { applyRunEvent, isActive, newRun, type PermissionAsk, type PlanAsk, type RunState } from "../views/chat/run-state.js";
+import { debugLevel } from "./debug-level.js";
 
 /**
  * The runs this page is streaming, by session id, outside React so a run keeps streaming while the
@@ -70,7 +71,10 @@ class RunStore {
   }
 
   /** Starts a run; returns its key (the session id when continuing one). */
-  start(body: ChatBody, onSession?: (sessionId: string) => void): string {
+  start(given: ChatBody, onSession?: (sessionId: string) => void): string {
+    // The composer's debug picker applies to every run started here.
+    const level = debugLevel.value;
+    const body: ChatBody = level === "off" || given.debug !== undefined ? given : { ...given, debug: level };
     const key = body.session_id ?? `new-${++this.counter}`;
     const controller = new AbortController();
     this.controllers.set(key, controller);

@@ -33,6 +33,8 @@ export async function importBigSession(store: Store, total: number, sideBranchLe
             content: [{ type: "text", text: `Answer number ${i}, with some more words to fill the row.` }],
             model: "scripted/model",
             tokens: { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+            // A model call's own message carries its duration: the timeline draws each as a span.
+            durationMs: 800,
           },
         });
 

@@ -1,6 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseServerInfo, type ServerInfo } from "../../api/wire.js";
+import { DebugLevelPicker } from "./DebugLevelPicker.js";
 
 export interface ComposerValue {
   message: string;
@@ -134,6 +135,7 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
             ))}
           </datalist>
         </label>
+        <DebugLevelPicker />
         <div className="button-row">
           {running && onAbort && (
             <button type="button" className="danger" onClick={onAbort}>

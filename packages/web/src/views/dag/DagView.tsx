@@ -1,26 +1,35 @@
 import "@xyflow/react/dist/style.css";
 import type { MessageEntry } from "@arbor/core";
-import { Background, Controls, MarkerType, ReactFlow, type ReactFlowInstance } from "@xyflow/react";
+import { Background, Controls, MarkerType, ReactFlow, useNodesInitialized, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseMessages, parseTrace } from "../../api/wire.js";
 import { truncate } from "../../lib/format.js";
 import { TraceWatch, type WatchMessage, type WatchState } from "../../lib/trace-watch.js";
 import { buildDag, type DagEdge, statsText } from "./build-dag.js";
+import { describeEvent, type EventLine } from "./describe-event.js";
 import { GoalEdge, type GoalFlowEdge } from "./GoalEdge.js";
 import { type GoalFlowNode, GoalNode } from "./GoalNode.js";
 import { applyAffectedGoals, type GoalTreeView, normalizeGoalTree } from "./goals.js";
-import { layoutDag } from "./layout.js";
+import { layoutToFit } from "./layout.js";
 
 const nodeTypes = { goal: GoalNode };
 const edgeTypes = { goal: GoalEdge };
 /** Live events kept for the panel (the newest last). */
 const EVENT_LOG = 200;
+/**
+ * The smallest zoom the view goes to: node titles (13.6 px) and edge labels (12 px) stay at 10 px or
+ * more. A plan larger than the view pans, and collapsing its branches is the summary, instead of
+ * shrinking its words out of reach.
+ */
+const MIN_READABLE_ZOOM = 0.85;
+const FIT = { padding: 0.12, maxZoom: 1.2, minZoom: MIN_READABLE_ZOOM } as const;
 
 interface LoggedEvent {
   id: number;
   event: string;
   traceId: string;
+  line: EventLine;
 }
 
 /** The goal DAG of a trace, kept live by the watch socket. */
@@ -34,8 +43,23 @@ export function DagView({ traceId }: { traceId: string }) {
   const [flow, setFlow] = useState<{ nodes: GoalFlowNode[]; edges: GoalFlowEdge[] }>({ nodes: [], edges: [] });
   const [live, setLive] = useState<WatchState>("connecting");
   const [events, setEvents] = useState<LoggedEvent[]>([]);
+  const [canvasSize, setCanvasSize] = useState({ width: 0, height: 0 });
+  const canvas = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const el = canvas.current;
+    if (!el) return;
+    // Rounded to 50 px so a scrollbar or a pixel of jitter does not lay the graph out again.
+    const observer = new ResizeObserver(([entry]) => {
+      if (!entry) return;
+      const width = Math.round(entry.contentRect.width / 50) * 50;
+      const height = Math.round(entry.contentRect.height / 50) * 50;
+      setCanvasSize((cur) => (cur.width === width && cur.height === height ? cur : { width, height }));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   const refetchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const flowInstance = useRef<ReactFlowInstance<GoalFlowNode, GoalFlowEdge> | undefined>(undefined);
 
   const loadTrace = useCallback(
     async (id: string) => normalizeGoalTree((await api(`/api/traces/${encodeURIComponent(id)}`, parseTrace)).goal_tree),
@@ -57,7 +81,7 @@ export function DagView({ traceId }: { traceId: string }) {
   useEffect(() => {
     const onMessage = (m: WatchMessage) => {
       if (typeof m.event_id === "number") {
-        const logged = { id: m.event_id, event: m.event, traceId: String(m.trace_id ?? traceId) };
+        const logged = { id: m.event_id, event: m.event, traceId: String(m.trace_id ?? traceId), line: describeEvent(m) };
         setEvents((list) => [...list.slice(-(EVENT_LOG - 1)), logged]);
       }
       const own = m.trace_id === undefined || m.trace_id === traceId;
@@ -129,14 +153,14 @@ export function DagView({ traceId }: { traceId: string }) {
 
   useEffect(() => {
     let live = true;
-    layoutDag(dag).then(({ positions }) => {
+    layoutToFit(dag, canvasSize).then(({ positions, direction }) => {
       if (!live) return;
       setFlow({
         nodes: dag.nodes.map((n) => ({
           id: n.id,
           type: "goal",
           position: positions.get(n.id) ?? { x: 0, y: 0 },
-          data: { node: n },
+          data: { node: n, vertical: direction === "DOWN" },
           draggable: false,
           connectable: false,
         })),
@@ -153,15 +177,13 @@ export function DagView({ traceId }: { traceId: string }) {
     return () => {
       live = false;
     };
-  }, [dag, select, toggle]);
+  }, [dag, canvasSize, select, toggle]);
 
-  // Fit the graph each time its shape changes (fitView on the component only fits the first nodes);
-  // a long plan stays readable and pans rather than shrinking to a line.
-  useEffect(() => {
-    if (flow.nodes.length === 0) return;
-    const frame = requestAnimationFrame(() => void flowInstance.current?.fitView({ padding: 0.12, maxZoom: 1.2, minZoom: 0.55 }));
-    return () => cancelAnimationFrame(frame);
-  }, [flow.nodes]);
+  // The graph's shape: a change (expand, collapse, a new goal) fits the view again once measured.
+  const shape = useMemo(
+    () => `${flow.nodes[0]?.data.vertical ? "down" : "right"}:${flow.nodes.map((n) => n.id).join("|")}`,
+    [flow.nodes],
+  );
 
   const edges = useMemo(
     () => flow.edges.map((e) => (e.data && selected?.id === e.id ? { ...e, data: { ...e.data, selected: true } } : e)),
@@ -170,7 +192,7 @@ export function DagView({ traceId }: { traceId: string }) {
 
   return (
     <div className="dag">
-      <div className="dag-canvas" data-testid="dag-canvas">
+      <div className="dag-canvas" data-testid="dag-canvas" ref={canvas}>
         {tree === null && (
           <p className="muted" style={{ padding: "1rem" }}>
             No plan yet: this trace has no goal tree. It appears here once the agent calls the goal tool.
@@ -181,10 +203,7 @@ export function DagView({ traceId }: { traceId: string }) {
           edges={edges}
           nodeTypes={nodeTypes}
           edgeTypes={edgeTypes}
-          onInit={(instance) => {
-            flowInstance.current = instance;
-          }}
-          minZoom={0.2}
+          minZoom={MIN_READABLE_ZOOM}
           nodesDraggable={false}
           nodesConnectable={false}
           proOptions={{ hideAttribution: true }}
@@ -192,6 +211,7 @@ export function DagView({ traceId }: { traceId: string }) {
         >
           <Background />
           <Controls showInteractive={false} />
+          <FitOnChange shape={shape} />
         </ReactFlow>
       </div>
       <aside className="dag-side" aria-label="Goal details">
@@ -232,9 +252,13 @@ export function DagView({ traceId }: { traceId: string }) {
           <summary>Live events ({events.length})</summary>
           <ol className="event-log" data-testid="event-log">
             {events.map((e) => (
-              <li key={`${e.traceId}:${e.id}`} data-event-id={e.id}>
-                #{e.id} {e.event}
-                {e.traceId !== traceId ? ` (${e.traceId.slice(e.traceId.lastIndexOf("@") + 1)})` : ""}
+              <li key={`${e.traceId}:${e.id}`} data-event-id={e.id} data-event={e.event} className={`event-${e.line.kind}`}>
+                <span className="muted">#{e.id}</span> {e.line.text}
+                {e.traceId !== traceId ? (
+                  <span className="muted"> (in {e.traceId.slice(e.traceId.lastIndexOf("@") + 1)})</span>
+                ) : (
+                  ""
+                )}
               </li>
             ))}
           </ol>
@@ -242,6 +266,22 @@ export function DagView({ traceId }: { traceId: string }) {
       </aside>
     </div>
   );
+}
+
+/**
+ * Fits the view when the graph's shape changes, after React Flow has measured the new nodes (a fit
+ * before that leaves newly expanded nodes cut off).
+ */
+function FitOnChange({ shape }: { shape: string }) {
+  const measured = useNodesInitialized();
+  const { fitView } = useReactFlow();
+  const fitted = useRef("");
+  useEffect(() => {
+    if (!measured || shape === "" || fitted.current === shape) return;
+    fitted.current = shape;
+    void fitView(FIT);
+  }, [measured, shape, fitView]);
+  return null;
 }
 
 function messageText(m: MessageEntry): string {

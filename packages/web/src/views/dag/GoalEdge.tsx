@@ -1,4 +1,5 @@
 import { BaseEdge, type Edge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { Minus, Plus } from "lucide-react";
 import { type DagEdge, statsText } from "./build-dag.js";
 
 export type GoalFlowEdge = Edge<
@@ -45,13 +46,13 @@ export function GoalEdge({
                 aria-label={`${edge.expanded ? "Collapse" : "Expand"} ${edge.title}`}
                 onClick={() => onToggle(edge.toggleKey as string)}
               >
-                {edge.expanded ? "−" : "+"}
+                {edge.expanded ? <Minus size={12} aria-hidden="true" /> : <Plus size={12} aria-hidden="true" />}
               </button>
             )}
             <button
               type="button"
               className="link edge-stats"
-              aria-label={`Messages of ${edge.title}`}
+              aria-label={`${statsText(edge.stats) || "messages"}: messages of ${edge.title}`}
               onClick={() => onSelect(edge)}
             >
               {statsText(edge.stats) || "messages"}

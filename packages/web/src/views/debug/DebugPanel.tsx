@@ -76,8 +76,8 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
         <p className="muted">Loading…</p>
       ) : records.length === 0 ? (
         <p className="muted">
-          No debug records: they are kept for runs started with <code>debug</code> (e.g. <code>"standard"</code> or{" "}
-          <code>"full"</code> in <code>POST /api/chat</code>).
+          No debug records: they are kept for runs started with a debug level (the composer's Debug picker,{" "}
+          <code>arbor run --debug full</code>, or <code>debug</code> in <code>POST /api/chat</code>).
         </p>
       ) : (
         <>
@@ -141,7 +141,7 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
                               aria-expanded={isOpen}
                               aria-controls={detailId}
                               onClick={() => toggle(r.event_id)}
-                              aria-label={`Input and output of call ${r.call_id}`}
+                              aria-label={`${isOpen ? "Hide" : "Show"} input and output of call ${r.call_id}`}
                             >
                               {isOpen ? "Hide" : "Show"}
                             </button>

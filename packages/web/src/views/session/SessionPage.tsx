@@ -3,9 +3,11 @@ import { navigate, onLinkClick, sessionPath, TABS, type Tab } from "../../lib/ro
 import { runs } from "../../lib/runs.js";
 import { useSnapshot } from "../../lib/use-snapshot.js";
 import { ChatView } from "../chat/ChatView.js";
+import { CompareView } from "../compare/CompareView.js";
 import { DebugPanel } from "../debug/DebugPanel.js";
 import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
+import { TimelineView } from "../timeline/TimelineView.js";
 import { TreeView } from "../tree/TreeView.js";
 import { SessionOrigin } from "./SessionOrigin.js";
 import { SessionTotalsBar } from "./SessionTotalsBar.js";
@@ -14,7 +16,15 @@ import { TodoPanel } from "./TodoPanel.js";
 // The DAG pulls in React Flow and ELK (~1.5 MB); load it only when the tab opens.
 const DagView = lazy(() => import("../dag/DagView.js").then((m) => ({ default: m.DagView })));
 
-const TAB_LABELS: Record<Tab, string> = { chat: "Chat", tree: "Tree", dag: "Goals", steps: "Steps", debug: "Debug" };
+const TAB_LABELS: Record<Tab, string> = {
+  chat: "Chat",
+  tree: "Tree",
+  dag: "Goals",
+  timeline: "Timeline",
+  compare: "Compare",
+  steps: "Steps",
+  debug: "Debug",
+};
 
 export interface ContinueFrom {
   entryId: string;
@@ -87,6 +97,8 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
             <DagView traceId={sessionId} />
           </Suspense>
         )}
+        {tab === "timeline" && <TimelineView sessionId={sessionId} />}
+        {tab === "compare" && snapshot && <CompareView snapshot={snapshot} reload={reload} />}
         {tab === "steps" && <StepTrace sessionId={sessionId} snapshot={snapshot} />}
         {tab === "debug" && <DebugPanel sessionId={sessionId} />}
         {!snapshot && !error && tab === "tree" && <p className="muted">Loading…</p>}

@@ -1,0 +1,183 @@
+import { Bot, ChevronDown, ChevronRight, Hourglass, Minimize2, Sparkles, Wrench } from "lucide-react";
+import { type KeyboardEvent, useEffect, useMemo, useState } from "react";
+import { api } from "../../api/client.js";
+import { parseTimeline, type TimelineLane, type TimelineSpan } from "../../api/timeline-wire.js";
+import { formatCost, formatDuration, formatTokens } from "../../lib/format.js";
+import { runs } from "../../lib/runs.js";
+import { SpanDetails } from "./SpanDetails.js";
+import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
+
+const ICONS = { model: Sparkles, tool: Wrench, compaction: Minimize2, subagent: Bot } as const;
+/** Rows drawn at first and per "show more": a long session's thousands of calls stay fast to open. */
+const PAGE = 400;
+
+/**
+ * The run timeline: every model call, tool call, compaction and sub-agent of the session as a bar on
+ * one time axis, sub-agents' own calls nested under them. A tool's wait for a permission answer is
+ * drawn apart from the tool's own time. Click (or Enter on) a row to see its details.
+ */
+export function TimelineView({ sessionId }: { sessionId: string }) {
+  const [lane, setLane] = useState<TimelineLane | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [version, setVersion] = useState(0);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [selected, setSelected] = useState<string | undefined>();
+  const [shown, setShown] = useState(PAGE);
+
+  // A run that ends adds spans: read the timeline again.
+  useEffect(() => runs.onRunEnd((id) => id === sessionId && setVersion((v) => v + 1)), [sessionId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version forces a reload.
+  useEffect(() => {
+    let live = true;
+    api(`/api/sessions/${encodeURIComponent(sessionId)}/timeline`, parseTimeline).then(
+      (l) => live && setLane(l),
+      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [sessionId, version]);
+
+  const rows = useMemo(() => (lane ? timelineRows(lane, collapsed) : []), [lane, collapsed]);
+  // What the whole run spent, sub-agents included (collapsing a lane hides rows, not its spending).
+  const spent = useMemo(() => {
+    let tokens = 0;
+    let cost = 0;
+    for (const row of lane ? timelineRows(lane, new Set()) : []) {
+      tokens += spanTokens(row.span) ?? 0;
+      cost += spanCost(row.span) ?? 0;
+    }
+    return { tokens, cost };
+  }, [lane]);
+  if (error)
+    return (
+      <p role="alert" className="error">
+        {error}
+      </p>
+    );
+  if (!lane) return <p className="muted">Loading the timeline…</p>;
+  if (rows.length === 0) return <p className="muted">No model or tool calls in this session yet.</p>;
+
+  const t0 = lane.start;
+  const total = Math.max(1, lane.end - lane.start);
+  const selectedRow = rows.find((r) => r.key === selected);
+  const toggle = (key: string) =>
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  // Up and Down move between rows, as in a list.
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const buttons = [...e.currentTarget.querySelectorAll<HTMLButtonElement>("button.span-row")];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    const next = buttons[Math.min(buttons.length - 1, Math.max(0, at + (e.key === "ArrowDown" ? 1 : -1)))];
+    if (next) {
+      e.preventDefault();
+      next.focus();
+    }
+  };
+
+  return (
+    <div className="timeline">
+      <p className="timeline-summary">
+        <span data-testid="timeline-totals">
+          {formatDuration(total)} in all · {rows.length} spans · {formatTokens(spent.tokens) || "0"} tokens
+          {spent.cost > 0 ? ` · ${formatCost(spent.cost)}` : ""}
+        </span>
+        <span className="legend">
+          <span className="swatch model" /> model <span className="swatch tool" /> tool <span className="swatch wait" /> waiting
+          for permission <span className="swatch compaction" /> compaction <span className="swatch subagent" /> sub-agent
+        </span>
+      </p>
+      <div className="timeline-axis" aria-hidden="true">
+        <span className="timeline-label-col" />
+        <span className="timeline-track">
+          {ticks(total).map((t) => (
+            <span key={t} className="tick" style={{ left: `${(t / total) * 100}%` }}>
+              {formatDuration(t) || "0"}
+            </span>
+          ))}
+        </span>
+      </div>
+      <ul className="timeline-rows" aria-label="Timeline" onKeyDown={onKeyDown}>
+        {rows.slice(0, shown).map((row) => (
+          <li key={row.key} className={`timeline-row kind-${row.span.kind}`}>
+            <span className="timeline-label-col" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
+              {row.lane ? (
+                <button
+                  type="button"
+                  className="icon-button"
+                  aria-expanded={!collapsed.has(row.key)}
+                  aria-label={`${collapsed.has(row.key) ? "Show" : "Hide"} the calls of ${row.span.label}`}
+                  onClick={() => toggle(row.key)}
+                >
+                  {collapsed.has(row.key) ? <ChevronRight size={14} /> : <ChevronDown size={14} />}
+                </button>
+              ) : (
+                <span className="icon-spacer" />
+              )}
+            </span>
+            <button
+              type="button"
+              className="span-row"
+              aria-pressed={selected === row.key}
+              onClick={() => setSelected(selected === row.key ? undefined : row.key)}
+            >
+              <SpanLabel span={row.span} />
+              <SpanBar span={row.span} t0={t0} total={total} />
+            </button>
+          </li>
+        ))}
+      </ul>
+      {rows.length > shown && (
+        <button type="button" className="show-more" onClick={() => setShown((n) => n + PAGE)}>
+          Show {Math.min(PAGE, rows.length - shown)} more of {rows.length - shown} remaining spans
+        </button>
+      )}
+      {selectedRow && <SpanDetails span={selectedRow.span} t0={t0} onClose={() => setSelected(undefined)} />}
+    </div>
+  );
+}
+
+function SpanLabel({ span }: { span: TimelineSpan }) {
+  const Icon = ICONS[span.kind];
+  const tokens = spanTokens(span);
+  const cost = spanCost(span);
+  const facts = [
+    formatDuration(span.duration_ms) || "0 ms",
+    span.kind === "tool" && span.wait_ms > 0 ? `+ ${formatDuration(span.wait_ms)} waiting` : "",
+    tokens !== undefined ? `${formatTokens(tokens)} tok` : "",
+    cost ? formatCost(cost) : "",
+  ].filter(Boolean);
+  return (
+    <span className="span-label">
+      <Icon size={14} aria-hidden="true" />
+      <span className="span-name">{span.label}</span>
+      <span className="span-facts" data-testid="span-facts">
+        {facts.join(" · ")}
+      </span>
+    </span>
+  );
+}
+
+function SpanBar({ span, t0, total }: { span: TimelineSpan; t0: number; total: number }) {
+  const whole = place(span.start, span.end, t0, total);
+  const wait = span.kind === "tool" && span.wait_ms > 0 ? place(span.start, span.start + span.wait_ms, t0, total) : undefined;
+  const work = wait ? place(span.start + (span.kind === "tool" ? span.wait_ms : 0), span.end, t0, total) : whole;
+  return (
+    <span className="timeline-track">
+      {wait && (
+        <span className="bar wait" data-testid="wait-bar" style={{ left: `${wait.left}%`, width: `${wait.width}%` }}>
+          <Hourglass size={10} aria-hidden="true" />
+        </span>
+      )}
+      <span
+        className={`bar ${span.kind}${"is_error" in span && span.is_error ? " failed" : ""}`}
+        style={{ left: `${work.left}%`, width: `${work.width}%` }}
+      />
+    </span>
+  );
+}
