@@ -1,6 +1,7 @@
 import { assertSessionId, createRuntime } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
+import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { formatCost } from "../render/run-format.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
@@ -28,8 +29,8 @@ export const compactCommand: TopCommand = {
   async run(io, values, operands) {
     if (operands.length === 0) throw new UsageError(`missing <session>. Usage: ${USAGE}`);
     if (operands.length > 1) throw new UsageError(`unexpected argument '${operands[1]}'. Usage: ${USAGE}`);
-    const sessionId = operands[0]!;
-    assertSessionId(sessionId);
+    const given = operands[0]!;
+    assertSessionId(given);
     const focus = stringOption(values, "focus");
     if (focus !== undefined && focus.trim() === "") throw new UsageError("--focus is empty: say what the summary should keep.");
     const cwd = workspaceDir(io, stringOption(values, "cwd"));
@@ -38,6 +39,7 @@ export const compactCommand: TopCommand = {
       baseURL: stringOption(values, "base-url"),
     });
     return withStore(io, stringOption(values, "store"), async (store) => {
+      const sessionId = await resolveSessionId(store, given);
       const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io), holderName: "arbor compact" });
       try {
         const result = await runtime.compact(sessionId, focus === undefined ? {} : { focus });

@@ -1,6 +1,8 @@
 import { createRuntime, type RunInput, type Runtime, type Store } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
+import { readInput } from "../files.js";
+import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
@@ -10,6 +12,24 @@ import { steerIfDriven } from "../run/steer.js";
 import { arborHomeOf, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
+
+/** The prompt of `arbor run -` or `--prompt-file`: the whole text, which must say something. */
+async function readPrompt(io: Io, from: string): Promise<string> {
+  const text = await readInput(io, from, "Give a readable file with the prompt, or - to read it from stdin.");
+  if (text.trim() === "") {
+    const where = from === "-" ? "stdin" : from;
+    throw new UsageError(`the prompt read from ${where} is empty: say what the agent should do.`);
+  }
+  return text;
+}
+
+/** `--session` and `--from` as typed (ids or git-like prefixes), made whole against the store. */
+async function resolveIds(store: Store, flags: RunFlags): Promise<RunFlags> {
+  if (flags.sessionId === undefined) return flags;
+  const sessionId = await resolveSessionId(store, flags.sessionId);
+  const from = flags.from === undefined ? undefined : await resolveEntryId(store, sessionId, flags.from);
+  return { ...flags, sessionId, ...(from === undefined ? {} : { from }) };
+}
 
 /** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
 function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
@@ -72,7 +92,9 @@ export const runCommand: TopCommand = {
     },
   },
   async run(io, values, operands) {
-    const flags = readRunFlags(io, values, operands);
+    const given = readRunFlags(io, values, operands);
+    const flags = given.promptFrom === undefined ? given : { ...given, prompt: await readPrompt(io, given.promptFrom) };
+    const checked = flags;
     const config = loadCommandConfig(io, flags.cwd, flags);
     const cassette = await cassetteSetup(io, flags, config);
     const storeFlag = stringOption(values, "store");
@@ -80,6 +102,7 @@ export const runCommand: TopCommand = {
     const telemetry = await startTelemetry(config, io.env);
     try {
       return await withStore(io, storeFlag, async (opened, resolved) => {
+        const flags = await resolveIds(opened, checked);
         if (flags.sessionId !== undefined && !flags.resume) {
           await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
           if (await steerIfDriven(io, opened, flags.sessionId, flags.prompt, flag(values, "json"))) return EXIT_OK;
@@ -110,6 +133,7 @@ export const runCommand: TopCommand = {
           input: {
             prompt: flags.prompt,
             ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
+            ...(flags.from !== undefined ? { fromEntryId: flags.from } : {}),
             ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
             ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
             // Named for the run, so a continued session switches to it (and records the change).
