@@ -149,6 +149,9 @@ describe("arbor run - and --prompt-file", () => {
     const baseURL = await fake("From stdin.", "From a file.");
     const viaStdin = done(await arbor(runArgs(baseURL, "-"), { home, input: "Summarize\nthis text\n" }));
     expect(userTexts(await snapshotOf(home, viaStdin.session_id))).toEqual(["Summarize\nthis text\n"]);
+    // --json's done line carries the result: status, usage, cost and the final text.
+    expect(viaStdin).toMatchObject({ status: "done", steps: 1, usage: { input: 50, output: 5 }, text: "From stdin." });
+    expect(typeof viaStdin.cost).toBe("number");
     const file = join(dir, "task.md");
     await writeFile(file, "Do the task in the file");
     const viaFile = done(await arbor(runArgs(baseURL, "--prompt-file", file), { home }));

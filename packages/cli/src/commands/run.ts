@@ -88,7 +88,7 @@ export const runCommand: TopCommand = {
     json: {
       type: "boolean",
       description:
-        'One JSON object per line on stdout: each run event (token, reasoning, tool_start, tool_end, llm_start, llm_end, permission_request, …) with its session_id; the last line is "done" or "error". A failure before the run starts is {"error":{"code","message"}}.',
+        'One JSON object per line on stdout: each run event (token, reasoning, tool_start, tool_end, llm_start, llm_end, permission_request, …) with its session_id; the last line is "done" (with status, stop_reason, steps, usage, cost and the final text) or "error". A failure before the run starts is {"error":{"code","message"}}.',
     },
   },
   async run(io, values, operands) {

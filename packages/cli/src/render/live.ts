@@ -15,6 +15,8 @@ export interface RunOutcome {
   /** `false` when a call's model has no known price: the summary says so instead of a partial sum. */
   costKnown?: false | undefined;
   error?: { code: string; message: string } | undefined;
+  /** The final assistant text (the last step's). */
+  text?: string | undefined;
 }
 
 export interface RunEnd {
@@ -71,13 +73,33 @@ function errorLine(outcome: RunOutcome): string {
   return `error: ${message || "the run failed"}\n`;
 }
 
+/**
+ * The last line of a run that finished, for scripts: how it ended, what it used and cost, and the final
+ * answer, so nobody has to add up `llm_end` events or join tokens.
+ */
+function doneLine(outcome: RunOutcome): Record<string, unknown> {
+  return {
+    type: "done",
+    session_id: outcome.sessionId,
+    status: outcome.status,
+    ...(outcome.stopReason === undefined ? {} : { stop_reason: outcome.stopReason }),
+    steps: outcome.steps,
+    usage: outcome.usage,
+    cost: outcome.cost,
+    ...(outcome.costKnown === false ? { cost_known: false } : {}),
+    text: outcome.text ?? "",
+  };
+}
+
 /** `--json`: every run event as one line, ending with `done` or `error` even when the stream had none. */
 export function createJsonView(out: ViewOutputs): RunView {
   let ended = false;
   const line = (value: unknown) => out.stdout.write(`${JSON.stringify(value)}\n`);
   return {
     event(event) {
-      if (event.type === "done" || event.type === "error") ended = true;
+      // The stream's own `done` waits for the run's result, which end() adds to it.
+      if (event.type === "done") return;
+      if (event.type === "error") ended = true;
       line(event);
     },
     answered(ask, _reply, by) {
@@ -87,7 +109,7 @@ export function createJsonView(out: ViewOutputs): RunView {
     end({ outcome }) {
       if (!ended) {
         const session_id = outcome.sessionId;
-        if (outcome.status === "done") line({ type: "done", session_id });
+        if (outcome.status === "done") line(doneLine(outcome));
         else if (outcome.status === "aborted")
           line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
         else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
