@@ -165,7 +165,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     command.validate?.(parsed.values, operands);
     const resolved = resolveStore(stringOption(parsed.values, "store"), io.env, io.homedir);
     storeLabel = resolved.label;
-    const store = await openResolvedStore(resolved);
+    const store = await openResolvedStore(resolved, flag(parsed.values, "create"));
     const ctx = { io, store, storeLabel, operands, values: parsed.values, json: flag(parsed.values, "json") };
     try {
       await command.run(ctx);

@@ -150,7 +150,9 @@ describe("store resolution", () => {
     expect(resolveStore(undefined, {}, "/home/me")).toEqual({
       spec: { kind: "file", dir: "/home/me/.arbor" },
       label: "file store /home/me/.arbor",
+      explicit: false,
     });
+    expect(resolveStore("/x", {}, "/home/me").explicit).toBe(true);
   });
 
   it("never shows a database password", () => {

@@ -229,7 +229,7 @@ describe("arbor demo", () => {
 
   it("--json and --store work as for run", async () => {
     const store = `sqlite:${join(dir, "demo.db")}`;
-    const r = await arbor(["demo", "--json", "--store", store], { home });
+    const r = await arbor(["demo", "--json", "--store", store, "--create"], { home });
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     expect(all.filter((e) => e.type === "tool_end")).toHaveLength(5);

@@ -38,7 +38,7 @@ export const compactCommand: TopCommand = {
       model: stringOption(values, "model"),
       baseURL: stringOption(values, "base-url"),
     });
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
       const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io), holderName: "arbor compact" });
       try {

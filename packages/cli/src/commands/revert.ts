@@ -34,7 +34,7 @@ export const revertCommand: TopCommand = {
     const given = sessionOperand(operands, REVERT_USAGE);
     const toGiven = stringOption(values, "to");
     if (toGiven !== undefined && toGiven.trim() === "") throw new UsageError(`--to is empty. Usage: ${REVERT_USAGE}`);
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
       const to = toGiven === undefined ? undefined : await resolveEntryId(store, sessionId, toGiven);
       const result = await revertSession({ store, sessionId, home: arborHomeOf(io), ...(to ? { to } : {}) });
@@ -60,7 +60,7 @@ export const unrevertCommand: TopCommand = {
   options: {},
   async run(io, values, operands) {
     const given = sessionOperand(operands, UNREVERT_USAGE);
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
       const result = await unrevertSession({ store, sessionId, home: arborHomeOf(io) });
       if (flag(values, "json")) writeJson(io.stdout, result);

@@ -101,7 +101,7 @@ export const runCommand: TopCommand = {
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     const telemetry = await startTelemetry(config, io.env);
     try {
-      return await withStore(io, storeFlag, async (opened, resolved) => {
+      return await withStore(io, values, async (opened, resolved) => {
         const flags = await resolveIds(opened, checked);
         if (flags.sessionId !== undefined && !flags.resume) {
           await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);

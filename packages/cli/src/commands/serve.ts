@@ -75,7 +75,7 @@ export const serveCommand: TopCommand = {
     });
     const telemetry = await startTelemetry(config, io.env);
     try {
-      return await withStore(io, stringOption(values, "store"), async (store) => {
+      return await withStore(io, values, async (store) => {
         // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
         const watch = new WatchHub(store);
         const runtime = createRuntime({
