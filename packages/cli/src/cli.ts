@@ -1,4 +1,5 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
+import { approveCommand } from "./commands/approve.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
@@ -18,6 +19,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   compactCommand,
   revertCommand,
   unrevertCommand,
+  approveCommand,
   demoCommand,
   serveCommand,
 ];

@@ -91,15 +91,15 @@ function doneLine(outcome: RunOutcome): Record<string, unknown> {
   };
 }
 
-/** `--json`: every run event as one line, ending with `done` or `error` even when the stream had none. */
+/**
+ * `--json`: every run event as one line, ending with `done` or `error` from the run's result (the
+ * stream's own last event is held back: the result says more, and may say why the CLI stopped it).
+ */
 export function createJsonView(out: ViewOutputs): RunView {
-  let ended = false;
   const line = (value: unknown) => out.stdout.write(`${JSON.stringify(value)}\n`);
   return {
     event(event) {
-      // The stream's own `done` waits for the run's result, which end() adds to it.
-      if (event.type === "done") return;
-      if (event.type === "error") ended = true;
+      if (event.type === "done" || event.type === "error") return;
       line(event);
     },
     answered(ask, _reply, by) {
@@ -107,13 +107,11 @@ export function createJsonView(out: ViewOutputs): RunView {
     },
     breakLine() {},
     end({ outcome }) {
-      if (!ended) {
-        const session_id = outcome.sessionId;
-        if (outcome.status === "done") line(doneLine(outcome));
-        else if (outcome.status === "aborted")
-          line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
-        else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
-      }
+      const session_id = outcome.sessionId;
+      if (outcome.status === "done") line(doneLine(outcome));
+      else if (outcome.status === "aborted")
+        line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
+      else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
       if (outcome.status === "error") out.stderr.write(errorLine(outcome));
     },
   };

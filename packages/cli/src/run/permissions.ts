@@ -3,12 +3,14 @@ import type { Ask, AskReply, RunView } from "../render/live.js";
 
 /** What the CLI needs of a pending ask; the runtime's `PendingPermission` has it. */
 export interface PendingAsk {
+  sessionId: string;
+  agent: string;
   tool?: string | undefined;
   request: Ask;
 }
 
 /** The runtime's `onPermission` as the CLI answers it. */
-export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply>;
+export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply | undefined>;
 
 const ANSWERS: Readonly<Record<string, AskReply>> = {
   o: "once",
@@ -43,9 +45,15 @@ async function askPerson(prompt: NonNullable<Io["prompt"]>, pending: PendingAsk,
 
 /**
  * Who answers asks, so a run never hangs on a question nobody sees: `--yes` allows each once; else the person at the terminal, when
- * stdin is one; else nobody, and the ask is rejected with a line on stderr saying how to allow it.
+ * stdin is one; else nobody: `onNobody` stops the run and the ask is left unanswered (the model is
+ * never told that someone refused).
  */
-export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }): AskHandler {
+export function createAskHandler(opts: {
+  yes: boolean;
+  io: Io;
+  view: RunView;
+  onNobody: (pending: PendingAsk) => void;
+}): AskHandler {
   const { io, view } = opts;
   return async (pending, signal) => {
     if (opts.yes) {
@@ -58,7 +66,7 @@ export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }):
       view.answered(pending.request, reply, "user");
       return reply;
     }
-    view.answered(pending.request, "reject", "nobody");
-    return "reject";
+    opts.onNobody(pending);
+    return undefined;
   };
 }
