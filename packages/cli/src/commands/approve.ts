@@ -126,7 +126,7 @@ async function answerPlan(io: Io, values: OptionValues, target: string): Promise
       store,
       storeLabel: resolved.label,
       storeArg,
-      createRuntime: (onPermission, onPlanApproval) => {
+      createRuntime: (onPermission, onPlanApproval, onRetry) => {
         const runtime = createRuntime({
           store,
           config,
@@ -137,6 +137,7 @@ async function answerPlan(io: Io, values: OptionValues, target: string): Promise
           snapshots: true,
           onPermission,
           onPlanApproval,
+          onRetry,
         });
         return {
           run: () =>

@@ -113,7 +113,7 @@ export const runCommand: TopCommand = {
           yes: flags.yes,
           store: opened,
           storeLabel: resolved.label,
-          createRuntime: (onPermission, onPlanApproval) =>
+          createRuntime: (onPermission, onPlanApproval, onRetry) =>
             resumable(
               flags,
               createRuntime({
@@ -128,6 +128,7 @@ export const runCommand: TopCommand = {
                 snapshots: true,
                 onPermission,
                 onPlanApproval,
+                onRetry,
               }),
             ),
           input: {

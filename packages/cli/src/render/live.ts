@@ -1,5 +1,7 @@
 import type { RunEvent, TokenUsage } from "@arbor/core";
+import type { RetryNotice } from "@arbor/core/internal";
 import type { Output } from "../io.js";
+import { retryLine } from "./retry.js";
 import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "./run-format.js";
 import { PLAIN, type Style } from "./style.js";
 import { firstLine, oneLine, plural, truncate } from "./text.js";
@@ -44,6 +46,8 @@ export interface RunView {
   answered(ask: Ask, reply: AskReply, by: AskAnswerer): void;
   /** Ends the line in progress, so a prompt on the terminal starts on a line of its own. */
   breakLine(): void;
+  /** A model call failed and is about to be tried again: said on stderr as it happens. */
+  retrying(notice: RetryNotice): void;
   end(end: RunEnd): void;
 }
 
@@ -106,6 +110,9 @@ export function createJsonView(out: ViewOutputs): RunView {
       if (by === "nobody") out.stderr.write(`${deniedNoOneToAsk(ask)}\n`);
     },
     breakLine() {},
+    retrying(notice) {
+      out.stderr.write(`${retryLine(notice)}\n`);
+    },
     end({ outcome }) {
       const session_id = outcome.sessionId;
       if (outcome.status === "done") line(doneLine(outcome));
@@ -180,6 +187,11 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
 
   return {
     breakLine,
+    retrying(notice) {
+      // On a terminal stdout and stderr share the screen: finish the line in progress first.
+      if (out.stdout.isTTY) breakLine();
+      out.stderr.write(`${style.yellow(retryLine(notice))}\n`);
+    },
     event(event) {
       switch (event.type) {
         case "token":

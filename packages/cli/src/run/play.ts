@@ -1,4 +1,5 @@
 import type { Store } from "@arbor/core";
+import type { RetryNotice } from "@arbor/core/internal";
 import { exitCodeForRun, hintFor } from "../errors.js";
 import type { Io } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";
@@ -22,8 +23,12 @@ export interface PlayOptions<Input> {
   store: Store;
   /** The store as messages name it, for hints about a missing session. */
   storeLabel: string;
-  /** Makes the runtime; `onPermission` answers its asks and `onPlanApproval` its plans, through the view. */
-  createRuntime(onPermission: AskHandler, onPlanApproval: PlanApprovalHandler): RuntimeLike<Input>;
+  /** Makes the runtime; `onPermission` answers its asks and `onPlanApproval` its plans, through the view, which `onRetry` tells of retries. */
+  createRuntime(
+    onPermission: AskHandler,
+    onPlanApproval: PlanApprovalHandler,
+    onRetry: (notice: RetryNotice) => void,
+  ): RuntimeLike<Input>;
   input: Input;
   /** What to run next for the session, as `[label, command]` lines of the text view. */
   next(sessionId: string): (readonly [string, string])[];
@@ -92,6 +97,7 @@ export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: 
       view,
       onNobody: (r) => stopOn({ kind: "plan", planId: r.planId, title: r.title }),
     }),
+    (notice) => view.retrying(notice),
   );
   try {
     handle = runtime.run(opts.input);
