@@ -108,7 +108,8 @@ describe("a run that plans and explores, seen from the CLI", () => {
     const show = await arbor(["sessions", "show", mainId], { home });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("Plan: main: pick an auth design");
-    expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs \(id: 1\)\n\s+agent_call \(explore\):/);
+    expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs\n\s+agent_call \(explore\):/);
+    expect(show.stdout).not.toContain("(id: ");
     expect(show.stdout).toContain("Sub-traces (2):");
     const subIds = [...show.stdout.matchAll(new RegExp(`${mainId}@explore-\\d{14}-\\d{3}`, "g"))].map((m) => m[0]);
     expect(new Set(subIds).size).toBe(2);
