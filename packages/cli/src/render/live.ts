@@ -141,6 +141,22 @@ function nonZeroExit(output: string): string | undefined {
   return code === undefined || code === "0" ? undefined : code;
 }
 
+/** Lines for the branches of an explore/delegate call that ended since the last report (see `branch-progress` in core). */
+function finishedBranches(event: Extract<RunEvent, { type: "tool_progress" }>, reported: Set<string>): string[] {
+  const branches = event.metadata?.branches;
+  if (!Array.isArray(branches)) return [];
+  const lines: string[] = [];
+  branches.forEach((b: { traceId?: unknown; task?: unknown; status?: unknown; steps?: unknown }, i) => {
+    if (typeof b.traceId !== "string" || (b.status !== "done" && b.status !== "failed") || reported.has(b.traceId)) return;
+    reported.add(b.traceId);
+    const steps = typeof b.steps === "number" ? `, ${plural(b.steps, "step", "steps")}` : "";
+    lines.push(
+      `  ${event.tool} #${i + 1} ${b.status === "done" ? "done" : "failed"}: ${truncate(oneLine(String(b.task ?? "")), 60)}${steps}`,
+    );
+  });
+  return lines;
+}
+
 interface ToolCall {
   tool: string;
   subject: string;
@@ -156,6 +172,8 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
   const width = Math.max(40, opts.columns || 100);
   const live = opts.live ?? false;
   const calls = new Map<string, ToolCall>();
+  // Sub-agent branches already said to have ended, by trace id.
+  const reported = new Set<string>();
   let atLineStart = true;
   let block: "text" | "reasoning" | undefined;
   // The call whose start line is the last thing written, unfinished, so its end can replace it.
@@ -220,10 +238,20 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
           break;
         }
         case "tool_progress": {
-          // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
           const call = calls.get(event.call_id);
-          if (!live || openCall !== event.call_id || !call || event.title === undefined) break;
-          const note = truncate(oneLine(streamSafe(event.title)), 40);
+          if (!live) {
+            // A log gets a line per sub-agent branch as it ends, not every step.
+            const lines = finishedBranches(event, reported);
+            if (lines.length > 0) {
+              startBlock(undefined);
+              breakLine();
+            }
+            for (const line of lines) write(style.dim(`${line}\n`));
+            break;
+          }
+          // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
+          if (openCall !== event.call_id || !call || event.title === undefined) break;
+          const note = truncate(oneLine(streamSafe(event.title)), Math.max(40, Math.floor(width / 2)));
           out.stdout.write("\r\u001b[K");
           write(style.dim(toolLine("…", call, ` ${note}`, note.length + 1)));
           break;
@@ -248,6 +276,10 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
             breakLine();
           }
           write(`${line}\n`);
+          // What a goal call changed, in its own words: the first line of its result.
+          if (event.tool === "goal" && !event.is_error && firstLine(event.output) !== "") {
+            write(style.dim(`  ${truncate(firstLine(event.output), width - 2)}\n`));
+          }
           break;
         }
         case "error":
