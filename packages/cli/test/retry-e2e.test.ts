@@ -67,3 +67,17 @@ describe("provider retries", () => {
     expect(r.stderr).toContain(`connection refused at ${url};`);
   });
 });
+
+describe("settings errors", () => {
+  it("name the flag or variable the user set, not the internal key", async () => {
+    const flag = await arbor(runArgs("notaurl", "hello"), { home });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe("error: command-line options: --base-url: Invalid URL\n");
+    const env = await arbor(["run", "--model", "openai-compatible/fake", "--cwd", workspace, "hello"], {
+      home,
+      env: { ARBOR_BASE_URL: "nope" },
+    });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toBe("error: environment: ARBOR_BASE_URL: Invalid URL\n");
+  });
+});
