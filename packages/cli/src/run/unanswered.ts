@@ -20,8 +20,12 @@ export function unansweredMessage(u: Unanswered, store: string): string {
       return `Plan "${oneLine(u.title)}" waits for approval and there is no terminal to ask (stdin is not one). Approve it with 'arbor approve ${u.planId}${store}' (or reject it with --reject), or rerun with --yes.`;
     case "permission": {
       const target = u.patterns.length > 0 ? u.patterns.join(", ") : "this request";
-      const patterns = u.patterns.map((p) => ` --pattern ${shellWord(p)}`).join("");
-      return `The run needs permission ${u.permission} for ${target} and there is no terminal to ask (stdin is not one); it stopped before the tool ran, and the session is kept. Allow it with 'arbor approve ${u.sessionId} --permission ${u.permission}${patterns}${u.agent === "build" ? "" : ` --agent ${u.agent}`}${store}', then continue with 'arbor run --session ${u.sessionId}${store} "go on"'; or rerun with --yes.`;
+      const agent = u.agent === "build" ? "" : ` --agent ${u.agent}`;
+      // One command per pattern: `--pattern` takes one value.
+      const allow = (u.patterns.length > 0 ? u.patterns : ["*"])
+        .map((p) => `'arbor approve ${u.sessionId} --permission ${u.permission} --pattern ${shellWord(p)}${agent}${store}'`)
+        .join(" and ");
+      return `The run needs permission ${u.permission} for ${target} and there is no terminal to ask (stdin is not one); it stopped before the tool ran, and the session is kept. Allow it with ${allow}, then continue with 'arbor run --session ${u.sessionId}${store} "go on"'; or rerun with --yes.`;
     }
   }
 }
