@@ -66,6 +66,6 @@ arbor("sessions", "tree", session.id, "--store", sqlite);
 arbor("sessions", "show", session.id, "--store", sqlite);
 const exported = join(home, "session.json");
 arbor("sessions", "export", session.id, "--store", sqlite, "--out", exported);
-arbor("sessions", "import", exported, "--store", files);
+arbor("sessions", "import", exported, "--store", files, "--create");
 arbor("sessions", "tree", session.id, "--store", files);
 console.log(`\nThe tour's stores are in ${home} (SQLite: ${sqlite}; files: ${files}).`);

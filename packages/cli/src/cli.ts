@@ -1,5 +1,6 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
 import { approvalsGroup } from "./commands/approvals.js";
+import { approveCommand } from "./commands/approve.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
@@ -19,6 +20,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   compactCommand,
   revertCommand,
   unrevertCommand,
+  approveCommand,
   demoCommand,
   serveCommand,
 ];
@@ -166,7 +168,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     command.validate?.(parsed.values, operands);
     const resolved = resolveStore(stringOption(parsed.values, "store"), io.env, io.homedir);
     storeLabel = resolved.label;
-    const store = await openResolvedStore(resolved);
+    const store = await openResolvedStore(resolved, flag(parsed.values, "create"));
     const ctx = { io, store, storeLabel, operands, values: parsed.values, json: flag(parsed.values, "json") };
     try {
       await command.run(ctx);

@@ -20,6 +20,8 @@ export class StoreUnavailableError extends Error {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** A run stopped on a permission or plan nobody could answer (no terminal, no --yes): answer it, then continue. */
+export const EXIT_NEEDS_ANSWER = 3;
 /** A run stopped by Ctrl-C: 128 + SIGINT, as shells report it. */
 export const EXIT_INTERRUPTED = 130;
 
@@ -46,6 +48,8 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "missing_api_key",
   "invalid_cassette",
   "session_not_interrupted",
+  "plan_not_found",
+  "plan_not_pending",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */
@@ -53,9 +57,13 @@ export function isInputErrorCode(code: string | undefined): boolean {
   return code !== undefined && INPUT_CODES.has(code);
 }
 
-/** The exit code of a finished run, so scripts can tell failures apart: 0 done, 2 bad input, 1 any other error, 130 aborted. */
+/**
+ * The exit code of a finished run, so scripts can tell failures apart: 0 done, 2 bad input, 3 stopped
+ * on a question nobody could answer, 1 any other error, 130 aborted.
+ */
 export function exitCodeForRun(run: { status: "done" | "error" | "aborted"; error?: { code: string } | undefined }): number {
   if (run.status === "done") return EXIT_OK;
+  if (run.error?.code === "needs_answer") return EXIT_NEEDS_ANSWER;
   if (run.status === "aborted" || run.error?.code === "aborted") return EXIT_INTERRUPTED;
   return isInputErrorCode(run.error?.code) ? EXIT_USAGE : EXIT_FAILURE;
 }

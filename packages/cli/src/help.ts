@@ -64,7 +64,8 @@ export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGr
     "  -v, --version  Print the version.",
     "",
     "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input (unknown command or flag, invalid id, missing session, invalid file,",
-    "invalid model or config, missing API key), 130 interrupted (Ctrl-C during a run).",
+    "invalid model or config, missing API key), 3 a run stopped on a permission or plan nobody could answer (no terminal, no --yes:",
+    "see 'arbor approve'), 130 interrupted (Ctrl-C during a run).",
     "",
     "Start with 'arbor demo': a recorded coding run replayed through the real runtime, with no keys and no services.",
   ];

@@ -1,10 +1,14 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core/internal";
+import { ArborError, isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core/internal";
+import { flag, type OptionValues, stringOption } from "./args.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { Io } from "./io.js";
 
 export interface ResolvedStore {
   spec: StoreSpec;
+  /** Named by `--store` or `ARBOR_STORE`, not the default: a path it names must exist unless `--create`. */
+  explicit: boolean;
   /** How the store is named in messages: `file store /home/me/.arbor`; never shows a password. */
   label: string;
 }
@@ -48,11 +52,27 @@ export function resolveStore(
 ): ResolvedStore {
   const given = flag ?? (env.ARBOR_STORE ? env.ARBOR_STORE : undefined);
   const spec: StoreSpec = given !== undefined ? parseStoreSpec(given) : { kind: "file", dir: arborHomeOf({ env, homedir }) };
-  return { spec, label: describeStore(spec) };
+  return { spec, label: describeStore(spec), explicit: given !== undefined };
+}
+
+/**
+ * A store path the user named must exist: a typo (`--store ./sesions`) would otherwise open a new,
+ * empty store and every session would seem gone. `--create` makes a new one on purpose.
+ */
+function requireExisting(resolved: ResolvedStore, create: boolean): void {
+  if (!resolved.explicit || create) return;
+  const path =
+    resolved.spec.kind === "file" ? resolved.spec.dir : resolved.spec.kind === "sqlite" ? resolved.spec.file : undefined;
+  if (path === undefined || path === ":memory:" || existsSync(path)) return;
+  throw new ArborError(
+    "invalid_store_spec",
+    `The ${resolved.label} does not exist. Check the path, or add --create to make a new store there.`,
+  );
 }
 
 /** Opens the store; a failure to reach it names the store and is not a stack trace. */
-export async function openResolvedStore(resolved: ResolvedStore): Promise<Store> {
+export async function openResolvedStore(resolved: ResolvedStore, create = false): Promise<Store> {
+  requireExisting(resolved, create);
   try {
     return await openStore(resolved.spec);
   } catch (err) {
@@ -63,16 +83,16 @@ export async function openResolvedStore(resolved: ResolvedStore): Promise<Store>
 }
 
 /**
- * Opens the store `--store` names (else the environment's, else the default), runs `fn` with it and
+ * Opens the store `--store` (with `--create`) names (else the environment's, else the default), runs `fn` with it and
  * closes it. A failure of `fn` is the one reported; a failure to close after it would only hide it.
  */
 export async function withStore<T>(
   io: Io,
-  flag: string | undefined,
+  values: OptionValues,
   fn: (store: Store, resolved: ResolvedStore) => Promise<T>,
 ): Promise<T> {
-  const resolved = resolveStore(flag, io.env, io.homedir);
-  const store = await openResolvedStore(resolved);
+  const resolved = resolveStore(stringOption(values, "store"), io.env, io.homedir);
+  const store = await openResolvedStore(resolved, flag(values, "create"));
   let result: T;
   try {
     result = await fn(store, resolved);

@@ -358,13 +358,15 @@ describe("export/import round trip: file → postgres → sqlite → file", () =
 
     // postgres → sqlite, through a pipe.
     const fromPostgres = ok(await arbor(["sessions", "export", id, "--store", postgres], { home: dir }));
-    const intoSqlite = ok(await arbor(["sessions", "import", "-", "--store", sqlite], { home: dir, input: fromPostgres.stdout }));
+    const intoSqlite = ok(
+      await arbor(["sessions", "import", "-", "--store", sqlite, "--create"], { home: dir, input: fromPostgres.stdout }),
+    );
     expect(intoSqlite.stdout).toBe(`${id}\n`);
 
     // sqlite → another file store.
     const fromSqlite = join(dir, "from-sqlite.json");
     ok(await arbor(["sessions", "export", id, "--store", sqlite, "--out", fromSqlite, "--json"], { home: dir }));
-    ok(await arbor(["sessions", "import", fromSqlite, "--store", fileB], { home: dir }));
+    ok(await arbor(["sessions", "import", fromSqlite, "--store", fileB, "--create"], { home: dir }));
 
     const stages: [string, SessionExport][] = [
       ["postgres", JSON.parse(fromPostgres.stdout)],

@@ -109,6 +109,23 @@ describe("arbor compact", () => {
     });
   });
 
+  it("--model that cannot be resolved is an error, not another model", async () => {
+    const baseURL = await fake([[text("Hi.")]]);
+    const first = await arbor(["run", "--json", ...model(baseURL), "--cwd", workspace, "hello"], { home });
+    const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
+    const unknown = await arbor(["compact", sessionId, "--model", "nosuch/model", "--cwd", workspace], { home });
+    expect(unknown.code, unknown.stderr).toBe(2);
+    expect(unknown.stderr).toMatch(/nosuch/);
+    const noKey = await arbor(["compact", sessionId, "--model", "anthropic/claude-sonnet-4-5", "--cwd", workspace], {
+      home,
+      env: { ANTHROPIC_API_KEY: "" },
+    });
+    expect(noKey.code, noKey.stderr).toBe(2);
+    expect(noKey.stderr).toMatch(/ANTHROPIC_API_KEY/);
+    // Nothing reached the run's model server: the session's own model was not used instead.
+    expect(server?.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(1);
+  });
+
   it("exits 2 with a clear message for bad usage or an unknown session", async () => {
     const missing = await arbor(["compact"], { home });
     expect(missing.code).toBe(2);
@@ -125,7 +142,7 @@ describe("arbor compact", () => {
       { home },
     );
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/No session 00000000-0000-4000-8000-000000000000/);
+    expect(unknown.stderr).toMatch(/Session 00000000-0000-4000-8000-000000000000 does not exist/);
     const empty = await arbor(["compact", "00000000-0000-4000-8000-000000000000", "--focus", " "], { home });
     expect(empty.code).toBe(2);
   });

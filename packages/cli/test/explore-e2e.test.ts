@@ -60,7 +60,7 @@ beforeAll(async () => {
   workspace = join(dir, "ws");
   await mkdir(workspace);
   await writeFile(join(workspace, "api.ts"), "export const api = 1;\n");
-  server = await startFakeOpenAI({ script: Array.from({ length: 12 }, () => conversation) });
+  server = await startFakeOpenAI({ script: Array.from({ length: 24 }, () => conversation) });
 });
 afterAll(async () => {
   await server.close();
@@ -84,6 +84,19 @@ describe("a run that plans and explores, seen from the CLI", () => {
       { home },
     );
     expect(run.code, run.stderr).toBe(0);
+    // The explore call reports its branches as they go; the last report has both done.
+    const progress = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent)
+      .filter((e) => e.type === "tool_progress" && e.tool === "explore");
+    expect(progress.length).toBeGreaterThan(1);
+    const last = progress.at(-1) as { title?: string; metadata?: { branches?: { task: string; status: string }[] } };
+    expect(last.title).toBe("2/2 branches done");
+    expect(last.metadata?.branches?.map((b) => `${b.task}: ${b.status}`).sort()).toEqual([
+      "look at JWT: done",
+      "look at sessions: done",
+    ]);
     const events = run.stdout
       .trimEnd()
       .split("\n")
@@ -108,7 +121,8 @@ describe("a run that plans and explores, seen from the CLI", () => {
     const show = await arbor(["sessions", "show", mainId], { home });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("Plan: main: pick an auth design");
-    expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs \(id: 1\)\n\s+agent_call \(explore\):/);
+    expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs\n\s+agent_call \(explore\):/);
+    expect(show.stdout).not.toContain("(id: ");
     expect(show.stdout).toContain("Sub-traces (2):");
     const subIds = [...show.stdout.matchAll(new RegExp(`${mainId}@explore-\\d{14}-\\d{3}`, "g"))].map((m) => m[0]);
     expect(new Set(subIds).size).toBe(2);
@@ -119,5 +133,18 @@ describe("a run that plans and explores, seen from the CLI", () => {
     expect(sub.stdout).toContain(`parent    ${mainId}`);
     expect(sub.stdout).toContain(`Started by ${mainId}, goal 1 "Compare the auth designs" (agent_call, explore, in_progress)`);
     expect(sub.stdout).toContain("JWT: reviewed, report ready.");
+  });
+
+  it("the text view says what each goal call changed and when each explore branch ends", async () => {
+    const args = ["run", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace];
+    const run = await arbor([...args, "main: pick an auth design again"], { home });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    const added = lines.findIndex((l) => l.startsWith('✓ goal add "Compare the auth designs, Write the decision"'));
+    expect(added, run.stdout).toBeGreaterThanOrEqual(0);
+    expect(lines[added + 1]).toMatch(/^ {2}\S/);
+    expect(lines.some((l) => l.startsWith("✓ goal focus 1"))).toBe(true);
+    expect(run.stdout).toMatch(/^ {2}explore #1 done: look at JWT, 2 steps$/m);
+    expect(run.stdout).toMatch(/^ {2}explore #2 done: look at sessions, 2 steps$/m);
   });
 });

@@ -211,7 +211,7 @@ async function killTrial(
   figures.stuckRunning += running.length;
 
   await rig.fakeServer(Array.from({ length: 20 }, () => [text("continued")]));
-  const storeArgs = store ? ["--store", store] : [];
+  const storeArgs = store ? ["--store", store, "--create"] : [];
   const next = await arbor(
     ["run", "--json", "--yes", "--session", id, ...storeArgs, ...rig.modelArgs(rig.fake!.baseURL), "go on"],
     { home },

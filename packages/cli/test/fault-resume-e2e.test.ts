@@ -145,7 +145,7 @@ describe.each(storeCases(() => dir))("kill -9 of arbor run, then arbor run --res
     const { store, drop } = await makeStore();
     const rig = new FaultRig(() => dir);
     const home = join(dir, `home-${name}`);
-    const storeArgs = store ? ["--store", store] : [];
+    const storeArgs = store ? ["--store", store, "--create"] : [];
     const figures: Figures = {
       trials: 0,
       resumed: 0,

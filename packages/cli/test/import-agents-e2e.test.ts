@@ -37,7 +37,7 @@ const storeCount = async (store: string) => (await withStore(store, (s) => s.lis
 describe("arbor sessions import --from", { timeout: 180_000 }, () => {
   it("imports every Claude Code session with its sub-agents, and a second import writes nothing", async () => {
     const store = join(dir, "claude");
-    const args = ["sessions", "import", "--from", "claude-code", join(FIXTURES, "claude-code"), "--store", store];
+    const args = ["sessions", "import", "--from", "claude-code", join(FIXTURES, "claude-code"), "--store", store, "--create"];
     const first = await arbor([...args, "--json"], { home });
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout) as Report;
@@ -73,7 +73,9 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
 
   it("pi sessions export back to pi line for line, and as ATIF", async () => {
     const store = join(dir, "pi");
-    const r = await arbor(["sessions", "import", "--from", "pi", join(FIXTURES, "pi"), "--store", store, "--json"], { home });
+    const r = await arbor(["sessions", "import", "--from", "pi", join(FIXTURES, "pi"), "--store", store, "--create", "--json"], {
+      home,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as Report).imported.map((s) => s.entries).sort((a, b) => a - b)).toEqual([5, 11, 1018]);
 
@@ -115,11 +117,14 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     await mkdir(sessions, { recursive: true });
     await cp(join(FIXTURES, "codex"), sessions, { recursive: true });
     const store = join(dir, "codex");
-    const r = await arbor(["sessions", "import", "--from", "codex", "--store", store], { home, env: { HOME: fakeHome } });
+    const r = await arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
+      home,
+      env: { HOME: fakeHome },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Imported 1 session from codex \(.*\.codex\/sessions\)/);
     expect(r.stdout).toMatch(/event_msg "exec_command_end"/);
-    const viaEnv = await arbor(["sessions", "import", "--from", "codex", "--store", store], {
+    const viaEnv = await arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
       home,
       env: { CODEX_HOME: join(fakeHome, ".codex") },
     });
@@ -143,7 +148,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     }
     db.close();
     const store = join(dir, "oc");
-    const r = await arbor(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--json"], { home });
+    const r = await arbor(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--create", "--json"], { home });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as Report).imported).toEqual([
       expect.objectContaining({ sessionId: "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", entries: 5, subTraces: 0 }),
@@ -172,7 +177,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
       [["--from", "codex", join(FIXTURES, "pi")], /Nothing at .* is a codex session/],
     ];
     for (const [args, message] of cases) {
-      const r = await arbor(["sessions", "import", ...args, "--store", store], { home });
+      const r = await arbor(["sessions", "import", ...args, "--store", store, "--create"], { home });
       expect(r.code, `${args.join(" ")}: ${r.stdout}${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(STACK_TRACE);

@@ -236,9 +236,13 @@ describe("JSON lines view", () => {
       { type: "done", session_id: S },
     ];
     play(view, events as RunEvent[]);
-    view.end({ outcome: outcome(), elapsedMs: 1, session: NEXT });
+    view.end({ outcome: outcome({ text: "hi" }), elapsedMs: 1, session: NEXT });
     const lines = io.out().trimEnd().split("\n");
-    expect(lines.map((l) => JSON.parse(l))).toEqual(events);
+    // The stream's `done` comes last, carrying the run's result.
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      ...events.slice(0, -1),
+      { type: "done", session_id: S, status: "done", steps: 3, usage: USAGE, cost: 0.0153, text: "hi" },
+    ]);
     expect(io.err()).toBe("");
   });
 
@@ -255,8 +259,18 @@ describe("JSON lines view", () => {
     expect(failed.err()).toBe("error: boom\n");
 
     const done = capture();
-    createJsonView(done).end({ outcome: outcome(), elapsedMs: 1 });
-    expect(JSON.parse(done.out())).toEqual({ type: "done", session_id: S });
+    createJsonView(done).end({ outcome: outcome({ stopReason: "max_turns", costKnown: false }), elapsedMs: 1 });
+    expect(JSON.parse(done.out())).toEqual({
+      type: "done",
+      session_id: S,
+      status: "done",
+      stop_reason: "max_turns",
+      steps: 3,
+      usage: USAGE,
+      cost: 0.0153,
+      cost_known: false,
+      text: "",
+    });
   });
 
   it("keeps stdout for events: a denied ask is said on stderr", () => {

@@ -165,7 +165,7 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
 
     const r = await arbor(["revert", id, "--to", "no-such-entry"], { home });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain("no-such-entry is not on session");
+    expect(r.stderr).toContain(`No entry of session ${id} has the id or id prefix no-such-entry`);
     expect(await tree(ws)).toEqual(before);
     expect(await snapshotOf(home, id)).toEqual(s);
 

@@ -171,16 +171,36 @@ describe("arbor run", () => {
     expect(JSON.stringify(user)).toContain("take your time");
   });
 
-  it("denies an ask nobody can answer, says so on stderr, and the run ends normally", async () => {
-    const baseURL = await fake([[toolCall("read", { path: ".env" })], [text("I could not read it.")]]);
+  it("stops on an ask nobody can answer with exit 3, says how to allow it, and never tells the model it was rejected", async () => {
+    const baseURL = await fake([
+      [toolCall("read", { path: ".env" })],
+      [toolCall("read", { path: ".env" })],
+      [text("It holds a token.")],
+    ]);
     const r = await arbor(runArgs(baseURL, "read .env"), { home });
-    expect(r.code, r.stderr).toBe(0);
-    const all = expectStream(r, "done");
+    expect(r.code, r.stderr).toBe(3);
+    const all = expectStream(r, "error");
+    expect(all.at(-1)).toMatchObject({ code: "needs_answer" });
     expect(all.find((e) => e.type === "permission_request")).toMatchObject({ permission: "read", patterns: [".env"] });
-    const end = all.find((e) => e.type === "tool_end");
-    expect(end).toMatchObject({ tool: "read", is_error: true });
     expect(JSON.stringify(all)).not.toContain("hunter2");
-    expect(r.stderr).toContain("permission read for .env denied: no one to ask; rerun with --yes to allow");
+    const id = all[0]!.session_id;
+    expect(r.stderr).toContain(`'arbor approve ${id} --permission read --pattern .env'`);
+    expect(r.stderr).toContain(`arbor run --session ${id} "go on"`);
+    // One model call: the run stopped at the ask, and the session holds no refusal for the model to read.
+    expect(server?.callCount).toBe(1);
+    expect(JSON.stringify(await snapshot(id)).match(/.{0,120}reject.{0,120}/i)?.[0]).toBeUndefined();
+
+    // Answered later: the approval is recorded in the session and the continued run reads the file unasked.
+    const noPattern = await arbor(["approve", id, "--permission", "read"], { home });
+    expect(noPattern.code).toBe(2);
+    const allow = await arbor(["approve", id.slice(0, 8), "--permission", "read", "--pattern", ".env"], { home });
+    expect(allow.code, allow.stderr).toBe(0);
+    expect(allow.stdout).toContain(`Allowed read for .env in session ${id}`);
+    const next = await arbor(runArgs(baseURL, "--session", id, "go on"), { home });
+    expect(next.code, next.stderr).toBe(0);
+    const more = expectStream(next, "done");
+    expect(more.find((e) => e.type === "permission_request")).toBeUndefined();
+    expect(more.find((e) => e.type === "tool_end")).toMatchObject({ tool: "read", is_error: false });
   });
 
   it("--yes allows the ask", async () => {
@@ -230,7 +250,7 @@ describe("arbor demo", () => {
 
   it("--json and --store work as for run", async () => {
     const store = `sqlite:${join(dir, "demo.db")}`;
-    const r = await arbor(["demo", "--json", "--store", store], { home });
+    const r = await arbor(["demo", "--json", "--store", store, "--create"], { home });
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     expect(all.filter((e) => e.type === "tool_end")).toHaveLength(9);

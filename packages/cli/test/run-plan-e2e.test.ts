@@ -77,21 +77,42 @@ describe("arbor run in plan mode", () => {
     expect(bodies[2]!.stream).not.toBe(true);
   });
 
-  it("without --yes and without a terminal the plan is not approved, and stderr says so", async () => {
-    const { r, events } = await run([[PLAN]]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('plan "Tidy up" not approved: no one to approve it');
+  it("without --yes and without a terminal the run stops with exit 3, and 'arbor approve' carries it on later", async () => {
+    const { r, events } = await run([
+      [PLAN],
+      [text("[ERROR] nothing here to tidy")],
+      [toolCall("replan", { action: "finish", response: "The workspace is already tidy.", revised_steps: [], reason: "empty" })],
+    ]);
+    expect(r.code, r.stderr).toBe(3);
+    const created = events.find((e) => e.type === "plan_created");
+    const planId = created?.type === "plan_created" ? created.plan.plan_id : "";
+    expect(r.stderr).toContain(`Plan "Tidy up" waits for approval and there is no terminal to ask`);
+    expect(r.stderr).toContain(`'arbor approve ${planId}'`);
     expect(events.filter((e) => e.type === "plan_updated")).toEqual([]);
-    expect(events.filter((e) => e.type === "token").at(-1)).toMatchObject({
-      content: expect.stringContaining('The plan "Tidy up" was not approved: no one to approve it'),
-    });
-    expect(events.at(-1)?.type).toBe("done");
+    expect(events.at(-1)).toMatchObject({ type: "error", code: "needs_answer" });
     expect(server!.callCount).toBe(1);
+
+    const sessionId = events[0]!.session_id;
+    const modelArgs = ["--model", "openai-compatible/fake", "--base-url", server!.baseURL, "--cwd", workspace];
+    const wrong = await arbor(["approve", `${sessionId}:00000000`, ...modelArgs], { home });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/has no plan .*:00000000 on its current branch/);
+    const approved = await arbor(["approve", sessionId.slice(0, 8), "--json", ...modelArgs], { home });
+    expect(approved.code, approved.stderr).toBe(0);
+    const after = approved.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent);
+    expect(after.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toContain("1:running");
+    expect(after.at(-1)).toMatchObject({ type: "done", session_id: sessionId, text: "The workspace is already tidy." });
+    const again = await arbor(["approve", sessionId, ...modelArgs], { home });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/is not waiting for approval/);
   });
 });
 
 describe("the plan approval handler", () => {
-  const request = { title: "Tidy up", steps: [{ id: 1, title: "Look" }] };
+  const request = { planId: "s1:plan-1", title: "Tidy up", steps: [{ id: 1, title: "Look" }] };
   const signal = new AbortController().signal;
 
   it("asks at the terminal until the answer is clear, with an optional reason for a no", async () => {
@@ -104,7 +125,7 @@ describe("the plan approval handler", () => {
         return answers.shift();
       },
     };
-    const handler = createPlanApprovalHandler({ yes: false, io, view: createJsonView(io) });
+    const handler = createPlanApprovalHandler({ yes: false, io, view: createJsonView(io), onNobody: () => {} });
     expect(await handler(request, signal)).toEqual({ approved: false, reason: "too risky" });
     expect(questions).toEqual([
       '? run the plan "Tidy up" (1 step)? [y]es / [n]o: ',

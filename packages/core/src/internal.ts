@@ -48,7 +48,14 @@ export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from
 export * from "./llm/model-ref.js";
 export * from "./llm/model-wrapper.js";
 export * from "./llm/registry.js";
-export { classifyProviderError, DEFAULT_RETRY, type ProviderFailure, retryAfterMs, retryDelay } from "./llm/retry.js";
+export {
+  classifyProviderError,
+  DEFAULT_RETRY,
+  type ProviderFailure,
+  type RetryNotice,
+  retryAfterMs,
+  retryDelay,
+} from "./llm/retry.js";
 export { effortForBudget, thinkingCallOptions } from "./llm/thinking.js";
 export type { RunLaunch, RunObserver } from "./loop/extension.js";
 export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";

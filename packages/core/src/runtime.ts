@@ -130,6 +130,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pending,
     clock,
     retry: { ...DEFAULT_RETRY, streamIdleTimeoutMs: config.llm.streamIdleTimeoutMs, ...options.retry },
+    onRetry: options.onRetry,
     systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
     maxTurnsNote: maxTurnsReminder(),
     tokens: new TokenCounter(),

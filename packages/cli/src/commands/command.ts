@@ -52,7 +52,11 @@ export const STORE_OPTIONS: OptionDefs = {
     type: "string",
     valueName: "spec",
     description:
-      "Where sessions live: a directory (file store), sqlite:<file>, mysql://… or postgres://… (env ARBOR_STORE; default: the file store in $ARBOR_HOME, else ~/.arbor).",
+      "Where sessions live: a directory (file store), sqlite:<file>, mysql:// (or mariadb://)… or postgres://… (env ARBOR_STORE; default: the file store in $ARBOR_HOME, else ~/.arbor).",
+  },
+  create: {
+    type: "boolean",
+    description: "Make the store if the --store (or ARBOR_STORE) path does not exist yet; without it a missing path is an error.",
   },
   json: { type: "boolean", description: 'Print JSON on stdout instead of text (errors too: {"error":{"code","message"}}).' },
   help: { type: "boolean", short: "h", description: "Show this help." },

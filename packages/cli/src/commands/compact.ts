@@ -1,6 +1,7 @@
 import { assertSessionId, createRuntime } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
+import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { formatCost } from "../render/run-format.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
@@ -16,7 +17,7 @@ export const compactCommand: TopCommand = {
   summary: "Summarize a session's history now, keeping its recent messages verbatim (manual compaction).",
   details: [
     "The compaction agent writes a structured summary (goal, constraints, progress, decisions, next steps, critical context, files) that replaces the older messages in what the model sees; an earlier summary is updated, not rewritten. Nothing is deleted: the messages stay in the session tree, and 'arbor sessions tree' shows the compaction entry.",
-    "The summary is written by the model pool's compaction model (pool.compaction in arbor.json) if there is one, else by --model, ARBOR_MODEL or `model` in arbor.json.",
+    "The summary is written by --model when given (a model that cannot be resolved is an error, exit 2); else by the model pool's compaction model (pool.compaction in arbor.json) if there is one, else by ARBOR_MODEL or `model` in arbor.json.",
     "Runs also compact on their own when the context nears the model's limit.",
   ],
   options: {
@@ -28,19 +29,26 @@ export const compactCommand: TopCommand = {
   async run(io, values, operands) {
     if (operands.length === 0) throw new UsageError(`missing <session>. Usage: ${USAGE}`);
     if (operands.length > 1) throw new UsageError(`unexpected argument '${operands[1]}'. Usage: ${USAGE}`);
-    const sessionId = operands[0]!;
-    assertSessionId(sessionId);
+    const given = operands[0]!;
+    assertSessionId(given);
     const focus = stringOption(values, "focus");
     if (focus !== undefined && focus.trim() === "") throw new UsageError("--focus is empty: say what the summary should keep.");
     const cwd = workspaceDir(io, stringOption(values, "cwd"));
+    const model = stringOption(values, "model");
+    if (model !== undefined && model.trim() === "") throw new UsageError("--model needs a value, e.g. --model openai/gpt-4o.");
     const config = loadCommandConfig(io, cwd, {
-      model: stringOption(values, "model"),
+      model,
       baseURL: stringOption(values, "base-url"),
     });
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    return withStore(io, values, async (store) => {
+      const sessionId = await resolveSessionId(store, given);
       const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io), holderName: "arbor compact" });
       try {
-        const result = await runtime.compact(sessionId, focus === undefined ? {} : { focus });
+        // A model named on the command line is the one used, or the error: never quietly another one.
+        const result = await runtime.compact(sessionId, {
+          ...(focus === undefined ? {} : { focus }),
+          ...(model === undefined ? {} : { model }),
+        });
         if (flag(values, "json")) writeJson(io.stdout, result);
         else {
           const kept = result.kept === 0 ? "none kept verbatim" : `${result.kept} kept verbatim`;

@@ -45,7 +45,7 @@ export const demoCommand: TopCommand = {
         "",
       ]);
     }
-    return withStore(io, storeFlag, async (opened, resolved) => {
+    return withStore(io, values, async (opened, resolved) => {
       const { code } = await playRun({
         io,
         json,

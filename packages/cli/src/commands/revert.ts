@@ -1,6 +1,7 @@
 import { assertSessionId, revertSession, unrevertSession } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
+import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
@@ -30,10 +31,12 @@ export const revertCommand: TopCommand = {
     to: { type: "string", valueName: "entry", description: "The entry to go back before (see 'arbor sessions tree')." },
   },
   async run(io, values, operands) {
-    const sessionId = sessionOperand(operands, REVERT_USAGE);
-    const to = stringOption(values, "to");
-    if (to !== undefined && to.trim() === "") throw new UsageError(`--to is empty. Usage: ${REVERT_USAGE}`);
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    const given = sessionOperand(operands, REVERT_USAGE);
+    const toGiven = stringOption(values, "to");
+    if (toGiven !== undefined && toGiven.trim() === "") throw new UsageError(`--to is empty. Usage: ${REVERT_USAGE}`);
+    return withStore(io, values, async (store) => {
+      const sessionId = await resolveSessionId(store, given);
+      const to = toGiven === undefined ? undefined : await resolveEntryId(store, sessionId, toGiven);
       const result = await revertSession({ store, sessionId, home: arborHomeOf(io), ...(to ? { to } : {}) });
       if (flag(values, "json")) writeJson(io.stdout, result);
       else
@@ -56,8 +59,9 @@ export const unrevertCommand: TopCommand = {
   ],
   options: {},
   async run(io, values, operands) {
-    const sessionId = sessionOperand(operands, UNREVERT_USAGE);
-    return withStore(io, stringOption(values, "store"), async (store) => {
+    const given = sessionOperand(operands, UNREVERT_USAGE);
+    return withStore(io, values, async (store) => {
+      const sessionId = await resolveSessionId(store, given);
       const result = await unrevertSession({ store, sessionId, home: arborHomeOf(io) });
       if (flag(values, "json")) writeJson(io.stdout, result);
       else

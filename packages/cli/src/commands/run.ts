@@ -1,6 +1,8 @@
 import { createRuntime, type RunInput, type Runtime, type Store } from "@arbor/core";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
+import { readInput } from "../files.js";
+import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
@@ -10,6 +12,24 @@ import { steerIfDriven } from "../run/steer.js";
 import { arborHomeOf, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
+
+/** The prompt of `arbor run -` or `--prompt-file`: the whole text, which must say something. */
+async function readPrompt(io: Io, from: string): Promise<string> {
+  const text = await readInput(io, from, "Give a readable file with the prompt, or - to read it from stdin.");
+  if (text.trim() === "") {
+    const where = from === "-" ? "stdin" : from;
+    throw new UsageError(`the prompt read from ${where} is empty: say what the agent should do.`);
+  }
+  return text;
+}
+
+/** `--session` and `--from` as typed (ids or git-like prefixes), made whole against the store. */
+async function resolveIds(store: Store, flags: RunFlags): Promise<RunFlags> {
+  if (flags.sessionId === undefined) return flags;
+  const sessionId = await resolveSessionId(store, flags.sessionId);
+  const from = flags.from === undefined ? undefined : await resolveEntryId(store, sessionId, flags.from);
+  return { ...flags, sessionId, ...(from === undefined ? {} : { from }) };
+}
 
 /** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
 function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
@@ -57,30 +77,33 @@ export const runCommand: TopCommand = {
     "Run one prompt to completion in a session: a new one, or --session <id> to continue one (--resume takes up a run whose process died).",
   details: [
     "The agent works in --cwd with the built-in tools (read, write, edit, list, glob, grep, bash, fetch, …) until it answers without calling a tool, --max-turns is reached, or Ctrl-C stops it. Ctrl-C keeps what the run did (the session stays consistent and can be continued); a second Ctrl-C quits at once.",
-    "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the ask is denied and stderr says so.",
-    "Plan mode (PLAN_ENABLED): the agent may make a plan with plan_create; each step then runs as its own executor. With PLAN_REQUIRE_APPROVAL the plan waits for approval: --yes approves it; otherwise you are asked on the terminal ([y]es / [n]o), and when stdin is not a terminal it is not approved and stderr says so.",
+    "Permission asks (reading .env files, paths outside the workspace, a repeating tool call, or what your arbor.json rules say to ask): --yes allows each once; otherwise you are asked on the terminal ([o]nce / [a]lways / [r]eject), and when stdin is not a terminal the run stops before the tool runs (exit 3; the model is told nothing) and stderr names the 'arbor approve' command that allows it.",
+    "Plan mode (PLAN_ENABLED): the agent may make a plan with plan_create; each step then runs as its own executor. With PLAN_REQUIRE_APPROVAL the plan waits for approval: --yes approves it; otherwise you are asked on the terminal ([y]es / [n]o), and when stdin is not a terminal the run stops (exit 3) with the plan waiting, and 'arbor approve <session>' approves it later.",
     "A session whose run was cut off (its process crashed or was killed) reads as interrupted: --session <id> --resume finishes that run from where it stopped, with no prompt. A prompt to such a session continues it with the prompt instead (stderr says so).",
     "A prompt for a session another process is running (arbor serve, another arbor run) steers that run: it is recorded at once, the running agent reads it before its next model call, wrapped as a message to address before carrying on, and this command exits 0 at once.",
     "Settings come from $ARBOR_HOME/arbor.json, $ARBOR_HOME/models.json, <cwd>/arbor.json and the environment; --model and --base-url override them.",
-    "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 130 interrupted.",
+    "Exit codes: 0 done, 1 the run failed (a provider error, a broken store), 2 bad usage or bad input (empty prompt, bad flag, unknown or invalid model, missing API key, unknown session, invalid config), 3 stopped on a permission or plan nobody could answer (see 'arbor approve'), 130 interrupted.",
   ],
   options: {
     ...RUN_OPTIONS,
     json: {
       type: "boolean",
       description:
-        'One JSON object per line on stdout: each run event (token, reasoning, tool_start, tool_end, llm_start, llm_end, permission_request, …) with its session_id; the last line is "done" or "error". A failure before the run starts is {"error":{"code","message"}}.',
+        'One JSON object per line on stdout: each run event (token, reasoning, tool_start, tool_end, llm_start, llm_end, permission_request, …) with its session_id; the last line is "done" (with status, stop_reason, steps, usage, cost and the final text) or "error". A failure before the run starts is {"error":{"code","message"}}.',
     },
   },
   async run(io, values, operands) {
-    const flags = readRunFlags(io, values, operands);
+    const given = readRunFlags(io, values, operands);
+    const flags = given.promptFrom === undefined ? given : { ...given, prompt: await readPrompt(io, given.promptFrom) };
+    const checked = flags;
     const config = loadCommandConfig(io, flags.cwd, flags);
     const cassette = await cassetteSetup(io, flags, config);
     const storeFlag = stringOption(values, "store");
     const store = storeFlag === undefined ? "" : ` --store ${shellWord(storeFlag)}`;
     const telemetry = await startTelemetry(config, io.env);
     try {
-      return await withStore(io, storeFlag, async (opened, resolved) => {
+      return await withStore(io, values, async (opened, resolved) => {
+        const flags = await resolveIds(opened, checked);
         if (flags.sessionId !== undefined && !flags.resume) {
           await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
           if (await steerIfDriven(io, opened, flags.sessionId, flags.prompt, flag(values, "json"))) return EXIT_OK;
@@ -91,7 +114,7 @@ export const runCommand: TopCommand = {
           yes: flags.yes,
           store: opened,
           storeLabel: resolved.label,
-          createRuntime: (onPermission, onPlanApproval) =>
+          createRuntime: (onPermission, onPlanApproval, onRetry) =>
             resumable(
               flags,
               createRuntime({
@@ -106,11 +129,13 @@ export const runCommand: TopCommand = {
                 snapshots: true,
                 onPermission,
                 onPlanApproval,
+                onRetry,
               }),
             ),
           input: {
             prompt: flags.prompt,
             ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
+            ...(flags.from !== undefined ? { fromEntryId: flags.from } : {}),
             ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
             ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
             // Named for the run, so a continued session switches to it (and records the change).
@@ -118,6 +143,7 @@ export const runCommand: TopCommand = {
             ...(flags.thinking !== undefined ? { thinking: flags.thinking } : {}),
             ...(flags.debug !== undefined ? { debug: flags.debug } : {}),
           },
+          storeArg: store,
           next: (id) => [
             ["continue", `arbor run${store} --session ${id} "…"`],
             ["inspect", `arbor sessions show ${id}${store}`],

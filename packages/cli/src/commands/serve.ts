@@ -25,6 +25,35 @@ function pick(defs: OptionDefs, names: readonly string[]): OptionDefs {
   return out;
 }
 
+/** Said at start-up when no model is configured: the inspector's model box defaults to the server's model. */
+const NO_MODEL_WARNING =
+  'warning: no model is configured, so a chat that names none (the inspector\'s model box defaults to the server\'s) fails with "No model is configured". Start with --model <provider>/<model>, or set ARBOR_MODEL or "model" in arbor.json.';
+
+/** Listens, with Node's EADDRINUSE and EACCES said as what to do about them. */
+async function listenOn(server: ReturnType<typeof createServer>, host: string, port: number) {
+  try {
+    return await server.listen({ host, port });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "EADDRINUSE") {
+      throw new UsageError(
+        `port ${port} on ${host} is already in use (another arbor serve?): stop that process or pick another port with --port <n> (--port 0 takes a free one).`,
+      );
+    }
+    if (code === "EACCES") {
+      throw new UsageError(
+        `not allowed to listen on port ${port} of ${host}: ports below 1024 need privileges; pick --port 1024 or above.`,
+      );
+    }
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+      throw new UsageError(
+        `--host ${host} is not an address of this machine: use 127.0.0.1 (the default) or one of its own addresses.`,
+      );
+    }
+    throw err;
+  }
+}
+
 export const serveCommand: TopCommand = {
   name: "serve",
   usage: "",
@@ -75,7 +104,7 @@ export const serveCommand: TopCommand = {
     });
     const telemetry = await startTelemetry(config, io.env);
     try {
-      return await withStore(io, stringOption(values, "store"), async (store) => {
+      return await withStore(io, values, async (store) => {
         // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
         const watch = new WatchHub(store);
         const runtime = createRuntime({
@@ -96,7 +125,8 @@ export const serveCommand: TopCommand = {
             // The client got a code and a redacted message; the operator gets the whole error.
             onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),
           });
-          const listening = await server.listen({ host, port });
+          const listening = await listenOn(server, host, port);
+          if (config.model === undefined) writeLines(io.stderr, [NO_MODEL_WARNING]);
           const stopped = new Promise<void>((resolve) => {
             const release = io.onInterrupt?.(() => {
               release?.();

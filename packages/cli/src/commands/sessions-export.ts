@@ -2,6 +2,7 @@ import { assertEntryId, entriesToExport, toAtif, toPiSession } from "@arbor/core
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { writeOutputAtomically } from "../files.js";
+import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { cliVersion } from "../version.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
@@ -38,9 +39,10 @@ export const sessionsExport: Command = {
     },
   },
   async run(ctx) {
-    const id = ctx.operands[0] as string;
+    const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);
     const format = (stringOption(ctx.values, "format") ?? "arbor") as Format;
-    const leaf = stringOption(ctx.values, "leaf");
+    const leafGiven = stringOption(ctx.values, "leaf");
+    const leaf = leafGiven === undefined ? undefined : await resolveEntryId(ctx.store, id, leafGiven);
     const data = await ctx.store.exportSession(id);
     let text: string;
     let entries: number;

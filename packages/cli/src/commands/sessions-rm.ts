@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core";
+import { resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
@@ -10,11 +10,8 @@ export const sessionsRm: Command = {
   validate: validateSessionIdOperand,
   options: {},
   async run(ctx) {
-    const id = ctx.operands[0] as string;
-    // Checked first so that a mistyped id is an error rather than a silent no-op.
-    if ((await ctx.store.getSession(id)) === undefined) {
-      throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-    }
+    const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);
+    // Resolving the id checked that the session exists: a mistyped id is an error, not a silent no-op.
     await ctx.store.deleteSession(id);
     if (ctx.json) writeJson(ctx.io.stdout, { deleted: id });
     else ctx.io.stdout.write(`Deleted session ${id}.\n`);

@@ -1,4 +1,5 @@
 import { type Entry, getTrace, goalTreeOnPath, listSubTraces, renderTodos, todosOnPath } from "@arbor/core/internal";
+import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";
 import { renderParentGoal, renderPlan, renderSubTraces } from "../render/trace.js";
@@ -29,7 +30,7 @@ export const sessionsShow: Command = {
   validate: validateSessionIdOperand,
   options: {},
   async run(ctx) {
-    const id = ctx.operands[0] as string;
+    const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);
     const snapshot = await ctx.store.getSnapshot(id);
     if (ctx.json) {
       writeJson(ctx.io.stdout, snapshot);

@@ -1,3 +1,4 @@
+import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { pickStyle } from "../render/style.js";
 import { renderTree } from "../render/tree.js";
@@ -15,7 +16,7 @@ export const sessionsTree: Command = {
   validate: validateSessionIdOperand,
   options: {},
   async run(ctx) {
-    const id = ctx.operands[0] as string;
+    const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);
     const snapshot = await ctx.store.getSnapshot(id);
     if (ctx.json) {
       const { activePath, childrenByParentId, labelsByEntryId } = snapshot;

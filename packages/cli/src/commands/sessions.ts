@@ -1,6 +1,10 @@
 import type { CommandGroup } from "./command.js";
+import { sessionsCompare } from "./sessions-compare.js";
 import { sessionsExport } from "./sessions-export.js";
+import { sessionsFork } from "./sessions-fork.js";
 import { sessionsImport } from "./sessions-import.js";
+import { sessionsLabel } from "./sessions-label.js";
+import { sessionsLeaf } from "./sessions-leaf.js";
 import { sessionsList } from "./sessions-list.js";
 import { sessionsRm } from "./sessions-rm.js";
 import { sessionsShow } from "./sessions-show.js";
@@ -8,6 +12,17 @@ import { sessionsTree } from "./sessions-tree.js";
 
 export const sessionsGroup: CommandGroup = {
   name: "sessions",
-  summary: "List, inspect, delete, export and import stored sessions.",
-  commands: [sessionsList, sessionsShow, sessionsTree, sessionsRm, sessionsExport, sessionsImport],
+  summary: "List, inspect, branch, label, compare, delete, export and import stored sessions.",
+  commands: [
+    sessionsList,
+    sessionsShow,
+    sessionsTree,
+    sessionsLeaf,
+    sessionsFork,
+    sessionsLabel,
+    sessionsCompare,
+    sessionsRm,
+    sessionsExport,
+    sessionsImport,
+  ],
 };

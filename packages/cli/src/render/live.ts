@@ -1,5 +1,7 @@
 import type { RunEvent, TokenUsage } from "@arbor/core";
+import type { RetryNotice } from "@arbor/core/internal";
 import type { Output } from "../io.js";
+import { retryLine } from "./retry.js";
 import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "./run-format.js";
 import { PLAIN, type Style } from "./style.js";
 import { firstLine, oneLine, plural, truncate } from "./text.js";
@@ -17,6 +19,8 @@ export interface RunOutcome {
   /** `false` when a call's model has no known price: the summary says so instead of a partial sum. */
   costKnown?: false | undefined;
   error?: { code: string; message: string } | undefined;
+  /** The final assistant text (the last step's). */
+  text?: string | undefined;
 }
 
 export interface RunEnd {
@@ -46,6 +50,8 @@ export interface RunView {
   answered(ask: Ask, reply: AskReply, by: AskAnswerer): void;
   /** Ends the line in progress, so a prompt on the terminal starts on a line of its own. */
   breakLine(): void;
+  /** A model call failed and is about to be tried again: said on stderr as it happens. */
+  retrying(notice: RetryNotice): void;
   end(end: RunEnd): void;
 }
 
@@ -76,27 +82,48 @@ function errorLine(outcome: RunOutcome): string {
   return `error: ${message || "the run failed"}\n`;
 }
 
-/** `--json`: every run event as one line, ending with `done` or `error` even when the stream had none. */
+/**
+ * The last line of a run that finished, for scripts: how it ended, what it used and cost, and the final
+ * answer, so nobody has to add up `llm_end` events or join tokens.
+ */
+function doneLine(outcome: RunOutcome): Record<string, unknown> {
+  return {
+    type: "done",
+    session_id: outcome.sessionId,
+    status: outcome.status,
+    ...(outcome.stopReason === undefined ? {} : { stop_reason: outcome.stopReason }),
+    steps: outcome.steps,
+    usage: outcome.usage,
+    cost: outcome.cost,
+    ...(outcome.costKnown === false ? { cost_known: false } : {}),
+    text: outcome.text ?? "",
+  };
+}
+
+/**
+ * `--json`: every run event as one line, ending with `done` or `error` from the run's result (the
+ * stream's own last event is held back: the result says more, and may say why the CLI stopped it).
+ */
 export function createJsonView(out: ViewOutputs): RunView {
-  let ended = false;
   const line = (value: unknown) => out.stdout.write(`${JSON.stringify(value)}\n`);
   return {
     event(event) {
-      if (event.type === "done" || event.type === "error") ended = true;
+      if (event.type === "done" || event.type === "error") return;
       line(event);
     },
     answered(ask, _reply, by) {
       if (by === "nobody") out.stderr.write(`${deniedNoOneToAsk(ask)}\n`);
     },
     breakLine() {},
+    retrying(notice) {
+      out.stderr.write(`${retryLine(notice)}\n`);
+    },
     end({ outcome }) {
-      if (!ended) {
-        const session_id = outcome.sessionId;
-        if (outcome.status === "done") line({ type: "done", session_id });
-        else if (outcome.status === "aborted")
-          line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
-        else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
-      }
+      const session_id = outcome.sessionId;
+      if (outcome.status === "done") line(doneLine(outcome));
+      else if (outcome.status === "aborted")
+        line({ type: "error", session_id, content: "The run was aborted.", code: "aborted" });
+      else line({ type: "error", session_id, content: outcome.error?.message ?? "The run failed.", code: outcome.error?.code });
       if (outcome.status === "error") out.stderr.write(errorLine(outcome));
     },
   };
@@ -119,6 +146,22 @@ function nonZeroExit(output: string): string | undefined {
   return code === undefined || code === "0" ? undefined : code;
 }
 
+/** Lines for the branches of an explore/delegate call that ended since the last report (see `branch-progress` in core). */
+function finishedBranches(event: Extract<RunEvent, { type: "tool_progress" }>, reported: Set<string>): string[] {
+  const branches = event.metadata?.branches;
+  if (!Array.isArray(branches)) return [];
+  const lines: string[] = [];
+  branches.forEach((b: { traceId?: unknown; task?: unknown; status?: unknown; steps?: unknown }, i) => {
+    if (typeof b.traceId !== "string" || (b.status !== "done" && b.status !== "failed") || reported.has(b.traceId)) return;
+    reported.add(b.traceId);
+    const steps = typeof b.steps === "number" ? `, ${plural(b.steps, "step", "steps")}` : "";
+    lines.push(
+      `  ${event.tool} #${i + 1} ${b.status === "done" ? "done" : "failed"}: ${truncate(oneLine(String(b.task ?? "")), 60)}${steps}`,
+    );
+  });
+  return lines;
+}
+
 interface ToolCall {
   tool: string;
   subject: string;
@@ -134,6 +177,8 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
   const width = Math.max(40, opts.columns || 100);
   const live = opts.live ?? false;
   const calls = new Map<string, ToolCall>();
+  // Sub-agent branches already said to have ended, by trace id.
+  const reported = new Set<string>();
   let atLineStart = true;
   let block: "text" | "reasoning" | undefined;
   // The call whose start line is the last thing written, unfinished, so its end can replace it.
@@ -165,6 +210,11 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
 
   return {
     breakLine,
+    retrying(notice) {
+      // On a terminal stdout and stderr share the screen: finish the line in progress first.
+      if (out.stdout.isTTY) breakLine();
+      out.stderr.write(`${style.yellow(retryLine(notice))}\n`);
+    },
     event(event) {
       switch (event.type) {
         case "token":
@@ -193,14 +243,24 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
           break;
         }
         case "tool_progress": {
-          // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
           const call = calls.get(event.call_id);
+          if (!live) {
+            // A log gets a line per sub-agent branch as it ends, not every step.
+            const lines = finishedBranches(event, reported);
+            if (lines.length > 0) {
+              startBlock(undefined);
+              breakLine();
+            }
+            for (const line of lines) write(style.dim(`${line}\n`));
+            break;
+          }
+          // Shown only on the running call's own line; a report for a call whose line was left behind is dropped.
           // A command's latest output line says more than its title while it runs.
           const output = event.metadata?.output;
           const lastLine = typeof output === "string" ? output.trimEnd().split("\n").at(-1) : undefined;
           const shown = lastLine || event.title;
-          if (!live || openCall !== event.call_id || !call || shown === undefined) break;
-          const note = truncate(oneLine(streamSafe(shown)), 40);
+          if (openCall !== event.call_id || !call || shown === undefined) break;
+          const note = truncate(oneLine(streamSafe(shown)), Math.max(40, Math.floor(width / 2)));
           out.stdout.write("\r\u001b[K");
           write(style.dim(toolLine("…", call, ` ${note}`, note.length + 1)));
           break;
@@ -225,6 +285,10 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
             breakLine();
           }
           write(`${line}\n`);
+          // What a goal call changed, in its own words: the first line of its result.
+          if (event.tool === "goal" && !event.is_error && firstLine(event.output) !== "") {
+            write(style.dim(`  ${truncate(firstLine(event.output), width - 2)}\n`));
+          }
           break;
         }
         case "error":

@@ -49,6 +49,7 @@ export function toolSubject(tool: string, input: string, max = 80): string {
   let subject: string | undefined;
   if (tool === "list" && args.path === undefined) subject = ".";
   else if (tool === "todowrite" && Array.isArray(args.todos)) subject = `${args.todos.length} todos`;
+  else if (tool === "goal") subject = goalSubject(args);
   else if ((tool === "grep" || tool === "glob") && typeof args.pattern === "string") {
     subject = typeof args.path === "string" ? `${args.pattern} in ${args.path}` : args.pattern;
   } else {
@@ -56,6 +57,19 @@ export function toolSubject(tool: string, input: string, max = 80): string {
     subject = key === undefined ? undefined : (args[key] as string);
   }
   return truncate(oneLine(subject ?? ""), max);
+}
+
+/** A goal call's arguments in the order they apply: `done · add "Read, Fix" · focus 2`. */
+function goalSubject(args: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const text = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
+  if (text("done") !== undefined) parts.push("done");
+  if (text("abandon") !== undefined) parts.push("abandon");
+  const add = text("add");
+  if (add !== undefined)
+    parts.push(`add "${add}"${text("under") ? ` under ${text("under")}` : text("after") ? ` after ${text("after")}` : ""}`);
+  if (text("focus") !== undefined) parts.push(`focus ${text("focus")}`);
+  return parts.join(" · ");
 }
 
 /** Streamed text made safe for a terminal: control characters (escape sequences too) go, newlines and tabs stay. */

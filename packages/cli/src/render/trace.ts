@@ -1,24 +1,39 @@
-import { type GoalTree, type SessionMeta, toOutline } from "@arbor/core/internal";
+import { displayNumbers, GOAL_MARKERS, type GoalTree, goalLabel, planView, type SessionMeta } from "@arbor/core/internal";
 import { oneLine, table, truncate } from "./text.js";
 
-/** The plan of a trace as an outline, each agent_call goal followed by the sub-traces it started. */
+/**
+ * The plan of a trace as a tree, numbered as the model sees it ("1.", "2.1") and never by internal
+ * id; each agent_call goal is followed by the sub-traces it started. Abandoned goals are hidden, and
+ * counted.
+ */
 export function renderPlan(tree: GoalTree): string[] {
   const lines = [`Plan: ${truncate(oneLine(tree.mission), 100) || "(no mission)"}`];
-  if (tree.goals.length === 0) return [...lines, "  (no goals yet)"];
-  const outline = toOutline(tree).split("\n");
-  // toOutline lists goals depth first with "(id: N" in each line; agent_call goals get their sub-traces under them.
-  for (const line of outline) {
-    lines.push(`  ${line}`);
-    const id = /\(id: (\d+)/.exec(line)?.[1];
-    const goal = id === undefined ? undefined : tree.goals.find((g) => g.id === id);
-    if (goal?.type !== "agent_call") continue;
-    lines.push(`      agent_call (${goal.agentCallMode ?? "sub-agents"}):`);
-    for (const subId of goal.subTraceIds ?? []) {
-      const meta = goal.subTraceMetadata?.[subId];
-      lines.push(`        ${subId}  ${meta?.status ?? "running"}  ${truncate(oneLine(meta?.task ?? ""), 60)}`);
+  const view = planView(tree);
+  const visit = (parentId: string | null, depth: number) => {
+    for (const goal of view.children.get(parentId) ?? []) {
+      const number = view.numberOf.get(goal.id) as string;
+      const indent = "  ".repeat(depth + 1);
+      lines.push(`${indent}${GOAL_MARKERS[goal.status]} ${goalLabel(number, truncate(oneLine(goal.description), 100))}`);
+      if (goal.type === "agent_call") {
+        lines.push(`${indent}    agent_call (${goal.agentCallMode ?? "sub-agents"}):`);
+        for (const subId of goal.subTraceIds ?? []) {
+          const meta = goal.subTraceMetadata?.[subId];
+          lines.push(`${indent}      ${subId}  ${meta?.status ?? "running"}  ${truncate(oneLine(meta?.task ?? ""), 60)}`);
+        }
+      }
+      visit(goal.id, depth + 1);
     }
-  }
+  };
+  visit(null, 0);
+  if ((view.children.get(null)?.length ?? 0) === 0) lines.push("  (no goals yet)");
+  const abandoned = tree.goals.length - view.numberOf.size;
+  if (abandoned > 0) lines.push(`  (${abandoned} abandoned goal${abandoned === 1 ? "" : "s"} not shown)`);
   return lines;
+}
+
+/** A goal as people read it: its display number, or "(abandoned)" for one the plan no longer shows. */
+function goalNumber(tree: Pick<GoalTree, "goals"> | null | undefined, id: string): string {
+  return (tree ? displayNumbers(tree).get(id) : undefined) ?? "(abandoned)";
 }
 
 /** Sub-traces of a trace: id, status, agent, the goal that started them, and their task. */
@@ -27,7 +42,7 @@ export function renderSubTraces(subs: readonly SessionMeta[], tree: GoalTree | n
   const goalName = (id: string | undefined) => {
     if (id === undefined) return "";
     const goal = tree?.goals.find((g) => g.id === id);
-    return goal ? `${id} ${truncate(oneLine(goal.description), 30)}` : id;
+    return goal ? `${goalNumber(tree, id)} ${truncate(oneLine(goal.description), 30)}` : "";
   };
   return [
     `Sub-traces (${subs.length}):`,
@@ -50,9 +65,7 @@ export function renderParentGoal(meta: SessionMeta, parentTree: GoalTree | null)
   if (!meta.parentSessionId) return [];
   const goal = meta.parentGoalId === undefined ? undefined : parentTree?.goals.find((g) => g.id === meta.parentGoalId);
   const described = goal
-    ? `goal ${goal.id} "${truncate(oneLine(goal.description), 60)}" (${goal.type}${goal.agentCallMode ? `, ${goal.agentCallMode}` : ""}, ${goal.status})`
-    : meta.parentGoalId !== undefined
-      ? `goal ${meta.parentGoalId}`
-      : "(no goal)";
+    ? `goal ${goalNumber(parentTree, goal.id)} "${truncate(oneLine(goal.description), 60)}" (${goal.type}${goal.agentCallMode ? `, ${goal.agentCallMode}` : ""}, ${goal.status})`
+    : "(no goal)";
   return [`Started by ${meta.parentSessionId}, ${described}`];
 }

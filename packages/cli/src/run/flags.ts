@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import {
+  assertEntryId,
   assertSessionId,
   type Config,
   DEBUG_LEVELS,
@@ -38,6 +39,17 @@ export const RUN_OPTIONS: OptionDefs = {
     valueName: "id",
     description:
       "Continue this session instead of starting a new one (it keeps its model and thinking level unless you give others).",
+  },
+  from: {
+    type: "string",
+    valueName: "entry",
+    description:
+      "With --session: continue from this entry instead of the leaf (a new branch; a user message is re-sent as a sibling). An id or a prefix of one, as 'arbor sessions tree' shows.",
+  },
+  "prompt-file": {
+    type: "string",
+    valueName: "file",
+    description: "Read the prompt from this file (- for stdin; 'arbor run -' reads stdin too).",
   },
   resume: {
     type: "boolean",
@@ -90,6 +102,10 @@ export const RUN_OPTIONS: OptionDefs = {
 export interface RunFlags {
   /** Empty only with --resume, or with --session (then the session decides what to say). */
   prompt: string;
+  /** Where the prompt is to be read from: a file, or `-` for stdin (`arbor run -`, `--prompt-file`); `prompt` is then empty. */
+  promptFrom?: string | undefined;
+  /** `--from`: the entry (id or prefix) to continue from; only with `sessionId`. */
+  from?: string | undefined;
   /** `--resume`: wake the session's interrupted run; there is no prompt. */
   resume: boolean;
   /** Absolute, an existing directory. */
@@ -145,11 +161,29 @@ function promptOf(operands: readonly string[], sessionId: string | undefined, re
   return prompt;
 }
 
+/** `arbor run -` or `--prompt-file <file>`: where to read the prompt from, checked against the other ways to give one. */
+function promptSource(values: OptionValues, operands: readonly string[]): string | undefined {
+  const file = stringOption(values, "prompt-file");
+  const dash = operands.length === 1 && operands[0] === "-";
+  if (file === undefined) return dash ? "-" : undefined;
+  if (file.trim() === "") throw new UsageError("--prompt-file needs a file, e.g. --prompt-file task.md (or - for stdin).");
+  if (operands.length > 0) throw new UsageError("give the prompt once: either as words or with --prompt-file, not both.");
+  return file;
+}
+
 export function readRunFlags(io: Io, values: OptionValues, operands: readonly string[]): RunFlags {
   const sessionId = stringOption(values, "session");
   if (sessionId !== undefined) assertSessionId(sessionId);
   const resume = flag(values, "resume");
-  const prompt = promptOf(operands, sessionId, resume);
+  const promptFrom = promptSource(values, operands);
+  if (promptFrom !== undefined && resume) throw new UsageError("--resume takes no prompt: drop the prompt file or -.");
+  const prompt = promptFrom !== undefined ? "" : promptOf(operands, sessionId, resume);
+  const from = stringOption(values, "from");
+  if (from !== undefined) {
+    if (sessionId === undefined) throw new UsageError("--from needs --session <id>: the entry is looked up in that session.");
+    if (resume) throw new UsageError("--from and --resume do not go together: --resume finishes the run where it stopped.");
+    assertEntryId(from);
+  }
   const maxTurns = intOption(values, "max-turns", 1, MAX_TURNS_LIMIT);
   const agent = stringOption(values, "agent");
   if (agent !== undefined && agent.trim() === "") throw new UsageError("--agent needs a name, e.g. --agent plan.");
@@ -164,6 +198,8 @@ export function readRunFlags(io: Io, values: OptionValues, operands: readonly st
   const debug = debugFlag(values);
   return {
     prompt,
+    ...(promptFrom === undefined ? {} : { promptFrom: promptFrom === "-" ? "-" : resolve(io.cwd ?? process.cwd(), promptFrom) }),
+    ...(from === undefined ? {} : { from }),
     resume,
     cwd: workspaceDir(io, stringOption(values, "cwd")),
     model,

@@ -3,6 +3,8 @@ import type { Ask, AskReply, RunView } from "../render/live.js";
 
 /** What the CLI needs of a pending ask; the runtime's `PendingPermission` has it. */
 export interface PendingAsk {
+  sessionId: string;
+  agent: string;
   tool?: string | undefined;
   request: Ask;
 }
@@ -14,7 +16,7 @@ export interface WiderAlways {
 }
 
 /** The runtime's `onPermission` as the CLI answers it. */
-export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply | WiderAlways>;
+export type AskHandler = (pending: PendingAsk, signal: AbortSignal) => Promise<AskReply | WiderAlways | undefined>;
 
 const ANSWERS: Readonly<Record<string, AskReply | WiderAlways>> = {
   o: "once",
@@ -63,9 +65,15 @@ async function askPerson(
 
 /**
  * Who answers asks, so a run never hangs on a question nobody sees: `--yes` allows each once; else the person at the terminal, when
- * stdin is one; else nobody, and the ask is rejected with a line on stderr saying how to allow it.
+ * stdin is one; else nobody: `onNobody` stops the run and the ask is left unanswered (the model is
+ * never told that someone refused).
  */
-export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }): AskHandler {
+export function createAskHandler(opts: {
+  yes: boolean;
+  io: Io;
+  view: RunView;
+  onNobody: (pending: PendingAsk) => void;
+}): AskHandler {
   const { io, view } = opts;
   return async (pending, signal) => {
     if (opts.yes) {
@@ -78,7 +86,7 @@ export function createAskHandler(opts: { yes: boolean; io: Io; view: RunView }):
       view.answered(pending.request, typeof reply === "string" ? reply : reply.reply, "user");
       return reply;
     }
-    view.answered(pending.request, "reject", "nobody");
-    return "reject";
+    opts.onNobody(pending);
+    return undefined;
   };
 }

@@ -4,6 +4,7 @@ import { oneLine } from "../render/text.js";
 
 /** What the CLI needs of a plan waiting for approval; the runtime's `PlanApprovalRequest` has it. */
 export interface PlanAsk {
+  planId: string;
   title: string;
   steps: readonly { id: number; title: string }[];
 }
@@ -14,15 +15,12 @@ export interface PlanReply {
 }
 
 /** The runtime's `onPlanApproval` as the CLI answers it. */
-export type PlanApprovalHandler = (request: PlanAsk, signal: AbortSignal) => Promise<PlanReply>;
+export type PlanApprovalHandler = (request: PlanAsk, signal: AbortSignal) => Promise<PlanReply | undefined>;
 
 const ANSWERS: Readonly<Record<string, boolean>> = { y: true, yes: true, n: false, no: false };
 
 /** Unclear answers are asked again this many times, then the plan is not approved. */
 const MAX_QUESTIONS = 3;
-
-/** The reason a run nobody can answer gives for not approving (such a run says so rather than wait forever). */
-export const NO_ONE_TO_APPROVE = "no one to approve it (stdin is not a terminal); rerun with --yes to approve plans";
 
 async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, signal: AbortSignal): Promise<PlanReply> {
   const question = `? run the plan "${oneLine(request.title)}" (${request.steps.length} step${request.steps.length === 1 ? "" : "s"})? [y]es / [n]o: `;
@@ -41,9 +39,15 @@ async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, si
 
 /**
  * Who approves plans (PLAN_REQUIRE_APPROVAL) for `arbor run`: `--yes` approves; else the person at
- * the terminal, when stdin is one; else nobody, and the plan is not approved, with a line on stderr.
+ * the terminal, when stdin is one; else nobody: `onNobody` stops the run, and the plan stays waiting
+ * in the session for 'arbor approve'.
  */
-export function createPlanApprovalHandler(opts: { yes: boolean; io: Io; view: RunView }): PlanApprovalHandler {
+export function createPlanApprovalHandler(opts: {
+  yes: boolean;
+  io: Io;
+  view: RunView;
+  onNobody: (request: PlanAsk) => void;
+}): PlanApprovalHandler {
   const { io, view } = opts;
   return async (request, signal) => {
     if (opts.yes) return { approved: true, reason: "--yes" };
@@ -51,7 +55,7 @@ export function createPlanApprovalHandler(opts: { yes: boolean; io: Io; view: Ru
       view.breakLine();
       return askPerson(io.prompt, request, signal);
     }
-    io.stderr.write(`plan "${oneLine(request.title)}" not approved: ${NO_ONE_TO_APPROVE}\n`);
-    return { approved: false, reason: NO_ONE_TO_APPROVE };
+    opts.onNobody(request);
+    return undefined;
   };
 }

@@ -1,4 +1,5 @@
 import type { Store } from "@arbor/core";
+import type { RetryNotice } from "@arbor/core/internal";
 import { exitCodeForRun, hintFor } from "../errors.js";
 import type { Io } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";
@@ -6,6 +7,7 @@ import { pickStyle } from "../render/style.js";
 import { type Driven, driveRun, type RunHandleLike } from "./drive.js";
 import { type AskHandler, createAskHandler } from "./permissions.js";
 import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-approval.js";
+import { NEEDS_ANSWER, type Unanswered, unansweredMessage } from "./unanswered.js";
 
 /** What `playRun` needs of a runtime; `createRuntime`'s result is one. */
 export interface RuntimeLike<Input> {
@@ -21,11 +23,17 @@ export interface PlayOptions<Input> {
   store: Store;
   /** The store as messages name it, for hints about a missing session. */
   storeLabel: string;
-  /** Makes the runtime; `onPermission` answers its asks and `onPlanApproval` its plans, through the view. */
-  createRuntime(onPermission: AskHandler, onPlanApproval: PlanApprovalHandler): RuntimeLike<Input>;
+  /** Makes the runtime; `onPermission` answers its asks and `onPlanApproval` its plans, through the view, which `onRetry` tells of retries. */
+  createRuntime(
+    onPermission: AskHandler,
+    onPlanApproval: PlanApprovalHandler,
+    onRetry: (notice: RetryNotice) => void,
+  ): RuntimeLike<Input>;
   input: Input;
   /** What to run next for the session, as `[label, command]` lines of the text view. */
   next(sessionId: string): (readonly [string, string])[];
+  /** ` --store <spec>` as the commands the CLI suggests should repeat it; empty for the default store. */
+  storeArg?: string;
 }
 
 export function createView(io: Io, json: boolean): RunView {
@@ -62,20 +70,53 @@ function withHint(outcome: RunOutcome, storeLabel: string): RunOutcome {
 export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: number; driven: Driven }> {
   const { io } = opts;
   const view = createView(io, opts.json);
+  // Set once the run has started; the handlers are only called after that.
+  let handle: RunHandleLike | undefined;
+  let unanswered: Unanswered | undefined;
+  const stopOn = (question: Unanswered) => {
+    unanswered ??= question;
+    handle?.abort(new Error("no one to answer the run's question"));
+  };
   const runtime = opts.createRuntime(
-    createAskHandler({ yes: opts.yes, io, view }),
-    createPlanApprovalHandler({ yes: opts.yes, io, view }),
+    createAskHandler({
+      yes: opts.yes,
+      io,
+      view,
+      onNobody: (p) =>
+        stopOn({
+          kind: "permission",
+          sessionId: p.sessionId,
+          agent: p.agent,
+          permission: p.request.permission,
+          patterns: p.request.patterns,
+        }),
+    }),
+    createPlanApprovalHandler({
+      yes: opts.yes,
+      io,
+      view,
+      onNobody: (r) => stopOn({ kind: "plan", planId: r.planId, title: r.title }),
+    }),
+    (notice) => view.retrying(notice),
   );
   try {
-    const driven = await driveRun({ io, handle: runtime.run(opts.input), view });
-    const { outcome } = driven;
+    handle = runtime.run(opts.input);
+    const driven = await driveRun({ io, handle, view });
+    const outcome: RunOutcome =
+      unanswered === undefined || driven.interrupted
+        ? driven.outcome
+        : {
+            ...driven.outcome,
+            status: "error",
+            error: { code: NEEDS_ANSWER, message: unansweredMessage(unanswered, opts.storeArg ?? "") },
+          };
     const written = await sessionWritten(opts.store, outcome);
     view.end({
       outcome: withHint(outcome, opts.storeLabel),
       elapsedMs: driven.elapsedMs,
       session: written ? { id: outcome.sessionId, next: opts.next(outcome.sessionId) } : undefined,
     });
-    return { code: exitCodeForRun(outcome), driven };
+    return { code: exitCodeForRun(outcome), driven: { ...driven, outcome } };
   } finally {
     await runtime.close();
   }

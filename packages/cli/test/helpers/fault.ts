@@ -64,7 +64,7 @@ export class FaultRig {
   }
 
   start(args: string[], home: string, store?: string): RunningCli {
-    const c = startArbor(store ? [...args, "--store", store] : args, { home });
+    const c = startArbor(store ? [...args, "--store", store, "--create"] : args, { home });
     this.children.push(c);
     return c;
   }
@@ -134,7 +134,7 @@ export async function chatUntilToken(url: string, message: string, sessionId: st
   void reader.cancel().catch(() => undefined);
 }
 
-const storeArgs = (store?: string) => (store ? ["--store", store] : []);
+const storeArgs = (store?: string) => (store ? ["--store", store, "--create"] : []);
 
 export async function show(
   id: string,

@@ -70,6 +70,9 @@ function withPromptFiles(path: string, value: unknown): unknown {
   return { ...value, agents };
 }
 
+/** The command-line flags the CLI turns into overrides, by the config key each sets. */
+const FLAG_NAMES: Readonly<Record<string, string>> = { baseURL: "--base-url", model: "--model", thinking: "--thinking" };
+
 /**
  * Settings, lowest precedence first: built-in defaults, `$ARBOR_HOME/arbor.json`,
  * `$ARBOR_HOME/models.json` (the model pool and catalog overrides), `<cwd>/arbor.json`, environment
@@ -84,6 +87,6 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     if (layer) layers.push(layer);
   }
   layers.push(envLayer(env));
-  if (opts.overrides) layers.push({ source: "command-line options", value: opts.overrides });
+  if (opts.overrides) layers.push({ source: "command-line options", value: opts.overrides, names: FLAG_NAMES });
   return resolveConfig(layers);
 }

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { describeIssues } from "../model/validate.js";
 import { type Config, ConfigSchema, ENV_KEYS } from "./schema.js";
@@ -6,6 +7,11 @@ import { type Config, ConfigSchema, ENV_KEYS } from "./schema.js";
 export interface ConfigLayer {
   source: string;
   value: unknown;
+  /**
+   * What the user typed for a key, by its config path (`baseURL` → `ARBOR_BASE_URL`, `--base-url`),
+   * so an error names the variable or flag to fix rather than an internal key.
+   */
+  names?: Readonly<Record<string, string>>;
 }
 
 type Json = Record<string, unknown>;
@@ -59,7 +65,21 @@ export function envLayer(env: Readonly<Record<string, string | undefined>>): Con
     for (let i = path.length - 1; i >= 0; i--) leaf = { [path[i] as string]: leaf };
     value = merge(value, leaf as Json);
   }
-  return { source: "environment", value };
+  return { source: "environment", value, names: ENV_NAMES };
+}
+
+const ENV_NAMES: Readonly<Record<string, string>> = Object.fromEntries(ENV_KEYS.map(([name, path]) => [path.join("."), name]));
+
+/** A layer's problems, each named as the user gave it where the layer knows how. */
+function layerIssues(layer: ConfigLayer, error: z.ZodError): string {
+  const names = layer.names;
+  if (names === undefined) return describeIssues(error);
+  const renamed = error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const name = names[path];
+    return name === undefined ? issue : { ...issue, path: [name] };
+  });
+  return describeIssues(new z.ZodError(renamed));
 }
 
 /**
@@ -71,7 +91,7 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
   for (const layer of layers) {
     if (!isObject(layer.value)) throw new ArborError("invalid_config", `${layer.source}: expected a JSON object.`);
     const r = ConfigSchema.safeParse(layer.value);
-    if (!r.success) throw new ArborError("invalid_config", `${layer.source}: ${describeIssues(r.error)}`);
+    if (!r.success) throw new ArborError("invalid_config", `${layer.source}: ${layerIssues(layer, r.error)}`);
     merged = merge(merged, layer.value);
   }
   const r = ConfigSchema.safeParse(merged);

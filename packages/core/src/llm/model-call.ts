@@ -1,5 +1,12 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
-import { classifyProviderError, type LoopClock, type ProviderFailure, type RetryOptions, retryDelay } from "./retry.js";
+import {
+  classifyProviderError,
+  type LoopClock,
+  type ProviderFailure,
+  type RetryNotice,
+  type RetryOptions,
+  retryDelay,
+} from "./retry.js";
 import { type StepSink, type StepStreamResult, streamStep } from "./stream-step.js";
 
 export interface ModelCallResult {
@@ -14,6 +21,8 @@ export interface ModelCallEnv {
   readonly clock: LoopClock;
   readonly retry: Required<RetryOptions>;
   readonly signal: AbortSignal;
+  /** Told of each retry as its wait begins (a front end shows it, rather than sit silent). */
+  readonly onRetry?: ((notice: RetryNotice) => void) | undefined;
 }
 
 export const SILENT_SINK: StepSink = { text: () => {}, reasoning: () => {} };
@@ -48,8 +57,14 @@ export async function callModel(
 /** The waiting a failed attempt earns: false when it is not retried (not retryable, out of retries, aborted while waiting). */
 async function waitToRetry(env: ModelCallEnv, failure: ProviderFailure, attempt: number): Promise<boolean> {
   if (!failure.retryable || attempt >= env.retry.maxRetries) return false;
+  const delayMs = retryDelay(attempt, failure, env.retry, Math.random());
   try {
-    await env.clock.sleep(retryDelay(attempt, failure, env.retry, Math.random()), env.signal);
+    env.onRetry?.({ attempt: attempt + 1, maxRetries: env.retry.maxRetries, delayMs, failure });
+  } catch {
+    // Telling is best effort: a listener that throws must not end the run.
+  }
+  try {
+    await env.clock.sleep(delayMs, env.signal);
     return true;
   } catch {
     return false;

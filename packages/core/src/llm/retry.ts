@@ -33,6 +33,15 @@ export const DEFAULT_RETRY: Required<RetryOptions> = {
 };
 
 /** What the loop needs to know about a provider failure. Pure. */
+/** A failed model call about to be tried again: told as the wait begins, so a front end can say so. */
+export interface RetryNotice {
+  /** The retry about to happen, from 1. */
+  attempt: number;
+  maxRetries: number;
+  delayMs: number;
+  failure: ProviderFailure;
+}
+
 export interface ProviderFailure {
   retryable: boolean;
   /** The wait the provider asked for, in ms (`retry-after-ms` or `retry-after`). */
@@ -44,6 +53,10 @@ export interface ProviderFailure {
   type?: string | undefined;
   /** The provider's words alone, without the URL, for the message a user reads. */
   detail?: string;
+  /** The address called, when known. */
+  url?: string;
+  /** The network error's code (`ECONNREFUSED`, …) when the call got no response. */
+  code?: string;
 }
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET"]);
@@ -84,6 +97,8 @@ export function classifyProviderError(err: unknown, now: number): ProviderFailur
       type,
       // Without a response the address is the useful part: which server could not be reached.
       detail: err.statusCode === undefined ? `${detail} (${err.url})` : detail,
+      url: err.url,
+      ...(causeCode(err) !== undefined ? { code: causeCode(err) as string } : {}),
     };
   }
   const code = causeCode(err);
@@ -97,6 +112,7 @@ export function classifyProviderError(err: unknown, now: number): ProviderFailur
       status: undefined,
       message: `${message} (${code})`,
       detail: `${message} (${code})`,
+      code,
     };
   }
   return { retryable: false, retryAfterMs: undefined, status: undefined, message, type, detail: message };

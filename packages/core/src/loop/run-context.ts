@@ -18,7 +18,7 @@ import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { RunTally } from "./tally.js";
 import type { TraceSpend } from "./trace-spend.js";
-import type { AgentDefinition, LoopClock, ResolvedModel, RetryOptions } from "./types.js";
+import type { AgentDefinition, LoopClock, ResolvedModel, RetryNotice, RetryOptions } from "./types.js";
 
 export type { RunEventInput } from "../model/run-events.js";
 
@@ -37,6 +37,8 @@ export interface RunContext {
   readonly signal: AbortSignal;
   readonly clock: LoopClock;
   readonly retry: Required<RetryOptions>;
+  /** Told of each retry of this run's model calls (`RuntimeOptions.onRetry`). */
+  readonly onRetry?: ((notice: RetryNotice) => void) | undefined;
   readonly registry: ToolRegistry;
   /** Function tools offered to the model this run (those the agent's rules do not deny outright). */
   readonly tools: LanguageModelV4FunctionTool[];

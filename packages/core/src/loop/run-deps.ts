@@ -13,6 +13,7 @@ import type {
   ModelResolver,
   PermissionHandler,
   ResolvedModel,
+  RetryNotice,
   RetryOptions,
   TracePublisher,
 } from "./types.js";
@@ -33,6 +34,7 @@ export interface RunDeps {
   pending: PendingPermissions;
   clock: LoopClock;
   retry: Required<RetryOptions>;
+  onRetry?: ((notice: RetryNotice & { sessionId: string }) => void) | undefined;
   /** The system prompt for a run (agent prompt, environment, instructions, custom text). */
   systemPrompt(input: {
     agent: AgentDefinition;

@@ -71,6 +71,11 @@ export function permissionFor(
             );
         },
       );
+      // An ask withdrawn because the run stopped was answered by nobody: the call is interrupted, and
+      // the model must not read that the user rejected it.
+      if (signal.aborted && answer.reply === "reject" && answer.message === undefined) {
+        throw new ArborError("aborted", "The run stopped while the ask waited for an answer.");
+      }
       if (answer.reply === "always") {
         for (const pattern of request.always ?? request.patterns) {
           await record({

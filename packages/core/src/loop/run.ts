@@ -34,7 +34,7 @@ import { generateTitle } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import { markTrace } from "./trace-mark.js";
 import { TraceSpend } from "./trace-spend.js";
-import type { RunInput, RunResult } from "./types.js";
+import type { RetryNotice, RunInput, RunResult } from "./types.js";
 import { wakeRun } from "./wake.js";
 
 export type { ExecuteOptions, TraceLaunch } from "./extension.js";
@@ -161,6 +161,7 @@ export async function executeRun(
       signal,
       clock: deps.clock,
       retry: deps.retry,
+      ...(deps.onRetry ? { onRetry: (notice: RetryNotice) => deps.onRetry?.({ ...notice, sessionId }) } : {}),
       registry: deps.registry,
       tools,
       toolNames: names,

@@ -2,7 +2,7 @@ import type { WatchEventInput } from "../events/watch-events.js";
 
 export type { AgentDefinition } from "../agents/definition.js";
 export type { ModelResolver, ModelScenario, ResolvedModel } from "../llm/resolved-model.js";
-export type { LoopClock, RetryOptions } from "../llm/retry.js";
+export type { LoopClock, RetryNotice, RetryOptions } from "../llm/retry.js";
 export type { PendingPermission, PermissionHandler } from "../permissions/pending-permissions.js";
 export type * from "./run-types.js";
 

@@ -25,16 +25,29 @@ function lastModelOnPath(path: readonly Entry[]): string | undefined {
 /** The session's model as a run would pick it, and the summarizer. */
 function modelsFor(deps: RunDeps, path: readonly Entry[], chosen: string | LanguageModelV4 | undefined) {
   const agent = deps.agents.build ?? Object.values(deps.agents)[0]!;
+  // A model asked for by name is resolved first: one that cannot be is the error to report, never a
+  // reason to fall back on the session's model.
+  const picked = chosen === undefined ? undefined : resolveModel(deps, agent, { model: chosen });
   let run: ResolvedModel;
   try {
     run = resolveModel(deps, agent, {});
   } catch (err) {
     const last = lastModelOnPath(path);
-    if (last === undefined) throw err;
-    run = deps.models().resolve(last);
+    if (last !== undefined) run = resolveOr(deps, last, picked);
+    else if (picked !== undefined) run = picked;
+    else throw err;
   }
-  const summary = chosen === undefined ? summaryModel(deps, run) : resolveModel(deps, agent, { model: chosen });
-  return { run, summary };
+  return { run, summary: picked ?? summaryModel(deps, run) };
+}
+
+/** The session's last model, or the model asked for when that one cannot be resolved here (no base URL, say). */
+function resolveOr(deps: RunDeps, last: string, picked: ResolvedModel | undefined): ResolvedModel {
+  try {
+    return deps.models().resolve(last);
+  } catch (err) {
+    if (picked === undefined) throw err;
+    return picked;
+  }
 }
 
 function summarizerFor(deps: RunDeps, model: ResolvedModel, signal: AbortSignal | undefined): Summarizer {

@@ -15,6 +15,7 @@ import type {
   LoopClock,
   PendingPermission,
   PermissionHandler,
+  RetryNotice,
   RetryOptions,
   TracePublisher,
 } from "../loop/types.js";
@@ -61,6 +62,8 @@ export interface RuntimeOptions {
   /** Answers plan approvals (PLAN_REQUIRE_APPROVAL) when someone is at hand; undefined leaves them to `approvePlan`. */
   onPlanApproval?: PlanApprovalHandler;
   retry?: RetryOptions;
+  /** Told of each retry of a run's model calls as its wait begins (the CLI prints it); never fails the run. */
+  onRetry?: (notice: RetryNotice & { sessionId: string }) => void;
   clock?: LoopClock;
   /** A prompt to a session that is running: wait for it (default) or fail with `session_busy`. */
   busy?: "queue" | "reject";

@@ -49,6 +49,8 @@ export interface BatchSpec {
   extensions?: ExtensionFactory;
   /** Shows a branch's event in the parent's stream (permission asks are always shown). */
   forward?(event: RunEventInput, traceId: string): void;
+  /** One branch has ended, as soon as it has (the others may still run). */
+  branchEnded?(traceId: string, status: SubagentStatus): void;
   /** Every branch has ended, before their results are written (the goal that records the call closes). */
   finished?(branches: readonly LaunchedBranch[]): void;
 }
@@ -174,6 +176,7 @@ export class SubAgentLauncher {
     });
     const status = subagentStatus(result, timeout?.aborted === true);
     const record = await recorder.finish(ctx.store, { traceId, task: branch.task, status, result });
+    batch.branchEnded?.(traceId, status);
     ctx.publish(
       {
         event: "sub_trace_completed",

@@ -5,6 +5,7 @@ import type { RunContext } from "../loop/run-context.js";
 import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
 import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
+import { branchProgressTracker } from "./branch-progress.js";
 import type { SubAgentLauncher } from "./launcher.js";
 
 /** Read-only tools (plus `goal`, so a branch can plan) and 20 turns: an explorer looks, it does not change. */
@@ -112,6 +113,12 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
         callerPermission: ctx.permission.rules(),
       };
       const inherit = request.mode === "explore" && !request.background;
+      const progress =
+        request.progress &&
+        branchProgressTracker(
+          request.tasks.map((task, i) => ({ task, traceId: ids[i] as string })),
+          request.progress,
+        );
       const { batchId, branches } = await launcher.run({
         mode: request.mode,
         goalId: start.goalId,
@@ -130,6 +137,7 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
         })),
         limit: ctx.budget.maxConcurrentSubTraces ?? DEFAULT_CONCURRENT_SUB_TRACES,
         signal: request.signal,
+        ...(progress ? { forward: progress.see, branchEnded: progress.ended } : {}),
         finished(done) {
           const metadata: Record<string, SubTraceMetadata> = {};
           for (const { traceId, record } of done) metadata[traceId] = record.metadata;

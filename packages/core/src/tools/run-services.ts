@@ -2,6 +2,7 @@ import type { GoalTree } from "../goal/goal-tree.js";
 import type { SubagentStatus } from "../model/entry.js";
 import type { RunPlan } from "../plan/run-plan.js";
 import type { Todo } from "./todo-store.js";
+import type { ToolProgress } from "./tool.js";
 
 /**
  * What a run offers the tools that act on the run itself (`goal`, `explore`, `delegate`). The loop
@@ -46,6 +47,8 @@ export interface SubTraceRequest {
   background?: string;
   /** The tool call that asked, for the batch entries. */
   callId: string;
+  /** Told where the branches are as they go (the calling tool shows it as its progress). */
+  progress?: (update: ToolProgress) => void;
   /** The assistant message that made the call: an inheriting branch sees the parent up to before it. */
   messageId: string;
   signal: AbortSignal;

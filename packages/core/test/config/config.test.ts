@@ -71,7 +71,7 @@ describe("configuration", () => {
       /ENABLE_LLM_CACHE/,
     );
     expect((await expectCode(() => resolveConfig([envLayer({ PLAN_MAX_STEPS: "0" })]), "invalid_config")).message).toMatch(
-      /environment: plan\.maxSteps/,
+      /environment: PLAN_MAX_STEPS: Too small/,
     );
   });
 });

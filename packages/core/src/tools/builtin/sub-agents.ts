@@ -85,6 +85,7 @@ export function exploreTool() {
         ...(input.background !== undefined ? { background: input.background } : {}),
         callId: ctx.callId,
         messageId: ctx.messageId,
+        progress: (update) => ctx.metadata(update),
         signal: ctx.abort,
       });
       return resultOf(batch, ctx);
@@ -110,6 +111,7 @@ export function delegateTool() {
         ...(input.agent !== undefined ? { agent: input.agent } : {}),
         callId: ctx.callId,
         messageId: ctx.messageId,
+        progress: (update) => ctx.metadata(update),
         signal: ctx.abort,
       });
       return resultOf(batch, ctx);

@@ -1,0 +1,32 @@
+import { ArborError } from "@arbor/core/internal";
+import { resolveEntryId, resolveSessionId } from "../ids.js";
+import { writeJson } from "../io.js";
+import { type Command, validateSessionIdOperand } from "./command.js";
+
+export const sessionsFork: Command = {
+  name: "fork",
+  operands: ["session", "entry"],
+  requiredOperands: 1,
+  summary: "Copy a session's branch (root → entry, default its leaf) into a new session of its own.",
+  details: [
+    "The new session holds the path and its labels; the original is unchanged. Continue it with 'arbor run --session <new id> \"…\"'.",
+    "With --json: {sessionId, forkedFrom, entryId}.",
+  ],
+  validate: validateSessionIdOperand,
+  options: {},
+  async run(ctx) {
+    const sessionId = await resolveSessionId(ctx.store, ctx.operands[0] as string);
+    const given = ctx.operands[1];
+    const meta = await ctx.store.getSession(sessionId);
+    const entryId = given === undefined ? meta?.leafEntryId : await resolveEntryId(ctx.store, sessionId, given);
+    if (entryId === undefined || entryId === null) {
+      throw new ArborError("invalid_input", `Session ${sessionId} is empty: there is nothing to fork.`);
+    }
+    const fork = await ctx.store.createBranchedSession(sessionId, entryId);
+    if (ctx.json) writeJson(ctx.io.stdout, { sessionId: fork.id, forkedFrom: sessionId, entryId });
+    else
+      ctx.io.stdout.write(
+        `Forked session ${sessionId} at entry ${entryId} into ${fork.id}.\n  continue: arbor run --session ${fork.id} "…"\n`,
+      );
+  },
+};

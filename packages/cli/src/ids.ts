@@ -1,0 +1,55 @@
+import { ArborError, assertEntryId, assertSessionId, type Store } from "@arbor/core/internal";
+
+/** How many candidates an ambiguous prefix lists before saying how many more there are. */
+const SHOWN_CANDIDATES = 8;
+
+/** Sessions read per page while looking for a prefix (the store's largest page). */
+const PAGE = 1000;
+
+function candidatesText(ids: readonly string[]): string {
+  const shown = ids.slice(0, SHOWN_CANDIDATES).join(", ");
+  return ids.length > SHOWN_CANDIDATES ? `${shown} and ${ids.length - SHOWN_CANDIDATES} more` : shown;
+}
+
+/**
+ * A session id as the user typed it: the whole id, or, like git, any prefix that only one session
+ * starts with. An exact id wins over prefixes; a prefix of several is an error listing them.
+ */
+export async function resolveSessionId(store: Store, given: string): Promise<string> {
+  assertSessionId(given);
+  if ((await store.getSession(given)) !== undefined) return given;
+  const matches: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listSessions({ limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) });
+    for (const s of page.sessions) if (s.id.startsWith(given)) matches.push(s.id);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length === 0) throw new ArborError("session_not_found", `Session ${given} does not exist.`);
+  matches.sort();
+  throw new ArborError(
+    "invalid_id",
+    `Session id prefix ${given} is ambiguous: ${matches.length} sessions start with it (${candidatesText(matches)}). Type more of the id.`,
+  );
+}
+
+/** An entry id of a session, whole or as a prefix only one of its entries starts with (see `resolveSessionId`). */
+export async function resolveEntryId(store: Store, sessionId: string, given: string): Promise<string> {
+  assertEntryId(given);
+  const entries = await store.listEntries(sessionId);
+  if (entries.some((e) => e.id === given)) return given;
+  const matches = entries.filter((e) => e.id.startsWith(given)).map((e) => e.id);
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length === 0) {
+    throw new ArborError(
+      "entry_not_found",
+      `No entry of session ${sessionId} has the id or id prefix ${given}; 'arbor sessions tree ${sessionId}' lists them.`,
+    );
+  }
+  matches.sort();
+  throw new ArborError(
+    "invalid_id",
+    `Entry id prefix ${given} is ambiguous in session ${sessionId}: ${matches.length} entries start with it (${candidatesText(matches)}). Type more of the id.`,
+  );
+}
