@@ -32,6 +32,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
+import { SecurityGateway, securityExtension } from "./security/gateway.js";
 import { revertSession, unrevertSession } from "./snapshot/revert.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { steerSession } from "./steering/steering.js";
@@ -75,6 +76,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ? options.tools
       : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
   const extensions = userExtensions(options.extensions, registry);
+  // The gateway checks every call of every run (sub-runs too), so it sits on the registry itself.
+  const gateway = config.security.enabled ? new SecurityGateway(config.security) : undefined;
+  const removeGateway = gateway ? registry.addHook(gateway) : undefined;
   let models: ModelResolver | undefined;
   // Config agents replace built-in ones of the same name; agents passed in code replace both.
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...agentsFromConfig(config.agents), ...options.agents };
@@ -145,6 +149,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
+    ...(gateway ? { security: securityExtension(gateway) } : {}),
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
     ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };
@@ -363,6 +368,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await events.settled();
       if (ownsCache) await cache?.close();
       await mcp?.close();
+      // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
+      removeGateway?.();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
+import { SecurityRuleSchema } from "../security/rules.js";
 import { PermissionConfigSchema } from "../tools/permission.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
@@ -156,7 +157,19 @@ export const ConfigSchema = z.strictObject({
       captureContent: z.boolean().default(false),
     })
     .prefault({}),
-  security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+  security: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** More rules (`command`, `secret`, `injection`) after the built-in ones. */
+      rules: z.array(SecurityRuleSchema).default([]),
+      /** Ids of rules (built-in or structural) to turn off. */
+      disabledRules: z.array(z.string()).default([]),
+      /** Folders outside the workspace a redirection may write to; the system's temp folder when absent. */
+      writeRoots: z.array(z.string().min(1)).optional(),
+      /** Tools whose output comes from outside and is checked for prompt-injection markers. */
+      injectionTools: z.array(z.string()).default(["fetch"]),
+    })
+    .prefault({}),
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
   pool: z.record(z.string(), PoolEntrySchema).default({}),
