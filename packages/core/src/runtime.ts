@@ -42,6 +42,7 @@ import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
+import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
 const realClock: LoopClock = {
@@ -71,10 +72,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const env = options.env ?? process.env;
   const home = options.arborHome ?? defaultArborHome(env);
   const blobs = options.blobs ?? new FileBlobStore(join(home, "blobs"));
+  const python = new PythonRepls();
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
-      : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
+      : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home, python })));
   const extensions = userExtensions(options.extensions, registry);
   // The gateway checks every call of every run (sub-runs too), so it sits on the registry itself.
   const gateway = config.security.enabled ? new SecurityGateway(config.security) : undefined;
@@ -150,6 +152,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
     ...(gateway ? { security: securityExtension(gateway) } : {}),
+    python: pythonReplExtension(python),
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
     ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };
@@ -370,6 +373,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await mcp?.close();
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
       removeGateway?.();
+      python.closeAll();
     },
   };
 }

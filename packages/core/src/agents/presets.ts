@@ -53,7 +53,7 @@ export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Obj
     "plan",
     "Plans without changing anything: may read and search; editing is denied and commands ask first.",
     "primary",
-    { edit: "deny", bash: "ask" },
+    { edit: "deny", bash: "ask", python_repl: "ask" },
   ),
   general: agent(
     "general",

@@ -27,6 +27,8 @@ export interface FeatureDeps {
   snapshots?: RunExtension;
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
+  /** Ends each run's Python session with the run. */
+  python?: RunExtension;
   /** The security gateway's redaction of what is stored; absent when SECURITY_ENABLED is off. */
   security?: RunExtension;
   /** Made for every run and put before the built-in features, so it wraps all of them. */
@@ -93,6 +95,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       steeringExtension(),
       mentionsExtension(),
       ...snapshots,
+      ...(features.python ? [features.python] : []),
       ...(features.user ?? []),
       // Last, so what it stores is every other feature's message with the secrets taken out.
       ...(features.security ? [features.security] : []),
@@ -101,7 +104,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions", "snapshots", "security"]);
+const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions", "snapshots", "security", "python"]);
 
 const HOOKS = [
   "start",

@@ -7,6 +7,7 @@ import { type FetchToolOptions, fetchTool } from "./builtin/fetch.js";
 import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
 import { listTool } from "./builtin/list.js";
+import { pythonReplTool } from "./builtin/python-repl.js";
 import { readTool } from "./builtin/read.js";
 import { skillTool } from "./builtin/skill.js";
 import { delegateTool, exploreTool } from "./builtin/sub-agents.js";
@@ -14,6 +15,7 @@ import { todoReadTool } from "./builtin/todoread.js";
 import { todoWriteTool } from "./builtin/todowrite.js";
 import { writeTool } from "./builtin/write.js";
 import type { OutputLimits } from "./output-cap.js";
+import { PythonRepls } from "./python/python-repls.js";
 import { MemoryTodoStore, type TodoStore } from "./todo-store.js";
 import type { AnyToolDefinition } from "./tool.js";
 
@@ -27,6 +29,8 @@ export interface BuiltinToolsOptions {
   arborHome?: string;
   bash?: Omit<BashToolOptions, "blobs" | "limits">;
   fetch?: FetchToolOptions;
+  /** The runs' Python sessions (the runtime ends each with its run); fresh ones when left out. */
+  python?: PythonRepls;
 }
 
 /** The built-in tool set, configured once per runtime so every run shares its stores. */
@@ -45,6 +49,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
       ...(options.limits ? { limits: options.limits } : {}),
     }),
     fetchTool(options.fetch),
+    pythonReplTool({ repls: options.python ?? new PythonRepls() }),
     todoWriteTool({ todos }),
     todoReadTool({ todos }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),

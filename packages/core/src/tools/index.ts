@@ -7,6 +7,7 @@ export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
 export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
 export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
+export { PythonReplInputSchema, type PythonReplToolOptions, pythonReplTool } from "./builtin/python-repl.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { SkillInputSchema, type SkillToolOptions, skillTool } from "./builtin/skill.js";
 export {
@@ -25,6 +26,7 @@ export * from "./glob-pattern.js";
 export * from "./output-cap.js";
 export * from "./paths.js";
 export * from "./permission.js";
+export { PythonRepls, type PythonReplsOptions, pythonReplExtension, type ReplRun } from "./python/python-repls.js";
 export * from "./registry.js";
 export type * from "./run-services.js";
 export * from "./skills.js";

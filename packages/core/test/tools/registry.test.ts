@@ -181,6 +181,7 @@ describe("builtinTools", () => {
       "grep",
       "bash",
       "fetch",
+      "python_repl",
       "todowrite",
       "todoread",
       "skill",
