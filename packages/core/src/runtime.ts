@@ -18,6 +18,7 @@ import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./l
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
+import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -76,7 +77,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
-      : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home, python })));
+      : new ToolRegistry({ blobs }).register(
+          ...(options.tools ?? builtinTools({ blobs, arborHome: home, python, now: () => (options.clock ?? realClock).now() })),
+        );
   const extensions = userExtensions(options.extensions, registry);
   // The gateway checks every call of every run (sub-runs too), so it sits on the registry itself.
   const gateway = config.security.enabled ? new SecurityGateway(config.security) : undefined;
@@ -153,6 +156,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     user: extensions,
     ...(gateway ? { security: securityExtension(gateway) } : {}),
     python: pythonReplExtension(python),
+    memory: (launch: RunLaunch) => memoryExtractExtension(launch, home),
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
     ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };

@@ -27,6 +27,8 @@ export interface FeatureDeps {
   snapshots?: RunExtension;
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
+  /** Picks memories after a run when MEMORY_AUTO_EXTRACT is on. */
+  memory?: (launch: RunLaunch) => RunExtension;
   /** Ends each run's Python session with the run. */
   python?: RunExtension;
   /** The security gateway's redaction of what is stored; absent when SECURITY_ENABLED is off. */
@@ -96,6 +98,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       mentionsExtension(),
       ...snapshots,
       ...(features.python ? [features.python] : []),
+      ...(features.memory ? [features.memory(launch)] : []),
       ...(features.user ?? []),
       // Last, so what it stores is every other feature's message with the secrets taken out.
       ...(features.security ? [features.security] : []),
@@ -104,11 +107,23 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions", "snapshots", "security", "python"]);
+const BUILTIN_NAMES = new Set([
+  "goals",
+  "plan",
+  "todos",
+  "services",
+  "steering",
+  "mentions",
+  "snapshots",
+  "security",
+  "python",
+  "memory",
+]);
 
 const HOOKS = [
   "start",
   "system",
+  "transformSystem",
   "beforeStep",
   "message",
   "written",

@@ -1,3 +1,4 @@
+import { arborHome } from "../config/load.js";
 import { defineGoalTool } from "../goal/goal-tool.js";
 import { planCreateTool, planUpdateTool } from "../plan/plan-tools.js";
 import type { BlobStore } from "./blob-store.js";
@@ -7,6 +8,7 @@ import { type FetchToolOptions, fetchTool } from "./builtin/fetch.js";
 import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
 import { listTool } from "./builtin/list.js";
+import { memorySearchTool, memoryWriteTool } from "./builtin/memory.js";
 import { pythonReplTool } from "./builtin/python-repl.js";
 import { readTool } from "./builtin/read.js";
 import { skillTool } from "./builtin/skill.js";
@@ -31,11 +33,14 @@ export interface BuiltinToolsOptions {
   fetch?: FetchToolOptions;
   /** The runs' Python sessions (the runtime ends each with its run); fresh ones when left out. */
   python?: PythonRepls;
+  /** The clock memory entries are dated with. */
+  now?: () => number;
 }
 
 /** The built-in tool set, configured once per runtime so every run shares its stores. */
 export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
   const todos = options.todos ?? new MemoryTodoStore();
+  const memory = { arborHome: options.arborHome ?? arborHome(process.env), ...(options.now ? { now: options.now } : {}) };
   return [
     readTool({ ...(options.blobs ? { blobs: options.blobs } : {}) }),
     writeTool(),
@@ -50,6 +55,8 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
     }),
     fetchTool(options.fetch),
     pythonReplTool({ repls: options.python ?? new PythonRepls() }),
+    memoryWriteTool(memory),
+    memorySearchTool(memory),
     todoWriteTool({ todos }),
     todoReadTool({ todos }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),

@@ -7,6 +7,13 @@ export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
 export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
 export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
+export {
+  MemorySearchInputSchema,
+  type MemoryToolOptions,
+  MemoryWriteInputSchema,
+  memorySearchTool,
+  memoryWriteTool,
+} from "./builtin/memory.js";
 export { PythonReplInputSchema, type PythonReplToolOptions, pythonReplTool } from "./builtin/python-repl.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { SkillInputSchema, type SkillToolOptions, skillTool } from "./builtin/skill.js";

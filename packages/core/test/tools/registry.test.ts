@@ -182,6 +182,8 @@ describe("builtinTools", () => {
       "bash",
       "fetch",
       "python_repl",
+      "memory_write",
+      "memory_search",
       "todowrite",
       "todoread",
       "skill",
