@@ -83,7 +83,7 @@ export * from "./prompt/system-prompt.js";
 export * from "./runtime/types.js";
 export { type CompactInput, type CompactOutcome, compact as compactContext } from "./runtime/write-compaction.js";
 export { createRuntime } from "./runtime.js";
-export { type SecurityDecision, SecurityGateway, securityExtension } from "./security/gateway.js";
+export { type SecurityDecision, SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 export { BUILTIN_RULES, type SecurityRule, SecurityRuleSchema, STRUCTURAL_RULES } from "./security/rules.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";

@@ -33,7 +33,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
-import { SecurityGateway, securityExtension } from "./security/gateway.js";
+import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { revertSession, unrevertSession } from "./snapshot/revert.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { steerSession } from "./steering/steering.js";
@@ -202,7 +202,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       middleware: middlewareFor({
         cached: cache !== undefined,
         debug: input.debug ?? options.debug,
-        runtime: options.middleware,
+        runtime: gateway ? [securityMiddleware(gateway), ...(options.middleware ?? [])] : options.middleware,
         run: input.middleware,
       }),
       onError: options.onMiddlewareError ?? (() => {}),

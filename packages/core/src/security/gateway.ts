@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Config } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { RunExtension } from "../loop/run-context.js";
+import type { RunMiddleware } from "../loop/run-types.js";
 import type { Message } from "../model/message.js";
 import type { ToolCallInfo, ToolHooks } from "../tools/registry.js";
 import { createShellParser } from "../tools/shell-commands.js";
@@ -105,6 +106,26 @@ export class SecurityGateway implements ToolHooks {
     const redacted = redactValue(message.content, this.secrets, matched);
     return matched.size === 0 ? message : ({ ...message, content: redacted } as Message);
   }
+}
+
+/**
+ * The gateway's part in the run's event stream: a call's arguments (`tool_start`) and a running
+ * tool's progress (`tool_progress`, bash's output so far) are shown with the secrets redacted.
+ */
+export function securityMiddleware(gateway: SecurityGateway): RunMiddleware {
+  return {
+    name: "security",
+    onEvent(event) {
+      if (event.type === "tool_start") return { ...event, input: redactText(event.input, gateway.secrets).text };
+      if (event.type === "tool_progress") {
+        const matched = new Set<string>();
+        const metadata = event.metadata && (redactValue(event.metadata, gateway.secrets, matched) as Record<string, unknown>);
+        const title = event.title === undefined ? {} : { title: redactText(event.title, gateway.secrets).text };
+        return { ...event, ...title, ...(metadata ? { metadata } : {}) };
+      }
+      return event;
+    },
+  };
 }
 
 /** The gateway's part in each run: what is stored passes through the redaction. */
