@@ -77,7 +77,7 @@ describe("the assistant layer over the fake OpenAI server", () => {
     expect(results.at(-1)).toMatchObject({ toolName: "memory_search" });
     expect(results.at(-1)!.output.value).toMatch(/^\[workspace:MEMORY\.md:1\] .*\n- The answer to the user's sum is 42\./);
     // The new run's system prompt carries MEMORY.md.
-    const system = (server.requests[7]?.body as { messages: Array<{ role: string; content: string }> }).messages[0]!;
+    const system = (server.requests[7]!.body as { messages: Array<{ role: string; content: string }> }).messages[0]!;
     expect(system.role).toBe("system");
     expect(system.content).toContain("The answer to the user's sum is 42.");
     expect(existsSync(join(cwd, "memory"))).toBe(false);
