@@ -34,6 +34,7 @@ export * from "./events/index.js";
 export * from "./goal/index.js";
 export type { ReplaySpec } from "./goal/replay.js";
 export * from "./interop/index.js";
+export { type AddReport, KnowledgeBase, type KnowledgeHit } from "./knowledge/knowledge-base.js";
 export * from "./llm/cache/cache-store.js";
 export { FileCacheStore } from "./llm/cache/file-cache-store.js";
 export { canonicalJson, decodeValue, encodeValue } from "./llm/cache/json-value.js";

@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import { arborHome } from "../config/load.js";
 import { defineGoalTool } from "../goal/goal-tool.js";
+import { KnowledgeBase } from "../knowledge/knowledge-base.js";
 import { planCreateTool, planUpdateTool } from "../plan/plan-tools.js";
 import type { BlobStore } from "./blob-store.js";
 import { type BashToolOptions, bashTool } from "./builtin/bash.js";
@@ -7,6 +9,7 @@ import { editTool } from "./builtin/edit.js";
 import { type FetchToolOptions, fetchTool } from "./builtin/fetch.js";
 import { globTool } from "./builtin/glob.js";
 import { grepTool } from "./builtin/grep.js";
+import { searchKnowledgeBaseTool } from "./builtin/knowledge.js";
 import { listTool } from "./builtin/list.js";
 import { memorySearchTool, memoryWriteTool } from "./builtin/memory.js";
 import { pythonReplTool } from "./builtin/python-repl.js";
@@ -33,6 +36,8 @@ export interface BuiltinToolsOptions {
   fetch?: FetchToolOptions;
   /** The runs' Python sessions (the runtime ends each with its run); fresh ones when left out. */
   python?: PythonRepls;
+  /** The documents `search_knowledge_base` searches; `$ARBOR_HOME/knowledge` when left out. */
+  knowledge?: KnowledgeBase;
   /** The clock memory entries are dated with. */
   now?: () => number;
 }
@@ -57,6 +62,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
     pythonReplTool({ repls: options.python ?? new PythonRepls() }),
     memoryWriteTool(memory),
     memorySearchTool(memory),
+    searchKnowledgeBaseTool({ knowledge: options.knowledge ?? new KnowledgeBase(join(memory.arborHome, "knowledge")) }),
     todoWriteTool({ todos }),
     todoReadTool({ todos }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),

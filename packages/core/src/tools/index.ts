@@ -6,6 +6,7 @@ export { FetchInputSchema, type FetchToolOptions, fetchTool } from "./builtin/fe
 export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
 export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
 export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
+export { type KnowledgeReference, SearchKnowledgeBaseInputSchema, searchKnowledgeBaseTool } from "./builtin/knowledge.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
 export {
   MemorySearchInputSchema,

@@ -184,6 +184,7 @@ describe("builtinTools", () => {
       "python_repl",
       "memory_write",
       "memory_search",
+      "search_knowledge_base",
       "todowrite",
       "todoread",
       "skill",

@@ -1,0 +1,48 @@
+import { extname } from "node:path";
+import { htmlToText } from "../tools/builtin/html-to-text.js";
+
+/** A piece of a document the index ranks on its own, with the lines it came from. */
+export interface Passage {
+  text: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** The document formats read as text; any other file is skipped with a note. */
+export const KNOWLEDGE_EXTENSIONS = new Set([".md", ".markdown", ".txt", ".text", ".html", ".htm", ".rst"]);
+
+/** A passage grows by paragraphs up to about this many characters, so a hit is a readable excerpt. */
+const PASSAGE_CHARS = 1200;
+
+/** The text the index reads from a file's content: HTML is reduced to its text, the rest kept as it is. */
+export function documentText(path: string, content: string): string {
+  const ext = extname(path).toLowerCase();
+  return ext === ".html" || ext === ".htm" ? htmlToText(content) : content;
+}
+
+/** Splits text into passages of whole paragraphs (a long paragraph is cut by lines), numbering lines from 1. */
+export function passagesOf(text: string): Passage[] {
+  const lines = text.split("\n");
+  const out: Passage[] = [];
+  let current: string[] = [];
+  let start = 1;
+  let size = 0;
+  const flush = (end: number) => {
+    const joined = current.join("\n").trim();
+    if (joined !== "") out.push({ text: joined, startLine: start, endLine: end });
+    current = [];
+    size = 0;
+  };
+  lines.forEach((line, i) => {
+    const blank = line.trim() === "";
+    if (current.length === 0) {
+      if (blank) return;
+      start = i + 1;
+    }
+    current.push(line);
+    size += line.length + 1;
+    if ((blank && size >= PASSAGE_CHARS / 2) || size >= PASSAGE_CHARS) flush(i + 1);
+  });
+  flush(lines.length);
+  return out;
+}
