@@ -20,16 +20,17 @@ export function documentText(path: string, content: string): string {
   return ext === ".html" || ext === ".htm" ? htmlToText(content) : content;
 }
 
-/** Splits text into passages of whole paragraphs (a long paragraph is cut by lines), numbering lines from 1. */
+/** Splits text into passages of whole paragraphs (a long paragraph is cut by lines), numbering lines from 1; a passage's lines end at its last non-blank one. */
 export function passagesOf(text: string): Passage[] {
   const lines = text.split("\n");
   const out: Passage[] = [];
   let current: string[] = [];
   let start = 1;
   let size = 0;
-  const flush = (end: number) => {
+  let last = 0;
+  const flush = () => {
     const joined = current.join("\n").trim();
-    if (joined !== "") out.push({ text: joined, startLine: start, endLine: end });
+    if (joined !== "") out.push({ text: joined, startLine: start, endLine: last });
     current = [];
     size = 0;
   };
@@ -41,8 +42,9 @@ export function passagesOf(text: string): Passage[] {
     }
     current.push(line);
     size += line.length + 1;
-    if ((blank && size >= PASSAGE_CHARS / 2) || size >= PASSAGE_CHARS) flush(i + 1);
+    if (!blank) last = i + 1;
+    if ((blank && size >= PASSAGE_CHARS / 2) || size >= PASSAGE_CHARS) flush();
   });
-  flush(lines.length);
+  flush();
   return out;
 }
