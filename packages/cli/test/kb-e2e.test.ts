@@ -22,7 +22,7 @@ describe("arbor kb add", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       documents: 1,
       passages: 1,
-      skipped: [{ path: join(docs, "data.bin"), reason: "not a Markdown, text or HTML file" }],
+      skipped: [{ path: join(docs, "data.bin"), reason: "not a Markdown, text, HTML or PDF file" }],
     });
     const hits = await new KnowledgeBase(join(home, "knowledge")).search("restart queue", 1);
     expect(hits[0]).toMatchObject({ source: join(docs, "runbook.md") });

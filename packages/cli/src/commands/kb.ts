@@ -7,7 +7,7 @@ import type { Command, CommandGroup } from "./command.js";
 export const kbAdd: Command = {
   name: "add",
   operands: ["files|dir"],
-  summary: "Index documents (Markdown, text, HTML) into the knowledge base search_knowledge_base searches.",
+  summary: "Index documents (Markdown, text, HTML, PDF) into the knowledge base search_knowledge_base searches.",
   details: [
     "Each operand is a file or a folder (searched recursively, hidden folders and node_modules left out). Adding a file again replaces its passages.",
     "The knowledge base lives in $ARBOR_HOME/knowledge/. With --json: {documents, passages, skipped: [{path, reason}]}.",

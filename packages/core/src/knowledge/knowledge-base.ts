@@ -5,13 +5,15 @@ import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { walkFiles } from "./files.js";
-import { documentText, KNOWLEDGE_EXTENSIONS, passagesOf } from "./passages.js";
+import { documentPassages, KNOWLEDGE_EXTENSIONS, type Passage } from "./passages.js";
 
 /** One ranked passage: where it is (file and lines), its text and its BM25 score. */
 export interface KnowledgeHit {
   source: string;
   startLine: number;
   endLine: number;
+  /** The page, for a PDF. */
+  page?: number;
   text: string;
   score: number;
 }
@@ -23,12 +25,9 @@ export interface AddReport {
   skipped: Array<{ path: string; reason: string }>;
 }
 
-interface StoredPassage {
+interface StoredPassage extends Passage {
   id: number;
   source: string;
-  startLine: number;
-  endLine: number;
-  text: string;
 }
 
 const FileSchema = z.object({
@@ -41,7 +40,7 @@ const FileSchema = z.object({
 
 const OPTIONS = {
   fields: ["text", "source"],
-  storeFields: ["source", "startLine", "endLine", "text"],
+  storeFields: ["source", "startLine", "endLine", "page", "text"],
   searchOptions: { boost: { text: 2 }, prefix: true, fuzzy: 0.1, combineWith: "OR" as const },
 };
 
@@ -72,16 +71,18 @@ export class KnowledgeBase {
       for (const given of paths) {
         for (const path of await walkFiles(resolve(cwd, given), report.skipped)) {
           if (!KNOWLEDGE_EXTENSIONS.has(extOf(path))) {
-            report.skipped.push({ path, reason: "not a Markdown, text or HTML file" });
+            report.skipped.push({ path, reason: "not a Markdown, text, HTML or PDF file" });
             continue;
           }
-          const content = await readFile(path, "utf8").catch(() => undefined);
-          if (content === undefined) {
-            report.skipped.push({ path, reason: "could not be read" });
+          let found: Passage[];
+          try {
+            found = await documentPassages(path, await readFile(path));
+          } catch (err) {
+            report.skipped.push({ path, reason: `could not be read (${(err as Error).message})` });
             continue;
           }
           for (const id of meta.sources[path] ?? []) index.discard(id);
-          const passages = passagesOf(documentText(path, content)).map((p) => ({ id: meta.nextId++, source: path, ...p }));
+          const passages = found.map((p) => ({ id: meta.nextId++, source: path, ...p }));
           index.addAll(passages);
           meta.sources[path] = passages.map((p) => p.id);
           report.documents++;
@@ -107,6 +108,7 @@ export class KnowledgeBase {
         source: String(hit.source),
         startLine: Number(hit.startLine),
         endLine: Number(hit.endLine),
+        ...(typeof hit.page === "number" ? { page: hit.page } : {}),
         text: String(hit.text),
         score: hit.score,
       }));

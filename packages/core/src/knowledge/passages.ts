@@ -6,18 +6,30 @@ export interface Passage {
   text: string;
   startLine: number;
   endLine: number;
+  /** The page of a PDF (its lines are then counted within the page). */
+  page?: number;
 }
 
 /** The document formats read as text; any other file is skipped with a note. */
-export const KNOWLEDGE_EXTENSIONS = new Set([".md", ".markdown", ".txt", ".text", ".html", ".htm", ".rst"]);
+export const KNOWLEDGE_EXTENSIONS = new Set([".md", ".markdown", ".txt", ".text", ".html", ".htm", ".rst", ".pdf"]);
 
 /** A passage grows by paragraphs up to about this many characters, so a hit is a readable excerpt. */
 const PASSAGE_CHARS = 1200;
 
-/** The text the index reads from a file's content: HTML is reduced to its text, the rest kept as it is. */
-export function documentText(path: string, content: string): string {
+/**
+ * A file's passages: a PDF's text page by page (through unpdf, PDF.js), HTML reduced to its text,
+ * the rest read as it is. Throws when a PDF cannot be read.
+ */
+export async function documentPassages(path: string, content: Buffer): Promise<Passage[]> {
   const ext = extname(path).toLowerCase();
-  return ext === ".html" || ext === ".htm" ? htmlToText(content) : content;
+  if (ext === ".pdf") {
+    const { extractText, getDocumentProxy } = await import("unpdf");
+    const pdf = await getDocumentProxy(new Uint8Array(content));
+    const { text } = await extractText(pdf, { mergePages: false });
+    return text.flatMap((page, i) => passagesOf(page).map((p) => ({ ...p, page: i + 1 })));
+  }
+  const text = content.toString("utf8");
+  return passagesOf(ext === ".html" || ext === ".htm" ? htmlToText(text) : text);
 }
 
 /** Splits text into passages of whole paragraphs (a long paragraph is cut by lines), numbering lines from 1; a passage's lines end at its last non-blank one. */

@@ -23,7 +23,53 @@ function docs(): string {
   return dir;
 }
 
+/** A small valid PDF with one line of Helvetica text per page, its cross-reference table computed. */
+function pdf(pages: readonly string[]): Buffer {
+  const objects: string[] = [];
+  const font = 3 + pages.length * 2;
+  objects.push("<< /Type /Catalog /Pages 2 0 R >>");
+  objects.push(`<< /Type /Pages /Kids [${pages.map((_, i) => `${3 + i * 2} 0 R`).join(" ")}] /Count ${pages.length} >>`);
+  pages.forEach((line, i) => {
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + i * 2} 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
+    );
+    const stream = `BT /F1 12 Tf 72 720 Td (${line}) Tj ET`;
+    objects.push(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
+  });
+  objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
 describe("the knowledge base", () => {
+  it("reads a PDF page by page and cites the page", async () => {
+    const home = tempDir("arbor-home-");
+    const dir = tempDir("arbor-docs-");
+    writeFileSync(join(dir, "manual.pdf"), pdf(["Welcome to the pump manual.", "Bleed the valve before servicing the pump."]));
+    const kb = new KnowledgeBase(join(home, "knowledge"));
+    expect(await kb.add([dir], "/")).toMatchObject({ documents: 1, passages: 2, skipped: [] });
+    const hits = await kb.search("bleed valve", 1);
+    expect(hits[0]).toMatchObject({
+      source: join(dir, "manual.pdf"),
+      page: 2,
+      text: "Bleed the valve before servicing the pump.",
+    });
+    writeFileSync(join(dir, "broken.pdf"), "%PDF-1.4 not really");
+    const report = await kb.add([join(dir, "broken.pdf")], "/");
+    expect(report).toMatchObject({
+      documents: 0,
+      skipped: [{ path: join(dir, "broken.pdf"), reason: expect.stringMatching(/^could not be read/) }],
+    });
+  });
+
   it("indexes Markdown, HTML and text, skips other formats, and ranks passages with their source and lines", async () => {
     const home = tempDir("arbor-home-");
     const dir = docs();
@@ -31,7 +77,7 @@ describe("the knowledge base", () => {
     const report = await kb.add([dir], "/");
     expect(report).toMatchObject({
       documents: 3,
-      skipped: [{ path: join(dir, "image.png"), reason: "not a Markdown, text or HTML file" }],
+      skipped: [{ path: join(dir, "image.png"), reason: "not a Markdown, text, HTML or PDF file" }],
     });
     const hits = await kb.search("how is staging deployed", 3);
     expect(hits[0]).toMatchObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { KnowledgeBase } from "../../knowledge/knowledge-base.js";
+import type { KnowledgeBase, KnowledgeHit } from "../../knowledge/knowledge-base.js";
 import { defineTool } from "../tool.js";
 
 export const SearchKnowledgeBaseInputSchema = z.strictObject({
@@ -36,14 +36,20 @@ export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
       }
       const references = hits.map((hit) => ({
         source: hit.source,
-        location: `lines ${hit.startLine}-${hit.endLine}`,
+        location: where(hit),
         score: Number(hit.score.toFixed(3)),
         excerpt: hit.text.slice(0, EXCERPT_CHARS),
       }));
       const output = hits
-        .map((hit, i) => `[${i + 1}] ${hit.source}:${hit.startLine}-${hit.endLine} (score ${hit.score.toFixed(2)})\n${hit.text}`)
+        .map((hit, i) => `[${i + 1}] ${hit.source}, ${where(hit)} (score ${hit.score.toFixed(2)})\n${hit.text}`)
         .join("\n\n");
       return { output, title: input.query, metadata: { references } };
     },
   });
+}
+
+/** Where a passage is: its lines, and its page in a PDF. */
+function where(hit: KnowledgeHit): string {
+  const lines = `lines ${hit.startLine}-${hit.endLine}`;
+  return hit.page === undefined ? lines : `page ${hit.page}, ${lines}`;
 }
