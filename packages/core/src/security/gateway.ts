@@ -9,6 +9,7 @@ import type { Message } from "../model/message.js";
 import type { ToolCallInfo, ToolHooks } from "../tools/registry.js";
 import { createShellParser } from "../tools/shell-commands.js";
 import type { ToolOutcome } from "../tools/tool.js";
+import { checkPython } from "./python-policy.js";
 import { injectionMarkers, redactText, redactValue } from "./redact.js";
 import { BUILTIN_RULES, compileRule, type SecurityRule } from "./rules.js";
 import { checkShell, type ShellPolicyOptions } from "./shell-policy.js";
@@ -23,6 +24,8 @@ type SecurityConfig = Config["security"];
 
 /** Tools whose input is a shell line under `command`, checked by the shell policy. */
 const SHELL_TOOLS = new Set(["bash"]);
+/** Tools whose input is Python under `code`. */
+const PYTHON_TOOLS = new Set(["python_repl"]);
 
 /**
  * The security gateway: a policy check before every tool call and a filter after it. Before, a
@@ -65,17 +68,31 @@ export class SecurityGateway implements ToolHooks {
     return checkShell(this.shell, command, resolve(cwd), resolve(cwd, workdir));
   }
 
+  /** The verdict on Python code: the shell lines it hands to `os.system`/`subprocess`, and `shutil.rmtree` of `/` or home. */
+  checkPythonCode(code: string, cwd: string) {
+    return checkPython(code, (line) => this.checkCommand(line, cwd));
+  }
+
   async before(call: ToolCallInfo, input: unknown): Promise<undefined> {
-    if (!SHELL_TOOLS.has(call.tool)) return undefined;
-    const parsed = z.looseObject({ command: z.string(), workdir: z.string().optional() }).safeParse(input);
-    if (!parsed.success) return undefined;
-    const verdict = await this.checkCommand(parsed.data.command, call.cwd, parsed.data.workdir ?? ".");
+    const verdict = await this.verdictOn(call, input);
     if (!verdict) return undefined;
     this.blocked.set(call.callId, { decision: "blocked", ...verdict });
     throw new ArborError(
       "security_blocked",
       `Blocked by the security gateway (rule "${verdict.rule}"): ${verdict.reason}. This command will not run; do the task another way, or ask the user to run it themselves.`,
     );
+  }
+
+  private async verdictOn(call: ToolCallInfo, input: unknown) {
+    if (SHELL_TOOLS.has(call.tool)) {
+      const parsed = z.looseObject({ command: z.string(), workdir: z.string().optional() }).safeParse(input);
+      return parsed.success ? this.checkCommand(parsed.data.command, call.cwd, parsed.data.workdir ?? ".") : undefined;
+    }
+    if (PYTHON_TOOLS.has(call.tool)) {
+      const parsed = z.looseObject({ code: z.string() }).safeParse(input);
+      return parsed.success ? this.checkPythonCode(parsed.data.code, call.cwd) : undefined;
+    }
+    return undefined;
   }
 
   after(call: ToolCallInfo, _input: unknown, outcome: ToolOutcome): ToolOutcome | undefined {
