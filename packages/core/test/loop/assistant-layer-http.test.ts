@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Entry, resolveConfig } from "@arbor/core/internal";
-import { startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { collect, harness } from "./harness.js";
 
@@ -81,5 +81,22 @@ describe("the assistant layer over the fake OpenAI server", () => {
     expect(system.role).toBe("system");
     expect(system.content).toContain("The answer to the user's sum is 42.");
     expect(existsSync(join(cwd, "memory"))).toBe(false);
+  });
+});
+
+describe("SECURITY_ENABLED", () => {
+  const rules = [{ id: "no-echo", kind: "command", pattern: "^echo\\b", reason: "echo is not allowed here" }];
+  const script = () => scriptedModel([[toolCall("bash", { command: "echo hi" }, { id: "e1" })], [text("ok")]]);
+
+  it.each([
+    [true, "error-text", /^Blocked by the security gateway \(rule "no-echo"\): echo is not allowed here\./],
+    [false, "text", /^hi\n/],
+  ])("enabled=%s: the gateway's rules apply only when it is on", async (enabled, type, output) => {
+    const config = resolveConfig([{ source: "test", value: { security: { enabled, rules } } }]);
+    const { runtime, store } = await harness({ config, model: script() });
+    const { result } = await collect(runtime.run({ prompt: "say hi" }));
+    const [part] = toolResults(await store.getActivePath(result.sessionId));
+    expect(part?.output.type).toBe(type);
+    expect(part?.output.value).toMatch(output);
   });
 });
