@@ -235,13 +235,15 @@ function KnowledgeReferences({ references }: { references: readonly unknown[] })
       { source, location: typeof location === "string" ? location : "", excerpt: typeof excerpt === "string" ? excerpt : "" },
     ];
   });
-  if (shown.length === 0) return null;
+  // Two searches of one answer may return the same passage: it is listed once.
+  const unique = [...new Map(shown.map((ref) => [`${ref.source}:${ref.location}`, ref])).entries()];
+  if (unique.length === 0) return null;
   return (
     <section className="knowledge-references" aria-label="Knowledge references">
       <h4>Knowledge references</h4>
       <ol className="plain-list">
-        {shown.map((ref, i) => (
-          <li key={`${ref.source}:${ref.location}:${i}`}>
+        {unique.map(([key, ref]) => (
+          <li key={key}>
             <code>{ref.source}</code> {ref.location && <span className="muted">· {ref.location}</span>}
             {ref.excerpt && <p className="muted">{truncate(ref.excerpt, 200)}</p>}
           </li>
