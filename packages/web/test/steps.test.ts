@@ -83,7 +83,7 @@ describe("step trace", () => {
   it("lists the knowledge-base passages an answer used", async () => {
     server = await startWebServer({
       script: [
-        [toolCall("search_knowledge_base", { query: "where visitors park" }, { id: "kb1" })],
+        [toolCall("search_knowledge_base", { query: "visitor parking" }, { id: "kb1" })],
         [text("Park on level 2 (garage.md).")],
       ],
     });

@@ -4,6 +4,7 @@ import MiniSearch from "minisearch";
 import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
+import { searchTerm } from "../search/terms.js";
 import { walkFiles } from "./files.js";
 import { documentPassages, KNOWLEDGE_EXTENSIONS, type Passage } from "./passages.js";
 
@@ -40,6 +41,7 @@ const FileSchema = z.object({
 
 const OPTIONS = {
   fields: ["text", "source"],
+  processTerm: searchTerm,
   storeFields: ["source", "startLine", "endLine", "page", "text"],
   searchOptions: { boost: { text: 2 }, prefix: true, fuzzy: 0.1, combineWith: "OR" as const },
 };

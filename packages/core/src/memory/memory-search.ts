@@ -1,4 +1,5 @@
 import MiniSearch from "minisearch";
+import { searchTerm } from "../search/terms.js";
 import type { MemoryDocument, MemoryScope } from "./memory-files.js";
 
 /** One ranked passage: the paragraph that matched, where it is, and its score. */
@@ -21,7 +22,7 @@ interface Passage {
 
 /**
  * Ranks the memory files' passages (paragraphs, or the entries of a list) against a query with
- * MiniSearch's BM25 scoring, prefix and fuzzy matching so "deploys" finds "deploy". The index is
+ * MiniSearch's BM25 scoring over stemmed words, with prefix and fuzzy matching. The index is
  * built per search: memory files are small, and a fresh index always sees the latest writes.
  */
 export function searchMemory(docs: readonly MemoryDocument[], query: string, limit: number): MemoryHit[] {
@@ -29,7 +30,11 @@ export function searchMemory(docs: readonly MemoryDocument[], query: string, lim
   for (const doc of docs) {
     for (const chunk of passagesOf(doc.text)) passages.push({ id: passages.length, scope: doc.scope, path: doc.path, ...chunk });
   }
-  const index = new MiniSearch<Passage>({ fields: ["text", "path"], storeFields: ["scope", "path", "line", "text"] });
+  const index = new MiniSearch<Passage>({
+    fields: ["text", "path"],
+    storeFields: ["scope", "path", "line", "text"],
+    processTerm: searchTerm,
+  });
   index.addAll(passages);
   return index
     .search(query, { prefix: true, fuzzy: 0.2, boost: { text: 2 }, combineWith: "OR" })

@@ -85,6 +85,8 @@ describe("the knowledge base", () => {
       startLine: 1,
       text: expect.stringContaining("make ship"),
     });
+    // Words meet through their stems: "deploying" finds "deployed".
+    expect((await kb.search("deploying", 1))[0]).toMatchObject({ source: join(dir, "guide", "deploy.md") });
     expect((await kb.search("cat name", 1))[0]).toMatchObject({
       source: join(dir, "faq.html"),
       text: expect.stringContaining("Biscuit"),
