@@ -39,7 +39,7 @@ export class SecurityGateway implements ToolHooks {
   private readonly injections: readonly SecurityRule[];
   private readonly shell: ShellPolicyOptions;
   private readonly injectionTools: ReadonlySet<string>;
-  /** Blocked calls by call id, until `after` writes the decision on their outcome. */
+  /** Blocked calls by session and call id (providers reuse call ids), until `after` writes the decision on their outcome. */
   private readonly blocked = new Map<string, SecurityDecision>();
 
   constructor(config: SecurityConfig) {
@@ -76,7 +76,7 @@ export class SecurityGateway implements ToolHooks {
   async before(call: ToolCallInfo, input: unknown): Promise<undefined> {
     const verdict = await this.verdictOn(call, input);
     if (!verdict) return undefined;
-    this.blocked.set(call.callId, { decision: "blocked", ...verdict });
+    this.blocked.set(callKey(call), { decision: "blocked", ...verdict });
     throw new ArborError(
       "security_blocked",
       `Blocked by the security gateway (rule "${verdict.rule}"): ${verdict.reason}. This command will not run; do the task another way, or ask the user to run it themselves.`,
@@ -96,9 +96,9 @@ export class SecurityGateway implements ToolHooks {
   }
 
   after(call: ToolCallInfo, _input: unknown, outcome: ToolOutcome): ToolOutcome | undefined {
-    const blocked = this.blocked.get(call.callId);
+    const blocked = this.blocked.get(callKey(call));
     if (blocked) {
-      this.blocked.delete(call.callId);
+      this.blocked.delete(callKey(call));
       return { ...outcome, metadata: { ...outcome.metadata, security: blocked } };
     }
     const redacted = redactText(outcome.output, this.secrets);
@@ -143,6 +143,10 @@ export function securityMiddleware(gateway: SecurityGateway): RunMiddleware {
       return event;
     },
   };
+}
+
+function callKey(call: ToolCallInfo): string {
+  return `${call.sessionId}\u0000${call.callId}`;
 }
 
 /** The gateway's part in each run: what is stored passes through the redaction. */

@@ -101,4 +101,17 @@ describe("the security gateway's shell rules", () => {
     for (const code of hostile) expect(await g.checkPythonCode(code, cwd), code).toBeDefined();
     for (const code of benign) expect(await g.checkPythonCode(code, cwd), code).toBeUndefined();
   });
+
+  it("keeps a blocked call's decision to its own session when another session reuses the call id", async () => {
+    const g = gateway();
+    const call = (sessionId: string) => ({ tool: "bash", sessionId, callId: "call_1", agent: "build", cwd: "/w" });
+    await expect(g.before(call("A"), { command: "rm -rf /" })).rejects.toThrow(/recursive-delete-root/);
+    expect(g.after(call("B"), { command: "ls" }, { isError: false, output: "a.txt" })).toBeUndefined();
+    expect(
+      g.after(call("A"), {}, { isError: true, code: "security_blocked", output: "Blocked" })?.metadata?.security,
+    ).toMatchObject({
+      decision: "blocked",
+      rule: "recursive-delete-root",
+    });
+  });
 });
