@@ -61,6 +61,8 @@ export class SecurityGateway implements ToolHooks {
       disabled,
       writeRoots: config.writeRoots ?? [tmpdir()],
     };
+    // The shell grammar (WebAssembly) takes a while to load: start now, so the first command does not wait.
+    this.shell.parser.analyze("true").catch(() => {});
   }
 
   /** The verdict on a shell line run from `workdir` inside the workspace `cwd` (exposed for the rule tests). */
