@@ -4,6 +4,7 @@ import { approveCommand } from "./commands/approve.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
+import { kbGroup } from "./commands/kb.js";
 import { mcpGroup } from "./commands/mcp.js";
 import { revertCommand, unrevertCommand } from "./commands/revert.js";
 import { runCommand } from "./commands/run.js";
@@ -24,7 +25,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   demoCommand,
   serveCommand,
 ];
-export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup];
+export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup, kbGroup];
 
 const ROOT_OPTIONS: OptionDefs = {
   help: { type: "boolean", short: "h", description: "Show help." },

@@ -29,6 +29,8 @@ export type ArborErrorCode =
   | "tool_failed"
   | "permission_denied"
   | "permission_rejected"
+  // The security gateway refused a tool call (a dangerous command); the model is told which rule and why.
+  | "security_blocked"
   | "aborted"
   | "blob_not_found"
   // The loop: a second prompt to a running session when the runtime rejects instead of queueing.

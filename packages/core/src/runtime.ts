@@ -18,6 +18,7 @@ import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./l
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
+import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -34,6 +35,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
+import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { revertSession, unrevertSession } from "./snapshot/revert.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { steerSession } from "./steering/steering.js";
@@ -43,6 +45,7 @@ import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
+import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
 const realClock: LoopClock = {
@@ -72,11 +75,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const env = options.env ?? process.env;
   const home = options.arborHome ?? defaultArborHome(env);
   const blobs = options.blobs ?? new FileBlobStore(join(home, "blobs"));
+  const python = new PythonRepls();
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
-      : new ToolRegistry({ blobs }).register(...(options.tools ?? builtinTools({ blobs, arborHome: home })));
+      : new ToolRegistry({ blobs }).register(
+          ...(options.tools ?? builtinTools({ blobs, arborHome: home, python, now: () => (options.clock ?? realClock).now() })),
+        );
   const extensions = userExtensions(options.extensions, registry);
+  // The gateway checks every call of every run (sub-runs too), so it sits on the registry itself.
+  const gateway = config.security.enabled ? new SecurityGateway(config.security) : undefined;
+  const removeGateway = gateway ? registry.addHook(gateway) : undefined;
   let models: ModelResolver | undefined;
   // Config agents replace built-in ones of the same name; agents passed in code replace both.
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...agentsFromConfig(config.agents), ...options.agents };
@@ -149,6 +158,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...(options.subAgents ? { contexts: options.subAgents } : {}),
     user: extensions,
+    ...(gateway ? { security: securityExtension(gateway) } : {}),
+    python: pythonReplExtension(python),
+    memory: (launch: RunLaunch) => memoryExtractExtension(launch, home),
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
     ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
   };
@@ -203,7 +215,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       middleware: middlewareFor({
         cached: cache !== undefined,
         debug: input.debug ?? options.debug,
-        runtime: options.middleware,
+        runtime: gateway ? [securityMiddleware(gateway), ...(options.middleware ?? [])] : options.middleware,
         run: input.middleware,
       }),
       onError: options.onMiddlewareError ?? (() => {}),
@@ -389,6 +401,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await events.settled();
       if (ownsCache) await cache?.close();
       await mcp?.close();
+      // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
+      removeGateway?.();
+      python.closeAll();
     },
   };
 }

@@ -44,7 +44,11 @@ export const TraceMessageWire = z.object({
   request_id: z.string().describe("The user message's entry id: the question and its answer share it."),
   content: z.string().describe("The user's text, or the final answer (empty until the answer is completed)."),
   role: z.enum(["user", "assistant"]),
-  knowledge_references: z.array(z.unknown()).describe("Retrieval results; Arbor has no retrieval, so always empty."),
+  knowledge_references: z
+    .array(z.unknown())
+    .describe(
+      "The knowledge-base passages the answer's search_knowledge_base calls returned: {source, location, score, excerpt}.",
+    ),
   agent_steps: z.array(AgentStepWire).describe("One per model call of an answer; empty for a user message."),
   is_completed: z.boolean().describe("False while the answer's last step still has tool calls."),
   created_at: TraceTime,

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { KnowledgeBase } from "@arbor/core/internal";
 import { reasoning, text, toolCall } from "@arbor/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -77,5 +78,26 @@ describe("step trace", () => {
     expect(await failed.locator(".tool-args").textContent()).toContain("missing.txt");
     await screenshot(page, "steps-failed");
     await page.close();
+  });
+
+  it("lists the knowledge-base passages an answer used", async () => {
+    server = await startWebServer({
+      script: [
+        [toolCall("search_knowledge_base", { query: "visitor parking" }, { id: "kb1" })],
+        [text("Park on level 2 (garage.md).")],
+      ],
+    });
+    const doc = join(server.cwd, "garage.md");
+    writeFileSync(doc, "# Garage\n\nVisitors park on level 2.\n");
+    await new KnowledgeBase(join(dirname(server.cwd), "home", "knowledge")).add([doc], server.cwd);
+    const body = await (await server.api("/api/chat", { json: { message: "Where do I park?" } })).text();
+    const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+    const page = await openPage(browser, { width: 1280, height: 720 });
+    await page.goto(`${server.url}/sessions/${sessionId}/steps`);
+    const refs = page.getByRole("region", { name: "Knowledge references" });
+    await refs.waitFor();
+    expect(await refs.textContent()).toContain(doc);
+    expect(await refs.textContent()).toContain("lines 1-3");
+    expect(await refs.textContent()).toContain("Visitors park on level 2.");
   });
 });

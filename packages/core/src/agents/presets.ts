@@ -51,9 +51,9 @@ export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Obj
   build: agent("build", "The default agent: reads, edits and runs commands to get the task done.", "primary", {}),
   plan: agent(
     "plan",
-    "Plans without changing anything: may read and search; editing is denied and commands ask first.",
+    "Plans without changing anything: may read and search; editing is denied, and commands, Python and memory writes ask first.",
     "primary",
-    { edit: "deny", bash: "ask" },
+    { edit: "deny", bash: "ask", python_repl: "ask", memory_write: "ask" },
   ),
   general: agent(
     "general",

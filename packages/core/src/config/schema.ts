@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
+import { SecurityRuleSchema } from "../security/rules.js";
 import { PermissionConfigSchema } from "../tools/permission.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
-export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner"] as const;
+export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner", "memory"] as const;
 
 export const PoolEntrySchema = z.strictObject({
   model: z.string().min(1),
@@ -160,7 +161,29 @@ export const ConfigSchema = z.strictObject({
       captureContent: z.boolean().default(false),
     })
     .prefault({}),
-  security: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+  security: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** More rules (`command`, `secret`, `injection`) after the built-in ones. */
+      rules: z.array(SecurityRuleSchema).default([]),
+      /** Ids of rules (built-in or structural) to turn off. */
+      disabledRules: z.array(z.string()).default([]),
+      /** Folders outside the workspace a redirection may write to; the system's temp folder when absent. */
+      writeRoots: z.array(z.string().min(1)).optional(),
+      /** Tools whose output comes from outside and is checked for prompt-injection markers. */
+      injectionTools: z.array(z.string()).default(["fetch"]),
+    })
+    .prefault({}),
+  memory: z
+    .strictObject({
+      /** Tokens of the system prompt MEMORY.md and the recent daily logs may take together (about 4 characters a token). */
+      maxPromptTokens: z.number().int().positive().default(4000),
+      /** After a run, let the `memory` scenario model pick what to remember into the day's log. */
+      autoExtract: z.boolean().default(false),
+      /** Days of daily logs (memory/YYYY-MM-DD.md) read into the prompt, today included. */
+      dailyLogDays: z.number().int().min(0).max(31).default(2),
+    })
+    .prefault({}),
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
   pool: z.record(z.string(), PoolEntrySchema).default({}),
@@ -201,4 +224,6 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", ["telemetry", "captureContent"], "bool"],
   ["SECURITY_ENABLED", ["security", "enabled"], "bool"],
   ["MAX_PROMPT_CHARS", ["maxPromptChars"], "int"],
+  ["MEMORY_MAX_PROMPT_TOKENS", ["memory", "maxPromptTokens"], "int"],
+  ["MEMORY_AUTO_EXTRACT", ["memory", "autoExtract"], "bool"],
 ];

@@ -113,6 +113,13 @@ export interface RunExtension {
   /** Text put after the run's system prompt for one model call (the plan in force, say). */
   system?(run: RunContext): string | undefined;
   /**
+   * Rewrites the whole system prompt of each model call, after every extension's `system` text was
+   * added: extensions apply in order, each given the previous one's result. For plugins that must
+   * reorder, remove or wrap what the prompt says (seed 004's `experimental.chat.system.transform`);
+   * return the text unchanged to leave it. Must be pure and quick: it runs before every model call.
+   */
+  transformSystem?(run: RunContext, system: string): string;
+  /**
    * A step begins: the model is about to be called. May append messages the model should read in
    * this step (the previous step's tool results are all written by now).
    */

@@ -52,12 +52,15 @@ function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
   };
 }
 
-/** The system prompt of one model call: the run's, then what extensions add (the plan in force). */
+/** The system prompt of one model call: the run's, then what extensions add (the plan in force), then their rewrites. */
 function stepSystem(ctx: RunContext, base: string): string {
   let system = base;
   for (const ext of ctx.extensions) {
     const more = ext.system?.(ctx);
     if (more) system = `${system}\n\n${more}`;
+  }
+  for (const ext of ctx.extensions) {
+    if (ext.transformSystem) system = ext.transformSystem(ctx, system);
   }
   return system;
 }

@@ -1,7 +1,9 @@
 import { constants } from "node:fs";
 import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { recentDailyLogPaths } from "../memory/memory-files.js";
 import { discoverSkills, skillRoots } from "../tools/skills.js";
+import { fitMemory } from "./memory-budget.js";
 import type { PromptFile, PromptSkill } from "./system-prompt.js";
 
 /** What the system prompt needs from disk (system-prompt.ts stays pure). */
@@ -18,6 +20,8 @@ export interface LoadPromptContextOptions {
   /** `$ARBOR_HOME`, for user-level files and skills. */
   arborHome: string;
   signal?: AbortSignal;
+  /** Daily logs to read after MEMORY.md, and the budget all memory files share; without it MEMORY.md is read whole. */
+  memory?: { date: Date; days: number; maxTokens: number };
 }
 
 /**
@@ -54,17 +58,23 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
     join(home, "AGENTS.md"),
     ...dirs.toReversed().map((dir) => join(dir, "AGENTS.md")),
     ...both("MEMORY.md"),
+    ...(options.memory ? recentDailyLogPaths({ cwd, arborHome: home }, options.memory.date, options.memory.days) : []),
   ];
   // The workspace may be $ARBOR_HOME itself, or lie under it: read each file once.
   const paths = [...new Set(candidates)];
   const contents = await Promise.all(paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined)));
   signal?.throwIfAborted();
 
-  const instructions: PromptFile[] = [];
+  let instructions: PromptFile[] = [];
   paths.forEach((path, i) => {
     const content = contents[i];
     if (content !== undefined && content.trim() !== "") instructions.push({ path, content });
   });
+  if (options.memory) {
+    const isMemory = (file: PromptFile) => basename(file.path) === "MEMORY.md" || isDailyLog(file);
+    const memory = fitMemory(instructions.filter(isMemory), isDailyLog, options.memory.maxTokens);
+    instructions = [...instructions.filter((file) => !isMemory(file)), ...memory];
+  }
 
   let skills: PromptSkill[] = [];
   try {
@@ -74,6 +84,10 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   }
   signal?.throwIfAborted();
   return { instructions, skills, isGitRepo };
+}
+
+function isDailyLog(file: PromptFile): boolean {
+  return /^\d{4}-\d{2}-\d{2}\.md$/.test(basename(file.path)) && basename(dirname(file.path)) === "memory";
 }
 
 /**

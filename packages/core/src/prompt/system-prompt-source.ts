@@ -17,7 +17,13 @@ export interface SystemPromptSourceInput {
 
 /** Reads the workspace's prompt files once per run and assembles the system prompt from them. */
 export async function systemPromptFor(input: SystemPromptSourceInput): Promise<string> {
-  const context = await loadPromptContext({ cwd: input.cwd, arborHome: input.arborHome, signal: input.signal });
+  const memory = input.config.memory;
+  const context = await loadPromptContext({
+    cwd: input.cwd,
+    arborHome: input.arborHome,
+    signal: input.signal,
+    memory: { date: input.date, days: memory.dailyLogDays, maxTokens: memory.maxPromptTokens },
+  });
   return buildSystemPrompt({
     ...(input.agent.prompt ? { agentPrompt: input.agent.prompt } : {}),
     environment: {

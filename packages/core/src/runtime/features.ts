@@ -27,6 +27,12 @@ export interface FeatureDeps {
   snapshots?: RunExtension;
   /** The runtime user's own extensions, after the built-in ones in every run. */
   user?: readonly RunExtension[];
+  /** Picks memories after a run when MEMORY_AUTO_EXTRACT is on. */
+  memory?: (launch: RunLaunch) => RunExtension;
+  /** Ends each run's Python session with the run. */
+  python?: RunExtension;
+  /** The security gateway's redaction of what is stored; absent when SECURITY_ENABLED is off. */
+  security?: RunExtension;
   /** Made for every run and put before the built-in features, so it wraps all of them. */
   observer?: (launch: RunLaunch) => RunExtension;
 }
@@ -91,17 +97,33 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       steeringExtension(),
       mentionsExtension(),
       ...snapshots,
+      ...(features.python ? [features.python] : []),
+      ...(features.memory ? [features.memory(launch)] : []),
       ...(features.user ?? []),
+      // Last, so what it stores is every other feature's message with the secrets taken out.
+      ...(features.security ? [features.security] : []),
     ];
   };
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
-const BUILTIN_NAMES = new Set(["goals", "plan", "todos", "services", "steering", "mentions", "snapshots"]);
+const BUILTIN_NAMES = new Set([
+  "goals",
+  "plan",
+  "todos",
+  "services",
+  "steering",
+  "mentions",
+  "snapshots",
+  "security",
+  "python",
+  "memory",
+]);
 
 const HOOKS = [
   "start",
   "system",
+  "transformSystem",
   "beforeStep",
   "message",
   "written",

@@ -6,7 +6,16 @@ export { FetchInputSchema, type FetchToolOptions, fetchTool } from "./builtin/fe
 export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
 export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
 export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
+export { type KnowledgeReference, SearchKnowledgeBaseInputSchema, searchKnowledgeBaseTool } from "./builtin/knowledge.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
+export {
+  MemorySearchInputSchema,
+  type MemoryToolOptions,
+  MemoryWriteInputSchema,
+  memorySearchTool,
+  memoryWriteTool,
+} from "./builtin/memory.js";
+export { PythonReplInputSchema, type PythonReplToolOptions, pythonReplTool } from "./builtin/python-repl.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { SkillInputSchema, type SkillToolOptions, skillTool } from "./builtin/skill.js";
 export {
@@ -25,6 +34,7 @@ export * from "./glob-pattern.js";
 export * from "./output-cap.js";
 export * from "./paths.js";
 export * from "./permission.js";
+export { PythonRepls, type PythonReplsOptions, pythonReplExtension, type ReplRun } from "./python/python-repls.js";
 export * from "./registry.js";
 export type * from "./run-services.js";
 export * from "./skills.js";

@@ -16,6 +16,8 @@ export interface ToolCallInfo {
   sessionId: string;
   callId: string;
   agent: string;
+  /** The workspace root the call runs in. */
+  cwd: string;
 }
 
 /**
@@ -129,7 +131,7 @@ export class ToolRegistry {
         `Unknown tool "${name}". Available tools: ${names.length > 0 ? names.join(", ") : "(none)"}. Call one of these by its exact name.`,
       );
     }
-    const call: ToolCallInfo = { tool: name, sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agent };
+    const call: ToolCallInfo = { tool: name, sessionId: ctx.sessionId, callId: ctx.callId, agent: ctx.agent, cwd: ctx.cwd };
 
     let outcome: ToolOutcome;
     let input: unknown;

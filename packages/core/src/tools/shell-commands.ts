@@ -8,12 +8,14 @@ import { Language, type Node, Parser } from "web-tree-sitter";
  * about it can be vouched for.
  */
 export type ShellAnalysis =
-  | { kind: "parsed"; commands: ShellCommand[]; writes: ShellWrite[] }
-  | { kind: "unparsed"; commands: []; writes: [] };
+  | { kind: "parsed"; commands: ShellCommand[]; writes: ShellWrite[]; pipelines: string[][] }
+  | { kind: "unparsed"; commands: []; writes: []; pipelines: [] };
 
 export interface ShellCommand {
   /** The command's whole text, assignments and arguments included: what rules are matched against. */
   text: string;
+  /** The program and its arguments, each unquoted when it is a plain literal, else as written. */
+  argv: string[];
 }
 
 /** A redirection that writes: its target as written, and whether that is a literal path. */
@@ -64,12 +66,13 @@ export function createShellParser(): ShellParser {
   };
 }
 
-const UNPARSED: ShellAnalysis = Object.freeze({ kind: "unparsed", commands: [], writes: [] }) as ShellAnalysis;
+const UNPARSED: ShellAnalysis = Object.freeze({ kind: "unparsed", commands: [], writes: [], pipelines: [] }) as ShellAnalysis;
 
 function analyzeTree(root: Node): ShellAnalysis {
   if (root.hasError) return UNPARSED;
   const commands: ShellCommand[] = [];
   const writes: ShellWrite[] = [];
+  const pipelines: string[][] = [];
   // An explicit stack: a hostile command nesting thousands of subshells must not exhaust the JS stack.
   const stack: Node[] = [root];
   while (stack.length > 0) {
@@ -79,13 +82,21 @@ function analyzeTree(root: Node): ShellAnalysis {
     else if (node.type === "file_redirect") {
       const write = writeOf(node);
       if (write) writes.push(write);
-    }
+    } else if (node.type === "pipeline") pipelines.push(stagesOf(node));
     for (let i = node.childCount - 1; i >= 0; i--) {
       const child = node.child(i);
       if (child) stack.push(child);
     }
   }
-  return { kind: "parsed", commands, writes };
+  return { kind: "parsed", commands, writes, pipelines };
+}
+
+/** The text of each stage of a pipeline, in order ("" for a stage that is not a simple command). */
+function stagesOf(node: Node): string[] {
+  return node.namedChildren.map((stage) => {
+    const command = stage?.type === "redirected_statement" ? stage.childForFieldName("body") : stage;
+    return command?.type === "command" ? command.text : "";
+  });
 }
 
 function commandOf(node: Node): ShellCommand {
@@ -93,7 +104,10 @@ function commandOf(node: Node): ShellCommand {
   // around it, so a redirected command is matched with its redirections.
   const parent = node.parent;
   const whole = parent?.type === "redirected_statement" && parent.childForFieldName("body")?.equals(node) ? parent : node;
-  return { text: whole.text.trim() };
+  const text = whole.text.trim();
+  const words = [node.childForFieldName("name"), ...node.childrenForFieldName("argument")];
+  const argv = words.flatMap((word) => (word ? [literalText(word) ?? word.text] : []));
+  return { text, argv };
 }
 
 function writeOf(node: Node): ShellWrite | undefined {

@@ -185,6 +185,7 @@ export function messageTrace(sessionId: string, path: readonly Entry[]): TraceMe
         if (!call) continue;
         matched = true;
         call.result = toolResult(part, message);
+        request.answer.knowledgeReferences.push(...knowledgeReferencesOf(part));
         call.durationMs = Math.max(0, Math.round(message.durationMs ?? 0));
         if (typeof part.reflection === "string" && part.reflection !== "") call.reflection = part.reflection;
       }
@@ -211,4 +212,11 @@ function withoutDeleted(messages: TraceMessage[], deleted: ReadonlySet<string>):
     out.push({ ...message, agentSteps: steps, entryIds: message.entryIds.filter((id) => !deleted.has(id)) });
   }
   return out;
+}
+
+/** The passages a `search_knowledge_base` result cited (kept on its metadata), for the answer's `knowledge_references`. */
+function knowledgeReferencesOf(part: { toolName: string; metadata?: unknown }): unknown[] {
+  if (part.toolName !== "search_knowledge_base") return [];
+  const references = (part.metadata as { references?: unknown } | undefined)?.references;
+  return Array.isArray(references) ? references : [];
 }

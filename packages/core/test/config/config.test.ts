@@ -25,11 +25,19 @@ describe("configuration", () => {
       cache: { enabled: false, ttl: 86_400 },
       plan: { enabled: true, revisionEnabled: true, requireApproval: false, maxSteps: 8 },
       mcp: { enabled: true, toolCacheTtl: 3600 },
-      security: { enabled: true },
+      security: { enabled: true, rules: [], disabledRules: [], injectionTools: ["fetch"] },
+      memory: { maxPromptTokens: 4000, autoExtract: false, dailyLogDays: 2 },
       maxPromptChars: 20_000,
       models: {},
       pool: {},
     });
+  });
+
+  it("reads the memory and security variables", () => {
+    const env = { ARBOR_HOME: home, MEMORY_MAX_PROMPT_TOKENS: "1500", MEMORY_AUTO_EXTRACT: "true", SECURITY_ENABLED: "false" };
+    const c = loadConfig({ cwd, env });
+    expect(c.memory).toMatchObject({ maxPromptTokens: 1500, autoExtract: true });
+    expect(c.security.enabled).toBe(false);
   });
 
   it("layers home, models.json, workspace, environment and flags in that order", () => {

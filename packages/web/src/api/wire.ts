@@ -151,6 +151,8 @@ const TraceMessageShape = z.looseObject({
   request_id: z.string(),
   content: z.string(),
   role: z.enum(["user", "assistant"]),
+  /** Knowledge-base passages the answer used ({source, location, excerpt}); the view reads what it knows. */
+  knowledge_references: z.optional(z.array(z.unknown())),
   agent_steps: z.array(AgentStepShape),
   is_completed: z.boolean(),
   created_at: z.string(),

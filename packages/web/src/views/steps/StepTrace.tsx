@@ -242,7 +242,35 @@ function AnswerView({
           <RichText text={message.content} />
         </div>
       )}
+      <KnowledgeReferences references={message.knowledge_references ?? []} />
     </details>
+  );
+}
+
+/** The knowledge-base passages the answer's searches returned: file, place and the start of the passage. */
+function KnowledgeReferences({ references }: { references: readonly unknown[] }) {
+  const shown = references.flatMap((r) => {
+    if (typeof r !== "object" || r === null || typeof (r as { source?: unknown }).source !== "string") return [];
+    const { source, location, excerpt } = r as { source: string; location?: unknown; excerpt?: unknown };
+    return [
+      { source, location: typeof location === "string" ? location : "", excerpt: typeof excerpt === "string" ? excerpt : "" },
+    ];
+  });
+  // Two searches of one answer may return the same passage: it is listed once.
+  const unique = [...new Map(shown.map((ref) => [`${ref.source}:${ref.location}`, ref])).entries()];
+  if (unique.length === 0) return null;
+  return (
+    <section className="knowledge-references" aria-label="Knowledge references">
+      <h4>Knowledge references</h4>
+      <ol className="plain-list">
+        {unique.map(([key, ref]) => (
+          <li key={key}>
+            <code>{ref.source}</code> {ref.location && <span className="muted">· {ref.location}</span>}
+            {ref.excerpt && <p className="muted">{truncate(ref.excerpt, 200)}</p>}
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }
 

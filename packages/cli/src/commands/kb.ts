@@ -1,0 +1,35 @@
+import { join } from "node:path";
+import { KnowledgeBase } from "@arbor/core/internal";
+import { writeJson, writeLines } from "../io.js";
+import { arborHomeOf } from "../store.js";
+import type { Command, CommandGroup } from "./command.js";
+
+export const kbAdd: Command = {
+  name: "add",
+  operands: ["files|dir"],
+  summary: "Index documents (Markdown, text, HTML, PDF) into the knowledge base search_knowledge_base searches.",
+  details: [
+    "Each operand is a file or a folder (searched recursively, hidden folders and node_modules left out). Adding a file again replaces its passages.",
+    "The knowledge base lives in $ARBOR_HOME/knowledge/. With --json: {documents, passages, skipped: [{path, reason}]}.",
+  ],
+  options: {},
+  async run(ctx) {
+    const knowledge = new KnowledgeBase(join(arborHomeOf(ctx.io), "knowledge"));
+    const report = await knowledge.add(ctx.operands, ctx.io.cwd ?? process.cwd());
+    if (ctx.json) {
+      writeJson(ctx.io.stdout, report);
+      return;
+    }
+    const size = await knowledge.size();
+    writeLines(ctx.io.stdout, [
+      `Indexed ${report.documents} document${report.documents === 1 ? "" : "s"} (${report.passages} passage${report.passages === 1 ? "" : "s"}); the knowledge base holds ${size.documents} documents.`,
+      ...report.skipped.map((s) => `skipped ${s.path}: ${s.reason}`),
+    ]);
+  },
+};
+
+export const kbGroup: CommandGroup = {
+  name: "kb",
+  summary: "Knowledge base: add documents for the agent's search_knowledge_base tool.",
+  commands: [kbAdd],
+};
