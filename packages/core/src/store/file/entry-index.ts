@@ -66,9 +66,14 @@ function sameBytes(buf: Buffer, a: number, aEnd: number, b: number, bEnd: number
 
 /** Where the id of the line at `pos` starts and ends (the line is known to be well formed). */
 function idSpan(buf: Buffer, pos: number): [number, number] {
-  const a = buf.indexOf(SPACE, pos + 2);
-  const start = buf.indexOf(SPACE, a + 1) + 1;
-  return [start, buf.indexOf(SPACE, start)];
+  let start = pos + 2;
+  while (buf[start] !== SPACE) start++;
+  start++;
+  while (buf[start] !== SPACE) start++;
+  start++;
+  let end = start;
+  while (buf[end] !== SPACE) end++;
+  return [start, end];
 }
 
 /**
@@ -79,6 +84,8 @@ export class IndexTable {
   private constructor(
     private readonly buf: Buffer,
     private readonly slots: Int32Array,
+    /** The full hash of each slot's id, so a probe compares bytes only when the hashes agree. */
+    private readonly hashes: Uint32Array,
     /** entries.jsonl bytes up to the end of the last indexed record. */
     readonly covered: number,
     /** The last indexed record and its id, checked against entries.jsonl before the index is used. */
@@ -88,46 +95,54 @@ export class IndexTable {
   /** The table of a whole entries.idx; null when a line is malformed or out of order (then it is rebuilt). */
   static parse(buf: Buffer): IndexTable | null {
     let lines = 0;
-    for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, nl + 1)) lines++;
+    for (let i = 0; i < buf.length; i++) if (buf[i] === NEWLINE) lines++;
     // At most half full, so a probe ends within a few slots.
     let size = 1024;
     while (size < lines * 2) size *= 2;
     const slots = new Int32Array(size);
+    const hashes = new Uint32Array(size);
     const mask = size - 1;
     let covered = 0;
     let lastPos = -1;
     for (let pos = 0; pos < buf.length; ) {
       const kind = buf[pos];
       if ((kind !== 101 && kind !== 117) || buf[pos + 1] !== SPACE) return null;
+      // Byte loops rather than Buffer#indexOf: its call costs more than the few bytes it skips.
       const offset = numberAt(buf, pos + 2);
       const length = numberAt(buf, offset.next);
       const idStart = length.next;
-      const idEnd = buf.indexOf(SPACE, idStart);
-      const nl = buf.indexOf(NEWLINE, idStart);
-      if (offset.value < covered || length.value < 2 || idEnd <= idStart || nl < idEnd + 2) return null;
-      if (buf.indexOf(SPACE, idEnd + 1) !== -1 && buf.indexOf(SPACE, idEnd + 1) < nl) return null;
-      let slot = hashBytes(buf, idStart, idEnd) & mask;
+      let idEnd = idStart;
+      while (idEnd < buf.length && buf[idEnd] !== SPACE && buf[idEnd] !== NEWLINE) idEnd++;
+      let nl = idEnd + 1;
+      while (nl < buf.length && buf[nl] !== NEWLINE && buf[nl] !== SPACE) nl++;
+      if (offset.value < covered || length.value < 2 || idEnd === idStart || buf[idEnd] !== SPACE) return null;
+      if (buf[nl] !== NEWLINE || nl < idEnd + 2) return null;
+      const hash = hashBytes(buf, idStart, idEnd);
+      let slot = hash & mask;
       let found = false;
       for (let at = slots[slot] as number; at !== 0; at = slots[slot] as number) {
-        const [s, e] = idSpan(buf, at - 1);
-        if (sameBytes(buf, s, e, idStart, idEnd)) {
-          found = true;
-          break;
+        if (hashes[slot] === hash) {
+          const [s, e] = idSpan(buf, at - 1);
+          if (sameBytes(buf, s, e, idStart, idEnd)) {
+            found = true;
+            break;
+          }
         }
         slot = (slot + 1) & mask;
       }
       // An update names an entry indexed before it; an entry's own line names a new one.
       if (found !== (kind === 117)) return null;
       slots[slot] = pos + 1;
+      hashes[slot] = hash;
       covered = offset.value + length.value;
       lastPos = pos;
       pos = nl + 1;
     }
-    const table = new IndexTable(buf, slots, covered, null);
+    const table = new IndexTable(buf, slots, hashes, covered, null);
     if (lastPos < 0) return table;
     const [s, e] = idSpan(buf, lastPos);
     const id = buf.toString("latin1", s, e);
-    return new IndexTable(buf, slots, covered, { id, loc: table.lineAt(lastPos) });
+    return new IndexTable(buf, slots, hashes, covered, { id, loc: table.lineAt(lastPos) });
   }
 
   private lineAt(pos: number): EntryLoc {
@@ -145,9 +160,12 @@ export class IndexTable {
 
   get(id: string): EntryLoc | undefined {
     const mask = this.slots.length - 1;
-    for (let slot = hashOf(id) & mask, at = this.slots[slot] as number; at !== 0; at = this.slots[slot] as number) {
-      const [s, e] = idSpan(this.buf, at - 1);
-      if (e - s === id.length && this.buf.toString("latin1", s, e) === id) return this.lineAt(at - 1);
+    const hash = hashOf(id);
+    for (let slot = hash & mask, at = this.slots[slot] as number; at !== 0; at = this.slots[slot] as number) {
+      if (this.hashes[slot] === hash) {
+        const [s, e] = idSpan(this.buf, at - 1);
+        if (e - s === id.length && this.buf.toString("latin1", s, e) === id) return this.lineAt(at - 1);
+      }
       slot = (slot + 1) & mask;
     }
     return undefined;
