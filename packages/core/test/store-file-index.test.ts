@@ -125,7 +125,7 @@ describe("file store index", () => {
     // Every offset moved by one byte: the last record's check fails, so the session is read whole.
     writeFileSync(
       file(id, "entries.idx"),
-      lines.map((l) => l.replace(/^([eu]) (\d+)/, (_, k: string, n: string) => `${k} ${Number(n) + 1}`)).join("\n"),
+      lines.map((l) => l.replace(/^(\S+ [eu]) (\d+)/, (_, k: string, n: string) => `${k} ${Number(n) + 1}`)).join("\n"),
     );
     store = await openStore(dir);
     expect(await store.getLivePath(id)).toEqual(expected);
@@ -133,6 +133,23 @@ describe("file store index", () => {
     expect(readFileSync(file(id, "entries.idx"), "latin1")).toBe(lines.join("\n"));
     await store.close();
     writeFileSync(file(id, "entries.idx"), "not an index\n");
+    store = await openStore(dir);
+    expect(await store.getLivePath(id)).toEqual(expected);
+  });
+
+  it("reports a damaged index line it reads, and reads the session once the index is removed", async () => {
+    const id = await compactedSession();
+    const expected = await expectedLivePath(id);
+    await store.close();
+    const lines = readFileSync(file(id, "entries.idx"), "latin1").split("\n");
+    // The leaf's parent: its line's offset is no number.
+    lines[lines.length - 3] = (lines[lines.length - 3] as string).replace(/ e \d+ /, " e x ");
+    writeFileSync(file(id, "entries.idx"), lines.join("\n"));
+    store = await openStore(dir);
+    const err = await expectCode(store.getLivePath(id), "corrupt_session");
+    expect(err.message).toMatch(/entries\.idx/);
+    await store.close();
+    unlinkSync(file(id, "entries.idx"));
     store = await openStore(dir);
     expect(await store.getLivePath(id)).toEqual(expected);
   });

@@ -11,12 +11,16 @@ export interface EntryLoc {
   update: boolean;
 }
 
+/** The first line of entries.idx: every record line then follows a newline, which a search for one anchors on. */
+export const INDEX_HEADER = "arbor-entry-index 1\n";
+
 /**
- * One line of entries.idx: `e|u <offset> <length> <id> <parent or ->`. Ids are ASCII (see the entry id
- * pattern) and never start with `-`, so the text's length is its byte length and `-` marks a root.
+ * One line of entries.idx: `<id> e|u <offset> <length> <parent or ->`. Ids are ASCII (see the entry id
+ * pattern) and never start with `-` or hold a space, so the text's length is its byte length, `-`
+ * marks a root, and `\n<id> e ` finds an entry's own line.
  */
 export function indexLine(id: string, loc: EntryLoc): string {
-  return `${loc.update ? "u" : "e"} ${loc.offset} ${loc.length} ${id} ${loc.parentId ?? "-"}\n`;
+  return `${id} ${loc.update ? "u" : "e"} ${loc.offset} ${loc.length} ${loc.parentId ?? "-"}\n`;
 }
 
 /** The entries.idx bytes up to its last newline: what a torn write past it left is not part of it. */
@@ -30,145 +34,73 @@ export function readIndexBytes(path: string): Buffer {
   return buf.subarray(0, buf.lastIndexOf(10) + 1);
 }
 
-const SPACE = 32;
 const NEWLINE = 10;
+const HEADER_BYTES = Buffer.from(INDEX_HEADER, "latin1");
 
-/** FNV-1a over an id's characters (ASCII, so one byte each). */
-function hashOf(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+/** A decimal field of at most 15 digits; undefined when it is anything else. */
+function decimal(field: string): number | undefined {
+  return /^\d{1,15}$/.test(field) ? Number(field) : undefined;
 }
 
-function hashBytes(buf: Buffer, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
-  return h >>> 0;
-}
-
-/** Parses a decimal number ending at a space; -1 when the field is empty or not digits. */
-function numberAt(buf: Buffer, from: number): { value: number; next: number } {
-  let v = 0;
-  let i = from;
-  for (; i < buf.length && buf[i] !== SPACE; i++) {
-    const d = (buf[i] as number) - 48;
-    if (d < 0 || d > 9) return { value: -1, next: i };
-    v = v * 10 + d;
-  }
-  return { value: i === from || i - from > 15 ? -1 : v, next: i + 1 };
-}
-
-function sameBytes(buf: Buffer, a: number, aEnd: number, b: number, bEnd: number): boolean {
-  if (aEnd - a !== bEnd - b) return false;
-  for (let i = 0; i < aEnd - a; i++) if (buf[a + i] !== buf[b + i]) return false;
-  return true;
-}
-
-/** Where the id of the line at `pos` starts and ends (the line is known to be well formed). */
-function idSpan(buf: Buffer, pos: number): [number, number] {
-  let start = pos + 2;
-  while (buf[start] !== SPACE) start++;
-  start++;
-  while (buf[start] !== SPACE) start++;
-  start++;
-  let end = start;
-  while (buf[end] !== SPACE) end++;
-  return [start, end];
+/** The record line starting at `start`, checked field by field; undefined when it is malformed. */
+function lineAt(buf: Buffer, start: number): { id: string; loc: EntryLoc } | undefined {
+  const end = buf.indexOf(NEWLINE, start);
+  if (end === -1) return undefined;
+  const f = buf.toString("latin1", start, end).split(" ");
+  const offset = decimal(f[2] ?? "");
+  const length = decimal(f[3] ?? "");
+  const id = f[0] as string;
+  const parent = f[4] ?? "";
+  if (f.length !== 5 || id === "" || parent === "" || (f[1] !== "e" && f[1] !== "u")) return undefined;
+  if (offset === undefined || length === undefined || length < 2) return undefined;
+  return { id, loc: { offset, length, parentId: parent === "-" ? null : parent, update: f[1] === "u" } };
 }
 
 /**
- * entries.idx as read, with an open-addressing table from each id's hash to its latest line: a
- * resume looks up the few entries it reads without building an object, or even a string, per entry.
+ * entries.idx as read, searched rather than parsed: a resume looks up the few entries it reads with
+ * the buffer's native search, so its cost does not grow with the entries it never reads. Only the
+ * last line and the (rare) update lines are parsed up front.
  */
 export class IndexTable {
+  /** Where the last entry line was found: a walk back to the root finds each parent just before it. */
+  private hint = -1;
+
   private constructor(
     private readonly buf: Buffer,
-    private readonly slots: Int32Array,
-    /** The full hash of each slot's id, so a probe compares bytes only when the hashes agree. */
-    private readonly hashes: Uint32Array,
+    private readonly updates: Map<string, EntryLoc>,
     /** entries.jsonl bytes up to the end of the last indexed record. */
     readonly covered: number,
     /** The last indexed record and its id, checked against entries.jsonl before the index is used. */
     readonly last: { id: string; loc: EntryLoc } | null,
   ) {}
 
-  /** The table of a whole entries.idx; null when a line is malformed or out of order (then it is rebuilt). */
+  /** The index of a whole entries.idx; null when its header or a line it parses is wrong (then it is rebuilt). */
   static parse(buf: Buffer): IndexTable | null {
-    let lines = 0;
-    for (let i = 0; i < buf.length; i++) if (buf[i] === NEWLINE) lines++;
-    // At most half full, so a probe ends within a few slots.
-    let size = 1024;
-    while (size < lines * 2) size *= 2;
-    const slots = new Int32Array(size);
-    const hashes = new Uint32Array(size);
-    const mask = size - 1;
-    let covered = 0;
-    let lastPos = -1;
-    for (let pos = 0; pos < buf.length; ) {
-      const kind = buf[pos];
-      if ((kind !== 101 && kind !== 117) || buf[pos + 1] !== SPACE) return null;
-      // Byte loops rather than Buffer#indexOf: its call costs more than the few bytes it skips.
-      const offset = numberAt(buf, pos + 2);
-      const length = numberAt(buf, offset.next);
-      const idStart = length.next;
-      let idEnd = idStart;
-      while (idEnd < buf.length && buf[idEnd] !== SPACE && buf[idEnd] !== NEWLINE) idEnd++;
-      let nl = idEnd + 1;
-      while (nl < buf.length && buf[nl] !== NEWLINE && buf[nl] !== SPACE) nl++;
-      if (offset.value < covered || length.value < 2 || idEnd === idStart || buf[idEnd] !== SPACE) return null;
-      if (buf[nl] !== NEWLINE || nl < idEnd + 2) return null;
-      const hash = hashBytes(buf, idStart, idEnd);
-      let slot = hash & mask;
-      let found = false;
-      for (let at = slots[slot] as number; at !== 0; at = slots[slot] as number) {
-        if (hashes[slot] === hash) {
-          const [s, e] = idSpan(buf, at - 1);
-          if (sameBytes(buf, s, e, idStart, idEnd)) {
-            found = true;
-            break;
-          }
-        }
-        slot = (slot + 1) & mask;
-      }
-      // An update names an entry indexed before it; an entry's own line names a new one.
-      if (found !== (kind === 117)) return null;
-      slots[slot] = pos + 1;
-      hashes[slot] = hash;
-      covered = offset.value + length.value;
-      lastPos = pos;
-      pos = nl + 1;
+    if (buf.length < HEADER_BYTES.length || !buf.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES)) return null;
+    if (buf.length === HEADER_BYTES.length) return new IndexTable(buf, new Map(), 0, null);
+    const last = lineAt(buf, buf.lastIndexOf(NEWLINE, buf.length - 2) + 1);
+    if (!last) return null;
+    const updates = new Map<string, EntryLoc>();
+    // " u " is only ever the kind field: an id follows a newline, and numbers and parents hold no "u".
+    for (let at = buf.indexOf(" u ", HEADER_BYTES.length); at !== -1; at = buf.indexOf(" u ", at + 3)) {
+      const line = lineAt(buf, buf.lastIndexOf(NEWLINE, at) + 1);
+      if (!line?.loc.update) return null;
+      updates.set(line.id, line.loc);
     }
-    const table = new IndexTable(buf, slots, hashes, covered, null);
-    if (lastPos < 0) return table;
-    const [s, e] = idSpan(buf, lastPos);
-    const id = buf.toString("latin1", s, e);
-    return new IndexTable(buf, slots, hashes, covered, { id, loc: table.lineAt(lastPos) });
+    return new IndexTable(buf, updates, last.loc.offset + last.loc.length, last);
   }
 
-  private lineAt(pos: number): EntryLoc {
-    const offset = numberAt(this.buf, pos + 2);
-    const length = numberAt(this.buf, offset.next);
-    const idEnd = this.buf.indexOf(SPACE, length.next);
-    const parent = this.buf.toString("latin1", idEnd + 1, this.buf.indexOf(NEWLINE, idEnd));
-    return {
-      offset: offset.value,
-      length: length.value,
-      parentId: parent === "-" ? null : parent,
-      update: this.buf[pos] === 117,
-    };
-  }
-
-  get(id: string): EntryLoc | undefined {
-    const mask = this.slots.length - 1;
-    const hash = hashOf(id);
-    for (let slot = hash & mask, at = this.slots[slot] as number; at !== 0; at = this.slots[slot] as number) {
-      if (this.hashes[slot] === hash) {
-        const [s, e] = idSpan(this.buf, at - 1);
-        if (e - s === id.length && this.buf.toString("latin1", s, e) === id) return this.lineAt(at - 1);
-      }
-      slot = (slot + 1) & mask;
-    }
-    return undefined;
+  /** The latest record of `id`; undefined when the index has none, null when its line is malformed. */
+  get(id: string): EntryLoc | undefined | null {
+    const updated = this.updates.get(id);
+    if (updated) return updated;
+    const pattern = `\n${id} e `;
+    let at = this.hint >= 0 ? this.buf.lastIndexOf(pattern, this.hint, "latin1") : -1;
+    if (at === -1) at = this.buf.lastIndexOf(pattern, this.buf.length, "latin1");
+    if (at === -1) return undefined;
+    this.hint = at;
+    const line = lineAt(this.buf, at + 1);
+    return line?.id === id ? line.loc : null;
   }
 }
 
@@ -211,7 +143,7 @@ export class IndexWriter {
   /** Writes the pending lines. A failure leaves the index short, which the next load completes. */
   flush(): void {
     if (this.pending.length === 0 || !this.healthy) return;
-    const text = this.pending.join("");
+    const text = (this.validBytes === 0 ? INDEX_HEADER : "") + this.pending.join("");
     this.pending = [];
     this.pendingBytes = 0;
     try {

@@ -244,10 +244,15 @@ export class FileStore extends StoreBase {
 
   /** Validates a whole batch against the tree before anything is written. */
   private prepare(s: OpenSession, inputs: readonly unknown[], prevalidated: boolean): PreparedEntry[] {
-    const known = (id: string) => hasEntry(s.state, id);
+    // Ids made here are fresh random 64-bit values: as on SQLite, a resumed session's index is not
+    // searched for the impossible repeat (the entries held here still are). The leaf exists by definition.
+    const made = new Set<string>();
+    const leaf = s.state.meta.leafEntryId;
+    const known = (id: string) => id === leaf || (made.has(id) ? s.state.locs.has(id) : hasEntry(s.state, id));
     const newId = () => {
       let id = randomEntryId(this.random.bytes);
-      while (known(id)) id = randomEntryId(this.random.bytes);
+      while (s.state.locs.has(id)) id = randomEntryId(this.random.bytes);
+      made.add(id);
       return id;
     };
     const plan = planAppend(inputs, s.state.meta.leafEntryId, {

@@ -3,7 +3,7 @@ import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
 import type { Durability } from "../spec.js";
-import { IndexTable, IndexWriter, readIndexBytes, readRecord } from "./entry-index.js";
+import { INDEX_HEADER, IndexTable, IndexWriter, readIndexBytes, readRecord } from "./entry-index.js";
 import { GroupFsync } from "./group-fsync.js";
 import type { SessionDirs } from "./session-dir.js";
 import { closeSource, emptyState, loadIndexedState, loadSessionState, type SessionState } from "./session-state.js";
@@ -124,7 +124,7 @@ export class OpenSessions {
       };
     }
     const state = loadSessionState(file, found.meta);
-    const whole = state.unindexed.join("");
+    const whole = INDEX_HEADER + state.unindexed.join("");
     const text = bytes.toString("latin1");
     const index = new IndexWriter(indexFile, text.length);
     // A missing or wrong index is replaced at once (by rename, so a writer elsewhere only loses lines a load completes).

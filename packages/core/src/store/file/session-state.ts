@@ -51,7 +51,9 @@ export function emptyState(meta: SessionMeta, file: string): SessionState {
 }
 
 function locOf(state: SessionState, id: string): EntryLoc | undefined {
-  return state.locs.get(id) ?? state.base?.get(id);
+  const loc = state.locs.get(id) ?? state.base?.get(id);
+  if (loc === null) indexLie(state, id);
+  return loc;
 }
 
 export function hasEntry(state: SessionState, id: string): boolean {
