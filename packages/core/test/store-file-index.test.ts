@@ -149,6 +149,12 @@ describe("file store index", () => {
     const err = await expectCode(store.getLivePath(id), "corrupt_session");
     expect(err.message).toMatch(/entries\.idx/);
     await store.close();
+    // A line of the live path left out: the walk does not stop there as if at the root.
+    lines.splice(lines.length - 3, 1);
+    writeFileSync(file(id, "entries.idx"), lines.join("\n"));
+    store = await openStore(dir);
+    await expectCode(store.getLivePath(id), "corrupt_session");
+    await store.close();
     unlinkSync(file(id, "entries.idx"));
     store = await openStore(dir);
     expect(await store.getLivePath(id)).toEqual(expected);

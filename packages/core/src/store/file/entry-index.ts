@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
 
 /** Where an entry's latest record sits in entries.jsonl, and its parent (for walking a path without reading it). */
@@ -149,6 +149,9 @@ export class IndexWriter {
     try {
       if (this.fd === null) {
         this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
+        // Shorter than what was read means another process replaced the file: writing at our offset
+        // would leave a gap, so this writer stops and the next load completes the index from the entries.
+        if (fstatSync(this.fd).size < this.validBytes) throw new Error("entries.idx was replaced");
         ftruncateSync(this.fd, this.validBytes);
       }
       const buf = Buffer.from(text, "latin1");

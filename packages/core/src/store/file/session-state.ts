@@ -125,7 +125,8 @@ export function addWritten(state: SessionState, written: readonly PreparedEntry[
 
 /** The live path: cut from the active path when every entry is loaded, else followed link by link through the index. */
 export function livePathOfState(state: SessionState): LivePath {
-  const get = (id: string) => getEntry(state, id);
+  // Through the index every id the path names must be found: one that is not means the index lies.
+  const get = (id: string) => getEntry(state, id) ?? (state.entries ? undefined : indexLie(state, id));
   return state.entries ? livePathOf(activePath(state.meta.leafEntryId, get)) : livePathByLinks(state.meta.leafEntryId, get);
 }
 
