@@ -119,3 +119,48 @@ export function livePathOf(path: readonly Entry[]): LivePath {
   }
   return { entries: [...path], complete: true };
 }
+
+/**
+ * The live path read by following parent links back from the leaf, one entry at a time: what a store
+ * that can fetch an entry by id cheaply returns without reading the whole path. Agrees with
+ * `livePathOf` on the active path; `get` returns undefined for an id it does not hold.
+ */
+export function livePathByLinks(leafId: string | null, get: (id: string) => Entry | undefined): LivePath {
+  const tail: Entry[] = [];
+  // Past a compaction that carries no list the whole path is read, as `livePathOf` does.
+  let whole = false;
+  let cut: CompactionEntry | undefined;
+  const seen = new Set<string>();
+  for (let id = leafId; id !== null && !seen.has(id); ) {
+    seen.add(id);
+    const entry = get(id);
+    if (!entry) break;
+    tail.push(entry);
+    if (!whole && entry.type === "compaction") {
+      if (carriedIdsOf(entry) === undefined) whole = true;
+      else {
+        cut = entry;
+        break;
+      }
+    }
+    id = entry.parentId;
+  }
+  tail.reverse();
+  if (!cut) return { entries: tail, complete: true };
+  const kept: Entry[] = [];
+  if (cut.firstKeptEntryId !== null) {
+    for (let id = cut.parentId; id !== null && !seen.has(id); ) {
+      seen.add(id);
+      const entry = get(id);
+      if (!entry) break;
+      kept.push(entry);
+      if (id === cut.firstKeptEntryId) break;
+      id = entry.parentId;
+    }
+    // A first kept entry that is not on the path keeps nothing more, as the context fold reads it.
+    if (kept.at(-1)?.id !== cut.firstKeptEntryId) kept.length = 0;
+    kept.reverse();
+  }
+  const carried = (carriedIdsOf(cut) ?? []).flatMap((id) => get(id) ?? []);
+  return joinLivePath(carried, [...kept, ...tail]);
+}

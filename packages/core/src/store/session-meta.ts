@@ -33,9 +33,15 @@ export function newSessionMeta(init: SessionInit | undefined, provider: StorePro
   return meta;
 }
 
+/**
+ * Built once: zod compiles a schema's fast path on its first parse, and a schema made per call (as
+ * `.strict()` does) compiled it on every session update, a few milliseconds of each sub-trace.
+ */
+const StrictSessionPatchSchema = SessionPatchSchema.strict();
+
 export function applySessionPatch(meta: SessionMeta, patch: SessionPatch, now: string): SessionMeta {
   if (patch === null || typeof patch !== "object") throw new ArborError("invalid_input", "A session patch must be an object.");
-  const p = SessionPatchSchema.strict().safeParse(patch);
+  const p = StrictSessionPatchSchema.safeParse(patch);
   if (!p.success) {
     const keys = Object.keys(patch).filter((k) => !(k in SessionPatchSchema.shape));
     const hint = keys.length ? ` (${keys.join(", ")} cannot be changed with updateSession)` : "";

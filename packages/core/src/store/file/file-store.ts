@@ -19,6 +19,7 @@ import {
 } from "../event-records.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
+import type { LivePath } from "../live-path.js";
 import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
@@ -34,7 +35,7 @@ import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
-import { addEntry, emptyState, getEntry, hasEntry, replaceEntry, setLeaf } from "./session-state.js";
+import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
 
 /**
@@ -105,17 +106,7 @@ export class FileStore extends StoreBase {
     await this.assertParentAllowed(id, meta.parentSessionId);
     return this.writes.lock.run(id, async () => {
       this.dirs.create(meta, "");
-      const s: OpenSession = {
-        id,
-        // The entries file was just created empty: nothing to read back.
-        state: emptyState({ ...meta }),
-        fd: null,
-        sync: null,
-        dirty: false,
-        metaStamp: this.dirs.metaStamp(id),
-      };
-      this.sessions.cache.set(id, s);
-      this.sessions.evict();
+      this.sessions.created(id, { ...meta });
       return { ...meta };
     });
   }
@@ -214,9 +205,21 @@ export class FileStore extends StoreBase {
     return pageOfSessions(await this.allMetas(), { parent: opts.parentSessionId, cwd: opts.cwd }, cursor, limit);
   }
 
+  /** A session with every entry in memory, for the reads that need the whole tree. */
+  private async loadWhole(id: string): Promise<{ state: SessionState & { entries: Entry[] } }> {
+    const s = await this.load(id);
+    return { state: this.sessions.whole(s) };
+  }
+
   async listEntries(sessionId: string): Promise<Entry[]> {
     assertSessionId(sessionId);
-    return (await this.load(sessionId)).state.entries.slice();
+    return (await this.loadWhole(sessionId)).state.entries.slice();
+  }
+
+  /** Through the index when the session was resumed by it: only the live path's records are read. */
+  override async getLivePath(sessionId: string): Promise<LivePath> {
+    assertSessionId(sessionId);
+    return livePathOfState((await this.load(sessionId)).state);
   }
 
   async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
@@ -231,18 +234,25 @@ export class FileStore extends StoreBase {
       if (inputs.length === 0) return { value: [], synced: null };
       const prepared = this.prepare(s, inputs, prevalidated);
       const lines = prepared.map((p) => `${p.json}\n`).join("");
-      const synced = this.sessions.writeRecords(s, prepared.length > 1 ? batchRecord(prepared.length) + lines : lines);
-      for (const p of prepared) addEntry(s.state, p.entry);
+      const head = prepared.length > 1 ? batchRecord(prepared.length) : "";
+      const offset = s.state.bytes + head.length;
+      const synced = this.sessions.writeRecords(s, head + lines);
+      addWritten(s.state, prepared, offset);
       return { value: prepared.map((p) => p.entry), synced };
     });
   }
 
   /** Validates a whole batch against the tree before anything is written. */
   private prepare(s: OpenSession, inputs: readonly unknown[], prevalidated: boolean): PreparedEntry[] {
-    const known = (id: string) => hasEntry(s.state, id);
+    // Ids made here are fresh random 64-bit values: as on SQLite, a resumed session's index is not
+    // searched for the impossible repeat (the entries held here still are). The leaf exists by definition.
+    const made = new Set<string>();
+    const leaf = s.state.meta.leafEntryId;
+    const known = (id: string) => id === leaf || (made.has(id) ? s.state.locs.has(id) : hasEntry(s.state, id));
     const newId = () => {
       let id = randomEntryId(this.random.bytes);
-      while (known(id)) id = randomEntryId(this.random.bytes);
+      while (s.state.locs.has(id)) id = randomEntryId(this.random.bytes);
+      made.add(id);
       return id;
     };
     const plan = planAppend(inputs, s.state.meta.leafEntryId, {
@@ -265,8 +275,10 @@ export class FileStore extends StoreBase {
       if (Buffer.byteLength(json) > this.maxEntryBytes) {
         throw new ArborError("entry_too_large", `The updated entry exceeds the ${this.maxEntryBytes}-byte limit.`);
       }
-      const synced = this.sessions.writeRecords(s, updateRecord(json));
-      replaceEntry(s.state, after);
+      const record = updateRecord(json);
+      const offset = s.state.bytes;
+      const synced = this.sessions.writeRecords(s, record);
+      replaceEntry(s.state, after, { offset, length: Buffer.byteLength(record), parentId: after.parentId, update: true });
       return { value: after, synced };
     });
   }
@@ -294,13 +306,13 @@ export class FileStore extends StoreBase {
 
   async getActivePath(sessionId: string): Promise<Entry[]> {
     assertSessionId(sessionId);
-    const { state } = await this.load(sessionId);
+    const { state } = await this.loadWhole(sessionId);
     return activePath(state.meta.leafEntryId, (id) => getEntry(state, id));
   }
 
   override async getSnapshot(sessionId: string): Promise<Snapshot> {
     assertSessionId(sessionId);
-    const { state } = await this.load(sessionId);
+    const { state } = await this.loadWhole(sessionId);
     const path = activePath(state.meta.leafEntryId, (id) => getEntry(state, id));
     return buildSnapshot(this.liveStatus({ ...state.meta }), state.entries, path);
   }

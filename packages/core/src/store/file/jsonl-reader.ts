@@ -5,6 +5,8 @@ export interface JsonlLine {
   lineNo: number;
   /** Byte offset of the line's first byte. */
   start: number;
+  /** Byte offset of the line's newline. */
+  end: number;
   text: string;
 }
 
@@ -41,7 +43,7 @@ export function scanJsonl(path: string, onLine: (line: JsonlLine) => void, from 
       let pos = 0;
       for (let nl = buf.indexOf(10, filled); nl !== -1 && nl < end; nl = buf.indexOf(10, pos)) {
         lineNo++;
-        if (nl > pos) onLine({ lineNo, start: bufStart + pos, text: buf.toString("utf8", pos, nl) });
+        if (nl > pos) onLine({ lineNo, start: bufStart + pos, end: bufStart + nl, text: buf.toString("utf8", pos, nl) });
         pos = nl + 1;
       }
       if (n === 0) return { completeBytes: bufStart + pos, tornBytes: end - pos };

@@ -1,9 +1,12 @@
-import { closeSync, ftruncateSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { ArborError } from "../../errors.js";
+import type { Entry } from "../../model/entry.js";
+import type { SessionMeta } from "../../model/session.js";
 import type { Durability } from "../spec.js";
+import { INDEX_HEADER, IndexTable, IndexWriter, readIndexBytes, readRecord } from "./entry-index.js";
 import { GroupFsync } from "./group-fsync.js";
 import type { SessionDirs } from "./session-dir.js";
-import { loadSessionState, type SessionState } from "./session-state.js";
+import { closeSource, emptyState, loadIndexedState, loadSessionState, type SessionState } from "./session-state.js";
 
 export interface OpenSession {
   id: string;
@@ -14,6 +17,8 @@ export interface OpenSession {
   dirty: boolean;
   /** session.json as last read or written here: another process's rewrite changes it. */
   metaStamp: string;
+  /** Writes entries.idx; only from a writer of the session (lease holder, or under the write lock). */
+  index: IndexWriter;
 }
 
 /**
@@ -46,6 +51,8 @@ export class OpenSessions {
 
   /** Forgets a loaded session without writing anything back (the disk is newer). */
   drop(s: OpenSession): void {
+    s.index.close();
+    closeSource(s.state);
     if (s.fd !== null) closeSync(s.fd);
     s.fd = null;
     s.sync = null;
@@ -57,6 +64,14 @@ export class OpenSessions {
     if (!cached || this.opts.settled(id) || this.isFresh(cached)) return cached;
     this.drop(cached);
     return undefined;
+  }
+
+  /** A session whose directory was just created with an empty entries file: nothing to read back. */
+  created(id: string, meta: SessionMeta): void {
+    const state = emptyState(meta, this.dirs.entriesFile(id));
+    const index = new IndexWriter(this.dirs.indexFile(id), 0);
+    this.cache.set(id, { id, state, index, fd: null, sync: null, dirty: false, metaStamp: this.dirs.metaStamp(id) });
+    this.evict();
   }
 
   load(id: string): Promise<OpenSession> {
@@ -72,16 +87,8 @@ export class OpenSessions {
         try {
           const found = this.dirs.readMeta(id);
           if (!found) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
-          const file = this.dirs.entriesFile(id);
           const metaStamp = this.dirs.metaStamp(id);
-          const session: OpenSession = {
-            id,
-            state: loadSessionState(file, found.meta),
-            fd: null,
-            sync: null,
-            dirty: false,
-            metaStamp,
-          };
+          const session: OpenSession = { id, fd: null, sync: null, dirty: false, metaStamp, ...this.readState(id, found) };
           session.dirty = session.state.bytes !== found.entriesBytes;
           this.cache.set(id, session);
           this.evict();
@@ -93,6 +100,60 @@ export class OpenSessions {
       this.loading.set(id, pending);
     }
     return pending;
+  }
+
+  /**
+   * Reads a session through its index when the index checks out against entries.jsonl and
+   * session.json counts everything it covers (a run's end writes both); otherwise reads the entries
+   * whole, and then sets the index right: kept when it is a prefix of what it should hold, else rewritten.
+   */
+  private readState(id: string, found: { meta: SessionMeta; entriesBytes: number }): Pick<OpenSession, "state" | "index"> {
+    const file = this.dirs.entriesFile(id);
+    const indexFile = this.dirs.indexFile(id);
+    const bytes = readIndexBytes(indexFile);
+    const parsed = bytes.length === 0 ? null : IndexTable.parse(bytes);
+    if (
+      parsed?.last &&
+      parsed.covered <= found.entriesBytes &&
+      found.entriesBytes <= this.dirs.entriesSize(id) &&
+      lastRecordMatches(file, parsed)
+    ) {
+      return {
+        state: loadIndexedState(file, found.meta, parsed, found.entriesBytes),
+        index: new IndexWriter(indexFile, bytes.length),
+      };
+    }
+    const state = loadSessionState(file, found.meta);
+    const whole = INDEX_HEADER + state.unindexed.join("");
+    const text = bytes.toString("latin1");
+    const index = new IndexWriter(indexFile, text.length);
+    // A missing or wrong index is replaced at once (by rename, so a writer elsewhere only loses lines a load completes).
+    if ((text.length > 0 || whole.length === 0) && whole.startsWith(text))
+      state.unindexed = whole.length > text.length ? [whole.slice(text.length)] : [];
+    else {
+      index.rewrite(whole);
+      state.unindexed = [];
+    }
+    return { state, index };
+  }
+
+  /** The session with every entry in memory: one resumed through its index is read whole now. */
+  whole(s: OpenSession): SessionState & { entries: Entry[] } {
+    if (!s.state.entries) {
+      const state = loadSessionState(s.state.source.file, s.state.meta);
+      // The index already holds what the whole read found, but for the lines not yet handed to its writer.
+      state.unindexed = s.state.unindexed;
+      closeSource(s.state);
+      s.state = state;
+    }
+    return s.state as SessionState & { entries: Entry[] };
+  }
+
+  /** Hands new index lines to the writer and writes them; called only by a writer of the session. */
+  flushIndex(s: OpenSession): void {
+    for (const line of s.state.unindexed) s.index.add(line);
+    s.state.unindexed = [];
+    s.index.flush();
   }
 
   evict(): void {
@@ -107,12 +168,17 @@ export class OpenSessions {
   /** Write back derived meta if needed (and nobody wrote the session since) and close the append handle. */
   release(s: OpenSession): void {
     if (s.dirty && (this.opts.leased(s.id) || this.isFresh(s))) this.writeMeta(s);
+    else if (this.opts.leased(s.id)) this.flushIndex(s);
+    s.index.close();
+    closeSource(s.state);
     if (s.fd !== null) closeSync(s.fd);
     s.fd = null;
     s.sync = null;
   }
 
   writeMeta(s: OpenSession): void {
+    // The index first: session.json then counts at least what the index covers, so the next load may use it.
+    this.flushIndex(s);
     this.dirs.writeMeta(s.state.meta, s.state.bytes);
     s.metaStamp = this.dirs.metaStamp(s.id);
     s.dirty = false;
@@ -134,6 +200,8 @@ export class OpenSessions {
    * failed write is cut back off so no partial record stays behind.
    */
   writeRecords(s: OpenSession, text: string): Promise<void> | null {
+    for (const line of s.state.unindexed) s.index.add(line);
+    s.state.unindexed = [];
     const fd = this.appendHandle(s);
     const buf = Buffer.from(text);
     let off = 0;
@@ -150,5 +218,22 @@ export class OpenSessions {
     s.state.bytes += buf.length;
     s.dirty = true;
     return s.sync ? s.sync.sync() : null;
+  }
+}
+
+/** Whether the index's last record is where it says, as a whole line naming the same entry. */
+function lastRecordMatches(file: string, parsed: IndexTable): boolean {
+  const last = parsed.last;
+  if (!last) return false;
+  const fd = openSync(file, "r");
+  try {
+    const text = readRecord(fd, last.loc);
+    if (text === undefined) return false;
+    const raw = JSON.parse(text) as { id?: unknown; entry?: { id?: unknown } } | null;
+    return (last.loc.update ? raw?.entry?.id : raw?.id) === last.id;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
   }
 }

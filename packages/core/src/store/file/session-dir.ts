@@ -22,6 +22,8 @@ import { syncDir, writeFileAtomic, writeFileWhole } from "./atomic-write.js";
 
 const META_FILE = "session.json";
 const ENTRIES_FILE = "entries.jsonl";
+/** Where each entry's record is in entries.jsonl: a cache checked against it, rebuilt when wrong. */
+const INDEX_FILE = "entries.idx";
 /** A readable copy of the session's plan for people and tools that read files; the session tree is the record. */
 export const GOAL_FILE = "goal.json";
 
@@ -62,6 +64,10 @@ export class SessionDirs {
     const file = join(this.root, id, ENTRIES_FILE);
     if (!existsSync(file)) writeFileSync(file, "", { flag: "a" });
     return file;
+  }
+
+  indexFile(id: string): string {
+    return join(this.root, id, INDEX_FILE);
   }
 
   /** Identifies the current session.json: it is replaced by rename, so a rewrite changes it. */

@@ -37,7 +37,11 @@ export class SessionWrites {
       return this.leases.withWriteLock(id, async () => {
         this.leases.checkWritable(id);
         this.dropIfStale(id);
-        return work(await this.load(id));
+        const s = await this.load(id);
+        const out = work(s);
+        // Another process may write the index once this lock is released: what this write indexed goes now.
+        this.sessions.flushIndex(s);
+        return out;
       });
     });
     // Waiting for fsync outside the lock lets later appends join the same group commit.
