@@ -69,6 +69,13 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  // Two prompts after the first one's answer: a branch the tree shows, and a fork listed as a session of its own.
+  "docs/concepts.md": [
+    /│ +\w+ user: Now one about rivers/,
+    /The branches share 2 entries/,
+    /└─ \* \w+ user: Make it a limerick instead/,
+    /Forked session/,
+  ],
 };
 const plainAnswers = (n: number): Script => Array.from({ length: n }, (_, i) => [text(`Done (${i + 1}).`)]);
 
@@ -143,6 +150,7 @@ describe("the documentation's shell snippets", () => {
       }
       const script = blocks.map((b) => `# ${b.doc}:${b.line}\n${b.code}`).join("\n");
       const { code, output } = await runBash(script, ws, env);
+      if (process.env.ARBOR_DOCS_TEST_PRINT) console.log(output);
       expect(code, `${doc}'s snippets failed:\n${output}`).toBe(0);
       for (const pattern of EXPECTED[doc] ?? []) expect(output).toMatch(pattern);
     });
