@@ -150,8 +150,15 @@ class RunStore {
     await api(`/api/sessions/${encodeURIComponent(sessionId)}/abort`, ignoreBody, { method: "POST" });
   }
 
-  async reply(sessionId: string, ask: PermissionAsk, reply: "once" | "always" | "reject"): Promise<void> {
-    await api(`/api/permissions/${encodeURIComponent(ask.id)}`, ignoreBody, { json: { reply } });
+  async reply(
+    sessionId: string,
+    ask: PermissionAsk,
+    reply: "once" | "always" | "reject",
+    scope?: "session" | "project" | "global",
+  ): Promise<void> {
+    // An "always" reaches only this session unless a wider scope was chosen.
+    const wider = reply === "always" && scope !== undefined && scope !== "session" ? { scope } : {};
+    await api(`/api/permissions/${encodeURIComponent(ask.id)}`, ignoreBody, { json: { reply, ...wider } });
     const run = this.get(sessionId);
     if (run?.permissions[ask.id]) this.set({ ...run, permissions: { ...run.permissions, [ask.id]: { ...ask, reply } } });
   }

@@ -146,8 +146,8 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
             <PermissionCard
               key={p.id}
               ask={ask}
-              onReply={async (reply) => {
-                await runs.reply(p.session_id, ask, reply);
+              onReply={async (reply, scope) => {
+                await runs.reply(p.session_id, ask, reply, scope);
                 setPending((list) => list.filter((x) => x.id !== p.id));
               }}
             />

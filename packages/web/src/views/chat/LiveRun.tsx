@@ -39,7 +39,7 @@ export function LiveRun({ run }: { run: RunState }) {
             case "permission": {
               const ask = run.permissions[item.id];
               return ask && sessionId ? (
-                <PermissionCard key={item.id} ask={ask} onReply={(reply) => runs.reply(sessionId, ask, reply)} />
+                <PermissionCard key={item.id} ask={ask} onReply={(reply, scope) => runs.reply(sessionId, ask, reply, scope)} />
               ) : null;
             }
             case "plan": {

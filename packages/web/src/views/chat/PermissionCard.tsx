@@ -1,20 +1,24 @@
 import { useState } from "react";
 import type { PermissionAsk } from "./run-state.js";
 
+/** How far an "always" answer reaches: this session, every session of the workspace, or everywhere. */
+export type AlwaysScope = "session" | "project" | "global";
+
 interface Props {
   ask: PermissionAsk;
-  onReply: (reply: "once" | "always" | "reject") => Promise<void>;
+  onReply: (reply: "once" | "always" | "reject", scope?: AlwaysScope) => Promise<void>;
 }
 
 /** A pending permission ask, answered in place (`POST /api/permissions/:id`). */
 export function PermissionCard({ ask, onReply }: Props) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const [scope, setScope] = useState<AlwaysScope>("session");
   const reply = async (choice: "once" | "always" | "reject") => {
     setBusy(true);
     setError(undefined);
     try {
-      await onReply(choice);
+      await onReply(choice, choice === "always" ? scope : undefined);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -43,6 +47,16 @@ export function PermissionCard({ ask, onReply }: Props) {
           <button type="button" disabled={busy} onClick={() => void reply("always")}>
             Always allow
           </button>
+          <select
+            aria-label="Remember for"
+            value={scope}
+            disabled={busy}
+            onChange={(e) => setScope(e.target.value as AlwaysScope)}
+          >
+            <option value="session">in this session</option>
+            <option value="project">in this project</option>
+            <option value="global">everywhere</option>
+          </select>
           <button type="button" className="danger" disabled={busy} onClick={() => void reply("reject")}>
             Reject
           </button>

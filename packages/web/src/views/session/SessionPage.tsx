@@ -9,6 +9,7 @@ import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
 import { TimelineView } from "../timeline/TimelineView.js";
 import { TreeView } from "../tree/TreeView.js";
+import { ApprovalsPanel } from "./ApprovalsPanel.js";
 import { SessionOrigin } from "./SessionOrigin.js";
 import { SessionTotalsBar } from "./SessionTotalsBar.js";
 import { TodoPanel } from "./TodoPanel.js";
@@ -53,6 +54,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
         {snapshot && <SessionOrigin meta={snapshot.session} />}
         {snapshot && <SessionTotalsBar snapshot={snapshot} />}
         {snapshot && <TodoPanel snapshot={snapshot} />}
+        {snapshot && <ApprovalsPanel sessionId={sessionId} version={snapshot} />}
         <nav aria-label="Session views" className="tabs">
           {TABS.map((t) => {
             const path = sessionPath(sessionId, t);
