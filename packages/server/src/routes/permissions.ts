@@ -12,7 +12,7 @@ import {
 } from "../schemas.js";
 import { permissionToWire } from "../wire.js";
 
-export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
+export function permissionRoutes({ runtime, store, cluster }: ServerContext): Route[] {
   return [
     defineRoute(
       {
@@ -55,7 +55,11 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        if (!runtime.replyPermission(params.id, body.reply, body.message)) {
+        // In a cluster the ask may wait on another instance: the one whose run waits answers it.
+        const answered =
+          runtime.replyPermission(params.id, body.reply, body.message) ||
+          (cluster !== undefined && (await cluster.replyPermission(params.id, body.reply, body.message)));
+        if (!answered) {
           throw new ApiError(
             "permission_not_found",
             `No permission ask ${params.id} is waiting: it was answered already, its run ended, or it never existed. GET /api/permissions lists the waiting ones.`,
