@@ -211,7 +211,11 @@ describe("arbor serve --cluster under kill -9", () => {
           const want = logged.map((r) => r.id);
           if (JSON.stringify(got) !== JSON.stringify(want)) {
             watcherMismatch++;
-            console.log(`  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}`);
+            const missing = logged.filter((r) => !got.includes(r.id)).map((r) => `${r.id}:${r.type}`);
+            const extra = got.filter((id) => !want.includes(id));
+            console.log(
+              `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; reconnects ${watcher?.reconnects}`,
+            );
           }
         }
         const sessions = (await store.listSessions({ limit: 1000, parentSessionId: null })).sessions;
