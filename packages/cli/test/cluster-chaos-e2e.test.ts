@@ -21,6 +21,8 @@ const RUNS = Number(process.env.ARBOR_CLUSTER_RUNS ?? 20);
 const KILLS = Number(process.env.ARBOR_CLUSTER_KILLS ?? 10);
 const KILL_EVERY_MS = Number(process.env.ARBOR_CLUSTER_KILL_EVERY_MS ?? 1_500);
 const TAKEOVER_MS = 3_000;
+/** The whole test's time: room for every kill and restart, and for the runs after the last one. */
+const BUDGET_MS = Math.max(300_000, KILLS * KILL_EVERY_MS * 4 + RUNS * 2_000);
 
 const seed = Number(process.env.ARBOR_CLUSTER_SEED ?? Math.floor(Math.random() * 2 ** 31));
 function mulberry32(a: number): () => number {
@@ -100,156 +102,160 @@ function unpaired(snap: Snapshot): number {
 }
 
 describe("arbor serve --cluster under kill -9", () => {
-  it(`${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`, async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => workspace);
-    const home = join(dir, "home");
-    try {
-      const baseURL = await rig.fakeServer(Array.from({ length: RUNS * 40 + 200 }, () => step));
-      const args = { baseURL, home, store: db.url, takeoverMs: TAKEOVER_MS, cwd: workspace };
-      const instances: Instance[] = [];
-      const everyInstance: Instance[] = [];
-      const launch = async (name: string) => {
-        const inst = await startInstance(rig, name, args);
-        everyInstance.push(inst);
-        return inst;
-      };
-      for (const name of ["A", "B", "C"]) instances.push(await launch(name));
-      if (process.env.ARBOR_CLUSTER_DEBUG) console.log("three instances up");
-      const live = () => instances.filter((i) => i.up);
-      const started = performance.now();
-      const deadline = started + 240_000;
-
-      // Runs go out round-robin while the chaos loop runs; each is watched on the next instance.
-      const kills: Array<{ at: number; name: string }> = [];
-      let chaosDone = false;
-      const chaos = (async () => {
-        for (let k = 0; k < KILLS; k++) {
-          await pause(between(KILL_EVERY_MS / 2, KILL_EVERY_MS * 1.5));
-          const victim = instances[between(0, 2)] as Instance;
-          victim.up = false;
-          kills.push({ at: performance.now(), name: victim.name });
-          victim.cli.child.kill("SIGKILL");
-          await victim.cli.result;
-          const fresh = await launch(victim.name);
-          instances[instances.indexOf(victim)] = fresh;
-        }
-        chaosDone = true;
-      })();
-
-      const posted: Array<{ job: number; sessionId: string; postedTo: string }> = [];
-      let failedPosts = 0;
-      const watchers: Array<Promise<{ sessionId: string; events: Received[]; reconnects: number }>> = [];
-      const spread = Math.max(50, Math.floor((KILLS * KILL_EVERY_MS) / Math.max(1, RUNS)));
-      for (let job = 0; job < RUNS; job++) {
-        let sessionId: string | undefined;
-        let postedTo = "";
-        for (let attempt = 0; sessionId === undefined && attempt < 20; attempt++) {
-          const up = live();
-          const target = up[(job + attempt) % up.length] as Instance;
-          try {
-            sessionId = await postChat(target.url, `job ${job}: survey the notes and log two stages`);
-            postedTo = target.name;
-          } catch {
-            failedPosts++;
-            await pause(100);
-          }
-        }
-        if (sessionId === undefined) throw new Error(`job ${job} could not be posted to any instance`);
-        posted.push({ job, sessionId, postedTo });
-        if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`posted job ${job} to ${postedTo}: ${sessionId}`);
-        const id = sessionId;
-        const watcherOf = (attempt: number): Instance => {
-          const others = live().filter((i) => i.name !== postedTo);
-          const pool = others.length > 0 ? others : live().length > 0 ? live() : instances;
-          return pool[attempt % pool.length] as Instance;
+  it(
+    `${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`,
+    async () => {
+      const db = await createTestDatabase();
+      const rig = new FaultRig(() => workspace);
+      const home = join(dir, "home");
+      try {
+        const baseURL = await rig.fakeServer(Array.from({ length: RUNS * 40 + 200 }, () => step));
+        const args = { baseURL, home, store: db.url, takeoverMs: TAKEOVER_MS, cwd: workspace };
+        const instances: Instance[] = [];
+        const everyInstance: Instance[] = [];
+        const launch = async (name: string) => {
+          const inst = await startInstance(rig, name, args);
+          everyInstance.push(inst);
+          return inst;
         };
-        watchers.push(follow(id, watcherOf, deadline).then((r) => ({ sessionId: id, ...r })));
-        await pause(spread);
-      }
-      const seen = await Promise.all(
-        watchers.map((w) =>
-          w.then((r) => {
-            if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`watched ${r.sessionId} to its end: ${r.events.length} events`);
-            return r;
-          }),
-        ),
-      );
-      await chaos;
-      expect(chaosDone).toBe(true);
-      const elapsed = performance.now() - started;
+        for (const name of ["A", "B", "C"]) instances.push(await launch(name));
+        if (process.env.ARBOR_CLUSTER_DEBUG) console.log("three instances up");
+        const live = () => instances.filter((i) => i.up);
+        const started = performance.now();
+        const deadline = started + BUDGET_MS - 60_000;
 
-      // The truth: the store, read as any process would.
-      const figures = await withStore(db.url, async (store) => {
-        let lost = 0;
-        let duplicated = 0;
-        let stuck = 0;
-        let unpairedCalls = 0;
-        let watcherMismatch = 0;
-        let outOfOrder = 0;
-        for (const { job, sessionId } of posted) {
-          const snap = await store.getSnapshot(sessionId);
-          const meta = await store.getSession(sessionId);
-          if (meta?.status !== "completed") {
-            stuck++;
-            console.log(`  job ${job} (${sessionId}) is ${meta?.status}`);
+        // Runs go out round-robin while the chaos loop runs; each is watched on the next instance.
+        const kills: Array<{ at: number; name: string }> = [];
+        let chaosDone = false;
+        const chaos = (async () => {
+          for (let k = 0; k < KILLS; k++) {
+            await pause(between(KILL_EVERY_MS / 2, KILL_EVERY_MS * 1.5));
+            const victim = instances[between(0, 2)] as Instance;
+            victim.up = false;
+            kills.push({ at: performance.now(), name: victim.name });
+            victim.cli.child.kill("SIGKILL");
+            await victim.cli.result;
+            const fresh = await launch(victim.name);
+            instances[instances.indexOf(victim)] = fresh;
           }
-          const msgs = messageEntries(snap);
-          const prompts = msgs.filter((e) => e.message.role === "user").length;
-          const answers = msgs.filter(
-            (e) => e.message.role === "assistant" && JSON.stringify(e.message.content).includes(`${job} done.`),
-          ).length;
-          if (prompts === 0 || answers === 0) lost++;
-          if (prompts > 1 || answers > 1) duplicated++;
-          unpairedCalls += unpaired(snap);
-          const logged = (await store.listEvents(sessionId, { after: 0, limit: 10_000 })).filter((r) =>
-            r.type.startsWith("run."),
-          );
-          const watcher = seen.find((w) => w.sessionId === sessionId);
-          const got = (watcher?.events ?? []).map((e) => e.id);
-          for (let i = 1; i < got.length; i++) if ((got[i] as number) <= (got[i - 1] as number)) outOfOrder++;
-          const want = logged.map((r) => r.id);
-          if (JSON.stringify(got) !== JSON.stringify(want)) {
-            watcherMismatch++;
-            const missing = logged.filter((r) => !got.includes(r.id)).map((r) => `${r.id}:${r.type}`);
-            const extra = got.filter((id) => !want.includes(id));
-            console.log(
-              `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; reconnects ${watcher?.reconnects}`,
-            );
+          chaosDone = true;
+        })();
+
+        const posted: Array<{ job: number; sessionId: string; postedTo: string }> = [];
+        let failedPosts = 0;
+        const watchers: Array<Promise<{ sessionId: string; events: Received[]; reconnects: number }>> = [];
+        const spread = Math.max(50, Math.floor((KILLS * KILL_EVERY_MS) / Math.max(1, RUNS)));
+        for (let job = 0; job < RUNS; job++) {
+          let sessionId: string | undefined;
+          let postedTo = "";
+          for (let attempt = 0; sessionId === undefined && attempt < 20; attempt++) {
+            const up = live();
+            const target = up[(job + attempt) % up.length] as Instance;
+            try {
+              sessionId = await postChat(target.url, `job ${job}: survey the notes and log two stages`);
+              postedTo = target.name;
+            } catch {
+              failedPosts++;
+              await pause(100);
+            }
           }
+          if (sessionId === undefined) throw new Error(`job ${job} could not be posted to any instance`);
+          posted.push({ job, sessionId, postedTo });
+          if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`posted job ${job} to ${postedTo}: ${sessionId}`);
+          const id = sessionId;
+          const watcherOf = (attempt: number): Instance => {
+            const others = live().filter((i) => i.name !== postedTo);
+            const pool = others.length > 0 ? others : live().length > 0 ? live() : instances;
+            return pool[attempt % pool.length] as Instance;
+          };
+          watchers.push(follow(id, watcherOf, deadline).then((r) => ({ sessionId: id, ...r })));
+          await pause(spread);
         }
-        const sessions = (await store.listSessions({ limit: 1000, parentSessionId: null })).sessions;
-        return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, sessions: sessions.length };
-      });
-      const effects = (await readFile(join(workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
-      const repeatedEffects = effects.length - new Set(effects).size;
+        const seen = await Promise.all(
+          watchers.map((w) =>
+            w.then((r) => {
+              if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`watched ${r.sessionId} to its end: ${r.events.length} events`);
+              return r;
+            }),
+          ),
+        );
+        await chaos;
+        expect(chaosDone).toBe(true);
+        const elapsed = performance.now() - started;
 
-      // Takeover: from a kill to the first "took over" line any instance printed after it.
-      const takeovers = kills.flatMap((k) => {
-        const after = everyInstance
-          .flatMap((i) => i.lines)
-          .filter((l) => l.at > k.at && l.line.includes("took over the run of session"))
-          .map((l) => l.at - k.at);
-        return after.length > 0 ? [Math.min(...after)] : [];
-      });
-      console.log(
-        `cluster chaos: ${RUNS} runs, ${kills.length} kills in ${(elapsed / 1000).toFixed(1)} s; ${failedPosts} posts retried; ` +
-          `takeover after a kill (when it cut a run) p50 ${percentile(takeovers, 50).toFixed(0)} ms, p99 ${percentile(takeovers, 99).toFixed(0)} ms (${takeovers.length} kills cut runs); ` +
-          `watcher reconnects ${seen.reduce((n, w) => n + w.reconnects, 0)}; ${JSON.stringify({ ...figures, repeatedEffects })}`,
-      );
-      expect({ ...figures, repeatedEffects }).toEqual({
-        lost: 0,
-        duplicated: 0,
-        stuck: 0,
-        unpairedCalls: 0,
-        watcherMismatch: 0,
-        outOfOrder: 0,
-        sessions: RUNS,
-        repeatedEffects: 0,
-      });
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
-  }, 300_000);
+        // The truth: the store, read as any process would.
+        const figures = await withStore(db.url, async (store) => {
+          let lost = 0;
+          let duplicated = 0;
+          let stuck = 0;
+          let unpairedCalls = 0;
+          let watcherMismatch = 0;
+          let outOfOrder = 0;
+          for (const { job, sessionId } of posted) {
+            const snap = await store.getSnapshot(sessionId);
+            const meta = await store.getSession(sessionId);
+            if (meta?.status !== "completed") {
+              stuck++;
+              console.log(`  job ${job} (${sessionId}) is ${meta?.status}`);
+            }
+            const msgs = messageEntries(snap);
+            const prompts = msgs.filter((e) => e.message.role === "user").length;
+            const answers = msgs.filter(
+              (e) => e.message.role === "assistant" && JSON.stringify(e.message.content).includes(`${job} done.`),
+            ).length;
+            if (prompts === 0 || answers === 0) lost++;
+            if (prompts > 1 || answers > 1) duplicated++;
+            unpairedCalls += unpaired(snap);
+            const logged = (await store.listEvents(sessionId, { after: 0, limit: 10_000 })).filter((r) =>
+              r.type.startsWith("run."),
+            );
+            const watcher = seen.find((w) => w.sessionId === sessionId);
+            const got = (watcher?.events ?? []).map((e) => e.id);
+            for (let i = 1; i < got.length; i++) if ((got[i] as number) <= (got[i - 1] as number)) outOfOrder++;
+            const want = logged.map((r) => r.id);
+            if (JSON.stringify(got) !== JSON.stringify(want)) {
+              watcherMismatch++;
+              const missing = logged.filter((r) => !got.includes(r.id)).map((r) => `${r.id}:${r.type}`);
+              const extra = got.filter((id) => !want.includes(id));
+              console.log(
+                `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; reconnects ${watcher?.reconnects}`,
+              );
+            }
+          }
+          const sessions = (await store.listSessions({ limit: 1000, parentSessionId: null })).sessions;
+          return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, sessions: sessions.length };
+        });
+        const effects = (await readFile(join(workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+        const repeatedEffects = effects.length - new Set(effects).size;
+
+        // Takeover: from a kill to the first "took over" line any instance printed after it.
+        const takeovers = kills.flatMap((k) => {
+          const after = everyInstance
+            .flatMap((i) => i.lines)
+            .filter((l) => l.at > k.at && l.line.includes("took over the run of session"))
+            .map((l) => l.at - k.at);
+          return after.length > 0 ? [Math.min(...after)] : [];
+        });
+        console.log(
+          `cluster chaos: ${RUNS} runs, ${kills.length} kills in ${(elapsed / 1000).toFixed(1)} s; ${failedPosts} posts retried; ` +
+            `takeover after a kill (when it cut a run) p50 ${percentile(takeovers, 50).toFixed(0)} ms, p99 ${percentile(takeovers, 99).toFixed(0)} ms (${takeovers.length} kills cut runs); ` +
+            `watcher reconnects ${seen.reduce((n, w) => n + w.reconnects, 0)}; ${JSON.stringify({ ...figures, repeatedEffects })}`,
+        );
+        expect({ ...figures, repeatedEffects }).toEqual({
+          lost: 0,
+          duplicated: 0,
+          stuck: 0,
+          unpairedCalls: 0,
+          watcherMismatch: 0,
+          outOfOrder: 0,
+          sessions: RUNS,
+          repeatedEffects: 0,
+        });
+      } finally {
+        await rig.cleanup();
+        await db.drop();
+      }
+    },
+    BUDGET_MS,
+  );
 });
