@@ -57,10 +57,10 @@ interface Body {
 }
 const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as Body;
 
-/** The job number in the run's prompt ("job 7: …"). */
+/** The job and post attempt in the run's prompt ("job 7 try 0: …"), as "7t0". */
 function jobOf(body: Body): string {
   const user = JSON.stringify(body.messages?.find((m) => m.role === "user")?.content ?? "");
-  return /job (\d+)/.exec(user)?.[1] ?? "x";
+  return /job (\d+ try \d+)/.exec(user)?.[1]?.replace(" try ", "t") ?? "x";
 }
 
 /**
@@ -82,7 +82,7 @@ function step(call: StepContext): readonly ScriptAction[] {
     case 2:
       return [text("Logging. "), pace, toolCall("bash", { command: `echo j${job}-s2 >> effects.log` })];
     default:
-      return [text("Job "), pace, text(`${job} done.`)];
+      return [text("Job "), pace, text(`[${job}] done.`)];
   }
 }
 
@@ -141,26 +141,29 @@ describe("arbor serve --cluster under kill -9", () => {
           chaosDone = true;
         })();
 
-        const posted: Array<{ job: number; sessionId: string; postedTo: string }> = [];
+        const posted: Array<{ job: number; sessionId: string; postedTo: string; tag: string }> = [];
         let failedPosts = 0;
         const watchers: Array<Promise<{ sessionId: string; events: Received[]; reconnects: number }>> = [];
         const spread = Math.max(50, Math.floor((KILLS * KILL_EVERY_MS) / Math.max(1, RUNS)));
         for (let job = 0; job < RUNS; job++) {
           let sessionId: string | undefined;
           let postedTo = "";
+          let tag = "";
           for (let attempt = 0; sessionId === undefined && attempt < 20; attempt++) {
             const up = live();
             const target = up[(job + attempt) % up.length] as Instance;
             try {
-              sessionId = await postChat(target.url, `job ${job}: survey the notes and log two stages`);
+              // Each attempt names itself: a post cut off by a kill may still have started a run, whose lines are its own.
+              sessionId = await postChat(target.url, `job ${job} try ${attempt}: survey the notes and log two stages`);
               postedTo = target.name;
+              tag = `${job}t${attempt}`;
             } catch {
               failedPosts++;
               await pause(100);
             }
           }
           if (sessionId === undefined) throw new Error(`job ${job} could not be posted to any instance`);
-          posted.push({ job, sessionId, postedTo });
+          posted.push({ job, sessionId, postedTo, tag });
           if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`posted job ${job} to ${postedTo}: ${sessionId}`);
           const id = sessionId;
           const watcherOf = (attempt: number): Instance => {
@@ -191,7 +194,7 @@ describe("arbor serve --cluster under kill -9", () => {
           let unpairedCalls = 0;
           let watcherMismatch = 0;
           let outOfOrder = 0;
-          for (const { job, sessionId } of posted) {
+          for (const { job, sessionId, tag } of posted) {
             const snap = await store.getSnapshot(sessionId);
             const meta = await store.getSession(sessionId);
             if (meta?.status !== "completed") {
@@ -201,7 +204,7 @@ describe("arbor serve --cluster under kill -9", () => {
             const msgs = messageEntries(snap);
             const prompts = msgs.filter((e) => e.message.role === "user").length;
             const answers = msgs.filter(
-              (e) => e.message.role === "assistant" && JSON.stringify(e.message.content).includes(`${job} done.`),
+              (e) => e.message.role === "assistant" && JSON.stringify(e.message.content).includes(`[${tag}] done.`),
             ).length;
             if (prompts === 0 || answers === 0) lost++;
             if (prompts > 1 || answers > 1) duplicated++;
@@ -222,23 +225,26 @@ describe("arbor serve --cluster under kill -9", () => {
               );
             }
           }
+          // A post cut off by a kill may have started a run the test never heard of: it must end too.
           const sessions = (await store.listSessions({ limit: 1000, parentSessionId: null })).sessions;
-          return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, sessions: sessions.length };
+          const unheard = sessions.filter((m) => !posted.some((p) => p.sessionId === m.id));
+          stuck += unheard.filter((m) => m.status !== "completed").length;
+          return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, unheard: unheard.length };
         });
         const effects = (await readFile(join(workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
         const repeatedEffects = effects.length - new Set(effects).size;
 
-        // Takeover: from a kill to the first "took over" line any instance printed after it.
-        const takeovers = kills.flatMap((k) => {
-          const after = everyInstance
-            .flatMap((i) => i.lines)
-            .filter((l) => l.at > k.at && l.line.includes("took over the run of session"))
-            .map((l) => l.at - k.at);
-          return after.length > 0 ? [Math.min(...after)] : [];
-        });
+        // Takeover: from the latest kill before each "took over" line to that line.
+        const takeovers = everyInstance
+          .flatMap((i) => i.lines)
+          .filter((l) => l.line.includes("took over the run of session"))
+          .flatMap((l) => {
+            const before = kills.filter((k) => k.at < l.at).at(-1);
+            return before ? [l.at - before.at] : [];
+          });
         console.log(
           `cluster chaos: ${RUNS} runs, ${kills.length} kills in ${(elapsed / 1000).toFixed(1)} s; ${failedPosts} posts retried; ` +
-            `takeover after a kill (when it cut a run) p50 ${percentile(takeovers, 50).toFixed(0)} ms, p99 ${percentile(takeovers, 99).toFixed(0)} ms (${takeovers.length} kills cut runs); ` +
+            `takeover after the latest kill p50 ${percentile(takeovers, 50).toFixed(0)} ms, p99 ${percentile(takeovers, 99).toFixed(0)} ms (${takeovers.length} takeovers); ` +
             `watcher reconnects ${seen.reduce((n, w) => n + w.reconnects, 0)}; ${JSON.stringify({ ...figures, repeatedEffects })}`,
         );
         expect({ ...figures, repeatedEffects }).toEqual({
@@ -248,9 +254,10 @@ describe("arbor serve --cluster under kill -9", () => {
           unpairedCalls: 0,
           watcherMismatch: 0,
           outOfOrder: 0,
-          sessions: RUNS,
+          unheard: figures.unheard,
           repeatedEffects: 0,
         });
+        expect(figures.unheard).toBeLessThanOrEqual(failedPosts);
       } finally {
         await rig.cleanup();
         await db.drop();

@@ -34,6 +34,9 @@ export interface ClusterRelay {
 const runningSessions = (schema: string | undefined) =>
   `select id from ${schema ? `"${schema}".` : ""}arbor_sessions where parent_session_id is null and (data::jsonb ->> 'status') = 'running' order by updated_at limit 1000`;
 
+/** How long after a run ended its readers elsewhere still wait for its last events (done, error). */
+const LAST_EVENTS_GRACE_MS = 5_000;
+
 /** The errors of a wake that found the session already taken or finished: nothing to record. */
 const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);
 
@@ -74,8 +77,11 @@ export class ClusterNode implements ClusterRelay {
       foreign: {
         // A run cut off (its instance died) is taken over soon: its readers wait for it instead of ending.
         driven: async (sessionId: string) => {
-          const status = (await this.store.getSession(sessionId))?.status;
-          return status === "running" || status === "interrupted";
+          const meta = await this.store.getSession(sessionId);
+          if (!meta) return false;
+          if (meta.status === "running" || meta.status === "interrupted") return true;
+          // A run's end is stored before its last events reach the log: wait for them a little.
+          return Date.now() - Date.parse(meta.updatedAt) < LAST_EVENTS_GRACE_MS;
         },
         changed: (sessionId: string, ms: number) => this.signals.changed(sessionId, ms),
       },
