@@ -29,6 +29,11 @@ export interface Io {
    * A second Ctrl-C ends the process at once (exit 130).
    */
   readonly onInterrupt?: ((handler: () => void) => () => void) | undefined;
+  /**
+   * Ends the process at once with this code. Only a cluster instance's shutdown uses it: the runs it
+   * handed to other instances must not go on writing here. Absent in tests that drive `run`.
+   */
+  readonly exit?: ((code: number) => void) | undefined;
 }
 
 export function writeLines(out: Output, lines: readonly string[]): void {

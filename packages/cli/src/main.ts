@@ -53,4 +53,5 @@ process.exitCode = await run(process.argv.slice(2), {
   cwd: process.cwd(),
   prompt: isatty(0) ? promptTerminal : undefined,
   onInterrupt: interruptHook(process, (code) => process.exit(code)),
+  exit: (code) => process.exit(code),
 });

@@ -1,4 +1,5 @@
 import type { LlmCache, Runtime, Store, WatchHub } from "@arbor/core";
+import type { ClusterRelay } from "./cluster/cluster-node.js";
 
 /**
  * What route handlers share: the runtime, and what they read through it (its store, watch hub and
@@ -11,4 +12,6 @@ export interface ServerContext {
   watch: WatchHub;
   /** The LLM response cache the cache routes report on and clear, when there is one. */
   cache: LlmCache | undefined;
+  /** The other instances of `arbor serve --cluster`, when this is one of them. */
+  cluster: ClusterRelay | undefined;
 }

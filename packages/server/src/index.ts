@@ -1,3 +1,4 @@
+export { type ClusterHealth, ClusterNode, type ClusterRelay, type ClusterSettings } from "./cluster/cluster-node.js";
 export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, statusFor } from "./errors.js";
 export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";

@@ -183,7 +183,11 @@ export const RevokeApprovalRequest = z.strictObject({
 // Responses.
 
 export const ErrorResponse = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
-export const HealthResponse = z.object({ status: z.literal("ok") });
+export const HealthResponse = z.object({
+  status: z.enum(["ok", "unavailable"]),
+  instance: z.string().optional().describe("With --cluster: this instance (host:pid)."),
+  accepting: z.boolean().optional().describe("With --cluster: whether this instance takes new work (false while it shuts down)."),
+});
 export const SessionPageResponse = z.object({
   sessions: z.array(SessionMetaSchema),
   next_cursor: z.string().optional().describe("Pass as `cursor` for the next page; absent on the last page."),

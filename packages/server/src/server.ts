@@ -1,6 +1,7 @@
 import type { LlmCache, Runtime, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
+import type { ClusterRelay } from "./cluster/cluster-node.js";
 import type { ServerContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
 import type { Route } from "./http/route.js";
@@ -54,6 +55,11 @@ export interface ServerOptions {
    * paths or stack): where the operator reads the details. Default: nowhere.
    */
   onError?: (err: unknown) => void;
+  /**
+   * This server is one instance of a cluster (`arbor serve --cluster`): health says whether it
+   * takes work, and aborts and permission answers reach runs that other instances drive.
+   */
+  cluster?: ClusterRelay;
 }
 
 export interface ArborServer {
@@ -88,14 +94,14 @@ export function createServer(options: ServerOptions): ArborServer {
   // sub-traces; otherwise the runtime's own hub logs only what the server sees (`trace_completed`).
   const watch: WatchHub = runtime.watch;
   const cache = options.cache ?? runtime.cache;
-  const ctx: ServerContext = { runtime, store: runtime.store, watch, cache };
+  const ctx: ServerContext = { runtime, store: runtime.store, watch, cache, cluster: options.cluster };
 
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
     ...metaRoutes(() => {
       document ??= openApiDocument(routes, { title: "Arbor", version: SERVER_VERSION });
       return document;
-    }),
+    }, options.cluster),
     ...apiDocsRoutes(),
     ...infoRoutes(ctx),
     ...chatRoutes(ctx),

@@ -4,9 +4,10 @@ import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { arborHomeOf, resolveStore, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
+import { DEFAULT_TAKEOVER_MS, serveCluster } from "./serve-cluster.js";
 import { resumeInterruptedRuns } from "./serve-resume.js";
 import { serveToken, TOKEN_ENV } from "./serve-token.js";
 
@@ -65,6 +66,7 @@ export const serveCommand: TopCommand = {
     "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
     "At start-up the server resumes every run that was interrupted (its process crashed or was killed mid-run) from the session's journal and names each on stderr; --no-resume leaves them as they are.",
     "Ctrl-C (or SIGTERM, SIGHUP) stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
+    "--cluster makes this server one of several over one PostgreSQL store (behind any load balancer, no sticky sessions): a run is driven by one instance at a time, a dead instance's runs are taken over by another within --takeover-ms, live events, aborts and permission answers work on every instance, and SIGTERM hands this instance's runs to the others instead of aborting them. See docs/deploy.md.",
   ],
   options: {
     host: { type: "string", valueName: "address", description: `The address to listen on (default ${DEFAULT_HOST}).` },
@@ -80,6 +82,15 @@ export const serveCommand: TopCommand = {
       description: `Read the token from the first line of this file (- for stdin) instead of --token.`,
     },
     ...pick(RUN_OPTIONS, ["model", "base-url", "cwd"]),
+    cluster: {
+      type: "boolean",
+      description: "Serve as one instance of a cluster over a PostgreSQL store (see docs/deploy.md); other stores refuse it.",
+    },
+    "takeover-ms": {
+      type: "string",
+      valueName: "ms",
+      description: `With --cluster: how long a dead instance's runs wait before another instance takes them over (default ${DEFAULT_TAKEOVER_MS}).`,
+    },
     json: { type: "boolean", description: 'Print {"url": …} on stdout once listening instead of a sentence.' },
     "no-resume": {
       type: "boolean",
@@ -102,6 +113,12 @@ export const serveCommand: TopCommand = {
       model: stringOption(values, "model"),
       baseURL: stringOption(values, "base-url"),
     });
+    if (flag(values, "cluster")) {
+      const takeoverMs = intOption(values, "takeover-ms", 1_000, 600_000) ?? DEFAULT_TAKEOVER_MS;
+      const resolved = resolveStore(stringOption(values, "store"), io.env, io.homedir);
+      return serveCluster(io, { host, port, token, cwd, config, json: flag(values, "json") }, resolved, takeoverMs);
+    }
+    if (values["takeover-ms"] !== undefined) throw new UsageError("--takeover-ms only applies with --cluster.");
     const telemetry = await startTelemetry(config, io.env);
     try {
       return await withStore(io, values, async (store) => {

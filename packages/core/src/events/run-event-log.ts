@@ -4,7 +4,7 @@ import { assertSessionId } from "../model/ids.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
 import type { Store } from "../store/store.js";
-import { RunEventReader } from "./run-event-reader.js";
+import { type DrivenElsewhere, RunEventReader } from "./run-event-reader.js";
 import {
   frameOfRecord,
   isTerminalRunEvent,
@@ -22,6 +22,24 @@ export interface RunEventLogOptions {
   idleSessions?: number;
   /** Told about a batch the store refused (the events still reach live readers, without an id). */
   onError?: (err: unknown, sessionId: string) => void;
+  /**
+   * Told after each batch of a run recorded here reached the log, with the batch's last id: how
+   * other processes over the same store learn there is more to read (a pointer, never the events).
+   */
+  onLogged?: (sessionId: string, lastId: number) => void;
+  /**
+   * How readers follow a run driven by another process. Without it they poll the log while that
+   * process holds the session's lease.
+   */
+  foreign?: ForeignRuns;
+}
+
+/** How a reader learns about runs of other processes over the same store. */
+export interface ForeignRuns {
+  /** Whether another process drives (or is about to take over) the session's run: its reader keeps waiting. */
+  driven(sessionId: string): Promise<boolean>;
+  /** Resolves once the session's log may have grown (a notification), or after `ms` at the latest. */
+  changed(sessionId: string, ms: number): Promise<void>;
 }
 
 /** Events written in one `appendEvents` at most; a longer backlog goes in several. */
@@ -59,12 +77,16 @@ export class RunEventLog {
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
   private readonly onError: ((err: unknown, sessionId: string) => void) | undefined;
+  private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined;
+  private readonly foreign: ForeignRuns | undefined;
 
   constructor(store: Store, options: RunEventLogOptions = {}) {
     this.store = store;
     this.eventsPerSession = Math.max(1, options.eventsPerSession ?? 10_000);
     this.idleSessions = Math.max(0, options.idleSessions ?? 100);
     this.onError = options.onError;
+    this.onLogged = options.onLogged;
+    this.foreign = options.foreign;
   }
 
   /**
@@ -95,8 +117,16 @@ export class RunEventLog {
   async reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
     assertSessionId(sessionId);
     const tailOf = () => this.tails.get(sessionId);
-    const elsewhere = () =>
-      this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running);
+    const foreign = this.foreign;
+    const elsewhere: DrivenElsewhere = foreign
+      ? {
+          driven: async () => !this.tails.get(sessionId)?.running && (await foreign.driven(sessionId)),
+          changed: (ms) => foreign.changed(sessionId, ms),
+        }
+      : {
+          driven: () =>
+            this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running),
+        };
     if ("latestRun" in from) {
       const tail = tailOf();
       if (tail) return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber });
@@ -181,7 +211,7 @@ export class RunEventLog {
   }
 
   private async pump(tail: RunEventTail, handle: RunHandle): Promise<void> {
-    const writer = new BatchWriter(this.store, tail, this.onError);
+    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged);
     let ended = false;
     try {
       for await (const event of handle) {
@@ -227,6 +257,7 @@ class BatchWriter {
     private readonly store: Store,
     private readonly tail: RunEventTail,
     private readonly onError: ((err: unknown, sessionId: string) => void) | undefined,
+    private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined,
   ) {}
 
   push(event: RunEvent): void {
@@ -252,6 +283,8 @@ class BatchWriter {
           return;
         }
         this.tail.append(frames);
+        const lastId = frames.findLast((f) => f.id !== undefined)?.id;
+        if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
       }
     } finally {
       this.inflight = undefined;

@@ -20,9 +20,17 @@ const STORE_PAGE = 256;
  * this process only through the store, which has no change feed for every backend.
  */
 const FOREIGN_POLL_MS = 200;
+/** The longest wait for a notification before the log is read again anyway. */
+const FOREIGN_WAIT_MS = 1_000;
 
-/** Whether another process drives the session now (its lease is held elsewhere). */
-export type DrivenElsewhere = () => Promise<boolean>;
+/**
+ * Whether another process drives the session now, and (optionally) a wait that ends when its log
+ * may have grown; without one the reader polls.
+ */
+export interface DrivenElsewhere {
+  driven(): Promise<boolean>;
+  changed?(ms: number): Promise<void>;
+}
 
 /**
  * One client's cursor over a session's run events: from the store's event log while it is behind
@@ -102,9 +110,12 @@ export class RunEventReader {
           await tail.next();
           continue;
         }
-        if (!tail?.running && (await this.drivenElsewhere?.())) {
+        if (!tail?.running && (await this.drivenElsewhere?.driven())) {
           if (!wait) return { kind: "live" };
-          await new Promise<void>((resolve) => setTimeout(resolve, FOREIGN_POLL_MS));
+          const changed = this.drivenElsewhere?.changed;
+          // A notification is only a hint to read sooner: the wait is bounded, so a lost one costs a poll.
+          if (changed) await changed(FOREIGN_WAIT_MS);
+          else await new Promise<void>((resolve) => setTimeout(resolve, FOREIGN_POLL_MS));
           continue;
         }
         return { kind: "end" };

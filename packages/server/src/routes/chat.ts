@@ -201,6 +201,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     async ({ params }, c) => {
       const reason = new ArborError("aborted", `The run was aborted by POST /api/sessions/${params.id}/abort.`);
       if (runtime.abort(params.id, reason)) return c.json({ aborted: true });
+      if (ctx.cluster && (await ctx.cluster.abort(params.id, reason.message))) return c.json({ aborted: true });
       if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
       return c.json({ aborted: false });
     },

@@ -1,8 +1,9 @@
+import type { ClusterRelay } from "../cluster/cluster-node.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { HealthResponse } from "../schemas.js";
 
 /** Health (no auth) and the OpenAPI document, which is built on first request from every route. */
-export function metaRoutes(document: () => Record<string, unknown>): Route[] {
+export function metaRoutes(document: () => Record<string, unknown>, cluster?: ClusterRelay): Route[] {
   return [
     defineRoute(
       {
@@ -11,9 +12,20 @@ export function metaRoutes(document: () => Record<string, unknown>): Route[] {
         tag: "meta",
         summary: "Liveness; needs no token",
         public: true,
-        responses: { 200: { description: "The server is up.", schema: HealthResponse } },
+        responses: {
+          200: { description: "The server is up (and, in a cluster, takes work).", schema: HealthResponse },
+          503: {
+            description: "In a cluster: this instance takes no new work (shutting down, or not hearing the others).",
+            schema: HealthResponse,
+          },
+        },
       },
-      (_input, c) => c.json({ status: "ok" as const }),
+      (_input, c) => {
+        if (!cluster) return c.json({ status: "ok" as const });
+        const h = cluster.health();
+        // A load balancer stops sending requests to an instance that answers 503.
+        return h.accepting ? c.json({ status: "ok" as const, ...h }) : c.json({ status: "unavailable" as const, ...h }, 503);
+      },
     ),
     defineRoute(
       {

@@ -16,7 +16,7 @@ import {
 } from "../schemas.js";
 import { permissionToWire } from "../wire.js";
 
-export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
+export function permissionRoutes({ runtime, store, cluster }: ServerContext): Route[] {
   return [
     defineRoute(
       {
@@ -59,7 +59,11 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        if (!runtime.replyPermission(params.id, body.reply, body.message, body.scope)) {
+        // In a cluster the ask may wait on another instance: the one whose run waits answers it.
+        const answered =
+          runtime.replyPermission(params.id, body.reply, body.message, body.scope) ||
+          (cluster !== undefined && (await cluster.replyPermission(params.id, body.reply, body.message, body.scope)));
+        if (!answered) {
           throw new ApiError(
             "permission_not_found",
             `No permission ask ${params.id} is waiting: it was answered already, its run ended, or it never existed. GET /api/permissions lists the waiting ones.`,

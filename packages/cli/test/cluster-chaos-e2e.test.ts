@@ -1,0 +1,268 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Entry, Snapshot } from "@arbor/core/internal";
+import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { follow, type Instance, percentile, postChat, type Received, startInstance } from "./helpers/cluster.js";
+import { FaultRig } from "./helpers/fault.js";
+import { createTestDatabase } from "./helpers/postgres.js";
+import { withStore } from "./helpers/seed.js";
+
+/**
+ * Three `arbor serve --cluster` instances on one PostgreSQL database, scripted runs with tool calls
+ * posted round-robin, a watcher of each run on another instance than the one it was posted to, and
+ * a chaos loop that kills -9 a random instance and restarts it. Every run must complete with its
+ * journal whole, every watcher must get every run event of the log once and in order, and no bash
+ * line (a tool not safe to repeat) may run twice. Sizes: ARBOR_CLUSTER_RUNS, ARBOR_CLUSTER_KILLS.
+ */
+
+const RUNS = Number(process.env.ARBOR_CLUSTER_RUNS ?? 20);
+const KILLS = Number(process.env.ARBOR_CLUSTER_KILLS ?? 10);
+const KILL_EVERY_MS = Number(process.env.ARBOR_CLUSTER_KILL_EVERY_MS ?? 1_500);
+const TAKEOVER_MS = 3_000;
+/** The whole test's time: room for every kill and restart, and for the runs after the last one. */
+const BUDGET_MS = Math.max(300_000, KILLS * KILL_EVERY_MS * 4 + RUNS * 2_000);
+
+const seed = Number(process.env.ARBOR_CLUSTER_SEED ?? Math.floor(Math.random() * 2 ** 31));
+function mulberry32(a: number): () => number {
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = mulberry32(seed);
+const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let dir: string;
+let workspace: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-cluster-"));
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+  await writeFile(join(workspace, "notes.txt"), "one\ntwo\nthree\n");
+  // The runs' bash lines run without asking; anything else bash would do asks (the ask test).
+  await writeFile(join(workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask", "echo *": "allow" } } }));
+  console.log(`cluster chaos: seed ${seed}`);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+interface Body {
+  tools?: unknown[];
+  messages?: Array<{ role: string; content: unknown }>;
+}
+const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as Body;
+
+/** The job and post attempt in the run's prompt ("job 7 try 0: …"), as "7t0". */
+function jobOf(body: Body): string {
+  const user = JSON.stringify(body.messages?.find((m) => m.role === "user")?.content ?? "");
+  return /job (\d+ try \d+)/.exec(user)?.[1]?.replace(" try ", "t") ?? "x";
+}
+
+/**
+ * A run of four model calls with two bash lines (not safe to repeat) and a read (safe), keyed on
+ * how many answers the request holds, so a run woken on another instance is answered as the first
+ * would have been.
+ */
+function step(call: StepContext): readonly ScriptAction[] {
+  const body = bodyOf(call);
+  if (!body.tools) return [text("Job")];
+  const job = jobOf(body);
+  const turn = (body.messages ?? []).filter((m) => m.role === "assistant").length;
+  const pace = delay(between(50, 400));
+  switch (turn) {
+    case 0:
+      return [text(`Starting job ${job}. `), pace, toolCall("bash", { command: `echo j${job}-s0 >> effects.log` })];
+    case 1:
+      return [pace, toolCall("read", { path: "notes.txt" })];
+    case 2:
+      return [text("Logging. "), pace, toolCall("bash", { command: `echo j${job}-s2 >> effects.log` })];
+    default:
+      return [text("Job "), pace, text(`[${job}] done.`)];
+  }
+}
+
+const messageEntries = (snap: Snapshot) =>
+  snap.entries.filter((e): e is Extract<Entry, { type: "message" }> => e.type === "message");
+
+/** Tool calls of the journal without exactly one result. */
+function unpaired(snap: Snapshot): number {
+  const msgs = messageEntries(snap);
+  const calls = msgs.flatMap((e) =>
+    e.message.role === "assistant" ? e.message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : [])) : [],
+  );
+  const results = msgs.flatMap((e) =>
+    e.message.role === "tool" ? e.message.content.flatMap((p) => (p.type === "tool-result" ? [p.toolCallId] : [])) : [],
+  );
+  return calls.filter((id) => results.filter((r) => r === id).length !== 1).length + (results.length - calls.length > 0 ? 1 : 0);
+}
+
+describe("arbor serve --cluster under kill -9", () => {
+  it(
+    `${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`,
+    async () => {
+      const db = await createTestDatabase();
+      const rig = new FaultRig(() => workspace);
+      const home = join(dir, "home");
+      try {
+        const baseURL = await rig.fakeServer(Array.from({ length: RUNS * 40 + 200 }, () => step));
+        const args = { baseURL, home, store: db.url, takeoverMs: TAKEOVER_MS, cwd: workspace };
+        const instances: Instance[] = [];
+        const everyInstance: Instance[] = [];
+        const launch = async (name: string) => {
+          const inst = await startInstance(rig, name, args);
+          everyInstance.push(inst);
+          return inst;
+        };
+        for (const name of ["A", "B", "C"]) instances.push(await launch(name));
+        if (process.env.ARBOR_CLUSTER_DEBUG) console.log("three instances up");
+        const live = () => instances.filter((i) => i.up);
+        const started = performance.now();
+        const deadline = started + BUDGET_MS - 60_000;
+
+        // Runs go out round-robin while the chaos loop runs; each is watched on the next instance.
+        const kills: Array<{ at: number; name: string }> = [];
+        let chaosDone = false;
+        const chaos = (async () => {
+          for (let k = 0; k < KILLS; k++) {
+            await pause(between(KILL_EVERY_MS / 2, KILL_EVERY_MS * 1.5));
+            const victim = instances[between(0, 2)] as Instance;
+            victim.up = false;
+            kills.push({ at: performance.now(), name: victim.name });
+            victim.cli.child.kill("SIGKILL");
+            await victim.cli.result;
+            const fresh = await launch(victim.name);
+            instances[instances.indexOf(victim)] = fresh;
+          }
+          chaosDone = true;
+        })();
+
+        const posted: Array<{ job: number; sessionId: string; postedTo: string; tag: string }> = [];
+        let failedPosts = 0;
+        const watchers: Array<Promise<{ sessionId: string; events: Received[]; reconnects: number }>> = [];
+        const spread = Math.max(50, Math.floor((KILLS * KILL_EVERY_MS) / Math.max(1, RUNS)));
+        for (let job = 0; job < RUNS; job++) {
+          let sessionId: string | undefined;
+          let postedTo = "";
+          let tag = "";
+          for (let attempt = 0; sessionId === undefined && attempt < 20; attempt++) {
+            const up = live();
+            const target = up[(job + attempt) % up.length] as Instance;
+            try {
+              // Each attempt names itself: a post cut off by a kill may still have started a run, whose lines are its own.
+              sessionId = await postChat(target.url, `job ${job} try ${attempt}: survey the notes and log two stages`);
+              postedTo = target.name;
+              tag = `${job}t${attempt}`;
+            } catch {
+              failedPosts++;
+              await pause(100);
+            }
+          }
+          if (sessionId === undefined) throw new Error(`job ${job} could not be posted to any instance`);
+          posted.push({ job, sessionId, postedTo, tag });
+          if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`posted job ${job} to ${postedTo}: ${sessionId}`);
+          const id = sessionId;
+          const watcherOf = (attempt: number): Instance => {
+            const others = live().filter((i) => i.name !== postedTo);
+            const pool = others.length > 0 ? others : live().length > 0 ? live() : instances;
+            return pool[attempt % pool.length] as Instance;
+          };
+          watchers.push(follow(id, watcherOf, deadline).then((r) => ({ sessionId: id, ...r })));
+          await pause(spread);
+        }
+        const seen = await Promise.all(
+          watchers.map((w) =>
+            w.then((r) => {
+              if (process.env.ARBOR_CLUSTER_DEBUG) console.log(`watched ${r.sessionId} to its end: ${r.events.length} events`);
+              return r;
+            }),
+          ),
+        );
+        await chaos;
+        expect(chaosDone).toBe(true);
+        const elapsed = performance.now() - started;
+
+        // The truth: the store, read as any process would.
+        const figures = await withStore(db.url, async (store) => {
+          let lost = 0;
+          let duplicated = 0;
+          let stuck = 0;
+          let unpairedCalls = 0;
+          let watcherMismatch = 0;
+          let outOfOrder = 0;
+          for (const { job, sessionId, tag } of posted) {
+            const snap = await store.getSnapshot(sessionId);
+            const meta = await store.getSession(sessionId);
+            if (meta?.status !== "completed") {
+              stuck++;
+              console.log(`  job ${job} (${sessionId}) is ${meta?.status}`);
+            }
+            const msgs = messageEntries(snap);
+            const prompts = msgs.filter((e) => e.message.role === "user").length;
+            const answers = msgs.filter(
+              (e) => e.message.role === "assistant" && JSON.stringify(e.message.content).includes(`[${tag}] done.`),
+            ).length;
+            if (prompts === 0 || answers === 0) lost++;
+            if (prompts > 1 || answers > 1) duplicated++;
+            unpairedCalls += unpaired(snap);
+            const logged = (await store.listEvents(sessionId, { after: 0, limit: 10_000 })).filter((r) =>
+              r.type.startsWith("run."),
+            );
+            const watcher = seen.find((w) => w.sessionId === sessionId);
+            const got = (watcher?.events ?? []).map((e) => e.id);
+            for (let i = 1; i < got.length; i++) if ((got[i] as number) <= (got[i - 1] as number)) outOfOrder++;
+            const want = logged.map((r) => r.id);
+            if (JSON.stringify(got) !== JSON.stringify(want)) {
+              watcherMismatch++;
+              const missing = logged.filter((r) => !got.includes(r.id)).map((r) => `${r.id}:${r.type}`);
+              const extra = got.filter((id) => !want.includes(id));
+              console.log(
+                `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; reconnects ${watcher?.reconnects}`,
+              );
+            }
+          }
+          // A post cut off by a kill may have started a run the test never heard of: it must end too.
+          const sessions = (await store.listSessions({ limit: 1000, parentSessionId: null })).sessions;
+          const unheard = sessions.filter((m) => !posted.some((p) => p.sessionId === m.id));
+          stuck += unheard.filter((m) => m.status !== "completed").length;
+          return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, unheard: unheard.length };
+        });
+        const effects = (await readFile(join(workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+        const repeatedEffects = effects.length - new Set(effects).size;
+
+        // Takeover: from the latest kill before each "took over" line to that line.
+        const takeovers = everyInstance
+          .flatMap((i) => i.lines)
+          .filter((l) => l.line.includes("took over the run of session"))
+          .flatMap((l) => {
+            const before = kills.filter((k) => k.at < l.at).at(-1);
+            return before ? [l.at - before.at] : [];
+          });
+        console.log(
+          `cluster chaos: ${RUNS} runs, ${kills.length} kills in ${(elapsed / 1000).toFixed(1)} s; ${failedPosts} posts retried; ` +
+            `takeover after the latest kill p50 ${percentile(takeovers, 50).toFixed(0)} ms, p99 ${percentile(takeovers, 99).toFixed(0)} ms (${takeovers.length} takeovers); ` +
+            `watcher reconnects ${seen.reduce((n, w) => n + w.reconnects, 0)}; ${JSON.stringify({ ...figures, repeatedEffects })}`,
+        );
+        expect({ ...figures, repeatedEffects }).toEqual({
+          lost: 0,
+          duplicated: 0,
+          stuck: 0,
+          unpairedCalls: 0,
+          watcherMismatch: 0,
+          outOfOrder: 0,
+          unheard: figures.unheard,
+          repeatedEffects: 0,
+        });
+        expect(figures.unheard).toBeLessThanOrEqual(failedPosts);
+      } finally {
+        await rig.cleanup();
+        await db.drop();
+      }
+    },
+    BUDGET_MS,
+  );
+});

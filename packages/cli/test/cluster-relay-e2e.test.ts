@@ -1,0 +1,170 @@
+import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
+import { FaultRig } from "./helpers/fault.js";
+import { createTestDatabase } from "./helpers/postgres.js";
+import { withStore } from "./helpers/seed.js";
+
+/**
+ * What only the driving instance of a run can do, asked of another: a permission ask raised by a
+ * run on A answered through C, an abort sent to C, and a SIGTERM of A handing its run to B. Also
+ * `--cluster` refused on a store that cannot share a cluster, and the health route.
+ */
+
+let dir: string;
+let workspace: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "arbor-cluster-relay-"));
+  workspace = join(dir, "ws");
+  await mkdir(workspace);
+  await writeFile(join(workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as { tools?: unknown[]; messages?: unknown[] };
+const turns = (call: StepContext) =>
+  ((bodyOf(call).messages ?? []) as Array<{ role: string }>).filter((m) => m.role === "assistant").length;
+
+/** Reads a chat's stream on one instance until `until` matches an event (or it ends); returns the events so far and the reader. */
+async function chatOn(url: string, message: string) {
+  const res = await fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+  });
+  expect(res.status).toBe(200);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const events: Array<Received["event"]> = [];
+  const until = async (pred: (e: Received["event"]) => boolean): Promise<Received["event"] | undefined> => {
+    for (;;) {
+      const found = events.find(pred);
+      if (found) return found;
+      const { value, done } = await reader.read();
+      if (done) return undefined;
+      buffer += decoder.decode(value, { stream: true });
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const data = buffer
+          .slice(0, end)
+          .split("\n")
+          .find((l) => l.startsWith("data: "));
+        buffer = buffer.slice(end + 2);
+        if (data) events.push(JSON.parse(data.slice(6)));
+      }
+    }
+  };
+  return { events, until, cancel: () => void reader.cancel().catch(() => undefined) };
+}
+
+describe("arbor serve --cluster: any instance reaches any run", () => {
+  it("an ask raised by a run on A is answered through C, and an abort sent to C stops a run on A", async () => {
+    const db = await createTestDatabase();
+    const rig = new FaultRig(() => workspace);
+    try {
+      const step = (call: StepContext): readonly ScriptAction[] => {
+        if (!bodyOf(call).tools) return [text("Title")];
+        const first = JSON.stringify((bodyOf(call).messages ?? [])[1] ?? "");
+        if (first.includes("slow")) return [text("Thinking "), delay(30_000), text("never")];
+        return turns(call) === 0 ? [toolCall("bash", { command: "touch asked.txt" })] : [text("Touched.")];
+      };
+      const baseURL = await rig.fakeServer(Array.from({ length: 50 }, () => step));
+      const args = { baseURL, home: join(dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const a = await startInstance(rig, "A", args);
+      await startInstance(rig, "B", args);
+      const c = await startInstance(rig, "C", args);
+
+      const health = await fetch(`${c.url}/api/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: "ok", accepting: true });
+
+      const asked = await chatOn(a.url, "touch the file");
+      const ask = (await asked.until((e) => e.type === "permission_request")) as { id: string } | undefined;
+      expect(ask).toBeDefined();
+      // C has no such ask of its own: it hands the answer to the instance whose run waits.
+      const answer = await fetch(`${c.url}/api/permissions/${ask?.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ reply: "once" }),
+      });
+      expect(answer.status).toBe(200);
+      expect((await asked.until((e) => e.type === "done" || e.type === "error"))?.type).toBe("done");
+      await expect(access(join(workspace, "asked.txt"))).resolves.toBeUndefined();
+      const unknown = await fetch(`${c.url}/api/permissions/no-such-ask`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ reply: "once" }),
+      });
+      expect(unknown.status).toBe(404);
+
+      const slow = await chatOn(a.url, "slow: take your time");
+      const first = await slow.until((e) => e.type === "token");
+      const aborted = await fetch(`${c.url}/api/sessions/${first?.session_id}/abort`, { method: "POST" });
+      expect(await aborted.json()).toEqual({ aborted: true });
+      const end = (await slow.until((e) => e.type === "done" || e.type === "error")) as { type: string; code?: string };
+      expect(end).toMatchObject({ type: "error", code: "aborted" });
+    } finally {
+      await rig.cleanup();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through", async () => {
+    const db = await createTestDatabase();
+    const rig = new FaultRig(() => workspace);
+    try {
+      // The first answer is slow, so the run is in flight when A stops; a woken run gets a quick one.
+      let calls = 0;
+      const step = (call: StepContext): readonly ScriptAction[] => {
+        if (!bodyOf(call).tools) return [text("Title")];
+        calls++;
+        return calls === 1 ? [text("Working "), delay(60_000), text("never")] : [text("Finished elsewhere.")];
+      };
+      const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
+      const args = { baseURL, home: join(dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: workspace };
+      const a = await startInstance(rig, "A", args);
+      const b = await startInstance(rig, "B", args);
+      const c = await startInstance(rig, "C", args);
+      const run = await chatOn(a.url, "work on it");
+      const first = await run.until((e) => e.type === "token");
+      const sessionId = first?.session_id as string;
+      run.cancel();
+      const watcher = follow(sessionId, () => c, performance.now() + 60_000);
+      const stopping = performance.now();
+      a.cli.child.kill("SIGTERM");
+      const exited = await a.cli.result;
+      expect(exited.code).toBe(0);
+      expect(exited.stderr).toContain(`handed 1 run(s) to the other instances: ${sessionId}`);
+      const seen = await watcher;
+      const handedIn = performance.now() - stopping;
+      expect(seen.events.at(-1)?.event.type).toBe("done");
+      const taker = [b, c].find((i: Instance) =>
+        i.lines.some((l) => l.line.includes(`took over the run of session ${sessionId}`)),
+      );
+      expect(taker).toBeDefined();
+      // Well within the 20 s lease: the run was handed back, not left to expire.
+      expect(handedIn).toBeLessThan(15_000);
+      const status = await withStore(db.url, async (s) => (await s.getSession(sessionId))?.status);
+      expect(status).toBe("completed");
+    } finally {
+      await rig.cleanup();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it("--cluster on a store other than PostgreSQL is refused, saying why", async () => {
+    const rig = new FaultRig(() => workspace);
+    try {
+      const cli = rig.start(["serve", "--cluster", "--port", "0"], join(dir, "home3"), `sqlite:${join(dir, "one.db")}`);
+      const r = await cli.result;
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/--cluster needs a PostgreSQL store .*only one server can use it/);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+});

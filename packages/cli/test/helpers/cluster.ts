@@ -1,0 +1,142 @@
+import type { RunEvent } from "@arbor/core";
+import type { RunningCli } from "./cli.js";
+import type { FaultRig } from "./fault.js";
+
+/**
+ * What the cluster tests share: instances of `arbor serve --cluster` that can be killed and
+ * restarted, their stderr lines with arrival times, and SSE clients that follow a session's run
+ * across instances by reconnecting with the last id they had.
+ */
+
+export interface Instance {
+  name: string;
+  url: string;
+  cli: RunningCli;
+  /** stderr lines as they arrived, with the time (performance.now()). */
+  lines: Array<{ at: number; line: string }>;
+  up: boolean;
+}
+
+export async function startInstance(
+  rig: FaultRig,
+  name: string,
+  args: { baseURL: string; home: string; store: string; takeoverMs: number; cwd: string },
+): Promise<Instance> {
+  const cli = rig.start(
+    [
+      "serve",
+      "--cluster",
+      "--takeover-ms",
+      String(args.takeoverMs),
+      "--port",
+      "0",
+      "--json",
+      ...rig.modelArgs(args.baseURL, args.cwd),
+    ],
+    args.home,
+    args.store,
+  );
+  const lines: Instance["lines"] = [];
+  let partial = "";
+  cli.child.stderr.on("data", (b: Buffer) => {
+    const at = performance.now();
+    const parts = (partial + b.toString("utf8")).split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) lines.push({ at, line });
+  });
+  await cli.waitForStdout(/\n$/);
+  const url = (JSON.parse(cli.stdout()) as { url: string }).url;
+  return { name, url, cli, lines, up: true };
+}
+
+/** A received event with its log id and when it arrived. */
+export interface Received {
+  id: number;
+  event: RunEvent;
+  at: number;
+}
+
+/** Parses SSE messages out of a growing buffer; returns the rest. */
+function drain(buffer: string, into: Received[]): string {
+  let rest = buffer;
+  for (let end = rest.indexOf("\n\n"); end >= 0; end = rest.indexOf("\n\n")) {
+    const block = rest.slice(0, end);
+    rest = rest.slice(end + 2);
+    const idLine = block.split("\n").find((l) => l.startsWith("id: "));
+    const dataLine = block.split("\n").find((l) => l.startsWith("data: "));
+    if (!idLine || !dataLine) continue;
+    into.push({ id: Number(idLine.slice(4)), event: JSON.parse(dataLine.slice(6)) as RunEvent, at: performance.now() });
+  }
+  return rest;
+}
+
+/**
+ * Follows a session's run from its first event to its `done` or `error`, on whichever instance
+ * `pick` gives (never `avoid`'s when another is up), reconnecting after the last id it had when an
+ * instance dies. Resolves with every event received, in arrival order.
+ */
+export async function follow(
+  sessionId: string,
+  pick: (attempt: number) => Instance,
+  deadline: number,
+): Promise<{ events: Received[]; reconnects: number }> {
+  const events: Received[] = [];
+  let reconnects = -1;
+  for (let attempt = 0; performance.now() < deadline; attempt++) {
+    reconnects++;
+    const inst = pick(attempt);
+    const last = events.at(-1)?.id ?? 0;
+    try {
+      const res = await fetch(`${inst.url}/api/sessions/${sessionId}/stream?last_event_id=${last}`);
+      if (res.status === 204) return { events, reconnects };
+      if (res.status !== 200) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer = drain(buffer + decoder.decode(value, { stream: true }), events);
+        const t = events.at(-1)?.event.type;
+        if (t === "done" || t === "error") {
+          void reader.cancel().catch(() => undefined);
+          return { events, reconnects };
+        }
+      }
+    } catch {
+      // The instance died under the stream (or before it answered): go on with another.
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { events, reconnects };
+}
+
+/** Starts a chat on an instance and returns its session id once the first event arrives; the stream is dropped. */
+export async function postChat(url: string, message: string): Promise<string> {
+  const res = await fetch(`${url}/api/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+  });
+  if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const got: Received[] = [];
+  while (got.length === 0) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the chat's stream ended before its first event");
+    buffer = drain(buffer + decoder.decode(value, { stream: true }), got);
+  }
+  void reader.cancel().catch(() => undefined);
+  return (got[0] as Received).event.session_id;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ForeignRuns, openStore, RunEventLog, type Store } from "@arbor/core/internal";
+import { afterEach, describe, expect, it } from "vitest";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function fileStore(): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-foreign-runs-"));
+  const store = await openStore({ kind: "file", dir });
+  cleanups.push(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+/** Another process's run, as a cluster sees it: driven while `driving`, and a wake-up per notification. */
+function foreignRuns() {
+  let driving = true;
+  const waiting: Array<{ ms: number; wake: () => void }> = [];
+  const runs: ForeignRuns = {
+    driven: async () => driving,
+    changed: (_sessionId, ms) => new Promise<void>((wake) => waiting.push({ ms, wake })),
+  };
+  return {
+    runs,
+    waiting,
+    notify: () => {
+      for (const w of waiting.splice(0)) w.wake();
+    },
+    stop: () => {
+      driving = false;
+    },
+  };
+}
+
+const until = async (cond: () => boolean) => {
+  while (!cond()) await new Promise((r) => setImmediate(r));
+};
+
+describe("a reader of a run another process drives", () => {
+  it("waits for a notification instead of ending, then reads the log from where it was", async () => {
+    const store = await fileStore();
+    const { id } = await store.createSession();
+    const foreign = foreignRuns();
+    const log = new RunEventLog(store, { foreign: foreign.runs });
+    await store.appendEvents(id, [{ type: "run.token", data: { session_id: id, content: "a" } }]);
+    const reader = await log.reader(id, { after: 0 });
+    const first = await reader.next();
+    expect(first.kind === "frames" && first.frames.map((f) => f.id)).toEqual([1]);
+
+    const second = reader.next();
+    await until(() => foreign.waiting.length === 1);
+    // The wait is bounded, so a lost notification costs one read, never the stream.
+    expect(foreign.waiting[0]?.ms).toBeGreaterThan(0);
+    await store.appendEvents(id, [{ type: "run.done", data: { session_id: id } }]);
+    foreign.notify();
+    const step = await second;
+    expect(step.kind === "frames" && step.frames.map((f) => f.id)).toEqual([2]);
+    expect(step.kind === "frames" && step.ended).toBe(true);
+  });
+
+  it("ends once no process drives the session and the log has nothing more", async () => {
+    const store = await fileStore();
+    const { id } = await store.createSession();
+    const foreign = foreignRuns();
+    const log = new RunEventLog(store, { foreign: foreign.runs });
+    const reader = await log.reader(id, { after: 0 });
+    expect((await reader.next(false)).kind).toBe("live");
+    foreign.stop();
+    expect((await reader.next(false)).kind).toBe("end");
+  });
+
+  it("tells onLogged the last id of each batch a local run logged", async () => {
+    const store = await fileStore();
+    const { id } = await store.createSession();
+    const logged: Array<[string, number]> = [];
+    const log = new RunEventLog(store, { onLogged: (s, last) => logged.push([s, last]) });
+    async function* events() {
+      yield { type: "token" as const, session_id: id, content: "x" };
+      yield { type: "done" as const, session_id: id };
+    }
+    const it = events();
+    const handle = {
+      sessionId: id,
+      result: Promise.resolve({} as never),
+      abort: () => {},
+      [Symbol.asyncIterator]: () => it,
+    };
+    await log.record(handle).recorded;
+    expect(logged.at(-1)).toEqual([id, 2]);
+  });
+});

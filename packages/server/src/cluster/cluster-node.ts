@@ -1,0 +1,221 @@
+import { hostname } from "node:os";
+import { ArborError, type RunEvent, type RunHandle, type Runtime, type Store } from "@arbor/core/internal";
+import pg from "pg";
+import { type ControlRequest, PgSignals } from "./pg-signals.js";
+import { WakeQueue } from "./wake-queue.js";
+
+/** How an instance of a cluster is tuned; every field has a default. */
+export interface ClusterSettings {
+  /** The PostgreSQL database the store is on (the queue and the notifications share it). */
+  url: string;
+  /** The PostgreSQL schema of the store's tables, when not the default search path. */
+  schema?: string;
+  /** How often the instance looks for sessions whose driver is gone (default 2,000 ms). */
+  sweepMs?: number;
+  /** How long a request to the other instances (abort, answer an ask) waits for the one that can do it (default 3,000 ms). */
+  askMs?: number;
+}
+
+/** What the health route says about this instance. */
+export interface ClusterHealth {
+  instance: string;
+  /** It takes new work: started, not shutting down, and hearing the other instances. */
+  accepting: boolean;
+}
+
+/** What the server's routes need from the cluster: health, and reaching runs another instance drives. */
+export interface ClusterRelay {
+  health(): ClusterHealth;
+  abort(sessionId: string, reason: string): Promise<boolean>;
+  replyPermission(id: string, reply: "once" | "always" | "reject", message?: string, scope?: AlwaysScope): Promise<boolean>;
+}
+
+type AlwaysScope = "session" | "project" | "global";
+
+/** Top-level sessions stored as running: each has a driver, or had one that died (then it reads as interrupted). */
+const runningSessions = (schema: string | undefined) =>
+  `select id from ${schema ? `"${schema}".` : ""}arbor_sessions where parent_session_id is null and (data::jsonb ->> 'status') = 'running' order by updated_at limit 1000`;
+
+/** How long after a run ended its readers elsewhere still wait for its last events (done, error). */
+const LAST_EVENTS_GRACE_MS = 5_000;
+
+/** The errors of a wake that found the session already taken or finished: nothing to record. */
+const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);
+
+/**
+ * One instance of `arbor serve --cluster`: it wakes sessions whose driver is gone (found by a sweep
+ * and dispatched through the wake queue, so exactly one instance takes each), tells the others when
+ * its runs log events, and carries aborts and permission answers to the instance whose run waits.
+ */
+export class ClusterNode implements ClusterRelay {
+  readonly instance = `${hostname()}:${process.pid}`;
+  private readonly pool: pg.Pool;
+  private readonly signals: PgSignals;
+  private readonly queue: WakeQueue;
+  private sweeper: NodeJS.Timeout | undefined;
+  private started = false;
+  private draining = false;
+  private readonly sweepMs: number;
+  private readonly askMs: number;
+  private runtime: Runtime | undefined;
+
+  constructor(
+    private readonly settings: ClusterSettings,
+    private readonly store: Store,
+    private readonly log: (line: string) => void,
+  ) {
+    this.sweepMs = settings.sweepMs ?? 2_000;
+    this.askMs = settings.askMs ?? 3_000;
+    this.pool = new pg.Pool({ connectionString: settings.url, max: 4 });
+    this.pool.on("error", () => undefined);
+    this.signals = new PgSignals(settings.url, this.pool, log);
+    this.queue = new WakeQueue(settings.url, (err) => log(`arbor serve: the wake queue failed: ${err.message}`));
+  }
+
+  /** What the runtime's event log is given: pointers out, wake-ups in. */
+  get runEvents() {
+    return {
+      onLogged: (sessionId: string, lastId: number) => this.signals.logged(sessionId, lastId),
+      foreign: {
+        // A run cut off (its instance died) is taken over soon: its readers wait for it instead of ending.
+        driven: async (sessionId: string) => {
+          const meta = await this.store.getSession(sessionId);
+          if (!meta) return false;
+          if (meta.status === "running" || meta.status === "interrupted") return true;
+          // A run's end is stored before its last events reach the log: wait for them a little.
+          return Date.now() - Date.parse(meta.updatedAt) < LAST_EVENTS_GRACE_MS;
+        },
+        changed: (sessionId: string, ms: number) => this.signals.changed(sessionId, ms),
+      },
+    };
+  }
+
+  /** Starts listening, working the queue and sweeping; adopts the orphans found at once. */
+  async start(runtime: Runtime): Promise<void> {
+    this.runtime = runtime;
+    await this.signals.start((req) => this.handle(req));
+    await this.queue.start((id) => this.wake(id));
+    this.started = true;
+    await this.sweep();
+    this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), this.sweepMs);
+    this.sweeper.unref();
+  }
+
+  health(): ClusterHealth {
+    return { instance: this.instance, accepting: this.started && !this.draining && this.signals.listening };
+  }
+
+  /** Queues a wake for every top-level session stored as running whose driver is gone. */
+  async sweep(): Promise<number> {
+    if (this.draining) return 0;
+    const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
+    let queued = 0;
+    for (const { id } of rows) {
+      if ((await this.store.getSession(id))?.status !== "interrupted") continue;
+      await this.queue.send(id);
+      queued++;
+    }
+    return queued;
+  }
+
+  /** Takes up a session's cut-off run here, unless another instance already did. */
+  private async wake(sessionId: string): Promise<void> {
+    const runtime = this.runtime;
+    // Thrown back to the queue, which retries the job on another instance.
+    if (!runtime || this.draining) throw new Error("this instance is shutting down");
+    const handle = await started(runtime.resume(sessionId));
+    if (!handle) return;
+    this.log(`arbor serve: took over the run of session ${sessionId}`);
+    runtime.events.record(handle);
+    void handle.result.then((r) => this.log(`arbor serve: session ${sessionId}'s run ended ${r.status}`));
+  }
+
+  private async handle(req: ControlRequest): Promise<boolean> {
+    const runtime = this.runtime;
+    if (!runtime) return false;
+    switch (req.t) {
+      case "abort":
+        return runtime.abort(req.session, new ArborError("aborted", req.reason));
+      case "permission":
+        return runtime.replyPermission(req.id, req.reply, req.message, req.scope);
+    }
+  }
+
+  abort(sessionId: string, reason: string): Promise<boolean> {
+    return this.signals.ask({ t: "abort", session: sessionId, reason }, this.askMs);
+  }
+
+  replyPermission(id: string, reply: "once" | "always" | "reject", message?: string, scope?: AlwaysScope): Promise<boolean> {
+    return this.signals.ask(
+      {
+        t: "permission",
+        id,
+        reply,
+        ...(message === undefined ? {} : { message }),
+        ...(scope === undefined ? {} : { scope }),
+      },
+      this.askMs,
+    );
+  }
+
+  /**
+   * Hands this instance's runs back on shutdown: stops taking work, then returns the sessions it
+   * drives, which the caller releases (closing the store gives their leases back) before `requeue`.
+   */
+  async drain(): Promise<string[]> {
+    this.draining = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.queue.stopWorking();
+    const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
+    const mine: string[] = [];
+    for (const { id } of rows) {
+      const holder = await this.store.leaseHolder(id).catch(() => undefined);
+      if (holder && holder.pid === process.pid && holder.host === hostname()) mine.push(id);
+    }
+    return mine;
+  }
+
+  /** Queues the given sessions for another instance (after their leases were given back). */
+  async requeue(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await this.queue.send(id).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.draining = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.queue.close();
+    await this.signals.close();
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The handle once its run is known to have started: undefined when its first event says the
+ * session was taken or finished meanwhile, so that refusal is not logged as the run's end.
+ */
+async function started(handle: RunHandle): Promise<RunHandle | undefined> {
+  const it = handle[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return undefined;
+  const event = first.value as RunEvent;
+  if (event.type === "error" && NOT_WOKEN.has((event as { code?: string }).code ?? "")) {
+    await handle.result;
+    return undefined;
+  }
+  let gave = false;
+  const rest: AsyncIterator<RunEvent> = {
+    next: () => {
+      if (!gave) {
+        gave = true;
+        return Promise.resolve(first);
+      }
+      return it.next();
+    },
+  };
+  return {
+    sessionId: handle.sessionId,
+    result: handle.result,
+    abort: (reason) => handle.abort(reason),
+    [Symbol.asyncIterator]: () => rest,
+  };
+}
