@@ -46,7 +46,7 @@ export * from "./llm/cassette/cassette-file.js";
 export * from "./llm/cassette/cassette-player.js";
 export { CassetteRecorder, type CassetteRecorderOptions } from "./llm/cassette/cassette-recorder.js";
 export * from "./llm/catalog.js";
-export { EMBEDDING_PROVIDERS } from "./llm/embedding-providers.js";
+export { EMBEDDING_PROVIDERS, embeddingLoader } from "./llm/embedding-providers.js";
 export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from "./llm/llm-call-log.js";
 export * from "./llm/model-ref.js";
 export * from "./llm/model-wrapper.js";

@@ -1,7 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmbeddingModelV4 } from "@ai-sdk/provider";
-import { ArborError, createEmbedder, type Embedder, KnowledgeBase, modelEmbedder, resolveConfig } from "@arbor/core/internal";
+import {
+  ArborError,
+  createEmbedder,
+  EMBEDDING_PROVIDERS,
+  type Embedder,
+  embeddingLoader,
+  KnowledgeBase,
+  modelEmbedder,
+  resolveConfig,
+} from "@arbor/core/internal";
 import { type FakeOpenAIServer, hashedBagOfWords, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { collect, harness, tempDir } from "../loop/harness.js";
@@ -137,6 +146,29 @@ describe("knowledge-base embeddings", () => {
     const vectors = await modelEmbedder("test/small-batches", async () => model).embed(["a", "b", "c", "d", "e"]);
     expect(vectors).toHaveLength(5);
     expect(batches).toEqual([["a", "b"], ["c", "d"], ["e"]]);
+  });
+
+  it("each provider with embedding models loads its SDK's model; openai's goes over HTTP with the key from the env", async () => {
+    for (const provider of EMBEDDING_PROVIDERS) {
+      const model = await embeddingLoader(provider)!({
+        provider,
+        model: "m",
+        baseURL: "http://127.0.0.1:9/v1",
+        apiKey: "k",
+        env: { AWS_REGION: "us-east-1" },
+      });
+      expect(model.specificationVersion, provider).toBe("v4");
+      expect(model.modelId, provider).toBe("m");
+    }
+    const s = await server();
+    const config = resolveConfig([{ source: "test", value: { knowledge: { embeddingModel: "openai/text-embedding-3-small" } } }]);
+    const keyless = createEmbedder({ config, env: { OPENAI_BASE_URL: s.baseURL } })!;
+    await expect(keyless.embed(["cat"])).rejects.toMatchObject({ code: "missing_api_key" });
+    const embedder = createEmbedder({ config, env: { OPENAI_BASE_URL: s.baseURL, OPENAI_API_KEY: "sk-test" } })!;
+    expect(await embedder.embed(["cat", "money"])).toEqual([conceptEmbed("cat"), conceptEmbed("money")]);
+    const call = s.requests.at(-1)!;
+    expect(call).toMatchObject({ path: "/v1/embeddings", body: { model: "text-embedding-3-small" } });
+    expect(call.headers.authorization).toBe("Bearer sk-test");
   });
 
   it("refuses a provider without embedding models, naming those with one", () => {
