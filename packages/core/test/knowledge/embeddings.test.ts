@@ -198,6 +198,30 @@ describe("knowledge-base embeddings", () => {
     expect(JSON.stringify(chats[1]!.body)).toContain("The cat at the desk is called Biscuit.");
   });
 
+  it("the tool tells the model, once, when the base's vectors cannot be used", async () => {
+    const s = await startFakeOpenAI({
+      script: [
+        [toolCall("search_knowledge_base", { query: "staging" }, { id: "kb1" })],
+        [toolCall("search_knowledge_base", { query: "staging" }, { id: "kb2" })],
+        [text("Deployed with make ship.")],
+      ],
+      embed: conceptEmbed,
+    });
+    servers.push(s);
+    const config = resolveConfig([
+      { source: "test", value: { baseURL: s.baseURL, knowledge: { embeddingModel: "openai-compatible/concepts" } } },
+    ]);
+    const { runtime, home } = await harness({ config, model: "openai-compatible/fake", env: {} });
+    await new KnowledgeBase(join(home, "knowledge")).add([docs()], "/");
+    const { result } = await collect(runtime.run({ prompt: "How is staging deployed?" }));
+    expect(result).toMatchObject({ status: "done" });
+    const chats = s.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => JSON.stringify(r.body));
+    const note = "Note: The knowledge base was indexed without an embedding model";
+    expect(chats[1]).toContain(note);
+    expect(chats[2]!.split(note)).toHaveLength(2);
+    expect(chats[2]).toContain("make ship");
+  });
+
   it("answers a hybrid query over 1,000 documents (10 MB) quickly", async () => {
     const s = await startFakeOpenAI({ script: [] });
     servers.push(s);
