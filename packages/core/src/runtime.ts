@@ -11,7 +11,7 @@ import { WatchHub } from "./events/watch-hub.js";
 import { prepareReplay } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
-import { createModelRegistry } from "./llm/registry.js";
+import { createEmbedder, createModelRegistry } from "./llm/registry.js";
 import { DEFAULT_RETRY } from "./llm/retry.js";
 import type { RunLaunch } from "./loop/extension.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
@@ -80,7 +80,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     options.tools instanceof ToolRegistry
       ? options.tools
       : new ToolRegistry({ blobs }).register(
-          ...(options.tools ?? builtinTools({ blobs, arborHome: home, python, now: () => (options.clock ?? realClock).now() })),
+          ...(options.tools ??
+            builtinTools({
+              blobs,
+              arborHome: home,
+              python,
+              embedder: createEmbedder({ config, env }),
+              now: () => (options.clock ?? realClock).now(),
+            })),
         );
   const extensions = userExtensions(options.extensions, registry);
   // The gateway checks every call of every run (sub-runs too), so it sits on the registry itself.

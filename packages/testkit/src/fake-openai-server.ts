@@ -12,6 +12,7 @@ import {
 } from "./chat-completion.js";
 import { type Clock, realClock } from "./clock.js";
 import { openAIErrorBody, ScriptExhaustedError } from "./errors.js";
+import { embeddingsAnswer, hashedBagOfWords } from "./fake-embeddings.js";
 import { type PlannedError, planStep, type StepPlan } from "./plan.js";
 import type { Script } from "./script.js";
 import { SseWriter } from "./sse.js";
@@ -28,6 +29,8 @@ export interface FakeOpenAIOptions {
   clock?: Clock;
   /** Request bodies larger than this are refused with 413; default 64 MiB. */
   maxBodyBytes?: number;
+  /** Answers `POST /v1/embeddings` (outside the script); default a hashed bag of words over 64 slots. */
+  embed?: (text: string) => number[];
 }
 
 /** One request as received, body parsed as JSON (or the raw text when it is not JSON; undefined when empty). */
@@ -107,6 +110,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
 
     if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
       sendJson(res, 200, modelList([modelId], Math.floor(clock.now() / 1000)));
+      return;
+    }
+    if (req.method === "POST" && (path === "/v1/embeddings" || path === "/embeddings")) {
+      const answer = embeddingsAnswer(body, options.embed ?? hashedBagOfWords);
+      if (answer.ok) sendJson(res, 200, answer.body);
+      else sendError(res, 400, { message: answer.message, type: "invalid_request_error" });
       return;
     }
     if (req.method !== "POST" || (path !== "/v1/chat/completions" && path !== "/chat/completions")) {

@@ -1,6 +1,7 @@
 export { abortError, isAbortError } from "./abort.js";
 export { type Clock, type ManualClock, manualClock, realClock } from "./clock.js";
 export { ScriptExhaustedError } from "./errors.js";
+export { hashedBagOfWords } from "./fake-embeddings.js";
 export {
   type FakeOpenAIOptions,
   type FakeOpenAIServer,

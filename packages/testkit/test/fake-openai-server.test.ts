@@ -259,9 +259,26 @@ describe("fake OpenAI server through the official openai client", () => {
     expect(e.message).toContain("fake OpenAI server: call #1 but the script has only 0 steps");
   });
 
+  it("answers embeddings outside the script: a hashed bag of words by default, or the given function", async () => {
+    const { server, client } = await serve([]);
+    const result = await client.embeddings.create({ model: "embed-1", input: ["red apple", "apple red", "blue sky"] });
+    const [a, b, c] = result.data.map((d) => d.embedding);
+    expect(result.model).toBe("embed-1");
+    expect(a).toHaveLength(64);
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+    expect(server.callCount).toBe(0);
+    const custom = await startFakeOpenAI({ script: [], embed: (t) => [t.length, 1] });
+    servers.push(custom);
+    const other = new OpenAI({ baseURL: custom.baseURL, apiKey: "k", maxRetries: 0, logLevel: "off" });
+    const one = await other.embeddings.create({ model: "m", input: "four", encoding_format: "float" });
+    expect(one.data[0]!.embedding).toEqual([4, 1]);
+    await expect(other.embeddings.create({ model: "m", input: [] })).rejects.toMatchObject({ status: 400 });
+  });
+
   it("answers unknown routes and bad JSON as OpenAI does", async () => {
     const { server } = await serve([[text("unused")]]);
-    const notFound = await fetch(`${server.baseURL}/embeddings`, { method: "POST", body: "{}" });
+    const notFound = await fetch(`${server.baseURL}/images/generations`, { method: "POST", body: "{}" });
     expect(notFound.status).toBe(404);
     expect(await notFound.json()).toMatchObject({ error: { code: "unknown_url" } });
     const bad = await fetch(`${server.baseURL}/chat/completions`, { method: "POST", body: "{not json" });

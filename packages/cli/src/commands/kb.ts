@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/internal";
+import { createEmbedder, KnowledgeBase, loadConfig } from "@arbor/core/internal";
 import { writeJson, writeLines } from "../io.js";
 import { arborHomeOf } from "../store.js";
 import type { Command, CommandGroup } from "./command.js";
@@ -10,12 +10,16 @@ export const kbAdd: Command = {
   summary: "Index documents (Markdown, text, HTML, PDF) into the knowledge base search_knowledge_base searches.",
   details: [
     "Each operand is a file or a folder (searched recursively, hidden folders and node_modules left out). Adding a file again replaces its passages.",
-    "The knowledge base lives in $ARBOR_HOME/knowledge/. With --json: {documents, passages, skipped: [{path, reason}]}.",
+    "With knowledge.embeddingModel set (KNOWLEDGE_EMBEDDING_MODEL), each passage is also embedded, so searches rank by meaning as well as by words; a changed model re-embeds every stored passage.",
+    "The knowledge base lives in $ARBOR_HOME/knowledge/. With --json: {documents, passages, skipped: [{path, reason}], embedded}.",
   ],
   options: {},
   async run(ctx) {
-    const knowledge = new KnowledgeBase(join(arborHomeOf(ctx.io), "knowledge"));
-    const report = await knowledge.add(ctx.operands, ctx.io.cwd ?? process.cwd());
+    const cwd = ctx.io.cwd ?? process.cwd();
+    const config = loadConfig({ cwd, env: ctx.io.env });
+    const embedder = createEmbedder({ config, env: ctx.io.env });
+    const knowledge = new KnowledgeBase(join(arborHomeOf(ctx.io), "knowledge"), { embedder });
+    const report = await knowledge.add(ctx.operands, cwd);
     if (ctx.json) {
       writeJson(ctx.io.stdout, report);
       return;
@@ -23,6 +27,7 @@ export const kbAdd: Command = {
     const size = await knowledge.size();
     writeLines(ctx.io.stdout, [
       `Indexed ${report.documents} document${report.documents === 1 ? "" : "s"} (${report.passages} passage${report.passages === 1 ? "" : "s"}); the knowledge base holds ${size.documents} documents.`,
+      ...(embedder ? [`Embedded ${report.embedded} passage${report.embedded === 1 ? "" : "s"} with ${embedder.id}.`] : []),
       ...report.skipped.map((s) => `skipped ${s.path}: ${s.reason}`),
     ]);
   },

@@ -184,6 +184,15 @@ export const ConfigSchema = z.strictObject({
       dailyLogDays: z.number().int().min(0).max(31).default(2),
     })
     .prefault({}),
+  knowledge: z
+    .strictObject({
+      /** `provider/model` of an embedding model; when set, knowledge-base search ranks by meaning as well as by words. */
+      embeddingModel: z
+        .string()
+        .regex(/^[^/\s]+\/\S+$/, "must be provider/model, e.g. openai/text-embedding-3-small")
+        .optional(),
+    })
+    .prefault({}),
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
   pool: z.record(z.string(), PoolEntrySchema).default({}),
@@ -226,4 +235,5 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, path: readonly strin
   ["MAX_PROMPT_CHARS", ["maxPromptChars"], "int"],
   ["MEMORY_MAX_PROMPT_TOKENS", ["memory", "maxPromptTokens"], "int"],
   ["MEMORY_AUTO_EXTRACT", ["memory", "autoExtract"], "bool"],
+  ["KNOWLEDGE_EMBEDDING_MODEL", ["knowledge", "embeddingModel"], "string"],
 ];

@@ -5,10 +5,12 @@ import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { searchTerm } from "../search/terms.js";
+import type { Embedder } from "./embedder.js";
 import { walkFiles } from "./files.js";
 import { documentPassages, KNOWLEDGE_EXTENSIONS, type Passage } from "./passages.js";
+import { decodeVector, encodeVector, fuseRanks, nearest, normalized } from "./vectors.js";
 
-/** One ranked passage: where it is (file and lines), its text and its BM25 score. */
+/** One ranked passage: where it is (file and lines), its text and its score (BM25, or the fused rank score when embeddings took part). */
 export interface KnowledgeHit {
   source: string;
   startLine: number;
@@ -24,6 +26,16 @@ export interface AddReport {
   passages: number;
   /** Files left out, with why (an unsupported format, unreadable). */
   skipped: Array<{ path: string; reason: string }>;
+  /** Passages given a vector by the embedding model (those of other files too when the model changed). */
+  embedded: number;
+}
+
+/** What a search found and how it ranked: by words only, or by words and meaning. */
+export interface KnowledgeSearch {
+  hits: KnowledgeHit[];
+  ranking: "lexical" | "hybrid";
+  /** Why meaning took no part although an embedding model is set; said once per knowledge base. */
+  notice?: string;
 }
 
 interface StoredPassage extends Passage {
@@ -37,7 +49,21 @@ const FileSchema = z.object({
   /** Passage ids by source file, so adding a file again replaces what it had. */
   sources: z.record(z.string(), z.array(z.number().int())),
   index: z.unknown(),
+  /** Each passage's vector (base64 float32, length 1) and the model that made them all. */
+  embeddings: z.object({ model: z.string(), vectors: z.record(z.string(), z.string()) }).optional(),
 });
+
+type Meta = z.infer<typeof FileSchema>;
+
+interface Loaded {
+  mtimeMs: number;
+  index: MiniSearch<StoredPassage>;
+  meta: Meta;
+  vectors: Map<number, Float32Array>;
+}
+
+/** How many of each ranking the fusion looks at: enough that a passage found only by meaning still places. */
+const FUSION_DEPTH = 50;
 
 const OPTIONS = {
   fields: ["text", "source"],
@@ -51,13 +77,21 @@ const OPTIONS = {
  * MiniSearch index over them (BM25 ranking, prefix and light fuzzy matching). `arbor kb add` fills it;
  * `search_knowledge_base` reads it. The index is loaded once and reloaded when the file changes, so a
  * search costs only the lookup. Writers take a lock and replace the file whole (write, then rename).
+ *
+ * With an embedder, each passage also gets a vector, and a search fuses cosine similarity with BM25
+ * (reciprocal rank fusion), so a passage sharing no word with the query can still be found. Vectors
+ * of one model only are kept; a search with another model ranks by words alone until a re-add.
  */
 export class KnowledgeBase {
   private readonly file: string;
-  private loaded: { mtimeMs: number; index: MiniSearch<StoredPassage>; meta: z.infer<typeof FileSchema> } | undefined;
+  private readonly embedder: Embedder | undefined;
+  private loaded: Loaded | undefined;
+  /** Notices already given, so a search says each only once. */
+  private readonly told = new Set<string>();
 
-  constructor(dir: string) {
+  constructor(dir: string, options: { embedder?: Embedder | undefined } = {}) {
     this.file = join(resolve(dir), "knowledge.json");
+    this.embedder = options.embedder;
   }
 
   async add(paths: readonly string[], cwd: string): Promise<AddReport> {
@@ -69,7 +103,8 @@ export class KnowledgeBase {
     });
     try {
       const { index, meta } = await this.read(true);
-      const report: AddReport = { documents: 0, passages: 0, skipped: [] };
+      const report: AddReport = { documents: 0, passages: 0, skipped: [], embedded: 0 };
+      const added: StoredPassage[] = [];
       for (const given of paths) {
         for (const path of await walkFiles(resolve(cwd, given), report.skipped)) {
           if (!KNOWLEDGE_EXTENSIONS.has(extOf(path))) {
@@ -83,14 +118,20 @@ export class KnowledgeBase {
             report.skipped.push({ path, reason: `could not be read (${(err as Error).message})` });
             continue;
           }
-          for (const id of meta.sources[path] ?? []) index.discard(id);
+          for (const id of meta.sources[path] ?? []) {
+            index.discard(id);
+            if (meta.embeddings) delete meta.embeddings.vectors[id];
+          }
           const passages = found.map((p) => ({ id: meta.nextId++, source: path, ...p }));
           index.addAll(passages);
+          added.push(...passages);
           meta.sources[path] = passages.map((p) => p.id);
           report.documents++;
           report.passages += passages.length;
         }
       }
+      // Embedded before anything is written, so a failing model leaves the base as it was.
+      if (this.embedder) report.embedded = await this.embedPassages(this.embedder, index, meta, added);
       const tmp = `${this.file}.${process.pid}.tmp`;
       await writeFile(tmp, JSON.stringify({ ...meta, index: index.toJSON() }));
       await rename(tmp, this.file);
@@ -101,19 +142,74 @@ export class KnowledgeBase {
     }
   }
 
+  /** Vectors for the added passages; every stored passage's when the base's vectors came from another model. */
+  private async embedPassages(embedder: Embedder, index: MiniSearch<StoredPassage>, meta: Meta, added: StoredPassage[]) {
+    let todo: Array<{ id: number; text: string }> = added;
+    if (meta.embeddings?.model !== embedder.id) {
+      meta.embeddings = { model: embedder.id, vectors: {} };
+      const fresh = new Set(added.map((p) => p.id));
+      const others = Object.values(meta.sources)
+        .flat()
+        .filter((id) => !fresh.has(id))
+        .map((id) => ({ id, text: String(index.getStoredFields(id)?.text ?? "") }));
+      todo = [...others, ...added];
+    }
+    const vectors = await embedder.embed(todo.map((p) => p.text));
+    todo.forEach((p, i) => {
+      meta.embeddings!.vectors[p.id] = encodeVector(normalized(vectors[i]!));
+    });
+    return todo.length;
+  }
+
+  /** The best passages for a query, best first. */
   async search(query: string, limit: number): Promise<KnowledgeHit[]> {
-    const { index } = await this.read(false);
-    return index
-      .search(query)
-      .slice(0, limit)
-      .map((hit) => ({
-        source: String(hit.source),
-        startLine: Number(hit.startLine),
-        endLine: Number(hit.endLine),
-        ...(typeof hit.page === "number" ? { page: hit.page } : {}),
-        text: String(hit.text),
-        score: hit.score,
-      }));
+    return (await this.query(query, limit)).hits;
+  }
+
+  /** The best passages for a query and how they were ranked. */
+  async query(query: string, limit: number): Promise<KnowledgeSearch> {
+    const loaded = await this.read(false);
+    const lexical = loaded.index.search(query);
+    const meaning = await this.meaning(query, loaded);
+    if (meaning.vector === undefined) {
+      const hits = lexical.slice(0, limit).map((hit) => toHit(hit, hit.score));
+      return { hits, ranking: "lexical", ...(meaning.notice ? { notice: meaning.notice } : {}) };
+    }
+    const fused = fuseRanks([
+      lexical.slice(0, Math.max(FUSION_DEPTH, limit)).map((hit) => Number(hit.id)),
+      nearest(meaning.vector, loaded.vectors, Math.max(FUSION_DEPTH, limit)),
+    ]);
+    const hits = fused.slice(0, limit).flatMap(({ id, score }) => {
+      const fields = loaded.index.getStoredFields(id);
+      return fields ? [toHit(fields, score)] : [];
+    });
+    return { hits, ranking: "hybrid" };
+  }
+
+  /** The query's vector, or why there is none (said once). */
+  private async meaning(query: string, loaded: Loaded): Promise<{ vector?: Float32Array; notice?: string }> {
+    const embedder = this.embedder;
+    if (embedder === undefined) return {};
+    const stored = loaded.meta.embeddings?.model;
+    if (stored !== embedder.id || loaded.vectors.size === 0) {
+      const notice =
+        stored === undefined || loaded.vectors.size === 0
+          ? `The knowledge base was indexed without an embedding model: ranked by words only. Add the documents again (arbor kb add) to rank by meaning with ${embedder.id}.`
+          : `The knowledge base's vectors were made by ${stored}, not ${embedder.id}: ranked by words only. Add the documents again (arbor kb add) to embed them with ${embedder.id}.`;
+      return this.once(notice);
+    }
+    try {
+      const [vector] = await embedder.embed([query]);
+      return { vector: normalized(vector ?? []) };
+    } catch (err) {
+      return this.once(`${embedder.id} could not embed the query (${(err as Error).message}): ranked by words only.`);
+    }
+  }
+
+  private once(notice: string): { notice?: string } {
+    if (this.told.has(notice)) return {};
+    this.told.add(notice);
+    return { notice };
   }
 
   /** How many documents and passages the base holds. */
@@ -122,10 +218,15 @@ export class KnowledgeBase {
     return { documents: Object.keys(meta.sources).length, passages: index.documentCount };
   }
 
-  private async read(fresh: boolean): Promise<{ index: MiniSearch<StoredPassage>; meta: z.infer<typeof FileSchema> }> {
+  private async read(fresh: boolean): Promise<Loaded> {
     const info = await stat(this.file).catch(() => undefined);
     if (!info || info.size === 0) {
-      return { index: new MiniSearch<StoredPassage>(OPTIONS), meta: { version: 1, nextId: 0, sources: {}, index: undefined } };
+      return {
+        mtimeMs: 0,
+        index: new MiniSearch<StoredPassage>(OPTIONS),
+        meta: { version: 1, nextId: 0, sources: {}, index: undefined },
+        vectors: new Map(),
+      };
     }
     if (!fresh && this.loaded?.mtimeMs === info.mtimeMs) return this.loaded;
     const text = await readFile(this.file, "utf8");
@@ -134,10 +235,23 @@ export class KnowledgeBase {
       throw new ArborError("io_error", `The knowledge base ${this.file} is damaged; delete it and add the documents again.`);
     }
     const index = MiniSearch.loadJSON<StoredPassage>(JSON.stringify(parsed.data.index), OPTIONS);
-    const loaded = { mtimeMs: info.mtimeMs, index, meta: parsed.data };
+    const vectors = new Map<number, Float32Array>();
+    for (const [id, text] of Object.entries(parsed.data.embeddings?.vectors ?? {})) vectors.set(Number(id), decodeVector(text));
+    const loaded = { mtimeMs: info.mtimeMs, index, meta: parsed.data, vectors };
     if (!fresh) this.loaded = loaded;
     return loaded;
   }
+}
+
+function toHit(fields: Record<string, unknown>, score: number): KnowledgeHit {
+  return {
+    source: String(fields.source),
+    startLine: Number(fields.startLine),
+    endLine: Number(fields.endLine),
+    ...(typeof fields.page === "number" ? { page: fields.page } : {}),
+    text: String(fields.text),
+    score,
+  };
 }
 
 function extOf(path: string): string {

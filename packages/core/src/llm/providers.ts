@@ -163,7 +163,7 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
 };
 
 /** `us-east-1` from `https://bedrock-runtime.us-east-1.amazonaws.com`; requests are signed for it. */
-function regionOf(baseURL: string): string | undefined {
+export function regionOf(baseURL: string): string | undefined {
   return /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(baseURL)?.[1];
 }
 

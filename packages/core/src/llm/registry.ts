@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config, PoolEntry } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import { type Embedder, modelEmbedder } from "../knowledge/embedder.js";
 import { modelInfo } from "./catalog.js";
+import { EMBEDDING_PROVIDERS, embeddingLoader } from "./embedding-providers.js";
 import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
 import { createProviderModel, derivedBaseURL, providerEnv } from "./providers.js";
 import type { ModelResolver, ModelScenario, ResolvedModel } from "./resolved-model.js";
@@ -57,6 +59,31 @@ export function createModelRegistry(options: ModelRegistryOptions): ModelRegistr
       return undefined;
     },
   };
+}
+
+/**
+ * The knowledge base's embedder from `knowledge.embeddingModel`, or undefined when none is set. Its
+ * base URL and key follow the language models' rules; they are read at the first embedding, so a
+ * runtime whose base is never searched does not need them.
+ */
+export function createEmbedder(options: ModelRegistryOptions): Embedder | undefined {
+  const text = options.config.knowledge.embeddingModel;
+  if (text === undefined) return undefined;
+  const env = options.env ?? process.env;
+  const ref = parseModelRef(text);
+  const name = formatModelRef(ref);
+  const load = embeddingLoader(ref.provider);
+  if (load === undefined) {
+    throw new ArborError(
+      "invalid_config",
+      `knowledge.embeddingModel: ${ref.provider} has no embedding models in Arbor; use one of ${EMBEDDING_PROVIDERS.join(", ")}.`,
+      { model: name },
+    );
+  }
+  return modelEmbedder(name, async () => {
+    const connection = connect(ref, name, undefined, undefined, options.config, env);
+    return load({ ...ref, baseURL: connection.baseURL, apiKey: connection.key, fetch: options.fetch, env });
+  });
 }
 
 /** Base URL and key for a model, from its pool entry, then the environment, then the provider's default. */

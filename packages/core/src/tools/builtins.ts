@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { arborHome } from "../config/load.js";
 import { defineGoalTool } from "../goal/goal-tool.js";
+import type { Embedder } from "../knowledge/embedder.js";
 import { KnowledgeBase } from "../knowledge/knowledge-base.js";
 import { planCreateTool, planUpdateTool } from "../plan/plan-tools.js";
 import type { BlobStore } from "./blob-store.js";
@@ -38,6 +39,8 @@ export interface BuiltinToolsOptions {
   python?: PythonRepls;
   /** The documents `search_knowledge_base` searches; `$ARBOR_HOME/knowledge` when left out. */
   knowledge?: KnowledgeBase;
+  /** The embedding model (`knowledge.embeddingModel`) the default knowledge base ranks by meaning with. */
+  embedder?: Embedder | undefined;
   /** The clock memory entries are dated with. */
   now?: () => number;
 }
@@ -62,7 +65,9 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
     pythonReplTool({ repls: options.python ?? new PythonRepls() }),
     memoryWriteTool(memory),
     memorySearchTool(memory),
-    searchKnowledgeBaseTool({ knowledge: options.knowledge ?? new KnowledgeBase(join(memory.arborHome, "knowledge")) }),
+    searchKnowledgeBaseTool({
+      knowledge: options.knowledge ?? new KnowledgeBase(join(memory.arborHome, "knowledge"), { embedder: options.embedder }),
+    }),
     todoWriteTool({ todos }),
     todoReadTool({ todos }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),

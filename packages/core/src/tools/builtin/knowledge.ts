@@ -27,10 +27,11 @@ export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
     input: SearchKnowledgeBaseInputSchema,
     safeToRepeat: true,
     async execute(input) {
-      const hits = await options.knowledge.search(input.query, input.limit);
+      const { hits, notice } = await options.knowledge.query(input.query, input.limit);
+      const note = notice === undefined ? "" : `\n\nNote: ${notice}`;
       if (hits.length === 0) {
         return {
-          output: `No passage in the knowledge base matches "${input.query}". Documents are added with \`arbor kb add <files|dir>\`.`,
+          output: `No passage in the knowledge base matches "${input.query}". Documents are added with \`arbor kb add <files|dir>\`.${note}`,
           metadata: { references: [] },
         };
       }
@@ -42,7 +43,8 @@ export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
       }));
       const output = hits
         .map((hit, i) => `[${i + 1}] ${hit.source}, ${where(hit)} (score ${hit.score.toFixed(2)})\n${hit.text}`)
-        .join("\n\n");
+        .join("\n\n")
+        .concat(note);
       return { output, title: input.query, metadata: { references } };
     },
   });
