@@ -72,7 +72,8 @@ describe("bad usage of run and demo exits 2 and touches no store", () => {
     [["run", "--model", "", "hi"], /--model needs a value/],
     [["run", "--resume"], /--resume needs --session <id>/],
     [["run", "--session", "s1", "--resume", "go on"], /--resume takes no prompt/],
-    [["run", "--base-url", "not a url", "--model", "openai-compatible/x", "hi"], /baseURL/],
+    // Named as the user typed it, not by the config key behind it (baseURL).
+    [["run", "--base-url", "not a url", "--model", "openai-compatible/x", "hi"], /--base-url: Invalid URL/],
     [["run", "--json", ""], /the prompt is empty/],
     [["run", "--record", "", "hi"], /--record needs a file/],
     [

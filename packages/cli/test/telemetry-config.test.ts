@@ -25,7 +25,7 @@ describe("telemetry settings", () => {
   it("refuses an endpoint that is not a URL with a clear error", () => {
     for (const endpoint of ["localhost 4318", "ftp://127.0.0.1:4318"]) {
       expect(() => resolveConfig([envLayer({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })])).toThrow(
-        /telemetry\.endpoint: .*http:\/\/127\.0\.0\.1:4318/,
+        /OTEL_EXPORTER_OTLP_ENDPOINT: .*http:\/\/127\.0\.0\.1:4318/,
       );
     }
   });
