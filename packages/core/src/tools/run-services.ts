@@ -2,7 +2,7 @@ import type { GoalTree } from "../goal/goal-tree.js";
 import type { SubagentStatus } from "../model/entry.js";
 import type { RunPlan } from "../plan/run-plan.js";
 import type { Todo } from "./todo-store.js";
-import type { ToolProgress } from "./tool.js";
+import type { ToolProgress } from "./tool-progress.js";
 
 /**
  * What a run offers the tools that act on the run itself (`goal`, `explore`, `delegate`). The loop

@@ -2,6 +2,9 @@ import type { z } from "zod";
 import type { ArborErrorCode } from "../errors.js";
 import type { Message } from "../model/message.js";
 import type { RunServices } from "./run-services.js";
+import type { ToolProgress } from "./tool-progress.js";
+
+export type { ToolProgress };
 
 /**
  * What a tool asks the permission layer before it acts.
@@ -16,18 +19,6 @@ export interface PermissionRequest {
   always?: string[];
   alwaysWildcard?: boolean;
   metadata?: Record<string, unknown>;
-}
-
-/**
- * A running tool's progress report. The loop sends each to clients as a `tool_progress` event (with
- * `metadata` and `live` merged); the last `metadata` reported is kept in the result's metadata, under
- * the keys the result does not set itself. `live` is shown and never stored (bash's output so far,
- * which the result holds anyway).
- */
-export interface ToolProgress {
-  title?: string;
-  metadata?: Record<string, unknown>;
-  live?: Record<string, unknown>;
 }
 
 /**
