@@ -157,7 +157,7 @@ export const serveCommand: TopCommand = {
           if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
           else
             writeLines(io.stdout, [
-              `Arbor is serving ${listening.url} (API: ${listening.url}/api/openapi.json). Ctrl-C stops it.`,
+              `Arbor is serving ${listening.url} (API reference: ${listening.url}/api/docs). Ctrl-C stops it.`,
             ]);
           await stopped;
           await listening.close();
