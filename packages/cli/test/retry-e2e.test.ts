@@ -60,7 +60,8 @@ describe("provider retries", () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const c = startArbor(runArgs(url, "hello"), { home });
     await c.waitForStderr(
-      /retrying 1\/4 in \d+ s: connection refused at http:\/\/127\.0\.0\.1:\d+\/v1; check --base-url or that the server is up/,
+      // The first wait is jittered around a second, so it may read "864 ms" as well as "1 s".
+      /retrying 1\/4 in \d+ m?s: connection refused at http:\/\/127\.0\.0\.1:\d+\/v1; check --base-url or that the server is up/,
     );
     c.child.kill("SIGINT");
     const r = await c.result;
