@@ -58,6 +58,10 @@ export function nullStore() {
     async leaseHolder() {
       return undefined;
     },
+    // Nobody steers a benchmark run: the inbox is always empty.
+    async readInbox(_sessionId, after) {
+      return { messages: [], cursor: after ?? "0" };
+    },
     async close() {},
   };
 }
