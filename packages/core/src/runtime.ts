@@ -22,13 +22,12 @@ import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
-import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "./permissions/approval-scopes.js";
-import { APPROVAL_ENTRY_TYPE, listApprovals } from "./permissions/approvals.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
+import { approvalMethods } from "./runtime/approval-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
@@ -197,15 +196,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     }
   }
 
-  /** A session's approvals are looked up in its own workspace; without a session, in the runtime's. */
-  async function approvalLookup(sessionId: string | undefined): Promise<ApprovalLookup> {
-    if (sessionId === undefined) return { store: options.store, places: { workspace: deps.cwd, home } };
-    assertSessionId(sessionId);
-    const meta = await options.store.getSession(sessionId);
-    if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-    return { store: options.store, sessionId, places: { workspace: meta.cwd ?? deps.cwd, home } };
-  }
-
   function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
     const controller = new AbortController();
@@ -352,33 +342,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pendingPlanApprovals: (sessionId) => plans.list(sessionId),
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
     mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
-    approvals: async (sessionId) => listApprovals(await options.store.getActivePath(sessionId)),
-    async revokeApproval(sessionId, approval) {
-      // Queued behind a running turn so the revocation lands between runs, never inside one.
-      return queue.run(sessionId, () =>
-        withLease(options.store, sessionId, holderName, async () => {
-          const current = listApprovals(await options.store.getActivePath(sessionId));
-          const match = current.find(
-            (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
-          );
-          if (!match) return false;
-          const { id: _, ...granted } = match;
-          await options.store.appendEntry(sessionId, {
-            type: "custom",
-            customType: APPROVAL_ENTRY_TYPE,
-            data: { ...granted, revoked: true },
-          });
-          return true;
-        }),
-      );
-    },
-    listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
-    async revokeApprovalById(id, sessionId) {
-      const lookup = await approvalLookup(sessionId);
-      if (sessionId === undefined) return revokeScopedApproval(lookup, id);
-      // Queued behind a running turn, like any other write to the session.
-      return queue.run(sessionId, () => withLease(options.store, sessionId, holderName, () => revokeScopedApproval(lookup, id)));
-    },
+    ...approvalMethods({ store: options.store, queue, holderName, cwd: deps.cwd, home }),
     // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
     compact: (sessionId, opts) =>
       queue.run(sessionId, async () => {
