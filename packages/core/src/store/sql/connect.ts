@@ -34,7 +34,7 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
   // `timeout` is SQLite's busy wait: another process holding the write lock delays us, not fails us.
   const handle = new Database(file, { timeout: 5000 });
   try {
-    if (!memory) handle.pragma("journal_mode = WAL");
+    if (!memory) await switchToWal(handle);
     // WAL + NORMAL: a commit reaches the OS before returning (survives kill -9); FULL also fsyncs it.
     handle.pragma(`synchronous = ${spec.durability === "fsync" ? "FULL" : "NORMAL"}`);
   } catch (err) {
@@ -43,6 +43,24 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
   }
   const db = new Kysely<ArborDatabase>({ dialect: new SqliteDialect({ database: cachingStatements(handle) }) });
   return { kind: "sqlite", db, sqlite: handle, sqliteGate: new KeyedLock() };
+}
+
+/**
+ * Turns on WAL. Two processes opening one brand-new database at once may both try, and SQLite answers
+ * the loser SQLITE_BUSY at once rather than through its busy wait (changing the journal mode needs the
+ * database alone); the loser tries again shortly, by which time the mode is set and the pragma only
+ * reads it.
+ */
+async function switchToWal(handle: BetterSqlite3.Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      handle.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
 }
 
 /** Distinct statements kept prepared; `in (…)` lists of every length would otherwise grow it without end. */
