@@ -1,6 +1,6 @@
 import type { EmbeddingModelV4 } from "@ai-sdk/provider";
 import type { ProviderName } from "./model-ref.js";
-import { type ProviderModelSettings, regionOf } from "./providers.js";
+import { bedrockSettings, type ProviderModelSettings } from "./providers.js";
 
 type EmbeddingLoader = (settings: ProviderModelSettings) => Promise<EmbeddingModelV4>;
 
@@ -18,21 +18,8 @@ const EMBEDDING_LOADERS: Partial<Record<ProviderName, EmbeddingLoader>> = {
     (await import("@ai-sdk/azure")).createAzure({ baseURL, apiKey, fetch }).embeddingModel(model),
   mistral: async ({ model, baseURL, apiKey, fetch }) =>
     (await import("@ai-sdk/mistral")).createMistral({ baseURL, apiKey, fetch }).embedding(model),
-  bedrock: async ({ model, baseURL, apiKey, fetch, env = {} }) =>
-    (await import("@ai-sdk/amazon-bedrock"))
-      .createAmazonBedrock({
-        baseURL,
-        fetch,
-        region: env.AWS_REGION ?? regionOf(baseURL),
-        ...(apiKey
-          ? { apiKey }
-          : {
-              accessKeyId: env.AWS_ACCESS_KEY_ID,
-              secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
-              ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
-            }),
-      })
-      .embeddingModel(model),
+  bedrock: async (settings) =>
+    (await import("@ai-sdk/amazon-bedrock")).createAmazonBedrock(bedrockSettings(settings)).embeddingModel(settings.model),
   openrouter: async ({ model, baseURL, apiKey, fetch }) =>
     (await import("@ai-sdk/openai-compatible"))
       .createOpenAICompatible({ name: "openrouter", baseURL, apiKey, fetch })

@@ -95,21 +95,8 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
       baseURLHint: "https://bedrock-runtime.<region>.amazonaws.com (or set AWS_REGION)",
     },
     sdkProvider: "amazon-bedrock",
-    load: async ({ model, baseURL, apiKey, fetch, env = {} }) =>
-      (await import("@ai-sdk/amazon-bedrock"))
-        .createAmazonBedrock({
-          baseURL,
-          fetch,
-          region: env.AWS_REGION ?? regionOf(baseURL),
-          ...(apiKey
-            ? { apiKey }
-            : {
-                accessKeyId: env.AWS_ACCESS_KEY_ID,
-                secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
-                ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
-              }),
-        })
-        .languageModel(model),
+    load: async (settings) =>
+      (await import("@ai-sdk/amazon-bedrock")).createAmazonBedrock(bedrockSettings(settings)).languageModel(settings.model),
   },
   mistral: {
     env: keyed("MISTRAL_API_KEY", "MISTRAL_BASE_URL", "https://api.mistral.ai/v1"),
@@ -162,8 +149,27 @@ const PROVIDERS: Readonly<Record<ProviderName, ProviderSpec>> = {
   },
 };
 
+/**
+ * Bedrock's client settings: a Bedrock API key, or the usual AWS access keys, from the injected
+ * environment; the region from AWS_REGION or the endpoint. Shared by its language and embedding models.
+ */
+export function bedrockSettings({ baseURL, apiKey, fetch, env = {} }: ProviderModelSettings) {
+  return {
+    baseURL,
+    fetch,
+    region: env.AWS_REGION ?? regionOf(baseURL),
+    ...(apiKey
+      ? { apiKey }
+      : {
+          accessKeyId: env.AWS_ACCESS_KEY_ID,
+          secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+          ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+        }),
+  };
+}
+
 /** `us-east-1` from `https://bedrock-runtime.us-east-1.amazonaws.com`; requests are signed for it. */
-export function regionOf(baseURL: string): string | undefined {
+function regionOf(baseURL: string): string | undefined {
   return /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(baseURL)?.[1];
 }
 
