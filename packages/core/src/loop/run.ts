@@ -96,6 +96,15 @@ export async function executeRun(
     if (options.replay) {
       replay = await options.replay(deps.store, sessionId);
     } else if (resume && path.length === 0) {
+      if (options.wake) {
+        // Its process died between creating the session and recording the prompt: there is nothing to
+        // answer, and a session left interrupted would be woken again and again, so it ends as an error.
+        started = true;
+        throw new ArborError(
+          "invalid_input",
+          `Session ${sessionId} has nothing to continue from: its run stopped before its prompt was recorded. Send the prompt again.`,
+        );
+      }
       throw new ArborError("invalid_input", `Session ${sessionId} has nothing to continue from.`);
     }
     const system = await deps.systemPrompt({ agent, model, cwd, ...(input.system ? { system: input.system } : {}), signal });

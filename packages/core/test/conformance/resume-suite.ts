@@ -186,6 +186,17 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       expect((await h.store.getSession(id))?.status).toBe("completed");
     });
 
+    it("ends, as failed, a session whose run died before its prompt was recorded, so nothing wakes it again", async () => {
+      const id = await cutOff([]);
+      const model = scriptedModel([]);
+      const { result: res } = await finish(runtimeFor(model).resume(id));
+      expect(res.status).toBe("error");
+      expect(res.error?.message).toContain("before its prompt was recorded");
+      expect(model.callCount).toBe(0);
+      expect(await h.store.listEntries(id)).toHaveLength(0);
+      expect((await h.store.getSession(id))?.status).toBe("failed");
+    });
+
     it("keeps the goals: the plan in force and the goal in focus continue from the journal", async () => {
       // A whole run, then its journal up to the third answer copied into a session left running:
       // exactly what a kill while that answer's tools ran leaves behind.
