@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { ConfigSchema, ENV_KEYS } from "@arbor/core/internal";
+import { ConfigSchema, ENV_KEYS, loadConfig } from "@arbor/core/internal";
 import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli.js";
@@ -180,5 +180,56 @@ describe("the configuration reference", () => {
     expect(missing, "arbor.json keys missing from docs/configuration.md").toEqual([]);
     const envMissing = ENV_KEYS.map(([name]) => name).filter((name) => !reference.includes(`\`${name}\``));
     expect(envMissing, "environment variables missing from docs/configuration.md").toEqual([]);
+  });
+});
+
+describe("the documentation's arbor.json examples", () => {
+  /** Every ```json block of the README and the guides that is an object, with where it starts. */
+  function jsonBlocks(): Array<{ where: string; text: string }> {
+    const docs = [
+      "README.md",
+      ...readdirSync(join(REPO_ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`),
+    ];
+    return docs.flatMap((doc) => {
+      const lines = readFileSync(join(REPO_ROOT, doc), "utf8").split("\n");
+      const found: Array<{ where: string; text: string }> = [];
+      for (let i = 0; i < lines.length; i++) {
+        if (lines[i]?.trim() !== "```json") continue;
+        const end = lines.findIndex((l, j) => j > i && l.trim() === "```");
+        found.push({ where: `${doc}:${i + 1}`, text: lines.slice(i + 1, end).join("\n") });
+        i = end;
+      }
+      return found;
+    });
+  }
+
+  it("each one, written as a workspace's arbor.json, is a configuration Arbor accepts", () => {
+    const blocks = jsonBlocks();
+    expect(blocks.length).toBeGreaterThan(8);
+    const ws = mkdtempSync(join(tmpdir(), "arbor-docs-json-"));
+    try {
+      const refused: string[] = [];
+      for (const block of blocks) {
+        // Blocks of wire payloads (API bodies, session records) are not configuration: they start otherwise.
+        const value = JSON.parse(block.text) as Record<string, unknown>;
+        if (!Object.keys(value).every((k) => k in ConfigSchema.shape)) continue;
+        writeFileSync(join(ws, "arbor.json"), block.text);
+        // An agent's prompt file is the user's own: a line of text stands in for it.
+        for (const [, file] of block.text.matchAll(/"promptFile":\s*"([^"]+)"/g)) {
+          mkdirSync(dirname(join(ws, file as string)), { recursive: true });
+          writeFileSync(join(ws, file as string), "Review the change.\n");
+        }
+        try {
+          loadConfig({ cwd: ws, env: { ARBOR_HOME: join(ws, "home") } });
+        } catch (err) {
+          refused.push(`${block.where}: ${(err as Error).message}`);
+        }
+      }
+      expect(refused).toEqual([]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 });

@@ -109,6 +109,30 @@ describe("arbor run in plan mode", () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
   });
+
+  it("'arbor approve --reject --reason' refuses the waiting plan: no step runs, and the reason is recorded", async () => {
+    const { r, events } = await run([[PLAN]]);
+    expect(r.code, r.stderr).toBe(3);
+    const sessionId = events[0]!.session_id;
+    const modelArgs = ["--model", "openai-compatible/fake", "--base-url", server!.baseURL, "--cwd", workspace];
+    const reasonAlone = await arbor(["approve", sessionId, "--reason", "too risky", ...modelArgs], { home });
+    expect(reasonAlone.code).toBe(2);
+    expect(reasonAlone.stderr).toContain("--reason goes with --reject");
+    const rejected = await arbor(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs], { home });
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const after = rejected.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as RunEvent);
+    expect(after.filter((e) => e.type === "plan_updated")).toEqual([]);
+    expect(server!.callCount).toBe(1);
+    const shown = await arbor(["sessions", "show", sessionId, "--json"], { home });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("too risky");
+    const again = await arbor(["approve", sessionId, ...modelArgs], { home });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/is not waiting for approval/);
+  });
 });
 
 describe("the plan approval handler", () => {
