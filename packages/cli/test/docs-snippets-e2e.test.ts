@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { ConfigSchema, ENV_KEYS, loadConfig } from "@arbor/core/internal";
+import { BUILTIN_MODELS, ConfigSchema, ENV_KEYS, loadConfig } from "@arbor/core/internal";
 import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli.js";
@@ -231,5 +231,19 @@ describe("the documentation's arbor.json examples", () => {
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the provider recipes' price table", () => {
+  it("lists every model of the built-in catalog with its limits and prices", () => {
+    const recipes = readFileSync(join(REPO_ROOT, "docs", "providers.md"), "utf8");
+    const n = (x: number) => x.toLocaleString("en-US");
+    const p = (x: number | undefined) => (x === undefined ? "—" : `$${x}`);
+    const rows = Object.entries(BUILTIN_MODELS).map(
+      ([ref, i]) =>
+        `| \`${ref}\` | ${n(i.limit.context)} | ${n(i.limit.output)} | ${p(i.cost?.input)} | ${p(i.cost?.output)} | ${p(i.cost?.cacheRead)} | ${p(i.cost?.cacheWrite)} |`,
+    );
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.filter((row) => !recipes.includes(row))).toEqual([]);
   });
 });
