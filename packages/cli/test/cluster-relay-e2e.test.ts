@@ -113,6 +113,51 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
+  it("a plan a run on A waits to have approved is answered through C", async () => {
+    const db = await createTestDatabase();
+    const planned = join(dir, "planned");
+    await mkdir(planned, { recursive: true });
+    await writeFile(join(planned, "arbor.json"), JSON.stringify({ plan: { requireApproval: true } }));
+    const rig = new FaultRig(() => planned);
+    try {
+      const step = (call: StepContext): readonly ScriptAction[] => {
+        if (!bodyOf(call).tools) return [text("Title")];
+        return turns(call) === 0
+          ? [toolCall("plan_create", { title: "Tidy up", steps: ["Look around", "Check"] })]
+          : [text("Understood, nothing changed.")];
+      };
+      const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
+      const args = { baseURL, home: join(dir, "home-plan"), store: db.url, takeoverMs: 3_000, cwd: planned };
+      const a = await startInstance(rig, "A", args);
+      const c = await startInstance(rig, "C", args);
+      const run = await chatOn(a.url, "tidy the workspace");
+      const request = (await run.until((e) => e.type === "plan_approval_request")) as
+        | { plan_id: string; session_id: string }
+        | undefined;
+      expect(request).toBeDefined();
+      const answer = await fetch(`${c.url}/api/plan/approve`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ plan_id: request?.plan_id, approved: false, reason: "not today" }),
+      });
+      expect(answer.status, await answer.clone().text()).toBe(200);
+      expect(await answer.json()).toEqual({
+        plan_id: request?.plan_id,
+        session_id: request?.session_id,
+        approved: false,
+        resumed: false,
+      });
+      const end = await run.until((e) => e.type === "done" || e.type === "error");
+      expect(end?.type).toBe("done");
+      expect(run.events.filter((e) => e.type === "plan_updated")).toEqual([]);
+      const path = await withStore(db.url, (s) => s.getActivePath(request?.session_id as string));
+      expect(JSON.stringify(path)).toContain("not today");
+    } finally {
+      await rig.cleanup();
+      await db.drop();
+    }
+  }, 90_000);
+
   it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);

@@ -28,6 +28,8 @@ export interface ClusterRelay {
   health(): ClusterHealth;
   abort(sessionId: string, reason: string): Promise<boolean>;
   replyPermission(id: string, reply: "once" | "always" | "reject", message?: string, scope?: AlwaysScope): Promise<boolean>;
+  /** Answers a plan approval a run on another instance waits for; false when none does. */
+  approvePlan(planId: string, approved: boolean, reason?: string): Promise<boolean>;
 }
 
 type AlwaysScope = "session" | "project" | "global";
@@ -138,6 +140,12 @@ export class ClusterNode implements ClusterRelay {
         return runtime.abort(req.session, new ArborError("aborted", req.reason));
       case "permission":
         return runtime.replyPermission(req.id, req.reply, req.message, req.scope);
+      case "plan": {
+        // Only the instance whose run waits on the plan takes the answer; the others stay silent.
+        if (!runtime.pendingPlanApprovals().some((p) => p.planId === req.plan)) return false;
+        await runtime.approvePlan(req.plan, req.approved, req.reason);
+        return true;
+      }
     }
   }
 
@@ -156,6 +164,10 @@ export class ClusterNode implements ClusterRelay {
       },
       this.askMs,
     );
+  }
+
+  approvePlan(planId: string, approved: boolean, reason?: string): Promise<boolean> {
+    return this.signals.ask({ t: "plan", plan: planId, approved, ...(reason === undefined ? {} : { reason }) }, this.askMs);
   }
 
   /**

@@ -21,6 +21,7 @@ export const ControlRequestSchema = z.discriminatedUnion("t", [
     /** How far an "always" reaches, as the client chose it. */
     scope: z.enum(["session", "project", "global"]).optional(),
   }),
+  z.object({ t: z.literal("plan"), rid: z.string(), plan: z.string(), approved: z.boolean(), reason: z.string().optional() }),
 ]);
 export type ControlRequest = z.infer<typeof ControlRequestSchema>;
 const ControlMessageSchema = z.union([ControlRequestSchema, z.object({ t: z.literal("ack"), rid: z.string() })]);

@@ -46,6 +46,12 @@ export function planRoutes(ctx: ServerContext): Route[] {
       const live = runtime.pendingPlanApprovals().some((p) => p.planId === body.plan_id);
       // A resumed run streams like a chat: a session busy with another run answers 409 first.
       const session = live ? undefined : sessionOfPlan(body.plan_id);
+      // In a cluster the run waiting on the plan may be another instance's: that one takes the answer.
+      if (session && ctx.cluster && (await runtime.busy(session))) {
+        if (await ctx.cluster.approvePlan(body.plan_id, body.approved, body.reason)) {
+          return c.json({ plan_id: body.plan_id, session_id: session, approved: body.approved, resumed: false });
+        }
+      }
       if (session) await requireIdle(runtime, session, "resume its plan");
       const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
       if (result.run) recordRun(ctx, result.run);
