@@ -53,3 +53,20 @@ export async function resolveEntryId(store: Store, sessionId: string, given: str
     `Entry id prefix ${given} is ambiguous in session ${sessionId}: ${matches.length} entries start with it (${candidatesText(matches)}). Type more of the id.`,
   );
 }
+
+/**
+ * An approval id as `arbor approvals list` printed it, whole or as a prefix only one of the listed
+ * approvals starts with. One that matches none is returned as given, so the revocation itself
+ * reports it as not found, naming the scopes it looked in.
+ */
+export function resolveApprovalId(approvals: readonly { id: string }[], given: string): string {
+  if (approvals.some((a) => a.id === given)) return given;
+  const matches = approvals.filter((a) => a.id.startsWith(given)).map((a) => a.id);
+  if (matches.length === 0) return given;
+  if (matches.length === 1) return matches[0] as string;
+  matches.sort();
+  throw new ArborError(
+    "invalid_id",
+    `Approval id prefix ${given} is ambiguous: ${matches.length} approvals start with it (${candidatesText(matches)}). Type more of the id.`,
+  );
+}

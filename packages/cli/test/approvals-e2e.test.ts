@@ -66,6 +66,58 @@ describe("arbor approvals", () => {
     expect(JSON.parse(readFileSync(join(project, ".arbor", "approvals.json"), "utf8"))).toEqual({ version: 1, approvals: [] });
   });
 
+  it("takes a session id or an approval id shortened to a prefix only one of them starts with", async () => {
+    const root = join(dir, "prefixes");
+    const store = join(root, "store");
+    const prefixHome = join(root, "home");
+    const ws = join(root, "ws");
+    await Promise.all([mkdir(prefixHome, { recursive: true }), mkdir(ws, { recursive: true })]);
+    const granted = await withStore(store, async (s) => {
+      await s.createSession({ id: "amb-one", cwd: ws });
+      await s.createSession({ id: "amb-two", cwd: ws });
+      await s.createSession({ id: "solo-session", cwd: ws });
+      const entry = await s.appendEntry("solo-session", {
+        type: "custom",
+        customType: APPROVAL_ENTRY_TYPE,
+        data: { agent: "build", permission: "bash", pattern: "make", scope: "session" },
+      });
+      return entry.id;
+    });
+    const places = { workspace: ws, home: prefixHome };
+    const now = new Date("2026-11-26T00:00:00Z");
+    const first = addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "ls" }, now);
+    const second = addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "pwd" }, now);
+    const cli = (...args: string[]) => arbor(["approvals", ...args, "--store", store], { home: prefixHome, cwd: root });
+
+    // --session takes a prefix, and the session's recorded workspace still decides the project scope.
+    const listed = await cli("list", "--session", "solo", "--json");
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { approvals: ListedApproval[] }).approvals.map((a) => a.id)).toEqual([
+      granted,
+      first.id,
+      second.id,
+    ]);
+    const ambiguous = await cli("list", "--session", "amb");
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/Session id prefix amb is ambiguous: 2 sessions start with it \(amb-one, amb-two\)/);
+    const unknown = await cli("list", "--session", "zzz");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Session zzz does not exist/);
+
+    // The approval's own id: a session's (its entry) and a file's (apr_…) both by prefix; "apr_" names both files'.
+    const bothGlobal = await cli("revoke", "apr_");
+    expect(bothGlobal.code).toBe(2);
+    expect(bothGlobal.stderr).toMatch(/Approval id prefix apr_ is ambiguous: 2 approvals start with it/);
+    const bySession = await cli("revoke", granted.slice(0, 6), "--session", "solo-s", "--json");
+    expect(bySession.code, bySession.stderr).toBe(0);
+    expect(JSON.parse(bySession.stdout)).toMatchObject({ id: granted, scope: "session", pattern: "make" });
+    const byFile = await cli("revoke", first.id.slice(0, 10), "--json");
+    expect(byFile.code, byFile.stderr).toBe(0);
+    expect(JSON.parse(byFile.stdout)).toMatchObject({ id: first.id, pattern: "ls" });
+    const left = await cli("list", "--session", "solo", "--json");
+    expect((JSON.parse(left.stdout) as { approvals: ListedApproval[] }).approvals.map((a) => a.id)).toEqual([second.id]);
+  });
+
   it("bad input: an unknown approval, an unknown or invalid session; exit 2 and nothing written", async () => {
     const before = readFileSync(join(home, "approvals.json"), "utf8");
     const unknown = await arbor(["approvals", "revoke", "apr_nothing", "--json", "--store", spec], { home, cwd: project });

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { ArborError } from "@arbor/core";
 import {
   type ApprovalLookup,
   assertSessionId,
@@ -9,6 +8,7 @@ import {
 } from "@arbor/core/internal";
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
+import { resolveApprovalId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { arborHomeOf } from "../store.js";
 import type { Command, CommandContext, CommandGroup } from "./command.js";
@@ -17,7 +17,8 @@ const LOOKUP_OPTIONS = {
   session: {
     type: "string",
     valueName: "id",
-    description: "Also this session's approvals; its recorded workspace is the project unless --cwd says otherwise.",
+    description:
+      "Also this session's approvals (its id or a prefix only it starts with); its recorded workspace is the project unless --cwd says otherwise.",
   },
   cwd: {
     type: "string",
@@ -34,15 +35,12 @@ function validateLookup(values: CommandContext["values"]): void {
 
 /** The session (checked to exist), its workspace or the one given, and the user's Arbor home. */
 async function lookupOf(ctx: CommandContext): Promise<ApprovalLookup> {
-  const sessionId = stringOption(ctx.values, "session");
+  const sessionGiven = stringOption(ctx.values, "session");
+  const sessionId = sessionGiven === undefined ? undefined : await resolveSessionId(ctx.store, sessionGiven);
   const given = stringOption(ctx.values, "cwd");
   const here = ctx.io.cwd ?? process.cwd();
   let workspace = given === undefined ? undefined : resolve(here, given);
-  if (sessionId !== undefined) {
-    const meta = await ctx.store.getSession(sessionId);
-    if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist in ${ctx.storeLabel}.`);
-    workspace ??= meta.cwd;
-  }
+  if (sessionId !== undefined) workspace ??= (await ctx.store.getSession(sessionId))?.cwd;
   const places = { workspace: workspace ?? resolve(here), home: arborHomeOf(ctx.io) };
   return { store: ctx.store, places, ...(sessionId === undefined ? {} : { sessionId }) };
 }
@@ -70,14 +68,18 @@ const approvalsRevoke: Command = {
   name: "revoke",
   operands: ["id"],
   summary: "Withdraw an approval by the id 'arbor approvals list' shows (a session's needs --session).",
-  details: ["The next ask it would have settled is asked again. With --json: the approval revoked."],
+  details: [
+    "The id may be shortened to any prefix only one of the approvals in force starts with. The next ask it would have settled is asked again. With --json: the approval revoked.",
+  ],
   options: LOOKUP_OPTIONS,
   validate(values, operands) {
     validateLookup(values);
     if (operands[0]?.trim() === "") throw new UsageError("the approval id is empty.");
   },
   async run(ctx) {
-    const revoked = await revokeScopedApproval(await lookupOf(ctx), ctx.operands[0] as string);
+    const lookup = await lookupOf(ctx);
+    const id = resolveApprovalId(await listScopedApprovals(lookup), ctx.operands[0] as string);
+    const revoked = await revokeScopedApproval(lookup, id);
     if (ctx.json) writeJson(ctx.io.stdout, revoked);
     else
       writeLines(ctx.io.stdout, [`Revoked ${revoked.scope} approval ${revoked.id}: ${revoked.permission} ${revoked.pattern}.`]);
