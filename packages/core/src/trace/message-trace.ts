@@ -57,7 +57,7 @@ export interface TraceMessage {
   requestId: string;
   content: string;
   role: "user" | "assistant";
-  /** Retrieval results, a field trace viewers expect; Arbor has no retrieval, so always empty. */
+  /** The knowledge-base passages the answer's `search_knowledge_base` calls returned; empty for a user message. */
   knowledgeReferences: unknown[];
   agentSteps: TraceStep[];
   /** A user message is complete; an answer is once its last step called no tools. */
