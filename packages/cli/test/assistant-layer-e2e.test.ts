@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
@@ -153,5 +153,42 @@ describe("the assistant layer over arbor serve and the fake OpenAI server", () =
 
     serve.child.kill("SIGINT");
     expect((await serve.result).code).toBe(0);
+  });
+});
+
+describe("MEMORY_AUTO_EXTRACT over the real provider path", () => {
+  it("has the pool's memory model from models.json pick the memories, not the run's model", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "arbor-assistant-e2e-"));
+    dirs.push(dir);
+    const home = join(dir, "home");
+    const ws = join(dir, "ws");
+    await mkdir(home);
+    await mkdir(ws);
+    // Two servers, so which model was asked shows in which server was called.
+    const runServer = await startFakeOpenAI({ script: [[text("Noted: tabs.")]] });
+    const memoryServer = await startFakeOpenAI({ script: [[text("- The user prefers tabs.\nnot a memory line")]] });
+    servers.push(runServer, memoryServer);
+    await writeFile(
+      join(home, "models.json"),
+      JSON.stringify({ pool: { memory: { model: "openai-compatible/memory-keeper", baseURL: memoryServer.baseURL } } }),
+    );
+    const run = await arbor(
+      ["run", "--model", "openai-compatible/fake", "--base-url", runServer.baseURL, "--cwd", ws, "I prefer tabs over spaces."],
+      { home, env: { MEMORY_AUTO_EXTRACT: "true" } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+
+    const chatsOf = (s: FakeOpenAIServer) => s.requests.filter((r) => r.path === "/v1/chat/completions");
+    // The run's model answered the run and nothing else.
+    expect(chatsOf(runServer)).toHaveLength(1);
+    const [extract] = chatsOf(memoryServer) as [{ body: { model: string; messages: Array<{ content: unknown }> } }];
+    expect(chatsOf(memoryServer)).toHaveLength(1);
+    expect(extract.body.model).toBe("memory-keeper");
+    expect(JSON.stringify(extract.body.messages)).toContain("I prefer tabs over spaces.");
+    expect(JSON.stringify(extract.body.messages)).toContain("Noted: tabs.");
+    // What it picked is in the workspace's daily log.
+    const days = await readdir(join(ws, "memory"));
+    expect(days).toHaveLength(1);
+    expect(await readFile(join(ws, "memory", days[0]!), "utf8")).toMatch(/^- \[\d\d:\d\d\] \(auto\) The user prefers tabs\.\n$/);
   });
 });
