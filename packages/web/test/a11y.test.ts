@@ -1,15 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { resolveConfig } from "@arbor/core";
 import { text, toolCall, usage } from "@arbor/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "./helpers/axe.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { type RichSession, writeRichSession } from "./helpers/rich-session.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";
 
 let browser: Browser;
 let server: WebServer;
 let sessionId: string;
+let rich: RichSession;
 beforeAll(async () => {
   browser = await launchBrowser();
   server = await startWebServer({
@@ -25,6 +28,7 @@ beforeAll(async () => {
   const body = await res.text();
   expect(body).toContain('"type":"done"');
   sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+  rich = await writeRichSession(server.store);
 });
 afterAll(async () => {
   await server?.close();
@@ -41,6 +45,8 @@ const VIEWS: Array<[name: string, path: () => string, ready: (page: Page) => Pro
   ["steps", () => `/sessions/${sessionId}/steps`, (p) => p.getByText("What do the notes say?").first().waitFor()],
   ["debug", () => `/sessions/${sessionId}/debug`, (p) => p.getByRole("table", { name: "LLM calls" }).waitFor()],
   ["compare", () => `/sessions/${sessionId}/compare`, (p) => p.getByText("This session has one branch").waitFor()],
+  ["not-found", () => "/sessions/nosuchsession", (p) => p.getByRole("heading", { name: "Session not found" }).waitFor()],
+  ["sub-trace", () => `/sessions/${rich.subs[0]?.id}`, (p) => p.getByTestId("breadcrumb").waitFor()],
 ];
 
 describe("accessibility", () => {
@@ -58,4 +64,51 @@ describe("accessibility", () => {
       await page.close();
     });
   }
+});
+
+describe("accessibility of the asks in the chat", () => {
+  let asks: WebServer | undefined;
+  afterAll(async () => {
+    await asks?.close();
+  });
+
+  it("a pending permission card, then a plan waiting for approval, pass axe-core in both themes", async () => {
+    asks = await startWebServer({
+      script: [
+        [toolCall("read", { path: ".env" })],
+        [toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })],
+      ],
+      config: resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]),
+    });
+    writeFileSync(join(asks.cwd, ".env"), "KEY=1\n");
+    const page = await openPage(browser, { width: 1440, height: 900 });
+    await page.goto(asks.url);
+    await page.getByLabel("Message").fill("Read .env, then plan the work");
+    await page.getByRole("button", { name: "Send" }).click();
+    const found: string[] = [];
+    /** Both themes of the page as it is now: the theme follows the system's, switched in place. */
+    const check = async (name: string) => {
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        found.push(...(await seriousViolations(page)).map((v) => `${name} (${scheme}): ${v}`));
+        await screenshot(page, `a11y-${name}-${scheme}`);
+      }
+    };
+
+    const ask = page.getByRole("region", { name: /Permission request for read/ });
+    await ask.getByRole("button", { name: "Allow once" }).waitFor();
+    await check("chat-permission");
+    await ask.getByRole("button", { name: "Allow once" }).click();
+
+    const plan = page.getByRole("region", { name: "Plan Check the repo" });
+    await plan.getByRole("button", { name: "Approve plan" }).waitFor();
+    // The answered permission card stays above the plan: both cards are checked together.
+    await ask.getByTestId("permission-answer").waitFor();
+    await check("chat-plan");
+    await plan.getByRole("button", { name: "Reject plan" }).click();
+    // A rejected plan ends the run.
+    await page.locator(".live-run").waitFor({ state: "detached" });
+    expect(found).toEqual([]);
+    await page.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { cpus, loadavg } from "node:os";
 import { text } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { importBigSession } from "./helpers/big-session.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
@@ -19,6 +19,27 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/**
+ * Presses Tab (or Shift+Tab) until `target` has the focus, as a keyboard user would; fails when it is
+ * not reached within `limit` presses, which is what an action without a keyboard path looks like.
+ */
+async function tabTo(page: Page, target: Locator, options: { back?: boolean; limit?: number } = {}): Promise<void> {
+  for (let i = 0; i < (options.limit ?? 60); i++) {
+    if (await target.evaluate((el) => el === el.ownerDocument.activeElement)) return;
+    await page.keyboard.press(options.back ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`${target} was not reached with the keyboard`);
+}
+
+/** Moves the tree's selection with the arrow keys until the selected row shows `text`. */
+async function arrowTo(page: Page, text: string, key: "ArrowDown" | "ArrowUp" = "ArrowDown"): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    if ((await page.locator(".tree-row.selected").textContent())?.includes(text)) return;
+    await page.keyboard.press(key);
+  }
+  throw new Error(`no row with "${text}" reached with ${key}`);
+}
 
 describe("session tree", () => {
   // Wall-clock budgets on a shared 2-core machine: a burst of other work can push one attempt over,
@@ -170,6 +191,71 @@ describe("session tree", () => {
     await page.locator('.tree-row[aria-current="location"]', { hasText: "First answer" }).waitFor();
     expect(await page.locator(".tree-row", { hasText: "Second question" }).count()).toBe(0);
     expect(await page.locator(".tree-row", { hasText: "asked again" }).count()).toBe(0);
+    await page.close();
+  });
+
+  it("labels, continues, switches branch and forks from the keyboard alone", async () => {
+    server = await startWebServer({
+      script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
+    });
+    const chat = async (message: string, sessionId?: string) => {
+      const res = await server?.api("/api/chat", { json: sessionId ? { message, session_id: sessionId } : { message } });
+      return /"session_id":"([^"]+)"/.exec((await res?.text()) ?? "")?.[1] as string;
+    };
+    const sessionId = await chat("First question");
+    await chat("Second question", sessionId);
+
+    const page = await openPage(browser);
+    await page.goto(`${server.url}/sessions/${sessionId}/tree`);
+    const tree = page.getByRole("tree", { name: "Session tree" });
+    await page.locator(".tree-row").first().waitFor();
+    const details = page.getByRole("region", { name: "Selected entry" });
+
+    // Label: into the tree, up to the first question, on to the label field.
+    await tabTo(page, tree);
+    await page.keyboard.press("Home");
+    await arrowTo(page, "First question");
+    await tabTo(page, details.getByLabel("Label"));
+    await page.keyboard.type("start");
+    await page.keyboard.press("Enter");
+    await page.locator(".tree-row", { hasText: "First question" }).locator(".label-chip", { hasText: "start" }).waitFor();
+
+    // Continue from here, then write and send the message without the mouse.
+    await tabTo(page, details.getByRole("button", { name: "Continue from here" }), { back: true });
+    await page.keyboard.press("Enter");
+    await page.waitForURL(new RegExp(`/sessions/${sessionId}$`));
+    await page.getByRole("status").getByText("Continuing from").waitFor();
+    // The message box has the focus already: continuing means writing the new message.
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('placeholder') ?? ''")).toMatch(/^Ask the agent/);
+    await page.keyboard.type("First question, asked again");
+    await page.keyboard.press("Enter");
+    await page.getByText("Answer on a new branch").waitFor();
+    await page.locator(".live-run").waitFor({ state: "detached" });
+
+    // Back to the tree by its tab, and switch to the old branch's last answer.
+    await tabTo(page, page.getByRole("link", { name: "Tree" }), { back: true });
+    await page.keyboard.press("Enter");
+    await page.getByTestId("tree-stats").getByText("1 side branch").waitFor();
+    await tabTo(page, tree);
+    await page.keyboard.press("Home");
+    await arrowTo(page, "Second answer");
+    await details.getByText("on another branch").waitFor();
+    await tabTo(page, details.getByRole("button", { name: "Switch branch here" }));
+    await page.keyboard.press("Enter");
+    await page.locator('.tree-row.on-path[aria-current="location"]', { hasText: "Second answer" }).waitFor();
+    expect(await page.locator(".tree-row.on-path", { hasText: "asked again" }).count()).toBe(0);
+    // The focus is back on the tree (the switch button, now disabled, cannot keep it).
+    expect(await tree.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await screenshot(page, "tree-keyboard-switched");
+
+    // Fork at the first answer.
+    await page.keyboard.press("Home");
+    await arrowTo(page, "First answer");
+    await tabTo(page, details.getByRole("button", { name: "Fork to new session" }));
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => url.pathname.endsWith("/tree") && !url.pathname.includes(sessionId));
+    await page.locator('.tree-row[aria-current="location"]', { hasText: "First answer" }).waitFor();
+    expect(await page.locator(".tree-row", { hasText: "Second question" }).count()).toBe(0);
     await page.close();
   });
 });

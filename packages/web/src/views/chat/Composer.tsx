@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseServerInfo, type ServerInfo } from "../../api/wire.js";
 import { DebugLevelPicker } from "./DebugLevelPicker.js";
@@ -63,6 +63,13 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
   const [model, setModel] = useState("");
   const [agent, setAgent] = useState("");
   const agentsId = useId();
+  const box = useRef<HTMLTextAreaElement>(null);
+  // "Continue from here" brings the user here to write the new message: the box takes the focus, so
+  // a keyboard user does not start again from the top of the page.
+  const continueEntry = continueFrom?.entryId;
+  useEffect(() => {
+    if (continueEntry) box.current?.focus();
+  }, [continueEntry]);
   const info = useServerInfo();
   const agentNames = info?.agents.map((a) => a.name) ?? [];
   const modelShown = shownModel(info, sessionModel, agent.trim());
@@ -92,6 +99,7 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
       <label className="field grow">
         <span>Message</span>
         <textarea
+          ref={box}
           value={message}
           rows={3}
           placeholder={

@@ -15,6 +15,8 @@ interface Props {
   reload: () => Promise<void>;
   onContinue: (from: { entryId: string; description: string }) => void;
   onForked: (sessionId: string) => void;
+  /** Called once the leaf moved here (this entry's switch button is then disabled and loses the focus). */
+  onSwitched?: () => void;
   /** Called with what a revert changed, to say so above the tree. */
   onReverted?: (message: string) => void;
 }
@@ -42,7 +44,18 @@ function contentOf(entry: Entry): string {
 }
 
 /** The selected entry: what it holds, its label, and the tree operations that start from it. */
-export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, onContinue, onForked, onReverted }: Props) {
+export function EntryDetails({
+  sessionId,
+  entry,
+  label,
+  isLeaf,
+  onPath,
+  reload,
+  onContinue,
+  onForked,
+  onSwitched,
+  onReverted,
+}: Props) {
   const [draft, setDraft] = useState(label ?? "");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -125,6 +138,7 @@ export function EntryDetails({ sessionId, entry, label, isLeaf, onPath, reload, 
             void act(async () => {
               await api(`${base}/leaf`, anyJson, { json: { entry_id: entry.id } });
               await reload();
+              onSwitched?.();
             })
           }
         >

@@ -1,5 +1,5 @@
 import type { Snapshot } from "@arbor/core";
-import { type KeyboardEvent, useCallback, useMemo, useState } from "react";
+import { type KeyboardEvent, useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { anyJson } from "../../api/wire.js";
 import { EntryDetails } from "./EntryDetails.js";
@@ -34,6 +34,10 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
   }, [layout, visible, selectedId]);
   const selected = selectedIndex === undefined ? undefined : rowAt(selectedIndex);
   const [notice, setNotice] = useState<string | undefined>();
+  const pane = useRef<HTMLDivElement>(null);
+  // The switched-to entry is now the leaf, its button disabled: the focus goes back to the tree, on
+  // that entry, rather than to the page's top.
+  const focusTree = useCallback(() => pane.current?.querySelector<HTMLElement>('[role="tree"]')?.focus(), []);
   const leafEntry = snapshot.session.leafEntryId ? index.byId.get(snapshot.session.leafEntryId) : undefined;
   // The leaf is a revert record right after a revert: that is when unrevert can put things back.
   const canUnrevert = leafEntry?.type === "custom" && leafEntry.customType === "arbor.revert";
@@ -161,7 +165,7 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
 
   return (
     <div className="tree-layout">
-      <div className="tree-pane">
+      <div className="tree-pane" ref={pane}>
         <div className="tree-toolbar" role="status" data-testid="tree-stats">
           <span>
             {snapshot.entries.length} entries · {branches} side branch{branches === 1 ? "" : "es"} · active path{" "}
@@ -204,6 +208,7 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
           reload={reload}
           onContinue={onContinue}
           onForked={onForked}
+          onSwitched={focusTree}
           onReverted={setNotice}
         />
       ) : (
