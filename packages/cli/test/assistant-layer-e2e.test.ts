@@ -181,11 +181,11 @@ describe("MEMORY_AUTO_EXTRACT over the real provider path", () => {
     const chatsOf = (s: FakeOpenAIServer) => s.requests.filter((r) => r.path === "/v1/chat/completions");
     // The run's model answered the run and nothing else.
     expect(chatsOf(runServer)).toHaveLength(1);
-    const [extract] = chatsOf(memoryServer) as [{ body: { model: string; messages: Array<{ content: unknown }> } }];
     expect(chatsOf(memoryServer)).toHaveLength(1);
-    expect(extract.body.model).toBe("memory-keeper");
-    expect(JSON.stringify(extract.body.messages)).toContain("I prefer tabs over spaces.");
-    expect(JSON.stringify(extract.body.messages)).toContain("Noted: tabs.");
+    const extract = chatsOf(memoryServer)[0]!.body as { model: string; messages: unknown[] };
+    expect(extract.model).toBe("memory-keeper");
+    expect(JSON.stringify(extract.messages)).toContain("I prefer tabs over spaces.");
+    expect(JSON.stringify(extract.messages)).toContain("Noted: tabs.");
     // What it picked is in the workspace's daily log.
     const days = await readdir(join(ws, "memory"));
     expect(days).toHaveLength(1);
