@@ -13,6 +13,8 @@ export interface ToolCallView {
   status: "running" | "done" | "error";
   output?: string;
   durationMs?: number;
+  /** What the tool reported of the call and kept in its result (bash's exit code and line count, say). */
+  metadata?: Record<string, unknown>;
 }
 
 /** An image a message carries, as a URL the page can show (a data: URL for inline bytes). */
@@ -125,6 +127,11 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
             const target: ToolCallView = call ?? { callId: part.toolCallId, tool: part.toolName, input: "", status: "running" };
             target.status = isErrorOutput(part.output) ? "error" : "done";
             target.output = outputText(part.output);
+            // Loose fields of the stored part: only an object is metadata.
+            const metadata = (part as { metadata?: unknown }).metadata;
+            if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
+              target.metadata = metadata as Record<string, unknown>;
+            }
             if (m.durationMs !== undefined) target.durationMs = m.durationMs;
             if (!call) orphans.push(target);
           }

@@ -20,6 +20,11 @@ export interface LiveToolCall {
   durationMs?: number;
   /** Page clock at tool_start, for a live elapsed time. */
   startedAt: number;
+  /**
+   * The latest `tool_progress` report: bash's output so far, a read's bytes, an MCP server's
+   * message. Each report carries the whole state, so only the last one is kept.
+   */
+  progress?: { title?: string; metadata?: Record<string, unknown> };
 }
 
 export interface LlmCall {
@@ -115,6 +120,16 @@ export function applyRunEvent(run: RunState, event: RunEvent, now: number): RunS
         next.items = [...run.items, { kind: "tool", callId: event.call_id }];
       }
       break;
+    case "tool_progress": {
+      const call = run.tools[event.call_id];
+      // A report that arrives after the end (or for a call this page never saw start) has nothing to update.
+      if (call?.status !== "running") break;
+      const progress: NonNullable<LiveToolCall["progress"]> = {};
+      if (event.title !== undefined) progress.title = event.title;
+      if (event.metadata !== undefined) progress.metadata = event.metadata;
+      next.tools = { ...run.tools, [event.call_id]: { ...call, progress } };
+      break;
+    }
     case "tool_end": {
       const started = run.tools[event.call_id];
       const call: LiveToolCall = {
