@@ -69,6 +69,14 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  // Each variable that names a folder is read: the import names the folder it came from.
+  "docs/configuration.md": [
+    /error: Environment variable LLM_MAX_TOKENS: expected a whole number, got "lots"/,
+    /No sessions\./,
+    /from pi \(\S+\/pi-agent\/sessions\)[\s\S]*from pi \(\S+\/pi-agent\/sessions\)/,
+    /from claude-code \(\S+\/claude-config\/projects\)/,
+    /from codex \(\S+\/codex-home\/sessions\)/,
+  ],
   // Two prompts after the first one's answer: a branch the tree shows, and a fork listed as a session of its own.
   "docs/concepts.md": [
     /│ +\w+ user: Now one about rivers/,
@@ -157,6 +165,75 @@ describe("the documentation's shell snippets", () => {
   }
 });
 
+/** A zod schema's definition, as far as the walks over the config schema below need it. */
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, unknown>;
+  valueType?: unknown;
+  element?: unknown;
+  innerType?: unknown;
+}
+
+/** The definition of the schema under its optional, default and prefault wrappers. */
+function defOf(schema: unknown): SchemaDef {
+  let def = (schema as { _zod: { def: SchemaDef } })._zod.def;
+  while (def.innerType !== undefined) def = (def.innerType as { _zod: { def: SchemaDef } })._zod.def;
+  return def;
+}
+
+const joinKey = (prefix: string, key: string) => (prefix === "" ? key : `${prefix}.${key}`);
+
+/**
+ * Every key a configuration can set, as a path: `llm.maxTokens`; a record's entries as `*`
+ * (`models.*.limit.context`), an array's items as `[]` (`security.rules[].id`).
+ */
+function settableKeys(schema: unknown, prefix = ""): string[] {
+  const def = defOf(schema);
+  if (def.type === "object" && def.shape !== undefined) {
+    return Object.entries(def.shape).flatMap(([key, value]) => [
+      joinKey(prefix, key),
+      ...settableKeys(value, joinKey(prefix, key)),
+    ]);
+  }
+  if (def.type === "record") return settableKeys(def.valueType, `${prefix}.*`);
+  if (def.type === "array") return settableKeys(def.element, `${prefix}[]`);
+  return [];
+}
+
+/** The key paths (named as `settableKeys` names them) that a configuration value sets, read along the schema. */
+function keysSetBy(schema: unknown, value: unknown, prefix = ""): string[] {
+  const def = defOf(schema);
+  const shape = def.shape;
+  if (def.type === "object" && shape !== undefined && typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([key, v]) => {
+      const path = joinKey(prefix, key);
+      return [path, ...(key in shape ? keysSetBy(shape[key], v, path) : [])];
+    });
+  }
+  if (def.type === "record" && typeof value === "object" && value !== null) {
+    return Object.values(value).flatMap((v) => keysSetBy(def.valueType, v, `${prefix}.*`));
+  }
+  if (def.type === "array" && Array.isArray(value)) return value.flatMap((v) => keysSetBy(def.element, v, `${prefix}[]`));
+  return [];
+}
+
+/** Every ```json block of the documents, with where it starts, but those after a skip marker. */
+function jsonBlocks(docs: readonly string[]): Array<{ where: string; text: string }> {
+  return docs.flatMap((doc) => {
+    const lines = readFileSync(join(REPO_ROOT, doc), "utf8").split("\n");
+    const found: Array<{ where: string; text: string }> = [];
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]?.trim() !== "```json") continue;
+      const end = lines.findIndex((l, j) => j > i && l.trim() === "```");
+      if (!SKIP.test((lines[i - 1] ?? "").trim())) {
+        found.push({ where: `${doc}:${i + 1}`, text: lines.slice(i + 1, end).join("\n") });
+      }
+      i = end;
+    }
+    return found;
+  });
+}
+
 describe("the configuration reference", () => {
   const reference = readFileSync(join(REPO_ROOT, "docs", "configuration.md"), "utf8");
 
@@ -181,40 +258,45 @@ describe("the configuration reference", () => {
     const envMissing = ENV_KEYS.map(([name]) => name).filter((name) => !reference.includes(`\`${name}\``));
     expect(envMissing, "environment variables missing from docs/configuration.md").toEqual([]);
   });
+
+  it("sets every key, nested ones too, in one of its examples", () => {
+    const set = new Set(jsonBlocks(["docs/configuration.md"]).flatMap((b) => keysSetBy(ConfigSchema, JSON.parse(b.text))));
+    const keys = settableKeys(ConfigSchema);
+    expect(keys).toEqual(expect.arrayContaining(["models.*.limit.context", "security.rules[].flags", "agents.*.maxTurns"]));
+    expect(
+      keys.filter((k) => !set.has(k)),
+      "keys that no example of docs/configuration.md sets",
+    ).toEqual([]);
+  });
+
+  it("sets every configuration variable in a shell example, and gives every other variable an example", () => {
+    const shell = shellBlocks("docs/configuration.md", reference)
+      .map((b) => b.code)
+      .join("\n");
+    const unset = ENV_KEYS.map(([name]) => name).filter((name) => !new RegExp(`(^|\\s)${name}=`).test(shell));
+    expect(unset, "variables no shell example of docs/configuration.md sets").toEqual([]);
+    const others = reference.slice(reference.indexOf("## Other environment variables"));
+    const rows = others.split("\n").filter((l) => l.startsWith("| `"));
+    expect(rows.length).toBeGreaterThan(10);
+    // Four cells a row (a `\|` inside a cell is text), the last one, the example, not empty.
+    const cells = (row: string) => row.split(/(?<!\\)\|/).slice(1, -1);
+    expect(rows.filter((row) => cells(row).length !== 4 || cells(row)[3]?.trim() === "")).toEqual([]);
+  });
 });
 
 describe("the documentation's arbor.json examples", () => {
-  /** Every ```json block of the README and the guides that is an object, with where it starts. */
-  function jsonBlocks(): Array<{ where: string; text: string }> {
-    const docs = [
-      "README.md",
-      ...readdirSync(join(REPO_ROOT, "docs"))
-        .filter((f) => f.endsWith(".md"))
-        .map((f) => `docs/${f}`),
-    ];
-    return docs.flatMap((doc) => {
-      const lines = readFileSync(join(REPO_ROOT, doc), "utf8").split("\n");
-      const found: Array<{ where: string; text: string }> = [];
-      for (let i = 0; i < lines.length; i++) {
-        if (lines[i]?.trim() !== "```json") continue;
-        const end = lines.findIndex((l, j) => j > i && l.trim() === "```");
-        found.push({ where: `${doc}:${i + 1}`, text: lines.slice(i + 1, end).join("\n") });
-        i = end;
-      }
-      return found;
-    });
-  }
-
   it("each one, written as a workspace's arbor.json, is a configuration Arbor accepts", () => {
-    const blocks = jsonBlocks();
+    // Every JSON block of the documents is a configuration; one that is not would carry the skip marker.
+    const blocks = jsonBlocks(DOCS);
     expect(blocks.length).toBeGreaterThan(8);
+    const known = new Set(settableKeys(ConfigSchema));
     const ws = mkdtempSync(join(tmpdir(), "arbor-docs-json-"));
     try {
       const refused: string[] = [];
       for (const block of blocks) {
-        // Blocks of wire payloads (API bodies, session records) are not configuration: they start otherwise.
-        const value = JSON.parse(block.text) as Record<string, unknown>;
-        if (!Object.keys(value).every((k) => k in ConfigSchema.shape)) continue;
+        // A model's limits and prices drop unknown keys without a word: a misspelt one is caught here.
+        const unknown = keysSetBy(ConfigSchema, JSON.parse(block.text)).filter((k) => !known.has(k));
+        if (unknown.length > 0) refused.push(`${block.where}: unknown keys ${unknown.join(", ")}`);
         writeFileSync(join(ws, "arbor.json"), block.text);
         // An agent's prompt file is the user's own: a line of text stands in for it.
         for (const [, file] of block.text.matchAll(/"promptFile":\s*"([^"]+)"/g)) {
