@@ -26,18 +26,44 @@ function random(seed) {
   };
 }
 
-// Function words are most of real prose; the topic words give each document its subject, so queries
-// match some documents strongly and many weakly, as in a real handbook or wiki.
-const COMMON = (
-  "the of and to a in is it that for on with as be this are by or from at an not which you can when " +
-  "all will if each one more has have its but was they so what we use also than only into should must"
+// Word frequencies follow Zipf's law as English does (the word of rank r is about 1/r as frequent as
+// the most common one): 100 real function words on top (about half of all words, as in English), then
+// real general words, then made-up words down to rank 20,000. A few words of the document's subject
+// are mixed in, so a subject query matches some documents strongly and the rest weakly or not at all.
+const FUNCTION_WORDS = (
+  "the of and to a in is that it for was on with as be he by at you this are have from or one had " +
+  "not but what all were we when your can said there use an each which she do how their if will up " +
+  "other about out many then them these so some her would make like him into time has look two more " +
+  "write go see number no way could people my than first been call who its now find long down day " +
+  "did get come made may part over new also only should must i just"
 ).split(" ");
 const GENERAL = (
-  "system service request user data file process team release change time value error version support " +
+  "system service request user data file process team release change value error version support " +
   "access update server client project issue result message record policy review step report network " +
   "configuration environment build deploy test check limit cache queue storage backup account session " +
   "document workflow owner schedule incident response metric alert dashboard setting option default"
 ).split(" ");
+const VOCABULARY = 20_000;
+const SYLLABLES = "ba ke ri mo tu la ne si po da fe gi ho ju ka le mi no pu ra se ti vo wa ze".split(" ");
+/** The word of a rank: a real word for the first ranks, a made-up one (stable per rank) after them. */
+function wordOfRank(r) {
+  if (r < FUNCTION_WORDS.length) return FUNCTION_WORDS[r];
+  if (r < FUNCTION_WORDS.length + GENERAL.length) return GENERAL[r - FUNCTION_WORDS.length];
+  let n = r * 7919;
+  let w = "";
+  for (let i = 0; i < 2 + (r % 3); i++) {
+    w += SYLLABLES[n % SYLLABLES.length];
+    n = Math.floor(n / SYLLABLES.length) + i * 13;
+  }
+  return `${w}${SYLLABLES[r % SYLLABLES.length][0]}`;
+}
+/** Cumulative Zipf weights, for sampling a rank with one binary search. */
+const ZIPF = (() => {
+  const cdf = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let r = 0; r < VOCABULARY; r++) cdf[r] = sum += 1 / (r + 1);
+  return cdf.map((x) => x / sum);
+})();
 const TOPICS = [
   "database migration schema index replica transaction rollback postgres vacuum query planner",
   "kubernetes cluster node pod container image registry helm ingress autoscaler namespace",
@@ -53,12 +79,18 @@ const TOPICS = [
   "legal contract privacy consent retention compliance gdpr vendor agreement clause",
 ].map((t) => t.split(" "));
 
-/** A word: mostly function words, then general ones, then the document's topic. */
+/** A word: one of the document's subject now and then, otherwise drawn by its Zipf rank. */
 function word(rnd, topic) {
-  const r = rnd();
-  if (r < 0.45) return COMMON[Math.floor(rnd() ** 2 * COMMON.length)];
-  if (r < 0.8) return GENERAL[Math.floor(rnd() ** 1.5 * GENERAL.length)];
-  return topic[Math.floor(rnd() ** 1.3 * topic.length)];
+  if (rnd() < 0.04) return topic[Math.floor(rnd() ** 1.3 * topic.length)];
+  const x = rnd();
+  let lo = 0;
+  let hi = VOCABULARY - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ZIPF[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return wordOfRank(lo);
 }
 
 function sentence(rnd, topic) {
