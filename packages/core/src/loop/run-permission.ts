@@ -15,7 +15,8 @@ export function functionTools(
 ): { tools: LanguageModelV4FunctionTool[]; names: string[] } {
   const all = deps.registry.names();
   const disabled = disabledTools(all, rules);
-  const infos = deps.registry.list((name) => !disabled.has(name));
+  // The runtime's agents go with the list, so `delegate` names the sub-agents this project configured.
+  const infos = deps.registry.list((name) => !disabled.has(name), { agents: Object.values(deps.agents) });
   return {
     tools: infos.map((t) => ({
       type: "function",

@@ -1,3 +1,4 @@
+import { DEFAULT_DELEGATE_AGENT, delegateTargets, type SubAgentInfo } from "../agents/delegate-targets.js";
 import { ArborError } from "../errors.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
@@ -18,7 +19,7 @@ export const DELEGATE_CONTEXT: TraceContext = Object.freeze({ maxTurns: 50 }) as
 /** Branches of one explore call running at once unless the trace's context says otherwise. */
 export const DEFAULT_CONCURRENT_SUB_TRACES = 8;
 
-const AGENT_FOR: Record<SubAgentMode, string> = { explore: "explore", delegate: "general" };
+const AGENT_FOR: Record<SubAgentMode, string> = { explore: "explore", delegate: DEFAULT_DELEGATE_AGENT };
 
 function subTraceSystem(mode: SubAgentMode): string {
   return [
@@ -33,17 +34,10 @@ function taskPrompt(request: SubTraceRequest, task: string): string {
   return task;
 }
 
-/** What the runner needs to know of the runtime's agents to check a delegate's choice. */
-export interface SubAgentInfo {
-  name: string;
-  mode: "primary" | "subagent" | "all";
-  hidden?: boolean | undefined;
-}
-
 /** The agent a sub-trace runs: the one asked for, if it may run as a sub-agent, else the mode's default. */
 function subTraceAgent(request: SubTraceRequest, agents: Readonly<Record<string, SubAgentInfo>>): string {
   if (request.agent === undefined || request.agent === AGENT_FOR[request.mode]) return AGENT_FOR[request.mode];
-  const usable = Object.values(agents).filter((a) => a.mode !== "primary" && !a.hidden && a.name !== "explore");
+  const usable = delegateTargets(Object.values(agents));
   if (request.mode !== "delegate" || !usable.some((a) => a.name === request.agent)) {
     throw new ArborError(
       "invalid_tool_input",

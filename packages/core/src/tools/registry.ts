@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ArborError, type ArborErrorCode, isArborError } from "../errors.js";
 import type { BlobStore } from "./blob-store.js";
 import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output-cap.js";
-import type { AnyToolDefinition, ToolContext, ToolOutcome } from "./tool.js";
+import type { AnyToolDefinition, ToolContext, ToolOffer, ToolOutcome } from "./tool.js";
 
 /** What a model is told about a tool: its name, description and the JSON Schema of its input. */
 export interface ToolInfo {
@@ -102,11 +102,13 @@ export class ToolRegistry {
     };
   }
 
-  list(filter?: (name: string) => boolean): ToolInfo[] {
+  /** The tools as the model is told of them; with `offer`, each described for that run (see `describe`). */
+  list(filter?: (name: string) => boolean, offer?: ToolOffer): ToolInfo[] {
     const out: ToolInfo[] = [];
     for (const tool of this.tools.values()) {
       if (filter && !filter(tool.name)) continue;
-      out.push({ name: tool.name, description: tool.description, inputSchema: this.schemaOf(tool) });
+      const description = offer && tool.describe ? tool.describe(offer) : tool.description;
+      out.push({ name: tool.name, description, inputSchema: this.schemaOf(tool) });
     }
     return out;
   }

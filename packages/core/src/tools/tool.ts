@@ -66,6 +66,14 @@ export interface ToolResult<Meta extends Record<string, unknown> = Record<string
 export type ToolOutcome = (ToolResult & { isError: false }) | (ToolResult & { isError: true; code: ArborErrorCode });
 
 /**
+ * What a run offers a tool's description to adapt to: the runtime's agents (its built-in ones and
+ * those configured), for a tool that names the ones it can start.
+ */
+export interface ToolOffer {
+  agents: ReadonlyArray<{ name: string; description: string; mode: "primary" | "subagent" | "all"; hidden?: boolean }>;
+}
+
+/**
  * A tool: a name the model calls, a description it reads, a zod schema its arguments must pass,
  * and `execute`, which receives the parsed arguments. `Output` is the shape of the result's metadata.
  *
@@ -87,6 +95,11 @@ export interface ToolDefinition<Input = unknown, Output extends Record<string, u
    * was interrupted instead, since running it twice could do its work twice. Default false.
    */
   safeToRepeat?: boolean;
+  /**
+   * The description a run shows the model, when it depends on what the runtime has (`delegate`
+   * lists the sub-agents it can start); `description` wherever there is no run to ask about.
+   */
+  describe?(offer: ToolOffer): string;
   execute(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
 }
 
@@ -98,6 +111,7 @@ export function defineTool<S extends z.ZodType, Output extends Record<string, un
   description: string;
   input: S;
   safeToRepeat?: boolean;
+  describe?(offer: ToolOffer): string;
   // NoInfer: metadata shapes differ between a tool's return paths; give Output explicitly to pin one.
   execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<NoInfer<Output>>>;
 }): ToolDefinition<z.output<S>, Output> {

@@ -157,4 +157,43 @@ describe("agents and permission rules in arbor.json", () => {
     expect(system?.role === "system" && system.content).toContain("You are the helper sub-agent.");
     expect((helper.calls[0]?.options.tools ?? []).map((t) => t.name)).toEqual(["grep"]);
   });
+
+  it("the delegate tool's description lists the sub-agents a call may name, with what each is for", async () => {
+    writeJson(join(cwd, "arbor.json"), {
+      agents: {
+        helper: { description: "Greps only,\n  never edits", prompt: "You are the helper sub-agent.", mode: "subagent" },
+        docs: { description: "Writes documentation", mode: "all" },
+        reviewer: { description: "A primary agent", prompt: "x" },
+        secret: { description: "Not offered", mode: "subagent" },
+      },
+    });
+    const config = load();
+    const model = scriptedModel([[text("done")]]);
+    const { runtime } = await harness({
+      model,
+      config,
+      // An agent hidden from users is not offered either, as the check of a call refuses it.
+      agents: { secret: { ...agentsFromConfig(config.agents).secret!, hidden: true } },
+    });
+    await collect(runtime.run({ prompt: "go" }));
+    const delegate = model.calls[0]?.options.tools?.find((t) => t.name === "delegate");
+    const description = delegate && "description" in delegate ? delegate.description : undefined;
+    expect(description).toContain("You get its final report.");
+    const listed = description?.split("\n").filter((line) => line.startsWith("- "));
+    expect(listed).toEqual([
+      "- general (the default): A general-purpose sub-agent for multi-step research or work handed over by another agent.",
+      "- helper: Greps only, never edits",
+      "- docs: Writes documentation",
+    ]);
+  });
+
+  it("without configured sub-agents the delegate description is the plain one", async () => {
+    const model = scriptedModel([[text("done")]]);
+    const { runtime } = await harness({ model, config: load() });
+    await collect(runtime.run({ prompt: "go" }));
+    const delegate = model.calls[0]?.options.tools?.find((t) => t.name === "delegate");
+    const description = delegate && "description" in delegate ? delegate.description : "";
+    expect(description).toContain("You get its final report.");
+    expect(description).not.toContain("Sub-agents to choose from");
+  });
 });

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { DEFAULT_DELEGATE_AGENT, delegateTargets } from "../../agents/delegate-targets.js";
 import { ArborError } from "../../errors.js";
 import type { SubTraceBatch } from "../run-services.js";
-import { defineTool, type ToolContext, type ToolResult } from "../tool.js";
+import { defineTool, type ToolContext, type ToolOffer, type ToolResult } from "../tool.js";
 
 /** A branch or task: one line of what to do, long enough to be specific. */
 const TaskText = z.string().trim().min(1, "a task must say what to do").max(4000);
@@ -26,9 +27,7 @@ export const DelegateInputSchema = z.strictObject({
     .trim()
     .min(1)
     .optional()
-    .describe(
-      'The sub-agent to hand it to, when the user named one (e.g. a sub-agent configured for this project); default "general".',
-    ),
+    .describe('The sub-agent to hand it to, by name: one the tool description lists or the user named; default "general".'),
 });
 
 export type SubAgentMetadata = {
@@ -93,14 +92,39 @@ export function exploreTool() {
   });
 }
 
+const DELEGATE_DESCRIPTION = [
+  "Hand a self-contained task to a sub-agent with its own fresh context and the full tool set (up to 50 turns).",
+  "It does not see this conversation: say everything it needs. You get its final report.",
+].join(" ");
+
+/**
+ * The description with the sub-agents `agent` may name, each with what it is for, when the runtime
+ * has any besides the default: a model cannot pick an agent configured for the project unless it is
+ * told of it. With only the default the description stays as it was.
+ */
+export function delegateDescription(offer: ToolOffer): string {
+  const targets = delegateTargets(offer.agents);
+  if (!targets.some((a) => a.name !== DEFAULT_DELEGATE_AGENT)) return DELEGATE_DESCRIPTION;
+  const lines = targets.map((a) => {
+    const what = oneLine(a.description);
+    const note = a.name === DEFAULT_DELEGATE_AGENT ? " (the default)" : "";
+    return `- ${a.name}${note}${what ? `: ${what}` : ""}`;
+  });
+  return `${DELEGATE_DESCRIPTION}\n\nSub-agents to choose from (pass the name as \`agent\`):\n${lines.join("\n")}`;
+}
+
+/** A description as one line of the list: a configured one may run over several. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
+}
+
 /** `delegate(task)`: one sub-agent with the full tool set and its own context. */
 export function delegateTool() {
   return defineTool<typeof DelegateInputSchema, SubAgentMetadata>({
     name: "delegate",
-    description: [
-      "Hand a self-contained task to a sub-agent with its own fresh context and the full tool set (up to 50 turns).",
-      "It does not see this conversation: say everything it needs. You get its final report.",
-    ].join(" "),
+    description: DELEGATE_DESCRIPTION,
+    describe: delegateDescription,
     input: DelegateInputSchema,
     async execute(input, ctx) {
       const refusal = services(ctx).subTraces.refusal();
