@@ -3,7 +3,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { BUILTIN_MODELS, ConfigSchema, ENV_KEYS, loadConfig } from "@arbor/core/internal";
-import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import {
+  type FakeOpenAIServer,
+  type ProviderWire,
+  type RecordedReply,
+  recordedStream,
+  type Script,
+  startFakeOpenAI,
+  startRecordedProvider,
+  text,
+  toolCall,
+} from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli.js";
 
@@ -69,6 +79,13 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  // Each recipe's model answered, as the recorded stream of its provider's wire says.
+  "docs/providers.md": [
+    /READY/,
+    /Hello! I'm doing well/,
+    /There are \*\*3\*\*/,
+    /I could not reach the weather service\.[\s\S]*I could not reach[\s\S]*I could not reach/,
+  ],
   // Each variable that names a folder is read: the import names the folder it came from.
   "docs/configuration.md": [
     /error: Environment variable LLM_MAX_TOKENS: expected a whole number, got "lots"/,
@@ -85,6 +102,36 @@ const EXPECTED: Record<string, RegExp[]> = {
     /Forked session/,
   ],
 };
+/**
+ * The provider recipes run against loopback servers replaying each provider's recorded answers over
+ * its own wire, reached through the provider's base-URL variable as the recipes leave it unset. The
+ * local-server recipes name their real addresses (localhost:11434, :8000): those requests reach a
+ * stand-in as their HTTP proxy, while every other request goes straight to 127.0.0.1. Returns what to
+ * check once the recipes ran.
+ */
+async function providerServers(env: Record<string, string>): Promise<() => void> {
+  const serve = async (wire: ProviderWire, replies: RecordedReply[]) => {
+    const server = await startRecordedProvider({ wire, replies });
+    cleanups.push(() => server.close());
+    return server;
+  };
+  const chatText = recordedStream("openrouter/openrouter-reasoning-text.composed.chunks.txt");
+  env.OPENAI_BASE_URL = (
+    await serve("openai-responses", [recordedStream("openai/issue-16021-openai-zod-patterns-live.chunks.txt")])
+  ).baseURL;
+  env.ANTHROPIC_BASE_URL = (await serve("anthropic-messages", [recordedStream("anthropic/anthropic-text.chunks.txt")])).baseURL;
+  env.GOOGLE_BASE_URL = (await serve("gemini", [recordedStream("google/google-reasoning-gemini3.chunks.txt")])).baseURL;
+  env.OPENROUTER_BASE_URL = (await serve("openai-chat", [chatText])).baseURL;
+  const local = await serve("openai-chat", [chatText, chatText]);
+  Object.assign(env, { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: local.url, NO_PROXY: "127.0.0.1" });
+  // Each local-server recipe's request went to its own address, with the key the recipe gave.
+  return () =>
+    expect(local.requests.map((r) => [r.headers.host, r.headers.authorization])).toEqual([
+      ["localhost:11434", undefined],
+      ["localhost:8000", "Bearer token-abc"],
+    ]);
+}
+
 const plainAnswers = (n: number): Script => Array.from({ length: n }, (_, i) => [text(`Done (${i + 1}).`)]);
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -144,6 +191,7 @@ describe("the documentation's shell snippets", () => {
       const fake = await startFakeOpenAI({ script: SCRIPTS[doc] ?? plainAnswers(40) });
       cleanups.push(() => fake.close());
       const env = baseEnv(home, fake);
+      const afterRun = doc === "docs/providers.md" ? await providerServers(env) : undefined;
       if (doc === "docs/http-api.md") {
         const serve: RunningCli = startArbor(["serve", "--port", "0", "--json", "--cwd", ws], {
           home,
@@ -161,6 +209,7 @@ describe("the documentation's shell snippets", () => {
       if (process.env.ARBOR_DOCS_TEST_PRINT) console.log(output);
       expect(code, `${doc}'s snippets failed:\n${output}`).toBe(0);
       for (const pattern of EXPECTED[doc] ?? []) expect(output).toMatch(pattern);
+      afterRun?.();
     });
   }
 });
