@@ -10,8 +10,8 @@ import type { ToolCallInfo, ToolHooks } from "../tools/registry.js";
 import { createShellParser } from "../tools/shell-commands.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import { checkPython } from "./python-policy.js";
-import { injectionMarkers, redactText, redactValue } from "./redact.js";
-import { BUILTIN_RULES, compileRule, type SecurityRule } from "./rules.js";
+import { injectionMarkers, type RuleSet, redactText, redactValue, ruleSet } from "./redact.js";
+import { BUILTIN_RULES, compileRule } from "./rules.js";
 import { checkShell, type ShellPolicyOptions } from "./shell-policy.js";
 
 /** What the gateway decided about one call, kept on the tool result's metadata as `security`. */
@@ -35,8 +35,8 @@ const PYTHON_TOOLS = new Set(["python_repl"]);
  * decision is written on the tool result's metadata as `security`, so the trace shows it.
  */
 export class SecurityGateway implements ToolHooks {
-  readonly secrets: readonly SecurityRule[];
-  private readonly injections: readonly SecurityRule[];
+  readonly secrets: RuleSet;
+  private readonly injections: RuleSet;
   private readonly shell: ShellPolicyOptions;
   private readonly injectionTools: ReadonlySet<string>;
   /** Blocked calls by session and call id (providers reuse call ids), until `after` writes the decision on their outcome. */
@@ -44,16 +44,17 @@ export class SecurityGateway implements ToolHooks {
 
   constructor(config: SecurityConfig) {
     const disabled = new Set(config.disabledRules);
-    const rules = [...BUILTIN_RULES, ...config.rules].filter((rule) => !disabled.has(rule.id));
-    for (const rule of rules) {
-      try {
-        compileRule(rule);
-      } catch (err) {
-        throw new ArborError("invalid_config", `security.rules: rule "${rule.id}" has a bad pattern: ${(err as Error).message}`);
-      }
-    }
-    this.secrets = rules.filter((r) => r.kind === "secret");
-    this.injections = rules.filter((r) => r.kind === "injection");
+    const rules = [...BUILTIN_RULES, ...config.rules]
+      .filter((rule) => !disabled.has(rule.id))
+      .map((rule) => {
+        try {
+          return compileRule(rule);
+        } catch (err) {
+          throw new ArborError("invalid_config", `security.rules: rule "${rule.id}" has a bad pattern: ${(err as Error).message}`);
+        }
+      });
+    this.secrets = ruleSet(rules.filter((r) => r.kind === "secret"));
+    this.injections = ruleSet(rules.filter((r) => r.kind === "injection"));
     this.injectionTools = new Set(config.injectionTools);
     this.shell = {
       parser: createShellParser(),
@@ -106,7 +107,7 @@ export class SecurityGateway implements ToolHooks {
     const redacted = redactText(outcome.output, this.secrets);
     let output = redacted.text;
     let decision: SecurityDecision | undefined =
-      redacted.matched.length > 0 ? { decision: "redacted", rules: redacted.matched } : undefined;
+      redacted.matched.length > 0 ? { decision: "redacted", rules: [...redacted.matched] } : undefined;
     if (this.injectionTools.has(call.tool) && !outcome.isError) {
       const markers = injectionMarkers(output, this.injections);
       if (markers.length > 0) {

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { ShellAnalysis, ShellCommand, ShellParser } from "../tools/shell-commands.js";
-import { compileRule, type SecurityRule, STRUCTURAL_RULES, type StructuralRuleId } from "./rules.js";
+import { type CompiledRule, STRUCTURAL_RULES, type StructuralRuleId } from "./rules.js";
 
 /** Why a shell line is refused: the rule's id and the reason the model is told. */
 export interface ShellVerdict {
@@ -12,7 +12,7 @@ export interface ShellVerdict {
 export interface ShellPolicyOptions {
   parser: ShellParser;
   /** `command` rules in force (built-in and the user's, minus the disabled ones). */
-  rules: readonly SecurityRule[];
+  rules: readonly CompiledRule[];
   /** Structural checks turned off by id. */
   disabled: ReadonlySet<string>;
   /** Folders outside the workspace a redirection may still write to (the temp folder, say). */
@@ -64,7 +64,7 @@ export async function checkShell(
   const analysis = await options.parser.analyze(line);
   const texts = [line, ...analysis.commands.map((c) => c.text)];
   for (const rule of options.rules) {
-    if (texts.some((text) => compileRule(rule).test(text))) return { rule: rule.id, reason: rule.reason };
+    if (texts.some((text) => rule.match.test(text))) return { rule: rule.id, reason: rule.reason };
   }
   const structural = structuralVerdict(options, analysis, line, cwd, workdir);
   if (structural) return structural;
