@@ -50,7 +50,10 @@ export class SecurityGateway implements ToolHooks {
         try {
           return compileRule(rule);
         } catch (err) {
-          throw new ArborError("invalid_config", `security.rules: rule "${rule.id}" has a bad pattern: ${(err as Error).message}`);
+          throw new ArborError(
+            "invalid_config",
+            `security.rules: rule "${rule.id}" has a bad pattern: ${(err as Error).message}`,
+          );
         }
       });
     this.secrets = ruleSet(rules.filter((r) => r.kind === "secret"));

@@ -38,13 +38,13 @@ function mayMatch(text: string, set: RuleSet): boolean {
 export function redactText(text: string, set: RuleSet): { text: string; matched: readonly string[] } {
   if (!mayMatch(text, set)) return { text, matched: NONE };
   let out = text;
-  let matched: string[] | undefined;
+  const matched: string[] = [];
   for (const rule of set.rules) {
     if (!rule.match.test(out)) continue;
     out = out.replace(rule.every, `[REDACTED:${rule.id}]`);
-    (matched ??= []).push(rule.id);
+    matched.push(rule.id);
   }
-  return { text: out, matched: matched ?? NONE };
+  return { text: out, matched };
 }
 
 /**
@@ -61,7 +61,9 @@ export function redactValue(value: unknown, set: RuleSet, matched: Set<string>):
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const next = redactValue(value[i], set, matched);
-      if (next !== value[i]) (copy ??= value.slice())[i] = next;
+      if (next === value[i]) continue;
+      copy ??= value.slice();
+      copy[i] = next;
     }
     return copy ?? value;
   }
@@ -69,7 +71,9 @@ export function redactValue(value: unknown, set: RuleSet, matched: Set<string>):
     let copy: Record<string, unknown> | undefined;
     for (const [key, item] of Object.entries(value)) {
       const next = redactValue(item, set, matched);
-      if (next !== item) (copy ??= { ...value })[key] = next;
+      if (next === item) continue;
+      copy ??= { ...value };
+      copy[key] = next;
     }
     return copy ?? value;
   }

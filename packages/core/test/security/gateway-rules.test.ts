@@ -105,7 +105,10 @@ describe("the security gateway's shell rules", () => {
     expect(g.redactMessage(clean)).toBe(clean);
     const leaky = { ...clean, content: [clean.content[0]!, { ...clean.content[1]!, input: { path: "a.ts", token: key } }] };
     const redacted = g.redactMessage(leaky);
-    expect(redacted.content).toEqual([clean.content[0], { ...clean.content[1], input: { path: "a.ts", token: "[REDACTED:openai-key]" } }]);
+    expect(redacted.content).toEqual([
+      clean.content[0],
+      { ...clean.content[1], input: { path: "a.ts", token: "[REDACTED:openai-key]" } },
+    ]);
     // Only the part that held the secret is copied; the input the caller passed is left as it was.
     expect((redacted.content as unknown[])[0]).toBe(clean.content[0]);
     expect(leaky.content[1]!.input).toEqual({ path: "a.ts", token: key });
