@@ -19,10 +19,10 @@ import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli
 
 /**
  * The documentation's shell snippets, run as a newcomer would paste them: every ```sh block of the
- * README and of docs/*.md, one document's blocks in order as one bash script (so a variable set in one
- * block is there in the next), in a fresh workspace where `npx arbor` is this checkout's CLI, against
- * the fake OpenAI server. A block after `<!-- docs-test: skip (why) -->` is not run; synopses with
- * placeholders are ```text blocks.
+ * README, the CLI's README and docs/*.md, one document's blocks in order as one bash script (so a
+ * variable set in one block is there in the next), in a fresh workspace where `npx arbor` is this
+ * checkout's CLI, against the fake OpenAI server. A block after `<!-- docs-test: skip (why) -->` is
+ * not run; synopses with placeholders are ```text blocks or carry that marker.
  */
 
 interface Block {
@@ -61,6 +61,7 @@ export function shellBlocks(doc: string, markdown: string): Block[] {
 
 const DOCS = [
   "README.md",
+  "packages/cli/README.md",
   ...readdirSync(join(REPO_ROOT, "docs"))
     .filter((f) => f.endsWith(".md"))
     .map((f) => `docs/${f}`),
@@ -79,6 +80,8 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  // The demo's session, moved into the SQLite store, shows there with its whole path.
+  "packages/cli/README.md": [/status +completed\n[\s\S]*Active path \(\d+ entries, root first\)/],
   // Each recipe's model answered, as the recorded stream of its provider's wire says.
   "docs/providers.md": [
     /READY/,
