@@ -10,8 +10,9 @@ import { withStore } from "./helpers/seed.js";
 
 /**
  * What only the driving instance of a run can do, asked of another: a permission ask raised by a
- * run on A answered through C, an abort sent to C, and a SIGTERM of A handing its run to B. Also
- * `--cluster` refused on a store that cannot share a cluster, and the health route.
+ * run on A answered through C, an abort and a steering message sent to C, and a SIGTERM of A
+ * handing its run to B. Also `--cluster` refused on a store that cannot share a cluster, and the
+ * health route.
  */
 
 let dir: string;
@@ -152,6 +153,55 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(run.events.filter((e) => e.type === "plan_updated")).toEqual([]);
       const path = await withStore(db.url, (s) => s.getActivePath(request?.session_id as string));
       expect(JSON.stringify(path)).toContain("not today");
+    } finally {
+      await rig.cleanup();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it("a message sent to C for a run driven on A is recorded and read by that run at its next step", async () => {
+    const db = await createTestDatabase();
+    const rig = new FaultRig(() => workspace);
+    try {
+      // What the model was sent after the tool's turn: the steering message must be in it.
+      let afterTool: Array<{ role: string; content: unknown }> | undefined;
+      const step = (call: StepContext): readonly ScriptAction[] => {
+        if (!bodyOf(call).tools) return [text("Title")];
+        if (turns(call) === 0) return [toolCall("bash", { command: "touch steered.txt" })];
+        afterTool = bodyOf(call).messages as typeof afterTool;
+        return [text("Going blue.")];
+      };
+      const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
+      const args = { baseURL, home: join(dir, "home-steer"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const a = await startInstance(rig, "A", args);
+      const c = await startInstance(rig, "C", args);
+      const run = await chatOn(a.url, "paint it red");
+      // The run is held on A by its permission ask, so the message surely arrives mid-run.
+      const ask = (await run.until((e) => e.type === "permission_request")) as { id: string; session_id: string } | undefined;
+      expect(ask).toBeDefined();
+      const sessionId = ask?.session_id as string;
+      const steered = await fetch(`${c.url}/api/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ message: "Use blue.", session_id: sessionId }),
+      });
+      expect(steered.status, await steered.clone().text()).toBe(202);
+      expect(await steered.json()).toMatchObject({ steered: true, session_id: sessionId });
+      const answer = await fetch(`${a.url}/api/permissions/${ask?.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ reply: "once" }),
+      });
+      expect(answer.status).toBe(200);
+      expect((await run.until((e) => e.type === "done" || e.type === "error"))?.type).toBe("done");
+      const last = afterTool?.at(-1);
+      expect(last?.role).toBe("user");
+      expect(JSON.stringify(last?.content)).toContain("Use blue.");
+      const users = await withStore(db.url, async (s) =>
+        (await s.getActivePath(sessionId)).filter((e) => e.type === "message" && e.message.role === "user"),
+      );
+      expect(users).toHaveLength(2);
+      expect(JSON.stringify(users[1])).toContain("Use blue.");
     } finally {
       await rig.cleanup();
       await db.drop();
