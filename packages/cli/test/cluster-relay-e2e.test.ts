@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
+import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { arbor } from "./helpers/cli.js";
 import { follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
 import { FaultRig } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
@@ -14,6 +17,9 @@ import { withStore } from "./helpers/seed.js";
  * handing its run to B. Also `--cluster` refused on a store that cannot share a cluster, and the
  * health route.
  */
+
+/** The MySQL/MariaDB server of the SQL tests; `--cluster` must refuse it without writing to it. */
+const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 
 let dir: string;
 let workspace: string;
@@ -251,15 +257,50 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("--cluster on a store other than PostgreSQL is refused, saying why", async () => {
-    const rig = new FaultRig(() => workspace);
+  it("--cluster on SQLite or the file store is refused, saying why, and creates nothing", async () => {
+    const home = join(dir, "home3");
+    const sqlite = join(dir, "one.db");
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ["--store", `sqlite:${sqlite}`, "--create"],
+        /--cluster needs a PostgreSQL store .*not the sqlite store .*one\.db: the sqlite store lives on one machine, so only one server can use it\. Without --cluster, run one arbor serve per store/,
+      ],
+      // No --store: the default file store in ARBOR_HOME.
+      [
+        [],
+        /--cluster needs a PostgreSQL store .*not the file store .*home3: the file store lives on one machine, so only one server can use it/,
+      ],
+      [["--store", join(dir, "sessions"), "--create"], /not the file store .*sessions: the file store lives on one machine/],
+    ];
+    for (const [store, message] of cases) {
+      const r = await arbor(["serve", "--cluster", "--port", "0", ...store], { home, cwd: workspace });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    for (const path of [home, sqlite, join(dir, "sessions")]) await expect(access(path)).rejects.toThrow();
+  });
+
+  it("--cluster on MySQL or MariaDB is refused, saying why, and leaves the database untouched", async () => {
+    const name = `arbor_cli_${randomBytes(6).toString("hex")}`;
+    const admin = await mysql.createConnection(MYSQL_URL);
+    await admin.query(`create database \`${name}\``);
     try {
-      const cli = rig.start(["serve", "--cluster", "--port", "0"], join(dir, "home3"), `sqlite:${join(dir, "one.db")}`);
-      const r = await cli.result;
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toMatch(/--cluster needs a PostgreSQL store .*only one server can use it/);
+      for (const scheme of ["mysql:", "mariadb:"]) {
+        const spec = `${MYSQL_URL.replace(/^mysql:/, scheme)}/${name}`;
+        const r = await arbor(["serve", "--cluster", "--port", "0", "--store", spec], {
+          home: join(dir, "home4"),
+          cwd: workspace,
+        });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(
+          /--cluster needs a PostgreSQL store .*not the mysql store .*: MySQL has no LISTEN\/NOTIFY for live events across instances and pg-boss \(the run queue\) needs PostgreSQL/,
+        );
+      }
+      const [tables] = await admin.query("select table_name from information_schema.tables where table_schema = ?", [name]);
+      expect(tables).toEqual([]);
     } finally {
-      await rig.cleanup();
+      await admin.query(`drop database if exists \`${name}\``);
+      await admin.end();
     }
   });
 });
