@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import mysql from "mysql2/promise";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
 import { follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
@@ -66,6 +67,17 @@ async function chatOn(url: string, message: string) {
     }
   };
   return { events, until, cancel: () => void reader.cancel().catch(() => undefined) };
+}
+
+/** Asks an instance's health until it answers anything but 200 (a fetch that fails throws). */
+async function healthOnceNotOk(url: string, deadline: number): Promise<{ status: number; body: unknown }> {
+  while (performance.now() < deadline) {
+    const res = await fetch(`${url}/api/health`);
+    if (res.status !== 200) return { status: res.status, body: await res.json() };
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${url}/api/health still answered 200`);
 }
 
 describe("arbor serve --cluster: any instance reaches any run", () => {
@@ -214,9 +226,10 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through", async () => {
+  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through; A's health says 503 meanwhile", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);
+    let locker: pg.Client | undefined;
     try {
       // The first answer is slow, so the run is in flight when A stops; a woken run gets a quick one.
       let calls = 0;
@@ -235,8 +248,19 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const sessionId = first?.session_id as string;
       run.cancel();
       const watcher = follow(sessionId, () => c, performance.now() + 60_000);
+      // Shutdown looks up the runs A drives in the sessions table: a lock held on it keeps A in the
+      // middle of handing them back, long enough to ask A's health then.
+      locker = new pg.Client({ connectionString: db.url });
+      locker.on("error", () => undefined);
+      await locker.connect();
+      await locker.query("begin");
+      await locker.query("lock table arbor_sessions in access exclusive mode");
+      expect((await fetch(`${a.url}/api/health`)).status).toBe(200);
       const stopping = performance.now();
       a.cli.child.kill("SIGTERM");
+      const health = await healthOnceNotOk(a.url, performance.now() + 20_000);
+      expect(health).toMatchObject({ status: 503, body: { status: "unavailable", accepting: false } });
+      await locker.query("rollback");
       const exited = await a.cli.result;
       expect(exited.code).toBe(0);
       expect(exited.stderr).toContain(`handed 1 run(s) to the other instances: ${sessionId}`);
@@ -252,6 +276,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const status = await withStore(db.url, async (s) => (await s.getSession(sessionId))?.status);
       expect(status).toBe("completed");
     } finally {
+      await locker?.end().catch(() => undefined);
       await rig.cleanup();
       await db.drop();
     }
