@@ -1,6 +1,19 @@
 import "@xyflow/react/dist/style.css";
 import type { MessageEntry } from "@arbor/core";
-import { Background, Controls, MarkerType, ReactFlow, useNodesInitialized, useReactFlow } from "@xyflow/react";
+import {
+  applyNodeChanges,
+  Background,
+  Controls,
+  getViewportForBounds,
+  MarkerType,
+  type NodeChange,
+  Position,
+  ReactFlow,
+  type Rect,
+  useReactFlow,
+  useStore,
+  type Viewport,
+} from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseMessages, parseTrace } from "../../api/wire.js";
@@ -11,15 +24,15 @@ import { describeEvent, type EventLine } from "./describe-event.js";
 import { GoalEdge, type GoalFlowEdge } from "./GoalEdge.js";
 import { type GoalFlowNode, GoalNode } from "./GoalNode.js";
 import { applyAffectedGoals, type GoalTreeView, normalizeGoalTree } from "./goals.js";
-import { layoutToFit } from "./layout.js";
+import { layoutToFit, NODE_SIZE } from "./layout.js";
 
 const nodeTypes = { goal: GoalNode };
 const edgeTypes = { goal: GoalEdge };
 /** Live events kept for the panel (the newest last). */
 const EVENT_LOG = 200;
 /**
- * The smallest zoom the view goes to: node titles (13.6 px) and edge labels (12 px) stay at 10 px or
- * more. A plan larger than the view pans, and collapsing its branches is the summary, instead of
+ * The smallest zoom the view goes to: node titles (12.75 px at the page's 15 px) and edge labels
+ * (12 px) stay at 10 px or more. A plan larger than the view pans, and collapsing its branches is the summary, instead of
  * shrinking its words out of reach.
  */
 const MIN_READABLE_ZOOM = 0.85;
@@ -155,23 +168,37 @@ export function DagView({ traceId }: { traceId: string }) {
     let live = true;
     layoutToFit(dag, canvasSize).then(({ positions, direction }) => {
       if (!live) return;
-      setFlow({
-        nodes: dag.nodes.map((n) => ({
-          id: n.id,
-          type: "goal",
-          position: positions.get(n.id) ?? { x: 0, y: 0 },
-          data: { node: n, vertical: direction === "DOWN" },
-          draggable: false,
-          connectable: false,
-        })),
-        edges: dag.edges.map((e) => ({
-          id: e.id,
-          type: "goal",
-          source: e.source,
-          target: e.target,
-          markerEnd: { type: MarkerType.ArrowClosed },
-          data: { edge: e, selected: false, onSelect: select, onToggle: toggle },
-        })),
+      const vertical = direction === "DOWN";
+      setFlow((prev) => {
+        // Every node keeps the size React Flow measured (see onNodesChange): dropping it would hide the
+        // node and its edges until measured again, which a node whose size stays the same may never be.
+        // The handle sides are given too: when the flow turns, their change makes React Flow measure
+        // the handles again.
+        const before = new Map(prev.nodes.map((n) => [n.id, n]));
+        return {
+          nodes: dag.nodes.map((n) => {
+            const measured = before.get(n.id)?.measured;
+            return {
+              id: n.id,
+              type: "goal" as const,
+              position: positions.get(n.id) ?? { x: 0, y: 0 },
+              data: { node: n, vertical },
+              sourcePosition: vertical ? Position.Bottom : Position.Right,
+              targetPosition: vertical ? Position.Top : Position.Left,
+              draggable: false,
+              connectable: false,
+              ...(measured ? { measured } : {}),
+            };
+          }),
+          edges: dag.edges.map((e) => ({
+            id: e.id,
+            type: "goal",
+            source: e.source,
+            target: e.target,
+            markerEnd: { type: MarkerType.ArrowClosed },
+            data: { edge: e, selected: false, onSelect: select, onToggle: toggle },
+          })),
+        };
       });
     });
     return () => {
@@ -179,10 +206,18 @@ export function DagView({ traceId }: { traceId: string }) {
     };
   }, [dag, canvasSize, select, toggle]);
 
-  // The graph's shape: a change (expand, collapse, a new goal) fits the view again once measured.
+  // The graph's shape: a change (expand, collapse, a new goal) fits the view again.
   const shape = useMemo(
     () => `${flow.nodes[0]?.data.vertical ? "down" : "right"}:${flow.nodes.map((n) => n.id).join("|")}`,
     [flow.nodes],
+  );
+  const bounds = useMemo(() => boundsOf(flow.nodes), [flow.nodes]);
+
+  // The graph is controlled (its nodes come from the layout), so the sizes React Flow measures are
+  // kept in the nodes given back to it.
+  const onNodesChange = useCallback(
+    (changes: NodeChange<GoalFlowNode>[]) => setFlow((f) => ({ ...f, nodes: applyNodeChanges(changes, f.nodes) })),
+    [],
   );
 
   const edges = useMemo(
@@ -200,6 +235,7 @@ export function DagView({ traceId }: { traceId: string }) {
         )}
         <ReactFlow
           nodes={flow.nodes}
+          onNodesChange={onNodesChange}
           edges={edges}
           nodeTypes={nodeTypes}
           edgeTypes={edgeTypes}
@@ -211,7 +247,7 @@ export function DagView({ traceId }: { traceId: string }) {
         >
           <Background />
           <Controls showInteractive={false} />
-          <FitOnChange shape={shape} />
+          <FitOnChange shape={shape} bounds={bounds} />
         </ReactFlow>
       </div>
       <aside className="dag-side" aria-label="Goal details">
@@ -268,19 +304,57 @@ export function DagView({ traceId }: { traceId: string }) {
   );
 }
 
+/** The box the laid-out nodes take, from their positions and the sizes the layout reserved for them. */
+function boundsOf(nodes: readonly GoalFlowNode[]): Rect | undefined {
+  if (nodes.length === 0) return undefined;
+  let [left, top, right, bottom] = [
+    Number.POSITIVE_INFINITY,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ];
+  for (const n of nodes) {
+    const size = NODE_SIZE[n.data.node.kind];
+    left = Math.min(left, n.position.x);
+    top = Math.min(top, n.position.y);
+    right = Math.max(right, n.position.x + size.width);
+    bottom = Math.max(bottom, n.position.y + size.height);
+  }
+  return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+/** Room kept at the canvas's edge when the graph is larger than it. */
+const EDGE_ROOM = 16;
+
 /**
- * Fits the view when the graph's shape changes, after React Flow has measured the new nodes (a fit
- * before that leaves newly expanded nodes cut off).
+ * The view that shows `bounds` in a `width` × `height` canvas at the largest zoom up to FIT's
+ * maximum, centred. A graph too large for the canvas even at the smallest readable zoom starts at
+ * its top left instead (where START is), rather than being cut at both ends.
  */
-function FitOnChange({ shape }: { shape: string }) {
-  const measured = useNodesInitialized();
-  const { fitView } = useReactFlow();
+function fittedViewport(bounds: Rect, width: number, height: number): Viewport {
+  const view = getViewportForBounds(bounds, width, height, FIT.minZoom, FIT.maxZoom, FIT.padding);
+  if (bounds.width * view.zoom > width - 2 * EDGE_ROOM) view.x = EDGE_ROOM - bounds.x * view.zoom;
+  if (bounds.height * view.zoom > height - 2 * EDGE_ROOM) view.y = EDGE_ROOM - bounds.y * view.zoom;
+  return view;
+}
+
+/**
+ * Fits the view when the graph's shape or the canvas's size changes. The view is computed from the
+ * layout's own positions and set directly: React Flow's fitView waits for node measurements that a
+ * controlled graph (nodes passed as props, no change handler) never reports back, so it never ran.
+ */
+function FitOnChange({ shape, bounds }: { shape: string; bounds: Rect | undefined }) {
+  const { setViewport } = useReactFlow();
+  const width = useStore((s) => s.width);
+  const height = useStore((s) => s.height);
   const fitted = useRef("");
   useEffect(() => {
-    if (!measured || shape === "" || fitted.current === shape) return;
-    fitted.current = shape;
-    void fitView(FIT);
-  }, [measured, shape, fitView]);
+    if (!bounds || width === 0 || height === 0) return;
+    const key = `${shape}@${width}x${height}`;
+    if (fitted.current === key) return;
+    fitted.current = key;
+    void setViewport(fittedViewport(bounds, width, height));
+  }, [shape, bounds, width, height, setViewport]);
   return null;
 }
 

@@ -89,76 +89,78 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
             {llm.length === 0 ? (
               <p className="muted">None recorded (the basic level records tool calls only).</p>
             ) : (
-              <table className="data" aria-label="LLM calls">
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Agent</th>
-                    <th scope="col">Model</th>
-                    <th scope="col" className="num">
-                      Input
-                    </th>
-                    <th scope="col" className="num">
-                      Output
-                    </th>
-                    <th scope="col" className="num">
-                      Total
-                    </th>
-                    <th scope="col" className="num">
-                      Duration
-                    </th>
-                    <th scope="col">Finish</th>
-                    <th scope="col">Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {llm.map((r) => {
-                    const isOpen = open.has(r.event_id);
-                    const detailId = `debug-detail-${r.event_id}`;
-                    return (
-                      <Fragment key={r.event_id}>
-                        <tr data-event-id={r.event_id} className="llm-row">
-                          <td>{formatTime(r.started_at)}</td>
-                          <td>{r.node}</td>
-                          <td data-testid="model">{r.model}</td>
-                          <td className="num" data-testid="input-tokens">
-                            {formatTokens(r.input_tokens)}
-                          </td>
-                          <td className="num" data-testid="output-tokens">
-                            {formatTokens(r.output_tokens)}
-                          </td>
-                          <td className="num">{formatTokens(r.total_tokens)}</td>
-                          <td className="num" data-testid="duration">
-                            {r.interrupted ? "interrupted" : formatDuration(r.duration_ms)}
-                          </td>
-                          <td>
-                            {r.finish_reason}
-                            {r.cached && <span className="badge">cached</span>}
-                          </td>
-                          <td>
-                            <button
-                              type="button"
-                              aria-expanded={isOpen}
-                              aria-controls={detailId}
-                              onClick={() => toggle(r.event_id)}
-                              aria-label={`${isOpen ? "Hide" : "Show"} input and output of call ${r.call_id}`}
-                            >
-                              {isOpen ? "Hide" : "Show"}
-                            </button>
-                          </td>
-                        </tr>
-                        {isOpen && (
-                          <tr id={detailId} className="debug-detail">
-                            <td colSpan={9}>
-                              <RecordIo record={r} />
+              <div className="table-scroll">
+                <table className="data" aria-label="LLM calls">
+                  <thead>
+                    <tr>
+                      <th scope="col">Started</th>
+                      <th scope="col">Agent</th>
+                      <th scope="col">Model</th>
+                      <th scope="col" className="num">
+                        Input
+                      </th>
+                      <th scope="col" className="num">
+                        Output
+                      </th>
+                      <th scope="col" className="num">
+                        Total
+                      </th>
+                      <th scope="col" className="num">
+                        Duration
+                      </th>
+                      <th scope="col">Finish</th>
+                      <th scope="col">Details</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {llm.map((r) => {
+                      const isOpen = open.has(r.event_id);
+                      const detailId = `debug-detail-${r.event_id}`;
+                      return (
+                        <Fragment key={r.event_id}>
+                          <tr data-event-id={r.event_id} className="llm-row">
+                            <td>{formatTime(r.started_at)}</td>
+                            <td>{r.node}</td>
+                            <td data-testid="model">{r.model}</td>
+                            <td className="num" data-testid="input-tokens">
+                              {formatTokens(r.input_tokens)}
+                            </td>
+                            <td className="num" data-testid="output-tokens">
+                              {formatTokens(r.output_tokens)}
+                            </td>
+                            <td className="num">{formatTokens(r.total_tokens)}</td>
+                            <td className="num" data-testid="duration">
+                              {r.interrupted ? "interrupted" : formatDuration(r.duration_ms)}
+                            </td>
+                            <td>
+                              {r.finish_reason}
+                              {r.cached && <span className="badge">cached</span>}
+                            </td>
+                            <td>
+                              <button
+                                type="button"
+                                aria-expanded={isOpen}
+                                aria-controls={detailId}
+                                onClick={() => toggle(r.event_id)}
+                                aria-label={`${isOpen ? "Hide" : "Show"} input and output of call ${r.call_id}`}
+                              >
+                                {isOpen ? "Hide" : "Show"}
+                              </button>
                             </td>
                           </tr>
-                        )}
-                      </Fragment>
-                    );
-                  })}
-                </tbody>
-              </table>
+                          {isOpen && (
+                            <tr id={detailId} className="debug-detail">
+                              <td colSpan={9}>
+                                <RecordIo record={r} />
+                              </td>
+                            </tr>
+                          )}
+                        </Fragment>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
           <section aria-labelledby="debug-tool-title">
@@ -166,39 +168,41 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
             {tools.length === 0 ? (
               <p className="muted">None recorded.</p>
             ) : (
-              <table className="data" aria-label="Tool calls">
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Tool</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" className="num">
-                      Duration
-                    </th>
-                    <th scope="col">Input and output</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {tools.map((r) => (
-                    <tr key={r.event_id} data-event-id={r.event_id} className="tool-row">
-                      <td>{formatTime(r.started_at)}</td>
-                      <td>{r.tool}</td>
-                      <td>{r.interrupted ? "interrupted" : r.is_error ? "failed" : "ok"}</td>
-                      <td className="num">{formatDuration(r.duration_ms)}</td>
-                      <td>
-                        {r.input === undefined && r.output === undefined ? (
-                          <span className="muted">not recorded at this level</span>
-                        ) : (
-                          <details>
-                            <summary>Show</summary>
-                            <RecordIo record={r} />
-                          </details>
-                        )}
-                      </td>
+              <div className="table-scroll">
+                <table className="data" aria-label="Tool calls">
+                  <thead>
+                    <tr>
+                      <th scope="col">Started</th>
+                      <th scope="col">Tool</th>
+                      <th scope="col">Status</th>
+                      <th scope="col" className="num">
+                        Duration
+                      </th>
+                      <th scope="col">Input and output</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {tools.map((r) => (
+                      <tr key={r.event_id} data-event-id={r.event_id} className="tool-row">
+                        <td>{formatTime(r.started_at)}</td>
+                        <td>{r.tool}</td>
+                        <td>{r.interrupted ? "interrupted" : r.is_error ? "failed" : "ok"}</td>
+                        <td className="num">{formatDuration(r.duration_ms)}</td>
+                        <td>
+                          {r.input === undefined && r.output === undefined ? (
+                            <span className="muted">not recorded at this level</span>
+                          ) : (
+                            <details>
+                              <summary>Show</summary>
+                              <RecordIo record={r} />
+                            </details>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </section>
           {next !== undefined && (

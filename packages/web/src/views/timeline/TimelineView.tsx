@@ -8,6 +8,13 @@ import { SpanDetails } from "./SpanDetails.js";
 import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
 
 const ICONS = { model: Sparkles, tool: Wrench, compaction: Minimize2, subagent: Bot } as const;
+const LEGEND = [
+  ["model", "model"],
+  ["tool", "tool"],
+  ["wait", "waiting for permission"],
+  ["compaction", "compaction"],
+  ["subagent", "sub-agent"],
+] as const;
 /** Rows drawn at first and per "show more": a long session's thousands of calls stay fast to open. */
 const PAGE = 400;
 
@@ -87,16 +94,26 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
           {formatDuration(total)} in all · {rows.length} spans · {formatTokens(spent.tokens) || "0"} tokens
           {spent.cost > 0 ? ` · ${formatCost(spent.cost)}` : ""}
         </span>
+        {/* One box per entry, so a narrow screen wraps the legend between entries, never inside one. */}
         <span className="legend">
-          <span className="swatch model" /> model <span className="swatch tool" /> tool <span className="swatch wait" /> waiting
-          for permission <span className="swatch compaction" /> compaction <span className="swatch subagent" /> sub-agent
+          {LEGEND.map(([kind, name]) => (
+            <span key={kind} className="legend-item">
+              <span className={`swatch ${kind}`} /> {name}
+            </span>
+          ))}
         </span>
       </p>
       <div className="timeline-axis" aria-hidden="true">
         <span className="timeline-label-col" />
         <span className="timeline-track">
           {ticks(total).map((t) => (
-            <span key={t} className="tick" style={{ left: `${(t / total) * 100}%` }}>
+            // Labels sit centred on their lines, but the first starts at its line and one near the end
+            // finishes at it, so none runs off the axis (ticks are a fifth of it apart or more).
+            <span
+              key={t}
+              className={t === 0 ? "tick" : t / total > 0.92 ? "tick end" : "tick mid"}
+              style={{ left: `${(t / total) * 100}%` }}
+            >
               {formatDuration(t) || "0"}
             </span>
           ))}
