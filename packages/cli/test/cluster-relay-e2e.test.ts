@@ -226,7 +226,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through; A's health says 503 meanwhile", async () => {
+  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through; A's health and new chats get 503 meanwhile", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);
     let locker: pg.Client | undefined;
@@ -260,6 +260,14 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       a.cli.child.kill("SIGTERM");
       const health = await healthOnceNotOk(a.url, performance.now() + 20_000);
       expect(health).toMatchObject({ status: 503, body: { status: "unavailable", accepting: false } });
+      // A chat that still reaches A now is refused with the same 503, not started and cut off with A.
+      const late = await fetch(`${a.url}/api/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ message: "too late for A" }),
+      });
+      expect(late.status).toBe(503);
+      expect(await late.json()).toMatchObject({ error: { code: "instance_unavailable" } });
       await locker.query("rollback");
       const exited = await a.cli.result;
       expect(exited.code).toBe(0);

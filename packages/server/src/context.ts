@@ -1,5 +1,6 @@
 import type { LlmCache, Runtime, Store, WatchHub } from "@arbor/core";
 import type { ClusterRelay } from "./cluster/cluster-node.js";
+import { ApiError } from "./errors.js";
 
 /**
  * What route handlers share: the runtime, and what they read through it (its store, watch hub and
@@ -14,4 +15,19 @@ export interface ServerContext {
   cache: LlmCache | undefined;
   /** The other instances of `arbor serve --cluster`, when this is one of them. */
   cluster: ClusterRelay | undefined;
+}
+
+/**
+ * Refuses new work on a cluster instance whose health says it takes none (it is handing its runs
+ * back on SIGTERM, or has lost the others' notifications): a run started there now would be cut off
+ * with its client still waiting. A client that gets this 503 sends the request again, and the load
+ * balancer, which sees the same answer from /api/health, routes it to another instance.
+ */
+export function requireAccepting(ctx: ServerContext): void {
+  if (ctx.cluster && !ctx.cluster.health().accepting) {
+    throw new ApiError(
+      "instance_unavailable",
+      "This instance is shutting down or cut off from the cluster and starts no new runs; send the request again to another instance.",
+    );
+  }
 }

@@ -13,6 +13,7 @@ export type ServerErrorCode =
   | "permission_not_found"
   | "message_not_found"
   | "upgrade_required"
+  | "instance_unavailable"
   | "internal_error";
 
 export type ApiErrorCode = ArborErrorCode | ServerErrorCode;
@@ -78,6 +79,8 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   // The summarizing model failed: an upstream failure, the session unchanged.
   compaction_failed: 502,
   store_closed: 503,
+  // A cluster instance that is shutting down (or cannot hear the others) starts no run: another one should.
+  instance_unavailable: 503,
 };
 
 export function statusFor(code: ApiErrorCode): number {

@@ -9,7 +9,7 @@ import {
 } from "@arbor/core/internal";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
-import type { ServerContext } from "../context.js";
+import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../schemas.js";
@@ -98,6 +98,10 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         404: { description: "session_id or from_entry_id does not exist.", schema: ErrorResponse },
         409: { description: "The session already has a run in progress and `busy` is `reject`.", schema: ErrorResponse },
         410: { description: "Resumed from an event that is no longer kept.", schema: ErrorResponse },
+        503: {
+          description: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
+          schema: ErrorResponse,
+        },
       },
     },
     async ({ body }, c) => {
@@ -118,6 +122,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
       }
+      // Reading a run's events goes on while the instance stops; starting or steering one does not.
+      requireAccepting(ctx);
       if (body.session_id !== undefined) {
         const sessionId = body.session_id;
         // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.

@@ -1,5 +1,5 @@
 import { ArborError, type RunEvent } from "@arbor/core/internal";
-import type { ServerContext } from "../context.js";
+import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse, SessionParams } from "../schemas.js";
@@ -92,6 +92,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         },
         404: { description: "The session of an approval or a regenerate-message does not exist.", schema: ErrorResponse },
         409: { description: "The session already has a run in progress.", schema: ErrorResponse },
+        503: {
+          description: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
+          schema: ErrorResponse,
+        },
       },
     },
     async ({ body }) => {
@@ -145,6 +149,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
+      requireAccepting(ctx);
       await requireNoRun(runtime, sessionId);
       if (body.trigger === "regenerate-message") {
         const branch = await regenerateFrom(sessionId);
