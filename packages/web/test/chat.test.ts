@@ -136,3 +136,30 @@ describe("steering from the composer", () => {
     expect(JSON.stringify(model.calls[1]?.prompt.at(-1))).toContain("Also make it blue.");
   });
 });
+
+describe("a server with no model configured", () => {
+  it("answers the first chat with one error that says so and how to set a model", async () => {
+    server = await startWebServer({ model: null });
+    const page = await openPage(browser, { width: 1440, height: 900 });
+    await page.goto(server.url);
+    const composer = page.getByRole("form", { name: "Composer" });
+    await expect
+      .poll(() => composer.getByLabel("Model").getAttribute("placeholder"))
+      .toBe("none configured: type provider/model");
+    await composer.getByLabel("Message").fill("Hello?");
+    await composer.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("alert").first().waitFor();
+    await expect.poll(() => page.locator(".live-run").getAttribute("data-status")).toBe("error");
+    // The run never began, so no session was made: the page stays where the message was sent,
+    // with the message and one alert, instead of moving to a session page that cannot be found.
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(await page.getByText("Session not found").count()).toBe(0);
+    expect(await page.locator(".live-run .msg-user").textContent()).toBe("Hello?");
+    const alerts = await page.getByRole("alert").allTextContents();
+    await screenshot(page, "chat-no-model");
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toContain("No model is configured");
+    expect(alerts[0]).toMatch(/--model <provider>\/<model>.*ARBOR_MODEL.*arbor\.json/);
+    await page.close();
+  });
+});

@@ -63,7 +63,14 @@ class RunStore {
       }
       const sessionId = run.sessionId;
       this.set({ ...run, key: sessionId });
-      onSession?.(sessionId);
+      if (run.status === "error" && run.items.length === 0) {
+        // Its first word is an error: the run may have failed before it began (no model configured,
+        // an unknown agent), and then the session it names was never made. The error stays where
+        // the message was sent rather than leading to a page that says the session does not exist.
+        if (onSession) void sessionExists(sessionId).then((exists) => exists && onSession(sessionId));
+      } else {
+        onSession?.(sessionId);
+      }
       return sessionId;
     }
     this.set(run);
@@ -180,6 +187,15 @@ class RunStore {
     if (run?.status !== "done") return;
     this.runs.delete(run.key);
     for (const l of this.listeners) l();
+  }
+}
+
+async function sessionExists(sessionId: string): Promise<boolean> {
+  try {
+    await api(`/api/sessions/${encodeURIComponent(sessionId)}`, ignoreBody);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -32,8 +32,8 @@ export interface WebServer {
 
 export interface WebServerOptions {
   script?: Script;
-  /** A model of its own (a routed one) instead of the scripted one over `script`. */
-  model?: RuntimeOptions["model"];
+  /** A model of its own (a routed one) instead of the scripted one over `script`; null for none at all. */
+  model?: RuntimeOptions["model"] | null;
   config?: Config;
   tools?: AnyToolDefinition[];
   token?: string;
@@ -58,7 +58,8 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     arborHome: home,
     env: {},
     blobs,
-    model: options.model ?? scriptedModel(options.script ?? []),
+    // null: a server started with no model configured, as `arbor serve` is without --model.
+    model: options.model === null ? undefined : (options.model ?? scriptedModel(options.script ?? [])),
     ...(options.config ? { config: options.config } : {}),
     tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
     ...options.runtime,
