@@ -114,6 +114,47 @@ describe("run timeline", () => {
     await page.getByRole("link", { name: "Open the sub-trace" }).click();
     const second = subagents[1]?.kind === "subagent" ? subagents[1].sub_session_id : "";
     await page.waitForURL((url) => decodeURIComponent(url.pathname) === `/sessions/${second}`);
+
+    // The same run's totals in the header: the three main calls and the compaction's summary call,
+    // with the two branches' spending beside them; together the timeline's 6370 tokens.
+    await page.goto(`${server.url}/sessions/${sessionId}`);
+    const totals = page.getByTestId("session-totals");
+    await totals.getByTestId("sub-agent-totals").waitFor();
+    const figure = async (name: string) =>
+      totals
+        .locator("div", { has: page.locator(`dt:text-is("${name}")`) })
+        .locator("dd")
+        .textContent();
+    expect(await figure("Input")).toBe(String(900 + 1200 + 1500 + 2000));
+    expect(await figure("Output")).toBe(String(40 + 30 + 20 + 60));
+    expect(await figure("Calls")).toBe("4");
+    expect(await figure("Cost")).toBe("price unknown");
+    expect(await figure("Sub-agents")).toBe("620 tokens in 2 runs");
+    await page.getByText("Both branches looked; the key is set.").waitFor();
+    await screenshot(page, "totals-1440");
+
+    // The steps view: each call's tokens, and the context chart with the compaction after the last call.
+    await page.getByRole("navigation", { name: "Session views" }).getByRole("link", { name: "Steps" }).click();
+    const chart = page.getByTestId("context-chart");
+    await chart.waitFor();
+    expect(await chart.locator("figcaption").textContent()).toBe(
+      "Context size per model call: peak 1500 tokens over 3 calls, 1 compaction (dashed)",
+    );
+    const marks = chart.getByTestId("compaction-mark");
+    expect(await marks.count()).toBe(1);
+    // The compaction came after every call: its mark is right of the last point.
+    const markX = Number(await marks.getAttribute("x1"));
+    const dots = await chart.locator("circle.dot").evaluateAll((cs) => cs.map((c) => Number(c.getAttribute("cx"))));
+    expect(dots).toHaveLength(3);
+    expect(markX).toBeGreaterThan(Math.max(...dots));
+    const answer = page.getByRole("group", { name: "Answer to “Is the key set? Look around.”" });
+    const usages = await answer.getByTestId("step-usage").allTextContents();
+    expect(usages.map((u) => u.trim())).toEqual([
+      "· 900 in · 40 out · price unknown",
+      "· 1200 in · 30 out · price unknown",
+      "· 1500 in · 20 out · price unknown",
+    ]);
+    await screenshot(page, "steps-1440");
     await page.close();
   });
 });

@@ -28,10 +28,29 @@ export function usageOf(entry: Entry | undefined): EntryUsage | undefined {
   return { input: t.input, cached: t.cacheRead, output: t.output, reasoning: t.reasoning, cost: entry.message.cost };
 }
 
+/**
+ * What a compaction's own model call (the summary) used and cost, as its entry's details record
+ * them; undefined for anything else, or a compaction that recorded no usage.
+ */
+export function compactionUsageOf(entry: Entry | undefined): EntryUsage | undefined {
+  if (entry?.type !== "compaction") return undefined;
+  const details = (entry.details ?? {}) as { usage?: unknown; cost?: unknown };
+  const u = details.usage as Partial<Record<"input" | "output" | "reasoning" | "cacheRead", unknown>> | undefined;
+  if (!u || typeof u.input !== "number" || typeof u.output !== "number") return undefined;
+  return {
+    input: u.input,
+    cached: typeof u.cacheRead === "number" ? u.cacheRead : 0,
+    output: u.output,
+    reasoning: typeof u.reasoning === "number" ? u.reasoning : 0,
+    cost: typeof details.cost === "number" ? details.cost : undefined,
+  };
+}
+
 export function sessionTotals(snapshot: Snapshot): SessionTotals {
   const totals: SessionTotals = { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, unpriced: 0, calls: 0 };
   for (const entry of snapshot.entries) {
-    const u = usageOf(entry);
+    // A compaction's summary is a model call this session paid for, as much as an answer is.
+    const u = usageOf(entry) ?? compactionUsageOf(entry);
     if (!u) continue;
     totals.calls++;
     totals.input += u.input;
@@ -53,8 +72,14 @@ export interface ContextPoint {
   afterCompaction: boolean;
 }
 
+export interface ContextSeries {
+  points: ContextPoint[];
+  /** The path ends in a compaction that no model call has followed yet (a compaction asked for after a run). */
+  compactedAtEnd: boolean;
+}
+
 /** The context size of each model call along the active path, with compactions marked on the call after them. */
-export function contextSeries(snapshot: Snapshot): ContextPoint[] {
+export function contextSeries(snapshot: Snapshot): ContextSeries {
   const byId = new Map(snapshot.entries.map((e) => [e.id, e]));
   const points: ContextPoint[] = [];
   let compacted = false;
@@ -69,5 +94,5 @@ export function contextSeries(snapshot: Snapshot): ContextPoint[] {
     points.push({ entryId: id, tokens: t.input + t.cacheRead + t.cacheWrite, afterCompaction: compacted });
     compacted = false;
   }
-  return points;
+  return { points, compactedAtEnd: compacted };
 }

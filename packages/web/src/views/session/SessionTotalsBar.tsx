@@ -1,12 +1,52 @@
-import type { Snapshot } from "@arbor/core";
-import { useMemo } from "react";
+import type { SessionMeta, Snapshot } from "@arbor/core";
+import { useEffect, useMemo, useState } from "react";
+import { api } from "../../api/client.js";
+import { parseSessionPage } from "../../api/wire.js";
 import { formatCost, formatTokens } from "../../lib/format.js";
 import { sessionTotals } from "../../lib/session-stats.js";
 
-/** The session's spend at a glance: tokens by kind and the cost, or why there is none. */
+/** What the session's sub-agents (explore branches, delegates, plan steps) spent, from their sessions' running totals. */
+interface SubAgentSpend {
+  runs: number;
+  tokens: number;
+  cost: number;
+}
+
+/**
+ * Sub-agents run in sessions of their own, so their spending is not in this snapshot; their
+ * sessions' totals are. Read again whenever this session changes (a run that just ended).
+ */
+function useSubAgentSpend(snapshot: Snapshot): SubAgentSpend | undefined {
+  const [spend, setSpend] = useState<SubAgentSpend | undefined>();
+  const id = snapshot.session.id;
+  const version = snapshot.session.updatedAt;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the reload trigger.
+  useEffect(() => {
+    let live = true;
+    api(`/api/sessions?parent_id=${encodeURIComponent(id)}&limit=1000`, parseSessionPage).then(
+      (page) => {
+        if (!live) return;
+        const subs = page.sessions as Array<SessionMeta & { totalTokens?: number; totalCost?: number }>;
+        setSpend({
+          runs: subs.length,
+          tokens: subs.reduce((n, s) => n + (s.totalTokens ?? 0), 0),
+          cost: subs.reduce((n, s) => n + (s.totalCost ?? 0), 0),
+        });
+      },
+      () => live && setSpend(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, version]);
+  return spend;
+}
+
+/** The session's spend at a glance: tokens by kind and the cost, or why there is none; then its sub-agents'. */
 export function SessionTotalsBar({ snapshot }: { snapshot: Snapshot }) {
   const t = useMemo(() => sessionTotals(snapshot), [snapshot]);
-  if (t.calls === 0) return null;
+  const subs = useSubAgentSpend(snapshot);
+  if (t.calls === 0 && !subs?.runs) return null;
   const cost =
     t.unpriced > 0 && t.cost === 0
       ? "price unknown"
@@ -37,6 +77,15 @@ export function SessionTotalsBar({ snapshot }: { snapshot: Snapshot }) {
         <dt>Calls</dt>
         <dd>{t.calls}</dd>
       </div>
+      {subs && subs.runs > 0 && (
+        <div data-testid="sub-agent-totals">
+          <dt>Sub-agents</dt>
+          <dd>
+            {formatTokens(subs.tokens) || "0"} tokens in {subs.runs} run{subs.runs === 1 ? "" : "s"}
+            {subs.cost > 0 ? ` · ${formatCost(subs.cost)}` : ""}
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }

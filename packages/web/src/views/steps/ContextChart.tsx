@@ -13,14 +13,20 @@ const PAD = { left: 44, right: 8, top: 8, bottom: 18 };
  * it was cut back.
  */
 export function ContextChart({ snapshot }: { snapshot: Snapshot }) {
-  const points = useMemo(() => contextSeries(snapshot), [snapshot]);
+  const { points, compactedAtEnd } = useMemo(() => contextSeries(snapshot), [snapshot]);
   if (points.length === 0) return null;
   const max = Math.max(1, ...points.map((p) => p.tokens));
   const n = points.length;
-  const x = (i: number) => PAD.left + (n === 1 ? (W - PAD.left - PAD.right) / 2 : (i / (n - 1)) * (W - PAD.left - PAD.right));
+  // Positions count calls (0 … n − 1); a compaction sits half way between the calls around it, and
+  // one that no call has followed yet half a step after the last.
+  const end = n - 1 + (compactedAtEnd ? 0.5 : 0);
+  const x = (at: number) => PAD.left + (end === 0 ? (W - PAD.left - PAD.right) / 2 : (at / end) * (W - PAD.left - PAD.right));
   const y = (v: number) => PAD.top + (1 - v / max) * (H - PAD.top - PAD.bottom);
   const line = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.tokens).toFixed(1)}`).join(" ");
-  const compactions = points.flatMap((p, i) => (p.afterCompaction ? [i] : []));
+  const compactions = [
+    ...points.flatMap((p, i) => (p.afterCompaction ? [Math.max(0, i - 0.5)] : [])),
+    ...(compactedAtEnd ? [n - 0.5] : []),
+  ];
   const peak = points.reduce((a, b) => (b.tokens > a.tokens ? b : a));
   return (
     <figure className="context-chart" data-testid="context-chart">
@@ -36,13 +42,13 @@ export function ContextChart({ snapshot }: { snapshot: Snapshot }) {
         <text className="tick" x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end">
           0
         </text>
-        {compactions.map((i) => (
+        {compactions.map((at) => (
           <line
-            key={`c${i}`}
+            key={`c${at}`}
             className="compaction-mark"
             data-testid="compaction-mark"
-            x1={x(i) - (n > 1 ? (x(1) - x(0)) / 2 : 0)}
-            x2={x(i) - (n > 1 ? (x(1) - x(0)) / 2 : 0)}
+            x1={x(at)}
+            x2={x(at)}
             y1={PAD.top}
             y2={H - PAD.bottom}
           >
