@@ -78,9 +78,19 @@ export const GoalMessagesQuery = z.object({
     .enum(["seed", "entries"])
     .optional()
     .describe("`seed` (default): seed 000's message records; `entries`: the session's message entries as stored."),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe("With format=entries: only the first this many messages, and `total` says how many there are."),
 });
 
-export const GoalEntriesResponse = z.object({ messages: z.array(EntrySchema) });
+export const GoalEntriesResponse = z.object({
+  messages: z.array(EntrySchema),
+  total: z.number().int().nonnegative().optional().describe("With `limit`: how many messages the goal has in all."),
+});
 
 export const ReplayRequest = z.strictObject({
   from_message_id: EntryId.describe("The assistant message that made the goal call."),

@@ -112,6 +112,14 @@ describe("trace routes", () => {
     ).messages;
     expect(entries.map((e) => e.id)).toEqual(records.map((r) => r.message_id));
     expect(entries.every((e) => e.type === "message" && e.message.goalId === "1")).toBe(true);
+    // limit: the first messages, and how many there are in all.
+    const first = (await (await server.api(`/api/traces/${id}/messages?goal_id=1&format=entries&limit=3`)).json()) as {
+      messages: Entry[];
+      total: number;
+    };
+    expect(first.messages.map((e) => e.id)).toEqual(entries.slice(0, 3).map((e) => e.id));
+    expect(first.total).toBe(entries.length);
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?format=entries&limit=0`))).toMatchObject({ status: 400 });
     expect(await errorOf(await server.api(`/api/traces/${id}/messages?format=xml`))).toMatchObject({ status: 400 });
 
     expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=9`))).toMatchObject({

@@ -1,8 +1,8 @@
 import { ArborError } from "../errors.js";
-import { goalTreeOnPath } from "../goal/goal-path.js";
+import { goalTreeOnPath, recordedGoalTree } from "../goal/goal-path.js";
 import type { GoalTree } from "../goal/goal-tree.js";
 import { descendantIds } from "../goal/tree-walk.js";
-import type { MessageEntry } from "../model/entry.js";
+import type { Entry, MessageEntry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import type { Store } from "../store/store.js";
 
@@ -58,6 +58,15 @@ export async function getTrace(store: Store, traceId: string): Promise<TraceView
   return { trace, goalTree: goalTreeOnPath(path) ?? null, subTraces };
 }
 
+/** The latest goal tree recorded on a path, as recorded (its stats are not counted again). */
+function latestGoalTreeOnPath(path: readonly Entry[]): GoalTree | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const tree = recordedGoalTree(path[i] as Entry);
+    if (tree) return tree;
+  }
+  return undefined;
+}
+
 export interface GoalMessagesOptions {
   /** Also the messages of the goal's subgoals (what an edge shows when it is collapsed). */
   descendants?: boolean;
@@ -78,7 +87,9 @@ export async function goalMessages(
   const path = await store.getActivePath(traceId);
   const messages = path.filter((e): e is MessageEntry => e.type === "message");
   if (goalId === undefined) return messages;
-  const tree = goalTreeOnPath(path);
+  // Only the plan's shape is needed here (which goals there are, and under which): the latest tree
+  // recorded on the path, without counting every message's stats again as the goal view does.
+  const tree = latestGoalTreeOnPath(path);
   if (!tree?.goals.some((g) => g.id === goalId)) {
     throw new ArborError("goal_not_found", `Trace ${traceId} has no goal with id ${goalId} (ids are the tree's internal ids).`);
   }

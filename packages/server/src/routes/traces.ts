@@ -50,7 +50,12 @@ export function traceRoutes(ctx: ServerContext): Route[] {
       },
       async ({ params, query }, c) => {
         const messages = await goalMessages(store, params.id, query.goal_id, { descendants: query.descendants === "true" });
-        if (query.format === "entries") return c.json({ messages });
+        if (query.format === "entries") {
+          // A goal of a long session holds thousands of messages; a viewer asks for the first page.
+          return c.json(
+            query.limit === undefined ? { messages } : { messages: messages.slice(0, query.limit), total: messages.length },
+          );
+        }
         // A record's sequence is its place among all the trace's messages, not among the goal's.
         const all = query.goal_id === undefined ? messages : await goalMessages(store, params.id, undefined);
         const sequence = new Map(all.map((entry, i) => [entry.id, i + 1]));

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { formatTokens } from "../../lib/format.js";
 import { DiffView } from "../common/DiffView.js";
 import { RichText } from "../common/RichText.js";
@@ -17,8 +18,12 @@ function Images({ images }: { images: ImageView[] }) {
   );
 }
 
-/** One block of the active path: a message, a compaction or branch summary, a step's file changes, or a short note. */
-export function HistoryBlockView({ block }: { block: HistoryBlock }) {
+/**
+ * One block of the active path: a message, a compaction or branch summary, a step's file changes, or
+ * a short note. Blocks come from the snapshot and stay the same objects until it changes, so a
+ * render of the chat (a streamed token, "show earlier") leaves the blocks already shown alone.
+ */
+export const HistoryBlockView = memo(function HistoryBlockView({ block }: { block: HistoryBlock }) {
   const id = block.entry.id;
   switch (block.kind) {
     case "user":
@@ -102,4 +107,4 @@ export function HistoryBlockView({ block }: { block: HistoryBlock }) {
         </p>
       );
   }
-}
+});

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
@@ -21,7 +22,7 @@ const components: Components = {
 const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as never;
 const remarkPlugins = [remarkGfm];
 
-export default function Markdown({ text }: { text: string }) {
+function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
       <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
@@ -30,3 +31,7 @@ export default function Markdown({ text }: { text: string }) {
     </div>
   );
 }
+
+// Parsed again only when the text changes: react-markdown parses on every render, and a chat
+// renders its messages again whenever anything on the page changes (a streamed token).
+export default memo(Markdown);

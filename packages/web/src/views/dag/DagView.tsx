@@ -7,6 +7,7 @@ import {
   getViewportForBounds,
   MarkerType,
   type NodeChange,
+  type NodeHandle,
   Position,
   ReactFlow,
   type Rect,
@@ -19,6 +20,7 @@ import { api } from "../../api/client.js";
 import { parseMessages, parseTrace } from "../../api/wire.js";
 import { truncate } from "../../lib/format.js";
 import { TraceWatch, type WatchMessage, type WatchState } from "../../lib/trace-watch.js";
+import { plain } from "../tree/flatten.js";
 import { buildDag, type DagEdge, statsText } from "./build-dag.js";
 import { describeEvent, type EventLine } from "./describe-event.js";
 import { GoalEdge, type GoalFlowEdge } from "./GoalEdge.js";
@@ -28,6 +30,21 @@ import { layoutToFit, NODE_SIZE } from "./layout.js";
 
 const nodeTypes = { goal: GoalNode };
 const edgeTypes = { goal: GoalEdge };
+/** An edge's messages listed at first and per "show more": a goal of a long session holds thousands. */
+const MESSAGES_PAGE = 200;
+
+/** The first messages of an edge, and how many it has in all. */
+interface MessagePrefix {
+  list: MessageEntry[];
+  total: number;
+}
+
+function parseMessagePrefix(value: unknown): MessagePrefix {
+  const list = parseMessages<MessageEntry>(value);
+  const total = (value as { total?: unknown }).total;
+  // A server without `limit` sends every message and no total.
+  return { list, total: typeof total === "number" ? total : list.length };
+}
 /** Live events kept for the panel (the newest last). */
 const EVENT_LOG = 200;
 /**
@@ -52,8 +69,10 @@ export function DagView({ traceId }: { traceId: string }) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [subTrees, setSubTrees] = useState<ReadonlyMap<string, GoalTreeView | null>>(() => new Map());
   const [selected, setSelected] = useState<DagEdge | undefined>();
-  const [messages, setMessages] = useState<MessageEntry[] | undefined>();
+  const [messages, setMessages] = useState<MessagePrefix | undefined>();
   const [flow, setFlow] = useState<{ nodes: GoalFlowNode[]; edges: GoalFlowEdge[] }>({ nodes: [], edges: [] });
+  /** The size React Flow last reported for each node. */
+  const measuredSizes = useRef(new Map<string, Size>());
   const [live, setLive] = useState<WatchState>("connecting");
   const [events, setEvents] = useState<LoggedEvent[]>([]);
   const [canvasSize, setCanvasSize] = useState({ width: 0, height: 0 });
@@ -148,19 +167,29 @@ export function DagView({ traceId }: { traceId: string }) {
     [loadTrace],
   );
 
-  const select = useCallback((edge: DagEdge) => {
-    setSelected(edge);
-    setMessages(undefined);
+  const selectedRef = useRef<DagEdge | undefined>(undefined);
+  /** The first `count` messages of an edge, with how many it has; a newer choice of edge wins. */
+  const loadMessages = useCallback((edge: DagEdge, count: number) => {
     // The panel shows session entries (with their parts), not the seed's flat message records.
-    const params = new URLSearchParams({ format: "entries" });
+    const params = new URLSearchParams({ format: "entries", limit: String(count) });
     if (edge.goalId) params.set("goal_id", edge.goalId);
     // A collapsed edge stands for the goal and everything under it.
     if (edge.goalId && edge.statsKind === "cumulative") params.set("descendants", "true");
-    api(`/api/traces/${encodeURIComponent(edge.traceId)}/messages?${params}`, parseMessages<MessageEntry>).then(
-      setMessages,
+    api(`/api/traces/${encodeURIComponent(edge.traceId)}/messages?${params}`, parseMessagePrefix).then(
+      (page) => setMessages((cur) => (selectedRef.current === edge ? page : cur)),
       (err: unknown) => setError(String(err)),
     );
   }, []);
+
+  const select = useCallback(
+    (edge: DagEdge) => {
+      selectedRef.current = edge;
+      setSelected(edge);
+      setMessages(undefined);
+      loadMessages(edge, MESSAGES_PAGE);
+    },
+    [loadMessages],
+  );
 
   const dag = useMemo(() => buildDag(traceId, tree ?? null, expanded, subTrees), [traceId, tree, expanded, subTrees]);
 
@@ -170,21 +199,23 @@ export function DagView({ traceId }: { traceId: string }) {
       if (!live) return;
       const vertical = direction === "DOWN";
       setFlow((prev) => {
-        // Every node keeps the size React Flow measured (see onNodesChange): dropping it would hide the
-        // node and its edges until measured again, which a node whose size stays the same may never be.
-        // The handle sides are given too: when the flow turns, their change makes React Flow measure
-        // the handles again.
+        // Each node states its handles (where its edges meet it) rather than leaving React Flow to
+        // measure them: a controlled graph whose nodes are given anew on each layout can lose
+        // measured handles, and then its edges are not drawn at all. The handles follow the node's
+        // measured size (see onNodesChange), or the size the layout reserved until it is measured.
         const before = new Map(prev.nodes.map((n) => [n.id, n]));
         return {
           nodes: dag.nodes.map((n) => {
-            const measured = before.get(n.id)?.measured;
+            const measured = measuredSizes.current.get(n.id) ?? before.get(n.id)?.measured;
+            const size = measured?.width && measured.height ? (measured as Size) : NODE_SIZE[n.kind];
             return {
               id: n.id,
               type: "goal" as const,
               position: positions.get(n.id) ?? { x: 0, y: 0 },
               data: { node: n, vertical },
-              sourcePosition: vertical ? Position.Bottom : Position.Right,
-              targetPosition: vertical ? Position.Top : Position.Left,
+              initialWidth: NODE_SIZE[n.kind].width,
+              initialHeight: NODE_SIZE[n.kind].height,
+              handles: handlesFor(size, vertical),
               draggable: false,
               connectable: false,
               ...(measured ? { measured } : {}),
@@ -215,10 +246,19 @@ export function DagView({ traceId }: { traceId: string }) {
 
   // The graph is controlled (its nodes come from the layout), so the sizes React Flow measures are
   // kept in the nodes given back to it.
-  const onNodesChange = useCallback(
-    (changes: NodeChange<GoalFlowNode>[]) => setFlow((f) => ({ ...f, nodes: applyNodeChanges(changes, f.nodes) })),
-    [],
-  );
+  const onNodesChange = useCallback((changes: NodeChange<GoalFlowNode>[]) => {
+    const resized = new Map<string, Size>();
+    for (const c of changes) if (c.type === "dimensions" && c.dimensions) resized.set(c.id, c.dimensions);
+    // Noted at once, not only in the next state: a layout that lands before that state still uses them.
+    for (const [id, size] of resized) measuredSizes.current.set(id, size);
+    setFlow((f) => ({
+      ...f,
+      nodes: applyNodeChanges(changes, f.nodes).map((n) => {
+        const size = resized.get(n.id);
+        return size ? { ...n, handles: handlesFor(size, n.data.vertical) } : n;
+      }),
+    }));
+  }, []);
 
   const edges = useMemo(
     () => flow.edges.map((e) => (e.data && selected?.id === e.id ? { ...e, data: { ...e.data, selected: true } } : e)),
@@ -272,14 +312,24 @@ export function DagView({ traceId }: { traceId: string }) {
               {statsText(selected.stats)} {selected.statsKind ? `(${selected.statsKind})` : ""}
             </p>
             {!messages && <p className="muted">Loading messages…</p>}
-            {messages?.length === 0 && <p className="muted">No messages under this goal yet.</p>}
+            {messages?.total === 0 && <p className="muted">No messages under this goal yet.</p>}
             <ol className="goal-messages">
-              {messages?.map((m) => (
+              {messages?.list.map((m) => (
                 <li key={m.id} data-entry-id={m.id}>
                   <span className="badge">{m.message.role}</span> {truncate(messageText(m), 240)}
                 </li>
               ))}
             </ol>
+            {messages && messages.total > messages.list.length && (
+              <button
+                type="button"
+                className="show-more"
+                onClick={() => loadMessages(selected, messages.list.length + MESSAGES_PAGE)}
+              >
+                Show {Math.min(MESSAGES_PAGE, messages.total - messages.list.length)} more of{" "}
+                {messages.total - messages.list.length} remaining messages
+              </button>
+            )}
           </section>
         ) : (
           <p className="muted">Choose an edge's label to read the messages of its goal; + and − expand and collapse.</p>
@@ -302,6 +352,28 @@ export function DagView({ traceId }: { traceId: string }) {
       </aside>
     </div>
   );
+}
+
+interface Size {
+  width: number;
+  height: number;
+}
+
+/**
+ * Where edges meet a node of this size: the middle of its top and bottom when the plan flows down,
+ * of its left and right sides when it flows across (where GoalNode draws its handles). One pixel
+ * boxes, placed so React Flow's edge ends fall on the node's edge.
+ */
+function handlesFor({ width, height }: Size, vertical: boolean): NodeHandle[] {
+  return vertical
+    ? [
+        { type: "target", position: Position.Top, x: width / 2 - 0.5, y: 0, width: 1, height: 1 },
+        { type: "source", position: Position.Bottom, x: width / 2 - 0.5, y: height - 1, width: 1, height: 1 },
+      ]
+    : [
+        { type: "target", position: Position.Left, x: 0, y: height / 2 - 0.5, width: 1, height: 1 },
+        { type: "source", position: Position.Right, x: width - 1, y: height / 2 - 0.5, width: 1, height: 1 },
+      ];
 }
 
 /** The box the laid-out nodes take, from their positions and the sizes the layout reserved for them. */
@@ -358,9 +430,12 @@ function FitOnChange({ shape, bounds }: { shape: string; bounds: Rect | undefine
   return null;
 }
 
+/** A message as one line of the edge's list: plain text, as the tree's rows are. */
 function messageText(m: MessageEntry): string {
-  if (m.message.description) return m.message.description;
-  return m.message.content
-    .map((p) => (p.type === "text" || p.type === "reasoning" ? p.text : p.type === "tool-call" ? `→ ${p.toolName}` : ""))
-    .join(" ");
+  if (m.message.description) return plain(m.message.description);
+  return plain(
+    m.message.content
+      .map((p) => (p.type === "text" || p.type === "reasoning" ? p.text : p.type === "tool-call" ? `→ ${p.toolName}` : ""))
+      .join(" "),
+  );
 }

@@ -1,5 +1,5 @@
 import type { Snapshot } from "@arbor/core";
-import { useCallback, useEffect, useId, useState } from "react";
+import { memo, useCallback, useEffect, useId, useMemo, useState } from "react";
 import { api } from "../../api/client.js";
 import {
   type FoundToolCall,
@@ -83,8 +83,13 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
   const questions = new Map<string, string>();
   for (const m of messages ?? []) if (m.role === "user") questions.set(m.request_id, m.content);
   const answers = (messages ?? []).filter((m) => m.role === "assistant");
-  const byId = new Map(snapshot?.entries.map((e) => [e.id, e]));
-  const usage = (entryId: string | undefined) => (entryId === undefined ? undefined : usageOf(byId.get(entryId)));
+  // Kept across renders: a 30,000-entry session's index costs milliseconds to build, and a stable
+  // lookup lets the answers already shown skip rendering again when older ones are loaded.
+  const byId = useMemo(() => new Map(snapshot?.entries.map((e) => [e.id, e])), [snapshot]);
+  const usage = useCallback(
+    (entryId: string | undefined) => (entryId === undefined ? undefined : usageOf(byId.get(entryId))),
+    [byId],
+  );
 
   return (
     <div className="panel-scroll steps-view" data-testid="step-trace">
@@ -201,7 +206,7 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
 
 type UsageLookup = (entryId: string | undefined) => EntryUsage | undefined;
 
-function AnswerView({
+const AnswerView = memo(function AnswerView({
   message,
   question,
   open,
@@ -245,7 +250,7 @@ function AnswerView({
       <KnowledgeReferences references={message.knowledge_references ?? []} />
     </details>
   );
-}
+});
 
 /** The knowledge-base passages the answer's searches returned: file, place and the start of the passage. */
 function KnowledgeReferences({ references }: { references: readonly unknown[] }) {

@@ -135,7 +135,7 @@ function textOf(content: unknown): string {
 }
 
 /** A one-line preview without Markdown's emphasis, code and heading marks (the row is plain text). */
-function plain(text: string): string {
+export function plain(text: string): string {
   return text.replace(/\*\*|__|`+/g, "").replace(/(^|\n)\s*#{1,6}\s+/g, "$1");
 }
 
