@@ -34,35 +34,38 @@ async function traceOf(store: Store, sessionId: string): Promise<TraceMessage[]>
   return messageTrace(sessionId, await store.getActivePath(sessionId));
 }
 
-/** Sorted traces kept for paging, by session and leaf; the most recently used last. */
-const sortedTraces = new Map<string, SortedTrace>();
 const SORTED_TRACES_KEPT = 8;
 
 /**
- * The sorted trace of the session's active path. A path is fixed by its leaf (entries are only ever
- * appended, and anything that changes the path moves the leaf), so the trace built for one leaf
- * serves every page read until the leaf moves: paging through a 30,000-entry session builds it once
- * instead of once a page.
+ * The sorted trace of a session's active path, kept for paging. A path is fixed by its leaf (entries
+ * are only appended, and whatever changes the path moves the leaf; the update time is in the key too,
+ * for an entry patched in place), so the trace built for one leaf serves every page read until it
+ * moves: paging through a 30,000-entry session builds it once instead of once a page. Each server
+ * keeps its own few, the most recently used last.
  */
-async function sortedTraceOf(store: Store, sessionId: string): Promise<SortedTrace> {
-  const meta = await store.getSession(sessionId);
-  const key = meta?.leafEntryId ? `${sessionId}\0${meta.leafEntryId}` : undefined;
-  const kept = key === undefined ? undefined : sortedTraces.get(key);
-  if (key !== undefined && kept) {
-    sortedTraces.delete(key);
-    sortedTraces.set(key, kept);
-    return kept;
-  }
-  const sorted = sortTrace(await traceOf(store, sessionId));
-  if (key !== undefined) {
-    sortedTraces.set(key, sorted);
-    if (sortedTraces.size > SORTED_TRACES_KEPT) sortedTraces.delete(sortedTraces.keys().next().value as string);
-  }
-  return sorted;
+function sortedTraces(store: Store): (sessionId: string) => Promise<SortedTrace> {
+  const kept = new Map<string, SortedTrace>();
+  return async (sessionId) => {
+    const meta = await store.getSession(sessionId);
+    const key = meta?.leafEntryId ? `${sessionId}\0${meta.leafEntryId}\0${meta.updatedAt}` : undefined;
+    const hit = key === undefined ? undefined : kept.get(key);
+    if (key !== undefined && hit) {
+      kept.delete(key);
+      kept.set(key, hit);
+      return hit;
+    }
+    const sorted = sortTrace(await traceOf(store, sessionId));
+    if (key !== undefined) {
+      kept.set(key, sorted);
+      if (kept.size > SORTED_TRACES_KEPT) kept.delete(kept.keys().next().value as string);
+    }
+    return sorted;
+  };
 }
 
 /** The message trace: messages grouped per request, paged by time, deletable, with tool stats. */
 export function messageRoutes({ runtime, store }: ServerContext): Route[] {
+  const sortedTraceOf = sortedTraces(store);
   return [
     defineRoute(
       {
@@ -78,7 +81,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
       },
       async ({ params, query }, c) => {
         const before = query.before === undefined ? undefined : parseTraceTime(query.before);
-        const page = pageSortedTrace(await sortedTraceOf(store, params.id), {
+        const page = pageSortedTrace(await sortedTraceOf(params.id), {
           limit: query.limit,
           ...(before === undefined ? {} : { before }),
         });
