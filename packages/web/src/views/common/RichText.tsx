@@ -1,14 +1,8 @@
-import { lazy, Suspense, useLayoutEffect, useRef, useState } from "react";
+import { createContext, lazy, type ReactNode, Suspense, useContext, useLayoutEffect, useRef, useState } from "react";
 
 // The Markdown renderer and its highlighter are loaded on first use, so the tree of a huge session
 // opens without them; until then the text shows as it is.
 const Markdown = lazy(() => import("./Markdown.js"));
-
-/** Texts waiting to be rendered, each with what to call once it comes near the screen. */
-const waiting = new Map<Element, () => void>();
-/** One observer per scrolling box (a long chat holds hundreds of texts), dropped with its box. */
-const observers = new WeakMap<Element, IntersectionObserver>();
-let pageObserver: IntersectionObserver | undefined;
 
 function scrollParent(el: Element): Element | null {
   for (let p = el.parentElement; p; p = p.parentElement) {
@@ -18,33 +12,51 @@ function scrollParent(el: Element): Element | null {
   return null;
 }
 
-function whenNearScreen(el: Element, show: () => void): () => void {
-  const root = scrollParent(el);
-  let observer = root ? observers.get(root) : pageObserver;
-  if (!observer) {
-    const own: IntersectionObserver = new IntersectionObserver(
-      (changes) => {
-        for (const change of changes) {
-          if (!change.isIntersecting) continue;
-          waiting.get(change.target)?.();
-          waiting.delete(change.target);
-          own.unobserve(change.target);
-        }
-      },
-      // Half a box ahead (above and below), so a text scrolled to is usually rendered before it is seen.
-      { root, rootMargin: "50% 0px" },
-    );
-    observer = own;
-    if (root) observers.set(root, own);
-    else pageObserver = own;
+/**
+ * Texts waiting to be rendered, each with what to call once it comes near the screen, and one
+ * observer per scrolling box (a long chat holds hundreds of texts), dropped with its box.
+ */
+class NearScreen {
+  private readonly waiting = new Map<Element, () => void>();
+  private readonly observers = new WeakMap<Element, IntersectionObserver>();
+  private page: IntersectionObserver | undefined;
+
+  watch(el: Element, show: () => void): () => void {
+    const root = scrollParent(el);
+    let observer = root ? this.observers.get(root) : this.page;
+    if (!observer) {
+      const own: IntersectionObserver = new IntersectionObserver(
+        (changes) => {
+          for (const change of changes) {
+            if (!change.isIntersecting) continue;
+            this.waiting.get(change.target)?.();
+            this.waiting.delete(change.target);
+            own.unobserve(change.target);
+          }
+        },
+        // Half a box ahead (above and below), so a text scrolled to is usually rendered before it is seen.
+        { root, rootMargin: "50% 0px" },
+      );
+      observer = own;
+      if (root) this.observers.set(root, own);
+      else this.page = own;
+    }
+    this.waiting.set(el, show);
+    observer.observe(el);
+    const watching = observer;
+    return () => {
+      this.waiting.delete(el);
+      watching.unobserve(el);
+    };
   }
-  waiting.set(el, show);
-  observer.observe(el);
-  const watching = observer;
-  return () => {
-    waiting.delete(el);
-    watching.unobserve(el);
-  };
+}
+
+const NearScreenContext = createContext<NearScreen | undefined>(undefined);
+
+/** Shares the near-screen observers among every text below it (the app mounts one at its root). */
+export function NearScreenProvider({ children }: { children: ReactNode }) {
+  const [nearScreen] = useState(() => new NearScreen());
+  return <NearScreenContext.Provider value={nearScreen}>{children}</NearScreenContext.Provider>;
 }
 
 /**
@@ -56,11 +68,15 @@ function whenNearScreen(el: Element, show: () => void): () => void {
 export function RichText({ text }: { text: string }) {
   const [near, setNear] = useState(false);
   const placeholder = useRef<HTMLParagraphElement>(null);
+  const shared = useContext(NearScreenContext);
+  // Outside a provider a text watches for itself.
+  const [own] = useState(() => (shared ? undefined : new NearScreen()));
+  const nearScreen = shared ?? own;
   useLayoutEffect(() => {
     const el = placeholder.current;
-    if (near || !el) return;
-    return whenNearScreen(el, () => setNear(true));
-  }, [near]);
+    if (near || !el || !nearScreen) return;
+    return nearScreen.watch(el, () => setNear(true));
+  }, [near, nearScreen]);
   const plain = (
     <p className="msg-text" ref={near ? undefined : placeholder}>
       {text}

@@ -26,7 +26,7 @@ import { describeEvent, type EventLine } from "./describe-event.js";
 import { GoalEdge, type GoalFlowEdge } from "./GoalEdge.js";
 import { type GoalFlowNode, GoalNode } from "./GoalNode.js";
 import { applyAffectedGoals, type GoalTreeView, normalizeGoalTree } from "./goals.js";
-import { layoutToFit, NODE_SIZE } from "./layout.js";
+import { type LayoutCache, layoutToFit, NODE_SIZE } from "./layout.js";
 
 const nodeTypes = { goal: GoalNode };
 const edgeTypes = { goal: GoalEdge };
@@ -73,6 +73,7 @@ export function DagView({ traceId }: { traceId: string }) {
   const [flow, setFlow] = useState<{ nodes: GoalFlowNode[]; edges: GoalFlowEdge[] }>({ nodes: [], edges: [] });
   /** The size React Flow last reported for each node. */
   const measuredSizes = useRef(new Map<string, Size>());
+  const layouts = useRef<LayoutCache>(new Map());
   const [live, setLive] = useState<WatchState>("connecting");
   const [events, setEvents] = useState<LoggedEvent[]>([]);
   const [canvasSize, setCanvasSize] = useState({ width: 0, height: 0 });
@@ -195,7 +196,7 @@ export function DagView({ traceId }: { traceId: string }) {
 
   useEffect(() => {
     let live = true;
-    layoutToFit(dag, canvasSize).then(({ positions, direction }) => {
+    layoutToFit(dag, canvasSize, layouts.current).then(({ positions, direction }) => {
       if (!live) return;
       const vertical = direction === "DOWN";
       setFlow((prev) => {

@@ -72,8 +72,11 @@ export function estimatedExtents(dag: Dag): Record<DagDirection, { width: number
   };
 }
 
-/** Layouts already made, by direction and graph (collapsing back to a shape seen before costs nothing). */
-const made = new Map<string, Positioned>();
+/**
+ * Layouts already made, by direction and graph (collapsing back to a shape seen before costs
+ * nothing). The view that lays graphs out owns one, so nothing is kept past it.
+ */
+export type LayoutCache = Map<string, Positioned>;
 const MADE_KEPT = 50;
 
 /** Room ELK leaves around the graph, which the chain layout keeps too. */
@@ -116,7 +119,7 @@ export function chainLayout(dag: Dag, direction: DagDirection): Positioned | und
   return { positions };
 }
 
-async function layoutOnce(dag: Dag, direction: DagDirection): Promise<Positioned> {
+async function layoutOnce(dag: Dag, direction: DagDirection, made: LayoutCache): Promise<Positioned> {
   const chain = chainLayout(dag, direction);
   if (chain) return chain;
   const key = `${direction}|${dag.nodes.map((n) => `${n.id}:${n.kind}`).join(",")}|${dag.edges.map((e) => e.id).join(",")}`;
@@ -137,11 +140,12 @@ async function layoutOnce(dag: Dag, direction: DagDirection): Promise<Positioned
 export async function layoutToFit(
   dag: Dag,
   canvas: { width: number; height: number },
+  made: LayoutCache,
 ): Promise<Positioned & { direction: DagDirection }> {
   const estimate = estimatedExtents(dag);
   const zoom = ({ width, height }: { width: number; height: number }) =>
     Math.min(canvas.width / Math.max(1, width), canvas.height / Math.max(1, height));
   // Ties (and an unmeasured canvas) keep the familiar left-to-right reading.
   const direction: DagDirection = zoom(estimate.DOWN) > zoom(estimate.RIGHT) * 1.05 ? "DOWN" : "RIGHT";
-  return { ...(await layoutOnce(dag, direction)), direction };
+  return { ...(await layoutOnce(dag, direction, made)), direction };
 }
