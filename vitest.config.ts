@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -15,6 +16,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts"],
     globalSetup: ["./vitest.global-setup.ts"],
+    // Most suites wait on processes, databases and browsers rather than compute: two files at a time
+    // on a 2-core machine take well under half the time of one (vitest's default there).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -7,16 +7,17 @@ import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
-import { follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
+import { driverOf, follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
 import { FaultRig } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
- * What only the driving instance of a run can do, asked of another: a permission ask raised by a
- * run on A answered through C, an abort and a steering message sent to C, and a SIGTERM of A
- * handing its run to B. Also `--cluster` refused on a store that cannot share a cluster, and the
- * health route.
+ * What only the driving instance of a run can do, asked of another: a permission ask answered, a
+ * plan approved, an abort and a steering message sent through an instance that does not drive the
+ * run, and a SIGTERM of the driver handing its run to another. A chat is queued, so whichever
+ * instance takes it drives it: each test finds the driver from the session's lease. Also
+ * `--cluster` refused on a store that cannot share a cluster, and the health route.
  */
 
 /** The MySQL/MariaDB server of the SQL tests; `--cluster` must refuse it without writing to it. */
@@ -66,7 +67,14 @@ async function chatOn(url: string, message: string) {
       }
     }
   };
-  return { events, until, cancel: () => void reader.cancel().catch(() => undefined) };
+  const sessionId = res.headers.get("x-arbor-session-id") as string;
+  return { sessionId, events, until, cancel: () => void reader.cancel().catch(() => undefined) };
+}
+
+/** The instance driving the session's run, and one that does not. */
+async function driverAndOther(url: string, sessionId: string, instances: Instance[]): Promise<[Instance, Instance]> {
+  const driver = await withStore(url, (s) => driverOf(s, sessionId, instances));
+  return [driver, instances.find((i) => i !== driver) as Instance];
 }
 
 /** Asks an instance's health until it answers anything but 200 (a fetch that fails throws). */
@@ -81,7 +89,7 @@ async function healthOnceNotOk(url: string, deadline: number): Promise<{ status:
 }
 
 describe("arbor serve --cluster: any instance reaches any run", () => {
-  it("an ask raised by a run on A is answered through C, and an abort sent to C stops a run on A", async () => {
+  it("an ask raised by a run on one instance is answered through another, and an abort sent to another stops it", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);
     try {
@@ -94,7 +102,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const baseURL = await rig.fakeServer(Array.from({ length: 50 }, () => step));
       const args = { baseURL, home: join(dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: workspace };
       const a = await startInstance(rig, "A", args);
-      await startInstance(rig, "B", args);
+      const b = await startInstance(rig, "B", args);
       const c = await startInstance(rig, "C", args);
 
       const health = await fetch(`${c.url}/api/health`);
@@ -104,8 +112,9 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const asked = await chatOn(a.url, "touch the file");
       const ask = (await asked.until((e) => e.type === "permission_request")) as { id: string } | undefined;
       expect(ask).toBeDefined();
-      // C has no such ask of its own: it hands the answer to the instance whose run waits.
-      const answer = await fetch(`${c.url}/api/permissions/${ask?.id}`, {
+      const [, other] = await driverAndOther(db.url, asked.sessionId, [a, b, c]);
+      // The other instance has no such ask of its own: it hands the answer to the one whose run waits.
+      const answer = await fetch(`${other.url}/api/permissions/${ask?.id}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ reply: "once" }),
@@ -122,7 +131,8 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
 
       const slow = await chatOn(a.url, "slow: take your time");
       const first = await slow.until((e) => e.type === "token");
-      const aborted = await fetch(`${c.url}/api/sessions/${first?.session_id}/abort`, { method: "POST" });
+      const [, elsewhere] = await driverAndOther(db.url, slow.sessionId, [a, b, c]);
+      const aborted = await fetch(`${elsewhere.url}/api/sessions/${first?.session_id}/abort`, { method: "POST" });
       expect(await aborted.json()).toEqual({ aborted: true });
       const end = (await slow.until((e) => e.type === "done" || e.type === "error")) as { type: string; code?: string };
       expect(end).toMatchObject({ type: "error", code: "aborted" });
@@ -132,7 +142,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("a plan a run on A waits to have approved is answered through C", async () => {
+  it("a plan a run on one instance waits to have approved is answered through another", async () => {
     const db = await createTestDatabase();
     const planned = join(dir, "planned");
     await mkdir(planned, { recursive: true });
@@ -154,7 +164,8 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         | { plan_id: string; session_id: string }
         | undefined;
       expect(request).toBeDefined();
-      const answer = await fetch(`${c.url}/api/plan/approve`, {
+      const [, other] = await driverAndOther(db.url, run.sessionId, [a, c]);
+      const answer = await fetch(`${other.url}/api/plan/approve`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ plan_id: request?.plan_id, approved: false, reason: "not today" }),
@@ -177,7 +188,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("a message sent to C for a run driven on A is recorded and read by that run at its next step", async () => {
+  it("a message sent to one instance for a run driven on another is recorded and read by that run at its next step", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);
     try {
@@ -198,14 +209,15 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const ask = (await run.until((e) => e.type === "permission_request")) as { id: string; session_id: string } | undefined;
       expect(ask).toBeDefined();
       const sessionId = ask?.session_id as string;
-      const steered = await fetch(`${c.url}/api/chat`, {
+      const [driver, other] = await driverAndOther(db.url, sessionId, [a, c]);
+      const steered = await fetch(`${other.url}/api/chat`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ message: "Use blue.", session_id: sessionId }),
       });
       expect(steered.status, await steered.clone().text()).toBe(202);
       expect(await steered.json()).toMatchObject({ steered: true, session_id: sessionId });
-      const answer = await fetch(`${a.url}/api/permissions/${ask?.id}`, {
+      const answer = await fetch(`${driver.url}/api/permissions/${ask?.id}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ reply: "once" }),
@@ -226,7 +238,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     }
   }, 90_000);
 
-  it("SIGTERM of A hands its run to B, which finishes it; a watcher on C sees it through; A's health and new chats get 503 meanwhile", async () => {
+  it("SIGTERM of the driver hands its run to another instance, which finishes it; a watcher on the third sees it through; the driver's health and new chats get 503 meanwhile", async () => {
     const db = await createTestDatabase();
     const rig = new FaultRig(() => workspace);
     let locker: pg.Client | undefined;
@@ -247,35 +259,37 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       const first = await run.until((e) => e.type === "token");
       const sessionId = first?.session_id as string;
       run.cancel();
-      const watcher = follow(sessionId, () => c, performance.now() + 60_000);
-      // Shutdown looks up the runs A drives in the sessions table: a lock held on it keeps A in the
-      // middle of handing them back, long enough to ask A's health then.
+      const [driver] = await driverAndOther(db.url, sessionId, [a, b, c]);
+      const [next, third] = [a, b, c].filter((i) => i !== driver) as [Instance, Instance];
+      const watcher = follow(sessionId, () => third, performance.now() + 60_000);
+      // Shutdown looks up the runs the driver drives in the sessions table: a lock held on it keeps the
+      // driver in the middle of handing them back, long enough to ask its health then.
       locker = new pg.Client({ connectionString: db.url });
       locker.on("error", () => undefined);
       await locker.connect();
       await locker.query("begin");
       await locker.query("lock table arbor_sessions in access exclusive mode");
-      expect((await fetch(`${a.url}/api/health`)).status).toBe(200);
+      expect((await fetch(`${driver.url}/api/health`)).status).toBe(200);
       const stopping = performance.now();
-      a.cli.child.kill("SIGTERM");
-      const health = await healthOnceNotOk(a.url, performance.now() + 20_000);
+      driver.cli.child.kill("SIGTERM");
+      const health = await healthOnceNotOk(driver.url, performance.now() + 20_000);
       expect(health).toMatchObject({ status: 503, body: { status: "unavailable", accepting: false } });
-      // A chat that still reaches A now is refused with the same 503, not started and cut off with A.
-      const late = await fetch(`${a.url}/api/chat`, {
+      // A chat that still reaches the driver now is refused with the same 503, not queued there.
+      const late = await fetch(`${driver.url}/api/chat`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ message: "too late for A" }),
+        body: JSON.stringify({ message: "too late for this instance" }),
       });
       expect(late.status).toBe(503);
       expect(await late.json()).toMatchObject({ error: { code: "instance_unavailable" } });
       await locker.query("rollback");
-      const exited = await a.cli.result;
+      const exited = await driver.cli.result;
       expect(exited.code).toBe(0);
       expect(exited.stderr).toContain(`handed 1 run(s) to the other instances: ${sessionId}`);
       const seen = await watcher;
       const handedIn = performance.now() - stopping;
       expect(seen.events.at(-1)?.event.type).toBe("done");
-      const taker = [b, c].find((i: Instance) =>
+      const taker = [next, third].find((i: Instance) =>
         i.lines.some((l) => l.line.includes(`took over the run of session ${sessionId}`)),
       );
       expect(taker).toBeDefined();

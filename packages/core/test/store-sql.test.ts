@@ -89,6 +89,55 @@ for (const kind of KINDS) {
       expect((await store.listEntries(id)).map((e) => e.id)).toEqual([a?.id, "before1", next.id]);
     });
 
+    it("commits a caller's SQL with appended events, creating the session, and keeps neither when either fails", async () => {
+      const store = await openStore();
+      await ns.query("create table arbor_t_side (v varchar(20))");
+      const within = store.appendEventsWithin?.bind(store);
+      if (!within) throw new Error("a SQL store queues with its writes");
+      const side = async () => (await ns.query("select v from arbor_t_side order by v")).map((r) => r.v);
+      const id = "5f0c6a3e-2b1d-4c5e-9f00-000000000001";
+      const [event] = await within(
+        id,
+        [{ type: "chat_queued", data: { key: "k1" } }],
+        async (sql) => {
+          await sql.executeSql("insert into arbor_t_side (v) values ('first')");
+          // The caller reads its own write back over the same transaction.
+          const { rows } = await sql.executeSql("select count(*) as n from arbor_t_side");
+          expect(Number((rows[0] as { n: number | string }).n)).toBe(1);
+        },
+        { cwd: "/work/x" },
+      );
+      expect(event?.type).toBe("chat_queued");
+      expect((await store.getSession(id))?.cwd).toBe("/work/x");
+      expect(await side()).toEqual(["first"]);
+
+      // The caller's SQL fails: the events and the new session go with it.
+      const other = "5f0c6a3e-2b1d-4c5e-9f00-000000000002";
+      await expect(
+        within(
+          other,
+          [{ type: "chat_queued", data: { key: "k2" } }],
+          async (sql) => {
+            await sql.executeSql("insert into arbor_t_side (v) values ('second')");
+            throw new Error("the queue refused");
+          },
+          {},
+        ),
+      ).rejects.toThrow("the queue refused");
+      expect(await store.getSession(other)).toBeUndefined();
+      // On an existing session only the events go, and the caller's rows with them.
+      await expect(
+        within(id, [{ type: "chat_queued", data: { key: "k3" } }], async (sql) => {
+          await sql.executeSql("insert into arbor_t_side (v) values ('third')");
+          await sql.executeSql("insert into no_such_table (v) values ('x')");
+        }),
+      ).rejects.toThrow();
+      expect((await store.listEvents(id, { after: 0 })).map((e) => e.data.key)).toEqual(["k1"]);
+      expect(await side()).toEqual(["first"]);
+      // A session that exists already is not created twice.
+      await expect(within(id, [], async () => undefined, {})).rejects.toThrow();
+    });
+
     it("keeps long nested sub-session ids exact, case-sensitive, and deletes the whole tree", async () => {
       const store = await openStore();
       const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));

@@ -25,6 +25,7 @@ import { traceRoutes } from "./routes/traces.js";
 import { uiChatRoutes } from "./routes/ui-chat.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
+import { SESSION_HEADER } from "./streams/sse-response.js";
 import { SERVER_VERSION } from "./version.js";
 
 export { SERVER_VERSION };
@@ -138,6 +139,7 @@ export function createServer(options: ServerOptions): ArborServer {
         origin: corsOrigins.includes("*") ? "*" : [...corsOrigins],
         allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
         allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+        exposeHeaders: [SESSION_HEADER],
         maxAge: 600,
       }),
     );

@@ -30,11 +30,19 @@ export async function openCluster(
   resolved: ResolvedStore,
   takeoverMs: number,
   log: (line: string) => void,
+  cwd?: string,
 ): Promise<{ store: Store; node: ClusterNode }> {
   const spec = clusterSpec(resolved, takeoverMs);
   const store = await openResolvedStore({ ...resolved, spec });
   const node = new ClusterNode(
-    { url: spec.url, ...(spec.schema ? { schema: spec.schema } : {}), sweepMs: Math.max(250, Math.min(2_000, takeoverMs / 4)) },
+    {
+      url: spec.url,
+      ...(spec.schema ? { schema: spec.schema } : {}),
+      sweepMs: Math.max(250, Math.min(2_000, takeoverMs / 4)),
+      // A chat's job outlives a silent worker as long as a run outlives its lease (pg-boss's floor is 10 s).
+      heartbeatSeconds: Math.max(10, takeoverMs / 1_000),
+      ...(cwd === undefined ? {} : { cwd }),
+    },
     store,
     log,
   );
@@ -59,7 +67,7 @@ export interface ServeSetup {
  */
 export async function serveCluster(io: Io, setup: ServeSetup, resolved: ResolvedStore, takeoverMs: number): Promise<number> {
   const log = (line: string) => writeLines(io.stderr, [line]);
-  const { store, node } = await openCluster(resolved, takeoverMs, log);
+  const { store, node } = await openCluster(resolved, takeoverMs, log, setup.cwd);
   let handed: string[] = [];
   try {
     const watch = new WatchHub(store);

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -16,6 +16,11 @@ export interface CliOptions {
   /** Added to the environment; an empty value leaves the variable set but blank (unset for Arbor). */
   env?: Record<string, string>;
   input?: string;
+  /**
+   * Runs it as if on another machine: in its own UTS namespace with this hostname, so its leases
+   * read as another host's (only expiry frees them, not its pid's death). Needs `otherHostsWork()`.
+   */
+  host?: string;
   /** The directory the command runs in (default: the repository root). */
   cwd?: string;
 }
@@ -43,7 +48,11 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
   }
   Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
   const started = performance.now();
-  const child = spawn(process.execPath, [ARBOR_BIN, ...args], {
+  // unshare and sh both exec, so the child's pid is the arbor process's own (a kill -9 reaches it).
+  const [command, argv] = opts.host
+    ? ["unshare", ["--uts", "sh", "-c", `hostname ${opts.host} && exec "$0" "$@"`, process.execPath, ARBOR_BIN, ...args]]
+    : [process.execPath, [ARBOR_BIN, ...args]];
+  const child = spawn(command, argv, {
     cwd: opts.cwd ?? REPO_ROOT,
     env,
     stdio: ["pipe", "pipe", "pipe"],
@@ -91,4 +100,10 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
 /** Runs `arbor …` and waits for it to exit. */
 export function arbor(args: string[], opts: CliOptions): Promise<CliResult> {
   return startArbor(args, opts).result;
+}
+
+/** Whether processes can be started under another hostname here (root, with util-linux's unshare). */
+export function otherHostsWork(): boolean {
+  const r = spawnSync("unshare", ["--uts", "sh", "-c", "hostname arbor-probe && hostname"], { encoding: "utf8" });
+  return r.status === 0 && r.stdout.trim() === "arbor-probe";
 }

@@ -1,4 +1,4 @@
-import type { RunEvent } from "@arbor/core";
+import type { RunEvent, Store } from "@arbor/core";
 import type { RunningCli } from "./cli.js";
 import type { FaultRig } from "./fault.js";
 
@@ -20,7 +20,7 @@ export interface Instance {
 export async function startInstance(
   rig: FaultRig,
   name: string,
-  args: { baseURL: string; home: string; store: string; takeoverMs: number; cwd: string },
+  args: { baseURL: string; home: string; store: string; takeoverMs: number; cwd: string; host?: string },
 ): Promise<Instance> {
   const cli = rig.start(
     [
@@ -35,6 +35,7 @@ export async function startInstance(
     ],
     args.home,
     args.store,
+    args.host,
   );
   const lines: Instance["lines"] = [];
   let partial = "";
@@ -47,6 +48,19 @@ export async function startInstance(
   await cli.waitForStdout(/\n$/);
   const url = (JSON.parse(cli.stdout()) as { url: string }).url;
   return { name, url, cli, lines, up: true };
+}
+
+/**
+ * The instance whose process drives the session's run (holds its lease), once one does: a chat is
+ * queued, so whichever instance takes it drives it, not necessarily the one it was posted to.
+ */
+export async function driverOf(store: Store, sessionId: string, instances: readonly Instance[]): Promise<Instance> {
+  for (;;) {
+    const holder = await store.leaseHolder(sessionId);
+    const inst = holder && instances.find((i) => i.cli.child.pid === holder.pid);
+    if (inst) return inst;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** A received event with its log id and when it arrived. */
@@ -114,7 +128,10 @@ export async function follow(
   return { events, reconnects };
 }
 
-/** Starts a chat on an instance and returns its session id once the first event arrives; the stream is dropped. */
+/**
+ * Posts a chat to an instance and returns its session id, named by the response header once the
+ * chat is recorded and queued (its run may start later, anywhere); the stream is dropped.
+ */
 export async function postChat(url: string, message: string): Promise<string> {
   const res = await fetch(`${url}/api/chat`, {
     method: "POST",
@@ -122,17 +139,10 @@ export async function postChat(url: string, message: string): Promise<string> {
     body: JSON.stringify({ message }),
   });
   if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const got: Received[] = [];
-  while (got.length === 0) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the chat's stream ended before its first event");
-    buffer = drain(buffer + decoder.decode(value, { stream: true }), got);
-  }
-  void reader.cancel().catch(() => undefined);
-  return (got[0] as Received).event.session_id;
+  void res.body?.cancel().catch(() => undefined);
+  const sessionId = res.headers.get("x-arbor-session-id");
+  if (!sessionId) throw new Error("the chat's answer named no session");
+  return sessionId;
 }
 
 export function percentile(values: readonly number[], p: number): number {

@@ -63,8 +63,8 @@ export class FaultRig {
     return ["--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", cwd];
   }
 
-  start(args: string[], home: string, store?: string): RunningCli {
-    const c = startArbor(store ? [...args, "--store", store, "--create"] : args, { home });
+  start(args: string[], home: string, store?: string, host?: string): RunningCli {
+    const c = startArbor(store ? [...args, "--store", store, "--create"] : args, { home, ...(host ? { host } : {}) });
     this.children.push(c);
     return c;
   }

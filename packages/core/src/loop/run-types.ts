@@ -52,6 +52,11 @@ export interface RunInput {
    * new prompt. The leaf moves once the run holds the session, so nothing else lands in between.
    */
   fromEntryId?: string;
+  /**
+   * The key of the queued request this prompt came from, kept on its user message: a request retried
+   * after its worker died looks for it to tell whether the prompt was written before.
+   */
+  requestKey?: string;
   /** A session that is running already: wait for it (the runtime's default) or end at once with `session_busy`. */
   busy?: "queue" | "reject";
 }

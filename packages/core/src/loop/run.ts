@@ -227,7 +227,11 @@ export async function executeRun(
     // A woken run reads back what it had spent and settles the calls its process left open.
     const woken = options.wake ? await wakeRun(current, path) : undefined;
     if (!resume) {
-      await appendMessage(current, { role: "user", content: [...content, ...remindersFor(agent, path)] });
+      await appendMessage(current, {
+        role: "user",
+        content: [...content, ...remindersFor(agent, path)],
+        ...(input.requestKey === undefined ? {} : { requestKey: input.requestKey }),
+      });
     }
     if (replay) await redoCall(current, replay);
     const naming =

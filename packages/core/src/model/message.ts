@@ -26,6 +26,8 @@ const messageMeta = {
   error: MessageErrorSchema.optional(),
   /** Written by Arbor, not by the user (compaction continuations, reminders); never shown as user text. */
   synthetic: z.boolean().optional(),
+  /** A user message posted as a queued request (a cluster's chat): its key, so a retried request finds it written. */
+  requestKey: z.string().optional(),
 };
 
 export const SystemMessageSchema = z.looseObject({

@@ -9,6 +9,11 @@ import type { InboxMessage, InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
 import type { LivePath } from "./live-path.js";
 
+/** Raw SQL over a store's open transaction (the shape pg-boss takes as its `db` option). */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 export interface ListSessionsOptions {
   /** Page size, 1-1000 (default 50). */
   limit?: number;
@@ -111,6 +116,17 @@ export interface Store {
    * oldest records are dropped.
    */
   appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
+  /**
+   * SQL stores only: appends events (creating the session first when `create` is given) and runs
+   * `within` in the same transaction over the same connection, so what it writes (a queued job)
+   * commits or rolls back with them. Nothing is written when either fails.
+   */
+  appendEventsWithin?(
+    sessionId: string,
+    events: EventInput[],
+    within: (sql: SqlExecutor) => Promise<void>,
+    create?: SessionInit,
+  ): Promise<StoredEvent[]>;
   /** Records after `after`, oldest first. */
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   /** The newest record's id (0 for an empty log): where a reader that starts now has caught up. */

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ArborError, type RunEvent, type RunHandle, type Runtime, type Store } from "@arbor/core/internal";
 import pg from "pg";
+import { debugLevelOf } from "../cache-debug-schemas.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
-import { WakeQueue } from "./wake-queue.js";
+import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
 
 /** How an instance of a cluster is tuned; every field has a default. */
 export interface ClusterSettings {
@@ -14,6 +16,21 @@ export interface ClusterSettings {
   sweepMs?: number;
   /** How long a request to the other instances (abort, answer an ask) waits for the one that can do it (default 3,000 ms). */
   askMs?: number;
+  /** How long a silent instance keeps the chats it runs before another takes them (default 20 s; at least 10). */
+  heartbeatSeconds?: number;
+  /** How many queued chats this instance runs at once (default 16). */
+  concurrency?: number;
+  /** The workspace a session created by a queued chat records (default the process's). */
+  cwd?: string;
+}
+
+/** A chat to queue: what POST /api/chat was given. */
+export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string };
+
+/** Where a queued chat's events will be: its session, and the log id its run's events come after. */
+export interface QueuedChatRef {
+  sessionId: string;
+  after: number;
 }
 
 /** What the health route says about this instance. */
@@ -30,6 +47,8 @@ export interface ClusterRelay {
   replyPermission(id: string, reply: "once" | "always" | "reject", message?: string, scope?: AlwaysScope): Promise<boolean>;
   /** Answers a plan approval a run on another instance waits for; false when none does. */
   approvePlan(planId: string, approved: boolean, reason?: string): Promise<boolean>;
+  /** Records and queues a chat in one transaction; whichever instance takes it runs it. */
+  queueChat(input: ChatRequestInput): Promise<QueuedChatRef>;
 }
 
 type AlwaysScope = "session" | "project" | "global";
@@ -40,6 +59,9 @@ const runningSessions = (schema: string | undefined) =>
 
 /** How long after a run ended its readers elsewhere still wait for its last events (done, error). */
 const LAST_EVENTS_GRACE_MS = 5_000;
+
+/** The event a queued chat leaves in its session's log (not a run event: streams skip it). */
+const CHAT_QUEUED = "chat_queued";
 
 /** The errors of a wake that found the session already taken or finished: nothing to record. */
 const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);
@@ -53,7 +75,9 @@ export class ClusterNode implements ClusterRelay {
   readonly instance = `${hostname()}:${process.pid}`;
   private readonly pool: pg.Pool;
   private readonly signals: PgSignals;
-  private readonly queue: WakeQueue;
+  private readonly queue: ClusterQueues;
+  /** Aborted on shutdown: chat jobs still running here are given back to the queue. */
+  private readonly handBack = new AbortController();
   private sweeper: NodeJS.Timeout | undefined;
   private started = false;
   private draining = false;
@@ -71,7 +95,10 @@ export class ClusterNode implements ClusterRelay {
     this.pool = new pg.Pool({ connectionString: settings.url, max: 4 });
     this.pool.on("error", () => undefined);
     this.signals = new PgSignals(settings.url, this.pool, log);
-    this.queue = new WakeQueue(settings.url, (err) => log(`arbor serve: the wake queue failed: ${err.message}`));
+    this.queue = new ClusterQueues(
+      { url: settings.url, heartbeatSeconds: settings.heartbeatSeconds ?? 20, concurrency: settings.concurrency ?? 16 },
+      (err) => log(`arbor serve: the run queue failed: ${err.message}`),
+    );
   }
 
   /** What the runtime's event log is given: pointers out, wake-ups in. */
@@ -84,6 +111,8 @@ export class ClusterNode implements ClusterRelay {
           const meta = await this.store.getSession(sessionId);
           if (!meta) return false;
           if (meta.status === "running" || meta.status === "interrupted") return true;
+          // A chat queued for it is about to run, wherever.
+          if (await this.queue.chatOpen(sessionId)) return true;
           // A run's end is stored before its last events reach the log: wait for them a little.
           return Date.now() - Date.parse(meta.updatedAt) < LAST_EVENTS_GRACE_MS;
         },
@@ -96,7 +125,7 @@ export class ClusterNode implements ClusterRelay {
   async start(runtime: Runtime): Promise<void> {
     this.runtime = runtime;
     await this.signals.start((req) => this.handle(req));
-    await this.queue.start((id) => this.wake(id));
+    await this.queue.start({ wake: (id) => this.wake(id), run: (job) => this.runChat(job) });
     this.started = true;
     await this.sweep();
     this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), this.sweepMs);
@@ -114,7 +143,7 @@ export class ClusterNode implements ClusterRelay {
     let queued = 0;
     for (const { id } of rows) {
       if ((await this.store.getSession(id))?.status !== "interrupted") continue;
-      await this.queue.send(id);
+      await this.queue.wake(id);
       queued++;
     }
     return queued;
@@ -130,6 +159,59 @@ export class ClusterNode implements ClusterRelay {
     this.log(`arbor serve: took over the run of session ${sessionId}`);
     runtime.events.record(handle);
     void handle.result.then((r) => this.log(`arbor serve: session ${sessionId}'s run ended ${r.status}`));
+  }
+
+  async queueChat(input: ChatRequestInput): Promise<QueuedChatRef> {
+    const append = this.store.appendEventsWithin?.bind(this.store);
+    if (!append)
+      throw new ArborError("invalid_input", "A cluster needs a PostgreSQL store, which can queue a chat with its record.");
+    const { sessionId: given, ...rest } = input;
+    const sessionId = given ?? randomUUID();
+    const chat: QueuedChat = { ...rest, sessionId, key: randomUUID() };
+    const create =
+      given === undefined
+        ? { cwd: this.settings.cwd ?? process.cwd(), agentId: input.agent ?? "build", mode: "agent" as const }
+        : undefined;
+    const [record] = await append(
+      sessionId,
+      [{ type: CHAT_QUEUED, data: { key: chat.key, message: chat.message, instance: this.instance } }],
+      (db) => this.queue.sendChat(chat, db),
+      create,
+    );
+    return { sessionId, after: record?.id ?? 0 };
+  }
+
+  /**
+   * Runs a queued chat, once: an attempt after an earlier one died (or was given back) looks in the
+   * journal for the chat's message first, and wakes the run the earlier attempt started instead of
+   * writing the message again. Throwing gives the job back to the queue, for a retry anywhere.
+   */
+  private async runChat({ chat, attempt }: ChatJob): Promise<void> {
+    const runtime = this.runtime;
+    if (!runtime || this.draining) throw new Error("this instance is shutting down");
+    if (attempt > 0 && (await messageWritten(this.store, chat.sessionId, chat.key))) {
+      if ((await this.store.getSession(chat.sessionId))?.status === "interrupted") await this.wake(chat.sessionId);
+      return;
+    }
+    const handle = runtime.run({
+      sessionId: chat.sessionId,
+      prompt: chat.message,
+      requestKey: chat.key,
+      busy: "reject",
+      ...(chat.fromEntryId === undefined ? {} : { fromEntryId: chat.fromEntryId }),
+      ...(chat.agent === undefined ? {} : { agent: chat.agent }),
+      ...(chat.model === undefined ? {} : { model: chat.model }),
+      ...(chat.thinking === undefined ? {} : { thinking: chat.thinking }),
+      ...(chat.debug === undefined ? {} : { debug: debugLevelOf(chat.debug) }),
+    });
+    runtime.events.record(handle);
+    const handedBack = new Promise<"handed back">((resolve) =>
+      this.handBack.signal.addEventListener("abort", () => resolve("handed back"), { once: true }),
+    );
+    const outcome = await Promise.race([handle.result, handedBack]);
+    if (outcome === "handed back") throw new Error("this instance shut down; the chat goes to another");
+    // Another driver holds the session (a woken run, a CLI): the chat waits its turn.
+    if (outcome.status === "error" && outcome.error?.code === "session_busy") throw new Error(outcome.error.message);
   }
 
   private async handle(req: ControlRequest): Promise<boolean> {
@@ -177,6 +259,7 @@ export class ClusterNode implements ClusterRelay {
   async drain(): Promise<string[]> {
     this.draining = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    this.handBack.abort();
     await this.queue.stopWorking();
     const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
     const mine: string[] = [];
@@ -189,7 +272,7 @@ export class ClusterNode implements ClusterRelay {
 
   /** Queues the given sessions for another instance (after their leases were given back). */
   async requeue(ids: readonly string[]): Promise<void> {
-    for (const id of ids) await this.queue.send(id).catch(() => undefined);
+    for (const id of ids) await this.queue.wake(id).catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -230,4 +313,10 @@ async function started(handle: RunHandle): Promise<RunHandle | undefined> {
     abort: (reason) => handle.abort(reason),
     [Symbol.asyncIterator]: () => rest,
   };
+}
+
+/** Whether the session's journal holds the user message of the queued chat with this key. */
+async function messageWritten(store: Store, sessionId: string, key: string): Promise<boolean> {
+  const entries = await store.listEntries(sessionId).catch(() => []);
+  return entries.some((e) => e.type === "message" && e.message.role === "user" && e.message.requestKey === key);
 }

@@ -142,6 +142,19 @@ export function chatRoutes(ctx: ServerContext): Route[] {
           );
         }
       }
+      if (ctx.cluster) {
+        // Recorded and queued in one transaction; the stream follows the run from the log, wherever it is driven.
+        const queued = await ctx.cluster.queueChat({
+          message: body.message,
+          ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
+          ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
+          ...(body.agent === undefined ? {} : { agent: body.agent }),
+          ...(body.model === undefined ? {} : { model: body.model }),
+          ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
+          ...(body.debug === undefined ? {} : { debug: body.debug }),
+        });
+        return sseResponse(queued.sessionId, await runtime.events.reader(queued.sessionId, { after: queued.after }));
+      }
       const handle = runtime.run({
         prompt: body.message,
         // A chat that slipped in since the check above ends at once with session_busy instead of queueing.

@@ -7,6 +7,9 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/** The response header naming the session a stream belongs to. */
+export const SESSION_HEADER = "x-arbor-session-id";
+
 /** One SSE message per event; an event the store could not log goes without an id (it cannot be resumed after). */
 function sseText(frames: readonly RunEventFrame[]): string {
   let text = "";
@@ -65,7 +68,8 @@ export function sseResponse(sessionId: string, reader: RunEventReader, first?: R
     },
     { highWaterMark: 0 },
   );
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
+  // The session is named before any event: a queued chat's run may start later, on another instance.
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, [SESSION_HEADER]: sessionId } });
 }
 
 /** Sent, without an id, to a reader that fell further behind than the event log keeps. */

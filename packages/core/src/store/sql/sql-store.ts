@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { CompiledQuery, type Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
@@ -19,7 +19,7 @@ import type { LivePath } from "../live-path.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
-import type { EntryPatch, ListSessionsOptions, SessionPage } from "../store.js";
+import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
 import { appendEventRows, lastEventRowId, listEventRows, listEventRowsOfType } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
@@ -184,6 +184,33 @@ export class SqlStore extends StoreBase {
         // only record what happened, so they are taken from any process.
         await lockSession(trx, this.w, sessionId, false);
         return checked.length === 0 ? [] : appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
+      });
+    });
+  }
+
+  appendEventsWithin(
+    sessionId: string,
+    inputs: EventInput[],
+    within: (sql: SqlExecutor) => Promise<void>,
+    create?: SessionInit,
+  ): Promise<StoredEvent[]> {
+    return this.guard("append events", async () => {
+      assertSessionId(sessionId);
+      if (create?.parentSessionId !== undefined) {
+        throw new ArborError("invalid_input", "A session created with queued events is a top-level one: it takes no parent.");
+      }
+      const checked = checkEventInputs(inputs, this.maxEntryBytes);
+      return this.write(sessionId, async (trx) => {
+        if (create) await insertSessionRow(trx, newSessionMeta(create, this.provider, sessionId, this.creationTime()), 0);
+        await lockSession(trx, this.w, sessionId, false);
+        const stored = checked.length === 0 ? [] : await appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
+        await within({
+          executeSql: async (text, values) => {
+            const { rows } = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
+            return { rows: [...rows] };
+          },
+        });
+        return stored;
       });
     });
   }

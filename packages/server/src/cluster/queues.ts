@@ -1,0 +1,120 @@
+import { type SqlExecutor, ThinkingLevelSchema } from "@arbor/core/internal";
+import { type Job, PgBoss } from "pg-boss";
+import { z } from "zod";
+import { ChatDebug } from "../cache-debug-schemas.js";
+
+/** Sessions to wake: one queued job per session at a time (`short`: one queued per key). */
+const WAKE = "arbor-wake";
+/** Chats to run: any number queued per session, one active at a time (`singleton` per key). */
+const RUN = "arbor-run";
+
+/** A chat posted to some instance, as its queued job carries it to the instance that runs it. */
+export const QueuedChatSchema = z.object({
+  sessionId: z.string(),
+  /** Unique per chat: kept on the user message, so a retried job can tell the message was written. */
+  key: z.string(),
+  message: z.string(),
+  fromEntryId: z.string().optional(),
+  agent: z.string().optional(),
+  model: z.string().optional(),
+  thinking: ThinkingLevelSchema.optional(),
+  debug: ChatDebug.optional(),
+});
+export type QueuedChat = z.infer<typeof QueuedChatSchema>;
+
+/** A queued chat job as its worker gets it: `attempt` is 0 the first time, more once an earlier worker died or gave it back. */
+export interface ChatJob {
+  chat: QueuedChat;
+  attempt: number;
+}
+
+export interface QueueSettings {
+  url: string;
+  /** How long a worker's silence means it died and its chat job goes to another (pg-boss's heartbeat; at least 10 s). */
+  heartbeatSeconds: number;
+  /** How many chats this instance runs at once. */
+  concurrency: number;
+}
+
+/** Job states in which a chat still waits for, or is given to, an instance. */
+const OPEN_STATES = new Set(["created", "retry", "active"]);
+
+/**
+ * The cluster's durable dispatch on pg-boss: chats to run (recorded and queued in the caller's
+ * transaction, then run by exactly one instance at a time per session) and sessions to wake after
+ * their driver died. A worker that dies before finishing a job has it retried elsewhere.
+ */
+export class ClusterQueues {
+  private readonly boss: PgBoss;
+
+  constructor(
+    private readonly settings: QueueSettings,
+    onError: (err: Error) => void,
+  ) {
+    this.boss = new PgBoss({ connectionString: settings.url, useListenNotify: true, max: 4 });
+    this.boss.on("error", onError);
+  }
+
+  async start(workers: { wake: (sessionId: string) => Promise<void>; run: (job: ChatJob) => Promise<void> }): Promise<void> {
+    await this.boss.start();
+    await this.ensure(WAKE, { policy: "short", notify: true, retryLimit: 20, retryDelay: 1, expireInSeconds: 60 });
+    await this.ensure(RUN, {
+      policy: "singleton",
+      notify: true,
+      // A chat is given back (shutdown) or lost with its worker (crash) any number of times; each retry
+      // finds out from the journal what the earlier attempts did.
+      retryLimit: 1_000,
+      retryDelay: 1,
+      heartbeatSeconds: Math.max(10, Math.ceil(this.settings.heartbeatSeconds)),
+      // A run may take hours; the heartbeat, not the expiry, tells a dead worker.
+      expireInSeconds: 24 * 3_600,
+      deleteAfterSeconds: 600,
+    });
+    await this.boss.work<{ sessionId: string }>(WAKE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
+      for (const job of jobs) await workers.wake(job.data.sessionId);
+    });
+    await this.boss.work<unknown>(
+      RUN,
+      { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: this.settings.concurrency },
+      async (jobs: Job<unknown>[]) => {
+        for (const job of jobs) await workers.run({ chat: QueuedChatSchema.parse(job.data), attempt: job.retryCount });
+      },
+    );
+  }
+
+  private async ensure(name: string, options: Parameters<PgBoss["createQueue"]>[1]): Promise<void> {
+    if (await this.boss.getQueue(name)) return;
+    await this.boss.createQueue(name, options).catch(async (err: unknown) => {
+      // Another instance created it at the same moment.
+      if (!(await this.boss.getQueue(name))) throw err;
+    });
+  }
+
+  /** Queues a wake of the session unless one is queued already. */
+  async wake(sessionId: string): Promise<void> {
+    await this.boss.send(WAKE, { sessionId }, { singletonKey: sessionId });
+  }
+
+  /** Queues a chat over the given transaction: it commits (and a worker may take it) only with the caller's writes. */
+  async sendChat(chat: QueuedChat, db: SqlExecutor): Promise<void> {
+    await this.boss.send(RUN, chat, { singletonKey: chat.sessionId, db });
+  }
+
+  /** Whether a chat of the session waits for an instance or is being run. */
+  async chatOpen(sessionId: string): Promise<boolean> {
+    const jobs = await this.boss.findJobs(RUN, { key: sessionId, limit: 1_000 });
+    return jobs.some((j) => OPEN_STATES.has(j.state));
+  }
+
+  /** Stops taking jobs; jobs still being handled finish first. */
+  async stopWorking(): Promise<void> {
+    await Promise.all([
+      this.boss.offWork(WAKE, { wait: true }).catch(() => undefined),
+      this.boss.offWork(RUN, { wait: true }).catch(() => undefined),
+    ]);
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 5_000 }).catch(() => undefined);
+  }
+}
