@@ -1,11 +1,13 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
+import type { UIMessage } from "ai";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readUi, user } from "../../server/test/helpers/ui-stream.js";
 import { arbor } from "./helpers/cli.js";
 import { driverOf, follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
 import { FaultRig } from "./helpers/fault.js";
@@ -136,6 +138,45 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(await aborted.json()).toEqual({ aborted: true });
       const end = (await slow.until((e) => e.type === "done" || e.type === "error")) as { type: string; code?: string };
       expect(end).toMatchObject({ type: "error", code: "aborted" });
+    } finally {
+      await rig.cleanup();
+      await db.drop();
+    }
+  }, 90_000);
+
+  it("a useChat approval sent to another instance than the one running the chat is relayed to its run", async () => {
+    const db = await createTestDatabase();
+    const rig = new FaultRig(() => workspace);
+    try {
+      const step = (call: StepContext): readonly ScriptAction[] => {
+        if (!bodyOf(call).tools) return [text("Title")];
+        return turns(call) === 0 ? [toolCall("bash", { command: "touch ui-approved.txt" })] : [text("Touched it.")];
+      };
+      const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
+      const args = { baseURL, home: join(dir, "home-ui"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const a = await startInstance(rig, "A", args);
+      const c = await startInstance(rig, "C", args);
+      const id = randomUUID();
+      const post = (url: string, messages: unknown[]) =>
+        fetch(`${url}/api/ui/chat`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ id, messages }),
+        });
+      const first = await readUi(await post(a.url, [user("touch the file")]));
+      expect(first.chunks.some((ch) => ch.type === "tool-approval-request")).toBe(true);
+      const answered: UIMessage = {
+        ...structuredClone(first.message),
+        parts: first.message.parts.map((p) =>
+          p.type === "dynamic-tool" && p.state === "approval-requested"
+            ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
+            : p,
+        ),
+      };
+      // C has no ask of its own; it hands the answer to A, whose run waits, and streams the rest from the log.
+      const done = await readUi(await post(c.url, [user("touch the file"), answered]), answered);
+      expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+      await expect(access(join(workspace, "ui-approved.txt"))).resolves.toBeUndefined();
     } finally {
       await rig.cleanup();
       await db.drop();

@@ -1,4 +1,5 @@
 import { ArborError, type RunEvent } from "@arbor/core/internal";
+import type { ClusterRelay } from "../cluster/cluster-node.js";
 import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
@@ -28,6 +29,23 @@ function promptOf(message: UiChatMessage): string {
     .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : []))
     .join("\n")
     .trim();
+}
+
+/** Answers approvals through the cluster, for a run another instance drives; how many were taken. */
+async function relayApprovals(
+  cluster: ClusterRelay,
+  approvals: ReadonlyArray<{ id: string; approved: boolean; reason?: string }>,
+): Promise<number> {
+  let taken = 0;
+  for (const approval of approvals) {
+    const planId = planIdOf(approval.id);
+    const ok =
+      planId === undefined
+        ? await cluster.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason)
+        : await cluster.approvePlan(planId, approval.approved, approval.reason);
+    if (ok) taken++;
+  }
+  return taken;
 }
 
 /** The approvals the client answered in an assistant message this server streamed. */
@@ -114,7 +132,14 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
         const open = approvals.filter((a) => isPending(sessionId, a.id));
-        if (open.length === 0) {
+        // In a cluster the run may wait on another instance (it took the run over): the answer goes there.
+        const relayed = ctx.cluster
+          ? await relayApprovals(
+              ctx.cluster,
+              approvals.filter((a) => !open.includes(a)),
+            )
+          : 0;
+        if (open.length === 0 && relayed === 0) {
           throw new ApiError(
             "permission_not_found",
             `None of the approvals answers an ask session ${sessionId} is waiting for: they were answered already or the run ended. GET /api/permissions lists the waiting ones.`,
