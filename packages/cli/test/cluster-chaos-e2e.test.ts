@@ -239,8 +239,17 @@ describe("arbor serve --cluster under kill -9", () => {
               watcherMismatch++;
               const missing = logged.filter((r) => !got.includes(r.id)).map((r) => `${r.id}:${r.type}`);
               const extra = got.filter((id) => !want.includes(id));
+              const twice = got.filter((id, i) => got.indexOf(id) !== i);
               console.log(
-                `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; reconnects ${watcher?.reconnects}`,
+                `  job ${job}: the watcher got ${got.length} events, the log holds ${want.length}; missing ${missing.join(", ")}; not in the log ${extra.join(", ")}; twice ${twice
+                  .map(
+                    (id) =>
+                      `${id}:${logged.find((r) => r.id === id)?.type} via ${(watcher?.events ?? [])
+                        .filter((e) => e.id === id)
+                        .map((e) => e.via)
+                        .join("+")}`,
+                  )
+                  .join(", ")}; reconnects ${watcher?.reconnects}`,
               );
             }
           }

@@ -68,6 +68,8 @@ export interface Received {
   id: number;
   event: RunEvent;
   at: number;
+  /** The instance and connection attempt it came through (follow only). */
+  via?: string;
 }
 
 /** Parses SSE messages out of a growing buffer; returns the rest. */
@@ -113,7 +115,9 @@ export async function follow(
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        const before = events.length;
         buffer = drain(buffer + decoder.decode(value, { stream: true }), events);
+        for (let i = before; i < events.length; i++) (events[i] as Received).via = `${inst.name}#${attempt}`;
         const t = events.at(-1)?.event.type;
         if (t === "done" || t === "error") {
           void reader.cancel().catch(() => undefined);

@@ -105,12 +105,14 @@ export class RunEventReader {
       // Log ids have no gaps: a jump means retention dropped records this reader has not had.
       if (page.length > 0 && (page[0] as StoredEvent).id !== after + 1) return { kind: "expired" };
       if (page.length === 0) {
-        if (tail?.running) {
+        // Asked again after the read: a run of this process may have begun meanwhile (a queued chat taken here).
+        const current = this.tailOf();
+        if (current?.running) {
           if (!wait) return { kind: "live" };
-          await tail.next();
+          await current.next();
           continue;
         }
-        if (!tail?.running && (await this.drivenElsewhere?.driven())) {
+        if (await this.drivenElsewhere?.driven()) {
           if (!wait) return { kind: "live" };
           const changed = this.drivenElsewhere?.changed;
           // A notification is only a hint to read sooner: the wait is bounded, so a lost one costs a poll.
@@ -118,6 +120,8 @@ export class RunEventReader {
           else await new Promise<void>((resolve) => setTimeout(resolve, FOREIGN_POLL_MS));
           continue;
         }
+        // Or while the other processes were asked, which then said no because the run is here.
+        if (this.tailOf()?.running) continue;
         return { kind: "end" };
       }
       this.lastId = (page[page.length - 1] as StoredEvent).id;

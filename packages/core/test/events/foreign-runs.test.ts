@@ -95,4 +95,43 @@ describe("a reader of a run another process drives", () => {
     await log.record(handle).recorded;
     expect(logged.at(-1)).toEqual([id, 2]);
   });
+
+  it("reads a run this process starts while the reader looks in the log, instead of ending with nothing", async () => {
+    // A queued chat: the reader waits for a run that may start anywhere, also here, at any moment.
+    const store = await fileStore();
+    const { id } = await store.createSession();
+    const foreign = foreignRuns();
+    let log: RunEventLog | undefined;
+    let started: Promise<void> | undefined;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    async function* events() {
+      yield { type: "token" as const, session_id: id, content: "here" };
+      await gate;
+      yield { type: "done" as const, session_id: id };
+    }
+    const it = events();
+    const handle = { sessionId: id, result: Promise.resolve({} as never), abort: () => {}, [Symbol.asyncIterator]: () => it };
+    // The run begins here just as the reader's read of the log comes back empty.
+    const racing = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key !== "listEvents") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<Store["listEvents"]>) => {
+          const page = await target.listEvents(...args);
+          if (!started && log) started = log.record(handle).recorded;
+          return page;
+        };
+      },
+    });
+    log = new RunEventLog(racing, { foreign: foreign.runs });
+    const reader = await log.reader(id, { after: 0 });
+    const first = await reader.next();
+    expect(first.kind === "frames" && first.frames.map((f) => JSON.parse(f.json).type)).toEqual(["token"]);
+    release();
+    const rest = await reader.next();
+    expect(rest.kind === "frames" && rest.ended).toBe(true);
+    await started;
+  });
 });

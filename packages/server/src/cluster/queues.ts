@@ -51,7 +51,14 @@ export class ClusterQueues {
     private readonly settings: QueueSettings,
     onError: (err: Error) => void,
   ) {
-    this.boss = new PgBoss({ connectionString: settings.url, useListenNotify: true, max: 4 });
+    this.boss = new PgBoss({
+      connectionString: settings.url,
+      useListenNotify: true,
+      max: 4,
+      // The pass that fails a job whose worker stopped heartbeating: by default once a minute, which
+      // would leave a dead instance's chats waiting far longer than the heartbeat says.
+      superviseIntervalSeconds: Math.max(1, Math.min(10, Math.floor(settings.heartbeatSeconds / 2))),
+    });
     this.boss.on("error", onError);
   }
 
