@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { ArborError, type RunEvent, type RunHandle, type Runtime, type Store } from "@arbor/core/internal";
+import { ArborError, type Runtime, type Store } from "@arbor/core/internal";
 import pg from "pg";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
 import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
+import { messageWritten, started } from "./run-start.js";
 
 /** How an instance of a cluster is tuned; every field has a default. */
 export interface ClusterSettings {
@@ -62,9 +63,6 @@ const LAST_EVENTS_GRACE_MS = 5_000;
 
 /** The event a queued chat leaves in its session's log (not a run event: streams skip it). */
 const CHAT_QUEUED = "chat_queued";
-
-/** The errors of a wake that found the session already taken or finished: nothing to record. */
-const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);
 
 /**
  * One instance of `arbor serve --cluster`: it wakes sessions whose driver is gone (found by a sweep
@@ -154,8 +152,9 @@ export class ClusterNode implements ClusterRelay {
     const runtime = this.runtime;
     // Thrown back to the queue, which retries the job on another instance.
     if (!runtime || this.draining) throw new Error("this instance is shutting down");
-    const handle = await started(runtime.resume(sessionId));
-    if (!handle) return;
+    const woken = await started(runtime.resume(sessionId));
+    if (!("handle" in woken)) return;
+    const handle = woken.handle;
     this.log(`arbor serve: took over the run of session ${sessionId}`);
     runtime.events.record(handle);
     void handle.result.then((r) => this.log(`arbor serve: session ${sessionId}'s run ended ${r.status}`));
@@ -189,29 +188,43 @@ export class ClusterNode implements ClusterRelay {
   private async runChat({ chat, attempt }: ChatJob): Promise<void> {
     const runtime = this.runtime;
     if (!runtime || this.draining) throw new Error("this instance is shutting down");
-    if (attempt > 0 && (await messageWritten(this.store, chat.sessionId, chat.key))) {
-      if ((await this.store.getSession(chat.sessionId))?.status === "interrupted") await this.wake(chat.sessionId);
+    if (attempt > 0) {
+      const written = await messageWritten(this.store, chat.sessionId, chat.key);
+      if (written === undefined) return;
+      if (written) {
+        if ((await this.store.getSession(chat.sessionId))?.status === "interrupted") await this.wake(chat.sessionId);
+        return;
+      }
+    }
+    const run = await started(
+      runtime.run({
+        sessionId: chat.sessionId,
+        prompt: chat.message,
+        requestKey: chat.key,
+        busy: "reject",
+        ...(chat.fromEntryId === undefined ? {} : { fromEntryId: chat.fromEntryId }),
+        ...(chat.agent === undefined ? {} : { agent: chat.agent }),
+        ...(chat.model === undefined ? {} : { model: chat.model }),
+        ...(chat.thinking === undefined ? {} : { thinking: chat.thinking }),
+        ...(chat.debug === undefined ? {} : { debug: debugLevelOf(chat.debug) }),
+      }),
+    );
+    if (!("handle" in run)) {
+      // Another driver holds the session (a woken run, a CLI): the chat waits its turn. A session
+      // deleted meanwhile has nothing left to run.
+      if (run.refused === "session_busy") throw new Error(`session ${chat.sessionId} is driven elsewhere; the chat waits`);
       return;
     }
-    const handle = runtime.run({
-      sessionId: chat.sessionId,
-      prompt: chat.message,
-      requestKey: chat.key,
-      busy: "reject",
-      ...(chat.fromEntryId === undefined ? {} : { fromEntryId: chat.fromEntryId }),
-      ...(chat.agent === undefined ? {} : { agent: chat.agent }),
-      ...(chat.model === undefined ? {} : { model: chat.model }),
-      ...(chat.thinking === undefined ? {} : { thinking: chat.thinking }),
-      ...(chat.debug === undefined ? {} : { debug: debugLevelOf(chat.debug) }),
-    });
+    const handle = run.handle;
     runtime.events.record(handle);
-    const handedBack = new Promise<"handed back">((resolve) =>
-      this.handBack.signal.addEventListener("abort", () => resolve("handed back"), { once: true }),
-    );
+    let onHandBack = () => {};
+    const handedBack = new Promise<"handed back">((resolve) => {
+      onHandBack = () => resolve("handed back");
+      this.handBack.signal.addEventListener("abort", onHandBack, { once: true });
+    });
     const outcome = await Promise.race([handle.result, handedBack]);
+    this.handBack.signal.removeEventListener("abort", onHandBack);
     if (outcome === "handed back") throw new Error("this instance shut down; the chat goes to another");
-    // Another driver holds the session (a woken run, a CLI): the chat waits its turn.
-    if (outcome.status === "error" && outcome.error?.code === "session_busy") throw new Error(outcome.error.message);
   }
 
   private async handle(req: ControlRequest): Promise<boolean> {
@@ -282,41 +295,4 @@ export class ClusterNode implements ClusterRelay {
     await this.signals.close();
     await this.pool.end().catch(() => undefined);
   }
-}
-
-/**
- * The handle once its run is known to have started: undefined when its first event says the
- * session was taken or finished meanwhile, so that refusal is not logged as the run's end.
- */
-async function started(handle: RunHandle): Promise<RunHandle | undefined> {
-  const it = handle[Symbol.asyncIterator]();
-  const first = await it.next();
-  if (first.done) return undefined;
-  const event = first.value as RunEvent;
-  if (event.type === "error" && NOT_WOKEN.has((event as { code?: string }).code ?? "")) {
-    await handle.result;
-    return undefined;
-  }
-  let gave = false;
-  const rest: AsyncIterator<RunEvent> = {
-    next: () => {
-      if (!gave) {
-        gave = true;
-        return Promise.resolve(first);
-      }
-      return it.next();
-    },
-  };
-  return {
-    sessionId: handle.sessionId,
-    result: handle.result,
-    abort: (reason) => handle.abort(reason),
-    [Symbol.asyncIterator]: () => rest,
-  };
-}
-
-/** Whether the session's journal holds the user message of the queued chat with this key. */
-async function messageWritten(store: Store, sessionId: string, key: string): Promise<boolean> {
-  const entries = await store.listEntries(sessionId).catch(() => []);
-  return entries.some((e) => e.type === "message" && e.message.role === "user" && e.message.requestKey === key);
 }

@@ -77,12 +77,18 @@ export class ClusterQueues {
       expireInSeconds: 24 * 3_600,
       deleteAfterSeconds: 600,
     });
-    await this.boss.work<{ sessionId: string }>(WAKE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
-      for (const job of jobs) await workers.wake(job.data.sessionId);
-    });
+    // NOTIFY wakes a worker only for a new job: a retry (a chat given back, a job whose worker died)
+    // is found by polling, which pg-boss slows to every 30 s under NOTIFY unless told otherwise.
+    await this.boss.work<{ sessionId: string }>(
+      WAKE,
+      { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1, batchSize: 1 },
+      async (jobs) => {
+        for (const job of jobs) await workers.wake(job.data.sessionId);
+      },
+    );
     await this.boss.work<unknown>(
       RUN,
-      { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: this.settings.concurrency },
+      { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2, batchSize: 1, localConcurrency: this.settings.concurrency },
       async (jobs: Job<unknown>[]) => {
         for (const job of jobs) await workers.run({ chat: QueuedChatSchema.parse(job.data), attempt: job.retryCount });
       },

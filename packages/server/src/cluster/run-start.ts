@@ -1,0 +1,53 @@
+import { isArborError, type RunEvent, type RunHandle, type Store } from "@arbor/core/internal";
+
+/** The errors of a run's start that found the session already taken or finished: nothing to record. */
+const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);
+
+/**
+ * The handle once its run is known to have started, or the code of the error its first event
+ * refused it with (the session was taken or finished meanwhile), so that refusal is neither logged
+ * as the run's end nor written to the session's event log, where its watchers would take it for one.
+ */
+export async function started(handle: RunHandle): Promise<{ handle: RunHandle } | { refused: string }> {
+  const it = handle[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return { refused: "ended" };
+  const event = first.value as RunEvent;
+  const code = event.type === "error" ? ((event as { code?: string }).code ?? "") : "";
+  if (NOT_WOKEN.has(code)) {
+    await handle.result;
+    return { refused: code };
+  }
+  let gave = false;
+  const rest: AsyncIterator<RunEvent> = {
+    next: () => {
+      if (!gave) {
+        gave = true;
+        return Promise.resolve(first);
+      }
+      return it.next();
+    },
+  };
+  return {
+    handle: {
+      sessionId: handle.sessionId,
+      result: handle.result,
+      abort: (reason) => handle.abort(reason),
+      [Symbol.asyncIterator]: () => rest,
+    },
+  };
+}
+
+/**
+ * Whether the session's journal holds the user message of the queued chat with this key; undefined
+ * when the session is gone. A failed read throws (the job is retried), never reads as "not written".
+ */
+export async function messageWritten(store: Store, sessionId: string, key: string): Promise<boolean | undefined> {
+  try {
+    const entries = await store.listEntries(sessionId);
+    return entries.some((e) => e.type === "message" && e.message.role === "user" && e.message.requestKey === key);
+  } catch (err) {
+    if (isArborError(err, "session_not_found")) return undefined;
+    throw err;
+  }
+}
