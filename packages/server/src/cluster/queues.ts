@@ -57,7 +57,7 @@ export class ClusterQueues {
       max: 4,
       // The pass that fails a job whose worker stopped heartbeating: by default once a minute, which
       // would leave a dead instance's chats waiting far longer than the heartbeat says.
-      superviseIntervalSeconds: Math.max(1, Math.min(10, Math.floor(settings.heartbeatSeconds / 2))),
+      superviseIntervalSeconds: Math.max(1, Math.min(5, Math.floor(settings.heartbeatSeconds / 4))),
     });
     this.boss.on("error", onError);
   }
