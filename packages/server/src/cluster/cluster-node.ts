@@ -110,7 +110,7 @@ export class ClusterNode implements ClusterRelay {
           if (!meta) return false;
           if (meta.status === "running" || meta.status === "interrupted") return true;
           // A chat queued for it is about to run, wherever.
-          if (await this.queue.chatOpen(sessionId)) return true;
+          if ((await this.queue.openChats(sessionId)).length > 0) return true;
           // A run's end is stored before its last events reach the log: wait for them a little.
           return Date.now() - Date.parse(meta.updatedAt) < LAST_EVENTS_GRACE_MS;
         },
@@ -152,6 +152,11 @@ export class ClusterNode implements ClusterRelay {
     const runtime = this.runtime;
     // Thrown back to the queue, which retries the job on another instance.
     if (!runtime || this.draining) throw new Error("this instance is shutting down");
+    // A chat whose run died before writing its message owns the session: its retry runs the message.
+    // A wake would find nothing to answer, or answer the previous message again.
+    for (const chat of await this.queue.openChats(sessionId)) {
+      if ((await messageWritten(this.store, sessionId, chat.key)) === false) return;
+    }
     const woken = await started(runtime.resume(sessionId));
     if (!("handle" in woken)) return;
     const handle = woken.handle;

@@ -64,7 +64,9 @@ export class ClusterQueues {
 
   async start(workers: { wake: (sessionId: string) => Promise<void>; run: (job: ChatJob) => Promise<void> }): Promise<void> {
     await this.boss.start();
-    await this.ensure(WAKE, { policy: "short", notify: true, retryLimit: 20, retryDelay: 1, expireInSeconds: 60 });
+    // A wake's job lasts only until the run has started; one whose instance died with it is given to
+    // another soon, not after pg-boss's default quarter of an hour (a duplicate wake finds the session taken).
+    await this.ensure(WAKE, { policy: "short", notify: true, retryLimit: 20, retryDelay: 1, expireInSeconds: 15 });
     await this.ensure(RUN, {
       policy: "singleton",
       notify: true,
@@ -113,10 +115,14 @@ export class ClusterQueues {
     await this.boss.send(RUN, chat, { singletonKey: chat.sessionId, db });
   }
 
-  /** Whether a chat of the session waits for an instance or is being run. */
-  async chatOpen(sessionId: string): Promise<boolean> {
+  /** The chats of the session that wait for an instance or are being run. */
+  async openChats(sessionId: string): Promise<QueuedChat[]> {
     const jobs = await this.boss.findJobs(RUN, { key: sessionId, limit: 1_000 });
-    return jobs.some((j) => OPEN_STATES.has(j.state));
+    return jobs.flatMap((j) => {
+      if (!OPEN_STATES.has(j.state)) return [];
+      const chat = QueuedChatSchema.safeParse(j.data);
+      return chat.success ? [chat.data] : [];
+    });
   }
 
   /** Stops taking jobs; jobs still being handled finish first. */
