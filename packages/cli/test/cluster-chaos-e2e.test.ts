@@ -249,7 +249,9 @@ describe("arbor serve --cluster under kill -9", () => {
                         .map((e) => e.via)
                         .join("+")}`,
                   )
-                  .join(", ")}; reconnects ${watcher?.reconnects}; got ${JSON.stringify((watcher?.events ?? []).slice(0, 2).map((e) => [e.id, e.via, e.event]))}`,
+                  .join(
+                    ", ",
+                  )}; reconnects ${watcher?.reconnects}; got ${JSON.stringify((watcher?.events ?? []).slice(0, 2).map((e) => [e.id, e.via, e.event]))}`,
               );
             }
           }
