@@ -115,11 +115,14 @@ export class RunEventTail {
 
   /**
    * The position just after the frame with log id `id`, for a reader resuming from it; undefined
-   * when the tail does not answer for that id (it is at or below the floor).
+   * when the tail does not answer for that id (it is below the floor, or beyond what it holds yet).
    */
   positionAfterId(id: number): number | undefined {
     const floor = this.floorId;
     if (floor === undefined || id < floor) return undefined;
+    // The log is ahead of the tail (a batch is written there before it is handed here): a reader
+    // that already has that id is placed once the tail holds it, not before it, or it gets it twice.
+    if (id > (this.lastId ?? floor)) return undefined;
     // Logged ids increase along the tail; a frame without an id (never logged) is passed over.
     let lo = this.start;
     let hi = this.frames.length;

@@ -28,6 +28,19 @@ describe("RunEventTail", () => {
     expect(tail.holdsId(9) && !tail.holdsId(10) && !tail.holdsId(5)).toBe(true);
   });
 
+  it("places no reader after an id the log has but the tail has not been handed yet", () => {
+    // A reader that read id 4 from the store before the writer appended it here must not be put
+    // before it: the append would then hand it id 4 a second time.
+    const tail = new RunEventTail("s", 100);
+    tail.beginRun();
+    tail.append([frame(3)]);
+    expect(tail.positionAfterId(3)).toBe(1);
+    expect(tail.positionAfterId(4)).toBeUndefined();
+    tail.append([frame(4)]);
+    expect(tail.positionAfterId(4)).toBe(2);
+    expect(tail.read(2)).toBeUndefined();
+  });
+
   it("keeps at most maxFrames; a position before what was dropped reads as dropped and the floor rises", () => {
     const tail = new RunEventTail("s", 3);
     tail.beginRun();
