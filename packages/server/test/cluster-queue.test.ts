@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { createRuntime, openStore, type Store } from "@arbor/core/internal";
 import { scriptedModel, text } from "@arbor/testkit";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase } from "../../cli/test/helpers/postgres.js";
 import { ClusterNode } from "../src/index.js";
 
 /**
@@ -14,30 +14,15 @@ import { ClusterNode } from "../src/index.js";
  * someone else at the moment a worker takes it.
  */
 
-const POSTGRES_URL = process.env.ARBOR_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
 async function database(): Promise<string> {
-  const name = `arbor_srv_${randomBytes(5).toString("hex")}`;
-  await admin(`create database "${name}"`);
-  cleanups.push(() => admin(`drop database if exists "${name}" with (force)`));
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const db = await createTestDatabase();
+  cleanups.push(db.drop);
+  return db.url;
 }
 
 async function postgresStore(url: string): Promise<Store> {

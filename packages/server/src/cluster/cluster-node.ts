@@ -5,7 +5,7 @@ import pg from "pg";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
 import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
-import { messageWritten, started } from "./run-start.js";
+import { started, writtenChatKeys } from "./run-start.js";
 
 /** How an instance of a cluster is tuned; every field has a default. */
 export interface ClusterSettings {
@@ -154,8 +154,10 @@ export class ClusterNode implements ClusterRelay {
     if (!runtime || this.draining) throw new Error("this instance is shutting down");
     // A chat whose run died before writing its message owns the session: its retry runs the message.
     // A wake would find nothing to answer, or answer the previous message again.
-    for (const chat of await this.queue.openChats(sessionId)) {
-      if ((await messageWritten(this.store, sessionId, chat.key)) === false) return;
+    const open = await this.queue.openChats(sessionId);
+    if (open.length > 0) {
+      const written = await writtenChatKeys(this.store, sessionId);
+      if (written && open.some((chat) => !written.has(chat.key))) return;
     }
     const woken = await started(runtime.resume(sessionId));
     if (!("handle" in woken)) return;
@@ -194,9 +196,9 @@ export class ClusterNode implements ClusterRelay {
     const runtime = this.runtime;
     if (!runtime || this.draining) throw new Error("this instance is shutting down");
     if (attempt > 0) {
-      const written = await messageWritten(this.store, chat.sessionId, chat.key);
+      const written = await writtenChatKeys(this.store, chat.sessionId);
       if (written === undefined) return;
-      if (written) {
+      if (written.has(chat.key)) {
         if ((await this.store.getSession(chat.sessionId))?.status === "interrupted") await this.wake(chat.sessionId);
         return;
       }

@@ -39,13 +39,16 @@ export async function started(handle: RunHandle): Promise<{ handle: RunHandle } 
 }
 
 /**
- * Whether the session's journal holds the user message of the queued chat with this key; undefined
- * when the session is gone. A failed read throws (the job is retried), never reads as "not written".
+ * The keys of the queued chats whose user messages the session's journal holds; undefined when the
+ * session is gone. A failed read throws (the job is retried), never reads as "not written".
  */
-export async function messageWritten(store: Store, sessionId: string, key: string): Promise<boolean | undefined> {
+export async function writtenChatKeys(store: Store, sessionId: string): Promise<Set<string> | undefined> {
   try {
-    const entries = await store.listEntries(sessionId);
-    return entries.some((e) => e.type === "message" && e.message.role === "user" && e.message.requestKey === key);
+    const keys = new Set<string>();
+    for (const e of await store.listEntries(sessionId)) {
+      if (e.type === "message" && e.message.role === "user" && e.message.requestKey !== undefined) keys.add(e.message.requestKey);
+    }
+    return keys;
   } catch (err) {
     if (isArborError(err, "session_not_found")) return undefined;
     throw err;
