@@ -50,6 +50,7 @@ export { EMBEDDING_PROVIDERS, embeddingLoader } from "./llm/embedding-providers.
 export { type LlmCall, type LlmCallDetail, LlmCallLog, type LlmCallOutput } from "./llm/llm-call-log.js";
 export * from "./llm/model-ref.js";
 export * from "./llm/model-wrapper.js";
+export { PROVIDER_DEFINITIONS, type ProviderDefinition } from "./llm/providers/index.js";
 export * from "./llm/registry.js";
 export {
   classifyProviderError,

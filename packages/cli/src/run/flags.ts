@@ -8,6 +8,7 @@ import {
   type DebugLevel,
   DebugLevelSchema,
   loadConfig,
+  PROVIDER_DEFINITIONS,
   parseThinkingLevel,
   THINKING_LEVEL_HINT,
   type ThinkingLevel,
@@ -21,12 +22,23 @@ export const RUN_USAGE = 'arbor run [options] "<prompt>"';
 /** The most turns `--max-turns` takes: far beyond any sane run, low enough to catch a typo. */
 export const MAX_TURNS_LIMIT = 10_000;
 
+/** `--model`'s help, from the registered providers: each with what it is and the variable holding its key. */
+function modelFlagHelp(): string {
+  const providers = PROVIDER_DEFINITIONS.map(({ name, help, env, otherCredentials }) => {
+    const key = otherCredentials
+      ? `${env.apiKey} or ${otherCredentials.instead}`
+      : `${env.apiKey}${env.apiKeyRequired ? "" : " (optional)"}`;
+    return `${name} — ${help.label}, ${key}`;
+  });
+  const [first] = PROVIDER_DEFINITIONS;
+  return `The model as provider/model, e.g. ${first.name}/${first.help.exampleModel} (env ARBOR_MODEL, else \`model\` in arbor.json). Providers and the variable each reads its key from: ${providers.join("; ")}.`;
+}
+
 export const RUN_OPTIONS: OptionDefs = {
   model: {
     type: "string",
     valueName: "provider/model",
-    description:
-      "The model as provider/model: openai, anthropic, google, azure, bedrock, mistral, xai, groq, deepseek, openrouter or openai-compatible (env ARBOR_MODEL, else `model` in arbor.json). Each provider reads its own key, e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY; ARBOR_API_KEY for openai-compatible (the README lists them all).",
+    description: modelFlagHelp(),
   },
   "base-url": {
     type: "string",

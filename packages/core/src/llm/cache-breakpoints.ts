@@ -1,16 +1,21 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt, SharedV4ProviderOptions } from "@ai-sdk/provider";
+import { isProviderName } from "./model-ref.js";
+import { definitionForSdkProvider, providerDefinition } from "./providers.js";
 
 /**
- * Anthropic (directly or through Bedrock) caches a prompt only up to breakpoints the request marks;
- * OpenAI, Gemini and the rest cache a repeated prefix on their own, so they get no marks and the
- * prompt is left exactly as it was (a stable prefix is what their caches need).
+ * The mark placing a cache breakpoint for a model, from its provider's definition: Anthropic (directly
+ * or through Bedrock) caches a prompt only up to breakpoints the request marks; OpenAI, Gemini and the
+ * rest cache a repeated prefix on their own, so they get no marks and the prompt is left exactly as it
+ * was (a stable prefix is what their caches need). The provider is found by the ref's `provider/` part,
+ * else by the SDK model's provider string (a model given as an instance).
  */
 export function cacheMarkFor(ref: string, provider: string): SharedV4ProviderOptions | undefined {
-  if (ref.startsWith("anthropic/") || provider.startsWith("anthropic")) {
-    return { anthropic: { cacheControl: { type: "ephemeral" } } };
-  }
-  if (ref.startsWith("bedrock/") && ref.includes("anthropic.")) return { bedrock: { cachePoint: { type: "default" } } };
-  return undefined;
+  const slash = ref.indexOf("/");
+  const name = ref.slice(0, Math.max(slash, 0));
+  const model = ref.slice(slash + 1);
+  const byRef = isProviderName(name) ? providerDefinition(name) : undefined;
+  const bySdk = definitionForSdkProvider(provider);
+  return byRef?.cacheMark?.(model) ?? bySdk?.cacheMark?.(model);
 }
 
 /**

@@ -1,23 +1,18 @@
 import { ArborError } from "../errors.js";
+import { PROVIDER_DEFINITIONS, type ProviderName } from "./providers/index.js";
 
-export const PROVIDERS = [
-  "openai",
-  "anthropic",
-  "google",
-  "azure",
-  "bedrock",
-  "mistral",
-  "xai",
-  "groq",
-  "deepseek",
-  "openrouter",
-  "openai-compatible",
-] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+export type { ProviderName };
+
+/** The names of every provider, in the registered order. */
+export const PROVIDERS: readonly ProviderName[] = PROVIDER_DEFINITIONS.map((definition) => definition.name);
 
 export interface ModelRef {
   provider: ProviderName;
   model: string;
+}
+
+export function isProviderName(name: string): name is ProviderName {
+  return (PROVIDERS as readonly string[]).includes(name);
 }
 
 /** Parses `provider/model` (the model part may itself contain slashes, e.g. `openai-compatible/meta/llama3`). */
@@ -31,13 +26,13 @@ export function parseModelRef(value: string): ModelRef {
     );
   }
   const provider = text.slice(0, slash);
-  if (!(PROVIDERS as readonly string[]).includes(provider)) {
+  if (!isProviderName(provider)) {
     throw new ArborError(
       "invalid_model",
       `Unknown provider ${JSON.stringify(provider)} in ${JSON.stringify(value)}: use one of ${PROVIDERS.join(", ")}.`,
     );
   }
-  return { provider: provider as ProviderName, model: text.slice(slash + 1) };
+  return { provider, model: text.slice(slash + 1) };
 }
 
 export function formatModelRef(ref: ModelRef): string {

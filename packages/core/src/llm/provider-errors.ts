@@ -1,4 +1,4 @@
-import { PROVIDERS, type ProviderName } from "./model-ref.js";
+import { isProviderName, type ProviderName } from "./model-ref.js";
 import { providerEnv } from "./providers.js";
 
 /** What went wrong with a model call, in the terms a user acts on. */
@@ -60,7 +60,7 @@ export function isPermanent(kind: ProviderErrorKind): boolean {
 
 function providerOf(ref: string): ProviderName | undefined {
   const name = ref.slice(0, ref.indexOf("/"));
-  return (PROVIDERS as readonly string[]).includes(name) ? (name as ProviderName) : undefined;
+  return isProviderName(name) ? name : undefined;
 }
 
 /**

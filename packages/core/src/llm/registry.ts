@@ -6,7 +6,7 @@ import { type Embedder, modelEmbedder } from "../knowledge/embedder.js";
 import { modelInfo } from "./catalog.js";
 import { EMBEDDING_PROVIDERS, embeddingLoader } from "./embedding-providers.js";
 import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
-import { createProviderModel, derivedBaseURL, providerEnv } from "./providers.js";
+import { createProviderModel, providerDefinition } from "./providers.js";
 import type { ModelResolver, ModelScenario, ResolvedModel } from "./resolved-model.js";
 
 // Re-exported: the package index exports this module, and the CLI's help names the variables.
@@ -95,11 +95,14 @@ function connect(
   config: Config,
   env: Readonly<Record<string, string | undefined>>,
 ): Connection {
-  const spec = providerEnv(ref.provider);
+  const definition = providerDefinition(ref.provider);
+  const spec = definition.env;
   const where = scenario === undefined ? name : `${name} (pool.${scenario})`;
 
   let baseURL = entry?.baseURL;
-  if (baseURL === undefined && ref.provider === "openai-compatible") baseURL = config.baseURL;
+  // A provider with no base URL variable of its own (openai-compatible) is pointed by --base-url,
+  // ARBOR_BASE_URL or arbor.json, all of which arrive as config.baseURL.
+  if (baseURL === undefined && spec.baseURL === undefined) baseURL = config.baseURL;
   if (baseURL === undefined && spec.baseURL !== undefined) {
     const value = nonBlank(env[spec.baseURL]);
     if (value !== undefined && !isHttpURL(value)) {
@@ -111,7 +114,7 @@ function connect(
     }
     baseURL = value;
   }
-  baseURL ??= spec.defaultBaseURL ?? derivedBaseURL(ref.provider, env);
+  baseURL ??= spec.defaultBaseURL ?? definition.derivedBaseURL?.(env);
   if (baseURL === undefined) {
     const poolHint = scenario === undefined ? "" : `set pool.${scenario}.baseURL, or `;
     const how =
@@ -128,10 +131,11 @@ function connect(
   // A pool entry naming its own variable means that server wants a key, whatever the provider.
   const keyVariable = entry?.apiKeyEnv ?? spec.apiKey;
   const key = nonBlank(env[keyVariable]);
-  if (ref.provider === "bedrock" && key === undefined && nonBlank(env.AWS_ACCESS_KEY_ID) === undefined) {
+  const other = definition.otherCredentials;
+  if (other !== undefined && key === undefined && !other.present(env)) {
     throw new ArborError(
       "missing_api_key",
-      `No credentials for ${where}: set ${keyVariable} (a Bedrock API key), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`,
+      `No credentials for ${where}: set ${keyVariable} (${other.apiKeyIs}), or ${other.instead}.`,
       { model: name, variable: keyVariable },
     );
   }

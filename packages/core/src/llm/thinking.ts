@@ -1,5 +1,7 @@
-import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { ThinkingLevel, ThinkingLevelName } from "../model/entry.js";
+import type { ThinkingRequest } from "./providers/definition.js";
+import { PROVIDER_DEFINITIONS } from "./providers/index.js";
 
 type Effort = Exclude<ThinkingLevelName, "off">;
 
@@ -17,35 +19,30 @@ export function effortForBudget(budgetTokens: number): Effort {
   return "xhigh";
 }
 
-/** Asking to see the reasoning: OpenAI gives summaries and Gemini its thoughts only when asked. */
-const SHOW_REASONING = {
-  openai: { reasoningSummary: "auto" },
-  // An Azure model is named by its deployment, which says nothing of the model behind it; left to
-  // guess from that name, the AI SDK drops the reasoning options of every custom-named deployment.
-  azure: { reasoningSummary: "auto", forceReasoning: true },
-  google: { thinkingConfig: { includeThoughts: true } },
-} as const;
+/**
+ * Every provider's own options for a level, side by side: a call does not know which provider its
+ * model is (it may be an instance the caller made), and each SDK package reads only its own key.
+ */
+function providerThinkingOptions(level: ThinkingRequest): SharedV4ProviderOptions {
+  const options: SharedV4ProviderOptions = {};
+  for (const definition of PROVIDER_DEFINITIONS) Object.assign(options, definition.thinking?.(level));
+  return options;
+}
 
 /**
  * Call options for a thinking level. The AI SDK maps its `reasoning` option to each provider's own
- * setting (Anthropic's thinking budget, OpenAI's reasoning effort, Gemini's thinking config, …).
- * A token budget goes as the budget itself to the providers that take one (Anthropic
- * `budget_tokens`, Gemini `thinkingBudget`, Bedrock `reasoningConfig.budgetTokens`) and as the level
- * it falls in to the rest. No level means the provider's default, untouched. Pure.
+ * setting (Anthropic's thinking budget, OpenAI's reasoning effort, Gemini's thinking config, …); each
+ * provider's definition adds what that mapping lacks (asking to see the reasoning, a token budget as
+ * the provider's own budget option). A budget goes as the level it falls in to the providers that take
+ * no budget. No level means the provider's default, untouched. Pure.
  */
 export function thinkingCallOptions(
   level: ThinkingLevel | null | undefined,
 ): Pick<LanguageModelV4CallOptions, "reasoning" | "providerOptions"> {
   if (level === null || level === undefined) return {};
   if (level === "off") return { reasoning: "none" };
-  if (typeof level === "string") return { reasoning: level, providerOptions: SHOW_REASONING };
   return {
-    reasoning: effortForBudget(level),
-    providerOptions: {
-      ...SHOW_REASONING,
-      anthropic: { thinking: { type: "enabled", budgetTokens: level } },
-      google: { thinkingConfig: { includeThoughts: true, thinkingBudget: level } },
-      bedrock: { reasoningConfig: { type: "enabled", budgetTokens: level } },
-    },
+    reasoning: typeof level === "string" ? level : effortForBudget(level),
+    providerOptions: providerThinkingOptions(level),
   };
 }

@@ -4,15 +4,8 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { lazyModel } from "../../src/llm/lazy-model.js";
 import { PROVIDERS } from "../../src/llm/model-ref.js";
-import { createProviderModel, loadProviderModel, type ProviderModelSettings } from "../../src/llm/providers.js";
-
-const settings = (provider: (typeof PROVIDERS)[number]): ProviderModelSettings => ({
-  provider,
-  model: "some-model",
-  baseURL: "http://127.0.0.1:9/v1",
-  apiKey: "key",
-  env: { AWS_REGION: "us-east-1" },
-});
+import { createProviderModel, loadProviderModel } from "../../src/llm/providers.js";
+import { offlineSettings as settings } from "./offline-provider.js";
 
 describe("providers load their SDK package on the first call", () => {
   it.each(PROVIDERS)("%s: the lazy model reports the SDK model's provider and id before loading it", async (provider) => {
