@@ -22,10 +22,13 @@ export function effortForBudget(budgetTokens: number): Effort {
 /**
  * Every provider's own options for a level, side by side: a call does not know which provider its
  * model is (it may be an instance the caller made), and each SDK package reads only its own key.
+ * Providers sharing a package (and so a key) have their options merged.
  */
 function providerThinkingOptions(level: ThinkingRequest): SharedV4ProviderOptions {
   const options: SharedV4ProviderOptions = {};
-  for (const definition of PROVIDER_DEFINITIONS) Object.assign(options, definition.thinking?.(level));
+  for (const definition of PROVIDER_DEFINITIONS) {
+    for (const [key, own] of Object.entries(definition.thinking?.(level) ?? {})) options[key] = { ...options[key], ...own };
+  }
   return options;
 }
 

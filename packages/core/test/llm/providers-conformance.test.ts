@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { ArborError, ConfigSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
@@ -50,6 +51,20 @@ describe("the provider list", () => {
     expect(PROVIDER_DEFINITIONS.map((p) => p.name)).toEqual(PROVIDERS);
     expect(new Set(PROVIDERS).size).toBe(PROVIDERS.length);
     expect(new Set(PROVIDER_DEFINITIONS.map((p) => p.sdkProvider)).size).toBe(PROVIDERS.length);
+  });
+
+  it("registers every provider file of src/llm/providers, each named for its provider", async () => {
+    const folder = new URL("../../src/llm/providers/", import.meta.url);
+    const files = readdirSync(folder).filter((file) => file.endsWith(".ts") && !["definition.ts", "index.ts"].includes(file));
+    const registered: unknown[] = [...PROVIDER_DEFINITIONS];
+    for (const file of files) {
+      const exported = Object.values((await import(new URL(file, folder).href)) as Record<string, unknown>);
+      expect(
+        exported.filter((value) => registered.includes(value)).map((d) => (d as { name: string }).name),
+        file,
+      ).toEqual([file.slice(0, -".ts".length)]);
+    }
+    expect(files).toHaveLength(PROVIDER_DEFINITIONS.length);
   });
 
   it("offers embeddings exactly for the providers that define an embedding loader", () => {
