@@ -1,7 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { ArborError } from "../errors.js";
 import { lazyModel } from "./lazy-model.js";
 import type { ProviderName } from "./model-ref.js";
-import type { Env, ModelSettings, ProviderDefinition, ProviderEnv } from "./providers/definition.js";
+import type { ModelSettings, ProviderDefinition, ProviderEnv } from "./providers/definition.js";
 import { PROVIDER_DEFINITIONS } from "./providers/index.js";
 
 export type { ProviderEnv };
@@ -10,9 +11,19 @@ export interface ProviderModelSettings extends ModelSettings {
   provider: ProviderName;
 }
 
-/** The registered definition of a provider; every ProviderName has one. */
+/**
+ * The registered definition of a provider. Every ProviderName has one; a name that only claims to be
+ * one (read back from storage, cast by a caller) is refused like any unknown provider.
+ */
 export function providerDefinition(provider: ProviderName): ProviderDefinition<ProviderName> {
-  return PROVIDER_DEFINITIONS.find((definition) => definition.name === provider)!;
+  const definition = PROVIDER_DEFINITIONS.find((candidate) => candidate.name === provider);
+  if (definition === undefined) {
+    throw new ArborError(
+      "invalid_model",
+      `Unknown provider ${JSON.stringify(provider)}: use one of ${PROVIDER_DEFINITIONS.map((d) => d.name).join(", ")}.`,
+    );
+  }
+  return definition;
 }
 
 /**
@@ -31,14 +42,6 @@ export function providerEnv(provider: ProviderName): ProviderEnv {
 /** The environment variable holding a provider's API key, e.g. `OPENAI_API_KEY`. */
 export function apiKeyVariable(provider: ProviderName): string {
   return providerDefinition(provider).env.apiKey;
-}
-
-/**
- * Where a provider's requests go when its base URL variable is unset and it has no fixed default:
- * Bedrock's endpoint follows the region.
- */
-export function derivedBaseURL(provider: ProviderName, env: Env): string | undefined {
-  return providerDefinition(provider).derivedBaseURL?.(env);
 }
 
 /**

@@ -9,7 +9,7 @@ import { formatModelRef, type ModelRef, parseModelRef } from "./model-ref.js";
 import { createProviderModel, providerDefinition } from "./providers.js";
 import type { ModelResolver, ModelScenario, ResolvedModel } from "./resolved-model.js";
 
-// Re-exported: the package index exports this module, and the CLI's help names the variables.
+// Re-exported: the internal entry exports this module, and callers name a provider's key variable with these.
 export { apiKeyVariable, type ProviderEnv, providerEnv } from "./providers.js";
 
 export interface ModelRegistryOptions {
