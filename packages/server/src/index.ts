@@ -3,8 +3,8 @@ export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, s
 export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";
 export { DEFAULT_HOST, DEFAULT_PORT, type ListeningServer, type ListenOptions } from "./listen.js";
-export { type ArborMcpDeps, createArborMcpServer } from "./mcp/arbor-mcp-server.js";
-export { type McpEndpoint, mcpEndpoint } from "./mcp/http-endpoint.js";
+export { type ArborMcpDeps, createArborMcpServer } from "./protocols/mcp/arbor-mcp-server.js";
+export { type McpEndpoint, mcpEndpoint } from "./protocols/mcp/http-endpoint.js";
 export { openApiDocument } from "./openapi.js";
 export * from "./schemas.js";
 export {
@@ -16,5 +16,5 @@ export {
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";
-export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./ui/ui-chunks.js";
-export { arborDataPartSchemas } from "./ui/ui-data-parts.js";
+export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./protocols/ui-chat/ui-chunks.js";
+export { arborDataPartSchemas } from "./protocols/ui-chat/ui-data-parts.js";

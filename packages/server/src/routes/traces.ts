@@ -6,7 +6,7 @@ import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse } from "../schemas.js";
 import { requireIdle } from "../session-busy.js";
 import { recordRun } from "../streams/run-stream.js";
-import { sseResponse } from "../streams/sse-response.js";
+import { sseResponse } from "../protocols/http-chat/sse-response.js";
 import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
 

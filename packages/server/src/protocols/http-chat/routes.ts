@@ -8,13 +8,13 @@ import {
   sessionBusy,
 } from "@arbor/core/internal";
 import type { Context } from "hono";
-import { debugLevelOf } from "../cache-debug-schemas.js";
-import { requireAccepting, type ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { defineRoute, type Route } from "../http/route.js";
-import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
-import { sseResponse } from "../streams/sse-response.js";
+import { debugLevelOf } from "../../cache-debug-schemas.js";
+import { requireAccepting, type ServerContext } from "../../context.js";
+import { ApiError } from "../../errors.js";
+import { defineRoute, type Route } from "../../http/route.js";
+import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
+import { recordRun } from "../../streams/run-stream.js";
+import { sseResponse } from "./sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
 

@@ -1,5 +1,5 @@
 import type { RunEventFrame, RunEventReader, RunEventStep } from "@arbor/core/internal";
-import { safeErrorMessage } from "../errors.js";
+import { safeErrorMessage } from "../../errors.js";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",

@@ -11,7 +11,7 @@ import {
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { SERVER_VERSION } from "../version.js";
+import { SERVER_VERSION } from "../../version.js";
 
 export interface ArborMcpDeps {
   runtime: Runtime;

@@ -1,21 +1,21 @@
 import { ArborError, type RunEvent } from "@arbor/core/internal";
-import type { ClusterRelay } from "../cluster/cluster-node.js";
-import { requireAccepting, type ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse, SessionParams } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
+import type { ClusterRelay } from "../../cluster/cluster-node.js";
+import { requireAccepting, type ServerContext } from "../../context.js";
+import { ApiError } from "../../errors.js";
+import { defineRoute, type Route } from "../../http/route.js";
+import { ErrorResponse, SessionParams } from "../../schemas.js";
+import { recordRun } from "../../streams/run-stream.js";
 import {
   ApprovalResponsePart,
   AssistantMetadata,
   type UiChatMessage,
   UiChatRequest,
   UiChunkDescription,
-} from "../ui/ui-chat-schemas.js";
-import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
-import type { ArborDataParts } from "../ui/ui-data-parts.js";
-import { uiStreamResponse } from "../ui/ui-stream.js";
-import { requireNoRun } from "./chat.js";
+} from "./ui-chat-schemas.js";
+import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "./ui-chunks.js";
+import type { ArborDataParts } from "./ui-data-parts.js";
+import { uiStreamResponse } from "./ui-stream.js";
+import { requireNoRun } from "../http-chat/routes.js";
 
 const UI_STREAM =
   "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +

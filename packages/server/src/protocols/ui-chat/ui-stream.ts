@@ -1,6 +1,6 @@
 import type { RunEvent, RunEventReader, RunEventStep, WatchHub } from "@arbor/core/internal";
 import { createUIMessageStreamResponse } from "ai";
-import { safeErrorMessage } from "../errors.js";
+import { safeErrorMessage } from "../../errors.js";
 import { type ArborUIChunk, RunEventChunker } from "./ui-chunks.js";
 import { WatchFeed } from "./watch-feed.js";
 
