@@ -1,5 +1,6 @@
-import type { RunEventFrame, RunEventReader, RunEventStep } from "@arbor/core/internal";
-import { safeErrorMessage } from "../../errors.js";
+import type { RunEventReader, RunEventStep } from "@arbor/core/internal";
+import type { Ask } from "../shared/asks.js";
+import { type RunEventWire, readStep, type StreamEnd, toWire, type WireEvent } from "../shared/run-output.js";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -10,13 +11,53 @@ const SSE_HEADERS = {
 /** The response header naming the session a stream belongs to. */
 export const SESSION_HEADER = "x-arbor-session-id";
 
-/** One SSE message per event; an event the store could not log goes without an id (it cannot be resumed after). */
-function sseText(frames: readonly RunEventFrame[]): string {
-  let text = "";
-  for (const frame of frames)
-    text += frame.id === undefined ? `data: ${frame.json}\n\n` : `id: ${frame.id}\ndata: ${frame.json}\n\n`;
-  return text;
+/** One SSE message; an event the store could not log goes without an id (it cannot be resumed after). */
+function sseMessage({ id, json }: Pick<WireEvent, "id" | "json">): string {
+  return id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`;
 }
+
+/** A final `error` event, without an id, for a stream that cannot go on. */
+function errorMessage(sessionId: string, code: string, content: string): string {
+  return sseMessage({ id: undefined, json: JSON.stringify({ type: "error", session_id: sessionId, code, content }) });
+}
+
+/**
+ * The run stream's wire: each run event as it was logged, asks included (a client answers them
+ * with `POST /api/permissions/:id` or `POST /api/plan/approve`, and the stream goes on meanwhile).
+ */
+export const sseWire: RunEventWire<string> = {
+  event: (e) => [sseMessage(e)],
+  ask: (_ask: Ask, e) => [sseMessage(e)],
+  end(end: StreamEnd) {
+    switch (end.kind) {
+      case "ended":
+      case "closed":
+      case "waiting":
+        return [];
+      case "expired":
+        return [
+          errorMessage(
+            end.sessionId,
+            "events_expired",
+            "This stream fell behind further than the session's event log keeps, so it cannot continue exactly once; " +
+              `read the session with GET /api/sessions/${end.sessionId} instead.`,
+          ),
+        ];
+      case "failed":
+        return [
+          errorMessage(
+            end.sessionId,
+            "internal_error",
+            `Reading the run's events failed (${end.message}); reconnect with the last event id received.`,
+          ),
+        ];
+      default: {
+        const never: never = end;
+        throw new Error(`unknown end ${JSON.stringify(never)}`);
+      }
+    }
+  },
+};
 
 /**
  * An SSE response reading run events from `reader` until a run's `done`/`error`. Pull-based: the
@@ -32,34 +73,15 @@ export function sseResponse(sessionId: string, reader: RunEventReader, first?: R
     {
       async pull(controller) {
         if (cancelled) return;
-        let step: RunEventStep;
-        try {
-          step = pending !== undefined && pending.kind !== "live" ? pending : await reader.next();
-        } catch (err) {
-          // The store failed mid-stream: the client gets an ending it can act on, not a torn stream.
-          controller.enqueue(encoder.encode(failedFrame(sessionId, err)));
-          return controller.close();
-        }
+        const step = await readStep(sessionId, reader, pending);
         pending = undefined;
         if (cancelled) return;
-        switch (step.kind) {
-          case "frames":
-            controller.enqueue(encoder.encode(sseText(step.frames)));
-            if (step.ended) controller.close();
-            return;
-          case "expired":
-            controller.enqueue(encoder.encode(expiredFrame(sessionId)));
-            return controller.close();
-          case "end":
-            return controller.close();
-          case "live":
-            // Only a look-ahead answers this, and it is never kept.
-            return;
-          default: {
-            const never: never = step;
-            throw new Error(`unknown step ${String(never)}`);
-          }
-        }
+        let text = "";
+        for (const e of step.events) text += toWire(sseWire, e).join("");
+        if (step.end) text += sseWire.end(step.end).join("");
+        // A pull must enqueue or close, or the stream is not asked again.
+        if (text !== "" || !step.end) controller.enqueue(encoder.encode(text));
+        if (step.end) controller.close();
       },
       cancel() {
         cancelled = true;
@@ -70,28 +92,4 @@ export function sseResponse(sessionId: string, reader: RunEventReader, first?: R
   );
   // The session is named before any event: a queued chat's run may start later, on another instance.
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, [SESSION_HEADER]: sessionId } });
-}
-
-/** Sent, without an id, to a reader that fell further behind than the event log keeps. */
-function expiredFrame(sessionId: string): string {
-  const event = {
-    type: "error",
-    session_id: sessionId,
-    code: "events_expired",
-    content:
-      "This stream fell behind further than the session's event log keeps, so it cannot continue exactly once; " +
-      `read the session with GET /api/sessions/${sessionId} instead.`,
-  };
-  return `data: ${JSON.stringify(event)}\n\n`;
-}
-
-/** Sent, without an id, when reading the session's event log failed; the client resumes with its last id. */
-function failedFrame(sessionId: string, err: unknown): string {
-  const event = {
-    type: "error",
-    session_id: sessionId,
-    code: "internal_error",
-    content: `Reading the run's events failed (${safeErrorMessage(err)}); reconnect with the last event id received.`,
-  };
-  return `data: ${JSON.stringify(event)}\n\n`;
 }
