@@ -14,6 +14,12 @@ import { recordRun } from "../../streams/run-stream.js";
 import type { AskAnswer, AskRef } from "./asks.js";
 import { type ChatTurn, toRunInput } from "./run-input.js";
 
+/**
+ * A turn a cluster can queue: what its queued job carries. A queued chat's session is created by the
+ * queue with a generated id, and its request key is the queue's own.
+ */
+export type QueueableTurn = Omit<ChatTurn, "newSessionId" | "maxTurns" | "requestKey">;
+
 /** Where a reader starts in a session's event log (the runtime's `events.reader`). */
 export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];
 
@@ -46,7 +52,7 @@ export interface LocalRun extends StartedRun {
  * made here once.
  */
 export class ProtocolRuntime {
-  constructor(readonly ctx: ServerContext) {}
+  constructor(private readonly ctx: ServerContext) {}
 
   /**
    * Whether a turn may start now: refused (503) when this cluster instance takes no work, and (409)
@@ -97,11 +103,10 @@ export class ProtocolRuntime {
    * An admitted turn in a cluster is recorded and queued in one transaction, and the stream follows
    * its run from the log wherever it is driven; without a cluster it starts here.
    */
-  async startOrQueue(turn: ChatTurn): Promise<StartedRun> {
+  async startOrQueue(turn: QueueableTurn): Promise<StartedRun> {
     const { cluster, runtime } = this.ctx;
     if (!cluster) return this.start(turn);
-    const { newSessionId: _named, maxTurns: _turns, requestKey: _key, ...queued } = turn;
-    const ref = await cluster.queueChat(queued);
+    const ref = await cluster.queueChat(turn);
     return { sessionId: ref.sessionId, reader: await runtime.events.reader(ref.sessionId, { after: ref.after }) };
   }
 
