@@ -3,18 +3,19 @@ export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, s
 export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";
 export { DEFAULT_HOST, DEFAULT_PORT, type ListeningServer, type ListenOptions } from "./listen.js";
-export { type ArborMcpDeps, createArborMcpServer } from "./mcp/arbor-mcp-server.js";
-export { type McpEndpoint, mcpEndpoint } from "./mcp/http-endpoint.js";
 export { openApiDocument } from "./openapi.js";
+export { type ArborMcpDeps, createArborMcpServer } from "./protocols/mcp/arbor-mcp-server.js";
+export { type McpEndpoint, mcpEndpoint } from "./protocols/mcp/http-endpoint.js";
+export { MCP_PATH } from "./protocols/mcp/index.js";
+export { type McpStdioOptions, serveMcpStdio } from "./protocols/mcp/stdio.js";
+export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./protocols/ui-chat/ui-chunks.js";
+export { arborDataPartSchemas } from "./protocols/ui-chat/ui-data-parts.js";
 export * from "./schemas.js";
 export {
   type ArborServer,
   type CorsOptions,
   createServer,
   DEFAULT_MAX_BODY_BYTES,
-  MCP_PATH,
   SERVER_VERSION,
   type ServerOptions,
 } from "./server.js";
-export type { ArborUIDataTypes, ArborUIMessage, ArborUIMetadata } from "./ui/ui-chunks.js";
-export { arborDataPartSchemas } from "./ui/ui-data-parts.js";

@@ -7,11 +7,11 @@ import { ApiError, toApiError } from "./errors.js";
 import type { Route } from "./http/route.js";
 import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
-import { mcpEndpoint } from "./mcp/http-endpoint.js";
 import { openApiDocument } from "./openapi.js";
+import { SESSION_HEADER } from "./protocols/http-chat/sse-response.js";
+import { PROTOCOLS } from "./protocols/index.js";
 import { apiDocsRoutes, isApiDocsPath } from "./routes/api-docs.js";
 import { cacheRoutes } from "./routes/cache.js";
-import { chatRoutes } from "./routes/chat.js";
 import { debugRoutes } from "./routes/debug.js";
 import { infoRoutes } from "./routes/info.js";
 import { messageRoutes } from "./routes/messages.js";
@@ -22,10 +22,8 @@ import { revertRoutes } from "./routes/revert.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { timelineRoutes } from "./routes/timeline.js";
 import { traceRoutes } from "./routes/traces.js";
-import { uiChatRoutes } from "./routes/ui-chat.js";
 import { watchRoutes } from "./routes/watch.js";
 import { isApiPath, webAppHandler } from "./routes/web-app.js";
-import { SESSION_HEADER } from "./streams/sse-response.js";
 import { SERVER_VERSION } from "./version.js";
 
 export { SERVER_VERSION };
@@ -77,8 +75,6 @@ export interface ArborServer {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** Where the MCP Streamable HTTP endpoint is served. */
-export const MCP_PATH = "/mcp";
 
 /** The HTTP API over a runtime (and the store it was given). */
 export function createServer(options: ServerOptions): ArborServer {
@@ -97,6 +93,7 @@ export function createServer(options: ServerOptions): ArborServer {
   const cache = options.cache ?? runtime.cache;
   const ctx: ServerContext = { runtime, store: runtime.store, watch, cache, cluster: options.cluster };
 
+  const protocols = PROTOCOLS.map((protocol) => protocol.mount(ctx));
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
     ...metaRoutes(() => {
@@ -105,8 +102,7 @@ export function createServer(options: ServerOptions): ArborServer {
     }, options.cluster),
     ...apiDocsRoutes(),
     ...infoRoutes(ctx),
-    ...chatRoutes(ctx),
-    ...uiChatRoutes(ctx),
+    ...protocols.flatMap((p) => p.routes),
     ...sessionRoutes(ctx),
     ...revertRoutes(ctx),
     ...messageRoutes(ctx),
@@ -147,15 +143,20 @@ export function createServer(options: ServerOptions): ArborServer {
   const publicPaths = new Set(routes.filter((r) => r.spec.public).map((r) => r.spec.path));
   // The inspector's shell is public (it holds no data; its API calls carry the token), but still
   // passes the host and origin checks.
-  const isPublicPath = (path: string) => (!isApiPath(path) && path !== MCP_PATH) || isApiDocsPath(path);
+  const endpoints = protocols.flatMap((p) => p.endpoints);
+  const endpointPaths = new Set(endpoints.map((e) => e.path));
+  const isPublicPath = (path: string) => (!isApiPath(path) && !endpointPaths.has(path)) || isApiDocsPath(path);
   app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
-  // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
-  const mcp = mcpEndpoint({ runtime: options.runtime, store: options.runtime.store });
-  app.all(MCP_PATH, (c) => mcp.handle(c));
+  // Protocols with a wire of their own (MCP's JSON-RPC) sit behind the same checks and token.
+  for (const endpoint of endpoints) app.all(endpoint.path, (c) => endpoint.handle(c));
   // Last, so every API route wins; it answers only GETs outside /api.
   app.get("*", webAppHandler(options.webRoot));
 
+  const close = () => {
+    runtime.events.close();
+    for (const protocol of protocols) void protocol.close();
+  };
   return {
     app,
     routes,
@@ -164,14 +165,8 @@ export function createServer(options: ServerOptions): ArborServer {
       listen(app, {
         ...listenOptions,
         hasToken: token !== undefined,
-        onClose: () => {
-          runtime.events.close();
-          void mcp.close();
-        },
+        onClose: close,
       }),
-    close: () => {
-      runtime.events.close();
-      void mcp.close();
-    },
+    close,
   };
 }

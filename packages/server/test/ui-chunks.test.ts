@@ -1,7 +1,7 @@
 import type { RunEvent } from "@arbor/core/internal";
 import { readUIMessageStream, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { type ArborUIMessage, RunEventChunker } from "../src/ui/ui-chunks.js";
+import { type ArborUIMessage, RunEventChunker } from "../src/protocols/ui-chat/ui-chunks.js";
 
 const S = { session_id: "s1" };
 

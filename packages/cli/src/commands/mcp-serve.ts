@@ -1,7 +1,6 @@
 import { Readable, Writable } from "node:stream";
 import { createRuntime } from "@arbor/core";
-import { createArborMcpServer } from "@arbor/server";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveMcpStdio } from "@arbor/server";
 import { stringOption } from "../args.js";
 import { writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
@@ -37,29 +36,26 @@ export const mcpServe: Command = {
       arborHome: arborHomeOf(io),
       holderName: "arbor mcp serve",
     });
-    const input = Readable.from(io.stdin);
     const output = new Writable({
       write(chunk: Buffer | string, _encoding, done) {
         io.stdout.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
         done();
       },
     });
-    const transport = new StdioServerTransport(input, output);
-    const server = createArborMcpServer({ runtime, store: ctx.store });
+    let release: (() => void) | undefined;
+    const interrupted = new Promise<void>((resolve) => {
+      release = io.onInterrupt?.(() => resolve());
+    });
     try {
-      const stopped = new Promise<void>((resolve) => {
-        input.once("end", () => resolve());
-        input.once("error", () => resolve());
-        const release = io.onInterrupt?.(() => {
-          release?.();
-          resolve();
-        });
+      await serveMcpStdio({
+        runtime,
+        input: Readable.from(io.stdin),
+        output,
+        stop: interrupted,
+        onReady: () => writeLines(io.stderr, [`arbor mcp serve: serving ${ctx.storeLabel} over stdio.`]),
       });
-      await server.connect(transport);
-      writeLines(io.stderr, [`arbor mcp serve: serving ${ctx.storeLabel} over stdio.`]);
-      await stopped;
     } finally {
-      await server.close().catch(() => {});
+      release?.();
       await runtime.close();
     }
   },

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ArborError, type Runtime, type Store } from "@arbor/core/internal";
 import pg from "pg";
-import { debugLevelOf } from "../cache-debug-schemas.js";
+import { toRunInput } from "../protocols/shared/run-input.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
 import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
 import { started, writtenChatKeys } from "./run-start.js";
@@ -203,19 +203,8 @@ export class ClusterNode implements ClusterRelay {
         return;
       }
     }
-    const run = await started(
-      runtime.run({
-        sessionId: chat.sessionId,
-        prompt: chat.message,
-        requestKey: chat.key,
-        busy: "reject",
-        ...(chat.fromEntryId === undefined ? {} : { fromEntryId: chat.fromEntryId }),
-        ...(chat.agent === undefined ? {} : { agent: chat.agent }),
-        ...(chat.model === undefined ? {} : { model: chat.model }),
-        ...(chat.thinking === undefined ? {} : { thinking: chat.thinking }),
-        ...(chat.debug === undefined ? {} : { debug: debugLevelOf(chat.debug) }),
-      }),
-    );
+    const { key, ...turn } = chat;
+    const run = await started(runtime.run(toRunInput({ ...turn, requestKey: key })));
     if (!("handle" in run)) {
       // Another driver holds the session (a woken run, a CLI): the chat waits its turn. A session
       // deleted meanwhile has nothing left to run.

@@ -3,10 +3,10 @@ import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js";
 import { defineRoute, type Route } from "../http/route.js";
+import { sseResponse } from "../protocols/http-chat/sse-response.js";
 import { ErrorResponse } from "../schemas.js";
 import { requireIdle } from "../session-busy.js";
 import { recordRun } from "../streams/run-stream.js";
-import { sseResponse } from "../streams/sse-response.js";
 import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
 

@@ -53,7 +53,13 @@ export interface StartOptions {
   store?: (root: string) => string;
 }
 
-function tempDir(): string {
+/** Runs `cleanup` after the current test, before the cleanups registered earlier (servers, temp dirs). */
+export function onCleanup(cleanup: () => Promise<void> | void): void {
+  cleanups.push(cleanup);
+}
+
+/** A temp directory removed after the current test. */
+export function tempDir(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "arbor-server-")));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;

@@ -1,6 +1,7 @@
-import type { RunEvent, RunEventReader, RunEventStep, WatchHub } from "@arbor/core/internal";
+import type { RunEventReader, RunEventStep, WatchHub } from "@arbor/core/internal";
 import { createUIMessageStreamResponse } from "ai";
-import { safeErrorMessage } from "../errors.js";
+import { type Ask, askOf } from "../shared/asks.js";
+import { readStep, type StreamEnd, toWire, type WireStep } from "../shared/run-output.js";
 import { type ArborUIChunk, RunEventChunker } from "./ui-chunks.js";
 import { WatchFeed } from "./watch-feed.js";
 
@@ -9,8 +10,8 @@ export interface UiStreamOptions {
   reader: RunEventReader;
   /** A step already read (the route looked ahead to pick its status). */
   first?: RunEventStep;
-  /** Whether the event is an ask (permission or plan) still waiting: the message then ends, and the client's approval continues it. */
-  waitsForAnswer(event: RunEvent): boolean;
+  /** Whether the ask still waits for its answer: the message then ends, and the client's approval continues it. */
+  waitsForAnswer(ask: Ask): boolean;
   /** Chunks sent right after `start` (the outcome of the approvals this request answered). */
   opening?: ArborUIChunk[];
   /** The cursor the reader started after, reported until an event is read. */
@@ -37,92 +38,57 @@ export function uiStreamResponse({
   watch,
   opening = [],
 }: UiStreamOptions): Response {
-  const chunker = new RunEventChunker(sessionId);
+  const chunker = new RunEventChunker(sessionId, after);
   const feed = watch ? new WatchFeed(watch, sessionId) : undefined;
   let pending = first;
-  let lastId = after;
   let started = false;
   let cancelled = false;
   /** The reader's step being waited for, kept when a watch event came first. */
-  let step: Promise<RunEventStep> | undefined;
+  let step: Promise<WireStep> | undefined;
 
   const fromFeed = (controller: ReadableStreamDefaultController<ArborUIChunk>) => {
     for (const event of feed?.take() ?? []) for (const chunk of chunker.watchChunks(event)) controller.enqueue(chunk);
   };
   /** Ends the message, with every watch event the run published before its end. */
-  const finish = async (controller: ReadableStreamDefaultController<ArborUIChunk>, reason: "stop" | "tool-calls" | "error") => {
-    await feed?.settle();
-    fromFeed(controller);
-    for (const chunk of chunker.finish(lastId, reason)) controller.enqueue(chunk);
-    feed?.stop();
-    controller.close();
-  };
-  const end = (controller: ReadableStreamDefaultController<ArborUIChunk>) => {
+  const finish = async (controller: ReadableStreamDefaultController<ArborUIChunk>, end: StreamEnd) => {
+    // A stream that cannot go on says so at once; one that ends normally first sends what the watch still holds.
+    if (end.kind !== "expired" && end.kind !== "failed") {
+      await feed?.settle();
+      fromFeed(controller);
+    }
+    for (const chunk of chunker.end(end)) controller.enqueue(chunk);
     feed?.stop();
     controller.close();
   };
 
   /** Reads the next run step (or the watch events that came first) and sends what it makes, if anything. */
   const pullOnce = async (controller: ReadableStreamDefaultController<ArborUIChunk>): Promise<void> => {
-    let next: RunEventStep;
-    try {
-      if (pending !== undefined && pending.kind !== "live") next = pending;
-      else {
-        step ??= reader.next();
-        const current = step;
-        const got = feed?.isStarted ? await Promise.race([current, feed.next().then(() => undefined)]) : await current;
-        if (got === undefined) {
-          // A goal or sub-agent event came while the run is between events: send it now.
-          fromFeed(controller);
-          return;
-        }
-        next = got;
-      }
-    } catch (err) {
-      // The store failed mid-stream: an ending the client can show, not a torn stream.
-      controller.enqueue({ type: "error", errorText: `Reading the run's events failed: ${safeErrorMessage(err)}` });
-      return end(controller);
-    }
+    step ??= readStep(sessionId, reader, pending);
     pending = undefined;
+    const current = step;
+    const next = feed?.isStarted ? await Promise.race([current, feed.next().then(() => undefined)]) : await current;
+    if (next === undefined) {
+      // A goal or sub-agent event came while the run is between events: send it now.
+      fromFeed(controller);
+      return;
+    }
     step = undefined;
     if (cancelled) return;
-    switch (next.kind) {
-      case "frames": {
-        const firstId = next.frames.find((f) => f.id !== undefined)?.id;
-        if (feed && !feed.isStarted && firstId !== undefined) await feed.start(firstId - 1);
-        fromFeed(controller);
-        for (const frame of next.frames) {
-          const event = JSON.parse(frame.json) as RunEvent;
-          if (frame.id !== undefined) lastId = frame.id;
-          for (const chunk of chunker.chunks(event)) controller.enqueue(chunk);
-          if (waitsForAnswer(event)) {
-            // The run waits for the answer; the client sends it with its next request, which continues from here.
-            reader.close();
-            return finish(controller, "tool-calls");
-          }
-          if (event.type === "done" || event.type === "error") {
-            return finish(controller, event.type === "done" ? "stop" : "error");
-          }
-        }
-        if (next.ended) end(controller);
-        return;
+    const firstId = next.events.find((e) => e.id !== undefined)?.id;
+    if (feed && !feed.isStarted && firstId !== undefined) await feed.start(firstId - 1);
+    fromFeed(controller);
+    for (const e of next.events) {
+      for (const chunk of toWire(chunker, e)) controller.enqueue(chunk);
+      const ask = askOf(e.event);
+      if (ask !== undefined && waitsForAnswer(ask)) {
+        reader.close();
+        return finish(controller, { kind: "waiting", ask });
       }
-      case "expired":
-        controller.enqueue({
-          type: "error",
-          errorText: `This stream fell behind further than the event log keeps; read the session with GET /api/sessions/${sessionId}.`,
-        });
-        return end(controller);
-      case "end":
-        return finish(controller, "stop");
-      case "live":
-        // Only a step looked ahead by the route can be `live`; the reader is asked again.
-        return;
-      default: {
-        const never: never = next;
-        throw new Error(`unknown step ${String(never)}`);
+      if (e.event.type === "done" || e.event.type === "error") {
+        return finish(controller, { kind: "ended", status: e.event.type });
       }
     }
+    if (next.end) return finish(controller, next.end);
   };
 
   const stream = new ReadableStream<ArborUIChunk>(
@@ -133,7 +99,7 @@ export function uiStreamResponse({
       async pull(controller) {
         if (!started) {
           started = true;
-          controller.enqueue(chunker.start(lastId));
+          controller.enqueue(chunker.start(chunker.lastEventId));
           for (const chunk of opening) controller.enqueue(chunk);
           return;
         }

@@ -1,20 +1,13 @@
-import {
-  ArborError,
-  isArborError,
-  type RunEventReader,
-  RunEventSchema,
-  type Runtime,
-  type SteerResult,
-  sessionBusy,
-} from "@arbor/core/internal";
+import { ArborError, RunEventSchema } from "@arbor/core/internal";
 import type { Context } from "hono";
-import { debugLevelOf } from "../cache-debug-schemas.js";
-import { requireAccepting, type ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { defineRoute, type Route } from "../http/route.js";
-import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
-import { sseResponse } from "../streams/sse-response.js";
+import type { z } from "zod";
+import type { ServerContext } from "../../context.js";
+import { ApiError } from "../../errors.js";
+import { defineRoute, type Route } from "../../http/route.js";
+import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
+import type { ChatTurn } from "../shared/run-input.js";
+import { ProtocolRuntime, type ReadFrom } from "../shared/runs.js";
+import { sseResponse } from "./sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
 
@@ -37,7 +30,8 @@ function resumeCursor(c: Context, query?: string): number | undefined {
 }
 
 /** A resumed stream: every run event after the reader's cursor exactly once, then live ones; 204 when there is nothing more. */
-async function resume(sessionId: string, reader: RunEventReader): Promise<Response> {
+async function resume(runs: ProtocolRuntime, sessionId: string, from: ReadFrom): Promise<Response> {
+  const reader = await runs.reader(sessionId, from);
   const first = await reader.next(false);
   if (first.kind === "end") return new Response(null, { status: 204 });
   if (first.kind === "expired") {
@@ -49,30 +43,23 @@ async function resume(sessionId: string, reader: RunEventReader): Promise<Respon
   return sseResponse(sessionId, reader, first);
 }
 
-/** 409 when the session already has a driver, here or in another process. */
-export async function requireNoRun(runtime: Runtime, sessionId: string): Promise<void> {
-  const driver = await runtime.busy(sessionId);
-  if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
-  if (driver) {
-    throw new ArborError(
-      "session_busy",
-      `Session ${sessionId} is already running; wait for its done event, resume its stream with GET /api/sessions/${sessionId}/stream, or abort it with POST /api/sessions/${sessionId}/abort.`,
-    );
-  }
+/** The chat body in the runtime's terms (snake_case on the wire). */
+function turnOf(body: z.output<typeof ChatRequest>): ChatTurn {
+  return {
+    message: body.message,
+    ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
+    ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
+    ...(body.agent === undefined ? {} : { agent: body.agent }),
+    ...(body.model === undefined ? {} : { model: body.model }),
+    ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
+    ...(body.debug === undefined ? {} : { debug: body.debug }),
+  };
 }
 
-/** Steers the session's run; undefined when it turned out no run drives it (a compaction, say, or the run just ended). */
-async function steerOrBusy(runtime: Runtime, sessionId: string, message: string): Promise<SteerResult | undefined> {
-  try {
-    return await runtime.steer(sessionId, message);
-  } catch (err) {
-    if (isArborError(err, "session_not_running")) return undefined;
-    throw err;
-  }
-}
-
+/** The run stream over SSE: start a run (or steer one), resume a session's stream, abort. */
 export function chatRoutes(ctx: ServerContext): Route[] {
-  const { runtime, store } = ctx;
+  const { store } = ctx;
+  const runs = new ProtocolRuntime(ctx);
   const chat = defineRoute(
     {
       method: "POST",
@@ -107,7 +94,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     async ({ body }, c) => {
       const cursor = resumeCursor(c);
       if (cursor !== undefined) {
-        const sessionId = body.session_id ?? runtime.events.sessionOfRecent(cursor);
+        const sessionId = body.session_id ?? runs.sessionOfRecent(cursor);
         if (sessionId === undefined) {
           throw new ApiError(
             "events_expired",
@@ -117,21 +104,20 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        return resume(sessionId, await runtime.events.reader(sessionId, { after: cursor }));
+        return resume(runs, sessionId, { after: cursor });
       }
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
       }
-      // Reading a run's events goes on while the instance stops; starting or steering one does not.
-      requireAccepting(ctx);
+      const turn = turnOf(body);
+      // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.
+      const admitted = await runs.admit(turn, { steer: body.busy !== "reject" });
+      if (admitted) {
+        const { sessionId, messageId } = admitted.steered;
+        return c.json({ steered: true, session_id: sessionId, message_id: messageId }, 202);
+      }
       if (body.session_id !== undefined) {
         const sessionId = body.session_id;
-        // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.
-        if (body.busy !== "reject" && body.from_entry_id === undefined && (await runtime.busy(sessionId))) {
-          const steered = await steerOrBusy(runtime, sessionId, body.message);
-          if (steered) return c.json({ steered: true, session_id: sessionId, message_id: steered.messageId }, 202);
-        }
-        await requireNoRun(runtime, sessionId);
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
         }
@@ -142,31 +128,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
           );
         }
       }
-      if (ctx.cluster) {
-        // Recorded and queued in one transaction; the stream follows the run from the log, wherever it is driven.
-        const queued = await ctx.cluster.queueChat({
-          message: body.message,
-          ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
-          ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
-          ...(body.agent === undefined ? {} : { agent: body.agent }),
-          ...(body.model === undefined ? {} : { model: body.model }),
-          ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
-          ...(body.debug === undefined ? {} : { debug: body.debug }),
-        });
-        return sseResponse(queued.sessionId, await runtime.events.reader(queued.sessionId, { after: queued.after }));
-      }
-      const handle = runtime.run({
-        prompt: body.message,
-        // A chat that slipped in since the check above ends at once with session_busy instead of queueing.
-        busy: "reject",
-        ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
-        ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
-        ...(body.agent === undefined ? {} : { agent: body.agent }),
-        ...(body.model === undefined ? {} : { model: body.model }),
-        ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
-        ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
-      });
-      return sseResponse(handle.sessionId, recordRun(ctx, handle));
+      const started = await runs.startOrQueue(turn);
+      return sseResponse(started.sessionId, started.reader);
     },
   );
 
@@ -198,8 +161,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     async ({ params, query }, c) => {
       const cursor = resumeCursor(c, query.last_event_id);
       if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
-      const reader = await runtime.events.reader(params.id, cursor === undefined ? { latestRun: true } : { after: cursor });
-      return resume(params.id, reader);
+      return resume(runs, params.id, cursor === undefined ? { latestRun: true } : { after: cursor });
     },
   );
 
@@ -219,8 +181,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     },
     async ({ params }, c) => {
       const reason = new ArborError("aborted", `The run was aborted by POST /api/sessions/${params.id}/abort.`);
-      if (runtime.abort(params.id, reason)) return c.json({ aborted: true });
-      if (ctx.cluster && (await ctx.cluster.abort(params.id, reason.message))) return c.json({ aborted: true });
+      if (await runs.abort(params.id, reason)) return c.json({ aborted: true });
       if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
       return c.json({ aborted: false });
     },

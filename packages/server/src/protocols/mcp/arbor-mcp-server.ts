@@ -4,18 +4,25 @@ import {
   getTrace,
   isArborError,
   type RunEvent,
-  type RunInput,
   type Runtime,
   type Store,
 } from "@arbor/core/internal";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { SERVER_VERSION } from "../version.js";
+import type { ClusterRelay } from "../../cluster/cluster-node.js";
+import { SERVER_VERSION } from "../../version.js";
+import type { Ask, AskAnswer } from "../shared/asks.js";
+import type { ChatTurn } from "../shared/run-input.js";
+import { type RunEventWire, readStep, toWire } from "../shared/run-output.js";
+import { ProtocolRuntime } from "../shared/runs.js";
 
 export interface ArborMcpDeps {
   runtime: Runtime;
-  store: Store;
+  /** Default: the runtime's. */
+  store?: Store;
+  /** When this server is one instance of a cluster: answers reach runs other instances drive. */
+  cluster?: ClusterRelay;
 }
 
 /** What a tool handler gets from the SDK that Arbor uses: cancellation and the progress channel. */
@@ -60,35 +67,54 @@ function progressLine(event: RunEvent): string | undefined {
       return `model called (${event.model})`;
     case "llm_end":
       return `model answered (${event.model})`;
-    case "permission_request":
-      return `waiting for permission ${event.permission} (${event.patterns.join(", ")}): answer_permission id=${event.id}`;
-    case "plan_approval_request":
-      return `waiting for plan approval: answer_plan plan_id=${event.plan_id}`;
     default:
       return undefined;
   }
 }
 
+/**
+ * The run's wire over MCP: progress lines, asks naming the tool that answers them. The call's
+ * result (the answer's text) is the run's result, not an ending on this wire.
+ */
+export const mcpProgressWire: RunEventWire<string> = {
+  event: (e) => {
+    const line = progressLine(e.event);
+    return line === undefined ? [] : [line];
+  },
+  ask: (ask: Ask) => [
+    ask.kind === "permission"
+      ? `waiting for permission ${ask.event.permission} (${ask.event.patterns.join(", ")}): answer_permission id=${ask.id}`
+      : `waiting for plan approval: answer_plan plan_id=${ask.planId}`,
+  ],
+  end: () => [],
+};
+
 /** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
-async function runToEnd(runtime: Runtime, input: RunInput, extra: CallExtra): Promise<CallToolResult> {
-  const handle = runtime.run(input);
+async function runToEnd(runs: ProtocolRuntime, turn: ChatTurn, extra: CallExtra): Promise<CallToolResult> {
+  await runs.admit(turn, { steer: false });
+  const { sessionId, reader, handle } = runs.start(turn);
   const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
   extra.signal.addEventListener("abort", onAbort, { once: true });
   const token = extra._meta?.progressToken;
   let progress = 0;
   try {
-    for await (const event of handle) {
-      const line = token === undefined ? undefined : progressLine(event);
-      if (token !== undefined && line !== undefined) {
-        progress += 1;
-        // A client that went away cannot be told; the run goes on to its end.
-        await extra
-          .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message: line } })
-          .catch(() => {});
+    for (;;) {
+      const step = await readStep(sessionId, reader);
+      for (const e of step.events) {
+        if (token === undefined) continue;
+        for (const message of toWire(mcpProgressWire, e)) {
+          progress += 1;
+          // A client that went away cannot be told; the run goes on to its end.
+          await extra
+            .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } })
+            .catch(() => {});
+        }
       }
+      if (step.end) break;
     }
   } finally {
     extra.signal.removeEventListener("abort", onAbort);
+    reader.close();
   }
   const result = await handle.result;
   const summary = {
@@ -110,21 +136,42 @@ async function runToEnd(runtime: Runtime, input: RunInput, extra: CallExtra): Pr
   };
 }
 
+/** The tool arguments of an answer, in the runtime's terms. */
+const permissionAnswer = (args: {
+  id: string;
+  reply: "once" | "always" | "reject";
+  message?: string | undefined;
+  scope?: "session" | "project" | "global" | undefined;
+}): AskAnswer => ({
+  kind: "permission",
+  id: args.id,
+  reply: args.reply,
+  ...(args.message === undefined ? {} : { message: args.message }),
+  ...(args.scope === undefined ? {} : { scope: args.scope }),
+});
+const planAnswer = (args: { plan_id: string; approved: boolean; reason?: string | undefined }): AskAnswer => ({
+  kind: "plan",
+  planId: args.plan_id,
+  approved: args.approved,
+  ...(args.reason === undefined ? {} : { reason: args.reason }),
+});
+
 /**
  * Arbor as an MCP server: run a prompt (a new session or a continued one), continue from an entry,
  * fork, list and read sessions and traces, and answer pending permission asks and plan approvals.
  * Bad arguments are refused by the schema (an MCP error) or by Arbor (an `isError` result naming
  * the problem) before anything is written.
  */
-export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServer {
+export function createArborMcpServer({ runtime, store = runtime.store, cluster }: ArborMcpDeps): McpServer {
+  const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
   const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
     agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
     max_turns: z.number().int().positive().optional().describe("At most this many model calls."),
   };
-  const toRunInput = (args: { prompt: string; agent?: string | undefined; max_turns?: number | undefined }): RunInput => ({
-    prompt: args.prompt,
+  const turnOf = (args: { prompt: string; agent?: string | undefined; max_turns?: number | undefined }): ChatTurn => ({
+    message: args.prompt,
     ...(args.agent !== undefined ? { agent: args.agent } : {}),
     ...(args.max_turns !== undefined ? { maxTurns: args.max_turns } : {}),
   });
@@ -146,8 +193,8 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
           );
         }
         return runToEnd(
-          runtime,
-          { ...toRunInput(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) },
+          runs,
+          { ...turnOf(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) },
           extra as CallExtra,
         );
       }),
@@ -177,11 +224,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
           );
         }
         // The runtime moves the leaf inside the run's hold on the session, so nothing else writes in between.
-        return runToEnd(
-          runtime,
-          { ...toRunInput(args), sessionId: args.session_id, fromEntryId: args.entry_id },
-          extra as CallExtra,
-        );
+        return runToEnd(runs, { ...turnOf(args), sessionId: args.session_id, fromEntryId: args.entry_id }, extra as CallExtra);
       }),
   );
 
@@ -252,13 +295,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
       inputSchema: { session_id: SessionId.optional() },
       annotations: { readOnlyHint: true },
     },
-    (args) =>
-      answer(async () =>
-        json({
-          permissions: runtime.pendingPermissions(args.session_id),
-          plans: runtime.pendingPlanApprovals(args.session_id),
-        }),
-      ),
+    (args) => answer(async () => json(runs.pending(args.session_id))),
   );
 
   server.registerTool(
@@ -278,7 +315,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     },
     (args) =>
       answer(async () => {
-        if (!runtime.replyPermission(args.id, args.reply, args.message, args.scope)) {
+        if (!(await runs.answer(permissionAnswer(args)))) {
           throw new ArborError("invalid_input", `No permission ask ${args.id} is waiting; list_pending shows those that are.`);
         }
         return json({ answered: args.id, reply: args.reply });
@@ -293,8 +330,8 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     },
     (args) =>
       answer(async () => {
-        const result = await runtime.approvePlan(args.plan_id, args.approved, args.reason);
-        return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: result.run?.sessionId ?? null });
+        const answered = await runs.answer(planAnswer(args));
+        return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: answered?.resumed ?? null });
       }),
   );
 

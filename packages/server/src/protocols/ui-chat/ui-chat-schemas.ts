@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionId } from "../id-schemas.js";
+import { SessionId } from "../../id-schemas.js";
 
 /**
  * One message of a `useChat` client, as its transport sends it. Only what the server reads is

@@ -1,5 +1,7 @@
 import type { RunEvent, RunEventOf, WatchEvent } from "@arbor/core/internal";
 import type { UIMessage, UIMessageChunk } from "ai";
+import type { AnswerOf, Ask } from "../shared/asks.js";
+import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import type { ArborDataParts } from "./ui-data-parts.js";
 
 /** Where a UI stream stands in the session's event log, sent as message metadata so a client can say where it left off. */
@@ -32,6 +34,23 @@ export const planCallId = (planId: string) => `${PLAN_APPROVAL_TOOL}-${planId}`;
 export function planIdOf(approvalId: string): string | undefined {
   return approvalId.startsWith(PLAN_APPROVAL_PREFIX) ? approvalId.slice(PLAN_APPROVAL_PREFIX.length) : undefined;
 }
+
+/** What `addToolApprovalResponse` leaves on an approval-responded tool part. */
+export interface UiApproval {
+  id: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** A client's approval in the runtime's terms: a permission ask is allowed once or rejected, a plan approved or not. */
+export const answerOfApproval: AnswerOf<UiApproval> = ({ id, approved, reason }) => {
+  const planId = planIdOf(id);
+  if (planId !== undefined) return { kind: "plan", planId, approved, ...(reason === undefined ? {} : { reason }) };
+  return { kind: "permission", id, reply: approved ? "once" : "reject", ...(reason === undefined ? {} : { message: reason }) };
+};
+
+/** The approval id an ask is shown with. */
+export const approvalIdOf = (ask: Ask): string => (ask.kind === "plan" ? planApprovalId(ask.planId) : ask.id);
 
 function parseInput(text: string): unknown {
   try {
@@ -71,9 +90,12 @@ function strip<E extends { type: string; session_id: string }>(event: E): Omit<E
 /**
  * Turns one session's run events into UI message chunks. The protocol wants text and reasoning in
  * start/delta/end blocks while the run stream sends bare deltas, so the open block is tracked here
- * and closed whenever something else comes between.
+ * and closed whenever something else comes between. It also tracks the log id of the last event,
+ * which `start` and `finish` report as message metadata.
  */
-export class RunEventChunker {
+export class RunEventChunker implements RunEventWire<ArborUIChunk> {
+  /** Log id of the last run event turned into chunks. */
+  private lastId: number | undefined;
   private open: { kind: "text" | "reasoning"; id: string } | undefined;
   private blocks = 0;
   private readonly toolCalls = new Set<string>();
@@ -82,8 +104,50 @@ export class RunEventChunker {
   private readonly compactionParts = new Map<string, string>();
   private readonly sessionId: string;
 
-  constructor(sessionId: string) {
+  /** `after`: the log id the stream continues after, reported until an event is read. */
+  constructor(sessionId: string, after?: number) {
     this.sessionId = sessionId;
+    this.lastId = after;
+  }
+
+  event(e: WireEvent): ArborUIChunk[] {
+    if (e.id !== undefined) this.lastId = e.id;
+    return this.chunks(e.event);
+  }
+
+  ask(ask: Ask, e: WireEvent): ArborUIChunk[] {
+    if (e.id !== undefined) this.lastId = e.id;
+    return this.askChunks(ask);
+  }
+
+  end(end: StreamEnd): ArborUIChunk[] {
+    switch (end.kind) {
+      case "ended":
+        return this.finish(this.lastId, end.status === "done" ? "stop" : "error");
+      case "waiting":
+        // The run waits for the answer; the client sends it with its next request, which continues from here.
+        return this.finish(this.lastId, "tool-calls");
+      case "closed":
+        return this.finish(this.lastId, "stop");
+      case "expired":
+        return [
+          {
+            type: "error",
+            errorText: `This stream fell behind further than the event log keeps; read the session with GET /api/sessions/${end.sessionId}.`,
+          },
+        ];
+      case "failed":
+        return [{ type: "error", errorText: `Reading the run's events failed: ${end.message}` }];
+      default: {
+        const never: never = end;
+        throw new Error(`unknown end ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** The log id of the last event read (or the one the stream continues after). */
+  get lastEventId(): number | undefined {
+    return this.lastId;
   }
 
   start(lastEventId?: number): ArborUIChunk {
@@ -142,7 +206,7 @@ export class RunEventChunker {
         return [...this.close(), { type: "data-model-call", id: event.call_id, data: call }, { type: "finish-step" }];
       }
       case "permission_request":
-        return this.permission(event);
+        return this.askChunks({ kind: "permission", id: event.id, event });
       case "plan_created":
         return [...this.close(), { type: "data-plan-created", id: event.plan.plan_id, data: strip(event) }];
       case "plan_updated":
@@ -150,18 +214,7 @@ export class RunEventChunker {
       case "plan_revised":
         return [{ type: "data-plan-revised", data: strip(event) }];
       case "plan_approval_request":
-        return [
-          ...this.close(),
-          { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) },
-          {
-            type: "tool-input-available",
-            toolCallId: planCallId(event.plan_id),
-            toolName: PLAN_APPROVAL_TOOL,
-            input: { title: event.title, steps: event.steps },
-            dynamic: true,
-          },
-          { type: "tool-approval-request", approvalId: planApprovalId(event.plan_id), toolCallId: planCallId(event.plan_id) },
-        ];
+        return this.askChunks({ kind: "plan", planId: event.plan_id, event });
       case "done":
         return [];
       case "error":
@@ -204,7 +257,24 @@ export class RunEventChunker {
     }
   }
 
-  private permission(event: RunEventOf<"permission_request">): ArborUIChunk[] {
+  /** An ask as a `tool-approval-request` on a tool call: the ask's own, or one made up to hang the approval on. */
+  private askChunks(ask: Ask): ArborUIChunk[] {
+    if (ask.kind === "plan") {
+      const { event } = ask;
+      return [
+        ...this.close(),
+        { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) },
+        {
+          type: "tool-input-available",
+          toolCallId: planCallId(event.plan_id),
+          toolName: PLAN_APPROVAL_TOOL,
+          input: { title: event.title, steps: event.steps },
+          dynamic: true,
+        },
+        { type: "tool-approval-request", approvalId: approvalIdOf(ask), toolCallId: planCallId(event.plan_id) },
+      ];
+    }
+    const { event } = ask;
     const out = this.close();
     let toolCallId = event.call_id;
     if (toolCallId === undefined || !this.toolCalls.has(toolCallId)) {
@@ -220,7 +290,7 @@ export class RunEventChunker {
     }
     out.push({
       type: "tool-approval-request",
-      approvalId: event.id,
+      approvalId: approvalIdOf(ask),
       toolCallId,
       reason: `${event.permission}: ${event.patterns.join(", ")}`,
     });

@@ -1,21 +1,20 @@
-import { ArborError, type RunEvent } from "@arbor/core/internal";
-import type { ClusterRelay } from "../cluster/cluster-node.js";
-import { requireAccepting, type ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse, SessionParams } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
+import { ArborError } from "@arbor/core/internal";
+import type { ServerContext } from "../../context.js";
+import { ApiError } from "../../errors.js";
+import { defineRoute, type Route } from "../../http/route.js";
+import { ErrorResponse, SessionParams } from "../../schemas.js";
+import { type Ask, type AskAnswer, refOf } from "../shared/asks.js";
+import { ProtocolRuntime } from "../shared/runs.js";
 import {
   ApprovalResponsePart,
   AssistantMetadata,
   type UiChatMessage,
   UiChatRequest,
   UiChunkDescription,
-} from "../ui/ui-chat-schemas.js";
-import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
-import type { ArborDataParts } from "../ui/ui-data-parts.js";
-import { uiStreamResponse } from "../ui/ui-stream.js";
-import { requireNoRun } from "./chat.js";
+} from "./ui-chat-schemas.js";
+import { type ArborUIChunk, answerOfApproval, planCallId, type UiApproval } from "./ui-chunks.js";
+import type { ArborDataParts } from "./ui-data-parts.js";
+import { uiStreamResponse } from "./ui-stream.js";
 
 const UI_STREAM =
   "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +
@@ -31,33 +30,25 @@ function promptOf(message: UiChatMessage): string {
     .trim();
 }
 
-/** Answers approvals through the cluster, for a run another instance drives; how many were taken. */
-async function relayApprovals(
-  cluster: ClusterRelay,
-  approvals: ReadonlyArray<{ id: string; approved: boolean; reason?: string }>,
-): Promise<number> {
-  let taken = 0;
-  for (const approval of approvals) {
-    const planId = planIdOf(approval.id);
-    const ok =
-      planId === undefined
-        ? await cluster.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason)
-        : await cluster.approvePlan(planId, approval.approved, approval.reason);
-    if (ok) taken++;
-  }
-  return taken;
-}
-
 /** The approvals the client answered in an assistant message this server streamed. */
-function approvalsOf(message: UiChatMessage): Array<{ id: string; approved: boolean; reason?: string }> {
+function approvalsOf(message: UiChatMessage): UiApproval[] {
   return message.parts.flatMap((part) => {
     const parsed = ApprovalResponsePart.safeParse(part);
     return parsed.success ? [parsed.data.approval] : [];
   });
 }
 
+/** The plan's call has no tool run to end it: its outcome is the answer itself. */
+function planOutcome(answer: Extract<AskAnswer, { kind: "plan" }>): ArborUIChunk {
+  return answer.approved
+    ? { type: "tool-output-available", toolCallId: planCallId(answer.planId), output: "approved", dynamic: true }
+    : { type: "tool-output-denied", toolCallId: planCallId(answer.planId) };
+}
+
+/** `POST /api/ui/chat` and its resume: a stock `useChat` over the runtime. */
 export function uiChatRoutes(ctx: ServerContext): Route[] {
-  const { runtime, store, watch } = ctx;
+  const { store, watch } = ctx;
+  const runs = new ProtocolRuntime(ctx);
   /**
    * Where a regenerated answer branches: the last user message on the session's active path, which
    * the run re-sends from its parent, so the old answer stays on a sibling branch.
@@ -76,19 +67,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     }
     return { reason: "regenerate", from_entry_id: lastUser.id, previous_leaf_entry_id: meta.leafEntryId };
   };
-  const isPending = (sessionId: string, approvalId: string): boolean => {
-    const planId = planIdOf(approvalId);
-    return planId === undefined
-      ? runtime.pendingPermissions(sessionId).some((ask) => ask.id === approvalId)
-      : runtime.pendingPlanApprovals(sessionId).some((plan) => plan.planId === planId);
-  };
-  const waitsIn =
-    (sessionId: string) =>
-    (event: RunEvent): boolean => {
-      if (event.type === "permission_request") return isPending(sessionId, event.id);
-      if (event.type === "plan_approval_request") return isPending(sessionId, planApprovalId(event.plan_id));
-      return false;
-    };
+  const waitsIn = (sessionId: string) => (ask: Ask) => runs.isWaiting(refOf(ask), sessionId);
 
   const chat = defineRoute(
     {
@@ -131,14 +110,11 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        const open = approvals.filter((a) => isPending(sessionId, a.id));
+        const answers = approvals.map(answerOfApproval);
+        const open = answers.filter((answer) => runs.isWaiting(refOf(answer), sessionId));
         // In a cluster the run may wait on another instance (it took the run over): the answer goes there.
-        const relayed = ctx.cluster
-          ? await relayApprovals(
-              ctx.cluster,
-              approvals.filter((a) => !open.includes(a)),
-            )
-          : 0;
+        let relayed = 0;
+        for (const answer of answers) if (!open.includes(answer) && (await runs.answerElsewhere(answer))) relayed++;
         if (open.length === 0 && relayed === 0) {
           throw new ApiError(
             "permission_not_found",
@@ -146,21 +122,11 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           );
         }
         // Read from the log before answering, so nothing the run does after the answer can be missed.
-        const reader = await runtime.events.reader(sessionId, { after: cursor.data.lastEventId });
+        const reader = await runs.reader(sessionId, { after: cursor.data.lastEventId });
         const opening: ArborUIChunk[] = [];
-        for (const approval of open) {
-          const planId = planIdOf(approval.id);
-          if (planId === undefined) {
-            runtime.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
-            continue;
-          }
-          await runtime.approvePlan(planId, approval.approved, approval.reason);
-          // The plan's call has no tool run to end it: its outcome is the answer itself.
-          opening.push(
-            approval.approved
-              ? { type: "tool-output-available", toolCallId: planCallId(planId), output: "approved", dynamic: true }
-              : { type: "tool-output-denied", toolCallId: planCallId(planId) },
-          );
+        for (const answer of open) {
+          await runs.answerHere(answer);
+          if (answer.kind === "plan") opening.push(planOutcome(answer));
         }
         return uiStreamResponse({
           sessionId,
@@ -174,14 +140,13 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
-      requireAccepting(ctx);
-      await requireNoRun(runtime, sessionId);
+      await runs.admit({ message: prompt, sessionId }, { steer: false });
       if (body.trigger === "regenerate-message") {
         const branch = await regenerateFrom(sessionId);
-        const handle = runtime.run({ prompt, busy: "reject", sessionId, fromEntryId: branch.from_entry_id });
+        const started = runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id });
         return uiStreamResponse({
           sessionId,
-          reader: recordRun(ctx, handle),
+          reader: started.reader,
           waitsForAnswer: waitsIn(sessionId),
           opening: [{ type: "data-branch", id: `branch-${branch.from_entry_id}`, data: branch }],
           watch,
@@ -189,8 +154,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       }
       // useChat names the chat before the first message: that name becomes the new session's id.
       const exists = (await store.getSession(sessionId)) !== undefined;
-      const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
-      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId), watch });
+      const started = runs.start({ message: prompt, ...(exists ? { sessionId } : { newSessionId: sessionId }) });
+      return uiStreamResponse({ sessionId, reader: started.reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
 
@@ -214,8 +179,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     async ({ params }) => {
       const sessionId = params.id;
       // useChat asks before a new chat's first message too, with the id it just made up: nothing to resume.
-      if (!(await store.getSession(sessionId)) || !(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
-      const reader = await runtime.events.reader(sessionId, { currentRun: true });
+      if (!(await store.getSession(sessionId)) || !(await runs.isBusy(sessionId))) return new Response(null, { status: 204 });
+      const reader = await runs.reader(sessionId, { currentRun: true });
       return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
   );

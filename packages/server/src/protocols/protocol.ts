@@ -1,0 +1,41 @@
+import type { Context } from "hono";
+import type { ServerContext } from "../context.js";
+import type { Route } from "../http/route.js";
+
+/**
+ * An endpoint that speaks a wire of its own (JSON-RPC, say) rather than the API's JSON routes:
+ * served behind the same host, origin and token checks, and left out of the OpenAPI document,
+ * which cannot describe it.
+ */
+export interface ProtocolEndpoint {
+  /** Exact path, every method. */
+  path: string;
+  handle(c: Context): Promise<Response>;
+}
+
+/** What a protocol serves once mounted over a server's runtime. */
+export interface MountedProtocol {
+  /** Routes described like every API route: validated, served, and in the OpenAPI document. */
+  routes: readonly Route[];
+  endpoints: readonly ProtocolEndpoint[];
+  /** Ends what the protocol holds open of its own (its sessions, their calls) when the server closes; runs go on. */
+  close(): Promise<void>;
+}
+
+/**
+ * A front door over the runtime: it maps its wire's requests to runtime calls (through
+ * `shared/runs.ts`) and run events to its wire (a `RunEventWire`). Registered by one line in
+ * `protocols/index.ts`; the server mounts every registered protocol.
+ */
+export interface Protocol {
+  /** The protocol's folder under `src/protocols/`. */
+  name: string;
+  /** One line for the README and the conformance suite's report. */
+  summary: string;
+  mount(ctx: ServerContext): MountedProtocol;
+}
+
+/** A protocol that is only described routes (no endpoints, nothing to close). */
+export function routesOnly(routes: readonly Route[]): MountedProtocol {
+  return { routes, endpoints: [], close: async () => {} };
+}

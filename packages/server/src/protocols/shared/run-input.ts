@@ -1,0 +1,47 @@
+import type { RunInput, ThinkingLevel } from "@arbor/core/internal";
+import type { z } from "zod";
+import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
+
+/**
+ * A request to answer a message, as every front door reads it off its wire (each validates its own
+ * wire with zod first): the chat route's body, a `useChat` request, an MCP tool call, a queued chat
+ * a cluster worker takes. `toRunInput` is the one mapping from it to the runtime's input.
+ */
+export interface ChatTurn {
+  message: string;
+  /** Continue this session; without it (and without `newSessionId`) the run starts a new one. */
+  sessionId?: string;
+  /** The id a new session gets (a client that names its chats); created only once the input is valid. */
+  newSessionId?: string;
+  /** Continue from this entry of `sessionId` instead of its leaf (a user message is re-sent as a sibling). */
+  fromEntryId?: string;
+  agent?: string;
+  model?: string;
+  thinking?: ThinkingLevel;
+  /** As the wire says it: `true` is the standard level, `false` off. */
+  debug?: z.output<typeof ChatDebug>;
+  maxTurns?: number;
+  /** The queued request this turn came from, kept on its user message (a retried cluster job looks for it). */
+  requestKey?: string;
+}
+
+/**
+ * The runtime's input for a turn. Runs are started with `busy: "reject"`: a front door answers a
+ * session with a run in progress before it starts one (409, a steer), so a run that slipped past
+ * that check ends at once with `session_busy` instead of queueing behind the other unseen.
+ */
+export function toRunInput(turn: ChatTurn): RunInput {
+  return {
+    prompt: turn.message,
+    busy: "reject",
+    ...(turn.sessionId === undefined ? {} : { sessionId: turn.sessionId }),
+    ...(turn.newSessionId === undefined ? {} : { newSessionId: turn.newSessionId }),
+    ...(turn.fromEntryId === undefined ? {} : { fromEntryId: turn.fromEntryId }),
+    ...(turn.agent === undefined ? {} : { agent: turn.agent }),
+    ...(turn.model === undefined ? {} : { model: turn.model }),
+    ...(turn.thinking === undefined ? {} : { thinking: turn.thinking }),
+    ...(turn.debug === undefined ? {} : { debug: debugLevelOf(turn.debug) }),
+    ...(turn.maxTurns === undefined ? {} : { maxTurns: turn.maxTurns }),
+    ...(turn.requestKey === undefined ? {} : { requestKey: turn.requestKey }),
+  };
+}

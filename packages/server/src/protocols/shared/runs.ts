@@ -1,0 +1,180 @@
+import {
+  ArborError,
+  isArborError,
+  type PendingPermission,
+  type PlanApprovalRequest,
+  type RunEventReader,
+  type RunHandle,
+  type Runtime,
+  type SteerResult,
+  sessionBusy,
+} from "@arbor/core/internal";
+import { requireAccepting, type ServerContext } from "../../context.js";
+import { recordRun } from "../../streams/run-stream.js";
+import type { AskAnswer, AskRef } from "./asks.js";
+import { type ChatTurn, toRunInput } from "./run-input.js";
+
+/**
+ * A turn a cluster can queue: what its queued job carries. A queued chat's session is created by the
+ * queue with a generated id, and its request key is the queue's own.
+ */
+export type QueueableTurn = Omit<ChatTurn, "newSessionId" | "maxTurns" | "requestKey">;
+
+/** Where a reader starts in a session's event log (the runtime's `events.reader`). */
+export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];
+
+/** A run a protocol started (or queued): its session, and a reader from its first event. */
+export interface StartedRun {
+  sessionId: string;
+  reader: RunEventReader;
+  /** The run itself when this instance drives it (a queued chat's runs wherever a worker takes it). */
+  handle?: RunHandle;
+}
+
+/**
+ * Where an answer went: to a run of this instance, or through the cluster to the one whose run
+ * waits. `resumed`: the session of the run a plan's answer started, its old run being gone.
+ */
+export interface Answered {
+  where: "here" | "elsewhere";
+  resumed?: string;
+}
+
+/** A run this instance started and drives. */
+export interface LocalRun extends StartedRun {
+  handle: RunHandle;
+}
+
+/**
+ * The runtime calls every protocol makes, in one place: admitting and starting turns, reading run
+ * events, and answering asks. Protocols map their wire to these and never reach the runtime's busy
+ * state, its event recording or the cluster themselves, so a change in how the runtime decides is
+ * made here once.
+ */
+export class ProtocolRuntime {
+  constructor(private readonly ctx: ServerContext) {}
+
+  /**
+   * Whether a turn may start now: refused (503) when this cluster instance takes no work, and (409)
+   * when its session has a run in progress here or in another process, unless `steer` is allowed,
+   * which hands the message to that run instead.
+   */
+  async admit(turn: ChatTurn, options: { steer: boolean }): Promise<{ steered: SteerResult } | undefined> {
+    requireAccepting(this.ctx);
+    const sessionId = turn.sessionId;
+    if (sessionId === undefined) return undefined;
+    const { runtime } = this.ctx;
+    if (options.steer && turn.fromEntryId === undefined && (await runtime.busy(sessionId))) {
+      try {
+        return { steered: await runtime.steer(sessionId, turn.message) };
+      } catch (err) {
+        // No run drives it after all (a compaction, or the run just ended): the turn starts as usual.
+        if (!isArborError(err, "session_not_running")) throw err;
+      }
+    }
+    await this.requireNoRun(sessionId);
+    return undefined;
+  }
+
+  /** 409 when the session already has a driver, here or in another process. */
+  async requireNoRun(sessionId: string): Promise<void> {
+    const driver = await this.ctx.runtime.busy(sessionId);
+    if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
+    if (driver) {
+      throw new ArborError(
+        "session_busy",
+        `Session ${sessionId} is already running; wait for its done event, resume its stream with GET /api/sessions/${sessionId}/stream, or abort it with POST /api/sessions/${sessionId}/abort.`,
+      );
+    }
+  }
+
+  /** Whether a run of this runtime or another process drives the session. */
+  async isBusy(sessionId: string): Promise<boolean> {
+    return (await this.ctx.runtime.busy(sessionId)) !== undefined;
+  }
+
+  /** Starts an admitted turn on this instance and records its events into the session's log. */
+  start(turn: ChatTurn): LocalRun {
+    const handle = this.ctx.runtime.run(toRunInput(turn));
+    return { sessionId: handle.sessionId, reader: recordRun(this.ctx, handle), handle };
+  }
+
+  /**
+   * An admitted turn in a cluster is recorded and queued in one transaction, and the stream follows
+   * its run from the log wherever it is driven; without a cluster it starts here.
+   */
+  async startOrQueue(turn: QueueableTurn): Promise<StartedRun> {
+    const { cluster, runtime } = this.ctx;
+    if (!cluster) return this.start(turn);
+    const ref = await cluster.queueChat(turn);
+    return { sessionId: ref.sessionId, reader: await runtime.events.reader(ref.sessionId, { after: ref.after }) };
+  }
+
+  reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
+    return this.ctx.runtime.events.reader(sessionId, from);
+  }
+
+  /** The session of an event id this server streamed recently; undefined when it is not one. */
+  sessionOfRecent(eventId: number): string | undefined {
+    return this.ctx.runtime.events.sessionOfRecent(eventId);
+  }
+
+  /** Asks runs of this instance wait on, oldest first (one session's when given). */
+  pending(sessionId?: string): { permissions: PendingPermission[]; plans: PlanApprovalRequest[] } {
+    const { runtime } = this.ctx;
+    return { permissions: runtime.pendingPermissions(sessionId), plans: runtime.pendingPlanApprovals(sessionId) };
+  }
+
+  /** Whether a run of this instance still waits on the ask. */
+  isWaiting(ref: AskRef, sessionId?: string): boolean {
+    const { permissions, plans } = this.pending(sessionId);
+    return ref.kind === "permission" ? permissions.some((p) => p.id === ref.id) : plans.some((p) => p.planId === ref.planId);
+  }
+
+  /**
+   * Answers an ask a run of this instance waits on; undefined when none does (answered already, its
+   * run ended, or never asked). A plan recorded as waiting whose run is gone is answered by a new
+   * run over its session, recorded like any other.
+   */
+  async answerHere(answer: AskAnswer): Promise<Answered | undefined> {
+    const { runtime } = this.ctx;
+    if (answer.kind === "permission") {
+      return runtime.replyPermission(answer.id, answer.reply, answer.message, answer.scope) ? { where: "here" } : undefined;
+    }
+    const result = await runtime.approvePlan(answer.planId, answer.approved, answer.reason);
+    if (!result.run) return { where: "here" };
+    recordRun(this.ctx, result.run);
+    return { where: "here", resumed: result.run.sessionId };
+  }
+
+  /** Answers an ask a run of another cluster instance waits on; undefined without a cluster or when none does. */
+  async answerElsewhere(answer: AskAnswer): Promise<Answered | undefined> {
+    const { cluster } = this.ctx;
+    if (!cluster) return undefined;
+    const taken =
+      answer.kind === "permission"
+        ? await cluster.replyPermission(answer.id, answer.reply, answer.message, answer.scope)
+        : await cluster.approvePlan(answer.planId, answer.approved, answer.reason);
+    return taken ? { where: "elsewhere" } : undefined;
+  }
+
+  /** Answers an ask wherever its run waits: here first, then through the cluster. */
+  async answer(answer: AskAnswer): Promise<Answered | undefined> {
+    const waitsHere = answer.kind === "permission" || this.isWaiting({ kind: "plan", planId: answer.planId });
+    if (waitsHere) {
+      const here = await this.answerHere(answer);
+      if (here) return here;
+    }
+    const elsewhere = await this.answerElsewhere(answer);
+    if (elsewhere || answer.kind === "permission") return elsewhere;
+    // No live run waits on the plan anywhere: the runtime answers a recorded one (or says plan_not_found).
+    return this.answerHere(answer);
+  }
+
+  /** Aborts the session's run, here or on the instance that drives it; false when none runs. */
+  async abort(sessionId: string, reason: ArborError): Promise<boolean> {
+    const { runtime, cluster } = this.ctx;
+    if (runtime.abort(sessionId, reason)) return true;
+    return cluster !== undefined && (await cluster.abort(sessionId, reason.message));
+  }
+}

@@ -1,0 +1,237 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openStore } from "@arbor/core/internal";
+import type { Script } from "@arbor/testkit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  AbstractChat,
+  type ChatInit,
+  type ChatState,
+  type ChatStatus,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type UIMessage,
+} from "ai";
+import { errorOf, onCleanup, startServer, tempDir } from "./server.js";
+import { readSse } from "./sse.js";
+
+/** What the conformance suite asks of one protocol, through that protocol's own client. */
+export interface ProtocolClient {
+  /** Sends `prompt` as the protocol's input; the answer's text as the client received it. */
+  answer(prompt: string): Promise<string>;
+  /** Sends `prompt` to a run that asks permission; shows the ask as the client got it, allows it, and returns the answer's text. */
+  approve(prompt: string): Promise<{ asked: string; text: string }>;
+  /** Sends input the protocol refuses; the error as the client reports it. */
+  refuse(): Promise<string>;
+  /** How many sessions the server's store holds. */
+  sessions(): Promise<number>;
+}
+
+/** A protocol's client, opened against a fresh server whose scripted model plays `script` in a workspace holding `files`. */
+export interface ClientDriver {
+  /** The client library this driver uses. */
+  client: string;
+  open(script: Script, files: Record<string, string>): Promise<ProtocolClient>;
+}
+
+const writeFiles = (cwd: string, files: Record<string, string>) => {
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
+};
+
+/** The run stream read with plain fetch; asks answered with the API's permission route. */
+const sseDriver: ClientDriver = {
+  client: "fetch + SSE",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const tokens = (events: Awaited<ReturnType<typeof readSse>>) =>
+      events.flatMap((m) => (m.event.type === "token" ? [m.event.content] : [])).join("");
+    return {
+      answer: async (prompt) => tokens(await readSse(await server.api("/api/chat", { json: { message: prompt } }))),
+      async approve(prompt) {
+        let asked = "";
+        const replies: Promise<Response>[] = [];
+        const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
+          if (m.event.type !== "permission_request") return undefined;
+          asked = `${m.event.permission} ${m.event.patterns.join(" ")}`;
+          replies.push(server.api(`/api/permissions/${m.event.id}`, { json: { reply: "once" } }));
+          return undefined;
+        });
+        for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
+        return { asked, text: tokens(events) };
+      },
+      async refuse() {
+        const err = await errorOf(await server.api("/api/chat", { json: { message: "" } }));
+        return `${err.status} ${err.code}: ${err.message}`;
+      },
+      sessions: async () => (await server.store.listSessions({})).sessions.length,
+    };
+  },
+};
+
+/** A chat's state as a plain array: what `@ai-sdk/react`'s Chat keeps in React state. */
+class ArrayState implements ChatState<UIMessage> {
+  status: ChatStatus = "ready";
+  error: Error | undefined = undefined;
+  messages: UIMessage[] = [];
+  pushMessage = (message: UIMessage) => {
+    this.messages = [...this.messages, message];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: UIMessage) => {
+    this.messages = this.messages.map((m, i) => (i === index ? message : m));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+/** The `ai` package's own chat client (the base of `useChat`), with the transport `useChat` uses by default. */
+class TestChat extends AbstractChat<UIMessage> {
+  constructor(init: Omit<ChatInit<UIMessage>, "messages">) {
+    super({ ...init, state: new ArrayState() });
+  }
+}
+
+const textOfMessage = (message: UIMessage | undefined) =>
+  (message?.parts ?? []).flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+
+const uiChatDriver: ClientDriver = {
+  client: "ai AbstractChat + DefaultChatTransport",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const chat = (id: string, onFinish?: () => void) =>
+      new TestChat({
+        id,
+        transport: new DefaultChatTransport({ api: `${server.url}/api/ui/chat` }),
+        sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+        ...(onFinish ? { onFinish } : {}),
+      });
+    return {
+      async answer(prompt) {
+        const c = chat("chat-answer");
+        await c.sendMessage({ text: prompt });
+        if (c.error) throw c.error;
+        return textOfMessage(c.lastMessage);
+      },
+      async approve(prompt) {
+        let finished = () => {};
+        const c = chat("chat-approve", () => finished());
+        await c.sendMessage({ text: prompt });
+        const part = c.lastMessage?.parts.find((p) => p.type === "dynamic-tool" && p.state === "approval-requested");
+        if (part?.type !== "dynamic-tool" || part.state !== "approval-requested") {
+          throw new Error(`no approval request in ${JSON.stringify(c.lastMessage)}`);
+        }
+        const continued = new Promise<void>((resolve) => {
+          finished = resolve;
+        });
+        // As a page's Allow button does: the chat sends the answer by itself and reads the rest of the run.
+        await c.addToolApprovalResponse({ id: part.approval.id, approved: true });
+        await continued;
+        if (c.error) throw c.error;
+        return { asked: `${part.toolName} ${JSON.stringify(part.input)}`, text: textOfMessage(c.lastMessage) };
+      },
+      async refuse() {
+        const c = chat("../not-an-id");
+        await c.sendMessage({ text: "hi" });
+        if (c.status !== "error" || !c.error) throw new Error(`expected an error, got status ${c.status}`);
+        return c.error.message;
+      },
+      sessions: async () => (await server.store.listSessions({})).sessions.length,
+    };
+  },
+};
+
+const textOfResult = (result: CallToolResult) => result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+
+/** The MCP tools through the SDK's Client, over `transport`; `sessions` counts the server's sessions. */
+async function mcpClient(transport: Transport, sessions: () => Promise<number>): Promise<ProtocolClient> {
+  const client = new Client({ name: "conformance", version: "1.0.0" });
+  await client.connect(transport);
+  // Closing a stdio client ends its server process.
+  onCleanup(() => client.close());
+  const call = async (name: string, args: Record<string, unknown>, onProgress?: (message: string) => void) =>
+    (await client.callTool(
+      { name, arguments: args },
+      undefined,
+      onProgress ? { onprogress: (p) => onProgress(p.message ?? "") } : {},
+    )) as CallToolResult;
+  return {
+    async answer(prompt) {
+      const result = await call("run_prompt", { prompt });
+      if (result.isError) throw new Error(textOfResult(result));
+      return textOfResult(result);
+    },
+    async approve(prompt) {
+      let asked = "";
+      const answers: Promise<CallToolResult>[] = [];
+      const result = await call("run_prompt", { prompt }, (message) => {
+        const id = /answer_permission id=(\S+)/.exec(message)?.[1];
+        if (id === undefined) return;
+        asked = message;
+        answers.push(call("answer_permission", { id, reply: "once" }));
+      });
+      for (const answered of await Promise.all(answers)) if (answered.isError) throw new Error(textOfResult(answered));
+      return { asked, text: textOfResult(result) };
+    },
+    async refuse() {
+      try {
+        const result = await call("run_prompt", { prompt: "hi", session_id: "not an id" });
+        if (!result.isError) throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+        return textOfResult(result);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+    sessions,
+  };
+}
+
+const mcpHttpDriver: ClientDriver = {
+  client: "@modelcontextprotocol/sdk Client over Streamable HTTP",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
+    return mcpClient(transport, async () => (await server.store.listSessions({})).sessions.length);
+  },
+};
+
+const STDIO_SERVER = fileURLToPath(new URL("../fixtures/mcp-stdio-server.mjs", import.meta.url));
+
+const mcpStdioDriver: ClientDriver = {
+  client: "@modelcontextprotocol/sdk Client over stdio",
+  async open(script, files) {
+    const root = tempDir();
+    const [store, cwd, home] = ["store", "work", "home"].map((name) => join(root, name)) as [string, string, string];
+    mkdirSync(cwd);
+    mkdirSync(home);
+    writeFiles(cwd, files);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [STDIO_SERVER, store, cwd, home, JSON.stringify(script)],
+      stderr: "pipe",
+    });
+    return mcpClient(transport, async () => {
+      const reader = await openStore(store);
+      try {
+        return (await reader.listSessions({})).sessions.length;
+      } finally {
+        await reader.close();
+      }
+    });
+  },
+};
+
+/** Each registered protocol's clients, by the protocol's name: a protocol without one fails the suite. */
+export const PROTOCOL_CLIENTS: Record<string, readonly ClientDriver[]> = {
+  "http-chat": [sseDriver],
+  "ui-chat": [uiChatDriver],
+  mcp: [mcpHttpDriver, mcpStdioDriver],
+};
