@@ -40,7 +40,7 @@ function watchSocket(url: string, headers: Record<string, string> = {}) {
 const isCompleted = (m: WatchMessage) => m.event === "trace_completed";
 
 describe("WS /api/traces/:id/watch", () => {
-  it("two watchers see the same sequence: connected, message_added per message, trace_completed", async () => {
+  it("two watchers see the same sequence: connected, trace_started, message_added per message, trace_completed", async () => {
     const { api, url, store } = await startServer({ script: [[toolCall("list", {}, { id: "c1" })], [text("two files")]] });
     const created = (await (await api("/api/sessions", { json: {} })).json()) as { id: string };
     const a = watchSocket(`${url}/api/traces/${created.id}/watch`);
@@ -59,6 +59,7 @@ describe("WS /api/traces/:id/watch", () => {
     await Promise.all([a.when(isCompleted), b.when(isCompleted)]);
     expect(a.logged()).toEqual(b.logged());
     expect(a.logged().map((m) => (m.event === "message_added" ? `${m.event}:${m.message.role}` : m.event))).toEqual([
+      "trace_started",
       "message_added:user",
       "message_added:assistant",
       "message_added:tool",
@@ -69,7 +70,7 @@ describe("WS /api/traces/:id/watch", () => {
     // they are exactly the ids of the watch records in the log.
     const watchIds = (await store.listEvents(created.id)).filter((r) => !r.type.startsWith("run.")).map((r) => r.id);
     expect(a.ids()).toEqual(watchIds);
-    expect(watchIds).toHaveLength(5);
+    expect(watchIds).toHaveLength(6);
     expect(a.logged().at(-1)).toMatchObject({ event: "trace_completed", status: "done", stats: { total_messages: 4 } });
     a.ws.close();
     b.ws.close();

@@ -59,11 +59,18 @@ export type ReadFrom =
    */
   | { currentRun: true };
 
+/** Where a recorded run's events begin in its session's tail. */
+interface RunStart {
+  sessionId: string;
+  position: number;
+  run: number;
+}
+
 /** Log records read per page while looking back for the last run's ending. */
 const LOOK_BACK_PAGE = 1_000;
 
 /**
- * The run stream's side of the session event log: `record` writes a run's events into the store's
+ * The run stream's side of the session event log: `record` (the runtime's, for every run) writes a run's events into the store's
  * event log (ids strictly increasing per session, shared with watch events) and only then hands them
  * to readers, so every id a client sees survives a restart. Writes are batched: while one append is
  * in flight the next events gather, so a burst of deltas costs a few appends, and the run itself
@@ -73,6 +80,8 @@ const LOOK_BACK_PAGE = 1_000;
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
   private readonly recording = new Set<Promise<void>>();
+  /** Where each recorded run starts, for `follow`; forgotten with the handle. */
+  private readonly runs = new WeakMap<RunHandle, RunStart>();
   private readonly store: Store;
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
@@ -90,24 +99,48 @@ export class RunEventLog {
   }
 
   /**
-   * Records `handle`'s events (it takes the handle's one iterator) and returns a reader of them
-   * from the run's first event. The promise of `recorded` settles when the last event is logged.
+   * Records a run's events into its session's log: the runtime calls it for every run it starts, with
+   * `events` its own copy of the run's stream (by default the handle's one iterator). With `logs`,
+   * events wait for it before they are written: false (a run refused because another driver holds its
+   * session) hands them to readers without writing them, so that driver's log never shows an end
+   * that is not its run's. Returns a reader from the run's first event; `recorded` settles when the
+   * last event is logged.
    */
-  record(handle: RunHandle): { reader: RunEventReader; recorded: Promise<void> } {
+  record(
+    handle: RunHandle,
+    events: AsyncIterable<RunEvent> = handle,
+    logs?: Promise<boolean>,
+  ): { reader: RunEventReader; recorded: Promise<void> } {
     const sessionId = handle.sessionId;
     const tail = this.tailFor(sessionId);
     // Most recently used last, so idle eviction drops the longest-unused tails first.
     this.tails.delete(sessionId);
     this.tails.set(sessionId, tail);
     const position = tail.beginRun();
-    const reader = new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), {
-      position,
-      run: tail.runNumber,
-    });
-    const recorded = this.pump(tail, handle);
+    const start = { sessionId, position, run: tail.runNumber };
+    this.runs.set(handle, start);
+    const reader = this.readerAt(start);
+    const recorded = this.pump(tail, events, logs);
     this.recording.add(recorded);
     void recorded.then(() => this.recording.delete(recorded));
     return { reader, recorded };
+  }
+
+  /**
+   * A reader of a run the runtime is recording, from its first event, as logged (each event with its
+   * log id). It takes the handle's one iterator, so a caller that reads the run this way (a server
+   * streaming it) keeps no second copy of its events. Throws `invalid_input` for a run not recorded here.
+   */
+  follow(handle: RunHandle): RunEventReader {
+    const start = this.runs.get(handle);
+    if (!start) throw new ArborError("invalid_input", "This run was not started by the runtime that owns this event log.");
+    void handle[Symbol.asyncIterator]().return?.();
+    return this.readerAt(start);
+  }
+
+  private readerAt(start: RunStart): RunEventReader {
+    const { sessionId, position, run } = start;
+    return new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), { position, run });
   }
 
   /**
@@ -210,8 +243,8 @@ export class RunEventLog {
     return tail;
   }
 
-  private async pump(tail: RunEventTail, handle: RunHandle): Promise<void> {
-    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged);
+  private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
+    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs);
     let ended = false;
     try {
       for await (const event of handle) {
@@ -252,21 +285,44 @@ class BatchWriter {
   private pending: RunEvent[] = [];
   private inflight: Promise<void> | undefined;
   private finishing = false;
+  /** Whether events are written: undefined while the run's `logs` is unsettled (they wait). */
+  private logging: boolean | undefined;
+  private readonly gate: Promise<void>;
 
   constructor(
     private readonly store: Store,
     private readonly tail: RunEventTail,
     private readonly onError: ((err: unknown, sessionId: string) => void) | undefined,
     private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined,
-  ) {}
+    logs: Promise<boolean> = Promise.resolve(true),
+  ) {
+    this.gate = logs.then(
+      (ok) => this.open(ok),
+      () => this.open(true),
+    );
+  }
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    this.inflight ??= this.drain();
+    if (this.logging === true) this.inflight ??= this.drain();
+    else if (this.logging === false) this.handOut();
+  }
+
+  private open(ok: boolean): void {
+    this.logging = ok;
+    // Only with something to write: a drain of nothing ends before `??=` stores it, and would stay "in flight".
+    if (ok && this.pending.length > 0) this.inflight ??= this.drain();
+    else if (!ok) this.handOut();
+  }
+
+  /** Hands what is pending to readers without writing it. */
+  private handOut(): void {
+    this.tail.append(this.pending.splice(0).map(unlogged));
   }
 
   async finish(): Promise<void> {
     this.finishing = true;
+    await this.gate;
     await this.inflight;
     if (this.pending.length === 0) return;
     this.inflight = this.drain();

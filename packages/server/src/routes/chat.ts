@@ -13,7 +13,7 @@ import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
+import { followRun } from "../streams/run-stream.js";
 import { sseResponse } from "../streams/sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
@@ -166,7 +166,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
         ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
       });
-      return sseResponse(handle.sessionId, recordRun(ctx, handle));
+      return sseResponse(handle.sessionId, followRun(ctx, handle));
     },
   );
 

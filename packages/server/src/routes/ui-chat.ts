@@ -4,7 +4,7 @@ import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse, SessionParams } from "../schemas.js";
-import { recordRun } from "../streams/run-stream.js";
+import { followRun } from "../streams/run-stream.js";
 import {
   ApprovalResponsePart,
   AssistantMetadata,
@@ -181,7 +181,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         const handle = runtime.run({ prompt, busy: "reject", sessionId, fromEntryId: branch.from_entry_id });
         return uiStreamResponse({
           sessionId,
-          reader: recordRun(ctx, handle),
+          reader: followRun(ctx, handle),
           waitsForAnswer: waitsIn(sessionId),
           opening: [{ type: "data-branch", id: `branch-${branch.from_entry_id}`, data: branch }],
           watch,
@@ -190,7 +190,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       // useChat names the chat before the first message: that name becomes the new session's id.
       const exists = (await store.getSession(sessionId)) !== undefined;
       const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
-      return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId), watch });
+      return uiStreamResponse({ sessionId, reader: followRun(ctx, handle), waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
 
