@@ -39,6 +39,9 @@ describe("WS /api/traces/:id/watch", () => {
     const watchIds = (await store.listEvents(created.id)).filter((r) => !r.type.startsWith("run.")).map((r) => r.id);
     expect(a.ids()).toEqual(watchIds);
     expect(watchIds).toHaveLength(6);
+    // The runtime records the run; the server only streams it, so each event is in the log once.
+    const runIds = (await store.listEvents(created.id)).filter((r) => r.type.startsWith("run.")).map((r) => String(r.id));
+    expect(runIds).toEqual(run.map((m) => m.id));
     expect(a.logged().at(-1)).toMatchObject({ event: "trace_completed", status: "done", stats: { total_messages: 4 } });
     a.ws.close();
     b.ws.close();
