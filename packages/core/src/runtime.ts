@@ -32,6 +32,7 @@ import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
+import { RunRecorder, startKind } from "./runtime/record-run.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
@@ -101,6 +102,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
   const events = new RunEventLog(options.store, options.runEvents);
+  // Runs publish to the caller's publisher when given one, else to the runtime's own hub.
+  const publisher = options.watch ?? watchHub;
+  const recorder = new RunRecorder({ events, publisher, store: options.store });
   const clock = options.clock ?? realClock;
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
@@ -149,7 +153,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     systemPrompt: (input) => systemPromptFor({ ...input, config, arborHome: home, date: new Date(clock.now()) }),
     maxTurnsNote: maxTurnsReminder(),
     tokens: new TokenCounter(),
-    watch: options.watch,
+    watch: publisher,
     extensions: (launch) => features(launch),
   };
   const featureDeps: FeatureDeps = {
@@ -198,6 +202,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
+    const recording = recorder.open(startKind(execution));
     const controller = new AbortController();
     const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
     let sessionId = input.sessionId ?? input.newSessionId ?? newSessionId();
@@ -208,7 +213,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       runId: randomUUID(),
       signal,
       sessionId: () => sessionId,
-      push: (event) => channel.push(event),
+      push: (event) => {
+        channel.push(event);
+        recording.push(event);
+      },
       middleware: middlewareFor({
         cached: cache !== undefined,
         debug: input.debug ?? options.debug,
@@ -256,7 +264,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               if (execution.wake) await checkWakeable(sessionId, true);
               // Moved inside the session's slot and lease, so no other run lands between the move and this run.
               if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
-              return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, execution);
+              const extensions = execution.extensions ?? plumbing.deps.extensions;
+              return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, {
+                ...execution,
+                extensions: (launch) => [recording.extension, ...extensions(launch)],
+              });
             }),
       );
     };
@@ -284,12 +296,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
         await plumbing.end(result);
         channel.close();
+        recording.end(result);
         running.delete(entry);
         return result;
       });
     const entry = { sessionId: () => sessionId, controller, done };
     running.add(entry);
-    return {
+    const handle: RunHandle = {
       get sessionId() {
         return sessionId;
       },
@@ -297,6 +310,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       abort: (reason?: unknown) => controller.abort(reason),
       [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator](),
     };
+    recording.record(handle);
+    return handle;
   }
 
   async function busy(sessionId: string): Promise<SessionDriver | undefined> {
@@ -368,8 +383,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));
       await Promise.all(all.map((r) => r.done));
-      // A recorded stream's last events (the aborts above) reach the event log before the caller closes the store.
+      // A recorded stream's last events (the aborts above) and its runs' watch events reach the event
+      // log before the caller closes the store.
       await events.settled();
+      await recorder.settled();
+      await watchHub.flush();
       if (ownsCache) await cache?.close();
       await mcp?.close();
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.

@@ -66,7 +66,7 @@ export interface ArborServer {
   readonly app: Hono;
   /** Every route, as described (the OpenAPI document is built from these). */
   readonly routes: readonly Route[];
-  /** The trace watch hub the server publishes to. */
+  /** The trace watch hub the server's watchers read: the runtime's, which its runs publish to. */
   readonly watch: WatchHub;
   /** Serves the app over HTTP; refuses a non-loopback host without a token. */
   listen(options?: ListenOptions): Promise<ListeningServer>;
@@ -87,8 +87,7 @@ export function createServer(options: ServerOptions): ArborServer {
     throw new ApiError("invalid_input", `maxBodyBytes must be a positive integer, not ${maxBodyBytes}.`);
   }
   const { runtime } = options;
-  // Give the runtime the hub (`createRuntime({ watch })`) so its runs publish messages, goals and
-  // sub-traces; otherwise the runtime's own hub logs only what the server sees (`trace_completed`).
+  // The runtime's runs publish to its hub whoever started them; the server's watchers only read it.
   const watch: WatchHub = runtime.watch;
   const cache = options.cache ?? runtime.cache;
   const ctx: ServerContext = { runtime, store: runtime.store, watch, cache, cluster: options.cluster };

@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRuntime, openStore, type Store } from "@arbor/core/internal";
-import { scriptedModel, text } from "@arbor/testkit";
+import { createRuntime, openStore, type Store, type WatchMessage } from "@arbor/core/internal";
+import { type Script, scriptedModel, text } from "@arbor/testkit";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../cli/test/helpers/postgres.js";
-import { ClusterNode } from "../src/index.js";
+import { ClusterNode, createServer } from "../src/index.js";
+import { watchSocket } from "./helpers/watch-socket.js";
 
 /**
  * One cluster instance in process over a database of its own (pg-boss's queue lives in it, so no
@@ -46,22 +47,28 @@ async function attempts(url: string, sessionId: string): Promise<number> {
   }
 }
 
+/** A cluster instance in process over its own database, its runs answered by `script`; sweeps only when told. */
+async function instance(script: Script) {
+  const url = await database();
+  const store = await postgresStore(url);
+  const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
+  cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
+  const node = new ClusterNode({ url, sweepMs: 60_000, heartbeatSeconds: 10, cwd }, store, () => undefined);
+  const runtime = createRuntime({
+    store,
+    cwd,
+    model: scriptedModel(script),
+    holderName: "cluster test",
+    runEvents: node.runEvents,
+  });
+  await node.start(runtime);
+  cleanups.push(() => node.close());
+  return { url, store, cwd, node, runtime };
+}
+
 describe("a queued chat whose session another driver holds", () => {
   it("waits its turn without writing anything to the session, then runs once", async () => {
-    const url = await database();
-    const store = await postgresStore(url);
-    const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
-    cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
-    const node = new ClusterNode({ url, sweepMs: 60_000, heartbeatSeconds: 10, cwd }, store, () => undefined);
-    const runtime = createRuntime({
-      store,
-      cwd,
-      model: scriptedModel([[text("Answered once.")]]),
-      holderName: "cluster test",
-      runEvents: node.runEvents,
-    });
-    await node.start(runtime);
-    cleanups.push(() => node.close());
+    const { url, store, cwd, node, runtime } = await instance([[text("Answered once.")]]);
 
     const { id } = await store.createSession({ cwd });
     // Another process's run holds the session (as a CLI run would) when the worker takes the chat.
@@ -89,5 +96,42 @@ describe("a queued chat whose session another driver holds", () => {
     const users = (await store.listEntries(id)).filter((e) => e.type === "message" && e.message.role === "user");
     expect(users).toHaveLength(1);
     expect(JSON.stringify(users[0])).toContain("requestKey");
+  }, 60_000);
+});
+
+describe("runs the cluster starts record themselves", () => {
+  it("a taken chat and a woken session each reach the server's watchers from trace_started to trace_completed", async () => {
+    const { store, cwd, node, runtime } = await instance([[text("Taken from the queue.")], [text("Woken and finished.")]]);
+    const listening = await createServer({ runtime, cluster: node }).listen({ port: 0 });
+    cleanups.push(() => listening.close());
+    const names = (messages: WatchMessage[]) =>
+      messages.flatMap((m) =>
+        m.event === "connected" ? [] : [m.event === "message_added" ? `message_added:${m.message.role}` : m.event],
+      );
+
+    const { id: chatted } = await store.createSession({ cwd });
+    const chatWatcher = watchSocket(`${listening.url}/api/traces/${chatted}/watch`);
+    await chatWatcher.when((m) => m.event === "connected");
+    await node.queueChat({ message: "Answer me.", sessionId: chatted });
+    await chatWatcher.when((m) => m.event === "trace_completed");
+    expect(names(chatWatcher.received)).toEqual([
+      "trace_started",
+      "message_added:user",
+      "message_added:assistant",
+      "trace_completed",
+    ]);
+    chatWatcher.ws.close();
+
+    // What a process killed mid-run leaves: stored running, nobody holding it, its prompt unanswered.
+    const { id: cut } = await store.createSession({ status: "running", agentId: "build", cwd });
+    await store.appendMessage(cut, { role: "user", content: [{ type: "text", text: "finish this" }] });
+    const wakeWatcher = watchSocket(`${listening.url}/api/traces/${cut}/watch`);
+    await wakeWatcher.when((m) => m.event === "connected");
+    expect(await node.sweep()).toBe(1);
+    await wakeWatcher.when((m) => m.event === "trace_completed");
+    expect(names(wakeWatcher.received)).toEqual(["trace_started", "message_added:assistant", "trace_completed"]);
+    expect(wakeWatcher.logged()[0]).toMatchObject({ event: "trace_started", kind: "wake" });
+    expect(wakeWatcher.logged().at(-1)).toMatchObject({ event: "trace_completed", status: "done" });
+    wakeWatcher.ws.close();
   }, 60_000);
 });

@@ -177,5 +177,13 @@ describe("trace routes", () => {
       json: { from_message_id: "0000000000000000", modified_tool_call: { tool_call_id: "x", new_arguments: {} } },
     });
     expect((await readSse(notGoal)).at(-1)?.event).toMatchObject({ type: "error", code: "entry_not_found" });
+
+    // The runtime recorded each run that started, the replay as one; refused replays publish nothing.
+    await server.runtime.close();
+    const ends = (await server.store.listEvents(id)).flatMap((r) => {
+      const data = r.data as { kind?: string; status?: string };
+      return r.type === "trace_started" || r.type === "trace_completed" ? [`${r.type}:${data.kind ?? data.status}`] : [];
+    });
+    expect(ends).toEqual(["trace_started:prompt", "trace_completed:done", "trace_started:replay", "trace_completed:done"]);
   });
 });

@@ -1,46 +1,14 @@
-import { type WatchMessage, WatchMessageSchema } from "@arbor/core/internal";
+import type { WatchMessage } from "@arbor/core/internal";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
 import { readSse } from "./helpers/sse.js";
-
-/** A WebSocket watcher: every message it got, and a way to wait for one. */
-function watchSocket(url: string, headers: Record<string, string> = {}) {
-  const ws = new WebSocket(url.replace(/^http/, "ws"), { headers });
-  const received: WatchMessage[] = [];
-  const waiters: Array<{ until: (m: WatchMessage) => boolean; resolve: () => void }> = [];
-  ws.on("message", (data) => {
-    const message = WatchMessageSchema.parse(JSON.parse(String(data)));
-    received.push(message);
-    for (const w of waiters.splice(0)) {
-      if (w.until(message)) w.resolve();
-      else waiters.push(w);
-    }
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })),
-  );
-  const opened = new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  return {
-    ws,
-    received,
-    opened,
-    closed,
-    ids: () => received.flatMap((m) => ("event_id" in m ? [m.event_id] : [])),
-    logged: () => received.filter((m) => m.event !== "connected"),
-    when: (until: (m: WatchMessage) => boolean) =>
-      received.some(until) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ until, resolve })),
-  };
-}
+import { watchSocket } from "./helpers/watch-socket.js";
 
 const isCompleted = (m: WatchMessage) => m.event === "trace_completed";
 
 describe("WS /api/traces/:id/watch", () => {
-  it("two watchers see the same sequence: connected, message_added per message, trace_completed", async () => {
+  it("two watchers see the same sequence: connected, trace_started, message_added per message, trace_completed", async () => {
     const { api, url, store } = await startServer({ script: [[toolCall("list", {}, { id: "c1" })], [text("two files")]] });
     const created = (await (await api("/api/sessions", { json: {} })).json()) as { id: string };
     const a = watchSocket(`${url}/api/traces/${created.id}/watch`);
@@ -59,6 +27,7 @@ describe("WS /api/traces/:id/watch", () => {
     await Promise.all([a.when(isCompleted), b.when(isCompleted)]);
     expect(a.logged()).toEqual(b.logged());
     expect(a.logged().map((m) => (m.event === "message_added" ? `${m.event}:${m.message.role}` : m.event))).toEqual([
+      "trace_started",
       "message_added:user",
       "message_added:assistant",
       "message_added:tool",
@@ -69,7 +38,10 @@ describe("WS /api/traces/:id/watch", () => {
     // they are exactly the ids of the watch records in the log.
     const watchIds = (await store.listEvents(created.id)).filter((r) => !r.type.startsWith("run.")).map((r) => r.id);
     expect(a.ids()).toEqual(watchIds);
-    expect(watchIds).toHaveLength(5);
+    expect(watchIds).toHaveLength(6);
+    // The runtime records the run; the server only streams it, so each event is in the log once.
+    const runIds = (await store.listEvents(created.id)).filter((r) => r.type.startsWith("run.")).map((r) => String(r.id));
+    expect(runIds).toEqual(run.map((m) => m.id));
     expect(a.logged().at(-1)).toMatchObject({ event: "trace_completed", status: "done", stats: { total_messages: 4 } });
     a.ws.close();
     b.ws.close();

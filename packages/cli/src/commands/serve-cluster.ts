@@ -1,4 +1,4 @@
-import { type Config, createRuntime, type Store, type StoreSpec, WatchHub } from "@arbor/core/internal";
+import { type Config, createRuntime, type Store, type StoreSpec } from "@arbor/core/internal";
 import { ClusterNode, createServer } from "@arbor/server";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
@@ -70,10 +70,8 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
   const { store, node } = await openCluster(resolved, takeoverMs, log, setup.cwd);
   let handed: string[] = [];
   try {
-    const watch = new WatchHub(store);
     const runtime = createRuntime({
       store,
-      watch,
       config: setup.config,
       env: io.env,
       cwd: setup.cwd,

@@ -26,9 +26,10 @@ async function interruptedSessions(store: Store): Promise<string[]> {
 export async function resumeInterruptedRuns(store: Store, runtime: Runtime, log: (line: string) => void): Promise<string[]> {
   const ids = await interruptedSessions(store);
   for (const id of ids) {
+    // The runtime records the run like a chat's, so a client can follow its stream and resume it too;
+    // following it here drops the handle's own copy of the events, which nobody reads.
     const handle = runtime.resume(id);
-    // Recorded like a chat's run, so a client can follow the resumed run's stream and resume it too.
-    runtime.events.record(handle);
+    void runtime.events.follow(handle);
     log(`arbor serve: resuming the interrupted run of session ${id}`);
     void handle.result.then((r) =>
       log(

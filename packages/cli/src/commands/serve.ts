@@ -1,4 +1,4 @@
-import { createRuntime, isArborError, WatchHub } from "@arbor/core";
+import { createRuntime, isArborError } from "@arbor/core";
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
 import { flag, intOption, type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
@@ -122,11 +122,9 @@ export const serveCommand: TopCommand = {
     const telemetry = await startTelemetry(config, io.env);
     try {
       return await withStore(io, values, async (store) => {
-        // The runtime publishes its runs' messages, goals and sub-traces to the hub's watchers.
-        const watch = new WatchHub(store);
+        // The runtime records every run and publishes its watch events to its own hub, which the server reads.
         const runtime = createRuntime({
           store,
-          watch,
           config,
           env: io.env,
           cwd,
@@ -162,9 +160,8 @@ export const serveCommand: TopCommand = {
           await stopped;
           await listening.close();
         } finally {
-          await runtime.close();
           // What the aborted runs wrote last reaches the event log before the store closes.
-          await watch.flush();
+          await runtime.close();
         }
         return EXIT_OK;
       });

@@ -1,19 +1,13 @@
-import { ArborError, isArborError } from "../errors.js";
+import { ArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
 import type { Store } from "../store/store.js";
 import { type DrivenElsewhere, RunEventReader } from "./run-event-reader.js";
-import {
-  frameOfRecord,
-  isTerminalRunEvent,
-  RUN_EVENT_PREFIX,
-  type RunEventFrame,
-  runEventInput,
-  shrunkRunEvent,
-} from "./run-event-records.js";
+import { isTerminalRunEvent, RUN_EVENT_PREFIX } from "./run-event-records.js";
 import { RunEventTail } from "./run-event-tail.js";
+import { BatchWriter } from "./run-event-writer.js";
 
 export interface RunEventLogOptions {
   /** Run events kept in memory per session for readers (default 10,000); older ones are read from the store. */
@@ -42,11 +36,6 @@ export interface ForeignRuns {
   changed(sessionId: string, ms: number): Promise<void>;
 }
 
-/** Events written in one `appendEvents` at most; a longer backlog goes in several. */
-const MAX_BATCH = 512;
-/** Characters kept of each text field of an event the store refused as too large. */
-const SHRUNK_CHARS = 4_000;
-
 /** Where a reader starts. */
 export type ReadFrom =
   /** Every run event logged after this id (a client's `Last-Event-ID`). */
@@ -59,11 +48,18 @@ export type ReadFrom =
    */
   | { currentRun: true };
 
+/** Where a recorded run's events begin in its session's tail. */
+interface RunStart {
+  sessionId: string;
+  position: number;
+  run: number;
+}
+
 /** Log records read per page while looking back for the last run's ending. */
 const LOOK_BACK_PAGE = 1_000;
 
 /**
- * The run stream's side of the session event log: `record` writes a run's events into the store's
+ * The run stream's side of the session event log: `record` (the runtime's, for every run) writes a run's events into the store's
  * event log (ids strictly increasing per session, shared with watch events) and only then hands them
  * to readers, so every id a client sees survives a restart. Writes are batched: while one append is
  * in flight the next events gather, so a burst of deltas costs a few appends, and the run itself
@@ -73,6 +69,8 @@ const LOOK_BACK_PAGE = 1_000;
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
   private readonly recording = new Set<Promise<void>>();
+  /** Where each recorded run starts, for `follow`; forgotten with the handle. */
+  private readonly runs = new WeakMap<RunHandle, RunStart>();
   private readonly store: Store;
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
@@ -90,24 +88,52 @@ export class RunEventLog {
   }
 
   /**
-   * Records `handle`'s events (it takes the handle's one iterator) and returns a reader of them
-   * from the run's first event. The promise of `recorded` settles when the last event is logged.
+   * Records a run's events into its session's log: the runtime calls it for every run it starts, with
+   * `events` its own copy of the run's stream (by default the handle's one iterator). With `logs`,
+   * events wait for it before they are written: false (a run refused because another driver holds its
+   * session) hands them to readers without writing them, so that driver's log never shows an end
+   * that is not its run's. Returns a reader from the run's first event; `recorded` settles when the
+   * last event is logged.
    */
-  record(handle: RunHandle): { reader: RunEventReader; recorded: Promise<void> } {
+  record(
+    handle: RunHandle,
+    events: AsyncIterable<RunEvent> = handle,
+    logs?: Promise<boolean>,
+  ): { reader: RunEventReader; recorded: Promise<void> } {
     const sessionId = handle.sessionId;
     const tail = this.tailFor(sessionId);
     // Most recently used last, so idle eviction drops the longest-unused tails first.
     this.tails.delete(sessionId);
     this.tails.set(sessionId, tail);
     const position = tail.beginRun();
-    const reader = new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), {
-      position,
-      run: tail.runNumber,
-    });
-    const recorded = this.pump(tail, handle);
+    const start = { sessionId, position, run: tail.runNumber };
+    this.runs.set(handle, start);
+    const reader = this.readerAt(start);
+    const recorded = this.pump(tail, events, logs);
     this.recording.add(recorded);
     void recorded.then(() => this.recording.delete(recorded));
     return { reader, recorded };
+  }
+
+  /**
+   * A reader of a run the runtime is recording, from its first event, as logged (each event with its
+   * log id). It takes the handle's one iterator, so a caller that reads the run this way (a server
+   * streaming it) keeps no second copy of its events. Throws `invalid_input` for a run not recorded here.
+   */
+  follow(handle: RunHandle): RunEventReader {
+    const start = this.runs.get(handle);
+    if (!start) throw new ArborError("invalid_input", "This run was not started by the runtime that owns this event log.");
+    try {
+      void handle[Symbol.asyncIterator]().return?.();
+    } catch {
+      // Its caller iterates it already: that copy is theirs to drain.
+    }
+    return this.readerAt(start);
+  }
+
+  private readerAt(start: RunStart): RunEventReader {
+    const { sessionId, position, run } = start;
+    return new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), { position, run });
   }
 
   /**
@@ -210,8 +236,8 @@ export class RunEventLog {
     return tail;
   }
 
-  private async pump(tail: RunEventTail, handle: RunHandle): Promise<void> {
-    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged);
+  private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
+    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs);
     let ended = false;
     try {
       for await (const event of handle) {
@@ -240,105 +266,6 @@ export class RunEventLog {
       idle--;
     }
   }
-}
-
-/**
- * Appends one run's events to the log in arrival order, one append in flight at a time, everything
- * that arrived meanwhile going in the next. A session that does not exist yet (a new session's
- * first events come before it is created) is retried with the next event; at the run's end what
- * could not be logged still reaches readers, without an id.
- */
-class BatchWriter {
-  private pending: RunEvent[] = [];
-  private inflight: Promise<void> | undefined;
-  private finishing = false;
-
-  constructor(
-    private readonly store: Store,
-    private readonly tail: RunEventTail,
-    private readonly onError: ((err: unknown, sessionId: string) => void) | undefined,
-    private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined,
-  ) {}
-
-  push(event: RunEvent): void {
-    this.pending.push(event);
-    this.inflight ??= this.drain();
-  }
-
-  async finish(): Promise<void> {
-    this.finishing = true;
-    await this.inflight;
-    if (this.pending.length === 0) return;
-    this.inflight = this.drain();
-    await this.inflight;
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, MAX_BATCH);
-        const frames = await this.write(batch);
-        if (frames === "later") {
-          this.pending = batch.concat(this.pending);
-          return;
-        }
-        this.tail.append(frames);
-        const lastId = frames.findLast((f) => f.id !== undefined)?.id;
-        if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
-      }
-    } finally {
-      this.inflight = undefined;
-    }
-  }
-
-  /** Logs a batch; `later` when the session does not exist yet and the run is still going. */
-  private async write(batch: RunEvent[], again = false): Promise<RunEventFrame[] | "later"> {
-    const sessionId = this.tail.sessionId;
-    try {
-      return (await this.store.appendEvents(sessionId, batch.map(runEventInput))).map(frameOfRecord);
-    } catch (err) {
-      if (isArborError(err, "session_not_found") && !this.finishing) return "later";
-      // The run may have ended while this append raced the session's creation: if the session exists
-      // now, the batch is logged after all, so no event goes unlogged under an id the log reuses.
-      if (isArborError(err, "session_not_found") && !again && (await this.store.getSession(sessionId).catch(() => undefined))) {
-        return this.write(batch, true);
-      }
-      if (isArborError(err, "entry_too_large")) return this.writeOneByOne(batch);
-      if (isArborError(err, "session_not_found")) {
-        // The session never came to be (a run refused before it created one) or was deleted: it has
-        // no log whose ids these could collide with, so they are numbered on from the tail for the
-        // clients that read them live; resuming after one finds no session.
-        const base = this.tail.lastId ?? 0;
-        return batch.map((event, i) => ({ ...unlogged(event), id: base + i + 1 }));
-      }
-      this.onError?.(err, sessionId);
-      return batch.map(unlogged);
-    }
-  }
-
-  private async writeOneByOne(batch: RunEvent[]): Promise<RunEventFrame[]> {
-    const frames: RunEventFrame[] = [];
-    for (const event of batch) {
-      let records: StoredEvent[] | undefined;
-      for (const candidate of [event, shrunkRunEvent(event, SHRUNK_CHARS)]) {
-        try {
-          records = await this.store.appendEvents(this.tail.sessionId, [runEventInput(candidate)]);
-          break;
-        } catch (err) {
-          if (!isArborError(err, "entry_too_large")) {
-            this.onError?.(err, this.tail.sessionId);
-            break;
-          }
-        }
-      }
-      frames.push(records?.[0] ? frameOfRecord(records[0]) : unlogged(event));
-    }
-    return frames;
-  }
-}
-
-function unlogged(event: RunEvent): RunEventFrame {
-  return { id: undefined, json: JSON.stringify(event), terminal: isTerminalRunEvent(event) };
 }
 
 function internalError(sessionId: string, err: unknown): RunEvent {

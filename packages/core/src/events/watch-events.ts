@@ -61,6 +61,18 @@ export const ConnectedEventSchema = z.object({
   goal_tree: z.unknown().nullable(),
 });
 
+/** How a run began: a new prompt, a plan approval's continuation, a run taken up after its process died, or a replayed call. */
+export const TraceStartKindSchema = z.enum(["prompt", "resume", "wake", "replay"]);
+
+/** A run of the trace began (once per run, before its first message); `trace_completed` ends it. */
+export const TraceStartedEventSchema = z.object({
+  event: z.literal("trace_started"),
+  ...persisted,
+  kind: TraceStartKindSchema,
+  /** The agent the run goes on as. */
+  agent: z.string(),
+});
+
 export const GoalAddedEventSchema = z.object({
   event: z.literal("goal_added"),
   ...persisted,
@@ -110,6 +122,7 @@ export const TraceCompletedEventSchema = z.object({
 
 /** Every logged watch event. */
 export const WatchEventSchema = z.discriminatedUnion("event", [
+  TraceStartedEventSchema,
   GoalAddedEventSchema,
   GoalUpdatedEventSchema,
   MessageAddedEventSchema,
@@ -124,6 +137,7 @@ export const WatchMessageSchema = z.union([ConnectedEventSchema, WatchEventSchem
 export type AffectedGoal = z.infer<typeof AffectedGoalSchema>;
 export type MessageSummary = z.infer<typeof MessageSummarySchema>;
 export type TraceStats = z.infer<typeof TraceStatsSchema>;
+export type TraceStartKind = z.infer<typeof TraceStartKindSchema>;
 export type ConnectedEvent = z.infer<typeof ConnectedEventSchema>;
 export type WatchEvent = z.infer<typeof WatchEventSchema>;
 export type WatchEventName = WatchEvent["event"];

@@ -15,9 +15,21 @@ export interface WatchHubOptions {
   goalTree?: (traceId: string) => Promise<unknown>;
   /** Told about a publish the store refused (other than for a deleted session or a closed store); publishing never rejects. */
   onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
+  /**
+   * How often a watched trace's log is read for events other processes over the same store logged
+   * (a CLI run watched through a server), in ms; default 250. 0: only this hub's own publishes are live.
+   */
+  followMs?: number;
 }
 
 const PAGE = 200;
+const FOLLOW_MS = 250;
+
+/** A watched trace's log as far as this hub delivered it to live watchers, and the next look for more. */
+interface Followed {
+  delivered: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
 
 export interface WatchOptions {
   /** Awaited between pages of the backlog: resolves when the client can take more (its socket drained). */
@@ -45,11 +57,14 @@ export function watchEventFromRecord(record: StoredEvent): WatchEvent {
  * in every ancestor trace's log (a parent's watchers see its sub-traces' events), each with that
  * log's next id, and hands it to that log's live watchers in id order. `watch` replays the log after
  * `since` and then delivers live events, each exactly once: it subscribes before it reads, and drops
- * what it has already delivered by id. Owned by whoever owns the store: no module state. Give it to
- * the runtime (`createRuntime({ watch })`) and runs publish their messages, goals and sub-traces.
+ * what it has already delivered by id. While a trace is watched, its log is also read every
+ * `followMs` for what other processes over the same store logged, so a run driven anywhere is seen
+ * live. Owned by whoever owns the store: no module state. A runtime publishes its runs to its own
+ * hub (`runtime.watch`) unless given one (`createRuntime({ watch })`).
  */
 export class WatchHub {
   private readonly listeners = new Map<string, Set<WatchListener>>();
+  private readonly followed = new Map<string, Followed>();
   private readonly order = new KeyedLock();
   private readonly inner: Store;
   private readonly options: WatchHubOptions;
@@ -74,8 +89,7 @@ export class WatchHub {
             const { event: type, ...payload } = event;
             const [record] = await this.inner.appendEvents(target, [{ type, data: { ...payload, trace_id: traceId } }]);
             if (!record) return;
-            const logged = watchEventFromRecord(record);
-            for (const listener of this.listeners.get(target) ?? []) listener(logged);
+            this.deliver(target, watchEventFromRecord(record));
           } catch (err) {
             // A deleted session or a closed store is expected at the end of a life; anything else is reported.
             if (isArborError(err, "session_not_found") || isArborError(err, "store_closed")) return;
@@ -129,7 +143,10 @@ export class WatchHub {
     const stop = () => {
       const current = this.listeners.get(traceId);
       current?.delete(subscriber);
-      if (current?.size === 0) this.listeners.delete(traceId);
+      if (current?.size === 0) {
+        this.listeners.delete(traceId);
+        this.unfollow(traceId);
+      }
     };
     try {
       const [first] = await this.inner.listEvents(traceId, { limit: 1 });
@@ -161,11 +178,64 @@ export class WatchHub {
       for (const event of early) deliver(event);
       early.length = 0;
       live = true;
+      // Anything logged after `current` is either in `early` or found by the follower.
+      if (this.listeners.get(traceId)?.has(subscriber)) this.follow(traceId, current);
       if (options.signal?.aborted === true) stop();
       return stop;
     } catch (err) {
       stop();
       throw err;
+    }
+  }
+
+  /** Hands a logged event to the trace's live watchers, and notes it so the follower skips it. */
+  private deliver(traceId: string, event: WatchEvent): void {
+    const followed = this.followed.get(traceId);
+    if (followed && event.event_id > followed.delivered) followed.delivered = event.event_id;
+    for (const listener of this.listeners.get(traceId) ?? []) listener(event);
+  }
+
+  /** Starts reading the trace's log for other processes' events after `from`, unless already doing so. */
+  private follow(traceId: string, from: number): void {
+    const ms = this.options.followMs ?? FOLLOW_MS;
+    if (ms <= 0 || this.followed.has(traceId)) return;
+    const followed: Followed = { delivered: from, timer: undefined };
+    this.followed.set(traceId, followed);
+    const look = () => {
+      // Under the trace's order, so what it finds and this hub's own publishes reach watchers in id order.
+      void this.order
+        .run(traceId, () => this.readForeign(traceId, followed))
+        .then(
+          () => true,
+          // A deleted trace or a closed store ends the following; anything else is tried again.
+          (err: unknown) => !isArborError(err, "session_not_found") && !isArborError(err, "store_closed"),
+        )
+        .then((more) => {
+          if (!more || this.followed.get(traceId) !== followed) return;
+          followed.timer = setTimeout(look, ms);
+          followed.timer.unref?.();
+        });
+    };
+    followed.timer = setTimeout(look, ms);
+    followed.timer.unref?.();
+  }
+
+  private unfollow(traceId: string): void {
+    const followed = this.followed.get(traceId);
+    if (followed?.timer) clearTimeout(followed.timer);
+    this.followed.delete(traceId);
+  }
+
+  /** Delivers the watch events logged after what was delivered; throws once the trace or the store is gone. */
+  private async readForeign(traceId: string, followed: Followed): Promise<void> {
+    if ((await this.inner.lastEventId(traceId)) <= followed.delivered) return;
+    for (;;) {
+      const page = await this.inner.listEvents(traceId, { after: followed.delivered, limit: PAGE });
+      for (const record of page) {
+        if (WATCH_EVENT_NAMES.has(record.type)) this.deliver(traceId, watchEventFromRecord(record));
+        followed.delivered = Math.max(followed.delivered, record.id);
+      }
+      if (page.length < PAGE || this.followed.get(traceId) !== followed) return;
     }
   }
 }

@@ -37,7 +37,10 @@ import type { AnyToolDefinition } from "../tools/tool.js";
 
 export interface RuntimeOptions {
   store: Store;
-  /** Publishes the trace watch events (messages, goals, sub-traces) of every run. */
+  /**
+   * Where every run publishes its trace watch events (start, messages, goals, sub-traces, end);
+   * default the runtime's own hub over the store (`runtime.watch`).
+   */
   watch?: TracePublisher;
   /** Resolved settings; defaults to the built-in defaults (no files, no environment). */
   config?: Config;
@@ -265,11 +268,15 @@ export interface Runtime {
   /** The store the runtime's sessions live in (the caller's). */
   readonly store: Store;
   /**
-   * The trace watch over the store's event log: the hub given as `watch`, else one of the runtime's
-   * own (over which its runs publish nothing; it still replays what the log holds).
+   * The trace watch over the store's event log: the hub given as `watch`, else the runtime's own, which
+   * its runs publish to (a custom publisher given as `watch` gets them instead; this hub then still
+   * replays what the log holds and follows what other processes log).
    */
   readonly watch: WatchHub;
-  /** The run streams recorded in the sessions' event logs, for readers that resume after a restart. */
+  /**
+   * The run streams in the sessions' event logs: the runtime records every run it starts; callers
+   * read (`follow` a handle, `reader` after an id), for readers that resume after a restart.
+   */
   readonly events: RunEventLog;
   /**
    * Whether the session has a driver now: a run, compaction or leaf move of this runtime (queued or

@@ -164,6 +164,13 @@ describe("plan mode: the approval gate", () => {
     } finally {
       await restarted.close();
     }
+    // Both runs recorded themselves for the trace's watchers: the one the restart cut off, and the one
+    // the approval resumed, with nothing wired by whoever started them.
+    const ends = (await store.listEvents(handle.sessionId)).flatMap((r) => {
+      const data = r.data as { kind?: string; status?: string };
+      return r.type === "trace_started" || r.type === "trace_completed" ? [`${r.type}:${data.kind ?? data.status}`] : [];
+    });
+    expect(ends).toEqual(["trace_started:prompt", "trace_completed:aborted", "trace_started:resume", "trace_completed:done"]);
   });
 
   it("refuses plan ids that are malformed or name no waiting plan", async () => {

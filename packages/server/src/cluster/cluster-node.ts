@@ -163,7 +163,7 @@ export class ClusterNode implements ClusterRelay {
     if (!("handle" in woken)) return;
     const handle = woken.handle;
     this.log(`arbor serve: took over the run of session ${sessionId}`);
-    runtime.events.record(handle);
+    // The runtime records the run and publishes its watch events; readers follow it from the log.
     void handle.result.then((r) => this.log(`arbor serve: session ${sessionId}'s run ended ${r.status}`));
   }
 
@@ -212,7 +212,6 @@ export class ClusterNode implements ClusterRelay {
       return;
     }
     const handle = run.handle;
-    runtime.events.record(handle);
     let onHandBack = () => {};
     const handedBack = new Promise<"handed back">((resolve) => {
       onHandBack = () => resolve("handed back");

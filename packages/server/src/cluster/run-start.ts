@@ -5,12 +5,15 @@ const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_n
 
 /**
  * The handle once its run is known to have started, or the code of the error its first event
- * refused it with (the session was taken or finished meanwhile), so that refusal is neither logged
- * as the run's end nor written to the session's event log, where its watchers would take it for one.
+ * refused it with (the session was taken or finished meanwhile), so that refusal is not logged as
+ * the run's end (the runtime writes no event of a run refused for another driver to the session's log).
+ * The handle's own stream is released after its first event: the runtime records the run, and
+ * readers follow it from the log.
  */
 export async function started(handle: RunHandle): Promise<{ handle: RunHandle } | { refused: string }> {
   const it = handle[Symbol.asyncIterator]();
   const first = await it.next();
+  await it.return?.();
   if (first.done) return { refused: "ended" };
   const event = first.value as RunEvent;
   const code = event.type === "error" ? ((event as { code?: string }).code ?? "") : "";
@@ -18,24 +21,7 @@ export async function started(handle: RunHandle): Promise<{ handle: RunHandle } 
     await handle.result;
     return { refused: code };
   }
-  let gave = false;
-  const rest: AsyncIterator<RunEvent> = {
-    next: () => {
-      if (!gave) {
-        gave = true;
-        return Promise.resolve(first);
-      }
-      return it.next();
-    },
-  };
-  return {
-    handle: {
-      sessionId: handle.sessionId,
-      result: handle.result,
-      abort: (reason) => handle.abort(reason),
-      [Symbol.asyncIterator]: () => rest,
-    },
-  };
+  return { handle };
 }
 
 /**

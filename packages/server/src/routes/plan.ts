@@ -4,7 +4,7 @@ import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
 import { ErrorResponse } from "../schemas.js";
 import { requireIdle } from "../session-busy.js";
-import { recordRun } from "../streams/run-stream.js";
+import { followRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
 /** The session's plan that waits for approval with no run waiting on it (after a restart or an abort). */
@@ -54,7 +54,9 @@ export function planRoutes(ctx: ServerContext): Route[] {
       }
       if (session) await requireIdle(runtime, session, "resume its plan");
       const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
-      if (result.run) recordRun(ctx, result.run);
+      // The runtime records the resumed run; clients read it from the log (GET /api/chat/:id/stream),
+      // so following it here only drops the handle's own copy of its events.
+      if (result.run) followRun(ctx, result.run);
       return c.json({
         plan_id: result.planId,
         session_id: result.sessionId,

@@ -6,7 +6,7 @@ import { defineRoute, type Route } from "../http/route.js";
 import { sseResponse } from "../protocols/http-chat/sse-response.js";
 import { ErrorResponse } from "../schemas.js";
 import { requireIdle } from "../session-busy.js";
-import { recordRun } from "../streams/run-stream.js";
+import { followRun } from "../streams/run-stream.js";
 import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
 
@@ -95,7 +95,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
           },
           { ...(body.agent ? { agent: body.agent } : {}), ...(body.model ? { model: body.model } : {}) },
         );
-        return sseResponse(handle.sessionId, recordRun(ctx, handle));
+        return sseResponse(handle.sessionId, followRun(ctx, handle));
       },
     ),
   ];

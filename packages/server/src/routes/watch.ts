@@ -39,7 +39,8 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
         summary: "Watch a trace over a WebSocket",
         description:
           "Upgrade to a WebSocket. The server sends JSON text messages: `connected` (trace_id, current_event_id, first_event_id, goal_tree), " +
-          "then every logged event after since_event_id exactly once, oldest first, then live ones: message_added, goal_added, goal_updated, " +
+          "then every logged event after since_event_id exactly once, oldest first, then live ones (whichever process drives the run): " +
+          "trace_started, message_added, goal_added, goal_updated, " +
           "sub_trace_started, sub_trace_completed (a sub-trace's events reach its parents' watchers), trace_completed. Each logged event has " +
           "an event_id, strictly increasing per trace; reconnect with the last one seen. Browsers, which cannot set headers on a WebSocket, " +
           "may pass the token as `access_token`.",

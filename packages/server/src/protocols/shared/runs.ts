@@ -10,7 +10,7 @@ import {
   sessionBusy,
 } from "@arbor/core/internal";
 import { requireAccepting, type ServerContext } from "../../context.js";
-import { recordRun } from "../../streams/run-stream.js";
+import { followRun } from "../../streams/run-stream.js";
 import type { AskAnswer, AskRef } from "./asks.js";
 import { type ChatTurn, toRunInput } from "./run-input.js";
 
@@ -96,7 +96,7 @@ export class ProtocolRuntime {
   /** Starts an admitted turn on this instance and records its events into the session's log. */
   start(turn: ChatTurn): LocalRun {
     const handle = this.ctx.runtime.run(toRunInput(turn));
-    return { sessionId: handle.sessionId, reader: recordRun(this.ctx, handle), handle };
+    return { sessionId: handle.sessionId, reader: followRun(this.ctx, handle), handle };
   }
 
   /**
@@ -143,7 +143,7 @@ export class ProtocolRuntime {
     }
     const result = await runtime.approvePlan(answer.planId, answer.approved, answer.reason);
     if (!result.run) return { where: "here" };
-    recordRun(this.ctx, result.run);
+    followRun(this.ctx, result.run);
     return { where: "here", resumed: result.run.sessionId };
   }
 

@@ -246,9 +246,10 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return [{ type: "data-sub-agent-started", id: event.trace_id, data: unlogged(event) }];
       case "sub_trace_completed":
         return [{ type: "data-sub-agent-completed", id: event.trace_id, data: unlogged(event) }];
+      case "trace_started":
       case "message_added":
       case "trace_completed":
-        // Messages reach the client as parts already, and the run's end as `finish`.
+        // The run's start and end reach the client as `start` and `finish`, its messages as parts.
         return [];
       default: {
         const never: never = event;

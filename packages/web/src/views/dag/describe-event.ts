@@ -60,6 +60,8 @@ export function describeEvent(m: WatchMessage): EventLine {
         kind: "subtrace",
         text: `Sub-agent ${str(m.status) ?? "ended"}${str(m.summary) ? `: ${truncate(String(m.summary), 80)}` : ""}`,
       };
+    case "trace_started":
+      return { kind: "trace", text: `Run started (${str(m.kind) ?? "prompt"}${str(m.agent) ? `, ${m.agent}` : ""})` };
     case "trace_completed":
       return { kind: "trace", text: `Run ended (${str(m.status) ?? "done"})` };
     default:
