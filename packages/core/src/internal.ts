@@ -12,16 +12,8 @@ export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js
 export { CONTINUE_ENTRY_TYPE } from "./context/compactor.js";
 export * from "./context/context-size.js";
 export * from "./context/cut.js";
-export {
-  applyGoalCompaction,
-  GOAL_COMPACTION_ENTRY_TYPE,
-  type GoalCompactionData,
-  GoalCompactionDataSchema,
-  goalCompactionsFor,
-} from "./context/goal-compaction.js";
 export * from "./context/overflow.js";
 export * from "./context/prune.js";
-export * from "./context/prune-entry.js";
 export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/summarizer.js";
 export * from "./context/summary-prompt.js";
 export * from "./context/token-counter.js";
@@ -107,6 +99,9 @@ export {
   type ListedApproval,
   listApprovals,
 } from "./permissions/approvals.js";
+export * from "./permissions/ask.js";
+export * from "./permissions/permission.js";
+export * from "./permissions/wildcard.js";
 export * from "./plan/index.js";
 export * from "./prompt/instructions.js";
 export { fitMemory } from "./prompt/memory-budget.js";
@@ -119,7 +114,14 @@ export { type SecurityDecision, SecurityGateway, securityExtension, securityMidd
 export { BUILTIN_RULES, type SecurityRule, SecurityRuleSchema, STRUCTURAL_RULES } from "./security/rules.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";
+export {
+  applyGoalCompaction,
+  GOAL_COMPACTION_ENTRY_TYPE,
+  type GoalCompactionData,
+  GoalCompactionDataSchema,
+} from "./session/goal-collapse.js";
 export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";
+export * from "./session/prune-entry.js";
 export * from "./session/tree.js";
 export * from "./snapshot/git-snapshots.js";
 export * from "./snapshot/revert.js";

@@ -8,6 +8,7 @@ import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
 import { RunEventLog } from "./events/run-event-log.js";
 import { WatchHub } from "./events/watch-hub.js";
+import { watchedGoalTree } from "./goal/goal-wire.js";
 import { prepareReplay } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
@@ -23,6 +24,7 @@ import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
+import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { maxTurnsReminder } from "./prompt/reminders.js";
@@ -43,7 +45,6 @@ import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { builtinTools } from "./tools/builtins.js";
-import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
 import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
@@ -100,6 +101,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queue = new KeyedLock();
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
+  watchHub.provideGoalTree(watchedGoalTree(options.store));
   const events = new RunEventLog(options.store, options.runEvents);
   const clock = options.clock ?? realClock;
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.

@@ -1,5 +1,6 @@
 export { type AgentCallMode, finishAgentCall, startAgentCall } from "./agent-call.js";
 export { applyGoalCommand, type GoalCommand, type GoalCommandResult } from "./commands.js";
+export { goalCompactionsFor } from "./goal-compactions.js";
 export { GOAL_TREE_ENTRY_TYPE, goalTreeOnPath, messageStats, recordedGoalTree } from "./goal-path.js";
 export * from "./goal-tool.js";
 export * from "./goal-tree.js";

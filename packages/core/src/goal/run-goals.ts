@@ -1,9 +1,10 @@
-import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData, goalCompactionsFor } from "../context/goal-compaction.js";
 import type { AffectedGoal } from "../events/watch-events.js";
 import type { RunLaunch } from "../loop/extension.js";
 import { appendCustom } from "../loop/journal.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
+import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData } from "../session/goal-collapse.js";
 import type { RunGoals } from "../tools/run-services.js";
+import { goalCompactionsFor } from "./goal-compactions.js";
 import { goalTreeOnPath, messageStats } from "./goal-path.js";
 import type { GoalTree } from "./goal-tree.js";
 import { goalStatsToWire, goalToWire } from "./goal-wire.js";

@@ -1,9 +1,9 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { ArborError } from "../errors.js";
 import type { Approval, ApprovalRule } from "../permissions/approvals.js";
+import { createPermissionAsk, type PermissionAsk } from "../permissions/ask.js";
 import type { PermissionAnswer } from "../permissions/pending-permissions.js";
-import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
-import { disabledTools, type PermissionRule } from "../tools/permission.js";
+import { disabledTools, type PermissionRule } from "../permissions/permission.js";
 import type { RunEventInput } from "./run-context.js";
 import type { RunDeps } from "./run-deps.js";
 import type { AgentDefinition } from "./types.js";

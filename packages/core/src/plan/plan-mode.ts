@@ -3,7 +3,7 @@ import { ArborError } from "../errors.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
-import type { PermissionRule } from "../tools/permission.js";
+import type { PermissionRule } from "../permissions/permission.js";
 import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";

@@ -24,14 +24,14 @@ import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
+import type { PermissionReply } from "../permissions/ask.js";
+import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
 import type { LeaseHolder } from "../store/lease.js";
 import type { Store } from "../store/store.js";
-import type { PermissionReply } from "../tools/ask.js";
 import type { BlobStore } from "../tools/blob-store.js";
-import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 

@@ -1,4 +1,3 @@
-export * from "./ask.js";
 export * from "./blob-store.js";
 export { BashInputSchema, type BashToolOptions, bashTool } from "./builtin/bash.js";
 export { EditInputSchema, editTool } from "./builtin/edit.js";
@@ -33,7 +32,6 @@ export * from "./doom-loop.js";
 export * from "./glob-pattern.js";
 export * from "./output-cap.js";
 export * from "./paths.js";
-export * from "./permission.js";
 export { PythonRepls, type PythonReplsOptions, pythonReplExtension, type ReplRun } from "./python/python-repls.js";
 export * from "./registry.js";
 export type * from "./run-services.js";
@@ -41,4 +39,3 @@ export * from "./skills.js";
 export * from "./todo-store.js";
 export * from "./tool.js";
 export * from "./walk.js";
-export * from "./wildcard.js";
