@@ -85,6 +85,7 @@ export {
 } from "./permissions/permission.js";
 export type { PlanApprovalResult } from "./plan/approve.js";
 export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.js";
+export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
 export type {
   CompactOptions,
   CompactResult,
@@ -105,7 +106,6 @@ export { openStore } from "./store/open.js";
 export type { Durability, StoreSpec } from "./store/spec.js";
 export type { ListSessionsOptions, SessionPage, Store } from "./store/store.js";
 export { genAiTelemetry } from "./telemetry/gen-ai.js";
-export { type BuiltinToolsOptions, builtinTools } from "./tools/builtins.js";
 export { ToolRegistry } from "./tools/registry.js";
 // Tools
 export {

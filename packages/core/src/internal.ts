@@ -107,6 +107,7 @@ export * from "./prompt/instructions.js";
 export { fitMemory } from "./prompt/memory-budget.js";
 export * from "./prompt/reminders.js";
 export * from "./prompt/system-prompt.js";
+export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
 export * from "./runtime/types.js";
 export { type CompactInput, type CompactOutcome, compact as compactContext } from "./runtime/write-compaction.js";
 export { createRuntime } from "./runtime.js";
@@ -141,10 +142,22 @@ export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
 export { mentionCall, mentionsExtension } from "./subagents/mentions.js";
+export {
+  DelegateInputSchema,
+  delegateTool,
+  ExploreInputSchema,
+  exploreTool,
+  type SubAgentMetadata,
+} from "./subagents/sub-agent-tools.js";
 export { SubTraceIds } from "./subagents/sub-trace-ids.js";
+export type * from "./subagents/sub-trace-runner.js";
+export { subTracesKey } from "./subagents/sub-trace-runner.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
 export { type GenAiTelemetryOptions, genAiTelemetry } from "./telemetry/gen-ai.js";
 export * from "./todos/todo-record.js";
+export * from "./todos/todo-store.js";
+export { TodoReadInputSchema, todoReadTool } from "./todos/todoread.js";
+export { TodoWriteInputSchema, todoWriteTool } from "./todos/todowrite.js";
 export * from "./tools/index.js";
 export { type ProgressThrottle, throttleProgress } from "./tools/progress-throttle.js";
 export * from "./trace/index.js";

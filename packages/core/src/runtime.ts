@@ -44,7 +44,7 @@ import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
-import { builtinTools } from "./tools/builtins.js";
+import { coreTools } from "./tools/builtins.js";
 import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
@@ -81,7 +81,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ? options.tools
       : new ToolRegistry({ blobs }).register(
           ...(options.tools ??
-            builtinTools({
+            coreTools({
               blobs,
               arborHome: home,
               python,

@@ -5,6 +5,7 @@ export { GOAL_TREE_ENTRY_TYPE, goalTreeOnPath, messageStats, recordedGoalTree } 
 export * from "./goal-tool.js";
 export * from "./goal-tree.js";
 export * from "./goal-wire.js";
+export * from "./goals-key.js";
 export { goalTreeProblems } from "./invariants.js";
 export { displayNumbers, goalLabel, type PlanView, planView, resolveGoalNumber } from "./numbering.js";
 export * from "./stats.js";

@@ -11,6 +11,7 @@ import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { steeringExtension } from "../steering/steering.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { mentionsExtension } from "../subagents/mentions.js";
+import { subAgentExtension } from "../subagents/sub-agent-extension.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { todoExtension } from "../todos/todo-extension.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -39,8 +40,8 @@ export interface FeatureDeps {
 
 /**
  * The features every run of this runtime takes, as extensions of the loop, in hook order: the goal
- * tree first (it tags each message before the others see it), then plan mode, then the services
- * the tools reach the run through, then steering (messages the user sends while the run works, read
+ * tree first (it tags each message before the others see it), then plan mode, the todo list and
+ * the sub-agents (each offers its own tools and gives them its part of the run), then steering (messages the user sends while the run works, read
  * at each step boundary; a run about to finish answers them first), then mentions (a prompt that
  * starts with `@explore` or `@general` starts that sub-agent as the run's first step, inside steering
  * so a message sent meanwhile is not missed). One sub-agent launcher per run starts `explore` and `delegate`
@@ -71,29 +72,20 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       plan,
       launch.options.trace !== undefined,
     );
-    const services: RunExtension = {
-      name: "services",
-      start(ctx) {
-        const plans = planMode.services();
-        ctx.services = {
-          goals: goals.services(),
-          subTraces: createSubTraceRunner(ctx, launcherOf(ctx), {
-            agents: deps.agents,
-            ...(features.contexts ? { contexts: features.contexts } : {}),
-            now: features.launcher.now,
-          }),
-          ...(plans ? { plan: plans } : {}),
-          todos: todos.services(),
-        };
-      },
-    };
+    const subAgents = subAgentExtension((ctx) =>
+      createSubTraceRunner(ctx, launcherOf(ctx), {
+        agents: deps.agents,
+        ...(features.contexts ? { contexts: features.contexts } : {}),
+        now: features.launcher.now,
+      }),
+    );
     const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
     return [
       ...(features.observer ? [features.observer(launch)] : []),
       goals,
       planMode,
       todos,
-      services,
+      subAgents,
       steeringExtension(),
       mentionsExtension(),
       ...snapshots,
@@ -111,7 +103,7 @@ const BUILTIN_NAMES = new Set([
   "goals",
   "plan",
   "todos",
-  "services",
+  "subagents",
   "steering",
   "mentions",
   "snapshots",

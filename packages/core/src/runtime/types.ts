@@ -45,7 +45,11 @@ export interface RuntimeOptions {
   model?: string | LanguageModelV4;
   /** Resolves model strings; defaults to a registry over `config` and `env`. */
   models?: ModelResolver;
-  /** The tools offered to agents; defaults to the built-in tools. */
+  /**
+   * The runtime's tools; defaults to the core ones (workspace, shell, web, memory, skills). The
+   * features' tools (`goal`, the plan tools, `explore`, `delegate`, the todo tools) are offered by
+   * their extensions in every run, beside these; a tool listed here under one of their names wins.
+   */
   tools?: ToolRegistry | AnyToolDefinition[];
   /** Extra agents, or replacements for built-in ones, by name. */
   agents?: Record<string, AgentDefinition>;

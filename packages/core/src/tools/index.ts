@@ -17,15 +17,6 @@ export {
 export { PythonReplInputSchema, type PythonReplToolOptions, pythonReplTool } from "./builtin/python-repl.js";
 export { DEFAULT_READ_LIMIT, ReadInputSchema, type ReadToolOptions, readTool } from "./builtin/read.js";
 export { SkillInputSchema, type SkillToolOptions, skillTool } from "./builtin/skill.js";
-export {
-  DelegateInputSchema,
-  delegateTool,
-  ExploreInputSchema,
-  exploreTool,
-  type SubAgentMetadata,
-} from "./builtin/sub-agents.js";
-export { TodoReadInputSchema, todoReadTool } from "./builtin/todoread.js";
-export { TodoWriteInputSchema, todoWriteTool } from "./builtin/todowrite.js";
 export { WriteInputSchema, writeTool } from "./builtin/write.js";
 export * from "./builtins.js";
 export * from "./doom-loop.js";
@@ -34,8 +25,7 @@ export * from "./output-cap.js";
 export * from "./paths.js";
 export { PythonRepls, type PythonReplsOptions, pythonReplExtension, type ReplRun } from "./python/python-repls.js";
 export * from "./registry.js";
-export type * from "./run-services.js";
+export * from "./run-values.js";
 export * from "./skills.js";
-export * from "./todo-store.js";
 export * from "./tool.js";
 export * from "./walk.js";

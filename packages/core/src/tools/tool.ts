@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ArborErrorCode } from "../errors.js";
 import type { Message } from "../model/message.js";
 import type { PermissionRequest } from "../permissions/ask.js";
-import type { RunServices } from "./run-services.js";
+import type { RunValues } from "./run-values.js";
 import type { ToolProgress } from "./tool-progress.js";
 
 export type { PermissionRequest, ToolProgress };
@@ -24,8 +24,11 @@ export interface ToolContext {
   /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
   messages?: readonly Message[];
   metadata(update: ToolProgress): void;
-  /** The run's goal tree and sub-traces, for the tools that act on the run itself; absent outside a run. */
-  run?: RunServices;
+  /**
+   * The run's feature state, for the tools that act on the run itself (the goal tree, the sub-traces,
+   * the plan, the todo list), each read by the key its feature declares; absent outside a run.
+   */
+  run?: RunValues;
   /**
    * Resolves when the request is allowed (by a rule or by the user); rejects with an `ArborError`
    * whose code is `permission_rejected` (the user said no) or `permission_denied` (a rule said no).
