@@ -15,11 +15,11 @@ import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrap
 import { createEmbedder, createModelRegistry } from "./llm/registry.js";
 import { DEFAULT_RETRY } from "./llm/retry.js";
 import type { RunLaunch } from "./loop/extension.js";
+import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
-import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -27,13 +27,13 @@ import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
-import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
 import { approvalMethods } from "./runtime/approval-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
-import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
+import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
+import { memoryExtractExtension } from "./runtime/memory-extract.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
@@ -45,7 +45,7 @@ import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { coreTools } from "./tools/builtins.js";
-import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
+import { PythonRepls } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
 const realClock: LoopClock = {

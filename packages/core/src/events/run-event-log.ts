@@ -1,5 +1,4 @@
 import { ArborError, isArborError } from "../errors.js";
-import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
@@ -14,6 +13,11 @@ import {
   shrunkRunEvent,
 } from "./run-event-records.js";
 import { RunEventTail } from "./run-event-tail.js";
+
+/** What the log records of a run: its session and its one stream of events (a `RunHandle`). */
+export interface RecordedRun extends AsyncIterable<RunEvent> {
+  readonly sessionId: string;
+}
 
 export interface RunEventLogOptions {
   /** Run events kept in memory per session for readers (default 10,000); older ones are read from the store. */
@@ -93,7 +97,7 @@ export class RunEventLog {
    * Records `handle`'s events (it takes the handle's one iterator) and returns a reader of them
    * from the run's first event. The promise of `recorded` settles when the last event is logged.
    */
-  record(handle: RunHandle): { reader: RunEventReader; recorded: Promise<void> } {
+  record(handle: RecordedRun): { reader: RunEventReader; recorded: Promise<void> } {
     const sessionId = handle.sessionId;
     const tail = this.tailFor(sessionId);
     // Most recently used last, so idle eviction drops the longest-unused tails first.
@@ -210,7 +214,7 @@ export class RunEventLog {
     return tail;
   }
 
-  private async pump(tail: RunEventTail, handle: RunHandle): Promise<void> {
+  private async pump(tail: RunEventTail, handle: RecordedRun): Promise<void> {
     const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged);
     let ended = false;
     try {

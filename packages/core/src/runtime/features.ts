@@ -14,6 +14,7 @@ import { mentionsExtension } from "../subagents/mentions.js";
 import { subAgentExtension } from "../subagents/sub-agent-extension.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { todoExtension } from "../todos/todo-extension.js";
+import type { PythonRepls } from "../tools/python/python-repls.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
@@ -169,4 +170,18 @@ export function userExtensions(list: readonly RunExtension[] | undefined, regist
   }
   for (const ext of list) registry.register(...(ext.tools ?? []));
   return list;
+}
+
+/** Ends a run's Python session when the run ends, however it ends. */
+export function pythonReplExtension(repls: PythonRepls): RunExtension {
+  return {
+    name: "python",
+    async around(run, loop) {
+      try {
+        return await loop();
+      } finally {
+        repls.close(run.sessionId);
+      }
+    },
+  };
 }

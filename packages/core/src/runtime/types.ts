@@ -29,11 +29,14 @@ import type { PermissionConfig, PermissionRule } from "../permissions/permission
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
-import type { LeaseHolder } from "../store/lease.js";
+import type { SteerResult } from "../steering/steering.js";
+import type { SessionDriver } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
+
+export type { SessionDriver, SteerResult };
 
 export interface RuntimeOptions {
   store: Store;
@@ -116,15 +119,6 @@ export interface RuntimeOptions {
 }
 
 /** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
-/** A steering message recorded for a running session. */
-export interface SteerResult {
-  sessionId: string;
-  /** The message's id in the session's inbox. */
-  messageId: string;
-}
-
-export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
-
 /** What a resumed run may set; the rest comes from the session. */
 export type ResumeOptions = Pick<RunInput, "agent" | "model" | "maxTurns" | "signal" | "debug" | "middleware">;
 

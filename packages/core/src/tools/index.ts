@@ -1,10 +1,10 @@
+export { decodeEntities, htmlToText } from "../knowledge/html-to-text.js";
 export * from "./blob-store.js";
 export { BashInputSchema, type BashToolOptions, bashTool } from "./builtin/bash.js";
 export { EditInputSchema, editTool } from "./builtin/edit.js";
 export { FetchInputSchema, type FetchToolOptions, fetchTool } from "./builtin/fetch.js";
 export { GLOB_LIMIT, GlobInputSchema, globTool } from "./builtin/glob.js";
 export { GREP_LIMIT, GrepInputSchema, grepTool } from "./builtin/grep.js";
-export { decodeEntities, htmlToText } from "./builtin/html-to-text.js";
 export { type KnowledgeReference, SearchKnowledgeBaseInputSchema, searchKnowledgeBaseTool } from "./builtin/knowledge.js";
 export { LIST_LIMIT, ListInputSchema, listTool } from "./builtin/list.js";
 export {
@@ -23,7 +23,7 @@ export * from "./doom-loop.js";
 export * from "./glob-pattern.js";
 export * from "./output-cap.js";
 export * from "./paths.js";
-export { PythonRepls, type PythonReplsOptions, pythonReplExtension, type ReplRun } from "./python/python-repls.js";
+export { PythonRepls, type PythonReplsOptions, type ReplRun } from "./python/python-repls.js";
 export * from "./registry.js";
 export * from "./run-values.js";
 export * from "./skills.js";
