@@ -156,6 +156,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const featureDeps: FeatureDeps = {
     deps: () => deps,
+    featureTools: options.tools === undefined,
     gate: plans,
     launcher: {
       // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.

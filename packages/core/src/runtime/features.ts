@@ -20,6 +20,11 @@ import type { ToolRegistry } from "../tools/registry.js";
 /** What the features borrow from the runtime besides a run's dependencies. */
 export interface FeatureDeps {
   deps: () => RunDeps;
+  /**
+   * Whether the built-in features offer their tools: yes for a runtime left to its default tools;
+   * a runtime given its own list offers exactly that list (`builtinTools()` has the features' too).
+   */
+  featureTools: boolean;
   gate: PlanGate;
   /** How sub-agents are started: a sub-run is a run like any other (its own session and queue slot). */
   launcher: LauncherDeps;
@@ -83,10 +88,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
     const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
     return [
       ...(features.observer ? [features.observer(launch)] : []),
-      goals,
-      planMode,
-      todos,
-      subAgents,
+      ...[goals, planMode, todos, subAgents].map((feature) => (features.featureTools ? feature : withoutTools(feature))),
       steeringExtension(),
       mentionsExtension(),
       ...snapshots,
@@ -97,6 +99,12 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       ...(features.security ? [features.security] : []),
     ];
   };
+}
+
+/** The feature as it takes part in a run whose tools the caller listed: its hooks, none of its tools. */
+function withoutTools(feature: RunExtension): RunExtension {
+  const { tools: _, ...hooks } = feature;
+  return hooks;
 }
 
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */

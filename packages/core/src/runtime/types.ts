@@ -49,9 +49,9 @@ export interface RuntimeOptions {
   /** Resolves model strings; defaults to a registry over `config` and `env`. */
   models?: ModelResolver;
   /**
-   * The runtime's tools; defaults to the core ones (workspace, shell, web, memory, skills). The
-   * features' tools (`goal`, the plan tools, `explore`, `delegate`, the todo tools) are offered by
-   * their extensions in every run, beside these; a tool listed here under one of their names wins.
+   * The tools offered to agents, exactly; by default the core ones (workspace, shell, web, memory,
+   * skills) and, offered by the features' own extensions, `goal`, the plan tools, `explore`,
+   * `delegate` and the todo tools. `builtinTools()` lists them all for a caller who builds on them.
    */
   tools?: ToolRegistry | AnyToolDefinition[];
   /** Extra agents, or replacements for built-in ones, by name. */
