@@ -1,7 +1,5 @@
 import { z } from "zod";
 import { CONTINUE_ENTRY_TYPE } from "./context/compactor.js";
-import { GOAL_COMPACTION_ENTRY_TYPE, GoalCompactionDataSchema } from "./context/goal-compaction.js";
-import { PRUNE_ENTRY_TYPE, PruneDataSchema } from "./context/prune-entry.js";
 import { GOAL_TREE_ENTRY_TYPE } from "./goal/goal-path.js";
 import { GoalTreeSchema } from "./goal/goal-tree.js";
 import { INHERIT_ENTRY_TYPE, InheritDataSchema } from "./loop/inherited-context.js";
@@ -10,6 +8,8 @@ import type { Entry } from "./model/entry.js";
 import { APPROVAL_ENTRY_TYPE, ApprovalSchema } from "./permissions/approvals.js";
 import { PLAN_ENTRY_TYPE, PlanRecordSchema } from "./plan/plan-record.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
+import { GOAL_COMPACTION_ENTRY_TYPE, GoalCompactionDataSchema } from "./session/goal-collapse.js";
+import { PRUNE_ENTRY_TYPE, PruneDataSchema } from "./session/prune-entry.js";
 import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, RevertDataSchema } from "./snapshot/snapshot-entry.js";
 import { TODOS_ENTRY_TYPE, TodosRecordSchema } from "./todos/todo-record.js";
 

@@ -73,9 +73,19 @@ export { type RunEvent, RunEventSchema, type RunEventType } from "./model/run-ev
 export { type SessionInit, type SessionMeta, SessionMetaSchema, type TraceContext } from "./model/session.js";
 export { type Snapshot, SnapshotSchema } from "./model/snapshot.js";
 export type { Approval } from "./permissions/approvals.js";
+export type { PermissionReply } from "./permissions/ask.js";
 export type { PendingPermission, PermissionHandler } from "./permissions/pending-permissions.js";
+// Permissions and approvals
+export {
+  type PermissionAction,
+  type PermissionConfig,
+  PermissionConfigSchema,
+  type PermissionRule,
+  PermissionRuleSchema,
+} from "./permissions/permission.js";
 export type { PlanApprovalResult } from "./plan/approve.js";
 export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.js";
+export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
 export type {
   CompactOptions,
   CompactResult,
@@ -96,16 +106,6 @@ export { openStore } from "./store/open.js";
 export type { Durability, StoreSpec } from "./store/spec.js";
 export type { ListSessionsOptions, SessionPage, Store } from "./store/store.js";
 export { genAiTelemetry } from "./telemetry/gen-ai.js";
-export type { PermissionReply } from "./tools/ask.js";
-export { type BuiltinToolsOptions, builtinTools } from "./tools/builtins.js";
-// Permissions and approvals
-export {
-  type PermissionAction,
-  type PermissionConfig,
-  PermissionConfigSchema,
-  type PermissionRule,
-  PermissionRuleSchema,
-} from "./tools/permission.js";
 export { ToolRegistry } from "./tools/registry.js";
 // Tools
 export {

@@ -12,23 +12,14 @@ export { abandonedEntries, abandonedMessages } from "./context/branch-summary.js
 export { CONTINUE_ENTRY_TYPE } from "./context/compactor.js";
 export * from "./context/context-size.js";
 export * from "./context/cut.js";
-export {
-  applyGoalCompaction,
-  GOAL_COMPACTION_ENTRY_TYPE,
-  type GoalCompactionData,
-  GoalCompactionDataSchema,
-  goalCompactionsFor,
-} from "./context/goal-compaction.js";
 export * from "./context/overflow.js";
 export * from "./context/prune.js";
-export * from "./context/prune-entry.js";
 export { SUMMARY_MAX_TOKENS, Summarizer, type SummarizerEnv } from "./context/summarizer.js";
 export * from "./context/summary-prompt.js";
 export * from "./context/token-counter.js";
 export * from "./context/tokens.js";
 export * from "./custom-entries.js";
 export * from "./errors.js";
-export * from "./events/debug-middleware.js";
 export * from "./events/debug-records.js";
 export * from "./events/index.js";
 export * from "./goal/index.js";
@@ -64,6 +55,7 @@ export { effortForBudget, thinkingCallOptions } from "./llm/thinking.js";
 export type { RunLaunch, RunObserver } from "./loop/extension.js";
 export { INHERIT_ENTRY_TYPE } from "./loop/inherited-context.js";
 export { appendCustom, appendEntry, appendMessage } from "./loop/journal.js";
+export * from "./loop/reminders.js";
 export { type ResumePoint, type ResumeTally, resumePoint, tallyRun } from "./loop/resume-point.js";
 export type { RunContext, RunExtension, ToolCallInfo } from "./loop/run-context.js";
 export { RUN_ERROR_ENTRY_TYPE, type RunErrorData, RunErrorDataSchema } from "./loop/run-error.js";
@@ -73,9 +65,9 @@ export { type SpendCap, TraceSpend } from "./loop/trace-spend.js";
 export * from "./loop/types.js";
 export { RESUMED_INTERRUPTED_OUTPUT } from "./loop/wake.js";
 export * from "./mcp/index.js";
-export { memoryExtractExtension, parseMemories } from "./memory/auto-extract.js";
 export * from "./memory/memory-files.js";
 export { type MemoryHit, searchMemory } from "./memory/memory-search.js";
+export * from "./middleware/debug-middleware.js";
 export * from "./middleware/pipeline.js";
 export * from "./model/entry.js";
 export * from "./model/ids.js";
@@ -108,11 +100,16 @@ export {
   type ListedApproval,
   listApprovals,
 } from "./permissions/approvals.js";
+export * from "./permissions/ask.js";
+export * from "./permissions/permission.js";
+export * from "./permissions/wildcard.js";
 export * from "./plan/index.js";
 export * from "./prompt/instructions.js";
 export { fitMemory } from "./prompt/memory-budget.js";
-export * from "./prompt/reminders.js";
 export * from "./prompt/system-prompt.js";
+export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
+export { pythonReplExtension } from "./runtime/features.js";
+export { memoryExtractExtension, parseMemories } from "./runtime/memory-extract.js";
 export * from "./runtime/types.js";
 export { type CompactInput, type CompactOutcome, compact as compactContext } from "./runtime/write-compaction.js";
 export { createRuntime } from "./runtime.js";
@@ -120,7 +117,14 @@ export { type SecurityDecision, SecurityGateway, securityExtension, securityMidd
 export { BUILTIN_RULES, type SecurityRule, SecurityRuleSchema, STRUCTURAL_RULES } from "./security/rules.js";
 export * from "./session/context.js";
 export * from "./session/delete-entry.js";
+export {
+  applyGoalCompaction,
+  GOAL_COMPACTION_ENTRY_TYPE,
+  type GoalCompactionData,
+  GoalCompactionDataSchema,
+} from "./session/goal-collapse.js";
 export { migrateEntry, migrateSessionMeta } from "./session/migrate.js";
+export * from "./session/prune-entry.js";
 export * from "./session/tree.js";
 export * from "./snapshot/git-snapshots.js";
 export * from "./snapshot/revert.js";
@@ -140,10 +144,22 @@ export { newSessionMeta } from "./store/session-meta.js";
 export * from "./store/spec.js";
 export * from "./store/store.js";
 export { mentionCall, mentionsExtension } from "./subagents/mentions.js";
+export {
+  DelegateInputSchema,
+  delegateTool,
+  ExploreInputSchema,
+  exploreTool,
+  type SubAgentMetadata,
+} from "./subagents/sub-agent-tools.js";
 export { SubTraceIds } from "./subagents/sub-trace-ids.js";
+export type * from "./subagents/sub-trace-runner.js";
+export { subTracesKey } from "./subagents/sub-trace-runner.js";
 export { DEFAULT_CONCURRENT_SUB_TRACES, DELEGATE_CONTEXT, EXPLORE_CONTEXT } from "./subagents/sub-traces.js";
 export { type GenAiTelemetryOptions, genAiTelemetry } from "./telemetry/gen-ai.js";
 export * from "./todos/todo-record.js";
+export * from "./todos/todo-store.js";
+export { TodoReadInputSchema, todoReadTool } from "./todos/todoread.js";
+export { TodoWriteInputSchema, todoWriteTool } from "./todos/todowrite.js";
 export * from "./tools/index.js";
 export { type ProgressThrottle, throttleProgress } from "./tools/progress-throttle.js";
 export * from "./trace/index.js";

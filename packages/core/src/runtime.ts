@@ -8,30 +8,32 @@ import { TokenCounter } from "./context/token-counter.js";
 import { ArborError } from "./errors.js";
 import { RunEventLog } from "./events/run-event-log.js";
 import { WatchHub } from "./events/watch-hub.js";
+import { watchedGoalTree } from "./goal/goal-wire.js";
 import { prepareReplay } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createEmbedder, createModelRegistry } from "./llm/registry.js";
 import { DEFAULT_RETRY } from "./llm/retry.js";
 import type { RunLaunch } from "./loop/extension.js";
+import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
-import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
+import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
-import { maxTurnsReminder } from "./prompt/reminders.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
 import { approvalMethods } from "./runtime/approval-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
-import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
+import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
+import { memoryExtractExtension } from "./runtime/memory-extract.js";
 import { RunRecorder, startKind } from "./runtime/record-run.js";
 import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
 import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
@@ -43,9 +45,8 @@ import { KeyedLock } from "./store/keyed-lock.js";
 import { sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
-import { builtinTools } from "./tools/builtins.js";
-import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
-import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
+import { coreTools } from "./tools/builtins.js";
+import { PythonRepls } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
 
 const realClock: LoopClock = {
@@ -81,7 +82,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       ? options.tools
       : new ToolRegistry({ blobs }).register(
           ...(options.tools ??
-            builtinTools({
+            coreTools({
               blobs,
               arborHome: home,
               python,
@@ -101,6 +102,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const queue = new KeyedLock();
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
+  watchHub.provideGoalTree(watchedGoalTree(options.store));
   const events = new RunEventLog(options.store, options.runEvents);
   // Runs publish to the caller's publisher when given one, else to the runtime's own hub.
   const publisher = options.watch ?? watchHub;
@@ -158,6 +160,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const featureDeps: FeatureDeps = {
     deps: () => deps,
+    featureTools: options.tools === undefined,
     gate: plans,
     launcher: {
       // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.

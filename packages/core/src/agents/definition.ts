@@ -1,5 +1,5 @@
 import type { ThinkingLevel } from "../model/entry.js";
-import type { PermissionRule } from "../tools/permission.js";
+import type { PermissionRule } from "../permissions/permission.js";
 import type { AgentInfo } from "./presets.js";
 
 /**

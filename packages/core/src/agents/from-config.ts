@@ -1,5 +1,5 @@
 import type { AgentConfig } from "../config/schema.js";
-import { rulesFromConfig } from "../tools/permission.js";
+import { rulesFromConfig } from "../permissions/permission.js";
 import type { AgentDefinition } from "./definition.js";
 import { BUILTIN_AGENTS } from "./presets.js";
 

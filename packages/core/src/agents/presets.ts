@@ -10,7 +10,7 @@ import {
   SENSITIVE_READ_CONFIG,
   type TraceToolContext,
   traceContextRules,
-} from "../tools/permission.js";
+} from "../permissions/permission.js";
 
 /**
  * Agents as data: who they are and what they may do. Each is a permission preset, applied after

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
-import { SecurityRuleSchema } from "../security/rules.js";
-import { PermissionConfigSchema } from "../tools/permission.js";
+import { PermissionConfigSchema } from "../permissions/permission.js";
+import { SecurityRuleSchema } from "./security-rule.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
 export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner", "memory"] as const;

@@ -1,5 +1,4 @@
 import { ArborError } from "../errors.js";
-import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
@@ -8,6 +7,11 @@ import { type DrivenElsewhere, RunEventReader } from "./run-event-reader.js";
 import { isTerminalRunEvent, RUN_EVENT_PREFIX } from "./run-event-records.js";
 import { RunEventTail } from "./run-event-tail.js";
 import { BatchWriter } from "./run-event-writer.js";
+
+/** What the log records of a run: its session and its one stream of events (a `RunHandle`). */
+export interface RecordedRun extends AsyncIterable<RunEvent> {
+  readonly sessionId: string;
+}
 
 export interface RunEventLogOptions {
   /** Run events kept in memory per session for readers (default 10,000); older ones are read from the store. */
@@ -70,7 +74,7 @@ export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
   private readonly recording = new Set<Promise<void>>();
   /** Where each recorded run starts, for `follow`; forgotten with the handle. */
-  private readonly runs = new WeakMap<RunHandle, RunStart>();
+  private readonly runs = new WeakMap<RecordedRun, RunStart>();
   private readonly store: Store;
   private readonly eventsPerSession: number;
   private readonly idleSessions: number;
@@ -96,7 +100,7 @@ export class RunEventLog {
    * last event is logged.
    */
   record(
-    handle: RunHandle,
+    handle: RecordedRun,
     events: AsyncIterable<RunEvent> = handle,
     logs?: Promise<boolean>,
   ): { reader: RunEventReader; recorded: Promise<void> } {
@@ -120,7 +124,7 @@ export class RunEventLog {
    * log id). It takes the handle's one iterator, so a caller that reads the run this way (a server
    * streaming it) keeps no second copy of its events. Throws `invalid_input` for a run not recorded here.
    */
-  follow(handle: RunHandle): RunEventReader {
+  follow(handle: RecordedRun): RunEventReader {
     const start = this.runs.get(handle);
     if (!start) throw new ArborError("invalid_input", "This run was not started by the runtime that owns this event log.");
     try {

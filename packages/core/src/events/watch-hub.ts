@@ -1,7 +1,4 @@
 import { isArborError } from "../errors.js";
-import { goalTreeOnPath } from "../goal/goal-path.js";
-import { GoalTreeSchema } from "../goal/goal-tree.js";
-import { goalTreeToWire } from "../goal/goal-wire.js";
 import { assertSessionId, parentTraceId } from "../model/ids.js";
 import type { StoredEvent } from "../store/event-records.js";
 import { KeyedLock } from "../store/keyed-lock.js";
@@ -10,9 +7,15 @@ import { type WatchEvent, type WatchEventInput, WatchEventSchema, type WatchMess
 
 export type WatchListener = (event: WatchEvent) => void;
 
+/** Where a `connected` event's goal tree comes from: the tree of the trace as watchers read it, or null. */
+export type GoalTreeSource = (traceId: string) => Promise<unknown>;
+
 export interface WatchHubOptions {
-  /** The goal tree a `connected` event carries for a trace; by default the tree at the session's leaf. */
-  goalTree?: (traceId: string) => Promise<unknown>;
+  /**
+   * The goal tree a `connected` event carries for a trace, as watchers read it (null: it has none).
+   * Without it the runtime the hub is given to supplies one (`provideGoalTree`): the hub knows no goals.
+   */
+  goalTree?: GoalTreeSource;
   /** Told about a publish the store refused (other than for a deleted session or a closed store); publishing never rejects. */
   onError?: (err: unknown, traceId: string, event: WatchEventInput) => void;
   /**
@@ -41,12 +44,6 @@ export interface WatchOptions {
 /** The log also holds records that are not watch events (DebugMiddleware's); watchers are sent only these. */
 const WATCH_EVENT_NAMES: ReadonlySet<string> = new Set(WatchEventSchema.options.map((o) => o.shape.event.value));
 
-/** A tree in core's shape goes out under the wire's field names; anything else a custom source gives passes as it is. */
-function treeOnWire(tree: unknown): unknown {
-  const parsed = GoalTreeSchema.safeParse(tree);
-  return parsed.success ? goalTreeToWire(parsed.data) : tree;
-}
-
 /** A stored record as the watch event it was logged as. */
 export function watchEventFromRecord(record: StoredEvent): WatchEvent {
   return { ...record.data, event: record.type, event_id: record.id, timestamp: record.timestamp } as WatchEvent;
@@ -68,10 +65,20 @@ export class WatchHub {
   private readonly order = new KeyedLock();
   private readonly inner: Store;
   private readonly options: WatchHubOptions;
+  private goalTree: GoalTreeSource | undefined;
 
   constructor(store: Store, options: WatchHubOptions = {}) {
     this.inner = store;
     this.options = options;
+    this.goalTree = options.goalTree;
+  }
+
+  /**
+   * Sets where `connected` events take their goal tree from, unless the hub was made with one: the
+   * runtime the hub is given to calls it, since goals are a feature of its runs.
+   */
+  provideGoalTree(source: GoalTreeSource): void {
+    this.goalTree ??= source;
   }
 
   /**
@@ -152,16 +159,14 @@ export class WatchHub {
       const [first] = await this.inner.listEvents(traceId, { limit: 1 });
       // Everything logged after this id was logged after subscribing, so it is in `early`.
       const current = await this.inner.lastEventId(traceId);
-      const goalTree = this.options.goalTree
-        ? await this.options.goalTree(traceId)
-        : goalTreeOnPath(await this.inner.getActivePath(traceId));
+      const goalTree = this.goalTree ? await this.goalTree(traceId) : null;
       delivered = Math.min(since, current);
       send({
         event: "connected",
         trace_id: traceId,
         current_event_id: current,
         first_event_id: first?.id ?? 0,
-        goal_tree: goalTree ? treeOnWire(goalTree) : null,
+        goal_tree: goalTree ?? null,
       });
       for (let after = delivered; after < current && options.signal?.aborted !== true; ) {
         const page = await this.inner.listEvents(traceId, { after, limit: PAGE });

@@ -3,6 +3,7 @@ import { ArborError } from "../errors.js";
 import { defineTool, type ToolResult } from "../tools/tool.js";
 import { applyGoalCommand } from "./commands.js";
 import { createGoalTree, type GoalTree } from "./goal-tree.js";
+import { goalsKey } from "./goals-key.js";
 import { toPrompt } from "./to-prompt.js";
 
 export const GOAL_TOOL_NAME = "goal";
@@ -89,7 +90,7 @@ export interface GoalToolOptions {
 
 /**
  * The `goal` tool: applies the call to the session's tree and answers with what changed and the new
- * plan. Without `access` it works on the run's tree (`ToolContext.run`), as the runtime's built-in.
+ * plan. Without `access` it works on the run's tree (its `goalsKey` slot), as the goal feature offers it.
  */
 export function defineGoalTool(access?: GoalTreeAccess, options: GoalToolOptions = {}) {
   const now = options.now ?? (() => new Date().toISOString());
@@ -98,7 +99,7 @@ export function defineGoalTool(access?: GoalTreeAccess, options: GoalToolOptions
     description: GOAL_TOOL_DESCRIPTION,
     input: GoalToolInputSchema,
     async execute(input, ctx) {
-      const run = ctx.run?.goals;
+      const run = ctx.run?.get(goalsKey);
       if (!access && !run) throw new ArborError("invalid_input", "The goal tool keeps a run's plan; it only works inside a run.");
       const tree = access ? await access.get(ctx.sessionId) : (run!.get() ?? createGoalTree(run!.mission));
       const change = applyGoalCommand(tree, input, now());

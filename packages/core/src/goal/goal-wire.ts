@@ -1,3 +1,5 @@
+import type { Store } from "../store/store.js";
+import { goalTreeOnPath } from "./goal-path.js";
 import type { Goal, GoalStats, GoalTree, SubTraceMetadata } from "./goal-tree.js";
 
 /**
@@ -101,4 +103,15 @@ export function goalToWire(goal: Goal): GoalWire {
 
 export function goalTreeToWire(tree: GoalTree): GoalTreeWire {
   return { mission: tree.mission, current_id: tree.currentId, goals: tree.goals.map(goalToWire), next_id: tree.nextId };
+}
+
+/**
+ * The tree at a trace's leaf as watchers read it, null where it has none: what the runtime hands its
+ * watch hub for `connected` events.
+ */
+export function watchedGoalTree(store: Pick<Store, "getActivePath">): (traceId: string) => Promise<GoalTreeWire | null> {
+  return async (traceId) => {
+    const tree = goalTreeOnPath(await store.getActivePath(traceId));
+    return tree ? goalTreeToWire(tree) : null;
+  };
 }

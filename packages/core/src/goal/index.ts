@@ -1,9 +1,11 @@
 export { type AgentCallMode, finishAgentCall, startAgentCall } from "./agent-call.js";
 export { applyGoalCommand, type GoalCommand, type GoalCommandResult } from "./commands.js";
+export { goalCompactionsFor } from "./goal-compactions.js";
 export { GOAL_TREE_ENTRY_TYPE, goalTreeOnPath, messageStats, recordedGoalTree } from "./goal-path.js";
 export * from "./goal-tool.js";
 export * from "./goal-tree.js";
 export * from "./goal-wire.js";
+export * from "./goals-key.js";
 export { goalTreeProblems } from "./invariants.js";
 export { displayNumbers, goalLabel, type PlanView, planView, resolveGoalNumber } from "./numbering.js";
 export * from "./stats.js";

@@ -1,12 +1,14 @@
-import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData, goalCompactionsFor } from "../context/goal-compaction.js";
 import type { AffectedGoal } from "../events/watch-events.js";
 import type { RunLaunch } from "../loop/extension.js";
 import { appendCustom } from "../loop/journal.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
-import type { RunGoals } from "../tools/run-services.js";
+import { GOAL_COMPACTION_ENTRY_TYPE, type GoalCompactionData } from "../session/goal-collapse.js";
+import { goalCompactionsFor } from "./goal-compactions.js";
 import { goalTreeOnPath, messageStats } from "./goal-path.js";
+import { defineGoalTool } from "./goal-tool.js";
 import type { GoalTree } from "./goal-tree.js";
 import { goalStatsToWire, goalToWire } from "./goal-wire.js";
+import { goalsKey, type RunGoals } from "./goals-key.js";
 import { recordMessage } from "./stats.js";
 import { toPrompt } from "./to-prompt.js";
 import { findGoal } from "./tree-walk.js";
@@ -30,22 +32,23 @@ export function affectedGoals(tree: GoalTree, ids: readonly string[]): AffectedG
 
 /**
  * The goal tree as an extension of a run. The tree is the latest one recorded on the
- * session's path and changes through `goal`, sub-agent and plan calls (the `RunGoals` service).
+ * session's path and changes through `goal`, sub-agent and plan calls (the run's `goalsKey` slot).
+ * The extension offers the `goal` tool.
  * Every message a step writes belongs to the goal in focus when the step began, so a step collapses
  * whole; outside a step a message belongs to the goal in focus. Closed goals collapse once the
  * step's tool results are all written, and the tree in force closes the system prompt.
  */
-export function goalExtension(launch: RunLaunch): RunExtension & { services(): RunGoals } {
+export function goalExtension(launch: RunLaunch): RunExtension {
   let tree = goalTreeOnPath(launch.path);
   /** Goal compactions the step's calls asked for, written after its last tool result. */
   const compactions: GoalCompactionData[] = [];
   /** The goal of the step under way; undefined between steps. */
   let stepGoal: string | null | undefined;
-  let goals: RunGoals | undefined;
   return {
     name: "goals",
+    tools: [defineGoalTool()],
     start(ctx) {
-      goals = {
+      const goals: RunGoals = {
         get: () => tree,
         mission: launch.mission,
         set(next, change) {
@@ -57,10 +60,7 @@ export function goalExtension(launch: RunLaunch): RunExtension & { services(): R
           ctx.store.cacheGoalTree?.(ctx.sessionId, { leafEntryId: ctx.state.leafId, tree: next })?.catch(() => undefined);
         },
       };
-    },
-    services() {
-      if (!goals) throw new Error("the goal extension has not started");
-      return goals;
+      ctx.values.set(goalsKey, goals);
     },
     system: () => (tree && tree.goals.length > 0 ? toPrompt(tree) : undefined),
     beforeStep() {

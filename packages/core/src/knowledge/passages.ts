@@ -1,5 +1,5 @@
 import { extname } from "node:path";
-import { htmlToText } from "../tools/builtin/html-to-text.js";
+import { htmlToText } from "./html-to-text.js";
 
 /** A piece of a document the index ranks on its own, with the lines it came from. */
 export interface Passage {

@@ -2,11 +2,11 @@ import { planCompaction } from "../context/compactor.js";
 import { keepRecentBudget, selectCut } from "../context/cut.js";
 import { usableTokens } from "../context/overflow.js";
 import { selectPrune } from "../context/prune.js";
-import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import { Summarizer } from "../context/summarizer.js";
 import { REPLY_PRIMING_TOKENS } from "../context/tokens.js";
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
+import { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
 import { appendCustom, appendEntry, chargeRun } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 

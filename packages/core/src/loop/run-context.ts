@@ -6,13 +6,13 @@ import type { AffectedGoal, WatchEventInput } from "../events/watch-events.js";
 import type { Entry, MessageEntry } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import type { RunEventInput } from "../model/run-events.js";
+import type { PermissionAsk } from "../permissions/ask.js";
+import type { PermissionRule } from "../permissions/permission.js";
 import type { ContextState } from "../session/context.js";
 import type { Store } from "../store/store.js";
-import type { PermissionAsk } from "../tools/ask.js";
 import type { LoopStep } from "../tools/doom-loop.js";
-import type { PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { RunServices } from "../tools/run-services.js";
+import type { RunValues } from "../tools/run-values.js";
 import type { AnyToolDefinition, ToolOutcome } from "../tools/tool.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
@@ -68,8 +68,11 @@ export interface RunContext {
   /** What this run's whole trace (it, its sub-runs, their sub-runs) has spent, against its cap. */
   readonly traceSpend: TraceSpend;
   toolCalls: number;
-  /** What `goal`, `explore`, `delegate` and the plan tools use of this run; set by extensions. */
-  services?: RunServices;
+  /**
+   * The features' state for this run, by the keys they declare (`goalsKey`, say): set by their
+   * extensions in `start`, read by their tools as `ToolContext.run`. The loop knows no key.
+   */
+  readonly values: RunValues;
   /** Tells the watchers of this trace, or of a sub-trace it started (a no-op without a watch hub); never waited for. */
   publish(event: WatchEventInput, traceId?: string): void;
 }
@@ -98,9 +101,15 @@ export interface RunExtension {
   /** Names the extension in errors and traces; unique among a runtime's extensions. */
   readonly name: string;
   /**
-   * Tools the extension offers. Those of an extension given to `createRuntime` join the runtime's
-   * tools when it is made (a name already taken is refused there); they are offered and permission-checked
-   * like any other tool, so `rules` can keep them from an agent.
+   * Tools the extension offers: a feature brings its own (`goal`, the plan tools, `explore` and
+   * `delegate`, the todo tools), so no list of tools names it. They are offered in each run the
+   * extension takes part in, after the runtime's tools, and permission-checked like any other tool,
+   * so `rules` can keep them from an agent (or hide them where the feature is off). A runtime tool
+   * of the same name wins: a caller that lists a feature's tool itself keeps its own; two
+   * extensions of one run offering one name end the run as an error. Those of an extension given to
+   * `createRuntime` join the runtime's tools when it is made (a name already taken is refused there).
+   * A tool reaches its feature's state for the run through the key the feature declares
+   * (`ToolContext.run`).
    */
   readonly tools?: readonly AnyToolDefinition[];
   /**
@@ -108,7 +117,7 @@ export interface RunExtension {
    * hides its tools where it is off with `deny` rules here: a denied tool is not offered to the model.
    */
   readonly rules?: readonly PermissionRule[];
-  /** Once the run's context exists, before anything is written: bind state, offer services to tools. */
+  /** Once the run's context exists, before anything is written: bind state, set the slots of `values` its tools read. */
   start?(run: RunContext): void;
   /** Text put after the run's system prompt for one model call (the plan in force, say). */
   system?(run: RunContext): string | undefined;

@@ -3,8 +3,8 @@ import type { Config } from "../config/schema.js";
 import type { TokenCounter } from "../context/token-counter.js";
 import { scenarioModel } from "../llm/scenario.js";
 import type { PendingPermissions } from "../permissions/pending-permissions.js";
+import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { Store } from "../store/store.js";
-import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExtensionFactory } from "./extension.js";
 import type {

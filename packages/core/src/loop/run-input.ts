@@ -8,7 +8,7 @@ import { PROVIDERS } from "../llm/model-ref.js";
 import type { ModelResolver, ResolvedModel } from "../llm/resolved-model.js";
 import { type Entry, THINKING_LEVEL_HINT, ThinkingLevelSchema } from "../model/entry.js";
 import type { UserMessage } from "../model/message.js";
-import { buildSwitchReminder, planModeReminder } from "../prompt/reminders.js";
+import { buildSwitchReminder, planModeReminder } from "./reminders.js";
 import type { AgentDefinition, RunInput } from "./types.js";
 
 /**

@@ -1,22 +1,24 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { ArborError } from "../errors.js";
 import type { Approval, ApprovalRule } from "../permissions/approvals.js";
+import { createPermissionAsk, type PermissionAsk } from "../permissions/ask.js";
 import type { PermissionAnswer } from "../permissions/pending-permissions.js";
-import { createPermissionAsk, type PermissionAsk } from "../tools/ask.js";
-import { disabledTools, type PermissionRule } from "../tools/permission.js";
+import { disabledTools, type PermissionRule } from "../permissions/permission.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import type { RunEventInput } from "./run-context.js";
 import type { RunDeps } from "./run-deps.js";
 import type { AgentDefinition } from "./types.js";
 
-/** The tools offered to the model: the registry's, less those the run's rules deny outright. */
+/** The tools offered to the model: the run's registry's, less those the run's rules deny outright. */
 export function functionTools(
-  deps: RunDeps,
+  registry: ToolRegistry,
+  agents: RunDeps["agents"],
   rules: readonly PermissionRule[],
 ): { tools: LanguageModelV4FunctionTool[]; names: string[] } {
-  const all = deps.registry.names();
+  const all = registry.names();
   const disabled = disabledTools(all, rules);
   // The runtime's agents go with the list, so `delegate` names the sub-agents this project configured.
-  const infos = deps.registry.list((name) => !disabled.has(name), { agents: Object.values(deps.agents) });
+  const infos = registry.list((name) => !disabled.has(name), { agents: Object.values(agents) });
   return {
     tools: infos.map((t) => ({
       type: "function",

@@ -6,6 +6,7 @@ import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import { buildContext } from "../session/context.js";
+import { RunValues } from "../tools/run-values.js";
 import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
@@ -149,7 +150,9 @@ export async function executeRun(
       mission: missionOf(path, promptText(content)),
       models: deps.models,
     });
-    const toolNames = deps.registry.names();
+    // The runtime's tools, then those the run's extensions offer: a feature brings its own.
+    const registry = deps.registry.withTools(extensions.flatMap((ext) => ext.tools ?? []));
+    const toolNames = registry.names();
     const rules = [
       ...agentPermissions({
         agent,
@@ -159,7 +162,7 @@ export async function executeRun(
       }),
       ...extensions.flatMap((ext) => ext.rules ?? []),
     ];
-    const { tools, names } = functionTools(deps, rules);
+    const { tools, names } = functionTools(registry, deps.agents, rules);
     ctx = {
       sessionId,
       store: deps.store,
@@ -171,7 +174,7 @@ export async function executeRun(
       clock: deps.clock,
       retry: deps.retry,
       ...(deps.onRetry ? { onRetry: (notice: RetryNotice) => deps.onRetry?.({ ...notice, sessionId }) } : {}),
-      registry: deps.registry,
+      registry,
       tools,
       toolNames: names,
       permission: permissionFor(
@@ -196,6 +199,7 @@ export async function executeRun(
       summaryModel: () => summaryModel(deps, model),
       emit,
       extensions,
+      values: new RunValues(),
       budget: {
         ...(traceContext.maxTokens !== undefined ? { maxTokens: traceContext.maxTokens } : {}),
         ...(traceContext.maxToolCalls !== undefined ? { maxToolCalls: traceContext.maxToolCalls } : {}),

@@ -139,7 +139,7 @@ export async function runToolCalls(
                     ...(shown !== undefined ? { metadata: shown } : {}),
                   });
                 },
-                ...(ctx.services ? { run: ctx.services } : {}),
+                run: ctx.values,
                 ask: async (request) => {
                   // Only a person's answer is a wait; a rule allows or denies at once.
                   let promptedAt: number | undefined;

@@ -1,4 +1,3 @@
-import { DebugMiddleware } from "../events/debug-middleware.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import { type LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
 import { type ModelWrapper, wrapModelOption, wrapResolver } from "../llm/model-wrapper.js";
@@ -8,6 +7,7 @@ import type { MiddlewareContext, MiddlewareErrorHandler, RunMiddleware } from ".
 import type { ModelResolver, RunInput, RunResult } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
 import { cacheMarkMiddleware } from "./cache-mark.js";
+import { DebugMiddleware } from "./debug-middleware.js";
 import { MiddlewarePipeline } from "./pipeline.js";
 
 /** A run's middleware, in the order they apply: the runtime's own marks, debug, the runtime's, the run's. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PermissionRuleSchema } from "../tools/permission.js";
 import { EntryIdSchema, SessionIdSchema } from "./ids.js";
+import { PermissionRuleSchema } from "./permission-rule.js";
 import { TimestampSchema } from "./time.js";
 
 /** The format version this Arbor writes; older versions are migrated on read (see session/migrate.ts). */

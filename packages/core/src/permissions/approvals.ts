@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Entry } from "../model/entry.js";
-import { wildcardMatch } from "../tools/wildcard.js";
+import { wildcardMatch } from "./wildcard.js";
 
 /** The custom entry type an "always" answer is recorded under: in the session, so it is scoped to it, survives a restart, and can be listed and revoked. */
 export const APPROVAL_ENTRY_TYPE = "arbor.permission_approval";

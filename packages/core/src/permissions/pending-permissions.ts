@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { PermissionReply } from "../tools/ask.js";
-import type { PermissionRequest } from "../tools/tool.js";
 import type { ApprovalScope } from "./approvals.js";
+import type { PermissionReply, PermissionRequest } from "./ask.js";
 
 export interface PermissionAnswer {
   reply: PermissionReply;

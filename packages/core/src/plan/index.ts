@@ -9,7 +9,7 @@ export {
   PlanGate,
 } from "./plan-gate.js";
 export { addPlanGoals, addStepGoals, closePlanGoal, closeStepGoal, type PlanGoalChange, startStepGoal } from "./plan-goals.js";
-export { type PlanExecution, type PlanExtension, type PlanModeDeps, planExtension, planToolRules } from "./plan-mode.js";
+export { type PlanExecution, type PlanModeDeps, planExtension, planToolRules } from "./plan-mode.js";
 export {
   latestPlanRecord,
   PLAN_ENTRY_TYPE,
@@ -47,5 +47,5 @@ export {
   replannerPrompt,
   shouldSkipReplan,
 } from "./replanner.js";
-export type { PlanChange, PlanUpdateStatus, RunPlan } from "./run-plan.js";
+export { type PlanChange, type PlanUpdateStatus, planKey, type RunPlan } from "./run-plan.js";
 export { EXECUTOR_AGENT, EXECUTOR_CONTEXT, PLAN_STEP_MODE } from "./step-runner.js";

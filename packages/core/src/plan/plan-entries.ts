@@ -1,4 +1,5 @@
 import { GOAL_TREE_ENTRY_TYPE } from "../goal/goal-path.js";
+import { goalsKey } from "../goal/goals-key.js";
 import { appendCustom } from "../loop/journal.js";
 import type { RunContext } from "../loop/run-context.js";
 import { PLAN_ENTRY_TYPE, type PlanRecord } from "./plan-record.js";
@@ -13,6 +14,6 @@ export async function appendPlanRecord(ctx: RunContext, record: PlanRecord): Pro
  * result, and `goalTreeOnPath` reads the tree back from these entries after a restart.
  */
 export async function appendGoalTree(ctx: RunContext): Promise<void> {
-  const tree = ctx.services?.goals.get();
+  const tree = ctx.values.get(goalsKey)?.get();
   if (tree) await appendCustom(ctx, GOAL_TREE_ENTRY_TYPE, { tree });
 }

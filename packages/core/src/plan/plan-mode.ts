@@ -3,15 +3,15 @@ import { ArborError } from "../errors.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
-import type { PermissionRule } from "../tools/permission.js";
+import type { PermissionRule } from "../permissions/permission.js";
 import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";
 import { latestPlanRecord } from "./plan-record.js";
 import { sessionOfPlan, stepView } from "./plan-schema.js";
 import { executorPlanView, PlanState } from "./plan-state.js";
-import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL } from "./plan-tools.js";
-import type { RunPlan } from "./run-plan.js";
+import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL, planCreateTool, planUpdateTool } from "./plan-tools.js";
+import { planKey } from "./run-plan.js";
 import type { StepLauncher } from "./step-runner.js";
 
 /** How a run takes part in plan mode, beyond an ordinary phase 1. */
@@ -30,11 +30,6 @@ export interface PlanModeDeps {
   replannerModel(model: ResolvedModel): ResolvedModel | undefined;
   /** How the run starts its steps' executors. */
   steps(ctx: RunContext): StepLauncher;
-}
-
-/** Plan mode as a run extension, with the plan tools' services once the run has started. */
-export interface PlanExtension extends RunExtension {
-  services(): RunPlan | undefined;
 }
 
 /**
@@ -88,18 +83,19 @@ async function resumePlan(ctx: RunContext, state: PlanState, planId: string): Pr
 }
 
 /**
- * Plan mode for one run. The main run gets the plan tools, then after phase 1 the approval
- * gate and phase 2; an executor gets a view that reports to the plan it works for; elsewhere the
- * extension only hides the plan tools.
+ * Plan mode for one run: it offers the plan tools in every run and hides them with `rules` where
+ * they may not act. The main run gets both, then after phase 1 the approval gate and phase 2; an
+ * executor gets a view that reports to the plan it works for; elsewhere the tools stay hidden.
  */
-export function planExtension(deps: PlanModeDeps, execution: PlanExecution | undefined, isTrace: boolean): PlanExtension {
+export function planExtension(deps: PlanModeDeps, execution: PlanExecution | undefined, isTrace: boolean): RunExtension {
   const rules = planToolRules(deps.config, execution, isTrace);
+  const tools = [planCreateTool(), planUpdateTool()];
   if (execution && "step" in execution) {
     const view = executorPlanView(execution.step);
-    return { name: "plan", rules, services: () => view };
+    return { name: "plan", tools, rules, start: (ctx) => ctx.values.set(planKey, view) };
   }
   const approval = execution?.approval;
-  if (!approval && (!deps.config.plan.enabled || isTrace)) return { name: "plan", rules, services: () => undefined };
+  if (!approval && (!deps.config.plan.enabled || isTrace)) return { name: "plan", tools, rules };
   let state: PlanState | undefined;
   const started = (): PlanState => {
     if (!state) throw new Error("plan mode has not started");
@@ -107,11 +103,12 @@ export function planExtension(deps: PlanModeDeps, execution: PlanExecution | und
   };
   return {
     name: "plan",
+    tools,
     rules,
     start(ctx) {
       state = new PlanState(ctx, deps.config.plan.maxSteps);
+      ctx.values.set(planKey, state);
     },
-    services: () => state,
     // Phase 1 ends right after the step that called plan_create; the plan runs next.
     stop: () => (state?.stopsPhaseOne ? "finished" : undefined),
     around: (ctx, phaseOne) => planRun(ctx, started(), deps, approval, phaseOne),

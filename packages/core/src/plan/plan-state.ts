@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ArborError } from "../errors.js";
 import { createGoalTree, type GoalTree } from "../goal/goal-tree.js";
+import { goalsKey } from "../goal/goals-key.js";
 import type { RunContext } from "../loop/run-context.js";
 import { addPlanGoals, addStepGoals, closePlanGoal, closeStepGoal, type PlanGoalChange } from "./plan-goals.js";
 import { type Plan, type PlanStep, type PlanStepStatus, planIdFor, stepView } from "./plan-schema.js";
@@ -38,19 +39,19 @@ export class PlanState implements RunPlan {
 
   /** Makes `change` the run's goal tree (published to watchers) and returns it. */
   applyGoals(change: PlanGoalChange): void {
-    this.ctx.services?.goals.set(change.tree, change);
+    this.ctx.values.get(goalsKey)?.set(change.tree, change);
   }
 
   /** The run's goal tree, kept by the goal extension. */
   private get goals(): GoalTree | undefined {
-    return this.ctx.services?.goals.get();
+    return this.ctx.values.get(goalsKey)?.get();
   }
 
   create(input: { title: string; steps: readonly string[] }): PlanChange {
     if (this.plan && this.created) {
       throw new ArborError("invalid_input", `This turn already made the plan "${this.plan.title}"; it runs once this turn ends.`);
     }
-    const tree = this.goals ?? createGoalTree(this.ctx.services?.goals.mission ?? "");
+    const tree = this.goals ?? createGoalTree(this.ctx.values.get(goalsKey)?.mission ?? "");
     const goals = addPlanGoals(tree, { title: input.title, steps: input.steps }, this.now());
     this.applyGoals(goals);
     const steps: PlanStep[] = input.steps.map((title, i) => ({

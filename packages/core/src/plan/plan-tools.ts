@@ -4,7 +4,7 @@ import type { GoalTree } from "../goal/goal-tree.js";
 import { defineTool, type ToolContext } from "../tools/tool.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
 import type { Plan } from "./plan-schema.js";
-import type { PlanChange, RunPlan } from "./run-plan.js";
+import { type PlanChange, planKey, type RunPlan } from "./run-plan.js";
 
 export const PLAN_CREATE_TOOL = "plan_create";
 export const PLAN_UPDATE_TOOL = "plan_update";
@@ -28,7 +28,7 @@ export const PlanUpdateInputSchema = z.strictObject({
 export type PlanToolMetadata = { plan: Plan; goalTree?: GoalTree };
 
 function planOf(ctx: ToolContext): RunPlan {
-  const plan = ctx.run?.plan;
+  const plan = ctx.run?.get(planKey);
   if (!plan) {
     throw new ArborError(
       "invalid_input",

@@ -1,4 +1,5 @@
 import type { GoalTree } from "../goal/goal-tree.js";
+import { runKey } from "../tools/run-values.js";
 import type { Plan, PlanStepStatus } from "./plan-schema.js";
 
 /** What `plan_update` may set: a step's progress as its executor or the planner sees it. */
@@ -12,7 +13,7 @@ export interface PlanChange {
 }
 
 /**
- * What the plan tools use of a run (`ToolContext.run.plan`). The main run's plan can be created and
+ * What the plan tools use of a run (its `planKey` slot). The main run's plan can be created and
  * updated; an executor's view only reports on the plan it works for.
  */
 export interface RunPlan {
@@ -25,3 +26,6 @@ export interface RunPlan {
   /** Marks a step; throws `invalid_input` for an unknown or closed step, or when there is no plan. */
   update(input: { stepId: number; status: PlanUpdateStatus; note?: string }): PlanChange;
 }
+
+/** The run's plan, set by plan mode where the plan tools may act (the main run, a step's executor). */
+export const planKey = runKey<RunPlan>("plan");

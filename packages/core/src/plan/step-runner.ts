@@ -1,4 +1,5 @@
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
+import { goalsKey } from "../goal/goals-key.js";
 import type { ExtensionFactory } from "../loop/extension.js";
 import { chargeRun } from "../loop/journal.js";
 import type { RunContext, RunEventInput } from "../loop/run-context.js";
@@ -76,7 +77,7 @@ export async function runPlanStep(
   const now = () => new Date(ctx.clock.now()).toISOString();
   const [traceId] = await start.launcher.ids(PLAN_STEP_MODE, 1);
   const goalId = step.goalId;
-  const goals = ctx.services?.goals;
+  const goals = ctx.values.get(goalsKey);
   const tree = goals?.get();
   if (goalId && tree) {
     const focused = startStepGoal(tree, goalId, now());

@@ -11,13 +11,20 @@ import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
 import { steeringExtension } from "../steering/steering.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { mentionsExtension } from "../subagents/mentions.js";
+import { subAgentExtension } from "../subagents/sub-agent-extension.js";
 import { createSubTraceRunner } from "../subagents/sub-traces.js";
 import { todoExtension } from "../todos/todo-extension.js";
+import type { PythonRepls } from "../tools/python/python-repls.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** What the features borrow from the runtime besides a run's dependencies. */
 export interface FeatureDeps {
   deps: () => RunDeps;
+  /**
+   * Whether the built-in features offer their tools: yes for a runtime left to its default tools;
+   * a runtime given its own list offers exactly that list (`builtinTools()` has the features' too).
+   */
+  featureTools: boolean;
   gate: PlanGate;
   /** How sub-agents are started: a sub-run is a run like any other (its own session and queue slot). */
   launcher: LauncherDeps;
@@ -39,8 +46,8 @@ export interface FeatureDeps {
 
 /**
  * The features every run of this runtime takes, as extensions of the loop, in hook order: the goal
- * tree first (it tags each message before the others see it), then plan mode, then the services
- * the tools reach the run through, then steering (messages the user sends while the run works, read
+ * tree first (it tags each message before the others see it), then plan mode, the todo list and
+ * the sub-agents (each offers its own tools and gives them its part of the run), then steering (messages the user sends while the run works, read
  * at each step boundary; a run about to finish answers them first), then mentions (a prompt that
  * starts with `@explore` or `@general` starts that sub-agent as the run's first step, inside steering
  * so a message sent meanwhile is not missed). One sub-agent launcher per run starts `explore` and `delegate`
@@ -71,29 +78,17 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       plan,
       launch.options.trace !== undefined,
     );
-    const services: RunExtension = {
-      name: "services",
-      start(ctx) {
-        const plans = planMode.services();
-        ctx.services = {
-          goals: goals.services(),
-          subTraces: createSubTraceRunner(ctx, launcherOf(ctx), {
-            agents: deps.agents,
-            ...(features.contexts ? { contexts: features.contexts } : {}),
-            now: features.launcher.now,
-          }),
-          ...(plans ? { plan: plans } : {}),
-          todos: todos.services(),
-        };
-      },
-    };
+    const subAgents = subAgentExtension((ctx) =>
+      createSubTraceRunner(ctx, launcherOf(ctx), {
+        agents: deps.agents,
+        ...(features.contexts ? { contexts: features.contexts } : {}),
+        now: features.launcher.now,
+      }),
+    );
     const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
     return [
       ...(features.observer ? [features.observer(launch)] : []),
-      goals,
-      planMode,
-      todos,
-      services,
+      ...[goals, planMode, todos, subAgents].map((feature) => (features.featureTools ? feature : withoutTools(feature))),
       steeringExtension(),
       mentionsExtension(),
       ...snapshots,
@@ -106,12 +101,18 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
   };
 }
 
+/** The feature as it takes part in a run whose tools the caller listed: its hooks, none of its tools. */
+function withoutTools(feature: RunExtension): RunExtension {
+  const { tools: _, ...hooks } = feature;
+  return hooks;
+}
+
 /** Names the built-in features go by, so a user's extension is never mistaken for one in errors and traces. */
 const BUILTIN_NAMES = new Set([
   "goals",
   "plan",
   "todos",
-  "services",
+  "subagents",
   "steering",
   "mentions",
   "snapshots",
@@ -177,4 +178,18 @@ export function userExtensions(list: readonly RunExtension[] | undefined, regist
   }
   for (const ext of list) registry.register(...(ext.tools ?? []));
   return list;
+}
+
+/** Ends a run's Python session when the run ends, however it ends. */
+export function pythonReplExtension(repls: PythonRepls): RunExtension {
+  return {
+    name: "python",
+    async around(run, loop) {
+      try {
+        return await loop();
+      } finally {
+        repls.close(run.sessionId);
+      }
+    },
+  };
 }

@@ -24,16 +24,19 @@ import type { BranchSummaryEntry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
+import type { PermissionReply } from "../permissions/ask.js";
+import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalHandler, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
-import type { LeaseHolder } from "../store/lease.js";
+import type { SteerResult } from "../steering/steering.js";
+import type { SessionDriver } from "../store/lease.js";
 import type { Store } from "../store/store.js";
-import type { PermissionReply } from "../tools/ask.js";
 import type { BlobStore } from "../tools/blob-store.js";
-import type { PermissionConfig, PermissionRule } from "../tools/permission.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
+
+export type { SessionDriver, SteerResult };
 
 export interface RuntimeOptions {
   store: Store;
@@ -48,7 +51,11 @@ export interface RuntimeOptions {
   model?: string | LanguageModelV4;
   /** Resolves model strings; defaults to a registry over `config` and `env`. */
   models?: ModelResolver;
-  /** The tools offered to agents; defaults to the built-in tools. */
+  /**
+   * The tools offered to agents, exactly; by default the core ones (workspace, shell, web, memory,
+   * skills) and, offered by the features' own extensions, `goal`, the plan tools, `explore`,
+   * `delegate` and the todo tools. `builtinTools()` lists them all for a caller who builds on them.
+   */
   tools?: ToolRegistry | AnyToolDefinition[];
   /** Extra agents, or replacements for built-in ones, by name. */
   agents?: Record<string, AgentDefinition>;
@@ -115,15 +122,6 @@ export interface RuntimeOptions {
 }
 
 /** Who drives a session now: a run or session operation of this runtime, or another process holding its lease. */
-/** A steering message recorded for a running session. */
-export interface SteerResult {
-  sessionId: string;
-  /** The message's id in the session's inbox. */
-  messageId: string;
-}
-
-export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
-
 /** What a resumed run may set; the rest comes from the session. */
 export type ResumeOptions = Pick<RunInput, "agent" | "model" | "maxTurns" | "signal" | "debug" | "middleware">;
 

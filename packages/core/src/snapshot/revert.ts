@@ -1,9 +1,9 @@
-import { parseCustomEntry } from "../custom-entries.js";
+import type { z } from "zod";
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import type { Store } from "../store/store.js";
 import { openSnapshots } from "./git-snapshots.js";
-import { REVERT_ENTRY_TYPE, type RevertData } from "./snapshot-entry.js";
+import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, type RevertData, RevertDataSchema } from "./snapshot-entry.js";
 
 export interface RevertOptions {
   store: Store;
@@ -47,8 +47,8 @@ export async function revertSession(options: RevertOptions): Promise<RevertResul
     const index = targetIndex(path, options.to, sessionId);
     const target = path[index]!;
     const patches = path.flatMap((entry, i) => {
-      const known = parseCustomEntry(entry);
-      return known?.customType === "arbor.patch" ? [{ i, data: known.data }] : [];
+      const data = customData(entry, PATCH_ENTRY_TYPE, PatchDataSchema);
+      return data ? [{ i, data }] : [];
     });
     // The workspace before `to` is the start of the first change made at or after it; with no change
     // after it, the workspace is as it was and only the leaf moves.
@@ -105,9 +105,9 @@ export async function unrevertSession(options: Omit<RevertOptions, "to">): Promi
     let revert: RevertData | undefined;
     for (let i = path.length - 1; i >= 0; i--) {
       const entry = path[i]!;
-      const known = parseCustomEntry(entry);
-      if (known?.customType === "arbor.revert") {
-        revert = known.data;
+      const data = customData(entry, REVERT_ENTRY_TYPE, RevertDataSchema);
+      if (data) {
+        revert = data;
         break;
       }
       if (entry.type === "message") break;
@@ -155,4 +155,11 @@ function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: 
     if (entry.type === "message" && entry.message.role === "user") return i;
   }
   throw new ArborError("entry_not_found", `Session ${sessionId} has no user message to revert to; pass --to <entry>.`);
+}
+
+/** The entry's data when it is a custom entry of `type` whose data parses; a damaged one is skipped. */
+function customData<T>(entry: Entry, type: string, schema: z.ZodType<T>): T | undefined {
+  if (entry.type !== "custom" || entry.customType !== type) return undefined;
+  const parsed = schema.safeParse(entry.data);
+  return parsed.success ? parsed.data : undefined;
 }

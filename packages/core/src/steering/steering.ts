@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { appendMessage } from "../loop/journal.js";
+import { queuedUserReminder } from "../loop/reminders.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { assertSessionId } from "../model/ids.js";
-import { queuedUserReminder } from "../prompt/reminders.js";
-import type { SessionDriver, SteerResult } from "../runtime/types.js";
+import type { SessionDriver } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 
 /*
@@ -13,6 +13,13 @@ import type { Store } from "../store/store.js";
  * boundary. The journal itself is written only by the driver, so the message never lands between
  * a step's assistant message and its tool results.
  */
+
+/** A steering message recorded for a running session. */
+export interface SteerResult {
+  sessionId: string;
+  /** The message's id in the session's inbox. */
+  messageId: string;
+}
 
 /** Long enough for a pasted paragraph or a log excerpt; a whole file belongs in the workspace. */
 const MAX_STEER_CHARS = 100_000;

@@ -15,6 +15,9 @@ export const LeaseHolderSchema = z.object({
 });
 export type LeaseHolder = z.infer<typeof LeaseHolderSchema>;
 
+/** Who drives a session's run: a runtime in this process, or the holder of its lease elsewhere. */
+export type SessionDriver = { where: "this_runtime" } | { where: "elsewhere"; holder: LeaseHolder };
+
 /**
  * A store's promise that one process, and within it one holder, drives a session: other processes'
  * writes to the session are refused with `session_busy` until it is released. A holder that dies

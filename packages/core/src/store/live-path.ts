@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { PRUNE_ENTRY_TYPE } from "../context/prune-entry.js";
 import type { CompactionEntry, Entry } from "../model/entry.js";
 import { EntryIdSchema } from "../model/ids.js";
 import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
+import { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
 
 /**
  * The part of a session's active path a continued run needs. Everything before the latest compaction

@@ -3,7 +3,7 @@ import type { RunResult } from "../loop/types.js";
 import type { SubagentResultMetadata, SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
-import type { SubTraceOutcome } from "../tools/run-services.js";
+import type { SubTraceOutcome } from "./sub-trace-runner.js";
 
 /** Bounds on what a result entry keeps of a branch's timeline, so a long branch cannot bloat its parent. */
 const MAX_PROCESS_EVENTS = 200;

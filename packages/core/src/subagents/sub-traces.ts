@@ -2,12 +2,13 @@ import { DEFAULT_DELEGATE_AGENT, delegateTargets, type SubAgentInfo } from "../a
 import { ArborError } from "../errors.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
+import { goalsKey } from "../goal/goals-key.js";
 import type { RunContext } from "../loop/run-context.js";
 import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
-import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "../tools/run-services.js";
 import { branchProgressTracker } from "./branch-progress.js";
 import type { SubAgentLauncher } from "./launcher.js";
+import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "./sub-trace-runner.js";
 
 /** Read-only tools (plus `goal`, so a branch can plan) and 20 turns: an explorer looks, it does not change. */
 export const EXPLORE_CONTEXT: TraceContext = Object.freeze({
@@ -84,8 +85,8 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       // Checked before anything is recorded, so a bad name leaves no trace.
       const agent = subTraceAgent(request, deps.agents ?? {});
       const now = () => new Date(deps.now());
-      const goals = ctx.services?.goals;
-      if (!goals) throw new Error("sub-traces need the run's goal services");
+      const goals = ctx.values.get(goalsKey);
+      if (!goals) throw new Error("sub-traces need the run's goal tree (the goal feature)");
       const ids = await launcher.ids(request.mode, request.tasks.length);
       const description =
         request.mode === "explore" ? `Explore ${request.tasks.length} directions` : `Delegate: ${request.tasks[0] ?? ""}`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Entry } from "../model/entry.js";
-import { type Todo, TodoSchema } from "../tools/todo-store.js";
+import { type Todo, TodoSchema } from "./todo-store.js";
 
 /**
  * A custom entry holding a session's whole todo list after a step changed it. Keeping the list on

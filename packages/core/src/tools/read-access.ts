@@ -1,4 +1,4 @@
-import { isPermissionRefusal } from "./ask.js";
+import { isPermissionRefusal } from "../permissions/ask.js";
 import { displayPath, isInside, resolveLinks } from "./paths.js";
 import type { ToolContext } from "./tool.js";
 

@@ -93,6 +93,19 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
+  /**
+   * This registry with `tools` added, for one run (the tools its extensions offer), sharing its hooks,
+   * blob store and limits. A name this registry holds keeps its own tool; itself when nothing is added.
+   */
+  withTools(tools: readonly AnyToolDefinition[]): ToolRegistry {
+    const extra = tools.filter((tool) => !this.tools.has(tool.name));
+    if (extra.length === 0) return this;
+    const run = new ToolRegistry({ ...(this.blobs ? { blobs: this.blobs } : {}), limits: this.limits, hooks: this.hooks });
+    for (const [name, tool] of this.tools) run.tools.set(name, tool);
+    for (const [name, schema] of this.schemas) run.schemas.set(name, schema);
+    return run.register(...extra);
+  }
+
   /** Adds a hook; returns a function that removes it. Hooks run in the order they were added. */
   addHook(hook: ToolHooks): () => void {
     this.hooks.push(hook);

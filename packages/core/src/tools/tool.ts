@@ -1,25 +1,11 @@
 import type { z } from "zod";
 import type { ArborErrorCode } from "../errors.js";
 import type { Message } from "../model/message.js";
-import type { RunServices } from "./run-services.js";
+import type { PermissionRequest } from "../permissions/ask.js";
+import type { RunValues } from "./run-values.js";
 import type { ToolProgress } from "./tool-progress.js";
 
-export type { ToolProgress };
-
-/**
- * What a tool asks the permission layer before it acts.
- * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
- * patterns an "always" answer would approve for later, when they differ from `patterns`. They are
- * shown with the ask and approve exactly their text, unless `alwaysWildcard` says the ask showed a
- * wildcard (a folder's `dir/*`): an approval is never wider than what the user saw.
- */
-export interface PermissionRequest {
-  permission: string;
-  patterns: string[];
-  always?: string[];
-  alwaysWildcard?: boolean;
-  metadata?: Record<string, unknown>;
-}
+export type { PermissionRequest, ToolProgress };
 
 /**
  * Everything a tool may know about the call it serves. The loop builds one per call; tools never
@@ -38,8 +24,11 @@ export interface ToolContext {
   /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
   messages?: readonly Message[];
   metadata(update: ToolProgress): void;
-  /** The run's goal tree and sub-traces, for the tools that act on the run itself; absent outside a run. */
-  run?: RunServices;
+  /**
+   * The run's feature state, for the tools that act on the run itself (the goal tree, the sub-traces,
+   * the plan, the todo list), each read by the key its feature declares; absent outside a run.
+   */
+  run?: RunValues;
   /**
    * Resolves when the request is allowed (by a rule or by the user); rejects with an `ArborError`
    * whose code is `permission_rejected` (the user said no) or `permission_denied` (a rule said no).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSwitchReminder, maxTurnsReminder, planModeReminder, queuedUserReminder } from "../../src/prompt/reminders.js";
+import { buildSwitchReminder, maxTurnsReminder, planModeReminder, queuedUserReminder } from "../../src/loop/reminders.js";
 import {
   buildSystemPrompt,
   DEFAULT_AGENT_PROMPT,

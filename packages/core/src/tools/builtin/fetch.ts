@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import { htmlToText } from "../../knowledge/html-to-text.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolContext } from "../tool.js";
-import { htmlToText } from "./html-to-text.js";
 
 export interface FetchToolOptions {
   /** Largest response body accepted. Default 5 MB. */

@@ -1,4 +1,3 @@
-import type { RunExtension } from "../../loop/run-context.js";
 import { KeyedLock } from "../../store/keyed-lock.js";
 import { PythonProcess, type PythonProcessOptions, type PythonRun } from "./python-process.js";
 
@@ -18,7 +17,7 @@ export interface ReplRun extends PythonRun {
 
 /**
  * The Python sessions of a runtime's runs, one process per session, started on its first
- * `python_repl` call and ended with the run (see `pythonReplExtension`). Calls of one session run
+ * `python_repl` call and ended with the run (the runtime's `python` extension). Calls of one session run
  * one after another. A process that died (a crash, or killed after ignoring an interrupt) is
  * replaced on the next call, which reports the restart.
  */
@@ -75,18 +74,4 @@ export class PythonRepls {
   closeAll(): void {
     for (const id of [...this.sessions.keys()]) this.close(id);
   }
-}
-
-/** Ends a run's Python session when the run ends, however it ends. */
-export function pythonReplExtension(repls: PythonRepls): RunExtension {
-  return {
-    name: "python",
-    async around(run, loop) {
-      try {
-        return await loop();
-      } finally {
-        repls.close(run.sessionId);
-      }
-    },
-  };
 }

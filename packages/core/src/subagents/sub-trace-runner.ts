@@ -1,39 +1,6 @@
-import type { GoalTree } from "../goal/goal-tree.js";
 import type { SubagentStatus } from "../model/entry.js";
-import type { RunPlan } from "../plan/run-plan.js";
-import type { Todo } from "./todo-store.js";
-import type { ToolProgress } from "./tool-progress.js";
-
-/**
- * What a run offers the tools that act on the run itself (`goal`, `explore`, `delegate`). The loop
- * builds one per run; outside a run (a tool invoked directly) it is absent and those tools say so.
- */
-export interface RunServices {
-  goals: RunGoals;
-  subTraces: SubTraceRunner;
-  /** The two-phase plan (`plan_create` / `plan_update`); absent where plan mode is off. */
-  plan?: RunPlan;
-  /** The session's todo list, recorded on its path; absent outside a runtime's runs. */
-  todos?: RunTodos;
-}
-
-/** The todo list of the run's session as of its path; `set` replaces it and the run records it after the step. */
-export interface RunTodos {
-  get(): readonly Todo[];
-  set(todos: readonly Todo[]): void;
-}
-
-/** The run's goal tree: the latest on the session's active path, changed as the run goes. */
-export interface RunGoals {
-  get(): GoalTree | undefined;
-  /** The task as the user gave it, the mission of a tree the run starts. */
-  readonly mission: string;
-  /**
-   * Makes `tree` the run's tree. `added` are the goals the change added (an abandoned goal's
-   * replacements among them); the loop publishes the change and collapses closed goals' messages.
-   */
-  set(tree: GoalTree, change: { affectedGoals: readonly string[]; addedGoals: readonly string[] }): void;
-}
+import { runKey } from "../tools/run-values.js";
+import type { ToolProgress } from "../tools/tool-progress.js";
 
 export type SubAgentMode = "explore" | "delegate";
 
@@ -77,3 +44,6 @@ export interface SubTraceRunner {
   refusal(): string | undefined;
   run(request: SubTraceRequest): Promise<SubTraceBatch>;
 }
+
+/** The run's sub-trace runner, set by the sub-agent feature for `explore` and `delegate`. */
+export const subTracesKey = runKey<SubTraceRunner>("subTraces");

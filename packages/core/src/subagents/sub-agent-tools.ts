@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { DEFAULT_DELEGATE_AGENT, delegateTargets } from "../../agents/delegate-targets.js";
-import { ArborError } from "../../errors.js";
-import type { SubTraceBatch } from "../run-services.js";
-import { defineTool, type ToolContext, type ToolOffer, type ToolResult } from "../tool.js";
+import { DEFAULT_DELEGATE_AGENT, delegateTargets } from "../agents/delegate-targets.js";
+import { ArborError } from "../errors.js";
+import { goalsKey } from "../goal/goals-key.js";
+import { defineTool, type ToolContext, type ToolOffer, type ToolResult } from "../tools/tool.js";
+import { type SubTraceBatch, subTracesKey } from "./sub-trace-runner.js";
 
 /** A branch or task: one line of what to do, long enough to be specific. */
 const TaskText = z.string().trim().min(1, "a task must say what to do").max(4000);
@@ -38,9 +39,10 @@ export type SubAgentMetadata = {
   statuses: string[];
 };
 
-function services(ctx: ToolContext) {
-  if (!ctx.run) throw new ArborError("invalid_input", "Sub-agents are started by a run; this tool only works inside one.");
-  return ctx.run;
+function subTraces(ctx: ToolContext) {
+  const runner = ctx.run?.get(subTracesKey);
+  if (!runner) throw new ArborError("invalid_input", "Sub-agents are started by a run; this tool only works inside one.");
+  return runner;
 }
 
 /** The tool result: each branch's report under its task, and the new goal tree for the session tree. */
@@ -51,7 +53,7 @@ function resultOf(batch: SubTraceBatch, ctx: ToolContext): ToolResult<SubAgentMe
     output,
     title: `${batch.outcomes.length} sub-agent${batch.outcomes.length === 1 ? "" : "s"}${failed ? `, ${failed} not completed` : ""}`,
     metadata: {
-      goalTree: ctx.run?.goals.get(),
+      goalTree: ctx.run?.get(goalsKey)?.get(),
       batchId: batch.batchId,
       goalId: batch.goalId,
       subTraceIds: batch.outcomes.map((o) => o.traceId),
@@ -76,9 +78,9 @@ export function exploreTool() {
     ].join(" "),
     input: ExploreInputSchema,
     async execute(input, ctx) {
-      const refusal = services(ctx).subTraces.refusal();
+      const refusal = subTraces(ctx).refusal();
       if (refusal !== undefined) return refused(refusal);
-      const batch = await services(ctx).subTraces.run({
+      const batch = await subTraces(ctx).run({
         mode: "explore",
         tasks: input.branches,
         ...(input.background !== undefined ? { background: input.background } : {}),
@@ -127,9 +129,9 @@ export function delegateTool() {
     describe: delegateDescription,
     input: DelegateInputSchema,
     async execute(input, ctx) {
-      const refusal = services(ctx).subTraces.refusal();
+      const refusal = subTraces(ctx).refusal();
       if (refusal !== undefined) return refused(refusal);
-      const batch = await services(ctx).subTraces.run({
+      const batch = await subTraces(ctx).run({
         mode: "delegate",
         tasks: [input.task],
         ...(input.agent !== undefined ? { agent: input.agent } : {}),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { runKey } from "../tools/run-values.js";
 
 export const TodoSchema = z.strictObject({
   content: z.string().min(1).describe("What to do, in a short imperative sentence."),
@@ -18,6 +19,15 @@ export interface TodoStore {
   get(sessionId: string): Promise<readonly Todo[]> | readonly Todo[];
   set(sessionId: string, todos: readonly Todo[]): Promise<void> | void;
 }
+
+/** The todo list of the run's session as of its path; `set` replaces it and the run records it after the step. */
+export interface RunTodos {
+  get(): readonly Todo[];
+  set(todos: readonly Todo[]): void;
+}
+
+/** The run's todo list, set by the todo feature for `todowrite` and `todoread`. */
+export const todosKey = runKey<RunTodos>("todos");
 
 /** Todo lists held by this instance, for one runtime's lifetime. */
 export class MemoryTodoStore implements TodoStore {

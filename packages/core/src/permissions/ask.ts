@@ -1,7 +1,21 @@
 import { ArborError, isArborError } from "../errors.js";
-import type { ApprovalRule } from "../permissions/approvals.js";
+import type { ApprovalRule } from "./approvals.js";
 import { evaluateRequest, type PermissionDecision, type PermissionRule } from "./permission.js";
-import type { PermissionRequest } from "./tool.js";
+
+/**
+ * What a tool asks the permission layer before it acts.
+ * `patterns` are what the rules are matched against (a path, a command, a URL); `always` are the
+ * patterns an "always" answer would approve for later, when they differ from `patterns`. They are
+ * shown with the ask and approve exactly their text, unless `alwaysWildcard` says the ask showed a
+ * wildcard (a folder's `dir/*`): an approval is never wider than what the user saw.
+ */
+export interface PermissionRequest {
+  permission: string;
+  patterns: string[];
+  always?: string[];
+  alwaysWildcard?: boolean;
+  metadata?: Record<string, unknown>;
+}
 
 /** How a person (or a policy standing in for one) answers an ask. */
 export type PermissionReply = "once" | "always" | "reject";

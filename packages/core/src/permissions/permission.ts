@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type ApprovalRule, isApproved } from "../permissions/approvals.js";
+import { type PermissionAction, PermissionActionSchema, type PermissionRule } from "../model/permission-rule.js";
+import { type ApprovalRule, isApproved } from "./approvals.js";
 import { wildcardMatch } from "./wildcard.js";
 
 /**
@@ -8,20 +9,12 @@ import { wildcardMatch } from "./wildcard.js";
  * last matching rule wins, so rule sets are merged by concatenation: defaults → agent → user config
  * → trace context, later sets overriding earlier ones.
  */
-export const PermissionActionSchema = z.enum(["allow", "ask", "deny"]);
-export type PermissionAction = z.infer<typeof PermissionActionSchema>;
-
-export const PermissionRuleSchema = z.strictObject({
-  permission: z.string().min(1),
-  pattern: z.string().min(1),
-  action: PermissionActionSchema,
-  /**
-   * Absent for an agent's own rules; n for the rules of the caller n levels up a chain of
-   * sub-agents. Each level is decided on its own and the strictest answer wins (see `capToCaller`).
-   */
-  callerLevel: z.number().int().positive().optional(),
-});
-export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
+export {
+  type PermissionAction,
+  PermissionActionSchema,
+  type PermissionRule,
+  PermissionRuleSchema,
+} from "../model/permission-rule.js";
 
 /**
  * The config form (OpenCode's): `{ "read": "allow", "edit": { "*": "ask", "src/*": "allow" } }`.

@@ -2,8 +2,8 @@ import { generate } from "../llm/model-call.js";
 import { scenarioModel } from "../llm/scenario.js";
 import type { RunExtension, RunLaunch } from "../loop/extension.js";
 import type { RunContext } from "../loop/run-context.js";
+import { appendMemory, memoryPath } from "../memory/memory-files.js";
 import type { Message } from "../model/message.js";
-import { appendMemory, memoryPath } from "./memory-files.js";
 
 const EXTRACT_INSTRUCTION =
   "You keep an assistant's memory. From the conversation below, pick what is worth remembering in later conversations: " +

@@ -1,9 +1,7 @@
 import { z } from "zod";
-import type { GoalTree } from "../goal/goal-tree.js";
-import { descendantIds, findGoal } from "../goal/tree-walk.js";
 import type { CustomEntry, Entry } from "../model/entry.js";
 import type { Message, UserMessage } from "../model/message.js";
-import type { CarriedNote, ContextItem, ContextState } from "../session/context-state.js";
+import type { CarriedNote, ContextItem, ContextState } from "./context-state.js";
 
 /** `customType` of the entry that collapses a closed goal's messages in the context, so finished work costs only its summary. */
 export const GOAL_COMPACTION_ENTRY_TYPE = "arbor.goal_compaction";
@@ -27,47 +25,6 @@ export type GoalCompactionData = z.infer<typeof GoalCompactionDataSchema>;
 
 function reminderMessage(text: string): UserMessage {
   return { role: "user", content: [{ type: "text", text: `<system-reminder>\n${text}\n</system-reminder>` }], synthetic: true };
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text.replace(/\s+/g, " ").trim());
-}
-
-/**
- * The compactions a goal-tree change calls for: one per goal it closed, but only the outermost
- * when a goal and its parent closed together (the parent's covers the child's messages, and its
- * summary lists the child's). `added` are the goals the same call added, an abandoned goal's
- * replacements. Pure.
- */
-export function goalCompactionsFor(
-  before: GoalTree | undefined,
-  after: GoalTree,
-  added: readonly string[],
-): GoalCompactionData[] {
-  const closed = after.goals.filter((g) => {
-    if (g.status !== "completed" && g.status !== "abandoned") return false;
-    const previous = before ? findGoal(before, g.id) : undefined;
-    return previous === undefined || previous.status !== g.status;
-  });
-  const closedIds = new Set(closed.map((g) => g.id));
-  const out: GoalCompactionData[] = [];
-  for (const goal of closed) {
-    if (goal.parentId !== null && closedIds.has(goal.parentId)) continue;
-    const below = descendantIds(after.goals, goal.id);
-    const status = goal.status as "completed" | "abandoned";
-    const lines =
-      status === "completed"
-        ? [`Goal ${quote(goal.description)} was completed; its messages are summarized here.`, `Result: ${goal.summary ?? ""}`]
-        : [`Goal ${quote(goal.description)} was abandoned; its messages are summarized here.`, `Why: ${goal.summary ?? ""}`];
-    for (const id of below) {
-      const sub = findGoal(after, id);
-      if (sub?.summary) lines.push(`- ${sub.status} ${quote(sub.description)}: ${sub.summary}`);
-    }
-    const data: GoalCompactionData = { goalId: goal.id, goalIds: [goal.id, ...below], status, summary: lines.join("\n") };
-    if (status === "abandoned" && added.length > 0) data.replacedBy = [...added];
-    out.push(data);
-  }
-  return out;
 }
 
 function collapsible(item: ContextItem, ids: ReadonlySet<string>): boolean {

@@ -1,9 +1,9 @@
 import { isArborError } from "../errors.js";
+import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "../events/debug-records.js";
+import { outputText, promptText } from "../events/prompt-text.js";
 import type { LlmCall } from "../llm/llm-call-log.js";
 import type { MiddlewareContext, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent, RunEventOf } from "../model/run-events.js";
-import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";
-import { outputText, promptText } from "./prompt-text.js";
 
 /** At `standard` a model call's input is cut to 2,000 characters and its output to 1,000: enough to follow a run, small enough to keep. */
 export const STANDARD_INPUT_CHARS = 2000;

@@ -1,13 +1,17 @@
 import { z } from "zod";
-import { renderTodos, TodoSchema, type TodoStore } from "../todo-store.js";
-import { defineTool } from "../tool.js";
+import { ArborError } from "../errors.js";
+import { defineTool } from "../tools/tool.js";
+import { renderTodos, TodoSchema, type TodoStore, todosKey } from "./todo-store.js";
 
 export const TodoWriteInputSchema = z.strictObject({
   todos: z.array(TodoSchema).describe("The complete updated list; it replaces the previous one."),
 });
 
-/** Replaces the session's todo list (the whole list each time, so there is nothing to merge). */
-export function todoWriteTool(options: { todos: TodoStore }) {
+/**
+ * Replaces the session's todo list (the whole list each time, so there is nothing to merge). Inside a
+ * run the list is the run's (`todosKey`); `todos` serves the tool called on its own.
+ */
+export function todoWriteTool(options: { todos?: TodoStore } = {}) {
   return defineTool({
     name: "todowrite",
     description:
@@ -16,8 +20,10 @@ export function todoWriteTool(options: { todos: TodoStore }) {
     input: TodoWriteInputSchema,
     async execute(input, ctx) {
       // Inside a run the list belongs to the session's path; the store serves tools called on their own.
-      if (ctx.run?.todos) ctx.run.todos.set(input.todos);
-      else await options.todos.set(ctx.sessionId, input.todos);
+      const run = ctx.run?.get(todosKey);
+      if (run) run.set(input.todos);
+      else if (options.todos) await options.todos.set(ctx.sessionId, input.todos);
+      else throw new ArborError("invalid_input", "The todo list belongs to a run; this tool only works inside one.");
       const open = input.todos.filter((t) => t.status === "pending" || t.status === "in_progress").length;
       ctx.metadata({ title: `${open} todos`, metadata: { todos: input.todos } });
       return { output: renderTodos(input.todos), title: `${open} todos`, metadata: { todos: input.todos } };
