@@ -26,7 +26,7 @@ async function interruptedSessions(store: Store): Promise<string[]> {
 export async function resumeInterruptedRuns(store: Store, runtime: Runtime, log: (line: string) => void): Promise<string[]> {
   const ids = await interruptedSessions(store);
   for (const id of ids) {
-    const handle = runtime.resume(id);
+    const handle = runtime.runs.resume(id);
     // Recorded like a chat's run, so a client can follow the resumed run's stream and resume it too.
     runtime.events.record(handle);
     log(`arbor serve: resuming the interrupted run of session ${id}`);

@@ -220,7 +220,7 @@ describe("WatchHub", () => {
       blobs: new MemoryBlobStore(),
     });
     cleanups.push(() => runtime.close());
-    const handle = runtime.run({ prompt: "what is here?" });
+    const handle = runtime.runs.run({ prompt: "what is here?" });
     for await (const _ of handle);
     await hub.flush();
     const events = (await store.listEvents(handle.sessionId)).map((r) =>

@@ -159,7 +159,7 @@ export class ClusterNode implements ClusterRelay {
       const written = await writtenChatKeys(this.store, sessionId);
       if (written && open.some((chat) => !written.has(chat.key))) return;
     }
-    const woken = await started(runtime.resume(sessionId));
+    const woken = await started(runtime.runs.resume(sessionId));
     if (!("handle" in woken)) return;
     const handle = woken.handle;
     this.log(`arbor serve: took over the run of session ${sessionId}`);
@@ -204,7 +204,7 @@ export class ClusterNode implements ClusterRelay {
       }
     }
     const run = await started(
-      runtime.run({
+      runtime.runs.run({
         sessionId: chat.sessionId,
         prompt: chat.message,
         requestKey: chat.key,
@@ -239,13 +239,13 @@ export class ClusterNode implements ClusterRelay {
     if (!runtime) return false;
     switch (req.t) {
       case "abort":
-        return runtime.abort(req.session, new ArborError("aborted", req.reason));
+        return runtime.runs.abort(req.session, new ArborError("aborted", req.reason));
       case "permission":
-        return runtime.replyPermission(req.id, req.reply, req.message, req.scope);
+        return runtime.asks.replyPermission(req.id, req.reply, req.message, req.scope);
       case "plan": {
         // Only the instance whose run waits on the plan takes the answer; the others stay silent.
-        if (!runtime.pendingPlanApprovals().some((p) => p.planId === req.plan)) return false;
-        await runtime.approvePlan(req.plan, req.approved, req.reason);
+        if (!runtime.asks.pendingPlanApprovals().some((p) => p.planId === req.plan)) return false;
+        await runtime.asks.approvePlan(req.plan, req.approved, req.reason);
         return true;
       }
     }

@@ -71,7 +71,7 @@ function progressLine(event: RunEvent): string | undefined {
 
 /** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
 async function runToEnd(runtime: Runtime, input: RunInput, extra: CallExtra): Promise<CallToolResult> {
-  const handle = runtime.run(input);
+  const handle = runtime.runs.run(input);
   const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
   extra.signal.addEventListener("abort", onAbort, { once: true });
   const token = extra._meta?.progressToken;
@@ -194,7 +194,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     (args) =>
       answer(async () => {
         assertSessionId(args.session_id);
-        return json({ session: await store.createBranchedSession(args.session_id, args.entry_id) });
+        return json({ session: await runtime.sessions.fork(args.session_id, args.entry_id) });
       }),
   );
 
@@ -255,8 +255,8 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     (args) =>
       answer(async () =>
         json({
-          permissions: runtime.pendingPermissions(args.session_id),
-          plans: runtime.pendingPlanApprovals(args.session_id),
+          permissions: runtime.asks.pendingPermissions(args.session_id),
+          plans: runtime.asks.pendingPlanApprovals(args.session_id),
         }),
       ),
   );
@@ -278,7 +278,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     },
     (args) =>
       answer(async () => {
-        if (!runtime.replyPermission(args.id, args.reply, args.message, args.scope)) {
+        if (!runtime.asks.replyPermission(args.id, args.reply, args.message, args.scope)) {
           throw new ArborError("invalid_input", `No permission ask ${args.id} is waiting; list_pending shows those that are.`);
         }
         return json({ answered: args.id, reply: args.reply });
@@ -293,7 +293,7 @@ export function createArborMcpServer({ runtime, store }: ArborMcpDeps): McpServe
     },
     (args) =>
       answer(async () => {
-        const result = await runtime.approvePlan(args.plan_id, args.approved, args.reason);
+        const result = await runtime.asks.approvePlan(args.plan_id, args.approved, args.reason);
         return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: result.run?.sessionId ?? null });
       }),
   );

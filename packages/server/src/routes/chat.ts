@@ -1,12 +1,4 @@
-import {
-  ArborError,
-  isArborError,
-  type RunEventReader,
-  RunEventSchema,
-  type Runtime,
-  type SteerResult,
-  sessionBusy,
-} from "@arbor/core/internal";
+import { ArborError, type RunEventReader, RunEventSchema } from "@arbor/core/internal";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import { requireAccepting, type ServerContext } from "../context.js";
@@ -49,27 +41,12 @@ async function resume(sessionId: string, reader: RunEventReader): Promise<Respon
   return sseResponse(sessionId, reader, first);
 }
 
-/** 409 when the session already has a driver, here or in another process. */
-export async function requireNoRun(runtime: Runtime, sessionId: string): Promise<void> {
-  const driver = await runtime.busy(sessionId);
-  if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
-  if (driver) {
-    throw new ArborError(
-      "session_busy",
-      `Session ${sessionId} is already running; wait for its done event, resume its stream with GET /api/sessions/${sessionId}/stream, or abort it with POST /api/sessions/${sessionId}/abort.`,
-    );
-  }
-}
-
-/** Steers the session's run; undefined when it turned out no run drives it (a compaction, say, or the run just ended). */
-async function steerOrBusy(runtime: Runtime, sessionId: string, message: string): Promise<SteerResult | undefined> {
-  try {
-    return await runtime.steer(sessionId, message);
-  } catch (err) {
-    if (isArborError(err, "session_not_running")) return undefined;
-    throw err;
-  }
-}
+/** The 202 body of a chat that steered the session's run instead of starting one. */
+const steeredBody = (sessionId: string, messageId: string) => ({
+  steered: true as const,
+  session_id: sessionId,
+  message_id: messageId,
+});
 
 export function chatRoutes(ctx: ServerContext): Route[] {
   const { runtime, store } = ctx;
@@ -96,7 +73,11 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         204: { description: "Resumed after the last event of a finished run: nothing more to send." },
         400: { description: "Invalid body, id or model.", schema: ErrorResponse },
         404: { description: "session_id or from_entry_id does not exist.", schema: ErrorResponse },
-        409: { description: "The session already has a run in progress and `busy` is `reject`.", schema: ErrorResponse },
+        409: {
+          description:
+            "session_busy, naming the driver: the session has a run in progress and `busy` is `reject`, or something other than a run (a compaction, a revert) holds it. Answered before any event is streamed.",
+          schema: ErrorResponse,
+        },
         410: { description: "Resumed from an event that is no longer kept.", schema: ErrorResponse },
         503: {
           description: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
@@ -124,25 +105,16 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       }
       // Reading a run's events goes on while the instance stops; starting or steering one does not.
       requireAccepting(ctx);
-      if (body.session_id !== undefined) {
-        const sessionId = body.session_id;
-        // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.
-        if (body.busy !== "reject" && body.from_entry_id === undefined && (await runtime.busy(sessionId))) {
-          const steered = await steerOrBusy(runtime, sessionId, body.message);
-          if (steered) return c.json({ steered: true, session_id: sessionId, message_id: steered.messageId }, 202);
-        }
-        await requireNoRun(runtime, sessionId);
-        if (!(await store.getSession(sessionId))) {
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
-        }
-        if (body.from_entry_id !== undefined && !(await store.getEntry(sessionId, body.from_entry_id))) {
-          throw new ArborError(
-            "entry_not_found",
-            `Entry ${body.from_entry_id} does not exist in session ${sessionId}; pick one from GET /api/sessions/${sessionId}.`,
-          );
-        }
-      }
+      // The runtime admits the chat before anything is streamed: started, steered (202), or session_busy (409).
+      const onBusy = body.busy === "reject" ? "reject" : "steer";
       if (ctx.cluster) {
+        if (body.session_id !== undefined) {
+          const admitted = await runtime.runs.admit(body.session_id, body.message, {
+            onBusy,
+            ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
+          });
+          if (admitted.kind === "steered") return c.json(steeredBody(admitted.sessionId, admitted.messageId), 202);
+        }
         // Recorded and queued in one transaction; the stream follows the run from the log, wherever it is driven.
         const queued = await ctx.cluster.queueChat({
           message: body.message,
@@ -155,10 +127,9 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         });
         return sseResponse(queued.sessionId, await runtime.events.reader(queued.sessionId, { after: queued.after }));
       }
-      const handle = runtime.run({
+      const started = await runtime.runs.start({
         prompt: body.message,
-        // A chat that slipped in since the check above ends at once with session_busy instead of queueing.
-        busy: "reject",
+        onBusy,
         ...(body.session_id === undefined ? {} : { sessionId: body.session_id }),
         ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
         ...(body.agent === undefined ? {} : { agent: body.agent }),
@@ -166,7 +137,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
         ...(body.debug === undefined ? {} : { debug: debugLevelOf(body.debug) }),
       });
-      return sseResponse(handle.sessionId, recordRun(ctx, handle));
+      if (started.kind === "steered") return c.json(steeredBody(started.sessionId, started.messageId), 202);
+      return sseResponse(started.handle.sessionId, recordRun(ctx, started.handle));
     },
   );
 
@@ -219,7 +191,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     },
     async ({ params }, c) => {
       const reason = new ArborError("aborted", `The run was aborted by POST /api/sessions/${params.id}/abort.`);
-      if (runtime.abort(params.id, reason)) return c.json({ aborted: true });
+      if (runtime.runs.abort(params.id, reason)) return c.json({ aborted: true });
       if (ctx.cluster && (await ctx.cluster.abort(params.id, reason.message))) return c.json({ aborted: true });
       if (!(await store.getSession(params.id))) throw new ArborError("session_not_found", `Session ${params.id} does not exist.`);
       return c.json({ aborted: false });

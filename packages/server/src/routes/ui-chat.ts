@@ -1,4 +1,4 @@
-import { ArborError, type RunEvent } from "@arbor/core/internal";
+import { ArborError, type RunEvent, type RunHandle, type Runtime, type StartInput } from "@arbor/core/internal";
 import type { ClusterRelay } from "../cluster/cluster-node.js";
 import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -15,7 +15,6 @@ import {
 import { type ArborUIChunk, planApprovalId, planCallId, planIdOf } from "../ui/ui-chunks.js";
 import type { ArborDataParts } from "../ui/ui-data-parts.js";
 import { uiStreamResponse } from "../ui/ui-stream.js";
-import { requireNoRun } from "./chat.js";
 
 const UI_STREAM =
   "The AI SDK UI message stream (v1, header `x-vercel-ai-ui-message-stream: v1`): SSE `data:` chunks ending with `[DONE]`. " +
@@ -56,6 +55,13 @@ function approvalsOf(message: UiChatMessage): Array<{ id: string; approved: bool
   });
 }
 
+/** A run the runtime admitted, refusing (409 session_busy) rather than steering a session that has a driver. */
+async function startedRun(runtime: Runtime, input: StartInput): Promise<RunHandle> {
+  const started = await runtime.runs.start({ ...input, onBusy: "reject" });
+  if (started.kind === "started") return started.handle;
+  throw new ArborError("session_busy", `Session ${started.sessionId} has a run in progress.`);
+}
+
 export function uiChatRoutes(ctx: ServerContext): Route[] {
   const { runtime, store, watch } = ctx;
   /**
@@ -79,8 +85,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
   const isPending = (sessionId: string, approvalId: string): boolean => {
     const planId = planIdOf(approvalId);
     return planId === undefined
-      ? runtime.pendingPermissions(sessionId).some((ask) => ask.id === approvalId)
-      : runtime.pendingPlanApprovals(sessionId).some((plan) => plan.planId === planId);
+      ? runtime.asks.pendingPermissions(sessionId).some((ask) => ask.id === approvalId)
+      : runtime.asks.pendingPlanApprovals(sessionId).some((plan) => plan.planId === planId);
   };
   const waitsIn =
     (sessionId: string) =>
@@ -151,10 +157,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         for (const approval of open) {
           const planId = planIdOf(approval.id);
           if (planId === undefined) {
-            runtime.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
+            runtime.asks.replyPermission(approval.id, approval.approved ? "once" : "reject", approval.reason);
             continue;
           }
-          await runtime.approvePlan(planId, approval.approved, approval.reason);
+          await runtime.asks.approvePlan(planId, approval.approved, approval.reason);
           // The plan's call has no tool run to end it: its outcome is the answer itself.
           opening.push(
             approval.approved
@@ -175,10 +181,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
       requireAccepting(ctx);
-      await requireNoRun(runtime, sessionId);
+      // The runtime admits the run before anything is streamed; a session with a driver is 409 session_busy.
       if (body.trigger === "regenerate-message") {
         const branch = await regenerateFrom(sessionId);
-        const handle = runtime.run({ prompt, busy: "reject", sessionId, fromEntryId: branch.from_entry_id });
+        const handle = await startedRun(runtime, { prompt, sessionId, fromEntryId: branch.from_entry_id });
         return uiStreamResponse({
           sessionId,
           reader: recordRun(ctx, handle),
@@ -189,7 +195,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       }
       // useChat names the chat before the first message: that name becomes the new session's id.
       const exists = (await store.getSession(sessionId)) !== undefined;
-      const handle = runtime.run({ prompt, busy: "reject", ...(exists ? { sessionId } : { newSessionId: sessionId }) });
+      const handle = await startedRun(runtime, { prompt, ...(exists ? { sessionId } : { newSessionId: sessionId }) });
       return uiStreamResponse({ sessionId, reader: recordRun(ctx, handle), waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
@@ -214,7 +220,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     async ({ params }) => {
       const sessionId = params.id;
       // useChat asks before a new chat's first message too, with the id it just made up: nothing to resume.
-      if (!(await store.getSession(sessionId)) || !(await runtime.busy(sessionId))) return new Response(null, { status: 204 });
+      if (!(await store.getSession(sessionId)) || !(await runtime.runs.busy(sessionId)))
+        return new Response(null, { status: 204 });
       const reader = await runtime.events.reader(sessionId, { currentRun: true });
       return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
