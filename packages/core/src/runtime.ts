@@ -16,7 +16,7 @@ import { DEFAULT_RETRY } from "./llm/retry.js";
 import type { RunLaunch } from "./loop/extension.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
-import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
 import { memoryExtractExtension } from "./memory/auto-extract.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
@@ -31,10 +31,12 @@ import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, runFeatures, userExtensions } from "./runtime/features.js";
+import { realClock } from "./runtime/real-clock.js";
 import { admittedInput, runAdmission } from "./runtime/run-admission.js";
 import { sessionMethods } from "./runtime/session-methods.js";
 import { sessionSlot } from "./runtime/session-slot.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { KeyedLock } from "./store/keyed-lock.js";
@@ -45,23 +47,6 @@ import { builtinTools } from "./tools/builtins.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./tools/permission.js";
 import { PythonRepls, pythonReplExtension } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
-
-const realClock: LoopClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
 
 /**
  * The runtime: one store, one tool registry, the model resolver and the agents, and the
@@ -181,29 +166,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const features = runFeatures(featureDeps);
 
-  /**
-   * Whether a session can be woken: it exists, no live process drives it, and its run was cut off
-   * (stored as running with no driver). Asked before the lease (to name a live holder) and again
-   * under it, since another process may have woken and finished it in between.
-   */
-  async function checkWakeable(sessionId: string, leased: boolean): Promise<void> {
-    const meta = await options.store.getSession(sessionId);
-    if (!meta) {
-      throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
-    }
-    if (!leased) {
-      const holder = await options.store.leaseHolder(sessionId);
-      if (holder) throw sessionBusy(sessionId, holder);
-    }
-    // Under our own lease a cut-off run reads as running: we are its driver now.
-    const cutOff = meta.status === "interrupted" || (leased && meta.status === "running");
-    if (!cutOff) {
-      throw new ArborError(
-        "session_not_interrupted",
-        `Session ${sessionId} is ${meta.status}, not interrupted: only a run whose process died mid-run can be resumed. Continue the session with a new prompt instead.`,
-      );
-    }
-  }
+  const checkWakeable = (sessionId: string, leased: boolean) => checkWakeableIn(options.store, sessionId, leased);
 
   function run(input: RunInput, execution: ExecuteOptions & { lease?: SessionLease } = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
@@ -318,17 +281,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       { ...opts, sessionId, prompt: "" },
       { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
     );
-  const steer = (sessionId: string, text: string) => sessions.steer(sessionId, text);
   const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events });
   const admission = runAdmission({
     store: options.store,
     slot,
     holderName,
-    steer,
+    steer: sessions.steer,
     drivenHere: (sessionId) => queue.busy(sessionId),
     launch: (input, lease) =>
       input.replay !== undefined && input.sessionId !== undefined
-        ? replayRun(input.sessionId, input.replay, { ...admittedInput(input) }, lease)
+        ? replayRun(input.sessionId, input.replay, admittedInput(input), lease)
         : run(admittedInput(input), lease ? { lease } : {}),
   });
 
