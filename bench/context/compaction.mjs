@@ -105,7 +105,10 @@ async function longSession(core, tmp, counter, steps) {
     blobs,
   });
   const t0 = performance.now();
-  const handle = runtime.run({ prompt: `Read pages 1 to ${steps} with the page tool, one call each.`, maxTurns: steps + 10 });
+  const handle = runtime.runs.run({
+    prompt: `Read pages 1 to ${steps} with the page tool, one call each.`,
+    maxTurns: steps + 10,
+  });
   for await (const _ of handle);
   const result = await handle.result;
   const ms = performance.now() - t0;

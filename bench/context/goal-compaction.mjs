@@ -108,7 +108,7 @@ async function runTask(core, tmp, counter) {
     env: {},
     blobs,
   });
-  const handle = runtime.run({
+  const handle = runtime.runs.run({
     prompt: `Check modules 1 to ${GOALS} and report every release code you find.`,
     maxTurns: plan.length + 5,
   });

@@ -199,7 +199,7 @@ async function runLoop(core, tmp, kind) {
     model: kind === "anthropic" ? "anthropic/claude-sonnet-4-5" : "openai/gpt-5",
     clock: { now: () => Date.parse("2026-03-01T10:00:00.000Z"), sleep: async () => {} },
   });
-  const handle = runtime.run({ prompt: USER, maxTurns: STEPS + 5 });
+  const handle = runtime.runs.run({ prompt: USER, maxTurns: STEPS + 5 });
   for await (const _ of handle);
   const result = await handle.result;
   await runtime.close();

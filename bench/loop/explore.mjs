@@ -69,7 +69,7 @@ async function checkSubTraces(store, parentId, branches) {
 async function timeRun(core, store, tmp, branches, steps = STEPS) {
   const runtime = runtimeWith(core, store, tmp, branches, steps);
   const t0 = performance.now();
-  const handle = runtime.run({ prompt: "explore", maxTurns: 5 });
+  const handle = runtime.runs.run({ prompt: "explore", maxTurns: 5 });
   for await (const _ of handle);
   const result = await handle.result;
   const ms = performance.now() - t0;

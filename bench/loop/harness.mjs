@@ -156,7 +156,7 @@ export async function consume(runtime, input, { stamps = false, tokens = false }
   const counts = {};
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const handle = runtime.run(input);
+  const handle = runtime.runs.run(input);
   for await (const event of handle) {
     counts[event.type] = (counts[event.type] ?? 0) + 1;
     if (stamps && event.type === "llm_start") starts.push(performance.now() - t0);

@@ -111,11 +111,11 @@ async function latency(core, tmp, quick) {
     `H1. Token latency: model delta → SSE client on loopback (${deltas.toLocaleString("en-US")} deltas, one per ≥${gapMs} ms)`,
   );
   note("Each delta carries performance.now() at emission; the reader (same process, plain fetch) subtracts it from");
-  note("the time its chunk arrived. 'direct' reads the same run from runtime.run() with no HTTP: the loop's own share.");
+  note("the time its chunk arrived. 'direct' reads the same run from runtime.runs.run() with no HTTP: the loop's own share.");
   const direct = [];
   {
     const s = await serverFor(core, tmp, "latency-direct", pacedModel(deltas, gapMs));
-    const handle = s.runtime.run({ prompt: "stream" });
+    const handle = s.runtime.runs.run({ prompt: "stream" });
     for await (const event of handle) {
       if (event.type === "token") direct.push(performance.now() - Number.parseFloat(event.content));
     }
@@ -160,7 +160,7 @@ async function concurrency(core, tmp, quick) {
   const rounds = quick ? 3 : 10;
   section(`H2. ${n} concurrent chats on the zero-latency scripted model (${rounds} rounds after a warm-up)`);
   note("Each chat: a new session, one step of 8 text deltas, file store; all 50 started at once per round and read to");
-  note("done. Over SSE: POSTed and read with plain fetch; direct: runtime.run() with no HTTP, the runtime's own share.");
+  note("done. Over SSE: POSTed and read with plain fetch; direct: runtime.runs.run() with no HTTP, the runtime's own share.");
   note("Time to first token is from the start of the chat to the arrival of its first token event.");
   const script = () =>
     Array.from({ length: n * (rounds + 1) }, () => [text("a reply in eight small deltas here", { chunks: 8 })]);
@@ -171,7 +171,7 @@ async function concurrency(core, tmp, quick) {
       const start = performance.now();
       let first;
       let last;
-      for await (const event of direct.runtime.run({ prompt: `task ${i}` })) {
+      for await (const event of direct.runtime.runs.run({ prompt: `task ${i}` })) {
         if (event.type === "token" && first === undefined) first = performance.now() - start;
         last = event.type;
       }

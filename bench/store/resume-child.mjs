@@ -28,7 +28,7 @@ const runtime = core.createRuntime({
   env: {},
   blobs: new core.MemoryBlobStore(),
 });
-const handle = runtime.run({ sessionId: job.sessionId, prompt: "Go on from where you stopped." });
+const handle = runtime.runs.run({ sessionId: job.sessionId, prompt: "Go on from where you stopped." });
 let firstCallMs;
 let messages = 0;
 for await (const event of handle) {

@@ -10,6 +10,8 @@ export type ArborErrorCode =
   | "session_not_found"
   | "session_exists"
   | "entry_not_found"
+  // A trace message (a user message, or an answer with its steps) not on the session's active path.
+  | "message_not_found"
   | "goal_not_found"
   | "parent_not_found"
   | "duplicate_entry"

@@ -9,7 +9,7 @@ import { ArborError } from "./errors.js";
 import { RunEventLog } from "./events/run-event-log.js";
 import { WatchHub } from "./events/watch-hub.js";
 import { watchedGoalTree } from "./goal/goal-wire.js";
-import { prepareReplay } from "./goal/replay.js";
+import { prepareReplay, type ReplaySpec } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createEmbedder, createModelRegistry } from "./llm/registry.js";
@@ -18,53 +18,38 @@ import type { RunLaunch } from "./loop/extension.js";
 import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
-import type { AgentDefinition, LoopClock, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
-import { approvePlan } from "./plan/approve.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
-import { approvalMethods } from "./runtime/approval-methods.js";
+import { askMethods } from "./runtime/ask-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
 import { memoryExtractExtension } from "./runtime/memory-extract.js";
+import { queueRun } from "./runtime/queue-run.js";
+import { realClock } from "./runtime/real-clock.js";
 import { RunRecorder, startKind } from "./runtime/record-run.js";
-import { compactSession, switchSessionLeaf } from "./runtime/session-context.js";
-import type { Runtime, RuntimeOptions, SessionDriver } from "./runtime/types.js";
+import { admittedInput, runAdmission } from "./runtime/run-admission.js";
+import { sessionMethods } from "./runtime/session-methods.js";
+import { sessionSlot } from "./runtime/session-slot.js";
+import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
-import { revertSession, unrevertSession } from "./snapshot/revert.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
-import { steerSession } from "./steering/steering.js";
 import { KeyedLock } from "./store/keyed-lock.js";
-import { sessionBusy, withLease } from "./store/lease.js";
+import { type SessionLease, sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
 import { FileBlobStore } from "./tools/blob-store.js";
 import { coreTools } from "./tools/builtins.js";
 import { PythonRepls } from "./tools/python/python-repls.js";
 import { ToolRegistry } from "./tools/registry.js";
-
-const realClock: LoopClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
-};
 
 /**
  * The runtime: one store, one tool registry, the model resolver and the agents, and the
@@ -124,8 +109,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // One driver per session across processes: a run holds its session's lease from start to end, and
   // stops (as aborted) if it loses it.
   const holderName = options.holderName ?? "arbor";
-  const leased = <T>(sessionId: string, signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
-    withLease(options.store, sessionId, holderName, (lease) => work(AbortSignal.any([signal, lease.lost])));
+  // A run admitted by `runs.start` comes with the lease taken already; it is released the same way.
+  const leased = <T>(
+    sessionId: string,
+    signal: AbortSignal,
+    work: (signal: AbortSignal) => Promise<T>,
+    taken?: SessionLease,
+  ): Promise<T> => {
+    const held = (lease: SessionLease) => work(AbortSignal.any([signal, lease.lost]));
+    if (!taken) return withLease(options.store, sessionId, holderName, held);
+    return held(taken).finally(() => taken.release());
+  };
+  const slot = sessionSlot({ store: options.store, queue, holderName, defaultBusy: options.busy ?? "queue" });
 
   const deps: RunDeps = {
     store: options.store,
@@ -179,31 +174,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   const features = runFeatures(featureDeps);
 
-  /**
-   * Whether a session can be woken: it exists, no live process drives it, and its run was cut off
-   * (stored as running with no driver). Asked before the lease (to name a live holder) and again
-   * under it, since another process may have woken and finished it in between.
-   */
-  async function checkWakeable(sessionId: string, leased: boolean): Promise<void> {
-    const meta = await options.store.getSession(sessionId);
-    if (!meta) {
-      throw new ArborError("session_not_found", `No session ${sessionId} in this store; list them with arbor sessions list.`);
-    }
-    if (!leased) {
-      const holder = await options.store.leaseHolder(sessionId);
-      if (holder) throw sessionBusy(sessionId, holder);
-    }
-    // Under our own lease a cut-off run reads as running: we are its driver now.
-    const cutOff = meta.status === "interrupted" || (leased && meta.status === "running");
-    if (!cutOff) {
-      throw new ArborError(
-        "session_not_interrupted",
-        `Session ${sessionId} is ${meta.status}, not interrupted: only a run whose process died mid-run can be resumed. Continue the session with a new prompt instead.`,
-      );
-    }
-  }
+  const checkWakeable = (sessionId: string, leased: boolean) => checkWakeableIn(options.store, sessionId, leased);
 
-  function run(input: RunInput, execution: ExecuteOptions = {}): RunHandle {
+  function run(input: RunInput, execution: ExecuteOptions & { lease?: SessionLease } = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
     const recording = recorder.open(startKind(execution));
     const controller = new AbortController();
@@ -263,16 +236,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               cost: 0,
               error: { code: "aborted", message: "The run was aborted before it started." },
             })
-          : leased(sessionId, signal, async (s) => {
-              if (execution.wake) await checkWakeable(sessionId, true);
-              // Moved inside the session's slot and lease, so no other run lands between the move and this run.
-              if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
-              const extensions = execution.extensions ?? plumbing.deps.extensions;
-              return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, {
-                ...execution,
-                extensions: (launch) => [recording.extension, ...extensions(launch)],
-              });
-            }),
+          : leased(
+              sessionId,
+              signal,
+              async (s) => {
+                if (execution.wake) await checkWakeable(sessionId, true);
+                // Moved inside the session's slot and lease, so no other run lands between the move and this run.
+                if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
+                const extensions = execution.extensions ?? plumbing.deps.extensions;
+                return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, {
+                  ...execution,
+                  extensions: (launch) => [recording.extension, ...extensions(launch)],
+                });
+              },
+              execution.lease,
+            ),
       );
     };
 
@@ -317,71 +295,60 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return handle;
   }
 
-  async function busy(sessionId: string): Promise<SessionDriver | undefined> {
-    assertSessionId(sessionId);
-    if (queue.busy(sessionId)) return { where: "this_runtime" };
-    const holder = await options.store.leaseHolder(sessionId);
-    if (!holder) return queue.busy(sessionId) ? { where: "this_runtime" } : undefined;
-    return queue.busy(sessionId) ? { where: "this_runtime" } : { where: "elsewhere", holder };
-  }
+  const replayRun = (sessionId: string, spec: ReplaySpec, opts: Omit<RunInput, "sessionId" | "prompt">, lease?: SessionLease) =>
+    run(
+      { ...opts, sessionId, prompt: "" },
+      { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
+    );
+  const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events });
+  const admission = runAdmission({
+    store: options.store,
+    slot,
+    holderName,
+    steer: sessions.steer,
+    drivenHere: (sessionId) => queue.busy(sessionId),
+    launch: (input, lease) =>
+      input.replay !== undefined && input.sessionId !== undefined
+        ? replayRun(input.sessionId, input.replay, admittedInput(input), lease)
+        : run(admittedInput(input), lease ? { lease } : {}),
+  });
 
   return {
-    run: (input) => run(input),
-    resume: (sessionId, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { wake: true }),
-    replay: (sessionId, spec, opts = {}) =>
-      run({ ...opts, sessionId, prompt: "" }, { replay: (store, id) => prepareReplay(store, id, spec) }),
+    runs: {
+      run: (input) => run(input),
+      ...admission,
+      queue: (input, enqueue) => queueRun(options.store, input, enqueue),
+      resume: (sessionId, opts = {}) => run({ ...opts, sessionId, prompt: "" }, { wake: true }),
+      replay: (sessionId, spec, opts = {}) => replayRun(sessionId, spec, opts),
+      busy: slot.busy,
+      abort(sessionId, reason) {
+        let aborted = false;
+        for (const r of running) {
+          if (r.sessionId() !== sessionId || r.controller.signal.aborted) continue;
+          r.controller.abort(reason ?? new ArborError("aborted", "The run was aborted."));
+          aborted = true;
+        }
+        return aborted;
+      },
+    },
+    sessions,
+    asks: askMethods({
+      store: options.store,
+      slot,
+      pending,
+      plans,
+      defaultBusy: options.busy ?? "queue",
+      resumePlan: (sessionId, approval) =>
+        run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
+      cwd: deps.cwd,
+      home,
+    }),
     cache,
     store: options.store,
     watch: watchHub,
     events,
-    busy,
-    steer: (sessionId, text) => steerSession(options.store, busy, sessionId, text),
-    abort(sessionId, reason) {
-      let aborted = false;
-      for (const r of running) {
-        if (r.sessionId() !== sessionId || r.controller.signal.aborted) continue;
-        r.controller.abort(reason ?? new ArborError("aborted", "The run was aborted."));
-        aborted = true;
-      }
-      return aborted;
-    },
-    pendingPermissions: (sessionId) => pending.list(sessionId),
-    replyPermission: (id, reply, message, scope) => pending.reply(id, reply, message, scope),
-    approvePlan: (planId, approved, reason) =>
-      approvePlan(
-        {
-          gate: plans,
-          store: options.store,
-          resume: (sessionId, approval) =>
-            run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
-        },
-        { planId, approved, ...(reason !== undefined ? { reason } : {}) },
-      ),
-    pendingPlanApprovals: (sessionId) => plans.list(sessionId),
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
     mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
-    ...approvalMethods({ store: options.store, queue, holderName, cwd: deps.cwd, home }),
-    // Queued like a run, so a compaction or a leaf move never lands in the middle of a turn.
-    compact: (sessionId, opts) =>
-      queue.run(sessionId, async () => {
-        assertSessionId(sessionId);
-        return withLease(options.store, sessionId, holderName, () => compactSession(deps, sessionId, opts));
-      }),
-    switchLeaf: (sessionId, entryId, opts) =>
-      queue.run(sessionId, async () => {
-        assertSessionId(sessionId);
-        return withLease(options.store, sessionId, holderName, () => switchSessionLeaf(deps, sessionId, entryId, opts));
-      }),
-    revert: (sessionId, to) =>
-      queue.run(sessionId, async () => {
-        assertSessionId(sessionId);
-        return revertSession({ store: options.store, sessionId, home, ...(to === undefined ? {} : { to }) });
-      }),
-    unrevert: (sessionId) =>
-      queue.run(sessionId, async () => {
-        assertSessionId(sessionId);
-        return unrevertSession({ store: options.store, sessionId, home });
-      }),
     async close() {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));

@@ -63,7 +63,7 @@ describe.each(["sqlite", "file"] as const)("a continued run on a compacted sessi
       blobs: new MemoryBlobStore(),
     });
     try {
-      const result = await runtime.run({ sessionId: sid, prompt: "go on" }).result;
+      const result = await runtime.runs.run({ sessionId: sid, prompt: "go on" }).result;
       expect(result.status).toBe("done");
     } finally {
       await runtime.close();

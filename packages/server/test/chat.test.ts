@@ -231,7 +231,7 @@ describe("disconnect, resume and abort", () => {
     await uninterrupted.when(isToolStart("g1"));
 
     // The run goes on while A is away (a disconnect never aborts): past the first gate to the second.
-    expect(runtime.pendingPermissions()).toEqual([]);
+    expect(runtime.asks.pendingPermissions()).toEqual([]);
     gate.release();
     await uninterrupted.when(isToolStart("g2"));
 

@@ -95,7 +95,7 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     const result = (await run) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
     // "Always" in the project scope is in the workspace's approvals, for the exact file asked about.
-    expect(await server.runtime.listAllApprovals()).toEqual([
+    expect(await server.runtime.asks.listAllApprovals()).toEqual([
       expect.objectContaining({ scope: "project", permission: "read", pattern: ".env" }),
     ]);
   });

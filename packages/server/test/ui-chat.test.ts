@@ -54,7 +54,7 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
     const ask = first.chunks.find((c) => c.type === "tool-approval-request");
     expect(ask).toMatchObject({ toolCallId: "r1" });
     expect(first.message.parts.find((p) => p.type === "dynamic-tool")).toMatchObject({ state: "approval-requested" });
-    expect(server.runtime.pendingPermissions("chat-ask")).toHaveLength(1);
+    expect(server.runtime.asks.pendingPermissions("chat-ask")).toHaveLength(1);
 
     // Another request (a reloaded page) resumes the run in progress from its first event, up to the waiting ask.
     const resumed = await readUi(await server.api("/api/ui/chat/chat-ask/stream"));
@@ -185,6 +185,6 @@ describe("plan approval over the UI stream", () => {
     });
     const updates = done.message.parts.filter((p) => p.type === "data-plan-updated").map((p) => (p as { data: unknown }).data);
     expect(updates).toContainEqual(expect.objectContaining({ step_id: 1, status: "completed" }));
-    expect(server.runtime.pendingPlanApprovals("chat-plan")).toEqual([]);
+    expect(server.runtime.asks.pendingPlanApprovals("chat-plan")).toEqual([]);
   });
 });

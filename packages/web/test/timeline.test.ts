@@ -53,12 +53,12 @@ describe("run timeline", () => {
     server = await startWebServer({ model: model() });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
     writeFileSync(join(server.cwd, "notes.txt"), "notes\n");
-    const handle = server.runtime.run({ prompt: "Is the key set? Look around." });
+    const handle = server.runtime.runs.run({ prompt: "Is the key set? Look around." });
     for await (const event of handle) {
       if (event.type === "permission_request") {
         // The person reads the ask before answering (this is the wait under test, not a synchronisation).
         await new Promise((r) => setTimeout(r, THINK_MS));
-        server.runtime.replyPermission(event.id, "once");
+        server.runtime.asks.replyPermission(event.id, "once");
       }
     }
     expect((await handle.result).status).toBe("done");

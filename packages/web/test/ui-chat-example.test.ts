@@ -68,7 +68,7 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
     // The permission ask is a tool approval on the read call; the page's Allow answers it.
     const read = tab.getByLabel("Tool read");
     await read.getByText("approval-requested").waitFor();
-    expect(server.runtime.pendingPermissions("chat-browser")).toHaveLength(1);
+    expect(server.runtime.asks.pendingPermissions("chat-browser")).toHaveLength(1);
     await screenshot(tab, "ui-chat-approval");
     await read.getByRole("button", { name: "Allow" }).click();
 

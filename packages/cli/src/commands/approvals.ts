@@ -1,15 +1,10 @@
 import { resolve } from "node:path";
-import {
-  type ApprovalLookup,
-  assertSessionId,
-  type ListedApproval,
-  listScopedApprovals,
-  revokeScopedApproval,
-} from "@arbor/core/internal";
+import { type ApprovalLookup, assertSessionId, type ListedApproval, listScopedApprovals } from "@arbor/core/internal";
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { resolveApprovalId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import { arborHomeOf } from "../store.js";
 import type { Command, CommandContext, CommandGroup } from "./command.js";
 
@@ -79,7 +74,9 @@ const approvalsRevoke: Command = {
   async run(ctx) {
     const lookup = await lookupOf(ctx);
     const id = resolveApprovalId(await listScopedApprovals(lookup), ctx.operands[0] as string);
-    const revoked = await revokeScopedApproval(lookup, id);
+    const revoked = await withSessionRuntime(ctx.io, ctx.store, "arbor approvals revoke", (runtime) =>
+      runtime.asks.revokeApprovalById(id, lookup.sessionId, { workspace: lookup.places.workspace }),
+    );
     if (ctx.json) writeJson(ctx.io.stdout, revoked);
     else
       writeLines(ctx.io.stdout, [`Revoked ${revoked.scope} approval ${revoked.id}: ${revoked.permission} ${revoked.pattern}.`]);

@@ -1,11 +1,4 @@
-import {
-  APPROVAL_ENTRY_TYPE,
-  ArborError,
-  assertSessionId,
-  createRuntime,
-  latestPlanRecord,
-  type Store,
-} from "@arbor/core/internal";
+import { ArborError, assertSessionId, createRuntime, latestPlanRecord, type Store } from "@arbor/core/internal";
 import { flag, type OptionValues, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
@@ -15,6 +8,7 @@ import type { RunHandleLike } from "../run/drive.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { playRun } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
@@ -88,11 +82,9 @@ async function allowPermission(io: Io, values: OptionValues, target: string, per
   assertSessionId(target);
   return withStore(io, values, async (store, resolved) => {
     const sessionId = await resolveSessionId(store, target);
-    await store.appendEntry(sessionId, {
-      type: "custom",
-      customType: APPROVAL_ENTRY_TYPE,
-      data: { agent, permission, pattern, scope: "session" },
-    });
+    await withSessionRuntime(io, store, "arbor approve", (runtime) =>
+      runtime.asks.grantApproval(sessionId, { agent, permission, pattern }),
+    );
     if (flag(values, "json")) writeJson(io.stdout, { sessionId, agent, permission, pattern });
     else {
       const store = resolved.explicit ? ` --store ${shellWord(stringOption(values, "store") ?? "")}` : "";
@@ -143,7 +135,7 @@ async function answerPlan(io: Io, values: OptionValues, target: string): Promise
           run: () =>
             laterHandle(
               sessionId,
-              runtime.approvePlan(planId, approved, reason).then((r) => r.run),
+              runtime.asks.approvePlan(planId, approved, reason).then((r) => r.run),
             ),
           close: () => runtime.close(),
         };

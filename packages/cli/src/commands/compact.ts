@@ -1,11 +1,12 @@
-import { assertSessionId, createRuntime } from "@arbor/core/internal";
+import { assertSessionId } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { formatCost } from "../render/run-format.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { withSessionRuntime } from "../session-runtime.js";
+import { withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
 const USAGE = 'arbor compact <session> [--focus "…"]';
@@ -42,26 +43,28 @@ export const compactCommand: TopCommand = {
     });
     return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
-      const runtime = createRuntime({ store, config, env: io.env, cwd, arborHome: arborHomeOf(io), holderName: "arbor compact" });
-      try {
-        // A model named on the command line is the one used, or the error: never quietly another one.
-        const result = await runtime.compact(sessionId, {
-          ...(focus === undefined ? {} : { focus }),
-          ...(model === undefined ? {} : { model }),
-        });
-        if (flag(values, "json")) writeJson(io.stdout, result);
-        else {
-          const kept = result.kept === 0 ? "none kept verbatim" : `${result.kept} kept verbatim`;
-          writeLines(io.stdout, [
-            `Compacted session ${sessionId}: ${result.summarized} messages summarized, ${kept}.`,
-            `Context about ${result.tokensBefore.toLocaleString("en-US")} → ${result.tokensAfter.toLocaleString("en-US")} tokens; compaction entry ${result.entryId}.`,
-            `Summary cost: ${result.costKnown === false ? "price unknown" : formatCost(result.cost)}.`,
-          ]);
-        }
-        return EXIT_OK;
-      } finally {
-        await runtime.close();
+      // A model named on the command line is the one used, or the error: never quietly another one.
+      const result = await withSessionRuntime(
+        io,
+        store,
+        "arbor compact",
+        (runtime) =>
+          runtime.sessions.compact(sessionId, {
+            ...(focus === undefined ? {} : { focus }),
+            ...(model === undefined ? {} : { model }),
+          }),
+        { config, cwd },
+      );
+      if (flag(values, "json")) writeJson(io.stdout, result);
+      else {
+        const kept = result.kept === 0 ? "none kept verbatim" : `${result.kept} kept verbatim`;
+        writeLines(io.stdout, [
+          `Compacted session ${sessionId}: ${result.summarized} messages summarized, ${kept}.`,
+          `Context about ${result.tokensBefore.toLocaleString("en-US")} → ${result.tokensAfter.toLocaleString("en-US")} tokens; compaction entry ${result.entryId}.`,
+          `Summary cost: ${result.costKnown === false ? "price unknown" : formatCost(result.cost)}.`,
+        ]);
       }
+      return EXIT_OK;
     });
   },
 };

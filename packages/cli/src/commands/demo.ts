@@ -4,7 +4,7 @@ import { loadRecording } from "../demo/recording.js";
 import { makeDemoWorkspace } from "../demo/workspace.js";
 import { UsageError } from "../errors.js";
 import { writeLines } from "../io.js";
-import { playRun } from "../run/play.js";
+import { playable, playRun } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { arborHomeOf, withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
@@ -54,16 +54,18 @@ export const demoCommand: TopCommand = {
         store: opened,
         storeLabel: resolved.label,
         createRuntime: (onPermission) =>
-          createRuntime({
-            store: opened,
-            config,
-            model: player,
-            models: cassetteResolver(player, config.models),
-            env: io.env,
-            cwd: workspace,
-            arborHome: arborHomeOf(io),
-            onPermission,
-          }),
+          playable(
+            createRuntime({
+              store: opened,
+              config,
+              model: player,
+              models: cassetteResolver(player, config.models),
+              env: io.env,
+              cwd: workspace,
+              arborHome: arborHomeOf(io),
+              onPermission,
+            }),
+          ),
         input: { prompt: recording.prompt },
         next: (id) => [
           ["show", `arbor sessions show ${id}${store}`],

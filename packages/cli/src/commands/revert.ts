@@ -1,9 +1,10 @@
-import { assertSessionId, revertSession, unrevertSession } from "@arbor/core/internal";
+import { assertSessionId } from "@arbor/core/internal";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { withSessionRuntime } from "../session-runtime.js";
+import { withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
 
 const REVERT_USAGE = "arbor revert <session> [--to <entry>]";
@@ -37,7 +38,7 @@ export const revertCommand: TopCommand = {
     return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
       const to = toGiven === undefined ? undefined : await resolveEntryId(store, sessionId, toGiven);
-      const result = await revertSession({ store, sessionId, home: arborHomeOf(io), ...(to ? { to } : {}) });
+      const result = await withSessionRuntime(io, store, "arbor revert", (runtime) => runtime.sessions.revert(sessionId, to));
       if (flag(values, "json")) writeJson(io.stdout, result);
       else
         writeLines(io.stdout, [
@@ -62,7 +63,7 @@ export const unrevertCommand: TopCommand = {
     const given = sessionOperand(operands, UNREVERT_USAGE);
     return withStore(io, values, async (store) => {
       const sessionId = await resolveSessionId(store, given);
-      const result = await unrevertSession({ store, sessionId, home: arborHomeOf(io) });
+      const result = await withSessionRuntime(io, store, "arbor unrevert", (runtime) => runtime.sessions.unrevert(sessionId));
       if (flag(values, "json")) writeJson(io.stdout, result);
       else
         writeLines(io.stdout, [

@@ -6,7 +6,7 @@ import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_OPTIONS, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
-import { playRun, type RuntimeLike } from "../run/play.js";
+import { playable, playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { steerIfDriven } from "../run/steer.js";
 import { arborHomeOf, withStore } from "../store.js";
@@ -33,11 +33,11 @@ async function resolveIds(store: Store, flags: RunFlags): Promise<RunFlags> {
 
 /** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
 function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
-  if (!flags.resume || flags.sessionId === undefined) return runtime;
+  if (!flags.resume || flags.sessionId === undefined) return playable(runtime);
   const id = flags.sessionId;
   return {
     run: (input) =>
-      runtime.resume(id, {
+      runtime.runs.resume(id, {
         ...(input.agent !== undefined ? { agent: input.agent } : {}),
         ...(input.model !== undefined ? { model: input.model } : {}),
         ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),

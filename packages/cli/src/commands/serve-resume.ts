@@ -28,7 +28,7 @@ export async function resumeInterruptedRuns(store: Store, runtime: Runtime, log:
   for (const id of ids) {
     // The runtime records the run like a chat's, so a client can follow its stream and resume it too;
     // following it here drops the handle's own copy of the events, which nobody reads.
-    const handle = runtime.resume(id);
+    const handle = runtime.runs.resume(id);
     void runtime.events.follow(handle);
     log(`arbor serve: resuming the interrupted run of session ${id}`);
     void handle.result.then((r) =>

@@ -1,6 +1,7 @@
 import { ArborError } from "@arbor/core/internal";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 export const sessionsFork: Command = {
@@ -22,7 +23,9 @@ export const sessionsFork: Command = {
     if (entryId === undefined || entryId === null) {
       throw new ArborError("invalid_input", `Session ${sessionId} is empty: there is nothing to fork.`);
     }
-    const fork = await ctx.store.createBranchedSession(sessionId, entryId);
+    const fork = await withSessionRuntime(ctx.io, ctx.store, "arbor sessions fork", (runtime) =>
+      runtime.sessions.fork(sessionId, entryId),
+    );
     if (ctx.json) writeJson(ctx.io.stdout, { sessionId: fork.id, forkedFrom: sessionId, entryId });
     else
       ctx.io.stdout.write(

@@ -6,6 +6,7 @@ import { readInput } from "../files.js";
 import { importFromAgent, reportLines } from "../interop/import-agent.js";
 import { defaultLocation } from "../interop/locations.js";
 import { writeJson, writeLines } from "../io.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import type { Command } from "./command.js";
 
 const WHAT_TO_GIVE = "Give a file written by 'arbor sessions export', or - to read one from stdin.";
@@ -66,7 +67,9 @@ export const sessionsImport: Command = {
     if (from !== undefined && isImportSource(from)) {
       const given = ctx.operands[0];
       const path = given === undefined ? defaultLocation(from, ctx.io) : resolve(ctx.io.cwd ?? process.cwd(), given);
-      const report = await importFromAgent(ctx.store, from, path);
+      const report = await withSessionRuntime(ctx.io, ctx.store, "arbor sessions import", (runtime) =>
+        importFromAgent(runtime, from, path),
+      );
       if (ctx.json) writeJson(ctx.io.stdout, report);
       else writeLines(ctx.io.stdout, reportLines(report));
       return;
@@ -74,7 +77,9 @@ export const sessionsImport: Command = {
     const file = ctx.operands[0] as string;
     const source = file === "-" ? "stdin" : file;
     const data = parseExport(await readInput(ctx.io, file, WHAT_TO_GIVE), source);
-    const meta = await ctx.store.importSession(data, { newId: flag(ctx.values, "new-id") });
+    const meta = await withSessionRuntime(ctx.io, ctx.store, "arbor sessions import", (runtime) =>
+      runtime.sessions.import(data, { newId: flag(ctx.values, "new-id") }),
+    );
     if (ctx.json) writeJson(ctx.io.stdout, { sessionId: meta.id, session: meta });
     else ctx.io.stdout.write(`${meta.id}\n`);
   },

@@ -3,6 +3,7 @@ import { UsageError } from "../errors.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { oneLine } from "../render/text.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 /** Longer labels are typos or pasted text: a label is a bookmark, read in one line of the tree. */
@@ -35,7 +36,9 @@ export const sessionsLabel: Command = {
     const text = ctx.operands[2];
     const label = text === undefined ? undefined : oneLine(text);
     // Appended at the leaf, as the HTTP API does: a label entry is invisible to the model's context.
-    await ctx.store.appendLabelChange(sessionId, entryId, label);
+    await withSessionRuntime(ctx.io, ctx.store, "arbor sessions label", (runtime) =>
+      runtime.sessions.label(sessionId, entryId, label),
+    );
     if (ctx.json) writeJson(ctx.io.stdout, { sessionId, entryId, label: label ?? null });
     else
       ctx.io.stdout.write(

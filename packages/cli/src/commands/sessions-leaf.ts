@@ -1,6 +1,6 @@
-import { createRuntime } from "@arbor/core/internal";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
+import { withSessionRuntime } from "../session-runtime.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 export const sessionsLeaf: Command = {
@@ -18,13 +18,10 @@ export const sessionsLeaf: Command = {
     const sessionId = await resolveSessionId(ctx.store, ctx.operands[0] as string);
     const entryId = await resolveEntryId(ctx.store, sessionId, ctx.operands[1] as string);
     // Through a runtime, so a session another process drives is refused rather than moved under it.
-    const runtime = createRuntime({ store: ctx.store, env: ctx.io.env, holderName: "arbor sessions leaf" });
-    try {
-      const result = await runtime.switchLeaf(sessionId, entryId);
-      if (ctx.json) writeJson(ctx.io.stdout, { sessionId, leafId: result.leafId });
-      else ctx.io.stdout.write(`Session ${sessionId} now continues from entry ${result.leafId ?? entryId}.\n`);
-    } finally {
-      await runtime.close();
-    }
+    const result = await withSessionRuntime(ctx.io, ctx.store, "arbor sessions leaf", (runtime) =>
+      runtime.sessions.switchLeaf(sessionId, entryId),
+    );
+    if (ctx.json) writeJson(ctx.io.stdout, { sessionId, leafId: result.leafId });
+    else ctx.io.stdout.write(`Session ${sessionId} now continues from entry ${result.leafId ?? entryId}.\n`);
   },
 };

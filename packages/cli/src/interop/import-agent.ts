@@ -9,8 +9,8 @@ import {
   type ImportSource,
   isArborError,
   mergeSkips,
+  type Runtime,
   type SkipCounts,
-  type Store,
 } from "@arbor/core/internal";
 import { discover, type ImportUnit, type Passed, readClaudeFiles } from "./discover.js";
 import { readOpenCodeDatabase, readOpenCodeRows } from "./opencode-db.js";
@@ -66,7 +66,12 @@ async function convert(source: ImportSource, unit: ImportUnit): Promise<Conversi
  * Given one file that is not a session, this throws; in a directory such files are reported and
  * the rest imported.
  */
-export async function importFromAgent(store: Store, source: ImportSource, path: string): Promise<ImportReport> {
+export async function importFromAgent(
+  runtime: Pick<Runtime, "store" | "sessions">,
+  source: ImportSource,
+  path: string,
+): Promise<ImportReport> {
+  const { store } = runtime;
   const { units, passed } = await discover(source, path);
   const report: ImportReport = { from: source, path, imported: [], alreadyImported: [], skipped: {}, notImported: [...passed] };
   const single = units.length === 1 && passed.length === 0;
@@ -90,7 +95,7 @@ export async function importFromAgent(store: Store, source: ImportSource, path: 
           if (s === main) report.alreadyImported.push(s.session.id);
           continue;
         }
-        await store.importSession(s);
+        await runtime.sessions.import(s);
         if (s === main) mainNew = true;
         else written++;
       }

@@ -1,5 +1,5 @@
 import type { Store } from "@arbor/core";
-import type { RetryNotice } from "@arbor/core/internal";
+import type { RetryNotice, RunInput } from "@arbor/core/internal";
 import { exitCodeForRun, hintFor } from "../errors.js";
 import type { Io } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";
@@ -9,10 +9,18 @@ import { type AskHandler, createAskHandler } from "./permissions.js";
 import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-approval.js";
 import { NEEDS_ANSWER, type Unanswered, unansweredMessage } from "./unanswered.js";
 
-/** What `playRun` needs of a runtime; `createRuntime`'s result is one. */
+/** What `playRun` needs of a runtime; `playable(createRuntime(…))` is one. */
 export interface RuntimeLike<Input> {
   run(input: Input): RunHandleLike;
   close(): Promise<void>;
+}
+
+/** A runtime as `playRun` drives it: its `runs.run`, and `close`. */
+export function playable(runtime: {
+  runs: { run(input: RunInput): RunHandleLike };
+  close(): Promise<void>;
+}): RuntimeLike<RunInput> {
+  return { run: (input) => runtime.runs.run(input), close: () => runtime.close() };
 }
 
 export interface PlayOptions<Input> {

@@ -1,7 +1,7 @@
 import { ArborError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { type ApprovalPlaces, readApprovalFile, removeFromApprovalFile } from "./approval-file.js";
-import { APPROVAL_ENTRY_TYPE, type ListedApproval, listApprovals } from "./approvals.js";
+import { approvalEntry, type ListedApproval, listApprovals } from "./approvals.js";
 
 /** Which approvals a listing or a revocation looks at: a session's (when named), its workspace's and the user's. */
 export interface ApprovalLookup {
@@ -41,11 +41,7 @@ export async function revokeScopedApproval(lookup: ApprovalLookup, id: string): 
   switch (found.scope) {
     case "session": {
       const { id: _, ...approval } = found;
-      await lookup.store.appendEntry(lookup.sessionId!, {
-        type: "custom",
-        customType: APPROVAL_ENTRY_TYPE,
-        data: { ...approval, revoked: true },
-      });
+      await lookup.store.appendEntry(lookup.sessionId!, approvalEntry({ ...approval, revoked: true }));
       break;
     }
     case "project":

@@ -30,6 +30,18 @@ export const ApprovalSchema = z.object({
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
+/**
+ * The entry that grants (or, `revoked`, withdraws) a session's approval: one shape for the run's
+ * "always" answer and the runtime's grant and revoke. Pure; the caller appends it holding the session.
+ */
+export function approvalEntry(approval: Omit<Approval, "scope">): {
+  type: "custom";
+  customType: typeof APPROVAL_ENTRY_TYPE;
+  data: Approval;
+} {
+  return { type: "custom", customType: APPROVAL_ENTRY_TYPE, data: { ...approval, scope: "session" } };
+}
+
 /** An approval as listed: with the id that revokes it (a session's: the entry that granted it). */
 export type ListedApproval = Omit<Approval, "revoked"> & { id: string };
 

@@ -20,8 +20,8 @@ export interface PlanApprovalResult {
 export interface ApprovePlanDeps {
   gate: PlanGate;
   store: Store;
-  /** Starts a run over the session that answers the waiting plan. */
-  resume(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): RunHandle;
+  /** Starts a run over the session that answers the waiting plan; rejects (`session_busy`) when it may not. */
+  resume(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): Promise<RunHandle>;
 }
 
 /**
@@ -53,5 +53,5 @@ export async function approvePlan(
   }
   // The resumed run checks the record again inside the session's queue, so two answers racing here
   // resume it once; the second run ends with plan_not_pending.
-  return { planId, sessionId, approved: input.approved, run: deps.resume(sessionId, { planId, ...answer }) };
+  return { planId, sessionId, approved: input.approved, run: await deps.resume(sessionId, { planId, ...answer }) };
 }

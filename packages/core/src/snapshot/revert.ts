@@ -34,62 +34,57 @@ export interface UnrevertResult {
 
 /**
  * Puts the workspace back as it was before `to` and moves the session's leaf to that entry's
- * parent, recording an `arbor.revert` entry there. Everything is checked before anything changes:
- * an entry that is not on the active path, or a session another process is running, is an error
- * and leaves workspace and session as they were. The workspace is snapshotted first, so
+ * parent, recording an `arbor.revert` entry there. The caller holds the session (`runtime.sessions.revert`
+ * runs it in the session's slot, under its lease). Everything is checked before anything changes:
+ * an entry that is not on the active path is an error and leaves workspace and session as they were. The workspace is snapshotted first, so
  * `unrevertSession` can restore it even if files were edited after the run.
  */
 export async function revertSession(options: RevertOptions): Promise<RevertResult> {
   const { store, sessionId } = options;
-  const lease = await store.acquireLease(sessionId, "revert");
-  try {
-    const path = await activePath(store, sessionId);
-    const index = targetIndex(path, options.to, sessionId);
-    const target = path[index]!;
-    const patches = path.flatMap((entry, i) => {
-      const data = customData(entry, PATCH_ENTRY_TYPE, PatchDataSchema);
-      return data ? [{ i, data }] : [];
-    });
-    // The workspace before `to` is the start of the first change made at or after it; with no change
-    // after it, the workspace is as it was and only the leaf moves.
-    const firstAfter = patches.find((p) => p.i >= index);
-    const workspace = (firstAfter ?? patches.at(-1))?.data.workspace;
-    let saved: string | null = null;
-    let restored: string | null = null;
-    let files = 0;
-    let undo: (() => Promise<void>) | undefined;
-    if (workspace && firstAfter) {
-      const snapshots = await openSnapshots({ home: options.home, workspace, sessionId });
-      saved = await snapshots.track();
-      restored = firstAfter.data.before;
-      files = (await snapshots.patch(saved, restored)).length;
-      await snapshots.restore(saved, restored);
-      undo = async () => snapshots.restore(await snapshots.track(), saved!);
-    }
-    const data: RevertData = {
-      workspace: workspace ?? "",
-      to: target.id,
-      fromLeaf: path.at(-1)?.id ?? null,
-      saved,
-      restored,
-    };
-    let record: Entry;
-    try {
-      record = await store.appendEntry(sessionId, {
-        type: "custom",
-        customType: REVERT_ENTRY_TYPE,
-        data,
-        parentId: target.parentId,
-      });
-    } catch (error) {
-      // The session could not record the revert: the workspace goes back to how it was found.
-      await undo?.();
-      throw error;
-    }
-    return { sessionId, to: target.id, leaf: record.id, ...(workspace ? { workspace } : {}), files };
-  } finally {
-    await lease.release();
+  const path = await activePath(store, sessionId);
+  const index = targetIndex(path, options.to, sessionId);
+  const target = path[index]!;
+  const patches = path.flatMap((entry, i) => {
+    const data = customData(entry, PATCH_ENTRY_TYPE, PatchDataSchema);
+    return data ? [{ i, data }] : [];
+  });
+  // The workspace before `to` is the start of the first change made at or after it; with no change
+  // after it, the workspace is as it was and only the leaf moves.
+  const firstAfter = patches.find((p) => p.i >= index);
+  const workspace = (firstAfter ?? patches.at(-1))?.data.workspace;
+  let saved: string | null = null;
+  let restored: string | null = null;
+  let files = 0;
+  let undo: (() => Promise<void>) | undefined;
+  if (workspace && firstAfter) {
+    const snapshots = await openSnapshots({ home: options.home, workspace, sessionId });
+    saved = await snapshots.track();
+    restored = firstAfter.data.before;
+    files = (await snapshots.patch(saved, restored)).length;
+    await snapshots.restore(saved, restored);
+    undo = async () => snapshots.restore(await snapshots.track(), saved!);
   }
+  const data: RevertData = {
+    workspace: workspace ?? "",
+    to: target.id,
+    fromLeaf: path.at(-1)?.id ?? null,
+    saved,
+    restored,
+  };
+  let record: Entry;
+  try {
+    record = await store.appendEntry(sessionId, {
+      type: "custom",
+      customType: REVERT_ENTRY_TYPE,
+      data,
+      parentId: target.parentId,
+    });
+  } catch (error) {
+    // The session could not record the revert: the workspace goes back to how it was found.
+    await undo?.();
+    throw error;
+  }
+  return { sessionId, to: target.id, leaf: record.id, ...(workspace ? { workspace } : {}), files };
 }
 
 /**
@@ -99,37 +94,32 @@ export async function revertSession(options: RevertOptions): Promise<RevertResul
  */
 export async function unrevertSession(options: Omit<RevertOptions, "to">): Promise<UnrevertResult> {
   const { store, sessionId } = options;
-  const lease = await store.acquireLease(sessionId, "unrevert");
-  try {
-    const path = await activePath(store, sessionId);
-    let revert: RevertData | undefined;
-    for (let i = path.length - 1; i >= 0; i--) {
-      const entry = path[i]!;
-      const data = customData(entry, REVERT_ENTRY_TYPE, RevertDataSchema);
-      if (data) {
-        revert = data;
-        break;
-      }
-      if (entry.type === "message") break;
+  const path = await activePath(store, sessionId);
+  let revert: RevertData | undefined;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const entry = path[i]!;
+    const data = customData(entry, REVERT_ENTRY_TYPE, RevertDataSchema);
+    if (data) {
+      revert = data;
+      break;
     }
-    if (!revert) {
-      throw new ArborError(
-        "nothing_to_unrevert",
-        `Session ${sessionId} has no revert to undo at its leaf; \`arbor revert\` first, and unrevert before sending new messages.`,
-      );
-    }
-    let files = 0;
-    if (revert.workspace && revert.saved) {
-      const snapshots = await openSnapshots({ home: options.home, workspace: revert.workspace, sessionId });
-      const now = await snapshots.track();
-      files = (await snapshots.patch(now, revert.saved)).length;
-      await snapshots.restore(now, revert.saved);
-    }
-    const meta = revert.fromLeaf ? await store.switchLeaf(sessionId, revert.fromLeaf) : await store.resetLeaf(sessionId);
-    return { sessionId, leaf: meta.leafEntryId, ...(revert.workspace ? { workspace: revert.workspace } : {}), files };
-  } finally {
-    await lease.release();
+    if (entry.type === "message") break;
   }
+  if (!revert) {
+    throw new ArborError(
+      "nothing_to_unrevert",
+      `Session ${sessionId} has no revert to undo at its leaf; \`arbor revert\` first, and unrevert before sending new messages.`,
+    );
+  }
+  let files = 0;
+  if (revert.workspace && revert.saved) {
+    const snapshots = await openSnapshots({ home: options.home, workspace: revert.workspace, sessionId });
+    const now = await snapshots.track();
+    files = (await snapshots.patch(now, revert.saved)).length;
+    await snapshots.restore(now, revert.saved);
+  }
+  const meta = revert.fromLeaf ? await store.switchLeaf(sessionId, revert.fromLeaf) : await store.resetLeaf(sessionId);
+  return { sessionId, leaf: meta.leafEntryId, ...(revert.workspace ? { workspace: revert.workspace } : {}), files };
 }
 
 async function activePath(store: Store, sessionId: string): Promise<Entry[]> {

@@ -111,7 +111,7 @@ describe("agents and permission rules in arbor.json", () => {
     const config = load();
     const model = scriptedModel([[text("Looks fine.")]]);
     const { runtime, store } = await harness({ model, config });
-    const { result } = await collect(runtime.run({ prompt: "review", agent: "reviewer" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "review", agent: "reviewer" }));
     expect(result.status).toBe("done");
     const system = model.calls[0]?.prompt[0];
     expect(system?.role === "system" && system.content).toContain("You are the reviewer agent.");
@@ -119,7 +119,7 @@ describe("agents and permission rules in arbor.json", () => {
     expect((await store.getSession(result.sessionId))?.agentId).toBe("reviewer");
 
     const before = (await store.listSessions({ limit: 100 })).sessions.length;
-    const unknown = await runtime.run({ prompt: "review", agent: "reviewr" }).result;
+    const unknown = await runtime.runs.run({ prompt: "review", agent: "reviewr" }).result;
     expect(unknown.status).toBe("error");
     expect(unknown.error?.code).toBe("invalid_input");
     expect(unknown.error?.message).toMatch(/Unknown agent "reviewr"\. Agents you can run: .*build.*reviewer/);
@@ -145,7 +145,7 @@ describe("agents and permission rules in arbor.json", () => {
       models: { main, helper },
     });
     const { runtime, store } = await harness({ model, config: load() });
-    const { result } = await collect(runtime.run({ prompt: "go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("done");
 
     const refused = JSON.stringify(main.calls[1]?.prompt.filter((m) => m.role === "tool").at(-1));
@@ -175,7 +175,7 @@ describe("agents and permission rules in arbor.json", () => {
       // An agent hidden from users is not offered either, as the check of a call refuses it.
       agents: { secret: { ...agentsFromConfig(config.agents).secret!, hidden: true } },
     });
-    await collect(runtime.run({ prompt: "go" }));
+    await collect(runtime.runs.run({ prompt: "go" }));
     const delegate = model.calls[0]?.options.tools?.find((t) => t.name === "delegate");
     const description = delegate && "description" in delegate ? delegate.description : undefined;
     expect(description).toContain("You get its final report.");
@@ -190,7 +190,7 @@ describe("agents and permission rules in arbor.json", () => {
   it("without configured sub-agents the delegate description is the plain one", async () => {
     const model = scriptedModel([[text("done")]]);
     const { runtime } = await harness({ model, config: load() });
-    await collect(runtime.run({ prompt: "go" }));
+    await collect(runtime.runs.run({ prompt: "go" }));
     const delegate = model.calls[0]?.options.tools?.find((t) => t.name === "delegate");
     const description = delegate && "description" in delegate ? delegate.description : "";
     expect(description).toContain("You get its final report.");

@@ -121,7 +121,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
         ]),
       ]);
       const model = scriptedModel([[text("Done."), usage({ inputTokens: 7, outputTokens: 3 })]]);
-      const { events, result: res } = await finish(runtimeFor(model).resume(id));
+      const { events, result: res } = await finish(runtimeFor(model).runs.resume(id));
       expect(res).toMatchObject({ status: "done", stopReason: "finished", text: "Done.", steps: 2 });
       expect(res.usage).toMatchObject({ input: 17, output: 8 });
       expect(appended).toEqual([]);
@@ -143,14 +143,14 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       ).toEqual(["c1", "c2"]);
       expect((await h.store.getSession(id))?.status).toBe("completed");
       // Nothing to take up any more.
-      const again = await finish(runtimeFor(model).resume(id));
+      const again = await finish(runtimeFor(model).runs.resume(id));
       expect(again.result.error?.code).toBe("session_not_interrupted");
     });
 
     it("answers a user message the model never answered, and keeps a cut-short answer", async () => {
       const id = await cutOff([user("say hi")]);
       const model = scriptedModel([[text("hi")]]);
-      expect((await finish(runtimeFor(model).resume(id))).result).toMatchObject({ status: "done", text: "hi", steps: 1 });
+      expect((await finish(runtimeFor(model).runs.resume(id))).result).toMatchObject({ status: "done", text: "hi", steps: 1 });
       const msgs = (await h.store.getActivePath(id)).filter((e) => e.type === "message");
       expect(msgs.map((e) => e.message.role)).toEqual(["user", "assistant"]);
 
@@ -159,7 +159,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
         { ...answer([{ type: "text", text: "Once upon" }]), finishReason: "aborted", error: { code: "aborted", message: "cut" } },
       ]);
       const next = scriptedModel([[text(" a time.")]]);
-      expect((await finish(runtimeFor(next).resume(partial))).result).toMatchObject({ status: "done", steps: 2 });
+      expect((await finish(runtimeFor(next).runs.resume(partial))).result).toMatchObject({ status: "done", steps: 2 });
       expect(JSON.stringify(next.calls[0]?.prompt)).toContain("Once upon");
       const texts = (await h.store.getActivePath(partial)).flatMap((e) =>
         e.type === "message" && e.message.role === "assistant"
@@ -172,7 +172,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     it("goes on as the agent that was running", async () => {
       const id = await cutOff([user("plan the work")], "plan");
       const model = scriptedModel([[text("A plan.")]]);
-      expect((await finish(runtimeFor(model).resume(id))).result.status).toBe("done");
+      expect((await finish(runtimeFor(model).runs.resume(id))).result.status).toBe("done");
       const last = (await h.store.getActivePath(id)).at(-1);
       expect(last?.type === "message" && last.message.role === "assistant" && last.message.agent).toBe("plan");
     });
@@ -180,7 +180,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     it("ends a run whose last answer was complete without calling the model", async () => {
       const id = await cutOff([user("hi"), { ...answer([{ type: "text", text: "Hello." }]), finishReason: "stop" }]);
       const model = scriptedModel([]);
-      const { result: res } = await finish(runtimeFor(model).resume(id));
+      const { result: res } = await finish(runtimeFor(model).runs.resume(id));
       expect(res).toMatchObject({ status: "done", stopReason: "finished", text: "Hello.", steps: 1 });
       expect(model.callCount).toBe(0);
       expect((await h.store.getSession(id))?.status).toBe("completed");
@@ -189,7 +189,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     it("ends, as failed, a session whose run died before its prompt was recorded, so nothing wakes it again", async () => {
       const id = await cutOff([]);
       const model = scriptedModel([]);
-      const { result: res } = await finish(runtimeFor(model).resume(id));
+      const { result: res } = await finish(runtimeFor(model).runs.resume(id));
       expect(res.status).toBe("error");
       expect(res.error?.message).toContain("before its prompt was recorded");
       expect(model.callCount).toBe(0);
@@ -206,7 +206,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
         [toolCall("read", { path: "notes.txt" }, { id: "r1" }), toolCall("append", { line: "n" }, { id: "a1" })],
         [text("unused")],
       ]);
-      const whole = await finish(runtimeFor(first).run({ prompt: "log the notes", cwd }));
+      const whole = await finish(runtimeFor(first).runs.run({ prompt: "log the notes", cwd }));
       expect(whole.result.status).toBe("done");
       const path = await h.store.getActivePath(whole.result.sessionId);
       const cut = path.findIndex((e) => e.type === "message" && JSON.stringify(e.message).includes('"toolCallId":"r1"'));
@@ -218,7 +218,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       appended = [];
 
       const model = scriptedModel([[text("Logged.")]]);
-      const { result: res } = await finish(runtimeFor(model).resume(id));
+      const { result: res } = await finish(runtimeFor(model).runs.resume(id));
       expect(res).toMatchObject({ status: "done", steps: 4 });
       expect(appended).toEqual([]);
       // The plan is in the resumed call's system prompt, and the new messages belong to goal 1.
@@ -239,7 +239,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
         result("a2", "append", "appended 2"),
       ]);
       const model = scriptedModel([[text("third")], [text("never")]]);
-      const { result: res } = await finish(runtimeFor(model).resume(id, { maxTurns: 3 }));
+      const { result: res } = await finish(runtimeFor(model).runs.resume(id, { maxTurns: 3 }));
       expect(res).toMatchObject({ status: "done", stopReason: "max_turns", steps: 3 });
       expect(model.callCount).toBe(1);
       // The last allowed step is offered no tools.
@@ -249,20 +249,20 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     it("refuses, writing nothing, an unknown session, one not interrupted, and one a live process holds", async () => {
       const model = scriptedModel([]);
       const runtime = runtimeFor(model);
-      const unknown = await finish(runtime.resume("no-such-session"));
+      const unknown = await finish(runtime.runs.resume("no-such-session"));
       expect(unknown.result.error?.code).toBe("session_not_found");
       expect(unknown.events.at(-1)).toMatchObject({ type: "error", code: "session_not_found" });
 
       const { id: done } = await h.store.createSession({ status: "completed" });
       await h.store.appendMessage(done, user("hi"));
-      const notCut = await finish(runtime.resume(done));
+      const notCut = await finish(runtime.runs.resume(done));
       expect(notCut.result.error?.code).toBe("session_not_interrupted");
       expect(notCut.result.error?.message).toContain("completed");
 
       const id = await cutOff([user("hi")]);
       const other = await h.another();
       const lease = await other.acquireLease(id, "another process");
-      const busy = await finish(runtime.resume(id));
+      const busy = await finish(runtime.runs.resume(id));
       expect(busy.result.error?.code).toBe("session_busy");
       expect(busy.result.error?.message).toContain("another process");
       await lease.release();

@@ -23,7 +23,7 @@ const script = () =>
 async function debugRun(level: "off" | "basic" | "standard" | "full", prompt = `p${"!".repeat(2500)}`) {
   const h = await harness({ model: script() });
   writeFileSync(join(h.cwd, "a.txt"), "hello\n");
-  const { result } = await collect(h.runtime.run({ prompt, debug: level }));
+  const { result } = await collect(h.runtime.runs.run({ prompt, debug: level }));
   expect(result.status).toBe("done");
   const { records } = await readDebugRecords(h.store, result.sessionId);
   return { ...h, result, records };
@@ -105,9 +105,9 @@ describe("DebugMiddleware", () => {
       debug: "standard",
       clock: { now: () => now, sleep: async () => {} },
     });
-    const a = await collect(runtime.run({ prompt: "same" }));
-    const b = await collect(runtime.run({ prompt: "same" }));
-    const c = await collect(runtime.run({ prompt: "same", debug: "off" }));
+    const a = await collect(runtime.runs.run({ prompt: "same" }));
+    const b = await collect(runtime.runs.run({ prompt: "same" }));
+    const c = await collect(runtime.runs.run({ prompt: "same", debug: "off" }));
     expect((await readDebugRecords(store, a.result.sessionId)).records.map((r) => r.kind === "llm" && r.cached)).toEqual([false]);
     expect((await readDebugRecords(store, b.result.sessionId)).records.map((r) => r.kind === "llm" && r.cached)).toEqual([true]);
     expect((await readDebugRecords(store, c.result.sessionId)).records).toEqual([]);
@@ -115,7 +115,7 @@ describe("DebugMiddleware", () => {
     // A collector of one's own, not persisted: an aborted run's open call is recorded as interrupted.
     const seen: DebugRecord[] = [];
     const { runtime: r2 } = await harness({ model: scriptedModel([[{ type: "hang" }]]) });
-    const handle = r2.run({
+    const handle = r2.runs.run({
       prompt: "wait",
       middleware: [new DebugMiddleware({ level: "standard", persist: false, onRecord: (rec) => seen.push(rec) })],
     });

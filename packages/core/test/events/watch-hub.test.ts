@@ -221,7 +221,7 @@ describe("WatchHub", () => {
       blobs: new MemoryBlobStore(),
     });
     cleanups.push(() => runtime.close());
-    const handle = runtime.run({ prompt: "what is here?" });
+    const handle = runtime.runs.run({ prompt: "what is here?" });
     for await (const _ of handle);
     await hub.flush();
     // The run's own stream shares the log (`run.*` records, which the runtime now records for every run).

@@ -192,7 +192,7 @@ describe("knowledge-base embeddings", () => {
     const { runtime, home } = await harness({ config, model: "openai-compatible/fake", env: {} });
     const dir = docs();
     await new KnowledgeBase(join(home, "knowledge"), { embedder: embedderFor(s, "openai-compatible/concepts") }).add([dir], "/");
-    const { result } = await collect(runtime.run({ prompt: "Who is the feline companion?" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Who is the feline companion?" }));
     expect(result).toMatchObject({ status: "done", text: "It is Biscuit." });
     const chats = s.requests.filter((r) => r.path === "/v1/chat/completions");
     expect(JSON.stringify(chats[1]!.body)).toContain("The cat at the desk is called Biscuit.");
@@ -213,7 +213,7 @@ describe("knowledge-base embeddings", () => {
     ]);
     const { runtime, home } = await harness({ config, model: "openai-compatible/fake", env: {} });
     await new KnowledgeBase(join(home, "knowledge")).add([docs()], "/");
-    const { result } = await collect(runtime.run({ prompt: "How is staging deployed?" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "How is staging deployed?" }));
     expect(result).toMatchObject({ status: "done" });
     const chats = s.requests.filter((r) => r.path === "/v1/chat/completions").map((r) => JSON.stringify(r.body));
     const note = "Note: The knowledge base was indexed without an embedding model";

@@ -121,7 +121,7 @@ describe("the knowledge base", () => {
     const { runtime, store, home } = await harness({ config, model: "openai-compatible/fake" });
     const dir = docs();
     await new KnowledgeBase(join(home, "knowledge")).add([dir], "/");
-    const { result } = await collect(runtime.run({ prompt: "What is the office cat called?" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "What is the office cat called?" }));
     expect(result).toMatchObject({ status: "done", text: "The office cat is Biscuit (faq.html)." });
     const trace = messageTrace(result.sessionId, await store.getActivePath(result.sessionId));
     const answer = trace.find((m) => m.role === "assistant")!;

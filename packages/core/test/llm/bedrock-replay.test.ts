@@ -42,7 +42,9 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
     };
     const model = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0";
     const { runtime, store } = await harness({ env, model, tools: [testTool] });
-    const { result } = await collect(runtime.run({ prompt: "Call the tool, then count the r's in strawberry.", thinking: 4096 }));
+    const { result } = await collect(
+      runtime.runs.run({ prompt: "Call the tool, then count the r's in strawberry.", thinking: 4096 }),
+    );
     expect(result).toMatchObject({ status: "done", steps: 2 });
     expect(result.text).toContain("**3** r's");
 
@@ -105,7 +107,7 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
       AWS_REGION: "us-east-1",
     };
     const { runtime, store } = await harness({ env, model: "bedrock/moonshot.kimi-k2-thinking" });
-    const { result } = await collect(runtime.run({ prompt: "Find the cursor file." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Find the cursor file." }));
     expect(result).toMatchObject({ status: "done", steps: 2 });
     const [call] = assistants(await store.getActivePath(result.sessionId));
     expect(call?.content.find((p) => p.type === "reasoning")).toMatchObject({ text: expect.stringContaining("glob_search") });

@@ -35,14 +35,14 @@ describe("the LLM cache over the real provider path (openai-compatible over HTTP
       clock,
     });
     writeFileSync(join(first.cwd, "a.txt"), "hello\n");
-    const live = await collect(first.runtime.run({ prompt: "read a.txt", cwd: first.cwd }));
+    const live = await collect(first.runtime.runs.run({ prompt: "read a.txt", cwd: first.cwd }));
     expect(live.result).toMatchObject({ status: "done", text: "It says hello." });
     expect(server.requests).toHaveLength(2);
 
     // Another runtime over the same cache directory: a process restarted.
     const cache = new LlmCache({ store: new FileCacheStore(dir) });
     const second = await harness({ config, model: "openai-compatible/fake", cache, clock });
-    const replayed = await collect(second.runtime.run({ prompt: "read a.txt", cwd: first.cwd }));
+    const replayed = await collect(second.runtime.runs.run({ prompt: "read a.txt", cwd: first.cwd }));
     expect(server.requests).toHaveLength(2);
     expect(replayed.result).toMatchObject({ status: "done", text: "It says hello.", usage: { input: 250, output: 25 } });
     expect(replayed.events.filter((e) => e.type === "llm_end").map((e) => e.cached)).toEqual([true, true]);

@@ -34,7 +34,7 @@ async function record() {
   const recorder = new CassetteRecorder({ path: file, run: { prompt: "What does a.txt say?", model: "openai/gpt-4o" } });
   const h = await harness({ model: script(), wrapModel: (model, use) => recorder.wrap(model, use.ref) });
   writeFileSync(join(h.cwd, "a.txt"), "hello\n");
-  const live = await collect(h.runtime.run({ prompt: "What does a.txt say?" }));
+  const live = await collect(h.runtime.runs.run({ prompt: "What does a.txt say?" }));
   await recorder.flush();
   return { file, live, recorder, h };
 }
@@ -55,7 +55,7 @@ describe("cassettes: whole-run record and replay", () => {
     const player = cassettePlayer(cassette, { source: file });
     const replay = await harness({ model: player, models: cassetteResolver(player) });
     writeFileSync(join(replay.cwd, "a.txt"), "hello\n");
-    const replayed = await collect(replay.runtime.run({ prompt: "What does a.txt say?" }));
+    const replayed = await collect(replay.runtime.runs.run({ prompt: "What does a.txt say?" }));
     expect(replayed.result).toMatchObject({ status: "done", text: "It says hello.", steps: 2, usage: { input: 80, output: 9 } });
     expect(player).toMatchObject({ position: 2, remaining: 0, provider: "openai", modelId: "gpt-4o" });
     expect(types(replayed.events)).toEqual(types(live.events));
@@ -68,7 +68,7 @@ describe("cassettes: whole-run record and replay", () => {
     const player = cassettePlayer(await loadCassette(file), { source: file });
     const replay = await harness({ model: player, models: cassetteResolver(player) });
     writeFileSync(join(replay.cwd, "a.txt"), "goodbye\n");
-    const { result, events } = await collect(replay.runtime.run({ prompt: "What does a.txt say?" }));
+    const { result, events } = await collect(replay.runtime.runs.run({ prompt: "What does a.txt say?" }));
     expect(result.status).toBe("error");
     expect(result.error?.message).toContain(`Step 2 of ${file} does not match the run`);
     expect(result.error?.message).toMatch(/the run sent tool: result of read: .*goodbye/);
@@ -82,12 +82,12 @@ describe("cassettes: whole-run record and replay", () => {
     const short = cassettePlayer({ ...cassette, interactions: cassette.interactions.slice(0, 1) }, { source: "short.json" });
     const a = await harness({ model: short, models: cassetteResolver(short) });
     writeFileSync(join(a.cwd, "a.txt"), "hello\n");
-    const ran = await collect(a.runtime.run({ prompt: "What does a.txt say?" }));
+    const ran = await collect(a.runtime.runs.run({ prompt: "What does a.txt say?" }));
     expect(ran.result.error?.message).toContain("short.json holds 1 model call, and the run asked for call 2");
 
     const other = cassettePlayer(cassette, { source: "c.json" });
     const b = await harness({ model: other, models: cassetteResolver(other) });
-    const wrong = await collect(b.runtime.run({ prompt: "Something else" }));
+    const wrong = await collect(b.runtime.runs.run({ prompt: "Something else" }));
     expect(wrong.result.error?.message).toContain("Step 1 of c.json does not match the run: the run sent user: Something else.");
   });
 
@@ -122,7 +122,7 @@ describe("cassettes: whole-run record and replay", () => {
     });
     const h = await harness({ model: player, models: cassetteResolver(player) });
     writeFileSync(join(h.cwd, "a.txt"), "hello\n");
-    expect((await collect(h.runtime.run({ prompt: "What does a.txt say?" }))).result.status).toBe("done");
+    expect((await collect(h.runtime.runs.run({ prompt: "What does a.txt say?" }))).result.status).toBe("done");
     expect(waits).toEqual([250, 40]);
   });
 });

@@ -11,8 +11,8 @@ describe("what a manual compaction cost", () => {
     });
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const { result } = await collect(runtime.run({ prompt: "hello" }));
-    const compacted = await runtime.compact(result.sessionId);
+    const { result } = await collect(runtime.runs.run({ prompt: "hello" }));
+    const compacted = await runtime.sessions.compact(result.sessionId);
     // anthropic-text: 12 input and 30 output tokens at $3 and $15 per million.
     expect(compacted.usage).toMatchObject({ input: 12, output: 30 });
     expect(compacted.cost).toBeCloseTo((12 * 3 + 30 * 15) / 1e6, 9);
@@ -31,9 +31,9 @@ describe("what a manual compaction cost", () => {
     // A model the catalog does not know, so it has no price.
     const env = { DEEPSEEK_API_KEY: "k", DEEPSEEK_BASE_URL: fake.baseURL };
     const { runtime } = await harness({ env, model: "deepseek/unlisted-model" });
-    const { result } = await collect(runtime.run({ prompt: "hello" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hello" }));
     expect(result.costKnown).toBe(false);
-    const compacted = await runtime.compact(result.sessionId);
+    const compacted = await runtime.sessions.compact(result.sessionId);
     expect(compacted.usage).toMatchObject({ input: 40, output: 5 });
     expect(compacted.costKnown).toBe(false);
   });

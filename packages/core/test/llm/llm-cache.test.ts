@@ -20,8 +20,8 @@ describe("the LLM response cache in the runtime", () => {
     const model = scriptedModel([[text("one")], [text("two")]]);
     const { runtime } = await harness({ model, clock: fixedClock().clock });
     expect(runtime.cache).toBeUndefined();
-    await collect(runtime.run({ prompt: "hi" }));
-    const second = await collect(runtime.run({ prompt: "hi" }));
+    await collect(runtime.runs.run({ prompt: "hi" }));
+    const second = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(second.result.text).toBe("two");
     expect(model.callCount).toBe(2);
     expect(llmEnds(second.events)[0]).not.toHaveProperty("cached");
@@ -41,13 +41,13 @@ describe("the LLM response cache in the runtime", () => {
     const { runtime, store, cwd } = await harness({ model, cache, clock });
     writeFileSync(join(cwd, "a.txt"), "hello\n");
 
-    const first = await collect(runtime.run({ prompt: "What does a.txt say?" }));
+    const first = await collect(runtime.runs.run({ prompt: "What does a.txt say?" }));
     expect(first.result.status).toBe("done");
     expect(llmEnds(first.events).map((e) => e.cached)).toEqual([false, false]);
     expect(await cache.stats()).toMatchObject({ store: "memory", hits: 0, misses: 2, writes: 2, entries: 2 });
 
     // A new session, the same prompt: both steps are answered from the cache; the tool still runs for real.
-    const second = await collect(runtime.run({ prompt: "What does a.txt say?" }));
+    const second = await collect(runtime.runs.run({ prompt: "What does a.txt say?" }));
     expect(model.callCount).toBe(2);
     expect(second.result).toMatchObject({ status: "done", text: "It says hello.", steps: 2, usage: { input: 30, output: 7 } });
     expect(types(second.events)).toEqual(types(first.events));
@@ -69,12 +69,12 @@ describe("the LLM response cache in the runtime", () => {
     const { clock, advance } = fixedClock();
     const cache = new LlmCache({ ttlSeconds: 60, now: clock.now });
     const { runtime } = await harness({ model, cache, clock });
-    await collect(runtime.run({ prompt: "hi" }));
+    await collect(runtime.runs.run({ prompt: "hi" }));
     advance(59_000);
-    expect((await collect(runtime.run({ prompt: "hi" }))).result.text).toBe("first");
+    expect((await collect(runtime.runs.run({ prompt: "hi" }))).result.text).toBe("first");
     advance(2_000);
     // Same day, so the same system prompt: only the TTL makes this a miss.
-    expect((await collect(runtime.run({ prompt: "hi" }))).result.text).toBe("second");
+    expect((await collect(runtime.runs.run({ prompt: "hi" }))).result.text).toBe("second");
     expect(await cache.stats()).toMatchObject({ hits: 1, misses: 2, entries: 1 });
   });
 
@@ -87,12 +87,12 @@ describe("the LLM response cache in the runtime", () => {
     const { clock } = fixedClock();
     const cache = new LlmCache({ now: clock.now });
     const { runtime } = await harness({ model, cache, clock, retry: { maxRetries: 0 } });
-    const failed = await collect(runtime.run({ prompt: "hi" }));
+    const failed = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(failed.result.status).toBe("error");
     expect(await cache.stats()).toMatchObject({ writes: 0, entries: 0 });
     // The next identical request goes to the model, not to a recording of the failure.
-    expect((await collect(runtime.run({ prompt: "hi" }))).result.text).toBe("ok");
-    expect((await collect(runtime.run({ prompt: "hi" }))).result.text).toBe("ok");
+    expect((await collect(runtime.runs.run({ prompt: "hi" }))).result.text).toBe("ok");
+    expect((await collect(runtime.runs.run({ prompt: "hi" }))).result.text).toBe("ok");
     expect(model.callCount).toBe(2);
   });
 
@@ -102,9 +102,9 @@ describe("the LLM response cache in the runtime", () => {
     const a = scriptedModel([[text("from a")]], { provider: "openai", modelId: "gpt-4o" });
     const b = scriptedModel([[text("from b")]], { provider: "openai", modelId: "gpt-4o-mini" });
     const { runtime } = await harness({ cache, clock });
-    expect((await collect(runtime.run({ prompt: "hi", model: a }))).result.text).toBe("from a");
-    expect((await collect(runtime.run({ prompt: "hi", model: b }))).result.text).toBe("from b");
-    expect((await collect(runtime.run({ prompt: "hi", model: a }))).result.text).toBe("from a");
+    expect((await collect(runtime.runs.run({ prompt: "hi", model: a }))).result.text).toBe("from a");
+    expect((await collect(runtime.runs.run({ prompt: "hi", model: b }))).result.text).toBe("from b");
+    expect((await collect(runtime.runs.run({ prompt: "hi", model: a }))).result.text).toBe("from a");
     expect(await cache.stats()).toMatchObject({ hits: 1, misses: 2 });
   });
 
@@ -115,8 +115,8 @@ describe("the LLM response cache in the runtime", () => {
     const { runtime, home } = await harness({ model, config, clock });
     expect(runtime.cache?.store.kind).toBe("file");
     expect(runtime.cache?.ttlSeconds).toBe(3600);
-    await collect(runtime.run({ prompt: "hi" }));
-    const again = await collect(runtime.run({ prompt: "hi" }));
+    await collect(runtime.runs.run({ prompt: "hi" }));
+    const again = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(again.result.text).toBe("cached answer");
     expect(llmEnds(again.events)[0]?.cached).toBe(true);
     expect((runtime.cache?.store as { path?: string } | undefined)?.path).toBe(join(home, "cache", "llm", "llm.jsonl"));

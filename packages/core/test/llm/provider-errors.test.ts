@@ -8,7 +8,7 @@ describe("provider errors a user can act on", () => {
     const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-error.1.chunks.txt")] });
     const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5-nano" });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(server.callCount).toBe(1);
     expect(result.error?.message).toContain("openai/gpt-5-nano");
@@ -29,7 +29,7 @@ describe("provider errors a user can act on", () => {
     });
     const env = { ANTHROPIC_API_KEY: "wrong", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(server.callCount).toBe(1);
     expect(result.error?.message).toContain("anthropic/claude-sonnet-4-5");
@@ -49,7 +49,7 @@ describe("provider errors a user can act on", () => {
     });
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "anthropic/claude-nope" });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(result.error?.message).toContain("anthropic/claude-nope");
     expect(result.error?.message).toContain("--model");
@@ -75,7 +75,7 @@ describe("provider errors a user can act on", () => {
       model: "anthropic/claude-sonnet-4-5",
       clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) },
     });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     expect(sleeps).toEqual([3000]);
   });

@@ -31,7 +31,7 @@ describe("recorded Anthropic streams through the runtime", () => {
     });
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const first = await collect(runtime.run({ prompt: "Divide the previous result by 5." }));
+    const first = await collect(runtime.runs.run({ prompt: "Divide the previous result by 5." }));
     expect(first.result).toMatchObject({ status: "done", text: "925 ÷ 5 = 185" });
 
     const [answer] = assistantMessages(await store.getActivePath(first.result.sessionId));
@@ -41,7 +41,7 @@ describe("recorded Anthropic streams through the runtime", () => {
       providerMetadata: { anthropic: { signature: expect.stringMatching(/^EvQBCkYICxgCKkAx/) } },
     });
 
-    const second = await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "Thanks." }));
+    const second = await collect(runtime.runs.run({ sessionId: first.result.sessionId, prompt: "Thanks." }));
     expect(second.result.status).toBe("done");
     const body = server.requests[1]?.body as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
     // The prompt is cached at the system prompt and at the last two messages.
@@ -65,7 +65,7 @@ describe("recorded Anthropic streams through the runtime", () => {
     });
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const { result } = await collect(runtime.run({ prompt: "Summarize the document." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Summarize the document." }));
     expect(result.usage).toMatchObject({ input: 18_642, cacheRead: 18_639 });
     // claude-sonnet-4-5: $3 per million input, $0.30 per million cache reads, $15 per million output.
     const expected = (3 * 3 + 18_639 * 0.3 + result.usage.output * 15) / 1e6;
@@ -84,7 +84,7 @@ describe("recorded OpenAI Responses streams through the runtime", () => {
     });
     const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
-    const { result } = await collect(runtime.run({ prompt: "Look up the verification code for issue-11239." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Look up the verification code for issue-11239." }));
     expect(result.status).toBe("done");
 
     const [call] = assistantMessages(await store.getActivePath(result.sessionId));
@@ -109,7 +109,7 @@ describe("recorded OpenAI Responses streams through the runtime", () => {
     expect(server.requests).toHaveLength(0);
     const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.1-codex-max", tools: [calculator] });
-    const { result } = await collect(runtime.run({ prompt: "Compute ((12 + 7) * 3) * 10 with the calculator." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Compute ((12 + 7) * 3) * 10 with the calculator." }));
     expect(result).toMatchObject({ status: "done", text: "The final result is **570**." });
     expect(server.callCount).toBe(4);
 
@@ -160,7 +160,7 @@ describe("recorded Gemini streams through the runtime", () => {
     });
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "test-key", GOOGLE_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "google/gemini-3-pro-preview", tools: [weather] });
-    const first = await collect(runtime.run({ prompt: "What is the weather in San Francisco?" }));
+    const first = await collect(runtime.runs.run({ prompt: "What is the weather in San Francisco?" }));
     expect(first.result.status).toBe("done");
     expect(server.requests[0]?.path).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent");
 
@@ -178,7 +178,7 @@ describe("recorded Gemini streams through the runtime", () => {
       thoughtSignature: expect.stringMatching(/^EpEgCo4gAb4/),
     });
 
-    await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "And how many r's are in strawberry?" }));
+    await collect(runtime.runs.run({ sessionId: first.result.sessionId, prompt: "And how many r's are in strawberry?" }));
     const signed = contents(2)
       .flatMap((c) => (c.role === "model" ? c.parts : []))
       .filter((p) => "thoughtSignature" in p);
@@ -203,7 +203,7 @@ describe("providers that speak Chat Completions, over the fake OpenAI-compatible
     );
     const env = { [keyVariable]: "test-key", [urlVariable]: server.baseURL };
     const { runtime } = await harness({ env, model: ref, tools: [weather] });
-    const { result } = await collect(runtime.run({ prompt: "Weather in Oslo?" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Weather in Oslo?" }));
     expect(result).toMatchObject({ status: "done", text: "Sunny." });
     expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer test-key", "Bearer test-key"]);
     const second = server.requests[1]?.body as { model: string; messages: Array<{ role: string }> } | undefined;
@@ -220,7 +220,7 @@ describe("xAI over the Responses wire", () => {
     });
     const env = { XAI_API_KEY: "test-key", XAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "xai/grok-4" });
-    const { result } = await collect(runtime.run({ prompt: "Say READY." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Say READY." }));
     expect(result).toMatchObject({ status: "done", text: "READY", usage: { input: 14_308, cacheRead: 14_080 } });
     expect(server.requests[0]?.headers.authorization).toBe("Bearer test-key");
   });

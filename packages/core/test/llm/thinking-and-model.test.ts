@@ -20,15 +20,15 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     });
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const first = await collect(runtime.run({ prompt: "Divide by 5.", thinking: "high" }));
+    const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: "high" }));
     expect(first.result.status).toBe("done");
     expect(bodyOf(server, 0).thinking).toMatchObject({ type: "enabled", budget_tokens: expect.any(Number) });
 
     const id = first.result.sessionId;
-    await collect(runtime.run({ sessionId: id, prompt: "Again." }));
+    await collect(runtime.runs.run({ sessionId: id, prompt: "Again." }));
     expect(bodyOf(server, 1).thinking).toEqual(bodyOf(server, 0).thinking);
 
-    await collect(runtime.run({ sessionId: id, prompt: "Now quickly.", thinking: "off" }));
+    await collect(runtime.runs.run({ sessionId: id, prompt: "Now quickly.", thinking: "off" }));
     expect(bodyOf(server, 2).thinking).not.toMatchObject({ type: "enabled" });
     const path = await store.getActivePath(id);
     expect(ofType(path, "thinking_level_change").map((e) => (e as { thinkingLevel: string }).thinkingLevel)).toEqual([
@@ -42,7 +42,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
-    await collect(runtime.run({ prompt: "hi", thinking: "low" }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: "low" }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });
   });
 
@@ -50,7 +50,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
     const env = { AZURE_API_KEY: "k", AZURE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "azure/my-deployment" });
-    await collect(runtime.run({ prompt: "hi", thinking: "high" }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "high", summary: "auto" });
   });
 
@@ -58,7 +58,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "google/gemini-3-pro-preview" });
-    await collect(runtime.run({ prompt: "hi", thinking: "high" }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
     const config = bodyOf(server, 0).generationConfig as { thinkingConfig?: Record<string, unknown> };
     expect(config.thinkingConfig).toMatchObject({ includeThoughts: true });
   });
@@ -67,7 +67,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
     const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
-    const bad = await collect(runtime.run({ prompt: "hi", thinking: "extreme" as never }));
+    const bad = await collect(runtime.runs.run({ prompt: "hi", thinking: "extreme" as never }));
     expect(bad.result).toMatchObject({ status: "error", error: { code: "invalid_input" } });
     expect(bad.result.error?.message).toContain("medium");
     expect((await store.listSessions({})).sessions).toHaveLength(0);
@@ -90,13 +90,13 @@ describe("a continued session keeps its model", () => {
     };
     // The runtime's default is OpenAI; the session starts on Anthropic.
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
-    const first = await collect(runtime.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
+    const first = await collect(runtime.runs.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
     const id = first.result.sessionId;
-    await collect(runtime.run({ sessionId: id, prompt: "and again" }));
+    await collect(runtime.runs.run({ sessionId: id, prompt: "and again" }));
     expect(anthropic.callCount).toBe(2);
     expect(openai.callCount).toBe(0);
 
-    await collect(runtime.run({ sessionId: id, prompt: "switch", model: "openai/gpt-5.2" }));
+    await collect(runtime.runs.run({ sessionId: id, prompt: "switch", model: "openai/gpt-5.2" }));
     expect(openai.callCount).toBe(1);
     const path = await store.getActivePath(id);
     expect(ofType(path, "model_change").map((e) => (e as { model: string }).model)).toEqual(["openai/gpt-5.2"]);
@@ -132,11 +132,11 @@ describe("switching provider mid-session with reasoning on both sides", () => {
       OPENAI_BASE_URL: openai.baseURL,
     };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const first = await collect(runtime.run({ prompt: "Divide by 5.", thinking: "high" }));
+    const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: "high" }));
     const id = first.result.sessionId;
-    const second = await collect(runtime.run({ sessionId: id, prompt: "Look up the code.", model: "openai/gpt-5.2" }));
+    const second = await collect(runtime.runs.run({ sessionId: id, prompt: "Look up the code.", model: "openai/gpt-5.2" }));
     expect(second.result.status).toBe("done");
-    const third = await collect(runtime.run({ sessionId: id, prompt: "Thanks.", model: "anthropic/claude-sonnet-4-5" }));
+    const third = await collect(runtime.runs.run({ sessionId: id, prompt: "Thanks.", model: "anthropic/claude-sonnet-4-5" }));
     expect(third.result.status).toBe("done");
     expect([anthropic.callCount, openai.callCount]).toEqual([2, 2]);
 

@@ -18,10 +18,10 @@ describe("a thinking token budget reaches each provider's request", () => {
     });
     const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
-    const first = await collect(runtime.run({ prompt: "Divide by 5.", thinking: 6000 }));
+    const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: 6000 }));
     expect(first.result.status).toBe("done");
     expect(bodyOf(server, 0).thinking).toEqual({ type: "enabled", budget_tokens: 6000 });
-    await collect(runtime.run({ sessionId: first.result.sessionId, prompt: "Again." }));
+    await collect(runtime.runs.run({ sessionId: first.result.sessionId, prompt: "Again." }));
     expect(bodyOf(server, 1).thinking).toEqual({ type: "enabled", budget_tokens: 6000 });
     const path = await store.getActivePath(first.result.sessionId);
     expect(path.filter((e) => e.type === "thinking_level_change").map((e) => e.thinkingLevel)).toEqual([6000]);
@@ -31,7 +31,7 @@ describe("a thinking token budget reaches each provider's request", () => {
     const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "google/gemini-2.5-pro" });
-    await collect(runtime.run({ prompt: "hi", thinking: 2048 }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: 2048 }));
     const config = bodyOf(server, 0).generationConfig as { thinkingConfig?: Record<string, unknown> };
     expect(config.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 2048 });
   });
@@ -46,8 +46,8 @@ describe("a thinking token budget reaches each provider's request", () => {
     });
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
-    await collect(runtime.run({ prompt: "hi", thinking: 2000 }));
-    await collect(runtime.run({ prompt: "hi", thinking: 30_000 }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: 2000 }));
+    await collect(runtime.runs.run({ prompt: "hi", thinking: 30_000 }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });
     expect(bodyOf(server, 1).reasoning).toEqual({ effort: "high", summary: "auto" });
   });
@@ -57,7 +57,7 @@ describe("a thinking token budget reaches each provider's request", () => {
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
     for (const bad of [0, -5, 1.5]) {
-      const { result } = await collect(runtime.run({ prompt: "hi", thinking: bad }));
+      const { result } = await collect(runtime.runs.run({ prompt: "hi", thinking: bad }));
       expect(result).toMatchObject({ status: "error", error: { code: "invalid_input" } });
       expect(result.error?.message).toContain("token budget");
     }

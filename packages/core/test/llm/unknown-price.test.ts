@@ -12,7 +12,7 @@ describe("a run's cost when a model has no known price", () => {
     });
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model });
-    return (await collect(runtime.run({ prompt: "Summarize the document." }))).result;
+    return (await collect(runtime.runs.run({ prompt: "Summarize the document." }))).result;
   }
 
   it("says the cost is unknown instead of reporting $0", async () => {

@@ -37,7 +37,7 @@ describe("the assistant layer over the fake OpenAI server", () => {
     const config = resolveConfig([{ source: "test", value: { baseURL: server.url } }]);
     const { runtime, store, cwd } = await harness({ config, model: "openai-compatible/fake" });
 
-    const first = await collect(runtime.run({ prompt: "Compute 21 doubled and remember it." }));
+    const first = await collect(runtime.runs.run({ prompt: "Compute 21 doubled and remember it." }));
     expect(first.result).toMatchObject({ status: "done", text: "The answer is 42." });
     const sessionId = first.result.sessionId;
     let results = toolResults(await store.getActivePath(sessionId));
@@ -71,7 +71,7 @@ describe("the assistant layer over the fake OpenAI server", () => {
     // ...and in what the model was sent on the next step.
     expect(JSON.stringify(server.requests[6]?.body)).not.toContain(secret);
 
-    const second = await collect(runtime.run({ sessionId, prompt: "What was the answer?" }));
+    const second = await collect(runtime.runs.run({ sessionId, prompt: "What was the answer?" }));
     expect(second.result).toMatchObject({ status: "done", text: "You asked before: 42." });
     results = toolResults(await store.getActivePath(sessionId));
     expect(results.at(-1)).toMatchObject({ toolName: "memory_search" });
@@ -94,7 +94,7 @@ describe("SECURITY_ENABLED", () => {
   ])("enabled=%s: the gateway's rules apply only when it is on", async (enabled, type, output) => {
     const config = resolveConfig([{ source: "test", value: { security: { enabled, rules } } }]);
     const { runtime, store } = await harness({ config, model: script() });
-    const { result } = await collect(runtime.run({ prompt: "say hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "say hi" }));
     const [part] = toolResults(await store.getActivePath(result.sessionId));
     expect(part?.output.type).toBe(type);
     expect(part?.output.value).toMatch(output);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   createRuntime,
+  defineTool,
   type Entry,
   MemoryBlobStore,
   openStore,
@@ -11,8 +12,10 @@ import {
   type Runtime,
   type RuntimeOptions,
   type Store,
+  type ToolResult,
 } from "@arbor/core/internal";
 import { afterEach } from "vitest";
+import { z } from "zod";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -91,4 +94,25 @@ export async function transcript(store: Store, sessionId: string): Promise<strin
       .join(" | ");
     return [`${m.role}: ${text}`];
   });
+}
+
+/** A tool named `gate` that holds its call until released (or the run is aborted): a run held mid-turn. */
+export function gateTool() {
+  const waiting: Array<() => void> = [];
+  let started: () => void = () => {};
+  const reached = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const tool = defineTool({
+    name: "gate",
+    description: "Waits until released.",
+    input: z.object({}),
+    execute: (_input, ctx) =>
+      new Promise<ToolResult>((resolve, reject) => {
+        waiting.push(() => resolve({ output: "released" }));
+        ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
+        started();
+      }),
+  });
+  return { tool, reached, release: () => waiting.shift()?.() };
 }

@@ -34,7 +34,7 @@ describe("run middleware", () => {
       },
     });
     const { runtime } = await harness({ model: scriptedModel([[text("hi")]]), middleware: [tag("a")] });
-    const { events, result } = await collect(runtime.run({ prompt: "x", middleware: [tag("b")] }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "x", middleware: [tag("b")] }));
     expect(result.status).toBe("done");
     expect(events.find((e) => e.type === "token")).toMatchObject({ content: "hi+a+b" });
     expect(calls).toEqual(["a.start session", "b.start session", "a.end done", "b.end done"]);
@@ -44,7 +44,7 @@ describe("run middleware", () => {
     const seenByLast: string[] = [];
     const { runtime } = await harness({ model: scriptedModel([[text("a b c", { chunks: 3 })]]) });
     const { events } = await collect(
-      runtime.run({
+      runtime.runs.run({
         prompt: "x",
         middleware: [
           { onEvent: (e) => (e.type === "token" ? null : undefined) },
@@ -88,7 +88,7 @@ describe("run middleware", () => {
       model: scriptedModel([[text(["one ", "two ", "three"]), toolCall("probe", {}, { id: "p" })], [text("done")]]),
       tools: [probe],
     });
-    const handle = runtime.run({ prompt: "x", middleware: [slowFirstToken] });
+    const handle = runtime.runs.run({ prompt: "x", middleware: [slowFirstToken] });
     const events: RunEvent[] = [];
     const reading = (async () => {
       for await (const e of handle) events.push(e);
@@ -138,7 +138,7 @@ describe("run middleware", () => {
       middleware: [broken],
       onMiddlewareError: (err) => errors.push(err),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "x" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "x" }));
     expect(result.status).toBe("done");
     expect(types(events)).toEqual(["llm_start", "token", "llm_end", "done"]);
     expect(errors.map((e) => e.code)).toEqual(["middleware_failed", "middleware_failed", "middleware_failed"]);
@@ -163,7 +163,10 @@ describe("run middleware", () => {
       model: scriptedModel([[text("a")], [text("b")]]),
       middleware: [counter],
     });
-    const [one, two] = await Promise.all([collect(runtime.run({ prompt: "1" })), collect(runtime.run({ prompt: "2" }))]);
+    const [one, two] = await Promise.all([
+      collect(runtime.runs.run({ prompt: "1" })),
+      collect(runtime.runs.run({ prompt: "2" })),
+    ]);
     expect(seen.size).toBe(2);
     expect(new Set([...seen.values()].map((v) => v.session))).toEqual(new Set([one.result.sessionId, two.result.sessionId]));
     expect([...seen.values()].map((v) => v.events)).toEqual([4, 4]);
@@ -178,7 +181,7 @@ describe("run middleware", () => {
       },
     };
     const { runtime } = await harness({ model: scriptedModel([]), middleware: [record] });
-    const { result } = await collect(runtime.run({ prompt: "   " }));
+    const { result } = await collect(runtime.runs.run({ prompt: "   " }));
     expect(result.status).toBe("error");
     expect(seen).toEqual(["error"]);
   });

@@ -109,7 +109,7 @@ describe("a run's tally, folded from the entries it writes", () => {
       config,
       tools: new ToolRegistry({ blobs }).register(print),
     });
-    const { result } = await collect(runtime.run({ prompt: "print twice" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "print twice" }));
     expect(result).toMatchObject({ status: "done", text: "All printed.", compactions: 1 });
 
     const path = await store.getActivePath(result.sessionId);

@@ -15,7 +15,7 @@ describe("approvals in a run", () => {
       customType: APPROVAL_ENTRY_TYPE,
       data: { agent: "build", permission: "bash", pattern: "echo hi", scope: "session" },
     });
-    const { events } = await collect(runtime.run({ sessionId: session.id, prompt: "go" }));
+    const { events } = await collect(runtime.runs.run({ sessionId: session.id, prompt: "go" }));
     const end = events.find((e) => e.type === "tool_end");
     expect(end).toMatchObject({ is_error: true });
     expect(end?.type === "tool_end" && end.output).toContain("Permission denied");
@@ -27,12 +27,12 @@ describe("approvals in a run", () => {
     const places = { workspace: cwd, home };
     addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "echo one" }, new Date());
     addToApprovalFile("project", places, { agent: "build", permission: "bash", pattern: "echo two" }, new Date());
-    const { events, result } = await collect(runtime.run({ prompt: "go" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("done");
     expect(events.filter((e) => e.type === "permission_request")).toEqual([]);
 
     const asked: string[] = [];
-    const other = runtime.run({
+    const other = runtime.runs.run({
       prompt: "go",
       agent: "general",
       model: scriptedModel([[bash("echo one", "b3")], [text("done")]]),
@@ -40,7 +40,7 @@ describe("approvals in a run", () => {
     for await (const event of other) {
       if (event.type !== "permission_request") continue;
       asked.push(...event.patterns);
-      runtime.replyPermission(event.id, "once");
+      runtime.asks.replyPermission(event.id, "once");
     }
     expect(asked).toEqual(["echo one"]);
   });

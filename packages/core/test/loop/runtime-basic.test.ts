@@ -12,7 +12,7 @@ describe("runtime.run", () => {
       modelId: "gpt-4o",
     });
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "Say hello" });
+    const handle = runtime.runs.run({ prompt: "Say hello" });
     const { events, result } = await collect(handle);
 
     for (const e of events) expect(RunEventSchema.parse(e)).toEqual(e);
@@ -50,7 +50,7 @@ describe("runtime.run", () => {
     ]);
     const { runtime, store, cwd } = await harness({ model });
     writeFileSync(join(cwd, "notes.txt"), "hi\n");
-    const handle = runtime.run({ prompt: "What is in notes.txt?" });
+    const handle = runtime.runs.run({ prompt: "What is in notes.txt?" });
     const { events, result } = await collect(handle);
 
     expect(types(events)).toEqual([
@@ -87,7 +87,7 @@ describe("runtime.run", () => {
   it("emits reasoning events and keeps reasoning parts", async () => {
     const model = scriptedModel([[reasoning("thinking hard", { chunks: 2 }), text("done")]]);
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "think" });
+    const handle = runtime.runs.run({ prompt: "think" });
     const { events } = await collect(handle);
     expect(types(events).filter((t) => t === "reasoning")).toHaveLength(2);
     expect(await transcript(store, handle.sessionId)).toEqual(["user: think", "assistant: thinking hard | done"]);
@@ -96,9 +96,9 @@ describe("runtime.run", () => {
   it("continues a session: the second run sees the first run's messages", async () => {
     const model = scriptedModel([[text("one")], [text("two")]]);
     const { runtime, store } = await harness({ model });
-    const first = runtime.run({ prompt: "first" });
+    const first = runtime.runs.run({ prompt: "first" });
     await first.result;
-    const second = runtime.run({ sessionId: first.sessionId, prompt: "second" });
+    const second = runtime.runs.run({ sessionId: first.sessionId, prompt: "second" });
     expect((await second.result).status).toBe("done");
     expect(second.sessionId).toBe(first.sessionId);
     expect(model.calls[1]?.prompt.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "user"]);
@@ -111,7 +111,7 @@ describe("runtime.run", () => {
       [text("Sorry.")],
     ]);
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const { events, result } = await collect(handle);
     expect(result.status).toBe("done");
     const ends = events.filter((e) => e.type === "tool_end");
@@ -132,7 +132,7 @@ describe("runtime.run", () => {
     const loopStep = [toolCall("list", {})];
     const model = scriptedModel([loopStep, [toolCall("glob", { pattern: "*" })], [text("Here is what I found.")]]);
     const { runtime } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "explore", maxTurns: 3 }));
+    const { result } = await collect(runtime.runs.run({ prompt: "explore", maxTurns: 3 }));
     expect(result).toMatchObject({ status: "done", stopReason: "max_turns", steps: 3, text: "Here is what I found." });
     expect(model.calls[0]?.options.tools).toBeDefined();
     expect(model.calls[2]?.options.tools).toBeUndefined();
@@ -151,12 +151,12 @@ describe("runtime.run", () => {
         s === "title" ? { ref: "testkit/title", model: titler, info: { limit: { context: 1000, output: 100 } } } : undefined,
     };
     const { runtime, store } = await harness({ model: main, models });
-    const handle = runtime.run({ prompt: "the parser breaks on empty lines\nplease fix" });
+    const handle = runtime.runs.run({ prompt: "the parser breaks on empty lines\nplease fix" });
     await handle.result;
     expect((await store.getSession(handle.sessionId))?.title).toBe("Fixing the parser");
     expect(titler.calls[0]?.method).toBe("generate");
     // A continued session keeps its title.
-    await runtime.run({ sessionId: handle.sessionId, prompt: "more", model: scriptedModel([[text("x")]]) }).result;
+    await runtime.runs.run({ sessionId: handle.sessionId, prompt: "more", model: scriptedModel([[text("x")]]) }).result;
     expect(titler.callCount).toBe(1);
   });
 
@@ -172,7 +172,7 @@ describe("runtime.run", () => {
       }),
     };
     const { runtime, store } = await harness({ model: scriptedModel([[text("answer")]]), models });
-    const handle = runtime.run({ prompt: "  first line\nsecond" });
+    const handle = runtime.runs.run({ prompt: "  first line\nsecond" });
     expect((await handle.result).status).toBe("done");
     expect((await store.getSession(handle.sessionId))?.title).toBe("first line");
   });
@@ -180,12 +180,12 @@ describe("runtime.run", () => {
   it("the plan agent gets the plan-mode reminder; switching to build gets the switch reminder, both marked synthetic", async () => {
     const model = scriptedModel([[text("Plan: 1. edit a.ts")], [text("Done.")]]);
     const { runtime, store } = await harness({ model });
-    const plan = runtime.run({ prompt: "plan the change", agent: "plan" });
+    const plan = runtime.runs.run({ prompt: "plan the change", agent: "plan" });
     await plan.result;
     const names = model.calls[0]?.options.tools?.map((t) => t.name) ?? [];
     expect(names).not.toContain("edit");
     expect(names).not.toContain("write");
-    await runtime.run({ sessionId: plan.sessionId, prompt: "go ahead" }).result;
+    await runtime.runs.run({ sessionId: plan.sessionId, prompt: "go ahead" }).result;
     const users = (await store.getActivePath(plan.sessionId)).flatMap((e) =>
       e.type === "message" && e.message.role === "user" ? [e.message] : [],
     );

@@ -92,7 +92,7 @@ describe("automatic compaction in the loop", () => {
       ],
       { context: 10_000, output: 1_000 },
     );
-    const handle = runtime.run({ prompt: "print twice" });
+    const handle = runtime.runs.run({ prompt: "print twice" });
     const { events, result } = await collect(handle);
 
     expect(result).toMatchObject({ status: "done", text: "All printed.", compactions: 1, steps: 3 });
@@ -144,9 +144,9 @@ describe("automatic compaction in the loop", () => {
       [text("## Goal\nSummary of the printing.")],
       [text("Here is the answer.")],
     ]);
-    const run1 = await collect(first.runtime.run({ prompt: "print a and b" }));
+    const run1 = await collect(first.runtime.runs.run({ prompt: "print a and b" }));
     expect(run1.result.status).toBe("done");
-    const run2 = await collect(first.runtime.run({ sessionId: run1.result.sessionId, prompt: "and now?" }));
+    const run2 = await collect(first.runtime.runs.run({ sessionId: run1.result.sessionId, prompt: "and now?" }));
     expect(run2.result).toMatchObject({ status: "done", text: "Here is the answer.", compactions: 1 });
     const path = await first.store.getActivePath(run1.result.sessionId);
     expect(byType(path, "compaction")).toHaveLength(1);
@@ -164,7 +164,7 @@ describe("automatic compaction in the loop", () => {
       [overflow()],
       [text("never reached")],
     ]);
-    const { result } = await collect(runtime.run({ prompt: "go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("error");
     expect(result.error?.message).toMatch(/prompt is too long/);
     expect(model.remaining).toBe(1);
@@ -207,7 +207,7 @@ describe("automatic compaction in the loop", () => {
       });
     }
     const fork = (await store.getSession(session.id))!.leafEntryId!;
-    const { result } = await collect(runtime.run({ sessionId: session.id, prompt: "turn 6" }));
+    const { result } = await collect(runtime.runs.run({ sessionId: session.id, prompt: "turn 6" }));
     expect(result).toMatchObject({ status: "done", compactions: 0 });
     // Turns 5 and 6 are kept; of the rest the newest 40,000 tokens are protected; more than 20,000 go.
     const cleared = Number(result.text.split(" ")[1]);
@@ -224,8 +224,8 @@ describe("automatic compaction in the loop", () => {
       output: 4_000,
     });
     await h2.store.importSession(await store.exportSession(session.id));
-    await h2.runtime.switchLeaf(session.id, fork);
-    const sibling = await collect(h2.runtime.run({ sessionId: session.id, prompt: "other way" }));
+    await h2.runtime.sessions.switchLeaf(session.id, fork);
+    const sibling = await collect(h2.runtime.runs.run({ sessionId: session.id, prompt: "other way" }));
     expect(sibling.result.text).toBe("cleared 0");
     expect(model.remaining).toBe(0);
   });
@@ -245,15 +245,15 @@ describe("manual compaction and branch summaries", () => {
       summary("## Goal\nUpdated summary body."),
       (call) => [text(userText(promptOf(call)).includes("Updated summary body") ? "sees summary" : "no summary")],
     ]);
-    const run1 = await collect(runtime.run({ prompt: "first question" }));
+    const run1 = await collect(runtime.runs.run({ prompt: "first question" }));
     const sessionId = run1.result.sessionId;
-    const c1 = await runtime.compact(sessionId, { focus: "the API names" });
+    const c1 = await runtime.sessions.compact(sessionId, { focus: "the API names" });
     expect(c1).toMatchObject({ sessionId, summarized: 2, kept: 0 });
     expect(requests[0]).toContain("the API names");
     expect(requests[0]).toContain("first question");
 
-    await collect(runtime.run({ sessionId, prompt: "second question" }));
-    const c2 = await runtime.compact(sessionId);
+    await collect(runtime.runs.run({ sessionId, prompt: "second question" }));
+    const c2 = await runtime.sessions.compact(sessionId);
     expect(c2.entryId).not.toBe(c1.entryId);
     // The second request updates the first summary instead of starting over.
     expect(requests[1]).toContain("<previous-summary>");
@@ -266,15 +266,17 @@ describe("manual compaction and branch summaries", () => {
       "manual",
     ]);
     expect(byType(path, "custom_message")).toHaveLength(0);
-    const run3 = await collect(runtime.run({ sessionId, prompt: "third" }));
+    const run3 = await collect(runtime.runs.run({ sessionId, prompt: "third" }));
     expect(run3.result.text).toBe("sees summary");
   });
 
   it("runtime.compact fails with a clear error, writing nothing, when there is nothing to summarize", async () => {
     const { runtime, store } = await setup([[text("hi")]]);
     const session = await store.createSession({});
-    await expect(runtime.compact(session.id)).rejects.toMatchObject({ code: "context_overflow" });
-    await expect(runtime.compact("00000000-0000-4000-8000-000000000000")).rejects.toMatchObject({ code: "session_not_found" });
+    await expect(runtime.sessions.compact(session.id)).rejects.toMatchObject({ code: "context_overflow" });
+    await expect(runtime.sessions.compact("00000000-0000-4000-8000-000000000000")).rejects.toMatchObject({
+      code: "session_not_found",
+    });
     expect(await store.listEntries(session.id)).toHaveLength(0);
   });
 
@@ -293,26 +295,26 @@ describe("manual compaction and branch summaries", () => {
         return [text("Trying B.")];
       },
     ]);
-    const run1 = await collect(runtime.run({ prompt: "start" }));
+    const run1 = await collect(runtime.runs.run({ prompt: "start" }));
     const sessionId = run1.result.sessionId;
     const fork = (await store.getSession(sessionId))!.leafEntryId!;
-    await collect(runtime.run({ sessionId, prompt: "try approach A" }));
+    await collect(runtime.runs.run({ sessionId, prompt: "try approach A" }));
     const abandonedLeaf = (await store.getSession(sessionId))!.leafEntryId!;
 
-    const moved = await runtime.switchLeaf(sessionId, fork, { summarize: true });
+    const moved = await runtime.sessions.switchLeaf(sessionId, fork, { summarize: true });
     expect(moved.branchSummary).toMatchObject({ type: "branch_summary", fromId: abandonedLeaf, parentId: fork });
     expect(moved.leafId).toBe(moved.branchSummary?.id);
     expect(summaryRequest).toContain("try approach A");
     expect(summaryRequest).not.toContain('"start"');
 
-    await collect(runtime.run({ sessionId, prompt: "try approach B" }));
+    await collect(runtime.runs.run({ sessionId, prompt: "try approach B" }));
     expect(lastPrompt).toContain("<system-reminder>");
     expect(lastPrompt).toContain("parser rejects tabs");
     // The abandoned branch is still there, unchanged.
     expect(await store.getEntry(sessionId, abandonedLeaf)).toBeDefined();
 
     // Without summarize the leaf just moves.
-    const plain = await runtime.switchLeaf(sessionId, abandonedLeaf);
+    const plain = await runtime.sessions.switchLeaf(sessionId, abandonedLeaf);
     expect(plain).toEqual({ sessionId, leafId: abandonedLeaf });
     expect((await store.getSession(sessionId))!.leafEntryId).toBe(abandonedLeaf);
   });
@@ -327,8 +329,8 @@ describe("manual compaction and branch summaries", () => {
         pool: { compaction: { model: "openai-compatible/summarizer", baseURL: server.url } },
       },
     );
-    const run = await collect(runtime.run({ prompt: "question" }));
-    const result = await runtime.compact(run.result.sessionId);
+    const run = await collect(runtime.runs.run({ prompt: "question" }));
+    const result = await runtime.sessions.compact(run.result.sessionId);
     const body = server.requests[0]?.body as {
       model: string;
       messages: Array<{ role: string; content: string }>;

@@ -14,7 +14,7 @@ describe("provider errors and retries", () => {
     const clock = recordingClock();
     const model = scriptedModel([[error(429, { retryAfter: 7 })], [text("ok")]]);
     const { runtime, store } = await harness({ model, clock });
-    const handle = runtime.run({ prompt: "hi" });
+    const handle = runtime.runs.run({ prompt: "hi" });
     const { result } = await collect(handle);
     expect(result.status).toBe("done");
     expect(clock.sleeps).toEqual([7000]);
@@ -25,7 +25,7 @@ describe("provider errors and retries", () => {
     const clock = recordingClock();
     const model = scriptedModel([[error(500)], [error(503)], [error(502)], [text("ok")]]);
     const { runtime } = await harness({ model, clock, retry: { initialDelayMs: 1000, maxDelayMs: 3000, jitter: 0.2 } });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     expect(clock.sleeps).toHaveLength(3);
     expect(clock.sleeps[0]).toBeGreaterThanOrEqual(800);
@@ -39,7 +39,7 @@ describe("provider errors and retries", () => {
     const clock = recordingClock();
     const model = scriptedModel([[error(500)], [error(500)], [error(500)]]);
     const { runtime, store } = await harness({ model, clock, retry: { maxRetries: 2 } });
-    const handle = runtime.run({ prompt: "hi" });
+    const handle = runtime.runs.run({ prompt: "hi" });
     const { events, result } = await collect(handle);
     expect(result.status).toBe("error");
     expect(result.error?.code).toBe("provider_error");
@@ -53,7 +53,7 @@ describe("provider errors and retries", () => {
     const clock = recordingClock();
     const model = scriptedModel([[error(400, { message: "context too long for this model" })], [text("never")]]);
     const { runtime } = await harness({ model, clock });
-    const { events, result } = await collect(runtime.run({ prompt: "hi" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(clock.sleeps).toEqual([]);
     expect(result.status).toBe("error");
     expect(result.error?.message).toContain("context too long for this model");
@@ -64,7 +64,7 @@ describe("provider errors and retries", () => {
   it("keeps the partial text of a step that fails mid-stream without retry", async () => {
     const model = scriptedModel([[text("partial answer"), error(400, { at: "part", message: "bad thing" })]]);
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "hi" });
+    const handle = runtime.runs.run({ prompt: "hi" });
     const { result } = await collect(handle);
     expect(result.status).toBe("error");
     expect(await transcript(store, handle.sessionId)).toEqual(["user: hi", "assistant: partial answer"]);
@@ -75,7 +75,7 @@ describe("provider errors and retries", () => {
     try {
       const config = resolveConfig([{ source: "test", value: { baseURL: server.url } }]);
       const { runtime: rt, store } = await harness({ config, model: "openai-compatible/fake", retry: { maxRetries: 0 } });
-      const handle = rt.run({ prompt: "hi" });
+      const handle = rt.runs.run({ prompt: "hi" });
       const { result } = await collect(handle);
       expect(result.status).toBe("error");
       expect(result.error?.message).toMatch(/JSON|parse|finish/i);
@@ -93,7 +93,7 @@ describe("abort", () => {
   it("keeps the partial text of an aborted step and ends with an aborted error event", async () => {
     const model = scriptedModel([[text("I was saying"), hang()]]);
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "talk" });
+    const handle = runtime.runs.run({ prompt: "talk" });
     const events = [];
     for await (const event of handle) {
       events.push(event);
@@ -114,7 +114,7 @@ describe("abort", () => {
   it("records a running tool as interrupted when the run is aborted", async () => {
     const model = scriptedModel([[toolCall("bash", { command: "sleep 30", description: "wait" }, { id: "b1" })]]);
     const { runtime, store } = await harness({ model });
-    const handle = runtime.run({ prompt: "wait" });
+    const handle = runtime.runs.run({ prompt: "wait" });
     for await (const event of handle) if (event.type === "tool_start") handle.abort();
     const result = await handle.result;
     expect(result.status).toBe("aborted");
@@ -127,7 +127,7 @@ describe("abort", () => {
     const { runtime, store } = await harness({ model });
     const controller = new AbortController();
     controller.abort();
-    const handle = runtime.run({ prompt: "hi", signal: controller.signal });
+    const handle = runtime.runs.run({ prompt: "hi", signal: controller.signal });
     const { result } = await collect(handle);
     expect(result.status).toBe("aborted");
     expect((await store.listSessions()).sessions).toEqual([]);
@@ -151,7 +151,7 @@ describe("bad input writes nothing", () => {
     it(name, async () => {
       const model = scriptedModel([[text("x")]]);
       const { runtime, store } = await harness({ model: input.model === undefined ? model : undefined });
-      const handle = runtime.run(input as never);
+      const handle = runtime.runs.run(input as never);
       const { events, result } = await collect(handle);
       expect(result.status).toBe("error");
       expect(result.error?.code).toBe(code);
@@ -164,13 +164,13 @@ describe("bad input writes nothing", () => {
 
   it("a missing key names the variable", async () => {
     const { runtime } = await harness();
-    const { result } = await collect(runtime.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
     expect(result.error?.message).toContain("ANTHROPIC_API_KEY");
   });
 
   it("an unknown session is refused without creating it", async () => {
     const { runtime, store } = await harness({ model: scriptedModel([]) });
-    const { result } = await collect(runtime.run({ prompt: "hi", sessionId: "s-1" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi", sessionId: "s-1" }));
     expect(result.error?.code).toBe("session_not_found");
     expect(await store.getSession("s-1")).toBeUndefined();
   });

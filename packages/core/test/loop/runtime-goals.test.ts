@@ -38,7 +38,7 @@ describe("the goal tool in the loop", () => {
       [text("Fixed.")],
     ]);
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "Fix the parser" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "Fix the parser" }));
     expect(result.status).toBe("done");
 
     const path = await store.getActivePath(result.sessionId);
@@ -85,7 +85,7 @@ describe("the goal tool in the loop", () => {
     const store = await openStore(join(root, "store"));
     const model = scriptedModel([[toolCall("goal", { add: "One, Two" })], [toolCall("goal", { focus: "2" })], [text("ok")]]);
     const { runtime } = await harness({ model, store });
-    const { result } = await collect(runtime.run({ prompt: "two things" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "two things" }));
     const file = readdirSync(root, { recursive: true, encoding: "utf8" }).find(
       (f) => f.includes(result.sessionId) && f.endsWith("goal.json"),
     );
@@ -103,11 +103,11 @@ describe("the goal tool in the loop", () => {
       [text("ok")],
     ]);
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "do A then B" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "do A then B" }));
     const path = await store.getActivePath(result.sessionId);
     expect(goalTreeOnPath(path)!.currentId).toBe("2");
     const focusResult = path.filter((e) => e.type === "message" && e.message.role === "tool")[1]!;
-    await runtime.switchLeaf(result.sessionId, focusResult.id);
+    await runtime.sessions.switchLeaf(result.sessionId, focusResult.id);
     const earlier = goalTreeOnPath(await store.getActivePath(result.sessionId))!;
     expect(earlier.currentId).toBe("1");
     expect(earlier.goals.map((g) => g.status)).toEqual(["in_progress", "pending"]);
@@ -124,7 +124,7 @@ describe("the goal tool in the loop", () => {
       [text("done")],
     ]);
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "build it" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "build it" }));
     expect(result.status).toBe("done");
     const path = await store.getActivePath(result.sessionId);
     const tree = goalTreeOnPath(path)!;
@@ -157,7 +157,7 @@ describe("the goal tool in the loop", () => {
     const store = await openStore(join(tempDir(), "store"));
     const hub = new WatchHub(store);
     const { runtime } = await harness({ model, store, watch: hub });
-    const { result } = await collect(runtime.run({ prompt: "plan it" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "plan it" }));
     await hub.flush();
     const events: StoredEvent[] = await store.listEvents(result.sessionId);
     const names = events.map((e) => e.type);

@@ -35,7 +35,7 @@ describe("the real provider path (openai-compatible over HTTP)", () => {
       model: "openai-compatible/fake",
     });
     writeFileSync(join(cwd, "a.txt"), "hello\n");
-    const handle = runtime.run({ prompt: "read a.txt" });
+    const handle = runtime.runs.run({ prompt: "read a.txt" });
     const { events, result } = await collect(handle);
     expect(types(events).filter((t) => t !== "token")).toEqual([
       "llm_start",
@@ -69,7 +69,7 @@ describe("the real provider path (openai-compatible over HTTP)", () => {
       model: "openai-compatible/fake",
       clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) },
     });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     expect(sleeps).toEqual([2000]);
   });
@@ -83,7 +83,7 @@ describe("the real provider path (openai-compatible over HTTP)", () => {
       retry: { maxRetries: 2 },
       clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) },
     });
-    const handle = runtime.run({ prompt: "hi" });
+    const handle = runtime.runs.run({ prompt: "hi" });
     const { result } = await collect(handle);
     expect(result.status).toBe("error");
     expect(result.error?.message).toMatch(/connect|ECONNREFUSED/i);
@@ -104,7 +104,7 @@ describe("tool output cap", () => {
     const blobs = new MemoryBlobStore();
     const model = scriptedModel([[toolCall("flood", {})], [text("ok")]]);
     const { runtime, store } = await harness({ model, blobs, tools: new ToolRegistry({ blobs }).register(flood) });
-    const handle = runtime.run({ prompt: "flood" });
+    const handle = runtime.runs.run({ prompt: "flood" });
     await handle.result;
     const path = await store.getActivePath(handle.sessionId);
     const tool = path.find((e) => e.type === "message" && e.message.role === "tool");

@@ -8,7 +8,7 @@ describe("a provider stream that stalls", () => {
   it("is ended after the idle timeout and the step is retried", async () => {
     const model = scriptedModel([[text("I was saying"), hang()], [text("ok")]]);
     const { runtime, store } = await harness({ model, retry: { streamIdleTimeoutMs: 50 } });
-    const handle = runtime.run({ prompt: "hi" });
+    const handle = runtime.runs.run({ prompt: "hi" });
     const { result } = await collect(handle);
     expect(result.status).toBe("done");
     expect(model.remaining).toBe(0);
@@ -20,12 +20,12 @@ describe("a provider stream that stalls", () => {
     try {
       const config = resolveConfig([{ source: "test", value: { baseURL: server.url, llm: { streamIdleTimeoutMs: 50 } } }]);
       const { runtime, store } = await harness({ config, model: "openai-compatible/fake", retry: { maxRetries: 1 } });
-      const handle = runtime.run({ prompt: "hi" });
+      const handle = runtime.runs.run({ prompt: "hi" });
       const { result } = await collect(handle);
       expect(result.status).toBe("error");
       expect(result.error?.message).toContain("streamIdleTimeoutMs");
       expect(await transcript(store, handle.sessionId)).toEqual(["user: hi", "assistant: Hel"]);
-      const again = runtime.run({ prompt: "again", sessionId: handle.sessionId });
+      const again = runtime.runs.run({ prompt: "again", sessionId: handle.sessionId });
       expect((await collect(again)).result.status).toBe("done");
     } finally {
       await server.close();
@@ -74,7 +74,7 @@ describe("tool calls of one step", () => {
     const calls = Array.from({ length: 200 }, (_, i) => toolCall("probe", { data: String(i) }, { id: `c${i}` }));
     const model = scriptedModel([calls, [text("done")]]);
     const { runtime, store } = await harness({ model, tools: [tool] });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const { result } = await collect(handle);
     expect(result.status).toBe("done");
     expect(seen.runs).toBe(64);
@@ -96,7 +96,7 @@ describe("tool calls of one step", () => {
       [text("ok")],
     ]);
     const { runtime, store } = await harness({ model, tools: [tool] });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const { result } = await collect(handle);
     expect(result.status).toBe("done");
     expect(seen.runs).toBe(1);

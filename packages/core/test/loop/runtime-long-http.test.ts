@@ -83,7 +83,7 @@ describe("a run far longer than the model's window, over HTTP", () => {
       blobs,
       tools: new ToolRegistry({ blobs }).register(page),
     });
-    const handle = runtime.run({ prompt: `Print pages 1 to ${STEPS}.`, maxTurns: 100 });
+    const handle = runtime.runs.run({ prompt: `Print pages 1 to ${STEPS}.`, maxTurns: 100 });
     const { result } = await collect(handle);
 
     expect(result).toMatchObject({ status: "done", text: "All pages printed.", steps: STEPS + 1 });

@@ -12,7 +12,7 @@ describe("a prompt that mentions a sub-agent", () => {
       models: { main, sub },
     });
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "@general find where the config lives" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "@general find where the config lives" }));
     expect(result.status).toBe("done");
     // The sub-agent got the task; the main agent's only model call came after its report.
     expect(JSON.stringify(sub.calls[0]!.prompt)).toContain("find where the config lives");
@@ -39,7 +39,7 @@ describe("a prompt that mentions a sub-agent", () => {
       models: { main, sub },
     });
     const { runtime, store } = await harness({ model });
-    const first = await collect(runtime.run({ prompt: "@explore look at the tests" }));
+    const first = await collect(runtime.runs.run({ prompt: "@explore look at the tests" }));
     expect(first.result.status).toBe("done");
     expect(sub.calls).toHaveLength(1);
     const subs = (await store.listSessions({ parentSessionId: first.result.sessionId })).sessions;

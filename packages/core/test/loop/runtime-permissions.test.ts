@@ -13,15 +13,15 @@ describe("permission asks", () => {
     const model = scriptedModel([readEnv("r1"), [text("The key is set.")]]);
     const { runtime, store, cwd } = await harness({ model });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const handle = runtime.run({ prompt: "check .env" });
+    const handle = runtime.runs.run({ prompt: "check .env" });
     const events: RunEvent[] = [];
     for await (const event of handle) {
       events.push(event);
       if (event.type === "permission_request") {
-        expect(runtime.pendingPermissions(handle.sessionId).map((p) => p.id)).toEqual([event.id]);
-        expect(runtime.pendingPermissions("other")).toEqual([]);
-        expect(runtime.replyPermission(event.id, "once")).toBe(true);
-        expect(runtime.replyPermission(event.id, "once")).toBe(false);
+        expect(runtime.asks.pendingPermissions(handle.sessionId).map((p) => p.id)).toEqual([event.id]);
+        expect(runtime.asks.pendingPermissions("other")).toEqual([]);
+        expect(runtime.asks.replyPermission(event.id, "once")).toBe(true);
+        expect(runtime.asks.replyPermission(event.id, "once")).toBe(false);
       }
     }
     const request = events.find((e) => e.type === "permission_request");
@@ -30,16 +30,16 @@ describe("permission asks", () => {
     expect((await handle.result).status).toBe("done");
     const lines = await transcript(store, handle.sessionId);
     expect(lines[2]).toContain("KEY=1");
-    expect(runtime.pendingPermissions()).toEqual([]);
+    expect(runtime.asks.pendingPermissions()).toEqual([]);
   });
 
   it("reject stops the run after the step, and the model's history holds the refusal", async () => {
     const model = scriptedModel([readEnv("r1"), [text("never reached")]]);
     const { runtime, store, cwd } = await harness({ model });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const handle = runtime.run({ prompt: "check .env" });
+    const handle = runtime.runs.run({ prompt: "check .env" });
     for await (const event of handle)
-      if (event.type === "permission_request") runtime.replyPermission(event.id, "reject", "not the secrets");
+      if (event.type === "permission_request") runtime.asks.replyPermission(event.id, "reject", "not the secrets");
     const result = await handle.result;
     expect(result).toMatchObject({ status: "done", stopReason: "permission_rejected" });
     const lines = await transcript(store, handle.sessionId);
@@ -54,8 +54,8 @@ describe("permission asks", () => {
     const model = scriptedModel([readEnv("r1"), [text("ok")], readEnv("r2"), [text("ok again")]]);
     const { runtime, store, cwd } = await harness({ model });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const first = runtime.run({ prompt: "check .env" });
-    for await (const event of first) if (event.type === "permission_request") runtime.replyPermission(event.id, "always");
+    const first = runtime.runs.run({ prompt: "check .env" });
+    for await (const event of first) if (event.type === "permission_request") runtime.asks.replyPermission(event.id, "always");
     expect((await first.result).status).toBe("done");
     const approvals = (await store.getActivePath(first.sessionId)).filter(
       (e) => e.type === "custom" && e.customType === APPROVAL_ENTRY_TYPE,
@@ -63,13 +63,13 @@ describe("permission asks", () => {
     expect(approvals).toHaveLength(1);
     expect(approvals[0]).toMatchObject({ data: { agent: "build", permission: "read", scope: "session" } });
 
-    const second = runtime.run({ sessionId: first.sessionId, prompt: "again" });
+    const second = runtime.runs.run({ sessionId: first.sessionId, prompt: "again" });
     const { events, result } = await collect(second);
     expect(result.status).toBe("done");
     expect(events.some((e) => e.type === "permission_request")).toBe(false);
 
     // Another agent in the same session does not inherit the approval: it was given to one agent's preset.
-    const plan = runtime.run({
+    const plan = runtime.runs.run({
       sessionId: first.sessionId,
       prompt: "plan it",
       agent: "plan",
@@ -79,20 +79,20 @@ describe("permission asks", () => {
     for await (const event of plan) {
       if (event.type === "permission_request") {
         asked = true;
-        runtime.replyPermission(event.id, "once");
+        runtime.asks.replyPermission(event.id, "once");
       }
     }
     expect(asked).toBe(true);
 
     // Visible and revocable: after revoking, the build agent is asked again.
-    expect(await runtime.approvals(first.sessionId)).toEqual([
+    expect(await runtime.asks.approvals(first.sessionId)).toEqual([
       { id: expect.any(String), agent: "build", permission: "read", pattern: expect.stringMatching(/\.env$/), scope: "session" },
     ]);
-    const [approval] = await runtime.approvals(first.sessionId);
-    expect(await runtime.revokeApproval(first.sessionId, approval!)).toBe(true);
-    expect(await runtime.revokeApproval(first.sessionId, approval!)).toBe(false);
-    expect(await runtime.approvals(first.sessionId)).toEqual([]);
-    const third = runtime.run({
+    const [approval] = await runtime.asks.approvals(first.sessionId);
+    expect(await runtime.asks.revokeApproval(first.sessionId, approval!)).toBe(true);
+    expect(await runtime.asks.revokeApproval(first.sessionId, approval!)).toBe(false);
+    expect(await runtime.asks.approvals(first.sessionId)).toEqual([]);
+    const third = runtime.runs.run({
       sessionId: first.sessionId,
       prompt: "once more",
       model: scriptedModel([readEnv("r4"), [text("y")]]),
@@ -101,7 +101,7 @@ describe("permission asks", () => {
     for await (const event of third) {
       if (event.type === "permission_request") {
         askedAgain = true;
-        runtime.replyPermission(event.id, "once");
+        runtime.asks.replyPermission(event.id, "once");
       }
     }
     expect(askedAgain).toBe(true);
@@ -118,7 +118,7 @@ describe("permission asks", () => {
       },
     });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const { result } = await collect(runtime.run({ prompt: "check" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "check" }));
     expect(result.status).toBe("done");
     expect(seen).toEqual(["read"]);
   });
@@ -126,7 +126,7 @@ describe("permission asks", () => {
   it("rules from the runtime's config deny a tool outright: it is not offered to the model", async () => {
     const model = scriptedModel([[text("ok")]]);
     const { runtime } = await harness({ model, permission: { bash: "deny" } });
-    await collect(runtime.run({ prompt: "hi" }));
+    await collect(runtime.runs.run({ prompt: "hi" }));
     const names = model.calls[0]?.options.tools?.map((t) => t.name) ?? [];
     expect(names).toContain("read");
     expect(names).not.toContain("bash");
@@ -136,10 +136,10 @@ describe("permission asks", () => {
     const model = scriptedModel([readEnv("r1")]);
     const { runtime, cwd } = await harness({ model });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const handle = runtime.run({ prompt: "check" });
+    const handle = runtime.runs.run({ prompt: "check" });
     for await (const event of handle) if (event.type === "permission_request") handle.abort();
     expect((await handle.result).status).toBe("aborted");
-    expect(runtime.pendingPermissions()).toEqual([]);
+    expect(runtime.asks.pendingPermissions()).toEqual([]);
   });
 });
 
@@ -149,12 +149,12 @@ describe("doom-loop guard", () => {
   it("asks doom_loop on the third identical call; rejecting stops the run", async () => {
     const model = scriptedModel([same(), same(), same(), [text("never")]]);
     const { runtime } = await harness({ model });
-    const handle = runtime.run({ prompt: "look around" });
+    const handle = runtime.runs.run({ prompt: "look around" });
     const asks: RunEvent[] = [];
     for await (const event of handle) {
       if (event.type === "permission_request") {
         asks.push(event);
-        runtime.replyPermission(event.id, "reject");
+        runtime.asks.replyPermission(event.id, "reject");
       }
     }
     expect(asks).toHaveLength(1);
@@ -168,7 +168,7 @@ describe("doom-loop guard", () => {
     const b = () => [toolCall("glob", { pattern: "*.md" })];
     const model = scriptedModel([a(), b(), a(), b(), a(), b(), [text("done")]]);
     const { runtime } = await harness({ model, onPermission: () => "once" });
-    const handle = runtime.run({ prompt: "look" });
+    const handle = runtime.runs.run({ prompt: "look" });
     const { events, result } = await collect(handle);
     const asks = events.filter((e) => e.type === "permission_request");
     expect(asks).toHaveLength(1);
@@ -181,9 +181,9 @@ describe("one run per session", () => {
   it("a second prompt to a busy session waits for the first", async () => {
     const model = scriptedModel([[text("first answer")], [text("second answer")]]);
     const { runtime, store } = await harness({ model });
-    const first = runtime.run({ prompt: "one" });
+    const first = runtime.runs.run({ prompt: "one" });
     const firstResult = first.result;
-    const second = runtime.run({ sessionId: first.sessionId, prompt: "two" });
+    const second = runtime.runs.run({ sessionId: first.sessionId, prompt: "two" });
     expect((await firstResult).status).toBe("done");
     expect((await second.result).status).toBe("done");
     expect(await transcript(store, first.sessionId)).toEqual([
@@ -208,10 +208,10 @@ describe("one run per session", () => {
     });
     const model = scriptedModel([[toolCall("gate", {})], [text("done")]]);
     const { runtime, store } = await harness({ model, busy: "reject", tools: [gate] });
-    const first = runtime.run({ prompt: "one" });
+    const first = runtime.runs.run({ prompt: "one" });
     for await (const event of first) {
       if (event.type === "tool_start") {
-        const second = runtime.run({ sessionId: first.sessionId, prompt: "two" });
+        const second = runtime.runs.run({ sessionId: first.sessionId, prompt: "two" });
         expect((await second.result).error?.code).toBe("session_busy");
         release();
       }
@@ -223,7 +223,7 @@ describe("one run per session", () => {
   it("runs of different sessions proceed at the same time", async () => {
     const { runtime } = await harness();
     const runs = Array.from({ length: 8 }, (_, i) =>
-      runtime.run({ prompt: `task ${i}`, model: scriptedModel([[toolCall("list", {})], [text(`answer ${i}`)]]) }),
+      runtime.runs.run({ prompt: `task ${i}`, model: scriptedModel([[toolCall("list", {})], [text(`answer ${i}`)]]) }),
     );
     const results = await Promise.all(runs.map((r) => r.result));
     expect(results.map((r) => r.text)).toEqual(runs.map((_, i) => `answer ${i}`));

@@ -43,7 +43,7 @@ describe("a run records itself", () => {
     const { runtime, store } = await harness({ model: scriptedModel([[text("Recorded.")]]) });
     const { id } = await store.createSession();
     const watcher = await watchTrace(runtime, id);
-    const { events, result } = await collect(runtime.run({ sessionId: id, prompt: "hello" }));
+    const { events, result } = await collect(runtime.runs.run({ sessionId: id, prompt: "hello" }));
     expect(result.status).toBe("done");
     await watcher.completed;
     watcher.stop();
@@ -64,7 +64,7 @@ describe("a run records itself", () => {
     const { id } = await store.createSession({ status: "running", agentId: "build", cwd });
     await store.appendMessage(id, { role: "user", content: [{ type: "text", text: "finish this" }] });
     const watcher = await watchTrace(runtime, id);
-    const { events, result } = await collect(runtime.resume(id));
+    const { events, result } = await collect(runtime.runs.resume(id));
     expect(result.status).toBe("done");
     await watcher.completed;
     watcher.stop();
@@ -77,7 +77,7 @@ describe("a run records itself", () => {
   it("a run refused because the session is not its to drive writes nothing to the session's log", async () => {
     const { runtime, store } = await harness({ model: scriptedModel([]) });
     const { id } = await store.createSession();
-    const { events, result } = await collect(runtime.resume(id));
+    const { events, result } = await collect(runtime.runs.resume(id));
     expect(result.error?.code).toBe("session_not_interrupted");
     // The caller still hears why; the log, where it would read as the end of another driver's run, does not.
     expect(types(events)).toEqual(["error"]);

@@ -1,30 +1,8 @@
 import { join } from "node:path";
-import { defineTool, openStore, type ToolResult } from "@arbor/core";
+import { openStore } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { collect, harness, tempDir, transcript } from "./harness.js";
-
-/** A tool that holds its call until released (or the run is aborted). */
-function gate() {
-  const waiting: Array<() => void> = [];
-  let started: () => void = () => {};
-  const reached = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const tool = defineTool({
-    name: "gate",
-    description: "Waits until released.",
-    input: z.object({}),
-    execute: (_input, ctx) =>
-      new Promise<ToolResult>((resolve, reject) => {
-        waiting.push(() => resolve({ output: "released" }));
-        ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
-        started();
-      }),
-  });
-  return { tool, reached, release: () => waiting.shift()?.() };
-}
+import { collect, gateTool as gate, harness, tempDir, transcript } from "./harness.js";
 
 describe("the runtime answers who drives a session", () => {
   it("busy: idle, a run of its own, another process's lease; abort by session", async () => {
@@ -32,19 +10,19 @@ describe("the runtime answers who drives a session", () => {
     const model = scriptedModel([[toolCall("gate", {})], [text("never")]]);
     const { runtime, store } = await harness({ model, tools: [g.tool] });
     const { id } = await store.createSession();
-    expect(await runtime.busy(id)).toBeUndefined();
+    expect(await runtime.runs.busy(id)).toBeUndefined();
 
-    const run = runtime.run({ sessionId: id, prompt: "wait" });
+    const run = runtime.runs.run({ sessionId: id, prompt: "wait" });
     await g.reached;
-    expect(await runtime.busy(id)).toEqual({ where: "this_runtime" });
+    expect(await runtime.runs.busy(id)).toEqual({ where: "this_runtime" });
     // A prompt that must not queue behind it ends at once, having written nothing.
-    const second = runtime.run({ sessionId: id, prompt: "again", busy: "reject" });
+    const second = runtime.runs.run({ sessionId: id, prompt: "again", busy: "reject" });
     expect((await second.result).error?.code).toBe("session_busy");
 
-    expect(runtime.abort(id)).toBe(true);
+    expect(runtime.runs.abort(id)).toBe(true);
     expect((await run.result).status).toBe("aborted");
-    expect(runtime.abort(id)).toBe(false);
-    expect(await runtime.busy(id)).toBeUndefined();
+    expect(runtime.runs.abort(id)).toBe(false);
+    expect(await runtime.runs.busy(id)).toBeUndefined();
     expect((await transcript(store, id)).filter((l) => l.startsWith("user"))).toEqual(["user: wait"]);
   });
 
@@ -56,10 +34,10 @@ describe("the runtime answers who drives a session", () => {
     const other = await openStore(dir);
     try {
       const lease = await other.acquireLease(id, "another driver");
-      const driver = await runtime.busy(id);
+      const driver = await runtime.runs.busy(id);
       expect(driver).toMatchObject({ where: "elsewhere", holder: { purpose: "another driver" } });
       await lease.release();
-      expect(await runtime.busy(id)).toBeUndefined();
+      expect(await runtime.runs.busy(id)).toBeUndefined();
     } finally {
       await other.close();
     }
@@ -70,14 +48,14 @@ describe("continue from an entry as a run operation", () => {
   it("re-sends from a user message's parent, follows any other entry, refuses an unknown one having written nothing", async () => {
     const model = scriptedModel([[text("first answer")], [text("second answer")], [text("third answer")]]);
     const { runtime, store } = await harness({ model });
-    const first = await collect(runtime.run({ prompt: "one" }));
+    const first = await collect(runtime.runs.run({ prompt: "one" }));
     const sessionId = first.result.sessionId;
     const [user, assistant] = await store.getActivePath(sessionId);
 
-    await collect(runtime.run({ sessionId, prompt: "one, again", fromEntryId: user?.id as string }));
+    await collect(runtime.runs.run({ sessionId, prompt: "one, again", fromEntryId: user?.id as string }));
     expect(await transcript(store, sessionId)).toEqual(["user: one, again", "assistant: second answer"]);
 
-    await collect(runtime.run({ sessionId, prompt: "two", fromEntryId: assistant?.id as string }));
+    await collect(runtime.runs.run({ sessionId, prompt: "two", fromEntryId: assistant?.id as string }));
     expect(await transcript(store, sessionId)).toEqual([
       "user: one",
       "assistant: first answer",
@@ -86,10 +64,10 @@ describe("continue from an entry as a run operation", () => {
     ]);
 
     const before = (await store.listEntries(sessionId)).length;
-    const unknown = await collect(runtime.run({ sessionId, prompt: "three", fromEntryId: "no-such-entry" }));
+    const unknown = await collect(runtime.runs.run({ sessionId, prompt: "three", fromEntryId: "no-such-entry" }));
     expect(unknown.result.error?.code).toBe("entry_not_found");
     expect((await store.listEntries(sessionId)).length).toBe(before);
-    const orphan = await collect(runtime.run({ prompt: "four", fromEntryId: user?.id as string }));
+    const orphan = await collect(runtime.runs.run({ prompt: "four", fromEntryId: user?.id as string }));
     expect(orphan.result.error?.code).toBe("invalid_input");
   });
 });

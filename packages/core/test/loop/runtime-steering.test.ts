@@ -52,10 +52,10 @@ describe("steering a running agent", () => {
     const g = gate();
     const model = scriptedModel([[toolCall("gate", {})], [text("switching to the blue theme")]]);
     const { runtime, store } = await harness({ model, tools: [g.tool] });
-    const run = runtime.run({ prompt: "paint the page red" });
+    const run = runtime.runs.run({ prompt: "paint the page red" });
     await g.reached;
 
-    const steered = await runtime.steer(run.sessionId, "Use blue instead of red.");
+    const steered = await runtime.sessions.steer(run.sessionId, "Use blue instead of red.");
     expect(steered.sessionId).toBe(run.sessionId);
     // Recorded at once, before the run reads it.
     const inbox = await store.readInbox(run.sessionId, "");
@@ -81,10 +81,10 @@ describe("steering a running agent", () => {
     const g = gate();
     const model = scriptedModel([[toolCall("gate", {})], [toolCall("gate", {})], [text("done")]]);
     const { runtime } = await harness({ model, tools: [g.tool] });
-    const run = runtime.run({ prompt: "work" });
+    const run = runtime.runs.run({ prompt: "work" });
     await g.reached;
-    await runtime.steer(run.sessionId, "first note");
-    await runtime.steer(run.sessionId, "second note");
+    await runtime.sessions.steer(run.sessionId, "first note");
+    await runtime.sessions.steer(run.sessionId, "second note");
     g.release();
     await g.reachedCall(2);
     g.release();
@@ -103,14 +103,14 @@ describe("steering a running agent", () => {
     const g = gate();
     const model = scriptedModel([[toolCall("gate", {})], [text("noted")]]);
     const { runtime } = await harness({ model, tools: [g.tool], store: await openStore(dir) });
-    const run = runtime.run({ prompt: "go" });
+    const run = runtime.runs.run({ prompt: "go" });
     await g.reached;
     // A second store and runtime over the same data stand for another terminal.
     const otherStore = await openStore(dir);
     const other = createRuntime({ store: otherStore, cwd: tempDir(), env: {}, blobs: new MemoryBlobStore() });
     try {
-      expect(await other.busy(run.sessionId)).toMatchObject({ where: "elsewhere" });
-      await other.steer(run.sessionId, "from another terminal");
+      expect(await other.runs.busy(run.sessionId)).toMatchObject({ where: "elsewhere" });
+      await other.sessions.steer(run.sessionId, "from another terminal");
     } finally {
       await other.close();
       await otherStore.close();
@@ -123,19 +123,19 @@ describe("steering a running agent", () => {
   it("refuses an idle, finished, unknown session or an empty message, writing nothing", async () => {
     const model = scriptedModel([[text("hello")]]);
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     const id = result.sessionId;
     const before = { entries: await store.listEntries(id), inbox: await store.readInbox(id, "") };
 
-    const finished = await rejection(runtime.steer(id, "are you there?"));
+    const finished = await rejection(runtime.sessions.steer(id, "are you there?"));
     expect(finished.code).toBe("session_not_running");
     expect(finished.message).toMatch(/it is completed[\s\S]*start a run with this message instead/);
     const idle = await store.createSession();
-    expect((await rejection(runtime.steer(idle.id, "hello"))).code).toBe("session_not_running");
-    expect((await rejection(runtime.steer(id, "   "))).code).toBe("invalid_input");
+    expect((await rejection(runtime.sessions.steer(idle.id, "hello"))).code).toBe("session_not_running");
+    expect((await rejection(runtime.sessions.steer(id, "   "))).code).toBe("invalid_input");
     const unknown = "00000000-0000-4000-8000-000000000000";
-    expect((await rejection(runtime.steer(unknown, "hello"))).code).toBe("session_not_found");
-    expect((await rejection(runtime.steer("../x", "hello"))).code).toBe("invalid_id");
+    expect((await rejection(runtime.sessions.steer(unknown, "hello"))).code).toBe("session_not_found");
+    expect((await rejection(runtime.sessions.steer("../x", "hello"))).code).toBe("invalid_id");
 
     expect(await store.listEntries(id)).toEqual(before.entries);
     expect(await store.readInbox(id, "")).toEqual(before.inbox);

@@ -46,7 +46,7 @@ describe("sub-agent nesting depth", () => {
   it("stops a delegate chain at depth 2 by default, telling the model why, with no internal error", async () => {
     const { model, models } = chain(3);
     const { runtime, store } = await harness({ model });
-    const { result } = await collect(runtime.run({ prompt: "main: go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
     expect(result.status).toBe("done");
     expect(result.text).toBe("main done");
 
@@ -68,7 +68,7 @@ describe("sub-agent nesting depth", () => {
     const { model, models } = chain(2);
     const config = resolveConfig([{ source: "test", value: { agent: { maxSubAgentDepth: 1 } } }]);
     const { runtime, store } = await harness({ model, config });
-    const { result } = await collect(runtime.run({ prompt: "main: go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
     expect(result.status).toBe("done");
     expect(await chainIds(store, result.sessionId)).toHaveLength(1);
     expect(toolResultSeen(models["level 1"]!)).toContain("at most 1 deep");
@@ -79,7 +79,7 @@ describe("sub-agent nesting depth", () => {
     const { model, models } = chain(1);
     const config = resolveConfig([{ source: "test", value: { agent: { maxSubAgentDepth: 0 } } }]);
     const { runtime, store } = await harness({ model, config });
-    const { result } = await collect(runtime.run({ prompt: "main: go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
     expect(result.status).toBe("done");
     expect(await chainIds(store, result.sessionId)).toEqual([]);
     expect(toolResultSeen(models.main!)).toContain("not allowed to start sub-agents");

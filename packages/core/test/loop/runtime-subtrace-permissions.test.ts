@@ -19,12 +19,12 @@ describe("a sub-agent's rights are capped by its caller's", () => {
       [text("done")],
     ]);
     const { runtime, cwd } = await harness({ model: models(main, worker) });
-    const handle = runtime.run({ prompt: "main: delegate it", agent: "plan" });
+    const handle = runtime.runs.run({ prompt: "main: delegate it", agent: "plan" });
     const asked: RunEvent[] = [];
     for await (const event of handle) {
       if (event.type !== "permission_request") continue;
       asked.push(event);
-      runtime.replyPermission(event.id, "reject");
+      runtime.asks.replyPermission(event.id, "reject");
     }
     expect((await handle.result).status).toBe("done");
     expect(existsSync(join(cwd, "pwned.txt"))).toBe(false);

@@ -54,7 +54,7 @@ describe("explore and delegate", () => {
       watch: hub,
       model: models(main, { "look at JWT": jwt, "look at sessions": sessions }),
     });
-    const { result } = await collect(runtime.run({ prompt: "main: pick an auth design" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: pick an auth design" }));
     expect(result.status).toBe("done");
     expect(result.text).toBe("JWT wins.");
 
@@ -145,7 +145,7 @@ describe("explore and delegate", () => {
       // Long enough for the branches that finish to do so on a loaded machine; the hanging one always times out.
       subAgents: { explore: { timeout: 2 } },
     });
-    const { result } = await collect(runtime.run({ prompt: "main: investigate" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: investigate" }));
     expect(result.status).toBe("done");
     const path = await store.getActivePath(result.sessionId);
     const byTask = new Map(
@@ -186,7 +186,7 @@ describe("explore and delegate", () => {
       model: models(main, { turns, tokens, calls }),
       subAgents: { explore: { maxTurns: 3, maxTokens: 100, maxToolCalls: 1 } },
     });
-    const { result } = await collect(runtime.run({ prompt: "main: go" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
     const path = await store.getActivePath(result.sessionId);
     const statuses = entriesOf(path, "subagent_result").map((r) => r.status);
     // Every branch stops well before its script ends, each on a budget.
@@ -216,7 +216,7 @@ describe("explore and delegate", () => {
       doGenerate: (options) => worker.doGenerate(options),
     };
     const { runtime, store } = await harness({ model: models(main, { "write the file": watching }) });
-    const handle = runtime.run({ prompt: "main: delegate it" });
+    const handle = runtime.runs.run({ prompt: "main: delegate it" });
     const done = collect(handle);
     await branchStarted;
     const tools = (worker.calls[0]!.options.tools ?? []).map((t) => t.name);

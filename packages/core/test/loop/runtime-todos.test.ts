@@ -27,7 +27,7 @@ describe("durable todos", () => {
       [text("Back on the first branch.")],
     ]);
     const { runtime, store, cwd, home } = await harness({ model });
-    const one = runtime.run({ prompt: "Plan the parser" });
+    const one = runtime.runs.run({ prompt: "Plan the parser" });
     await collect(one);
     const sessionId = one.sessionId;
     const afterFirst = (await store.getSession(sessionId))?.leafEntryId;
@@ -38,12 +38,12 @@ describe("durable todos", () => {
 
     const again = createRuntime({ store, cwd, arborHome: home, env: {}, model, blobs: new MemoryBlobStore() });
     try {
-      const two = await collect(again.run({ prompt: "Write it", sessionId }));
+      const two = await collect(again.runs.run({ prompt: "Write it", sessionId }));
       expect(toolOutputs(two.events)[0]).toContain("[→] Write the parser");
       expect(todosOnPath(await store.getActivePath(sessionId))).toEqual(second);
 
       await store.switchLeaf(sessionId, afterFirst as string);
-      const three = await collect(again.run({ prompt: "What was left?", sessionId }));
+      const three = await collect(again.runs.run({ prompt: "What was left?", sessionId }));
       const read = toolOutputs(three.events)[0] ?? "";
       expect(read).toContain("[→] Write the parser");
       expect(read).not.toContain("Test the parser");
@@ -56,7 +56,7 @@ describe("durable todos", () => {
   it("writes no record for a step that did not change the list", async () => {
     const model = scriptedModel([[toolCall("todoread", {}, { id: "r1" })], [text("Nothing to do.")]]);
     const { runtime, store } = await harness({ model });
-    const run = runtime.run({ prompt: "Anything?" });
+    const run = runtime.runs.run({ prompt: "Anything?" });
     const { events } = await collect(run);
     expect(toolOutputs(events)[0]).toContain("(no todos)");
     const path = await store.getActivePath(run.sessionId);

@@ -32,7 +32,7 @@ describe("a trace's spending cap", () => {
     const { model, models } = twoDelegates(500);
     const config = resolveConfig([{ source: "test", value: { agent: { maxTraceTokens: 300, toolConcurrency: 1 } } }]);
     const { runtime, store } = await harness({ model, config });
-    const { events, result } = await collect(runtime.run({ prompt: "main: go" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "main: go" }));
 
     expect(result).toMatchObject({ status: "done", stopReason: "budget" });
     expect(result.stopMessage).toContain("token budget of 300 (agent.maxTraceTokens) is spent: 520 tokens");
@@ -53,7 +53,7 @@ describe("a trace's spending cap", () => {
     const { model, models } = twoDelegates(100);
     const config = resolveConfig([{ source: "test", value: { agent: { maxTraceTokens: 50, toolConcurrency: 1 } } }]);
     const { runtime } = await harness({ model, config });
-    const { result } = await collect(runtime.run({ prompt: "main: go", traceBudget: { maxTokens: 10_000 } }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go", traceBudget: { maxTokens: 10_000 } }));
     expect(result).toMatchObject({ status: "done", stopReason: "finished", text: "main done" });
     expect(result.stopMessage).toBeUndefined();
     expect(models.second.calls).toHaveLength(1);

@@ -29,7 +29,7 @@ describe("the transformSystem hook", () => {
       ]),
       extensions: [appends, upper, tag],
     });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     const system = systemOf(calls[0]!);
     expect(system.startsWith("<<")).toBe(true);

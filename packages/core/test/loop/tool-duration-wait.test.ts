@@ -12,13 +12,13 @@ describe("tool durations", () => {
     const model = scriptedModel([[toolCall("read", { path: ".env" }, { id: "r1" })], [text("done")]]);
     const { runtime, store, cwd } = await harness({ model, clock: { now: () => now, sleep: async () => {} } });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const handle = runtime.run({ prompt: "check .env" });
+    const handle = runtime.runs.run({ prompt: "check .env" });
     const events: RunEvent[] = [];
     for await (const event of handle) {
       events.push(event);
       if (event.type === "permission_request") {
         now += 5_000;
-        runtime.replyPermission(event.id, "once");
+        runtime.asks.replyPermission(event.id, "once");
       }
     }
     expect((await handle.result).status).toBe("done");
@@ -34,7 +34,7 @@ describe("tool durations", () => {
     const model = scriptedModel([[toolCall("read", { path: "notes.txt" }, { id: "r1" })], [text("done")]]);
     const { runtime, cwd } = await harness({ model, clock: { now: () => ++now, sleep: async () => {} } });
     writeFileSync(join(cwd, "notes.txt"), "hello\n");
-    const handle = runtime.run({ prompt: "read the notes" });
+    const handle = runtime.runs.run({ prompt: "read the notes" });
     const events: RunEvent[] = [];
     for await (const event of handle) events.push(event);
     expect((await handle.result).status).toBe("done");

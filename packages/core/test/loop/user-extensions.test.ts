@@ -48,7 +48,7 @@ describe("a runtime user's own extension", () => {
       model: scriptedModel([step(1), step(2), step(3), [text("never reached")]]),
       extensions: [ext],
     });
-    const { result } = await collect(runtime.run({ prompt: "take notes" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "take notes" }));
 
     expect(result).toMatchObject({ status: "done", stopReason: "budget", steps: 2 });
     expect(started).toHaveLength(1);

@@ -59,7 +59,7 @@ describe("MCP tools over Streamable HTTP", () => {
       [text("done")],
     ]);
     const { runtime } = await harness({ model, config: httpConfig() });
-    const { events, result } = await collect(runtime.run({ prompt: "go" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("done");
     const ends = new Map(toolEnds(events).map((e) => [e.call_id, e]));
     expect(ends.get("e1")).toMatchObject({ is_error: false, cached: false, output: "Echo: over http" });
@@ -77,7 +77,7 @@ describe("MCP tools over Streamable HTTP", () => {
       model: scriptedModel([[toolCall("mcp__remote__trigger-long-running-operation", { duration: 60, steps: 60 }, { id: "c" })]]),
       config: httpConfig(),
     });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const events: RunEvent[] = [];
     let abortedAt = 0;
     for await (const event of handle) {
@@ -96,7 +96,7 @@ describe("MCP tools over Streamable HTTP", () => {
     const port = await freePort();
     const model = scriptedModel([[text("fine")]]);
     const { runtime } = await harness({ model, config: httpConfig({ url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 5000 }) });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     const [status] = await runtime.mcpServers();
     expect(status?.state.status === "failed" && status.state.error).toMatch(

@@ -44,7 +44,7 @@ describe("MCP tools over stdio", () => {
       cwd,
       config: mcpConfig({ fs: filesystemStdio(cwd) }),
     });
-    const handle = runtime.run({ prompt: "write and read a note" });
+    const handle = runtime.runs.run({ prompt: "write and read a note" });
     const { events, result } = await collect(handle);
     for (const e of events) expect(RunEventSchema.parse(e)).toEqual(e);
     expect(result.status).toBe("done");
@@ -76,7 +76,7 @@ describe("MCP tools over stdio", () => {
     writeFileSync(outside, "no");
     const model = scriptedModel([[toolCall("mcp__fs__read_text_file", { path: outside }, { id: "x" })], [text("ok")]]);
     const { runtime } = await harness({ model, cwd, config: mcpConfig({ fs: filesystemStdio(cwd) }) });
-    const { events, result } = await collect(runtime.run({ prompt: "read outside" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "read outside" }));
     expect(result.status).toBe("done");
     const end = toolEnds(events)[0];
     expect(end?.is_error).toBe(true);
@@ -86,7 +86,7 @@ describe("MCP tools over stdio", () => {
   it("arguments the server refuses come back as a tool error naming the server", async () => {
     const model = scriptedModel([[toolCall("mcp__ev__get-sum", { a: "one" }, { id: "bad" })], [text("ok")]]);
     const { runtime, store } = await harness({ model, config: mcpConfig({ ev: everythingStdio() }) });
-    const handle = runtime.run({ prompt: "sum" });
+    const handle = runtime.runs.run({ prompt: "sum" });
     const { events, result } = await collect(handle);
     expect(result.status).toBe("done");
     const end = toolEnds(events)[0];
@@ -115,7 +115,7 @@ describe("MCP tools over stdio", () => {
         return "reject";
       },
     });
-    const { events } = await collect(runtime.run({ prompt: "write" }));
+    const { events } = await collect(runtime.runs.run({ prompt: "write" }));
     expect(asked).toEqual(["mcp__fs__write_file"]);
     expect(toolEnds(events)[0]).toMatchObject({ is_error: true });
     expect(existsSync(file)).toBe(false);
@@ -127,7 +127,7 @@ describe("MCP tools over stdio", () => {
       config: mcpConfig({ fs: filesystemStdio(cwd) }),
       permission: { "mcp__fs__*": "deny" },
     });
-    await collect(second.runtime.run({ prompt: "hi" }));
+    await collect(second.runtime.runs.run({ prompt: "hi" }));
     const names = denied.calls[0]?.options.tools?.map((t) => t.name) ?? [];
     expect(names.some((n) => n.startsWith("mcp__fs__"))).toBe(false);
     expect(names).toContain("read");
@@ -144,7 +144,7 @@ describe("MCP tools over stdio", () => {
       [text("done")],
     ]);
     const { runtime, store } = await harness({ model, config: mcpConfig({ ev: everythingStdio() }) });
-    const handle = runtime.run({ prompt: "show me" });
+    const handle = runtime.runs.run({ prompt: "show me" });
     const { events, result } = await collect(handle);
     expect(result.status).toBe("done");
     const ends = new Map(toolEnds(events).map((e) => [e.call_id, e]));
@@ -170,7 +170,7 @@ describe("MCP tools over stdio", () => {
       [text("done")],
     ]);
     const { runtime } = await harness({ model, config: mcpConfig({ ev: everythingStdio({ timeoutMs: 3000 }) }) });
-    const { events, result } = await collect(runtime.run({ prompt: "go" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("done");
     const progress = events.filter((e) => e.type === "tool_progress");
     // The SDK hands notifications on a microtask later than responses, so the last report may land
@@ -195,7 +195,7 @@ describe("MCP tools over stdio", () => {
       ]),
       config: mcpConfig({ ev: everythingStdio() }),
     });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const events: RunEvent[] = [];
     for await (const event of handle) {
       events.push(event);
@@ -222,7 +222,7 @@ describe("MCP tools over stdio", () => {
       model: scriptedModel([[toolCall("mcp__ev__trigger-long-running-operation", { duration: 60, steps: 60 }, { id: "c" })]]),
       config: mcpConfig({ ev: everythingStdio() }),
     });
-    const handle = runtime.run({ prompt: "go" });
+    const handle = runtime.runs.run({ prompt: "go" });
     const events: RunEvent[] = [];
     let abortedAt = 0;
     for await (const event of handle) {
@@ -247,7 +247,7 @@ describe("MCP tools over stdio", () => {
         broken: { command: process.execPath, args: [join(tempDir(), "missing.js")], timeoutMs: 10_000, enabled: true },
       }),
     });
-    const { result } = await collect(runtime.run({ prompt: "hi" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     const [status] = await runtime.mcpServers();
     expect(status?.state.status).toBe("failed");
@@ -267,10 +267,10 @@ describe("MCP tool list cache", () => {
     ]);
     const server = { command: process.execPath, args: [CHANGING_SERVER], timeoutMs: 30_000, enabled: true };
     const { runtime } = await harness({ model, config: mcpConfig({ chg: server }, 3600) });
-    const first = await collect(runtime.run({ prompt: "add a tool" }));
+    const first = await collect(runtime.runs.run({ prompt: "add a tool" }));
     expect(first.result.status).toBe("done");
     expect(model.calls[0]?.options.tools?.map((t) => t.name)).not.toContain("mcp__chg__extra");
-    const second = await collect(runtime.run({ prompt: "use it", sessionId: first.result.sessionId }));
+    const second = await collect(runtime.runs.run({ prompt: "use it", sessionId: first.result.sessionId }));
     expect(second.result.status).toBe("done");
     expect(model.calls[2]?.options.tools?.map((t) => t.name)).toContain("mcp__chg__extra");
     expect(toolEnds(second.events)[0]).toMatchObject({ is_error: false, output: "extra ran" });
@@ -283,10 +283,10 @@ describe("a server that hangs at start", () => {
     const model = scriptedModel([[text("one")], [text("two")]]);
     const { runtime } = await harness({ model, config: mcpConfig({ stuck: hanging }) });
     let started = Date.now();
-    expect((await collect(runtime.run({ prompt: "one" }))).result.status).toBe("done");
+    expect((await collect(runtime.runs.run({ prompt: "one" }))).result.status).toBe("done");
     expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
     started = Date.now();
-    expect((await collect(runtime.run({ prompt: "two" }))).result.status).toBe("done");
+    expect((await collect(runtime.runs.run({ prompt: "two" }))).result.status).toBe("done");
     // Well under the 3 s a second start would take.
     expect(Date.now() - started).toBeLessThan(2000);
     const [status] = await runtime.mcpServers();

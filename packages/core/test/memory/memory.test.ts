@@ -115,7 +115,7 @@ describe("MEMORY_AUTO_EXTRACT", () => {
       config: resolveConfig([{ source: "test", value: { memory: { autoExtract: true } } }]),
       clock: { now: () => NOW, sleep: async () => {} },
     });
-    const { result } = await collect(runtime.run({ prompt: "I prefer tabs, remember that." }));
+    const { result } = await collect(runtime.runs.run({ prompt: "I prefer tabs, remember that." }));
     expect(result.status).toBe("done");
     expect(JSON.stringify(calls[0])).toContain("I prefer tabs, remember that.");
     expect(readFileSync(join(cwd, "memory", `${dayName(new Date(NOW))}.md`), "utf8")).toBe(

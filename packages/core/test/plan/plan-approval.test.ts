@@ -58,19 +58,19 @@ describe("plan mode: the approval gate", () => {
       config: planConfig({ requireApproval: true }),
       model: planModel({ main: planner(), steps: work }),
     });
-    const handle = runtime.run({ prompt: "check the repo" });
+    const handle = runtime.runs.run({ prompt: "check the repo" });
     const played = await until(handle, (e) => e.type === "plan_approval_request");
     const request = ofType(played.events, "plan_approval_request")[0]!;
     expect(request).toMatchObject({
       title: "Check the repo",
       steps: [{ id: 1, title: "Read the code", status: "pending" }, { id: 2 }],
     });
-    expect(runtime.pendingPlanApprovals(handle.sessionId).map((r) => r.planId)).toEqual([request.plan_id]);
+    expect(runtime.asks.pendingPlanApprovals(handle.sessionId).map((r) => r.planId)).toEqual([request.plan_id]);
     // Nothing ran before the answer, and the request is in the session (it outlives this process).
     expect(work["Read the code"].callCount).toBe(0);
     expect(latestPlanRecord(await store.getActivePath(handle.sessionId))).toMatchObject({ status: "awaiting_approval" });
 
-    const answered = await runtime.approvePlan(request.plan_id, true);
+    const answered = await runtime.asks.approvePlan(request.plan_id, true);
     expect(answered).toEqual({ planId: request.plan_id, sessionId: handle.sessionId, approved: true });
     const events = await played.rest();
     const result = await handle.result;
@@ -78,13 +78,13 @@ describe("plan mode: the approval gate", () => {
     const order = events.map((e) => e.type);
     expect(order.indexOf("plan_created")).toBeLessThan(order.indexOf("plan_approval_request"));
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
-    expect(runtime.pendingPlanApprovals()).toEqual([]);
+    expect(runtime.asks.pendingPlanApprovals()).toEqual([]);
     const records = (await store.getActivePath(handle.sessionId)).flatMap((e) =>
       e.type === "custom" && e.customType === PLAN_ENTRY_TYPE ? [(e.data as { status: string }).status] : [],
     );
     expect(records).toEqual(["awaiting_approval", "approved", "completed"]);
     // Answered already: a second answer is refused.
-    expect(await errorCode(runtime.approvePlan(request.plan_id, false))).toBe("plan_not_pending");
+    expect(await errorCode(runtime.asks.approvePlan(request.plan_id, false))).toBe("plan_not_pending");
   });
 
   it("a rejection ends the run with a message and runs nothing", async () => {
@@ -93,9 +93,9 @@ describe("plan mode: the approval gate", () => {
       config: planConfig({ requireApproval: true }),
       model: planModel({ main: planner(), steps: work }),
     });
-    const handle = runtime.run({ prompt: "check the repo" });
+    const handle = runtime.runs.run({ prompt: "check the repo" });
     const played = await until(handle, (e) => e.type === "plan_approval_request");
-    await runtime.approvePlan(ofType(played.events, "plan_approval_request")[0]!.plan_id, false, "not on a Friday");
+    await runtime.asks.approvePlan(ofType(played.events, "plan_approval_request")[0]!.plan_id, false, "not on a Friday");
     const events = await played.rest();
     const result = await handle.result;
     expect(result).toMatchObject({ status: "done", stopReason: "plan_rejected" });
@@ -118,7 +118,7 @@ describe("plan mode: the approval gate", () => {
         return { approved: true };
       },
     });
-    const { events, result } = await collect(runtime.run({ prompt: "check the repo" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "check the repo" }));
     expect(result.status).toBe("done");
     expect(seen).toEqual(["Check the repo"]);
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
@@ -129,7 +129,7 @@ describe("plan mode: the approval gate", () => {
       config: planConfig({ requireApproval: true }),
       model: planModel({ main: planner(), steps: steps() }),
     });
-    const handle = runtime.run({ prompt: "check the repo" });
+    const handle = runtime.runs.run({ prompt: "check the repo" });
     const played = await until(handle, (e) => e.type === "plan_approval_request");
     const planId = ofType(played.events, "plan_approval_request")[0]!.plan_id;
     // The process goes away: its runs are aborted, the request stays in the session.
@@ -149,8 +149,8 @@ describe("plan mode: the approval gate", () => {
       clock: { now: () => Date.now(), sleep: async () => {} },
     });
     try {
-      expect(restarted.pendingPlanApprovals()).toEqual([]);
-      const answered = await restarted.approvePlan(planId, true, "go ahead");
+      expect(restarted.asks.pendingPlanApprovals()).toEqual([]);
+      const answered = await restarted.asks.approvePlan(planId, true, "go ahead");
       expect(answered).toMatchObject({ planId, sessionId: handle.sessionId, approved: true });
       const { events, result } = await collect(answered.run!);
       expect(result).toMatchObject({ sessionId: handle.sessionId, status: "done", stopReason: "finished" });
@@ -160,7 +160,7 @@ describe("plan mode: the approval gate", () => {
       expect(latestPlanRecord(path)).toMatchObject({ status: "completed" });
       // No new user message: the resumed run continues the session where the plan left it.
       expect(path.filter((e) => e.type === "message" && e.message.role === "user")).toHaveLength(1);
-      expect(await errorCode(restarted.approvePlan(planId, true))).toBe("plan_not_pending");
+      expect(await errorCode(restarted.asks.approvePlan(planId, true))).toBe("plan_not_pending");
     } finally {
       await restarted.close();
     }
@@ -175,9 +175,11 @@ describe("plan mode: the approval gate", () => {
 
   it("refuses plan ids that are malformed or name no waiting plan", async () => {
     const { runtime } = await harness({ model: scriptedModel([]) });
-    expect(await errorCode(runtime.approvePlan("nope", true))).toBe("invalid_input");
-    expect(await errorCode(runtime.approvePlan("0b6c3f0e-0000-4000-8000-000000000000:deadbeef", true))).toBe("plan_not_found");
-    const { result } = await collect(runtime.run({ prompt: "hi", model: scriptedModel([[text("hello")]]) }));
-    expect(await errorCode(runtime.approvePlan(`${result.sessionId}:deadbeef`, true))).toBe("plan_not_found");
+    expect(await errorCode(runtime.asks.approvePlan("nope", true))).toBe("invalid_input");
+    expect(await errorCode(runtime.asks.approvePlan("0b6c3f0e-0000-4000-8000-000000000000:deadbeef", true))).toBe(
+      "plan_not_found",
+    );
+    const { result } = await collect(runtime.runs.run({ prompt: "hi", model: scriptedModel([[text("hello")]]) }));
+    expect(await errorCode(runtime.asks.approvePlan(`${result.sessionId}:deadbeef`, true))).toBe("plan_not_found");
   });
 });

@@ -24,7 +24,7 @@ describe("plan mode: phase 1 and phase 2", () => {
     const { runtime, store } = await harness({
       model: planModel({ main, steps: { [READ]: read, [FIX]: fix, [TEST]: test }, replanner }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result).toMatchObject({ status: "done", stopReason: "finished" });
     expect(main.callCount).toBe(1);
     // Every step succeeded: the heuristics skip the replanner each time.
@@ -104,7 +104,7 @@ describe("plan mode: phase 1 and phase 2", () => {
         replanner,
       }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result.status).toBe("done");
     expect(replanner.callCount).toBe(1);
     const prompt = JSON.stringify(replanner.calls[0]!.prompt);
@@ -142,7 +142,7 @@ describe("plan mode: phase 1 and phase 2", () => {
         replanner,
       }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result.status).toBe("done");
     const [revised] = ofType(events, "plan_revised");
     expect(revised).toMatchObject({
@@ -183,7 +183,7 @@ describe("plan mode: phase 1 and phase 2", () => {
         replanner,
       }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result).toMatchObject({ status: "done", text: "The bug was a typo; fixed while reading." });
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:completed", "3:completed"]);
     expect(fix.callCount).toBe(0);
@@ -203,7 +203,7 @@ describe("plan mode: phase 1 and phase 2", () => {
         replanner,
       }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result.status).toBe("done");
     expect(replanner.callCount).toBe(1);
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed", "3:running", "3:completed"]);
@@ -222,7 +222,7 @@ describe("plan mode: phase 1 and phase 2", () => {
           replanner,
         }),
       });
-      const { events } = await collect(runtime.run({ prompt: "go" }));
+      const { events } = await collect(runtime.runs.run({ prompt: "go" }));
       expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
       expect(replanner.callCount).toBe(0);
     }
@@ -244,7 +244,7 @@ describe("plan mode: phase 1 and phase 2", () => {
         replanner: scriptedModel([[toolCall("replan", { action: "continue", reason: "try anyway" })]]),
       }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(result.status).toBe("done");
     expect(stepUpdates(events)).toEqual(["1:running", "1:failed", "2:running", "2:failed", "3:running", "3:completed"]);
     expect(result.text).toContain("1 of 3 steps completed, 2 failed");
@@ -264,7 +264,7 @@ describe("plan mode: phase 1 and phase 2", () => {
       config: planConfig({ maxSteps: 2 }),
       model: planModel({ main: planner(), steps: { [READ]: answer("read"), [FIX]: answer("fixed"), [TEST]: test } }),
     });
-    const { events, result } = await collect(runtime.run({ prompt: "fix the parser" }));
+    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed", "3:skipped"]);
     expect(test.callCount).toBe(0);
     expect(result.text).toContain("Stopped after 2 steps (PLAN_MAX_STEPS).");
@@ -275,7 +275,7 @@ describe("plan mode: phase 1 and phase 2", () => {
     const { runtime, store } = await harness({
       model: planModel({ main: planner(), steps: { [READ]: scriptedModel([[hang()]]), [FIX]: fix, [TEST]: fix } }),
     });
-    const handle = runtime.run({ prompt: "fix the parser" });
+    const handle = runtime.runs.run({ prompt: "fix the parser" });
     const events = [];
     for await (const event of handle) {
       events.push(event);
@@ -299,7 +299,7 @@ describe("plan mode: phase 1 and phase 2", () => {
   it("offers no plan tools with PLAN_ENABLED off, nor to explore and delegate sub-traces", async () => {
     const off = scriptedModel([[text("ok")]]);
     const { runtime } = await harness({ config: planConfig({ enabled: false }), model: off });
-    await collect(runtime.run({ prompt: "hi" }));
+    await collect(runtime.runs.run({ prompt: "hi" }));
     const names = (off.calls[0]!.options.tools ?? []).map((t) => t.name);
     expect(names).toContain("goal");
     expect(names).not.toContain("plan_create");
@@ -308,7 +308,7 @@ describe("plan mode: phase 1 and phase 2", () => {
     // One script plays the main run (calls 0 and 2) and the delegate's sub-run (call 1).
     const main = scriptedModel([[toolCall("delegate", { task: "look around" })], [text("looked")], [text("done")]]);
     const { runtime: second } = await harness({ model: main });
-    const { result } = await collect(second.run({ prompt: "delegate it" }));
+    const { result } = await collect(second.runs.run({ prompt: "delegate it" }));
     expect(result.status).toBe("done");
     const delegated = main.calls[1]!;
     const delegateTools = (delegated.options.tools ?? []).map((t) => t.name);

@@ -50,7 +50,7 @@ describe("OpenTelemetry GenAI spans", () => {
       model: models(main, { "look at JWT": jwt, "look at sessions": sessions }),
       telemetry: genAiTelemetry(tracer),
     });
-    const { result } = await collect(runtime.run({ prompt: "main: pick an auth design" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "main: pick an auth design" }));
     expect(result.status).toBe("done");
 
     const spans = exporter.getFinishedSpans();
@@ -117,7 +117,7 @@ describe("OpenTelemetry GenAI spans", () => {
       model: scriptedModel([[text("hello there")]]),
       telemetry: genAiTelemetry(tracer, { captureContent: true }),
     });
-    const { result } = await collect(runtime.run({ prompt: "say hello" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "say hello" }));
     expect(result.status).toBe("done");
     const chat = exporter.getFinishedSpans().find((s) => s.name.startsWith("chat "))!;
     expect(String(chat.attributes["gen_ai.input.messages"])).toContain("say hello");
@@ -149,7 +149,7 @@ describe("OpenTelemetry GenAI spans", () => {
       tools: new ToolRegistry({ blobs }).register(print),
       telemetry: genAiTelemetry(tracer),
     });
-    const handle = runtime.run({ prompt: "print" });
+    const handle = runtime.runs.run({ prompt: "print" });
     const { result } = await collect(handle);
     expect(result).toMatchObject({ status: "done", compactions: 1 });
     const spans = exporter.getFinishedSpans();
@@ -169,7 +169,7 @@ describe("OpenTelemetry GenAI spans", () => {
       model: scriptedModel([[toolCall("read", { path: "missing.txt" }, { id: "r1" })], [error(400)]]),
       telemetry: genAiTelemetry(tracer),
     });
-    const { result } = await collect(runtime.run({ prompt: "read it" }));
+    const { result } = await collect(runtime.runs.run({ prompt: "read it" }));
     expect(result.status).toBe("error");
     const spans = exporter.getFinishedSpans();
     const tool = spans.find((s) => s.name === "execute_tool read")!;

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ArborError, type Runtime, type Store } from "@arbor/core/internal";
 import pg from "pg";
+import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
 import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
@@ -62,7 +62,6 @@ const runningSessions = (schema: string | undefined) =>
 const LAST_EVENTS_GRACE_MS = 5_000;
 
 /** The event a queued chat leaves in its session's log (not a run event: streams skip it). */
-const CHAT_QUEUED = "chat_queued";
 
 /**
  * One instance of `arbor serve --cluster`: it wakes sessions whose driver is gone (found by a sweep
@@ -159,7 +158,7 @@ export class ClusterNode implements ClusterRelay {
       const written = await writtenChatKeys(this.store, sessionId);
       if (written && open.some((chat) => !written.has(chat.key))) return;
     }
-    const woken = await started(runtime.resume(sessionId));
+    const woken = await started(runtime.runs.resume(sessionId));
     if (!("handle" in woken)) return;
     const handle = woken.handle;
     this.log(`arbor serve: took over the run of session ${sessionId}`);
@@ -168,23 +167,26 @@ export class ClusterNode implements ClusterRelay {
   }
 
   async queueChat(input: ChatRequestInput): Promise<QueuedChatRef> {
-    const append = this.store.appendEventsWithin?.bind(this.store);
-    if (!append)
-      throw new ArborError("invalid_input", "A cluster needs a PostgreSQL store, which can queue a chat with its record.");
-    const { sessionId: given, ...rest } = input;
-    const sessionId = given ?? randomUUID();
-    const chat: QueuedChat = { ...rest, sessionId, key: randomUUID() };
-    const create =
-      given === undefined
-        ? { cwd: this.settings.cwd ?? process.cwd(), agentId: input.agent ?? "build", mode: "agent" as const }
-        : undefined;
-    const [record] = await append(
-      sessionId,
-      [{ type: CHAT_QUEUED, data: { key: chat.key, message: chat.message, instance: this.instance } }],
-      (db) => this.queue.sendChat(chat, db),
-      create,
+    const runtime = this.runtime;
+    if (!runtime || this.draining) {
+      throw new ApiError(
+        "instance_unavailable",
+        "This instance is shutting down and queues no new chats; send the request again to another instance.",
+      );
+    }
+    const { sessionId, ...rest } = input;
+    // The runtime records the chat and this queue's job in one transaction; the job carries its key.
+    const queued = await runtime.runs.queue(
+      {
+        message: input.message,
+        instance: this.instance,
+        ...(sessionId === undefined
+          ? { create: { cwd: this.settings.cwd ?? process.cwd(), agentId: input.agent ?? "build" } }
+          : { sessionId }),
+      },
+      (job, db) => this.queue.sendChat({ ...rest, ...job }, db),
     );
-    return { sessionId, after: record?.id ?? 0 };
+    return { sessionId: queued.sessionId, after: queued.after };
   }
 
   /**
@@ -204,7 +206,7 @@ export class ClusterNode implements ClusterRelay {
       }
     }
     const { key, ...turn } = chat;
-    const run = await started(runtime.run(toRunInput({ ...turn, requestKey: key })));
+    const run = await started(runtime.runs.run(toRunInput({ ...turn, requestKey: key })));
     if (!("handle" in run)) {
       // Another driver holds the session (a woken run, a CLI): the chat waits its turn. A session
       // deleted meanwhile has nothing left to run.
@@ -227,13 +229,13 @@ export class ClusterNode implements ClusterRelay {
     if (!runtime) return false;
     switch (req.t) {
       case "abort":
-        return runtime.abort(req.session, new ArborError("aborted", req.reason));
+        return runtime.runs.abort(req.session, new ArborError("aborted", req.reason));
       case "permission":
-        return runtime.replyPermission(req.id, req.reply, req.message, req.scope);
+        return runtime.asks.replyPermission(req.id, req.reply, req.message, req.scope);
       case "plan": {
         // Only the instance whose run waits on the plan takes the answer; the others stay silent.
-        if (!runtime.pendingPlanApprovals().some((p) => p.planId === req.plan)) return false;
-        await runtime.approvePlan(req.plan, req.approved, req.reason);
+        if (!runtime.asks.pendingPlanApprovals().some((p) => p.planId === req.plan)) return false;
+        await runtime.asks.approvePlan(req.plan, req.approved, req.reason);
         return true;
       }
     }

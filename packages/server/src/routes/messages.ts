@@ -1,5 +1,4 @@
 import {
-  DELETE_ENTRY_TYPE,
   findToolCalls,
   messageTrace,
   pageSortedTrace,
@@ -11,7 +10,6 @@ import {
   toolStats,
 } from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
-import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
   ErrorResponse,
@@ -23,7 +21,6 @@ import {
   ToolCallsQuery,
   ToolStatsResponse,
 } from "../schemas.js";
-import { requireIdle } from "../session-busy.js";
 import { foundToolCallToWire, toolStatsToWire, tracePageToWire } from "../wire.js";
 
 const badInput = { description: "An id or a query parameter is not valid.", schema: ErrorResponse };
@@ -105,19 +102,8 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params }, c) => {
-        await requireIdle(runtime, params.id, "delete messages");
-        const message = (await traceOf(store, params.id)).find((m) => m.id === params.message_id);
-        if (!message) {
-          throw new ApiError(
-            "message_not_found",
-            `No message ${params.message_id} on the active path of session ${params.id}; GET /api/sessions/${params.id}/messages lists them.`,
-          );
-        }
-        await store.appendEntry(params.id, {
-          type: "custom",
-          customType: DELETE_ENTRY_TYPE,
-          data: { entryIds: message.entryIds, messageId: message.id },
-        });
+        // HTTP answers at once: a session with a driver is 409, never left waiting.
+        await runtime.sessions.deleteMessage(params.id, params.message_id, { busy: "reject" });
         return c.body(null, 204);
       },
     ),

@@ -36,7 +36,7 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
         if (sessionId !== undefined && !(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        return c.json({ permissions: runtime.pendingPermissions(sessionId).map(permissionToWire) });
+        return c.json({ permissions: runtime.asks.pendingPermissions(sessionId).map(permissionToWire) });
       },
     ),
     defineRoute(
@@ -61,7 +61,7 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
       async ({ params, body }, c) => {
         // In a cluster the ask may wait on another instance: the one whose run waits answers it.
         const answered =
-          runtime.replyPermission(params.id, body.reply, body.message, body.scope) ||
+          runtime.asks.replyPermission(params.id, body.reply, body.message, body.scope) ||
           (cluster !== undefined && (await cluster.replyPermission(params.id, body.reply, body.message, body.scope)));
         if (!answered) {
           throw new ApiError(
@@ -87,7 +87,7 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
           404: { description: "No such session.", schema: ErrorResponse },
         },
       },
-      async ({ query }, c) => c.json({ approvals: await runtime.listAllApprovals(query.session_id) }),
+      async ({ query }, c) => c.json({ approvals: await runtime.asks.listAllApprovals(query.session_id) }),
     ),
     defineRoute(
       {
@@ -105,7 +105,7 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
           404: { description: "No such session, or no approval with that id in force there.", schema: ErrorResponse },
         },
       },
-      async ({ params, query }, c) => c.json(await runtime.revokeApprovalById(params.id, query.session_id)),
+      async ({ params, query }, c) => c.json(await runtime.asks.revokeApprovalById(params.id, query.session_id)),
     ),
   ];
 }

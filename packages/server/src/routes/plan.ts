@@ -1,9 +1,8 @@
-import { ArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core/internal";
+import { ArborError, isArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core/internal";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
 import { ErrorResponse } from "../schemas.js";
-import { requireIdle } from "../session-busy.js";
 import { followRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
@@ -43,17 +42,21 @@ export function planRoutes(ctx: ServerContext): Route[] {
       },
     },
     async ({ body }, c) => {
-      const live = runtime.pendingPlanApprovals().some((p) => p.planId === body.plan_id);
-      // A resumed run streams like a chat: a session busy with another run answers 409 first.
-      const session = live ? undefined : sessionOfPlan(body.plan_id);
-      // In a cluster the run waiting on the plan may be another instance's: that one takes the answer.
-      if (session && ctx.cluster && (await runtime.busy(session))) {
-        if (await ctx.cluster.approvePlan(body.plan_id, body.approved, body.reason)) {
-          return c.json({ plan_id: body.plan_id, session_id: session, approved: body.approved, resumed: false });
-        }
+      let result: Awaited<ReturnType<typeof runtime.asks.approvePlan>>;
+      try {
+        // A resumed run streams like a chat: the runtime refuses (409) a session another run drives.
+        result = await runtime.asks.approvePlan(body.plan_id, body.approved, body.reason, { busy: "reject" });
+      } catch (err) {
+        // In a cluster the run waiting on the plan may be another instance's: that one takes the answer.
+        if (!(isArborError(err, "session_busy") && ctx.cluster)) throw err;
+        if (!(await ctx.cluster.approvePlan(body.plan_id, body.approved, body.reason))) throw err;
+        return c.json({
+          plan_id: body.plan_id,
+          session_id: sessionOfPlan(body.plan_id),
+          approved: body.approved,
+          resumed: false,
+        });
       }
-      if (session) await requireIdle(runtime, session, "resume its plan");
-      const result = await runtime.approvePlan(body.plan_id, body.approved, body.reason);
       // The runtime records the resumed run; clients read it from the log (GET /api/chat/:id/stream),
       // so following it here only drops the handle's own copy of its events.
       if (result.run) followRun(ctx, result.run);
@@ -81,7 +84,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
       },
     },
     async ({ query }, c) => {
-      const plans = runtime.pendingPlanApprovals(query.session_id);
+      const plans = runtime.asks.pendingPlanApprovals(query.session_id);
       if (query.session_id !== undefined) {
         const recorded = await recordedRequest(ctx, query.session_id);
         if (recorded && !plans.some((p) => p.planId === recorded.planId)) plans.push(recorded);

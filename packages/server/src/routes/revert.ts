@@ -25,6 +25,9 @@ const UnrevertResponse = z.object({
   files: z.number().int(),
 });
 
+/** HTTP answers at once: a session with a driver is 409 session_busy, never left waiting. */
+const now = { busy: "reject" } as const;
+
 const errors = {
   400: { description: "An id or the body is not valid.", schema: ErrorResponse },
   404: { description: "No such session, or the entry is not on its active path.", schema: ErrorResponse },
@@ -50,7 +53,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        const r = await runtime.revert(params.id, body.to);
+        const r = await runtime.sessions.revert(params.id, body.to, now);
         return c.json({
           session_id: r.sessionId,
           to: r.to,
@@ -74,7 +77,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         },
       },
       async ({ params }, c) => {
-        const r = await runtime.unrevert(params.id);
+        const r = await runtime.sessions.unrevert(params.id, now);
         return c.json({
           session_id: r.sessionId,
           leaf: r.leaf,

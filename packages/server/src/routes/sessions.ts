@@ -16,16 +16,18 @@ import {
   SessionPageResponse,
   SessionParams,
 } from "../schemas.js";
-import { requireIdle as requireIdleIn } from "../session-busy.js";
 import { compactResultToWire, listSessionsFromWire, sessionInitFromWire, sessionPageToWire } from "../wire.js";
 
 const notFound = { description: "No such session (or entry).", schema: ErrorResponse };
 const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
-const busy = { description: "The session has a run in progress; wait for it or abort it.", schema: ErrorResponse };
+const busy = {
+  description: "session_busy, naming the driver: the session has a run in progress; wait for it or abort it.",
+  schema: ErrorResponse,
+};
+/** HTTP answers at once: an edit of a session that has a driver is refused (409), never left waiting. */
+const now = { busy: "reject" } as const;
 
 export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
-  const requireIdle = (sessionId: string, what: string) => requireIdleIn(runtime, sessionId, what);
-
   return [
     defineRoute(
       {
@@ -51,7 +53,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
           409: { description: "A session with that id exists.", schema: ErrorResponse },
         },
       },
-      async ({ body }, c) => c.json(await store.createSession(sessionInitFromWire(body)), 201),
+      async ({ body }, c) => c.json(await runtime.sessions.create(sessionInitFromWire(body)), 201),
     ),
     defineRoute(
       {
@@ -74,9 +76,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         responses: { 204: { description: "Deleted." }, 400: badId, 404: notFound, 409: busy },
       },
       async ({ params }, c) => {
-        await requireIdle(params.id, "be deleted");
-        await store.deleteSession(params.id);
-        runtime.events.drop(params.id);
+        await runtime.sessions.delete(params.id, now);
         return c.body(null, 204);
       },
     ),
@@ -99,15 +99,15 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        await requireIdle(params.id, "switch its leaf");
         const options = body.summarize
           ? {
+              ...now,
               summarize: true,
               ...(body.focus === undefined ? {} : { focus: body.focus }),
               ...(body.from_entry_id === undefined ? {} : { fromEntryId: body.from_entry_id }),
             }
-          : {};
-        await runtime.switchLeaf(params.id, body.entry_id, options);
+          : now;
+        await runtime.sessions.switchLeaf(params.id, body.entry_id, options);
         const meta = await store.getSession(params.id);
         if (!meta) throw new ArborError("session_not_found", `Session ${params.id} was deleted during the move.`);
         return c.json(meta);
@@ -132,8 +132,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ params, body }, c) => {
-        await requireIdle(params.id, "be compacted");
-        const result = await runtime.compact(params.id, body.focus === undefined ? {} : { focus: body.focus });
+        const result = await runtime.sessions.compact(params.id, body.focus === undefined ? now : { ...now, focus: body.focus });
         return c.json(compactResultToWire(result));
       },
     ),
@@ -147,7 +146,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         body: EntryRequest,
         responses: { 201: { description: "The new session.", schema: SessionMetaSchema }, 400: badId, 404: notFound },
       },
-      async ({ params, body }, c) => c.json(await store.createBranchedSession(params.id, body.entry_id), 201),
+      async ({ params, body }, c) => c.json(await runtime.sessions.fork(params.id, body.entry_id), 201),
     ),
     defineRoute(
       {
@@ -160,10 +159,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         responses: { 201: { description: "The label entry.", schema: EntrySchema }, 400: badId, 404: notFound, 409: busy },
       },
       async ({ params, body }, c) => {
-        await requireIdle(params.id, "be labelled");
-        const target = await store.getEntry(params.id, body.entry_id);
-        if (!target) throw new ArborError("entry_not_found", `Entry ${body.entry_id} does not exist in session ${params.id}.`);
-        return c.json(await store.appendLabelChange(params.id, body.entry_id, body.label ?? undefined), 201);
+        return c.json(await runtime.sessions.label(params.id, body.entry_id, body.label ?? undefined, now), 201);
       },
     ),
     defineRoute(
@@ -175,7 +171,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         params: SessionParams,
         responses: { 200: { description: "Approvals.", schema: ApprovalListResponse }, 400: badId, 404: notFound },
       },
-      async ({ params }, c) => c.json({ approvals: await runtime.approvals(params.id) }),
+      async ({ params }, c) => c.json({ approvals: await runtime.asks.approvals(params.id) }),
     ),
     defineRoute(
       {
@@ -192,7 +188,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
           404: notFound,
         },
       },
-      async ({ params, body }, c) => c.json({ revoked: await runtime.revokeApproval(params.id, body) }),
+      async ({ params, body }, c) => c.json({ revoked: await runtime.asks.revokeApproval(params.id, body) }),
     ),
   ];
 }

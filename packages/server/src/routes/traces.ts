@@ -5,7 +5,6 @@ import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js
 import { defineRoute, type Route } from "../http/route.js";
 import { sseResponse } from "../protocols/http-chat/sse-response.js";
 import { ErrorResponse } from "../schemas.js";
-import { requireIdle } from "../session-busy.js";
 import { followRun } from "../streams/run-stream.js";
 import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
@@ -82,19 +81,21 @@ export function traceRoutes(ctx: ServerContext): Route[] {
         },
       },
       async ({ params, body }) => {
-        await requireIdle(runtime, params.id, "replay");
-        if (!(await store.getSession(params.id))) {
-          throw new ArborError("session_not_found", `Trace ${params.id} does not exist.`);
-        }
-        const handle = runtime.replay(
-          params.id,
-          {
+        // Admitted before anything is streamed: a trace with a driver is 409 session_busy.
+        const started = await runtime.runs.start({
+          sessionId: params.id,
+          prompt: "",
+          onBusy: "reject",
+          replay: {
             messageId: body.from_message_id,
             toolCallId: body.modified_tool_call.tool_call_id,
             arguments: body.modified_tool_call.new_arguments,
           },
-          { ...(body.agent ? { agent: body.agent } : {}), ...(body.model ? { model: body.model } : {}) },
-        );
+          ...(body.agent ? { agent: body.agent } : {}),
+          ...(body.model ? { model: body.model } : {}),
+        });
+        if (started.kind !== "started") throw new ArborError("session_busy", `Trace ${params.id} has a run in progress.`);
+        const handle = started.handle;
         return sseResponse(handle.sessionId, followRun(ctx, handle));
       },
     ),

@@ -92,7 +92,7 @@ export const mcpProgressWire: RunEventWire<string> = {
 /** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
 async function runToEnd(runs: ProtocolRuntime, turn: ChatTurn, extra: CallExtra): Promise<CallToolResult> {
   await runs.admit(turn, { steer: false });
-  const { sessionId, reader, handle } = runs.start(turn);
+  const { sessionId, reader, handle } = await runs.start(turn);
   const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
   extra.signal.addEventListener("abort", onAbort, { once: true });
   const token = extra._meta?.progressToken;
@@ -237,7 +237,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     (args) =>
       answer(async () => {
         assertSessionId(args.session_id);
-        return json({ session: await store.createBranchedSession(args.session_id, args.entry_id) });
+        return json({ session: await runtime.sessions.fork(args.session_id, args.entry_id) });
       }),
   );
 

@@ -7,7 +7,6 @@ import {
   type RunHandle,
   type Runtime,
   type SteerResult,
-  sessionBusy,
 } from "@arbor/core/internal";
 import { requireAccepting, type ServerContext } from "../../context.js";
 import { followRun } from "../../streams/run-stream.js";
@@ -55,47 +54,40 @@ export class ProtocolRuntime {
   constructor(private readonly ctx: ServerContext) {}
 
   /**
-   * Whether a turn may start now: refused (503) when this cluster instance takes no work, and (409)
-   * when its session has a run in progress here or in another process, unless `steer` is allowed,
-   * which hands the message to that run instead.
+   * Whether a turn may start now: refused (503) when this cluster instance takes no work; for a
+   * session with a driver (here or in another process) the runtime hands the message to its run when
+   * `steer` is allowed, and otherwise refuses with `session_busy` (409), before anything streams.
    */
   async admit(turn: ChatTurn, options: { steer: boolean }): Promise<{ steered: SteerResult } | undefined> {
     requireAccepting(this.ctx);
     const sessionId = turn.sessionId;
     if (sessionId === undefined) return undefined;
-    const { runtime } = this.ctx;
-    if (options.steer && turn.fromEntryId === undefined && (await runtime.busy(sessionId))) {
-      try {
-        return { steered: await runtime.steer(sessionId, turn.message) };
-      } catch (err) {
-        // No run drives it after all (a compaction, or the run just ended): the turn starts as usual.
-        if (!isArborError(err, "session_not_running")) throw err;
-      }
-    }
-    await this.requireNoRun(sessionId);
-    return undefined;
-  }
-
-  /** 409 when the session already has a driver, here or in another process. */
-  async requireNoRun(sessionId: string): Promise<void> {
-    const driver = await this.ctx.runtime.busy(sessionId);
-    if (driver?.where === "elsewhere") throw sessionBusy(sessionId, driver.holder);
-    if (driver) {
-      throw new ArborError(
-        "session_busy",
-        `Session ${sessionId} is already running; wait for its done event, resume its stream with GET /api/sessions/${sessionId}/stream, or abort it with POST /api/sessions/${sessionId}/abort.`,
-      );
-    }
+    const admitted = await this.ctx.runtime.runs.admit(sessionId, turn.message, {
+      onBusy: options.steer ? "steer" : "reject",
+      ...(turn.fromEntryId === undefined ? {} : { fromEntryId: turn.fromEntryId }),
+    });
+    return admitted.kind === "steered"
+      ? { steered: { sessionId: admitted.sessionId, messageId: admitted.messageId } }
+      : undefined;
   }
 
   /** Whether a run of this runtime or another process drives the session. */
   async isBusy(sessionId: string): Promise<boolean> {
-    return (await this.ctx.runtime.busy(sessionId)) !== undefined;
+    return (await this.ctx.runtime.runs.busy(sessionId)) !== undefined;
   }
 
-  /** Starts an admitted turn on this instance and records its events into the session's log. */
-  start(turn: ChatTurn): LocalRun {
-    const handle = this.ctx.runtime.run(toRunInput(turn));
+  /**
+   * Starts an admitted turn on this instance under its session's lease (the runtime refuses with
+   * `session_busy`, before any event, a session another driver took since `admit`); the runtime
+   * records its events and this reads them from the first.
+   */
+  async start(turn: ChatTurn): Promise<LocalRun> {
+    const { busy: _reject, ...input } = toRunInput(turn);
+    const started = await this.ctx.runtime.runs.start({ ...input, onBusy: "reject" });
+    if (started.kind !== "started") {
+      throw new ArborError("session_busy", `Session ${started.sessionId} took the message as a steer instead of a run.`);
+    }
+    const handle = started.handle;
     return { sessionId: handle.sessionId, reader: followRun(this.ctx, handle), handle };
   }
 
@@ -122,7 +114,7 @@ export class ProtocolRuntime {
   /** Asks runs of this instance wait on, oldest first (one session's when given). */
   pending(sessionId?: string): { permissions: PendingPermission[]; plans: PlanApprovalRequest[] } {
     const { runtime } = this.ctx;
-    return { permissions: runtime.pendingPermissions(sessionId), plans: runtime.pendingPlanApprovals(sessionId) };
+    return { permissions: runtime.asks.pendingPermissions(sessionId), plans: runtime.asks.pendingPlanApprovals(sessionId) };
   }
 
   /** Whether a run of this instance still waits on the ask. */
@@ -139,9 +131,9 @@ export class ProtocolRuntime {
   async answerHere(answer: AskAnswer): Promise<Answered | undefined> {
     const { runtime } = this.ctx;
     if (answer.kind === "permission") {
-      return runtime.replyPermission(answer.id, answer.reply, answer.message, answer.scope) ? { where: "here" } : undefined;
+      return runtime.asks.replyPermission(answer.id, answer.reply, answer.message, answer.scope) ? { where: "here" } : undefined;
     }
-    const result = await runtime.approvePlan(answer.planId, answer.approved, answer.reason);
+    const result = await runtime.asks.approvePlan(answer.planId, answer.approved, answer.reason, { busy: "reject" });
     if (!result.run) return { where: "here" };
     followRun(this.ctx, result.run);
     return { where: "here", resumed: result.run.sessionId };
@@ -174,7 +166,7 @@ export class ProtocolRuntime {
   /** Aborts the session's run, here or on the instance that drives it; false when none runs. */
   async abort(sessionId: string, reason: ArborError): Promise<boolean> {
     const { runtime, cluster } = this.ctx;
-    if (runtime.abort(sessionId, reason)) return true;
+    if (runtime.runs.abort(sessionId, reason)) return true;
     return cluster !== undefined && (await cluster.abort(sessionId, reason.message));
   }
 }

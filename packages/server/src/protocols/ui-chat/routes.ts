@@ -140,10 +140,14 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       if (last.role !== "user") throw new ApiError("invalid_input", "The last message must be the user's message to answer.");
       const prompt = promptOf(last);
       if (prompt === "") throw new ApiError("invalid_input", "The last user message has no text part to send as the prompt.");
-      await runs.admit({ message: prompt, sessionId }, { steer: false });
+      // useChat names the chat before the first message: that name becomes the new session's id.
+      const exists = (await store.getSession(sessionId)) !== undefined;
+      const named = exists ? { sessionId } : { newSessionId: sessionId };
+      // A session another run drives is refused (409) before anything streams.
+      await runs.admit({ message: prompt, ...named }, { steer: false });
       if (body.trigger === "regenerate-message") {
         const branch = await regenerateFrom(sessionId);
-        const started = runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id });
+        const started = await runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id });
         return uiStreamResponse({
           sessionId,
           reader: started.reader,
@@ -152,9 +156,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           watch,
         });
       }
-      // useChat names the chat before the first message: that name becomes the new session's id.
-      const exists = (await store.getSession(sessionId)) !== undefined;
-      const started = runs.start({ message: prompt, ...(exists ? { sessionId } : { newSessionId: sessionId }) });
+      const started = await runs.start({ message: prompt, ...named });
       return uiStreamResponse({ sessionId, reader: started.reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
   );

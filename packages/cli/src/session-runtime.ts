@@ -1,0 +1,24 @@
+import { createRuntime, type Runtime, type RuntimeOptions, type Store } from "@arbor/core/internal";
+import type { Io } from "./io.js";
+import { arborHomeOf } from "./store.js";
+
+/**
+ * A runtime for a command that changes a session outside a run (a label, a delete, a revert…): the
+ * runtime is the one door to a session, so a session another process drives is refused with
+ * session_busy naming it, never changed under it. It runs no agent, so it offers no tools unless
+ * `options` says otherwise, and it is closed when `work` ends.
+ */
+export async function withSessionRuntime<T>(
+  io: Io,
+  store: Store,
+  holderName: string,
+  work: (runtime: Runtime) => Promise<T>,
+  options: Omit<RuntimeOptions, "store" | "holderName"> = {},
+): Promise<T> {
+  const runtime = createRuntime({ env: io.env, arborHome: arborHomeOf(io), tools: [], ...options, store, holderName });
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,89 @@
+import { ArborError } from "../errors.js";
+import type { RunHandle } from "../loop/run-types.js";
+import { assertSessionId } from "../model/ids.js";
+import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
+import { approvalEntry, listApprovals } from "../permissions/approvals.js";
+import type { PendingPermissions } from "../permissions/pending-permissions.js";
+import { approvePlan } from "../plan/approve.js";
+import type { PlanApprovalAnswer, PlanGate } from "../plan/plan-gate.js";
+import type { Store } from "../store/store.js";
+import type { RuntimeAsks } from "./asks-api.js";
+import type { SessionSlot } from "./session-slot.js";
+import type { BusyPolicy } from "./sessions-api.js";
+
+export interface AskMethodDeps {
+  store: Store;
+  /** A grant or revocation waits for a running turn (or is refused), never lands inside one. */
+  slot: SessionSlot;
+  pending: PendingPermissions;
+  plans: PlanGate;
+  /** The runtime's `busy` option. */
+  defaultBusy: BusyPolicy;
+  /** Starts the run that records a plan's answer when the run that asked is gone. */
+  resumePlan(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): RunHandle;
+  /** The runtime's workspace, where a call without a session looks for project approvals. */
+  cwd: string;
+  home: string;
+}
+
+/** `runtime.asks`: answering what runs wait on, and listing, granting and revoking "always" approvals. */
+export function askMethods(deps: AskMethodDeps): RuntimeAsks {
+  const { store, slot } = deps;
+
+  /** A session's approvals are looked up in its own workspace; without a session, in the runtime's. */
+  async function approvalLookup(sessionId: string | undefined, workspace?: string): Promise<ApprovalLookup> {
+    if (sessionId === undefined) return { store, places: { workspace: workspace ?? deps.cwd, home: deps.home } };
+    assertSessionId(sessionId);
+    const meta = await store.getSession(sessionId);
+    if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+    return { store, sessionId, places: { workspace: workspace ?? meta.cwd ?? deps.cwd, home: deps.home } };
+  }
+
+  return {
+    pendingPermissions: (sessionId) => deps.pending.list(sessionId),
+    replyPermission: (id, reply, message, scope) => deps.pending.reply(id, reply, message, scope),
+    pendingPlanApprovals: (sessionId) => deps.plans.list(sessionId),
+    approvePlan: (planId, approved, reason, options = {}) =>
+      approvePlan(
+        {
+          gate: deps.plans,
+          store,
+          // A new run is needed: a driver elsewhere always refuses it; one here is waited for unless refused.
+          async resume(sessionId, approval) {
+            const driver = await slot.busy(sessionId);
+            if (driver && (driver.where === "elsewhere" || (options.busy ?? deps.defaultBusy) === "reject")) {
+              throw slot.busyError(sessionId, driver);
+            }
+            return deps.resumePlan(sessionId, approval);
+          },
+        },
+        { planId, approved, ...(reason !== undefined ? { reason } : {}) },
+      ),
+    approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),
+    listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
+    grantApproval: (sessionId, approval, options = {}) =>
+      slot.exclusive(sessionId, options.busy, async () => {
+        if (!(await store.getSession(sessionId)))
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        await store.appendEntry(sessionId, approvalEntry(approval));
+      }),
+    revokeApproval: (sessionId, approval, options = {}) =>
+      slot.exclusive(sessionId, options.busy, async () => {
+        const current = listApprovals(await store.getActivePath(sessionId));
+        const match = current.find(
+          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+        );
+        if (!match) return false;
+        const { id: _, scope: __, ...granted } = match;
+        await store.appendEntry(sessionId, approvalEntry({ ...granted, revoked: true }));
+        return true;
+      }),
+    async revokeApprovalById(id, sessionId, options = {}) {
+      if (sessionId === undefined) return revokeScopedApproval(await approvalLookup(undefined, options.workspace), id);
+      // Looked up inside the slot, so the approval listed is the one in force when it is withdrawn.
+      return slot.exclusive(sessionId, undefined, async () =>
+        revokeScopedApproval(await approvalLookup(sessionId, options.workspace), id),
+      );
+    },
+  };
+}

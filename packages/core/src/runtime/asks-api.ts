@@ -1,0 +1,47 @@
+import type { PendingPermission } from "../loop/types.js";
+import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
+import type { PermissionReply } from "../permissions/ask.js";
+import type { PlanApprovalResult } from "../plan/approve.js";
+import type { PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { SessionOpOptions } from "./sessions-api.js";
+
+/** An "always" approval of a session, as `arbor approve --permission` grants it. */
+export type SessionApproval = Pick<Approval, "agent" | "permission" | "pattern">;
+
+/** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
+export interface RuntimeAsks {
+  /** Asks waiting for an answer, oldest first; only those of one session when given. */
+  pendingPermissions(sessionId?: string): PendingPermission[];
+  /**
+   * Answers a pending ask; false when no ask has that id (answered already, or never asked).
+   * `scope` says where an "always" answer holds (default: the session).
+   */
+  replyPermission(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean;
+  /**
+   * Answers a plan waiting for approval. The run waiting for it goes on; when that run is
+   * gone (a restart, an abort) the answer is recorded by a new run over the session, which runs
+   * phase 2 or ends with the rejection: `result.run`. Throws `invalid_input`, `plan_not_found`,
+   * `plan_not_pending`, and `session_busy` (with `busy: "reject"`, or a driver in another process)
+   * when a new run is needed but the session has a driver.
+   */
+  approvePlan(planId: string, approved: boolean, reason?: string, options?: SessionOpOptions): Promise<PlanApprovalResult>;
+  /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
+  pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
+  /** "Always" approvals in force at the session's leaf, so a user can see what was granted. */
+  approvals(sessionId: string): Promise<ListedApproval[]>;
+  /**
+   * Every approval in force: the session's (when given), its workspace's (else the runtime's
+   * `cwd`) and the global ones. Throws `session_not_found`.
+   */
+  listAllApprovals(sessionId?: string): Promise<ListedApproval[]>;
+  /** Grants an "always" approval in the session from its leaf on, as answering "always" would. */
+  grantApproval(sessionId: string, approval: SessionApproval, options?: SessionOpOptions): Promise<void>;
+  /**
+   * Withdraws the approval with this id (as listed by `listAllApprovals` for the same session) and
+   * returns it; throws `approval_not_found` having changed nothing when none is in force.
+   * `workspace`: the project whose approvals count, over the session's recorded one.
+   */
+  revokeApprovalById(id: string, sessionId?: string, options?: { workspace?: string }): Promise<ListedApproval>;
+  /** Withdraws an approval from the session's leaf on; false when it was not in force. */
+  revokeApproval(sessionId: string, approval: SessionApproval, options?: SessionOpOptions): Promise<boolean>;
+}
