@@ -2,6 +2,7 @@ import { isArborError } from "../errors.js";
 import type { LlmCall } from "../llm/llm-call-log.js";
 import type { MiddlewareContext, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent, RunEventOf } from "../model/run-events.js";
+import { cutText } from "../model/text.js";
 import { DEBUG_EVENT_TYPE, type DebugLevel, type DebugRecord, type LlmDebugRecord } from "./debug-records.js";
 import { outputText, promptText } from "./prompt-text.js";
 
@@ -37,7 +38,7 @@ interface RunRecords {
 const RANK: Readonly<Record<DebugLevel, number>> = { off: 0, basic: 1, standard: 2, full: 3 };
 
 function cut(text: string, max: number): { text: string; cut: boolean } {
-  return text.length <= max ? { text, cut: false } : { text: `${text.slice(0, max)}…`, cut: true };
+  return { text: cutText(text, max), cut: text.length > max };
 }
 
 /**
