@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import {
   createRuntime,
   type Entry,
@@ -12,6 +13,7 @@ import {
   type RuntimeOptions,
   type Store,
 } from "@arbor/core/internal";
+import { routedModel, taskOf } from "@arbor/testkit";
 import { afterEach } from "vitest";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -90,5 +92,16 @@ export async function transcript(store: Store, sessionId: string): Promise<strin
       })
       .join(" | ");
     return [`${m.role}: ${text}`];
+  });
+}
+
+/** The main agent answers prompts that start with "main:"; each branch answers its own task. */
+export function branchModels(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {
+  return routedModel({
+    route: (prompt) => {
+      const task = taskOf(prompt);
+      return task.startsWith("main:") ? "main" : (Object.keys(branches).find((b) => task.endsWith(b)) ?? "unknown");
+    },
+    models: { main, ...branches },
   });
 }

@@ -1,11 +1,10 @@
-import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
-import { error, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { collect, harness } from "../loop/harness.js";
+import { branchModels, collect, harness } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];
 afterEach(async () => {
@@ -23,17 +22,6 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const childrenOf = (spans: readonly ReadableSpan[], parent: ReadableSpan) =>
   spans.filter((s) => parentOf(s) === parent.spanContext().spanId);
 
-/** The main agent answers prompts that start with "main:"; each branch answers its own task. */
-function models(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {
-  return routedModel({
-    route: (prompt) => {
-      const task = taskOf(prompt);
-      return task.startsWith("main:") ? "main" : (Object.keys(branches).find((b) => task.endsWith(b)) ?? "unknown");
-    },
-    models: { main, ...branches },
-  });
-}
-
 describe("OpenTelemetry GenAI spans", () => {
   it("traces a run with two explore branches as one nested trace", async () => {
     const main = scriptedModel([
@@ -47,7 +35,7 @@ describe("OpenTelemetry GenAI spans", () => {
     const sessions = scriptedModel([[text("Sessions: need a store.")]]);
     const { exporter, tracer } = collector();
     const { runtime } = await harness({
-      model: models(main, { "look at JWT": jwt, "look at sessions": sessions }),
+      model: branchModels(main, { "look at JWT": jwt, "look at sessions": sessions }),
       telemetry: genAiTelemetry(tracer),
     });
     const { result } = await collect(runtime.run({ prompt: "main: pick an auth design" }));
