@@ -1,7 +1,7 @@
 import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, type ScriptStep, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 
 /**
  * The goal tree and sub-traces end to end: the built `arbor` against the fake OpenAI-compatible
@@ -57,24 +57,10 @@ afterAll(() => server.close());
 
 describe("a run that plans and explores, seen from the CLI", () => {
   it("arbor sessions list and show display the sub-traces, their parent and the agent_call goal", async () => {
-    const run = await e2e.arbor([
-      "run",
-      "--json",
-      "--model",
-      FAKE_MODEL,
-      "--base-url",
-      server.baseURL,
-      "--cwd",
-      e2e.workspace,
-      "main: pick an auth design",
-    ]);
+    const run = await e2e.arbor(e2e.runArgs(server.baseURL, "main: pick an auth design"));
     expect(run.code, run.stderr).toBe(0);
     // The explore call reports its branches as they go; the last report has both done.
-    const progress = run.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent)
-      .filter((e) => e.type === "tool_progress" && e.tool === "explore");
+    const progress = runEvents(run).filter((e) => e.type === "tool_progress" && e.tool === "explore");
     expect(progress.length).toBeGreaterThan(1);
     const last = progress.at(-1) as { title?: string; metadata?: { branches?: { task: string; status: string }[] } };
     expect(last.title).toBe("2/2 branches done");

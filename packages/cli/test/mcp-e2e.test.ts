@@ -1,14 +1,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunEvent } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARBOR_BIN } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 
 /** The MCP servers from npm, run from the workspace's node_modules with this Node. */
 const modules = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url));
@@ -41,22 +40,9 @@ describe("arbor run with MCP servers", () => {
         [text("The notes say 42, and 40 + 2 = 42.")],
       ],
     });
-    const r = await e2e.arbor([
-      "run",
-      "--json",
-      "--model",
-      FAKE_MODEL,
-      "--base-url",
-      server.baseURL,
-      "--cwd",
-      e2e.workspace,
-      "What is in notes?",
-    ]);
+    const r = await e2e.arbor(e2e.runArgs(server.baseURL, "What is in notes?"));
     expect(r.code, r.stderr).toBe(0);
-    const events = r.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const events = runEvents(r);
     expect(events.at(-1)?.type).toBe("done");
     const ends = events.flatMap((e) => (e.type === "tool_end" ? [e] : []));
     expect(ends.map((e) => [e.tool, e.is_error])).toEqual(

@@ -5,18 +5,13 @@ import { loadCassette, type RunEvent } from "@arbor/core/internal";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --record` against the fake OpenAI-compatible server, then `--replay` with no server at all. */
 
 const e2e = useCliE2e("arbor-cassette-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
-function events(r: CliResult): RunEvent[] {
-  return r.stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RunEvent);
-}
+const events = runEvents;
 
 const shape = (all: readonly RunEvent[]) =>
   all.map((e) => (e.type === "token" ? `token:${e.content}` : e.type === "tool_end" ? `tool_end:${e.output}` : e.type));

@@ -1,23 +1,13 @@
 import { openStore, readDebugRecords } from "@arbor/core/internal";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { useCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --debug <level>`: the run's calls are kept for the inspector's Debug tab, as over the API. */
 
 const e2e = useCliE2e("arbor-run-debug-", { files: { "notes.txt": "the answer is 42\n" } });
 
-const args = (baseURL: string, ...rest: string[]) => [
-  "run",
-  "--json",
-  "--model",
-  FAKE_MODEL,
-  "--base-url",
-  baseURL,
-  "--cwd",
-  e2e.workspace,
-  ...rest,
-];
+const args = e2e.runArgs;
 
 describe("arbor run --debug", () => {
   it("records the tool and model calls at the level asked for", async () => {

@@ -6,7 +6,7 @@ import type { RunEvent, Snapshot } from "@arbor/core";
 import { error, hang, type Script, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { runEvents, useCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -19,14 +19,9 @@ const STACK_TRACE = /\n\s+at /;
 const e2e = useCliE2e("arbor-run-e2e-", { files: { "notes.txt": "the answer is 42\n", ".env": "SECRET_TOKEN=hunter2\n" } });
 
 /** `arbor run --json` against the fake server, in the test workspace. */
-function runArgs(baseURL: string, ...rest: string[]): string[] {
-  return ["run", "--json", "--model", FAKE_MODEL, "--base-url", baseURL, "--cwd", e2e.workspace, ...rest];
-}
+const runArgs = e2e.runArgs;
 
-function events(r: CliResult): RunEvent[] {
-  const lines = r.stdout.trimEnd().split("\n");
-  return lines.map((line) => JSON.parse(line) as RunEvent);
-}
+const events = runEvents;
 
 function expectStream(r: CliResult, last: "done" | "error"): RunEvent[] {
   const all = events(r);
@@ -79,17 +74,7 @@ describe("arbor run", () => {
 
   it("prints a live text view without --json: the answer, tool lines, usage and how to go on", async () => {
     const baseURL = await e2e.fake(READ_THEN_ANSWER);
-    const r = await e2e.arbor([
-      "run",
-      "--model",
-      FAKE_MODEL,
-      "--base-url",
-      baseURL,
-      "--cwd",
-      e2e.workspace,
-      "What",
-      "do the notes say?",
-    ]);
+    const r = await e2e.arbor(["run", ...e2e.modelArgs(baseURL), "What", "do the notes say?"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Let me look\.\n✓ read notes\.txt \d+ ms\nThe notes say 42\.\n\n✓ done · 2 steps · /);
     expect(r.stdout).toContain("280 in · 15 out tokens");

@@ -1,9 +1,8 @@
-import type { RunEvent } from "@arbor/core";
 import { type Script, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { createJsonView } from "../src/render/live.js";
 import { createPlanApprovalHandler } from "../src/run/plan-approval.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 import { captureIo } from "./helpers/io.js";
 
 /** `arbor run` in plan mode against the fake OpenAI-compatible server: the replanner's structured output over HTTP too. */
@@ -16,10 +15,7 @@ async function run(script: Script, ...flags: string[]) {
   const server = await e2e.startFake({ script });
   const args = ["run", "--json", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace];
   const r = await e2e.arbor([...args, ...flags, "tidy the workspace"], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
-  const events = r.stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RunEvent);
+  const events = runEvents(r);
   return { r, events };
 }
 
@@ -81,10 +77,7 @@ describe("arbor run in plan mode", () => {
     expect(wrong.stderr).toMatch(/has no plan .*:00000000 on its current branch/);
     const approved = await e2e.arbor(["approve", sessionId.slice(0, 8), "--json", ...modelArgs]);
     expect(approved.code, approved.stderr).toBe(0);
-    const after = approved.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const after = runEvents(approved);
     expect(after.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toContain("1:running");
     expect(after.at(-1)).toMatchObject({ type: "done", session_id: sessionId, text: "The workspace is already tidy." });
     const again = await e2e.arbor(["approve", sessionId, ...modelArgs]);
@@ -102,10 +95,7 @@ describe("arbor run in plan mode", () => {
     expect(reasonAlone.stderr).toContain("--reason goes with --reject");
     const rejected = await e2e.arbor(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs]);
     expect(rejected.code, rejected.stderr).toBe(0);
-    const after = rejected.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const after = runEvents(rejected);
     expect(after.filter((e) => e.type === "plan_updated")).toEqual([]);
     expect(e2e.server!.callCount).toBe(1);
     const shown = await e2e.arbor(["sessions", "show", sessionId, "--json"]);

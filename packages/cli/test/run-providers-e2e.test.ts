@@ -1,4 +1,4 @@
-import type { AssistantMessage, RunEvent, Snapshot } from "@arbor/core";
+import type { AssistantMessage, Snapshot } from "@arbor/core";
 import {
   type RecordedProviderServer,
   type RecordedReply,
@@ -7,8 +7,7 @@ import {
   startRecordedProvider,
 } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import type { CliResult } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { runEvents, useCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -32,12 +31,7 @@ async function serve(wire: Parameters<typeof startRecordedProvider>[0]["wire"], 
   return server;
 }
 
-function events(r: CliResult): RunEvent[] {
-  return r.stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RunEvent);
-}
+const events = runEvents;
 
 /** `arbor run --json` to completion; returns the session id. */
 async function run(model: string, env: Record<string, string>, ...rest: string[]): Promise<string> {

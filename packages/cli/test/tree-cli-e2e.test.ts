@@ -4,7 +4,7 @@ import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { text, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 import { snapshotOf } from "./helpers/session.js";
 
@@ -19,17 +19,7 @@ const answer = (words: string) => [text(words), usage({ inputTokens: 50, outputT
 
 const fake = (...answers: string[]) => e2e.fake(answers.map(answer));
 
-const runArgs = (baseURL: string, ...rest: string[]) => [
-  "run",
-  "--json",
-  "--model",
-  FAKE_MODEL,
-  "--base-url",
-  baseURL,
-  "--cwd",
-  e2e.workspace,
-  ...rest,
-];
+const runArgs = e2e.runArgs;
 
 function done(r: CliResult): Extract<RunEvent, { type: "done" }> & Record<string, unknown> {
   expect(r.code, r.stderr).toBe(0);

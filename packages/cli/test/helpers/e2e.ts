@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIOptions, type FakeOpenAIServer, type Script, startFakeOpenAI } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { arbor, type CliOptions, type CliResult, type RunningCli, startArbor } from "./cli.js";
@@ -100,4 +101,12 @@ export function useCliE2e(prefix: string, opts: CliE2eOptions = {}): CliE2e {
     startArbor: (args, o) => startArbor(args, withHome(o)),
     freshDir: (name) => join(need(), `${name}-${Math.random().toString(36).slice(2)}`),
   };
+}
+
+/** The events `arbor run --json` printed, one a line. */
+export function runEvents(r: CliResult): RunEvent[] {
+  return r.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as RunEvent);
 }
