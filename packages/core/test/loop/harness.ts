@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import {
   createRuntime,
+  defineTool,
   type Entry,
   MemoryBlobStore,
   openStore,
@@ -15,6 +16,7 @@ import {
 } from "@arbor/core/internal";
 import { routedModel, taskOf } from "@arbor/testkit";
 import { afterEach } from "vitest";
+import { z } from "zod";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -105,3 +107,15 @@ export function branchModels(main: LanguageModelV4, branches: Record<string, Lan
     models: { main, ...branches },
   });
 }
+
+/** A tool that prints `size` characters of varied words: output of a chosen size, for the context-window tests. */
+export const printTool = defineTool({
+  name: "print",
+  description: "Prints text.",
+  input: z.object({ size: z.number() }),
+  execute: async ({ size }) => ({
+    output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
+      .join(" ")
+      .slice(0, size),
+  }),
+});

@@ -1,10 +1,9 @@
-import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
+import { genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { branchModels, collect, harness } from "../loop/harness.js";
+import { branchModels, collect, harness, printTool } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];
 afterEach(async () => {
@@ -113,16 +112,6 @@ describe("OpenTelemetry GenAI spans", () => {
   });
 
   it("puts each automatic compaction in a span holding its summary call", async () => {
-    const print = defineTool({
-      name: "print",
-      description: "Prints text.",
-      input: z.object({ size: z.number() }),
-      execute: async ({ size }) => ({
-        output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
-          .join(" ")
-          .slice(0, size),
-      }),
-    });
     const { exporter, tracer } = collector();
     const blobs = new MemoryBlobStore();
     const { runtime, store } = await harness({
@@ -134,7 +123,7 @@ describe("OpenTelemetry GenAI spans", () => {
       ]),
       blobs,
       config: { ...resolveConfig([]), models: { "testkit/scripted": { limit: { context: 10_000, output: 1_000 } } } },
-      tools: new ToolRegistry({ blobs }).register(print),
+      tools: new ToolRegistry({ blobs }).register(printTool),
       telemetry: genAiTelemetry(tracer),
     });
     const handle = runtime.run({ prompt: "print" });
