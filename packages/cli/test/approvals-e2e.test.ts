@@ -1,25 +1,24 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { APPROVAL_ENTRY_TYPE, addToApprovalFile, type ListedApproval } from "@arbor/core/internal";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /** The built binary: `arbor approvals list|revoke` over a session's, a workspace's and the global approvals. */
 describe("arbor approvals", () => {
-  let dir: string;
+  const e2e = useCliE2e("arbor-cli-approvals-", { realpath: true, workspace: false });
   let spec: string;
   let home: string;
   let project: string;
   let sessionId: string;
 
   beforeAll(async () => {
-    dir = await realpath(await mkdtemp(join(tmpdir(), "arbor-cli-approvals-")));
-    spec = join(dir, "store");
-    home = join(dir, "home");
-    project = join(dir, "project");
+    spec = join(e2e.dir, "store");
+    home = e2e.home;
+    project = join(e2e.dir, "project");
     await Promise.all([mkdir(project), mkdir(home)]);
     await withStore(spec, async (store) => {
       sessionId = (await store.createSession({ cwd: project, title: "with approvals" })).id;
@@ -34,7 +33,6 @@ describe("arbor approvals", () => {
     addToApprovalFile("project", places, { agent: "build", permission: "fetch", pattern: "https://example.com/a" }, now);
     addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "git status" }, now);
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   const list = async (args: string[], cwd = project) => {
     const r = await arbor(["approvals", "list", "--json", "--store", spec, ...args], { home, cwd });
@@ -43,7 +41,7 @@ describe("arbor approvals", () => {
   };
 
   it("lists each scope with the exact pattern, and revokes by id", async () => {
-    const all = await list(["--session", sessionId], dir);
+    const all = await list(["--session", sessionId], e2e.dir);
     expect(all.map((a) => [a.scope, a.permission, a.pattern])).toEqual([
       ["session", "bash", "npm test"],
       ["project", "fetch", "https://example.com/a"],
@@ -51,23 +49,26 @@ describe("arbor approvals", () => {
     ]);
     // Without a session: the current directory's project and the global ones.
     expect((await list([])).map((a) => a.scope)).toEqual(["project", "global"]);
-    expect((await list([], dir)).map((a) => a.scope)).toEqual(["global"]);
+    expect((await list([], e2e.dir)).map((a) => a.scope)).toEqual(["global"]);
 
     const text = await arbor(["approvals", "list", "--store", spec], { home, cwd: project });
     expect(text.stdout).toContain("project  build  fetch  https://example.com/a");
 
     const [session, proj] = all as [ListedApproval, ListedApproval];
-    const revoked = await arbor(["approvals", "revoke", session.id, "--session", sessionId, "--store", spec], { home, cwd: dir });
+    const revoked = await arbor(["approvals", "revoke", session.id, "--session", sessionId, "--store", spec], {
+      home,
+      cwd: e2e.dir,
+    });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Revoked session approval ${session.id}: bash npm test.`);
-    const r2 = await arbor(["approvals", "revoke", proj.id, "--cwd", project, "--json", "--store", spec], { home, cwd: dir });
+    const r2 = await arbor(["approvals", "revoke", proj.id, "--cwd", project, "--json", "--store", spec], { home, cwd: e2e.dir });
     expect(JSON.parse(r2.stdout)).toMatchObject({ id: proj.id, scope: "project" });
-    expect((await list(["--session", sessionId], dir)).map((a) => a.scope)).toEqual(["global"]);
+    expect((await list(["--session", sessionId], e2e.dir)).map((a) => a.scope)).toEqual(["global"]);
     expect(JSON.parse(readFileSync(join(project, ".arbor", "approvals.json"), "utf8"))).toEqual({ version: 1, approvals: [] });
   });
 
   it("takes a session id or an approval id shortened to a prefix only one of them starts with", async () => {
-    const root = join(dir, "prefixes");
+    const root = join(e2e.dir, "prefixes");
     const store = join(root, "store");
     const prefixHome = join(root, "home");
     const ws = join(root, "ws");
@@ -131,6 +132,6 @@ describe("arbor approvals", () => {
     const missing = await arbor(["approvals", "revoke", "--store", spec], { home, cwd: project });
     expect(missing.code).toBe(2);
     expect(readFileSync(join(home, "approvals.json"), "utf8")).toBe(before);
-    expect(existsSync(join(dir, ".arbor"))).toBe(false);
+    expect(existsSync(join(e2e.dir, ".arbor"))).toBe(false);
   });
 });

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli, startArbor } from "./helpers/cli.js";
+import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
 
 /**
  * The assistant layer end to end, each part through the processes a user would run: the document is
@@ -12,7 +12,7 @@ import { arbor, type RunningCli, startArbor } from "./helpers/cli.js";
  * OpenAI-compatible server (the real provider path), and what is checked is what the API answers.
  */
 
-const dirs: string[] = [];
+const e2e = useCliE2e("arbor-assistant-e2e-", { workspace: false });
 const servers: FakeOpenAIServer[] = [];
 const children: RunningCli[] = [];
 afterEach(async () => {
@@ -21,7 +21,6 @@ afterEach(async () => {
     await c.result.catch(() => undefined);
   }
   for (const s of servers.splice(0)) await s.close();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 interface WireToolCall {
@@ -57,12 +56,11 @@ async function chat(url: string, body: Record<string, unknown>): Promise<RunEven
 
 describe("the assistant layer over arbor serve and the fake OpenAI server", () => {
   it("computes with python_repl across three calls, writes then finds a memory, cites an indexed document, and blocks a dangerous command", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "arbor-assistant-e2e-"));
-    dirs.push(dir);
+    const dir = e2e.freshDir("case");
     const home = join(dir, "home");
     const ws = join(dir, "ws");
     const doc = join(dir, "docs", "handbook.md");
-    await mkdir(ws);
+    await mkdir(ws, { recursive: true });
     await mkdir(join(dir, "docs"));
     await writeFile(
       doc,
@@ -88,10 +86,9 @@ describe("the assistant layer over arbor serve and the fake OpenAI server", () =
       ],
     });
     servers.push(fake);
-    const serve = startArbor(
-      ["serve", "--port", "0", "--json", "--cwd", ws, "--model", "openai-compatible/fake", "--base-url", fake.baseURL],
-      { home },
-    );
+    const serve = startArbor(["serve", "--port", "0", "--json", "--cwd", ws, "--model", FAKE_MODEL, "--base-url", fake.baseURL], {
+      home,
+    });
     children.push(serve);
     await serve.waitForStdout(/\n$/);
     const { url } = JSON.parse(serve.stdout()) as { url: string };
@@ -158,11 +155,10 @@ describe("the assistant layer over arbor serve and the fake OpenAI server", () =
 
 describe("MEMORY_AUTO_EXTRACT over the real provider path", () => {
   it("has the pool's memory model from models.json pick the memories, not the run's model", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "arbor-assistant-e2e-"));
-    dirs.push(dir);
+    const dir = e2e.freshDir("case");
     const home = join(dir, "home");
     const ws = join(dir, "ws");
-    await mkdir(home);
+    await mkdir(home, { recursive: true });
     await mkdir(ws);
     // Two servers, so which model was asked shows in which server was called.
     const runServer = await startFakeOpenAI({ script: [[text("Noted: tabs.")]] });
@@ -173,7 +169,7 @@ describe("MEMORY_AUTO_EXTRACT over the real provider path", () => {
       JSON.stringify({ pool: { memory: { model: "openai-compatible/memory-keeper", baseURL: memoryServer.baseURL } } }),
     );
     const run = await arbor(
-      ["run", "--model", "openai-compatible/fake", "--base-url", runServer.baseURL, "--cwd", ws, "I prefer tabs over spaces."],
+      ["run", "--model", FAKE_MODEL, "--base-url", runServer.baseURL, "--cwd", ws, "I prefer tabs over spaces."],
       { home, env: { MEMORY_AUTO_EXTRACT: "true" } },
     );
     expect(run.code, run.stderr).toBe(0);

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionExport, SessionMeta, Snapshot } from "@arbor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type CliResult } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { type Seeded, seed, withStore } from "./helpers/seed.js";
 
@@ -39,19 +39,15 @@ const BACKENDS = [
 ];
 
 describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }) => {
-  let dir: string;
+  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
   let spec: string;
-  let home: string;
   let seeded: Seeded;
-  const cli = (...args: string[]) => arbor([...args, "--store", spec], { home });
+  const cli = (...args: string[]) => e2e.arbor([...args, "--store", spec]);
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "arbor-cli-e2e-"));
-    spec = makeSpec(dir);
-    home = join(dir, "home");
+    spec = makeSpec(e2e.dir);
     seeded = await withStore(spec, seed);
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("list --json pages through every session newest first", async () => {
     const all = await withStore(spec, (s) => s.listSessions({ limit: 1000 }));
@@ -149,7 +145,10 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
   });
 
   it("tree is bold on the active path when colour is forced, and --json gives the tree maps", async () => {
-    const styled = await arbor(["sessions", "tree", seeded.branchy.id, "--store", spec], { home, env: { FORCE_COLOR: "1" } });
+    const styled = await arbor(["sessions", "tree", seeded.branchy.id, "--store", spec], {
+      home: e2e.home,
+      env: { FORCE_COLOR: "1" },
+    });
     expect(styled.code).toBe(0);
     for (const line of styled.stdout.trimEnd().split("\n")) {
       expect(line.includes("\u001b[1m"), line).toBe(line.replace(/\p{Cc}\[\d+m/gu, "").includes("* "));
@@ -191,7 +190,7 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
   });
 
   it("export then import refuses the existing id, and --new-id copies the session", async () => {
-    const file = join(dir, "branchy.json");
+    const file = join(e2e.dir, "branchy.json");
     const exported = await cli("sessions", "export", seeded.branchy.id, "--out", file);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^Exported session \S+ \(\d+ entries\) to /);
@@ -226,16 +225,12 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
 });
 
 describe("store selection and input files", () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "arbor-cli-e2e-"));
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
 
   it("defaults to the file store in ARBOR_HOME; ARBOR_STORE overrides it, --store overrides both", async () => {
-    const home = join(dir, "home");
+    const home = join(e2e.dir, "home");
     const { plain: inHome } = await withStore(home, seed);
-    const sqlite = `sqlite:${join(dir, "env.db")}`;
+    const sqlite = `sqlite:${join(e2e.dir, "env.db")}`;
     const { plain: inSqlite } = await withStore(sqlite, seed);
     const ids = (stdout: string) => (JSON.parse(stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
 
@@ -252,9 +247,9 @@ describe("store selection and input files", () => {
   });
 
   it("import rejects files that are missing, not JSON, not an export or not a valid tree, and writes nothing", async () => {
-    const store = join(dir, "imports");
+    const store = join(e2e.dir, "imports");
     const { plain } = await withStore(store, seed);
-    const good = JSON.parse((await arbor(["sessions", "export", plain.id, "--store", store], { home: dir })).stdout);
+    const good = JSON.parse((await arbor(["sessions", "export", plain.id, "--store", store], { home: e2e.dir })).stdout);
     const reordered = { ...good, session: { ...good.session, id: "reordered" }, entries: [...good.entries].reverse() };
     const files: [string, string, RegExp][] = [
       ["not-json.json", "{ nope", /is not JSON/],
@@ -267,18 +262,18 @@ describe("store selection and input files", () => {
       ["reordered.json", JSON.stringify(reordered), /does not come before it/],
     ];
     for (const [name, text, message] of files) {
-      await writeFile(join(dir, name), text);
-      const r = await arbor(["sessions", "import", join(dir, name), "--store", store], { home: dir });
+      await writeFile(join(e2e.dir, name), text);
+      const r = await arbor(["sessions", "import", join(e2e.dir, name), "--store", store], { home: e2e.dir });
       expect(r.code, `${name}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(STACK_TRACE);
     }
-    const missing = await arbor(["sessions", "import", join(dir, "missing.json"), "--store", store], { home: dir });
+    const missing = await arbor(["sessions", "import", join(e2e.dir, "missing.json"), "--store", store], { home: e2e.dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(
       /Cannot read .*missing\.json: no such file or directory\. Give a file written by 'arbor sessions export'/,
     );
-    const fromStdin = await arbor(["sessions", "import", "-", "--store", store], { home: dir, input: "[]" });
+    const fromStdin = await arbor(["sessions", "import", "-", "--store", store], { home: e2e.dir, input: "[]" });
     expect(fromStdin.code).toBe(2);
     expect(fromStdin.stderr).toMatch(/^error: stdin is not an Arbor session export/);
     const sessions = await withStore(store, (s) => s.listSessions());
@@ -286,17 +281,17 @@ describe("store selection and input files", () => {
   });
 
   it("export --out into a missing directory is bad input", async () => {
-    const store = join(dir, "imports");
+    const store = join(e2e.dir, "imports");
     const [first] = (await withStore(store, (s) => s.listSessions())).sessions;
-    const r = await arbor(["sessions", "export", first?.id ?? "", "--store", store, "--out", join(dir, "nope", "x.json")], {
-      home: dir,
+    const r = await arbor(["sessions", "export", first?.id ?? "", "--store", store, "--out", join(e2e.dir, "nope", "x.json")], {
+      home: e2e.dir,
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: Cannot write .*x\.json: no such file or directory\. Choose an --out path/);
   });
 
   it("draws the tree of a 10,000-entry session quickly", async () => {
-    const store = join(dir, "big");
+    const store = join(e2e.dir, "big");
     const id = await withStore(store, async (s) => {
       const meta = await s.createSession({ title: "big" });
       const inputs = Array.from({ length: 10_000 }, (_, i) => ({
@@ -312,7 +307,7 @@ describe("store selection and input files", () => {
       await s.switchLeaf(meta.id, entries[9999]?.id ?? "");
       return meta.id;
     });
-    const r = await arbor(["sessions", "tree", id, "--store", store], { home: dir });
+    const r = await arbor(["sessions", "tree", id, "--store", store], { home: e2e.dir });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(10_001);
@@ -323,24 +318,20 @@ describe("store selection and input files", () => {
 });
 
 describe("export/import round trip: file → postgres → sqlite → file", () => {
-  let dir: string;
+  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
   let db: { url: string; drop(): Promise<void> } | undefined;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "arbor-cli-e2e-"));
     db = await createTestDatabase();
   });
-  afterAll(async () => {
-    await db?.drop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => db?.drop());
 
   const withoutProvider = ({ provider: _, ...rest }: SessionMeta) => rest;
 
   it("carries every entry and the session meta across all three backends", async () => {
     const postgres = (db as { url: string }).url;
-    const fileA = join(dir, "file-a");
-    const sqlite = `sqlite:${join(dir, "round-trip.db")}`;
-    const fileB = join(dir, "file-b");
+    const fileA = join(e2e.dir, "file-a");
+    const sqlite = `sqlite:${join(e2e.dir, "round-trip.db")}`;
+    const fileB = join(e2e.dir, "file-b");
     const { branchy } = await withStore(fileA, seed);
     const id = branchy.id;
     const original = await withStore(fileA, (s) => s.exportSession(id));
@@ -351,22 +342,22 @@ describe("export/import round trip: file → postgres → sqlite → file", () =
     };
 
     // file → postgres, through a file.
-    const fromFile = join(dir, "from-file.json");
-    ok(await arbor(["sessions", "export", id, "--store", fileA, "--out", fromFile], { home: dir }));
-    const intoPostgres = ok(await arbor(["sessions", "import", fromFile, "--store", postgres, "--json"], { home: dir }));
+    const fromFile = join(e2e.dir, "from-file.json");
+    ok(await arbor(["sessions", "export", id, "--store", fileA, "--out", fromFile], { home: e2e.dir }));
+    const intoPostgres = ok(await arbor(["sessions", "import", fromFile, "--store", postgres, "--json"], { home: e2e.dir }));
     expect(JSON.parse(intoPostgres.stdout)).toMatchObject({ sessionId: id, session: { id, provider: "postgres" } });
 
     // postgres → sqlite, through a pipe.
-    const fromPostgres = ok(await arbor(["sessions", "export", id, "--store", postgres], { home: dir }));
+    const fromPostgres = ok(await arbor(["sessions", "export", id, "--store", postgres], { home: e2e.dir }));
     const intoSqlite = ok(
-      await arbor(["sessions", "import", "-", "--store", sqlite, "--create"], { home: dir, input: fromPostgres.stdout }),
+      await arbor(["sessions", "import", "-", "--store", sqlite, "--create"], { home: e2e.dir, input: fromPostgres.stdout }),
     );
     expect(intoSqlite.stdout).toBe(`${id}\n`);
 
     // sqlite → another file store.
-    const fromSqlite = join(dir, "from-sqlite.json");
-    ok(await arbor(["sessions", "export", id, "--store", sqlite, "--out", fromSqlite, "--json"], { home: dir }));
-    ok(await arbor(["sessions", "import", fromSqlite, "--store", fileB, "--create"], { home: dir }));
+    const fromSqlite = join(e2e.dir, "from-sqlite.json");
+    ok(await arbor(["sessions", "export", id, "--store", sqlite, "--out", fromSqlite, "--json"], { home: e2e.dir }));
+    ok(await arbor(["sessions", "import", fromSqlite, "--store", fileB, "--create"], { home: e2e.dir }));
 
     const stages: [string, SessionExport][] = [
       ["postgres", JSON.parse(fromPostgres.stdout)],

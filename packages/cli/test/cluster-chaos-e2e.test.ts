@@ -1,12 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Entry, Snapshot } from "@arbor/core/internal";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { otherHostsWork } from "./helpers/cli.js";
 import { follow, type Instance, percentile, postChat, type Received, startInstance } from "./helpers/cluster.js";
-import { FaultRig } from "./helpers/fault.js";
+import { useCliE2e } from "./helpers/e2e.js";
+import { FaultRig, seededRandom } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -35,32 +35,16 @@ const OWN_HOSTS = otherHostsWork();
 /** The whole test's time: room for every kill and restart, and for the runs after the last one. */
 const BUDGET_MS = Math.max(300_000, KILLS * KILL_EVERY_MS * 6 + RUNS * 2_000);
 
-const seed = Number(process.env.ARBOR_CLUSTER_SEED ?? Math.floor(Math.random() * 2 ** 31));
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(seed);
-const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+const { seed, between } = seededRandom("ARBOR_CLUSTER_SEED");
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let dir: string;
-let workspace: string;
+const e2e = useCliE2e("arbor-cluster-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-cluster-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "notes.txt"), "one\ntwo\nthree\n");
   // The runs' bash lines run without asking; anything else bash would do asks (the ask test).
-  await writeFile(join(workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask", "echo *": "allow" } } }));
+  await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask", "echo *": "allow" } } }));
   console.log(`cluster chaos: seed ${seed}`);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 interface Body {
   tools?: unknown[];
@@ -117,13 +101,13 @@ describe("arbor serve --cluster under kill -9", () => {
     `${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`,
     async () => {
       const db = await createTestDatabase();
-      const rig = new FaultRig(() => workspace);
-      const home = join(dir, "home");
+      const rig = new FaultRig(() => e2e.workspace);
+      const home = join(e2e.dir, "home");
       try {
         const baseURL = await rig.fakeServer(
           Array.from({ length: Math.max(RUNS, KILLS * CONCURRENT * 3) * 10 + 200 }, () => step),
         );
-        const args = { baseURL, home, store: db.url, takeoverMs: TAKEOVER_MS, cwd: workspace };
+        const args = { baseURL, home, store: db.url, takeoverMs: TAKEOVER_MS, cwd: e2e.workspace };
         const hostOf = (name: string) => (OWN_HOSTS ? { host: `arbor-${name.toLowerCase()}` } : {});
         const instances: Instance[] = [];
         const everyInstance: Instance[] = [];
@@ -273,7 +257,7 @@ describe("arbor serve --cluster under kill -9", () => {
           }
           return { lost, duplicated, stuck, unpairedCalls, watcherMismatch, outOfOrder, unheard: unheard.length };
         });
-        const effects = (await readFile(join(workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
+        const effects = (await readFile(join(e2e.workspace, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
         const repeatedEffects = effects.length - new Set(effects).size;
 
         // Takeover: from the latest kill before each "took over" line to that line.

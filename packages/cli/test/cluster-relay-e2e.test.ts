@@ -1,15 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { access, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import type { UIMessage } from "ai";
 import mysql from "mysql2/promise";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readUi, user } from "../../server/test/helpers/ui-stream.js";
-import { arbor } from "./helpers/cli.js";
 import { driverOf, follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { FaultRig } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
@@ -25,16 +24,11 @@ import { withStore } from "./helpers/seed.js";
 /** The MySQL/MariaDB server of the SQL tests; `--cluster` must refuse it without writing to it. */
 const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 
-let dir: string;
-let workspace: string;
+const e2e = useCliE2e("arbor-cluster-relay-");
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-cluster-relay-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));
+  await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as { tools?: unknown[]; messages?: unknown[] };
 const turns = (call: StepContext) =>
@@ -93,7 +87,7 @@ async function healthOnceNotOk(url: string, deadline: number): Promise<{ status:
 describe("arbor serve --cluster: any instance reaches any run", () => {
   it("an ask raised by a run on one instance is answered through another, and an abort sent to another stops it", async () => {
     const db = await createTestDatabase();
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     try {
       const step = (call: StepContext): readonly ScriptAction[] => {
         if (!bodyOf(call).tools) return [text("Title")];
@@ -102,7 +96,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         return turns(call) === 0 ? [toolCall("bash", { command: "touch asked.txt" })] : [text("Touched.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 50 }, () => step));
-      const args = { baseURL, home: join(dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const args = { baseURL, home: join(e2e.dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
       const a = await startInstance(rig, "A", args);
       const b = await startInstance(rig, "B", args);
       const c = await startInstance(rig, "C", args);
@@ -123,7 +117,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       });
       expect(answer.status).toBe(200);
       expect((await asked.until((e) => e.type === "done" || e.type === "error"))?.type).toBe("done");
-      await expect(access(join(workspace, "asked.txt"))).resolves.toBeUndefined();
+      await expect(access(join(e2e.workspace, "asked.txt"))).resolves.toBeUndefined();
       const unknown = await fetch(`${c.url}/api/permissions/no-such-ask`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -146,14 +140,14 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
 
   it("a useChat approval sent to another instance than the one running the chat is relayed to its run", async () => {
     const db = await createTestDatabase();
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     try {
       const step = (call: StepContext): readonly ScriptAction[] => {
         if (!bodyOf(call).tools) return [text("Title")];
         return turns(call) === 0 ? [toolCall("bash", { command: "touch ui-approved.txt" })] : [text("Touched it.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
-      const args = { baseURL, home: join(dir, "home-ui"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const args = { baseURL, home: join(e2e.dir, "home-ui"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
       const a = await startInstance(rig, "A", args);
       const c = await startInstance(rig, "C", args);
       const id = randomUUID();
@@ -176,7 +170,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       // C has no ask of its own; it hands the answer to A, whose run waits, and streams the rest from the log.
       const done = await readUi(await post(c.url, [user("touch the file"), answered]), answered);
       expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
-      await expect(access(join(workspace, "ui-approved.txt"))).resolves.toBeUndefined();
+      await expect(access(join(e2e.workspace, "ui-approved.txt"))).resolves.toBeUndefined();
     } finally {
       await rig.cleanup();
       await db.drop();
@@ -185,7 +179,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
 
   it("a plan a run on one instance waits to have approved is answered through another", async () => {
     const db = await createTestDatabase();
-    const planned = join(dir, "planned");
+    const planned = join(e2e.dir, "planned");
     await mkdir(planned, { recursive: true });
     await writeFile(join(planned, "arbor.json"), JSON.stringify({ plan: { requireApproval: true } }));
     const rig = new FaultRig(() => planned);
@@ -197,7 +191,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
           : [text("Understood, nothing changed.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
-      const args = { baseURL, home: join(dir, "home-plan"), store: db.url, takeoverMs: 3_000, cwd: planned };
+      const args = { baseURL, home: join(e2e.dir, "home-plan"), store: db.url, takeoverMs: 3_000, cwd: planned };
       const a = await startInstance(rig, "A", args);
       const c = await startInstance(rig, "C", args);
       const run = await chatOn(a.url, "tidy the workspace");
@@ -231,7 +225,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
 
   it("a message sent to one instance for a run driven on another is recorded and read by that run at its next step", async () => {
     const db = await createTestDatabase();
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     try {
       // What the model was sent after the tool's turn: the steering message must be in it.
       let afterTool: Array<{ role: string; content: unknown }> | undefined;
@@ -242,7 +236,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         return [text("Going blue.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
-      const args = { baseURL, home: join(dir, "home-steer"), store: db.url, takeoverMs: 3_000, cwd: workspace };
+      const args = { baseURL, home: join(e2e.dir, "home-steer"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
       const a = await startInstance(rig, "A", args);
       const c = await startInstance(rig, "C", args);
       const run = await chatOn(a.url, "paint it red");
@@ -281,7 +275,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
 
   it("SIGTERM of the driver hands its run to another instance, which finishes it; a watcher on the third sees it through; the driver's health and new chats get 503 meanwhile", async () => {
     const db = await createTestDatabase();
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     let locker: pg.Client | undefined;
     try {
       // The first answer is slow, so the run is in flight when A stops; a woken run gets a quick one.
@@ -292,7 +286,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         return calls === 1 ? [text("Working "), delay(60_000), text("never")] : [text("Finished elsewhere.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
-      const args = { baseURL, home: join(dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: workspace };
+      const args = { baseURL, home: join(e2e.dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: e2e.workspace };
       const a = await startInstance(rig, "A", args);
       const b = await startInstance(rig, "B", args);
       const c = await startInstance(rig, "C", args);
@@ -346,8 +340,8 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
   }, 90_000);
 
   it("--cluster on SQLite or the file store is refused, saying why, and creates nothing", async () => {
-    const home = join(dir, "home3");
-    const sqlite = join(dir, "one.db");
+    const home = join(e2e.dir, "home3");
+    const sqlite = join(e2e.dir, "one.db");
     const cases: Array<[string[], RegExp]> = [
       [
         ["--store", `sqlite:${sqlite}`, "--create"],
@@ -358,14 +352,14 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         [],
         /--cluster needs a PostgreSQL store .*not the file store .*home3: the file store lives on one machine, so only one server can use it/,
       ],
-      [["--store", join(dir, "sessions"), "--create"], /not the file store .*sessions: the file store lives on one machine/],
+      [["--store", join(e2e.dir, "sessions"), "--create"], /not the file store .*sessions: the file store lives on one machine/],
     ];
     for (const [store, message] of cases) {
-      const r = await arbor(["serve", "--cluster", "--port", "0", ...store], { home, cwd: workspace });
+      const r = await e2e.arbor(["serve", "--cluster", "--port", "0", ...store], { home, cwd: e2e.workspace });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
     }
-    for (const path of [home, sqlite, join(dir, "sessions")]) await expect(access(path)).rejects.toThrow();
+    for (const path of [home, sqlite, join(e2e.dir, "sessions")]) await expect(access(path)).rejects.toThrow();
   });
 
   it("--cluster on MySQL or MariaDB is refused, saying why, and leaves the database untouched", async () => {
@@ -375,9 +369,9 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
     try {
       for (const scheme of ["mysql:", "mariadb:"]) {
         const spec = `${MYSQL_URL.replace(/^mysql:/, scheme)}/${name}`;
-        const r = await arbor(["serve", "--cluster", "--port", "0", "--store", spec], {
-          home: join(dir, "home4"),
-          cwd: workspace,
+        const r = await e2e.arbor(["serve", "--cluster", "--port", "0", "--store", spec], {
+          home: join(e2e.dir, "home4"),
+          cwd: e2e.workspace,
         });
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toMatch(

@@ -1,10 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, type ScriptStep, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 
 /**
  * The goal tree and sub-traces end to end: the built `arbor` against the fake OpenAI-compatible
@@ -12,9 +9,8 @@ import { arbor } from "./helpers/cli.js";
  * sessions list` and `show` display the sub-traces, their parent and the parent's agent_call goal.
  */
 
-let dir: string;
-let home: string;
-let workspace: string;
+const e2e = useCliE2e("arbor-explore-e2e-", { files: { "api.ts": "export const api = 1;\n" } });
+/** One server for the whole file: the tests read the sessions of the first one's run. */
 let server: FakeOpenAIServer;
 
 interface ChatBody {
@@ -55,41 +51,16 @@ const conversation: ScriptStep = (call) => {
 };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-explore-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "api.ts"), "export const api = 1;\n");
   server = await startFakeOpenAI({ script: Array.from({ length: 24 }, () => conversation) });
 });
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
 describe("a run that plans and explores, seen from the CLI", () => {
   it("arbor sessions list and show display the sub-traces, their parent and the agent_call goal", async () => {
-    const run = await arbor(
-      [
-        "run",
-        "--json",
-        "--model",
-        "openai-compatible/fake",
-        "--base-url",
-        server.baseURL,
-        "--cwd",
-        workspace,
-        "main: pick an auth design",
-      ],
-      { home },
-    );
+    const run = await e2e.arbor(e2e.runArgs(server.baseURL, "main: pick an auth design"));
     expect(run.code, run.stderr).toBe(0);
     // The explore call reports its branches as they go; the last report has both done.
-    const progress = run.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent)
-      .filter((e) => e.type === "tool_progress" && e.tool === "explore");
+    const progress = runEvents(run).filter((e) => e.type === "tool_progress" && e.tool === "explore");
     expect(progress.length).toBeGreaterThan(1);
     const last = progress.at(-1) as { title?: string; metadata?: { branches?: { task: string; status: string }[] } };
     expect(last.title).toBe("2/2 branches done");
@@ -106,7 +77,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     // 4 main calls and 2 per branch went over HTTP.
     expect(server.requests.length).toBe(8);
 
-    const list = await arbor(["sessions", "list"], { home });
+    const list = await e2e.arbor(["sessions", "list"]);
     expect(list.code, list.stderr).toBe(0);
     const subLines = list.stdout.split("\n").filter((l) => l.includes("└ "));
     expect(subLines).toHaveLength(2);
@@ -118,7 +89,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     const parentAt = lines.findIndex((l) => l.startsWith(mainId));
     expect(lines[parentAt + 1]).toContain("└ ");
 
-    const show = await arbor(["sessions", "show", mainId], { home });
+    const show = await e2e.arbor(["sessions", "show", mainId]);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("Plan: main: pick an auth design");
     expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs\n\s+agent_call \(explore\):/);
@@ -128,7 +99,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     expect(new Set(subIds).size).toBe(2);
 
     const jwtId = subLines.find((l) => l.includes("look at JWT"))!.match(/└ (\S+)/)![1]!;
-    const sub = await arbor(["sessions", "show", jwtId], { home });
+    const sub = await e2e.arbor(["sessions", "show", jwtId]);
     expect(sub.code, sub.stderr).toBe(0);
     expect(sub.stdout).toContain(`parent    ${mainId}`);
     expect(sub.stdout).toContain(`Started by ${mainId}, goal 1 "Compare the auth designs" (agent_call, explore, in_progress)`);
@@ -136,8 +107,8 @@ describe("a run that plans and explores, seen from the CLI", () => {
   });
 
   it("the text view says what each goal call changed and when each explore branch ends", async () => {
-    const args = ["run", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace];
-    const run = await arbor([...args, "main: pick an auth design again"], { home });
+    const args = ["run", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace];
+    const run = await e2e.arbor([...args, "main: pick an auth design again"]);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split("\n");
     const added = lines.findIndex((l) => l.startsWith('✓ goal add "Compare the auth designs, Write the decision"'));

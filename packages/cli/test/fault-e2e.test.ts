@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
 import { hang, type Script, text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
 
 /**
@@ -13,22 +12,12 @@ import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTe
  * one SQL store, kill -9 and SIGTERM in the middle of a tool call. Each case prints its figures.
  */
 
-let dir: string;
-let workspace: string;
-const rig = new FaultRig(() => workspace);
+const e2e = useCliE2e("arbor-fault-e2e-");
+const rig = new FaultRig(() => e2e.workspace);
 const strayPids = rig.strayPids;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-fault-e2e-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
 afterEach(() => rig.cleanup());
 
-function freshHome(name: string): string {
-  return join(dir, `${name}-${Math.random().toString(36).slice(2)}`);
-}
+const freshHome = e2e.freshDir;
 
 const fakeServer = (script: Script) => rig.fakeServer(script);
 const modelArgs = (baseURL: string) => rig.modelArgs(baseURL);
@@ -82,49 +71,56 @@ describe("two processes on one file store", () => {
   });
 });
 
-describe.each(storeCases(() => dir).filter(([name]) => name !== "file"))("two servers on one %s store", (_name, makeStore) => {
-  it("the second answers 409 to a chat, a leaf move, a label and a delete while the first runs the session", async () => {
-    const { store, drop } = await makeStore();
-    try {
-      const baseURL = await fakeServer([[text("first")], [text("Working"), hang()], [text("after")]]);
-      const home = freshHome("two");
-      const a = await serve(baseURL, home, store);
-      const b = await serve(baseURL, home, store);
-      const first = await chat(a.url, "start");
-      const id = first.events[0]?.session_id as string;
-      const snap = (await (await fetch(`${b.url}/api/sessions/${id}`)).json()) as Snapshot;
-      const root = snap.activePath[0] as string;
-      await chatUntilToken(a.url, "take your time", id);
-      const post = (path: string, body: unknown) =>
-        fetch(`${b.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const refused = [
-        await post("/api/chat", { message: "intrude", session_id: id, busy: "reject" }),
-        await post(`/api/sessions/${id}/leaf`, { entry_id: root }),
-        await post(`/api/sessions/${id}/labels`, { entry_id: root, label: "x" }),
-        await fetch(`${b.url}/api/sessions/${id}`, { method: "DELETE" }),
-      ];
-      const statuses = refused.map((r) => r.status);
-      console.log(`two servers on ${_name}: second server answered ${statuses.join(", ")} while the first ran`);
-      expect(statuses).toEqual([409, 409, 409, 409]);
-      expect(JSON.stringify(await refused[0]?.json())).toContain("arbor serve");
-      // Without busy: reject, the second server hands the message to the first server's run.
-      const steered = await post("/api/chat", { message: "steer", session_id: id });
-      expect(steered.status).toBe(202);
-      await fetch(`${a.url}/api/sessions/${id}/abort`, { method: "POST" });
-      // Once the first server's run ended, the second may drive the session.
-      let after = await chat(b.url, "after", id);
-      for (let i = 0; after.status === 409 && i < 50; i++) after = await chat(b.url, "after", id);
-      expect(after.events.at(-1)?.type).toBe("done");
-      const path = ((await (await fetch(`${a.url}/api/sessions/${id}`)).json()) as Snapshot).activePath;
-      expect(path[0]).toBe(root);
-      for (const s of [a.cli, b.cli]) s.child.kill("SIGTERM");
-      expect((await a.cli.result).code).toBe(0);
-      expect((await b.cli.result).code).toBe(0);
-    } finally {
-      await drop();
-    }
-  });
-});
+describe.each(storeCases(() => e2e.dir).filter(([name]) => name !== "file"))(
+  "two servers on one %s store",
+  (_name, makeStore) => {
+    it("the second answers 409 to a chat, a leaf move, a label and a delete while the first runs the session", async () => {
+      const { store, drop } = await makeStore();
+      try {
+        const baseURL = await fakeServer([[text("first")], [text("Working"), hang()], [text("after")]]);
+        const home = freshHome("two");
+        const a = await serve(baseURL, home, store);
+        const b = await serve(baseURL, home, store);
+        const first = await chat(a.url, "start");
+        const id = first.events[0]?.session_id as string;
+        const snap = (await (await fetch(`${b.url}/api/sessions/${id}`)).json()) as Snapshot;
+        const root = snap.activePath[0] as string;
+        await chatUntilToken(a.url, "take your time", id);
+        const post = (path: string, body: unknown) =>
+          fetch(`${b.url}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+        const refused = [
+          await post("/api/chat", { message: "intrude", session_id: id, busy: "reject" }),
+          await post(`/api/sessions/${id}/leaf`, { entry_id: root }),
+          await post(`/api/sessions/${id}/labels`, { entry_id: root, label: "x" }),
+          await fetch(`${b.url}/api/sessions/${id}`, { method: "DELETE" }),
+        ];
+        const statuses = refused.map((r) => r.status);
+        console.log(`two servers on ${_name}: second server answered ${statuses.join(", ")} while the first ran`);
+        expect(statuses).toEqual([409, 409, 409, 409]);
+        expect(JSON.stringify(await refused[0]?.json())).toContain("arbor serve");
+        // Without busy: reject, the second server hands the message to the first server's run.
+        const steered = await post("/api/chat", { message: "steer", session_id: id });
+        expect(steered.status).toBe(202);
+        await fetch(`${a.url}/api/sessions/${id}/abort`, { method: "POST" });
+        // Once the first server's run ended, the second may drive the session.
+        let after = await chat(b.url, "after", id);
+        for (let i = 0; after.status === 409 && i < 50; i++) after = await chat(b.url, "after", id);
+        expect(after.events.at(-1)?.type).toBe("done");
+        const path = ((await (await fetch(`${a.url}/api/sessions/${id}`)).json()) as Snapshot).activePath;
+        expect(path[0]).toBe(root);
+        for (const s of [a.cli, b.cli]) s.child.kill("SIGTERM");
+        expect((await a.cli.result).code).toBe(0);
+        expect((await b.cli.result).code).toBe(0);
+      } finally {
+        await drop();
+      }
+    });
+  },
+);
 
 describe("a crash or a stop in the middle of a tool call", () => {
   const sleeper = (pidFile: string) => toolCall("bash", { command: `echo $$ > ${pidFile}; exec sleep 30` });
@@ -147,7 +143,7 @@ describe("a crash or a stop in the middle of a tool call", () => {
     return run;
   }
 
-  it.each(storeCases(() => dir))(
+  it.each(storeCases(() => e2e.dir))(
     "kill -9 on the %s store leaves a session that reads as interrupted and continues with every call answered",
     async (name, makeStore) => {
       const trials = 3;
@@ -155,7 +151,7 @@ describe("a crash or a stop in the middle of a tool call", () => {
       let stuckRunning = 0;
       const { store, drop } = await makeStore();
       for (let t = 0; t < trials; t++) {
-        const pidFile = join(dir, `kill-${name}-${t}.pid`);
+        const pidFile = join(e2e.dir, `kill-${name}-${t}.pid`);
         const baseURL = await fakeServer([[sleeper(pidFile)], [text("continued")]]);
         const home = freshHome("kill");
         const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile, store);
@@ -180,7 +176,7 @@ describe("a crash or a stop in the middle of a tool call", () => {
   );
 
   it("SIGTERM stops the run like Ctrl-C: exit 130, the tool's process ended, the call recorded as interrupted", async () => {
-    const pidFile = join(dir, "term.pid");
+    const pidFile = join(e2e.dir, "term.pid");
     const baseURL = await fakeServer([[sleeper(pidFile)]]);
     const home = freshHome("term");
     const run = await runUntilTool(home, baseURL, ["sleep please"], pidFile);

@@ -1,12 +1,19 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Entry, type RunEvent, type Snapshot, SUMMARY_SYSTEM_PROMPT } from "@arbor/core/internal";
 import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
-import { chat, chatUntilToken, FaultRig, jsonLines, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
+import { useCliE2e } from "./helpers/e2e.js";
+import {
+  chat,
+  chatUntilToken,
+  FaultRig,
+  jsonLines,
+  seededRandom,
+  storeCases,
+  unpairedCalls,
+  userTexts,
+} from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -16,34 +23,18 @@ import { withStore } from "./helpers/seed.js";
  * (sub-traces too), and continue with a new prompt whose request pairs every tool call.
  */
 
-let dir: string;
-let workspace: string;
+const e2e = useCliE2e("arbor-fault-kill-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
 
 /** The points are random; the seed is printed so a failing trial can be replayed with ARBOR_FAULT_SEED. */
-const seed = Number(process.env.ARBOR_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(seed);
-const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+const { seed, between } = seededRandom("ARBOR_FAULT_SEED");
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-fault-kill-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "notes.txt"), "one\ntwo\nthree\n");
-  await writeSmallWindowWorkspace(workspace);
+  await writeSmallWindowWorkspace(e2e.workspace);
   console.log(`fault kill trials: seed ${seed}`);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const freshHome = () => join(dir, `home-${Math.random().toString(36).slice(2)}`);
+const freshHome = () => e2e.freshDir("home");
 
 interface ChatBody {
   messages: Array<{ role: string; content: unknown }>;
@@ -226,12 +217,12 @@ async function killTrial(
     console.log(`  ${scenario.name}: ${lost} lost, still running: ${running.map((s) => s.id).join(", ")}`);
 }
 
-describe.each(storeCases(() => dir))("random kill -9 of arbor run on the %s store", (name, makeStore) => {
+describe.each(storeCases(() => e2e.dir))("random kill -9 of arbor run on the %s store", (name, makeStore) => {
   it("every session opens, keeps what was reported written, reads as interrupted and continues", async () => {
     const rounds = Number(process.env.ARBOR_FAULT_ROUNDS ?? 1);
     const figures: Figures = { trials: 0, lost: 0, unusable: 0, stuckRunning: 0, missed: 0 };
     const { store, drop } = await makeStore();
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     try {
       for (let r = 0; r < rounds; r++) {
         for (const scenario of [streaming(), betweenSteps(), compaction(), explore()]) {
@@ -251,11 +242,11 @@ describe.each(storeCases(() => dir))("random kill -9 of arbor run on the %s stor
   }, 180_000);
 });
 
-describe.each(storeCases(() => dir))("kill -9 of arbor serve on the %s store", (name, makeStore) => {
+describe.each(storeCases(() => e2e.dir))("kill -9 of arbor serve on the %s store", (name, makeStore) => {
   it("a new server on the same store continues the session the dead one was answering", async () => {
     const { store, drop } = await makeStore();
     const figures: Figures = { trials: 1, lost: 0, unusable: 0, stuckRunning: 0, missed: 0 };
-    const rig = new FaultRig(() => workspace);
+    const rig = new FaultRig(() => e2e.workspace);
     try {
       // The new server wakes the cut-off run at start-up (one answer), then the next chat gets its own.
       const baseURL = await rig.fakeServer([

@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Entry, RESUMED_INTERRUPTED_OUTPUT, type RunEvent, type Snapshot } from "@arbor/core/internal";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
-import { FaultRig, jsonLines, storeCases } from "./helpers/fault.js";
+import { useCliE2e } from "./helpers/e2e.js";
+import { FaultRig, jsonLines, seededRandom, storeCases } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -16,27 +16,13 @@ import { withStore } from "./helpers/seed.js";
  * for calls answered as interrupted.
  */
 
-let dir: string;
+const e2e = useCliE2e("arbor-fault-resume-", { workspace: false });
 
-const seed = Number(process.env.ARBOR_FAULT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(seed);
-const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+const { seed, between } = seededRandom("ARBOR_FAULT_SEED");
 const TRIALS = Number(process.env.ARBOR_RESUME_TRIALS ?? 30);
 const CONCURRENCY = Number(process.env.ARBOR_RESUME_CONCURRENCY ?? 4);
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-fault-resume-"));
-  console.log(`kill and resume trials: seed ${seed}`);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+beforeAll(() => console.log(`kill and resume trials: seed ${seed}`));
 
 const PROMPT = "survey the notes and log each stage";
 const bash = (turn: number) => toolCall("bash", { command: `echo s${turn} >> effects.log` }, { id: `t${turn}_bash` });
@@ -140,11 +126,11 @@ function duplicates(snap: Snapshot): number {
   return ids.length - new Set(ids).size + (resultIds.length - new Set(resultIds).size) + (users - 1);
 }
 
-describe.each(storeCases(() => dir))("kill -9 of arbor run, then arbor run --resume, on the %s store", (name, makeStore) => {
+describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run --resume, on the %s store", (name, makeStore) => {
   it(`${TRIALS} random kills each resume to the uninterrupted run's end`, async () => {
     const { store, drop } = await makeStore();
-    const rig = new FaultRig(() => dir);
-    const home = join(dir, `home-${name}`);
+    const rig = new FaultRig(() => e2e.dir);
+    const home = join(e2e.dir, `home-${name}`);
     const storeArgs = store ? ["--store", store, "--create"] : [];
     const figures: Figures = {
       trials: 0,
@@ -162,7 +148,7 @@ describe.each(storeCases(() => dir))("kill -9 of arbor run, then arbor run --res
     try {
       const baseURL = await rig.fakeServer(Array.from({ length: 4000 }, () => step));
       const workspace = async (n: string) => {
-        const ws = join(dir, `${name}-${n}`);
+        const ws = join(e2e.dir, `${name}-${n}`);
         await mkdir(ws);
         await writeFile(join(ws, "notes.txt"), "one\ntwo\nthree\n");
         return ws;
@@ -200,9 +186,7 @@ describe.each(storeCases(() => dir))("kill -9 of arbor run, then arbor run --res
         if (before.session.status === "interrupted") {
           const next = await arbor(
             ["run", "--json", "--yes", "--session", id, "--resume", ...storeArgs, ...rig.modelArgs(baseURL, ws)],
-            {
-              home,
-            },
+            { home },
           );
           const resumedEvents = jsonLines(next.stdout);
           const ok = next.code === 0 && resumedEvents.at(-1)?.type === "done";

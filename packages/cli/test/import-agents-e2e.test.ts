@@ -1,11 +1,10 @@
-import { cp, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AtifTrajectorySchema, type SessionExport } from "@arbor/core/internal";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -23,22 +22,16 @@ interface Report {
   notImported: Array<{ path: string; reason: string }>;
 }
 
-let dir: string;
-let home: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-import-e2e-"));
-  home = join(dir, "home");
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const e2e = useCliE2e("arbor-import-e2e-", { workspace: false });
 
 const storeCount = async (store: string) => (await withStore(store, (s) => s.listSessions({ limit: 1000 }))).sessions.length;
 
 // Each case spawns the CLI several times; on a loaded machine one spawn can take seconds.
 describe("arbor sessions import --from", { timeout: 180_000 }, () => {
   it("imports every Claude Code session with its sub-agents, and a second import writes nothing", async () => {
-    const store = join(dir, "claude");
+    const store = join(e2e.dir, "claude");
     const args = ["sessions", "import", "--from", "claude-code", join(FIXTURES, "claude-code"), "--store", store, "--create"];
-    const first = await arbor([...args, "--json"], { home });
+    const first = await e2e.arbor([...args, "--json"]);
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout) as Report;
     expect(report.imported).toHaveLength(6);
@@ -47,40 +40,41 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect(report.skipped['progress line "bash_progress" (live output shown while a tool ran)']).toBe(57);
     expect(await storeCount(store)).toBe(12);
 
-    const again = await arbor(args, { home });
+    const again = await e2e.arbor(args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^Imported 0 sessions from claude-code .*; 6 already imported\./);
     expect(await storeCount(store)).toBe(12);
   });
 
   it("show and tree draw an imported session with its sub-traces and active path", async () => {
-    const store = join(dir, "claude");
+    const store = join(e2e.dir, "claude");
     const id = "claude-code-e9fb405b-169f-40eb-9396-7e75076f045d";
-    const show = await arbor(["sessions", "show", id, "--store", store], { home });
+    const show = await e2e.arbor(["sessions", "show", id, "--store", store]);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain(`${id}@delegate-20260114192013-001`);
     expect(show.stdout).toContain("Metrics Calculations Verification");
-    const tree = await arbor(["sessions", "tree", id, "--store", store], { home });
+    const tree = await e2e.arbor(["sessions", "tree", id, "--store", store]);
     expect(tree.code, tree.stderr).toBe(0);
     const entries = (await withStore(store, (s) => s.listEntries(id))).length;
     expect(tree.stdout.trimEnd().split("\n").length).toBeGreaterThanOrEqual(entries);
     expect(tree.stdout).toContain("← leaf");
-    const json = JSON.parse((await arbor(["sessions", "tree", id, "--json", "--store", store], { home })).stdout) as {
+    const json = JSON.parse((await e2e.arbor(["sessions", "tree", id, "--json", "--store", store])).stdout) as {
       activePath: string[];
     };
     expect(json.activePath.length).toBeGreaterThan(10);
   });
 
   it("pi sessions export back to pi line for line, and as ATIF", async () => {
-    const store = join(dir, "pi");
-    const r = await arbor(["sessions", "import", "--from", "pi", join(FIXTURES, "pi"), "--store", store, "--create", "--json"], {
-      home,
-    });
+    const store = join(e2e.dir, "pi");
+    const r = await e2e.arbor(
+      ["sessions", "import", "--from", "pi", join(FIXTURES, "pi"), "--store", store, "--create", "--json"],
+      {},
+    );
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as Report).imported.map((s) => s.entries).sort((a, b) => a - b)).toEqual([5, 11, 1018]);
 
     const source = await readFile(join(FIXTURES, "pi", "v3-real-world-trimmed.jsonl"), "utf8");
-    const pi = await arbor(["sessions", "export", "pi-real-world-uuid", "--format", "pi", "--store", store], { home });
+    const pi = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--format", "pi", "--store", store]);
     expect(pi.code, pi.stderr).toBe(0);
     const canon = (text: string) =>
       text
@@ -92,47 +86,46 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
         });
     expect(canon(pi.stdout)).toEqual(canon(source));
 
-    const out = join(dir, "trajectory.json");
-    const atif = await arbor(["sessions", "export", "pi-real-world-uuid", "--format", "atif", "--out", out, "--store", store], {
-      home,
-    });
+    const out = join(e2e.dir, "trajectory.json");
+    const atif = await e2e.arbor(
+      ["sessions", "export", "pi-real-world-uuid", "--format", "atif", "--out", out, "--store", store],
+      {},
+    );
     expect(atif.code, atif.stderr).toBe(0);
     expect(atif.stdout).toMatch(/^Exported session pi-real-world-uuid \(\d+ steps, atif\) to /);
     const t = AtifTrajectorySchema.parse(JSON.parse(await readFile(out, "utf8")));
     expect(t.steps.filter((s) => s.source === "agent").flatMap((s) => s.tool_calls ?? [])).toHaveLength(2);
 
-    const branch = await arbor(["sessions", "export", "pi-real-world-uuid", "--leaf", "4841084c", "--store", store], { home });
+    const branch = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--leaf", "4841084c", "--store", store]);
     expect(branch.code, branch.stderr).toBe(0);
     const doc = JSON.parse(branch.stdout) as SessionExport;
     expect(doc.entries.map((e) => e.id)).toEqual(["38d0dce4", "98e5e6ae", "a38e1b57", "6fec25d2", "4d139ddb", "4841084c"]);
     expect(doc.session.leafEntryId).toBe("4841084c");
-    const bad = await arbor(["sessions", "export", "pi-real-world-uuid", "--format", "html", "--store", store], { home });
+    const bad = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--format", "html", "--store", store]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format must be one of arbor, pi, atif/);
   });
 
   it("with no path, reads the agent's own location", async () => {
-    const fakeHome = join(dir, "user-home");
+    const fakeHome = join(e2e.dir, "user-home");
     const sessions = join(fakeHome, ".codex", "sessions", "2026", "05", "11");
     await mkdir(sessions, { recursive: true });
     await cp(join(FIXTURES, "codex"), sessions, { recursive: true });
-    const store = join(dir, "codex");
-    const r = await arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
-      home,
+    const store = join(e2e.dir, "codex");
+    const r = await e2e.arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
       env: { HOME: fakeHome },
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Imported 1 session from codex \(.*\.codex\/sessions\)/);
     expect(r.stdout).toMatch(/event_msg "exec_command_end"/);
-    const viaEnv = await arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
-      home,
+    const viaEnv = await e2e.arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
       env: { CODEX_HOME: join(fakeHome, ".codex") },
     });
     expect(viaEnv.stdout).toMatch(/Imported 0 sessions .*; 1 already imported/);
   });
 
   it("reads an OpenCode database, or a directory holding one", async () => {
-    const dbDir = join(dir, "opencode");
+    const dbDir = join(e2e.dir, "opencode");
     await mkdir(dbDir, { recursive: true });
     const db = new Database(join(dbDir, "opencode.db"));
     // The dump holds only the two session tables, not the project table they reference.
@@ -147,18 +140,18 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
       db.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `@${c}`).join(", ")})`).run(values);
     }
     db.close();
-    const store = join(dir, "oc");
-    const r = await arbor(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--create", "--json"], { home });
+    const store = join(e2e.dir, "oc");
+    const r = await e2e.arbor(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--create", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as Report).imported).toEqual([
       expect.objectContaining({ sessionId: "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", entries: 5, subTraces: 0 }),
     ]);
-    const show = await arbor(["sessions", "show", "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", "--store", store], { home });
+    const show = await e2e.arbor(["sessions", "show", "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", "--store", store]);
     expect(show.stdout).toContain("Green");
   });
 
   it("bad input is a clear error that writes nothing", async () => {
-    const store = join(dir, "bad");
+    const store = join(e2e.dir, "bad");
     const cases: Array<[string[], RegExp]> = [
       [
         ["--from", "pi", join(FIXTURES, "codex", "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")],
@@ -171,13 +164,13 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
         /is a Claude Code sub-agent file/,
       ],
       [["--from", "opencode", join(FIXTURES, "opencode", "schema.sql")], /as an OpenCode database/],
-      [["--from", "pi", join(dir, "nowhere")], /Cannot read .*nowhere: no such file or directory/],
+      [["--from", "pi", join(e2e.dir, "nowhere")], /Cannot read .*nowhere: no such file or directory/],
       [["--from", "gemini", "x"], /--from must be one of pi, claude-code, codex, opencode; got 'gemini'/],
       [["--from", "pi", "--new-id", "x"], /--new-id does not apply to --from/],
       [["--from", "codex", join(FIXTURES, "pi")], /Nothing at .* is a codex session/],
     ];
     for (const [args, message] of cases) {
-      const r = await arbor(["sessions", "import", ...args, "--store", store, "--create"], { home });
+      const r = await e2e.arbor(["sessions", "import", ...args, "--store", store, "--create"]);
       expect(r.code, `${args.join(" ")}: ${r.stdout}${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(STACK_TRACE);

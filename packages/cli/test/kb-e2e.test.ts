@@ -1,17 +1,20 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { KnowledgeBase } from "@arbor/core/internal";
-import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
 
-const dirs: string[] = [];
-const servers: FakeOpenAIServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const e2e = useCliE2e("arbor-kb-", { workspace: false });
+
+/** A home and a folder of documents of the test's own. */
+async function homeAndDocs(): Promise<{ home: string; docs: string }> {
+  const home = e2e.freshDir("home");
+  const docs = e2e.freshDir("docs");
+  await Promise.all([mkdir(home), mkdir(docs)]);
+  return { home, docs };
+}
 
 /** An embedding where "feline" and "cat" are one concept, so meaning can find what words cannot. */
 function felineEmbed(input: string): number[] {
@@ -21,9 +24,7 @@ function felineEmbed(input: string): number[] {
 
 describe("arbor kb add", () => {
   it("indexes a folder into $ARBOR_HOME/knowledge, reporting what it skipped", async () => {
-    const home = await mkdtemp(join(tmpdir(), "arbor-kb-home-"));
-    const docs = await mkdtemp(join(tmpdir(), "arbor-kb-docs-"));
-    dirs.push(home, docs);
+    const { home, docs } = await homeAndDocs();
     await writeFile(join(docs, "runbook.md"), "# Runbook\n\nRestart the queue with `svc restart queue`.\n");
     await writeFile(join(docs, "data.bin"), "x");
     const r = await arbor(["kb", "add", docs, "--json"], { home });
@@ -41,21 +42,18 @@ describe("arbor kb add", () => {
   });
 
   it("with KNOWLEDGE_EMBEDDING_MODEL, kb add embeds the passages and a run's search finds one by meaning", async () => {
-    const home = await mkdtemp(join(tmpdir(), "arbor-kb-home-"));
-    const docs = await mkdtemp(join(tmpdir(), "arbor-kb-docs-"));
-    dirs.push(home, docs);
+    const { home, docs } = await homeAndDocs();
     await writeFile(join(docs, "faq.md"), "# FAQ\n\nThe cat at the desk is called Biscuit.\n");
     await writeFile(join(docs, "runbook.md"), "# Runbook\n\nRestart the queue with `svc restart queue`.\n");
-    const server = await startFakeOpenAI({
+    const server = await e2e.startFake({
       script: [[toolCall("search_knowledge_base", { query: "feline" }, { id: "kb1" })], [text("Biscuit.")]],
       embed: felineEmbed,
     });
-    servers.push(server);
     const env = { KNOWLEDGE_EMBEDDING_MODEL: "openai-compatible/feline-embed", ARBOR_BASE_URL: server.baseURL };
     const add = await arbor(["kb", "add", docs], { home, env });
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toContain("Embedded 2 passages with openai-compatible/feline-embed.");
-    const run = await arbor(["run", "--model", "openai-compatible/fake", "What is the feline called?"], { home, env });
+    const run = await arbor(["run", "--model", FAKE_MODEL, "What is the feline called?"], { home, env });
     expect(run.code, run.stderr).toBe(0);
     const chats = server.requests.filter((r) => r.path === "/v1/chat/completions");
     expect(chats).toHaveLength(2);

@@ -1,78 +1,48 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunEvent } from "@arbor/core";
-import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
+import { text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ARBOR_BIN, arbor } from "./helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ARBOR_BIN } from "./helpers/cli.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 
 /** The MCP servers from npm, run from the workspace's node_modules with this Node. */
 const modules = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url));
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
+const e2e = useCliE2e("arbor-mcp-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-mcp-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
   await writeFile(
-    join(workspace, "arbor.json"),
+    join(e2e.workspace, "arbor.json"),
     JSON.stringify({
       mcp: {
         servers: {
-          fs: { command: process.execPath, args: [`${modules}server-filesystem/dist/index.js`, workspace] },
+          fs: { command: process.execPath, args: [`${modules}server-filesystem/dist/index.js`, e2e.workspace] },
           everything: { command: process.execPath, args: [`${modules}server-everything/dist/index.js`, "stdio"] },
         },
       },
     }),
   );
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 describe("arbor run with MCP servers", () => {
   it("completes a scripted run over the fake OpenAI server that calls tools of both servers", async () => {
-    server = await startFakeOpenAI({
+    const server = await e2e.startFake({
       script: [
         [
           text("Reading with MCP."),
-          toolCall("mcp__fs__read_text_file", { path: join(workspace, "notes.txt") }, { id: "fs1" }),
+          toolCall("mcp__fs__read_text_file", { path: join(e2e.workspace, "notes.txt") }, { id: "fs1" }),
           toolCall("mcp__everything__get-sum", { a: 40, b: 2 }, { id: "ev1" }),
         ],
         [text("The notes say 42, and 40 + 2 = 42.")],
       ],
     });
-    const r = await arbor(
-      [
-        "run",
-        "--json",
-        "--model",
-        "openai-compatible/fake",
-        "--base-url",
-        server.baseURL,
-        "--cwd",
-        workspace,
-        "What is in notes?",
-      ],
-      { home },
-    );
+    const r = await e2e.arbor(e2e.runArgs(server.baseURL, "What is in notes?"));
     expect(r.code, r.stderr).toBe(0);
-    const events = r.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const events = runEvents(r);
     expect(events.at(-1)?.type).toBe("done");
     const ends = events.flatMap((e) => (e.type === "tool_end" ? [e] : []));
     expect(ends.map((e) => [e.tool, e.is_error])).toEqual(
@@ -90,7 +60,7 @@ describe("arbor run with MCP servers", () => {
   });
 
   it("arbor mcp list shows each server, its state and its tools", async () => {
-    const r = await arbor(["mcp", "list", "--json", "--cwd", workspace], { home });
+    const r = await e2e.arbor(["mcp", "list", "--json", "--cwd", e2e.workspace]);
     expect(r.code, r.stderr).toBe(0);
     const { servers } = JSON.parse(r.stdout) as {
       servers: { name: string; state: { status: string }; tools: { name: string; readOnly: boolean }[] }[];
@@ -107,7 +77,7 @@ describe("arbor run with MCP servers", () => {
       readOnly: true,
     });
 
-    const text = await arbor(["mcp", "list", "--cwd", workspace], { home });
+    const text = await e2e.arbor(["mcp", "list", "--cwd", e2e.workspace]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^fs {2}stdio {2}/m);
     expect(text.stdout).toMatch(/^ {2}ready/m);
@@ -115,10 +85,10 @@ describe("arbor run with MCP servers", () => {
   });
 
   it("a bad mcp config is an error naming the file and key, before anything runs", async () => {
-    const bad = join(dir, "bad");
+    const bad = join(e2e.dir, "bad");
     await mkdir(bad);
     await writeFile(join(bad, "arbor.json"), JSON.stringify({ mcp: { servers: { fs: { command: 3 } } } }));
-    const r = await arbor(["mcp", "list", "--cwd", bad], { home });
+    const r = await e2e.arbor(["mcp", "list", "--cwd", bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(join(bad, "arbor.json"));
     expect(r.stderr).toContain("mcp.servers.fs.command");
@@ -128,7 +98,7 @@ describe("arbor run with MCP servers", () => {
 
 describe("arbor mcp serve", () => {
   it("an MCP client over stdio runs an agent that calls MCP tools, with progress, and reads the session back", async () => {
-    server = await startFakeOpenAI({
+    const server = await e2e.startFake({
       script: [[toolCall("mcp__everything__echo", { message: "via arbor" }, { id: "e" })], [text("Echoed.")]],
     });
     const env: Record<string, string> = {};
@@ -136,8 +106,8 @@ describe("arbor mcp serve", () => {
     const client = new Client({ name: "test", version: "1.0.0" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [ARBOR_BIN, "mcp", "serve", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace],
-      env: { ...env, ARBOR_HOME: home },
+      args: [ARBOR_BIN, "mcp", "serve", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace],
+      env: { ...env, ARBOR_HOME: e2e.home },
       stderr: "pipe",
     });
     await client.connect(transport);

@@ -1,9 +1,7 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { text } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -13,24 +11,16 @@ import { withStore } from "./helpers/seed.js";
  * The session is left as a process killed after writing the prompt leaves it: stored running, no lease.
  */
 
-let dir: string;
-let workspace: string;
-const rig = new FaultRig(() => workspace);
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-resume-cli-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
+const e2e = useCliE2e("arbor-resume-cli-");
+const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const freshHome = () => join(dir, `home-${Math.random().toString(36).slice(2)}`);
+const freshHome = () => e2e.freshDir("home");
 const fileStore = (home: string) => ({ kind: "file" as const, dir: home });
 
 async function interrupted(home: string): Promise<string> {
   return withStore(fileStore(home), async (s) => {
-    const { id } = await s.createSession({ status: "running", agentId: "build", cwd: workspace });
+    const { id } = await s.createSession({ status: "running", agentId: "build", cwd: e2e.workspace });
     await s.appendMessage(id, { role: "user", content: [{ type: "text", text: "say hello" }] });
     expect((await s.getSession(id))?.status).toBe("interrupted");
     return id;

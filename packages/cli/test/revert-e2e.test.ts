@@ -1,11 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { Entry, Snapshot } from "@arbor/core";
-import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Script, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { hasGit, git as runGit } from "../../../test-setup/git.js";
 import { arbor } from "./helpers/cli.js";
+import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
 import { snapshotOf } from "./helpers/session.js";
 
 /**
@@ -14,26 +14,7 @@ import { snapshotOf } from "./helpers/session.js";
  * for byte over every file (ignored ones included) each time.
  */
 
-const hasGit = (() => {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-let dir: string;
-let server: FakeOpenAIServer | undefined;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-revert-e2e-"));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const e2e = useCliE2e("arbor-revert-e2e-", { workspace: false });
 
 /** Every file under `root` (the user's .git excluded) with its bytes, by relative path. */
 async function tree(root: string): Promise<Record<string, string>> {
@@ -51,8 +32,8 @@ async function tree(root: string): Promise<Record<string, string>> {
 }
 
 async function workspace(name: string): Promise<{ home: string; ws: string }> {
-  const home = join(dir, name, "home");
-  const ws = join(dir, name, "ws");
+  const home = join(e2e.dir, name, "home");
+  const ws = join(e2e.dir, name, "ws");
   await mkdir(join(ws, "src"), { recursive: true });
   await writeFile(join(ws, "src", "app.ts"), "export const answer = 41;\n");
   await writeFile(join(ws, "README.md"), "# demo\n");
@@ -63,13 +44,11 @@ async function workspace(name: string): Promise<{ home: string; ws: string }> {
 }
 
 async function run(home: string, ws: string, script: Script, prompt: string, session?: string): Promise<string> {
-  server = await startFakeOpenAI({ script });
-  const args = ["run", "--json", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", ws];
+  const baseURL = await e2e.fake(script);
+  const args = ["run", "--json", "--model", FAKE_MODEL, "--base-url", baseURL, "--cwd", ws];
   const r = await arbor([...args, ...(session ? ["--session", session] : []), prompt], { home });
   expect(r.code, r.stderr).toBe(0);
   const first = JSON.parse(r.stdout.split("\n")[0]!) as { session_id: string };
-  await server.close();
-  server = undefined;
   return first.session_id;
 }
 
@@ -178,10 +157,10 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
 
   it("never touches the user's own git repository", async () => {
     const { home, ws } = await workspace("repo");
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: ws, encoding: "utf8" });
+    const git = (...args: string[]) => runGit(ws, ...args);
     git("init", "--quiet");
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A");
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "start");
+    git("add", "-A");
+    git("commit", "--quiet", "-m", "start");
     const head = git("rev-parse", "HEAD");
     const status = git("status", "--porcelain");
     const original = await tree(ws);

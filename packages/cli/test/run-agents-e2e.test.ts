@@ -1,46 +1,33 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { text, toolCall } from "@arbor/testkit";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --agent <custom>` with the agent defined in the workspace's arbor.json, over the fake OpenAI server. */
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
+const e2e = useCliE2e("arbor-agents-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-agents-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(join(workspace, "prompts"), { recursive: true });
-  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
-  await writeFile(join(workspace, "prompts", "reviewer.md"), "You are Reviewer, who reads and never edits.");
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  await mkdir(join(e2e.workspace, "prompts"), { recursive: true });
+  await writeFile(join(e2e.workspace, "prompts", "reviewer.md"), "You are Reviewer, who reads and never edits.");
 });
 
 const REVIEWER = {
   description: "Reviews the workspace without changing it",
   promptFile: "prompts/reviewer.md",
-  model: "openai-compatible/fake",
+  model: FAKE_MODEL,
   tools: ["read", "grep"],
   preset: "plan",
 };
 
 async function config(value: unknown): Promise<void> {
-  await writeFile(join(workspace, "arbor.json"), JSON.stringify(value));
+  await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify(value));
 }
 
 /** Sessions in the default file store under ARBOR_HOME. */
 async function sessionCount(): Promise<number> {
-  return (await readdir(join(home, "sessions")).catch(() => [])).length;
+  return (await readdir(join(e2e.home, "sessions")).catch(() => [])).length;
 }
 
 interface ChatBody {
@@ -51,12 +38,20 @@ interface ChatBody {
 describe("arbor run --agent with agents from arbor.json", () => {
   it("runs the configured agent with its prompt file, model and tool list", async () => {
     await config({ agents: { reviewer: REVIEWER } });
-    server = await startFakeOpenAI({
+    const server = await e2e.startFake({
       script: [[toolCall("read", { path: "notes.txt" })], [text("Reviewed: the notes say 42.")]],
     });
-    const r = await arbor(["run", "--json", "--agent", "reviewer", "--base-url", server.baseURL, "--cwd", workspace, "review"], {
-      home,
-    });
+    const r = await e2e.arbor([
+      "run",
+      "--json",
+      "--agent",
+      "reviewer",
+      "--base-url",
+      server.baseURL,
+      "--cwd",
+      e2e.workspace,
+      "review",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const last = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!);
     expect(last).toMatchObject({ type: "done" });
@@ -69,11 +64,11 @@ describe("arbor run --agent with agents from arbor.json", () => {
 
   it("an unknown --agent fails with the names of the agents it could run, and writes nothing", async () => {
     await config({ agents: { reviewer: REVIEWER } });
-    server = await startFakeOpenAI({ script: [[text("never")]] });
+    const server = await e2e.startFake({ script: [[text("never")]] });
     const before = await sessionCount();
     // The run before stored its session where this counts, so the count below can tell.
     expect(before).toBeGreaterThan(0);
-    const r = await arbor(["run", "--agent", "reviewr", "--base-url", server.baseURL, "--cwd", workspace, "review"], { home });
+    const r = await e2e.arbor(["run", "--agent", "reviewr", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown agent "reviewr"\. Agents you can run: build, plan, reviewer/);
     expect(server.callCount).toBe(0);
@@ -82,11 +77,11 @@ describe("arbor run --agent with agents from arbor.json", () => {
 
   it("an invalid agent in arbor.json fails naming the file and key, and writes nothing", async () => {
     await config({ agents: { reviewer: { ...REVIEWER, tools: "read" } } });
-    server = await startFakeOpenAI({ script: [[text("never")]] });
+    const server = await e2e.startFake({ script: [[text("never")]] });
     const before = await sessionCount();
-    const r = await arbor(["run", "--agent", "reviewer", "--base-url", server.baseURL, "--cwd", workspace, "review"], { home });
+    const r = await e2e.arbor(["run", "--agent", "reviewer", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(join(workspace, "arbor.json"));
+    expect(r.stderr).toContain(join(e2e.workspace, "arbor.json"));
     expect(r.stderr).toContain("agents.reviewer.tools");
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(server.callCount).toBe(0);

@@ -1,55 +1,26 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { openStore, readDebugRecords } from "@arbor/core/internal";
-import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { text, toolCall, usage } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { useCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --debug <level>`: the run's calls are kept for the inspector's Debug tab, as over the API. */
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
+const e2e = useCliE2e("arbor-run-debug-", { files: { "notes.txt": "the answer is 42\n" } });
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-run-debug-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const args = (baseURL: string, ...rest: string[]) => [
-  "run",
-  "--json",
-  "--model",
-  "openai-compatible/fake",
-  "--base-url",
-  baseURL,
-  "--cwd",
-  workspace,
-  ...rest,
-];
+const args = e2e.runArgs;
 
 describe("arbor run --debug", () => {
   it("records the tool and model calls at the level asked for", async () => {
-    server = await startFakeOpenAI({
+    const server = await e2e.startFake({
       script: [
         [text("Let me look."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 120, outputTokens: 9 })],
         [text("It says 42."), usage({ inputTokens: 160, outputTokens: 6 })],
       ],
     });
-    const r = await arbor(args(server.baseURL, "--debug", "full", "What do the notes say?"), { home });
+    const r = await e2e.arbor(args(server.baseURL, "--debug", "full", "What do the notes say?"));
     expect(r.code, r.stderr).toBe(0);
     const sessionId = (JSON.parse(r.stdout.trimEnd().split("\n")[0] as string) as { session_id: string }).session_id;
-    const store = await openStore({ kind: "file", dir: home });
+    const store = await openStore({ kind: "file", dir: e2e.home });
     try {
       const { records } = await readDebugRecords(store, sessionId, { limit: 100 });
       const llm = records.filter((x) => x.kind === "llm");
@@ -64,8 +35,8 @@ describe("arbor run --debug", () => {
   });
 
   it("refuses a level it does not know, naming the levels, before any run", async () => {
-    server = await startFakeOpenAI({ script: [] });
-    const r = await arbor(args(server.baseURL, "--debug", "verbose", "hi"), { home });
+    const server = await e2e.startFake({ script: [] });
+    const r = await e2e.arbor(args(server.baseURL, "--debug", "verbose", "hi"));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--debug verbose: use one of off, basic, standard, full.");
     expect(server.requests).toHaveLength(0);

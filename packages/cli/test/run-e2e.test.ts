@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunEvent, Snapshot } from "@arbor/core";
-import { error, type FakeOpenAIServer, hang, type Script, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor, type CliResult, startArbor } from "./helpers/cli.js";
+import { error, hang, type Script, text, toolCall, usage } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import type { CliResult } from "./helpers/cli.js";
+import { runEvents, useCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -16,39 +16,12 @@ import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 const STACK_TRACE = /\n\s+at /;
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-run-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-  await writeFile(join(workspace, "notes.txt"), "the answer is 42\n");
-  await writeFile(join(workspace, ".env"), "SECRET_TOKEN=hunter2\n");
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function fake(script: Script): Promise<string> {
-  server = await startFakeOpenAI({ script });
-  return server.baseURL;
-}
+const e2e = useCliE2e("arbor-run-e2e-", { files: { "notes.txt": "the answer is 42\n", ".env": "SECRET_TOKEN=hunter2\n" } });
 
 /** `arbor run --json` against the fake server, in the test workspace. */
-function runArgs(baseURL: string, ...rest: string[]): string[] {
-  return ["run", "--json", "--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace, ...rest];
-}
+const runArgs = e2e.runArgs;
 
-function events(r: CliResult): RunEvent[] {
-  const lines = r.stdout.trimEnd().split("\n");
-  return lines.map((line) => JSON.parse(line) as RunEvent);
-}
+const events = runEvents;
 
 function expectStream(r: CliResult, last: "done" | "error"): RunEvent[] {
   const all = events(r);
@@ -60,7 +33,7 @@ function expectStream(r: CliResult, last: "done" | "error"): RunEvent[] {
   return all;
 }
 
-const snapshot = (id: string): Promise<Snapshot> => snapshotOf(home, id);
+const snapshot = (id: string): Promise<Snapshot> => snapshotOf(e2e.home, id);
 const messages = messagesOf;
 
 const READ_THEN_ANSWER: Script = [
@@ -70,8 +43,8 @@ const READ_THEN_ANSWER: Script = [
 
 describe("arbor run", () => {
   it("--json streams every event with its session id, ends with done, and stores the whole exchange", async () => {
-    const baseURL = await fake(READ_THEN_ANSWER);
-    const r = await arbor(runArgs(baseURL, "What do the notes say?"), { home });
+    const baseURL = await e2e.fake(READ_THEN_ANSWER);
+    const r = await e2e.arbor(runArgs(baseURL, "What do the notes say?"));
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     const types = all.map((e) => e.type);
@@ -79,7 +52,7 @@ describe("arbor run", () => {
     const end = all.find((e) => e.type === "tool_end");
     expect(end).toMatchObject({ tool: "read", is_error: false });
     expect((end as { output: string }).output).toContain("the answer is 42");
-    expect(server?.callCount).toBe(2);
+    expect(e2e.server?.callCount).toBe(2);
 
     const snap = await snapshot(all[0]!.session_id);
     const roles = messages(snap).map((m) => m.role);
@@ -88,11 +61,11 @@ describe("arbor run", () => {
   });
 
   it("--session continues the session with the next prompt", async () => {
-    const baseURL = await fake([[text("First.")], [text("Second.")]]);
-    const first = await arbor(runArgs(baseURL, "one"), { home });
+    const baseURL = await e2e.fake([[text("First.")], [text("Second.")]]);
+    const first = await e2e.arbor(runArgs(baseURL, "one"));
     expect(first.code, first.stderr).toBe(0);
     const id = events(first)[0]!.session_id;
-    const second = await arbor(runArgs(baseURL, "--session", id, "two"), { home });
+    const second = await e2e.arbor(runArgs(baseURL, "--session", id, "two"));
     expect(second.code, second.stderr).toBe(0);
     expect(expectStream(second, "done")[0]!.session_id).toBe(id);
     const roles = messages(await snapshot(id)).map((m) => m.role);
@@ -100,11 +73,8 @@ describe("arbor run", () => {
   });
 
   it("prints a live text view without --json: the answer, tool lines, usage and how to go on", async () => {
-    const baseURL = await fake(READ_THEN_ANSWER);
-    const r = await arbor(
-      ["run", "--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", workspace, "What", "do the notes say?"],
-      { home },
-    );
+    const baseURL = await e2e.fake(READ_THEN_ANSWER);
+    const r = await e2e.arbor(["run", ...e2e.modelArgs(baseURL), "What", "do the notes say?"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Let me look\.\n✓ read notes\.txt \d+ ms\nThe notes say 42\.\n\n✓ done · 2 steps · /);
     expect(r.stdout).toContain("280 in · 15 out tokens");
@@ -116,8 +86,8 @@ describe("arbor run", () => {
   });
 
   it("ends with an error line and exit 1 when the provider refuses the request", async () => {
-    const baseURL = await fake([[error(400, { message: "This model does not exist here." })]]);
-    const r = await arbor(runArgs(baseURL, "hello"), { home });
+    const baseURL = await e2e.fake([[error(400, { message: "This model does not exist here." })]]);
+    const r = await e2e.arbor(runArgs(baseURL, "hello"));
     expect(r.code).toBe(1);
     const last = expectStream(r, "error").at(-1);
     expect(JSON.stringify(last)).toContain("This model does not exist here.");
@@ -126,39 +96,37 @@ describe("arbor run", () => {
   });
 
   it("exits 2 naming the variable when the provider's key is missing, and writes no session", async () => {
-    const r = await arbor(["run", "--model", "openai/gpt-4o", "--cwd", workspace, "hello"], {
-      home,
+    const r = await e2e.arbor(["run", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
       env: { OPENAI_API_KEY: "" },
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: .*OPENAI_API_KEY/);
     expect(r.stdout).toBe("");
-    const json = await arbor(["run", "--json", "--model", "openai/gpt-4o", "--cwd", workspace, "hello"], {
-      home,
+    const json = await e2e.arbor(["run", "--json", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
       env: { OPENAI_API_KEY: "" },
     });
     expect(json.code).toBe(2);
     const last = expectStream(json, "error").at(-1);
     expect(last).toMatchObject({ type: "error", code: "missing_api_key" });
-    const listed = await arbor(["sessions", "list", "--json"], { home });
+    const listed = await e2e.arbor(["sessions", "list", "--json"]);
     const ids = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
     expect(ids).not.toContain(last?.session_id);
   });
 
   it("exits 2 for an unknown session and an invalid model, before any request", async () => {
-    const baseURL = await fake([]);
-    const unknown = await arbor(runArgs(baseURL, "--session", "no-such-session", "hi"), { home });
+    const baseURL = await e2e.fake([]);
+    const unknown = await e2e.arbor(runArgs(baseURL, "--session", "no-such-session", "hi"));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no-such-session/);
-    const invalid = await arbor(["run", "--model", "gpt4", "--cwd", workspace, "hi"], { home });
+    const invalid = await e2e.arbor(["run", "--model", "gpt4", "--cwd", e2e.workspace, "hi"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^error: .*provider\/model/);
-    expect(server?.callCount).toBe(0);
+    expect(e2e.server?.callCount).toBe(0);
   });
 
   it("Ctrl-C aborts a hanging run: exit 130, and the session keeps the user's message", async () => {
-    const baseURL = await fake([[text("Working on it"), hang()]]);
-    const running = startArbor(runArgs(baseURL, "take your time"), { home });
+    const baseURL = await e2e.fake([[text("Working on it"), hang()]]);
+    const running = e2e.startArbor(runArgs(baseURL, "take your time"));
     await running.waitForStdout(/"type":"token"/);
     running.child.kill("SIGINT");
     const r = await running.result;
@@ -172,12 +140,12 @@ describe("arbor run", () => {
   });
 
   it("stops on an ask nobody can answer with exit 3, says how to allow it, and never tells the model it was rejected", async () => {
-    const baseURL = await fake([
+    const baseURL = await e2e.fake([
       [toolCall("read", { path: ".env" })],
       [toolCall("read", { path: ".env" })],
       [text("It holds a token.")],
     ]);
-    const r = await arbor(runArgs(baseURL, "read .env"), { home });
+    const r = await e2e.arbor(runArgs(baseURL, "read .env"));
     expect(r.code, r.stderr).toBe(3);
     const all = expectStream(r, "error");
     expect(all.at(-1)).toMatchObject({ code: "needs_answer" });
@@ -187,16 +155,16 @@ describe("arbor run", () => {
     expect(r.stderr).toContain(`'arbor approve ${id} --permission read --pattern .env'`);
     expect(r.stderr).toContain(`arbor run --session ${id} "go on"`);
     // One model call: the run stopped at the ask, and the session holds no refusal for the model to read.
-    expect(server?.callCount).toBe(1);
+    expect(e2e.server?.callCount).toBe(1);
     expect(JSON.stringify(await snapshot(id)).match(/.{0,120}reject.{0,120}/i)?.[0]).toBeUndefined();
 
     // Answered later: the approval is recorded in the session and the continued run reads the file unasked.
-    const noPattern = await arbor(["approve", id, "--permission", "read"], { home });
+    const noPattern = await e2e.arbor(["approve", id, "--permission", "read"]);
     expect(noPattern.code).toBe(2);
-    const allow = await arbor(["approve", id.slice(0, 8), "--permission", "read", "--pattern", ".env"], { home });
+    const allow = await e2e.arbor(["approve", id.slice(0, 8), "--permission", "read", "--pattern", ".env"]);
     expect(allow.code, allow.stderr).toBe(0);
     expect(allow.stdout).toContain(`Allowed read for .env in session ${id}`);
-    const next = await arbor(runArgs(baseURL, "--session", id, "go on"), { home });
+    const next = await e2e.arbor(runArgs(baseURL, "--session", id, "go on"));
     expect(next.code, next.stderr).toBe(0);
     const more = expectStream(next, "done");
     expect(more.find((e) => e.type === "permission_request")).toBeUndefined();
@@ -204,8 +172,8 @@ describe("arbor run", () => {
   });
 
   it("--yes allows the ask", async () => {
-    const baseURL = await fake([[toolCall("read", { path: ".env" })], [text("Read it.")]]);
-    const r = await arbor(runArgs(baseURL, "--yes", "read .env"), { home });
+    const baseURL = await e2e.fake([[toolCall("read", { path: ".env" })], [text("Read it.")]]);
+    const r = await e2e.arbor(runArgs(baseURL, "--yes", "read .env"));
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     const end = all.find((e) => e.type === "tool_end");
@@ -217,7 +185,7 @@ describe("arbor run", () => {
 
 describe("arbor demo", () => {
   it("replays the recorded fix on a fresh workspace: the tests really fail, then pass, and the session is stored", async () => {
-    const r = await arbor(["demo"], { home });
+    const r = await e2e.arbor(["demo"]);
     expect(r.code, r.stderr).toBe(0);
     const ws = /^workspace\s+(\S+)/m.exec(r.stdout)?.[1];
     expect(ws).toBeDefined();
@@ -249,15 +217,15 @@ describe("arbor demo", () => {
   });
 
   it("--json and --store work as for run", async () => {
-    const store = `sqlite:${join(dir, "demo.db")}`;
-    const r = await arbor(["demo", "--json", "--store", store, "--create"], { home });
+    const store = `sqlite:${join(e2e.dir, "demo.db")}`;
+    const r = await e2e.arbor(["demo", "--json", "--store", store, "--create"]);
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     expect(all.filter((e) => e.type === "tool_end")).toHaveLength(9);
     const ws = /workspace (\S+)/.exec(r.stderr)?.[1];
     expect(ws).toBeDefined();
     await rm(ws!, { recursive: true, force: true });
-    const shown = await arbor(["sessions", "show", all[0]!.session_id, "--store", store], { home });
+    const shown = await e2e.arbor(["sessions", "show", all[0]!.session_id, "--store", store]);
     expect(shown.code, shown.stderr).toBe(0);
   });
 });

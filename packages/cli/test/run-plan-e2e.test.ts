@@ -1,43 +1,21 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { RunEvent } from "@arbor/core";
-import { type FakeOpenAIServer, type Script, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Script, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { createJsonView } from "../src/render/live.js";
 import { createPlanApprovalHandler } from "../src/run/plan-approval.js";
-import { arbor } from "./helpers/cli.js";
+import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
 import { captureIo } from "./helpers/io.js";
 
 /** `arbor run` in plan mode against the fake OpenAI-compatible server: the replanner's structured output over HTTP too. */
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-plan-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const e2e = useCliE2e("arbor-plan-e2e-");
 
 const PLAN = toolCall("plan_create", { title: "Tidy up", steps: ["Look around", { title: "Change things" }, "Check"] });
 
 async function run(script: Script, ...flags: string[]) {
-  server = await startFakeOpenAI({ script });
-  const args = ["run", "--json", "--model", "openai-compatible/fake", "--base-url", server.baseURL, "--cwd", workspace];
-  const r = await arbor([...args, ...flags, "tidy the workspace"], { home, env: { PLAN_REQUIRE_APPROVAL: "true" } });
-  const events = r.stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RunEvent);
+  const server = await e2e.startFake({ script });
+  const args = ["run", "--json", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace];
+  const r = await e2e.arbor([...args, ...flags, "tidy the workspace"], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
+  const events = runEvents(r);
   return { r, events };
 }
 
@@ -70,7 +48,7 @@ describe("arbor run in plan mode", () => {
     ]);
     expect(events.at(-1)?.type).toBe("done");
     expect(events.filter((e) => e.type === "token").at(-1)).toMatchObject({ content: "The workspace is already tidy." });
-    const bodies = server!.requests.filter((q) => q.method === "POST").map((q) => q.body as Record<string, unknown>);
+    const bodies = e2e.server!.requests.filter((q) => q.method === "POST").map((q) => q.body as Record<string, unknown>);
     expect(bodies).toHaveLength(3);
     // The replanner: one non-streaming call whose answer is a forced tool call.
     expect(bodies[2]).toMatchObject({ tool_choice: { type: "function", function: { name: "replan" } } });
@@ -90,22 +68,19 @@ describe("arbor run in plan mode", () => {
     expect(r.stderr).toContain(`'arbor approve ${planId}'`);
     expect(events.filter((e) => e.type === "plan_updated")).toEqual([]);
     expect(events.at(-1)).toMatchObject({ type: "error", code: "needs_answer" });
-    expect(server!.callCount).toBe(1);
+    expect(e2e.server!.callCount).toBe(1);
 
     const sessionId = events[0]!.session_id;
-    const modelArgs = ["--model", "openai-compatible/fake", "--base-url", server!.baseURL, "--cwd", workspace];
-    const wrong = await arbor(["approve", `${sessionId}:00000000`, ...modelArgs], { home });
+    const modelArgs = ["--model", FAKE_MODEL, "--base-url", e2e.server!.baseURL, "--cwd", e2e.workspace];
+    const wrong = await e2e.arbor(["approve", `${sessionId}:00000000`, ...modelArgs]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/has no plan .*:00000000 on its current branch/);
-    const approved = await arbor(["approve", sessionId.slice(0, 8), "--json", ...modelArgs], { home });
+    const approved = await e2e.arbor(["approve", sessionId.slice(0, 8), "--json", ...modelArgs]);
     expect(approved.code, approved.stderr).toBe(0);
-    const after = approved.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const after = runEvents(approved);
     expect(after.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toContain("1:running");
     expect(after.at(-1)).toMatchObject({ type: "done", session_id: sessionId, text: "The workspace is already tidy." });
-    const again = await arbor(["approve", sessionId, ...modelArgs], { home });
+    const again = await e2e.arbor(["approve", sessionId, ...modelArgs]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
   });
@@ -114,22 +89,19 @@ describe("arbor run in plan mode", () => {
     const { r, events } = await run([[PLAN]]);
     expect(r.code, r.stderr).toBe(3);
     const sessionId = events[0]!.session_id;
-    const modelArgs = ["--model", "openai-compatible/fake", "--base-url", server!.baseURL, "--cwd", workspace];
-    const reasonAlone = await arbor(["approve", sessionId, "--reason", "too risky", ...modelArgs], { home });
+    const modelArgs = ["--model", FAKE_MODEL, "--base-url", e2e.server!.baseURL, "--cwd", e2e.workspace];
+    const reasonAlone = await e2e.arbor(["approve", sessionId, "--reason", "too risky", ...modelArgs]);
     expect(reasonAlone.code).toBe(2);
     expect(reasonAlone.stderr).toContain("--reason goes with --reject");
-    const rejected = await arbor(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs], { home });
+    const rejected = await e2e.arbor(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs]);
     expect(rejected.code, rejected.stderr).toBe(0);
-    const after = rejected.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as RunEvent);
+    const after = runEvents(rejected);
     expect(after.filter((e) => e.type === "plan_updated")).toEqual([]);
-    expect(server!.callCount).toBe(1);
-    const shown = await arbor(["sessions", "show", sessionId, "--json"], { home });
+    expect(e2e.server!.callCount).toBe(1);
+    const shown = await e2e.arbor(["sessions", "show", sessionId, "--json"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("too risky");
-    const again = await arbor(["approve", sessionId, ...modelArgs], { home });
+    const again = await e2e.arbor(["approve", sessionId, ...modelArgs]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
   });

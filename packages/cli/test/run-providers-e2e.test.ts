@@ -1,7 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { AssistantMessage, RunEvent, Snapshot } from "@arbor/core";
+import type { AssistantMessage, Snapshot } from "@arbor/core";
 import {
   type RecordedProviderServer,
   type RecordedReply,
@@ -9,8 +6,8 @@ import {
   recordedStream,
   startRecordedProvider,
 } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor, type CliResult } from "./helpers/cli.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { runEvents, useCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -21,18 +18,9 @@ import { messagesOf, snapshotOf } from "./helpers/session.js";
  * tools `arbor run` does not have, so their results are "unknown tool" errors: the loop goes on.
  */
 
-let dir: string;
-let home: string;
-let workspace: string;
+const e2e = useCliE2e("arbor-providers-e2e-");
 const servers: RecordedProviderServer[] = [];
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-providers-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
@@ -43,23 +31,18 @@ async function serve(wire: Parameters<typeof startRecordedProvider>[0]["wire"], 
   return server;
 }
 
-function events(r: CliResult): RunEvent[] {
-  return r.stdout
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as RunEvent);
-}
+const events = runEvents;
 
 /** `arbor run --json` to completion; returns the session id. */
 async function run(model: string, env: Record<string, string>, ...rest: string[]): Promise<string> {
-  const r = await arbor(["run", "--json", "--model", model, "--cwd", workspace, ...rest], { home, env });
+  const r = await e2e.arbor(["run", "--json", "--model", model, "--cwd", e2e.workspace, ...rest], { env });
   expect(r.code, r.stderr).toBe(0);
   const all = events(r);
   expect(all.at(-1)?.type).toBe("done");
   return all[0]!.session_id;
 }
 
-const snapshot = (id: string): Promise<Snapshot> => snapshotOf(home, id);
+const snapshot = (id: string): Promise<Snapshot> => snapshotOf(e2e.home, id);
 const messages = messagesOf;
 
 function assistants(s: Snapshot): AssistantMessage[] {
@@ -201,9 +184,9 @@ describe("arbor run on Azure OpenAI, over the Responses wire", () => {
       NO_PROXY: "",
     };
     const model = "azure/my-deployment";
-    const first = await arbor(
-      ["run", "--model", model, "--thinking", "medium", "--cwd", workspace, "Compute ((12 + 7) * 3) * 10."],
-      { home, env },
+    const first = await e2e.arbor(
+      ["run", "--model", model, "--thinking", "medium", "--cwd", e2e.workspace, "Compute ((12 + 7) * 3) * 10."],
+      { env },
     );
     expect(first.code, first.stderr).toBe(0);
     // A deployment name has no catalog price: the summary says so rather than "$0".

@@ -1,29 +1,13 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
-import { type FakeOpenAIServer, startFakeOpenAI, text } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor, startArbor } from "./helpers/cli.js";
+import { text } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
 
 /** `arbor serve` end to end: the built binary on a free loopback port, runs against the fake OpenAI-compatible server. */
 
-let dir: string;
-let home: string;
-let workspace: string;
-let fake: FakeOpenAIServer | undefined;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-serve-e2e-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const e2e = useCliE2e("arbor-serve-e2e-");
 
 function sseEvents(body: string): Array<{ id: string; event: RunEvent }> {
   return body
@@ -40,20 +24,9 @@ function sseEvents(body: string): Array<{ id: string; event: RunEvent }> {
 
 describe("arbor serve", () => {
   it("prints its URL once listening, serves a chat over SSE, and stops cleanly on Ctrl-C", async () => {
-    fake = await startFakeOpenAI({ script: [[text("Hello over HTTP", { chunks: 3 })]] });
-    const args = [
-      "serve",
-      "--port",
-      "0",
-      "--json",
-      "--cwd",
-      workspace,
-      "--model",
-      "openai-compatible/fake",
-      "--base-url",
-      fake.baseURL,
-    ];
-    const server = startArbor(args, { home });
+    const fake = await e2e.startFake({ script: [[text("Hello over HTTP", { chunks: 3 })]] });
+    const args = ["serve", "--port", "0", "--json", "--cwd", e2e.workspace, "--model", FAKE_MODEL, "--base-url", fake.baseURL];
+    const server = e2e.startArbor(args);
     await server.waitForStdout(/\n$/);
     const { url } = JSON.parse(server.stdout()) as { url: string };
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -74,18 +47,18 @@ describe("arbor serve", () => {
     const result = await server.result;
     expect(result.code).toBe(0);
     // The session is in the default file store, where the CLI finds it.
-    const shown = await arbor(["sessions", "show", sessionId, "--json"], { home });
+    const shown = await e2e.arbor(["sessions", "show", sessionId, "--json"]);
     expect(shown.code).toBe(0);
   });
 
   it("refuses a non-loopback host without a token (exit 2, nothing opened)", async () => {
-    const result = await arbor(["serve", "--host", "0.0.0.0", "--port", "0"], { home });
+    const result = await e2e.arbor(["serve", "--host", "0.0.0.0", "--port", "0"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--token");
   });
 
   it("with --token, routes but health need the bearer token", async () => {
-    const server = startArbor(["serve", "--port", "0", "--json", "--token", "t0ken", "--cwd", workspace], { home });
+    const server = e2e.startArbor(["serve", "--port", "0", "--json", "--token", "t0ken", "--cwd", e2e.workspace]);
     await server.waitForStdout(/\n$/);
     const { url } = JSON.parse(server.stdout()) as { url: string };
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
@@ -96,14 +69,14 @@ describe("arbor serve", () => {
   });
 
   it("takes the token from --token-file or $ARBOR_TOKEN, so it is not on the command line (ps)", async () => {
-    const tokenFile = join(dir, "token");
+    const tokenFile = join(e2e.dir, "token");
     await writeFile(tokenFile, "f1le-t0ken\r\n# only the first line counts\n", { mode: 0o600 });
     const cases: Array<{ args: string[]; env: Record<string, string>; token: string }> = [
       { args: ["--token-file", tokenFile], env: {}, token: "f1le-t0ken" },
       { args: [], env: { ARBOR_TOKEN: "env-t0ken" }, token: "env-t0ken" },
     ];
     for (const { args, env, token } of cases) {
-      const server = startArbor(["serve", "--port", "0", "--json", "--cwd", workspace, ...args], { home, env });
+      const server = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace, ...args], { env });
       await server.waitForStdout(/\n$/);
       const { url } = JSON.parse(server.stdout()) as { url: string };
       const cmdline = await readFile(`/proc/${server.child.pid}/cmdline`, "utf8");
@@ -116,24 +89,24 @@ describe("arbor serve", () => {
   });
 
   it("refuses two token sources, an empty token file, and documents the token sources in --help", async () => {
-    const empty = join(dir, "empty-token");
+    const empty = join(e2e.dir, "empty-token");
     await writeFile(empty, "\n");
-    const both = await arbor(["serve", "--port", "0", "--token", "a", "--token-file", empty], { home });
+    const both = await e2e.arbor(["serve", "--port", "0", "--token", "a", "--token-file", empty]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("not both");
-    const blank = await arbor(["serve", "--port", "0", "--token-file", empty], { home });
+    const blank = await e2e.arbor(["serve", "--port", "0", "--token-file", empty]);
     expect(blank.code).toBe(2);
     expect(blank.stderr).toContain("non-empty");
-    const missing = await arbor(["serve", "--port", "0", "--token-file", join(dir, "nosuch")], { home });
+    const missing = await e2e.arbor(["serve", "--port", "0", "--token-file", join(e2e.dir, "nosuch")]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("nosuch");
-    const help = await arbor(["serve", "--help"], { home });
+    const help = await e2e.arbor(["serve", "--help"]);
     expect(help.stdout).toContain("--token-file");
     expect(help.stdout).toContain("ARBOR_TOKEN");
   });
 
   it("--host ::ffff:127.0.0.1 prints a URL the server answers", async () => {
-    const server = startArbor(["serve", "--host", "::ffff:127.0.0.1", "--port", "0", "--json", "--cwd", workspace], { home });
+    const server = e2e.startArbor(["serve", "--host", "::ffff:127.0.0.1", "--port", "0", "--json", "--cwd", e2e.workspace]);
     await server.waitForStdout(/\n$/);
     const { url } = JSON.parse(server.stdout()) as { url: string };
     expect((await fetch(`${url}/api/sessions`)).status).toBe(200);

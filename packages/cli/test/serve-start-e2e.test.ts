@@ -1,31 +1,18 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arbor, startArbor } from "./helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { useCliE2e } from "./helpers/e2e.js";
 
 /** What `arbor serve` says at start-up: a missing model, and a port it cannot have, in words. */
 
-let dir: string;
-let home: string;
-let workspace: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-serve-start-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const e2e = useCliE2e("arbor-serve-start-");
 
 describe("arbor serve at start-up", () => {
   it("warns when no model is configured, and not when one is; a port in use is an error saying what to do", async () => {
-    const bare = startArbor(["serve", "--port", "0", "--json", "--cwd", workspace], { home });
+    const bare = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace]);
     await bare.waitForStdout(/\n$/);
     const { url } = JSON.parse(bare.stdout()) as { url: string };
     const port = new URL(url).port;
 
-    const taken = await arbor(["serve", "--port", port, "--cwd", workspace, "--model", "openai/gpt-4o"], { home });
+    const taken = await e2e.arbor(["serve", "--port", port, "--cwd", e2e.workspace, "--model", "openai/gpt-4o"]);
     expect(taken.code).toBe(2);
     expect(taken.stderr).toMatch(
       new RegExp(
@@ -39,8 +26,7 @@ describe("arbor serve at start-up", () => {
     expect(r.stderr).toContain("warning: no model is configured, so a chat that names none");
     expect(r.stderr).toContain("Start with --model <provider>/<model>, or set ARBOR_MODEL");
 
-    const configured = startArbor(["serve", "--port", "0", "--json", "--cwd", workspace], {
-      home,
+    const configured = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace], {
       env: { ARBOR_MODEL: "openai/gpt-4o" },
     });
     await configured.waitForStdout(/\n$/);

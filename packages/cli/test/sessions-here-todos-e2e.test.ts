@@ -1,14 +1,14 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type SessionMeta, TODOS_ENTRY_TYPE } from "@arbor/core/internal";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /** The built binary against a file store: `sessions list --here` and the todo list in `sessions show`. */
 describe("arbor sessions by workspace, and their todos", () => {
-  let dir: string;
+  const e2e = useCliE2e("arbor-cli-here-", { realpath: true, workspace: false });
   let spec: string;
   let home: string;
   let projectA: string;
@@ -16,11 +16,10 @@ describe("arbor sessions by workspace, and their todos", () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    dir = await realpath(await mkdtemp(join(tmpdir(), "arbor-cli-here-")));
-    spec = join(dir, "store");
-    home = join(dir, "home");
-    projectA = join(dir, "a");
-    projectB = join(dir, "b");
+    spec = join(e2e.dir, "store");
+    home = e2e.home;
+    projectA = join(e2e.dir, "a");
+    projectB = join(e2e.dir, "b");
     await Promise.all([mkdir(projectA), mkdir(projectB), mkdir(home)]);
     await withStore(spec, async (store) => {
       ids.a1 = (await store.createSession({ cwd: projectA, title: "first in a" })).id;
@@ -52,7 +51,6 @@ describe("arbor sessions by workspace, and their todos", () => {
       });
     });
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("list --here shows only the sessions of the current directory", async () => {
     const r = await arbor(["sessions", "list", "--here", "--json", "--store", spec], { home, cwd: projectA });

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 
 /**
@@ -12,17 +12,9 @@ import { FaultRig, jsonLines } from "./helpers/fault.js";
  * the session hands the message to that run, whose next model request carries it.
  */
 
-let dir: string;
-let workspace: string;
-const rig = new FaultRig(() => workspace);
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-steer-cli-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
+const e2e = useCliE2e("arbor-steer-cli-");
+const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 interface ChatBody {
   messages: Array<{ role: string; content: unknown }>;
@@ -32,9 +24,9 @@ const contentText = (content: unknown) =>
 
 describe("arbor run --session on a session another process runs", () => {
   it("steers that run: its next model request carries the message after the tool result", async () => {
-    const home = join(dir, "home-steer");
+    const home = join(e2e.dir, "home-steer");
     // The first run's bash call blocks reading this pipe until the test writes to it.
-    const fifo = join(dir, "hold");
+    const fifo = join(e2e.dir, "hold");
     execFileSync("mkfifo", [fifo]);
     const baseURL = await rig.fakeServer([
       [toolCall("bash", { command: `read line < ${fifo}; echo "got $line"`, description: "wait for the test" })],

@@ -1,11 +1,8 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
+import { text, toolCall, usage } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { useCliE2e } from "./helpers/e2e.js";
 
 /** What an OTLP/HTTP JSON export holds of each span. */
 interface OtlpSpan {
@@ -47,41 +44,18 @@ async function startReceiver(): Promise<{
 
 const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value;
 
-let dir: string;
-let fake: FakeOpenAIServer;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-otlp-e2e-"));
-  await mkdir(join(dir, "ws"));
-});
-afterAll(async () => {
-  await fake?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const e2e = useCliE2e("arbor-otlp-e2e-");
 
 describe("arbor run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   it("exports the run's GenAI spans over OTLP/HTTP to the collector", async () => {
-    fake = await startFakeOpenAI({
+    const fake = await e2e.startFake({
       script: [[toolCall("list", {}, { id: "call_ls" })], [text("Nothing much."), usage({ inputTokens: 12, outputTokens: 3 })]],
     });
     const receiver = await startReceiver();
     try {
-      const r = await arbor(
-        [
-          "run",
-          "--json",
-          "--model",
-          "openai-compatible/fake",
-          "--base-url",
-          fake.baseURL,
-          "--cwd",
-          join(dir, "ws"),
-          "what is here?",
-        ],
-        {
-          home: join(dir, "home"),
-          env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "arbor-test", PLAN_ENABLED: "false" },
-        },
-      );
+      const r = await e2e.arbor(e2e.runArgs(fake.baseURL, "what is here?"), {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "arbor-test", PLAN_ENABLED: "false" },
+      });
       expect(r.code, r.stderr).toBe(0);
       const sessionId = (JSON.parse(r.stdout.trimEnd().split("\n")[0]!) as { session_id: string }).session_id;
 

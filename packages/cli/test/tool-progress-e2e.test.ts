@@ -1,31 +1,23 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Entry, openStore } from "@arbor/core/internal";
 import { text, toolCall } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { useCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 
 /** Live tool progress over the fake OpenAI server: `arbor run --json` prints bash's lines while it runs. */
 
-let dir: string;
-let workspace: string;
-const rig = new FaultRig(() => workspace);
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-progress-cli-"));
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
+const e2e = useCliE2e("arbor-progress-cli-");
+const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe("bash output reaches the client as the command writes it", () => {
   it("a tool_progress event with the first line comes before the command finishes, and the result keeps the line count", async () => {
-    const home = join(dir, "home");
+    const home = join(e2e.dir, "home");
     // The command prints a line, then blocks on this pipe until the test has seen that line.
-    const fifo = join(dir, "hold");
+    const fifo = join(e2e.dir, "hold");
     execFileSync("mkfifo", [fifo]);
     const baseURL = await rig.fakeServer([
       [toolCall("bash", { command: `echo first line; read line < ${fifo}; echo "then $line"` }, { id: "b1" })],

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Entry, RunEvent, Snapshot } from "@arbor/core";
-import { type FakeOpenAIServer, startFakeOpenAI, text, usage } from "@arbor/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { arbor, type CliResult } from "./helpers/cli.js";
+import { text, usage } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import type { CliResult } from "./helpers/cli.js";
+import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 import { snapshotOf } from "./helpers/session.js";
 
@@ -13,41 +13,13 @@ import { snapshotOf } from "./helpers/session.js";
  * any entry, switching branch, forking, labelling, comparing, and ids shortened like git's.
  */
 
-let dir: string;
-let home: string;
-let workspace: string;
-let server: FakeOpenAIServer | undefined;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "arbor-tree-cli-"));
-  home = join(dir, "home");
-  workspace = join(dir, "ws");
-  await mkdir(workspace);
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const e2e = useCliE2e("arbor-tree-cli-");
 
 const answer = (words: string) => [text(words), usage({ inputTokens: 50, outputTokens: 5 })];
 
-async function fake(...answers: string[]): Promise<string> {
-  server = await startFakeOpenAI({ script: answers.map(answer) });
-  return server.baseURL;
-}
+const fake = (...answers: string[]) => e2e.fake(answers.map(answer));
 
-const runArgs = (baseURL: string, ...rest: string[]) => [
-  "run",
-  "--json",
-  "--model",
-  "openai-compatible/fake",
-  "--base-url",
-  baseURL,
-  "--cwd",
-  workspace,
-  ...rest,
-];
+const runArgs = e2e.runArgs;
 
 function done(r: CliResult): Extract<RunEvent, { type: "done" }> & Record<string, unknown> {
   expect(r.code, r.stderr).toBe(0);
@@ -66,50 +38,54 @@ const userTexts = (s: Snapshot) =>
 describe("the tree from the CLI", () => {
   it("continues from any entry, switches branch, labels, compares and forks, with short ids", async () => {
     const baseURL = await fake("Paris.", "Lyon.", "Marseille.");
-    const first = done(await arbor(runArgs(baseURL, "Name a French city"), { home }));
+    const first = done(await e2e.arbor(runArgs(baseURL, "Name a French city")));
     const session = first.session_id;
     const short = session.slice(0, 6);
-    done(await arbor(runArgs(baseURL, "--session", short, "Another one"), { home }));
-    let snap = await snapshotOf(home, session);
+    done(await e2e.arbor(runArgs(baseURL, "--session", short, "Another one")));
+    let snap = await snapshotOf(e2e.home, session);
     const byId = new Map(snap.entries.map((e) => [e.id, e]));
     const path = snap.activePath.map((id) => byId.get(id) as Entry);
     const firstAnswer = path.find((e) => e.type === "message" && e.message.role === "assistant") as Entry;
     const mainLeaf = snap.session.leafEntryId as string;
 
     // --from an assistant entry: the new prompt follows it on a branch of its own.
-    done(await arbor(runArgs(baseURL, "--session", short, "--from", firstAnswer.id.slice(0, 7), "A third, please"), { home }));
-    snap = await snapshotOf(home, session);
+    done(await e2e.arbor(runArgs(baseURL, "--session", short, "--from", firstAnswer.id.slice(0, 7), "A third, please")));
+    snap = await snapshotOf(e2e.home, session);
     const third = snap.entries.find((e) => userTexts({ ...snap, entries: [e] }).includes("A third, please")) as Entry;
     expect(third.parentId).toBe(firstAnswer.id);
     expect(snap.childrenByParentId[firstAnswer.id]).toHaveLength(2);
     const branchLeaf = snap.session.leafEntryId as string;
 
-    const label = await arbor(["sessions", "label", short, firstAnswer.id.slice(0, 8), "the capital"], { home });
+    const label = await e2e.arbor(["sessions", "label", short, firstAnswer.id.slice(0, 8), "the capital"]);
     expect(label.code, label.stderr).toBe(0);
     expect(label.stdout).toContain(`Labelled entry ${firstAnswer.id} "the capital"`);
-    expect((await snapshotOf(home, session)).labelsByEntryId[firstAnswer.id]).toBe("the capital");
+    expect((await snapshotOf(e2e.home, session)).labelsByEntryId[firstAnswer.id]).toBe("the capital");
 
-    const compare = await arbor(["sessions", "compare", `${short}:${mainLeaf.slice(0, 8)}`, `${short}:${branchLeaf}`, "--json"], {
-      home,
-    });
+    const compare = await e2e.arbor([
+      "sessions",
+      "compare",
+      `${short}:${mainLeaf.slice(0, 8)}`,
+      `${short}:${branchLeaf}`,
+      "--json",
+    ]);
     expect(compare.code, compare.stderr).toBe(0);
     const cmp = JSON.parse(compare.stdout);
     expect(cmp.partedAt).toBe(firstAnswer.id);
     expect(cmp.a).toMatchObject({ messages: 2, lastAnswer: "Lyon." });
     expect(cmp.b).toMatchObject({ messages: 2, lastAnswer: "Marseille." });
-    const human = await arbor(["sessions", "compare", `${short}:${mainLeaf}`, `${short}:${branchLeaf}`], { home });
+    const human = await e2e.arbor(["sessions", "compare", `${short}:${mainLeaf}`, `${short}:${branchLeaf}`]);
     expect(human.stdout).toContain(`part after ${firstAnswer.id.slice(0, 8)}`);
     expect(human.stdout).toContain("last answer: Lyon.");
 
-    const leaf = await arbor(["sessions", "leaf", short, mainLeaf.slice(0, 8), "--json"], { home });
+    const leaf = await e2e.arbor(["sessions", "leaf", short, mainLeaf.slice(0, 8), "--json"]);
     expect(leaf.code, leaf.stderr).toBe(0);
     expect(JSON.parse(leaf.stdout)).toEqual({ sessionId: session, leafId: mainLeaf });
-    expect((await snapshotOf(home, session)).session.leafEntryId).toBe(mainLeaf);
+    expect((await snapshotOf(e2e.home, session)).session.leafEntryId).toBe(mainLeaf);
 
-    const fork = await arbor(["sessions", "fork", short, firstAnswer.id.slice(0, 8), "--json"], { home });
+    const fork = await e2e.arbor(["sessions", "fork", short, firstAnswer.id.slice(0, 8), "--json"]);
     expect(fork.code, fork.stderr).toBe(0);
     const forked = JSON.parse(fork.stdout) as { sessionId: string };
-    const forkSnap = await snapshotOf(home, forked.sessionId);
+    const forkSnap = await snapshotOf(e2e.home, forked.sessionId);
     expect(forked.sessionId).not.toBe(session);
     expect(userTexts(forkSnap)).toEqual(["Name a French city"]);
     // The path keeps its entry ids and labels, and ends at the entry forked from.
@@ -118,27 +94,27 @@ describe("the tree from the CLI", () => {
   });
 
   it("refuses bad ids and flags with exit 2, changing nothing", async () => {
-    const storeDir = join(dir, "ambiguous");
+    const storeDir = join(e2e.dir, "ambiguous");
     await withStore(storeDir, async (store) => {
       await store.createSession({ id: "abc-one" });
       const two = await store.createSession({ id: "abc-two" });
       await store.appendMessage(two.id, { role: "user", content: "hi" });
     });
-    const ambiguous = await arbor(["sessions", "show", "abc", "--store", storeDir], { home });
+    const ambiguous = await e2e.arbor(["sessions", "show", "abc", "--store", storeDir]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/prefix abc is ambiguous: 2 sessions start with it \(abc-one, abc-two\)/);
-    const unknown = await arbor(["sessions", "tree", "zzz", "--store", storeDir], { home });
+    const unknown = await e2e.arbor(["sessions", "tree", "zzz", "--store", storeDir]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Session zzz does not exist/);
-    const noEntry = await arbor(["sessions", "leaf", "abc-t", "ffff", "--store", storeDir], { home });
+    const noEntry = await e2e.arbor(["sessions", "leaf", "abc-t", "ffff", "--store", storeDir]);
     expect(noEntry.code).toBe(2);
     expect(noEntry.stderr).toMatch(/No entry of session abc-two has the id or id prefix ffff/);
-    const emptyFork = await arbor(["sessions", "fork", "abc-o", "--store", storeDir], { home });
+    const emptyFork = await e2e.arbor(["sessions", "fork", "abc-o", "--store", storeDir]);
     expect(emptyFork.code).toBe(2);
-    const emptyLabel = await arbor(["sessions", "label", "abc-t", "ffff", "  ", "--store", storeDir], { home });
+    const emptyLabel = await e2e.arbor(["sessions", "label", "abc-t", "ffff", "  ", "--store", storeDir]);
     expect(emptyLabel.code).toBe(2);
     expect(emptyLabel.stderr).toMatch(/the label is empty/);
-    const fromAlone = await arbor(["run", "--from", "abcd", "hello"], { home });
+    const fromAlone = await e2e.arbor(["run", "--from", "abcd", "hello"]);
     expect(fromAlone.code).toBe(2);
     expect(fromAlone.stderr).toMatch(/--from needs --session/);
   });
@@ -147,24 +123,24 @@ describe("the tree from the CLI", () => {
 describe("arbor run - and --prompt-file", () => {
   it("reads the prompt from stdin or a file, and refuses an empty or missing one", async () => {
     const baseURL = await fake("From stdin.", "From a file.");
-    const viaStdin = done(await arbor(runArgs(baseURL, "-"), { home, input: "Summarize\nthis text\n" }));
-    expect(userTexts(await snapshotOf(home, viaStdin.session_id))).toEqual(["Summarize\nthis text\n"]);
+    const viaStdin = done(await e2e.arbor(runArgs(baseURL, "-"), { input: "Summarize\nthis text\n" }));
+    expect(userTexts(await snapshotOf(e2e.home, viaStdin.session_id))).toEqual(["Summarize\nthis text\n"]);
     // --json's done line carries the result: status, usage, cost and the final text.
     expect(viaStdin).toMatchObject({ status: "done", steps: 1, usage: { input: 50, output: 5 }, text: "From stdin." });
     expect(typeof viaStdin.cost).toBe("number");
-    const file = join(dir, "task.md");
+    const file = join(e2e.dir, "task.md");
     await writeFile(file, "Do the task in the file");
-    const viaFile = done(await arbor(runArgs(baseURL, "--prompt-file", file), { home }));
-    expect(userTexts(await snapshotOf(home, viaFile.session_id))).toEqual(["Do the task in the file"]);
+    const viaFile = done(await e2e.arbor(runArgs(baseURL, "--prompt-file", file)));
+    expect(userTexts(await snapshotOf(e2e.home, viaFile.session_id))).toEqual(["Do the task in the file"]);
 
-    const empty = await arbor(runArgs(baseURL, "-"), { home, input: "  \n" });
+    const empty = await e2e.arbor(runArgs(baseURL, "-"), { input: "  \n" });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/the prompt read from stdin is empty/);
-    const missing = await arbor(runArgs(baseURL, "--prompt-file", join(dir, "nope.md")), { home });
+    const missing = await e2e.arbor(runArgs(baseURL, "--prompt-file", join(e2e.dir, "nope.md")));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\.md: no such file/);
-    const both = await arbor(runArgs(baseURL, "--prompt-file", file, "words"), { home });
+    const both = await e2e.arbor(runArgs(baseURL, "--prompt-file", file, "words"));
     expect(both.code).toBe(2);
-    expect(server?.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(2);
+    expect(e2e.server?.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(2);
   });
 });

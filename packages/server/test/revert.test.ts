@@ -1,22 +1,13 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Snapshot } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { hasGit } from "../../../test-setup/git.js";
 import { json } from "./helpers/json.js";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readSse } from "./helpers/sse.js";
-
-const hasGit = (() => {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe.skipIf(!hasGit)("POST /api/sessions/:id/revert and /unrevert (git on the PATH)", () => {
   it("takes the workspace and the leaf back and forth; bad input is a clear error that changes nothing", async () => {

@@ -1,54 +1,11 @@
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  type Conversion,
-  convertClaudeCodeSession,
-  convertCodexSession,
-  convertOpenCodeRows,
-  convertPiSession,
-  type SessionExport,
-} from "@arbor/core/internal";
+import type { SessionExport } from "@arbor/core/internal";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allConversions } from "../../core/test/interop/fixtures.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";
 
-const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sessions/", import.meta.url));
-const read = (rel: string) => readFileSync(`${FIXTURES}${rel}`, "utf8");
-const claude = (main: string, agents: string[] = []) =>
-  convertClaudeCodeSession(
-    { name: basename(main), text: read(main) },
-    agents.map((a) => ({ name: basename(a), text: read(a) })),
-  );
-
-function conversions(): Conversion[] {
-  const dump = read("opencode/question.rows.jsonl")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { table: string; row: unknown });
-  return [
-    convertPiSession(read("pi/v1-linear-large-session.jsonl")),
-    convertPiSession(read("pi/v3-real-world-trimmed.jsonl")),
-    convertPiSession(read("pi/v3-smoke-redacted.jsonl")),
-    claude("claude-code/v1.0.108-inline-sidechain.jsonl"),
-    claude("claude-code/v2.0.64-warmup-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", [
-      "claude-code/v2.0.64-warmup-agents/agent-36541525.jsonl",
-      "claude-code/v2.0.64-warmup-agents/agent-50243ee8.jsonl",
-    ]),
-    claude("claude-code/v2.0.69-thinking.jsonl"),
-    claude("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
-      "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
-    ]),
-    claude("claude-code/v2.1.19-agent-progress.jsonl"),
-    claude("claude-code/v2.1.36-compaction.jsonl"),
-    convertCodexSession(read("codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")),
-    ...convertOpenCodeRows({
-      sessions: dump.filter((l) => l.table === "session_v2").map((l) => l.row),
-      messages: dump.filter((l) => l.table === "session_message").map((l) => l.row),
-    }),
-  ];
-}
+const conversions = allConversions;
 
 function sideBranches(s: SessionExport): number {
   const kids = new Map<string, number>();

@@ -1,20 +1,11 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasGit } from "../../../test-setup/git.js";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
 import { startWebServer, type WebServer } from "./helpers/server.js";
-
-const hasGit = (() => {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 let browser: Browser;
 let server: WebServer | undefined;

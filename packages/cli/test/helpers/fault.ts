@@ -160,3 +160,20 @@ export function unpairedCalls(body: unknown): number {
   const results = messages.flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : []));
   return calls.filter((id) => results.filter((r) => r === id).length !== 1).length;
 }
+
+/**
+ * A reproducible random source for the kill trials: the seed comes from `seedVariable` when set
+ * (to replay a failing run) and is otherwise drawn; the tests print it.
+ */
+export function seededRandom(seedVariable: string): { seed: number; random(): number; between(lo: number, hi: number): number } {
+  const seed = Number(process.env[seedVariable] ?? Math.floor(Math.random() * 2 ** 31));
+  // mulberry32: small, fast and good enough to spread kill points.
+  let a = seed;
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { seed, random, between: (lo, hi) => lo + Math.floor(random() * (hi - lo + 1)) };
+}

@@ -8,6 +8,7 @@ import { explainProviderError } from "../llm/provider-errors.js";
 import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
+import { cutText } from "../model/text.js";
 import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage, chargeRun } from "./journal.js";
@@ -20,13 +21,9 @@ import { recordInterrupted, runToolCalls } from "./tool-runner.js";
 /** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
 const HISTORY_LIMIT = 24;
 
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
 /** The message's one-line `description` for lists and traces: the assistant's text, else the tools it called. */
 function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
-  if (text.trim() !== "") return cut(text.trim(), 200);
+  if (text.trim() !== "") return cutText(text.trim(), 200);
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
 }
 
@@ -37,7 +34,7 @@ function lastInput(ctx: RunContext): string {
   const text = last.content
     .map((p) => ("text" in p ? p.text : p.type === "tool-result" ? JSON.stringify(p.output) : ""))
     .join("");
-  return cut(text, 2000);
+  return cutText(text, 2000);
 }
 
 async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
@@ -187,7 +184,7 @@ async function oneStep(
     duration_ms: durationMs,
     ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
     input: "",
-    output: cut(stream.text, 1000),
+    output: cutText(stream.text, 1000),
   });
 
   if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== step) {
@@ -253,7 +250,7 @@ async function oneStep(
     return { status: "done", stopReason: "doom_loop" };
   }
   ctx.toolCalls += calls.length;
-  const { rejected } = await runToolCalls(ctx, messageId, calls, cut(stream.text, 200), {
+  const { rejected } = await runToolCalls(ctx, messageId, calls, cutText(stream.text, 200), {
     concurrency: limits.concurrency,
     refusals,
   });

@@ -1,5 +1,9 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { generate, type ModelCallEnv } from "../llm/model-call.js";
+import { fitText } from "../model/text.js";
+
+/** A title longer than this is cut: lists and tabs show it on one line. */
+const TITLE_CHARS = 80;
 
 const TITLE_INSTRUCTION =
   "Write a title of at most eight words for a conversation that starts with the user's message below. " +
@@ -9,7 +13,7 @@ const TITLE_INSTRUCTION =
 export function titleFromPrompt(text: string): string {
   const line = text.trim().split("\n", 1)[0]?.trim() ?? "";
   if (line === "") return "Untitled";
-  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+  return fitText(line, TITLE_CHARS);
 }
 
 /** Cleans what a title model wrote: one line, no wrapping quotes, bounded length. */
@@ -21,7 +25,7 @@ export function cleanTitle(raw: string): string | undefined {
     .replace(/^["'`]+|["'`.]+$/g, "")
     .trim();
   if (!line) return undefined;
-  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+  return fitText(line, TITLE_CHARS);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isArborError } from "../errors.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { ToolMessage } from "../model/message.js";
+import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT } from "../session/context.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import { appendMessage } from "./journal.js";
@@ -11,10 +12,6 @@ export { INTERRUPTED_OUTPUT };
 export interface ToolBatchResult {
   /** A person said no to one of the calls: the loop stops rather than let the model try around the refusal. */
   rejected: boolean;
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
@@ -34,7 +31,7 @@ function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: n
     description: call.toolName,
     durationMs,
     ...(waitMs > 0 ? { permissionWaitMs: waitMs } : {}),
-    ...(outcome.isError ? { error: { code: outcome.code, message: cut(outcome.output, 500) } } : {}),
+    ...(outcome.isError ? { error: { code: outcome.code, message: cutText(outcome.output, 500) } } : {}),
   };
 }
 

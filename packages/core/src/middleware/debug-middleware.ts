@@ -4,6 +4,7 @@ import { outputText, promptText } from "../events/prompt-text.js";
 import type { LlmCall } from "../llm/llm-call-log.js";
 import type { MiddlewareContext, RunMiddleware } from "../loop/run-types.js";
 import type { RunEvent, RunEventOf } from "../model/run-events.js";
+import { cutText } from "../model/text.js";
 
 /** At `standard` a model call's input is cut to 2,000 characters and its output to 1,000: enough to follow a run, small enough to keep. */
 export const STANDARD_INPUT_CHARS = 2000;
@@ -37,7 +38,7 @@ interface RunRecords {
 const RANK: Readonly<Record<DebugLevel, number>> = { off: 0, basic: 1, standard: 2, full: 3 };
 
 function cut(text: string, max: number): { text: string; cut: boolean } {
-  return text.length <= max ? { text, cut: false } : { text: `${text.slice(0, max)}…`, cut: true };
+  return { text: cutText(text, max), cut: text.length > max };
 }
 
 /**

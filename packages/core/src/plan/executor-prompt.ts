@@ -1,4 +1,5 @@
-import { cutText, RESULT_CHARS } from "./plan-schema.js";
+import { cutText } from "../model/text.js";
+import { RESULT_CHARS } from "./plan-schema.js";
 import type { PastStep } from "./replanner.js";
 
 /** The executor's system text: what its role is and what its last message is for. */

@@ -60,7 +60,3 @@ export function sessionOfPlan(planId: string): string {
 export function stepView(step: PlanStep): { id: number; title: string; status: PlanStepStatus } {
   return { id: step.id, title: step.title, status: step.status };
 }
-
-export function cutText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}

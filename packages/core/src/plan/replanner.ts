@@ -3,8 +3,9 @@ import { z } from "zod";
 import { generate, type ModelCallEnv } from "../llm/model-call.js";
 import { toUsage } from "../llm/stream-step.js";
 import type { TokenUsage } from "../model/message.js";
+import { cutText } from "../model/text.js";
 import { normalizeSteps, StepInputSchema } from "./normalize-steps.js";
-import { cutText, type PlanStep, RESULT_CHARS } from "./plan-schema.js";
+import { type PlanStep, RESULT_CHARS } from "./plan-schema.js";
 
 /** The replanner's decision, validated at the model boundary; missing fields take their defaults. */
 export const ReplanDecisionSchema = z.looseObject({

@@ -2,6 +2,7 @@ import type { SubTraceMetadata } from "../goal/goal-tree.js";
 import type { RunResult } from "../loop/types.js";
 import type { SubagentResultMetadata, SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
+import { cutText } from "../model/text.js";
 import type { Store } from "../store/store.js";
 import type { SubTraceOutcome } from "./sub-trace-runner.js";
 
@@ -26,10 +27,6 @@ export interface BranchRecord {
   evidenceSummaries: unknown[];
   toolRuntimeRoutes: ToolRoute[];
   selectedSource: "final_text" | "last_assistant_message" | "status";
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /**
@@ -64,7 +61,7 @@ export function branchRecorder(now: () => number) {
               tool: event.tool,
               callId: event.call_id,
               ok: !event.is_error,
-              excerpt: cut(event.output, EVIDENCE_CHARS),
+              excerpt: cutText(event.output, EVIDENCE_CHARS),
             });
           }
           const route = routes.get(event.tool) ?? { tool: event.tool, calls: 0, errors: 0, totalDurationMs: 0 };
@@ -100,7 +97,7 @@ export function branchRecorder(now: () => number) {
         last = {
           role: "assistant",
           ...(entry.message.description !== undefined ? { description: entry.message.description } : {}),
-          content: text ? cut(text, LAST_MESSAGE_CHARS) : null,
+          content: text ? cutText(text, LAST_MESSAGE_CHARS) : null,
           createdAt: entry.timestamp,
         };
       }

@@ -1,34 +1,25 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentPermissions, agentsFromConfig, evaluate, loadConfig } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectCode } from "../conformance/sessions-suite.js";
 import { collect, harness } from "../loop/harness.js";
+import { useConfigDirs } from "./dirs.js";
 
-let home: string;
-let cwd: string;
-beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "arbor-home-"));
-  cwd = mkdtempSync(join(tmpdir(), "arbor-ws-"));
-});
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
-  rmSync(cwd, { recursive: true, force: true });
-});
+const dirs = useConfigDirs();
 
-const load = () => loadConfig({ cwd, env: { ARBOR_HOME: home } });
+const load = () => loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } });
 const writeJson = (path: string, value: unknown) => writeFileSync(path, JSON.stringify(value));
 
 describe("agents and permission rules in arbor.json", () => {
   it("loads agents from home and workspace, reading promptFile relative to the file naming it", () => {
-    mkdirSync(join(cwd, "prompts"));
-    writeFileSync(join(cwd, "prompts", "reviewer.md"), "You review diffs and never edit.\n");
-    writeJson(join(home, "arbor.json"), {
+    mkdirSync(join(dirs.cwd, "prompts"));
+    writeFileSync(join(dirs.cwd, "prompts", "reviewer.md"), "You review diffs and never edit.\n");
+    writeJson(join(dirs.home, "arbor.json"), {
       agents: { scribe: { description: "Writes notes", prompt: "You write notes.", mode: "subagent" } },
     });
-    writeJson(join(cwd, "arbor.json"), {
+    writeJson(join(dirs.cwd, "arbor.json"), {
       permission: { bash: { "*": "ask", "git status*": "allow" } },
       agents: {
         reviewer: {
@@ -83,26 +74,26 @@ describe("agents and permission rules in arbor.json", () => {
     ],
     [{ agents: { r: { description: "x", prompt: "a", promptFile: "p.md" } } }, /arbor\.json: .*agents\.r\.promptFile.*not both/],
   ])("rejects %j with an error naming the file and key", async (value, message) => {
-    writeFileSync(join(cwd, "p.md"), "prompt");
-    writeJson(join(cwd, "arbor.json"), value);
+    writeFileSync(join(dirs.cwd, "p.md"), "prompt");
+    writeJson(join(dirs.cwd, "arbor.json"), value);
     const err = await expectCode(() => load(), "invalid_config");
     expect(err.message).toMatch(message);
-    expect(err.message).toContain(join(cwd, "arbor.json"));
+    expect(err.message).toContain(join(dirs.cwd, "arbor.json"));
   });
 
   it("names the file, key and path of a promptFile it cannot read, or that is empty", async () => {
-    writeJson(join(home, "arbor.json"), { agents: { reviewer: { description: "x", promptFile: "missing.md" } } });
+    writeJson(join(dirs.home, "arbor.json"), { agents: { reviewer: { description: "x", promptFile: "missing.md" } } });
     let err = await expectCode(() => load(), "invalid_config");
     expect(err.message).toContain(
-      `${join(home, "arbor.json")}: agents.reviewer.promptFile: cannot read ${join(home, "missing.md")}`,
+      `${join(dirs.home, "arbor.json")}: agents.reviewer.promptFile: cannot read ${join(dirs.home, "missing.md")}`,
     );
-    writeFileSync(join(home, "missing.md"), "  \n");
+    writeFileSync(join(dirs.home, "missing.md"), "  \n");
     err = await expectCode(() => load(), "invalid_config");
     expect(err.message).toContain("is empty");
   });
 
   it("runs a configured agent: its prompt, its tools and its model; an unknown agent lists the known ones", async () => {
-    writeJson(join(cwd, "arbor.json"), {
+    writeJson(join(dirs.cwd, "arbor.json"), {
       agents: {
         reviewer: { description: "Reviews changes", prompt: "You are the reviewer agent.", tools: ["read", "grep"] },
         helper: { description: "Only a sub-agent", prompt: "x", mode: "subagent" },
@@ -128,7 +119,7 @@ describe("agents and permission rules in arbor.json", () => {
   });
 
   it("a delegate may name a configured sub-agent; a name that is not one is answered with the choices and starts nothing", async () => {
-    writeJson(join(cwd, "arbor.json"), {
+    writeJson(join(dirs.cwd, "arbor.json"), {
       agents: {
         helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
         reviewer: { description: "A primary agent", prompt: "x" },
@@ -159,7 +150,7 @@ describe("agents and permission rules in arbor.json", () => {
   });
 
   it("the delegate tool's description lists the sub-agents a call may name, with what each is for", async () => {
-    writeJson(join(cwd, "arbor.json"), {
+    writeJson(join(dirs.cwd, "arbor.json"), {
       agents: {
         helper: { description: "Greps only,\n  never edits", prompt: "You are the helper sub-agent.", mode: "subagent" },
         docs: { description: "Writes documentation", mode: "all" },

@@ -1,24 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core/internal";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectCode } from "../conformance/sessions-suite.js";
+import { useConfigDirs } from "./dirs.js";
 
-let home: string;
-let cwd: string;
-beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "arbor-home-"));
-  cwd = mkdtempSync(join(tmpdir(), "arbor-ws-"));
-});
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
-  rmSync(cwd, { recursive: true, force: true });
-});
+const dirs = useConfigDirs();
 
 describe("configuration", () => {
   it("has the documented defaults", () => {
-    const c = loadConfig({ cwd, env: { ARBOR_HOME: home } });
+    const c = loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } });
     expect(c).toMatchObject({
       llm: { temperature: 0.7, maxTokens: 4096 },
       agent: { recursionLimit: 100 },
@@ -34,21 +25,26 @@ describe("configuration", () => {
   });
 
   it("reads the memory and security variables", () => {
-    const env = { ARBOR_HOME: home, MEMORY_MAX_PROMPT_TOKENS: "1500", MEMORY_AUTO_EXTRACT: "true", SECURITY_ENABLED: "false" };
-    const c = loadConfig({ cwd, env });
+    const env = {
+      ARBOR_HOME: dirs.home,
+      MEMORY_MAX_PROMPT_TOKENS: "1500",
+      MEMORY_AUTO_EXTRACT: "true",
+      SECURITY_ENABLED: "false",
+    };
+    const c = loadConfig({ cwd: dirs.cwd, env });
     expect(c.memory).toMatchObject({ maxPromptTokens: 1500, autoExtract: true });
     expect(c.security.enabled).toBe(false);
   });
 
   it("layers home, models.json, workspace, environment and flags in that order", () => {
     writeFileSync(
-      join(home, "arbor.json"),
+      join(dirs.home, "arbor.json"),
       JSON.stringify({ model: "openai/gpt-4o", plan: { maxSteps: 3 }, llm: { temperature: 0.1 } }),
     );
-    writeFileSync(join(home, "models.json"), JSON.stringify({ pool: { compaction: { model: "openai/gpt-4o-mini" } } }));
-    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ plan: { requireApproval: true }, llm: { temperature: 0.2 } }));
-    const env = { ARBOR_HOME: home, LLM_TEMPERATURE: "0.3", PLAN_MAX_STEPS: "5", ENABLE_LLM_CACHE: "true" };
-    const c = loadConfig({ cwd, env, overrides: { model: "anthropic/claude-sonnet-4-5" } });
+    writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ pool: { compaction: { model: "openai/gpt-4o-mini" } } }));
+    writeFileSync(join(dirs.cwd, "arbor.json"), JSON.stringify({ plan: { requireApproval: true }, llm: { temperature: 0.2 } }));
+    const env = { ARBOR_HOME: dirs.home, LLM_TEMPERATURE: "0.3", PLAN_MAX_STEPS: "5", ENABLE_LLM_CACHE: "true" };
+    const c = loadConfig({ cwd: dirs.cwd, env, overrides: { model: "anthropic/claude-sonnet-4-5" } });
     expect(c.model).toBe("anthropic/claude-sonnet-4-5");
     expect(c.llm.temperature).toBe(0.3);
     expect(c.plan).toEqual({ enabled: true, revisionEnabled: true, requireApproval: true, maxSteps: 5 });
@@ -57,18 +53,18 @@ describe("configuration", () => {
   });
 
   it("names the file and key of a bad setting", async () => {
-    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ plan: { maxStep: 3 } }));
-    const err = await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config");
-    expect(err.message).toContain(join(cwd, "arbor.json"));
+    writeFileSync(join(dirs.cwd, "arbor.json"), JSON.stringify({ plan: { maxStep: 3 } }));
+    const err = await expectCode(() => loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } }), "invalid_config");
+    expect(err.message).toContain(join(dirs.cwd, "arbor.json"));
     expect(err.message).toContain("maxStep");
-    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ llm: { temperature: "hot" } }));
-    expect((await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config")).message).toMatch(
-      /llm\.temperature/,
-    );
-    writeFileSync(join(cwd, "arbor.json"), "{ nope");
-    expect((await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config")).message).toMatch(
-      /not valid JSON/,
-    );
+    writeFileSync(join(dirs.cwd, "arbor.json"), JSON.stringify({ llm: { temperature: "hot" } }));
+    expect(
+      (await expectCode(() => loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } }), "invalid_config")).message,
+    ).toMatch(/llm\.temperature/);
+    writeFileSync(join(dirs.cwd, "arbor.json"), "{ nope");
+    expect(
+      (await expectCode(() => loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } }), "invalid_config")).message,
+    ).toMatch(/not valid JSON/);
   });
 
   it("names the environment variable of a bad value", async () => {
@@ -86,13 +82,13 @@ describe("configuration", () => {
 
 describe("thinking in the config", () => {
   it("takes a level or a token budget from arbor.json and ARBOR_THINKING, and refuses anything else", async () => {
-    writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ thinking: 8000 }));
-    expect(loadConfig({ cwd, env: { ARBOR_HOME: home } }).thinking).toBe(8000);
-    expect(loadConfig({ cwd, env: { ARBOR_HOME: home, ARBOR_THINKING: "2048" } }).thinking).toBe(2048);
-    expect(loadConfig({ cwd, env: { ARBOR_HOME: home, ARBOR_THINKING: "low" } }).thinking).toBe("low");
+    writeFileSync(join(dirs.cwd, "arbor.json"), JSON.stringify({ thinking: 8000 }));
+    expect(loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } }).thinking).toBe(8000);
+    expect(loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home, ARBOR_THINKING: "2048" } }).thinking).toBe(2048);
+    expect(loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home, ARBOR_THINKING: "low" } }).thinking).toBe("low");
     for (const bad of [0, 1.5, "lots"]) {
-      writeFileSync(join(cwd, "arbor.json"), JSON.stringify({ thinking: bad }));
-      const err = await expectCode(() => loadConfig({ cwd, env: { ARBOR_HOME: home } }), "invalid_config");
+      writeFileSync(join(dirs.cwd, "arbor.json"), JSON.stringify({ thinking: bad }));
+      const err = await expectCode(() => loadConfig({ cwd: dirs.cwd, env: { ARBOR_HOME: dirs.home } }), "invalid_config");
       expect(err.message).toContain("thinking");
     }
   });

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Entry, Part, SessionExport } from "@arbor/core";
+import {
+  type Conversion,
+  convertClaudeCodeSession,
+  convertCodexSession,
+  convertOpenCodeRows,
+  convertPiSession,
+} from "@arbor/core/internal";
 
 const ROOT = fileURLToPath(new URL("../fixtures/sessions/", import.meta.url));
 
@@ -49,4 +57,37 @@ export function rawBlocks(lines: ReadonlyArray<Record<string, unknown>>, type: s
     const content = (l.message as { content?: unknown } | undefined)?.content;
     return Array.isArray(content) ? (content as Array<Record<string, unknown>>).filter((b) => b?.type === type) : [];
   });
+}
+
+/** A Claude Code session fixture and its sub-agents' files, converted. */
+export const claudeFixture = (main: string, agents: string[] = []) =>
+  convertClaudeCodeSession(
+    { name: basename(main), text: fixture(main) },
+    agents.map((a) => ({ name: basename(a), text: fixture(a) })),
+  );
+
+/** Every session fixture, converted: what the store, ATIF and inspector tests import. */
+export function allConversions(): Conversion[] {
+  const dump = rawLines("opencode/question.rows.jsonl");
+  return [
+    convertPiSession(fixture("pi/v1-linear-large-session.jsonl")),
+    convertPiSession(fixture("pi/v3-real-world-trimmed.jsonl")),
+    convertPiSession(fixture("pi/v3-smoke-redacted.jsonl")),
+    claudeFixture("claude-code/v1.0.108-inline-sidechain.jsonl"),
+    claudeFixture("claude-code/v2.0.64-warmup-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", [
+      "claude-code/v2.0.64-warmup-agents/agent-36541525.jsonl",
+      "claude-code/v2.0.64-warmup-agents/agent-50243ee8.jsonl",
+    ]),
+    claudeFixture("claude-code/v2.0.69-thinking.jsonl"),
+    claudeFixture("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
+      "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
+    ]),
+    claudeFixture("claude-code/v2.1.19-agent-progress.jsonl"),
+    claudeFixture("claude-code/v2.1.36-compaction.jsonl"),
+    convertCodexSession(fixture("codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")),
+    ...convertOpenCodeRows({
+      sessions: dump.filter((l) => l.table === "session_v2").map((l) => l.row),
+      messages: dump.filter((l) => l.table === "session_message").map((l) => l.row),
+    }),
+  ];
 }

@@ -1,54 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
-import {
-  AtifTrajectorySchema,
-  type Conversion,
-  convertClaudeCodeSession,
-  convertCodexSession,
-  convertOpenCodeRows,
-  convertPiSession,
-  listSubTraces,
-  openStore,
-  type SessionExport,
-  type Store,
-  toAtif,
-} from "@arbor/core/internal";
+import { join } from "node:path";
+import { AtifTrajectorySchema, listSubTraces, openStore, type SessionExport, type Store, toAtif } from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNamespace, type SqlNamespace } from "../helpers/sql-databases.js";
-import { fixture, rawLines } from "./fixtures.js";
-
-const claude = (main: string, agents: string[] = []) =>
-  convertClaudeCodeSession(
-    { name: basename(main), text: fixture(main) },
-    agents.map((a) => ({ name: basename(a), text: fixture(a) })),
-  );
-
-/** Every fixture, converted. */
-function allConversions(): Conversion[] {
-  const dump = rawLines("opencode/question.rows.jsonl");
-  return [
-    convertPiSession(fixture("pi/v1-linear-large-session.jsonl")),
-    convertPiSession(fixture("pi/v3-real-world-trimmed.jsonl")),
-    convertPiSession(fixture("pi/v3-smoke-redacted.jsonl")),
-    claude("claude-code/v1.0.108-inline-sidechain.jsonl"),
-    claude("claude-code/v2.0.64-warmup-agents/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl", [
-      "claude-code/v2.0.64-warmup-agents/agent-36541525.jsonl",
-      "claude-code/v2.0.64-warmup-agents/agent-50243ee8.jsonl",
-    ]),
-    claude("claude-code/v2.0.69-thinking.jsonl"),
-    claude("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
-      "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
-    ]),
-    claude("claude-code/v2.1.19-agent-progress.jsonl"),
-    claude("claude-code/v2.1.36-compaction.jsonl"),
-    convertCodexSession(fixture("codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")),
-    ...convertOpenCodeRows({
-      sessions: dump.filter((l) => l.table === "session_v2").map((l) => l.row),
-      messages: dump.filter((l) => l.table === "session_message").map((l) => l.row),
-    }),
-  ];
-}
+import { allConversions, claudeFixture } from "./fixtures.js";
 
 const conversions = allConversions();
 const all = conversions.flatMap((c) => c.sessions);
@@ -118,7 +74,7 @@ describe("ATIF export", () => {
   });
 
   it("a call that launched a sub-agent names its trajectory; tokens sum up", () => {
-    const [main, sub] = claude("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
+    const [main, sub] = claudeFixture("claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl", [
       "claude-code/v2.1.7-subagents/e9fb405b-169f-40eb-9396-7e75076f045d/subagents/agent-a485154.jsonl",
     ]).sessions as [SessionExport, SessionExport];
     const t = toAtif(main, { agentVersion: "1.2.3" });

@@ -1,9 +1,8 @@
 import { defineTool, type Entry, type Message } from "@arbor/core";
-import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect, harness } from "../loop/harness.js";
-import { serve } from "./recorded-servers.js";
+import { serveRecorded } from "./recorded-servers.js";
 
 /** The tool the recorded Bedrock turn calls. */
 const testTool = defineTool({
@@ -28,13 +27,11 @@ function assistants(path: Entry[]): Message[] {
 
 describe("recorded Bedrock Converse streams through the runtime", () => {
   it("keeps signed reasoning and a tool call from the binary event stream, and sends both back", async () => {
-    const server = await serve({
-      wire: "bedrock-converse",
-      replies: [
-        recordedStream("bedrock/bedrock-reasoning-tool-call.derived.chunks.txt"),
-        recordedStream("bedrock/bedrock-reasoning.chunks.txt"),
-      ],
-    });
+    const server = await serveRecorded(
+      "bedrock-converse",
+      "bedrock/bedrock-reasoning-tool-call.derived.chunks.txt",
+      "bedrock/bedrock-reasoning.chunks.txt",
+    );
     const env = {
       AWS_BEARER_TOKEN_BEDROCK: "test-key",
       AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,
@@ -94,13 +91,11 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
   });
 
   it("keeps a non-Anthropic model's unsigned reasoning and its tool call with the id Bedrock gave it", async () => {
-    const server = await serve({
-      wire: "bedrock-converse",
-      replies: [
-        recordedStream("bedrock/issue-11409-kimi-k2-thinking-glob-search.chunks.txt"),
-        recordedStream("bedrock/issue-17523-converse-stream.chunks.txt"),
-      ],
-    });
+    const server = await serveRecorded(
+      "bedrock-converse",
+      "bedrock/issue-11409-kimi-k2-thinking-glob-search.chunks.txt",
+      "bedrock/issue-17523-converse-stream.chunks.txt",
+    );
     const env = {
       AWS_BEARER_TOKEN_BEDROCK: "test-key",
       AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,

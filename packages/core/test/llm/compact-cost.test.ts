@@ -1,16 +1,11 @@
-import { recordedStream, startFakeOpenAI, text, usage } from "@arbor/testkit";
+import { startFakeOpenAI, text, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-import { closeAfter, serve } from "./recorded-servers.js";
+import { anthropicReplay, closeAfter } from "./recorded-servers.js";
 
 describe("what a manual compaction cost", () => {
   it("is priced from the catalog for a priced model", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [recordedStream("anthropic/anthropic-text.chunks.txt"), recordedStream("anthropic/anthropic-text.chunks.txt")],
-    });
-    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { runtime } = await anthropicReplay("anthropic/anthropic-text.chunks.txt", "anthropic/anthropic-text.chunks.txt");
     const { result } = await collect(runtime.runs.run({ prompt: "hello" }));
     const compacted = await runtime.sessions.compact(result.sessionId);
     // anthropic-text: 12 input and 30 output tokens at $3 and $15 per million.

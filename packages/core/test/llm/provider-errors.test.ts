@@ -1,11 +1,11 @@
 import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-import { serve } from "./recorded-servers.js";
+import { serve, serveRecorded } from "./recorded-servers.js";
 
 describe("provider errors a user can act on", () => {
   it("an exhausted OpenAI quota (an error event mid-stream) ends the run at once, naming the model and what to do", async () => {
-    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-error.1.chunks.txt")] });
+    const server = await serveRecorded("openai-responses", "openai/openai-error.1.chunks.txt");
     const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5-nano" });
     const { result } = await collect(runtime.runs.run({ prompt: "hi" }));

@@ -1,9 +1,9 @@
 import { defineTool, type Entry, type Message } from "@arbor/core";
-import { recordedResponses, recordedStream, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
+import { recordedResponses, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { collect, harness } from "../loop/harness.js";
-import { closeAfter, serve } from "./recorded-servers.js";
+import { anthropicReplay, closeAfter, serve, serveRecorded } from "./recorded-servers.js";
 
 function assistantMessages(path: Entry[]): Message[] {
   return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
@@ -22,15 +22,10 @@ const calculator = defineTool({
 
 describe("recorded Anthropic streams through the runtime", () => {
   it("keeps a thinking block's signature and sends the signed block back on the next turn", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-      ],
-    });
-    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { server, runtime, store } = await anthropicReplay(
+      "anthropic/anthropic-clear-thinking.1.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+    );
     const first = await collect(runtime.runs.run({ prompt: "Divide the previous result by 5." }));
     expect(first.result).toMatchObject({ status: "done", text: "925 ÷ 5 = 185" });
 
@@ -59,12 +54,7 @@ describe("recorded Anthropic streams through the runtime", () => {
   });
 
   it("counts cache reads from the wire and prices them at the cache rate", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [recordedStream("anthropic/anthropic-issue-5942-cache-read.chunks.txt")],
-    });
-    const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { runtime } = await anthropicReplay("anthropic/anthropic-issue-5942-cache-read.chunks.txt");
     const { result } = await collect(runtime.runs.run({ prompt: "Summarize the document." }));
     expect(result.usage).toMatchObject({ input: 18_642, cacheRead: 18_639 });
     // claude-sonnet-4-5: $3 per million input, $0.30 per million cache reads, $15 per million output.
@@ -75,13 +65,11 @@ describe("recorded Anthropic streams through the runtime", () => {
 
 describe("recorded OpenAI Responses streams through the runtime", () => {
   it("keeps a reasoning item that has encrypted content and no summary, and sends it back", async () => {
-    const server = await serve({
-      wire: "openai-responses",
-      replies: [
-        recordedStream("openai/openai-issue-11239.1.chunks.txt"),
-        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
-      ],
-    });
+    const server = await serveRecorded(
+      "openai-responses",
+      "openai/openai-issue-11239.1.chunks.txt",
+      "openai/openai-issue-11239.2.chunks.txt",
+    );
     const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
     const { result } = await collect(runtime.runs.run({ prompt: "Look up the verification code for issue-11239." }));
@@ -150,14 +138,12 @@ type GeminiContent = { role: string; parts: Array<Record<string, unknown>> };
 
 describe("recorded Gemini streams through the runtime", () => {
   it("sends a function call back with its thought signature, and a signed text part on the next turn", async () => {
-    const server = await serve({
-      wire: "gemini",
-      replies: [
-        recordedStream("google/google-tool-call-gemini3.chunks.txt"),
-        recordedStream("google/google-reasoning-gemini3.chunks.txt"),
-        recordedStream("google/google-reasoning-gemini3.chunks.txt"),
-      ],
-    });
+    const server = await serveRecorded(
+      "gemini",
+      "google/google-tool-call-gemini3.chunks.txt",
+      "google/google-reasoning-gemini3.chunks.txt",
+      "google/google-reasoning-gemini3.chunks.txt",
+    );
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "test-key", GOOGLE_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "google/gemini-3-pro-preview", tools: [weather] });
     const first = await collect(runtime.runs.run({ prompt: "What is the weather in San Francisco?" }));
@@ -214,10 +200,7 @@ describe("providers that speak Chat Completions, over the fake OpenAI-compatible
 
 describe("xAI over the Responses wire", () => {
   it("answers from a recorded Responses stream with xAI's own key and base URL", async () => {
-    const server = await serve({
-      wire: "openai-responses",
-      replies: [recordedStream("openai/issue-16021-openai-zod-patterns-live.chunks.txt")],
-    });
+    const server = await serveRecorded("openai-responses", "openai/issue-16021-openai-zod-patterns-live.chunks.txt");
     const env = { XAI_API_KEY: "test-key", XAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "xai/grok-4" });
     const { result } = await collect(runtime.runs.run({ prompt: "Say READY." }));

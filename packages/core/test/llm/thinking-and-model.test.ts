@@ -1,25 +1,18 @@
 import type { Entry } from "@arbor/core";
-import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-import { serve } from "./recorded-servers.js";
+import { anthropicReplay, requestBody, serveRecorded } from "./recorded-servers.js";
 
-const bodyOf = (server: { requests: Array<{ body: unknown }> }, i: number) =>
-  (server.requests[i]?.body ?? {}) as Record<string, unknown>;
+const bodyOf = requestBody;
 const ofType = (path: Entry[], type: Entry["type"]) => path.filter((e) => e.type === type);
 
 describe("thinking levels reach each provider, and the session keeps them", () => {
   it("Anthropic: a level becomes a thinking budget, recorded once and kept by the continued session", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-      ],
-    });
-    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { server, runtime, store } = await anthropicReplay(
+      "anthropic/anthropic-clear-thinking.1.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+    );
     const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: "high" }));
     expect(first.result.status).toBe("done");
     expect(bodyOf(server, 0).thinking).toMatchObject({ type: "enabled", budget_tokens: expect.any(Number) });
@@ -39,7 +32,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
   });
 
   it("OpenAI Responses: a level becomes the reasoning effort, with summaries asked for", async () => {
-    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
     await collect(runtime.runs.run({ prompt: "hi", thinking: "low" }));
@@ -47,7 +40,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
   });
 
   it("Azure OpenAI: a level reaches a deployment whatever its name, with summaries asked for", async () => {
-    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
     const env = { AZURE_API_KEY: "k", AZURE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "azure/my-deployment" });
     await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
@@ -55,7 +48,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
   });
 
   it("Gemini: a level becomes its thinking config, with thoughts included", async () => {
-    const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
+    const server = await serveRecorded("gemini", "google/google-reasoning-gemini3.chunks.txt");
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "google/gemini-3-pro-preview" });
     await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
@@ -64,7 +57,7 @@ describe("thinking levels reach each provider, and the session keeps them", () =
   });
 
   it("a thinking level that does not exist is refused, naming the levels, and writes nothing", async () => {
-    const server = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
     const bad = await collect(runtime.runs.run({ prompt: "hi", thinking: "extreme" as never }));
@@ -77,11 +70,12 @@ describe("thinking levels reach each provider, and the session keeps them", () =
 
 describe("a continued session keeps its model", () => {
   it("uses the model it last used, and records a model_change when a run names another", async () => {
-    const anthropic = await serve({
-      wire: "anthropic-messages",
-      replies: [recordedStream("anthropic/anthropic-text.chunks.txt"), recordedStream("anthropic/anthropic-text.chunks.txt")],
-    });
-    const openai = await serve({ wire: "openai-responses", replies: [recordedStream("openai/openai-issue-11239.2.chunks.txt")] });
+    const anthropic = await serveRecorded(
+      "anthropic-messages",
+      "anthropic/anthropic-text.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+    );
+    const openai = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
     const env = {
       ANTHROPIC_API_KEY: "k",
       ANTHROPIC_BASE_URL: anthropic.baseURL,
@@ -111,20 +105,16 @@ describe("switching provider mid-session with reasoning on both sides", () => {
   type ResponsesBody = { input: Array<Record<string, unknown>> };
 
   it("sends each provider only the reasoning it can take: Anthropic → OpenAI → Anthropic", async () => {
-    const anthropic = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-      ],
-    });
-    const openai = await serve({
-      wire: "openai-responses",
-      replies: [
-        recordedStream("openai/openai-issue-11239.1.chunks.txt"),
-        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
-      ],
-    });
+    const anthropic = await serveRecorded(
+      "anthropic-messages",
+      "anthropic/anthropic-clear-thinking.1.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+    );
+    const openai = await serveRecorded(
+      "openai-responses",
+      "openai/openai-issue-11239.1.chunks.txt",
+      "openai/openai-issue-11239.2.chunks.txt",
+    );
     const env = {
       ANTHROPIC_API_KEY: "k",
       ANTHROPIC_BASE_URL: anthropic.baseURL,

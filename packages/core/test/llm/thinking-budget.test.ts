@@ -1,23 +1,16 @@
 import { effortForBudget, envLayer, parseThinkingLevel, THINKING_LEVEL_HINT, thinkingCallOptions } from "@arbor/core/internal";
-import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-import { serve } from "./recorded-servers.js";
+import { anthropicReplay, requestBody, serve, serveRecorded } from "./recorded-servers.js";
 
-const bodyOf = (server: { requests: Array<{ body: unknown }> }, i: number) =>
-  (server.requests[i]?.body ?? {}) as Record<string, unknown>;
+const bodyOf = requestBody;
 
 describe("a thinking token budget reaches each provider's request", () => {
   it("Anthropic: the budget is budget_tokens, and the session keeps it", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        recordedStream("anthropic/anthropic-clear-thinking.1.chunks.txt"),
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-      ],
-    });
-    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { server, runtime, store } = await anthropicReplay(
+      "anthropic/anthropic-clear-thinking.1.chunks.txt",
+      "anthropic/anthropic-text.chunks.txt",
+    );
     const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: 6000 }));
     expect(first.result.status).toBe("done");
     expect(bodyOf(server, 0).thinking).toEqual({ type: "enabled", budget_tokens: 6000 });
@@ -28,7 +21,7 @@ describe("a thinking token budget reaches each provider's request", () => {
   });
 
   it("Gemini: the budget is thinkingConfig.thinkingBudget, thoughts included", async () => {
-    const server = await serve({ wire: "gemini", replies: [recordedStream("google/google-reasoning-gemini3.chunks.txt")] });
+    const server = await serveRecorded("gemini", "google/google-reasoning-gemini3.chunks.txt");
     const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "google/gemini-2.5-pro" });
     await collect(runtime.runs.run({ prompt: "hi", thinking: 2048 }));
@@ -37,13 +30,11 @@ describe("a thinking token budget reaches each provider's request", () => {
   });
 
   it("OpenAI: the budget becomes the effort of the range it falls in", async () => {
-    const server = await serve({
-      wire: "openai-responses",
-      replies: [
-        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
-        recordedStream("openai/openai-issue-11239.2.chunks.txt"),
-      ],
-    });
+    const server = await serveRecorded(
+      "openai-responses",
+      "openai/openai-issue-11239.2.chunks.txt",
+      "openai/openai-issue-11239.2.chunks.txt",
+    );
     const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
     await collect(runtime.runs.run({ prompt: "hi", thinking: 2000 }));

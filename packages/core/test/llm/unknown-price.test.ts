@@ -1,15 +1,11 @@
-import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { collect, harness } from "../loop/harness.js";
-import { serve } from "./recorded-servers.js";
+import { serveRecorded } from "./recorded-servers.js";
 
 /** A model the catalog has no price for must not look free. */
 describe("a run's cost when a model has no known price", () => {
   async function run(model: string) {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [recordedStream("anthropic/anthropic-issue-5942-cache-read.chunks.txt")],
-    });
+    const server = await serveRecorded("anthropic-messages", "anthropic/anthropic-issue-5942-cache-read.chunks.txt");
     const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
     const { runtime } = await harness({ env, model });
     return (await collect(runtime.runs.run({ prompt: "Summarize the document." }))).result;

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import {
   createRuntime,
   defineTool,
@@ -14,6 +15,7 @@ import {
   type Store,
   type ToolResult,
 } from "@arbor/core/internal";
+import { routedModel, taskOf } from "@arbor/testkit";
 import { afterEach } from "vitest";
 import { z } from "zod";
 
@@ -116,3 +118,26 @@ export function gateTool() {
   });
   return { tool, reached, release: () => waiting.shift()?.() };
 }
+
+/** The main agent answers prompts that start with "main:"; each branch answers its own task. */
+export function branchModels(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {
+  return routedModel({
+    route: (prompt) => {
+      const task = taskOf(prompt);
+      return task.startsWith("main:") ? "main" : (Object.keys(branches).find((b) => task.endsWith(b)) ?? "unknown");
+    },
+    models: { main, ...branches },
+  });
+}
+
+/** A tool that prints `size` characters of varied words: output of a chosen size, for the context-window tests. */
+export const printTool = defineTool({
+  name: "print",
+  description: "Prints text.",
+  input: z.object({ size: z.number() }),
+  execute: async ({ size }) => ({
+    output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
+      .join(" ")
+      .slice(0, size),
+  }),
+});

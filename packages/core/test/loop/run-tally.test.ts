@@ -1,17 +1,8 @@
-import {
-  type Config,
-  defineTool,
-  type Entry,
-  MemoryBlobStore,
-  resolveConfig,
-  TokenCounter,
-  ToolRegistry,
-} from "@arbor/core/internal";
+import { type Config, type Entry, MemoryBlobStore, resolveConfig, TokenCounter, ToolRegistry } from "@arbor/core/internal";
 import { type ScriptAction, type StepContext, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { EMPTY_TALLY, tallyEntry } from "../../src/loop/tally.js";
-import { collect, harness } from "./harness.js";
+import { collect, harness, printTool } from "./harness.js";
 
 const base = { parentId: null, timestamp: new Date(0).toISOString() };
 const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cacheRead: 0, cacheWrite: 0 });
@@ -84,16 +75,6 @@ describe("a run's tally, folded from the entries it writes", () => {
       return [...actions, usage({ inputTokens: size + 300, outputTokens: 20 })];
     };
     const blobs = new MemoryBlobStore();
-    const print = defineTool({
-      name: "print",
-      description: "Prints text.",
-      input: z.object({ size: z.number() }),
-      execute: async ({ size }) => ({
-        output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
-          .join(" ")
-          .slice(0, size),
-      }),
-    });
     const config: Config = {
       ...resolveConfig([]),
       models: { "testkit/scripted": { limit: { context: 10_000, output: 1_000 }, cost: { input: 1, output: 2 } } },
@@ -107,7 +88,7 @@ describe("a run's tally, folded from the entries it writes", () => {
       ]),
       blobs,
       config,
-      tools: new ToolRegistry({ blobs }).register(print),
+      tools: new ToolRegistry({ blobs }).register(printTool),
     });
     const { result } = await collect(runtime.runs.run({ prompt: "print twice" }));
     expect(result).toMatchObject({ status: "done", text: "All printed.", compactions: 1 });

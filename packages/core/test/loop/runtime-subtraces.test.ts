@@ -9,22 +9,11 @@ import {
   SubTraceIds,
   WatchHub,
 } from "@arbor/core/internal";
-import { error, hang, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { error, hang, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { collect, harness, tempDir } from "./harness.js";
+import { branchModels, collect, harness, tempDir } from "./harness.js";
 
 const SUB_ID = /^[0-9a-f-]{36}@explore-\d{14}-\d{3}$/;
-
-/** The main agent answers prompts that start with "main:"; each branch answers its own task. */
-function models(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {
-  return routedModel({
-    route: (prompt) => {
-      const task = taskOf(prompt);
-      return task.startsWith("main:") ? "main" : (Object.keys(branches).find((b) => task.endsWith(b)) ?? "unknown");
-    },
-    models: { main, ...branches },
-  });
-}
 
 async function subTraces(store: Awaited<ReturnType<typeof openStore>>, parent: string): Promise<SessionMeta[]> {
   return (await store.listSessions({ parentSessionId: parent, limit: 100 })).sessions;
@@ -52,7 +41,7 @@ describe("explore and delegate", () => {
     const { runtime } = await harness({
       store,
       watch: hub,
-      model: models(main, { "look at JWT": jwt, "look at sessions": sessions }),
+      model: branchModels(main, { "look at JWT": jwt, "look at sessions": sessions }),
     });
     const { result } = await collect(runtime.runs.run({ prompt: "main: pick an auth design" }));
     expect(result.status).toBe("done");
@@ -141,7 +130,7 @@ describe("explore and delegate", () => {
       [error(400, { message: "bad request" })],
     ]);
     const { runtime, store } = await harness({
-      model: models(main, { ok, broken: brokenFirst, slow }),
+      model: branchModels(main, { ok, broken: brokenFirst, slow }),
       // Long enough for the branches that finish to do so on a loaded machine; the hanging one always times out.
       subAgents: { explore: { timeout: 2 } },
     });
@@ -183,7 +172,7 @@ describe("explore and delegate", () => {
       ...loop(4),
     ]);
     const { runtime, store } = await harness({
-      model: models(main, { turns, tokens, calls }),
+      model: branchModels(main, { turns, tokens, calls }),
       subAgents: { explore: { maxTurns: 3, maxTokens: 100, maxToolCalls: 1 } },
     });
     const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
@@ -215,7 +204,7 @@ describe("explore and delegate", () => {
       },
       doGenerate: (options) => worker.doGenerate(options),
     };
-    const { runtime, store } = await harness({ model: models(main, { "write the file": watching }) });
+    const { runtime, store } = await harness({ model: branchModels(main, { "write the file": watching }) });
     const handle = runtime.runs.run({ prompt: "main: delegate it" });
     const done = collect(handle);
     await branchStarted;

@@ -1,19 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSnapshots } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const hasGit = (() => {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasGit } from "../../../../test-setup/git.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,11 +1,9 @@
-import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
-import { error, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
+import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { collect, harness } from "../loop/harness.js";
+import { branchModels, collect, harness, printTool } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];
 afterEach(async () => {
@@ -23,17 +21,6 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const childrenOf = (spans: readonly ReadableSpan[], parent: ReadableSpan) =>
   spans.filter((s) => parentOf(s) === parent.spanContext().spanId);
 
-/** The main agent answers prompts that start with "main:"; each branch answers its own task. */
-function models(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {
-  return routedModel({
-    route: (prompt) => {
-      const task = taskOf(prompt);
-      return task.startsWith("main:") ? "main" : (Object.keys(branches).find((b) => task.endsWith(b)) ?? "unknown");
-    },
-    models: { main, ...branches },
-  });
-}
-
 describe("OpenTelemetry GenAI spans", () => {
   it("traces a run with two explore branches as one nested trace", async () => {
     const main = scriptedModel([
@@ -47,7 +34,7 @@ describe("OpenTelemetry GenAI spans", () => {
     const sessions = scriptedModel([[text("Sessions: need a store.")]]);
     const { exporter, tracer } = collector();
     const { runtime } = await harness({
-      model: models(main, { "look at JWT": jwt, "look at sessions": sessions }),
+      model: branchModels(main, { "look at JWT": jwt, "look at sessions": sessions }),
       telemetry: genAiTelemetry(tracer),
     });
     const { result } = await collect(runtime.runs.run({ prompt: "main: pick an auth design" }));
@@ -125,16 +112,6 @@ describe("OpenTelemetry GenAI spans", () => {
   });
 
   it("puts each automatic compaction in a span holding its summary call", async () => {
-    const print = defineTool({
-      name: "print",
-      description: "Prints text.",
-      input: z.object({ size: z.number() }),
-      execute: async ({ size }) => ({
-        output: Array.from({ length: Math.ceil(size / 6) }, (_, i) => `w${(i * 7919) % 1000}`)
-          .join(" ")
-          .slice(0, size),
-      }),
-    });
     const { exporter, tracer } = collector();
     const blobs = new MemoryBlobStore();
     const { runtime, store } = await harness({
@@ -146,7 +123,7 @@ describe("OpenTelemetry GenAI spans", () => {
       ]),
       blobs,
       config: { ...resolveConfig([]), models: { "testkit/scripted": { limit: { context: 10_000, output: 1_000 } } } },
-      tools: new ToolRegistry({ blobs }).register(print),
+      tools: new ToolRegistry({ blobs }).register(printTool),
       telemetry: genAiTelemetry(tracer),
     });
     const handle = runtime.runs.run({ prompt: "print" });

@@ -38,37 +38,20 @@ export async function appendEventRows(
   return events;
 }
 
-export async function listEventRows(db: Db, sessionId: string, after: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db
-    .selectFrom("arbor_events")
-    .select(["event_id", "type", "timestamp", "data"])
-    .where("session_id", "=", sessionId)
-    .where("event_id", ">", after)
-    .orderBy("event_id")
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({
-    id: Number(r.event_id),
-    type: r.type,
-    timestamp: r.timestamp,
-    data: JSON.parse(r.data) as Record<string, unknown>,
-  }));
-}
-
-/** Records of one type after `after`, oldest first: the inbox reads only its own among a run's many records. */
-export async function listEventRowsOfType(
+/** The records after `after`, oldest first; with `type`, only those of that type (the inbox reads only its own). */
+export async function listEventRows(
   db: Db,
   sessionId: string,
-  type: string,
   after: number,
   limit: number,
+  type?: string,
 ): Promise<StoredEvent[]> {
   const rows = await db
     .selectFrom("arbor_events")
     .select(["event_id", "type", "timestamp", "data"])
     .where("session_id", "=", sessionId)
     .where("event_id", ">", after)
-    .where("type", "=", type)
+    .$if(type !== undefined, (q) => q.where("type", "=", type as string))
     .orderBy("event_id")
     .limit(limit)
     .execute();

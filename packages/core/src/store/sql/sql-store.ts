@@ -21,10 +21,11 @@ import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
-import { appendEventRows, lastEventRowId, listEventRows, listEventRowsOfType } from "./event-log.js";
+import { assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
+import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
-import { entryRow, parseEntryRow, sessionNotFound } from "./rows.js";
+import { entryRow } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import {
   appendInTransaction,
@@ -118,11 +119,6 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       return this.leases.holder(sessionId);
     });
-  }
-
-  private async hasSession(id: string): Promise<boolean> {
-    const row = await this.db.selectFrom("arbor_sessions").select("id").where("id", "=", id).executeTakeFirst();
-    return row !== undefined;
   }
 
   private now(): string {
@@ -219,7 +215,7 @@ export class SqlStore extends StoreBase {
     return this.guard("list events", async () => {
       assertSessionId(sessionId);
       const { after, limit } = checkListEventsOptions(opts);
-      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      await assertSessionRow(this.db, sessionId);
       return listEventRows(this.db, sessionId, after, limit);
     });
   }
@@ -229,9 +225,9 @@ export class SqlStore extends StoreBase {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
       const from = after === undefined ? undefined : inboxCursor(after);
-      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      await assertSessionRow(this.db, sessionId);
       if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(this.db, sessionId)) };
-      const rows = await listEventRowsOfType(this.db, sessionId, INBOX_EVENT_TYPE, from, 10_000);
+      const rows = await listEventRows(this.db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
       const messages = inboxMessages(rows);
       return { messages, cursor: String(rows.at(-1)?.id ?? from) };
     });
@@ -240,7 +236,7 @@ export class SqlStore extends StoreBase {
   lastEventId(sessionId: string): Promise<number> {
     return this.guard("read the last event id", async () => {
       assertSessionId(sessionId);
-      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
+      await assertSessionRow(this.db, sessionId);
       return lastEventRowId(this.db, sessionId);
     });
   }
@@ -262,14 +258,7 @@ export class SqlStore extends StoreBase {
   listEntries(sessionId: string): Promise<Entry[]> {
     return this.guard("list entries", async () => {
       assertSessionId(sessionId);
-      const rows = await this.db
-        .selectFrom("arbor_entries")
-        .select("data")
-        .where("session_id", "=", sessionId)
-        .orderBy("seq")
-        .execute();
-      if (rows.length === 0 && !(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
-      return rows.map((r) => parseEntryRow(r.data, sessionId));
+      return entryRows(this.db, sessionId);
     });
   }
 
@@ -277,15 +266,7 @@ export class SqlStore extends StoreBase {
     return this.guard("read an entry", async () => {
       assertSessionId(sessionId);
       assertEntryId(entryId);
-      const row = await this.db
-        .selectFrom("arbor_entries")
-        .select("data")
-        .where("session_id", "=", sessionId)
-        .where("id", "=", entryId)
-        .executeTakeFirst();
-      if (row) return parseEntryRow(row.data, sessionId);
-      if (!(await this.hasSession(sessionId))) throw sessionNotFound(sessionId);
-      return undefined;
+      return entryRowById(this.db, sessionId, entryId);
     });
   }
 
@@ -339,14 +320,9 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       const path = await activePathRows(this.db, sessionId);
       if (path.length > 0) return path;
-      const row = await this.db
-        .selectFrom("arbor_sessions")
-        .select("leaf_entry_id")
-        .where("id", "=", sessionId)
-        .executeTakeFirst();
-      if (!row) throw sessionNotFound(sessionId);
-      if (row.leaf_entry_id !== null) {
-        throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${row.leaf_entry_id} is not among its entries.`);
+      const leaf = await leafEntryIdOf(this.db, sessionId);
+      if (leaf !== null) {
+        throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${leaf} is not among its entries.`);
       }
       return [];
     });
@@ -355,14 +331,9 @@ export class SqlStore extends StoreBase {
   override getLivePath(sessionId: string): Promise<LivePath> {
     return this.guard("read the live path", async () => {
       assertSessionId(sessionId);
-      const row = await this.db
-        .selectFrom("arbor_sessions")
-        .select("leaf_entry_id")
-        .where("id", "=", sessionId)
-        .executeTakeFirst();
-      if (!row) throw sessionNotFound(sessionId);
-      if (row.leaf_entry_id === null) return { entries: [], complete: true };
-      return livePathRows(this.db, sessionId, row.leaf_entry_id);
+      const leaf = await leafEntryIdOf(this.db, sessionId);
+      if (leaf === null) return { entries: [], complete: true };
+      return livePathRows(this.db, sessionId, leaf);
     });
   }
 
