@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { APPROVAL_ENTRY_TYPE, addToApprovalFile, type ListedApproval } from "@arbor/core/internal";
+import { APPROVAL_ENTRY_TYPE, type ListedApproval } from "@arbor/core/session";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addToApprovalFile } from "../../core/src/permissions/approval-file.js";
 import { arbor } from "./helpers/cli.js";
 import { withStore } from "./helpers/seed.js";
 

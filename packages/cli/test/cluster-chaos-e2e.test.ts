@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Entry, Snapshot } from "@arbor/core/internal";
+import type { Entry, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otherHostsWork } from "./helpers/cli.js";

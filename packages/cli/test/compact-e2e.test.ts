@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunEvent, SUMMARY_SYSTEM_PROMPT } from "@arbor/core/internal";
+import type { RunEvent } from "@arbor/core";
+import { SUMMARY_SYSTEM_PROMPT } from "@arbor/core/context";
 import { type FakeOpenAIServer, type Script, type StepContext, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";

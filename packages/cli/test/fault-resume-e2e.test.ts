@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Entry, RESUMED_INTERRUPTED_OUTPUT, type RunEvent, type Snapshot } from "@arbor/core/internal";
+import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
 import { arbor } from "./helpers/cli.js";
 import { FaultRig, jsonLines, storeCases } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";

@@ -2,9 +2,10 @@ import { cp, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AtifTrajectorySchema, type SessionExport } from "@arbor/core/internal";
+import type { SessionExport } from "@arbor/core";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AtifTrajectorySchema } from "../../core/src/interop/atif/schema.js";
 import { arbor } from "./helpers/cli.js";
 import { withStore } from "./helpers/seed.js";
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/internal";
+import { KnowledgeBase } from "@arbor/core/tools";
 import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, readDebugRecords } from "@arbor/core/internal";
+import { openStore } from "@arbor/core";
+import { readDebugRecords } from "@arbor/core/events";
 import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";

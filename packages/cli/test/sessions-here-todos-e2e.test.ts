@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type SessionMeta, TODOS_ENTRY_TYPE } from "@arbor/core/internal";
+import type { SessionMeta } from "@arbor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TODOS_ENTRY_TYPE } from "../../core/src/todos/todo-record.js";
 import { arbor } from "./helpers/cli.js";
 import { withStore } from "./helpers/seed.js";
 

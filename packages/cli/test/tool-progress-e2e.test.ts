@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Entry, openStore } from "@arbor/core/internal";
+import { type Entry, openStore } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FaultRig, jsonLines } from "./helpers/fault.js";

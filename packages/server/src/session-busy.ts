@@ -1,4 +1,5 @@
-import { ArborError, type Runtime, sessionBusy } from "@arbor/core/internal";
+import { ArborError, type Runtime } from "@arbor/core";
+import { sessionBusy } from "@arbor/core/store";
 
 /**
  * Tree edits would race a running loop's appends, so they wait for an idle session (409 until

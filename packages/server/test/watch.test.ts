@@ -1,4 +1,5 @@
-import { type WatchMessage, WatchMessageSchema } from "@arbor/core/internal";
+import type { WatchMessage } from "@arbor/core";
+import { WatchMessageSchema } from "@arbor/core/wire";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { SessionExport } from "@arbor/core";
 import {
   type Conversion,
   convertClaudeCodeSession,
   convertCodexSession,
   convertOpenCodeRows,
   convertPiSession,
-  type SessionExport,
-} from "@arbor/core/internal";
+} from "@arbor/core/interop";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";

@@ -1,11 +1,6 @@
-import {
-  APPROVAL_ENTRY_TYPE,
-  ArborError,
-  assertSessionId,
-  createRuntime,
-  latestPlanRecord,
-  type Store,
-} from "@arbor/core/internal";
+import { ArborError, createRuntime, type Store } from "@arbor/core";
+import { APPROVAL_ENTRY_TYPE, latestPlanRecord } from "@arbor/core/session";
+import { assertSessionId } from "@arbor/core/wire";
 import { flag, type OptionValues, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";

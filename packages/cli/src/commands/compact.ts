@@ -1,4 +1,5 @@
-import { assertSessionId, createRuntime } from "@arbor/core/internal";
+import { createRuntime } from "@arbor/core";
+import { assertSessionId } from "@arbor/core/wire";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";

@@ -1,4 +1,5 @@
-import { assertSessionId, revertSession, unrevertSession } from "@arbor/core/internal";
+import { revertSession, unrevertSession } from "@arbor/core/session";
+import { assertSessionId } from "@arbor/core/wire";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";

@@ -1,4 +1,4 @@
-import { createRuntime } from "@arbor/core/internal";
+import { createRuntime } from "@arbor/core";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { type Command, validateSessionIdOperand } from "./command.js";

@@ -1,5 +1,5 @@
 import type { Store } from "@arbor/core";
-import { steerSession } from "@arbor/core/internal";
+import { steerSession } from "@arbor/core/session";
 import { type Io, writeLines } from "../io.js";
 
 /**

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { envLayer, resolveConfig } from "../../src/config/resolve.js";
+import { costOf, modelInfo } from "../../src/llm/catalog.js";
+import { parseModelRef } from "../../src/llm/model-ref.js";
 import { expectCode } from "../conformance/sessions-suite.js";
 
 let home: string;

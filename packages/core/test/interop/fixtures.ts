@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Entry, Part, SessionExport } from "@arbor/core";
+import type { Entry } from "../../src/model/entry.js";
+import type { Part } from "../../src/model/parts.js";
+import type { SessionExport } from "../../src/store/export-format.js";
 
 const ROOT = fileURLToPath(new URL("../fixtures/sessions/", import.meta.url));
 

@@ -1,20 +1,18 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import {
-  AtifTrajectorySchema,
-  type Conversion,
-  convertClaudeCodeSession,
-  convertCodexSession,
-  convertOpenCodeRows,
-  convertPiSession,
-  listSubTraces,
-  openStore,
-  type SessionExport,
-  type Store,
-  toAtif,
-} from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toAtif } from "../../src/interop/atif/export.js";
+import { AtifTrajectorySchema } from "../../src/interop/atif/schema.js";
+import { convertClaudeCodeSession } from "../../src/interop/claude-code/import.js";
+import { convertCodexSession } from "../../src/interop/codex/import.js";
+import { convertOpenCodeRows } from "../../src/interop/opencode/import.js";
+import { convertPiSession } from "../../src/interop/pi/import.js";
+import type { Conversion } from "../../src/interop/types.js";
+import type { SessionExport } from "../../src/store/export-format.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { listSubTraces } from "../../src/trace/trace-query.js";
 import { createNamespace, type SqlNamespace } from "../helpers/sql-databases.js";
 import { fixture, rawLines } from "./fixtures.js";
 

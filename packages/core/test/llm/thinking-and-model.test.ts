@@ -1,6 +1,6 @@
-import type { Entry } from "@arbor/core";
 import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
 import { serve } from "./recorded-servers.js";
 

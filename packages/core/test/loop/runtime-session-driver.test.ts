@@ -1,8 +1,9 @@
 import { join } from "node:path";
-import { defineTool, openStore, type ToolResult } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { openStore } from "../../src/store/open.js";
+import { defineTool, type ToolResult } from "../../src/tools/tool.js";
 import { collect, harness, tempDir, transcript } from "./harness.js";
 
 /** A tool that holds its call until released (or the run is aborted). */

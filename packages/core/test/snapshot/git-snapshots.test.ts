@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSnapshots } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSnapshots } from "../../src/snapshot/git-snapshots.js";
 
 const hasGit = (() => {
   try {

@@ -1,10 +1,14 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { defineTool, genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { error, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { genAiTelemetry } from "../../src/telemetry/gen-ai.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];

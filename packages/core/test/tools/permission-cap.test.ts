@@ -1,15 +1,14 @@
+import { describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import { createPermissionAsk } from "../../src/tools/ask.js";
 import {
-  agentPermissions,
-  BUILTIN_AGENTS,
   capToCaller,
-  createPermissionAsk,
   disabledTools,
   evaluate,
   evaluateRequest,
   type PermissionRule,
   rulesFromConfig,
-} from "@arbor/core/internal";
-import { describe, expect, it } from "vitest";
+} from "../../src/tools/permission.js";
 
 const plan = agentPermissions({ agent: BUILTIN_AGENTS.plan });
 const general = agentPermissions({ agent: BUILTIN_AGENTS.general });

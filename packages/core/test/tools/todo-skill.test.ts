@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryTodoStore, parseFrontMatter, skillTool, ToolRegistry, todoReadTool, todoWriteTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { skillTool } from "../../src/tools/builtin/skill.js";
+import { todoReadTool } from "../../src/tools/builtin/todoread.js";
+import { todoWriteTool } from "../../src/tools/builtin/todowrite.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { parseFrontMatter } from "../../src/tools/skills.js";
+import { MemoryTodoStore } from "../../src/tools/todo-store.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 describe("todowrite / todoread", () => {

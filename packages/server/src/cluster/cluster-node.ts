@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { ArborError, type Runtime, type Store } from "@arbor/core/internal";
+import { ArborError, type Runtime, type Store } from "@arbor/core";
 import pg from "pg";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";

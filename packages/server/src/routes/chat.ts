@@ -1,12 +1,7 @@
-import {
-  ArborError,
-  isArborError,
-  type RunEventReader,
-  RunEventSchema,
-  type Runtime,
-  type SteerResult,
-  sessionBusy,
-} from "@arbor/core/internal";
+import { ArborError, isArborError, RunEventSchema, type Runtime } from "@arbor/core";
+import type { RunEventReader } from "@arbor/core/events";
+import type { SteerResult } from "@arbor/core/session";
+import { sessionBusy } from "@arbor/core/store";
 import type { Context } from "hono";
 import { debugLevelOf } from "../cache-debug-schemas.js";
 import { requireAccepting, type ServerContext } from "../context.js";

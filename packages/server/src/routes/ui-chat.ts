@@ -1,4 +1,4 @@
-import { ArborError, type RunEvent } from "@arbor/core/internal";
+import { ArborError, type RunEvent } from "@arbor/core";
 import type { ClusterRelay } from "../cluster/cluster-node.js";
 import { requireAccepting, type ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";

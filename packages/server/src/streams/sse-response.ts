@@ -1,4 +1,4 @@
-import type { RunEventFrame, RunEventReader, RunEventStep } from "@arbor/core/internal";
+import type { RunEventFrame, RunEventReader, RunEventStep } from "@arbor/core/events";
 import { safeErrorMessage } from "../errors.js";
 
 const SSE_HEADERS = {

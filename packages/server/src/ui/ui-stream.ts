@@ -1,4 +1,5 @@
-import type { RunEvent, RunEventReader, RunEventStep, WatchHub } from "@arbor/core/internal";
+import type { RunEvent, WatchHub } from "@arbor/core";
+import type { RunEventReader, RunEventStep } from "@arbor/core/events";
 import { createUIMessageStreamResponse } from "ai";
 import { safeErrorMessage } from "../errors.js";
 import { type ArborUIChunk, RunEventChunker } from "./ui-chunks.js";
