@@ -172,6 +172,25 @@ describe("the entry points of @arbor/core", () => {
     expect(files.filter((f) => !listed.has(f)).map((f) => relative(root, f))).toEqual([]);
   });
 
+  it("are imported by no core module, so an entry only gathers and never sits inside a cycle", () => {
+    const entryFiles = new Set(entryPoints.map((e) => e.file));
+    const offenders: string[] = [];
+    const visit = (dir: string) => {
+      for (const name of readdirSync(dir, { withFileTypes: true })) {
+        const full = resolve(dir, name.name);
+        if (name.isDirectory()) visit(full);
+        else if (full.endsWith(".ts") && !entryFiles.has(full)) {
+          for (const m of readFileSync(full, "utf8").matchAll(/from\s+"(\.[^"]+)\.js"/g)) {
+            if (entryFiles.has(resolve(dirname(full), `${m[1]}.ts`)))
+              offenders.push(`${relative(root, full)} imports ${m[1]}.js`);
+          }
+        }
+      }
+    };
+    visit(resolve(root, "src"));
+    expect(offenders).toEqual([]);
+  });
+
   it("are each named and described in the README's Entry points section", () => {
     const text = section(readme, "Entry points");
     expect(text, "packages/core/README.md has a `## Entry points` section").not.toBe("");
