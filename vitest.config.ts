@@ -6,10 +6,11 @@ const src = (pkg: string, entry = "index") => fileURLToPath(new URL(`./packages/
 
 export default defineConfig({
   resolve: {
-    // Anchored patterns: a bare "@arbor/core" alias would also capture "@arbor/core/internal" as a path under it.
+    // Anchored patterns: a bare "@arbor/core" alias would also capture "@arbor/core/store" as a path under it.
+    // Each subpath `@arbor/core/<name>` is the entry file packages/core/src/entries/<name>.ts.
     alias: [
       { find: /^@arbor\/core$/, replacement: src("core") },
-      { find: /^@arbor\/core\/internal$/, replacement: src("core", "internal") },
+      { find: /^@arbor\/core\/([\w-]+)$/, replacement: src("core", "entries/$1") },
       { find: /^@arbor\/testkit$/, replacement: src("testkit") },
     ],
   },

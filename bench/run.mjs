@@ -40,7 +40,14 @@ if (unknown.length) {
 // The benchmarks time building blocks (context cuts, token counting, the cache) as well as whole runs.
 let core;
 try {
-  core = await import("@arbor/core/internal");
+  core = await Promise.all([
+    import("@arbor/core"),
+    import("@arbor/core/context"),
+    import("@arbor/core/llm"),
+    import("@arbor/core/session"),
+    import("@arbor/core/store"),
+    import("@arbor/core/tools"),
+  ]).then((parts) => Object.assign({}, ...parts));
 } catch (err) {
   console.error(`Cannot import @arbor/core (${reason(err)}). Run npm run build first.`);
   process.exit(1);

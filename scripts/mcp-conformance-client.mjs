@@ -1,7 +1,9 @@
 // Arbor's MCP client as the conformance suite drives it: the suite appends its test server's URL
 // and names the scenario in MCP_CONFORMANCE_SCENARIO. The server's tools are brought into a tool
 // registry exactly as a run does (McpManager.sync) and each is called through the registry.
-import { McpManager, ToolRegistry } from "@arbor/core";
+
+import { ToolRegistry } from "@arbor/core";
+import { McpManager } from "@arbor/core/tools";
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";

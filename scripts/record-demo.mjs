@@ -9,7 +9,9 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CassetteRecorder, createRuntime, MemoryBlobStore, openStore, resolveConfig, saveCassette } from "@arbor/core/internal";
+import { createRuntime, openStore, resolveConfig } from "@arbor/core";
+import { CassetteRecorder, saveCassette } from "@arbor/core/llm";
+import { MemoryBlobStore } from "@arbor/core/store";
 import { scriptedModel } from "@arbor/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));

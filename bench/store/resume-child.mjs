@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 const job = JSON.parse(process.argv[2]);
-const core = await import("@arbor/core/internal");
+const core = await Promise.all([import("@arbor/core"), import("@arbor/core/store")]).then((parts) => Object.assign({}, ...parts));
 const { scriptedModel, text, usage } = await import("@arbor/testkit");
 if (job.importOnly) {
   console.log(JSON.stringify({ maxRssKB: process.resourceUsage().maxRSS }));

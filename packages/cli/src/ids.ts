@@ -1,4 +1,5 @@
-import { ArborError, assertEntryId, assertSessionId, type Store } from "@arbor/core/internal";
+import { ArborError, type Store } from "@arbor/core";
+import { assertEntryId, assertSessionId } from "@arbor/core/wire";
 
 /** How many candidates an ambiguous prefix lists before saying how many more there are. */
 const SHOWN_CANDIDATES = 8;

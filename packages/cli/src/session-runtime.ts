@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime, type RuntimeOptions, type Store } from "@arbor/core/internal";
+import { createRuntime, type Runtime, type RuntimeOptions, type Store } from "@arbor/core";
 import type { Io } from "./io.js";
 import { arborHomeOf } from "./store.js";
 

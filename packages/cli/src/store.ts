@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ArborError, isArborError, openStore, parseStoreSpec, type Store, type StoreSpec } from "@arbor/core/internal";
+import { ArborError, isArborError, openStore, type Store, type StoreSpec } from "@arbor/core";
+import { parseStoreSpec } from "@arbor/core/store";
 import { flag, type OptionValues, stringOption } from "./args.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { Io } from "./io.js";

@@ -1,4 +1,4 @@
-import { type Config, genAiTelemetry, type RunObserver } from "@arbor/core/internal";
+import { type Config, genAiTelemetry, type RunObserver } from "@arbor/core";
 
 /** The run observer that exports spans, and how to send what is still buffered before the process ends. */
 export interface Telemetry {

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { APPROVAL_ENTRY_TYPE, addToApprovalFile, type ListedApproval } from "@arbor/core/internal";
+import { APPROVAL_ENTRY_TYPE, type ListedApproval } from "@arbor/core/session";
 import { beforeAll, describe, expect, it } from "vitest";
+import { addToApprovalFile } from "../../core/src/permissions/approval-file.js";
 import { arbor } from "./helpers/cli.js";
 import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";

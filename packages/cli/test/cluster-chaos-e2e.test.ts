@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Entry, Snapshot } from "@arbor/core/internal";
+import type { Entry, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { otherHostsWork } from "./helpers/cli.js";

@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type RunEvent, SUMMARY_SYSTEM_PROMPT } from "@arbor/core/internal";
+import type { RunEvent } from "@arbor/core";
+import { SUMMARY_SYSTEM_PROMPT } from "@arbor/core/context";
 import { type StepContext, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";

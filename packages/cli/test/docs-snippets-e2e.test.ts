@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { BUILTIN_MODELS, ConfigSchema, ENV_KEYS, loadConfig } from "@arbor/core/internal";
+import { ConfigSchema, loadConfig } from "@arbor/core";
 import {
   type FakeOpenAIServer,
   type ProviderWire,
@@ -15,6 +15,8 @@ import {
   toolCall,
 } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { ENV_KEYS } from "../../core/src/config/schema.js";
+import { BUILTIN_MODELS } from "../../core/src/llm/catalog.js";
 import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli.js";
 
 /**

@@ -1,4 +1,5 @@
-import { type Entry, type RunEvent, type Snapshot, SUMMARY_SYSTEM_PROMPT } from "@arbor/core/internal";
+import type { Entry, RunEvent, Snapshot } from "@arbor/core";
+import { SUMMARY_SYSTEM_PROMPT } from "@arbor/core/context";
 import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";

@@ -1,8 +1,9 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Entry, RESUMED_INTERRUPTED_OUTPUT, type RunEvent, type Snapshot } from "@arbor/core/internal";
+import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
+import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
 import { arbor } from "./helpers/cli.js";
 import { useCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines, seededRandom, storeCases } from "./helpers/fault.js";

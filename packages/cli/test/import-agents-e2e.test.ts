@@ -1,9 +1,10 @@
 import { cp, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AtifTrajectorySchema, type SessionExport } from "@arbor/core/internal";
+import type { SessionExport } from "@arbor/core";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { AtifTrajectorySchema } from "../../core/src/interop/atif/schema.js";
 import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 

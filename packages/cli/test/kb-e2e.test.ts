@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/internal";
+import { KnowledgeBase } from "@arbor/core/tools";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";

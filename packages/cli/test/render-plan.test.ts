@@ -1,5 +1,6 @@
-import type { Goal, GoalTree } from "@arbor/core/internal";
+import type { GoalTree } from "@arbor/core/session";
 import { describe, expect, it } from "vitest";
+import type { Goal } from "../../core/src/goal/goal-tree.js";
 import { renderPlan } from "../src/render/trace.js";
 
 const stats = { messageCount: 0, totalTokens: 0, totalCost: 0 };

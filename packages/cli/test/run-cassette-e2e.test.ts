@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadCassette, type RunEvent } from "@arbor/core/internal";
+import type { RunEvent } from "@arbor/core";
+import { loadCassette } from "@arbor/core/llm";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";

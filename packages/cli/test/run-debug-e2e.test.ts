@@ -1,4 +1,5 @@
-import { openStore, readDebugRecords } from "@arbor/core/internal";
+import { openStore } from "@arbor/core";
+import { readDebugRecords } from "@arbor/core/events";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { useCliE2e } from "./helpers/e2e.js";

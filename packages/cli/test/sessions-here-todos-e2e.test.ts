@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type SessionMeta, TODOS_ENTRY_TYPE } from "@arbor/core/internal";
+import type { SessionMeta } from "@arbor/core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { TODOS_ENTRY_TYPE } from "../../core/src/todos/todo-record.js";
 import { arbor } from "./helpers/cli.js";
 import { useCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";

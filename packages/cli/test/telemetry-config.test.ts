@@ -1,5 +1,6 @@
-import { envLayer, resolveConfig } from "@arbor/core/internal";
+import { resolveConfig } from "@arbor/core";
 import { describe, expect, it } from "vitest";
+import { envLayer } from "../../core/src/config/resolve.js";
 import { startTelemetry, tracesUrl } from "../src/telemetry.js";
 
 describe("telemetry settings", () => {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Entry, openStore } from "@arbor/core/internal";
+import { type Entry, openStore } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { useCliE2e } from "./helpers/e2e.js";

@@ -1,8 +1,8 @@
 /**
  * The public API of `@arbor/core`: what a program needs to run agents over a store. Every name is
  * listed here by hand, so this file and the README's "Public API" are the reference, and a name
- * becomes public only by being added here on purpose. The server, CLI, testkit and tests use
- * `@arbor/core/internal` for the building blocks behind it.
+ * becomes public only by being added here on purpose. The server, CLI, scripts and benchmarks take the
+ * few building blocks behind it they need from the subpath entries in `./entries/`.
  */
 
 export type { AgentDefinition } from "./agents/definition.js";

@@ -2,15 +2,10 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  CUSTOM_ENTRY_SCHEMAS,
-  CUSTOM_MESSAGE_TYPES,
-  isCustomEntryType,
-  openStore,
-  parseCustomEntry,
-  RUN_ERROR_ENTRY_TYPE,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { CUSTOM_ENTRY_SCHEMAS, CUSTOM_MESSAGE_TYPES, isCustomEntryType, parseCustomEntry } from "../src/custom-entries.js";
+import { RUN_ERROR_ENTRY_TYPE } from "../src/loop/run-error.js";
+import { openStore } from "../src/store/open.js";
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
 

@@ -14,8 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { openStore, type Store } from "@arbor/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../src/store/open.js";
+import type { Store } from "../src/store/store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
 
 let dir: string;

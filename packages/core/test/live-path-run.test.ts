@@ -1,9 +1,13 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRuntime, type EntryInput, MemoryBlobStore, openStore, type Store } from "@arbor/core/internal";
 import { scriptedModel, text, usage } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EntryInput } from "../src/model/entry.js";
+import { createRuntime } from "../src/runtime.js";
+import { openStore } from "../src/store/open.js";
+import type { Store } from "../src/store/store.js";
+import { MemoryBlobStore } from "../src/tools/blob-store.js";
 
 function user(t: string): EntryInput {
   return { type: "message", message: { role: "user", content: [{ type: "text", text: t }] } };

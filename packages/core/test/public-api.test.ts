@@ -1,15 +1,17 @@
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const publicEntry = resolve(root, "src/index.ts");
-const internalEntry = resolve(root, "src/internal.ts");
+const entriesDir = resolve(root, "src/entries");
 
 /** Above this the public entry stops being a list a user can read through. */
 const MAX_PUBLIC_NAMES = 120;
+/** Runtime values over every entry point together: what a release promises to keep loadable. */
+const MAX_RUNTIME_VALUES = 250;
 
 interface EntryExports {
   values: string[];
@@ -41,31 +43,60 @@ function entryExports(program: ts.Program, file: string): EntryExports {
   return { values: values.sort(), types: types.sort() };
 }
 
-/** The names each "- `A`, `B` — …" line of the README's "Public API" section documents. */
-function documentedNames(readme: string): { section: string; names: string[] } {
-  const start = readme.search(/^## Public API$/m);
-  if (start < 0) return { section: "", names: [] };
+/** The lines of a README section, from its `## ` heading to the next one. */
+function section(readme: string, heading: string): string {
+  const start = readme.search(new RegExp(`^## ${heading}$`, "m"));
+  if (start < 0) return "";
   const rest = readme.slice(start + 1);
   const end = rest.search(/^## /m);
-  const section = end < 0 ? rest : rest.slice(0, end);
-  const names: string[] = [];
-  for (const line of section.matchAll(/^- ((?:`[\w$]+`(?:, )?)+) — /gm)) {
-    for (const name of line[1]!.matchAll(/`([\w$]+)`/g)) names.push(name[1]!);
-  }
-  return { section, names };
+  return end < 0 ? rest : rest.slice(0, end);
 }
 
-const program = ts.createProgram([publicEntry, internalEntry], {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  strict: true,
-  skipLibCheck: true,
-  noEmit: true,
-  types: [],
-});
-const pub = entryExports(program, publicEntry);
+/** The names each "- `A`, `B` — …" line of the README's "Public API" section documents. */
+function documentedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const line of text.matchAll(/^- ((?:`[\w$]+`(?:, )?)+) — /gm)) {
+    for (const name of line[1]!.matchAll(/`([\w$]+)`/g)) names.push(name[1]!);
+  }
+  return names;
+}
+
+interface EntryPoint {
+  /** The import specifier: `@arbor/core` or `@arbor/core/<name>`. */
+  specifier: string;
+  /** The source file the package.json export's built file comes from. */
+  file: string;
+}
+
+/** The entry points package.json `exports` lists, each mapped from its dist file to its source file. */
+function packageEntryPoints(): EntryPoint[] {
+  const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
+    exports: Record<string, { types: string; default: string }>;
+  };
+  return Object.entries(pkg.exports).map(([key, target]) => {
+    const source = target.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts");
+    expect(target.types, `${key}'s types and code are the same module`).toBe(target.default.replace(/\.js$/, ".d.ts"));
+    return { specifier: key === "." ? "@arbor/core" : `@arbor/core/${key.slice(2)}`, file: resolve(root, source) };
+  });
+}
+
+const entryPoints = packageEntryPoints();
+const program = ts.createProgram(
+  entryPoints.map((e) => e.file),
+  {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: [],
+  },
+);
+const exportsOf = new Map(entryPoints.map((e) => [e.specifier, entryExports(program, e.file)]));
+const pub = exportsOf.get("@arbor/core")!;
 const publicNames = [...pub.values, ...pub.types].sort();
+const readme = readFileSync(resolve(root, "README.md"), "utf8");
 
 describe("the public entry @arbor/core", () => {
   it("tells runtime values from type-only names", () => {
@@ -79,26 +110,92 @@ describe("the public entry @arbor/core", () => {
     expect(publicNames.length, `values ${pub.values.length}, types ${pub.types.length}`).toBeLessThanOrEqual(MAX_PUBLIC_NAMES);
   });
 
-  it("names every export by hand: no `export *`", () => {
-    const source = ts.createSourceFile(publicEntry, readFileSync(publicEntry, "utf8"), ts.ScriptTarget.Latest);
-    const starred = source.statements
-      .filter((s): s is ts.ExportDeclaration => ts.isExportDeclaration(s) && s.exportClause === undefined)
-      .map((s) => s.moduleSpecifier?.getText(source));
-    expect(starred).toEqual([]);
-  });
-
   it("documents every public name in the README's Public API list, and lists nothing it does not export", () => {
-    const { section, names } = documentedNames(readFileSync(resolve(root, "README.md"), "utf8"));
-    expect(section, "packages/core/README.md has a `## Public API` section").not.toBe("");
-    const documented = new Set(names);
+    const text = section(readme, "Public API");
+    expect(text, "packages/core/README.md has a `## Public API` section").not.toBe("");
+    const documented = new Set(documentedNames(text));
     expect(publicNames.filter((n) => !documented.has(n))).toEqual([]);
     expect([...documented].filter((n) => !publicNames.includes(n))).toEqual([]);
   });
+});
 
-  it("is a subset of @arbor/core/internal, so switching an import between the two never loses a name", () => {
-    const internal = entryExports(program, internalEntry);
-    const all = new Set([...internal.values, ...internal.types]);
-    expect(publicNames.filter((n) => !all.has(n))).toEqual([]);
-    expect(pub.values.filter((n) => !internal.values.includes(n))).toEqual([]);
+describe("the entry points of @arbor/core", () => {
+  it(`export at most ${MAX_RUNTIME_VALUES} runtime values together`, () => {
+    const rows = [...exportsOf].map(([specifier, e]) => ({
+      entry: specifier,
+      names: e.values.length + e.types.length,
+      values: e.values.length,
+    }));
+    const total = rows.reduce((sum, r) => sum + r.values, 0);
+    console.log(
+      [
+        "entry point                  names  values",
+        ...rows.map((r) => `${r.entry.padEnd(28)} ${String(r.names).padStart(5)}  ${String(r.values).padStart(6)}`),
+        `${"total".padEnd(28)} ${String(rows.reduce((s, r) => s + r.names, 0)).padStart(5)}  ${String(total).padStart(6)}`,
+      ].join("\n"),
+    );
+    expect(total).toBeLessThanOrEqual(MAX_RUNTIME_VALUES);
+  });
+
+  it("name every export by hand: no `export *` in any entry file", () => {
+    for (const { specifier, file } of entryPoints) {
+      const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+      const starred = source.statements
+        .filter(
+          (s): s is ts.ExportDeclaration =>
+            ts.isExportDeclaration(s) && (s.exportClause === undefined || ts.isNamespaceExport(s.exportClause)),
+        )
+        .map((s) => s.moduleSpecifier?.getText(source));
+      expect(starred, specifier).toEqual([]);
+    }
+  });
+
+  it("never export the same name twice, so every name has one place to import it from", () => {
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    for (const [specifier, e] of exportsOf) {
+      for (const name of [...e.values, ...e.types]) {
+        if (seen.has(name)) twice.push(`${name} in ${seen.get(name)} and ${specifier}`);
+        seen.set(name, specifier);
+      }
+    }
+    expect(twice).toEqual([]);
+  });
+
+  it("are each a file of src/entries listed in package.json, and every such file is listed", () => {
+    for (const { specifier, file } of entryPoints) expect(existsSync(file), `${specifier}: ${relative(root, file)}`).toBe(true);
+    expect(entryPoints.find((e) => e.specifier === "@arbor/core")?.file).toBe(publicEntry);
+    const listed = new Set(entryPoints.map((e) => e.file));
+    const files = readdirSync(entriesDir)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => resolve(entriesDir, f));
+    expect(files.filter((f) => !listed.has(f)).map((f) => relative(root, f))).toEqual([]);
+  });
+
+  it("are imported by no core module, so an entry only gathers and never sits inside a cycle", () => {
+    const entryFiles = new Set(entryPoints.map((e) => e.file));
+    const offenders: string[] = [];
+    const visit = (dir: string) => {
+      for (const name of readdirSync(dir, { withFileTypes: true })) {
+        const full = resolve(dir, name.name);
+        if (name.isDirectory()) visit(full);
+        else if (full.endsWith(".ts") && !entryFiles.has(full)) {
+          for (const m of readFileSync(full, "utf8").matchAll(/from\s+"(\.[^"]+)\.js"/g)) {
+            if (entryFiles.has(resolve(dirname(full), `${m[1]}.ts`)))
+              offenders.push(`${relative(root, full)} imports ${m[1]}.js`);
+          }
+        }
+      }
+    };
+    visit(resolve(root, "src"));
+    expect(offenders).toEqual([]);
+  });
+
+  it("are each named and described in the README's Entry points section", () => {
+    const text = section(readme, "Entry points");
+    expect(text, "packages/core/README.md has a `## Entry points` section").not.toBe("");
+    const described = new Set([...text.matchAll(/^- `(@arbor\/core(?:\/[\w-]+)?)` — \S/gm)].map((m) => m[1]));
+    expect(entryPoints.map((e) => e.specifier).filter((s) => !described.has(s))).toEqual([]);
+    expect([...described].filter((s) => !entryPoints.some((e) => e.specifier === s))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { RunEventSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
+import { RunEventSchema } from "../src/model/run-events.js";
 
 describe("run events", () => {
   it("accepts the wire format's events with their field names", () => {

@@ -1,5 +1,7 @@
-import { applyEntry, buildContext, contextMessages, EMPTY_CONTEXT, type Entry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../src/model/entry.js";
+import { applyEntry, buildContext, contextMessages } from "../src/session/context.js";
+import { EMPTY_CONTEXT } from "../src/session/context-state.js";
 
 let n = 0;
 const ts = "2026-01-01T00:00:00.000Z";

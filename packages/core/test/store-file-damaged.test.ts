@@ -1,8 +1,9 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "@arbor/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../src/store/open.js";
+import type { Store } from "../src/store/store.js";
 
 let dir: string;
 let store: Store;

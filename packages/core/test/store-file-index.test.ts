@@ -1,9 +1,10 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "@arbor/core";
-import { livePathOf } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { livePathOf } from "../src/store/live-path.js";
+import { openStore } from "../src/store/open.js";
+import type { Store } from "../src/store/store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
 
 // The file store resumes a session through entries.idx (where each entry's record is) and reads only

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "@arbor/core";
+import { openStore } from "../src/store/open.js";
+import type { Store } from "../src/store/store.js";
 import { storeConformance } from "./conformance/store-conformance.js";
 
 export function fileHarness(durability: "process" | "fsync") {

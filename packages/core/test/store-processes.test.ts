@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openStore } from "@arbor/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../src/store/open.js";
 
 /** Several real processes on one store, over the built library. */
 

@@ -1,6 +1,9 @@
-import { ArborError, type EntryInput, type Store, subTraceId } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ArborError } from "../src/errors.js";
+import type { EntryInput } from "../src/model/entry.js";
+import { subTraceId } from "../src/model/ids.js";
 import { openSqlStore } from "../src/store/sql/open-sql-store.js";
+import type { Store } from "../src/store/store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
 import { createNamespace, SQL_KINDS, type SqlKind, type SqlNamespace } from "./helpers/sql-databases.js";
 

@@ -1,4 +1,5 @@
-import { type DebugLevel, DebugLevelSchema, DebugRecordSchema } from "@arbor/core/internal";
+import type { DebugLevel } from "@arbor/core";
+import { DebugLevelSchema, DebugRecordSchema } from "@arbor/core/events";
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 

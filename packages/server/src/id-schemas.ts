@@ -1,4 +1,5 @@
-import { assertEntryId, assertSessionId, EntryIdSchema, SessionIdSchema } from "@arbor/core/internal";
+import { EntryIdSchema, SessionIdSchema } from "@arbor/core";
+import { assertEntryId, assertSessionId } from "@arbor/core/wire";
 import { z } from "zod";
 
 /**

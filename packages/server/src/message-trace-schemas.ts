@@ -1,4 +1,4 @@
-import { parseTraceTime } from "@arbor/core/internal";
+import { parseTraceTime } from "@arbor/core/trace";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 

@@ -1,4 +1,4 @@
-import { PlanIdSchema } from "@arbor/core/internal";
+import { PlanIdSchema } from "@arbor/core/wire";
 import { z } from "zod";
 import { SessionId } from "./id-schemas.js";
 

@@ -1,15 +1,6 @@
 import { isAbsolute } from "node:path";
-import {
-  ApprovalSchema,
-  ApprovalScopeSchema,
-  EntrySchema,
-  ModelRefSchema,
-  RunEventSchema,
-  SessionMetaSchema,
-  SnapshotSchema,
-  ThinkingLevelSchema,
-  TimelineLaneSchema,
-} from "@arbor/core/internal";
+import { EntrySchema, RunEventSchema, SessionMetaSchema, SnapshotSchema, ThinkingLevelSchema } from "@arbor/core";
+import { ApprovalSchema, ApprovalScopeSchema, ModelRefSchema, TimelineLaneSchema } from "@arbor/core/wire";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";

@@ -1,4 +1,5 @@
-import { EntrySchema, TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "@arbor/core/internal";
+import { EntrySchema } from "@arbor/core";
+import { TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "@arbor/core/wire";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 

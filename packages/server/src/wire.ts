@@ -1,18 +1,7 @@
-import type {
-  CompactResult,
-  FoundToolCall,
-  GoalTree,
-  ListSessionsOptions,
-  PendingPermission,
-  SessionInit,
-  SessionMeta,
-  SessionPage,
-  ToolStats,
-  TraceMessage,
-  TracePage,
-  TraceToolCall,
-} from "@arbor/core/internal";
-import { goalTreeToWire } from "@arbor/core/internal";
+import type { CompactResult, ListSessionsOptions, PendingPermission, SessionInit, SessionMeta, SessionPage } from "@arbor/core";
+import type { GoalTree } from "@arbor/core/session";
+import type { FoundToolCall, ToolStats, TraceMessage, TracePage, TraceToolCall } from "@arbor/core/trace";
+import { goalTreeToWire } from "@arbor/core/wire";
 import type { z } from "zod";
 import type {
   CompactResponse,

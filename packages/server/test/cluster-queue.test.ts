@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRuntime, openStore, type Store, type WatchMessage } from "@arbor/core/internal";
+import { createRuntime, openStore, type Store, type WatchMessage } from "@arbor/core";
 import { type Script, scriptedModel, text } from "@arbor/testkit";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";

@@ -109,7 +109,7 @@ function scan(): { writes: Finding[]; recording: Finding[] } {
     baseUrl: ROOT,
     paths: {
       "@arbor/core": ["packages/core/src/index.ts"],
-      "@arbor/core/internal": ["packages/core/src/internal.ts"],
+      "@arbor/core/*": ["packages/core/src/entries/*.ts"],
     },
   });
   const checker = program.getTypeChecker();

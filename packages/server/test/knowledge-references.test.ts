@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/internal";
+import { KnowledgeBase } from "@arbor/core/tools";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { json } from "./helpers/json.js";

@@ -1,18 +1,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type AnyToolDefinition,
-  builtinTools,
-  createRuntime,
-  MemoryBlobStore,
-  openStore,
-  RUN_EVENT_PREFIX,
-  type StoreSpec,
-  WatchHub,
-} from "@arbor/core/internal";
+import { type AnyToolDefinition, builtinTools, createRuntime, openStore, type StoreSpec, WatchHub } from "@arbor/core";
+import { MemoryBlobStore } from "@arbor/core/store";
 import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { RUN_EVENT_PREFIX } from "../../core/src/events/run-event-records.js";
 import { createServer } from "../src/index.js";
 import { gateTool } from "./helpers/server.js";
 import { readSse, type SseMessage } from "./helpers/sse.js";

@@ -1,6 +1,7 @@
-import type { Entry, GoalTreeWire } from "@arbor/core/internal";
+import type { Entry } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 

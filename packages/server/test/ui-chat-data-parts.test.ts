@@ -1,4 +1,4 @@
-import { defineTool, type Entry, resolveConfig } from "@arbor/core/internal";
+import { defineTool, type Entry, resolveConfig } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";

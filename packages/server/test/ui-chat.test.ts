@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { resolveConfig } from "@arbor/core/internal";
+import { resolveConfig } from "@arbor/core";
 import { reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";

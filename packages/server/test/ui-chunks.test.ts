@@ -1,4 +1,4 @@
-import type { RunEvent } from "@arbor/core/internal";
+import type { RunEvent } from "@arbor/core";
 import { readUIMessageStream, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { type ArborUIMessage, RunEventChunker } from "../src/protocols/ui-chat/ui-chunks.js";

@@ -1,4 +1,4 @@
-import type { WatchMessage } from "@arbor/core/internal";
+import type { WatchMessage } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";

@@ -1,4 +1,4 @@
-import type { SessionExport } from "@arbor/core/internal";
+import type { SessionExport } from "@arbor/core";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allConversions } from "../../core/test/interop/fixtures.js";

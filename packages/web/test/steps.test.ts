@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/internal";
+import { KnowledgeBase } from "@arbor/core/tools";
 import { reasoning, text, toolCall } from "@arbor/testkit";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { type ApprovalLookup, assertSessionId, type ListedApproval, listScopedApprovals } from "@arbor/core/internal";
+import { type ApprovalLookup, type ListedApproval, listScopedApprovals } from "@arbor/core/session";
+import { assertSessionId } from "@arbor/core/wire";
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { resolveApprovalId, resolveSessionId } from "../ids.js";

@@ -1,4 +1,6 @@
-import { ArborError, assertSessionId, createRuntime, latestPlanRecord, type Store } from "@arbor/core/internal";
+import { ArborError, createRuntime, type Store } from "@arbor/core";
+import { latestPlanRecord } from "@arbor/core/session";
+import { assertSessionId } from "@arbor/core/wire";
 import { flag, type OptionValues, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";

@@ -1,4 +1,5 @@
-import { assertSessionId, type Store } from "@arbor/core/internal";
+import type { Store } from "@arbor/core";
+import { assertSessionId } from "@arbor/core/wire";
 import type { OptionDefs, OptionValues } from "../args.js";
 import type { Io } from "../io.js";
 

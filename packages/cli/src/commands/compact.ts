@@ -1,4 +1,4 @@
-import { assertSessionId } from "@arbor/core/internal";
+import { assertSessionId } from "@arbor/core/wire";
 import { flag, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";

@@ -1,4 +1,5 @@
-import { cassettePlayer, cassetteResolver, createRuntime, resolveConfig } from "@arbor/core/internal";
+import { createRuntime, resolveConfig } from "@arbor/core";
+import { cassettePlayer, cassetteResolver } from "@arbor/core/llm";
 import { flag, stringOption } from "../args.js";
 import { loadRecording } from "../demo/recording.js";
 import { makeDemoWorkspace } from "../demo/workspace.js";

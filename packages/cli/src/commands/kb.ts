@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { createEmbedder, KnowledgeBase, loadConfig } from "@arbor/core/internal";
+import { loadConfig } from "@arbor/core";
+import { createEmbedder } from "@arbor/core/llm";
+import { KnowledgeBase } from "@arbor/core/tools";
 import { writeJson, writeLines } from "../io.js";
 import { arborHomeOf } from "../store.js";
 import type { Command, CommandGroup } from "./command.js";

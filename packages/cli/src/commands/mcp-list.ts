@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { FileBlobStore, McpManager, type McpServerStatus } from "@arbor/core/internal";
+import { FileBlobStore } from "@arbor/core/store";
+import { McpManager, type McpServerStatus } from "@arbor/core/tools";
 import { stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";

@@ -1,4 +1,4 @@
-import { type Config, createRuntime, type Store, type StoreSpec } from "@arbor/core/internal";
+import { type Config, createRuntime, type Store, type StoreSpec } from "@arbor/core";
 import { ClusterNode, createServer } from "@arbor/server";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";

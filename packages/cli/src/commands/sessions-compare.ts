@@ -1,4 +1,6 @@
-import { ArborError, activePath, assertSessionId, type Entry, type Store } from "@arbor/core/internal";
+import { ArborError, type Entry, type Store } from "@arbor/core";
+import { activePath } from "@arbor/core/session";
+import { assertSessionId } from "@arbor/core/wire";
 import { UsageError } from "../errors.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";

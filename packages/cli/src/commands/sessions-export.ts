@@ -1,4 +1,5 @@
-import { assertEntryId, entriesToExport, toAtif, toPiSession } from "@arbor/core/internal";
+import { entriesToExport, toAtif, toPiSession } from "@arbor/core/interop";
+import { assertEntryId } from "@arbor/core/wire";
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { writeOutputAtomically } from "../files.js";

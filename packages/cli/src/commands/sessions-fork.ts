@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core/internal";
+import { ArborError } from "@arbor/core";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { withSessionRuntime } from "../session-runtime.js";

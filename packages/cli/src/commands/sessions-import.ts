@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
-import { ArborError, IMPORT_SOURCES, isImportSource, parseOrThrow, SessionExportSchema } from "@arbor/core/internal";
+import { ArborError, SessionExportSchema } from "@arbor/core";
+import { IMPORT_SOURCES, isImportSource } from "@arbor/core/interop";
+import { parseOrThrow } from "@arbor/core/wire";
 import { flag, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { readInput } from "../files.js";

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { listSubTraces, type SessionMeta, type Store } from "@arbor/core/internal";
+import type { SessionMeta, Store } from "@arbor/core";
+import { listSubTraces } from "@arbor/core/trace";
 import { intOption, stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
 import { renderSessionList } from "../render/list.js";

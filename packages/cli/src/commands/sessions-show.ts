@@ -1,4 +1,6 @@
-import { type Entry, getTrace, goalTreeOnPath, listSubTraces, renderTodos, todosOnPath } from "@arbor/core/internal";
+import type { Entry } from "@arbor/core";
+import { goalTreeOnPath, renderTodos, todosOnPath } from "@arbor/core/session";
+import { getTrace, listSubTraces } from "@arbor/core/trace";
 import { resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { renderShow } from "../render/show.js";

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { ArborError, type Cassette, loadCassette, type ModelInfo } from "@arbor/core/internal";
+import { ArborError, type ModelInfo } from "@arbor/core";
+import { type Cassette, loadCassette } from "@arbor/core/llm";
 
 /** The demo's files, shipped beside dist/ in the package (`files` in package.json). */
 export const DEMO_DIR = fileURLToPath(new URL("../../demo/", import.meta.url));

@@ -1,17 +1,15 @@
 import { readFile } from "node:fs/promises";
+import { ArborError, isArborError, type Runtime } from "@arbor/core";
 import {
-  ArborError,
   type Conversion,
   convertClaudeCodeSession,
   convertCodexSession,
   convertOpenCodeRows,
   convertPiSession,
   type ImportSource,
-  isArborError,
   mergeSkips,
-  type Runtime,
   type SkipCounts,
-} from "@arbor/core/internal";
+} from "@arbor/core/interop";
 import { discover, type ImportUnit, type Passed, readClaudeFiles } from "./discover.js";
 import { readOpenCodeDatabase, readOpenCodeRows } from "./opencode-db.js";
 

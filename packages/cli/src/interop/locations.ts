@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { ImportSource } from "@arbor/core/internal";
+import type { ImportSource } from "@arbor/core/interop";
 import type { Io } from "../io.js";
 
 /**

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { ArborError, type OpenCodeRows } from "@arbor/core/internal";
+import { ArborError } from "@arbor/core";
+import type { OpenCodeRows } from "@arbor/core/interop";
 
 /**
  * The session rows of an OpenCode 2.x database, read-only (OpenCode may be running). Only the two

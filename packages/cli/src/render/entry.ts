@@ -1,4 +1,5 @@
-import { type Entry, type Message, PRUNE_ENTRY_TYPE, type ToolResultOutput } from "@arbor/core/internal";
+import type { Entry, Message, ToolResultOutput } from "@arbor/core";
+import { PRUNE_ENTRY_TYPE } from "@arbor/core/session";
 import { firstLine, oneLine, shortId } from "./text.js";
 
 /** How one entry reads in a one-line view: what it is, and a preview of what it says. */

@@ -1,5 +1,5 @@
 import type { RunEvent, TokenUsage } from "@arbor/core";
-import type { RetryNotice } from "@arbor/core/internal";
+import type { RetryNotice } from "@arbor/core/llm";
 import type { Output } from "../io.js";
 import { retryLine } from "./retry.js";
 import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "./run-format.js";

@@ -1,4 +1,4 @@
-import type { RetryNotice } from "@arbor/core/internal";
+import type { RetryNotice } from "@arbor/core/llm";
 import { oneLine, truncate } from "./text.js";
 
 /** Network failures as a person would say them, by the code Node gives them. */

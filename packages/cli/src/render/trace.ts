@@ -1,4 +1,5 @@
-import { displayNumbers, GOAL_MARKERS, type GoalTree, goalLabel, planView, type SessionMeta } from "@arbor/core/internal";
+import type { SessionMeta } from "@arbor/core";
+import { displayNumbers, GOAL_MARKERS, type GoalTree, goalLabel, planView } from "@arbor/core/session";
 import { oneLine, table, truncate } from "./text.js";
 
 /**

@@ -1,12 +1,5 @@
-import {
-  CassetteRecorder,
-  type Config,
-  cassettePlayer,
-  cassetteResolver,
-  loadCassette,
-  modelInfo,
-  type RuntimeOptions,
-} from "@arbor/core/internal";
+import { type Config, modelInfo, type RuntimeOptions } from "@arbor/core";
+import { CassetteRecorder, cassettePlayer, cassetteResolver, loadCassette } from "@arbor/core/llm";
 import type { Io } from "../io.js";
 import type { RunFlags } from "./flags.js";
 

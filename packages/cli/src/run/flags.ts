@@ -1,18 +1,9 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import {
-  assertEntryId,
-  assertSessionId,
-  type Config,
-  DEBUG_LEVELS,
-  type DebugLevel,
-  DebugLevelSchema,
-  loadConfig,
-  PROVIDER_DEFINITIONS,
-  parseThinkingLevel,
-  THINKING_LEVEL_HINT,
-  type ThinkingLevel,
-} from "@arbor/core/internal";
+import { type Config, type DebugLevel, loadConfig, type ThinkingLevel } from "@arbor/core";
+import { DEBUG_LEVELS, DebugLevelSchema } from "@arbor/core/events";
+import { PROVIDER_DEFINITIONS, parseThinkingLevel, THINKING_LEVEL_HINT } from "@arbor/core/llm";
+import { assertEntryId, assertSessionId } from "@arbor/core/wire";
 import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";

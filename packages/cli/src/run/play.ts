@@ -1,5 +1,5 @@
-import type { Store } from "@arbor/core";
-import type { RetryNotice, RunInput } from "@arbor/core/internal";
+import type { RunInput, Store } from "@arbor/core";
+import type { RetryNotice } from "@arbor/core/llm";
 import { exitCodeForRun, hintFor } from "../errors.js";
 import type { Io } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";

@@ -1,4 +1,7 @@
-import { activePath, buildSnapshot, type Entry, newSessionMeta, type SessionMeta, type Snapshot } from "@arbor/core/internal";
+import type { Entry, SessionMeta, Snapshot } from "@arbor/core";
+import { activePath } from "@arbor/core/session";
+import { buildSnapshot } from "../../../core/src/session/tree.js";
+import { newSessionMeta } from "../../../core/src/store/session-meta.js";
 
 /** Pure fixtures for the renderer tests: entries and snapshots made by hand, no store. */
 

@@ -1,8 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentPermissions, agentsFromConfig, evaluate, loadConfig } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { agentsFromConfig } from "../../src/agents/from-config.js";
+import { agentPermissions } from "../../src/agents/presets.js";
+import { loadConfig } from "../../src/config/load.js";
+import { evaluate } from "../../src/permissions/permission.js";
 import { expectCode } from "../conformance/sessions-suite.js";
 import { collect, harness } from "../loop/harness.js";
 import { useConfigDirs } from "./dirs.js";

@@ -1,7 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { costOf, envLayer, loadConfig, modelInfo, parseModelRef, resolveConfig } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { envLayer, resolveConfig } from "../../src/config/resolve.js";
+import { costOf, modelInfo } from "../../src/llm/catalog.js";
+import { parseModelRef } from "../../src/llm/model-ref.js";
 import { expectCode } from "../conformance/sessions-suite.js";
 import { useConfigDirs } from "./dirs.js";
 

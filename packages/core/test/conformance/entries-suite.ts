@@ -1,5 +1,6 @@
-import type { Entry, EntryInput, Store } from "@arbor/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Entry, EntryInput } from "../../src/model/entry.js";
+import type { Store } from "../../src/store/store.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 

@@ -1,4 +1,4 @@
-import type { Store } from "@arbor/core";
+import type { Store } from "../../src/store/store.js";
 
 /** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
 export interface StoreHarness {

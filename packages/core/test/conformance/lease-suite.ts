@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
-import type { Store } from "@arbor/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/store.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 

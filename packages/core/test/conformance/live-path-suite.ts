@@ -1,13 +1,8 @@
-import {
-  buildContext,
-  CARRIED_FIELD,
-  contextMessages,
-  type Entry,
-  type EntryInput,
-  livePathOf,
-  type Store,
-} from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Entry, EntryInput } from "../../src/model/entry.js";
+import { buildContext, contextMessages } from "../../src/session/context.js";
+import { CARRIED_FIELD, livePathOf } from "../../src/store/live-path.js";
+import type { Store } from "../../src/store/store.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 

@@ -1,23 +1,21 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createRuntime,
-  defineGoalTool,
-  defineTool,
-  type Entry,
-  goalTreeOnPath,
-  MemoryBlobStore,
-  type MessageInput,
-  RESUMED_INTERRUPTED_OUTPUT,
-  type RunEvent,
-  type RunHandle,
-  type Runtime,
-  readTool,
-} from "@arbor/core/internal";
 import { type ScriptedModel, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { goalTreeOnPath } from "../../src/goal/goal-path.js";
+import { defineGoalTool } from "../../src/goal/goal-tool.js";
+import type { RunHandle } from "../../src/loop/run-types.js";
+import { RESUMED_INTERRUPTED_OUTPUT } from "../../src/loop/wake.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { RunEvent } from "../../src/model/run-events.js";
+import type { Runtime } from "../../src/runtime/types.js";
+import { createRuntime } from "../../src/runtime.js";
+import type { MessageInput } from "../../src/store/store.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { defineTool } from "../../src/tools/tool.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 
 /**

@@ -1,12 +1,10 @@
-import {
-  RUN_EVENT_PREFIX,
-  type RunEvent,
-  RunEventLog,
-  type RunEventReader,
-  type RunHandle,
-  type Store,
-} from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RunEventLog } from "../../src/events/run-event-log.js";
+import type { RunEventReader } from "../../src/events/run-event-reader.js";
+import { RUN_EVENT_PREFIX } from "../../src/events/run-event-records.js";
+import type { RunHandle } from "../../src/loop/run-types.js";
+import type { RunEvent } from "../../src/model/run-events.js";
+import type { Store } from "../../src/store/store.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 

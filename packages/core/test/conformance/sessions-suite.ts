@@ -1,5 +1,7 @@
-import { ArborError, type SessionMeta, type Store } from "@arbor/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ArborError } from "../../src/errors.js";
+import type { SessionMeta } from "../../src/model/session.js";
+import type { Store } from "../../src/store/store.js";
 import { BAD_IDS } from "./bad-ids.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 

@@ -1,19 +1,19 @@
+import { type StepContext, scriptedModel, text } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { planCompaction } from "../../src/context/compactor.js";
+import { Summarizer } from "../../src/context/summarizer.js";
 import {
-  buildContext,
-  compactContext,
   fileOps,
-  type Message,
-  type Store,
   SUMMARY_TOOL_OUTPUT_CHARS,
-  Summarizer,
   serializeMessage,
   stripFileLists,
   summaryRequest,
   withFileLists,
-} from "@arbor/core/internal";
-import { type StepContext, scriptedModel, text } from "@arbor/testkit";
-import { describe, expect, it } from "vitest";
-import { planCompaction } from "../../src/context/compactor.js";
+} from "../../src/context/summary-prompt.js";
+import type { Message } from "../../src/model/message.js";
+import { compact as compactContext } from "../../src/runtime/write-compaction.js";
+import { buildContext } from "../../src/session/context.js";
+import type { Store } from "../../src/store/store.js";
 import { Chain, charCount } from "./entries.js";
 
 function recordingSummarizer(answer: (request: string) => string) {

@@ -1,5 +1,6 @@
-import { buildContext, KEEP_RECENT_MAX, keepRecentBudget, selectCut } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { KEEP_RECENT_MAX, keepRecentBudget, selectCut } from "../../src/context/cut.js";
+import { buildContext } from "../../src/session/context.js";
 import { Chain, charCount } from "./entries.js";
 
 describe("compaction cut (summary compaction)", () => {

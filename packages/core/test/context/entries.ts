@@ -1,4 +1,5 @@
-import type { Entry, Message } from "@arbor/core";
+import type { Entry } from "../../src/model/entry.js";
+import type { Message } from "../../src/model/message.js";
 
 const TS = "2026-01-01T00:00:00.000Z";
 

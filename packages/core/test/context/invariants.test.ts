@@ -1,19 +1,14 @@
-import {
-  applyEntry,
-  buildContext,
-  type ContextState,
-  compactContext,
-  contextMessages,
-  EMPTY_CONTEXT,
-  type Entry,
-  isArborError,
-  type Message,
-  PRUNED_OUTPUT,
-  type Store,
-  Summarizer,
-} from "@arbor/core/internal";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { Summarizer } from "../../src/context/summarizer.js";
+import { isArborError } from "../../src/errors.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { Message } from "../../src/model/message.js";
+import { compact as compactContext } from "../../src/runtime/write-compaction.js";
+import { applyEntry, buildContext, contextMessages } from "../../src/session/context.js";
+import { type ContextState, EMPTY_CONTEXT } from "../../src/session/context-state.js";
+import { PRUNED_OUTPUT } from "../../src/session/prune-entry.js";
+import type { Store } from "../../src/store/store.js";
 import { Chain, charCount } from "./entries.js";
 
 /** A summarizer that "remembers" every marker (m<number>) it was shown, so coverage can be checked literally. */

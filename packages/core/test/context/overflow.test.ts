@@ -1,5 +1,5 @@
-import { isContextOverflowError, isOverflow, OUTPUT_TOKEN_MAX, overflowCount, usableTokens } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { isContextOverflowError, isOverflow, OUTPUT_TOKEN_MAX, overflowCount, usableTokens } from "../../src/context/overflow.js";
 
 describe("overflow", () => {
   it("usable = limit.input, else context less min(output, OUTPUT_TOKEN_MAX)", () => {

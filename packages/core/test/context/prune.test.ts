@@ -1,14 +1,7 @@
-import {
-  applyEntry,
-  buildContext,
-  contextMessages,
-  PRUNE_MINIMUM,
-  PRUNE_PROTECT,
-  PRUNE_PROTECTED_TOOLS,
-  PRUNED_OUTPUT,
-  selectPrune,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { PRUNE_MINIMUM, PRUNE_PROTECT, PRUNE_PROTECTED_TOOLS, selectPrune } from "../../src/context/prune.js";
+import { applyEntry, buildContext, contextMessages } from "../../src/session/context.js";
+import { PRUNED_OUTPUT } from "../../src/session/prune-entry.js";
 import { Chain, charCount, outputs } from "./entries.js";
 
 /** `turns` user turns, each with `steps` tool calls of `size` characters of output. */

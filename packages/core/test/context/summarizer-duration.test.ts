@@ -1,6 +1,6 @@
-import { Summarizer } from "@arbor/core/internal";
 import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { Summarizer } from "../../src/context/summarizer.js";
 
 /** A clock the test moves: each model call "takes" 700 ms. */
 function summarizer() {

@@ -1,12 +1,7 @@
-import {
-  type Message,
-  messageTokens,
-  REPLY_PRIMING_TOKENS,
-  TOKENS_PER_MESSAGE,
-  TokenCounter,
-  tokenUpperBound,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { TokenCounter } from "../../src/context/token-counter.js";
+import { messageTokens, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, tokenUpperBound } from "../../src/context/tokens.js";
+import type { Message } from "../../src/model/message.js";
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 const system = (text: string): Message => ({ role: "system", content: [{ type: "text", text }] });

@@ -1,17 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  DEBUG_EVENT_TYPE,
-  DebugMiddleware,
-  type DebugRecord,
-  LlmCache,
-  readDebugRecords,
-  type StoredDebugRecord,
-  WatchHub,
-  type WatchMessage,
-} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { DEBUG_EVENT_TYPE, type DebugRecord, readDebugRecords, type StoredDebugRecord } from "../../src/events/debug-records.js";
+import type { WatchMessage } from "../../src/events/watch-events.js";
+import { WatchHub } from "../../src/events/watch-hub.js";
+import { LlmCache } from "../../src/llm/cache/llm-cache.js";
+import { DebugMiddleware } from "../../src/middleware/debug-middleware.js";
 import { collect, harness } from "../loop/harness.js";
 
 const script = () =>

@@ -1,8 +1,10 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store, type StoreSpec } from "@arbor/core";
 import { afterEach, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open.js";
+import type { StoreSpec } from "../../src/store/spec.js";
+import type { Store } from "../../src/store/store.js";
 import { createNamespace, SQL_KINDS } from "../helpers/sql-databases.js";
 
 /** A fresh store of each backend, opened from a spec so options (retention) can be set and the store reopened. */

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ForeignRuns, openStore, RunEventLog, type Store } from "@arbor/core/internal";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ForeignRuns, RunEventLog } from "../../src/events/run-event-log.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

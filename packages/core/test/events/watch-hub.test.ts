@@ -1,19 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createRuntime,
-  MemoryBlobStore,
-  openStore,
-  RUN_EVENT_PREFIX,
-  type Store,
-  WatchEventSchema,
-  WatchHub,
-  type WatchMessage,
-  WatchMessageSchema,
-} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { RUN_EVENT_PREFIX } from "../../src/events/run-event-records.js";
+import { WatchEventSchema, type WatchMessage, WatchMessageSchema } from "../../src/events/watch-events.js";
+import { WatchHub } from "../../src/events/watch-hub.js";
+import { createRuntime } from "../../src/runtime.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -1,5 +1,7 @@
-import { applyGoalCommand, createGoalTree, type GoalTree, GoalTreeSchema, toPrompt } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { applyGoalCommand } from "../../src/goal/commands.js";
+import { createGoalTree, type GoalTree, GoalTreeSchema } from "../../src/goal/goal-tree.js";
+import { toPrompt } from "../../src/goal/to-prompt.js";
 import { deepFreeze, invalidInputMessage, NOW, planOf, play, progressLines } from "./helpers.js";
 
 const LATER = "2026-02-04T22:05:00.000Z";

@@ -1,15 +1,8 @@
-import {
-  createGoalTree,
-  defineGoalTool,
-  GOAL_TOOL_DESCRIPTION,
-  type GoalToolResult,
-  type GoalTree,
-  type GoalTreeAccess,
-  GoalTreeSchema,
-  ToolRegistry,
-  toPrompt,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { defineGoalTool, GOAL_TOOL_DESCRIPTION, type GoalToolResult, type GoalTreeAccess } from "../../src/goal/goal-tool.js";
+import { createGoalTree, type GoalTree, GoalTreeSchema } from "../../src/goal/goal-tree.js";
+import { toPrompt } from "../../src/goal/to-prompt.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext } from "../tools/helpers.js";
 import { NOW } from "./helpers.js";
 

@@ -1,5 +1,6 @@
-import { type GoalTree, GoalTreeSchema, goalTreeToWire } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { type GoalTree, GoalTreeSchema } from "../../src/goal/goal-tree.js";
+import { goalTreeToWire } from "../../src/goal/goal-wire.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const stats = { messageCount: 3, totalTokens: 120, totalCost: 0.5, preview: "read → edit" };

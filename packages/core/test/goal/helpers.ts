@@ -1,4 +1,5 @@
-import { applyGoalCommand, createGoalTree, type GoalCommand, type GoalTree } from "@arbor/core/internal";
+import { applyGoalCommand, type GoalCommand } from "../../src/goal/commands.js";
+import { createGoalTree, type GoalTree } from "../../src/goal/goal-tree.js";
 
 export const NOW = "2026-02-04T22:00:12.000Z";
 

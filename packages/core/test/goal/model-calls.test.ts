@@ -1,12 +1,8 @@
-import {
-  applyGoalCommand,
-  createGoalTree,
-  defineGoalTool,
-  type GoalTree,
-  type GoalTreeAccess,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { applyGoalCommand } from "../../src/goal/commands.js";
+import { defineGoalTool, type GoalTreeAccess } from "../../src/goal/goal-tool.js";
+import { createGoalTree, type GoalTree } from "../../src/goal/goal-tree.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext } from "../tools/helpers.js";
 import { invalidInputMessage, NOW, planOf } from "./helpers.js";
 

@@ -1,16 +1,10 @@
-import {
-  addSubTraceStats,
-  applyGoalCommand,
-  createGoalTree,
-  type GoalCommand,
-  type GoalTree,
-  GoalTreeSchema,
-  goalTreeProblems,
-  isArborError,
-  planView,
-  recordMessage,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { isArborError } from "../../src/errors.js";
+import { applyGoalCommand, type GoalCommand } from "../../src/goal/commands.js";
+import { createGoalTree, type GoalTree, GoalTreeSchema } from "../../src/goal/goal-tree.js";
+import { goalTreeProblems } from "../../src/goal/invariants.js";
+import { planView } from "../../src/goal/numbering.js";
+import { addSubTraceStats, recordMessage } from "../../src/goal/stats.js";
 import { deepFreeze, NOW } from "./helpers.js";
 
 /** A small seeded generator, so a failing sequence can be replayed from its seed. */

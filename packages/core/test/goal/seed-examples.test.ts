@@ -1,5 +1,7 @@
-import { applyGoalCommand, createGoalTree, toOutline, toPrompt } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { applyGoalCommand } from "../../src/goal/commands.js";
+import { createGoalTree } from "../../src/goal/goal-tree.js";
+import { toOutline, toPrompt } from "../../src/goal/to-prompt.js";
 import { NOW, planOf, play, progressLines } from "./helpers.js";
 
 /**

@@ -1,12 +1,6 @@
-import {
-  addSubTraceStats,
-  createGoalTree,
-  type GoalTree,
-  MAX_PREVIEW_SEGMENTS,
-  recordMessage,
-  toolPreview,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { createGoalTree, type GoalTree } from "../../src/goal/goal-tree.js";
+import { addSubTraceStats, MAX_PREVIEW_SEGMENTS, recordMessage, toolPreview } from "../../src/goal/stats.js";
 import { deepFreeze, invalidInputMessage, planOf } from "./helpers.js";
 
 /** 1. Analyse, 2. Build (2.1 Design, 2.2 Code (2.2.1 Endpoint)) */

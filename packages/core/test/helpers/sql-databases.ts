@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Durability, Store, StoreSpec } from "@arbor/core";
 import Database from "better-sqlite3";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
+import type { Durability, StoreSpec } from "../../src/store/spec.js";
 import { openSqlStore } from "../../src/store/sql/open-sql-store.js";
+import type { Store } from "../../src/store/store.js";
 
 /** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
 export interface StoreHarness {

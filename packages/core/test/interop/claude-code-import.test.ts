@@ -1,6 +1,7 @@
 import { basename } from "node:path";
-import { type ClaudeFile, convertClaudeCodeSession, type SessionExport, SessionExportSchema } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { type ClaudeFile, convertClaudeCodeSession } from "../../src/interop/claude-code/import.js";
+import { type SessionExport, SessionExportSchema } from "../../src/store/export-format.js";
 import { branchPoints, countParts, countRole, countType, fixture, parts, rawBlocks, rawLines } from "./fixtures.js";
 
 type Raw = Record<string, unknown>;

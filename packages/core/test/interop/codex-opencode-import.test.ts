@@ -1,11 +1,8 @@
-import {
-  ArborError,
-  convertCodexSession,
-  convertOpenCodeRows,
-  type SessionExport,
-  SessionExportSchema,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { ArborError } from "../../src/errors.js";
+import { convertCodexSession } from "../../src/interop/codex/import.js";
+import { convertOpenCodeRows } from "../../src/interop/opencode/import.js";
+import { type SessionExport, SessionExportSchema } from "../../src/store/export-format.js";
 import { countParts, countRole, countType, fixture, parts, rawLines } from "./fixtures.js";
 
 type Raw = Record<string, unknown>;

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Entry, Part, SessionExport } from "@arbor/core";
-import {
-  type Conversion,
-  convertClaudeCodeSession,
-  convertCodexSession,
-  convertOpenCodeRows,
-  convertPiSession,
-} from "@arbor/core/internal";
+import { convertClaudeCodeSession } from "../../src/interop/claude-code/import.js";
+import { convertCodexSession } from "../../src/interop/codex/import.js";
+import { convertOpenCodeRows } from "../../src/interop/opencode/import.js";
+import { convertPiSession } from "../../src/interop/pi/import.js";
+import type { Conversion } from "../../src/interop/types.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { Part } from "../../src/model/parts.js";
+import type { SessionExport } from "../../src/store/export-format.js";
 
 const ROOT = fileURLToPath(new URL("../fixtures/sessions/", import.meta.url));
 

@@ -1,5 +1,8 @@
-import { ArborError, convertPiSession, SessionExportSchema, toPiSession } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { ArborError } from "../../src/errors.js";
+import { toPiSession } from "../../src/interop/pi/export.js";
+import { convertPiSession } from "../../src/interop/pi/import.js";
+import { SessionExportSchema } from "../../src/store/export-format.js";
 import { branchPoints, countParts, countRole, countType, fixture, rawBlocks, rawLines } from "./fixtures.js";
 
 const role = (lines: Array<Record<string, unknown>>, r: string) =>

@@ -1,8 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AtifTrajectorySchema, listSubTraces, openStore, type SessionExport, type Store, toAtif } from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toAtif } from "../../src/interop/atif/export.js";
+import { AtifTrajectorySchema } from "../../src/interop/atif/schema.js";
+import type { SessionExport } from "../../src/store/export-format.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { listSubTraces } from "../../src/trace/trace-query.js";
 import { createNamespace, type SqlNamespace } from "../helpers/sql-databases.js";
 import { allConversions, claudeFixture } from "./fixtures.js";
 

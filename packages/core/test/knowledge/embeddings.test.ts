@@ -1,18 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmbeddingModelV4 } from "@ai-sdk/provider";
-import {
-  ArborError,
-  createEmbedder,
-  EMBEDDING_PROVIDERS,
-  type Embedder,
-  embeddingLoader,
-  KnowledgeBase,
-  modelEmbedder,
-  resolveConfig,
-} from "@arbor/core/internal";
 import { type FakeOpenAIServer, hashedBagOfWords, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { ArborError } from "../../src/errors.js";
+import { type Embedder, modelEmbedder } from "../../src/knowledge/embedder.js";
+import { KnowledgeBase } from "../../src/knowledge/knowledge-base.js";
+import { EMBEDDING_PROVIDERS, embeddingLoader } from "../../src/llm/embedding-providers.js";
+import { createEmbedder } from "../../src/llm/registry.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 
 const servers: FakeOpenAIServer[] = [];

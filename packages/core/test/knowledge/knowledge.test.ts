@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { KnowledgeBase, messageTrace, resolveConfig } from "@arbor/core/internal";
 import { startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { KnowledgeBase } from "../../src/knowledge/knowledge-base.js";
+import { messageTrace } from "../../src/trace/message-trace.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -1,8 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileCacheStore, LlmCache, resolveConfig } from "@arbor/core";
 import { startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { FileCacheStore } from "../../src/llm/cache/file-cache-store.js";
+import { LlmCache } from "../../src/llm/cache/llm-cache.js";
 import { collect, harness, tempDir, transcript } from "../loop/harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -1,6 +1,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Message } from "@ai-sdk/provider";
-import { cacheKey, canonicalJson, decodeValue, encodeValue, replayKey, requestWindow } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { canonicalJson, decodeValue, encodeValue } from "../../src/llm/cache/json-value.js";
+import { cacheKey, replayKey, requestWindow } from "../../src/llm/cache/request-key.js";
 
 const user = (text: string): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text }] });
 const assistant = (text: string): LanguageModelV4Message => ({ role: "assistant", content: [{ type: "text", text }] });

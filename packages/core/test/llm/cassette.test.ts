@@ -1,15 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CassetteRecorder,
-  cassettePlayer,
-  cassetteResolver,
-  loadCassette,
-  parseCassette,
-  type RunEvent,
-} from "@arbor/core/internal";
 import { reasoning, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { loadCassette, parseCassette } from "../../src/llm/cassette/cassette-file.js";
+import { cassettePlayer, cassetteResolver } from "../../src/llm/cassette/cassette-player.js";
+import { CassetteRecorder } from "../../src/llm/cassette/cassette-recorder.js";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { collect, harness, tempDir, transcript, types } from "../loop/harness.js";
 
 const script = () =>

@@ -1,7 +1,8 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileCacheStore, type Recording } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { FileCacheStore } from "../../src/llm/cache/file-cache-store.js";
+import type { Recording } from "../../src/llm/cache/recording.js";
 import { tempDir } from "../loop/harness.js";
 
 function recording(n: number, text = `answer ${n}`, createdAt = "2026-03-01T10:00:00.000Z"): Recording {

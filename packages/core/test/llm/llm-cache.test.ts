@@ -1,9 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { CACHE_HEADER, LlmCache, type RunEvent, resolveConfig } from "@arbor/core/internal";
 import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { CACHE_HEADER, LlmCache } from "../../src/llm/cache/llm-cache.js";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { collect, harness, transcript, types } from "../loop/harness.js";
 
 /** A fixed clock: the system prompt (which holds the date) and the cache's TTL see the same time on every run. */

@@ -1,7 +1,9 @@
-import { defineTool, type Entry, type Message } from "@arbor/core";
 import { recordedResponses, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { Entry } from "../../src/model/entry.js";
+import type { Message } from "../../src/model/message.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "../loop/harness.js";
 import { anthropicReplay, closeAfter, serve, serveRecorded } from "./recorded-servers.js";
 

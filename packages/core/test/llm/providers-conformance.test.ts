@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import type { SharedV4ProviderOptions } from "@ai-sdk/provider";
-import { ArborError, ConfigSchema } from "@arbor/core";
 import { describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../src/config/schema.js";
+import { ArborError } from "../../src/errors.js";
 // Relative imports: the provider list and the generic code reading it are tested as they are, whatever the entry points export.
 import { cacheMarkFor } from "../../src/llm/cache-breakpoints.js";
 import { BUILTIN_MODELS, modelInfo } from "../../src/llm/catalog.js";

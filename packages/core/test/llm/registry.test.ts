@@ -1,7 +1,9 @@
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { ArborError, ConfigSchema, type ModelInfo } from "@arbor/core";
 import { error, type FakeOpenAIServer, finish, type Script, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ConfigSchema } from "../../src/config/schema.js";
+import { ArborError } from "../../src/errors.js";
+import type { ModelInfo } from "../../src/llm/catalog.js";
 // Relative imports: this module is tested on its own, whatever the package index exports at the moment.
 import { apiKeyVariable, createModelRegistry, type ModelRegistryOptions } from "../../src/llm/registry.js";
 

@@ -1,7 +1,8 @@
-import { ArborError, type ModelResolver, type ResolvedModel } from "@arbor/core/internal";
 import { error, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { ArborError } from "../../src/errors.js";
 import { generate } from "../../src/llm/model-call.js";
+import type { ModelResolver, ResolvedModel } from "../../src/llm/resolved-model.js";
 import { DEFAULT_RETRY, type LoopClock } from "../../src/llm/retry.js";
 import { scenarioModel, scenarioRetry } from "../../src/llm/scenario.js";
 

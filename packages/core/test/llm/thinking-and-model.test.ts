@@ -1,5 +1,5 @@
-import type { Entry } from "@arbor/core";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
 import { anthropicReplay, requestBody, serveRecorded } from "./recorded-servers.js";
 

@@ -1,5 +1,7 @@
-import { effortForBudget, envLayer, parseThinkingLevel, THINKING_LEVEL_HINT, thinkingCallOptions } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { envLayer } from "../../src/config/resolve.js";
+import { effortForBudget, thinkingCallOptions } from "../../src/llm/thinking.js";
+import { parseThinkingLevel, THINKING_LEVEL_HINT } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
 import { anthropicReplay, requestBody, serve, serveRecorded } from "./recorded-servers.js";
 

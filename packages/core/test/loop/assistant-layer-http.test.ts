@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Entry, resolveConfig } from "@arbor/core/internal";
 import { scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { Entry } from "../../src/model/entry.js";
 import { collect, harness } from "./harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -2,22 +2,18 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import {
-  createRuntime,
-  defineTool,
-  type Entry,
-  MemoryBlobStore,
-  openStore,
-  type RunEvent,
-  type RunHandle,
-  type Runtime,
-  type RuntimeOptions,
-  type Store,
-  type ToolResult,
-} from "@arbor/core/internal";
 import { routedModel, taskOf } from "@arbor/testkit";
 import { afterEach } from "vitest";
 import { z } from "zod";
+import type { RunHandle } from "../../src/loop/run-types.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { RunEvent } from "../../src/model/run-events.js";
+import type { Runtime, RuntimeOptions } from "../../src/runtime/types.js";
+import { createRuntime } from "../../src/runtime.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { defineTool, type ToolResult } from "../../src/tools/tool.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

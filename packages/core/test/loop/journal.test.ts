@@ -1,9 +1,11 @@
-import { buildContext, openStore, type Store } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { appendCustom, appendMessage } from "../../src/loop/journal.js";
 import type { RunContext, RunExtension } from "../../src/loop/run-context.js";
 import { EMPTY_TALLY } from "../../src/loop/tally.js";
 import { TraceSpend } from "../../src/loop/trace-spend.js";
+import { buildContext } from "../../src/session/context.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
 
 /** The part of a run the journal touches; the rest of a RunContext is never read by it. */
 async function runOn(store: Store, extensions: RunExtension[], seen: string[]) {

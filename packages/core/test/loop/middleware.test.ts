@@ -1,14 +1,10 @@
-import {
-  type ArborError,
-  defineTool,
-  type MiddlewareContext,
-  type RunEvent,
-  RunEventSchema,
-  type RunMiddleware,
-} from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ArborError } from "../../src/errors.js";
+import type { MiddlewareContext, RunMiddleware } from "../../src/loop/run-types.js";
+import { type RunEvent, RunEventSchema } from "../../src/model/run-events.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness, types } from "./harness.js";
 
 /** Resolves when `release` is called: lets a test hold an async hook open and look at what happened meanwhile. */

@@ -1,7 +1,12 @@
-import { type Config, type Entry, MemoryBlobStore, resolveConfig, TokenCounter, ToolRegistry } from "@arbor/core/internal";
 import { type ScriptAction, type StepContext, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { Config } from "../../src/config/schema.js";
+import { TokenCounter } from "../../src/context/token-counter.js";
 import { EMPTY_TALLY, tallyEntry } from "../../src/loop/tally.js";
+import type { Entry } from "../../src/model/entry.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { collect, harness, printTool } from "./harness.js";
 
 const base = { parentId: null, timestamp: new Date(0).toISOString() };

@@ -1,6 +1,7 @@
-import { APPROVAL_ENTRY_TYPE, addToApprovalFile } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { addToApprovalFile } from "../../src/permissions/approval-file.js";
+import { APPROVAL_ENTRY_TYPE } from "../../src/permissions/approvals.js";
 import { collect, harness } from "./harness.js";
 
 const bash = (command: string, id: string) => toolCall("bash", { command }, { id });

@@ -1,8 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ModelResolver, RunEventSchema } from "@arbor/core";
 import { error, reasoning, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { ModelResolver } from "../../src/llm/resolved-model.js";
+import { RunEventSchema } from "../../src/model/run-events.js";
 import { collect, harness, transcript, types } from "./harness.js";
 
 describe("runtime.run", () => {

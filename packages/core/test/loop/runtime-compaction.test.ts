@@ -1,17 +1,4 @@
 import {
-  CONTINUE_ENTRY_TYPE,
-  type Config,
-  defineTool,
-  type Entry,
-  MemoryBlobStore,
-  PRUNE_ENTRY_TYPE,
-  PRUNED_OUTPUT,
-  resolveConfig,
-  SUMMARY_SYSTEM_PROMPT,
-  TokenCounter,
-  ToolRegistry,
-} from "@arbor/core/internal";
-import {
   error,
   type ScriptAction,
   type ScriptStep,
@@ -24,6 +11,16 @@ import {
 } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { Config } from "../../src/config/schema.js";
+import { CONTINUE_ENTRY_TYPE } from "../../src/context/compactor.js";
+import { SUMMARY_SYSTEM_PROMPT } from "../../src/context/summary-prompt.js";
+import { TokenCounter } from "../../src/context/token-counter.js";
+import type { Entry } from "../../src/model/entry.js";
+import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT } from "../../src/session/prune-entry.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "./harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -1,6 +1,7 @@
-import { type LoopClock, resolveConfig } from "@arbor/core/internal";
 import { error, hang, malformed, scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { LoopClock } from "../../src/llm/retry.js";
 import { collect, harness, transcript, types } from "./harness.js";
 
 /** A clock whose sleeps return at once and are recorded, so backoff is asserted without waiting. */

@@ -1,18 +1,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  buildContext,
-  contextMessages,
-  type Entry,
-  GOAL_COMPACTION_ENTRY_TYPE,
-  goalTreeOnPath,
-  type Message,
-  openStore,
-  type StoredEvent,
-  WatchHub,
-} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { WatchHub } from "../../src/events/watch-hub.js";
+import { goalTreeOnPath } from "../../src/goal/goal-path.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { Message } from "../../src/model/message.js";
+import { buildContext, contextMessages } from "../../src/session/context.js";
+import { GOAL_COMPACTION_ENTRY_TYPE } from "../../src/session/goal-collapse.js";
+import type { StoredEvent } from "../../src/store/event-records.js";
+import { openStore } from "../../src/store/open.js";
 import { collect, harness, tempDir } from "./harness.js";
 
 function messages(path: readonly Entry[]): Message[] {

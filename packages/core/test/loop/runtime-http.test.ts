@@ -1,9 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineTool, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { error, scriptedModel, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness, transcript, types } from "./harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

@@ -1,7 +1,10 @@
-import { defineTool, type Entry, resolveConfig, type Store } from "@arbor/core";
 import { hang, scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { Store } from "../../src/store/store.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness, transcript } from "./harness.js";
 
 describe("a provider stream that stalls", () => {

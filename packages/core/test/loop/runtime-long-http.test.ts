@@ -1,14 +1,12 @@
-import {
-  defineTool,
-  MemoryBlobStore,
-  resolveConfig,
-  SUMMARY_SYSTEM_PROMPT,
-  TokenCounter,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { error, type StepContext, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { SUMMARY_SYSTEM_PROMPT } from "../../src/context/summary-prompt.js";
+import { TokenCounter } from "../../src/context/token-counter.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "./harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];

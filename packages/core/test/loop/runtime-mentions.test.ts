@@ -1,6 +1,6 @@
-import { mentionCall } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { mentionCall } from "../../src/subagents/mentions.js";
 import { collect, harness } from "./harness.js";
 
 describe("a prompt that mentions a sub-agent", () => {

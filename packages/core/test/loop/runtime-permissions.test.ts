@@ -1,9 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { APPROVAL_ENTRY_TYPE, defineTool, type RunEvent, type ToolResult } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RunEvent } from "../../src/model/run-events.js";
+import { APPROVAL_ENTRY_TYPE } from "../../src/permissions/approvals.js";
+import { defineTool, type ToolResult } from "../../src/tools/tool.js";
 import { collect, harness, transcript } from "./harness.js";
 
 const readEnv = (id: string) => [toolCall("read", { path: ".env" }, { id })];

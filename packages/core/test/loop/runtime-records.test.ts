@@ -1,6 +1,8 @@
-import type { RunEventReader, Runtime, WatchMessage } from "@arbor/core/internal";
 import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { RunEventReader } from "../../src/events/run-event-reader.js";
+import type { WatchMessage } from "../../src/events/watch-events.js";
+import type { Runtime } from "../../src/runtime/types.js";
 import { collect, harness, types } from "./harness.js";
 
 /**

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { openStore } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open.js";
 import { collect, gateTool as gate, harness, tempDir, transcript } from "./harness.js";
 
 describe("the runtime answers who drives a session", () => {

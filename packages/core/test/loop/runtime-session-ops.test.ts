@@ -1,7 +1,12 @@
 import { join } from "node:path";
-import { createRuntime, type Entry, MemoryBlobStore, messageTrace, openStore, type Store } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
+import { createRuntime } from "../../src/runtime.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { messageTrace } from "../../src/trace/message-trace.js";
 import { collect, gateTool, harness, tempDir } from "./harness.js";
 
 /** What an entry is, in one word, for ordering assertions: `label`, `arbor.delete`, `assistant: done`… */

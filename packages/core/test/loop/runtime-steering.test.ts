@@ -1,9 +1,12 @@
 import { join } from "node:path";
-import { defineTool, openStore, type ToolResult } from "@arbor/core";
-import { createRuntime, isArborError, MemoryBlobStore } from "@arbor/core/internal";
 import { type ScriptedModel, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { isArborError } from "../../src/errors.js";
+import { createRuntime } from "../../src/runtime.js";
+import { openStore } from "../../src/store/open.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { defineTool, type ToolResult } from "../../src/tools/tool.js";
 import { collect, harness, tempDir, transcript } from "./harness.js";
 
 /** A tool whose calls each wait until released, so a test can act while the run is mid-step. */

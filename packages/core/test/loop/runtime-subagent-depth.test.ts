@@ -1,7 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { envLayer, resolveConfig, type Store } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { envLayer, resolveConfig } from "../../src/config/resolve.js";
+import type { Store } from "../../src/store/store.js";
 import { collect, harness } from "./harness.js";
 
 /** Each level delegates the next level's task, then answers; routed by the task each run was given. */

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import type { RunEvent } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { harness } from "./harness.js";
 
 function models(main: LanguageModelV4, worker: LanguageModelV4): LanguageModelV4 {

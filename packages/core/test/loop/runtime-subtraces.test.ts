@@ -1,16 +1,14 @@
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import {
-  type Entry,
-  goalTreeOnPath,
-  openStore,
-  parentTraceId,
-  type SessionMeta,
-  SubTraceIds,
-  WatchHub,
-} from "@arbor/core/internal";
 import { error, hang, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { WatchHub } from "../../src/events/watch-hub.js";
+import { goalTreeOnPath } from "../../src/goal/goal-path.js";
+import type { Entry } from "../../src/model/entry.js";
+import { parentTraceId } from "../../src/model/ids.js";
+import type { SessionMeta } from "../../src/model/session.js";
+import { openStore } from "../../src/store/open.js";
+import { SubTraceIds } from "../../src/subagents/sub-trace-ids.js";
 import { branchModels, collect, harness, tempDir } from "./harness.js";
 
 const SUB_ID = /^[0-9a-f-]{36}@explore-\d{14}-\d{3}$/;

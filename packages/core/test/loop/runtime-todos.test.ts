@@ -1,6 +1,8 @@
-import { createRuntime, MemoryBlobStore, TODOS_ENTRY_TYPE, todosOnPath } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { createRuntime } from "../../src/runtime.js";
+import { TODOS_ENTRY_TYPE, todosOnPath } from "../../src/todos/todo-record.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { collect, harness } from "./harness.js";
 
 const first = [{ content: "Write the parser", status: "in_progress" as const }];

@@ -1,6 +1,7 @@
-import { envLayer, resolveConfig, TraceSpend } from "@arbor/core/internal";
 import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { envLayer, resolveConfig } from "../../src/config/resolve.js";
+import { TraceSpend } from "../../src/loop/trace-spend.js";
 import { collect, harness } from "./harness.js";
 
 /** The main agent delegates two tasks in one step (run one after the other); each sub-agent answers at once. */

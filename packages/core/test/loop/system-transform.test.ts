@@ -1,6 +1,6 @@
-import type { RunExtension } from "@arbor/core";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { RunExtension } from "../../src/loop/run-context.js";
 import { collect, harness } from "./harness.js";
 
 const systemOf = (call: StepContext): string => {

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunEvent } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { harness } from "./harness.js";
 
 describe("tool durations", () => {

@@ -1,7 +1,9 @@
-import { appendCustom, defineTool, type RunContext, type RunExtension } from "@arbor/core";
 import { type StepContext, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { appendCustom } from "../../src/loop/journal.js";
+import type { RunContext, RunExtension } from "../../src/loop/run-context.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "./harness.js";
 
 const toolNames = (call: StepContext): string[] =>

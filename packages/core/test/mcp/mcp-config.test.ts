@@ -1,7 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { INLINE_LIMIT, loadConfig, MemoryBlobStore, mcpToolName, resultMetadata, resultText } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { mcpToolName } from "../../src/mcp/names.js";
+import { INLINE_LIMIT, resultMetadata, resultText } from "../../src/mcp/results.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { tempDir } from "../loop/harness.js";
 
 function workspaceWith(config: unknown): { cwd: string; env: Record<string, string> } {

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { type McpServerConfig, type RunEvent, resolveConfig } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { McpServerConfig } from "../../src/config/schema.js";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { collect, harness } from "../loop/harness.js";
 import { EVERYTHING_BIN } from "./servers.js";
 

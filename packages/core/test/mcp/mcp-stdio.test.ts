@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type McpServerConfig, type RunEvent, RunEventSchema, resolveConfig } from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { McpServerConfig } from "../../src/config/schema.js";
+import { type RunEvent, RunEventSchema } from "../../src/model/run-events.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 import { everythingStdio, filesystemStdio } from "./servers.js";
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { McpServerConfig } from "@arbor/core/internal";
+import type { McpServerConfig } from "../../src/config/schema.js";
 
 /** The MCP servers from npm the tests start, from the workspace's node_modules (never fetched at run time). */
 const modules = fileURLToPath(new URL("../../../../node_modules/@modelcontextprotocol/", import.meta.url));

@@ -1,18 +1,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  appendMemory,
-  dayName,
-  fitMemory,
-  memorySearchTool,
-  memoryWriteTool,
-  parseMemories,
-  resolveConfig,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { type StepContext, scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { appendMemory, dayName } from "../../src/memory/memory-files.js";
 import { loadPromptContext } from "../../src/prompt/instructions.js";
+import { fitMemory } from "../../src/prompt/memory-budget.js";
+import { parseMemories } from "../../src/runtime/memory-extract.js";
+import { memorySearchTool, memoryWriteTool } from "../../src/tools/builtin/memory.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 import { fakeContext } from "../tools/helpers.js";
 

@@ -1,6 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type Entry, type RunEvent, resolveConfig } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf } from "@arbor/testkit";
+import { resolveConfig } from "../../src/config/resolve.js";
+import type { Entry } from "../../src/model/entry.js";
+import type { RunEvent } from "../../src/model/run-events.js";
 
 const STEP = /Now carry out step \d+: (.*)$/;
 

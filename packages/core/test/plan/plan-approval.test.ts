@@ -1,14 +1,11 @@
-import {
-  createRuntime,
-  isArborError,
-  latestPlanRecord,
-  MemoryBlobStore,
-  PLAN_ENTRY_TYPE,
-  type RunEvent,
-  type RunHandle,
-} from "@arbor/core/internal";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { isArborError } from "../../src/errors.js";
+import type { RunHandle } from "../../src/loop/run-types.js";
+import type { RunEvent } from "../../src/model/run-events.js";
+import { latestPlanRecord, PLAN_ENTRY_TYPE } from "../../src/plan/plan-record.js";
+import { createRuntime } from "../../src/runtime.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { collect, harness } from "../loop/harness.js";
 import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
 

@@ -1,19 +1,13 @@
-import {
-  addPlanGoals,
-  addStepGoals,
-  closePlanGoal,
-  closeStepGoal,
-  createGoalTree,
-  executorPrompt,
-  goalTreeProblems,
-  isArborError,
-  normalizeSteps,
-  PlanCreateInputSchema,
-  planReport,
-  shouldSkipReplan,
-  startStepGoal,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { isArborError } from "../../src/errors.js";
+import { createGoalTree } from "../../src/goal/goal-tree.js";
+import { goalTreeProblems } from "../../src/goal/invariants.js";
+import { executorPrompt } from "../../src/plan/executor-prompt.js";
+import { normalizeSteps } from "../../src/plan/normalize-steps.js";
+import { planReport } from "../../src/plan/phase-two.js";
+import { addPlanGoals, addStepGoals, closePlanGoal, closeStepGoal, startStepGoal } from "../../src/plan/plan-goals.js";
+import { PlanCreateInputSchema } from "../../src/plan/plan-tools.js";
+import { shouldSkipReplan } from "../../src/plan/replanner.js";
 
 const NOW = "2026-01-01T00:00:00.000Z";
 

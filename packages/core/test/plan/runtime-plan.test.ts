@@ -1,6 +1,8 @@
-import { goalTreeOnPath, goalTreeProblems, latestPlanRecord } from "@arbor/core/internal";
 import { error, hang, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { goalTreeOnPath } from "../../src/goal/goal-path.js";
+import { goalTreeProblems } from "../../src/goal/invariants.js";
+import { latestPlanRecord } from "../../src/plan/plan-record.js";
 import { collect, harness, types } from "../loop/harness.js";
 import { entriesOf, ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
 

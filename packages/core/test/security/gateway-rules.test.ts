@@ -1,8 +1,9 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveConfig, SecurityGateway } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { SecurityGateway } from "../../src/security/gateway.js";
 import { BENIGN, HOSTILE } from "./commands.js";
 
 const gateway = (security: Record<string, unknown> = {}) =>

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSnapshots } from "@arbor/core/internal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasGit } from "../../../../test-setup/git.js";
+import { openSnapshots } from "../../src/snapshot/git-snapshots.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,8 +1,11 @@
-import { genAiTelemetry, MemoryBlobStore, resolveConfig, ToolRegistry } from "@arbor/core/internal";
 import { error, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { genAiTelemetry } from "../../src/telemetry/gen-ai.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { branchModels, collect, harness, printTool } from "../loop/harness.js";
 
 const providers: TracerProvider[] = [];

@@ -1,7 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { addToApprovalFile, approvalFilePath, isApproved, readApprovalFile, removeFromApprovalFile } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import {
+  addToApprovalFile,
+  approvalFilePath,
+  readApprovalFile,
+  removeFromApprovalFile,
+} from "../../src/permissions/approval-file.js";
+import { isApproved } from "../../src/permissions/approvals.js";
 import { tempDir } from "./helpers.js";
 
 const now = new Date("2026-11-26T00:00:00Z");

@@ -1,15 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  agentPermissions,
-  BUILTIN_AGENTS,
-  bashTool,
-  createPermissionAsk,
-  type PermissionRule,
-  rulesFromConfig,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import type { PermissionRule } from "../../src/model/permission-rule.js";
+import { createPermissionAsk } from "../../src/permissions/ask.js";
+import { rulesFromConfig } from "../../src/permissions/permission.js";
+import { bashTool } from "../../src/tools/builtin/bash.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 /** A bash tool under real rules; every prompt is recorded and answered from `replies` (then reject). */

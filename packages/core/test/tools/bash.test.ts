@@ -1,7 +1,10 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bashTool, MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { bashTool } from "../../src/tools/builtin/bash.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 /** Alive means running: a zombie (exited, not yet reaped by whoever adopted it) counts as gone. */

@@ -1,5 +1,12 @@
-import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest, type LoopStep, stableJson } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import {
+  callKey,
+  describeDoomLoop,
+  detectDoomLoop,
+  doomLoopRequest,
+  type LoopStep,
+  stableJson,
+} from "../../src/tools/doom-loop.js";
 
 const call = (tool: string, input: unknown = {}): LoopStep => ({ kind: "tool", tool, input });
 const text = (t: string): LoopStep => ({ kind: "text", text: t });

@@ -1,7 +1,14 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bashTool, editTool, globTool, grepTool, listTool, readTool, ToolRegistry, writeTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { bashTool } from "../../src/tools/builtin/bash.js";
+import { editTool } from "../../src/tools/builtin/edit.js";
+import { globTool } from "../../src/tools/builtin/glob.js";
+import { grepTool } from "../../src/tools/builtin/grep.js";
+import { listTool } from "../../src/tools/builtin/list.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { writeTool } from "../../src/tools/builtin/write.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 function setup(answer: "allow" | "reject" = "allow") {

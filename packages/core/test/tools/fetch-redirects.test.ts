@@ -1,14 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  agentPermissions,
-  BUILTIN_AGENTS,
-  createPermissionAsk,
-  fetchTool,
-  rulesFromConfig,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import { createPermissionAsk } from "../../src/permissions/ask.js";
+import { rulesFromConfig } from "../../src/permissions/permission.js";
+import { fetchTool } from "../../src/tools/builtin/fetch.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 /** Two local origins: `allowed` redirects, `other` records every request it gets. */

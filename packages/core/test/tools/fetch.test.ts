@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fetchTool, htmlToText, ToolRegistry } from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { htmlToText } from "../../src/knowledge/html-to-text.js";
+import { fetchTool } from "../../src/tools/builtin/fetch.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { type FakeContext, fakeContext, tempDir } from "./helpers.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

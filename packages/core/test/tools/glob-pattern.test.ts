@@ -1,5 +1,5 @@
-import { globMatcher, globToRegExp } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { globMatcher, globToRegExp } from "../../src/tools/glob-pattern.js";
 
 describe("globMatcher", () => {
   it.each([

@@ -1,8 +1,10 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ArborError, type PermissionRequest, type ToolContext, type ToolProgress } from "@arbor/core/internal";
 import { afterEach } from "vitest";
+import { ArborError } from "../../src/errors.js";
+import type { PermissionRequest, ToolContext } from "../../src/tools/tool.js";
+import type { ToolProgress } from "../../src/tools/tool-progress.js";
 
 /** A fresh temporary folder per call, removed after the test. realpath so macOS /var links compare equal. */
 export function tempDir(prefix = "arbor-tools-"): string {

@@ -1,19 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  blobRef,
-  capOutput,
-  countLines,
-  cutOutput,
-  DEFAULT_OUTPUT_LIMITS,
-  defineTool,
-  FileBlobStore,
-  readTool,
-  renderCut,
-  ToolRegistry,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { blobRef, FileBlobStore } from "../../src/tools/blob-store.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { capOutput, countLines, cutOutput, DEFAULT_OUTPUT_LIMITS, renderCut } from "../../src/tools/output-cap.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 describe("cutOutput (pure)", () => {

@@ -1,16 +1,13 @@
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  agentPermissions,
-  BUILTIN_AGENTS,
-  createPermissionAsk,
-  grepTool,
-  readTool,
-  skillTool,
-  ToolRegistry,
-  writeTool,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import { createPermissionAsk } from "../../src/permissions/ask.js";
+import { grepTool } from "../../src/tools/builtin/grep.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { skillTool } from "../../src/tools/builtin/skill.js";
+import { writeTool } from "../../src/tools/builtin/write.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 /** The tools under the build agent's default rules; every ask is recorded and refused. */

@@ -1,15 +1,8 @@
-import {
-  agentPermissions,
-  BUILTIN_AGENTS,
-  capToCaller,
-  createPermissionAsk,
-  disabledTools,
-  evaluate,
-  evaluateRequest,
-  type PermissionRule,
-  rulesFromConfig,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import type { PermissionRule } from "../../src/model/permission-rule.js";
+import { createPermissionAsk } from "../../src/permissions/ask.js";
+import { capToCaller, disabledTools, evaluate, evaluateRequest, rulesFromConfig } from "../../src/permissions/permission.js";
 
 const plan = agentPermissions({ agent: BUILTIN_AGENTS.plan });
 const general = agentPermissions({ agent: BUILTIN_AGENTS.general });

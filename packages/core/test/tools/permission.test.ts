@@ -1,25 +1,23 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { agentPermissions, BUILTIN_AGENTS } from "../../src/agents/presets.js";
+import { ArborError } from "../../src/errors.js";
+import type { PermissionRule } from "../../src/model/permission-rule.js";
+import { createPermissionAsk, isPermissionRefusal } from "../../src/permissions/ask.js";
 import {
-  ArborError,
-  agentPermissions,
-  BUILTIN_AGENTS,
-  createPermissionAsk,
   DEFAULT_RULES,
   disabledTools,
   evaluate,
   evaluateRequest,
-  isPermissionRefusal,
   mergeRules,
   PermissionConfigSchema,
-  type PermissionRule,
-  readTool,
   rulesFromConfig,
-  ToolRegistry,
   traceContextRules,
-  wildcardMatch,
-} from "@arbor/core/internal";
-import { describe, expect, it } from "vitest";
+} from "../../src/permissions/permission.js";
+import { wildcardMatch } from "../../src/permissions/wildcard.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 const TOOLS = ["read", "write", "edit", "list", "glob", "grep", "bash", "fetch", "todowrite", "todoread", "skill"];

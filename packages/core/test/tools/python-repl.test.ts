@@ -1,5 +1,7 @@
-import { PythonRepls, pythonReplTool, ToolRegistry } from "@arbor/core/internal";
 import { afterEach, describe, expect, it } from "vitest";
+import { pythonReplTool } from "../../src/tools/builtin/python-repl.js";
+import { PythonRepls } from "../../src/tools/python/python-repls.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 const opened: PythonRepls[] = [];

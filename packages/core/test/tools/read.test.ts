@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryBlobStore, readTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 function setup() {

@@ -1,6 +1,10 @@
-import { ArborError, builtinTools, defineTool, MemoryBlobStore, type ToolOutcome, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ArborError } from "../../src/errors.js";
+import { builtinTools } from "../../src/runtime/builtin-tools.js";
+import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool, type ToolOutcome } from "../../src/tools/tool.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 const echo = defineTool({

@@ -1,7 +1,10 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { globTool, grepTool, listTool, ToolRegistry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { globTool } from "../../src/tools/builtin/glob.js";
+import { grepTool } from "../../src/tools/builtin/grep.js";
+import { listTool } from "../../src/tools/builtin/list.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 /** A small workspace; `age` gives each file an mtime so newest-first order is deterministic. */

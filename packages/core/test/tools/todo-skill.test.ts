@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryTodoStore, parseFrontMatter, skillTool, ToolRegistry, todoReadTool, todoWriteTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { MemoryTodoStore } from "../../src/todos/todo-store.js";
+import { todoReadTool } from "../../src/todos/todoread.js";
+import { todoWriteTool } from "../../src/todos/todowrite.js";
+import { skillTool } from "../../src/tools/builtin/skill.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { parseFrontMatter } from "../../src/tools/skills.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 describe("todowrite / todoread", () => {

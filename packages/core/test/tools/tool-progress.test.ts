@@ -2,8 +2,11 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fetchTool, readTool, ToolRegistry, throttleProgress } from "@arbor/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchTool } from "../../src/tools/builtin/fetch.js";
+import { readTool } from "../../src/tools/builtin/read.js";
+import { throttleProgress } from "../../src/tools/progress-throttle.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 const BIG = 600 * 1024;

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { editTool, ToolRegistry, writeTool } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import { editTool } from "../../src/tools/builtin/edit.js";
+import { writeTool } from "../../src/tools/builtin/write.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { fakeContext, tempDir } from "./helpers.js";
 
 function setup() {

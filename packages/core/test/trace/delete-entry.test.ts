@@ -1,5 +1,7 @@
-import { applyEntry, buildContext, contextMessages, DELETE_ENTRY_TYPE, deletedEntryIds, type Entry } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
+import { applyEntry, buildContext, contextMessages } from "../../src/session/context.js";
+import { DELETE_ENTRY_TYPE, deletedEntryIds } from "../../src/session/delete-entry.js";
 import { Chain } from "../context/entries.js";
 
 function deleteEntry(id: string, parentId: string, entryIds: string[]): Entry {

@@ -1,16 +1,10 @@
-import {
-  DELETE_ENTRY_TYPE,
-  type Entry,
-  findToolCalls,
-  messageTrace,
-  nearestRankPercentile,
-  pageTraceMessages,
-  parseTraceTime,
-  type TraceMessage,
-  toolStats,
-  traceTimestamp,
-} from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
+import { DELETE_ENTRY_TYPE } from "../../src/session/delete-entry.js";
+import { messageTrace, type TraceMessage } from "../../src/trace/message-trace.js";
+import { findToolCalls, nearestRankPercentile, toolStats } from "../../src/trace/tool-stats.js";
+import { pageTraceMessages } from "../../src/trace/trace-page.js";
+import { parseTraceTime, traceTimestamp } from "../../src/trace/trace-time.js";
 import { Chain } from "../context/entries.js";
 
 /** A tool message for one call, as the loop writes it: duration, and an error on failure. */

@@ -1,5 +1,6 @@
-import { type Entry, timelineLane, timelineSpans } from "@arbor/core/internal";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../../src/model/entry.js";
+import { timelineLane, timelineSpans } from "../../src/trace/timeline.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { ArborError, type Runtime, type Store } from "@arbor/core/internal";
+import { ArborError, type Runtime, type Store } from "@arbor/core";
 import pg from "pg";
 import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";

@@ -1,4 +1,5 @@
-import { type SqlExecutor, ThinkingLevelSchema } from "@arbor/core/internal";
+import { ThinkingLevelSchema } from "@arbor/core";
+import type { SqlExecutor } from "@arbor/core/store";
 import { type Job, PgBoss } from "pg-boss";
 import { z } from "zod";
 import { ChatDebug } from "../cache-debug-schemas.js";

@@ -1,4 +1,4 @@
-import { isArborError, type RunEvent, type RunHandle, type Store } from "@arbor/core/internal";
+import { isArborError, type RunEvent, type RunHandle, type Store } from "@arbor/core";
 
 /** The errors of a run's start that found the session already taken or finished: nothing to record. */
 const NOT_WOKEN = new Set(["session_busy", "session_not_interrupted", "session_not_found"]);

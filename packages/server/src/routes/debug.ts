@@ -1,4 +1,5 @@
-import { ArborError, readDebugRecords } from "@arbor/core/internal";
+import { ArborError } from "@arbor/core";
+import { readDebugRecords } from "@arbor/core/events";
 import { DebugQuery, DebugResponse } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";

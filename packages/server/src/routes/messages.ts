@@ -1,14 +1,15 @@
+import type { Store } from "@arbor/core";
+import { DELETE_ENTRY_TYPE } from "@arbor/core/session";
 import {
   findToolCalls,
   messageTrace,
   pageSortedTrace,
   parseTraceTime,
   type SortedTrace,
-  type Store,
   sortTrace,
   type TraceMessage,
   toolStats,
-} from "@arbor/core/internal";
+} from "@arbor/core/trace";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {

@@ -1,4 +1,6 @@
-import { ArborError, isArborError, latestPlanRecord, type PlanApprovalRequest, sessionOfPlan } from "@arbor/core/internal";
+import { ArborError, isArborError, type PlanApprovalRequest } from "@arbor/core";
+import { latestPlanRecord } from "@arbor/core/session";
+import { sessionOfPlan } from "@arbor/core/wire";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";

@@ -1,4 +1,5 @@
-import { readTimeline, TimelineLaneSchema } from "@arbor/core/internal";
+import { readTimeline } from "@arbor/core/trace";
+import { TimelineLaneSchema } from "@arbor/core/wire";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { ErrorResponse, SessionParams } from "../schemas.js";

@@ -1,4 +1,5 @@
-import { ArborError, getTrace, goalMessages, RunEventSchema } from "@arbor/core/internal";
+import { ArborError, RunEventSchema } from "@arbor/core";
+import { getTrace, goalMessages } from "@arbor/core/trace";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js";

@@ -1,4 +1,5 @@
-import { ArborError, WatchMessageSchema } from "@arbor/core/internal";
+import { ArborError } from "@arbor/core";
+import { WatchMessageSchema } from "@arbor/core/wire";
 import { upgradeWebSocket } from "@hono/node-server";
 import type { WebSocket } from "ws";
 import type { ServerContext } from "../context.js";

@@ -1,4 +1,5 @@
-import type { RunEventReader, RunHandle } from "@arbor/core/internal";
+import type { RunHandle } from "@arbor/core";
+import type { RunEventReader } from "@arbor/core/events";
 import type { ServerContext } from "../context.js";
 
 /**

@@ -6,14 +6,14 @@ import {
   builtinTools,
   createRuntime,
   defineTool,
-  MemoryBlobStore,
   openStore,
   type Runtime,
   type RuntimeOptions,
   type Store,
   type ToolResult,
   WatchHub,
-} from "@arbor/core/internal";
+} from "@arbor/core";
+import { MemoryBlobStore } from "@arbor/core/store";
 import { type Script, scriptedModel } from "@arbor/testkit";
 import { afterEach } from "vitest";
 import { z } from "zod";

@@ -1,4 +1,5 @@
-import { type WatchMessage, WatchMessageSchema } from "@arbor/core/internal";
+import type { WatchMessage } from "@arbor/core";
+import { WatchMessageSchema } from "@arbor/core/wire";
 import WebSocket from "ws";
 
 /** A WebSocket watcher: every message it got, and a way to wait for one. */

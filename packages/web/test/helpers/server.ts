@@ -6,13 +6,13 @@ import {
   builtinTools,
   type Config,
   createRuntime,
-  MemoryBlobStore,
   openStore,
   type Runtime,
   type RuntimeOptions,
   type Store,
   WatchHub,
-} from "@arbor/core/internal";
+} from "@arbor/core";
+import { MemoryBlobStore } from "@arbor/core/store";
 import { type Script, scriptedModel } from "@arbor/testkit";
 import { type ArborServer, createServer, type ListeningServer } from "../../../server/src/index.js";
 

@@ -1,4 +1,4 @@
-import { ArborError, RunEventSchema } from "@arbor/core/internal";
+import { ArborError, RunEventSchema } from "@arbor/core";
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { ServerContext } from "../../context.js";

@@ -1,4 +1,4 @@
-import type { RunEventReader, RunEventStep } from "@arbor/core/internal";
+import type { RunEventReader, RunEventStep } from "@arbor/core/events";
 import type { Ask } from "../shared/asks.js";
 import { type RunEventWire, readStep, type StreamEnd, toWire, type WireEvent } from "../shared/run-output.js";
 

@@ -1,12 +1,6 @@
-import {
-  ArborError,
-  assertSessionId,
-  getTrace,
-  isArborError,
-  type RunEvent,
-  type Runtime,
-  type Store,
-} from "@arbor/core/internal";
+import { ArborError, isArborError, type RunEvent, type Runtime, type Store } from "@arbor/core";
+import { getTrace } from "@arbor/core/trace";
+import { assertSessionId } from "@arbor/core/wire";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";

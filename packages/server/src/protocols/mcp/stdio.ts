@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { Runtime } from "@arbor/core/internal";
+import type { Runtime } from "@arbor/core";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createArborMcpServer } from "./arbor-mcp-server.js";
 

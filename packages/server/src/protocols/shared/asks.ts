@@ -1,4 +1,6 @@
-import type { ApprovalScope, PermissionReply, RunEvent, RunEventOf } from "@arbor/core/internal";
+import type { PermissionReply, RunEvent } from "@arbor/core";
+import type { ApprovalScope } from "@arbor/core/session";
+import type { RunEventOf } from "@arbor/core/wire";
 
 /**
  * Something a run waits on a person for, as every protocol reads it off the run's events: a

@@ -1,4 +1,4 @@
-import type { RunInput, ThinkingLevel } from "@arbor/core/internal";
+import type { RunInput, ThinkingLevel } from "@arbor/core";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 

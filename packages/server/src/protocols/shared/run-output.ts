@@ -1,4 +1,5 @@
-import type { RunEvent, RunEventReader, RunEventStep } from "@arbor/core/internal";
+import type { RunEvent } from "@arbor/core";
+import type { RunEventReader, RunEventStep } from "@arbor/core/events";
 import { safeErrorMessage } from "../../errors.js";
 import { type Ask, askOf } from "./asks.js";
 

@@ -3,11 +3,11 @@ import {
   isArborError,
   type PendingPermission,
   type PlanApprovalRequest,
-  type RunEventReader,
   type RunHandle,
   type Runtime,
-  type SteerResult,
-} from "@arbor/core/internal";
+} from "@arbor/core";
+import type { RunEventReader } from "@arbor/core/events";
+import type { SteerResult } from "@arbor/core/session";
 import { requireAccepting, type ServerContext } from "../../context.js";
 import { followRun } from "../../streams/run-stream.js";
 import type { AskAnswer, AskRef } from "./asks.js";

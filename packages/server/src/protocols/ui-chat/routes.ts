@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core/internal";
+import { ArborError } from "@arbor/core";
 import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { defineRoute, type Route } from "../../http/route.js";

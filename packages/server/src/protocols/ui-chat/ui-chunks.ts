@@ -1,4 +1,5 @@
-import type { RunEvent, RunEventOf, WatchEvent } from "@arbor/core/internal";
+import type { RunEvent, WatchEvent } from "@arbor/core";
+import type { RunEventOf } from "@arbor/core/wire";
 import type { UIMessage, UIMessageChunk } from "ai";
 import type { AnswerOf, Ask } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";

@@ -9,7 +9,7 @@ import {
   SubTraceCompletedEventSchema,
   SubTraceStartedEventSchema,
   ToolProgressEventSchema,
-} from "@arbor/core/internal";
+} from "@arbor/core/wire";
 import { z } from "zod";
 
 /** A run event's fields without its discriminator and session (the part's type and the chat id say those). */

@@ -1,4 +1,5 @@
-import type { RunEventReader, RunEventStep, WatchHub } from "@arbor/core/internal";
+import type { WatchHub } from "@arbor/core";
+import type { RunEventReader, RunEventStep } from "@arbor/core/events";
 import { createUIMessageStreamResponse } from "ai";
 import { type Ask, askOf } from "../shared/asks.js";
 import { readStep, type StreamEnd, toWire, type WireStep } from "../shared/run-output.js";

@@ -1,4 +1,4 @@
-import type { WatchEvent, WatchHub } from "@arbor/core/internal";
+import type { WatchEvent, WatchHub } from "@arbor/core";
 
 /**
  * The trace watch events of one session, queued for a UI stream that takes them between its run

@@ -1,0 +1,23 @@
+/**
+ * `@arbor/core/session`: reading and changing a stored session outside a run — its active path, goals,
+ * plan, todos, approvals, workspace snapshots and reverts, steering, and the `customType`s of the
+ * entries it holds. Used by the CLI's session commands, the server and the benchmarks.
+ */
+
+export { goalTreeOnPath } from "../goal/goal-path.js";
+export type { GoalTree } from "../goal/goal-tree.js";
+export { displayNumbers, goalLabel, planView } from "../goal/numbering.js";
+export { GOAL_MARKERS } from "../goal/to-prompt.js";
+export { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
+export { APPROVAL_ENTRY_TYPE, type ApprovalScope, type ListedApproval } from "../permissions/approvals.js";
+export { latestPlanRecord } from "../plan/plan-record.js";
+export type { SteerResult } from "../runtime/types.js";
+export { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
+export { GOAL_COMPACTION_ENTRY_TYPE } from "../session/goal-collapse.js";
+export { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
+export { activePath } from "../session/tree.js";
+export { gitAvailable, openSnapshots } from "../snapshot/git-snapshots.js";
+export { revertSession, unrevertSession } from "../snapshot/revert.js";
+export { steerSession } from "../steering/steering.js";
+export { todosOnPath } from "../todos/todo-record.js";
+export { renderTodos } from "../todos/todo-store.js";

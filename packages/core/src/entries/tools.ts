@@ -1,0 +1,9 @@
+/**
+ * `@arbor/core/tools`: tools and tool sources a host adds to a runtime beyond `builtinTools` — MCP
+ * servers, the knowledge base, the goal tool and the explore sub-trace tool. Used by the CLI, the MCP
+ * conformance script and the benchmarks.
+ */
+export { defineGoalTool } from "../goal/goal-tool.js";
+export { KnowledgeBase } from "../knowledge/knowledge-base.js";
+export { McpManager, type McpServerStatus } from "../mcp/manager.js";
+export { exploreTool } from "../subagents/sub-agent-tools.js";
