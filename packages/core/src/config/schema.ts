@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ModelInfoSchema } from "../llm/catalog.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
+import { ModelInfoSchema } from "../model/model-info.js";
 import { PermissionConfigSchema } from "../permissions/permission.js";
 import { SecurityRuleSchema } from "./security-rule.js";
 

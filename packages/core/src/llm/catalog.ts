@@ -1,7 +1,7 @@
-import type { ModelCost, ModelInfo } from "./model-info.js";
+import type { ModelCost, ModelInfo } from "../model/model-info.js";
 import { PROVIDER_DEFINITIONS } from "./providers/index.js";
 
-export { type ModelCost, ModelCostSchema, type ModelInfo, ModelInfoSchema } from "./model-info.js";
+export { type ModelCost, ModelCostSchema, type ModelInfo, ModelInfoSchema } from "../model/model-info.js";
 
 /**
  * Limits and list prices of common models as published by their providers in 2025, gathered from

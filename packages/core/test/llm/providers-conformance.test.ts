@@ -7,7 +7,6 @@ import { ArborError } from "../../src/errors.js";
 import { cacheMarkFor } from "../../src/llm/cache-breakpoints.js";
 import { BUILTIN_MODELS, modelInfo } from "../../src/llm/catalog.js";
 import { EMBEDDING_PROVIDERS, embeddingLoader } from "../../src/llm/embedding-providers.js";
-import { ModelInfoSchema } from "../../src/llm/model-info.js";
 import { formatModelRef, PROVIDERS, parseModelRef } from "../../src/llm/model-ref.js";
 import { explainProviderError } from "../../src/llm/provider-errors.js";
 import type { ThinkingRequest } from "../../src/llm/providers/definition.js";
@@ -16,6 +15,7 @@ import { apiKeyVariable, loadProviderModel, providerEnv } from "../../src/llm/pr
 import { createModelRegistry } from "../../src/llm/registry.js";
 import { thinkingCallOptions } from "../../src/llm/thinking.js";
 import { ThinkingLevelNameSchema } from "../../src/model/entry.js";
+import { ModelInfoSchema } from "../../src/model/model-info.js";
 import { noFetch, OFFLINE_BASE_URL, offlineSettings } from "./offline-provider.js";
 
 /**

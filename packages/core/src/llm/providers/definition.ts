@@ -1,6 +1,6 @@
 import type { EmbeddingModelV4, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { ThinkingLevel } from "../../model/entry.js";
-import type { ModelInfo } from "../model-info.js";
+import type { ModelInfo } from "../../model/model-info.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,4 +1,4 @@
-import { priced } from "../model-info.js";
+import { priced } from "../../model/model-info.js";
 import { defineProvider, keyedEnv } from "./definition.js";
 
 export const google = defineProvider({

@@ -1,3 +1,4 @@
+// The shapes of a model's limits and prices: plain data that the config, the catalog and each provider share.
 import { z } from "zod";
 
 /** Prices in US dollars per million tokens. */
