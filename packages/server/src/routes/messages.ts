@@ -1,5 +1,4 @@
 import type { Store } from "@arbor/core";
-import { DELETE_ENTRY_TYPE } from "@arbor/core/session";
 import {
   findToolCalls,
   messageTrace,

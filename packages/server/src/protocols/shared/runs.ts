@@ -1,11 +1,4 @@
-import {
-  ArborError,
-  isArborError,
-  type PendingPermission,
-  type PlanApprovalRequest,
-  type RunHandle,
-  type Runtime,
-} from "@arbor/core";
+import { ArborError, type PendingPermission, type PlanApprovalRequest, type RunHandle, type Runtime } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import type { SteerResult } from "@arbor/core/session";
 import { requireAccepting, type ServerContext } from "../../context.js";
