@@ -73,3 +73,12 @@ describe("renderShow", () => {
     expect(lines.at(-1)).toBe("The active path is empty.");
   });
 });
+
+describe("renderShow of a long path", () => {
+  it("prints a 200,000-entry path without overflowing the call stack", () => {
+    const entries = Array.from({ length: 200_000 }, (_, i) => user(`u${i}`, i === 0 ? null : `u${i - 1}`, `message ${i}`));
+    const lines = renderShow(snapshotOf(entries, "u199999"));
+    expect(lines).toContain("Active path (200000 entries, root first):");
+    expect(lines.at(-1)).toContain("message 199999");
+  });
+});

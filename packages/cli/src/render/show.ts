@@ -57,7 +57,9 @@ export function renderShow(snapshot: Snapshot, opts: ShowOptions = {}): string[]
     return lines;
   }
   lines.push(`Active path (${plural(path.length, "entry", "entries")}, root first):`);
-  const kindWidth = Math.max(...path.map((e) => summarizeEntry(e).kind.length));
+  // A loop, not Math.max(...): spreading a 200,000-entry path overflows the call stack.
+  let kindWidth = 0;
+  for (const e of path) kindWidth = Math.max(kindWidth, summarizeEntry(e).kind.length);
   for (const e of path) {
     const { kind, preview } = summarizeEntry(e);
     const label = snapshot.labelsByEntryId[e.id];

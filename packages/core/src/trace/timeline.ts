@@ -225,11 +225,17 @@ export function timelineLane(
   now: number,
 ): TimelineLane {
   const spans = timelineSpans(path, now);
-  const times = [...spans.flatMap((s) => [s.start, s.end]), ...lanes.flatMap((l) => [l.start, l.end])];
   const first = path[0];
-  const start = Math.min(...times, first ? at(first.timestamp) : at(meta.createdAt));
   const last = path.at(-1);
-  const end = Math.max(...times, last ? at(last.timestamp) : start);
+  // A loop, not Math.min(...times): spreading the spans of a long session overflows the call stack.
+  let earliest = Number.POSITIVE_INFINITY;
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const s of [...spans, ...lanes]) {
+    earliest = Math.min(earliest, s.start);
+    latest = Math.max(latest, s.end);
+  }
+  const start = Math.min(earliest, first ? at(first.timestamp) : at(meta.createdAt));
+  const end = Math.max(latest, last ? at(last.timestamp) : start);
   return {
     session_id: meta.id,
     agent_type: meta.agentType,
