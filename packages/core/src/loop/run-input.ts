@@ -125,17 +125,29 @@ export function resolveModel(
   return { ref, model: chosen, info: modelInfo(ref, deps.config.models) };
 }
 
+/**
+ * The agent a run names (build by default). A session's own run may name only an agent offered to
+ * users (not hidden, mode primary or all): `explore`, `compaction` and `subagent`-mode agents run
+ * only as the sub-traces another agent starts (`subTrace`), with the tools and prompt made for that.
+ */
 export function resolveAgent(
   deps: { agents: Readonly<Record<string, AgentDefinition>> },
   name: string | undefined,
+  as: { subTrace: boolean } = { subTrace: false },
 ): AgentDefinition {
   const agentName = name ?? "build";
   const agent = deps.agents[agentName];
+  const runnable = Object.values(deps.agents)
+    .filter((a) => !a.hidden && a.mode !== "subagent")
+    .map((a) => a.name);
   if (!agent) {
-    const names = Object.values(deps.agents)
-      .filter((a) => !a.hidden && a.mode !== "subagent")
-      .map((a) => a.name);
-    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${names.join(", ")}.`);
+    throw new ArborError("invalid_input", `Unknown agent "${agentName}". Agents you can run: ${runnable.join(", ")}.`);
+  }
+  if (!as.subTrace && !runnable.includes(agentName)) {
+    throw new ArborError(
+      "invalid_input",
+      `Agent "${agentName}" runs only when another agent starts it (${agent.hidden ? "hidden" : `mode ${agent.mode}`}). Agents you can run: ${runnable.join(", ")}.`,
+    );
   }
   return agent;
 }

@@ -65,7 +65,7 @@ export async function executeRun(
     if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
-    let agent = resolveAgent(deps, input.agent);
+    let agent = resolveAgent(deps, input.agent, { subTrace: options.trace !== undefined });
     if (input.thinking !== undefined) checkThinking(input.thinking);
     let path: Entry[] = [];
     let title: string | undefined;

@@ -118,6 +118,14 @@ describe("agents and permission rules in arbor.json", () => {
     expect(unknown.error?.code).toBe("invalid_input");
     expect(unknown.error?.message).toMatch(/Unknown agent "reviewr"\. Agents you can run: .*build.*reviewer/);
     expect(unknown.error?.message).not.toContain("helper");
+    // Agents made for sub-traces (a subagent-mode one, explore, the hidden compaction) are refused as a session's own.
+    for (const name of ["helper", "explore", "compaction"]) {
+      const refused = await runtime.runs.run({ prompt: "review", agent: name }).result;
+      expect(refused.error?.code).toBe("invalid_input");
+      expect(refused.error?.message).toMatch(
+        new RegExp(`Agent "${name}" runs only when another agent starts it .*Agents you can run: .*build.*reviewer`),
+      );
+    }
     expect((await store.listSessions({ limit: 100 })).sessions.length).toBe(before);
   });
 

@@ -35,7 +35,7 @@ describe("approvals in a run", () => {
     const asked: string[] = [];
     const other = runtime.runs.run({
       prompt: "go",
-      agent: "general",
+      agent: "plan",
       model: scriptedModel([[bash("echo one", "b3")], [text("done")]]),
     });
     for await (const event of other) {
