@@ -54,6 +54,31 @@ describe("bash permissions see every command of a command line", () => {
     expect(prompts).toHaveLength(1);
   });
 
+  it.each([
+    `git -c alias.x="!touch file" x`,
+    `git -calias.x='!touch file' x`,
+    `git -c core.pager="touch file" log`,
+    `git -c core.sshCommand="touch file" fetch origin`,
+    `git -c core.hooksPath=hooks commit -m x`,
+    `git -c filter.lfs.smudge="touch file" checkout .`,
+    `git ls-remote --upload-pack="touch file" .`,
+    `git clone -u "touch file" . copy`,
+    `git fetch "ext::sh -c touch% file"`,
+    `git rebase --exec "touch file" HEAD~1`,
+    `git submodule foreach "touch file"`,
+  ])("a rule allowing `git *` asks for %s, whose options make git run a program", async (command) => {
+    const { cwd, prompts, run } = setup(gitOnly);
+    expect(await run(command)).toMatchObject({ isError: true, code: "permission_rejected" });
+    expect(existsSync(join(cwd, "file"))).toBe(false);
+    expect(prompts).toEqual([`bash: ${command} | (git runs a command) ${command}`]);
+  });
+
+  it("git options that run nothing stay covered by `git *`", async () => {
+    const { prompts, run } = setup(gitOnly);
+    expect((await run("git -c color.ui=false -c alias.st=status --version")).output).toContain("[exit code: 0]");
+    expect(prompts).toEqual([]);
+  });
+
   it("allowed commands still run as one command line", async () => {
     const { prompts, run } = setup(gitOnly);
     const out = await run("git --version && git --version | git --version >/dev/null 2>&1");

@@ -1,4 +1,5 @@
 import { isAbsolute, join } from "node:path";
+import { gitRunsCommand } from "../git-exec-options.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import type { ShellAnalysis } from "../shell-commands.js";
 import type { ToolContext } from "../tool.js";
@@ -14,6 +15,12 @@ const STREAMS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 export const UNPARSED_PREFIX = "(unparsed) ";
 
 /**
+ * Likewise for a git command whose options make git run another program (`-c alias.x=!…`,
+ * `--upload-pack`, …, see `git-exec-options.ts`): a `git *` rule does not vouch for it.
+ */
+export const RUNS_COMMAND_PREFIX = "(git runs a command) ";
+
+/**
  * Asks to run `command`: every simple command in it must be allowed under `bash` (an "always"
  * approves each one's exact text, as shown, never its program with any arguments), and every file a redirection writes is an `edit` of that file,
  * with the `external_directory` ask when it lies outside the workspace. Targets are taken from
@@ -26,7 +33,12 @@ export async function askToRun(ctx: ToolContext, command: string, analysis: Shel
     await ctx.ask({ permission: "bash", patterns: [command, marked], always: [marked], metadata });
     return;
   }
-  const patterns = analysis.commands.length > 0 ? unique(analysis.commands.map((c) => c.text)) : [command];
+  const patterns =
+    analysis.commands.length > 0
+      ? unique(
+          analysis.commands.flatMap((c) => (gitRunsCommand(c.argv) ? [c.text, `${RUNS_COMMAND_PREFIX}${c.text}`] : [c.text])),
+        )
+      : [command];
   await ctx.ask({ permission: "bash", patterns, metadata });
   for (const write of analysis.writes) {
     if (!write.literal) {
