@@ -15,6 +15,21 @@ export interface ServerContext {
   cache: LlmCache | undefined;
   /** The other instances of `arbor serve --cluster`, when this is one of them. */
   cluster: ClusterRelay | undefined;
+  /** Bounds on the `/mcp` sessions this server keeps. */
+  mcpSessions?: McpSessionLimits;
+}
+
+/**
+ * How many `/mcp` sessions one server keeps, and for how long: each holds an MCP server and its
+ * transport in memory, and clients that never send DELETE (most) would otherwise keep them forever.
+ */
+export interface McpSessionLimits {
+  /** Sessions kept at once (default 500); a new one past it ends the longest idle, or is refused with 503. */
+  max?: number;
+  /** A session with no request and no open stream for this long is ended (default 30 minutes). */
+  idleMs?: number;
+  /** The clock idleness is read from (tests). */
+  now?: () => number;
 }
 
 /**

@@ -1,4 +1,5 @@
 export { type ClusterHealth, ClusterNode, type ClusterRelay, type ClusterSettings } from "./cluster/cluster-node.js";
+export type { McpSessionLimits } from "./context.js";
 export { ApiError, type ApiErrorBody, type ApiErrorCode, type ServerErrorCode, statusFor } from "./errors.js";
 export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";

@@ -2,7 +2,7 @@ import type { LlmCache, Runtime, WatchHub } from "@arbor/core";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { ClusterRelay } from "./cluster/cluster-node.js";
-import type { ServerContext } from "./context.js";
+import type { McpSessionLimits, ServerContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
 import type { Route } from "./http/route.js";
 import { securityMiddleware } from "./http/security.js";
@@ -59,6 +59,8 @@ export interface ServerOptions {
    * takes work, and aborts and permission answers reach runs that other instances drive.
    */
   cluster?: ClusterRelay;
+  /** Bounds on the MCP sessions `/mcp` keeps (default: 500 sessions, ended after 30 minutes idle). */
+  mcpSessions?: McpSessionLimits;
 }
 
 export interface ArborServer {
@@ -90,7 +92,14 @@ export function createServer(options: ServerOptions): ArborServer {
   // The runtime's runs publish to its hub whoever started them; the server's watchers only read it.
   const watch: WatchHub = runtime.watch;
   const cache = options.cache ?? runtime.cache;
-  const ctx: ServerContext = { runtime, store: runtime.store, watch, cache, cluster: options.cluster };
+  const ctx: ServerContext = {
+    runtime,
+    store: runtime.store,
+    watch,
+    cache,
+    cluster: options.cluster,
+    ...(options.mcpSessions ? { mcpSessions: options.mcpSessions } : {}),
+  };
 
   const protocols = PROTOCOLS.map((protocol) => protocol.mount(ctx));
   let document: Record<string, unknown> | undefined;

@@ -192,3 +192,66 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     await expect(connect(server, "wrong")).rejects.toThrow(/401|Unauthorized|Bearer/i);
   });
 });
+
+describe("/mcp sessions are bounded", () => {
+  it("a session idle past its limit is ended (404, initialize again); one with a call streaming is not", async () => {
+    let clock = 0;
+    const server = await startServer({
+      script: [[hang()]],
+      server: { token: TOKEN, mcpSessions: { idleMs: 60_000, now: () => clock } },
+    });
+    const idle = await connect(server);
+    const busy = await connect(server);
+    await idle.listTools();
+    // A run that hangs keeps its call's response streaming past the idle limit.
+    const call = busy.callTool({ name: "run_prompt", arguments: { prompt: "wait" } }).catch((err: unknown) => err);
+    await expect.poll(async () => (await busy.callTool({ name: "list_pending", arguments: {} })).isError).toBeFalsy();
+    clock += 60_000;
+    await expect(idle.listTools()).rejects.toThrow(/not known here.*idle past its limit/);
+    expect((await busy.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
+    await busy.close();
+    await call;
+    const fresh = await connect(server);
+    expect((await fresh.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("past the cap a new session ends the longest idle one; with every session busy it is refused with 503", async () => {
+    let clock = 0;
+    const server = await startServer({
+      script: [[hang()], [hang()]],
+      server: { token: TOKEN, mcpSessions: { max: 2, now: () => clock } },
+    });
+    const first = await connect(server);
+    clock += 1;
+    const second = await connect(server);
+    clock += 1;
+    await second.listTools();
+    const third = await connect(server);
+    await expect(first.listTools()).rejects.toThrow(/not known here/);
+    expect((await second.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await third.listTools()).tools.length).toBeGreaterThan(0);
+
+    const calls = [second, third].map((c) =>
+      c.callTool({ name: "run_prompt", arguments: { prompt: "wait" } }).catch((err: unknown) => err),
+    );
+    await expect.poll(async () => (await second.callTool({ name: "list_pending", arguments: {} })).isError).toBeFalsy();
+    const res = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      }),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toMatch(/holds 2 MCP sessions, all busy/);
+    for (const c of [second, third]) await c.close();
+    await Promise.all(calls);
+  });
+});

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
+import type { McpSessionLimits } from "../../context.js";
 import { type ArborMcpDeps, createArborMcpServer } from "./arbor-mcp-server.js";
 
 export interface McpEndpoint {
@@ -9,6 +10,9 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
+const DEFAULT_MAX_SESSIONS = 500;
+const DEFAULT_IDLE_MS = 30 * 60_000;
+
 function jsonRpcError(status: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
     status,
@@ -16,45 +20,110 @@ function jsonRpcError(status: number, message: string): Response {
   });
 }
 
+/** A session's transport, when it was last used, and how many of its responses still stream. */
+interface McpSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastUsed: number;
+  open: number;
+}
+
 /**
  * `/mcp`: the Streamable HTTP transport of the MCP spec, one Arbor MCP server per MCP session
  * (`Mcp-Session-Id`), so progress and cancellation reach the call they belong to. Authentication
- * is the API's: the security middleware runs before this like before every route.
+ * is the API's: the security middleware runs before this like before every route. Sessions are
+ * bounded (`McpSessionLimits`): idle ones are ended when a request comes and they have lapsed, and
+ * a session with a call still streaming is never idle.
  */
-export function mcpEndpoint(deps: ArborMcpDeps): McpEndpoint {
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+export function mcpEndpoint(deps: ArborMcpDeps, limits: McpSessionLimits = {}): McpEndpoint {
+  const max = limits.max ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
+  const now = limits.now ?? Date.now;
+  const sessions = new Map<string, McpSession>();
+
+  const end = (id: string, session: McpSession) => {
+    sessions.delete(id);
+    void session.transport.close().catch(() => {});
+  };
+  /** Ends lapsed sessions; then, when still full, the longest idle one. False: full of busy sessions. */
+  const makeRoom = (): boolean => {
+    const at = now();
+    for (const [id, s] of sessions) if (s.open === 0 && at - s.lastUsed >= idleMs) end(id, s);
+    if (sessions.size < max) return true;
+    let oldest: [string, McpSession] | undefined;
+    for (const entry of sessions) if (entry[1].open === 0 && (!oldest || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    if (!oldest) return false;
+    end(...oldest);
+    return true;
+  };
+  /** Serves a request of a session, counting a call's response as open until its body has been read or dropped. */
+  const serve = async (session: McpSession, request: Request): Promise<Response> => {
+    session.lastUsed = now();
+    // Only calls (POST) keep a session busy: a client's standing GET stream for notifications does
+    // not, so a client that stays connected but sends nothing is ended like any idle one (the spec
+    // has it initialize again on the 404).
+    if (request.method !== "POST") return session.transport.handleRequest(request);
+    session.open++;
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      session.open--;
+      session.lastUsed = now();
+    };
+    try {
+      const response = await session.transport.handleRequest(request);
+      if (!response.body) {
+        done();
+        return response;
+      }
+      const body = response.body.pipeThrough(new TransformStream({ flush: done }));
+      request.signal.addEventListener("abort", done, { once: true });
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } catch (err) {
+      done();
+      throw err;
+    }
+  };
+
   return {
     async handle(c) {
       const id = c.req.header("mcp-session-id");
       if (id !== undefined) {
-        const transport = sessions.get(id);
-        if (!transport)
+        const session = sessions.get(id);
+        if (session && session.open === 0 && now() - session.lastUsed >= idleMs) end(id, session);
+        const live = sessions.get(id);
+        if (!live)
           return jsonRpcError(
             404,
-            `MCP session ${id} is not known here (it ended, or the server restarted); initialize a new one.`,
+            `MCP session ${id} is not known here (it ended, was idle past its limit, or the server restarted); initialize a new one.`,
           );
-        return transport.handleRequest(c.req.raw);
+        return serve(live, c.req.raw);
+      }
+      if (!makeRoom()) {
+        return jsonRpcError(503, `This server holds ${max} MCP sessions, all busy; try again once one ends.`);
       }
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, transport);
+          sessions.set(sessionId, session);
         },
         onsessionclosed: (sessionId) => {
           sessions.delete(sessionId);
         },
       });
+      const session: McpSession = { transport, lastUsed: now(), open: 0 };
       transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+        if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === session)
+          sessions.delete(transport.sessionId);
       };
       await createArborMcpServer(deps).connect(transport);
       // Anything but an initialize request without a session is refused by the transport itself.
-      return transport.handleRequest(c.req.raw);
+      return serve(session, c.req.raw);
     },
     async close() {
       const all = [...sessions.values()];
       sessions.clear();
-      await Promise.all(all.map((t) => t.close().catch(() => {})));
+      await Promise.all(all.map((s) => s.transport.close().catch(() => {})));
     },
   };
 }

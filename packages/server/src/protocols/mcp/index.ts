@@ -10,7 +10,7 @@ export const mcp: Protocol = {
   summary: "Arbor's tools (run_prompt, answer_permission, …) over MCP: Streamable HTTP at /mcp, and stdio for `arbor mcp serve`.",
   mount(ctx) {
     // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
-    const endpoint = mcpEndpoint(ctx);
+    const endpoint = mcpEndpoint(ctx, ctx.mcpSessions);
     return { routes: [], endpoints: [{ path: MCP_PATH, handle: (c) => endpoint.handle(c) }], close: () => endpoint.close() };
   },
 };
