@@ -1,3 +1,4 @@
+import * as o200k from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { TokenCounter } from "../../src/context/token-counter.js";
 import { messageTokens, REPLY_PRIMING_TOKENS, TOKENS_PER_MESSAGE, tokenUpperBound } from "../../src/context/tokens.js";
@@ -74,6 +75,21 @@ describe("token counts", () => {
     const exact = counter.text(text);
     expect(exact).toBeGreaterThan(0);
     expect(exact).toBeLessThanOrEqual(bound);
+  });
+
+  it("count a 400 KB word without spaces in linear time, within a token per 256 characters of exact", async () => {
+    const counter = new TokenCounter();
+    await counter.load();
+    // Text without a word over 256 characters is counted whole, exactly.
+    const prose = `${"The quick brown fox jumps over the lazy dog. ".repeat(200)}${"z".repeat(256)}`;
+    expect(counter.text(prose)).toBe(o200k.countTokens(prose));
+    // A longer word is counted in pieces: off by about a token per piece at most.
+    const word = "a1b2c3".repeat(1_000);
+    expect(Math.abs(counter.text(word) - o200k.countTokens(word))).toBeLessThanOrEqual(Math.ceil(word.length / 256));
+    // Counted whole, a 400 KB word took ~35 s of CPU (byte-pair merging is quadratic in a word's length).
+    const started = process.cpuUsage();
+    expect(counter.text("a1b2".repeat(100_000))).toBeGreaterThan(50_000);
+    expect(process.cpuUsage(started).user / 1_000).toBeLessThan(3_000);
   });
 
   it("count special-token text as text instead of refusing it", async () => {
