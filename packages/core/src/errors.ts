@@ -58,9 +58,11 @@ export type ArborErrorCode =
   | "mcp_timeout"
   // A run stream resumed from an event its session's log no longer holds (or never held).
   | "events_expired"
-  // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo.
+  // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo;
+  // a revert naming another workspace or a state the history never recorded (an imported session's entries, say).
   | "snapshot_failed"
   | "nothing_to_unrevert"
+  | "revert_refused"
   // Approvals: a revoke naming no approval in force in the scopes asked about.
   | "approval_not_found";
 

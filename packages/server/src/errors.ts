@@ -71,6 +71,8 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   context_overflow: 409,
   // An unrevert with no revert at the leaf: the session's state is in the way.
   nothing_to_unrevert: 409,
+  // The session's recorded changes name another workspace or an unrecorded state: its entries are in the way.
+  revert_refused: 409,
   events_expired: 410,
   payload_too_large: 413,
   entry_too_large: 413,

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { access, mkdir, realpath } from "node:fs/promises";
+import { access, appendFile, mkdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { ArborError } from "../errors.js";
 import type { FilePatch } from "./snapshot-entry.js";
@@ -9,6 +9,10 @@ import type { FilePatch } from "./snapshot-entry.js";
 const MAX_DIFF_CHARS = 20_000;
 /** Files past this many are listed without their diff, so one huge step cannot bloat the journal. */
 const MAX_DIFFED_FILES = 200;
+/** The list of trees a history recorded, in its git directory. */
+const TREES_FILE = "arbor-trees";
+/** Git's empty tree, which every repository holds without storing it. */
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /**
  * The workspace's file history, kept in a private git directory under
@@ -23,6 +27,11 @@ export interface WorkspaceSnapshots {
   readonly workspace: string;
   /** Records the workspace as it is now; returns the tree id. */
   track(): Promise<string>;
+  /**
+   * Whether `tree` is one this history recorded (`track` returned it): a revert restores only
+   * those, never a tree an entry merely names (git's empty tree in an imported session, say).
+   */
+  recorded(tree: string): Promise<boolean>;
   /** What changed from one tree to another, with the diffs. */
   patch(from: string, to: string): Promise<FilePatch[]>;
   /**
@@ -70,11 +79,26 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       await git(["config", key, value]);
     }
   }
+  // Every tree `track` wrote, a line each (41 bytes a snapshot): what `recorded` vouches for.
+  const treesFile = join(gitDir, TREES_FILE);
   return {
     workspace,
     async track() {
       await git(["add", "--all", "--ignore-errors", "."]);
-      return (await git(["write-tree"])).trim();
+      const tree = (await git(["write-tree"])).trim();
+      await appendFile(treesFile, `${tree}\n`);
+      return tree;
+    },
+    async recorded(tree) {
+      if (!/^[0-9a-f]{40,64}$/.test(tree)) return false;
+      const list = await readFile(treesFile, "utf8").catch(() => undefined);
+      if (list !== undefined) return list.includes(`${tree}\n`);
+      // A history from before the list: any tree stored in it, but never git's built-in empty tree.
+      if (tree === EMPTY_TREE) return false;
+      return git(["cat-file", "-e", `${tree}^{tree}`]).then(
+        () => true,
+        () => false,
+      );
     },
     async patch(from, to) {
       if (from === to) return [];

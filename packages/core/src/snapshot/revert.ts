@@ -1,8 +1,9 @@
+import { realpath } from "node:fs/promises";
 import type { z } from "zod";
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import type { Store } from "../store/store.js";
-import { openSnapshots } from "./git-snapshots.js";
+import { openSnapshots, type WorkspaceSnapshots } from "./git-snapshots.js";
 import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, type RevertData, RevertDataSchema } from "./snapshot-entry.js";
 
 export interface RevertOptions {
@@ -52,14 +53,16 @@ export async function revertSession(options: RevertOptions): Promise<RevertResul
   // after it, the workspace is as it was and only the leaf moves.
   const firstAfter = patches.find((p) => p.i >= index);
   const workspace = (firstAfter ?? patches.at(-1))?.data.workspace;
+  if (workspace) await checkOwnWorkspace(store, sessionId, workspace);
   let saved: string | null = null;
   let restored: string | null = null;
   let files = 0;
   let undo: (() => Promise<void>) | undefined;
   if (workspace && firstAfter) {
     const snapshots = await openSnapshots({ home: options.home, workspace, sessionId });
-    saved = await snapshots.track();
     restored = firstAfter.data.before;
+    await checkRecorded(snapshots, restored, sessionId);
+    saved = await snapshots.track();
     files = (await snapshots.patch(saved, restored)).length;
     await snapshots.restore(saved, restored);
     undo = async () => snapshots.restore(await snapshots.track(), saved!);
@@ -113,13 +116,41 @@ export async function unrevertSession(options: Omit<RevertOptions, "to">): Promi
   }
   let files = 0;
   if (revert.workspace && revert.saved) {
+    await checkOwnWorkspace(store, sessionId, revert.workspace);
     const snapshots = await openSnapshots({ home: options.home, workspace: revert.workspace, sessionId });
+    await checkRecorded(snapshots, revert.saved, sessionId);
     const now = await snapshots.track();
     files = (await snapshots.patch(now, revert.saved)).length;
     await snapshots.restore(now, revert.saved);
   }
   const meta = revert.fromLeaf ? await store.switchLeaf(sessionId, revert.fromLeaf) : await store.resetLeaf(sessionId);
   return { sessionId, leaf: meta.leafEntryId, ...(revert.workspace ? { workspace: revert.workspace } : {}), files };
+}
+
+/**
+ * A revert acts only in the session's own workspace (the `cwd` its runs recorded): a patch entry
+ * naming another directory (an imported session can carry any) changes nothing.
+ */
+async function checkOwnWorkspace(store: Store, sessionId: string, workspace: string): Promise<void> {
+  const meta = await store.getSession(sessionId);
+  const own = meta?.cwd === undefined ? undefined : await realpath(meta.cwd).catch(() => undefined);
+  const named = await realpath(workspace).catch(() => undefined);
+  if (own === undefined || named !== own) {
+    throw new ArborError(
+      "revert_refused",
+      `Session ${sessionId}'s file changes name ${workspace}, which is not the session's own workspace (${meta?.cwd ?? "none recorded"}); nothing was changed.`,
+    );
+  }
+}
+
+/** Restores only a tree the workspace's history recorded, so an entry cannot name one to empty the workspace. */
+async function checkRecorded(snapshots: WorkspaceSnapshots, tree: string, sessionId: string): Promise<void> {
+  if (!(await snapshots.recorded(tree))) {
+    throw new ArborError(
+      "revert_refused",
+      `Session ${sessionId} names a workspace state (${tree.slice(0, 12)}) that its snapshot history never recorded; nothing was changed.`,
+    );
+  }
 }
 
 async function activePath(store: Store, sessionId: string): Promise<Entry[]> {
