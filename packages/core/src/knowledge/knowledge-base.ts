@@ -7,7 +7,7 @@ import { ArborError } from "../errors.js";
 import { searchTerm } from "../search/terms.js";
 import type { Embedder } from "./embedder.js";
 import { walkFiles } from "./files.js";
-import { documentPassages, KNOWLEDGE_EXTENSIONS, type Passage } from "./passages.js";
+import { binaryReason, documentPassages, KNOWLEDGE_EXTENSIONS, MAX_DOCUMENT_BYTES, type Passage } from "./passages.js";
 import { decodeVector, encodeVector, fuseRanks, nearest, normalized } from "./vectors.js";
 
 /** One ranked passage: where it is (file and lines), its text and its score (BM25, or the fused rank score when embeddings took part). */
@@ -62,6 +62,12 @@ interface Loaded {
   vectors: Map<number, Float32Array>;
 }
 
+/**
+ * Passages one knowledge base holds at most (about 120 MB of text): the whole index is read into
+ * memory by each process's first search and written whole by each add.
+ */
+const MAX_PASSAGES = 100_000;
+
 /** How many of each ranking the fusion looks at: enough that a passage found only by meaning still places. */
 const FUSION_DEPTH = 50;
 
@@ -89,9 +95,13 @@ export class KnowledgeBase {
   /** Notices already given, so a search says each only once. */
   private readonly told = new Set<string>();
 
-  constructor(dir: string, options: { embedder?: Embedder | undefined } = {}) {
+  private readonly maxPassages: number;
+
+  /** `maxPassages`: what the base may hold (default 100,000); an add past it is refused whole. */
+  constructor(dir: string, options: { embedder?: Embedder | undefined; maxPassages?: number } = {}) {
     this.file = join(resolve(dir), "knowledge.json");
     this.embedder = options.embedder;
+    this.maxPassages = options.maxPassages ?? MAX_PASSAGES;
   }
 
   async add(paths: readonly string[], cwd: string): Promise<AddReport> {
@@ -111,12 +121,33 @@ export class KnowledgeBase {
             report.skipped.push({ path, reason: "not a Markdown, text, HTML or PDF file" });
             continue;
           }
+          const size = (await stat(path).catch(() => undefined))?.size ?? 0;
+          if (size > MAX_DOCUMENT_BYTES) {
+            report.skipped.push({
+              path,
+              reason: `larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB (${(size / 1024 / 1024).toFixed(1)} MB); split it first`,
+            });
+            continue;
+          }
           let found: Passage[];
           try {
-            found = await documentPassages(path, await readFile(path));
+            const content = await readFile(path);
+            const binary = binaryReason(path, content);
+            if (binary) {
+              report.skipped.push({ path, reason: binary });
+              continue;
+            }
+            found = await documentPassages(path, content);
           } catch (err) {
             report.skipped.push({ path, reason: `could not be read (${(err as Error).message})` });
             continue;
+          }
+          const kept = index.documentCount - (meta.sources[path]?.length ?? 0) + found.length;
+          if (kept > this.maxPassages) {
+            throw new ArborError(
+              "invalid_input",
+              `Adding ${path} would make the knowledge base hold ${kept} passages, over its limit of ${this.maxPassages}; nothing was added. Remove documents or start another base (ARBOR_HOME).`,
+            );
           }
           for (const id of meta.sources[path] ?? []) {
             index.discard(id);

@@ -13,6 +13,27 @@ export interface Passage {
 /** The document formats read as text; any other file is skipped with a note. */
 export const KNOWLEDGE_EXTENSIONS = new Set([".md", ".markdown", ".txt", ".text", ".html", ".htm", ".rst", ".pdf"]);
 
+/** A document larger than this is left out: its passages would take minutes and gigabytes to index. */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Why `content` is not text, or undefined when it is: a NUL byte in its first 8 KiB, or more than
+ * one in ten of those bytes neither printable UTF-8 nor white space (random bytes named `.md`, an
+ * image renamed). PDFs are binary by nature and read by their own parser, so they are not checked.
+ */
+export function binaryReason(path: string, content: Buffer): string | undefined {
+  if (extname(path).toLowerCase() === ".pdf") return undefined;
+  const head = content.subarray(0, 8192);
+  if (head.includes(0)) return "binary content (a NUL byte), not text";
+  const text = head.toString("utf8");
+  let odd = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code === 0xfffd || (code < 32 && code !== 9 && code !== 10 && code !== 13 && code !== 12)) odd++;
+  }
+  return odd * 10 > text.length ? "binary content (not UTF-8 text)" : undefined;
+}
+
 /** A passage grows by paragraphs up to about this many characters, so a hit is a readable excerpt. */
 const PASSAGE_CHARS = 1200;
 

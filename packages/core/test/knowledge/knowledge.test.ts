@@ -101,6 +101,39 @@ describe("the knowledge base", () => {
     expect(numbers.map((h) => h.text)).toEqual(["Quarterly numbers moved to the reports portal."]);
   });
 
+  it("skips random bytes named .md and documents over 10 MB, saying why, and indexes the rest", async () => {
+    const dir = tempDir("arbor-docs-");
+    const random = Buffer.alloc(5 * 1024 * 1024);
+    for (let i = 0; i < random.length; i++) random[i] = (i * 2654435761) >>> 24;
+    writeFileSync(join(dir, "random.md"), random);
+    writeFileSync(join(dir, "latin1.txt"), Buffer.from(Array.from({ length: 4000 }, (_, i) => 0x80 + (i % 100))));
+    writeFileSync(join(dir, "huge.txt"), "word ".repeat(2_200_000));
+    writeFileSync(join(dir, "ok.md"), "# Fine\n\nThe kettle is in the kitchen.\n");
+    const kb = new KnowledgeBase(join(tempDir(), "kb"));
+    const report = await kb.add(["."], dir);
+    expect(report.documents).toBe(1);
+    expect(report.skipped).toEqual(
+      expect.arrayContaining([
+        { path: join(dir, "random.md"), reason: expect.stringMatching(/^binary content/) },
+        { path: join(dir, "latin1.txt"), reason: "binary content (not UTF-8 text)" },
+        { path: join(dir, "huge.txt"), reason: expect.stringMatching(/^larger than 10 MB \(10\.5 MB\)/) },
+      ]),
+    );
+    expect((await kb.search("kettle", 3))[0]?.source).toBe(join(dir, "ok.md"));
+  });
+
+  it("refuses an add that would pass the passage limit, keeping the base as it was", async () => {
+    const dir = tempDir("arbor-docs-");
+    writeFileSync(join(dir, "one.md"), "The kettle is in the kitchen.\n");
+    writeFileSync(join(dir, "many.md"), Array.from({ length: 5 }, (_, i) => `${"x".repeat(1300)} paragraph ${i}`).join("\n\n"));
+    const kb = new KnowledgeBase(join(tempDir(), "kb"), { maxPassages: 3 });
+    await kb.add(["one.md"], dir);
+    await expect(kb.add(["many.md"], dir)).rejects.toThrow(
+      /would make the knowledge base hold 6 passages, over its limit of 3; nothing was added/,
+    );
+    expect(await kb.size()).toEqual({ documents: 1, passages: 1 });
+  });
+
   it("leaves common words out, so a question matches passages by its content words alone", async () => {
     const home = tempDir("arbor-home-");
     const dir = docs();
