@@ -7,6 +7,8 @@ export const STRUCTURAL_RULES = {
   "recursive-delete-root": "it deletes recursively from the file-system root, the home folder or a system folder",
   "download-to-shell": "it runs a script straight from the network (a download piped or substituted into a shell)",
   "write-outside-workspace": "it writes through a redirection (or tee) to a file outside the workspace",
+  "kill-everything": "it signals every process the user may signal (kill -1)",
+  "destroy-outside-workspace": "it destroys files outside the workspace beyond recovery (shred)",
 } as const;
 
 export type StructuralRuleId = keyof typeof STRUCTURAL_RULES;

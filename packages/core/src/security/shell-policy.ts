@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { isAbsolute, relative, resolve } from "node:path";
+import { dirname, isAbsolute, posix, relative, resolve } from "node:path";
 import type { ShellAnalysis, ShellCommand, ShellParser } from "../tools/shell-commands.js";
 import { type CompiledRule, STRUCTURAL_RULES, type StructuralRuleId } from "./rules.js";
 
@@ -20,7 +20,30 @@ export interface ShellPolicyOptions {
 }
 
 /** Wrappers that run the command after them: the command they wrap is what is checked. */
-const WRAPPERS = new Set(["sudo", "doas", "env", "nohup", "time", "nice", "command", "builtin", "exec", "xargs", "timeout"]);
+const WRAPPERS = new Set([
+  "sudo",
+  "doas",
+  "env",
+  "nohup",
+  "time",
+  "nice",
+  "ionice",
+  "command",
+  "builtin",
+  "exec",
+  "xargs",
+  "timeout",
+  "setsid",
+  "stdbuf",
+  "busybox",
+  "toybox",
+]);
+/** Interpreters whose `-e`/`-c` code is read for the shell lines it hands on. */
+const INTERPRETERS = /^(perl|ruby|node|nodejs|php|python[0-9.]*|bun|deno)$/;
+/** String literals in interpreter code: Perl's q{…}/qq{…}, quotes and backquotes. */
+const CODE_STRINGS = /qq?\{([^}]*)\}|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|`([^`]*)`/g;
+/** Programs that destroy the files they are given, beyond recovery. */
+const DESTROYERS = /^(shred|srm|wipe)$/;
 const SHELLS = /^(ba|z|k|da|fi|c|tc)?sh$|^(python[0-9.]*|perl|ruby|node|php)$/;
 const DOWNLOADERS = /^(curl|wget|fetch|aria2c)$/;
 const SUBSTITUTED_DOWNLOAD = /(<\(|\$\(|`)\s*(curl|wget)\b/;
@@ -86,7 +109,22 @@ function structuralVerdict(
   const on = (id: StructuralRuleId) => !options.disabled.has(id);
   const verdict = (id: StructuralRuleId): ShellVerdict => ({ rule: id, reason: STRUCTURAL_RULES[id] });
   const commands = analysis.commands.map(unwrap);
-  if (on("recursive-delete-root") && commands.some(deletesProtected)) return verdict("recursive-delete-root");
+  if (on("recursive-delete-root") && (commands.some(deletesProtected) || xargsDeletesProtected(analysis))) {
+    return verdict("recursive-delete-root");
+  }
+  if (on("kill-everything") && commands.some(killsEverything)) return verdict("kill-everything");
+  if (
+    on("destroy-outside-workspace") &&
+    commands.some(
+      (argv) =>
+        DESTROYERS.test(base(argv[0] ?? "")) &&
+        argv
+          .slice(1)
+          .some((a) => !a.startsWith("-") && !/^\d+$/.test(a) && outside(dequote(a), cwd, workdir, options.writeRoots)),
+    )
+  ) {
+    return verdict("destroy-outside-workspace");
+  }
   if (on("download-to-shell")) {
     const piped = analysis.pipelines.some((stages) => {
       const programs = stages.map((stage) => base(unwrapWords(stage.trim().split(/\s+/))[0] ?? ""));
@@ -114,40 +152,98 @@ function structuralVerdict(
   return undefined;
 }
 
-/** The command a wrapper runs (`sudo -u x rm …` is `rm …`); variable assignments in front are skipped. */
+/** The command a wrapper runs (`sudo -u x rm …` is `rm …`), its words dequoted; variable assignments in front are skipped. */
 function unwrap(command: ShellCommand): string[] {
-  return unwrapWords(command.argv);
+  return unwrapWords(command.argv.map(dequote));
 }
 
-/** Options of the wrappers that take a value (`sudo -u root`), so the value is not taken for the command. */
-const VALUED = /^-[ugCDprtUhn]$/;
+/** `echo / | xargs rm -rf`: a recursive delete whose targets come from an earlier stage naming a protected folder. */
+function xargsDeletesProtected(analysis: ShellAnalysis): boolean {
+  return analysis.pipelines.some((stages) =>
+    stages.some((stage, i) => {
+      const words = stage.trim().split(/\s+/).map(dequote);
+      if (base(words[0] ?? "") !== "xargs" || !recursiveDelete(unwrapWords(words))) return false;
+      return stages.slice(0, i).some((earlier) => earlier.trim().split(/\s+/).slice(1).some(isProtected));
+    }),
+  );
+}
+
+/** `kill -9 -1` (and `-s KILL -1`, `-- -1`): a signal to every process the user may signal. */
+function killsEverything(argv: readonly string[]): boolean {
+  if (base(argv[0] ?? "") !== "kill") return false;
+  const args = argv.slice(1);
+  // The first word may be the signal (`kill -1 123` sends signal 1); `-1` after it, or after `--`, is the pid.
+  const start = args[0] === "-s" || args[0] === "-n" ? 2 : args[0]?.startsWith("-") && args[0] !== "--" ? 1 : 0;
+  return args.slice(start).some((a, i, rest) => a === "-1" || (a === "--" && rest[i + 1] === "-1"));
+}
+
+/** Options of each wrapper that take a value (`sudo -u root`, `xargs -n 1`), so the value is not taken for the command. */
+const VALUED: Readonly<Record<string, RegExp>> = {
+  sudo: /^-[ugCDprtUh]$/,
+  doas: /^-[uC]$/,
+  env: /^-[uCS]$/,
+  nice: /^-n$/,
+  ionice: /^-[cnp]$/,
+  xargs: /^-[adEILnPs]$/,
+  timeout: /^-[sk]$/,
+  stdbuf: /^-[ioe]$/,
+};
 
 function unwrapWords(words: readonly string[]): string[] {
   let argv = [...words];
   for (let guard = 0; guard < 4 && argv.length > 0 && WRAPPERS.has(base(argv[0] ?? "")); guard++) {
+    const valued = VALUED[base(argv[0] ?? "")];
     let i = 1;
     while (i < argv.length && (argv[i]!.startsWith("-") || argv[i]!.includes("=") || /^\d+[smhd]?$/.test(argv[i]!))) {
-      i += VALUED.test(argv[i]!) ? 2 : 1;
+      i += valued?.test(argv[i]!) ? 2 : 1;
     }
     argv = argv.slice(i);
   }
   return argv;
 }
 
-function deletesProtected(argv: readonly string[]): boolean {
+/** Whether `argv` is a recursive delete (`rm -r`, `-R`, `--recursive`, or `--no-preserve-root`). */
+function recursiveDelete(argv: readonly string[]): boolean {
   if (base(argv[0] ?? "") !== "rm") return false;
   const flags = argv.slice(1).filter((a) => a.startsWith("-"));
-  if (flags.includes("--no-preserve-root")) return true;
-  const recursive = flags.some((f) => f === "--recursive" || (!f.startsWith("--") && /[rR]/.test(f)));
-  return recursive && argv.slice(1).some((a) => !a.startsWith("-") && PROTECTED.has(normalizeTarget(a)));
+  return (
+    flags.includes("--no-preserve-root") || flags.some((f) => f === "--recursive" || (!f.startsWith("--") && /[rR]/.test(f)))
+  );
 }
 
-/** `"$HOME"/*`, `~/`, `/.` and the like, reduced to the folder they name. */
-function normalizeTarget(arg: string): string {
-  let target = arg.replace(/^["']|["']$/g, "").replace(/"/g, "");
-  target = target.replace(/(\/\*|\/\.|\/)+$/, "");
-  if (target === "" || target === "/*") return "/";
-  return target;
+function deletesProtected(argv: readonly string[]): boolean {
+  if (!recursiveDelete(argv)) return false;
+  if (argv.includes("--no-preserve-root")) return true;
+  return argv.slice(1).some((a) => !a.startsWith("-") && isProtected(a));
+}
+
+/**
+ * Whether a path names the root, a system folder, the home folder or a folder above it, after the
+ * shell would have expanded `~` and `$HOME` and the path is normalised (`/usr/../`, `//`, `/./`,
+ * `$HOME/..`, a trailing `/*`).
+ */
+function isProtected(arg: string): boolean {
+  let target = dequote(arg);
+  const home = homedir();
+  target = target.replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, home);
+  if (!target.startsWith("/")) return PROTECTED.has(target);
+  target = posix.normalize(target).replace(/(\/\*|\/\.)+$/, "");
+  if (target.length > 1) target = target.replace(/\/+$/, "");
+  if (target === "" || target === "/*") target = "/";
+  return PROTECTED.has(target) || above(target, home);
+}
+
+/** Whether `path` is `home` or a folder above it (`/home` for `/home/me`). */
+function above(path: string, home: string): boolean {
+  for (let dir = home; ; dir = dirname(dir)) {
+    if (dir === path) return true;
+    if (dir === dirname(dir)) return false;
+  }
+}
+
+/** A word as the shell passes it on: backslash escapes and quotes removed (`\rm`, `r""m`, `'rm'`). */
+function dequote(word: string): string {
+  return word.replace(/\\(.)/g, "$1").replace(/["']/g, "");
 }
 
 function outside(written: string, cwd: string, workdir: string, roots: readonly string[]): boolean {
@@ -170,17 +266,38 @@ function base(program: string): string {
   return program.slice(program.lastIndexOf("/") + 1);
 }
 
-/** The literal lines handed to `bash -c`, `sh -c` or `eval`. */
+/**
+ * The literal lines handed to `bash -c`, `sh -c` or `eval`, and those in an interpreter's `-e`/`-c`
+ * code (`perl -e "system(q{rm -rf /})"`): each string literal in it, and all of them joined, so a
+ * command given as a list (`["rm", "-rf", "/"]`) reads as one line.
+ */
 function nestedLines(analysis: ShellAnalysis): string[] {
   const lines: string[] = [];
   for (const command of analysis.commands) {
-    const argv = unwrap(command);
-    const program = base(argv[0] ?? "");
-    if (program === "eval") lines.push(argv.slice(1).join(" "));
+    const words = unwrapWords(command.argv);
+    const program = base(dequote(words[0] ?? ""));
+    if (program === "eval") lines.push(words.slice(1).map(dequote).join(" "));
     else if (/^(ba|z|k|da)?sh$/.test(program)) {
-      const flag = argv.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
-      if (flag !== -1 && argv[flag + 1] !== undefined) lines.push(argv[flag + 1]!);
+      const flag = words.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
+      if (flag !== -1 && words[flag + 1] !== undefined) lines.push(shellWord(words[flag + 1]!));
+    } else if (INTERPRETERS.test(program)) {
+      const flag = words.findIndex((a) => /^-[a-zA-Z]*[ecE]$/.test(a));
+      const code = flag === -1 ? undefined : words[flag + 1];
+      if (code !== undefined) lines.push(...codeStrings(shellWord(code)));
     }
   }
   return lines;
+}
+
+/** A word's value: the argv holds plain literals unquoted and other words as written. */
+function shellWord(word: string): string {
+  if (/^'[^']*'$/.test(word)) return word.slice(1, -1);
+  if (/^"(?:[^"\\]|\\.)*"$/.test(word)) return word.slice(1, -1).replace(/\\(["\\$`])/g, "$1");
+  return word;
+}
+
+/** The string literals of interpreter code, each and all joined. */
+export function codeStrings(code: string): string[] {
+  const strings = [...code.matchAll(CODE_STRINGS)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4] ?? "").replace(/\\(.)/g, "$1"));
+  return strings.length > 1 ? [...strings, strings.join(" ")] : strings;
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
 import { SecurityGateway } from "../../src/security/gateway.js";
 import { BENIGN, HOSTILE } from "./commands.js";
+import { HELD_OUT_BENIGN, HELD_OUT_HOSTILE, HELD_OUT_PYTHON_BENIGN, HELD_OUT_PYTHON_HOSTILE } from "./held-out.js";
 
 const gateway = (security: Record<string, unknown> = {}) =>
   new SecurityGateway(resolveConfig([{ source: "test", value: { security } }]).security);
@@ -27,6 +28,31 @@ describe("the security gateway's shell rules", () => {
     );
     expect(HOSTILE.length).toBeGreaterThanOrEqual(50);
     expect(BENIGN.length).toBeGreaterThanOrEqual(50);
+    expect(missed).toEqual([]);
+    expect(falsePositives).toEqual([]);
+  });
+
+  it("judges the parsed command on a list its rules were not written against: quoting, paths, wrappers, interpreters", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "arbor-sec-"));
+    const g = gateway({ writeRoots: ["/tmp/arbor-scratch"] });
+    const missed: string[] = [];
+    const falsePositives: string[] = [];
+    for (const command of HELD_OUT_HOSTILE) if (!(await g.checkCommand(command, cwd))) missed.push(command);
+    for (const code of HELD_OUT_PYTHON_HOSTILE) if (!(await g.checkPythonCode(code, cwd))) missed.push(code);
+    for (const command of HELD_OUT_BENIGN) {
+      const verdict = await g.checkCommand(command, cwd);
+      if (verdict) falsePositives.push(`${command} (${verdict.rule})`);
+    }
+    for (const code of HELD_OUT_PYTHON_BENIGN) {
+      const verdict = await g.checkPythonCode(code, cwd);
+      if (verdict) falsePositives.push(`${code} (${verdict.rule})`);
+    }
+    const hostile = HELD_OUT_HOSTILE.length + HELD_OUT_PYTHON_HOSTILE.length;
+    const benign = HELD_OUT_BENIGN.length + HELD_OUT_PYTHON_BENIGN.length;
+    console.info(
+      `held-out list: ${hostile} hostile, ${missed.length} missed (${((100 * missed.length) / hostile).toFixed(1)}%); ` +
+        `${benign} benign, ${falsePositives.length} refused (${((100 * falsePositives.length) / benign).toFixed(1)}%)`,
+    );
     expect(missed).toEqual([]);
     expect(falsePositives).toEqual([]);
   });
