@@ -35,6 +35,48 @@ describe("renderSessionList", () => {
   });
 });
 
+describe("renderSessionList: statuses", () => {
+  it("marks interrupted, failed and aborted sessions ahead of their title, and names an untitled one", () => {
+    const rows = renderSessionList({
+      sessions: [
+        meta({ id: "i", status: "interrupted" }),
+        meta({ id: "f", status: "failed", title: "Deploy" }),
+        meta({ id: "a", status: "aborted", task: "look around" }),
+        meta({ id: "c", status: "completed", title: "Done fine" }),
+      ],
+    }).slice(1);
+    expect(rows.map((r) => r.slice(r.lastIndexOf("  ") + 2))).toEqual([
+      "[interrupted] (untitled)",
+      "[failed] Deploy",
+      "[aborted] look around",
+      "Done fine",
+    ]);
+  });
+});
+
+describe("renderShow: unknown prices", () => {
+  it("says price unknown, never $0.0000, when an answer's model had no price", () => {
+    const answer = (id: string, parent: string, cost?: number) => ({
+      ...user(id, parent, "x"),
+      message: {
+        role: "assistant" as const,
+        content: [{ type: "text" as const, text: "ok" }],
+        tokens: { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
+        ...(cost === undefined ? {} : { cost }),
+      },
+    });
+    const unpriced = snapshotOf([user("u1", null, "hi"), answer("a1", "u1")], "a1", { totalTokens: 120, totalCost: 0 });
+    expect(renderShow(unpriced)).toContain("usage     120 tokens, price unknown");
+    const mixed = snapshotOf([user("u1", null, "hi"), answer("a1", "u1", 0.5), answer("a2", "a1")], "a2", {
+      totalTokens: 240,
+      totalCost: 0.5,
+    });
+    expect(renderShow(mixed)).toContain("usage     240 tokens, $0.5000 + price unknown");
+    const priced = snapshotOf([user("u1", null, "hi"), answer("a1", "u1", 0.25)], "a1", { totalTokens: 120, totalCost: 0.25 });
+    expect(renderShow(priced)).toContain("usage     120 tokens, $0.2500");
+  });
+});
+
 describe("renderSessionList: damaged sessions", () => {
   it("says that a session will not open, and why, ahead of its title", () => {
     const [, row] = renderSessionList({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { firstLine, formatTime, oneLine, shortId, table, truncate } from "../src/render/text.js";
+import { renderMcpList } from "../src/commands/mcp-list.js";
+import { firstLine, formatTime, oneLine, shortId, table, truncate, truncateWords } from "../src/render/text.js";
 
 describe("text helpers", () => {
   it("makes one displayable line", () => {
@@ -13,6 +14,22 @@ describe("text helpers", () => {
     expect(truncate("abcdef", 4)).toBe("abc…");
     expect(truncate("abcdef", 1)).toBe("…");
     expect(truncate("abcdef", 0)).toBe("");
+  });
+
+  it("cuts a description at a word boundary, with an ellipsis", () => {
+    expect(truncateWords("Reads a file from the workspace", 100)).toBe("Reads a file from the workspace");
+    expect(truncateWords("Reads a file from the workspace", 16)).toBe("Reads a file…");
+    expect(truncateWords("Supercalifragilistic", 8)).toBe("Superca…");
+    const [, , tool] = renderMcpList([
+      {
+        name: "docs",
+        transport: "stdio",
+        target: "node docs.js",
+        state: "ready",
+        tools: [{ name: "search", readOnly: true, description: `${"Searches the documentation index ".repeat(4)}\nmore` }],
+      } as never,
+    ]);
+    expect(tool).toBe("  search (read-only)  Searches the documentation index Searches the documentation index Searches the…");
   });
 
   it("shortens ids and formats times in UTC", () => {

@@ -3,6 +3,7 @@ import { FileBlobStore } from "@arbor/core/store";
 import { McpManager, type McpServerStatus } from "@arbor/core/tools";
 import { stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
+import { truncateWords } from "../render/text.js";
 import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
 import { arborHomeOf } from "../store.js";
 import type { Command } from "./command.js";
@@ -29,7 +30,7 @@ export function renderMcpList(servers: readonly McpServerStatus[]): string[] {
     lines.push(`${server.name}  ${server.transport}  ${server.target}`);
     lines.push(`  ${stateText(server)}`);
     for (const tool of server.tools) {
-      const summary = (tool.description ?? "").split("\n")[0]?.slice(0, 80) ?? "";
+      const summary = truncateWords((tool.description ?? "").split("\n")[0] ?? "", 80);
       lines.push(`  ${tool.name}${tool.readOnly ? " (read-only)" : ""}${summary ? `  ${summary}` : ""}`);
     }
   }

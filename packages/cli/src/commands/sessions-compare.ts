@@ -5,7 +5,7 @@ import { UsageError } from "../errors.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { summarizeEntry } from "../render/entry.js";
-import { formatCost } from "../render/run-format.js";
+import { formatTotalCost, hasUnpricedAnswer } from "../render/run-format.js";
 import { oneLine, plural, shortId, truncate } from "../render/text.js";
 import type { Command } from "./command.js";
 
@@ -43,6 +43,8 @@ interface Side {
   messages: number;
   tokens: { input: number; output: number };
   cost: number;
+  /** False when a model answer of the branch had no price (its model is not in the catalog): `cost` leaves it out. */
+  costKnown?: false;
   /** The last assistant text of the branch, where it ended up. */
   lastAnswer: string | undefined;
 }
@@ -57,6 +59,7 @@ function sideOf(branch: Branch, from: number): Side {
     cost: 0,
     lastAnswer: undefined,
   };
+  if (hasUnpricedAnswer(own)) side.costKnown = false;
   for (const e of own) {
     if (e.type !== "message") continue;
     side.messages++;
@@ -79,11 +82,12 @@ function sharedLength(a: readonly Entry[], b: readonly Entry[]): number {
 }
 
 function sideLines(title: string, side: Side, path: readonly Entry[], from: number): string[] {
-  const stats = `${plural(side.messages, "message", "messages")}, ${side.tokens.input.toLocaleString("en-US")} in / ${side.tokens.output.toLocaleString("en-US")} out tokens, ${formatCost(side.cost)}`;
+  const stats = `${plural(side.messages, "message", "messages")}, ${side.tokens.input.toLocaleString("en-US")} in / ${side.tokens.output.toLocaleString("en-US")} out tokens, ${formatTotalCost(side.cost, side.costKnown === false)}`;
   const lines = [`${title} ${side.branch}: ${plural(side.entries, "entry", "entries")} of its own (${stats})`];
   const own = path.slice(from);
   if (own.length === 0) lines.push("  (nothing after the shared part)");
-  const kindWidth = Math.max(0, ...own.map((e) => summarizeEntry(e).kind.length));
+  let kindWidth = 0;
+  for (const e of own) kindWidth = Math.max(kindWidth, summarizeEntry(e).kind.length);
   for (const e of own) {
     const { kind, preview } = summarizeEntry(e);
     lines.push(`  ${shortId(e.id)}  ${kind.padEnd(kindWidth)}  ${truncate(preview, 90)}`.trimEnd());
@@ -97,7 +101,7 @@ export const sessionsCompare: Command = {
   summary: "Compare two branches: where they part, and what each did after (entries, tokens, cost, last answer).",
   details: [
     "A branch is a session (its active path) or <session>:<entry> (the path from the root to that entry), so two branches of one session and a session and its fork compare alike. Ids may be prefixes.",
-    "With --json: {a, b, shared, partedAt} with a and b as {branch, entries, messages, tokens, cost, lastAnswer}.",
+    "With --json: {a, b, shared, partedAt} with a and b as {branch, entries, messages, tokens, cost, costKnown (false when a model answer had no price), lastAnswer}.",
   ],
   validate(_values, operands) {
     for (const spec of operands) {

@@ -15,7 +15,10 @@ function title(meta: SessionMeta): string {
   if (meta.damaged) return oneLine(`[damaged: ${meta.damaged}] ${meta.title ?? meta.task ?? ""}`);
   if (meta.parentSessionId)
     return oneLine(`[${meta.agentType}${meta.status ? `, ${meta.status}` : ""}] ${meta.task ?? meta.title ?? ""}`);
-  return oneLine(meta.title ?? meta.task ?? "");
+  // A session that did not end well says so first; one that never got a title says that too.
+  const marker =
+    meta.status === "interrupted" || meta.status === "failed" || meta.status === "aborted" ? `[${meta.status}] ` : "";
+  return oneLine(`${marker}${meta.title ?? meta.task ?? "(untitled)"}`);
 }
 
 /** The page's sessions with their sub-traces after them, depth first; `depth` indents the id. */

@@ -1,4 +1,4 @@
-import type { TokenUsage } from "@arbor/core";
+import type { Entry, TokenUsage } from "@arbor/core";
 import { oneLine, truncate } from "./text.js";
 
 /** `12 ms`, `1.4 s`, `2 m 05 s`. */
@@ -18,6 +18,25 @@ export function formatCount(n: number): string {
 /** Dollars: four decimals below a dollar, where agent runs usually are. */
 export function formatCost(usd: number): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+/**
+ * A total cost where some messages may have had no price (their model is not in the catalog): never
+ * `$0.0000` for work whose price is unknown.
+ */
+export function formatTotalCost(usd: number, unpriced: boolean): string {
+  if (!unpriced) return formatCost(usd);
+  return usd > 0 ? `${formatCost(usd)} + price unknown` : "price unknown";
+}
+
+/** Whether any model answer among `entries` used tokens yet carries no cost: its price was unknown. */
+export function hasUnpricedAnswer(entries: Iterable<Entry>): boolean {
+  for (const e of entries) {
+    if (e.type !== "message" || e.message.role !== "assistant") continue;
+    const t = e.message.tokens;
+    if (t && t.input + t.output > 0 && e.message.cost === undefined) return true;
+  }
+  return false;
 }
 
 /** `5,230 in (4,100 cached) · 412 out (120 reasoning)`. */

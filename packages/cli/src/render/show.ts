@@ -1,5 +1,6 @@
 import type { Entry, SessionMeta, Snapshot } from "@arbor/core";
 import { summarizeEntry } from "./entry.js";
+import { formatTotalCost, hasUnpricedAnswer } from "./run-format.js";
 import { formatTime, oneLine, plural, shortId, truncate } from "./text.js";
 
 export interface ShowOptions {
@@ -33,8 +34,10 @@ export function sessionHeader(
     ]);
   }
   rows.push(["messages", String(meta.totalMessages)]);
-  if (meta.totalTokens > 0 || meta.totalCost > 0)
-    rows.push(["usage", `${meta.totalTokens} tokens, $${meta.totalCost.toFixed(4)}`]);
+  if (meta.totalTokens > 0 || meta.totalCost > 0) {
+    const unpriced = snapshot !== undefined && hasUnpricedAnswer(snapshot.entries);
+    rows.push(["usage", `${meta.totalTokens} tokens, ${formatTotalCost(meta.totalCost, unpriced)}`]);
+  }
   rows.push(["leaf", meta.leafEntryId ?? "(none)"]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);

@@ -29,6 +29,14 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, max - 1)}…`;
 }
 
+/** Like `truncate`, but cut at the last word boundary that fits (mid-word only for a single long word). */
+export function truncateWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
 /** The first `length` characters of an id: enough to tell entries of one session apart. */
 export function shortId(id: string, length = 8): string {
   return id.length <= length ? id : id.slice(0, length);
