@@ -75,7 +75,7 @@ function requireExisting(resolved: ResolvedStore, create: boolean): void {
 export async function openResolvedStore(resolved: ResolvedStore, create = false): Promise<Store> {
   requireExisting(resolved, create);
   try {
-    return await openStore(resolved.spec);
+    return await openStore(resolved.spec, { createDatabase: create });
   } catch (err) {
     if (isArborError(err)) throw err;
     const reason = err instanceof Error ? err.message : String(err);

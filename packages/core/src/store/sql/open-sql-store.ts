@@ -8,6 +8,7 @@ import { DEFAULT_MAX_ENTRY_BYTES } from "../prepare.js";
 import { parseStoreSpec, type StoreSpec } from "../spec.js";
 import { connectSql, currentSchema } from "./connect.js";
 import { migrateToLatest } from "./migrations.js";
+import { createDatabase, isMissingDatabase, missingDatabaseError } from "./missing-database.js";
 import { toArborError } from "./sql-errors.js";
 import { SqlStore } from "./sql-store.js";
 
@@ -19,9 +20,31 @@ const MIGRATION_LOCK = {
     new ArborError("io_error", "Another process has been bringing the SQLite store's schema up to date for a minute; try again."),
 };
 
-/** Opens (and migrates) a SQL store: `sqlite:<file>`, `sqlite::memory:`, `mysql://…` or `postgres://…`. */
-export async function openSqlStore(spec: StoreSpec | string): Promise<SqlStore> {
+export interface OpenSqlOptions {
+  /** Create the database a `mysql://` or `postgres://` URL names when the server has none by that name. */
+  createDatabase?: boolean;
+}
+
+/**
+ * Opens (and migrates) a SQL store: `sqlite:<file>`, `sqlite::memory:`, `mysql://…` or `postgres://…`.
+ * A server without the named database is refused with `invalid_store_spec` saying how to create it,
+ * or, with `createDatabase`, the database is created and the store opened.
+ */
+export async function openSqlStore(spec: StoreSpec | string, options: OpenSqlOptions = {}): Promise<SqlStore> {
   const s = parseStoreSpec(spec);
+  try {
+    return await openSqlStoreOnce(s);
+  } catch (err) {
+    if ((s.kind !== "mysql" && s.kind !== "postgres") || !isMissingDatabase(err)) throw err;
+    if (!options.createDatabase) throw missingDatabaseError(s);
+    await createDatabase(s).catch((cause: unknown) => {
+      throw toArborError(cause, s.kind, "create its database");
+    });
+    return openSqlStoreOnce(s);
+  }
+}
+
+async function openSqlStoreOnce(s: StoreSpec): Promise<SqlStore> {
   if (s.kind === "file")
     throw new ArborError(
       "invalid_store_spec",
