@@ -133,6 +133,7 @@ const HOOKS = [
   "around",
   "aroundTool",
   "aroundCompaction",
+  "resumesCall",
 ] as const;
 
 const UserExtensionSchema = z.looseObject({
