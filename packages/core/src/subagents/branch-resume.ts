@@ -18,15 +18,11 @@ export function batchOfCall(path: readonly Entry[], callId: string): SubagentBat
   return undefined;
 }
 
-/** The batch recorded for a plan step's goal (the step's latest), if any. Pure. */
-export function batchOfGoal(
-  path: readonly Entry[],
-  goalId: string,
-  mode: SubagentBatchEntry["mode"],
-): SubagentBatchEntry | undefined {
+/** The batch that started sub-trace `traceId` (a plan step's executor, say), if it was recorded. Pure. */
+export function batchOfTrace(path: readonly Entry[], traceId: string): SubagentBatchEntry | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
     const entry = path[i]!;
-    if (entry.type === "subagent_batch" && entry.mode === mode && entry.goalId === goalId) return entry;
+    if (entry.type === "subagent_batch" && entry.tasks.some((t) => t.subSessionId === traceId)) return entry;
   }
   return undefined;
 }
