@@ -91,11 +91,13 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       const now = () => new Date(deps.now());
       const goals = ctx.values.get(goalsKey);
       if (!goals) throw new Error("sub-traces need the run's goal tree (the goal feature)");
-      const resumed = resuming.delete(request.callId)
+      const recorded = resuming.delete(request.callId)
         ? batchOfCall(await ctx.store.getActivePath(ctx.sessionId), request.callId)
         : undefined;
+      // Every batch written with a call id names its branches' sessions; one that does not is not taken up.
+      const resumed = recorded?.tasks.every((t) => t.subSessionId !== undefined) ? recorded : undefined;
       const ids = resumed
-        ? resumed.tasks.map((t) => t.subSessionId ?? "")
+        ? resumed.tasks.map((t) => t.subSessionId as string)
         : await launcher.ids(request.mode, request.tasks.length);
       const description =
         request.mode === "explore" ? `Explore ${request.tasks.length} directions` : `Delegate: ${request.tasks[0] ?? ""}`;

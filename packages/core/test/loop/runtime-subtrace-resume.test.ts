@@ -6,6 +6,7 @@ import type { Entry } from "../../src/model/entry.js";
 import { subTraceId } from "../../src/model/ids.js";
 import { openStore } from "../../src/store/open.js";
 import type { MessageInput, Store } from "../../src/store/store.js";
+import { answerMessage, toolCallPart, toolResultMessage, userMessage } from "../helpers/journal-messages.js";
 import { branchModels, collect, harness, tempDir } from "./harness.js";
 
 /**
@@ -15,26 +16,37 @@ import { branchModels, collect, harness, tempDir } from "./harness.js";
  * then a runtime resumes the parent. The real-process kill is in the CLI's fault tests.
  */
 
-const user = (t: string): MessageInput => ({ role: "user", content: [{ type: "text", text: t }] });
-const tokens = { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
-const answer = (content: MessageInput["content"], finishReason: "tool-calls" | "stop" = "tool-calls"): MessageInput => ({
-  role: "assistant",
-  content,
-  model: "testkit/scripted",
-  finishReason,
-  tokens,
-  durationMs: 5,
-});
-const call = (id: string, name: string, input: unknown) => ({
-  type: "tool-call" as const,
-  toolCallId: id,
-  toolName: name,
-  input,
-});
-const result = (id: string, name: string, value: string): MessageInput => ({
-  role: "tool",
-  content: [{ type: "tool-result", toolCallId: id, toolName: name, output: { type: "text", value } }],
-});
+const user = userMessage;
+const answer = answerMessage;
+const call = toolCallPart;
+const result = toolResultMessage;
+
+/** The batch a parent's tool call `callId` recorded before its process died. */
+async function batch(
+  store: Store,
+  parent: string,
+  spec: { batchId: string; mode: "explore" | "delegate"; callId: string; tasks: Array<[string, string]> },
+): Promise<void> {
+  await store.appendEntry(parent, {
+    type: "subagent_batch",
+    batchId: spec.batchId,
+    mode: spec.mode,
+    callId: spec.callId,
+    tasks: spec.tasks.map(([task, subSessionId]) => ({ task, subSessionId })),
+  });
+}
+
+/** Call `ex1`'s batch: branches "look at A" and "look at B" in sessions `a` and `b`. */
+const exploreBatch = (store: Store, parent: string, a: string, b: string) =>
+  batch(store, parent, {
+    batchId: "batch_ex",
+    mode: "explore",
+    callId: "ex1",
+    tasks: [
+      ["look at A", a],
+      ["look at B", b],
+    ],
+  });
 
 function toolOutputs(path: readonly Entry[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -45,87 +57,63 @@ function toolOutputs(path: readonly Entry[]): Record<string, string> {
   return out;
 }
 
-/** A branch's session as its parent's dead process left it: running, nobody holding it, these messages. */
+/**
+ * A branch's session as its parent's dead process left it: running, nobody holding it, its task as
+ * its prompt and then `after`; `ended` marks it finished (its parent never recorded it).
+ */
 async function branch(
   store: Store,
   parent: string,
-  spec: { id: string; mode: "explore" | "delegate"; task: string; messages: MessageInput[]; cwd: string; ended?: boolean },
+  [id, mode, task]: [string, "explore" | "delegate", string],
+  after: MessageInput[],
+  ended = false,
 ): Promise<void> {
   await store.createSession({
-    id: spec.id,
-    cwd: spec.cwd,
-    agentId: spec.mode === "explore" ? "explore" : "general",
+    id,
+    agentId: mode === "explore" ? "explore" : "general",
     mode: "agent",
-    agentType: spec.mode,
+    agentType: mode,
     status: "running",
-    title: spec.task,
-    task: spec.task,
+    title: task,
+    task,
     parentSessionId: parent,
-    context:
-      spec.mode === "explore" ? { allowedTools: ["read", "grep", "glob", "list", "goal"], maxTurns: 20 } : { maxTurns: 50 },
+    context: mode === "explore" ? { allowedTools: ["read", "grep", "glob", "list", "goal"], maxTurns: 20 } : { maxTurns: 50 },
   });
-  for (const m of spec.messages) await store.appendMessage(spec.id, m);
-  if (spec.ended) await store.updateSession(spec.id, { status: "completed" });
+  for (const m of [user(task), ...after]) await store.appendMessage(id, m);
+  if (ended) await store.updateSession(id, { status: "completed" });
+}
+
+/** A store with a parent session stored running (its process died) and the ids of its two explore branches. */
+async function cutOffParent() {
+  const store = await openStore(join(tempDir(), "store"));
+  const at = new Date("2026-12-04T12:00:00Z");
+  const { id: parent } = await store.createSession({ status: "running", agentId: "build" });
+  return { store, parent, at, a: subTraceId(parent, "explore", at, 1), b: subTraceId(parent, "explore", at, 2) };
 }
 
 describe("resuming a run whose sub-agents were cut off with it", () => {
   it("continues two explore branches and a delegate from their journals and gives the parent their real results", async () => {
-    const store = await openStore(join(tempDir(), "store"));
-    const at = new Date("2026-12-04T12:00:00Z");
-    const { id: parent, cwd } = await (async () => {
-      const meta = await store.createSession({ status: "running", agentId: "build" });
-      return meta;
-    })();
-    const a = subTraceId(parent, "explore", at, 1);
-    const b = subTraceId(parent, "explore", at, 2);
+    const { store, parent, at, a, b } = await cutOffParent();
     const d = subTraceId(parent, "delegate", at, 1);
     await store.appendMessage(parent, user("main: find the bug and fix it"));
     await store.appendMessage(
       parent,
       answer([call("ex1", "explore", { branches: ["look at A", "look at B"] }), call("dl1", "delegate", { task: "fix C" })]),
     );
-    await store.appendEntry(parent, {
-      type: "subagent_batch",
-      batchId: "batch_ex",
-      mode: "explore",
-      callId: "ex1",
-      tasks: [
-        { task: "look at A", subSessionId: a },
-        { task: "look at B", subSessionId: b },
-      ],
-    });
-    await store.appendEntry(parent, {
-      type: "subagent_batch",
-      batchId: "batch_dl",
-      mode: "delegate",
-      callId: "dl1",
-      tasks: [{ task: "fix C", subSessionId: d }],
-    });
+    await exploreBatch(store, parent, a, b);
+    await batch(store, parent, { batchId: "batch_dl", mode: "delegate", callId: "dl1", tasks: [["fix C", d]] });
     // A: one tool call done, cut off before its next model call.
-    await branch(store, parent, {
-      id: a,
-      mode: "explore",
-      task: "look at A",
-      cwd: cwd ?? "",
-      messages: [user("look at A"), answer([call("l1", "list", {})]), result("l1", "list", "a.txt")],
-    });
+    await branch(store, parent, [a, "explore", "look at A"], [answer([call("l1", "list", {})]), result("l1", "list", "a.txt")]);
     // B: finished its work; the parent died before recording it.
-    await branch(store, parent, {
-      id: b,
-      mode: "explore",
-      task: "look at B",
-      cwd: cwd ?? "",
-      messages: [user("look at B"), answer([{ type: "text", text: "B: nothing wrong in b.txt." }], "stop")],
-      ended: true,
-    });
+    await branch(
+      store,
+      parent,
+      [b, "explore", "look at B"],
+      [answer([{ type: "text", text: "B: nothing wrong in b.txt." }], "stop")],
+      true,
+    );
     // The delegate: cut off mid-answer (its stream died with the process).
-    await branch(store, parent, {
-      id: d,
-      mode: "delegate",
-      task: "fix C",
-      cwd: cwd ?? "",
-      messages: [user("fix C"), answer([call("g1", "list", {})]), result("g1", "list", "c.txt")],
-    });
+    await branch(store, parent, [d, "delegate", "fix C"], [answer([call("g1", "list", {})]), result("g1", "list", "c.txt")]);
     expect((await store.getSession(a))?.status).toBe("interrupted");
     expect((await store.getSession(parent))?.status).toBe("interrupted");
 
@@ -168,31 +156,11 @@ describe("resuming a run whose sub-agents were cut off with it", () => {
   });
 
   it("keeps a result the parent had recorded, and starts a branch the crash cut off before its session existed", async () => {
-    const store = await openStore(join(tempDir(), "store"));
-    const at = new Date("2026-12-04T12:00:00Z");
-    const { id: parent, cwd } = await store.createSession({ status: "running", agentId: "build" });
-    const a = subTraceId(parent, "explore", at, 1);
-    const b = subTraceId(parent, "explore", at, 2);
+    const { store, parent, a, b } = await cutOffParent();
     await store.appendMessage(parent, user("main: compare"));
     await store.appendMessage(parent, answer([call("ex1", "explore", { branches: ["look at A", "look at B"] })]));
-    await store.appendEntry(parent, {
-      type: "subagent_batch",
-      batchId: "batch_ex",
-      mode: "explore",
-      callId: "ex1",
-      tasks: [
-        { task: "look at A", subSessionId: a },
-        { task: "look at B", subSessionId: b },
-      ],
-    });
-    await branch(store, parent, {
-      id: a,
-      mode: "explore",
-      task: "look at A",
-      cwd: cwd ?? "",
-      messages: [user("look at A"), answer([{ type: "text", text: "A: fine." }], "stop")],
-      ended: true,
-    });
+    await exploreBatch(store, parent, a, b);
+    await branch(store, parent, [a, "explore", "look at A"], [answer([{ type: "text", text: "A: fine." }], "stop")], true);
     await store.appendEntry(parent, {
       type: "subagent_result",
       batchId: "batch_ex",

@@ -7,7 +7,7 @@ import { latestPlanRecord, PLAN_ENTRY_TYPE } from "../../src/plan/plan-record.js
 import type { Plan } from "../../src/plan/plan-schema.js";
 import { EXECUTOR_CONTEXT } from "../../src/plan/step-runner.js";
 import { openStore } from "../../src/store/open.js";
-import type { MessageInput } from "../../src/store/store.js";
+import { answerMessage, toolCallPart, toolResultMessage, userMessage } from "../helpers/journal-messages.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
 
@@ -18,20 +18,10 @@ import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
  */
 
 const [READ, FIX, TEST] = ["Read the code", "Fix the bug", "Run the tests"];
-const user = (t: string): MessageInput => ({ role: "user", content: [{ type: "text", text: t }] });
-const tokens = { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
-const toolAnswer = (calls: { id: string; name: string; input: unknown }[]): MessageInput => ({
-  role: "assistant",
-  content: calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: c.input })),
-  model: "testkit/scripted",
-  finishReason: "tool-calls",
-  tokens,
-  durationMs: 5,
-});
-const toolResult = (id: string, name: string, value: string): MessageInput => ({
-  role: "tool",
-  content: [{ type: "tool-result", toolCallId: id, toolName: name, output: { type: "text", value } }],
-});
+const user = userMessage;
+const toolAnswer = (calls: { id: string; name: string; input: unknown }[]) =>
+  answerMessage(calls.map((c) => toolCallPart(c.id, c.name, c.input)));
+const toolResult = toolResultMessage;
 
 /** A session whose plan (made by plan_create) stands as `plan` says, recorded with `status`. */
 async function plannedSession(status: "running" | "awaiting_approval", steps: (parent: string) => Plan["steps"]) {
