@@ -134,6 +134,6 @@ describe("kill -9 of arbor run while its sub-agents work, then arbor run --resum
       expect(path.filter((e) => e.type === "subagent_batch")).toHaveLength(2);
       expect(path.filter((e) => e.type === "subagent_result")).toHaveLength(3);
     });
-    // Three processes start (run, resume, and the store reads); under load each takes seconds.
+    // Two arbor processes start one after the other; under load each takes seconds to start.
   }, 120_000);
 });
