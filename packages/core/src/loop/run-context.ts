@@ -152,6 +152,17 @@ export interface RunExtension {
    */
   aroundTool?(run: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
   /**
+   * Only in a woken run (`runtime.resume`: its process died mid-run). `call` was left without a
+   * result and its tool is not safe to repeat, so by default the model reads that it was
+   * interrupted. Return true when this extension's tool can take up the work that call had begun
+   * instead of starting it again (a sub-agent whose session continues from its own journal, say):
+   * the call then runs once more through the usual path (permission, `aroundTool`, the tool), and
+   * its real result is recorded. The extension must make the tool continue, never repeat, what it
+   * had started: that is its promise, the loop cannot check it. Asked in extension order while the
+   * run's open calls are settled (after `start`); the first true takes the call. Synchronous.
+   */
+  resumesCall?(run: RunContext, call: ToolCallInfo): boolean;
+  /**
    * Around an automatic compaction's summary and the entries it writes (the first extension
    * outermost); must call `compact` once and return the entries it wrote.
    */

@@ -1,3 +1,4 @@
+import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Entry } from "../model/entry.js";
 import { type ResumePoint, resumePoint, tallyRun } from "./resume-point.js";
 import type { RunContext } from "./run-context.js";
@@ -16,7 +17,8 @@ export const RESUMED_INTERRUPTED_OUTPUT =
 /**
  * Takes up a run its process left unfinished: the spent budgets are read back from the journal
  * onto the run's context, and the calls left without a result are settled (a tool that is safe to
- * repeat runs again; any other is answered as interrupted), so the loop goes on as if the run had
+ * repeat runs again, and so does one whose feature takes up its work; any other is answered as
+ * interrupted), so the loop goes on as if the run had
  * never stopped. Returns the outcome when the run was already over, else undefined: loop on.
  */
 export async function wakeRun(ctx: RunContext, path: readonly Entry[]): Promise<StepsOutcome | undefined> {
@@ -42,12 +44,19 @@ export async function wakeRun(ctx: RunContext, path: readonly Entry[]): Promise<
   }
 }
 
+/** Whether a feature takes up the call's unfinished work (`RunExtension.resumesCall`). */
+function takenUp(ctx: RunContext, messageId: string, call: StreamedToolCall): boolean {
+  const info = { callId: call.toolCallId, tool: call.toolName, messageId };
+  return ctx.extensions.some((ext) => ext.resumesCall?.(ctx, info) === true);
+}
+
 async function settleOpenCalls(ctx: RunContext, point: Extract<ResumePoint, { kind: "tools" }>): Promise<void> {
-  const safe = point.open.filter((c) => ctx.registry.get(c.toolName)?.safeToRepeat === true);
-  const unsafe = point.open.filter((c) => !safe.includes(c));
+  // Run again: calls safe to repeat, and calls whose feature continues what they had started.
+  const again = point.open.filter((c) => ctx.registry.get(c.toolName)?.safeToRepeat === true || takenUp(ctx, point.messageId, c));
+  const unsafe = point.open.filter((c) => !again.includes(c));
   await recordInterrupted(ctx, unsafe, RESUMED_INTERRUPTED_OUTPUT);
-  if (safe.length > 0) {
-    await runToolCalls(ctx, point.messageId, safe, "", {
+  if (again.length > 0) {
+    await runToolCalls(ctx, point.messageId, again, "", {
       concurrency: toolLimits(ctx.config).concurrency,
       refusals: new Map(),
     });

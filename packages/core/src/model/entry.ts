@@ -85,6 +85,8 @@ const fields = {
     batchId: z.string().min(1),
     mode: z.enum(["explore", "delegate", "plan_step"]),
     goalId: z.string().optional(),
+    /** The parent's tool call that started the batch, so a resumed parent finds the batch its call had begun. */
+    callId: z.string().optional(),
     tasks: z.array(z.looseObject({ task: z.string(), subSessionId: SessionIdSchema.optional() })),
   },
   subagent_result: {

@@ -98,17 +98,23 @@ export async function finalMessage(ctx: RunContext, state: PlanState, text: stri
 /**
  * Phase 2: the plan's pending steps in order, each by its own executor,
  * at most PLAN_MAX_STEPS of them; after each, the replanner unless its heuristics skip it. Ends
- * with the plan goal closed, the tree and the plan's outcome recorded, and a final message.
+ * with the plan goal closed, the tree and the plan's outcome recorded, and a final message. Each
+ * step's start and end is recorded (`running` plan records), so a run woken after its process died
+ * goes on at the step it was on.
  */
 export async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: PhaseTwoDeps): Promise<StepsOutcome> {
-  const past: PastStep[] = [];
-  let executed = 0;
+  // A plan taken up after its process died starts from its record: the steps that ran stay done.
+  const ran = state.plan!.steps.filter((s) => s.status === "completed" || s.status === "failed");
+  const past: PastStep[] = ran.map((s) => ({ title: s.title, status: s.status, result: s.result ?? "" }));
+  let executed = ran.length;
   let replans = 0;
   let response: string | undefined;
+  await appendPlanRecord(ctx, { plan: state.plan!, status: "running" });
   for (;;) {
     if (ctx.signal.aborted) break;
     const plan = state.plan!;
-    const next = plan.steps.find((s) => s.status === "pending");
+    // A step still running is one a dead process was running: it goes on first.
+    const next = plan.steps.find((s) => s.status === "running") ?? plan.steps.find((s) => s.status === "pending");
     if (!next || executed >= state.maxSteps) break;
     const done = await runPlanStep(ctx, state, next, past, deps.steps);
     executed++;

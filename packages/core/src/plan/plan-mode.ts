@@ -7,7 +7,7 @@ import type { PermissionRule } from "../permissions/permission.js";
 import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";
-import { latestPlanRecord } from "./plan-record.js";
+import { latestPlanRecord, planOfLatestRun } from "./plan-record.js";
 import { sessionOfPlan, stepView } from "./plan-schema.js";
 import { executorPlanView, PlanState } from "./plan-state.js";
 import { PLAN_CREATE_TOOL, PLAN_UPDATE_TOOL, planCreateTool, planUpdateTool } from "./plan-tools.js";
@@ -87,7 +87,12 @@ async function resumePlan(ctx: RunContext, state: PlanState, planId: string): Pr
  * they may not act. The main run gets both, then after phase 1 the approval gate and phase 2; an
  * executor gets a view that reports to the plan it works for; elsewhere the tools stay hidden.
  */
-export function planExtension(deps: PlanModeDeps, execution: PlanExecution | undefined, isTrace: boolean): RunExtension {
+export function planExtension(
+  deps: PlanModeDeps,
+  execution: PlanExecution | undefined,
+  isTrace: boolean,
+  woken = false,
+): RunExtension {
   const rules = planToolRules(deps.config, execution, isTrace);
   const tools = [planCreateTool(), planUpdateTool()];
   if (execution && "step" in execution) {
@@ -111,7 +116,7 @@ export function planExtension(deps: PlanModeDeps, execution: PlanExecution | und
     },
     // Phase 1 ends right after the step that called plan_create; the plan runs next.
     stop: () => (state?.stopsPhaseOne ? "finished" : undefined),
-    around: (ctx, phaseOne) => planRun(ctx, started(), deps, approval, phaseOne),
+    around: (ctx, phaseOne) => planRun(ctx, started(), deps, approval, woken, phaseOne),
   };
 }
 
@@ -121,18 +126,27 @@ async function planRun(
   state: PlanState,
   deps: PlanModeDeps,
   approval: (PlanApprovalAnswer & { planId: string }) | undefined,
+  woken: boolean,
   phaseOne: () => Promise<StepsOutcome>,
 ): Promise<StepsOutcome> {
   const phaseTwo: PhaseTwoDeps = { steps: deps.steps(ctx), replanner: () => deps.replannerModel(ctx.model) };
+  // A run woken after its process died goes on in the phase it was in.
+  const latest = woken ? planOfLatestRun(await ctx.store.getActivePath(ctx.sessionId)) : undefined;
+  const cutOff = latest && ["awaiting_approval", "approved", "running"].includes(latest.status) ? latest : undefined;
+  if (cutOff) state.plan = cutOff.plan;
+  if (cutOff?.status === "approved" || cutOff?.status === "running") return runPhaseTwo(ctx, state, phaseTwo);
   let answer: PlanApprovalAnswer;
   if (approval) {
     await resumePlan(ctx, state, approval.planId);
     answer = { approved: approval.approved, ...(approval.reason !== undefined ? { reason: approval.reason } : {}) };
   } else {
-    const outcome = await phaseOne();
-    // A refusal or a loop stops the run before its plan is acted on.
-    if (!state.created || outcome.status !== "done" || outcome.stopReason !== "finished") return outcome;
-    if (!deps.config.plan.requireApproval) return runPhaseTwo(ctx, state, phaseTwo);
+    if (cutOff?.status !== "awaiting_approval") {
+      const outcome = await phaseOne();
+      // A refusal or a loop stops the run before its plan is acted on.
+      if (!state.created || outcome.status !== "done" || outcome.stopReason !== "finished") return outcome;
+      if (!deps.config.plan.requireApproval) return runPhaseTwo(ctx, state, phaseTwo);
+    }
+    // A plan that waited when its process died waits again, asked the same way.
     try {
       answer = await askApproval(ctx, state, deps);
     } catch (err) {

@@ -5,10 +5,11 @@ import { chargeRun } from "../loop/journal.js";
 import type { RunContext, RunEventInput } from "../loop/run-context.js";
 import type { TraceContext } from "../model/session.js";
 import { cutText } from "../model/text.js";
+import { batchOfTrace } from "../subagents/branch-resume.js";
 import type { SubAgentLauncher } from "../subagents/launcher.js";
 import { DELEGATE_CONTEXT } from "../subagents/sub-traces.js";
 import { EXECUTOR_SYSTEM, executorPrompt } from "./executor-prompt.js";
-import { appendGoalTree } from "./plan-entries.js";
+import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import { startStepGoal } from "./plan-goals.js";
 import { type PlanStep, type PlanStepStatus, RESULT_CHARS } from "./plan-schema.js";
 import type { PlanState } from "./plan-state.js";
@@ -76,7 +77,10 @@ export async function runPlanStep(
 ): Promise<PastStep> {
   const plan = state.plan!;
   const now = () => new Date(ctx.clock.now()).toISOString();
-  const [traceId] = await start.launcher.ids(PLAN_STEP_MODE, 1);
+  // A step recorded running was cut off with its process: its executor's session continues.
+  const cutOff = step.status === "running" ? step.subTraceId : undefined;
+  const batch = cutOff ? batchOfTrace(await ctx.store.getActivePath(ctx.sessionId), cutOff) : undefined;
+  const [traceId] = cutOff ? [cutOff] : await start.launcher.ids(PLAN_STEP_MODE, 1);
   const goalId = step.goalId;
   const goals = ctx.values.get(goalsKey);
   const tree = goals?.get();
@@ -91,10 +95,13 @@ export async function runPlanStep(
     state.applyGoals({ tree: call.tree, affectedGoals: [goalId], addedGoals: [] });
   }
   state.setStep(step.id, "running", undefined, traceId);
+  // Before the executor's session exists, so a crash from here on is resumed with this sub-trace.
+  await appendPlanRecord(ctx, { plan: state.plan!, status: "running" });
   const position = plan.steps.findIndex((s) => s.id === step.id) + 1;
   const { branches } = await start.launcher.run({
     mode: PLAN_STEP_MODE,
     ...(goalId ? { goalId } : {}),
+    ...(batch ? { resume: { batchId: batch.batchId } } : {}),
     ids: [traceId!],
     branches: [
       {
@@ -141,5 +148,6 @@ export async function runPlanStep(
   const marked = outcome === "failed" && !text.startsWith("[") ? `[ERROR] ${text}` : text;
   state.setStep(step.id, outcome, cutText(marked, RESULT_CHARS));
   await appendGoalTree(ctx);
+  await appendPlanRecord(ctx, { plan: state.plan!, status: "running" });
   return { title: step.title, status: outcome, result: marked };
 }

@@ -77,6 +77,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       },
       plan,
       launch.options.trace !== undefined,
+      launch.options.wake === true,
     );
     const subAgents = subAgentExtension((ctx) =>
       createSubTraceRunner(ctx, launcherOf(ctx), {
@@ -133,6 +134,7 @@ const HOOKS = [
   "around",
   "aroundTool",
   "aroundCompaction",
+  "resumesCall",
 ] as const;
 
 const UserExtensionSchema = z.looseObject({

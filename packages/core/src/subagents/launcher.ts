@@ -3,9 +3,10 @@ import type { ExecuteOptions, ExtensionFactory, TraceLaunch } from "../loop/exte
 import { appendEntry } from "../loop/journal.js";
 import type { RunContext, RunEventInput } from "../loop/run-context.js";
 import type { RunInput, RunResult } from "../loop/run-types.js";
-import type { SubagentBatchEntry, SubagentStatus } from "../model/entry.js";
+import type { SubagentBatchEntry, SubagentResultEntry, SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { TraceContext } from "../model/session.js";
+import { branchStanding, recordedResults } from "./branch-resume.js";
 import { type BranchRecord, branchRecorder, resultMetadata } from "./sub-trace-record.js";
 
 /** Starts a sub-run the way the runtime starts every run (its own session and queue slot). */
@@ -39,6 +40,14 @@ export interface BatchSpec {
   mode: SubagentBatchEntry["mode"];
   /** The parent's goal that records the call, when there is one. */
   goalId?: string;
+  /** The parent's tool call that starts the batch, recorded with it so a resumed parent finds it. */
+  callId?: string;
+  /**
+   * Takes up this batch, recorded before the parent's process died, instead of starting one: a
+   * branch whose result the parent recorded keeps it, one that ended unrecorded is read from its
+   * session, one cut off continues from its journal (`wake`), one never started starts now.
+   */
+  resume?: { batchId: string };
   /** From `ids`, one per branch. */
   ids: readonly string[];
   branches: readonly BranchSpec[];
@@ -114,20 +123,26 @@ export class SubAgentLauncher {
   /** Records the batch, runs its branches and records each result; the branches in their order. */
   async run(batch: BatchSpec): Promise<{ batchId: string; branches: LaunchedBranch[] }> {
     const ctx = this.ctx;
-    const batchId = `batch_${randomUUID().slice(0, 8)}`;
-    await appendEntry(ctx, {
-      type: "subagent_batch",
-      batchId,
-      mode: batch.mode,
-      ...(batch.goalId !== undefined ? { goalId: batch.goalId } : {}),
-      tasks: batch.branches.map((b, i) => ({ task: b.task, subSessionId: batch.ids[i]! })),
-    });
+    const batchId = batch.resume?.batchId ?? `batch_${randomUUID().slice(0, 8)}`;
+    const recorded = batch.resume ? recordedResults(await ctx.store.getActivePath(ctx.sessionId), batchId) : new Map();
+    if (!batch.resume) {
+      await appendEntry(ctx, {
+        type: "subagent_batch",
+        batchId,
+        mode: batch.mode,
+        ...(batch.goalId !== undefined ? { goalId: batch.goalId } : {}),
+        ...(batch.callId !== undefined ? { callId: batch.callId } : {}),
+        tasks: batch.branches.map((b, i) => ({ task: b.task, subSessionId: batch.ids[i]! })),
+      });
+    }
     const branches = await pooled(
-      batch.branches.map((branch, i) => () => this.branch(batch, branch, batch.ids[i]!)),
+      batch.branches.map((branch, i) => () => this.branch(batch, branch, batch.ids[i]!, recorded.get(batch.ids[i]!))),
       batch.limit,
     );
     batch.finished?.(branches);
     for (const { traceId, status, record } of branches) {
+      // A result the parent recorded before its process died is not recorded twice.
+      if (recorded.has(traceId)) continue;
       await appendEntry(ctx, {
         type: "subagent_result",
         batchId,
@@ -140,8 +155,15 @@ export class SubAgentLauncher {
     return { batchId, branches };
   }
 
-  private async branch(batch: BatchSpec, branch: BranchSpec, traceId: string): Promise<LaunchedBranch> {
+  /** Runs one branch, or takes it up when resuming (`recorded`: the result its parent had recorded). */
+  private async branch(
+    batch: BatchSpec,
+    branch: BranchSpec,
+    traceId: string,
+    recorded: SubagentResultEntry | undefined,
+  ): Promise<LaunchedBranch> {
     const ctx = this.ctx;
+    const standing = batch.resume ? await branchStanding(ctx.store, traceId) : ({ kind: "new" } as const);
     const timeout = branch.context.timeout === undefined ? undefined : AbortSignal.timeout(branch.context.timeout * 1000);
     const signal = timeout ? AbortSignal.any([batch.signal, timeout]) : batch.signal;
     const recorder = branchRecorder(this.deps.now);
@@ -153,29 +175,43 @@ export class SubAgentLauncher {
       context: branch.context,
       ...(branch.inheritFrom ? { inheritFrom: branch.inheritFrom } : {}),
     };
-    ctx.publish(
-      {
-        event: "sub_trace_started",
-        parent_trace_id: ctx.sessionId,
-        ...(batch.goalId !== undefined ? { parent_goal_id: batch.goalId } : {}),
-        agent_type: batch.mode,
-        task: branch.task,
-      },
-      traceId,
-    );
+    // A branch that had ended is only recorded; one that runs (again) is announced to watchers.
+    if (standing.kind !== "ended")
+      ctx.publish(
+        {
+          event: "sub_trace_started",
+          parent_trace_id: ctx.sessionId,
+          ...(batch.goalId !== undefined ? { parent_goal_id: batch.goalId } : {}),
+          agent_type: batch.mode,
+          task: branch.task,
+        },
+        traceId,
+      );
     const emit = (event: RunEventInput) => {
       recorder.see(event as RunEvent);
       // A branch's permission asks are answered where the parent's are (its run stream, the API).
       if (event.type === "permission_request") ctx.emit({ ...event, metadata: { ...event.metadata, sub_trace_id: traceId } });
       else batch.forward?.(event, traceId);
     };
-    const result = await this.deps.execute(branch.input, traceId, signal, emit, {
+    const options = {
       trace: launch,
       traceSpend: ctx.traceSpend,
       ...(batch.extensions ? { extensions: batch.extensions } : {}),
-    });
-    const status = subagentStatus(result, timeout?.aborted === true);
-    const record = await recorder.finish(ctx.store, { traceId, task: branch.task, status, result });
+    };
+    const result =
+      standing.kind === "ended"
+        ? standing.result
+        : standing.kind === "cut_off"
+          ? // Its run goes on from its own journal, as the runtime wakes any cut-off run.
+            await this.deps.execute({ ...branch.input, prompt: "", sessionId: traceId }, traceId, signal, emit, {
+              ...options,
+              wake: true,
+            })
+          : await this.deps.execute(branch.input, traceId, signal, emit, options);
+    const status = recorded?.status ?? subagentStatus(result, timeout?.aborted === true);
+    const finished = await recorder.finish(ctx.store, { traceId, task: branch.task, status, result });
+    // What the parent recorded stands: its summary is what the parent's model is told again.
+    const record = recorded ? withSummary(finished, recorded.summary) : finished;
     batch.branchEnded?.(traceId, status);
     ctx.publish(
       {
@@ -192,4 +228,8 @@ export class SubAgentLauncher {
     );
     return { traceId, status, result, record };
   }
+}
+
+function withSummary(record: BranchRecord, summary: string): BranchRecord {
+  return { ...record, outcome: { ...record.outcome, summary }, metadata: { ...record.metadata, summary } };
 }

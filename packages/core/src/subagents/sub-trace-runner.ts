@@ -43,6 +43,13 @@ export interface SubTraceRunner {
    */
   refusal(): string | undefined;
   run(request: SubTraceRequest): Promise<SubTraceBatch>;
+  /**
+   * The run was woken after its process died with tool call `callId` left open: when that call
+   * runs again, `run` takes up the batch it had recorded (its branches continue from their own
+   * journals, recorded results stand) instead of starting new sub-agents. A call that had
+   * recorded no batch had started nothing, so it starts afresh.
+   */
+  resume(callId: string): void;
 }
 
 /** The run's sub-trace runner, set by the sub-agent feature for `explore` and `delegate`. */

@@ -7,6 +7,7 @@ import type { RunContext } from "../loop/run-context.js";
 import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
 import { branchProgressTracker } from "./branch-progress.js";
+import { batchOfCall } from "./branch-resume.js";
 import type { SubAgentLauncher } from "./launcher.js";
 import type { SubAgentMode, SubTraceRequest, SubTraceRunner } from "./sub-trace-runner.js";
 
@@ -77,8 +78,11 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       "or finish and report what is left so the agent that started you can hand it on."
     );
   };
+  /** Open calls of a woken run whose batches `run` takes up (see `SubTraceRunner.resume`). */
+  const resuming = new Set<string>();
   return {
     refusal,
+    resume: (callId) => resuming.add(callId),
     async run(request) {
       const refused = refusal();
       if (refused !== undefined) throw new ArborError("invalid_input", refused);
@@ -87,7 +91,14 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       const now = () => new Date(deps.now());
       const goals = ctx.values.get(goalsKey);
       if (!goals) throw new Error("sub-traces need the run's goal tree (the goal feature)");
-      const ids = await launcher.ids(request.mode, request.tasks.length);
+      const recorded = resuming.delete(request.callId)
+        ? batchOfCall(await ctx.store.getActivePath(ctx.sessionId), request.callId)
+        : undefined;
+      // Every batch written with a call id names its branches' sessions; one that does not is not taken up.
+      const resumed = recorded?.tasks.every((t) => t.subSessionId !== undefined) ? recorded : undefined;
+      const ids = resumed
+        ? resumed.tasks.map((t) => t.subSessionId as string)
+        : await launcher.ids(request.mode, request.tasks.length);
       const description =
         request.mode === "explore" ? `Explore ${request.tasks.length} directions` : `Delegate: ${request.tasks[0] ?? ""}`;
       const start = startAgentCall(goals.get() ?? createGoalTree(goals.mission), {
@@ -117,6 +128,8 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       const { batchId, branches } = await launcher.run({
         mode: request.mode,
         goalId: start.goalId,
+        callId: request.callId,
+        ...(resumed ? { resume: { batchId: resumed.batchId } } : {}),
         ids,
         branches: request.tasks.map((task) => ({
           task,

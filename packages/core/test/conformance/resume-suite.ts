@@ -16,6 +16,7 @@ import type { MessageInput } from "../../src/store/store.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { readTool } from "../../src/tools/builtin/read.js";
 import { defineTool } from "../../src/tools/tool.js";
+import { answerMessage, toolCallPart, toolResultMessage, userMessage } from "../helpers/journal-messages.js";
 import type { MakeHarness, StoreHarness } from "./harness.js";
 
 /**
@@ -80,27 +81,10 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     return { events, result: await handle.result };
   }
 
-  const user = (t: string): MessageInput => ({ role: "user", content: [{ type: "text", text: t }] });
-  const tokens = { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
-  const answer = (parts: MessageInput["content"]): MessageInput => ({
-    role: "assistant",
-    content: parts,
-    model: "testkit/scripted",
-    finishReason: "tool-calls",
-    tokens,
-    // Every step a run records carries its call's duration; that is how its steps are counted.
-    durationMs: 5,
-  });
-  const call = (id: string, name: string, input: unknown) => ({
-    type: "tool-call" as const,
-    toolCallId: id,
-    toolName: name,
-    input,
-  });
-  const result = (id: string, name: string, value: string): MessageInput => ({
-    role: "tool",
-    content: [{ type: "tool-result", toolCallId: id, toolName: name, output: { type: "text", value } }],
-  });
+  const user = userMessage;
+  const answer = (parts: MessageInput["content"]) => answerMessage(parts);
+  const call = toolCallPart;
+  const result = toolResultMessage;
   const toolOutputs = (path: Entry[]) =>
     path.flatMap((e) =>
       e.type === "message" && e.message.role === "tool"

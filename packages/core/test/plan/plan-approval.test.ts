@@ -79,7 +79,17 @@ describe("plan mode: the approval gate", () => {
     const records = (await store.getActivePath(handle.sessionId)).flatMap((e) =>
       e.type === "custom" && e.customType === PLAN_ENTRY_TYPE ? [(e.data as { status: string }).status] : [],
     );
-    expect(records).toEqual(["awaiting_approval", "approved", "completed"]);
+    // Phase 2 records where it stands as it starts and as each step starts and ends, so a resume finds its step.
+    expect(records).toEqual([
+      "awaiting_approval",
+      "approved",
+      "running",
+      "running",
+      "running",
+      "running",
+      "running",
+      "completed",
+    ]);
     // Answered already: a second answer is refused.
     expect(await errorCode(runtime.asks.approvePlan(request.plan_id, false))).toBe("plan_not_pending");
   });
