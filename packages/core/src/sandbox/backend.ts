@@ -7,6 +7,12 @@ export interface Command {
   env: Record<string, string>;
 }
 
+/** A confined command and what releases the backend's own resources once it has ended (a cgroup). */
+export interface Wrapped {
+  command: Command;
+  release(): Promise<void>;
+}
+
 /** Whether a backend can run here, and if not, what to do about it (shown to the user once). */
 export type Availability = { available: true; detail: string } | { available: false; reason: string; install: string };
 
@@ -24,5 +30,5 @@ export interface SandboxBackend {
    * The command that runs `inner` confined, in `cwd`. `egressSocket` is the unix socket of the egress
    * proxy when the policy allows hosts; the backend makes it reachable as `http://127.0.0.1:<port>`.
    */
-  wrap(inner: Command, policy: SandboxPolicy, where: { cwd: string; egressSocket?: string | undefined }): Promise<Command>;
+  wrap(inner: Command, policy: SandboxPolicy, where: { cwd: string; egressSocket?: string | undefined }): Promise<Wrapped>;
 }

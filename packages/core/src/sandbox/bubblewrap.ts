@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
-import { lstat } from "node:fs/promises";
-import { basename, dirname } from "node:path";
-import type { Availability, Command, SandboxBackend } from "./backend.js";
+import { randomUUID } from "node:crypto";
+import { access, constants, lstat, mkdir, rmdir, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Availability, SandboxBackend, Wrapped } from "./backend.js";
 import type { SandboxPolicy } from "./policy.js";
 
 /** The port the egress proxy answers on inside the sandbox's own network namespace. */
@@ -12,6 +13,14 @@ export interface BubblewrapOptions {
   bwrap?: string;
   /** Default "socat": bridges the proxy's unix socket to a port inside the sandbox. */
   socat?: string;
+  /**
+   * Processes one call may have at once (a fork bomb stops there), through a cgroup-v1 `pids`
+   * controller Arbor can write (as root, or delegated); without one the count is not capped and a
+   * bomb runs until the call's timeout ends the whole PID namespace. Default 512.
+   */
+  maxProcesses?: number;
+  /** The pids controller's folder. Default /sys/fs/cgroup/pids. */
+  pidsCgroup?: string;
 }
 
 const INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap socat; Fedora: dnf install bubblewrap socat)";
@@ -25,6 +34,8 @@ const INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap s
 export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBackend {
   const bwrap = options.bwrap ?? "bwrap";
   const socat = options.socat ?? "socat";
+  const maxProcesses = options.maxProcesses ?? 512;
+  const pidsRoot = options.pidsCgroup ?? "/sys/fs/cgroup/pids";
   return {
     name: "bubblewrap",
     async availability(): Promise<Availability> {
@@ -33,7 +44,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       const version = await output(bwrap, ["--version"]);
       return { available: true, detail: version.trim() || "bubblewrap" };
     },
-    async wrap(inner, policy, where): Promise<Command> {
+    async wrap(inner, policy, where): Promise<Wrapped> {
       const egressSocket = where.egressSocket;
       const args = [
         "--die-with-parent",
@@ -60,14 +71,14 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
         if (opened.some((root) => path !== root && within(path, root))) args.push(...(await hide(path)));
       }
       args.push("--clearenv");
-      const env = { ...policy.env, ...inner.env, HOME: "/tmp", TMPDIR: "/tmp" };
+      const inside = { ...policy.env, ...inner.env, HOME: "/tmp", TMPDIR: "/tmp" };
       if (egressSocket) {
         const url = `http://127.0.0.1:${PROXY_PORT}`;
-        Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url });
+        Object.assign(inside, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url });
         // The socket is reached through its folder, bound at a fixed place in the sandbox.
         args.push("--ro-bind", dirname(egressSocket), "/run/arbor-egress");
       }
-      for (const [key, value] of Object.entries(env)) args.push("--setenv", key, value);
+      for (const [key, value] of Object.entries(inside)) args.push("--setenv", key, value);
       args.push("--chdir", where.cwd);
       const program = egressSocket
         ? [
@@ -81,7 +92,15 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
             ...inner.args,
           ]
         : [inner.file, ...inner.args];
-      return { file: bwrap, args: [...args, "--", ...program], env: { PATH: policy.env.PATH ?? "/usr/bin:/bin" } };
+      const env = { PATH: policy.env.PATH ?? "/usr/bin:/bin" };
+      const cgroup = await pidsCgroup(pidsRoot, maxProcesses);
+      if (!cgroup) return { command: { file: bwrap, args: [...args, "--", ...program], env }, release: async () => {} };
+      // The shell joins the cgroup before it becomes bwrap, so everything inside is counted from the start.
+      const enter = 'echo $$ > "$0/cgroup.procs" && exec "$@"';
+      return {
+        command: { file: "/bin/sh", args: ["-c", enter, cgroup, bwrap, ...args, "--", ...program], env },
+        release: () => removeCgroup(cgroup),
+      };
     },
   };
 }
@@ -110,4 +129,30 @@ function output(file: string, args: string[]): Promise<string> {
 
 function within(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** A fresh pids cgroup capped at `max`, or undefined where none can be made. */
+async function pidsCgroup(root: string, max: number): Promise<string | undefined> {
+  try {
+    await access(join(root, "cgroup.procs"), constants.W_OK);
+    const dir = join(root, `arbor-sandbox-${randomUUID()}`);
+    await mkdir(dir);
+    await writeFile(join(dir, "pids.max"), String(max));
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the cgroup once its processes are gone (the PID namespace ends with the call; a zombie may linger a moment). */
+async function removeCgroup(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }

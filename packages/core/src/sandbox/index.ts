@@ -1,4 +1,4 @@
-export type { Availability, Command, SandboxBackend } from "./backend.js";
+export type { Availability, Command, SandboxBackend, Wrapped } from "./backend.js";
 export { bubblewrapBackend } from "./bubblewrap.js";
 export { startEgressProxy } from "./egress-proxy.js";
 export { sandboxFromConfig } from "./from-config.js";

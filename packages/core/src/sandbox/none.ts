@@ -4,5 +4,5 @@ import type { SandboxBackend } from "./backend.js";
 export const noSandbox: SandboxBackend = {
   name: "none",
   availability: async () => ({ available: true, detail: "no sandbox" }),
-  wrap: async (inner) => inner,
+  wrap: async (inner) => ({ command: inner, release: async () => {} }),
 };

@@ -120,13 +120,14 @@ export class Sandbox {
       );
       // Without allowed hosts there is no proxy at all: the network namespace holds only loopback.
       proxy = policy.allowHosts.length > 0 ? await startEgressProxy(policy.allowHosts) : undefined;
-      const command = await this.backend.wrap(inner, policy, { cwd: request.cwd, egressSocket: proxy?.socket });
+      const wrapped = await this.backend.wrap(inner, policy, { cwd: request.cwd, egressSocket: proxy?.socket });
       const owned = proxy;
       return {
         confined: true,
-        command,
+        command: wrapped.command,
         refusedHosts: () => owned?.refused() ?? [],
         async close() {
+          await wrapped.release();
           await owned?.close();
           await rm(tmp, { recursive: true, force: true });
         },
