@@ -63,7 +63,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const home = options.arborHome ?? defaultArborHome(env);
   const blobs = options.blobs ?? new FileBlobStore(join(home, "blobs"));
   // Every process a tool starts (bash, python_repl, stdio MCP servers) goes through it.
-  const sandbox = options.sandbox ?? sandboxFromConfig(config, home, env);
+  // Tools have always taken their environment from the process, not from `env` (the config's source).
+  const sandbox = options.sandbox ?? sandboxFromConfig(config, home, process.env);
   const python = new PythonRepls({ sandbox });
   const registry =
     options.tools instanceof ToolRegistry
@@ -74,7 +75,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               blobs,
               arborHome: home,
               python,
-              bash: { sandbox },
+              sandbox,
               embedder: createEmbedder({ config, env }),
               now: () => (options.clock ?? realClock).now(),
             })),

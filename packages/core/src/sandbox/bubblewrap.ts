@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import { access, constants, lstat, mkdir, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Availability, SandboxBackend, Wrapped } from "./backend.js";
-import type { SandboxPolicy } from "./policy.js";
 
 /** The port the egress proxy answers on inside the sandbox's own network namespace. */
 export const PROXY_PORT = 3128;

@@ -5,7 +5,6 @@ import { ArborError } from "../errors.js";
 import type { Availability, Command, SandboxBackend } from "./backend.js";
 import { bubblewrapBackend } from "./bubblewrap.js";
 import { type EgressProxy, startEgressProxy } from "./egress-proxy.js";
-import { noSandbox } from "./none.js";
 import { sandboxPolicy } from "./policy.js";
 import { type AgentSandboxSettings, type SandboxSettings, SandboxSettingsSchema, settingsForAgent } from "./settings.js";
 
@@ -127,7 +126,8 @@ export class Sandbox {
         command: wrapped.command,
         refusedHosts: () => owned?.refused() ?? [],
         async close() {
-          await wrapped.release();
+          // The cgroup goes once the namespace's last zombie is reaped; the call does not wait for that.
+          void wrapped.release();
           await owned?.close();
           await rm(tmp, { recursive: true, force: true });
         },

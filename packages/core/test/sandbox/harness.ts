@@ -14,7 +14,7 @@ import {
 import { join } from "node:path";
 import { describe, onTestFinished } from "vitest";
 import { Sandbox } from "../../src/sandbox/sandbox.js";
-import { SandboxSettingsSchema, type SandboxSettings } from "../../src/sandbox/settings.js";
+import { type SandboxSettings, SandboxSettingsSchema } from "../../src/sandbox/settings.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 

@@ -16,9 +16,14 @@ import { fakeContext, tempDir } from "../tools/helpers.js";
 import { describeSandbox, ENV_SECRET, type Host, hostFor, SHADOW_LINE } from "./harness.js";
 
 /** Strings no sandboxed process may print: each is a secret of the host or of Arbor. */
-const CANARIES = ["ssh-private-key-canary", "aws-secret-canary", "arbor-token-canary", ENV_SECRET, "CONNECTED", SHADOW_LINE].filter(
-  (c) => c !== "",
-);
+const CANARIES = [
+  "ssh-private-key-canary",
+  "aws-secret-canary",
+  "arbor-token-canary",
+  ENV_SECRET,
+  "CONNECTED",
+  SHADOW_LINE,
+].filter((c) => c !== "");
 
 let http: Server;
 let httpPort = 0;
@@ -45,21 +50,23 @@ function processesWith(marker: string): number[] {
 
 /** The attacks a model could write in bash, each aimed at one thing the sandbox must keep. */
 function bashAttacks(host: Host): Record<string, string> {
-  const { workspace, outside, arborHome, home } = host;
+  const { outside, arborHome, home } = host;
   return {
     "absolute write": `echo pwned > ${outside}/victim.txt; echo pwned > ${outside}/new.txt; echo pwned > /etc/arbor-escape`,
     "write through ..": `echo pwned > ../outside/victim.txt; cd .. && echo pwned > outside/new.txt`,
     "symlink made inside": `ln -s ${outside} out && echo pwned > out/victim.txt; ln -s /etc/passwd pw && echo pwned >> pw`,
     "hard link": `ln ${outside}/victim.txt hl && echo pwned >> hl; ln /etc/passwd hl2 && echo pwned >> hl2`,
     "bind tricks": `mkdir -p m && mount --bind ${outside} m && echo pwned > m/victim.txt; unshare -rm sh -c 'mount -o remount,rw / && echo pwned > /etc/arbor-escape; mount --bind ${outside} m && echo pwned > m/victim.txt'`,
-    ".git tampering": "echo 'exit 0' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; git config core.hooksPath /tmp/h; echo '[core] pwned = 1' >> .git/config; rm -rf .git/refs",
+    ".git tampering":
+      "echo 'exit 0' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; git config core.hooksPath /tmp/h; echo '[core] pwned = 1' >> .git/config; rm -rf .git/refs",
     "arbor.json and .env": "echo '{}' > arbor.json; echo PWNED=1 >> .env; rm -f arbor.json .env; mv .env e",
     "read ssh and cloud credentials": `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ~/.ssh/* /root/.ssh/* 2>&1; ls -la ${home} /root /home 2>&1`,
     "read /etc/shadow": "cat /etc/shadow /etc/gshadow 2>&1",
     "Arbor's token file and store": `cat ${arborHome}/token 2>&1; ls -R ${arborHome} 2>&1; cat ${arborHome}/arbor.db ${arborHome}/sessions/* 2>&1 | head -c 2000`,
     "environment secrets": "env; cat /proc/self/environ | tr '\\0' '\\n'",
     "server's /proc environ": `cat /proc/${process.pid}/environ 2>&1; cat /proc/1/environ 2>&1 | tr '\\0' '\\n' | grep -v '^PATH='; ls /proc | grep -c '^[0-9]'`,
-    "local PostgreSQL": "(exec 3<>/dev/tcp/127.0.0.1/5432 && echo CONNECTED) 2>&1; ls /run/postgresql /var/run/postgresql /tmp/.s.PGSQL.5432 2>&1",
+    "local PostgreSQL":
+      "(exec 3<>/dev/tcp/127.0.0.1/5432 && echo CONNECTED) 2>&1; ls /run/postgresql /var/run/postgresql /tmp/.s.PGSQL.5432 2>&1",
     "local HTTP server": `(exec 3<>/dev/tcp/127.0.0.1/${httpPort} && echo CONNECTED) 2>&1; curl -s -m 3 http://127.0.0.1:${httpPort}/ 2>&1`,
     "workspace stays writable": "echo kept > made-in-sandbox.txt && cat made-in-sandbox.txt",
   };
@@ -129,7 +136,11 @@ for (const storeKind of ["file", "sqlite"] as const) {
       expect(left.output).toContain("started");
       expect(processesWith(marker)).toEqual([]);
       const bombMarker = `arbor-bomb-${process.pid}-${storeKind}`;
-      const bomb = await registry.invoke("bash", { command: `${bombMarker}(){ ${bombMarker}|${bombMarker}& }; ${bombMarker}; sleep 2`, timeout: 3000 }, ctx);
+      const bomb = await registry.invoke(
+        "bash",
+        { command: `${bombMarker}(){ ${bombMarker}|${bombMarker}& }; ${bombMarker}; sleep 2`, timeout: 3000 },
+        ctx,
+      );
       expect(bomb.isError).toBe(false);
       expect(processesWith(bombMarker)).toEqual([]);
       await host.store.close();
@@ -178,7 +189,9 @@ for (const storeKind of ["file", "sqlite"] as const) {
       });
       const signal = new AbortController().signal;
       const call = async (tool: string, args: Record<string, unknown>) => {
-        const result = await connection.callTool(tool, args, { signal }).catch((err: Error) => ({ content: [{ type: "text", text: err.message }] }));
+        const result = await connection
+          .callTool(tool, args, { signal })
+          .catch((err: Error) => ({ content: [{ type: "text", text: err.message }] }));
         return JSON.stringify(result);
       };
       try {
