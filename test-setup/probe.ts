@@ -24,12 +24,12 @@ export function hostPort(url: string, defaultPort: number): { host: string; port
  * `ARBOR_TEST_HIDE=chromium,postgres,mysql` makes the setup act as if the machine had no system
  * Chromium or no server on the standard port, so CI exercises the fallbacks on every run.
  */
-export function hidden(env: NodeJS.ProcessEnv, service: "chromium" | "postgres" | "mysql"): boolean {
+export function hidden(env: NodeJS.ProcessEnv, service: "chromium" | "postgres" | "mysql" | "sandbox"): boolean {
   return listed(env.ARBOR_TEST_HIDE, service);
 }
 
-/** `ARBOR_TEST_REQUIRE=mysql,postgres` turns a skipped database suite into a failed run. */
-export function required(env: NodeJS.ProcessEnv, service: "postgres" | "mysql"): boolean {
+/** `ARBOR_TEST_REQUIRE=mysql,postgres,sandbox` turns a skipped suite into a failed run. */
+export function required(env: NodeJS.ProcessEnv, service: "postgres" | "mysql" | "sandbox"): boolean {
   return listed(env.ARBOR_TEST_REQUIRE, service);
 }
 

@@ -132,6 +132,15 @@ describe("answering permission asks", () => {
     expect(io.err()).toBe("");
   });
 
+  it("--yes never widens the sandbox: that ask goes to the person, or to nobody", async () => {
+    const io = captureIo();
+    const stopped: unknown[] = [];
+    const widen = { ...pending, request: { permission: "sandbox", patterns: ["write /etc"] } };
+    const handler = createAskHandler({ yes: true, io, view: createJsonView(io), onNobody: (p) => stopped.push(p) });
+    expect(await handler(widen, signal)).toBeUndefined();
+    expect(stopped).toEqual([widen]);
+  });
+
   it("answers nothing when nobody can answer, and hands the ask to onNobody (which stops the run)", async () => {
     const io = captureIo();
     const stopped: unknown[] = [];

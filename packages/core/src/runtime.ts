@@ -41,6 +41,7 @@ import { sessionMethods } from "./runtime/session-methods.js";
 import { sessionSlot } from "./runtime/session-slot.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
 import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
+import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { KeyedLock } from "./store/keyed-lock.js";
@@ -61,7 +62,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const env = options.env ?? process.env;
   const home = options.arborHome ?? defaultArborHome(env);
   const blobs = options.blobs ?? new FileBlobStore(join(home, "blobs"));
-  const python = new PythonRepls();
+  // Every process a tool starts (bash, python_repl, stdio MCP servers) goes through it.
+  // Tools have always taken their environment from the process, not from `env` (the config's source).
+  const sandbox = options.sandbox ?? sandboxFromConfig(config, home, process.env);
+  const python = new PythonRepls({ sandbox });
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
@@ -71,6 +75,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               blobs,
               arborHome: home,
               python,
+              sandbox,
               embedder: createEmbedder({ config, env }),
               now: () => (options.clock ?? realClock).now(),
             })),
@@ -96,7 +101,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
     config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
-      ? new McpManager({ servers: config.mcp.servers, toolCacheTtl: config.mcp.toolCacheTtl, blobs, now: () => clock.now() })
+      ? new McpManager({
+          servers: config.mcp.servers,
+          toolCacheTtl: config.mcp.toolCacheTtl,
+          blobs,
+          now: () => clock.now(),
+          confine: { sandbox, workspace: options.cwd ?? process.cwd() },
+        })
       : undefined;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);

@@ -76,7 +76,8 @@ export function createAskHandler(opts: {
 }): AskHandler {
   const { io, view } = opts;
   return async (pending, signal) => {
-    if (opts.yes) {
+    // --yes answers for the user, but never widens the sandbox: that is asked of a person or refused.
+    if (opts.yes && pending.request.permission !== "sandbox") {
       view.answered(pending.request, "once", "yes");
       return "once";
     }

@@ -33,7 +33,7 @@ export type BuiltinAgentName = "build" | "plan" | "general" | "explore" | "compa
  * Denying `*` also denies the asks that protect the user, so presets that start from a deny put
  * them back: a loop still asks rather than silently failing, and env files still ask.
  */
-const KEEP_ASKS: PermissionConfig = { doom_loop: "ask", external_directory: "ask" };
+const KEEP_ASKS: PermissionConfig = { doom_loop: "ask", external_directory: "ask", sandbox: "ask" };
 
 function agent(
   name: BuiltinAgentName,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ThinkingLevelSchema } from "../model/entry.js";
 import { ModelInfoSchema } from "../model/model-info.js";
 import { PermissionConfigSchema } from "../permissions/permission.js";
+import { AgentSandboxSchema, SandboxSettingsSchema } from "../sandbox/settings.js";
 import { SecurityRuleSchema } from "./security-rule.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
@@ -80,6 +81,8 @@ export const AgentConfigSchema = z
     maxTurns: z.number().int().positive().optional(),
     /** Rules for this agent only; they win over the global `permission`. */
     permission: PermissionConfigSchema.optional(),
+    /** This agent's sandbox: its mode and protection win, its lists add to the global `sandbox`. */
+    sandbox: AgentSandboxSchema.optional(),
   })
   .superRefine((agent, ctx) => {
     if (agent.prompt !== undefined && agent.promptFile !== undefined) {
@@ -196,6 +199,8 @@ export const ConfigSchema = z.strictObject({
   maxPromptChars: z.number().int().positive().default(20_000),
   models: z.record(z.string(), ModelInfoSchema).default({}),
   pool: z.record(z.string(), PoolEntrySchema).default({}),
+  /** The OS sandbox every process a tool starts runs in (bash, python_repl, stdio MCP servers). */
+  sandbox: SandboxSettingsSchema.prefault({}),
   /** Custom agents by name; a built-in name replaces that agent. */
   agents: z.record(AgentNameSchema, AgentConfigSchema).default({}),
   /** Permission rules for every agent, after each agent's preset: `{ "bash": { "*": "ask", "git status*": "allow" } }`. */

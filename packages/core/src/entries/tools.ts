@@ -6,4 +6,14 @@
 export { defineGoalTool } from "../goal/goal-tool.js";
 export { KnowledgeBase } from "../knowledge/knowledge-base.js";
 export { McpManager, type McpServerStatus } from "../mcp/manager.js";
+export {
+  type Availability,
+  bubblewrapBackend,
+  noSandbox,
+  Sandbox,
+  type SandboxBackend,
+  type SandboxOptions,
+  type SandboxSettings,
+  sandboxFromConfig,
+} from "../sandbox/index.js";
 export { exploreTool } from "../subagents/sub-agent-tools.js";

@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 
 /**
  * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
@@ -58,12 +59,15 @@ export class McpConnection {
   private stderr = "";
   private current: McpConnectionState = { status: "idle" };
   private stdio: StdioClientTransport | undefined;
+  private sandboxed: SandboxedCall | undefined;
 
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     /** Told when the server says its tool list changed. */
     private readonly onToolsChanged: () => void,
+    /** Confines a stdio server to the workspace (see sandbox/); without it the server runs with Arbor's authority. */
+    private readonly confine?: { sandbox: Sandbox; workspace: string },
   ) {}
 
   get state(): McpConnectionState {
@@ -112,6 +116,13 @@ export class McpConnection {
     this.connecting = undefined;
     this.current = { status: "idle" };
     await client?.close().catch(() => {});
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
+    const call = this.sandboxed;
+    this.sandboxed = undefined;
+    await call?.close();
   }
 
   private connect(signal?: AbortSignal): Promise<Client> {
@@ -136,11 +147,14 @@ export class McpConnection {
     this.sdk ??= await loadSdk();
     const sdk = this.sdk;
     const client = new sdk.Client(MCP_CLIENT_INFO, { capabilities: {} });
-    const transport = this.transport(sdk);
+    await this.release();
+    let transport: Transport;
     try {
+      transport = await this.transport(sdk);
       await client.connect(transport, { timeout: this.config.timeoutMs });
     } catch (err) {
       await client.close().catch(() => {});
+      await this.release();
       const error = this.unavailable("did not start", err);
       this.current = { status: "failed", error: error.message };
       throw error;
@@ -160,7 +174,7 @@ export class McpConnection {
     return client;
   }
 
-  private transport(sdk: Sdk): Transport {
+  private async transport(sdk: Sdk): Promise<Transport> {
     const { config } = this;
     if (config.url !== undefined) {
       return new sdk.StreamableHTTPClientTransport(
@@ -168,10 +182,17 @@ export class McpConnection {
         config.headers ? { requestInit: { headers: config.headers } } : {},
       );
     }
+    const inner = { file: config.command ?? "", args: config.args ?? [], env: { ...config.env } };
+    let command = { ...inner, env: { ...sdk.getDefaultEnvironment(), ...config.env } };
+    if (this.confine) {
+      const { sandbox, workspace } = this.confine;
+      this.sandboxed = await sandbox.prepare({ workspace, cwd: config.cwd ?? workspace }, inner);
+      if (this.sandboxed.confined) command = this.sandboxed.command;
+    }
     const transport = new sdk.StdioClientTransport({
-      command: config.command ?? "",
-      args: config.args ?? [],
-      env: { ...sdk.getDefaultEnvironment(), ...config.env },
+      command: command.file,
+      args: command.args,
+      env: command.env,
       ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
       stderr: "pipe",
     });

@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
@@ -18,6 +19,8 @@ export interface McpManagerOptions {
   toolCacheTtl: number;
   blobs?: BlobStore;
   now?: () => number;
+  /** Confines every stdio server to this workspace. */
+  confine?: { sandbox: Sandbox; workspace: string };
 }
 
 /** One server as `arbor mcp list` shows it. */
@@ -65,10 +68,15 @@ export class McpManager {
     for (const [name, config] of Object.entries(options.servers)) {
       const slot: Slot = {
         config,
-        connection: new McpConnection(name, config, () => {
-          slot.stale = true;
-          this.cache.dropServer(name);
-        }),
+        connection: new McpConnection(
+          name,
+          config,
+          () => {
+            slot.stale = true;
+            this.cache.dropServer(name);
+          },
+          options.confine,
+        ),
         tools: undefined,
         listedAt: 0,
         failedAt: 0,

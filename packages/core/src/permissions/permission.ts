@@ -48,11 +48,11 @@ export const SENSITIVE_READ_CONFIG: PermissionConfig = {
 };
 
 /**
- * OpenCode-like defaults: everything allowed, except that a doom loop, a path outside the workspace
- * and reading env files ask first.
+ * OpenCode-like defaults: everything allowed, except that a doom loop, a path outside the workspace,
+ * reading env files and widening the sandbox (a write outside the workspace, a host not allowed) ask first.
  */
 export const DEFAULT_RULES: readonly PermissionRule[] = Object.freeze(
-  rulesFromConfig({ "*": "allow", doom_loop: "ask", external_directory: "ask", ...SENSITIVE_READ_CONFIG }),
+  rulesFromConfig({ "*": "allow", doom_loop: "ask", external_directory: "ask", sandbox: "ask", ...SENSITIVE_READ_CONFIG }),
 );
 
 /**

@@ -14,6 +14,7 @@ import type { McpServerStatus } from "../mcp/manager.js";
 import type { TraceContext } from "../model/session.js";
 import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { PlanApprovalHandler } from "../plan/plan-gate.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
   watch?: TracePublisher;
   /** Resolved settings; defaults to the built-in defaults (no files, no environment). */
   config?: Config;
+  /** The sandbox tools' processes run in; by default one built from `config.sandbox`. */
+  sandbox?: Sandbox;
   /** The default model: a `provider/model` string resolved by `models`, or an AI SDK model instance. */
   model?: string | LanguageModelV4;
   /** Resolves model strings; defaults to a registry over `config` and `env`. */

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { arborHome } from "../config/load.js";
 import type { Embedder } from "../knowledge/embedder.js";
 import { KnowledgeBase } from "../knowledge/knowledge-base.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "./blob-store.js";
 import { type BashToolOptions, bashTool } from "./builtin/bash.js";
 import { editTool } from "./builtin/edit.js";
@@ -35,6 +36,8 @@ export interface CoreToolsOptions {
   embedder?: Embedder | undefined;
   /** The clock memory entries are dated with. */
   now?: () => number;
+  /** The sandbox bash and python_repl run their processes in (unless `bash` or `python` bring their own). */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -52,12 +55,13 @@ export function coreTools(options: CoreToolsOptions = {}): AnyToolDefinition[] {
     globTool(),
     grepTool(),
     bashTool({
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       ...options.bash,
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
     }),
     fetchTool(options.fetch),
-    pythonReplTool({ repls: options.python ?? new PythonRepls() }),
+    pythonReplTool({ repls: options.python ?? new PythonRepls(options.sandbox ? { sandbox: options.sandbox } : {}) }),
     memoryWriteTool(memory),
     memorySearchTool(memory),
     searchKnowledgeBaseTool({

@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import type { Command } from "../../sandbox/backend.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
+import { runSandboxed } from "../../sandbox/sandboxed-run.js";
 import type { BlobStore } from "../blob-store.js";
 import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "../output-cap.js";
 import { resolveToolPath } from "../paths.js";
@@ -31,6 +34,8 @@ export interface BashToolOptions {
    */
   blobs?: BlobStore;
   limits?: OutputLimits;
+  /** Confines every command (see sandbox/); without one the command runs with Arbor's own authority. */
+  sandbox?: Sandbox;
 }
 
 export const BashInputSchema = z.strictObject({
@@ -78,10 +83,17 @@ export function bashTool(options: BashToolOptions = {}) {
 
       // Lines reach clients as they are written, at most a few times a second.
       const progress = throttleProgress((update) => ctx.metadata(update));
-      const run = await runInGroup(shell, command, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
-        progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
-      ).finally(() => progress.flush());
+      const inner = { file: shell, args: ["-c", command], env: {} };
+      const spawnIt = (spawnable: Command) =>
+        runInGroup(spawnable, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
+          progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
+        );
+      const sandboxed = await runSandboxed(options.sandbox, ctx, cwd, inner, spawnIt, (r) => r.output).finally(() =>
+        progress.flush(),
+      );
+      const run = sandboxed.result;
       let output = run.output.length > 0 ? run.output : "(no output)";
+      if (sandboxed.notes.length > 0) output += `\n\n${sandboxed.notes.join("\n")}`;
       if (run.droppedBytes > 0) output += `\n\n[${run.droppedBytes} more bytes of output were dropped.]`;
       let fullOutputRef: string | undefined;
       if (options.blobs) {
@@ -94,7 +106,14 @@ export function bashTool(options: BashToolOptions = {}) {
       return {
         output,
         title: input.description ?? command,
-        metadata: { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut, lines: run.lines },
+        metadata: {
+          exitCode: run.exitCode,
+          signal: run.signal,
+          timedOut: run.timedOut,
+          lines: run.lines,
+          sandboxed: sandboxed.confined,
+          ...(sandboxed.refusedHosts.length > 0 ? { refusedHosts: sandboxed.refusedHosts } : {}),
+        },
         ...(fullOutputRef ? { truncated: { fullOutputRef } } : {}),
       };
     },
@@ -120,15 +139,15 @@ interface RunResult {
   aborted: boolean;
 }
 
-function runInGroup(
-  shell: string,
-  command: string,
-  opts: RunOptions,
-  progress: (tail: string, lines: number) => void,
-): Promise<RunResult> {
+function runInGroup(command: Command, opts: RunOptions, progress: (tail: string, lines: number) => void): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     // detached: the child calls setsid(), becoming leader of a new process group whose id is its pid.
-    const child = spawn(shell, ["-c", command], { cwd: opts.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command.file, command.args, {
+      cwd: opts.cwd,
+      env: command.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const chunks: Buffer[] = [];
     let kept = 0;
     let dropped = 0;
@@ -182,7 +201,7 @@ function runInGroup(
     };
     child.on("error", (err) => {
       cleanup();
-      reject(new ArborError("tool_failed", `Could not start ${shell}: ${err.message}`));
+      reject(new ArborError("tool_failed", `Could not start ${command.file}: ${err.message}`));
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };

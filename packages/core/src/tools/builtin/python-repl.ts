@@ -38,8 +38,8 @@ export function pythonReplTool(options: PythonReplToolOptions) {
       await ctx.ask({ permission: "python_repl", patterns: [input.code], always: ["*"], metadata: { code: input.code } });
       if (ctx.abort.aborted) throw new ArborError("aborted", "The code was aborted before it ran.");
       const timeout = input.timeout ?? defaultTimeout;
-      const run = await options.repls.run(ctx.sessionId, ctx.cwd, input.code, timeout, ctx.abort);
-      const notes: string[] = [];
+      const run = await options.repls.run(ctx.sessionId, ctx.cwd, input.code, timeout, ctx.abort, ctx.agent);
+      const notes: string[] = [...(run.notes ?? [])];
       if (run.restarted)
         notes.push(`[A new Python session was started because ${run.restarted}: variables from earlier calls are gone.]`);
       let output = run.output.trimEnd();

@@ -7,7 +7,9 @@
  * the limit given as the first argument; the rest is only counted.
  */
 export const PYTHON_DRIVER = String.raw`
-import ast, io, json, os, sys, traceback
+import ast, io, json, os, signal, sys, traceback
+# A sandboxed process starts with SIGINT ignored (so the sandbox around it survives an interrupt): take it back.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 _requests = os.fdopen(3, "r", encoding="utf-8")
 _answers = os.fdopen(4, "w", encoding="utf-8")
 _limit = int(sys.argv[1])

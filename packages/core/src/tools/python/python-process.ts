@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import type { Command } from "../../sandbox/backend.js";
 import { PYTHON_DRIVER } from "./driver.js";
 
 const AnswerSchema = z.object({
@@ -26,6 +27,11 @@ export interface PythonProcessOptions {
   maxOutputChars: number;
   /** After SIGINT, how long a call gets to stop before the process is killed. */
   interruptGraceMs: number;
+  /**
+   * Turns the driver's command into the one spawned (the sandbox's); its processes ignore SIGINT
+   * except Python, which takes it back, so an interrupt goes to the whole group.
+   */
+  wrap?: { command: (inner: Command) => Command; interruptGroup: boolean };
 }
 
 /**
@@ -45,11 +51,17 @@ export class PythonProcess {
 
   constructor(private readonly options: PythonProcessOptions) {
     // detached: its own process group, so a kill reaches what the code started too.
-    this.child = spawn(options.python, ["-u", "-c", PYTHON_DRIVER, String(options.maxOutputChars)], {
+    const inner: Command = {
+      file: options.python,
+      args: ["-u", "-c", PYTHON_DRIVER, String(options.maxOutputChars)],
+      env: { PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" },
+    };
+    const command = options.wrap ? options.wrap.command(inner) : { ...inner, env: { ...process.env, ...inner.env } };
+    this.child = spawn(command.file, command.args, {
       cwd: options.cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
-      env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" },
+      env: command.env,
     });
     this.requests = this.child.stdio[3] as Writable;
     this.requests.on("error", () => {}); // a write to a dead process: reported by "exit"
@@ -93,7 +105,7 @@ export class PythonProcess {
     });
     const interrupt = (why: "timeout" | "aborted") => {
       ended ??= why;
-      this.signal("SIGINT", false);
+      this.signal("SIGINT", this.options.wrap?.interruptGroup ?? false);
       killTimer ??= setTimeout(() => this.kill(), this.options.interruptGraceMs);
     };
     let killTimer: NodeJS.Timeout | undefined;

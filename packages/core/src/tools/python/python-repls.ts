@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import type { Sandbox, SandboxedCall } from "../../sandbox/sandbox.js";
 import { KeyedLock } from "../../store/keyed-lock.js";
 import { PythonProcess, type PythonProcessOptions, type PythonRun } from "./python-process.js";
 
@@ -8,11 +10,21 @@ export interface PythonReplsOptions {
   maxOutputChars?: number;
   /** After an interrupt, how long a call gets to stop before its process is killed. Default 2 s. */
   interruptGraceMs?: number;
+  /** Confines each session's process (see sandbox/); without one it runs with Arbor's own authority. */
+  sandbox?: Sandbox;
 }
 
 /** A call's result plus, when the session had to start over, why (the model is told its variables are gone). */
 export interface ReplRun extends PythonRun {
   restarted?: string;
+  /** What the sandbox has to say: the once-only "no sandbox here" notice, hosts refused during this call. */
+  notes?: string[];
+}
+
+interface Live {
+  proc: PythonProcess;
+  call: SandboxedCall | undefined;
+  refusedSeen: number;
 }
 
 /**
@@ -22,10 +34,12 @@ export interface ReplRun extends PythonRun {
  * replaced on the next call, which reports the restart.
  */
 export class PythonRepls {
-  private readonly sessions = new Map<string, PythonProcess>();
+  private readonly sessions = new Map<string, Live>();
+  private interpreter: Promise<{ executable: string; prefix: string } | undefined> | undefined;
   private readonly restarts = new Map<string, string>();
   private readonly lock = new KeyedLock();
   private readonly options: Omit<PythonProcessOptions, "cwd">;
+  private readonly sandbox: Sandbox | undefined;
 
   constructor(options: PythonReplsOptions = {}) {
     this.options = {
@@ -33,15 +47,20 @@ export class PythonRepls {
       maxOutputChars: options.maxOutputChars ?? 1_000_000,
       interruptGraceMs: options.interruptGraceMs ?? 2000,
     };
+    this.sandbox = options.sandbox;
   }
 
-  run(sessionId: string, cwd: string, code: string, timeoutMs: number, signal: AbortSignal): Promise<ReplRun> {
+  run(sessionId: string, cwd: string, code: string, timeoutMs: number, signal: AbortSignal, agent?: string): Promise<ReplRun> {
     return this.lock.run(sessionId, async () => {
-      let proc = this.sessions.get(sessionId);
-      if (!proc?.alive) {
-        proc = new PythonProcess({ ...this.options, cwd });
-        this.sessions.set(sessionId, proc);
+      let live = this.sessions.get(sessionId);
+      const notes: string[] = [];
+      if (!live?.proc.alive) {
+        await live?.call?.close();
+        live = await this.start(cwd, agent);
+        if (live.call?.notice) notes.push(live.call.notice);
+        this.sessions.set(sessionId, live);
       }
+      const proc = live.proc;
       const restarted = this.restarts.get(sessionId);
       this.restarts.delete(sessionId);
       let result: PythonRun;
@@ -49,24 +68,64 @@ export class PythonRepls {
         result = await proc.run(code, timeoutMs, signal);
       } catch (err) {
         this.sessions.delete(sessionId);
+        await live.call?.close();
         throw err;
+      }
+      const refused = live.call?.refusedHosts() ?? [];
+      if (refused.length > live.refusedSeen) {
+        notes.push(
+          `[Arbor sandbox: connections refused to ${refused.slice(live.refusedSeen).join(", ")} (not in sandbox.network.allow).]`,
+        );
+        live.refusedSeen = refused.length;
       }
       if (!proc.alive) {
         const exit = proc.exit;
         const how = exit?.signal ? `was killed by ${exit.signal}` : `exited with code ${exit?.code}`;
         this.restarts.set(sessionId, `the previous Python process ${how}`);
       }
-      return restarted ? { ...result, restarted } : result;
+      return { ...result, ...(restarted ? { restarted } : {}), ...(notes.length > 0 ? { notes } : {}) };
     });
+  }
+
+  /** A process for a session: confined when there is a sandbox, with the interpreter's own folder readable. */
+  private async start(cwd: string, agent: string | undefined): Promise<Live> {
+    if (!this.sandbox) return { proc: new PythonProcess({ ...this.options, cwd }), call: undefined, refusedSeen: 0 };
+    // A shim (pyenv) under the hidden home cannot run in the sandbox: the interpreter it points at can.
+    this.interpreter ??= whereIs(this.options.python);
+    const found = await this.interpreter;
+    const python = found?.executable ?? this.options.python;
+    const inner = { file: python, args: [], env: { PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" } };
+    const call = await this.sandbox.prepare(
+      { workspace: cwd, cwd, agent, ...(found ? { readable: [found.prefix] } : {}) },
+      inner,
+    );
+    const wrap = {
+      interruptGroup: call.confined,
+      command: (command: { file: string; args: string[]; env: Record<string, string> }) => {
+        const wrapped = call.command;
+        // The sandbox wrapped a placeholder; the driver's own arguments and variables go after it.
+        const outer = call.confined
+          ? {
+              file: "/bin/sh",
+              args: ["-c", 'trap "" INT; exec "$0" "$@"', wrapped.file, ...wrapped.args, ...command.args],
+              env: wrapped.env,
+            }
+          : { file: command.file, args: command.args, env: { ...wrapped.env, ...command.env } };
+        return outer;
+      },
+    };
+    return { proc: new PythonProcess({ ...this.options, python, cwd, wrap }), call, refusedSeen: 0 };
   }
 
   /** Whether a session has a live process (for tests and status). */
   isRunning(sessionId: string): boolean {
-    return this.sessions.get(sessionId)?.alive ?? false;
+    return this.sessions.get(sessionId)?.proc.alive ?? false;
   }
 
   close(sessionId: string): void {
-    this.sessions.get(sessionId)?.kill();
+    const live = this.sessions.get(sessionId);
+    live?.proc.kill();
+    void live?.call?.close();
     this.sessions.delete(sessionId);
     this.restarts.delete(sessionId);
   }
@@ -74,4 +133,13 @@ export class PythonRepls {
   closeAll(): void {
     for (const id of [...this.sessions.keys()]) this.close(id);
   }
+}
+
+function whereIs(python: string): Promise<{ executable: string; prefix: string } | undefined> {
+  return new Promise((resolve) => {
+    execFile(python, ["-c", "import sys; print(sys.executable); print(sys.base_prefix)"], { timeout: 10_000 }, (err, stdout) => {
+      const [executable, prefix] = String(stdout).trim().split("\n");
+      resolve(err || !executable || !prefix ? undefined : { executable, prefix });
+    });
+  });
 }

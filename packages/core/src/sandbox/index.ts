@@ -1,0 +1,10 @@
+export type { Availability, Command, SandboxBackend, Wrapped } from "./backend.js";
+export { bubblewrapBackend } from "./bubblewrap.js";
+export { startEgressProxy } from "./egress-proxy.js";
+export { sandboxFromConfig } from "./from-config.js";
+export { noSandbox } from "./none.js";
+export { hostAllowed, type SandboxPolicy, sandboxPolicy } from "./policy.js";
+export { Sandbox, type SandboxedCall, type SandboxOptions, type SandboxRequest } from "./sandbox.js";
+export { runSandboxed, SANDBOX_PERMISSION } from "./sandboxed-run.js";
+export { type AgentSandboxSettings, type SandboxSettings, SandboxSettingsSchema } from "./settings.js";
+export { writeWalls } from "./walls.js";
