@@ -3,32 +3,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
 import { build, type PreviewServer, preview } from "vite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gateTool } from "../../server/test/helpers/server.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
 /** The example app as a user runs it: built from the repository, served by `vite preview` with /api forwarded. */
 const EXAMPLE = fileURLToPath(new URL("../../../examples/ui-chat/", import.meta.url));
 const outDir = mkdtempSync(join(tmpdir(), "arbor-ui-chat-"));
 
-let browser: Browser;
-let server: WebServer | undefined;
+const web = browserSuite();
 let page: PreviewServer | undefined;
 beforeAll(async () => {
   await build({ root: EXAMPLE, logLevel: "warn", build: { outDir, emptyOutDir: true } });
-  browser = await launchBrowser();
 });
+// Registered after the suite's hooks, so it runs before them: the preview closes before the server behind it.
 afterEach(async () => {
   await page?.close();
   page = undefined;
-  await server?.close();
-  server = undefined;
 });
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -49,7 +44,7 @@ async function serveExample(target: string): Promise<string> {
 describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
   it("sends, streams, approves a permission, and after a reload mid-run sees the run continue", async () => {
     const gate = gateTool();
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [text("Reading the file now.", { chunks: 3 }), toolCall("read", { path: ".env" }, { id: "r1" })],
         [text("Waiting at the gate.", { chunks: 2 }), toolCall("gate", {}, { id: "g1" })],
@@ -59,7 +54,7 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
     });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
     const base = await serveExample(server.url);
-    const tab = await openPage(browser);
+    const tab = await web.page();
     await tab.goto(`${base}?chat=chat-browser`);
 
     await tab.getByLabel("Message").fill("What does .env set?");
@@ -94,9 +89,9 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
   });
 
   it("Regenerate answers the question again on a new branch of the session", async () => {
-    server = await startWebServer({ script: [[text("First answer.")], [text("Second answer.")]] });
+    const server = await web.server({ script: [[text("First answer.")], [text("Second answer.")]] });
     const base = await serveExample(server.url);
-    const tab = await openPage(browser);
+    const tab = await web.page();
     await tab.goto(`${base}?chat=chat-regen`);
     await tab.getByLabel("Message").fill("Say something");
     await tab.getByLabel("Message").press("Enter");
