@@ -10,9 +10,15 @@ import { budget, LOAD_FACTOR, summary, timed } from "./helpers/timing.js";
 
 const web = browserSuite();
 
-/** One chat turn, in a new session or the one named; the session's id. */
-const chatIn = (server: WebServer, message: string, sessionId?: string) =>
-  chatToEnd(server, sessionId ? { message, session_id: sessionId } : { message });
+/** A server with a session of two turns; its model has a third answer left, for a new branch. */
+async function twoTurns(): Promise<{ server: WebServer; sessionId: string }> {
+  const server = await web.server({
+    script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
+  });
+  const sessionId = await chatToEnd(server, { message: "First question" });
+  await chatToEnd(server, { message: "Second question", session_id: sessionId });
+  return { server, sessionId };
+}
 
 /**
  * Presses Tab (or Shift+Tab) until `target` has the focus, as a keyboard user would; fails when it is
@@ -127,12 +133,7 @@ describe("session tree", () => {
   });
 
   it("switches branch, labels, continues from an earlier message and forks", async () => {
-    const server = await web.server({
-      script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
-    });
-    const chat = (message: string, sessionId?: string) => chatIn(server, message, sessionId);
-    const sessionId = await chat("First question");
-    await chat("Second question", sessionId);
+    const { server, sessionId } = await twoTurns();
 
     const page = await web.page({ colorScheme: "dark" });
     await page.goto(`${server.url}/sessions/${sessionId}/tree`);
@@ -185,12 +186,7 @@ describe("session tree", () => {
   });
 
   it("labels, continues, switches branch and forks from the keyboard alone", async () => {
-    const server = await web.server({
-      script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
-    });
-    const chat = (message: string, sessionId?: string) => chatIn(server, message, sessionId);
-    const sessionId = await chat("First question");
-    await chat("Second question", sessionId);
+    const { server, sessionId } = await twoTurns();
 
     const page = await web.page();
     await page.goto(`${server.url}/sessions/${sessionId}/tree`);

@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { text, toolCall } from "@arbor/testkit";
+import type { Page } from "playwright-core";
 import { build, type PreviewServer, preview } from "vite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gateTool } from "../../server/test/helpers/server.js";
 import { screenshot } from "./helpers/browser.js";
+import type { WebServer } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
 
 /** The example app as a user runs it: built from the repository, served by `vite preview` with /api forwarded. */
@@ -41,6 +43,15 @@ async function serveExample(target: string): Promise<string> {
   return url;
 }
 
+/** The example's page for chat `chatId`, in front of `server`, with `message` sent from its composer. */
+async function sendFromExample(server: WebServer, chatId: string, message: string): Promise<Page> {
+  const tab = await web.page();
+  await tab.goto(`${await serveExample(server.url)}?chat=${chatId}`);
+  await tab.getByLabel("Message").fill(message);
+  await tab.getByLabel("Message").press("Enter");
+  return tab;
+}
+
 describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
   it("sends, streams, approves a permission, and after a reload mid-run sees the run continue", async () => {
     const gate = gateTool();
@@ -53,12 +64,7 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
       tools: [gate.tool],
     });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
-    const base = await serveExample(server.url);
-    const tab = await web.page();
-    await tab.goto(`${base}?chat=chat-browser`);
-
-    await tab.getByLabel("Message").fill("What does .env set?");
-    await tab.getByLabel("Message").press("Enter");
+    const tab = await sendFromExample(server, "chat-browser", "What does .env set?");
     await tab.getByText("Reading the file now.").waitFor();
     // The permission ask is a tool approval on the read call; the page's Allow answers it.
     const read = tab.getByLabel("Tool read");
@@ -90,11 +96,7 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
 
   it("Regenerate answers the question again on a new branch of the session", async () => {
     const server = await web.server({ script: [[text("First answer.")], [text("Second answer.")]] });
-    const base = await serveExample(server.url);
-    const tab = await web.page();
-    await tab.goto(`${base}?chat=chat-regen`);
-    await tab.getByLabel("Message").fill("Say something");
-    await tab.getByLabel("Message").press("Enter");
+    const tab = await sendFromExample(server, "chat-regen", "Say something");
     await tab.getByText("First answer.").waitFor();
     await tab.getByRole("button", { name: "Regenerate" }).click();
     await tab.getByText("Second answer.").waitFor();
