@@ -1,73 +1,29 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AnyToolDefinition, builtinTools, createRuntime, openStore, type StoreSpec, WatchHub } from "@arbor/core";
-import { MemoryBlobStore } from "@arbor/core/store";
-import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { type AnyToolDefinition, openStore, type StoreSpec } from "@arbor/core";
+import { type Script, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
 import { RUN_EVENT_PREFIX } from "../../core/src/events/run-event-records.js";
-import { createServer } from "../src/index.js";
-import { gateTool } from "./helpers/server.js";
+import { gateTool, startInstance, workspaceDir } from "./helpers/server.js";
 import { readSse, type SseMessage } from "./helpers/sse.js";
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/**
- * One server instance over a store path: its own store handle, runtime and HTTP listener, sharing
- * nothing in memory with another instance, as a new process would.
- */
-async function instance(spec: string | StoreSpec, root: string, script: Script, tools: AnyToolDefinition[] = []) {
-  const store = await openStore(spec);
-  const blobs = new MemoryBlobStore();
-  const runtime = createRuntime({
-    store,
-    watch: new WatchHub(store),
-    cwd: join(root, "work"),
-    arborHome: join(root, "home"),
-    env: {},
-    blobs,
-    model: scriptedModel(script),
-    tools: [...builtinTools({ blobs, arborHome: join(root, "home") }), ...tools],
-    clock: { now: () => Date.now(), sleep: async () => {} },
-  });
-  const listening = await createServer({ runtime }).listen({ host: "127.0.0.1", port: 0 });
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await listening.close();
-    await runtime.close();
-    await store.close();
-  };
-  cleanups.push(stop);
-  const api = (path: string, init: RequestInit & { json?: unknown } = {}) => {
-    const { json, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (json !== undefined) headers.set("content-type", "application/json");
-    return fetch(`${listening.url}${path}`, {
-      ...rest,
-      headers,
-      ...(json === undefined ? {} : { method: "POST", body: JSON.stringify(json) }),
-    });
-  };
-  return { store, runtime, api, stop };
-}
-
-function workspace(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "arbor-sse-restart-")));
-  mkdirSync(join(root, "work"));
-  mkdirSync(join(root, "home"));
-  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-  return root;
-}
+/** One server instance over a store: nothing shared in memory with another instance, as a new process. */
+const instance = (spec: string | StoreSpec, root: string, script: Script, tools: AnyToolDefinition[] = []) =>
+  startInstance(root, { store: spec, script, tools, runtime: { clock: { now: () => Date.now(), sleep: async () => {} } } });
 
 const gatedScript: Script = [
   [text("before the gate", { chunks: 4 }), toolCall("gate", {}, { id: "g1" })],
   [text("after the gate", { chunks: 4 })],
 ];
+
+/** Server A with a run held at the gate, and what a client read of it until then. */
+async function heldAtGate(spec: string, root: string) {
+  const gate = gateTool();
+  const a = await instance(spec, root, gatedScript, [gate.tool]);
+  const before = await readSse(await a.api("/api/chat", { json: { message: "go" } }), (m) =>
+    m.event.type === "tool_start" ? false : undefined,
+  );
+  return { gate, a, before, sessionId: before[0]?.event.session_id as string };
+}
 
 const stores = [
   { name: "file", spec: (root: string) => join(root, "store") },
@@ -92,15 +48,10 @@ const idsOf = (messages: SseMessage[]) => messages.map((m) => m.id);
 
 describe.each(stores)("SSE resume across a server restart ($name store)", ({ spec: specOf }) => {
   it("a client that reconnects to a new server with Last-Event-ID gets every later event once, in order", async () => {
-    const root = workspace();
+    const root = workspaceDir();
     const spec = specOf(root);
-    const gate = gateTool();
-    const a = await instance(spec, root, gatedScript, [gate.tool]);
-    // The client reads until the run waits at the gate, then server A goes away (the run with it).
-    const before = await readSse(await a.api("/api/chat", { json: { message: "go" } }), (m) =>
-      m.event.type === "tool_start" ? false : undefined,
-    );
-    const sessionId = before[0]?.event.session_id as string;
+    const { a, before, sessionId } = await heldAtGate(spec, root);
+    // Server A goes away (the run with it).
     expect(before.length).toBeGreaterThan(3);
     await a.stop();
 
@@ -136,14 +87,9 @@ describe.each(stores)("SSE resume across a server restart ($name store)", ({ spe
   });
 
   it("a second server over the same store streams a run the first one drives: the backlog, then live events to the end", async () => {
-    const root = workspace();
+    const root = workspaceDir();
     const spec = specOf(root);
-    const gate = gateTool();
-    const a = await instance(spec, root, gatedScript, [gate.tool]);
-    const before = await readSse(await a.api("/api/chat", { json: { message: "go" } }), (m) =>
-      m.event.type === "tool_start" ? false : undefined,
-    );
-    const sessionId = before[0]?.event.session_id as string;
+    const { gate, before, sessionId } = await heldAtGate(spec, root);
     const b = await instance(spec, root, []);
     const firstId = Number(before[0]?.id) - 1;
     let released = false;
@@ -169,7 +115,7 @@ describe.each(stores)("SSE resume across a server restart ($name store)", ({ spe
 
 describe("SSE resume and the event log's retention", () => {
   it("resuming from an id the log has dropped is 410 events_expired; from a kept one, the rest once", async () => {
-    const root = workspace();
+    const root = workspaceDir();
     const spec: StoreSpec = { kind: "file", dir: join(root, "store"), maxEventsPerSession: 10 };
     const a = await instance(spec, root, [[text("a long answer in many small pieces", { chunks: 40 })]]);
     const run = await readSse(await a.api("/api/chat", { json: { message: "go" } }));

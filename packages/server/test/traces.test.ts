@@ -1,7 +1,8 @@
 import type { Entry } from "@arbor/core";
-import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
+import { exploringModel } from "./helpers/models.js";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 
@@ -39,18 +40,7 @@ interface SeedMessage {
 
 describe("trace routes", () => {
   it("GET /api/traces/:id serves the trace, its goal tree and its sub-traces; messages filter by goal", async () => {
-    const main = scriptedModel([
-      [toolCall("goal", { add: "Survey, Decide" })],
-      [toolCall("goal", { focus: "1" })],
-      [toolCall("explore", { branches: ["branch one", "branch two"] })],
-      [toolCall("goal", { done: "surveyed", focus: "2" })],
-      [text("decided")],
-    ]);
-    const model = routedModel({
-      route: (prompt) => (taskOf(prompt).startsWith("branch") ? taskOf(prompt) : "main"),
-      models: { main, "branch one": scriptedModel([[text("one found")]]), "branch two": scriptedModel([[text("two found")]]) },
-    });
-    const server = await startServer({ runtime: { model } });
+    const server = await startServer({ runtime: { model: exploringModel() } });
     const id = await chat(server.api, { message: "pick one" });
 
     const res = await server.api(`/api/traces/${id}`);

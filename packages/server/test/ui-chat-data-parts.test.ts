@@ -1,9 +1,10 @@
 import { defineTool, type Entry, resolveConfig } from "@arbor/core";
-import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { arborDataPartSchemas } from "../src/index.js";
+import { exploringModel } from "./helpers/models.js";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readUi, user } from "./helpers/ui-stream.js";
 
@@ -16,18 +17,7 @@ const checked = async (message: UIMessage) =>
 
 describe("Arbor's own events as data parts of the UI message stream", () => {
   it("goals and two explore sub-agents arrive as typed goal and sub-agent parts", async () => {
-    const main = scriptedModel([
-      [toolCall("goal", { add: "Survey, Decide" })],
-      [toolCall("goal", { focus: "1" })],
-      [toolCall("explore", { branches: ["branch one", "branch two"] })],
-      [toolCall("goal", { done: "surveyed", focus: "2" })],
-      [text("decided")],
-    ]);
-    const model = routedModel({
-      route: (prompt) => (taskOf(prompt).startsWith("branch") ? taskOf(prompt) : "main"),
-      models: { main, "branch one": scriptedModel([[text("one found")]]), "branch two": scriptedModel([[text("two found")]]) },
-    });
-    const server = await startServer({ runtime: { model } });
+    const server = await startServer({ runtime: { model: exploringModel() } });
     const { chunks, message } = await readUi(
       await server.api("/api/ui/chat", { json: { id: "chat-goals", messages: [user("pick one")] } }),
     );

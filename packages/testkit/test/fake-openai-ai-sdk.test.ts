@@ -3,33 +3,26 @@ import { APICallError, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import {
   delay,
   error,
-  type FakeOpenAIServer,
   hang,
   malformed,
   manualClock,
   reasoning,
   type Script,
   scriptedModel,
-  startFakeOpenAI,
   text,
   toolCall,
   usage,
 } from "@arbor/testkit";
 import { streamText } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { callOptions, collect, failureOf, readUntil, withoutMetadata } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { callOptions, collect, failureOf, fakeOpenAIForTest, readUntil, withoutMetadata } from "./helpers.js";
 
 // The path the runtime takes for `openai-compatible/<model>`: the provider's doStream over HTTP, usage included.
-const servers: FakeOpenAIServer[] = [];
 async function serve(script: Script) {
-  const server = await startFakeOpenAI({ script });
-  servers.push(server);
+  const server = await fakeOpenAIForTest({ script });
   const provider = createOpenAICompatible({ name: "fake", baseURL: server.baseURL, includeUsage: true });
   return { server, model: provider.chatModel("fake-model") };
 }
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 
 /**
  * The parts both transports must agree on. Block ids, provider metadata and where a text block closes differ by
@@ -145,8 +138,7 @@ describe("fake OpenAI server through @ai-sdk/openai-compatible doStream", () => 
 
   it("sends what precedes a mid-stream delay before waiting", async () => {
     const clock = manualClock();
-    const server = await startFakeOpenAI({ script: [[text("early"), delay(1000), text("late")]], clock });
-    servers.push(server);
+    const server = await fakeOpenAIForTest({ script: [[text("early"), delay(1000), text("late")]], clock });
     const model = createOpenAICompatible({ name: "fake", baseURL: server.baseURL }).chatModel("m");
     const reader = (await model.doStream(callOptions())).stream.getReader();
     const before = await readUntil(reader, (p) => p.type === "text-delta");

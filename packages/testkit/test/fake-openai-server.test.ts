@@ -1,33 +1,26 @@
 import {
   delay,
   error,
-  type FakeOpenAIServer,
   finish,
   hang,
   malformed,
   manualClock,
   reasoning,
   type Script,
-  startFakeOpenAI,
   text,
   toolCall,
   usage,
 } from "@arbor/testkit";
 import OpenAI, { APIError, APIUserAbortError, RateLimitError } from "openai";
-import { afterEach, describe, expect, it } from "vitest";
-import { failureOf } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { failureOf, fakeOpenAIForTest } from "./helpers.js";
 
 // The official client is the referee for the wire format. Retries off: a 429 must surface, not be retried.
-const servers: FakeOpenAIServer[] = [];
 async function serve(script: Script, options: { clock?: ReturnType<typeof manualClock> } = {}) {
-  const server = await startFakeOpenAI({ script, model: "fake-gpt", ...options });
-  servers.push(server);
+  const server = await fakeOpenAIForTest({ script, model: "fake-gpt", ...options });
   const client = new OpenAI({ baseURL: server.baseURL, apiKey: "test-key", maxRetries: 0, logLevel: "off" });
   return { server, client };
 }
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
 
 const user = [{ role: "user" as const, content: "hi" }];
 
@@ -268,8 +261,7 @@ describe("fake OpenAI server through the official openai client", () => {
     expect(a).toEqual(b);
     expect(a).not.toEqual(c);
     expect(server.callCount).toBe(0);
-    const custom = await startFakeOpenAI({ script: [], embed: (t) => [t.length, 1] });
-    servers.push(custom);
+    const custom = await fakeOpenAIForTest({ script: [], embed: (t) => [t.length, 1] });
     const other = new OpenAI({ baseURL: custom.baseURL, apiKey: "k", maxRetries: 0, logLevel: "off" });
     const one = await other.embeddings.create({ model: "m", input: "four", encoding_format: "float" });
     expect(one.data[0]!.embedding).toEqual([4, 1]);

@@ -1,4 +1,6 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { type FakeOpenAIOptions, type FakeOpenAIServer, startFakeOpenAI } from "@arbor/testkit";
+import { afterEach } from "vitest";
 
 export async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {
   const parts: T[] = [];
@@ -41,4 +43,16 @@ export async function failureOf(work: PromiseLike<unknown> | (() => PromiseLike<
     return error;
   }
   throw new Error("expected a failure, but the call succeeded");
+}
+
+const fakeServers: FakeOpenAIServer[] = [];
+afterEach(async () => {
+  await Promise.all(fakeServers.splice(0).map((s) => s.close()));
+});
+
+/** A fake OpenAI server closed after the current test. */
+export async function fakeOpenAIForTest(options: FakeOpenAIOptions): Promise<FakeOpenAIServer> {
+  const server = await startFakeOpenAI(options);
+  fakeServers.push(server);
+  return server;
 }

@@ -2,20 +2,20 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "@arbor/core";
 import { text, toolCall, usage } from "@arbor/testkit";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "./helpers/axe.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { screenshot } from "./helpers/browser.js";
 import { type RichSession, writeRichSession } from "./helpers/rich-session.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { chatToEnd, type WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
+const web = browserSuite();
 let server: WebServer;
 let sessionId: string;
 let rich: RichSession;
 beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWebServer({
+  server = await web.fileServer({
     script: [
       [toolCall("goal", { add: "Read the notes, Answer", focus: "1" })],
       [text("Reading."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 300, outputTokens: 20 })],
@@ -24,15 +24,8 @@ beforeAll(async () => {
     ],
   });
   writeFileSync(join(server.cwd, "notes.txt"), "hello\n");
-  const res = await server.api("/api/chat", { json: { message: "What do the notes say?", debug: "full" } });
-  const body = await res.text();
-  expect(body).toContain('"type":"done"');
-  sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+  sessionId = await chatToEnd(server, { message: "What do the notes say?", debug: "full" });
   rich = await writeRichSession(server.store);
-});
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
 });
 
 /** Each view, with what to wait for before checking it. */
@@ -52,7 +45,7 @@ const VIEWS: Array<[name: string, path: () => string, ready: (page: Page) => Pro
 describe("accessibility", () => {
   for (const scheme of ["light", "dark"] as const) {
     it(`every view passes axe-core with no serious or critical violations (${scheme})`, async () => {
-      const page = await openPage(browser, { width: 1440, height: 900, colorScheme: scheme });
+      const page = await web.page({ width: 1440, height: 900, colorScheme: scheme });
       const found: string[] = [];
       for (const [name, path, ready] of VIEWS) {
         await page.goto(`${server.url}${path()}`);
@@ -67,13 +60,8 @@ describe("accessibility", () => {
 });
 
 describe("accessibility of the asks in the chat", () => {
-  let asks: WebServer | undefined;
-  afterAll(async () => {
-    await asks?.close();
-  });
-
   it("a pending permission card, then a plan waiting for approval, pass axe-core in both themes", async () => {
-    asks = await startWebServer({
+    const asks = await web.server({
       script: [
         [toolCall("read", { path: ".env" })],
         [toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })],
@@ -81,7 +69,7 @@ describe("accessibility of the asks in the chat", () => {
       config: resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]),
     });
     writeFileSync(join(asks.cwd, ".env"), "KEY=1\n");
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(asks.url);
     await page.getByLabel("Message").fill("Read .env, then plan the work");
     await page.getByRole("button", { name: "Send" }).click();

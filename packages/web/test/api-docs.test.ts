@@ -1,25 +1,13 @@
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe("the API reference page", () => {
   it("renders every route from the OpenAPI document and calls the API with the inspector's token", async () => {
-    server = await startWebServer({ token: "docs-token" });
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const server = await web.server({ token: "docs-token" });
+    const page = await web.page({ width: 1440, height: 900 });
     // The inspector keeps the token in localStorage; the reference page on the same origin uses it.
     await page.goto(`${server.url}/api/docs`);
     await page.evaluate(() => localStorage.setItem("arbor.token", "docs-token"));

@@ -1,31 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe("approvals in the inspector", () => {
   it("answers an ask 'always' for the project, lists the approval in the session's header and revokes it", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [[text("Reading it."), toolCall("read", { path: ".env" })], [text("It sets DEBUG=1.")]],
     });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(server.url);
     await page.getByLabel("Message").fill("What does .env set?");
     await page.getByRole("button", { name: "Send" }).click();

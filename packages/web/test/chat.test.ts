@@ -1,27 +1,15 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hang, reasoning, scriptedModel, text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe("chat", () => {
   it("streams reasoning, text and a tool call, and answers its permission ask in place", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [
           reasoning("The user wants the env file; reading it needs approval.", { chunks: 3 }),
@@ -32,7 +20,7 @@ describe("chat", () => {
       ],
     });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(server.url);
 
     await page.getByLabel("Message").fill("What does .env set?");
@@ -79,8 +67,8 @@ describe("chat", () => {
   });
 
   it("aborts a run in progress", async () => {
-    server = await startWebServer({ script: [[text("Working on it"), hang()]] });
-    const page = await openPage(browser, { width: 1920, height: 1080 });
+    const server = await web.server({ script: [[text("Working on it"), hang()]] });
+    const page = await web.page({ width: 1920, height: 1080 });
     await page.goto(server.url);
     await page.getByLabel("Message").fill("Take your time");
     await page.getByLabel("Message").press("Control+Enter");
@@ -93,7 +81,7 @@ describe("chat", () => {
   });
 
   it("resumes a run in progress when the session is opened after it started", async () => {
-    server = await startWebServer({ script: [[text("Halfway there"), hang()]] });
+    const server = await web.server({ script: [[text("Halfway there"), hang()]] });
     // Another client starts the run and goes away; the run goes on.
     const res = await server.api("/api/chat", { json: { message: "Started elsewhere" } });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -101,7 +89,7 @@ describe("chat", () => {
     await reader.cancel();
     const sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1];
     expect(sessionId).toBeDefined();
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${sessionId}`);
     await page.getByText("Halfway there").waitFor();
     await page.getByRole("button", { name: "Abort" }).click();
@@ -116,9 +104,9 @@ describe("steering from the composer", () => {
       [text("Reading it.", { chunks: 2 }), toolCall("read", { path: ".env" })],
       [text("Noted: blue.")],
     ]);
-    server = await startWebServer({ model });
+    const server = await web.server({ model });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(server.url);
     await page.getByLabel("Message").fill("Read .env");
     await page.getByRole("button", { name: "Send" }).click();
@@ -139,8 +127,8 @@ describe("steering from the composer", () => {
 
 describe("a server with no model configured", () => {
   it("answers the first chat with one error that says so and how to set a model", async () => {
-    server = await startWebServer({ model: null });
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const server = await web.server({ model: null });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(server.url);
     const composer = page.getByRole("form", { name: "Composer" });
     await expect

@@ -1,34 +1,19 @@
 import type { Snapshot } from "@arbor/core";
 import { text, toolCall, usage } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./helpers/axe.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd, type WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
-const chat = async (s: WebServer, body: Record<string, unknown>) => {
-  const out = await (await s.api("/api/chat", { json: body })).text();
-  expect(out).toContain('"type":"done"');
-  return /"session_id":"([^"]+)"/.exec(out)?.[1] as string;
-};
+const chat = chatToEnd;
 const snapshot = async (s: WebServer, id: string) => (await (await s.api(`/api/sessions/${id}`)).json()) as Snapshot;
 
 describe("compare branches", () => {
   it("shows two branches side by side and brings one's conclusions into the other as a branch summary", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [text("Ready to try both."), usage({ inputTokens: 100, outputTokens: 5 })],
         [text("Looking."), toolCall("list", { path: "." }), usage({ inputTokens: 200, outputTokens: 10 })],
@@ -45,7 +30,7 @@ describe("compare branches", () => {
     await chat(server, { message: "Try approach B", session_id: id, from_entry_id: ready });
     const bLeaf = (await snapshot(server, id)).session.leafEntryId as string;
 
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${id}/compare`);
     // Keyboard: pick the branches in the two selects.
     const pickA = page.getByRole("combobox", { name: "Branch A" });

@@ -1,21 +1,10 @@
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 /** Buttons on the canvas may be panned out of view; the keyboard reaches them anyway (and must). */
 const press = async (button: { focus(): Promise<void>; press(key: string): Promise<void> }) => {
@@ -47,13 +36,10 @@ const SCRIPT = [
 
 describe("goal DAG", () => {
   it("shows the plan collapsed, expands sub-goals and a sub-trace, greys the abandoned goal and lists an edge's messages", async () => {
-    server = await startWebServer({ script: SCRIPT });
-    const res = await server.api("/api/chat", { json: { message: "Build the feature" } });
-    const body = await res.text();
-    expect(body).toContain('"type":"done"');
-    const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+    const server = await web.server({ script: SCRIPT });
+    const sessionId = await chatToEnd(server, { message: "Build the feature" });
 
-    const page = await openPage(browser, { width: 1920, height: 1080 });
+    const page = await web.page({ width: 1920, height: 1080 });
     await page.goto(`${server.url}/sessions/${sessionId}/dag`);
     const canvas = page.getByTestId("dag-canvas");
     await canvas.getByText("Analyse the code").waitFor();
@@ -98,10 +84,10 @@ describe("goal DAG", () => {
   });
 
   it("keeps labels readable on a narrow screen (the plan flows down) and re-fits after each expand and collapse", async () => {
-    server = await startWebServer({ script: SCRIPT });
+    const server = await web.server({ script: SCRIPT });
     const res = await server.api("/api/chat", { json: { message: "Build the feature" } });
     const sessionId = /"session_id":"([^"]+)"/.exec(await res.text())?.[1] as string;
-    const page = await openPage(browser, { width: 1024, height: 1200 });
+    const page = await web.page({ width: 1024, height: 1200 });
     await page.goto(`${server.url}/sessions/${sessionId}/dag`);
     const canvas = page.getByTestId("dag-canvas");
     await canvas.getByText("Analyse the code").waitFor();

@@ -1,23 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { text, toolCall, usage } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd, type WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 interface Rec {
   kind: string;
@@ -29,16 +18,11 @@ interface Rec {
   output?: string;
 }
 
-const run = async (s: WebServer, message: string, debug?: string) => {
-  const res = await s.api("/api/chat", { json: { message, ...(debug ? { debug } : {}) } });
-  const body = await res.text();
-  expect(body).toContain('"type":"done"');
-  return /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
-};
+const run = (s: WebServer, message: string, debug?: string) => chatToEnd(s, { message, ...(debug ? { debug } : {}) });
 
 describe("debug panel", () => {
   it("lists LLM calls with model, tokens and duration, and whole inputs and outputs at the full level", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [text("Reading it."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 1234, outputTokens: 56 })],
         [text("The notes say hello."), usage({ inputTokens: 1400, outputTokens: 12 })],
@@ -51,7 +35,7 @@ describe("debug panel", () => {
     const llm = records.filter((r) => r.kind === "llm");
     expect(llm.length).toBe(2);
 
-    const page = await openPage(browser, { width: 1920, height: 1080, colorScheme: "dark" });
+    const page = await web.page({ width: 1920, height: 1080, colorScheme: "dark" });
     await page.goto(`${server.url}/sessions/${sessionId}/debug`);
     const table = page.getByRole("table", { name: "LLM calls" });
     await table.locator("tr.llm-row").nth(1).waitFor();
@@ -86,11 +70,11 @@ describe("debug panel", () => {
   });
 
   it("the composer's debug picker turns debug on for the runs it starts, and keeps the choice across a reload", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [[text("Reading it."), toolCall("read", { path: "notes.txt" })], [text("Hello, says the file.")]],
     });
     writeFileSync(join(server.cwd, "notes.txt"), "hello\n");
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(server.url);
     const picker = page.getByLabel("Debug");
     expect(await picker.inputValue()).toBe("off");

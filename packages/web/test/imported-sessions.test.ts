@@ -1,9 +1,9 @@
 import type { SessionExport } from "@arbor/core";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { allConversions } from "../../core/test/interop/fixtures.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import type { WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
 const conversions = allConversions;
 
@@ -13,22 +13,17 @@ function sideBranches(s: SessionExport): number {
   return [...kids.values()].reduce((n, k) => n + (k > 1 ? k - 1 : 0), 0);
 }
 
-let browser: Browser;
+const web = browserSuite();
 let server: WebServer;
 const sessions = conversions().flatMap((c) => c.sessions);
 beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWebServer();
+  server = await web.fileServer();
   for (const s of sessions) await server.store.importSession(s);
-});
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
 });
 
 describe("sessions imported from other agents in the inspector", () => {
   it("every one shows its whole tree, and its conversation, without a page error", { timeout: 240_000 }, async () => {
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     const errors: string[] = [];
     page.on("pageerror", (err) => errors.push(err.message));
     for (const s of sessions) {

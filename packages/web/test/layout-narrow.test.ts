@@ -2,19 +2,19 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Snapshot } from "@arbor/core";
 import { text, toolCall, usage } from "@arbor/testkit";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd, type WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
 const WIDTH = 390;
 
-let browser: Browser;
+const web = browserSuite();
 let server: WebServer;
 let sessionId: string;
 beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWebServer({
+  server = await web.fileServer({
     script: [
       [toolCall("goal", { add: "Read the notes, Answer the question", focus: "1" })],
       [text("Reading."), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 1300, outputTokens: 40 })],
@@ -27,22 +27,11 @@ beforeAll(async () => {
     ],
   });
   writeFileSync(join(server.cwd, "notes.txt"), "hello\n");
-  const first = await (await server.api("/api/chat", { json: { message: "What do the notes say?", debug: "full" } })).text();
-  expect(first).toContain('"type":"done"');
-  sessionId = /"session_id":"([^"]+)"/.exec(first)?.[1] as string;
+  sessionId = await chatToEnd(server, { message: "What do the notes say?", debug: "full" });
   // A second branch after the plan was made, so Compare has two paths to set side by side and the
   // active one still holds the goals.
   const snapshot = (await (await server.api(`/api/sessions/${sessionId}`)).json()) as Snapshot;
-  const again = await (
-    await server.api("/api/chat", {
-      json: { message: "Say it another way", session_id: sessionId, from_entry_id: snapshot.activePath[2] },
-    })
-  ).text();
-  expect(again).toContain('"type":"done"');
-});
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
+  await chatToEnd(server, { message: "Say it another way", session_id: sessionId, from_entry_id: snapshot.activePath[2] });
 });
 
 interface Fit {
@@ -150,7 +139,7 @@ const TABS: Array<[tab: string, link: string, ready: (page: Page) => Promise<unk
 
 describe(`layout at ${WIDTH} px`, () => {
   it("the goals, timeline, compare and debug tabs fit the width, with readable text and reachable controls", async () => {
-    const page = await openPage(browser, { width: WIDTH, height: 844 });
+    const page = await web.page({ width: WIDTH, height: 844 });
     await page.goto(`${server.url}/sessions/${sessionId}`);
     await page.locator(".msg-assistant").first().waitFor();
     const found: Record<string, Fit> = {};

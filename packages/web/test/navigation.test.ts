@@ -1,26 +1,21 @@
 import { text } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
 import { type RichSession, writeRichSession } from "./helpers/rich-session.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import type { WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
+const web = browserSuite();
 let server: WebServer;
 let rich: RichSession;
 beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWebServer({ script: [[text("Two lines received.")]] });
+  server = await web.fileServer({ script: [[text("Two lines received.")]] });
   rich = await writeRichSession(server.store, { cwd: "/projects/alpha" });
-});
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
 });
 
 describe("sub-traces", () => {
   it("are folded in the order they ran, open from a sub-agent result, and lead back to their parent", async () => {
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${rich.parent.id}`);
     const parentItem = page.locator(`.session-item[data-session-id="${rich.parent.id}"]`);
     const twisty = parentItem.locator(".twisty").first();
@@ -59,7 +54,7 @@ describe("where a session comes from", () => {
       ...exported,
       session: { ...exported.session, id: "imported-copy", importedFrom: { agent: "claude-code", sourceId: "abc123" } },
     });
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${fork.id}`);
     expect(await page.getByTestId("fork-of").textContent()).toBe(`Fork of ${rich.parent.id}`);
     await screenshot(page, "nav-fork-of");
@@ -72,7 +67,7 @@ describe("where a session comes from", () => {
 
 describe("an unknown session", () => {
   it("is a 404 page: no tabs, no composer, no socket", async () => {
-    const page = await openPage(browser);
+    const page = await web.page();
     const sockets: string[] = [];
     const streams: string[] = [];
     page.on("websocket", (ws) => sockets.push(ws.url()));
@@ -103,7 +98,7 @@ describe("an unknown session", () => {
 
 describe("the tree", () => {
   it("says what a goal call changed", async () => {
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${rich.parent.id}/tree`);
     await page.getByTestId("tree-stats").waitFor();
     const row = page.locator(".tree-row", { hasText: "Goals: added “Read the parser”, “Fix the bug”; focus → 1" });
@@ -119,7 +114,7 @@ describe("the composer", () => {
     const info = (await (await server.api("/api/info")).json()) as { default_model: string; agents: Array<{ name: string }> };
     expect(info.default_model).toBe("testkit/scripted");
     expect(info.agents.map((a) => a.name)).toEqual(["build", "plan"]);
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(server.url);
     const composer = page.getByRole("form", { name: "Composer" });
     await expect.poll(() => composer.getByLabel("Model").getAttribute("placeholder")).toBe("testkit/scripted");
@@ -156,7 +151,7 @@ describe("the composer", () => {
         message: { role: "assistant", content: [{ type: "text", text: "Hello" }], model: "openai/gpt-4o-mini" },
       },
     ]);
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${kept.id}`);
     const model = page.getByRole("form", { name: "Composer" }).getByLabel("Model");
     await expect.poll(() => model.getAttribute("placeholder")).toBe("openai/gpt-4o-mini");
@@ -174,7 +169,7 @@ describe("layout", () => {
     [2560, 1440],
   ] as const) {
     it(`works at ${width} px wide`, async () => {
-      const page = await openPage(browser, { width, height });
+      const page = await web.page({ width, height });
       await page.goto(`${server.url}/sessions/${rich.parent.id}`);
       await page.locator(".msg-assistant .markdown h1").waitFor();
       expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
@@ -201,7 +196,7 @@ describe("the sessions list", () => {
   it("groups sessions by project and scrolls to the open one", async () => {
     const beta = await server.store.createSession({ title: "Beta work", cwd: "/projects/beta" });
     for (let i = 0; i < 40; i++) await server.store.createSession({ title: `Later session ${i}`, cwd: "/projects/beta" });
-    const page = await openPage(browser, { width: 1280, height: 600 });
+    const page = await web.page({ width: 1280, height: 600 });
     await page.goto(`${server.url}/sessions/${rich.parent.id}`);
     const alpha = page.locator('.project-group[data-project="/projects/alpha"]');
     expect(await alpha.locator(".project-name").textContent()).toBe("alpha");

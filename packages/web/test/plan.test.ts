@@ -1,22 +1,10 @@
 import { resolveConfig } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 const STEP = /Now carry out step \d+: (.*)$/;
 
@@ -33,11 +21,11 @@ const planModel = () =>
 
 describe("plan approval", () => {
   it("shows a plan waiting for approval and approves it in place from the keyboard", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       model: planModel(),
       config: resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]),
     });
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(server.url);
     await page.getByLabel("Message").fill("check the repo");
     await page.getByRole("button", { name: "Send" }).click();

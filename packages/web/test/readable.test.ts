@@ -1,25 +1,20 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
 import { type RichSession, writeRichSession } from "./helpers/rich-session.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import type { WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
+const web = browserSuite();
 let server: WebServer;
 let rich: RichSession;
 beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWebServer();
+  server = await web.fileServer();
   rich = await writeRichSession(server.store);
-});
-afterAll(async () => {
-  await server?.close();
-  await browser?.close();
 });
 
 describe("readable messages", () => {
   it("renders Markdown with highlighted code, tables and links, never the text's raw HTML", async () => {
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${rich.parent.id}`);
     const answer = page.locator(".msg-assistant .markdown").last();
     await answer.locator("h1", { hasText: "Parser fixed" }).waitFor();
@@ -44,7 +39,7 @@ describe("readable messages", () => {
   });
 
   it("shows an edit as a diff, a step's file changes, a goal call in words, and folds a long output", async () => {
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${rich.parent.id}`);
     const edit = page.getByRole("region", { name: "Tool call edit" });
     const diff = edit.getByRole("figure", { name: "Edit of src/parse.ts" });
@@ -73,7 +68,7 @@ describe("readable messages", () => {
 
   it("highlights code in the dark theme's own colours", async () => {
     const colour = async (scheme: "light" | "dark") => {
-      const page = await openPage(browser, { width: 1440, height: 900, colorScheme: scheme });
+      const page = await web.page({ width: 1440, height: 900, colorScheme: scheme });
       await page.goto(`${server.url}/sessions/${rich.parent.id}`);
       const keyword = page.locator(".msg-assistant pre code .hljs-keyword").first();
       await keyword.waitFor();
@@ -89,7 +84,7 @@ describe("readable messages", () => {
 
 describe("costs and tokens at a glance", () => {
   it("the header totals tokens by kind and cost; Steps shows each step's usage and the context chart with its compaction", async () => {
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${rich.parent.id}/steps`);
     const totals = page.getByTestId("session-totals");
     // The sub-agents' figure comes from their own sessions, read after the snapshot.
@@ -114,7 +109,7 @@ describe("costs and tokens at a glance", () => {
 
   it("says the price is unknown when no call has one", async () => {
     const unpriced = await writeRichSession(server.store, { priced: false });
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${unpriced.parent.id}`);
     const totals = page.getByTestId("session-totals");
     await totals.waitFor();
@@ -125,7 +120,7 @@ describe("costs and tokens at a glance", () => {
 
 describe("todos", () => {
   it("the session's todo list as its path leaves it", async () => {
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${rich.parent.id}`);
     const todos = page.getByTestId("todo-panel");
     await todos.locator("summary").click();

@@ -1,21 +1,11 @@
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 const goal = (input: Record<string, string>) => [toolCall("goal", input)];
 
@@ -54,21 +44,16 @@ const LOG = `[...document.querySelectorAll("[data-testid=event-log] li")].map((l
 
 const eventIds = (page: Page) => page.evaluate(LOG) as Promise<number[]>;
 
-const chat = async (s: WebServer, json: Record<string, unknown>) => {
-  const body = await (await s.api("/api/chat", { json })).text();
-  expect(body).toContain('"type":"done"');
-  return /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
-};
+const chat = chatToEnd;
 
 describe("watch socket reconnect", () => {
   // Retried: in a loaded full run this has twice waited in vain for the second run's goal to show after
   // the reconnect (never when run alone); the cause is not found yet and is listed under Limitations.
   it("resumes from the last event id after the socket drops, and shows each event once", { retry: 2 }, async () => {
-    await server?.close(); // a retry starts afresh
-    server = await startWebServer({ script: SCRIPT });
+    const server = await web.server({ script: SCRIPT });
     const sessionId = await chat(server, { message: "Build it" });
 
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.addInitScript({ content: INIT });
     await page.goto(`${server.url}/sessions/${sessionId}/dag`);
     await page.getByTestId("dag-canvas").getByText("Read the spec").waitFor();
@@ -90,7 +75,7 @@ describe("watch socket reconnect", () => {
     await page.waitForFunction(`Math.max(...${LOG}) > ${last}`);
 
     // A fresh page (one connection from 0) is the reference: the same events, each once, in order.
-    const fresh = await openPage(browser);
+    const fresh = await web.page();
     await fresh.goto(`${server.url}/sessions/${sessionId}/dag`);
     await fresh.getByTestId("live-state").getByText("Live").waitFor();
     await fresh.waitForFunction(`${LOG}.length > 0`);

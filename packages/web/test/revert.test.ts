@@ -1,28 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hasGit } from "../../../test-setup/git.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe.skipIf(!hasGit)("revert and unrevert from the tree (git on the PATH)", () => {
   it("puts the files back as they were before an entry, then undoes that", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       runtime: { snapshots: true },
       script: [
         [toolCall("write", { path: "notes.txt", content: "rewritten by the agent\n" })],
@@ -31,7 +19,7 @@ describe.skipIf(!hasGit)("revert and unrevert from the tree (git on the PATH)", 
     });
     const notes = join(server.cwd, "notes.txt");
     writeFileSync(notes, "the user's notes\n");
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(server.url);
     await page.getByLabel("Message").fill("Rewrite the notes.");
     await page.getByLabel("Message").press("Enter");

@@ -1,24 +1,12 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe("sessions list", () => {
-  let server: WebServer;
-  afterAll(async () => {
-    await server?.close();
-  });
-
   it("pages newest first, searches by title and id, and nests sub-traces under their parent", async () => {
-    server = await startWebServer();
+    const server = await web.server();
     const parent = await server.store.createSession({ title: "Parent run" });
     await server.store.createSession({
       title: "Explore branch A",
@@ -29,7 +17,7 @@ describe("sessions list", () => {
     // 55 more, so the first page (50) leaves the parent and its sub-trace on the next one.
     for (let i = 0; i < 55; i++) await server.store.createSession({ title: `Session ${String(i).padStart(2, "0")}` });
 
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(server.url);
     const items = page.locator(".session-tree > .session-item");
     await page.getByText("Session 54").waitFor();
@@ -72,25 +60,21 @@ describe("sessions list", () => {
   });
 
   it("serves the shell without a token and sends the token the user gives with API calls", async () => {
-    const secured = await startWebServer({ token: "s3cret-token" });
-    try {
-      await secured.store.createSession({ title: "Guarded session" });
-      const page = await openPage(browser, { colorScheme: "dark" });
-      const res = await page.goto(`${secured.url}/sessions/anything/tree`);
-      expect(res?.status()).toBe(200);
-      expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
-      await page
-        .getByRole("alert")
-        .getByText(/needs a token/)
-        .waitFor();
-      await page.getByLabel("API token").fill("s3cret-token");
-      await page.getByRole("button", { name: "Use" }).click();
-      await page.goto(secured.url);
-      await page.getByText("Guarded session").waitFor();
-      await screenshot(page, "sessions-token-dark");
-      await page.close();
-    } finally {
-      await secured.close();
-    }
+    const secured = await web.server({ token: "s3cret-token" });
+    await secured.store.createSession({ title: "Guarded session" });
+    const page = await web.page({ colorScheme: "dark" });
+    const res = await page.goto(`${secured.url}/sessions/anything/tree`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
+    await page
+      .getByRole("alert")
+      .getByText(/needs a token/)
+      .waitFor();
+    await page.getByLabel("API token").fill("s3cret-token");
+    await page.getByRole("button", { name: "Use" }).click();
+    await page.goto(secured.url);
+    await page.getByText("Guarded session").waitFor();
+    await screenshot(page, "sessions-token-dark");
+    await page.close();
   });
 });

@@ -2,27 +2,16 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { KnowledgeBase } from "@arbor/core/tools";
 import { reasoning, text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 describe("step trace", () => {
   it("shows an answer's steps with thoughts, tool calls, results, errors and durations, per-tool stats and failed calls", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [
           reasoning("Look at the notes first."),
@@ -34,12 +23,9 @@ describe("step trace", () => {
       ],
     });
     writeFileSync(join(server.cwd, "notes.txt"), "hello from the notes\n");
-    const res = await server.api("/api/chat", { json: { message: "What do the files say?" } });
-    const body = await res.text();
-    expect(body).toContain('"type":"done"');
-    const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
+    const sessionId = await chatToEnd(server, { message: "What do the files say?" });
 
-    const page = await openPage(browser, { width: 1280, height: 720 });
+    const page = await web.page({ width: 1280, height: 720 });
     await page.goto(`${server.url}/sessions/${sessionId}/steps`);
     const answer = page.getByRole("group", { name: "Answer to “What do the files say?”" });
     await answer.waitFor();
@@ -81,7 +67,7 @@ describe("step trace", () => {
   });
 
   it("lists the knowledge-base passages an answer used", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [toolCall("search_knowledge_base", { query: "visitor parking" }, { id: "kb1" })],
         [text("Park on level 2 (garage.md).")],
@@ -92,7 +78,7 @@ describe("step trace", () => {
     await new KnowledgeBase(join(dirname(server.cwd), "home", "knowledge")).add([doc], server.cwd);
     const body = await (await server.api("/api/chat", { json: { message: "Where do I park?" } })).text();
     const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
-    const page = await openPage(browser, { width: 1280, height: 720 });
+    const page = await web.page({ width: 1280, height: 720 });
     await page.goto(`${server.url}/sessions/${sessionId}/steps`);
     const refs = page.getByRole("region", { name: "Knowledge references" });
     await refs.waitFor();

@@ -1,24 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TimelineLane } from "../src/api/timeline-wire.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 /** How long the "person" takes to answer the permission ask: the wait the timeline must show apart. */
 const THINK_MS = 400;
@@ -50,7 +38,7 @@ function model() {
 
 describe("run timeline", () => {
   it("shows model calls, tools with their permission wait apart, two parallel explore lanes and a compaction", async () => {
-    server = await startWebServer({ model: model() });
+    const server = await web.server({ model: model() });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
     writeFileSync(join(server.cwd, "notes.txt"), "notes\n");
     const handle = server.runtime.runs.run({ prompt: "Is the key set? Look around." });
@@ -81,7 +69,7 @@ describe("run timeline", () => {
     expect(lane.spans.find((s) => s.kind === "compaction")).toMatchObject({ tokens: { input: 2000, output: 60 } });
     expect((await server.api("/api/sessions/nope/timeline")).status).toBe(404);
 
-    const page = await openPage(browser, { width: 1440, height: 900 });
+    const page = await web.page({ width: 1440, height: 900 });
     await page.goto(`${server.url}/sessions/${sessionId}/timeline`);
     const list = page.getByRole("list", { name: "Timeline" });
     await list.getByText("branch two").waitFor();

@@ -3,25 +3,13 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { defineTool } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { z } from "zod";
 import { seriousViolations } from "./helpers/axe.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 /**
  * A command that writes its output in three bursts, each after the test opens a gate (a named pipe
@@ -38,7 +26,7 @@ const COMMAND = [
 
 describe("live tool progress in the chat", () => {
   it("a running bash call shows its output lines as they are written, and the finished card what the result kept", async () => {
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [text("Building it now.", { chunks: 2 }), toolCall("bash", { command: COMMAND, timeout: 30_000 })],
         [text("The build is done.")],
@@ -46,7 +34,7 @@ describe("live tool progress in the chat", () => {
     });
     const cwd = server.cwd;
     execFileSync("mkfifo", [join(cwd, "gate1"), join(cwd, "gate2")]);
-    const page = await openPage(browser, { width: 1280, height: 800 });
+    const page = await web.page({ width: 1280, height: 800 });
     await page.goto(server.url);
     await page.getByLabel("Message").fill("Build all the parts");
     await page.getByRole("button", { name: "Send" }).click();
@@ -110,7 +98,7 @@ describe("progress of other tools", () => {
         return { output: "8 documents indexed" };
       },
     });
-    server = await startWebServer({
+    const server = await web.server({
       tools: [indexDocs],
       script: [
         [toolCall("index_docs", {}), toolCall("bash", { command: "echo checking; exit 3" })],
@@ -118,7 +106,7 @@ describe("progress of other tools", () => {
       ],
     });
     // In the dark theme, so the progress bar and the notes are checked in both (the test above is light).
-    const page = await openPage(browser, { width: 1280, height: 800, colorScheme: "dark" });
+    const page = await web.page({ width: 1280, height: 800, colorScheme: "dark" });
     await page.goto(server.url);
     await page.getByLabel("Message").fill("Index the docs and check");
     await page.getByRole("button", { name: "Send" }).click();

@@ -1,24 +1,24 @@
 import { cpus, loadavg } from "node:os";
 import { text } from "@arbor/testkit";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { importBigSession } from "./helpers/big-session.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { chatToEnd, type WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 import { budget, LOAD_FACTOR, summary, timed } from "./helpers/timing.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
+
+/** A server with a session of two turns; its model has a third answer left, for a new branch. */
+async function twoTurns(): Promise<{ server: WebServer; sessionId: string }> {
+  const server = await web.server({
+    script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
+  });
+  const sessionId = await chatToEnd(server, { message: "First question" });
+  await chatToEnd(server, { message: "Second question", session_id: sessionId });
+  return { server, sessionId };
+}
 
 /**
  * Presses Tab (or Shift+Tab) until `target` has the focus, as a keyboard user would; fails when it is
@@ -48,9 +48,9 @@ describe("session tree", () => {
     timeout: 90_000,
     retry: 2,
   }, async () => {
-    server = await startWebServer();
+    const server = await web.server();
     const big = await importBigSession(server.store, 30_000, 5_000);
-    const page = await openPage(browser, { width: 1920, height: 1080 });
+    const page = await web.page({ width: 1920, height: 1080 });
     // Recorded from inside the page: the time from navigation start until the first tree row exists.
     await page.addInitScript(`new MutationObserver((_, observer) => {
       if (document.querySelector(".tree-row")) { window.__firstRow = performance.now(); observer.disconnect(); }
@@ -133,18 +133,9 @@ describe("session tree", () => {
   });
 
   it("switches branch, labels, continues from an earlier message and forks", async () => {
-    server = await startWebServer({
-      script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
-    });
-    const chat = async (message: string, sessionId?: string) => {
-      const res = await server?.api("/api/chat", { json: sessionId ? { message, session_id: sessionId } : { message } });
-      const body = await res?.text();
-      return /"session_id":"([^"]+)"/.exec(body ?? "")?.[1] as string;
-    };
-    const sessionId = await chat("First question");
-    await chat("Second question", sessionId);
+    const { server, sessionId } = await twoTurns();
 
-    const page = await openPage(browser, { colorScheme: "dark" });
+    const page = await web.page({ colorScheme: "dark" });
     await page.goto(`${server.url}/sessions/${sessionId}/tree`);
     const firstQuestion = page.locator(".tree-row", { hasText: "First question" });
     await firstQuestion.click();
@@ -195,17 +186,9 @@ describe("session tree", () => {
   });
 
   it("labels, continues, switches branch and forks from the keyboard alone", async () => {
-    server = await startWebServer({
-      script: [[text("First answer")], [text("Second answer")], [text("Answer on a new branch")]],
-    });
-    const chat = async (message: string, sessionId?: string) => {
-      const res = await server?.api("/api/chat", { json: sessionId ? { message, session_id: sessionId } : { message } });
-      return /"session_id":"([^"]+)"/.exec((await res?.text()) ?? "")?.[1] as string;
-    };
-    const sessionId = await chat("First question");
-    await chat("Second question", sessionId);
+    const { server, sessionId } = await twoTurns();
 
-    const page = await openPage(browser);
+    const page = await web.page();
     await page.goto(`${server.url}/sessions/${sessionId}/tree`);
     const tree = page.getByRole("tree", { name: "Session tree" });
     await page.locator(".tree-row").first().waitFor();

@@ -3,32 +3,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { text, toolCall } from "@arbor/testkit";
-import type { Browser } from "playwright-core";
+import type { Page } from "playwright-core";
 import { build, type PreviewServer, preview } from "vite";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { gateTool } from "../../server/test/helpers/server.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import type { WebServer } from "./helpers/server.js";
+import { browserSuite } from "./helpers/suite.js";
 
 /** The example app as a user runs it: built from the repository, served by `vite preview` with /api forwarded. */
 const EXAMPLE = fileURLToPath(new URL("../../../examples/ui-chat/", import.meta.url));
 const outDir = mkdtempSync(join(tmpdir(), "arbor-ui-chat-"));
 
-let browser: Browser;
-let server: WebServer | undefined;
+const web = browserSuite();
 let page: PreviewServer | undefined;
 beforeAll(async () => {
   await build({ root: EXAMPLE, logLevel: "warn", build: { outDir, emptyOutDir: true } });
-  browser = await launchBrowser();
 });
+// Registered after the suite's hooks, so it runs before them: the preview closes before the server behind it.
 afterEach(async () => {
   await page?.close();
   page = undefined;
-  await server?.close();
-  server = undefined;
 });
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -46,10 +43,19 @@ async function serveExample(target: string): Promise<string> {
   return url;
 }
 
+/** The example's page for chat `chatId`, in front of `server`, with `message` sent from its composer. */
+async function sendFromExample(server: WebServer, chatId: string, message: string): Promise<Page> {
+  const tab = await web.page();
+  await tab.goto(`${await serveExample(server.url)}?chat=${chatId}`);
+  await tab.getByLabel("Message").fill(message);
+  await tab.getByLabel("Message").press("Enter");
+  return tab;
+}
+
 describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
   it("sends, streams, approves a permission, and after a reload mid-run sees the run continue", async () => {
     const gate = gateTool();
-    server = await startWebServer({
+    const server = await web.server({
       script: [
         [text("Reading the file now.", { chunks: 3 }), toolCall("read", { path: ".env" }, { id: "r1" })],
         [text("Waiting at the gate.", { chunks: 2 }), toolCall("gate", {}, { id: "g1" })],
@@ -58,12 +64,7 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
       tools: [gate.tool],
     });
     writeFileSync(join(server.cwd, ".env"), "DEBUG=1\n");
-    const base = await serveExample(server.url);
-    const tab = await openPage(browser);
-    await tab.goto(`${base}?chat=chat-browser`);
-
-    await tab.getByLabel("Message").fill("What does .env set?");
-    await tab.getByLabel("Message").press("Enter");
+    const tab = await sendFromExample(server, "chat-browser", "What does .env set?");
     await tab.getByText("Reading the file now.").waitFor();
     // The permission ask is a tool approval on the read call; the page's Allow answers it.
     const read = tab.getByLabel("Tool read");
@@ -94,12 +95,8 @@ describe("examples/ui-chat (a stock useChat page) against arbor serve", () => {
   });
 
   it("Regenerate answers the question again on a new branch of the session", async () => {
-    server = await startWebServer({ script: [[text("First answer.")], [text("Second answer.")]] });
-    const base = await serveExample(server.url);
-    const tab = await openPage(browser);
-    await tab.goto(`${base}?chat=chat-regen`);
-    await tab.getByLabel("Message").fill("Say something");
-    await tab.getByLabel("Message").press("Enter");
+    const server = await web.server({ script: [[text("First answer.")], [text("Second answer.")]] });
+    const tab = await sendFromExample(server, "chat-regen", "Say something");
     await tab.getByText("First answer.").waitFor();
     await tab.getByRole("button", { name: "Regenerate" }).click();
     await tab.getByText("Second answer.").waitFor();

@@ -1,23 +1,11 @@
 import { cpus, loadavg } from "node:os";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importBigSession } from "./helpers/big-session.js";
-import { launchBrowser, openPage, screenshot } from "./helpers/browser.js";
-import { startWebServer, type WebServer } from "./helpers/server.js";
+import { screenshot } from "./helpers/browser.js";
+import { browserSuite } from "./helpers/suite.js";
 import { budget, LOAD_FACTOR, summary, timed } from "./helpers/timing.js";
 
-let browser: Browser;
-let server: WebServer | undefined;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const web = browserSuite();
 
 /**
  * Records, from inside the page, when an element matching each of `selectors` is there (ms since
@@ -30,9 +18,9 @@ const firstSeen = (...selectors: string[]) => `new MutationObserver((_, observer
 describe("the timeline and compare views on a 30,000-entry session", () => {
   // Wall-clock budgets on a shared machine, as in the tree's performance test.
   it("open in under 2 s and answer clicks in under 100 ms", { timeout: 90_000, retry: 2 }, async () => {
-    server = await startWebServer();
+    const server = await web.server();
     const big = await importBigSession(server.store, 30_000, 5_000);
-    const page = await openPage(browser, { width: 1920, height: 1080 });
+    const page = await web.page({ width: 1920, height: 1080 });
 
     await page.addInitScript(firstSeen(".timeline-row"));
     await page.goto(`${server.url}/sessions/${big.meta.id}/timeline`);
@@ -51,7 +39,7 @@ describe("the timeline and compare views on a 30,000-entry session", () => {
     }
     await screenshot(page, "timeline-30k-1920");
 
-    const compare = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+    const compare = await web.browser.newPage({ viewport: { width: 1920, height: 1080 } });
     await compare.addInitScript(firstSeen(".compare-column li"));
     await compare.goto(`${server.url}/sessions/${big.meta.id}/compare`);
     await compare.locator(".compare-column li").first().waitFor();
@@ -89,12 +77,12 @@ describe("the timeline and compare views on a 30,000-entry session", () => {
 
 describe("the steps, chat and goal views on a 30,000-entry session with Markdown answers and a plan", () => {
   it("open in under 2 s and answer in under 100 ms", { timeout: 120_000, retry: 2 }, async () => {
-    server = await startWebServer();
+    const server = await web.server();
     const big = await importBigSession(server.store, 30_000, 5_000);
     const base = `${server.url}/sessions/${big.meta.id}`;
 
     // Steps: the latest answers with their per-step tokens, and the context chart of ~12,000 calls.
-    const steps = await openPage(browser, { width: 1920, height: 1080 });
+    const steps = await web.page({ width: 1920, height: 1080 });
     await steps.addInitScript(firstSeen(".message-trace .step-usage", '[data-testid="context-chart"] path.series'));
     await steps.goto(`${base}/steps`);
     await steps.locator(".message-trace").first().waitFor();
@@ -127,7 +115,7 @@ describe("the steps, chat and goal views on a 30,000-entry session with Markdown
     await screenshot(steps, "steps-30k-1920");
 
     // Chat: the latest 200 turns, each answer rendered from Markdown (code highlighted, tables).
-    const chat = await openPage(browser, { width: 1920, height: 1080 });
+    const chat = await web.page({ width: 1920, height: 1080 });
     await chat.addInitScript(firstSeen(".msg-assistant .markdown strong"));
     await chat.goto(base);
     await chat.locator(".msg-assistant .markdown strong").first().waitFor();
@@ -166,7 +154,7 @@ describe("the steps, chat and goal views on a 30,000-entry session with Markdown
     await screenshot(chat, "chat-30k-1920");
 
     // Goals: the plan's five parts; each expands to its four steps and folds again.
-    const goals = await openPage(browser, { width: 1920, height: 1080 });
+    const goals = await web.page({ width: 1920, height: 1080 });
     const shownNode = (title: string) =>
       `[...document.querySelectorAll(".react-flow__node")].some((n) => n.style.visibility !== "hidden" && n.textContent.includes(${JSON.stringify(title)}))`;
     await goals.addInitScript(`new MutationObserver((_, observer) => {

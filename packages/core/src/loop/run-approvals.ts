@@ -1,13 +1,7 @@
 import type { Entry } from "../model/entry.js";
 import { addToApprovalFile, readApprovalFile } from "../permissions/approval-file.js";
-import {
-  APPROVAL_ENTRY_TYPE,
-  type Approval,
-  type ApprovalRule,
-  approvalRulesFor,
-  listApprovals,
-} from "../permissions/approvals.js";
-import { appendCustom } from "./journal.js";
+import { type Approval, type ApprovalRule, approvalEntry, approvalRulesFor, listApprovals } from "../permissions/approvals.js";
+import { appendEntry } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 
 /** The "always" answers in force for `agent` in a run: the session's (on its path), the workspace's, the user's. */
@@ -31,7 +25,7 @@ export async function recordApproval(
 ): Promise<void> {
   switch (approval.scope) {
     case "session":
-      await appendCustom(ctx(), APPROVAL_ENTRY_TYPE, approval);
+      await appendEntry(ctx(), approvalEntry(approval));
       return;
     case "project":
     case "global": {

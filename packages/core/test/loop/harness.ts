@@ -94,25 +94,29 @@ export async function transcript(store: Store, sessionId: string): Promise<strin
   });
 }
 
-/** A tool named `gate` that holds its call until released (or the run is aborted): a run held mid-turn. */
+/**
+ * A tool named `gate` whose calls each wait until released (or the run is aborted): a run held
+ * mid-step, so a test can act meanwhile. `reached` resolves once the first call is held.
+ */
 export function gateTool() {
-  const waiting: Array<() => void> = [];
-  let started: () => void = () => {};
-  const reached = new Promise<void>((resolve) => {
-    started = resolve;
-  });
+  const held: Array<() => void> = [];
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  let calls = 0;
   const tool = defineTool({
     name: "gate",
     description: "Waits until released.",
     input: z.object({}),
     execute: (_input, ctx) =>
       new Promise<ToolResult>((resolve, reject) => {
-        waiting.push(() => resolve({ output: "released" }));
+        held.push(() => resolve({ output: "released" }));
         ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
-        started();
+        calls++;
+        for (const w of waiters.filter((w) => w.n <= calls)) w.resolve();
       }),
   });
-  return { tool, reached, release: () => waiting.shift()?.() };
+  /** Resolves once the `n`th call (from 1) is being held. */
+  const reachedCall = (n: number) => new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve })));
+  return { tool, reached: reachedCall(1), reachedCall, release: () => held.shift()?.() };
 }
 
 /** The main agent answers prompts that start with "main:"; each branch answers its own task. */

@@ -5,10 +5,23 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { RunEvent } from "../../src/model/run-events.js";
 import { APPROVAL_ENTRY_TYPE } from "../../src/permissions/approvals.js";
+import type { Runtime } from "../../src/runtime/types.js";
 import { defineTool, type ToolResult } from "../../src/tools/tool.js";
 import { collect, harness, transcript } from "./harness.js";
 
 const readEnv = (id: string) => [toolCall("read", { path: ".env" }, { id })];
+
+/** Plays a run to its end, answering each permission ask "once": whether it asked at all. */
+async function answeringOnce(runtime: Runtime, run: AsyncIterable<RunEvent>): Promise<boolean> {
+  let asked = false;
+  for await (const event of run) {
+    if (event.type === "permission_request") {
+      asked = true;
+      runtime.asks.replyPermission(event.id, "once");
+    }
+  }
+  return asked;
+}
 
 describe("permission asks", () => {
   it("a pending ask has an id and an event; answering once lets the tool run", async () => {
@@ -77,14 +90,7 @@ describe("permission asks", () => {
       agent: "plan",
       model: scriptedModel([readEnv("r3"), [text("x")]]),
     });
-    let asked = false;
-    for await (const event of plan) {
-      if (event.type === "permission_request") {
-        asked = true;
-        runtime.asks.replyPermission(event.id, "once");
-      }
-    }
-    expect(asked).toBe(true);
+    expect(await answeringOnce(runtime, plan)).toBe(true);
 
     // Visible and revocable: after revoking, the build agent is asked again.
     expect(await runtime.asks.approvals(first.sessionId)).toEqual([
@@ -99,14 +105,7 @@ describe("permission asks", () => {
       prompt: "once more",
       model: scriptedModel([readEnv("r4"), [text("y")]]),
     });
-    let askedAgain = false;
-    for await (const event of third) {
-      if (event.type === "permission_request") {
-        askedAgain = true;
-        runtime.asks.replyPermission(event.id, "once");
-      }
-    }
-    expect(askedAgain).toBe(true);
+    expect(await answeringOnce(runtime, third)).toBe(true);
   });
 
   it("an onPermission handler answers asks without anyone calling replyPermission", async () => {

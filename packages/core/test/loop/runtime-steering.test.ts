@@ -1,35 +1,11 @@
 import { join } from "node:path";
 import { type ScriptedModel, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { isArborError } from "../../src/errors.js";
 import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
-import { defineTool, type ToolResult } from "../../src/tools/tool.js";
-import { collect, harness, tempDir, transcript } from "./harness.js";
-
-/** A tool whose calls each wait until released, so a test can act while the run is mid-step. */
-function gate() {
-  const held: Array<() => void> = [];
-  const waiters: Array<{ n: number; resolve: () => void }> = [];
-  let calls = 0;
-  const tool = defineTool({
-    name: "gate",
-    description: "Waits until released.",
-    input: z.object({}),
-    execute: (_input, ctx) =>
-      new Promise<ToolResult>((resolve, reject) => {
-        held.push(() => resolve({ output: "released" }));
-        ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
-        calls++;
-        for (const w of waiters.filter((w) => w.n <= calls)) w.resolve();
-      }),
-  });
-  /** Resolves once the `n`th call (from 1) is being held. */
-  const reachedCall = (n: number) => new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve })));
-  return { tool, reached: reachedCall(1), reachedCall, release: () => held.shift()?.() };
-}
+import { collect, gateTool as gate, harness, tempDir, transcript } from "./harness.js";
 
 /** The text of every user message the model was sent in its `n`th call. */
 function userTexts(model: ScriptedModel, n: number): string[] {

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { htmlToText } from "../../src/knowledge/html-to-text.js";
 import { fetchTool } from "../../src/tools/builtin/fetch.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { type FakeContext, fakeContext, tempDir } from "./helpers.js";
+import { type FakeContext, fakeContext, serveForFile, tempDir } from "./helpers.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const routes: Record<string, Handler> = {};
@@ -13,16 +13,7 @@ const server = createServer((req, res) => {
   if (handler) handler(req, res);
   else res.writeHead(404, "Not Found").end("no such page");
 });
-let base = "";
-
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+const url = serveForFile(server);
 
 function setup() {
   const ctx = fakeContext(tempDir());
@@ -50,48 +41,48 @@ routes["/image"] = (_req, res) => res.writeHead(200, { "content-type": "image/pn
 describe("fetch", () => {
   it("turns HTML into readable text and asks for the URL", async () => {
     const { ctx, run } = setup();
-    const out = await run({ url: `${base}/page` });
-    expect(out).toMatchObject({ isError: false, title: `${base}/page (text/html)` });
+    const out = await run({ url: `${url()}/page` });
+    expect(out).toMatchObject({ isError: false, title: `${url()}/page (text/html)` });
     expect(out.output).toBe("Docs & more\n\n# Install\n\nRun npm i now.\n\n- one\n- two <3");
-    expect(ctx.asks).toEqual([{ permission: "fetch", patterns: [`${base}/page`], metadata: { url: `${base}/page` } }]);
-    expect((await run({ url: `${base}/page`, format: "raw" })).output).toContain("<h1>Install</h1>");
+    expect(ctx.asks).toEqual([{ permission: "fetch", patterns: [`${url()}/page`], metadata: { url: `${url()}/page` } }]);
+    expect((await run({ url: `${url()}/page`, format: "raw" })).output).toContain("<h1>Install</h1>");
   });
 
   it("returns JSON as it is", async () => {
     const { run } = setup();
-    expect((await run({ url: `${base}/data.json` })).output).toBe('{"ok":true}');
+    expect((await run({ url: `${url()}/data.json` })).output).toBe('{"ok":true}');
   });
 
   it("refuses responses over the size limit, declared or streamed", async () => {
     const { run } = setup();
     for (const path of ["/declared-big", "/streamed-big"]) {
-      const out = await run({ url: `${base}${path}` });
+      const out = await run({ url: `${url()}${path}` });
       expect(out).toMatchObject({ isError: true, code: "tool_failed" });
       expect(out.output).toBe(
-        `The response from ${base}${path} is larger than 1 KB, the fetch limit. Fetch a more specific page or use bash with curl and head.`,
+        `The response from ${url()}${path} is larger than 1 KB, the fetch limit. Fetch a more specific page or use bash with curl and head.`,
       );
     }
   });
 
   it("gives up after the timeout", async () => {
     const { run } = setup();
-    const out = await run({ url: `${base}/hang`, timeout: 0.2 });
+    const out = await run({ url: `${url()}/hang`, timeout: 0.2 });
     expect(out).toMatchObject({ isError: true, code: "tool_failed" });
-    expect(out.output).toBe(`Fetching ${base}/hang timed out after 0.2 s. Try again or raise timeout.`);
+    expect(out.output).toBe(`Fetching ${url()}/hang timed out after 0.2 s. Try again or raise timeout.`);
   });
 
   it("stops when the run is aborted", async () => {
     const { ctx, run } = setup();
     routes["/abort-me"] = () => ctx.controller.abort();
-    const out = await run({ url: `${base}/abort-me` });
-    expect(out).toMatchObject({ isError: true, code: "aborted", output: `Fetching ${base}/abort-me was aborted.` });
+    const out = await run({ url: `${url()}/abort-me` });
+    expect(out).toMatchObject({ isError: true, code: "aborted", output: `Fetching ${url()}/abort-me was aborted.` });
   });
 
   it("reports error statuses, non-text content and unreachable hosts", async () => {
     const { run } = setup();
-    expect((await run({ url: `${base}/missing` })).output).toBe(`GET ${base}/missing answered 404 Not Found: no such page`);
-    expect((await run({ url: `${base}/image` })).output).toBe(
-      `${base}/image is image/png, not text; fetch only returns textual content.`,
+    expect((await run({ url: `${url()}/missing` })).output).toBe(`GET ${url()}/missing answered 404 Not Found: no such page`);
+    expect((await run({ url: `${url()}/image` })).output).toBe(
+      `${url()}/image is image/png, not text; fetch only returns textual content.`,
     );
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
@@ -107,8 +98,8 @@ describe("fetch", () => {
     expect((await run({ url: "not a url" })).output).toBe(
       'url "not a url" is not a valid URL; give a full http:// or https:// URL.',
     );
-    expect((await run({ url: `${base}/page`, timeout: 60 })).output).toBe("timeout 60 s is over the limit of 5 s.");
-    expect((await run({ url: `${base}/page`, format: "pdf" })).output).toMatch(/- format: /);
+    expect((await run({ url: `${url()}/page`, timeout: 60 })).output).toBe("timeout 60 s is over the limit of 5 s.");
+    expect((await run({ url: `${url()}/page`, format: "pdf" })).output).toMatch(/- format: /);
   });
 });
 

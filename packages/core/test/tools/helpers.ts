@@ -1,7 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { ArborError } from "../../src/errors.js";
 import type { PermissionRequest, ToolContext } from "../../src/tools/tool.js";
 import type { ToolProgress } from "../../src/tools/tool-progress.js";
@@ -58,4 +60,18 @@ export function fakeContext(
       }
     },
   };
+}
+
+/** Starts `server` on a free port of 127.0.0.1 for the test file and closes it after the file: its base URL, once listening. */
+export function serveForFile(server: Server): () => string {
+  let base = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return () => base;
 }

@@ -1,13 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fetchTool } from "../../src/tools/builtin/fetch.js";
 import { readTool } from "../../src/tools/builtin/read.js";
 import { throttleProgress } from "../../src/tools/progress-throttle.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { fakeContext, tempDir } from "./helpers.js";
+import { fakeContext, serveForFile, tempDir } from "./helpers.js";
 
 const BIG = 600 * 1024;
 const server = createServer((req, res) => {
@@ -20,15 +19,7 @@ const server = createServer((req, res) => {
   for (let i = 0; i < 6; i++) res.write("x".repeat(BIG / 6));
   res.end();
 });
-let base = "";
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+const url = serveForFile(server);
 
 describe("tool progress", () => {
   it("a burst of reports sends the first at once and the latest on flush, nothing in between", () => {
@@ -45,12 +36,12 @@ describe("tool progress", () => {
   it("a long fetch reports the bytes received against the declared size; a small one reports nothing", async () => {
     const ctx = fakeContext(tempDir());
     const registry = new ToolRegistry().register(fetchTool({ maxBytes: 1024 * 1024, maxTimeoutMs: 5000 }));
-    expect((await registry.invoke("fetch", { url: `${base}/small` }, ctx)).isError).toBe(false);
+    expect((await registry.invoke("fetch", { url: `${url()}/small` }, ctx)).isError).toBe(false);
     expect(ctx.progress).toEqual([]);
-    const out = await registry.invoke("fetch", { url: `${base}/big` }, ctx);
+    const out = await registry.invoke("fetch", { url: `${url()}/big` }, ctx);
     expect(out.isError).toBe(false);
     expect(ctx.progress.length).toBeGreaterThan(0);
-    expect(ctx.progress.at(-1)).toEqual({ title: `${base}/big`, metadata: { receivedBytes: BIG, totalBytes: BIG } });
+    expect(ctx.progress.at(-1)).toEqual({ title: `${url()}/big`, metadata: { receivedBytes: BIG, totalBytes: BIG } });
   });
 
   it("a long read reports how far it got; a small file reports nothing", async () => {

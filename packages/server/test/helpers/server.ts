@@ -10,6 +10,7 @@ import {
   type Runtime,
   type RuntimeOptions,
   type Store,
+  type StoreSpec,
   type ToolResult,
   WatchHub,
 } from "@arbor/core";
@@ -35,6 +36,8 @@ export interface TestServer {
   api(path: string, init?: ApiInit): Promise<Response>;
   /** Stops the HTTP server (runs go on until the runtime closes at the end of the test). */
   close(): Promise<void>;
+  /** Stops the HTTP server, the runtime and the store, as the process going away would; again, nothing. */
+  stop(): Promise<void>;
 }
 
 export interface ApiInit extends RequestInit {
@@ -50,7 +53,7 @@ export interface StartOptions {
   runtime?: Partial<RuntimeOptions>;
   server?: Partial<Omit<ServerOptions, "runtime" | "store">>;
   /** The store spec, given the test's temp directory (default: a file store in it). */
-  store?: (root: string) => string;
+  store?: (root: string) => string | StoreSpec;
 }
 
 /** Runs `cleanup` after the current test, before the cleanups registered earlier (servers, temp dirs). */
@@ -65,14 +68,50 @@ export function tempDir(): string {
   return dir;
 }
 
+/** A temp directory with the `work` and `home` folders a server instance uses, removed after the current test. */
+export function workspaceDir(): string {
+  const root = tempDir();
+  mkdirSync(join(root, "work"));
+  mkdirSync(join(root, "home"));
+  return root;
+}
+
 /** A server on 127.0.0.1, a free port, over a runtime with a temp file store and the scripted model. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const root = tempDir();
+  const root = workspaceDir();
+  return startInstance(root, {
+    ...options,
+    store: options.store?.(root) ?? join(root, "store"),
+    runtime: { clock: { now: () => Date.now(), sleep: async () => {} }, ...options.runtime },
+  });
+}
+
+/**
+ * One server instance over `root` (a {@link workspaceDir}) and a store: its own store handle, runtime
+ * and listener, sharing nothing in memory with another instance over the same store, as a new process
+ * would. Stopped after the current test.
+ */
+export async function startInstance(
+  root: string,
+  options: Omit<StartOptions, "store"> & { store: string | StoreSpec },
+): Promise<TestServer> {
+  const server = await serveWorkspace(root, options);
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+/**
+ * A server over a runtime in `root` (its `work` and `home` folders must exist): the store `options.store`,
+ * the built-in tools and `options.tools`, the scripted model unless `options.runtime` names another.
+ * The caller stops it; the browser tests keep one for a whole file.
+ */
+export async function serveWorkspace(
+  root: string,
+  options: Omit<StartOptions, "store"> & { store: string | StoreSpec },
+): Promise<TestServer> {
   const cwd = join(root, "work");
   const home = join(root, "home");
-  mkdirSync(cwd);
-  mkdirSync(home);
-  const store = await openStore(options.store?.(root) ?? join(root, "store"));
+  const store = await openStore(options.store);
   const blobs = new MemoryBlobStore();
   // The runtime publishes its runs' messages, goals and sub-traces to the hub.
   const watch = new WatchHub(store);
@@ -85,16 +124,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     blobs,
     model: scriptedModel(options.script ?? []),
     tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
-    clock: { now: () => Date.now(), sleep: async () => {} },
     ...options.runtime,
   });
   const server = createServer({ runtime, ...options.server });
   const listening = await server.listen({ host: "127.0.0.1", port: 0 });
-  cleanups.push(async () => {
-    await listening.close();
-    await runtime.close();
-    await store.close();
-  });
+  let stopped = false;
   const token = options.server?.token;
   return {
     url: listening.url,
@@ -103,6 +137,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     store,
     cwd,
     close: () => listening.close(),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await listening.close();
+      await runtime.close();
+      await store.close();
+    },
     api(path, init = {}) {
       const { json, token: override, ...rest } = init;
       const headers = new Headers(rest.headers);

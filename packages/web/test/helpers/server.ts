@@ -1,32 +1,14 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type AnyToolDefinition,
-  builtinTools,
-  type Config,
-  createRuntime,
-  openStore,
-  type Runtime,
-  type RuntimeOptions,
-  type Store,
-  WatchHub,
-} from "@arbor/core";
-import { MemoryBlobStore } from "@arbor/core/store";
+import type { AnyToolDefinition, Config, RuntimeOptions } from "@arbor/core";
 import { type Script, scriptedModel } from "@arbor/testkit";
-import { type ArborServer, createServer, type ListeningServer } from "../../../server/src/index.js";
+import { expect } from "vitest";
+import { serveWorkspace, type TestServer } from "../../../server/test/helpers/server.js";
 
 /** A real server (port 0) over a runtime with the scripted model and a temp file store, serving the built inspector. */
-export interface WebServer {
-  url: string;
-  store: Store;
-  runtime: Runtime;
-  watch: WatchHub;
-  server: ArborServer;
-  listening: ListeningServer;
-  /** The workspace the tools act on. */
-  cwd: string;
-  api(path: string, init?: { method?: string; json?: unknown }): Promise<Response>;
+export interface WebServer extends TestServer {
+  /** Stops the server, its runtime and store, and removes its temp folder. */
   close(): Promise<void>;
 }
 
@@ -41,54 +23,34 @@ export interface WebServerOptions {
   runtime?: Partial<RuntimeOptions>;
 }
 
+/** The caller closes it: a browser test may keep one for a whole file. */
 export async function startWebServer(options: WebServerOptions = {}): Promise<WebServer> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "arbor-web-")));
-  const cwd = join(root, "work");
-  const home = join(root, "home");
-  mkdirSync(cwd);
-  mkdirSync(home);
-  const store = await openStore(join(root, "store"));
-  const blobs = new MemoryBlobStore();
-  const watch = new WatchHub(store);
-  // The runtime publishes its runs' messages, goals and sub-traces to the hub the server watches.
-  const runtime = createRuntime({
-    store,
-    watch,
-    cwd,
-    arborHome: home,
-    env: {},
-    blobs,
-    // null: a server started with no model configured, as `arbor serve` is without --model.
-    model: options.model === null ? undefined : (options.model ?? scriptedModel(options.script ?? [])),
-    ...(options.config ? { config: options.config } : {}),
-    tools: [...builtinTools({ blobs, arborHome: home }), ...(options.tools ?? [])],
-    ...options.runtime,
-  });
-  const server = createServer({ runtime, ...(options.token ? { token: options.token } : {}) });
-  const listening = await server.listen({ host: "127.0.0.1", port: 0 });
-  return {
-    url: listening.url,
-    store,
-    runtime,
-    watch,
-    server,
-    listening,
-    cwd,
-    api(path, init = {}) {
-      const headers: Record<string, string> = {};
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      if (init.json !== undefined) headers["content-type"] = "application/json";
-      return fetch(`${listening.url}${path}`, {
-        method: init.method ?? (init.json === undefined ? "GET" : "POST"),
-        headers,
-        ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
-      });
+  mkdirSync(join(root, "work"));
+  mkdirSync(join(root, "home"));
+  const server = await serveWorkspace(root, {
+    store: join(root, "store"),
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.token ? { server: { token: options.token } } : {}),
+    runtime: {
+      // null: a server started with no model configured, as `arbor serve` is without --model.
+      model: options.model === null ? undefined : (options.model ?? scriptedModel(options.script ?? [])),
+      ...(options.config ? { config: options.config } : {}),
+      ...options.runtime,
     },
+  });
+  return {
+    ...server,
     async close() {
-      await listening.close();
-      await runtime.close();
-      await store.close();
+      await server.stop();
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** One chat over HTTP, read to its end, which must be `done`: the id of the session it ran in. */
+export async function chatToEnd(server: WebServer, json: Record<string, unknown>): Promise<string> {
+  const body = await (await server.api("/api/chat", { json })).text();
+  expect(body).toContain('"type":"done"');
+  return /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
 }

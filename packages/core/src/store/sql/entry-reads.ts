@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Entry } from "../../model/entry.js";
+import { sessionEntryRows } from "./queries.js";
 import { parseEntryRow, sessionNotFound } from "./rows.js";
 import type { ArborDatabase } from "./tables.js";
 
@@ -29,19 +30,14 @@ export async function leafEntryIdOf(db: Db, sessionId: string): Promise<string |
 
 /** Every entry of the session in the order they were appended. */
 export async function entryRows(db: Db, sessionId: string): Promise<Entry[]> {
-  const rows = await db.selectFrom("arbor_entries").select("data").where("session_id", "=", sessionId).orderBy("seq").execute();
+  const rows = await sessionEntryRows(db, sessionId).select("data").orderBy("seq").execute();
   if (rows.length === 0) await assertSessionRow(db, sessionId);
   return rows.map((r) => parseEntryRow(r.data, sessionId));
 }
 
 /** One entry of the session, undefined when the session has no such entry. */
 export async function entryRowById(db: Db, sessionId: string, entryId: string): Promise<Entry | undefined> {
-  const row = await db
-    .selectFrom("arbor_entries")
-    .select("data")
-    .where("session_id", "=", sessionId)
-    .where("id", "=", entryId)
-    .executeTakeFirst();
+  const row = await sessionEntryRows(db, sessionId).select("data").where("id", "=", entryId).executeTakeFirst();
   if (row) return parseEntryRow(row.data, sessionId);
   await assertSessionRow(db, sessionId);
   return undefined;

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Entry } from "../../model/entry.js";
 import { carriedIdsOf, joinLivePath, type LivePath, livePathOf } from "../live-path.js";
-import { activePathRows, chunks } from "./queries.js";
+import { activePathRows, chunks, sessionEntryRows } from "./queries.js";
 import { parseEntryRow } from "./rows.js";
 import type { ArborDatabase } from "./tables.js";
 
@@ -39,12 +39,7 @@ async function walkBack(db: Db, sessionId: string, startId: string, stopId: stri
 async function entriesById(db: Db, sessionId: string, ids: readonly string[]): Promise<Entry[]> {
   const byId = new Map<string, Entry>();
   for (const part of chunks(ids)) {
-    const rows = await db
-      .selectFrom("arbor_entries")
-      .select("data")
-      .where("session_id", "=", sessionId)
-      .where("id", "in", part)
-      .execute();
+    const rows = await sessionEntryRows(db, sessionId).select("data").where("id", "in", part).execute();
     for (const r of rows) {
       const e = parseEntryRow(r.data, sessionId);
       byId.set(e.id, e);

@@ -43,17 +43,17 @@ export function lockSessionRow(db: Db, kind: SqlKind, id: string) {
     .executeTakeFirst();
 }
 
+/** The session's rows of `arbor_entries`, to select from: no entry query forgets the session. */
+export function sessionEntryRows(db: Db, sessionId: string) {
+  return db.selectFrom("arbor_entries").where("session_id", "=", sessionId);
+}
+
 /** Which of `ids` name entries of the session. */
 export async function existingEntryIds(db: Db, sessionId: string, ids: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (const part of chunks(ids)) {
     if (part.length === 0) continue;
-    const rows = await db
-      .selectFrom("arbor_entries")
-      .select("id")
-      .where("session_id", "=", sessionId)
-      .where("id", "in", part)
-      .execute();
+    const rows = await sessionEntryRows(db, sessionId).select("id").where("id", "in", part).execute();
     for (const r of rows) found.add(r.id);
   }
   return found;

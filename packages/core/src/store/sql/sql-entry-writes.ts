@@ -6,7 +6,7 @@ import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import { applyEntryPatch, metaAfterUpdate, missingReferenceError, type PrepareContext, referencedIds } from "../prepare.js";
 import { reconcileStatus } from "../session-status.js";
 import type { EntryPatch } from "../store.js";
-import { existingEntryIds, insertEntryRows, lockSessionRow } from "./queries.js";
+import { existingEntryIds, insertEntryRows, lockSessionRow, sessionEntryRows } from "./queries.js";
 import { entryNotFound, entryRow, parseEntryRow, parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
@@ -101,12 +101,7 @@ export async function updateEntryInTransaction(
   checkSize: (json: string) => void,
 ): Promise<Entry> {
   const { meta } = await lockSession(trx, w, sessionId);
-  const row = await trx
-    .selectFrom("arbor_entries")
-    .select("data")
-    .where("session_id", "=", sessionId)
-    .where("id", "=", entryId)
-    .executeTakeFirst();
+  const row = await sessionEntryRows(trx, sessionId).select("data").where("id", "=", entryId).executeTakeFirst();
   if (!row) throw entryNotFound(sessionId, entryId);
   const before = parseEntryRow(row.data, sessionId);
   const after = applyEntryPatch(before, patch);

@@ -148,11 +148,6 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       headers: { [LAST_EVENT_ID]: "Resume after this event id." },
       responses: {
         200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
-        202: {
-          description:
-            "session_id had a run in progress and `busy` is `steer` (the default): the message was handed to that run, which reads it before its next model call. Follow the run with GET /api/sessions/{id}/stream.",
-          schema: SteerResponse,
-        },
         204: { description: "Nothing to send: no run streamed for this session, or the client has every event of it." },
         404: { description: "No such session.", schema: ErrorResponse },
         410: { description: "Events after that id are no longer kept, or the log never had that id.", schema: ErrorResponse },
