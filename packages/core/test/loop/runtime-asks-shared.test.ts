@@ -1,5 +1,7 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { isArborError } from "../../src/errors.js";
@@ -11,13 +13,14 @@ import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { createNamespace } from "../helpers/sql-databases.js";
-import { collect, harness, tempDir, transcript } from "./harness.js";
+import { harness, tempDir, transcript } from "./harness.js";
 
 /**
  * Permission asks live in the store: a run on one runtime waits on an ask that a second runtime over
  * the same store (another process, another machine) lists and answers, exactly once.
  */
 
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const readEnv = (id: string) => [toolCall("read", { path: ".env" }, { id })];
 
 /** The first permission_request of a run, read from its stream; the rest of the stream is read by `rest`. */
@@ -133,5 +136,47 @@ describe("asks shared through the store", () => {
     expect((await a.store.getAsk(id))?.answer).toBeUndefined();
     expect(await a.runtime.asks.listPermissions()).toEqual([]);
     await handle.result;
+  });
+
+  it("a run killed (kill -9) while it waited resumes waiting on the same ask; answered then, it finishes once", async () => {
+    const dir = join(tempDir(), "store");
+    const cwd = tempDir();
+    const home = tempDir();
+    writeFileSync(join(cwd, ".env"), "KEY=1\n");
+    const child = spawn(process.execPath, [fixture("ask-and-wait.mjs"), dir, cwd, home], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise((resolve) => child.on("close", resolve));
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (b: Buffer) => {
+        out += b;
+        if (out.includes("\n")) resolve(out.trim());
+      });
+      child.on("close", () => reject(new Error(`the process ended before its run asked: ${out}`)));
+    });
+    const [sessionId, askId] = line.split(" ") as [string, string];
+    child.kill("SIGKILL");
+    await exited;
+
+    const model = scriptedModel([[text("The key is set.")]]);
+    const b = await secondRuntime(() => openStore(dir), cwd, home, { model, askPollMs: 25 });
+    const c = await secondRuntime(() => openStore(dir), cwd, home);
+    try {
+      expect((await c.runtime.asks.listPermissions()).map((p) => p.id)).toEqual([askId]);
+      const resumed = b.runtime.runs.resume(sessionId);
+      const { id, rest } = await firstAsk(resumed);
+      expect(id).toBe(askId);
+      await c.runtime.asks.answerPermission(askId, "once");
+      const events = await rest;
+      expect(events.filter((e) => e.type === "tool_end")).toEqual([expect.objectContaining({ is_error: false })]);
+      expect((await resumed.result).status).toBe("done");
+      expect(await b.store.listAsks({ sessionId })).toHaveLength(1);
+      const lines = await transcript(b.store, sessionId);
+      expect(lines.filter((l) => l.includes("KEY=1"))).toHaveLength(1);
+      expect(lines.at(-1)).toContain("The key is set.");
+      await expect(c.runtime.asks.answerPermission(askId, "once")).rejects.toMatchObject({ code: "ask_already_answered" });
+    } finally {
+      await c.close();
+      await b.close();
+    }
   });
 });
