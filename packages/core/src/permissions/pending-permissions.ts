@@ -98,9 +98,11 @@ export class PendingPermissions {
     if (record.answer) return fromStored(record.answer);
     return new Promise<PermissionAnswer>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
       const finish = (answer: PermissionAnswer) => {
-        if (this.waiting.get(record.id)?.pending !== pending) return;
-        this.waiting.delete(record.id);
+        if (settled) return;
+        settled = true;
+        if (this.waiting.get(record.id)?.pending === pending) this.waiting.delete(record.id);
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         resolve(answer);
@@ -115,7 +117,7 @@ export class PendingPermissions {
         } catch {
           // A store that cannot be read now (closing, unreachable) is read again at the next tick.
         }
-        if (this.waiting.has(record.id)) timer = setTimeout(poll, this.options.pollMs);
+        if (!settled && this.waiting.has(record.id)) timer = setTimeout(poll, this.options.pollMs);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.waiting.set(record.id, { pending, settle: finish });
@@ -131,6 +133,8 @@ export class PendingPermissions {
   reply(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean {
     const waiting = this.waiting.get(id);
     if (!waiting) return false;
+    // No longer waiting here: a second reply finds nothing, whatever the store says of the first.
+    this.waiting.delete(id);
     const answer = answerValue(reply, message, scope);
     this.options.store.answerAsk(id, { value: { ...answer }, at: new Date(this.options.now()).toISOString() }).then(
       () => waiting.settle(answer),
