@@ -8,10 +8,8 @@ import { isArborError } from "../../src/errors.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
 import type { RunEvent } from "../../src/model/run-events.js";
 import type { RuntimeOptions } from "../../src/runtime/types.js";
-import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { createNamespace } from "../helpers/sql-databases.js";
 import { harness, tempDir, transcript } from "./harness.js";
 
@@ -45,27 +43,9 @@ async function firstAsk(handle: RunHandle): Promise<{ id: string; rest: Promise<
   }
 }
 
-/** A second runtime over `store`'s data: another process as far as the store can tell. */
+/** A second runtime over `open()`'s data: another process as far as the store can tell. */
 async function secondRuntime(open: () => Promise<Store>, cwd: string, home: string, extra: Partial<RuntimeOptions> = {}) {
-  const store = await open();
-  const runtime = createRuntime({
-    store,
-    cwd,
-    arborHome: home,
-    env: {},
-    blobs: new MemoryBlobStore(),
-    clock: { now: () => Date.now(), sleep: async () => {} },
-    model: scriptedModel([]),
-    ...extra,
-  });
-  return {
-    runtime,
-    store,
-    close: async () => {
-      await runtime.close();
-      await store.close();
-    },
-  };
+  return harness({ store: await open(), cwd, arborHome: home, model: scriptedModel([]), ...extra });
 }
 
 async function listedAndAnsweredElsewhere(open: () => Promise<Store>) {
@@ -76,32 +56,28 @@ async function listedAndAnsweredElsewhere(open: () => Promise<Store>) {
   });
   writeFileSync(join(a.cwd, ".env"), "KEY=1\n");
   const b = await secondRuntime(open, a.cwd, a.home);
-  try {
-    const handle = a.runtime.runs.run({ prompt: "check .env" });
-    const { id, rest } = await firstAsk(handle);
+  const handle = a.runtime.runs.run({ prompt: "check .env" });
+  const { id, rest } = await firstAsk(handle);
 
-    // Runtime B lists the ask it has no run for, and answers it.
-    const listed = await b.runtime.asks.listPermissions();
-    expect(listed.map((p) => p.id)).toEqual([id]);
-    expect(listed[0]).toMatchObject({ sessionId: handle.sessionId, tool: "read", callId: "r1" });
-    expect(b.runtime.asks.pendingPermissions()).toEqual([]);
-    const answeredAt = Date.now();
-    await b.runtime.asks.answerPermission(id, "once");
-    // A second answer, from either runtime, is refused and changes nothing.
-    await expect(a.runtime.asks.answerPermission(id, "reject")).rejects.toMatchObject({ code: "ask_already_answered" });
-    await expect(b.runtime.asks.answerPermission(id, "always")).rejects.toMatchObject({ code: "ask_already_answered" });
+  // Runtime B lists the ask it has no run for, and answers it.
+  const listed = await b.runtime.asks.listPermissions();
+  expect(listed.map((p) => p.id)).toEqual([id]);
+  expect(listed[0]).toMatchObject({ sessionId: handle.sessionId, tool: "read", callId: "r1" });
+  expect(b.runtime.asks.pendingPermissions()).toEqual([]);
+  const answeredAt = Date.now();
+  await b.runtime.asks.answerPermission(id, "once");
+  // A second answer, from either runtime, is refused and changes nothing.
+  await expect(a.runtime.asks.answerPermission(id, "reject")).rejects.toMatchObject({ code: "ask_already_answered" });
+  await expect(b.runtime.asks.answerPermission(id, "always")).rejects.toMatchObject({ code: "ask_already_answered" });
 
-    const events = await rest;
-    const continued = events.find((e) => e.type === "tool_end");
-    const latencyMs = Date.now() - answeredAt;
-    expect(continued).toMatchObject({ is_error: false });
-    expect((await handle.result).status).toBe("done");
-    expect((await transcript(a.store, handle.sessionId)).join("\n")).toContain("KEY=1");
-    expect(await b.runtime.asks.listPermissions()).toEqual([]);
-    return latencyMs;
-  } finally {
-    await b.close();
-  }
+  const events = await rest;
+  const continued = events.find((e) => e.type === "tool_end");
+  const latencyMs = Date.now() - answeredAt;
+  expect(continued).toMatchObject({ is_error: false });
+  expect((await handle.result).status).toBe("done");
+  expect((await transcript(a.store, handle.sessionId)).join("\n")).toContain("KEY=1");
+  expect(await b.runtime.asks.listPermissions()).toEqual([]);
+  return latencyMs;
 }
 
 describe("asks shared through the store", () => {
@@ -160,23 +136,18 @@ describe("asks shared through the store", () => {
     const model = scriptedModel([[text("The key is set.")]]);
     const b = await secondRuntime(() => openStore(dir), cwd, home, { model, askPollMs: 25 });
     const c = await secondRuntime(() => openStore(dir), cwd, home);
-    try {
-      expect((await c.runtime.asks.listPermissions()).map((p) => p.id)).toEqual([askId]);
-      const resumed = b.runtime.runs.resume(sessionId);
-      const { id, rest } = await firstAsk(resumed);
-      expect(id).toBe(askId);
-      await c.runtime.asks.answerPermission(askId, "once");
-      const events = await rest;
-      expect(events.filter((e) => e.type === "tool_end")).toEqual([expect.objectContaining({ is_error: false })]);
-      expect((await resumed.result).status).toBe("done");
-      expect(await b.store.listAsks({ sessionId })).toHaveLength(1);
-      const lines = await transcript(b.store, sessionId);
-      expect(lines.filter((l) => l.includes("KEY=1"))).toHaveLength(1);
-      expect(lines.at(-1)).toContain("The key is set.");
-      await expect(c.runtime.asks.answerPermission(askId, "once")).rejects.toMatchObject({ code: "ask_already_answered" });
-    } finally {
-      await c.close();
-      await b.close();
-    }
+    expect((await c.runtime.asks.listPermissions()).map((p) => p.id)).toEqual([askId]);
+    const resumed = b.runtime.runs.resume(sessionId);
+    const { id, rest } = await firstAsk(resumed);
+    expect(id).toBe(askId);
+    await c.runtime.asks.answerPermission(askId, "once");
+    const events = await rest;
+    expect(events.filter((e) => e.type === "tool_end")).toEqual([expect.objectContaining({ is_error: false })]);
+    expect((await resumed.result).status).toBe("done");
+    expect(await b.store.listAsks({ sessionId })).toHaveLength(1);
+    const lines = await transcript(b.store, sessionId);
+    expect(lines.filter((l) => l.includes("KEY=1"))).toHaveLength(1);
+    expect(lines.at(-1)).toContain("The key is set.");
+    await expect(c.runtime.asks.answerPermission(askId, "once")).rejects.toMatchObject({ code: "ask_already_answered" });
   });
 });
