@@ -64,7 +64,11 @@ export type ArborErrorCode =
   | "nothing_to_unrevert"
   | "revert_refused"
   // Approvals: a revoke naming no approval in force in the scopes asked about.
-  | "approval_not_found";
+  | "approval_not_found"
+  // Asks (permission asks kept in the store): none with that id, answered once already, or past its expiry.
+  | "ask_not_found"
+  | "ask_already_answered"
+  | "ask_expired";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -23,7 +23,7 @@ import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
-import { PendingPermissions } from "./permissions/pending-permissions.js";
+import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
@@ -87,7 +87,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let models: ModelResolver | undefined;
   // Config agents replace built-in ones of the same name; agents passed in code replace both.
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...agentsFromConfig(config.agents), ...options.agents };
-  const pending = new PendingPermissions();
   const plans = new PlanGate(options.onPlanApproval);
   const queue = new KeyedLock();
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
@@ -98,6 +97,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const publisher = options.watch ?? watchHub;
   const recorder = new RunRecorder({ events, publisher, store: options.store });
   const clock = options.clock ?? realClock;
+  const pending = new PendingPermissions({
+    store: options.store,
+    now: () => clock.now(),
+    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
+    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+  });
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
     config.mcp.enabled && Object.keys(config.mcp.servers).length > 0

@@ -52,7 +52,13 @@ for (const kind of KINDS) {
       const first = await openStore();
       const meta = await first.createSession({ title: "kept" });
       const applied = await ns.query("select name, timestamp from arbor_migrations order by name");
-      expect(applied.map((r) => r.name)).toEqual(["0001_sessions_entries", "0002_events", "0003_leases", "0004_session_cwd"]);
+      expect(applied.map((r) => r.name)).toEqual([
+        "0001_sessions_entries",
+        "0002_events",
+        "0003_leases",
+        "0004_session_cwd",
+        "0005_asks",
+      ]);
       await first.close();
       const second = await openStore();
       expect(await ns.query("select name, timestamp from arbor_migrations order by name")).toEqual(applied);
@@ -66,7 +72,8 @@ for (const kind of KINDS) {
       await first.close();
       // Back to the schema before the column: the meta keeps the cwd, the column is gone.
       await ns.query("alter table arbor_sessions drop column cwd");
-      await ns.query("delete from arbor_migrations where name = '0004_session_cwd'");
+      await ns.query("drop table arbor_asks");
+      await ns.query("delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks')");
       const second = await openStore();
       expect((await second.listSessions({ cwd: "/work/old-project" })).sessions.map((m) => m.id)).toEqual([kept.id]);
     });

@@ -58,6 +58,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   permission_not_found: 404,
   plan_not_found: 404,
   approval_not_found: 404,
+  ask_not_found: 404,
   message_not_found: 404,
   method_not_allowed: 405,
   session_exists: 409,
@@ -73,7 +74,10 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   nothing_to_unrevert: 409,
   // The session's recorded changes name another workspace or an unrecorded state: its entries are in the way.
   revert_refused: 409,
+  // A second answer to an ask: the ask, not the request, is in the way.
+  ask_already_answered: 409,
   events_expired: 410,
+  ask_expired: 410,
   payload_too_large: 413,
   entry_too_large: 413,
   unsupported_media_type: 415,

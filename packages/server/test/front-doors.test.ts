@@ -36,6 +36,8 @@ const STORE_WRITES = new Set([
   "cacheGoalTree",
   "acquireLease",
   "importSession",
+  "createAsk",
+  "answerAsk",
 ]);
 /** Writes of a run's recorded event stream: they move into the runtime with run recording (see below). */
 const STORE_RUN_RECORDING = new Set(["appendEvents", "appendEventsWithin"]);
@@ -53,6 +55,8 @@ const STORE_READS = new Set([
   "readInbox",
   "leaseHolder",
   "exportSession",
+  "getAsk",
+  "listAsks",
   "close",
 ]);
 

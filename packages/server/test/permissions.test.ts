@@ -40,7 +40,7 @@ describe("permissions and approvals", () => {
     ]);
     expect(seen.all).toBe(1);
     expect(seen.reply).toEqual({ status: 200, body: { id: request.id, reply: "once" } });
-    expect(seen.again).toMatchObject({ status: 404, code: "permission_not_found" });
+    expect(seen.again).toMatchObject({ status: 409, code: "ask_already_answered" });
     expect(messages.some((m) => m.event.type === "tool_end" && m.event.output.includes("KEY=1"))).toBe(true);
   });
 

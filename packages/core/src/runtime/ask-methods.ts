@@ -40,6 +40,8 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
   }
 
   return {
+    listPermissions: (sessionId) => deps.pending.listAll(sessionId),
+    answerPermission: (id, reply, options = {}) => deps.pending.answer(id, reply, options.message, options.scope),
     pendingPermissions: (sessionId) => deps.pending.list(sessionId),
     replyPermission: (id, reply, message, scope) => deps.pending.reply(id, reply, message, scope),
     pendingPlanApprovals: (sessionId) => deps.plans.list(sessionId),

@@ -3,6 +3,7 @@ import type { Approval, ApprovalScope, ListedApproval } from "../permissions/app
 import type { PermissionReply } from "../permissions/ask.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { AskRecord } from "../store/asks.js";
 import type { SessionOpOptions } from "./sessions-api.js";
 
 /** An "always" approval of a session, as `arbor approve --permission` grants it. */
@@ -10,11 +11,23 @@ export type SessionApproval = Pick<Approval, "agent" | "permission" | "pattern">
 
 /** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
 export interface RuntimeAsks {
-  /** Asks waiting for an answer, oldest first; only those of one session when given. */
+  /**
+   * Permission asks waiting for an answer in every process over the store (unanswered, not
+   * expired), oldest first; only those of one session when given.
+   */
+  listPermissions(sessionId?: string): Promise<PendingPermission[]>;
+  /**
+   * Answers a permission ask raised by a run of any process over the store, exactly once: the run
+   * waiting on it goes on (here at once, elsewhere within the runtime's `askPollMs`; a run cut off
+   * takes it when resumed). `scope` says where an "always" answer holds (default: the session).
+   * Throws `ask_not_found`, `ask_already_answered` or `ask_expired`, having changed nothing.
+   */
+  answerPermission(id: string, reply: PermissionReply, options?: { message?: string; scope?: ApprovalScope }): Promise<AskRecord>;
+  /** The asks runs of this runtime wait on now, oldest first; only those of one session when given. */
   pendingPermissions(sessionId?: string): PendingPermission[];
   /**
-   * Answers a pending ask; false when no ask has that id (answered already, or never asked).
-   * `scope` says where an "always" answer holds (default: the session).
+   * Answers an ask a run of this runtime waits on; false when none here waits on that id. The
+   * store still decides: when another answer landed first, the run takes that one.
    */
   replyPermission(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean;
   /**

@@ -12,6 +12,7 @@ import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
+import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
@@ -70,6 +71,10 @@ export abstract class StoreBase implements Store {
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;
   abstract close(): Promise<void>;
+  abstract createAsk(ask: AskInput): Promise<AskRecord>;
+  abstract getAsk(id: string): Promise<AskRecord | undefined>;
+  abstract listAsks(opts?: ListAsksOptions): Promise<AskRecord[]>;
+  abstract answerAsk(id: string, answer: AskAnswer): Promise<AskRecord>;
 
   /** The inbox as event log records, for backends whose event log takes appends from any process (SQL). */
   async postInbox(sessionId: string, text: string): Promise<InboxMessage> {

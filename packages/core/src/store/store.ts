@@ -3,6 +3,7 @@ import type { Message } from "../model/message.js";
 import type { Part } from "../model/parts.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
+import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 import type { InboxMessage, InboxPage } from "./inbox.js";
@@ -142,6 +143,21 @@ export interface Store {
    * as it stands (a driver starting now reads from there).
    */
   readInbox(sessionId: string, after?: string): Promise<InboxPage>;
+
+  /**
+   * Records an ask a run waits on (see `AskRecord`), from any process, also while another holds
+   * the session's lease. Throws `invalid_input`, and `ask_exists`-shaped `invalid_input` for a taken id.
+   */
+  createAsk(ask: AskInput): Promise<AskRecord>;
+  getAsk(id: string): Promise<AskRecord | undefined>;
+  /** Every process's asks, oldest first. */
+  listAsks(opts?: ListAsksOptions): Promise<AskRecord[]>;
+  /**
+   * Answers an ask exactly once, from any process: a compare-and-set. Throws `ask_not_found`,
+   * `ask_already_answered` (a second answer, also one racing on another machine) or `ask_expired`
+   * (`answer.at` at or after the ask's `expiresAt`), having changed nothing.
+   */
+  answerAsk(id: string, answer: AskAnswer): Promise<AskRecord>;
 
   /**
    * Stores that keep a readable copy of a session's plan (the file store's `goal.json`)

@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { asksSuite } from "./asks-suite.js";
 import { entriesSuite } from "./entries-suite.js";
 import type { MakeHarness } from "./harness.js";
 import { leaseSuite } from "./lease-suite.js";
@@ -20,5 +21,6 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
     parentsSuite(makeHarness);
     runEventsSuite(makeHarness);
     resumeSuite(makeHarness);
+    asksSuite(makeHarness);
   });
 }

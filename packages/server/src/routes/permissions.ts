@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core";
+import { ArborError, isArborError } from "@arbor/core";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
@@ -16,7 +16,7 @@ import {
 } from "../schemas.js";
 import { permissionToWire } from "../wire.js";
 
-export function permissionRoutes({ runtime, store, cluster }: ServerContext): Route[] {
+export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
   return [
     defineRoute(
       {
@@ -36,7 +36,7 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
         if (sessionId !== undefined && !(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        return c.json({ permissions: runtime.asks.pendingPermissions(sessionId).map(permissionToWire) });
+        return c.json({ permissions: (await runtime.asks.listPermissions(sessionId)).map(permissionToWire) });
       },
     ),
     defineRoute(
@@ -53,20 +53,28 @@ export function permissionRoutes({ runtime, store, cluster }: ServerContext): Ro
           200: { description: "The ask was answered.", schema: PermissionReplyResponse },
           400: { description: "Invalid id or body.", schema: ErrorResponse },
           404: {
-            description: "No ask with that id is waiting (answered already, withdrawn, or never asked).",
+            description: "No ask with that id (never asked, or its session was deleted).",
             schema: ErrorResponse,
           },
+          409: {
+            description: "ask_already_answered: the ask has its one answer already; nothing changed.",
+            schema: ErrorResponse,
+          },
+          410: { description: "ask_expired: the ask expired unanswered and its run was refused.", schema: ErrorResponse },
         },
       },
       async ({ params, body }, c) => {
-        // In a cluster the ask may wait on another instance: the one whose run waits answers it.
-        const answered =
-          runtime.asks.replyPermission(params.id, body.reply, body.message, body.scope) ||
-          (cluster !== undefined && (await cluster.replyPermission(params.id, body.reply, body.message, body.scope)));
-        if (!answered) {
+        // The ask is a record in the store: whichever instance's run waits on it takes the answer from there.
+        try {
+          await runtime.asks.answerPermission(params.id, body.reply, {
+            ...(body.message === undefined ? {} : { message: body.message }),
+            ...(body.scope === undefined ? {} : { scope: body.scope }),
+          });
+        } catch (err) {
+          if (!isArborError(err, "ask_not_found")) throw err;
           throw new ApiError(
             "permission_not_found",
-            `No permission ask ${params.id} is waiting: it was answered already, its run ended, or it never existed. GET /api/permissions lists the waiting ones.`,
+            `No permission ask ${params.id} exists: it never did, or its session was deleted. GET /api/permissions lists the waiting ones.`,
           );
         }
         return c.json({ id: params.id, reply: body.reply });

@@ -7,6 +7,7 @@ import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session
 import type { Snapshot } from "../../model/snapshot.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
 import { checkAppend, planAppend } from "../append-plan.js";
+import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
   checkEventInputs,
@@ -27,6 +28,7 @@ import { descendantsDeepestFirst } from "../session-parents.js";
 import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
+import { AskFiles } from "./ask-files.js";
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
@@ -53,6 +55,7 @@ export class FileStore extends StoreBase {
   /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
   private readonly events: EventFiles;
   private readonly inbox: InboxFiles;
+  private readonly asks: AskFiles;
   private readonly leases: FileLeases;
   private readonly sessions: OpenSessions;
   /** Every write to a session goes through here: one at a time, and safe against other processes. */
@@ -66,6 +69,7 @@ export class FileStore extends StoreBase {
     this.dirs = new SessionDirs(root, this.durability === "fsync");
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.inbox = new InboxFiles(root, this.durability === "fsync");
+    this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
     this.sessions = new OpenSessions(this.dirs, {
@@ -82,6 +86,7 @@ export class FileStore extends StoreBase {
     const store = new FileStore(opts);
     store.dirs.init();
     store.leases.init();
+    store.asks.init();
     return store;
   }
 
@@ -191,6 +196,7 @@ export class FileStore extends StoreBase {
       if (holder) throw sessionBusy(sid, holder);
     }
     for (const sid of tree) await this.writes.remove(sid, () => this.events.forget(sid));
+    for (const sid of tree) this.asks.deleteSession(sid);
   }
 
   private allMetas(): Promise<SessionMeta[]> {
@@ -352,6 +358,27 @@ export class FileStore extends StoreBase {
     assertSessionId(sessionId);
     await this.requireSession(sessionId);
     return this.inbox.read(sessionId, after);
+  }
+
+  /** Its own folder beside the sessions': any process may ask or answer, whoever holds the session. */
+  async createAsk(ask: AskInput): Promise<AskRecord> {
+    this.ensureOpen();
+    return this.asks.create(ask);
+  }
+
+  async getAsk(id: string): Promise<AskRecord | undefined> {
+    this.ensureOpen();
+    return this.asks.get(id);
+  }
+
+  async listAsks(opts?: ListAsksOptions): Promise<AskRecord[]> {
+    this.ensureOpen();
+    return this.asks.list(opts);
+  }
+
+  async answerAsk(id: string, answer: AskAnswer): Promise<AskRecord> {
+    this.ensureOpen();
+    return this.asks.answer(id, answer);
   }
 
   async lastEventId(sessionId: string): Promise<number> {

@@ -146,6 +146,26 @@ function storedCwd(data: string): string | undefined {
   }
 }
 
+/** Asks runs wait on, listed and answered by every process over the database. */
+function asks(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  const mysqlTable = mysqlTableOptions(kind);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_asks")
+        .addColumn("id", t.sessionId, (c) => c.notNull().primaryKey())
+        .addColumn("session_id", t.sessionId, (c) => c.notNull())
+        .addColumn("created_at", t.time, (c) => c.notNull())
+        .addColumn("data", t.json, (c) => c.notNull())
+        .addColumn("answer", t.json)
+        .$call(mysqlTable)
+        .execute();
+      await db.schema.createIndex("arbor_asks_session").on("arbor_asks").columns(["session_id", "created_at"]).execute();
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
@@ -153,6 +173,7 @@ export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
     "0002_events": events(kind),
     "0003_leases": leases(kind),
     "0004_session_cwd": sessionCwd(kind),
+    "0005_asks": asks(kind),
   };
 }
 

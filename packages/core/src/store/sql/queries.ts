@@ -120,6 +120,7 @@ export async function deleteSessionTree(
   }
   await check(ids);
   for (const part of chunks(ids)) await db.deleteFrom("arbor_leases").where("session_id", "in", part).execute();
+  for (const part of chunks(ids)) await db.deleteFrom("arbor_asks").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_entries").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_events").where("session_id", "in", part).execute();
   for (const part of chunks(ids)) await db.deleteFrom("arbor_sessions").where("id", "in", part).execute();

@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../../model/session.js";
+import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
   checkEventInputs,
@@ -27,6 +28,7 @@ import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
 import { entryRow } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
+import { answerAskRow, insertAsk, listAskRows, readAsk } from "./sql-asks.js";
 import {
   appendInTransaction,
   liveStatus,
@@ -231,6 +233,23 @@ export class SqlStore extends StoreBase {
       const messages = inboxMessages(rows);
       return { messages, cursor: String(rows.at(-1)?.id ?? from) };
     });
+  }
+
+  /** Rows of their own, outside any session's lock: any process may ask or answer, whoever drives the session. */
+  createAsk(ask: AskInput): Promise<AskRecord> {
+    return this.guard("record an ask", () => insertAsk(this.db, ask));
+  }
+
+  getAsk(id: string): Promise<AskRecord | undefined> {
+    return this.guard("read an ask", () => readAsk(this.db, id));
+  }
+
+  listAsks(opts?: ListAsksOptions): Promise<AskRecord[]> {
+    return this.guard("list asks", () => listAskRows(this.db, opts));
+  }
+
+  answerAsk(id: string, answer: AskAnswer): Promise<AskRecord> {
+    return this.guard("answer an ask", () => answerAskRow(this.db, id, answer));
   }
 
   lastEventId(sessionId: string): Promise<number> {

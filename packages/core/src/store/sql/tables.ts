@@ -47,11 +47,23 @@ export interface LeasesTable {
   expires_at: number | string;
 }
 
+/** Asks runs wait on (see `AskRecord`); `answer` is null until the one answer lands. */
+export interface AsksTable {
+  id: string;
+  session_id: string;
+  created_at: string;
+  /** The ask as JSON (without its answer). */
+  data: string;
+  /** The answer as JSON; set once, by an update that only matches while it is null. */
+  answer: string | null;
+}
+
 export interface ArborDatabase {
   arbor_sessions: SessionsTable;
   arbor_entries: EntriesTable;
   arbor_events: EventsTable;
   arbor_leases: LeasesTable;
+  arbor_asks: AsksTable;
 }
 
 export type SqlKind = "sqlite" | "mysql" | "postgres";

@@ -289,7 +289,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
       inputSchema: { session_id: SessionId.optional() },
       annotations: { readOnlyHint: true },
     },
-    (args) => answer(async () => json(runs.pending(args.session_id))),
+    (args) => answer(async () => json(await runs.pendingAll(args.session_id))),
   );
 
   server.registerTool(

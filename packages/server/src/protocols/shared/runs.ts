@@ -1,4 +1,11 @@
-import { ArborError, type PendingPermission, type PlanApprovalRequest, type RunHandle, type Runtime } from "@arbor/core";
+import {
+  ArborError,
+  isArborError,
+  type PendingPermission,
+  type PlanApprovalRequest,
+  type RunHandle,
+  type Runtime,
+} from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import type { SteerResult } from "@arbor/core/session";
 import { requireAccepting, type ServerContext } from "../../context.js";
@@ -110,6 +117,12 @@ export class ProtocolRuntime {
     return { permissions: runtime.asks.pendingPermissions(sessionId), plans: runtime.asks.pendingPlanApprovals(sessionId) };
   }
 
+  /** Asks waiting for an answer: permission asks of every instance over the store, plans of this one's runs. */
+  async pendingAll(sessionId?: string): Promise<{ permissions: PendingPermission[]; plans: PlanApprovalRequest[] }> {
+    const { runtime } = this.ctx;
+    return { permissions: await runtime.asks.listPermissions(sessionId), plans: runtime.asks.pendingPlanApprovals(sessionId) };
+  }
+
   /** Whether a run of this instance still waits on the ask. */
   isWaiting(ref: AskRef, sessionId?: string): boolean {
     const { permissions, plans } = this.pending(sessionId);
@@ -124,7 +137,17 @@ export class ProtocolRuntime {
   async answerHere(answer: AskAnswer): Promise<Answered | undefined> {
     const { runtime } = this.ctx;
     if (answer.kind === "permission") {
-      return runtime.asks.replyPermission(answer.id, answer.reply, answer.message, answer.scope) ? { where: "here" } : undefined;
+      // The ask is a record in the store: the run waiting on it, on any instance, takes the answer from there.
+      try {
+        await runtime.asks.answerPermission(answer.id, answer.reply, {
+          ...(answer.message === undefined ? {} : { message: answer.message }),
+          ...(answer.scope === undefined ? {} : { scope: answer.scope }),
+        });
+        return { where: "here" };
+      } catch (err) {
+        if (isArborError(err, "ask_not_found")) return undefined;
+        throw err;
+      }
     }
     const result = await runtime.asks.approvePlan(answer.planId, answer.approved, answer.reason, { busy: "reject" });
     if (!result.run) return { where: "here" };

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { ArborError } from "../errors.js";
+
+/**
+ * An ask: something a run waits on a person for, kept in the store so every process over it lists
+ * and answers it, and a run resumed after its process died waits on the same record. `kind` tells
+ * what `request` and an answer's `value` hold (a permission ask today; plan approvals and MCP
+ * elicitations can be added as kinds without a schema change: both are stored as JSON).
+ */
+export const AskKindSchema = z.enum(["permission"]);
+export type AskKind = z.infer<typeof AskKindSchema>;
+
+export const AskAnswerSchema = z.object({
+  /** What was answered; its shape is the kind's (a permission answer: `{ reply, message?, scope? }`). */
+  value: z.record(z.string(), z.unknown()),
+  /** ISO-8601; an answer after `expiresAt` is refused with `ask_expired`. */
+  at: z.string(),
+  /** Who answered, when the front door knows (see `principal`). */
+  by: z.string().optional(),
+});
+export type AskAnswer = z.infer<typeof AskAnswerSchema>;
+
+export const AskInputSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
+  kind: AskKindSchema,
+  sessionId: z.string().min(1),
+  /** The run that asked, when it has an id. */
+  runId: z.string().optional(),
+  /** The tool call that asked: a resumed run that makes the same call waits on the same ask. */
+  callId: z.string().optional(),
+  /**
+   * Who may answer. There are no principals yet, so nothing checks it: any caller of `runtime.asks`
+   * may answer. Kept so records written now carry it when principals arrive.
+   */
+  principal: z.string().optional(),
+  request: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  /** ISO-8601. After it the ask is expired: answering it throws `ask_expired`, and the run waiting on it is refused. */
+  expiresAt: z.string(),
+});
+export type AskInput = z.infer<typeof AskInputSchema>;
+
+export const AskRecordSchema = AskInputSchema.extend({ answer: AskAnswerSchema.optional() });
+export type AskRecord = z.infer<typeof AskRecordSchema>;
+
+export interface ListAsksOptions {
+  /** Only this session's asks. */
+  sessionId?: string;
+  /** Only asks with no answer yet (expired ones included: the caller's clock decides). */
+  unanswered?: boolean;
+}
+
+export function parseAskInput(input: AskInput): AskInput {
+  const parsed = AskInputSchema.safeParse(input);
+  if (!parsed.success) throw new ArborError("invalid_input", `The ask is not valid: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+export function parseAskAnswer(answer: AskAnswer): AskAnswer {
+  const parsed = AskAnswerSchema.safeParse(answer);
+  if (!parsed.success) throw new ArborError("invalid_input", `The answer is not valid: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+export function askNotFound(id: string): ArborError {
+  return new ArborError("ask_not_found", `No ask ${id}: it was never asked, or its session was deleted.`);
+}
+
+/**
+ * Why `answer` may not be recorded on `current` (the compare half of an answer's compare-and-set),
+ * or undefined when it may. An answer at or after the expiry is refused.
+ */
+export function answerRefusal(id: string, current: AskRecord | undefined, answer: AskAnswer): ArborError | undefined {
+  if (!current) return askNotFound(id);
+  if (current.answer) {
+    return new ArborError("ask_already_answered", `Ask ${id} was answered already (at ${current.answer.at}); nothing changed.`, {
+      answer: current.answer,
+    });
+  }
+  if (Date.parse(answer.at) >= Date.parse(current.expiresAt)) {
+    return new ArborError("ask_expired", `Ask ${id} expired at ${current.expiresAt} unanswered; its run was refused.`);
+  }
+  return undefined;
+}
+
+export function matchesListing(record: AskRecord, opts: ListAsksOptions | undefined): boolean {
+  if (opts?.sessionId !== undefined && record.sessionId !== opts.sessionId) return false;
+  if (opts?.unanswered && record.answer) return false;
+  return true;
+}
+
+/** Oldest first, then by id, so every backend lists in the same order. */
+export function byCreation(a: AskRecord, b: AskRecord): number {
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
