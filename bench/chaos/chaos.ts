@@ -59,21 +59,36 @@ function childCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-async function check(config: Config): Promise<TrialRecord[]> {
+/** The trials' records, and the trials the checker itself could not carry out (never counted as violations). */
+interface Outcome {
+  records: TrialRecord[];
+  harnessErrors: string[];
+}
+
+async function check(config: Config): Promise<Outcome> {
   const world = await World.create(
     { takeoverMs: config.takeoverMs, doubleEffect: config.plant === "double-effect", hang: config.plant === "hang" },
     Math.max(...config.trials) + 1,
   );
   const records: TrialRecord[] = [];
+  const harnessErrors: string[] = [];
   try {
     const queue = [...config.trials];
     const worker = async () => {
       for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
-        const rec = await runTrial(world, config.seed, t, {
-          boundMs: config.plant === "hang" ? Math.min(config.boundMs, 8_000) : config.boundMs,
-          dropEvent: config.plant === "drop-event",
-          faults: config.faults,
-        });
+        let rec: TrialRecord;
+        try {
+          rec = await runTrial(world, config.seed, t, {
+            boundMs: config.plant === "hang" ? Math.min(config.boundMs, 8_000) : config.boundMs,
+            dropEvent: config.plant === "drop-event",
+            faults: config.faults,
+          });
+        } catch (err) {
+          // The harness could not carry the trial out (PostgreSQL refused a connection, say): no verdict on Arbor.
+          harnessErrors.push(`trial ${t}: ${err instanceof Error ? err.message : String(err)}`);
+          process.stderr.write(`  trial ${t}: the checker could not run it: ${harnessErrors.at(-1)}\n`);
+          continue;
+        }
         records.push(rec);
         const bad = VIOLATIONS.filter((k) => rec.violations[k] > 0);
         if (config.trials.length === 1)
@@ -102,10 +117,15 @@ async function check(config: Config): Promise<TrialRecord[]> {
   } finally {
     await world.close();
   }
-  return records.sort((a, b) => a.trial - b.trial);
+  return { records: records.sort((a, b) => a.trial - b.trial), harnessErrors };
 }
 
-function report(config: Config, records: TrialRecord[], wallMs: number, cpu: { self: number; children: number }): void {
+function report(
+  config: Config,
+  { records, harnessErrors }: Outcome,
+  wallMs: number,
+  cpu: { self: number; children: number },
+): void {
   const n = records.length;
   const counts = Object.fromEntries(VIOLATIONS.map((k) => [k, records.reduce((s, r) => s + r.violations[k], 0)]));
   const failing = records.filter((r) => VIOLATIONS.some((k) => r.violations[k] > 0));
@@ -127,22 +147,17 @@ function report(config: Config, records: TrialRecord[], wallMs: number, cpu: { s
       `  ${label.padEnd(44)} n ${String(xs.length).padStart(4)}  p50 ${percentile(xs, 50).toFixed(0).padStart(6)}  p99 ${percentile(xs, 99).toFixed(0).padStart(6)}  max ${percentile(xs, 100).toFixed(0).padStart(6)}`,
     );
   console.log("\n  after the fault, to the run's next event (ms)");
-  line(
-    "takeover: kill -9 of the driving instance",
-    records.flatMap((r) => (r.kind === "instance" && r.recoveryMs !== undefined ? [r.recoveryMs] : [])),
-  );
-  line(
-    "kill -9 of arbor run",
-    records.flatMap((r) => (r.kind === "run" && r.recoveryMs !== undefined ? [r.recoveryMs] : [])),
-  );
-  line(
-    "driver's backends terminated",
-    records.flatMap((r) => (r.kind === "backend" && r.recoveryMs !== undefined ? [r.recoveryMs] : [])),
-  );
-  line(
-    "driver cut from the database",
-    records.flatMap((r) => (r.kind === "netcut" && r.recoveryMs !== undefined ? [r.recoveryMs] : [])),
-  );
+  const labels: Array<[TrialRecord["kind"], string]> = [
+    ["instance", "takeover: kill -9 of the driving instance"],
+    ["run", "kill -9 of arbor run"],
+    ["backend", "driver's backends terminated"],
+    ["netcut", "driver cut from the database"],
+  ];
+  for (const [kind, label] of labels)
+    line(
+      label,
+      records.flatMap((r) => (r.kind === kind && r.recoveryMs !== undefined ? [r.recoveryMs] : [])),
+    );
   const perTrial = records.map((r) => r.ms);
   console.log(
     `\n  wall ${(wallMs / 1000).toFixed(1)} s (${(wallMs / 1000 / Math.max(1, n)).toFixed(2)} s a trial with ${config.concurrency} at once; one trial alone p50 ${(percentile(perTrial, 50) / 1000).toFixed(1)} s, p99 ${(percentile(perTrial, 99) / 1000).toFixed(1)} s)`,
@@ -160,6 +175,10 @@ function report(config: Config, records: TrialRecord[], wallMs: number, cpu: { s
   console.log(
     `  CPU ${(cpu.self + cpu.children).toFixed(1)} s: checker and fake provider ${cpu.self.toFixed(1)} s, arbor processes ${cpu.children.toFixed(1)} s (PostgreSQL's own not counted)`,
   );
+  if (harnessErrors.length > 0) {
+    console.log(`\n  ${harnessErrors.length} trials the checker could not carry out (not counted above):`);
+    for (const e of harnessErrors) console.log(`  - ${e.slice(0, 300)}`);
+  }
   if (failing.length > 0) {
     console.log(`\n  ${failing.length} failing trials (replay one with npm run chaos -- --seed ${config.seed} --trial N):`);
     for (const r of failing) {
@@ -180,14 +199,14 @@ async function main(): Promise<number> {
   };
   if (values["self-check"]) {
     // The control: no fault and no plant must count nothing; each plant must count its violation.
-    const control = await check({ ...base, trials: [0, 1, 2, 3], faults: false });
+    const control = (await check({ ...base, trials: [0, 1, 2, 3], faults: false })).records;
     const falseAlarms = control.reduce((s, r) => s + VIOLATIONS.reduce((n, k) => n + r.violations[k], 0), 0);
     console.log(
       `self-check: no fault, nothing planted: ${falseAlarms} violations in ${control.length} trials${falseAlarms === 0 ? "" : " — FALSE ALARM"}`,
     );
     let missed = falseAlarms > 0 ? 1 : 0;
     for (const [plant, violation] of Object.entries(PLANTS) as Array<[Plant, (typeof PLANTS)[Plant]]>) {
-      const records = await check({ ...base, trials: [0, 1, 2, 3], plant, faults: false });
+      const { records } = await check({ ...base, trials: [0, 1, 2, 3], plant, faults: false });
       const caught = records.reduce((s, r) => s + r.violations[violation], 0);
       console.log(
         `self-check: planted ${plant}, counted ${caught} ${violation} in ${records.length} trials${caught > 0 ? "" : " — MISSED"}`,
@@ -206,9 +225,9 @@ async function main(): Promise<number> {
   console.log(`Arbor chaos: seed ${seed}, ${trials.length} trials (replay: npm run chaos -- --seed ${seed} --trial N)`);
   const t0 = performance.now();
   const cpu0 = { self: process.cpuUsage(), children: childCpuSeconds() };
-  const records = await check(config);
+  const outcome = await check(config);
   const self = process.cpuUsage(cpu0.self);
-  report(config, records, performance.now() - t0, {
+  report(config, outcome, performance.now() - t0, {
     self: (self.user + self.system) / 1e6,
     children: childCpuSeconds() - cpu0.children,
   });
