@@ -114,6 +114,7 @@ async function check(config: Config): Promise<Outcome> {
     }
     const takeovers = world.everyInstance.flatMap((i) => i.lines).filter((l) => l.line.includes("took over the run of session"));
     process.stderr.write(`  ${takeovers.length} takeovers logged by the instances\n`);
+    harnessErrors.push(...world.crashes.map((c) => `instance ${c}`));
   } finally {
     await world.close();
   }
@@ -176,7 +177,9 @@ function report(
     `  CPU ${(cpu.self + cpu.children).toFixed(1)} s: checker and fake provider ${cpu.self.toFixed(1)} s, arbor processes ${cpu.children.toFixed(1)} s (PostgreSQL's own not counted)`,
   );
   if (harnessErrors.length > 0) {
-    console.log(`\n  ${harnessErrors.length} trials the checker could not carry out (not counted above):`);
+    console.log(
+      `\n  ${harnessErrors.length} trials the checker could not carry out, and instances that exited by themselves (not counted above):`,
+    );
     for (const e of harnessErrors) console.log(`  - ${e.slice(0, 300)}`);
   }
   if (failing.length > 0) {

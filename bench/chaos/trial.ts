@@ -254,7 +254,10 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
     messages.filter((e) => e.message.role === role && JSON.stringify(e.message.content).includes(s)).length;
   const prompts = says("user", `job ${tag}`);
   const finals = says("assistant", `[${tag}] done.`);
-  if (prompts === 0) v.lost++;
+  if (prompts === 0) {
+    v.lost++;
+    rec.notes.push("the journal does not hold the acknowledged prompt");
+  }
   if (prompts > 1 || finals > 1) {
     v.duplicated++;
     rec.notes.push(`the journal holds the prompt ${prompts} times and the answer ${finals} times`);

@@ -80,6 +80,9 @@ export class World {
   readonly everyInstance: Instance[] = [];
   readonly proxies = new Map<string, CuttableProxy>();
   private readonly restarting = new Set<string>();
+  /** Instances that exited without a kill, with their last stderr lines. */
+  readonly crashes: string[] = [];
+  private closing = false;
 
   private constructor(
     readonly dir: string,
@@ -134,6 +137,17 @@ export class World {
     });
     this.instances.set(name, inst);
     this.everyInstance.push(inst);
+    // An instance that exits without being killed (a database fault took it down) is a finding and is restarted.
+    void inst.cli.result.then(() => {
+      if (!inst.up || this.closing) return;
+      this.crashes.push(
+        `${name} exited by itself: ${inst.lines
+          .slice(-3)
+          .map((l) => l.line.slice(0, 200))
+          .join(" | ")}`,
+      );
+      void this.killAndRestart(inst).catch(() => undefined);
+    });
     return inst;
   }
 
@@ -176,6 +190,7 @@ export class World {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     for (const inst of this.instances.values()) inst.up = false;
     await this.rig.cleanup();
     for (const p of this.proxies.values()) await p.close();
