@@ -237,11 +237,12 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   if (gone.length > 0) rec.notes.push(`events the watcher got are not in the log: ${gone.join(", ")}`);
   v.duplicated += got.length - gotSet.size;
   for (let i = 1; i < got.length; i++) if ((got[i] as number) < (got[i - 1] as number)) v.outOfOrder++;
-  if (!end) {
+  // A stream read to its end after the bound still counts: the run was not over in time.
+  if (!end || end.at > deadline) {
     v.stuck++;
     const meta = await world.store.getSession(sessionId);
     rec.notes.push(
-      `no done/error within ${opts.boundMs} ms (session ${meta?.status}, last event ${events.at(-1)?.event.type}, ${watched.reconnects} reconnects)`,
+      `no done/error within ${opts.boundMs} ms (session ${meta?.status}, last event ${events.at(-1)?.event.type}${end ? ` after ${((end.at - started) / 1000).toFixed(1)} s` : ""}, ${watched.reconnects} reconnects)`,
     );
   }
 
