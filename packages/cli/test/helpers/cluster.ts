@@ -20,14 +20,14 @@ export interface Instance {
 export async function startInstance(
   rig: FaultRig,
   name: string,
-  args: { baseURL: string; home: string; store: string; takeoverMs: number; cwd: string; host?: string },
+  args: { baseURL: string; home: string; store: string; takeoverMs: number | undefined; cwd: string; host?: string },
 ): Promise<Instance> {
   const cli = rig.start(
     [
       "serve",
       "--cluster",
-      "--takeover-ms",
-      String(args.takeoverMs),
+      // Undefined: the instance runs with the default takeover time.
+      ...(args.takeoverMs === undefined ? [] : ["--takeover-ms", String(args.takeoverMs)]),
       "--port",
       "0",
       "--json",
