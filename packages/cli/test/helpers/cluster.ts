@@ -45,7 +45,10 @@ export async function startInstance(
     partial = parts.pop() ?? "";
     for (const line of parts) lines.push({ at, line });
   });
-  await cli.waitForStdout(/\n$/);
+  await cli.waitForStdout(/\n$/).catch((err: Error) => {
+    // What the instance said on its way out is the reason it did not start.
+    throw new Error(`${err.message}; stderr: ${lines.map((l) => l.line).join("\n")}${partial}`);
+  });
   const url = (JSON.parse(cli.stdout()) as { url: string }).url;
   return { name, url, cli, lines, up: true };
 }

@@ -148,7 +148,11 @@ export class ClusterNode implements ClusterRelay {
    */
   async sweep(): Promise<number> {
     if (this.draining) return 0;
-    const reclaimed = await this.queue.reclaimSilentChats(this.settings.silentChatMs ?? 5_000);
+    // A failed look at the chats must not stop the wakes, nor the instance's start: pg-boss's own check backs it up.
+    const reclaimed = await this.queue.reclaimSilentChats(this.settings.silentChatMs ?? 5_000).catch((err: unknown) => {
+      this.log(`arbor serve: looking for chats of silent instances failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
+    });
     if (reclaimed > 0) this.log(`arbor serve: gave ${reclaimed} chat(s) of a silent instance back to the queue`);
     const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
     let queued = 0;
