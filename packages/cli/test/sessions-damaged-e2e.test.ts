@@ -91,5 +91,5 @@ describe.each(storeCases(() => e2e.dir))("damaged sessions on the %s store", (na
     } finally {
       await drop();
     }
-  }, 180_000);
+  }, 300_000);
 });
