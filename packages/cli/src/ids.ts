@@ -12,13 +12,25 @@ function candidatesText(ids: readonly string[]): string {
   return ids.length > SHOWN_CANDIDATES ? `${shown} and ${ids.length - SHOWN_CANDIDATES} more` : shown;
 }
 
+/** Errors that say a session is there but cannot be read: it exists, and `sessions rm` must reach it. */
+const DAMAGE_CODES: ReadonlySet<string> = new Set(["corrupt_session", "unsupported_version"]);
+
+async function sessionExists(store: Store, id: string): Promise<boolean> {
+  try {
+    return (await store.getSession(id)) !== undefined;
+  } catch (err) {
+    if (err instanceof ArborError && DAMAGE_CODES.has(err.code)) return true;
+    throw err;
+  }
+}
+
 /**
  * A session id as the user typed it: the whole id, or, like git, any prefix that only one session
  * starts with. An exact id wins over prefixes; a prefix of several is an error listing them.
  */
 export async function resolveSessionId(store: Store, given: string): Promise<string> {
   assertSessionId(given);
-  if ((await store.getSession(given)) !== undefined) return given;
+  if (await sessionExists(store, given)) return given;
   const matches: string[] = [];
   let cursor: string | undefined;
   do {

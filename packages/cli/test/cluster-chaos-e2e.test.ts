@@ -17,7 +17,7 @@ import { withStore } from "./helpers/seed.js";
  * journal whole, every watcher must get every run event of the log once and in order, and no bash
  * line (a tool not safe to repeat) may run twice. Sizes: ARBOR_CLUSTER_RUNS (at least this many runs),
  * ARBOR_CLUSTER_KILLS, ARBOR_CLUSTER_CONCURRENT (runs in flight at once; lanes keep posting until the
- * last kill).
+ * last kill), ARBOR_CLUSTER_TAKEOVER_MS.
  */
 
 const RUNS = Number(process.env.ARBOR_CLUSTER_RUNS ?? 20);
@@ -25,7 +25,9 @@ const KILLS = Number(process.env.ARBOR_CLUSTER_KILLS ?? 10);
 const KILL_EVERY_MS = Number(process.env.ARBOR_CLUSTER_KILL_EVERY_MS ?? 1_500);
 /** Runs in flight at once: each lane posts its next run when the last one it follows has ended. */
 const CONCURRENT = Number(process.env.ARBOR_CLUSTER_CONCURRENT ?? 10);
-const TAKEOVER_MS = 3_000;
+/** The instances' --takeover-ms; ARBOR_CLUSTER_TAKEOVER_MS=default runs them with the default, to measure it. */
+const TAKEOVER_MS =
+  process.env.ARBOR_CLUSTER_TAKEOVER_MS === "default" ? undefined : Number(process.env.ARBOR_CLUSTER_TAKEOVER_MS ?? 3_000);
 /**
  * Each instance runs under a hostname of its own where the machine allows it (root), as if on
  * machines of its own: a killed instance's leases are then freed only by expiry, as across

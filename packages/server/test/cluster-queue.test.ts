@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createRuntime, openStore, type Store, type WatchMessage } from "@arbor/core";
 import { type Script, scriptedModel, text } from "@arbor/testkit";
 import pg from "pg";
+import { PgBoss } from "pg-boss";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../cli/test/helpers/postgres.js";
 import { ClusterNode, createServer } from "../src/index.js";
@@ -47,13 +48,18 @@ async function attempts(url: string, sessionId: string): Promise<number> {
   }
 }
 
-/** A cluster instance in process over its own database, its runs answered by `script`; sweeps only when told. */
-async function instance(script: Script) {
-  const url = await database();
-  const store = await postgresStore(url);
-  const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
-  cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
-  const node = new ClusterNode({ url, sweepMs: 60_000, heartbeatSeconds: 10, cwd }, store, () => undefined);
+/**
+ * A cluster instance in process over its own database (or `on`), its runs answered by `script`;
+ * sweeps only when told unless `sweepMs` says how often.
+ */
+async function instance(script: Script, on?: { url: string; store: Store; cwd: string; sweepMs?: number; log?: string[] }) {
+  const url = on?.url ?? (await database());
+  const store = on?.store ?? (await postgresStore(url));
+  const cwd = on?.cwd ?? mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
+  if (!on) cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
+  const log = (line: string) => on?.log?.push(line);
+  const settings = { url, sweepMs: on?.sweepMs ?? 60_000, heartbeatSeconds: 10, silentChatMs: 1_000, cwd };
+  const node = new ClusterNode(settings, store, log);
   const runtime = createRuntime({
     store,
     cwd,
@@ -133,5 +139,44 @@ describe("runs the cluster starts record themselves", () => {
     expect(wakeWatcher.logged()[0]).toMatchObject({ event: "trace_started", kind: "wake" });
     expect(wakeWatcher.logged().at(-1)).toMatchObject({ event: "trace_completed", status: "done" });
     wakeWatcher.ws.close();
+  }, 60_000);
+});
+
+describe("a chat taken by an instance that died before its run started", () => {
+  it("goes to another instance after the takeover time, not after pg-boss's 10 s heartbeat floor", async () => {
+    const url = await database();
+    const store = await postgresStore(url);
+    const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
+    cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
+    const { id } = await store.createSession({ cwd });
+
+    // The instance that dies: it takes the chat's job from the queue and never runs nor heartbeats it.
+    const dying = new PgBoss({ connectionString: url, schema: "pgboss" });
+    dying.on("error", () => undefined);
+    await dying.start();
+    await dying.createQueue("arbor-run", {
+      policy: "singleton",
+      retryLimit: 1_000,
+      retryDelay: 1,
+      heartbeatSeconds: 10,
+      expireInSeconds: 24 * 3_600,
+    });
+    await dying.send("arbor-run", { sessionId: id, key: "chat-1", message: "Answer me." }, { singletonKey: id });
+    expect(await dying.fetch("arbor-run")).toHaveLength(1);
+    await dying.stop({ graceful: false, close: true });
+
+    const taken = performance.now();
+    const log: string[] = [];
+    await instance([[text("Answered by the survivor.")]], { url, store, cwd, sweepMs: 200, log });
+    for (;;) {
+      const meta = await store.getSession(id);
+      if (meta?.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const waited = performance.now() - taken;
+    expect(log.some((l) => l.includes("gave 1 chat(s) of a silent instance back to the queue"))).toBe(true);
+    expect(waited).toBeLessThan(9_000);
+    const users = (await store.listEntries(id)).filter((e) => e.type === "message" && e.message.role === "user");
+    expect(users).toHaveLength(1);
   }, 60_000);
 });

@@ -4,8 +4,12 @@ import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { arborHomeOf, openResolvedStore, type ResolvedStore } from "../store.js";
 
-/** How long a dead instance's runs wait before another takes them over, by default (its lease's life). */
-export const DEFAULT_TAKEOVER_MS = 20_000;
+/**
+ * How long a dead instance's runs wait before another takes them over, by default (its lease's
+ * life; renewed every third of it). Short enough that a takeover, with the sweep and the queue on
+ * top, lands within 10 s; long enough that a database pause of a few seconds loses no lease.
+ */
+export const DEFAULT_TAKEOVER_MS = 5_000;
 
 /**
  * The store a cluster runs on, with the lease life set to the takeover time. Only PostgreSQL: the
@@ -39,7 +43,9 @@ export async function openCluster(
       url: spec.url,
       ...(spec.schema ? { schema: spec.schema } : {}),
       sweepMs: Math.max(250, Math.min(2_000, takeoverMs / 4)),
-      // A chat's job outlives a silent worker as long as a run outlives its lease (pg-boss's floor is 10 s).
+      // A chat taken by an instance that went silent (perhaps before its run held a lease) is given
+      // to another by the sweep after the takeover time; pg-boss's own check (floor 10 s) backs it up.
+      silentChatMs: takeoverMs,
       heartbeatSeconds: Math.max(10, takeoverMs / 1_000),
       ...(cwd === undefined ? {} : { cwd }),
     },

@@ -8,7 +8,7 @@ import { arborHomeOf, resolveStore, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import type { TopCommand } from "./command.js";
 import { DEFAULT_TAKEOVER_MS, serveCluster } from "./serve-cluster.js";
-import { resumeInterruptedRuns } from "./serve-resume.js";
+import { InterruptedRuns, RESUME_SWEEP_MS } from "./serve-resume.js";
 import { serveToken, TOKEN_ENV } from "./serve-token.js";
 
 function describeFailure(err: unknown): string {
@@ -64,7 +64,7 @@ export const serveCommand: TopCommand = {
     "Only loopback addresses are served without a token. --host with any other address needs a token, and then every route but /api/health needs 'Authorization: Bearer <token>'.",
     `The token comes from --token, else the first line of --token-file (- reads stdin), else $${TOKEN_ENV}. Prefer the file or the variable: a command line is visible to every user of the machine (ps).`,
     "A request that fails on the server's side answers 500 with an error code and a message without file paths; the whole error goes to stderr.",
-    "At start-up the server resumes every run that was interrupted (its process crashed or was killed mid-run) from the session's journal and names each on stderr; --no-resume leaves them as they are.",
+    `At start-up, and every ${RESUME_SWEEP_MS / 1000} s while it serves, the server resumes every run that was interrupted (its process crashed or was killed mid-run: on this machine as soon as that process is gone, even when a restarted server got its pid; a driver on another machine once its lease expires) from the session's journal and names each on stderr; --no-resume leaves them as they are.`,
     "Ctrl-C (or SIGTERM, SIGHUP) stops the server: running runs are aborted and saved, the store is closed, and the exit code is 0.",
     "--cluster makes this server one of several over one PostgreSQL store (behind any load balancer, no sticky sessions): a run is driven by one instance at a time, a dead instance's runs are taken over by another within --takeover-ms, live events, aborts and permission answers work on every instance, and SIGTERM hands this instance's runs to the others instead of aborting them. See docs/deploy.md.",
   ],
@@ -95,7 +95,7 @@ export const serveCommand: TopCommand = {
     "no-resume": {
       type: "boolean",
       description:
-        "Do not take up the runs that were interrupted (their process crashed or was killed) when the server starts; by default each is resumed and stderr names it.",
+        "Do not take up the runs that were interrupted (their process crashed or was killed), at start-up or later; by default each is resumed and stderr names it.",
     },
   },
   async run(io, values, operands) {
@@ -148,16 +148,20 @@ export const serveCommand: TopCommand = {
               resolve();
             });
           });
-          // Named before the address is printed, so whoever waits for the address has seen them.
-          if (!flag(values, "no-resume")) {
-            await resumeInterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
-          }
+          // Named before the address is printed, so whoever waits for the address has seen them;
+          // runs cut off later (or whose dead driver's lease had not yet expired) are found by the sweeps.
+          const interrupted = flag(values, "no-resume")
+            ? undefined
+            : new InterruptedRuns(store, runtime, (line) => writeLines(io.stderr, [line]));
+          await interrupted?.sweep();
+          interrupted?.every(RESUME_SWEEP_MS);
           if (flag(values, "json")) io.stdout.write(`${JSON.stringify({ url: listening.url })}\n`);
           else
             writeLines(io.stdout, [
               `Arbor is serving ${listening.url} (API reference: ${listening.url}/api/docs). Ctrl-C stops it.`,
             ]);
           await stopped;
+          await interrupted?.stop();
           await listening.close();
         } finally {
           // What the aborted runs wrote last reaches the event log before the store closes.

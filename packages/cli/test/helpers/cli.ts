@@ -21,6 +21,12 @@ export interface CliOptions {
    * read as another host's (only expiry frees them, not its pid's death). Needs `otherHostsWork()`.
    */
   host?: string;
+  /**
+   * Runs it in a pid namespace of its own, as in a container: it is pid 1 there, as the next one
+   * started so will be too (a restarted server reuses its dead predecessor's pid). Ends with the
+   * returned child (kill -9 reaches it). Needs `pidNamespacesWork()`.
+   */
+  pidNamespace?: boolean;
   /** The directory the command runs in (default: the repository root). */
   cwd?: string;
 }
@@ -48,10 +54,13 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
   }
   Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
   const started = performance.now();
-  // unshare and sh both exec, so the child's pid is the arbor process's own (a kill -9 reaches it).
+  // unshare and sh both exec, so the child's pid is the arbor process's own (a kill -9 reaches it);
+  // in a pid namespace unshare forks, and its death kills the namespace's first process with it.
   const [command, argv] = opts.host
     ? ["unshare", ["--uts", "sh", "-c", `hostname ${opts.host} && exec "$0" "$@"`, process.execPath, ARBOR_BIN, ...args]]
-    : [process.execPath, [ARBOR_BIN, ...args]];
+    : opts.pidNamespace
+      ? ["unshare", ["--pid", "--mount-proc", "--kill-child=SIGKILL", process.execPath, ARBOR_BIN, ...args]]
+      : [process.execPath, [ARBOR_BIN, ...args]];
   const child = spawn(command, argv, {
     cwd: opts.cwd ?? REPO_ROOT,
     env,
@@ -106,4 +115,10 @@ export function arbor(args: string[], opts: CliOptions): Promise<CliResult> {
 export function otherHostsWork(): boolean {
   const r = spawnSync("unshare", ["--uts", "sh", "-c", "hostname arbor-probe && hostname"], { encoding: "utf8" });
   return r.status === 0 && r.stdout.trim() === "arbor-probe";
+}
+
+/** Whether processes can be started in a pid namespace of their own here (root, with util-linux's unshare). */
+export function pidNamespacesWork(): boolean {
+  const r = spawnSync("unshare", ["--pid", "--mount-proc", "--kill-child=SIGKILL", "sh", "-c", "echo $$"], { encoding: "utf8" });
+  return r.status === 0 && r.stdout.trim() === "1";
 }

@@ -20,14 +20,14 @@ export interface Instance {
 export async function startInstance(
   rig: FaultRig,
   name: string,
-  args: { baseURL: string; home: string; store: string; takeoverMs: number; cwd: string; host?: string },
+  args: { baseURL: string; home: string; store: string; takeoverMs: number | undefined; cwd: string; host?: string },
 ): Promise<Instance> {
   const cli = rig.start(
     [
       "serve",
       "--cluster",
-      "--takeover-ms",
-      String(args.takeoverMs),
+      // Undefined: the instance runs with the default takeover time.
+      ...(args.takeoverMs === undefined ? [] : ["--takeover-ms", String(args.takeoverMs)]),
       "--port",
       "0",
       "--json",
@@ -45,7 +45,10 @@ export async function startInstance(
     partial = parts.pop() ?? "";
     for (const line of parts) lines.push({ at, line });
   });
-  await cli.waitForStdout(/\n$/);
+  await cli.waitForStdout(/\n$/).catch((err: Error) => {
+    // What the instance said on its way out is the reason it did not start.
+    throw new Error(`${err.message}; stderr: ${lines.map((l) => l.line).join("\n")}${partial}`);
+  });
   const url = (JSON.parse(cli.stdout()) as { url: string }).url;
   return { name, url, cli, lines, up: true };
 }

@@ -63,14 +63,19 @@ export class FaultRig {
     return ["--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", cwd];
   }
 
-  start(args: string[], home: string, store?: string, host?: string): RunningCli {
-    const c = startArbor(store ? [...args, "--store", store, "--create"] : args, { home, ...(host ? { host } : {}) });
+  start(args: string[], home: string, store?: string, host?: string, pidNamespace?: boolean): RunningCli {
+    const c = startArbor(store ? [...args, "--store", store, "--create"] : args, {
+      home,
+      ...(host ? { host } : {}),
+      ...(pidNamespace ? { pidNamespace } : {}),
+    });
     this.children.push(c);
     return c;
   }
 
-  async serve(baseURL: string, home: string, store?: string): Promise<{ url: string; cli: RunningCli }> {
-    const cli = this.start(["serve", "--port", "0", "--json", ...this.modelArgs(baseURL)], home, store);
+  /** `arbor serve` on the fake provider; `pidNamespace` runs it as pid 1 of a namespace of its own. */
+  async serve(baseURL: string, home: string, store?: string, pidNamespace?: boolean): Promise<{ url: string; cli: RunningCli }> {
+    const cli = this.start(["serve", "--port", "0", "--json", ...this.modelArgs(baseURL)], home, store, undefined, pidNamespace);
     await cli.waitForStdout(/\n$/);
     return { url: (JSON.parse(cli.stdout()) as { url: string }).url, cli };
   }
@@ -117,7 +122,12 @@ export async function chat(url: string, message: string, sessionId?: string): Pr
 }
 
 /** Starts a chat and returns once the server streamed its first token; the response stays open. */
-export async function chatUntilToken(url: string, message: string, sessionId: string): Promise<void> {
+export function chatUntilToken(url: string, message: string, sessionId: string): Promise<void> {
+  return chatUntil(url, message, sessionId, "token");
+}
+
+/** Starts a chat and returns once the server streamed its first event of `type`; the response stays open. */
+export async function chatUntil(url: string, message: string, sessionId: string, type: RunEvent["type"]): Promise<void> {
   const res = await fetch(`${url}/api/chat`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -126,9 +136,9 @@ export async function chatUntilToken(url: string, message: string, sessionId: st
   expect(res.status).toBe(200);
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let seen = "";
-  while (!seen.includes('"type":"token"')) {
+  while (!seen.includes(`"type":"${type}"`)) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before a token: ${seen}`);
+    if (done) throw new Error(`the stream ended before a ${type} event: ${seen}`);
     seen += new TextDecoder().decode(value);
   }
   void reader.cancel().catch(() => undefined);

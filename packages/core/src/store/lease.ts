@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
@@ -12,6 +13,11 @@ export const LeaseHolderSchema = z.object({
   /** When the lease was taken (ISO time). */
   since: z.string(),
   token: z.string(),
+  /**
+   * Which process had the pid (see `PROCESS_STAMP`): a pid reused after the holder died, by the
+   * restarted server itself in a container, is not the holder. Absent in leases of older versions.
+   */
+  process: z.string().optional(),
 });
 export type LeaseHolder = z.infer<typeof LeaseHolderSchema>;
 
@@ -38,19 +44,64 @@ export const DEFAULT_LEASE_TTL_MS = 30_000;
 /** This machine's name, read once: it names lease holders and decides whose pid can be checked. */
 const HOST = hostname();
 
-export function newHolder(purpose: string): LeaseHolder {
-  return { pid: process.pid, host: HOST, purpose, since: new Date().toISOString(), token: randomUUID() };
+/** The boot and start time of a process as Linux's /proc tells them, or undefined where it cannot. */
+function procStamp(proc: string): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${proc}/stat`, "utf8");
+    // Field 22, start time in ticks since boot, counted after the command name, which may hold spaces.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    return start ? `${boot}:${start}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-/** True when the holder's process still exists; only answerable on its own host. */
-function processAlive(pid: number): boolean {
+/**
+ * Whether /proc numbers processes as `process.pid` does: not so in a pid namespace that kept its
+ * parent's /proc, where another process's stamp cannot be read by its pid.
+ */
+const PROC_MATCHES = (() => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync("/proc/self/stat", "utf8").startsWith(`${process.pid} `);
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * This process, told apart from any other that has or had its pid on this host: its boot and start
+ * time where /proc tells them, else a value of its own.
+ */
+const PROCESS_STAMP = procStamp("self") ?? randomUUID();
+
+export function newHolder(purpose: string): LeaseHolder {
+  return {
+    pid: process.pid,
+    host: HOST,
+    purpose,
+    since: new Date().toISOString(),
+    token: randomUUID(),
+    process: PROCESS_STAMP,
+  };
+}
+
+/**
+ * True while the holder's process still exists; only answerable on its own host. A pid now used
+ * by another process (this one included: a server restarted in a container gets its old pid) is
+ * the holder's only if its stamp matches, where the stamp can be read.
+ */
+function processAlive(holder: LeaseHolder): boolean {
+  if (holder.pid === process.pid) return holder.process === undefined || holder.process === PROCESS_STAMP;
+  try {
+    process.kill(holder.pid, 0);
   } catch (err) {
     // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  if (holder.process === undefined || !PROC_MATCHES) return true;
+  const now = procStamp(String(holder.pid));
+  return now === undefined || now === holder.process;
 }
 
 /**
@@ -59,7 +110,7 @@ function processAlive(pid: number): boolean {
  */
 export function holderAlive(holder: LeaseHolder, expiresAt: number, now = Date.now()): boolean {
   if (now > expiresAt) return false;
-  return holder.host !== HOST || processAlive(holder.pid);
+  return holder.host !== HOST || processAlive(holder);
 }
 
 /** A holder as stored (JSON), or undefined when it is not one. */

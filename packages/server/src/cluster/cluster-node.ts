@@ -17,8 +17,14 @@ export interface ClusterSettings {
   sweepMs?: number;
   /** How long a request to the other instances (abort, answer an ask) waits for the one that can do it (default 3,000 ms). */
   askMs?: number;
-  /** How long a silent instance keeps the chats it runs before another takes them (default 20 s; at least 10). */
+  /** How long a silent instance keeps the chats it runs before pg-boss itself gives them to another (default 20 s; at least 10). */
   heartbeatSeconds?: number;
+  /**
+   * How long a chat's job may go without a heartbeat before this instance's sweep gives it to
+   * another (default 5,000 ms): the takeover time, for a chat taken by an instance that died before
+   * its run held a lease.
+   */
+  silentChatMs?: number;
   /** How many queued chats this instance runs at once (default 16). */
   concurrency?: number;
   /** The workspace a session created by a queued chat records (default the process's). */
@@ -54,9 +60,12 @@ export interface ClusterRelay {
 
 type AlwaysScope = "session" | "project" | "global";
 
-/** Top-level sessions stored as running: each has a driver, or had one that died (then it reads as interrupted). */
+/**
+ * Top-level sessions stored as running: each has a driver, or had one that died (then it reads as
+ * interrupted). Matched as text, not cast to JSON: one damaged row must not fail the whole sweep.
+ */
 const runningSessions = (schema: string | undefined) =>
-  `select id from ${schema ? `"${schema}".` : ""}arbor_sessions where parent_session_id is null and (data::jsonb ->> 'status') = 'running' order by updated_at limit 1000`;
+  `select id from ${schema ? `"${schema}".` : ""}arbor_sessions where parent_session_id is null and data like '%"status":"running"%' order by updated_at limit 1000`;
 
 /** How long after a run ended its readers elsewhere still wait for its last events (done, error). */
 const LAST_EVENTS_GRACE_MS = 5_000;
@@ -133,9 +142,18 @@ export class ClusterNode implements ClusterRelay {
     return { instance: this.instance, accepting: this.started && !this.draining && this.signals.listening };
   }
 
-  /** Queues a wake for every top-level session stored as running whose driver is gone. */
+  /**
+   * Queues a wake for every top-level session stored as running whose driver is gone, and gives
+   * back the chats whose instance went silent before its run held a lease.
+   */
   async sweep(): Promise<number> {
     if (this.draining) return 0;
+    // A failed look at the chats must not stop the wakes, nor the instance's start: pg-boss's own check backs it up.
+    const reclaimed = await this.queue.reclaimSilentChats(this.settings.silentChatMs ?? 5_000).catch((err: unknown) => {
+      this.log(`arbor serve: looking for chats of silent instances failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
+    });
+    if (reclaimed > 0) this.log(`arbor serve: gave ${reclaimed} chat(s) of a silent instance back to the queue`);
     const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
     let queued = 0;
     for (const { id } of rows) {

@@ -8,6 +8,10 @@ import { ChatDebug } from "../cache-debug-schemas.js";
 const WAKE = "arbor-wake";
 /** Chats to run: any number queued per session, one active at a time (`singleton` per key). */
 const RUN = "arbor-run";
+/** pg-boss's schema (its default, named so the silent-chat query can read its job table). */
+const BOSS_SCHEMA = "pgboss";
+/** How often a worker running a chat moves its job's heartbeat, so a silent one is told within seconds. */
+const CHAT_BEAT_SECONDS = 1;
 
 /** A chat posted to some instance, as its queued job carries it to the instance that runs it. */
 export const QueuedChatSchema = z.object({
@@ -40,6 +44,12 @@ export interface QueueSettings {
 /** Job states in which a chat still waits for, or is given to, an instance. */
 const OPEN_STATES = new Set(["created", "retry", "active"]);
 
+/** An active chat job's heartbeat as last read, and when (this instance's clock) it was first read so. */
+interface SeenBeat {
+  beat: string | null;
+  since: number;
+}
+
 /**
  * The cluster's durable dispatch on pg-boss: chats to run (recorded and queued in the caller's
  * transaction, then run by exactly one instance at a time per session) and sessions to wake after
@@ -47,6 +57,8 @@ const OPEN_STATES = new Set(["created", "retry", "active"]);
  */
 export class ClusterQueues {
   private readonly boss: PgBoss;
+  /** Active chat jobs' heartbeats by job id and attempt, to tell one that stopped moving. */
+  private readonly beats = new Map<string, SeenBeat>();
 
   constructor(
     private readonly settings: QueueSettings,
@@ -54,6 +66,7 @@ export class ClusterQueues {
   ) {
     this.boss = new PgBoss({
       connectionString: settings.url,
+      schema: BOSS_SCHEMA,
       useListenNotify: true,
       max: 4,
       // The pass that fails a job whose worker stopped heartbeating: by default once a minute, which
@@ -91,7 +104,13 @@ export class ClusterQueues {
     );
     await this.boss.work<unknown>(
       RUN,
-      { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2, batchSize: 1, localConcurrency: this.settings.concurrency },
+      {
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 2,
+        batchSize: 1,
+        localConcurrency: this.settings.concurrency,
+        heartbeatRefreshSeconds: CHAT_BEAT_SECONDS,
+      },
       async (jobs: Job<unknown>[]) => {
         for (const job of jobs) await workers.run({ chat: QueuedChatSchema.parse(job.data), attempt: job.retryCount });
       },
@@ -124,6 +143,37 @@ export class ClusterQueues {
       const chat = QueuedChatSchema.safeParse(j.data);
       return chat.success ? [chat.data] : [];
     });
+  }
+
+  /**
+   * Gives back to the queue, for another instance, the chats whose worker's heartbeat has not moved
+   * for `silentMs` (its instance died, perhaps before the run started, so no lease tells it): sooner
+   * than pg-boss's own check, whose floor is 10 s. Judged by this instance's clock between two reads,
+   * so clocks need not agree; the fail is fenced to the attempt read, so a retry already taken by
+   * another worker is left alone. Returns how many were given back.
+   */
+  async reclaimSilentChats(silentMs: number): Promise<number> {
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(
+        `select id, retry_count as "retryCount", heartbeat_on::text as beat from ${BOSS_SCHEMA}.job where name = $1 and state = 'active'`,
+        [RUN],
+      );
+    const now = Date.now();
+    const active = new Set<string>();
+    const silent: Array<{ id: string; retryCount: number }> = [];
+    for (const row of rows as Array<{ id: string; retryCount: number; beat: string | null }>) {
+      const key = `${row.id}/${row.retryCount}`;
+      active.add(key);
+      const seen = this.beats.get(key);
+      if (!seen || seen.beat !== row.beat) this.beats.set(key, { beat: row.beat, since: now });
+      else if (now - seen.since >= silentMs) silent.push({ id: row.id, retryCount: row.retryCount });
+    }
+    for (const key of [...this.beats.keys()]) if (!active.has(key)) this.beats.delete(key);
+    if (silent.length === 0) return 0;
+    await this.boss.fail(RUN, silent, { message: "the instance running it stopped answering" });
+    for (const s of silent) this.beats.delete(`${s.id}/${s.retryCount}`);
+    return silent.length;
   }
 
   /** Stops taking jobs; jobs still being handled finish first. */

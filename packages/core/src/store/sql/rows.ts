@@ -1,7 +1,7 @@
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
-import { migrateEntry } from "../../session/migrate.js";
+import { migrateEntry, migrateSessionMeta } from "../../session/migrate.js";
 import type { EntriesTable } from "./tables.js";
 
 /**
@@ -20,8 +20,10 @@ function parseJson(data: string, what: string): unknown {
   }
 }
 
+/** A session's row as its meta; one written by a newer Arbor is `unsupported_version`, not misread. */
 export function parseSessionRow(data: string, id: string): SessionMeta {
-  return parseJson(data, `The stored meta of session ${id}`) as SessionMeta;
+  const what = `The stored meta of session ${id}`;
+  return migrateSessionMeta(parseJson(data, what), what) as SessionMeta;
 }
 
 /** Older sessions' rows are read in today's shape (renamed entry types), as the file store reads its lines. */

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
-import type { SessionMeta } from "../../model/session.js";
+import { ArborError } from "../../errors.js";
+import type { SessionMeta, StoreProvider } from "../../model/session.js";
+import { newSessionMeta } from "../session-meta.js";
 import { parseSessionRow, sessionColumns, sessionExists } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { ArborDatabase } from "./tables.js";
@@ -32,6 +34,30 @@ export interface SessionPageQuery {
   parent: string | null | undefined;
   /** Only sessions whose workspace is exactly this directory. */
   cwd?: string | undefined;
+  /** The store's kind, which a damaged row's stand-in names. */
+  provider: StoreProvider;
+}
+
+interface PageRow {
+  id: string;
+  data: string;
+  created_at: string;
+  parent_session_id: string | null;
+}
+
+/**
+ * A row's meta, or for a row that does not read (edited by hand, written by a newer Arbor) a
+ * stand-in with its id, time and parent and `damaged` saying why: one bad row must not hide the
+ * others, nor itself, so that it can be found and deleted.
+ */
+function pageMeta(row: PageRow, provider: StoreProvider): SessionMeta {
+  try {
+    return parseSessionRow(row.data, row.id);
+  } catch (err) {
+    if (!(err instanceof ArborError)) throw err;
+    const standIn = newSessionMeta(undefined, provider, row.id, row.created_at);
+    return { ...standIn, ...(row.parent_session_id ? { parentSessionId: row.parent_session_id } : {}), damaged: err.message };
+  }
 }
 
 /** One page of sessions, newest first, plus one more row to tell whether another page follows. */
@@ -39,7 +65,7 @@ export async function sessionPageRows(db: Db, query: SessionPageQuery): Promise<
   const { limit, cursor, parent, cwd } = query;
   const rows = await db
     .selectFrom("arbor_sessions")
-    .select(["id", "data"])
+    .select(["id", "data", "created_at", "parent_session_id"])
     .$if(parent === null, (q) => q.where("parent_session_id", "is", null))
     .$if(typeof parent === "string", (q) => q.where("parent_session_id", "=", parent as string))
     .$if(cwd !== undefined, (q) => q.where("cwd", "=", cwd as string))
@@ -53,5 +79,5 @@ export async function sessionPageRows(db: Db, query: SessionPageQuery): Promise<
     .orderBy("id", "desc")
     .limit(limit + 1)
     .execute();
-  return { sessions: rows.slice(0, limit).map((r) => parseSessionRow(r.data, r.id)), more: rows.length > limit };
+  return { sessions: rows.slice(0, limit).map((r) => pageMeta(r, query.provider)), more: rows.length > limit };
 }

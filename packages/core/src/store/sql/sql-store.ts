@@ -25,8 +25,8 @@ import { inTransaction, type SqlConnection } from "./connect.js";
 import { assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
 import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
-import { activePathRows, deleteSessionTree, insertEntryRows } from "./queries.js";
-import { entryRow } from "./rows.js";
+import { activePathRows, deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
+import { entryRow, sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import { answerAskRow, insertAsk, listAskRows, readAsk } from "./sql-asks.js";
 import {
@@ -166,7 +166,8 @@ export class SqlStore extends StoreBase {
     return this.guard("delete a session", async () => {
       assertSessionId(id);
       await this.write(id, async (trx) => {
-        await lockSession(trx, this.w, id);
+        // The row is locked, not read: a session whose row is damaged can still be deleted.
+        if (!(await lockSessionRow(trx, this.kind, id))) throw sessionNotFound(id);
         // Deletes and runs exclude each other: nothing of the tree goes while anyone drives part of it.
         await deleteSessionTree(trx, this.kind, id, (ids) => this.leases.checkIdle(trx, ids));
       });
@@ -266,7 +267,7 @@ export class SqlStore extends StoreBase {
       const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
       const parent = opts?.parentSessionId;
       if (parent !== undefined && parent !== null) assertSessionId(parent);
-      const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd });
+      const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd, provider: this.provider });
       const more = page.more;
       const sessions = await Promise.all(page.sessions.map((m) => liveStatus(this.db, this.leases, m)));
       const last = sessions[sessions.length - 1];
