@@ -272,6 +272,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (result.status === "done")
           emit({
             type: "done",
+            status: "done",
+            text: result.text,
+            steps: result.steps,
+            usage: {
+              input: result.usage.input,
+              output: result.usage.output,
+              reasoning: result.usage.reasoning,
+              cache_read: result.usage.cacheRead,
+              cache_write: result.usage.cacheWrite,
+            },
+            cost: result.cost,
+            ...(result.costKnown === false ? { cost_known: false as const } : {}),
             ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),
           });
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
