@@ -22,7 +22,7 @@ import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } f
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
-import type { RunEvent } from "./model/run-events.js";
+import { type RunEvent, runUsageOnWire } from "./model/run-events.js";
 import { PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
@@ -275,13 +275,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
             status: "done",
             text: result.text,
             steps: result.steps,
-            usage: {
-              input: result.usage.input,
-              output: result.usage.output,
-              reasoning: result.usage.reasoning,
-              cache_read: result.usage.cacheRead,
-              cache_write: result.usage.cacheWrite,
-            },
+            usage: runUsageOnWire(result.usage),
             cost: result.cost,
             ...(result.costKnown === false ? { cost_known: false as const } : {}),
             ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),

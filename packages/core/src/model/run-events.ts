@@ -72,6 +72,22 @@ export const RunUsageSchema = z.object({
   cache_read: z.number().int().nonnegative(),
   cache_write: z.number().int().nonnegative(),
 });
+/** A run's token counts as the wire names them. */
+export function runUsageOnWire(usage: {
+  input: number;
+  output: number;
+  reasoning: number;
+  cacheRead: number;
+  cacheWrite: number;
+}): z.infer<typeof RunUsageSchema> {
+  return {
+    input: usage.input,
+    output: usage.output,
+    reasoning: usage.reasoning,
+    cache_read: usage.cacheRead,
+    cache_write: usage.cacheWrite,
+  };
+}
 export const DoneEventSchema = z.object({
   type: z.literal("done"),
   ...base,

@@ -2,6 +2,7 @@ import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { RunEventReader } from "../../src/events/run-event-reader.js";
 import type { WatchMessage } from "../../src/events/watch-events.js";
+import { runUsageOnWire } from "../../src/model/run-events.js";
 import type { Runtime } from "../../src/runtime/types.js";
 import { collect, harness, types } from "./harness.js";
 
@@ -87,13 +88,7 @@ describe("a run records itself", () => {
       status: "done",
       text: "Taken up.",
       steps: 1,
-      usage: {
-        input: result.usage.input,
-        output: result.usage.output,
-        reasoning: result.usage.reasoning,
-        cache_read: result.usage.cacheRead,
-        cache_write: result.usage.cacheWrite,
-      },
+      usage: runUsageOnWire(result.usage),
       cost: result.cost,
       // The scripted model has no price: the cost counts only priced calls, and says so.
       ...(result.costKnown === false ? { cost_known: false } : {}),
