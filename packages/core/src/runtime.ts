@@ -22,7 +22,7 @@ import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } f
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
-import type { RunEvent } from "./model/run-events.js";
+import { type RunEvent, runUsageOnWire } from "./model/run-events.js";
 import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
@@ -288,6 +288,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (result.status === "done")
           emit({
             type: "done",
+            status: "done",
+            text: result.text,
+            steps: result.steps,
+            usage: runUsageOnWire(result.usage),
+            cost: result.cost,
+            ...(result.costKnown === false ? { cost_known: false as const } : {}),
             ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),
           });
         else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });

@@ -241,7 +241,7 @@ export class RunEventLog {
   }
 
   private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
-    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs);
+    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(tail.sessionId));
     let ended = false;
     try {
       for await (const event of handle) {
@@ -257,6 +257,17 @@ export class RunEventLog {
     await writer.finish();
     tail.endRun();
     this.evictIdle();
+  }
+
+  /**
+   * Whether a run ending now ends its session's run. A run stores its outcome in the session (under
+   * its lease) before its `done`/`error`; a session still stored as running (or read as interrupted)
+   * was not ended by it: the run lost its lease, and another driver has taken the session or will.
+   * Its ending then stays out of the log, so readers everywhere go on to the new driver's events.
+   */
+  private async endsSession(sessionId: string): Promise<boolean> {
+    const status = (await this.store.getSession(sessionId).catch(() => undefined))?.status;
+    return status !== "running" && status !== "interrupted";
   }
 
   private evictIdle(): void {

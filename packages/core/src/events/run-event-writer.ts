@@ -16,6 +16,8 @@ const SHRUNK_CHARS = 4_000;
  * first events come before it is created) is retried with the next event; at the run's end what
  * could not be logged still reaches readers, without an id. Nothing is written before the run's
  * `logs` settles: false hands every event to readers without writing it (see `RunEventLog.record`).
+ * A run's `done`/`error` is written only when `endsSession` says the run still ends its session's run
+ * (see `RunEventLog.record`); otherwise its local readers get it without an id, as a run refused.
  */
 export class BatchWriter {
   private pending: RunEvent[] = [];
@@ -31,6 +33,7 @@ export class BatchWriter {
     private readonly onError: ((err: unknown, sessionId: string) => void) | undefined,
     private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined,
     logs: Promise<boolean> = Promise.resolve(true),
+    private readonly endsSession: () => Promise<boolean> = async () => true,
   ) {
     this.gate = logs.then(
       (ok) => this.open(ok),
@@ -69,11 +72,18 @@ export class BatchWriter {
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, MAX_BATCH);
-        const frames = await this.write(batch);
+        // A run's ending is logged only when it ends the session's run: a run that lost its session
+        // to another driver (its lease lapsed, a takeover began) would otherwise end the stream every
+        // reader follows, while the new driver's events go on after it in the same log.
+        const last = batch.at(-1);
+        const superseded = last !== undefined && isTerminalRunEvent(last) && !(await this.endsSession());
+        const written = superseded ? batch.slice(0, -1) : batch;
+        const frames = written.length === 0 ? [] : await this.write(written);
         if (frames === "later") {
           this.pending = batch.concat(this.pending);
           return;
         }
+        if (superseded) frames.push(unlogged(last));
         this.tail.append(frames);
         const lastId = frames.findLast((f) => f.id !== undefined)?.id;
         if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);

@@ -64,9 +64,45 @@ export const LlmEndEventSchema = z.object({
   /** Set when the runtime has an LLM response cache: true when the answer was replayed from it. */
   cached: z.boolean().optional(),
 });
+/** A run's token counts on the wire. */
+export const RunUsageSchema = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  reasoning: z.number().int().nonnegative(),
+  cache_read: z.number().int().nonnegative(),
+  cache_write: z.number().int().nonnegative(),
+});
+/** A run's token counts as the wire names them. */
+export function runUsageOnWire(usage: {
+  input: number;
+  output: number;
+  reasoning: number;
+  cacheRead: number;
+  cacheWrite: number;
+}): z.infer<typeof RunUsageSchema> {
+  return {
+    input: usage.input,
+    output: usage.output,
+    reasoning: usage.reasoning,
+    cache_read: usage.cacheRead,
+    cache_write: usage.cacheWrite,
+  };
+}
 export const DoneEventSchema = z.object({
   type: z.literal("done"),
   ...base,
+  /**
+   * The run's outcome as its result has it, whoever drove it (a run taken over after a crash too);
+   * optional only so logs written before these fields still parse.
+   */
+  status: z.literal("done").optional(),
+  /** The final assistant text. */
+  text: z.string().optional(),
+  /** Model calls this run made, and their tokens and cost (dollars; priced calls only when `cost_known` is false). */
+  steps: z.number().int().nonnegative().optional(),
+  usage: RunUsageSchema.optional(),
+  cost: z.number().nonnegative().optional(),
+  cost_known: z.literal(false).optional(),
   /** Set when the run stopped short and says why (a spent budget): `budget`. */
   stop_reason: z.string().optional(),
   /** Why it stopped, for the user. */

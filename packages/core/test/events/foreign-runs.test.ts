@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ForeignRuns, RunEventLog } from "../../src/events/run-event-log.js";
+import type { RunEvent } from "../../src/model/run-events.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 
@@ -135,5 +136,62 @@ describe("a reader of a run another process drives", () => {
     const rest = await reader.next();
     expect(rest.kind === "frames" && rest.ended).toBe(true);
     await started;
+  });
+
+  it("follows a takeover exactly: the cut-off driver's ending stays out of the log, the new driver's events follow", async () => {
+    // Three processes over one store: A drives the run and loses its lease, B takes the session over,
+    // and a client of C (reconnected there after its own instance died) reads the log from an id.
+    const store = await fileStore();
+    const { id } = await store.createSession({ status: "running" });
+    const handleOf = (events: AsyncGenerator<RunEvent>) => ({
+      sessionId: id,
+      result: Promise.resolve({} as never),
+      abort: () => {},
+      [Symbol.asyncIterator]: () => events,
+    });
+    async function* cutOff(): AsyncGenerator<RunEvent> {
+      yield { type: "token", session_id: id, content: "a1" };
+      yield { type: "token", session_id: id, content: "a2" };
+      // The lease lapsed: the run stops, its outcome not stored (the session still reads as running).
+      yield { type: "error", session_id: id, content: "The run was aborted.", code: "aborted" };
+    }
+    const a = new RunEventLog(store).record(handleOf(cutOff()));
+    await a.recorded;
+    // A's own readers still hear how its run ended, without an id to resume after.
+    const local = await a.reader.next();
+    expect(local.kind === "frames" && local.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
+      [1, "token"],
+      [2, "token"],
+      [undefined, "error"],
+    ]);
+
+    const foreign = foreignRuns();
+    const reader = await new RunEventLog(store, { foreign: foreign.runs }).reader(id, { after: 1 });
+    const caughtUp = await reader.next();
+    expect(caughtUp.kind === "frames" && caughtUp.frames.map((f) => f.id)).toEqual([2]);
+    const waiting = reader.next();
+    await until(() => foreign.waiting.length === 1);
+
+    async function* takenOver(): AsyncGenerator<RunEvent> {
+      yield { type: "token", session_id: id, content: "b1" };
+      // The new driver stores the run's outcome, then ends its stream.
+      await store.updateSession(id, { status: "completed" });
+      yield { type: "done", session_id: id, status: "done", text: "b1" };
+    }
+    await new RunEventLog(store).record(handleOf(takenOver())).recorded;
+    foreign.notify();
+    const rest = await waiting;
+    expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
+      [3, "token"],
+      [4, "done"],
+    ]);
+    expect(rest.kind === "frames" && rest.ended).toBe(true);
+    const logged = (await store.listEvents(id)).map((r) => [r.id, r.type]);
+    expect(logged).toEqual([
+      [1, "run.token"],
+      [2, "run.token"],
+      [3, "run.token"],
+      [4, "run.done"],
+    ]);
   });
 });

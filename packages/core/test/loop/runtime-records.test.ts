@@ -2,6 +2,7 @@ import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { RunEventReader } from "../../src/events/run-event-reader.js";
 import type { WatchMessage } from "../../src/events/watch-events.js";
+import { runUsageOnWire } from "../../src/model/run-events.js";
 import type { Runtime } from "../../src/runtime/types.js";
 import { collect, harness, types } from "./harness.js";
 
@@ -74,6 +75,29 @@ describe("a run records itself", () => {
     expect(watcher.names()).toEqual(["trace_started", "message_added:assistant", "trace_completed"]);
     expect(watcher.received[1]).toMatchObject({ event: "trace_started", kind: "wake" });
     expect(await readAll(await runtime.events.reader(id, { after: 0 }))).toEqual(types(events));
+  });
+
+  it("the done event of a run taken up after a crash carries its status, text, usage and cost, as logged", async () => {
+    const { runtime, store, cwd } = await harness({ model: scriptedModel([[text("Taken up.")]]) });
+    const { id } = await store.createSession({ status: "running", agentId: "build", cwd });
+    await store.appendMessage(id, { role: "user", content: [{ type: "text", text: "finish this" }] });
+    const { events, result } = await collect(runtime.runs.resume(id));
+    const want = {
+      type: "done",
+      session_id: id,
+      status: "done",
+      text: "Taken up.",
+      steps: 1,
+      usage: runUsageOnWire(result.usage),
+      cost: result.cost,
+      // The scripted model has no price: the cost counts only priced calls, and says so.
+      ...(result.costKnown === false ? { cost_known: false } : {}),
+    };
+    expect(events.at(-1)).toEqual(want);
+    // A client reading the log (another instance, after a reconnect) gets the same event.
+    await runtime.events.settled();
+    const logged = (await store.listEvents(id)).filter((r) => r.type === "run.done");
+    expect(logged.map((r) => ({ type: "done", ...r.data }))).toEqual([want]);
   });
 
   it("a run refused because the session is not its to drive writes nothing to the session's log", async () => {
