@@ -57,7 +57,8 @@ export const STORE_OPTIONS: OptionDefs = {
   },
   create: {
     type: "boolean",
-    description: "Make the store if the --store (or ARBOR_STORE) path, or a MySQL or PostgreSQL database, does not exist yet; without it a missing one is an error (exit 2).",
+    description:
+      "Make the store if the --store (or ARBOR_STORE) path, or a MySQL or PostgreSQL database, does not exist yet; without it a missing one is an error (exit 2).",
   },
   json: { type: "boolean", description: 'Print JSON on stdout instead of text (errors too: {"error":{"code","message"}}).' },
   help: { type: "boolean", short: "h", description: "Show this help." },
