@@ -58,6 +58,8 @@ export function bashTool(options: BashToolOptions = {}) {
 
   return defineTool({
     name: "bash",
+    // A command can do anything; it gets the call's key as ARBOR_IDEMPOTENCY_KEY to make itself repeatable.
+    effects: "at-most-once",
     description:
       "Run a shell command (bash -c) in the workspace and return its combined stdout and stderr with the exit code. " +
       `Default timeout ${defaultTimeout} ms, at most ${maxTimeout} ms; on timeout the command and everything it ` +
@@ -78,8 +80,12 @@ export function bashTool(options: BashToolOptions = {}) {
 
       // Lines reach clients as they are written, at most a few times a second.
       const progress = throttleProgress((update) => ctx.metadata(update));
-      const run = await runInGroup(shell, command, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
-        progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
+      const env = ctx.idempotencyKey === undefined ? undefined : { ...process.env, ARBOR_IDEMPOTENCY_KEY: ctx.idempotencyKey };
+      const run = await runInGroup(
+        shell,
+        command,
+        { cwd, env, timeout, killGrace, maxBuffer, signal: ctx.abort },
+        (tail, lines) => progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
       ).finally(() => progress.flush());
       let output = run.output.length > 0 ? run.output : "(no output)";
       if (run.droppedBytes > 0) output += `\n\n[${run.droppedBytes} more bytes of output were dropped.]`;
@@ -103,6 +109,8 @@ export function bashTool(options: BashToolOptions = {}) {
 
 interface RunOptions {
   cwd: string;
+  /** The environment of the command; the process's own when left out. */
+  env: NodeJS.ProcessEnv | undefined;
   timeout: number;
   killGrace: number;
   maxBuffer: number;
@@ -128,7 +136,12 @@ function runInGroup(
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     // detached: the child calls setsid(), becoming leader of a new process group whose id is its pid.
-    const child = spawn(shell, ["-c", command], { cwd: opts.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(shell, ["-c", command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const chunks: Buffer[] = [];
     let kept = 0;
     let dropped = 0;
