@@ -270,7 +270,9 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       // Cut after the read's result and the append's start record, whichever came last.
       const cut = Math.max(
         path.findIndex((e) => e.type === "message" && JSON.stringify(e.message).includes('"toolCallId":"r1"')),
-        path.findIndex((e) => e.type === "custom" && e.customType === TOOL_STARTED_ENTRY_TYPE && JSON.stringify(e.data).includes('"a1"')),
+        path.findIndex(
+          (e) => e.type === "custom" && e.customType === TOOL_STARTED_ENTRY_TYPE && JSON.stringify(e.data).includes('"a1"'),
+        ),
       );
       const { id } = await h.store.createSession({ status: "running", agentId: "build", cwd });
       for (const e of path.slice(0, cut + 1)) {
