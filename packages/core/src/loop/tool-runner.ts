@@ -126,13 +126,14 @@ export async function runToolCalls(
     return tail.then(() => started.idempotencyKey);
   };
   await inPool(calls, limits.concurrency, async (call) => {
+    const refusal = limits.refusals.get(call.toolCallId);
+    // Told after the start record is stored, as everything a watcher hears.
+    const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
     ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
     let reported: Record<string, unknown> | undefined;
     const started = ctx.clock.now();
     // Time spent waiting on a person is not the tool's: it is kept apart so durations stay honest.
     let waitMs = 0;
-    const refusal = limits.refusals.get(call.toolCallId);
-    const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
