@@ -94,7 +94,7 @@ describe("tool effects across a kill -9 of arbor run", () => {
     const end = events.find((e) => e.type === "tool_end");
     expect(end).toMatchObject({ call_id: "b1", is_error: true, output: RESUMED_INTERRUPTED_OUTPUT });
     expect(events.at(-1)).toMatchObject({ type: "done" });
-  }, 120_000);
+  }, 300_000);
 
   it("runs an idempotent-by-key call again with the same key", async () => {
     const { events } = await killMidCallAndResume(toolCall("mcp__fx__stamp", {}, { id: "s1" }), /stamped/);
@@ -104,5 +104,5 @@ describe("tool effects across a kill -9 of arbor run", () => {
     expect(keys[1]).toBe(keys[0]);
     expect(events.find((e) => e.type === "tool_end")).toMatchObject({ call_id: "s1", is_error: false, output: "stamped" });
     expect(events.at(-1)).toMatchObject({ type: "done" });
-  }, 120_000);
+  }, 300_000);
 });
