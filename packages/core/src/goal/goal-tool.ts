@@ -96,6 +96,8 @@ export function defineGoalTool(access?: GoalTreeAccess, options: GoalToolOptions
   const now = options.now ?? (() => new Date().toISOString());
   return defineTool<typeof GoalToolInputSchema, GoalToolMetadata>({
     name: GOAL_TOOL_NAME,
+    // A goal added twice is two goals.
+    effects: "at-most-once",
     description: GOAL_TOOL_DESCRIPTION,
     input: GoalToolInputSchema,
     async execute(input, ctx) {

@@ -61,8 +61,8 @@ export interface ExecuteOptions {
   resume?: boolean;
   /**
    * Take up a run its process left unfinished (implies resume): budgets are read back from the
-   * journal and calls without a result are re-run when safe to repeat or taken up by a feature
-   * (`RunExtension.resumesCall`), else answered as interrupted.
+   * journal and calls without a result are settled by their tool's `effects` (re-run, or answered as
+   * interrupted) unless a feature takes up their work (`RunExtension.resumesCall`).
    */
   wake?: boolean;
   /** Branch before a past call, redo it edited and continue (implies resume); checks before writing. */

@@ -3,9 +3,10 @@ import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT } from "../session/context.js";
-import type { ToolOutcome } from "../tools/tool.js";
-import { appendMessage } from "./journal.js";
+import { type ToolOutcome, toolEffects } from "../tools/tool.js";
+import { appendCustom, appendMessage } from "./journal.js";
 import type { RunContext, ToolCallInfo } from "./run-context.js";
+import { idempotencyKeyOf, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
 
 export { INTERRUPTED_OUTPUT };
 
@@ -90,7 +91,12 @@ export async function runToolCalls(
   messageId: string,
   calls: readonly StreamedToolCall[],
   motivation: string,
-  limits: { readonly concurrency: number; readonly refusals: ReadonlyMap<string, string> } = {
+  limits: {
+    readonly concurrency: number;
+    readonly refusals: ReadonlyMap<string, string>;
+    /** Keys calls were given before (a resumed run repeating them), by call id; others get a new one. */
+    readonly keys?: ReadonlyMap<string, string>;
+  } = {
     concurrency: 1,
     refusals: new Map(),
   },
@@ -104,13 +110,30 @@ export async function runToolCalls(
     tail = tail.then(() => persist(ctx, message));
     return tail;
   };
+  // A call that may change something is recorded started before it starts (never for a `none` tool,
+  // so reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
+  const recordStart = (call: StreamedToolCall): Promise<string> | undefined => {
+    const tool = ctx.registry.get(call.toolName);
+    if (!tool || !available.includes(call.toolName) || toolEffects(tool) === "none" || ctx.signal.aborted) return undefined;
+    const started: ToolStarted = {
+      callId: call.toolCallId,
+      tool: call.toolName,
+      idempotencyKey: limits.keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
+    };
+    tail = tail.then(async () => {
+      await appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, started);
+    });
+    return tail.then(() => started.idempotencyKey);
+  };
   await inPool(calls, limits.concurrency, async (call) => {
+    const refusal = limits.refusals.get(call.toolCallId);
+    // Told after the start record is stored, as everything a watcher hears.
+    const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
     ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
     let reported: Record<string, unknown> | undefined;
     const started = ctx.clock.now();
     // Time spent waiting on a person is not the tool's: it is kept apart so durations stay honest.
     let waitMs = 0;
-    const refusal = limits.refusals.get(call.toolCallId);
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
@@ -125,6 +148,7 @@ export async function runToolCalls(
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
+                ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
                 metadata: (update) => {
                   if (update.metadata !== undefined) reported = update.metadata;
                   const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;

@@ -1,25 +1,27 @@
 import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Entry } from "../model/entry.js";
+import { toolEffects } from "../tools/tool.js";
 import { type ResumePoint, resumePoint, tallyRun } from "./resume-point.js";
 import type { RunContext } from "./run-context.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep } from "./steps.js";
 import { toolLimits } from "./tool-limits.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
+import { startedCalls } from "./tool-start.js";
 
 /**
- * What the model reads for a call of a tool that is not safe to repeat when a crash left it without
- * a result: it may have done part or all of its work, so it is not run again, and the model decides.
+ * What the model reads for an `at-most-once` call a crash left recorded started and without a result:
+ * it may have done none, part or all of its work, so it is not run again, and the model decides.
  */
 export const RESUMED_INTERRUPTED_OUTPUT =
-  "[Tool execution was interrupted before it finished: the process running it stopped. It was not run again, because running it twice could repeat its effects; check what it did before calling it again.]";
+  "[Tool execution was interrupted before it finished: the process running it stopped after the call had started, so its effect may or may not have happened, in part or in full. It was not run again, because running it twice could repeat its effects; check what it did before calling it again.]";
 
 /**
  * Takes up a run its process left unfinished: the spent budgets are read back from the journal
- * onto the run's context, and the calls left without a result are settled (a tool that is safe to
- * repeat runs again, and so does one whose feature takes up its work; any other is answered as
- * interrupted), so the loop goes on as if the run had
- * never stopped. Returns the outcome when the run was already over, else undefined: loop on.
+ * onto the run's context, and the calls left without a result are settled by what their tool says a
+ * repeat does (see `ToolEffects`) or taken up by the feature whose work they had started, so the loop
+ * goes on as if the run had never stopped. Returns the outcome when the run was already over, else
+ * undefined: loop on.
  */
 export async function wakeRun(ctx: RunContext, path: readonly Entry[]): Promise<StepsOutcome | undefined> {
   const spent = tallyRun(path);
@@ -34,7 +36,7 @@ export async function wakeRun(ctx: RunContext, path: readonly Entry[]): Promise<
     case "finished":
       return { status: "done", stopReason: ctx.tally.steps >= ctx.maxTurns ? "max_turns" : "finished" };
     case "tools":
-      await asStep(ctx, () => settleOpenCalls(ctx, point));
+      await asStep(ctx, () => settleOpenCalls(ctx, point, startedCalls(path, point.messageId)));
       if (ctx.signal.aborted) return { status: "aborted" };
       return undefined;
     default: {
@@ -50,15 +52,30 @@ function takenUp(ctx: RunContext, messageId: string, call: StreamedToolCall): bo
   return ctx.extensions.some((ext) => ext.resumesCall?.(ctx, info) === true);
 }
 
-async function settleOpenCalls(ctx: RunContext, point: Extract<ResumePoint, { kind: "tools" }>): Promise<void> {
-  // Run again: calls safe to repeat, and calls whose feature continues what they had started.
-  const again = point.open.filter((c) => ctx.registry.get(c.toolName)?.safeToRepeat === true || takenUp(ctx, point.messageId, c));
-  const unsafe = point.open.filter((c) => !again.includes(c));
-  await recordInterrupted(ctx, unsafe, RESUMED_INTERRUPTED_OUTPUT);
-  if (again.length > 0) {
-    await runToolCalls(ctx, point.messageId, again, "", {
+/**
+ * An `at-most-once` call recorded started is answered as interrupted, unless its feature takes up its
+ * work; every other open call runs now: a `none` call changes nothing, an `idempotent-by-key` one runs
+ * with the key it started with, and a call with no start record had not begun when the process
+ * stopped, so this is its first run.
+ */
+async function settleOpenCalls(
+  ctx: RunContext,
+  point: Extract<ResumePoint, { kind: "tools" }>,
+  started: ReadonlyMap<string, string>,
+): Promise<void> {
+  const cut = point.open.filter(
+    (c) =>
+      started.has(c.toolCallId) &&
+      toolEffects(ctx.registry.get(c.toolName)) === "at-most-once" &&
+      !takenUp(ctx, point.messageId, c),
+  );
+  const run = point.open.filter((c) => !cut.includes(c));
+  await recordInterrupted(ctx, cut, RESUMED_INTERRUPTED_OUTPUT);
+  if (run.length > 0) {
+    await runToolCalls(ctx, point.messageId, run, "", {
       concurrency: toolLimits(ctx.config).concurrency,
       refusals: new Map(),
+      keys: started,
     });
   }
 }

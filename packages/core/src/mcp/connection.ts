@@ -39,6 +39,8 @@ export type McpConnectionState =
 export interface McpCallOptions {
   signal: AbortSignal;
   onProgress?: (progress: Progress) => void;
+  /** Sent as the request's `_meta`: what the server may use beside the arguments (the call's idempotency key). */
+  meta?: Record<string, unknown>;
 }
 
 /** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
@@ -99,7 +101,7 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const client = await this.connect(options.signal);
     const result = await this.guard(() =>
-      client.callTool({ name: tool, arguments: args }, undefined, {
+      client.callTool({ name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
         signal: options.signal,
         timeout: this.config.timeoutMs,
         // A server that keeps reporting progress is working, not hung.

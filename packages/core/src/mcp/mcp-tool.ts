@@ -47,6 +47,9 @@ export interface McpToolDeps {
   blobs: BlobStore | undefined;
 }
 
+/** The `_meta` field of a `tools/call` request that carries the call's idempotency key. */
+export const MCP_IDEMPOTENCY_KEY = "arbor/idempotencyKey";
+
 // The server checks arguments against its own schema; Arbor only insists on an object.
 const McpArgumentsSchema = z.record(z.string(), z.unknown());
 
@@ -59,12 +62,15 @@ const McpArgumentsSchema = z.record(z.string(), z.unknown());
 export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolDefinition {
   const name = mcpToolName(server, tool.name);
   const readOnly = tool.annotations?.readOnlyHint === true;
+  // The server's own word on what a repeat does; anything it does not vouch for runs at most once.
+  const effects = readOnly ? "none" : tool.annotations?.idempotentHint === true ? "idempotent-by-key" : "at-most-once";
   const title = tool.annotations?.title ?? tool.title;
   return {
     name,
     description: `${tool.description ?? title ?? tool.name} (MCP server "${server}", tool "${tool.name}")`,
     input: McpArgumentsSchema,
     inputSchema: tool.inputSchema as Record<string, unknown>,
+    effects,
     async execute(input, ctx): Promise<ToolResult<McpResultMetadata>> {
       const args = input as Record<string, unknown>;
       await ctx.ask({ permission: name, patterns: ["*"], metadata: { server, tool: tool.name } });
@@ -75,6 +81,7 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
       }
       const result = await deps.connection.callTool(tool.name, args, {
         signal: ctx.abort,
+        ...(ctx.idempotencyKey !== undefined ? { meta: { [MCP_IDEMPOTENCY_KEY]: ctx.idempotencyKey } } : {}),
         onProgress: (p) =>
           ctx.metadata({
             title: p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`,

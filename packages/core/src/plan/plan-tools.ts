@@ -51,6 +51,7 @@ function resultOf(change: PlanChange) {
 export function planCreateTool() {
   return defineTool<typeof PlanCreateInputSchema, PlanToolMetadata>({
     name: PLAN_CREATE_TOOL,
+    effects: "at-most-once",
     description: [
       "Make a plan for a task that needs several distinct steps of work. After this call your turn ends: each step is",
       "then carried out in order by an executor agent of its own, which sees the plan, its step and the earlier steps'",
@@ -69,6 +70,7 @@ export function planCreateTool() {
 export function planUpdateTool() {
   return defineTool<typeof PlanUpdateInputSchema, PlanToolMetadata>({
     name: PLAN_UPDATE_TOOL,
+    effects: "at-most-once",
     description: [
       "Report on a step of the current plan: completed, failed (it cannot be done, say why in note) or skipped (not",
       "needed). A step marked before it runs is not run. While executing a step, use it to say your step failed.",

@@ -81,7 +81,7 @@ export interface RuntimeRuns {
    * Takes up a run whose process died while it ran (a crash, kill -9): the session is `interrupted`.
    * The run goes on from its journal as if it had not stopped: what it wrote is kept (a cut-short
    * answer too), its steps, tokens, cost, goals and plan count from where they were, and each tool
-   * call left without a result is run again when its tool is `safeToRepeat`, otherwise answered to
+   * call left without a result is settled by its tool's `effects`: run again, or answered to
    * the model as interrupted. Like `run`, never throws: it ends at once with an `error` event,
    * having written nothing, for `session_not_found`, `session_not_interrupted` (nothing was cut
    * off), or `session_busy` (a live process drives the session). The agent defaults to the session's.

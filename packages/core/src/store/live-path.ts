@@ -3,6 +3,7 @@ import type { CompactionEntry, Entry } from "../model/entry.js";
 import { EntryIdSchema } from "../model/ids.js";
 import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 import { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
+import { TOOL_STARTED_ENTRY_TYPE } from "../session/tool-started-entry.js";
 
 /**
  * The part of a session's active path a continued run needs. Everything before the latest compaction
@@ -35,8 +36,11 @@ function isFirstTask(entry: Entry): boolean {
   return entry.type === "message" && entry.message.role === "user" && entry.message.synthetic !== true;
 }
 
-/** Entries that only edit messages; before a compaction the messages they edit are summarized away. */
-const MESSAGE_EDITS: ReadonlySet<string> = new Set([PRUNE_ENTRY_TYPE, DELETE_ENTRY_TYPE]);
+/**
+ * Entries about messages: edits of them (before a compaction the messages they edit are summarized
+ * away) and the start records of tool calls (a compaction comes after the calls have their results).
+ */
+const ABOUT_MESSAGES: ReadonlySet<string> = new Set([PRUNE_ENTRY_TYPE, DELETE_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE]);
 
 /**
  * What a run folds from an entry rather than shows the model as a message. Messages, summaries and
@@ -45,7 +49,7 @@ const MESSAGE_EDITS: ReadonlySet<string> = new Set([PRUNE_ENTRY_TYPE, DELETE_ENT
 function isCarriedKind(entry: Entry): boolean {
   switch (entry.type) {
     case "custom":
-      return !MESSAGE_EDITS.has(entry.customType);
+      return !ABOUT_MESSAGES.has(entry.customType);
     case "thinking_level_change":
     case "model_change":
     case "label":

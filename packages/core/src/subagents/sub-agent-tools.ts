@@ -71,6 +71,8 @@ function refused(message: string): ToolResult<SubAgentMetadata> {
 export function exploreTool() {
   return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
     name: "explore",
+    // A sub-trace's resume is its feature's to decide; a repeat would run its work again.
+    effects: "at-most-once",
     description: [
       "Explore several directions at once: each branch is a read-only sub-agent (read, grep, glob, list) with up to 20",
       "turns, and all run in parallel. Use it to compare approaches or to search different parts of a codebase. You get",
@@ -125,6 +127,7 @@ function oneLine(text: string): string {
 export function delegateTool() {
   return defineTool<typeof DelegateInputSchema, SubAgentMetadata>({
     name: "delegate",
+    effects: "at-most-once",
     description: DELEGATE_DESCRIPTION,
     describe: delegateDescription,
     input: DelegateInputSchema,

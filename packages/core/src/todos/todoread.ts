@@ -9,6 +9,7 @@ export const TodoReadInputSchema = z.strictObject({});
 export function todoReadTool(options: { todos?: TodoStore } = {}) {
   return defineTool({
     name: "todoread",
+    effects: "none",
     description: "Read the todo list of this session.",
     input: TodoReadInputSchema,
     async execute(_input, ctx) {

@@ -14,6 +14,8 @@ export const TodoWriteInputSchema = z.strictObject({
 export function todoWriteTool(options: { todos?: TodoStore } = {}) {
   return defineTool({
     name: "todowrite",
+    // The whole list replaces the last one each time.
+    effects: "idempotent-by-key",
     description:
       "Replace the todo list of this session. Use it to plan multi-step work and to mark progress: send the whole " +
       "list each time, with exactly one item in_progress while working and items completed as soon as they are done.",

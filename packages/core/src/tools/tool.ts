@@ -34,6 +34,30 @@ export interface ToolContext {
    * whose code is `permission_rejected` (the user said no) or `permission_denied` (a rule said no).
    */
   ask(request: PermissionRequest): Promise<void>;
+  /**
+   * Present when the tool's `effects` is not `none`: a key unique to this call and the same on every
+   * run of it (a resumed run re-running an `idempotent-by-key` call passes the key it first had), for
+   * the tool to pass on to whatever it changes so a repeat is recognised (`bash` exports it as
+   * `ARBOR_IDEMPOTENCY_KEY`, an MCP call carries it in `_meta`).
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * What running a call twice would do, which decides what a resumed run does with a call a crash left
+ * without a result. `none`: the tool changes nothing (reading, searching), so the call simply runs
+ * again, and nothing is recorded before it starts. `at-most-once` (the default): before the call
+ * starts, the run records it as started; a call recorded started and not finished is never run again
+ * (the model is told its effect may or may not have happened), while a call that had not started runs
+ * now. `idempotent-by-key`: recorded started with its key like `at-most-once`, and run again on resume
+ * with the same key, which the tool uses to make the repeat harmless (or its effect is the same
+ * however often it runs, as `write`'s full content is).
+ */
+export type ToolEffects = "none" | "at-most-once" | "idempotent-by-key";
+
+/** A tool that does not say what running twice would do is taken to do its work twice. */
+export function toolEffects(tool: { effects?: ToolEffects } | undefined): ToolEffects {
+  return tool?.effects ?? "at-most-once";
 }
 
 /** What a tool returns. `output` is exactly what the model sees. */
@@ -78,12 +102,8 @@ export interface ToolDefinition<Input = unknown, Output extends Record<string, u
    * of the one derived from `input`.
    */
   inputSchema?: Record<string, unknown>;
-  /**
-   * Whether a call may run again when a crash left it without a result: true only for tools that
-   * change nothing (reading, listing, searching). Otherwise a resumed run tells the model the call
-   * was interrupted instead, since running it twice could do its work twice. Default false.
-   */
-  safeToRepeat?: boolean;
+  /** What running a call twice would do (see `ToolEffects`); `at-most-once` when left out. */
+  effects?: ToolEffects;
   /**
    * The description a run shows the model, when it depends on what the runtime has (`delegate`
    * lists the sub-agents it can start); `description` wherever there is no run to ask about.
@@ -99,7 +119,7 @@ export function defineTool<S extends z.ZodType, Output extends Record<string, un
   name: string;
   description: string;
   input: S;
-  safeToRepeat?: boolean;
+  effects?: ToolEffects;
   describe?(offer: ToolOffer): string;
   // NoInfer: metadata shapes differ between a tool's return paths; give Output explicitly to pin one.
   execute(input: z.output<S>, ctx: ToolContext): Promise<ToolResult<NoInfer<Output>>>;

@@ -106,8 +106,14 @@ export function livePathSuite(makeHarness: MakeHarness): void {
     it("carries earlier entries through a second compaction", async () => {
       const sid = (await store.createSession()).id;
       const c = await compacted(sid);
-      // A prune only edits messages the next compaction summarizes, so it is not carried.
+      // A prune only edits messages the next compaction summarizes, and a call's start record is done
+      // with once the call has its result: neither is carried.
       await store.appendEntry(sid, { type: "custom", customType: "arbor.prune", data: { toolCallIds: ["c1"] } });
+      await store.appendEntry(sid, {
+        type: "custom",
+        customType: "arbor.tool_started",
+        data: { callId: "c9", tool: "bash", idempotencyKey: "k" },
+      });
       const later = await store.appendEntry(sid, { type: "model_change", model: "anthropic/claude-sonnet-4-5" });
       const second = await store.appendCompaction(sid, { summary: "again", firstKeptEntryId: null, tokensBefore: 50 });
       const last = await store.appendEntry(sid, user("go on"));

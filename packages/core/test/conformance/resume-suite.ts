@@ -7,6 +7,7 @@ import { z } from "zod";
 import { goalTreeOnPath } from "../../src/goal/goal-path.js";
 import { defineGoalTool } from "../../src/goal/goal-tool.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
+import { idempotencyKeyOf, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "../../src/loop/tool-start.js";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../src/loop/wake.js";
 import type { Entry } from "../../src/model/entry.js";
 import type { RunEvent } from "../../src/model/run-events.js";
@@ -28,6 +29,8 @@ export function resumeSuite(makeHarness: MakeHarness): void {
   let h: StoreHarness;
   let cwd: string;
   let appended: string[];
+  /** The idempotency key each run of a tool was given, in order (undefined when it had none). */
+  let keys: Array<string | undefined>;
   const runtimes: Runtime[] = [];
 
   beforeEach(async () => {
@@ -35,6 +38,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     cwd = realpathSync(mkdtempSync(join(tmpdir(), "arbor-resume-")));
     writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\n");
     appended = [];
+    keys = [];
   });
   afterEach(async () => {
     for (const r of runtimes.splice(0)) await r.close();
@@ -47,9 +51,22 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     name: "append",
     description: "Appends a line to the log.",
     input: z.object({ line: z.string() }),
-    async execute(input) {
+    async execute(input, ctx) {
       appended.push(input.line);
+      keys.push(ctx.idempotencyKey);
       return { output: `appended ${input.line}` };
+    },
+  });
+
+  /** A tool with an effect that it makes harmless to repeat by the key it is given. */
+  const upsertTool = defineTool({
+    name: "upsert",
+    description: "Stores a line under the call's key.",
+    input: z.object({ line: z.string() }),
+    effects: "idempotent-by-key",
+    async execute(input, ctx) {
+      keys.push(ctx.idempotencyKey);
+      return { output: `stored ${input.line}` };
     },
   });
 
@@ -60,17 +77,23 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       cwd,
       env: {},
       blobs: new MemoryBlobStore(),
-      tools: [readTool(), appendTool, defineGoalTool()],
+      tools: [readTool(), appendTool, upsertTool, defineGoalTool()],
       clock: { now: () => Date.now(), sleep: async () => {} },
     });
     runtimes.push(runtime);
     return runtime;
   }
 
-  /** A session as a process killed mid-run leaves it: stored running, nobody holding it, these messages. */
-  async function cutOff(messages: MessageInput[], agentId = "build"): Promise<string> {
+  /**
+   * A session as a process killed mid-run leaves it: stored running, nobody holding it, these messages
+   * and start records (`{ started }`, written as the run writes one before a call with effects starts).
+   */
+  async function cutOff(messages: Array<MessageInput | ToolStarted>, agentId = "build"): Promise<string> {
     const { id } = await h.store.createSession({ status: "running", agentId, cwd });
-    for (const m of messages) await h.store.appendMessage(id, m);
+    for (const m of messages) {
+      if ("callId" in m) await h.store.appendEntry(id, { type: "custom", customType: TOOL_STARTED_ENTRY_TYPE, data: m });
+      else await h.store.appendMessage(id, m);
+    }
     expect((await h.store.getSession(id))?.status).toBe("interrupted");
     return id;
   }
@@ -93,7 +116,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     );
 
   describe("runtime.resume", () => {
-    it("re-runs an unanswered call of a safe tool, answers an unsafe one as interrupted, and goes on", async () => {
+    it("re-runs an unanswered call of a safe tool, answers one recorded started as interrupted, and goes on", async () => {
       const id = await cutOff([
         user("read the notes and log them"),
         answer([
@@ -101,6 +124,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
           call("c1", "read", { path: "notes.txt" }),
           call("c2", "append", { line: "x" }),
         ]),
+        { callId: "c2", tool: "append", idempotencyKey: "k-c2" },
       ]);
       const model = scriptedModel([[text("Done."), usage({ inputTokens: 7, outputTokens: 3 })]]);
       const { events, result: res } = await finish(runtimeFor(model).runs.resume(id));
@@ -127,6 +151,42 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       // Nothing to take up any more.
       const again = await finish(runtimeFor(model).runs.resume(id));
       expect(again.result.error?.code).toBe("session_not_interrupted");
+    });
+
+    it("runs an at-most-once call that had not started, once, and records its start first", async () => {
+      const id = await cutOff([user("log it"), answer([call("c1", "append", { line: "x" })])]);
+      const model = scriptedModel([[text("Logged.")]]);
+      expect((await finish(runtimeFor(model).runs.resume(id))).result).toMatchObject({ status: "done", text: "Logged." });
+      expect(appended).toEqual(["x"]);
+      expect(keys).toEqual([idempotencyKeyOf(id, "c1")]);
+      const path = await h.store.getActivePath(id);
+      const started = path.findIndex((e) => e.type === "custom" && e.customType === TOOL_STARTED_ENTRY_TYPE);
+      const answered = path.findIndex((e) => e.type === "message" && e.message.role === "tool");
+      expect(path[started]).toMatchObject({ data: { callId: "c1", tool: "append", idempotencyKey: keys[0] } });
+      expect(started).toBeLessThan(answered);
+    });
+
+    it("re-runs an idempotent-by-key call recorded started with the key it started with", async () => {
+      const id = await cutOff([
+        user("store it"),
+        answer([call("c1", "upsert", { line: "x" }), call("c2", "read", { path: "notes.txt" })]),
+        { callId: "c1", tool: "upsert", idempotencyKey: "key-of-the-first-run" },
+      ]);
+      const model = scriptedModel([[text("Stored.")]]);
+      expect((await finish(runtimeFor(model).runs.resume(id))).result).toMatchObject({ status: "done", text: "Stored." });
+      expect(keys).toEqual(["key-of-the-first-run"]);
+      expect(toolOutputs(await h.store.getActivePath(id)).sort()).toEqual([
+        expect.stringContaining("c1 upsert: stored x"),
+        expect.stringContaining("c2 read:"),
+      ]);
+    });
+
+    it("records no start for a tool without effects", async () => {
+      const id = await cutOff([user("read")]);
+      const model = scriptedModel([[toolCall("read", { path: "notes.txt" })], [text("Read.")]]);
+      expect((await finish(runtimeFor(model).runs.resume(id))).result.status).toBe("done");
+      const path = await h.store.getActivePath(id);
+      expect(path.some((e) => e.type === "custom" && e.customType === TOOL_STARTED_ENTRY_TYPE)).toBe(false);
     });
 
     it("answers a user message the model never answered, and keeps a cut-short answer", async () => {
@@ -191,7 +251,13 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       const whole = await finish(runtimeFor(first).runs.run({ prompt: "log the notes", cwd }));
       expect(whole.result.status).toBe("done");
       const path = await h.store.getActivePath(whole.result.sessionId);
-      const cut = path.findIndex((e) => e.type === "message" && JSON.stringify(e.message).includes('"toolCallId":"r1"'));
+      // Cut after the read's result and the append's start record, whichever came last.
+      const cut = Math.max(
+        path.findIndex((e) => e.type === "message" && JSON.stringify(e.message).includes('"toolCallId":"r1"')),
+        path.findIndex(
+          (e) => e.type === "custom" && e.customType === TOOL_STARTED_ENTRY_TYPE && JSON.stringify(e.data).includes('"a1"'),
+        ),
+      );
       const { id } = await h.store.createSession({ status: "running", agentId: "build", cwd });
       for (const e of path.slice(0, cut + 1)) {
         if (e.type === "message") await h.store.appendMessage(id, e.message);

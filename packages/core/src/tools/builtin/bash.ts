@@ -63,6 +63,8 @@ export function bashTool(options: BashToolOptions = {}) {
 
   return defineTool({
     name: "bash",
+    // A command can do anything; it gets the call's key as ARBOR_IDEMPOTENCY_KEY to make itself repeatable.
+    effects: "at-most-once",
     description:
       "Run a shell command (bash -c) in the workspace and return its combined stdout and stderr with the exit code. " +
       `Default timeout ${defaultTimeout} ms, at most ${maxTimeout} ms; on timeout the command and everything it ` +
@@ -83,7 +85,9 @@ export function bashTool(options: BashToolOptions = {}) {
 
       // Lines reach clients as they are written, at most a few times a second.
       const progress = throttleProgress((update) => ctx.metadata(update));
-      const inner = { file: shell, args: ["-c", command], env: {} };
+      // The call's idempotency key reaches the command, so a script can make its effect happen once.
+      const env: Record<string, string> = ctx.idempotencyKey === undefined ? {} : { ARBOR_IDEMPOTENCY_KEY: ctx.idempotencyKey };
+      const inner = { file: shell, args: ["-c", command], env };
       const spawnIt = (spawnable: Command) =>
         runInGroup(spawnable, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
           progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
@@ -122,6 +126,8 @@ export function bashTool(options: BashToolOptions = {}) {
 
 interface RunOptions {
   cwd: string;
+  /** The environment of the command; the process's own when left out. */
+  env: NodeJS.ProcessEnv | undefined;
   timeout: number;
   killGrace: number;
   maxBuffer: number;

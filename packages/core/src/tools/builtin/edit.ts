@@ -21,6 +21,8 @@ export const EditInputSchema = z.strictObject({
 export function editTool() {
   return defineTool({
     name: "edit",
+    // A replacement applied twice can change the file twice (when the new text holds the old).
+    effects: "at-most-once",
     description:
       "Replace exact text in a file. oldString must match the file exactly (whitespace included) and occur once; " +
       "include surrounding lines to make it unique, or set replaceAll to change every occurrence. Read the file first.",

@@ -36,6 +36,8 @@ export function fetchTool(options: FetchToolOptions = {}) {
 
   return defineTool({
     name: "fetch",
+    // An HTTP GET, which the protocol defines as safe.
+    effects: "none",
     description:
       "Fetch a URL with HTTP GET and return its content as text (HTML is converted to readable text unless format is " +
       `"raw"). Responses over ${Math.round(maxBytes / 1024)} KB or slower than the timeout fail.`,

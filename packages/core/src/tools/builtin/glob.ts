@@ -26,7 +26,7 @@ export const GlobInputSchema = z.strictObject({
 export function globTool() {
   return defineTool({
     name: "glob",
-    safeToRepeat: true,
+    effects: "none",
     description:
       'Find files by glob pattern ("**/*.ts", "src/**/*.{js,jsx}", "*.md"). Returns paths, most recently modified first, ' +
       `at most ${GLOB_LIMIT}. node_modules and .git are skipped.`,

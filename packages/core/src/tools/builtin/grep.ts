@@ -36,7 +36,7 @@ interface Match {
 export function grepTool() {
   return defineTool({
     name: "grep",
-    safeToRepeat: true,
+    effects: "none",
     description:
       "Search file contents with a regular expression. Returns matching lines with line numbers, grouped by file " +
       `(most recently modified first), at most ${GREP_LIMIT}. Use include to filter files by glob. Binary files, ` +

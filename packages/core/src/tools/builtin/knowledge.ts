@@ -25,7 +25,7 @@ export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
       "Search the user's knowledge base (documents added with `arbor kb add`) and return the best-matching passages, " +
       "each with its file and lines. Cite the source when you answer from a passage.",
     input: SearchKnowledgeBaseInputSchema,
-    safeToRepeat: true,
+    effects: "none",
     async execute(input) {
       const { hits, notice } = await options.knowledge.query(input.query, input.limit);
       const note = notice === undefined ? "" : `\n\nNote: ${notice}`;

@@ -25,7 +25,7 @@ interface TreeNode {
 export function listTool() {
   return defineTool({
     name: "list",
-    safeToRepeat: true,
+    effects: "none",
     description:
       "List a folder as a tree (folders first, then files). node_modules, .git and similar folders are skipped; " +
       "add globs in ignore to skip more. For finding files by name use glob.",

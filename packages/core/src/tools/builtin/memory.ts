@@ -34,6 +34,8 @@ export function memoryWriteTool(options: MemoryToolOptions) {
   const now = options.now ?? Date.now;
   return defineTool({
     name: "memory_write",
+    // A second run would store the note twice.
+    effects: "at-most-once",
     description:
       "Remember something for later runs: a fact about the user or the project, a preference, a decision. " +
       "Long-term memories (MEMORY.md) are in every run's instructions; daily ones are in the next days' and searchable with memory_search.",
@@ -61,7 +63,7 @@ export function memorySearchTool(options: MemoryToolOptions) {
     description:
       "Search what was remembered (MEMORY.md and the daily logs, of this project and the user) and return the best-matching passages.",
     input: MemorySearchInputSchema,
-    safeToRepeat: true,
+    effects: "none",
     async execute(input, ctx) {
       const hits = searchMemory(await readMemoryFiles(rootsOf(options, ctx.cwd)), input.query, input.limit);
       if (hits.length === 0) return { output: `No memory matches "${input.query}".`, metadata: { hits: 0 } };

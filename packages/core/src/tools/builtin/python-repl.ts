@@ -26,6 +26,8 @@ export function pythonReplTool(options: PythonReplToolOptions) {
   const maxTimeout = options.maxTimeoutMs ?? 600_000;
   return defineTool({
     name: "python_repl",
+    // Code in a live interpreter can do anything, and its state moves on.
+    effects: "at-most-once",
     description:
       "Run Python code in a persistent session (variables survive between calls during this run) and return what it printed " +
       `and the value of a last expression. Default timeout ${defaultTimeout} ms; a call past it is interrupted. ` +

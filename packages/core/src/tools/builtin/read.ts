@@ -36,7 +36,7 @@ export interface ReadToolOptions {
 export function readTool(options: ReadToolOptions = {}) {
   return defineTool({
     name: "read",
-    safeToRepeat: true,
+    effects: "none",
     description:
       "Read a text file as numbered lines. Use offset and limit to read part of a long file; the output says " +
       'where to continue. Paths are relative to the workspace root. A path "blob:<ref>" reads a tool output that ' +

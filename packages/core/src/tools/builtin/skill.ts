@@ -25,6 +25,8 @@ export function skillTool(options: SkillToolOptions = {}) {
   const home = options.arborHome ?? arborHome();
   return defineTool({
     name: "skill",
+    // Reads a skill's instructions.
+    effects: "none",
     description:
       "Load a skill: instructions for a specialised task from a SKILL.md in .arbor/skills/<name>/ of the workspace " +
       "or $ARBOR_HOME/skills/<name>/. Call without name to list the skills with their descriptions, then with a name " +

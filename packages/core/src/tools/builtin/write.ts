@@ -18,6 +18,8 @@ export const WriteInputSchema = z.strictObject({
 export function writeTool() {
   return defineTool({
     name: "write",
+    // The whole content is written each time: a second run leaves the file as the first did.
+    effects: "idempotent-by-key",
     description:
       "Write a file with the given content, replacing it if it exists and creating missing folders. " +
       "Prefer edit for changing part of an existing file.",

@@ -1,0 +1,16 @@
+import { z } from "zod";
+
+/**
+ * `customType` of the `custom` entry a run writes just before a call of a tool with effects starts:
+ * after a crash it tells a call that may have done its work from one that never began, and it keeps
+ * the key the call was given so a repeat can pass the same one.
+ */
+export const TOOL_STARTED_ENTRY_TYPE = "arbor.tool_started";
+
+export const ToolStartedSchema = z.object({
+  callId: z.string().min(1),
+  tool: z.string().min(1),
+  idempotencyKey: z.string().min(1),
+});
+
+export type ToolStarted = z.infer<typeof ToolStartedSchema>;
