@@ -126,8 +126,6 @@ export function bashTool(options: BashToolOptions = {}) {
 
 interface RunOptions {
   cwd: string;
-  /** The environment of the command; the process's own when left out. */
-  env: NodeJS.ProcessEnv | undefined;
   timeout: number;
   killGrace: number;
   maxBuffer: number;
