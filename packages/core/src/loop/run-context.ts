@@ -153,8 +153,8 @@ export interface RunExtension {
   aroundTool?(run: RunContext, call: ToolCallInfo, invoke: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
   /**
    * Only in a woken run (`runtime.resume`: its process died mid-run). `call` was left without a
-   * result and its tool is not safe to repeat, so by default the model reads that it was
-   * interrupted. Return true when this extension's tool can take up the work that call had begun
+   * result and its tool runs at most once (`effects`), so by default the model reads that it was
+   * interrupted (or, never recorded started, it runs for the first time). Return true when this extension's tool can take up the work that call had begun
    * instead of starting it again (a sub-agent whose session continues from its own journal, say):
    * the call then runs once more through the usual path (permission, `aroundTool`, the tool), and
    * its real result is recorded. The extension must make the tool continue, never repeat, what it

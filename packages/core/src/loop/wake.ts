@@ -63,11 +63,13 @@ async function settleOpenCalls(
   point: Extract<ResumePoint, { kind: "tools" }>,
   started: ReadonlyMap<string, string>,
 ): Promise<void> {
+  // Every at-most-once call is offered to the features first: one that takes it up continues its work
+  // (a sub-agent's branches) whether or not its start was recorded.
   const cut = point.open.filter(
     (c) =>
-      started.has(c.toolCallId) &&
       toolEffects(ctx.registry.get(c.toolName)) === "at-most-once" &&
-      !takenUp(ctx, point.messageId, c),
+      !takenUp(ctx, point.messageId, c) &&
+      started.has(c.toolCallId),
   );
   const run = point.open.filter((c) => !cut.includes(c));
   await recordInterrupted(ctx, cut, RESUMED_INTERRUPTED_OUTPUT);
