@@ -98,7 +98,6 @@ export type {
 } from "./runtime/types.js";
 // Running agents
 export { createRuntime } from "./runtime.js";
-export type { AskAnswer, AskInput, AskKind, AskRecord, ListAsksOptions } from "./store/asks.js";
 export { type SessionExport, SessionExportSchema } from "./store/export-format.js";
 export { FileStore } from "./store/file/file-store.js";
 export type { FileStoreOptions } from "./store/file/file-store-options.js";
