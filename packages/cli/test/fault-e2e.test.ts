@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
 import { hang, type Script, text, toolCall } from "@arbor/testkit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
 import { useCliE2e } from "./helpers/e2e.js";
 import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
@@ -123,6 +123,10 @@ describe.each(storeCases(() => e2e.dir).filter(([name]) => name !== "file"))(
 );
 
 describe("a crash or a stop in the middle of a tool call", () => {
+  // These cases watch the tool's own process on the host (its pid, whether it outlives arbor), which
+  // the OS sandbox hides in a PID namespace of its own: they run unsandboxed, as on a machine without
+  // bubblewrap. The sandbox's own guarantee (nothing outlives the call) is in its escape suite.
+  beforeEach(() => writeFileSync(join(e2e.workspace, "arbor.json"), JSON.stringify({ sandbox: { mode: "off" } })));
   const sleeper = (pidFile: string) => toolCall("bash", { command: `echo $$ > ${pidFile}; exec sleep 30` });
 
   async function runUntilTool(

@@ -26,7 +26,8 @@ describe("arbor run --session on a session another process runs", () => {
   it("steers that run: its next model request carries the message after the tool result", async () => {
     const home = join(e2e.dir, "home-steer");
     // The first run's bash call blocks reading this pipe until the test writes to it.
-    const fifo = join(e2e.dir, "hold");
+    // In the workspace: the tool's command runs in the sandbox, which sees the workspace, not the test's folders.
+    const fifo = join(e2e.workspace, "hold");
     execFileSync("mkfifo", [fifo]);
     const baseURL = await rig.fakeServer([
       [toolCall("bash", { command: `read line < ${fifo}; echo "got $line"`, description: "wait for the test" })],

@@ -17,7 +17,8 @@ describe("bash output reaches the client as the command writes it", () => {
   it("a tool_progress event with the first line comes before the command finishes, and the result keeps the line count", async () => {
     const home = join(e2e.dir, "home");
     // The command prints a line, then blocks on this pipe until the test has seen that line.
-    const fifo = join(e2e.dir, "hold");
+    // In the workspace: the tool's command runs in the sandbox, which sees the workspace, not the test's folders.
+    const fifo = join(e2e.workspace, "hold");
     execFileSync("mkfifo", [fifo]);
     const baseURL = await rig.fakeServer([
       [toolCall("bash", { command: `echo first line; read line < ${fifo}; echo "then $line"` }, { id: "b1" })],
@@ -49,7 +50,7 @@ describe("bash output reaches the client as the command writes it", () => {
       const path: Entry[] = await store.getActivePath(sessionId);
       const tool = path.find((e) => e.type === "message" && e.message.role === "tool");
       const part = tool?.type === "message" ? (tool.message.content[0] as { metadata?: Record<string, unknown> }) : undefined;
-      expect(part?.metadata).toEqual({ exitCode: 0, signal: null, timedOut: false, lines: 2 });
+      expect(part?.metadata).toMatchObject({ exitCode: 0, signal: null, timedOut: false, lines: 2 });
     } finally {
       await store.close();
     }
