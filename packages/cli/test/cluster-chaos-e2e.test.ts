@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Entry, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
@@ -106,6 +106,8 @@ describe("arbor serve --cluster under kill -9", () => {
     `${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`,
     options,
     async () => {
+      // A retried attempt runs the same jobs in the same workspace: its effects are counted afresh.
+      await rm(join(e2e.workspace, "effects.log"), { force: true });
       const db = await createTestDatabase();
       const rig = new FaultRig(() => e2e.workspace);
       const home = join(e2e.dir, "home");

@@ -31,7 +31,9 @@ beforeAll(async () => {
   // A second branch after the plan was made, so Compare has two paths to set side by side and the
   // active one still holds the goals.
   const snapshot = (await (await server.api(`/api/sessions/${sessionId}`)).json()) as Snapshot;
-  await chatToEnd(server, { message: "Say it another way", session_id: sessionId, from_entry_id: snapshot.activePath[2] });
+  // Branch after the goal call's result (the first tool message), which holds the plan.
+  const planned = snapshot.entries.find((e) => e.type === "message" && e.message.role === "tool")?.id;
+  await chatToEnd(server, { message: "Say it another way", session_id: sessionId, from_entry_id: planned });
 });
 
 interface Fit {

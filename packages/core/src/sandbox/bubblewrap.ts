@@ -61,11 +61,15 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       for (const path of policy.hidden) args.push(...(await hide(path)));
       args.push("--bind", policy.tmp, "/tmp");
       for (const path of policy.readable) if (await exists(path)) args.push("--ro-bind", path, path);
+      // The program itself (and the package it runs, an MCP server's script say) stays reachable when
+      // it lives where the sandbox hides (a checkout under /tmp, a toolchain in the home folder): read-only.
+      const programRoots = await programPlaces(inner, policy.hidden);
+      for (const path of programRoots) args.push("--ro-bind", path, path);
       args.push("--bind", policy.workspace, policy.workspace);
       for (const path of policy.writable) if (await exists(path)) args.push("--bind", path, path);
       for (const path of policy.readOnly) if (await exists(path)) args.push("--ro-bind", path, path);
       // A hidden place inside a writable one (Arbor's home or the store in the workspace) is hidden again on top.
-      const opened = [policy.workspace, ...policy.writable, ...policy.readable];
+      const opened = [policy.workspace, ...policy.writable, ...policy.readable, ...programRoots];
       for (const path of policy.hidden) {
         if (opened.some((root) => path !== root && within(path, root))) args.push(...(await hide(path)));
       }
@@ -110,6 +114,42 @@ async function hide(path: string): Promise<string[]> {
   if (!info) return [];
   if (info.isSymbolicLink()) return [];
   return info.isDirectory() ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path];
+}
+
+/** Scripts an interpreter is given (an MCP server's `node server.js`): their package is the program's too. */
+const SCRIPT = /\.(c|m)?(j|t)s$|\.py$/;
+/** Where keys and credentials live: never bound back, whatever asks for it. */
+const SECRET = /\/\.(ssh|aws|gnupg|azure|kube|docker|config\/gcloud)(\/|$)/;
+
+/**
+ * The places a command's program (its file, and a script file it is given) must be read from when
+ * it lives where the sandbox hides (a checkout under /tmp, a toolchain in the home folder): the
+ * nearest folder above it holding a `node_modules` (so a Node program's packages resolve), else one
+ * holding a `package.json`, else its own folder; never a folder that is or holds a hidden place, and
+ * never a path that looks like a key store. Other arguments (folders, data files) are not exposed.
+ */
+async function programPlaces(inner: { file: string; args: readonly string[] }, hidden: readonly string[]): Promise<string[]> {
+  const places = new Set<string>();
+  const files = [inner.file, ...inner.args.filter((a) => SCRIPT.test(a))];
+  const safe = (dir: string) => dir !== "/" && !hidden.some((h) => within(h, dir));
+  for (const file of files) {
+    if (!file.startsWith("/") || SECRET.test(file)) continue;
+    const info = await lstat(file).catch(() => undefined);
+    if (!info?.isFile() && !info?.isSymbolicLink()) continue;
+    const own = dirname(file);
+    if (!safe(own)) continue;
+    let chosen: string | undefined;
+    let withPackage: string | undefined;
+    for (let dir = own; safe(dir); dir = dirname(dir)) {
+      if (await exists(join(dir, "node_modules"))) {
+        chosen = dir;
+        break;
+      }
+      if (withPackage === undefined && (await exists(join(dir, "package.json")))) withPackage = dir;
+    }
+    places.add(chosen ?? withPackage ?? own);
+  }
+  return [...places];
 }
 
 async function exists(path: string): Promise<boolean> {
