@@ -74,7 +74,8 @@ export class BatchWriter {
         const batch = this.pending.splice(0, MAX_BATCH);
         // A run's ending is logged only when it ends the session's run: a run that lost its session
         // to another driver (its lease lapsed, a takeover began) would otherwise end the stream every
-        // reader follows, while the new driver's events go on after it in the same log.
+        // reader follows, while the new driver's events go on after it in the same log. Its own caller
+        // still gets it through the run's handle.
         const last = batch.at(-1);
         const superseded = last !== undefined && isTerminalRunEvent(last) && !(await this.endsSession());
         const written = superseded ? batch.slice(0, -1) : batch;
@@ -83,7 +84,7 @@ export class BatchWriter {
           this.pending = batch.concat(this.pending);
           return;
         }
-        if (superseded) frames.push(unlogged(last));
+        // Nor is it handed to this process's readers: they follow the log on to the new driver's ending.
         this.tail.append(frames);
         const lastId = frames.findLast((f) => f.id !== undefined)?.id;
         if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
