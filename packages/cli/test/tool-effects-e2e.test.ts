@@ -49,6 +49,8 @@ beforeAll(async () => {
       mcp: {
         servers: { fx: { command: process.execPath, args: [join(e2e.dir, "stamp-server.mjs"), join(e2e.dir, "stamps.log")] } },
       },
+      // The cases read the tool's host process (its pid, a log beside the test): unsandboxed, as in the fault tests.
+      sandbox: { mode: "off" },
     }),
   );
 });
