@@ -5,12 +5,12 @@ import { APPROVAL_ENTRY_TYPE, type ListedApproval } from "@arbor/core/session";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addToApprovalFile } from "../../core/src/permissions/approval-file.js";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /** The built binary: `arbor approvals list|revoke` over a session's, a workspace's and the global approvals. */
 describe("arbor approvals", () => {
-  const e2e = useCliE2e("arbor-cli-approvals-", { realpath: true, workspace: false });
+  const e2e = setupCliE2e("arbor-cli-approvals-", { realpath: true, workspace: false });
   let spec: string;
   let home: string;
   let project: string;

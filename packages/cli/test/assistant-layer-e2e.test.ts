@@ -4,7 +4,7 @@ import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli, startArbor } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /**
  * The assistant layer end to end, each part through the processes a user would run: the document is
@@ -12,7 +12,7 @@ import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
  * OpenAI-compatible server (the real provider path), and what is checked is what the API answers.
  */
 
-const e2e = useCliE2e("arbor-assistant-e2e-", { workspace: false });
+const e2e = setupCliE2e("arbor-assistant-e2e-", { workspace: false });
 const servers: FakeOpenAIServer[] = [];
 const children: RunningCli[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { SessionExport, SessionMeta, Snapshot } from "@arbor/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbor, type CliResult } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { type Seeded, seed, withStore } from "./helpers/seed.js";
 
@@ -39,7 +39,7 @@ const BACKENDS = [
 ];
 
 describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }) => {
-  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
+  const e2e = setupCliE2e("arbor-cli-e2e-", { workspace: false });
   let spec: string;
   let seeded: Seeded;
   const cli = (...args: string[]) => e2e.arbor([...args, "--store", spec]);
@@ -225,7 +225,7 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
 });
 
 describe("store selection and input files", () => {
-  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
+  const e2e = setupCliE2e("arbor-cli-e2e-", { workspace: false });
 
   it("defaults to the file store in ARBOR_HOME; ARBOR_STORE overrides it, --store overrides both", async () => {
     const home = join(e2e.dir, "home");
@@ -318,7 +318,7 @@ describe("store selection and input files", () => {
 });
 
 describe("export/import round trip: file → postgres → sqlite → file", () => {
-  const e2e = useCliE2e("arbor-cli-e2e-", { workspace: false });
+  const e2e = setupCliE2e("arbor-cli-e2e-", { workspace: false });
   let db: { url: string; drop(): Promise<void> } | undefined;
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -5,7 +5,7 @@ import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arb
 import { beforeAll, describe, expect, it } from "vitest";
 import { otherHostsWork } from "./helpers/cli.js";
 import { follow, type Instance, percentile, postChat, type Received, startInstance } from "./helpers/cluster.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, seededRandom } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
@@ -40,7 +40,7 @@ const BUDGET_MS = Math.max(300_000, KILLS * KILL_EVERY_MS * 6 + RUNS * 2_000);
 const { seed, between } = seededRandom("ARBOR_CLUSTER_SEED");
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const e2e = useCliE2e("arbor-cluster-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
+const e2e = setupCliE2e("arbor-cluster-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
 
 beforeAll(async () => {
   // The runs' bash lines run without asking; anything else bash would do asks (the ask test).

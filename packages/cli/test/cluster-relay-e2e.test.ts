@@ -8,7 +8,7 @@ import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readUi, user } from "../../server/test/helpers/ui-stream.js";
 import { driverOf, follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig } from "./helpers/fault.js";
 import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
@@ -24,7 +24,7 @@ import { withStore } from "./helpers/seed.js";
 /** The MySQL/MariaDB server of the SQL tests; `--cluster` must refuse it without writing to it. */
 const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 
-const e2e = useCliE2e("arbor-cluster-relay-");
+const e2e = setupCliE2e("arbor-cluster-relay-");
 
 beforeAll(async () => {
   await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));

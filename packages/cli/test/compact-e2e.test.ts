@@ -5,11 +5,11 @@ import { SUMMARY_SYSTEM_PROMPT } from "@arbor/core/context";
 import { type StepContext, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor compact` end to end: the built binary, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
 
-const e2e = useCliE2e("arbor-compact-e2e-");
+const e2e = setupCliE2e("arbor-compact-e2e-");
 
 const model = (baseURL: string) => ["--model", FAKE_MODEL, "--base-url", baseURL];
 

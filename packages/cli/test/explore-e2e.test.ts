@@ -1,7 +1,7 @@
 import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIServer, type ScriptStep, startFakeOpenAI, text, toolCall, usage } from "@arbor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
 /**
  * The goal tree and sub-traces end to end: the built `arbor` against the fake OpenAI-compatible
@@ -9,7 +9,7 @@ import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
  * sessions list` and `show` display the sub-traces, their parent and the parent's agent_call goal.
  */
 
-const e2e = useCliE2e("arbor-explore-e2e-", { files: { "api.ts": "export const api = 1;\n" } });
+const e2e = setupCliE2e("arbor-explore-e2e-", { files: { "api.ts": "export const api = 1;\n" } });
 /** One server for the whole file: the tests read the sessions of the first one's run. */
 let server: FakeOpenAIServer;
 

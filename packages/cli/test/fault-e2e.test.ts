@@ -4,7 +4,7 @@ import type { Entry, Message, RunEvent, Snapshot } from "@arbor/core";
 import { hang, type Script, text, toolCall } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
 
 /**
@@ -12,7 +12,7 @@ import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTe
  * one SQL store, kill -9 and SIGTERM in the middle of a tool call. Each case prints its figures.
  */
 
-const e2e = useCliE2e("arbor-fault-e2e-");
+const e2e = setupCliE2e("arbor-fault-e2e-");
 const rig = new FaultRig(() => e2e.workspace);
 const strayPids = rig.strayPids;
 afterEach(() => rig.cleanup());

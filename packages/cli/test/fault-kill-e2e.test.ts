@@ -4,7 +4,7 @@ import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from
 import { beforeAll, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import {
   chat,
   chatUntilToken,
@@ -24,7 +24,7 @@ import { withStore } from "./helpers/seed.js";
  * (sub-traces too), and continue with a new prompt whose request pairs every tool call.
  */
 
-const e2e = useCliE2e("arbor-fault-kill-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
+const e2e = setupCliE2e("arbor-fault-kill-", { files: { "notes.txt": "one\ntwo\nthree\n" } });
 
 /** The points are random; the seed is printed so a failing trial can be replayed with ARBOR_FAULT_SEED. */
 const { seed, between } = seededRandom("ARBOR_FAULT_SEED");

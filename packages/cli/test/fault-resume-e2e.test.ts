@@ -5,7 +5,7 @@ import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arb
 import { beforeAll, describe, expect, it } from "vitest";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines, seededRandom, storeCases } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -17,7 +17,7 @@ import { withStore } from "./helpers/seed.js";
  * for calls answered as interrupted.
  */
 
-const e2e = useCliE2e("arbor-fault-resume-", { workspace: false });
+const e2e = setupCliE2e("arbor-fault-resume-", { workspace: false });
 
 const { seed, between } = seededRandom("ARBOR_FAULT_SEED");
 const TRIALS = Number(process.env.ARBOR_RESUME_TRIALS ?? 30);

@@ -5,7 +5,7 @@ import type { SessionExport } from "@arbor/core";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { AtifTrajectorySchema } from "../../core/src/interop/atif/schema.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -23,7 +23,7 @@ interface Report {
   notImported: Array<{ path: string; reason: string }>;
 }
 
-const e2e = useCliE2e("arbor-import-e2e-", { workspace: false });
+const e2e = setupCliE2e("arbor-import-e2e-", { workspace: false });
 
 const storeCount = async (store: string) => (await withStore(store, (s) => s.listSessions({ limit: 1000 }))).sessions.length;
 

@@ -4,9 +4,9 @@ import { KnowledgeBase } from "@arbor/core/tools";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
-const e2e = useCliE2e("arbor-kb-", { workspace: false });
+const e2e = setupCliE2e("arbor-kb-", { workspace: false });
 
 /** A home and a folder of documents of the test's own. */
 async function homeAndDocs(): Promise<{ home: string; docs: string }> {

@@ -7,12 +7,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ARBOR_BIN } from "./helpers/cli.js";
-import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
 /** The MCP servers from npm, run from the workspace's node_modules with this Node. */
 const modules = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/", import.meta.url));
 
-const e2e = useCliE2e("arbor-mcp-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
+const e2e = setupCliE2e("arbor-mcp-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
 beforeAll(async () => {
   await writeFile(

@@ -1,7 +1,7 @@
 import { text } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -11,7 +11,7 @@ import { withStore } from "./helpers/seed.js";
  * The session is left as a process killed after writing the prompt leaves it: stored running, no lease.
  */
 
-const e2e = useCliE2e("arbor-resume-cli-");
+const e2e = setupCliE2e("arbor-resume-cli-");
 const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
 

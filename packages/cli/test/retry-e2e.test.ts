@@ -1,11 +1,11 @@
 import { createServer } from "node:net";
 import { error, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /** Provider retries are shown as they happen, in words that say what to check. */
 
-const e2e = useCliE2e("arbor-retry-e2e-");
+const e2e = setupCliE2e("arbor-retry-e2e-");
 
 const runArgs = (baseURL: string, ...rest: string[]) => ["run", ...e2e.modelArgs(baseURL), ...rest];
 

@@ -5,7 +5,7 @@ import { type Script, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { hasGit, git as runGit } from "../../../test-setup/git.js";
 import { arbor } from "./helpers/cli.js";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 import { snapshotOf } from "./helpers/session.js";
 
 /**
@@ -14,7 +14,7 @@ import { snapshotOf } from "./helpers/session.js";
  * for byte over every file (ignored ones included) each time.
  */
 
-const e2e = useCliE2e("arbor-revert-e2e-", { workspace: false });
+const e2e = setupCliE2e("arbor-revert-e2e-", { workspace: false });
 
 /** Every file under `root` (the user's .git excluded) with its bytes, by relative path. */
 async function tree(root: string): Promise<Record<string, string>> {

@@ -2,11 +2,11 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --agent <custom>` with the agent defined in the workspace's arbor.json, over the fake OpenAI server. */
 
-const e2e = useCliE2e("arbor-agents-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
+const e2e = setupCliE2e("arbor-agents-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
 beforeAll(async () => {
   await mkdir(join(e2e.workspace, "prompts"), { recursive: true });

@@ -6,11 +6,11 @@ import { loadCassette } from "@arbor/core/llm";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --record` against the fake OpenAI-compatible server, then `--replay` with no server at all. */
 
-const e2e = useCliE2e("arbor-cassette-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
+const e2e = setupCliE2e("arbor-cassette-e2e-", { files: { "notes.txt": "the answer is 42\n" } });
 
 const events = runEvents;
 

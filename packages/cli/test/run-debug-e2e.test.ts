@@ -2,11 +2,11 @@ import { openStore } from "@arbor/core";
 import { readDebugRecords } from "@arbor/core/events";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor run --debug <level>`: the run's calls are kept for the inspector's Debug tab, as over the API. */
 
-const e2e = useCliE2e("arbor-run-debug-", { files: { "notes.txt": "the answer is 42\n" } });
+const e2e = setupCliE2e("arbor-run-debug-", { files: { "notes.txt": "the answer is 42\n" } });
 
 const args = e2e.runArgs;
 

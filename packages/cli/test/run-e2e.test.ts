@@ -6,7 +6,7 @@ import type { RunEvent, Snapshot } from "@arbor/core";
 import { error, hang, type Script, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { runEvents, useCliE2e } from "./helpers/e2e.js";
+import { runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -16,7 +16,7 @@ import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 const STACK_TRACE = /\n\s+at /;
 
-const e2e = useCliE2e("arbor-run-e2e-", { files: { "notes.txt": "the answer is 42\n", ".env": "SECRET_TOKEN=hunter2\n" } });
+const e2e = setupCliE2e("arbor-run-e2e-", { files: { "notes.txt": "the answer is 42\n", ".env": "SECRET_TOKEN=hunter2\n" } });
 
 /** `arbor run --json` against the fake server, in the test workspace. */
 const runArgs = e2e.runArgs;

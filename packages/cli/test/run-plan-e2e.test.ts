@@ -2,12 +2,12 @@ import { type Script, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { createJsonView } from "../src/render/live.js";
 import { createPlanApprovalHandler } from "../src/run/plan-approval.js";
-import { FAKE_MODEL, runEvents, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { captureIo } from "./helpers/io.js";
 
 /** `arbor run` in plan mode against the fake OpenAI-compatible server: the replanner's structured output over HTTP too. */
 
-const e2e = useCliE2e("arbor-plan-e2e-");
+const e2e = setupCliE2e("arbor-plan-e2e-");
 
 const PLAN = toolCall("plan_create", { title: "Tidy up", steps: ["Look around", { title: "Change things" }, "Check"] });
 

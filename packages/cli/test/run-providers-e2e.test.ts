@@ -7,7 +7,7 @@ import {
   startRecordedProvider,
 } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { runEvents, useCliE2e } from "./helpers/e2e.js";
+import { runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
@@ -18,7 +18,7 @@ import { messagesOf, snapshotOf } from "./helpers/session.js";
  * tools `arbor run` does not have, so their results are "unknown tool" errors: the loop goes on.
  */
 
-const e2e = useCliE2e("arbor-providers-e2e-");
+const e2e = setupCliE2e("arbor-providers-e2e-");
 const servers: RecordedProviderServer[] = [];
 
 afterEach(async () => {

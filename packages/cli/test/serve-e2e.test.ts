@@ -3,11 +3,11 @@ import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
 import { text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { FAKE_MODEL, useCliE2e } from "./helpers/e2e.js";
+import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor serve` end to end: the built binary on a free loopback port, runs against the fake OpenAI-compatible server. */
 
-const e2e = useCliE2e("arbor-serve-e2e-");
+const e2e = setupCliE2e("arbor-serve-e2e-");
 
 function sseEvents(body: string): Array<{ id: string; event: RunEvent }> {
   return body

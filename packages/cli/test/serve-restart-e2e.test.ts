@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { hang, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pidNamespacesWork } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { chat, chatUntil, FaultRig, jsonLines, show, storeCases } from "./helpers/fault.js";
 
 /**
@@ -13,7 +13,7 @@ import { chat, chatUntil, FaultRig, jsonLines, show, storeCases } from "./helper
  * must still know the holder dead, resume the run and finish it, on every store.
  */
 
-const e2e = useCliE2e("arbor-serve-restart-");
+const e2e = setupCliE2e("arbor-serve-restart-");
 const OWN_PIDS = pidNamespacesWork();
 
 beforeAll(async () => {

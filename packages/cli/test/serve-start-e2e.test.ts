@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 
 /** What `arbor serve` says at start-up: a missing model, and a port it cannot have, in words. */
 
-const e2e = useCliE2e("arbor-serve-start-");
+const e2e = setupCliE2e("arbor-serve-start-");
 
 describe("arbor serve at start-up", () => {
   it("warns when no model is configured, and not when one is; a port in use is an error saying what to do", async () => {

@@ -4,7 +4,7 @@ import type { SessionMeta } from "@arbor/core";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { storeCases } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -13,7 +13,7 @@ import { withStore } from "./helpers/seed.js";
  * listed as damaged and removed by rm (exit 0), on every store, and the healthy session stays.
  */
 
-const e2e = useCliE2e("arbor-sessions-damaged-");
+const e2e = setupCliE2e("arbor-sessions-damaged-");
 
 /** Damages `ids` (made with a message each) in the given store, one way per id; returns those ids. */
 type Damage = (home: string, store: string | undefined) => Promise<string[]>;

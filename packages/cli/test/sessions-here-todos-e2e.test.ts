@@ -4,12 +4,12 @@ import type { SessionMeta } from "@arbor/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TODOS_ENTRY_TYPE } from "../../core/src/todos/todo-record.js";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 
 /** The built binary against a file store: `sessions list --here` and the todo list in `sessions show`. */
 describe("arbor sessions by workspace, and their todos", () => {
-  const e2e = useCliE2e("arbor-cli-here-", { realpath: true, workspace: false });
+  const e2e = setupCliE2e("arbor-cli-here-", { realpath: true, workspace: false });
   let spec: string;
   let home: string;
   let projectA: string;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 
 /**
@@ -12,7 +12,7 @@ import { FaultRig, jsonLines } from "./helpers/fault.js";
  * the session hands the message to that run, whose next model request carries it.
  */
 
-const e2e = useCliE2e("arbor-steer-cli-");
+const e2e = setupCliE2e("arbor-steer-cli-");
 const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
 

@@ -4,13 +4,13 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import mysql from "mysql2/promise";
 import { describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 
 /** Store specs that are typos are errors that create nothing; `mariadb://` opens the MySQL store. */
 
 const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 
-const e2e = useCliE2e("arbor-store-spec-", { workspace: false });
+const e2e = setupCliE2e("arbor-store-spec-", { workspace: false });
 
 describe("--store", () => {
   it("refuses mistyped schemes, an empty file: and a missing path, creating nothing", async () => {

@@ -3,7 +3,7 @@ import { hang, type ScriptAction, type StepContext, text, toolCall } from "@arbo
 import { afterEach, describe, expect, it } from "vitest";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
 import { arbor } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
@@ -14,7 +14,7 @@ import { withStore } from "./helpers/seed.js";
  * real reports, not "interrupted".
  */
 
-const e2e = useCliE2e("arbor-subtrace-resume-", { files: { "a.txt": "alpha\n", "b.txt": "beta\n" } });
+const e2e = setupCliE2e("arbor-subtrace-resume-", { files: { "a.txt": "alpha\n", "b.txt": "beta\n" } });
 const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
 

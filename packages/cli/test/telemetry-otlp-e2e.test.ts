@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 
 /** What an OTLP/HTTP JSON export holds of each span. */
 interface OtlpSpan {
@@ -44,7 +44,7 @@ async function startReceiver(): Promise<{
 
 const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value;
 
-const e2e = useCliE2e("arbor-otlp-e2e-");
+const e2e = setupCliE2e("arbor-otlp-e2e-");
 
 describe("arbor run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   it("exports the run's GenAI spans over OTLP/HTTP to the collector", async () => {

@@ -5,7 +5,7 @@ import type { RunEvent } from "@arbor/core";
 import { type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 
 /**
@@ -14,7 +14,7 @@ import { FaultRig, jsonLines } from "./helpers/fault.js";
  * idempotent-by-key one (an MCP tool that says so) runs again with the key it was first given.
  */
 
-const e2e = useCliE2e("arbor-tool-effects-");
+const e2e = setupCliE2e("arbor-tool-effects-");
 const sdk = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/sdk/dist/esm/", import.meta.url));
 
 /**

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { type Entry, openStore } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
 
 /** Live tool progress over the fake OpenAI server: `arbor run --json` prints bash's lines while it runs. */
 
-const e2e = useCliE2e("arbor-progress-cli-");
+const e2e = setupCliE2e("arbor-progress-cli-");
 const rig = new FaultRig(() => e2e.workspace);
 afterEach(() => rig.cleanup());
 

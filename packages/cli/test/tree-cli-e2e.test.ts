@@ -4,7 +4,7 @@ import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { text, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { CliResult } from "./helpers/cli.js";
-import { useCliE2e } from "./helpers/e2e.js";
+import { setupCliE2e } from "./helpers/e2e.js";
 import { withStore } from "./helpers/seed.js";
 import { snapshotOf } from "./helpers/session.js";
 
@@ -13,7 +13,7 @@ import { snapshotOf } from "./helpers/session.js";
  * any entry, switching branch, forking, labelling, comparing, and ids shortened like git's.
  */
 
-const e2e = useCliE2e("arbor-tree-cli-");
+const e2e = setupCliE2e("arbor-tree-cli-");
 
 const answer = (words: string) => [text(words), usage({ inputTokens: 50, outputTokens: 5 })];
 

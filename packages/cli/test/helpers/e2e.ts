@@ -48,7 +48,7 @@ export interface CliE2eOptions {
 export const FAKE_MODEL = "openai-compatible/fake";
 
 /** Registers the hooks of a CLI end-to-end test file; `prefix` names its temporary directory. */
-export function useCliE2e(prefix: string, opts: CliE2eOptions = {}): CliE2e {
+export function setupCliE2e(prefix: string, opts: CliE2eOptions = {}): CliE2e {
   let dir: string | undefined;
   let server: FakeOpenAIServer | undefined;
   const need = () => {
