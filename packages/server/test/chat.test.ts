@@ -1,7 +1,7 @@
 import { RunEventSchema } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { EventSource } from "eventsource";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
 import { readSse, type SseMessage, typesOf } from "./helpers/sse.js";
 
@@ -40,6 +40,26 @@ describe("POST /api/chat", () => {
     expect(second.every((m) => m.event.session_id === sessionId)).toBe(true);
     expect(Number(second[0]?.id)).toBeGreaterThan(Number(first.at(-1)?.id));
     expect((await store.getActivePath(sessionId)).length).toBe(4);
+  });
+
+  it("reads the session and the entry to continue from once per chat (admitting and starting are one step)", async () => {
+    const { api, store } = await startServer({ script: [[text("one")], [text("two")]] });
+    const first = await readSse(await api("/api/chat", { json: { message: "a" } }));
+    const sessionId = first[0]?.event.session_id as string;
+    const [userEntry] = await store.getActivePath(sessionId);
+    const getSession = vi.spyOn(store, "getSession");
+    const getEntry = vi.spyOn(store, "getEntry");
+    const acquireLease = vi.spyOn(store, "acquireLease");
+    const second = await readSse(
+      await api("/api/chat", { json: { message: "b", session_id: sessionId, from_entry_id: userEntry?.id } }),
+    );
+    expect(second.at(-1)?.event.type).toBe("done");
+    // Counted up to the run's start: the run itself reads the session as it goes.
+    const beforeRun = (spy: { mock: { invocationCallOrder: number[] } }) =>
+      spy.mock.invocationCallOrder.filter((n) => n < (acquireLease.mock.invocationCallOrder[0] ?? 0)).length;
+    expect(acquireLease).toHaveBeenCalledTimes(1);
+    expect(beforeRun(getSession)).toBe(1);
+    expect(beforeRun(getEntry)).toBe(1);
   });
 
   it("is readable with the eventsource client (POST through its fetch option)", async () => {

@@ -109,26 +109,14 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
       }
-      const turn = turnOf(body);
-      // A message for a session another run drives (here, a second server, the CLI) steers that run, or answers 409.
-      const admitted = await runs.admit(turn, { steer: body.busy !== "reject" });
-      if (admitted) {
-        const { sessionId, messageId } = admitted.steered;
+      // A message for a session another run drives (here, a second server, the CLI) steers that run, or
+      // answers 409; an unknown session or entry is refused before anything is written.
+      const begun = await runs.begin(turnOf(body), { steer: body.busy !== "reject" });
+      if ("steered" in begun) {
+        const { sessionId, messageId } = begun.steered;
         return c.json({ steered: true, session_id: sessionId, message_id: messageId }, 202);
       }
-      if (body.session_id !== undefined) {
-        const sessionId = body.session_id;
-        if (!(await store.getSession(sessionId))) {
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist; omit session_id to start a new one.`);
-        }
-        if (body.from_entry_id !== undefined && !(await store.getEntry(sessionId, body.from_entry_id))) {
-          throw new ArborError(
-            "entry_not_found",
-            `Entry ${body.from_entry_id} does not exist in session ${sessionId}; pick one from GET /api/sessions/${sessionId}.`,
-          );
-        }
-      }
-      const started = await runs.startOrQueue(turn);
+      const { started } = begun;
       return sseResponse(started.sessionId, started.reader);
     },
   );

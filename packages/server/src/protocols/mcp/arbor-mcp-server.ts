@@ -85,7 +85,7 @@ export const mcpProgressWire: RunEventWire<string> = {
 
 /** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
 async function runToEnd(runs: ProtocolRuntime, turn: ChatTurn, extra: CallExtra): Promise<CallToolResult> {
-  await runs.admit(turn, { steer: false });
+  // Refused with session_busy, before any event, when another run drives the session.
   const { sessionId, reader, handle } = await runs.start(turn);
   const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
   extra.signal.addEventListener("abort", onAbort, { once: true });

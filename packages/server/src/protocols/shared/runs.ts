@@ -71,6 +71,28 @@ export class ProtocolRuntime {
       : undefined;
   }
 
+  /**
+   * Admits and starts a turn in one step, the way every door should: refused (503) when this cluster
+   * instance takes no work; bad input (an unknown session or entry) refused before anything is
+   * written; a session with a driver steers its run (when `steer` allows) or is refused with
+   * `session_busy` (409). Otherwise the run starts here under the session's lease — the runtime
+   * checks the session once and takes the lease before answering, so there is no gap between the
+   * decision and the run — or, in a cluster, is recorded and queued for whichever instance takes it.
+   */
+  async begin(turn: ChatTurn, options: { steer: boolean }): Promise<{ steered: SteerResult } | { started: StartedRun }> {
+    requireAccepting(this.ctx);
+    if (this.ctx.cluster) {
+      const admitted = await this.admit(turn, options);
+      return admitted ?? { started: await this.startOrQueue(turn) };
+    }
+    const { busy: _busy, ...input } = toRunInput(turn);
+    const started = await this.ctx.runtime.runs.start({ ...input, onBusy: options.steer ? "steer" : "reject" });
+    if (started.kind === "steered") return { steered: { sessionId: started.sessionId, messageId: started.messageId } };
+    return {
+      started: { sessionId: started.handle.sessionId, reader: followRun(this.ctx, started.handle), handle: started.handle },
+    };
+  }
+
   /** Whether a run of this runtime or another process drives the session. */
   async isBusy(sessionId: string): Promise<boolean> {
     return (await this.ctx.runtime.runs.busy(sessionId)) !== undefined;
@@ -82,6 +104,7 @@ export class ProtocolRuntime {
    * records its events and this reads them from the first.
    */
   async start(turn: ChatTurn): Promise<LocalRun> {
+    requireAccepting(this.ctx);
     const { busy: _reject, ...input } = toRunInput(turn);
     const started = await this.ctx.runtime.runs.start({ ...input, onBusy: "reject" });
     if (started.kind !== "started") {
