@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Route, RouteSpec } from "./http/route.js";
+import type { EndpointOperation, ProtocolEndpoint } from "./protocols/protocol.js";
 import { NAMED_SCHEMAS } from "./schemas.js";
 
 type Json = Record<string, unknown>;
@@ -16,7 +17,11 @@ function strip(schema: Json): Json {
  * with (`z.toJSONSchema`, JSON Schema 2020-12, which is OpenAPI 3.1's dialect). Named payloads go
  * to `components.schemas` and are referenced; path and query parameters are listed one by one.
  */
-export function openApiDocument(routes: readonly Route[], info: { title: string; version: string }): Json {
+export function openApiDocument(
+  routes: readonly Route[],
+  info: { title: string; version: string },
+  endpoints: readonly ProtocolEndpoint[] = [],
+): Json {
   const registry = z.registry<{ id: string }>();
   const names = new Map<z.ZodType, string>();
   for (const [name, schema] of Object.entries(NAMED_SCHEMAS)) {
@@ -38,6 +43,11 @@ export function openApiDocument(routes: readonly Route[], info: { title: string;
     const path = spec.path.replace(/:([A-Za-z_]+)/g, "{$1}");
     paths[path] ??= {};
     (paths[path] as Record<string, Json>)[spec.method.toLowerCase()] = operation(spec, schemaOf);
+  }
+  for (const endpoint of endpoints) {
+    const item: Record<string, Json> = {};
+    for (const [method, op] of Object.entries(endpoint.operations)) item[method] = endpointOperation(endpoint, method, op);
+    paths[endpoint.path] = item;
   }
   return {
     openapi: "3.1.0",
@@ -101,4 +111,26 @@ function operation(spec: RouteSpec, schemaOf: (s: z.ZodType, io: "input" | "outp
   if (spec.body) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(spec.body, "input") } } };
   op.security = spec.public ? [] : [{ bearer: [] }];
   return op;
+}
+
+/** A protocol endpoint's method: its messages are the protocol's (see `externalDocs`), so bodies are described, not schematised. */
+function endpointOperation(endpoint: ProtocolEndpoint, method: string, op: EndpointOperation): Json {
+  const responses: Record<string, Json> = {};
+  for (const [status, r] of Object.entries(op.responses)) {
+    responses[status] = r.contentType
+      ? { description: r.description, content: { [r.contentType]: {} } }
+      : { description: r.description };
+  }
+  const words = endpoint.path.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
+  const out: Json = {
+    operationId: method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(""),
+    summary: op.summary,
+    description: op.description,
+    tags: [endpoint.docs.tag],
+    externalDocs: { url: endpoint.docs.url },
+    responses,
+    security: [{ bearer: [] }],
+  };
+  if (op.body) out.requestBody = { required: true, content: { [op.body]: { schema: { type: "object" } } } };
+  return out;
 }

@@ -105,7 +105,11 @@ export function createServer(options: ServerOptions): ArborServer {
   let document: Record<string, unknown> | undefined;
   const routes: Route[] = [
     ...metaRoutes(() => {
-      document ??= openApiDocument(routes, { title: "Arbor", version: SERVER_VERSION });
+      document ??= openApiDocument(
+        routes,
+        { title: "Arbor", version: SERVER_VERSION },
+        protocols.flatMap((p) => p.endpoints),
+      );
       return document;
     }, options.cluster),
     ...apiDocsRoutes(),

@@ -58,9 +58,17 @@ describe("GET /api/openapi.json", () => {
         "GET /api/traces/{id}",
         "GET /api/traces/{id}/messages",
         "PATCH /api/traces/{id}/replay",
+        "POST /mcp",
+        "GET /mcp",
+        "DELETE /mcp",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);
+    // A protocol's endpoint is listed with its methods, behind the token, pointing at its specification.
+    const mcp = doc.paths["/mcp"]?.post as { security: unknown[]; tags: string[]; externalDocs: { url: string } };
+    expect(mcp.security).toEqual([{ bearer: [] }]);
+    expect(mcp.tags).toEqual(["mcp"]);
+    expect(mcp.externalDocs.url).toMatch(/^https:\/\/modelcontextprotocol\.io\//);
     expect(doc.paths["/api/chat"]?.post?.requestBody).toEqual({
       required: true,
       content: { "application/json": { schema: { $ref: "#/components/schemas/ChatRequest" } } },

@@ -2,15 +2,30 @@ import type { Context } from "hono";
 import type { ServerContext } from "../context.js";
 import type { Route } from "../http/route.js";
 
+/** One HTTP method of an endpoint as the OpenAPI document lists it. */
+export interface EndpointOperation {
+  summary: string;
+  description: string;
+  /** Content type of the request body, when the method takes one (JSON-RPC messages: application/json). */
+  body?: string;
+  /** Status → what it means and, when it has a body, its content type. */
+  responses: Readonly<Record<number, { description: string; contentType?: string }>>;
+}
+
 /**
  * An endpoint that speaks a wire of its own (JSON-RPC, say) rather than the API's JSON routes:
- * served behind the same host, origin and token checks, and left out of the OpenAPI document,
- * which cannot describe it.
+ * served behind the same host, origin and token checks. Its messages are the protocol's own, which
+ * the OpenAPI document cannot spell out, so it lists the endpoint's methods with what they carry and
+ * points at the protocol's specification (`docs`).
  */
 export interface ProtocolEndpoint {
   /** Exact path, every method. */
   path: string;
   handle(c: Context): Promise<Response>;
+  /** The methods a client uses, for the OpenAPI document. */
+  operations: Readonly<Partial<Record<"get" | "post" | "delete", EndpointOperation>>>;
+  /** The protocol's tag in the OpenAPI document and where its messages are specified. */
+  docs: { tag: string; url: string };
 }
 
 /** What a protocol serves once mounted over a server's runtime. */
