@@ -112,6 +112,12 @@ export const ChatRequest = z.strictObject({
     .describe(
       "When session_id has a run in progress (here or in another process): `steer` (default) hands the message to that run, which reads it before its next model call, and answers 202; `reject` answers 409.",
     ),
+  stream: z
+    .boolean()
+    .optional()
+    .describe(
+      "`false`: answer once the run ends, with its last event as JSON (`done` with status, text, steps, usage and cost, or `error` with code and content) instead of streaming every event. Default `true`.",
+    ),
 });
 
 /** The answer to a chat that steered a running session instead of starting a run. */

@@ -1,5 +1,5 @@
 import { RunEventSchema } from "@arbor/core";
-import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { error, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { EventSource } from "eventsource";
 import { describe, expect, it, vi } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
@@ -60,6 +60,24 @@ describe("POST /api/chat", () => {
     expect(acquireLease).toHaveBeenCalledTimes(1);
     expect(beforeRun(getSession)).toBe(1);
     expect(beforeRun(getEntry)).toBe(1);
+  });
+
+  it("with stream: false answers once the run ends, with its done event as JSON", async () => {
+    const { api, store } = await startServer({ script: [[text("All done.")], [error(400, { message: "bad request" })]] });
+    const res = await api("/api/chat", { json: { message: "Finish it", stream: false } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const done = (await res.json()) as { type: string; session_id: string; status: string; text: string; steps: number };
+    expect(done).toMatchObject({ type: "done", status: "done", text: "All done.", steps: 1 });
+    expect(res.headers.get("x-arbor-session-id")).toBe(done.session_id);
+    expect((await store.getActivePath(done.session_id)).length).toBe(2);
+    // A run that fails answers its error event, not a stream.
+    const failed = await api("/api/chat", { json: { message: "again", session_id: done.session_id, stream: false } });
+    expect(failed.status).toBe(200);
+    expect(await failed.json()).toMatchObject({ type: "error", session_id: done.session_id });
+    // Bad input is still refused before anything runs.
+    const bad = await errorOf(await api("/api/chat", { json: { message: "x", stream: "no" } }));
+    expect(bad.code).toBe("invalid_input");
   });
 
   it("is readable with the eventsource client (POST through its fetch option)", async () => {

@@ -83,6 +83,7 @@ describe("GET /api/openapi.json", () => {
       "thinking",
       "debug",
       "busy",
+      "stream",
     ]);
     expect(chat.required).toEqual(["message"]);
     expect(chat.properties.session_id?.pattern).toMatch(/^\^/);

@@ -1,4 +1,5 @@
-import { ArborError, RunEventSchema } from "@arbor/core";
+import { ArborError, type RunEvent, RunEventSchema } from "@arbor/core";
+import type { RunEventReader } from "@arbor/core/events";
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { ServerContext } from "../../context.js";
@@ -6,8 +7,9 @@ import { ApiError } from "../../errors.js";
 import { defineRoute, type Route } from "../../http/route.js";
 import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
 import type { ChatTurn } from "../shared/run-input.js";
+import { readStep } from "../shared/run-output.js";
 import { ProtocolRuntime, type ReadFrom } from "../shared/runs.js";
-import { sseResponse } from "./sse-response.js";
+import { SESSION_HEADER, sseResponse } from "./sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
 
@@ -43,6 +45,26 @@ async function resume(runs: ProtocolRuntime, sessionId: string, from: ReadFrom):
   return sseResponse(sessionId, reader, first);
 }
 
+/**
+ * A run read to its end for a client that asked not to stream: its last event (`done` or `error`).
+ * Asks do not end it: the run waits for their answer (`POST /api/permissions/:id`) as a streamed one does.
+ */
+async function lastEvent(sessionId: string, reader: RunEventReader): Promise<RunEvent> {
+  try {
+    for (;;) {
+      const step = await readStep(sessionId, reader);
+      const last = step.events.at(-1)?.event;
+      if (step.end?.kind === "ended" && last) return last;
+      if (step.end !== undefined && step.end.kind !== "ended") {
+        const reason = step.end.kind === "failed" ? step.end.message : `the stream ended (${step.end.kind})`;
+        throw new ApiError("internal_error", `Reading the run's events failed: ${reason}; read GET /api/sessions/${sessionId}.`);
+      }
+    }
+  } finally {
+    reader.close();
+  }
+}
+
 /** The chat body in the runtime's terms (snake_case on the wire). */
 function turnOf(body: z.output<typeof ChatRequest>): ChatTurn {
   return {
@@ -74,7 +96,11 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       body: ChatRequest,
       headers: { [LAST_EVENT_ID]: "Resume after this event id instead of starting a run." },
       responses: {
-        200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
+        200: {
+          description: `${SSE_DESCRIPTION} With \`stream: false\`: the run's last event (\`done\` or \`error\`) as JSON, once the run ends.`,
+          schema: RunEventSchema,
+          contentType: "text/event-stream",
+        },
         202: {
           description:
             "session_id had a run in progress and `busy` is `steer` (the default): the message was handed to that run, which reads it before its next model call. Follow the run with GET /api/sessions/{id}/stream.",
@@ -117,6 +143,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
         return c.json({ steered: true, session_id: sessionId, message_id: messageId }, 202);
       }
       const { started } = begun;
+      if (body.stream === false)
+        return c.json(await lastEvent(started.sessionId, started.reader), 200, { [SESSION_HEADER]: started.sessionId });
       return sseResponse(started.sessionId, started.reader);
     },
   );
