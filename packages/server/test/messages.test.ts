@@ -254,6 +254,18 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
 });
 
 describe("tool stats and tool call search", () => {
+  it("a bash command that exits non-zero is a failed call, with the model's reflection on it", async () => {
+    const server = await startServer({
+      script: [[toolCall("bash", { command: "echo building; exit 3" })], [text("The build failed with exit code 3.")]],
+      runtime: { permission: [{ permission: "bash", pattern: "*", action: "allow" }] },
+    });
+    const id = await chat(server, "build it");
+    const failed = ToolCallListResponse.parse(await json(server.api(`/api/sessions/${id}/tool-calls?failed=true`)));
+    expect(failed.tool_calls.map((f) => f.tool_call.name)).toEqual(["bash"]);
+    expect(failed.tool_calls[0]?.tool_call.result).toMatchObject({ success: false, error: "The command exited with code 3." });
+    expect(failed.tool_calls[0]?.tool_call.reflection).toBe("The build failed with exit code 3.");
+  });
+
   it("per-tool count, failures and p50/p95/max durations; failed calls by tool", async () => {
     const { server, id } = await twoRequests();
     const stats = ToolStatsResponse.parse(await json(server.api(`/api/sessions/${id}/tool-stats`)));

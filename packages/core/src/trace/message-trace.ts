@@ -29,8 +29,9 @@ export interface TraceToolCall {
   /** Null while the call has no result on the path (running, or the run stopped first). */
   result: TraceToolResult | null;
   /**
-   * A reflection on the result, a field trace viewers expect. Arbor records none apart from the next step's thought,
-   * so it is absent unless a tool result carries one.
+   * The model's reflection on the result: one a tool result carries, else what the model thought
+   * (its reasoning) or said first in the step after the result, cut to 1,000 characters. Absent
+   * while no step has followed.
    */
   reflection?: string;
   /** Milliseconds the tool ran; 0 without a result. */
@@ -80,15 +81,48 @@ function textOf(parts: readonly { type: string; text?: string; synthetic?: unkno
     .join("\n");
 }
 
+/**
+ * Why a command that ran to its end still failed: a process that exited non-zero, was killed by a
+ * signal or timed out (the metadata `bash` and other process tools record). Its output is a normal
+ * result the model reads, but a trace reader looking for failed calls wants it.
+ */
+function processFailure(metadata: unknown): string | undefined {
+  if (!isRecord(metadata)) return undefined;
+  if (metadata.timedOut === true) return "The command timed out.";
+  if (typeof metadata.signal === "string" && metadata.signal !== "") return `The command was terminated by ${metadata.signal}.`;
+  if (typeof metadata.exitCode === "number" && metadata.exitCode !== 0)
+    return `The command exited with code ${metadata.exitCode}.`;
+  return undefined;
+}
+
 function toolResult(part: ToolResultPart, message: ToolMessage): TraceToolResult {
   const { output } = part;
-  const success = output.type === "text" || output.type === "json";
   const text = typeof output.value === "string" ? output.value : (JSON.stringify(output.value) ?? "");
+  const failedProcess = processFailure(part.metadata);
+  const success = (output.type === "text" || output.type === "json") && failedProcess === undefined;
   const result: TraceToolResult = { success, output: text };
   if (isRecord(part.metadata)) result.data = part.metadata;
   else if ((output.type === "json" || output.type === "error-json") && isRecord(output.value)) result.data = output.value;
-  if (!success) result.error = message.error?.message ?? text;
+  if (!success) result.error = message.error?.message ?? failedProcess ?? text;
   return result;
+}
+
+/** How much of the next step's thought a reflection keeps: enough to read, not a second copy of the answer. */
+const REFLECTION_CHARS = 1_000;
+
+/**
+ * The model's reflection on the results of a step's calls: what it thought or said first when it
+ * next spoke (its reasoning, else its text), cut to {@link REFLECTION_CHARS}. Set on each call of
+ * the previous step that has a result and no reflection of its own.
+ */
+function reflectOn(previous: TraceStep | undefined, next: AssistantMessage): void {
+  if (!previous) return;
+  const said = textOf(next.content, "reasoning") || textOf(next.content, "text");
+  if (said === "") return;
+  const reflection = said.length > REFLECTION_CHARS ? `${said.slice(0, REFLECTION_CHARS)}…` : said;
+  for (const call of previous.toolCalls) {
+    if (call.result && call.reflection === undefined) call.reflection = reflection;
+  }
 }
 
 function step(entry: MessageEntry, message: AssistantMessage, iteration: number, rank: number): TraceStep {
@@ -173,6 +207,7 @@ export function messageTrace(sessionId: string, path: readonly Entry[]): TraceMe
         out.push(request.answer);
       }
       const s = step(entry, message, request.answer.agentSteps.length, rank);
+      reflectOn(request.answer.agentSteps.at(-1), message);
       request.answer.agentSteps.push(s);
       request.answer.entryIds.push(entry.id);
       request.answer.updatedAt = at;

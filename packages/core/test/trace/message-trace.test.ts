@@ -48,6 +48,73 @@ function session() {
 }
 
 describe("messageTrace", () => {
+  it("counts a command that exited non-zero, was killed or timed out as a failed call, with why", () => {
+    const chain = new Chain();
+    chain.user("build it");
+    const calls = ["ok", "exit", "signal", "timeout"].map((id) => ({
+      type: "tool-call" as const,
+      toolCallId: id,
+      toolName: "bash",
+      input: {},
+    }));
+    chain.message({ role: "assistant", content: calls });
+    const metadata: Record<string, Record<string, unknown>> = {
+      ok: { exitCode: 0, signal: null, timedOut: false },
+      exit: { exitCode: 2, signal: null, timedOut: false },
+      signal: { exitCode: null, signal: "SIGKILL", timedOut: false },
+      timeout: { exitCode: null, signal: "SIGTERM", timedOut: true },
+    };
+    chain.message({
+      role: "tool",
+      content: calls.map((c) => ({
+        type: "tool-result" as const,
+        toolCallId: c.toolCallId,
+        toolName: "bash",
+        output: { type: "text" as const, value: `output of ${c.toolCallId}` },
+        metadata: metadata[c.toolCallId],
+      })),
+      description: "bash",
+      durationMs: 5,
+    });
+    chain.assistant("Done.");
+    const trace = messageTrace("s1", chain.entries);
+    const results = trace[1]?.agentSteps[0]?.toolCalls.map((c) => [c.id, c.result?.success, c.result?.error]);
+    expect(results).toEqual([
+      ["ok", true, undefined],
+      ["exit", false, "The command exited with code 2."],
+      ["signal", false, "The command was terminated by SIGKILL."],
+      ["timeout", false, "The command timed out."],
+    ]);
+    expect(findToolCalls(trace, { failed: true }).map((c) => c.call.id)).toEqual(["exit", "signal", "timeout"]);
+  });
+
+  it("gives each call with a result the model's reflection: its next step's reasoning, else its text", () => {
+    const { chain } = session();
+    const trace = messageTrace("s1", chain.entries);
+    const [first] = trace[1]?.agentSteps ?? [];
+    // The step after the results has no reasoning: its text is the reflection.
+    expect(first?.toolCalls.map((c) => c.reflection)).toEqual(["Two files: a.ts and b.ts.", "Two files: a.ts and b.ts."]);
+    const withReasoning = new Chain();
+    withReasoning.user("go");
+    withReasoning.message({ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "list", input: {} }] });
+    toolEntry(withReasoning, "c", "list", "x".repeat(10), 1);
+    withReasoning.message({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "y".repeat(1_200) },
+        { type: "text", text: "Answer." },
+      ],
+    });
+    const reflection = messageTrace("s1", withReasoning.entries)[1]?.agentSteps[0]?.toolCalls[0]?.reflection ?? "";
+    expect(reflection).toBe(`${"y".repeat(1_000)}…`);
+    // The last step's calls have none until the model speaks again.
+    const open = new Chain();
+    open.user("go");
+    open.message({ role: "assistant", content: [{ type: "tool-call", toolCallId: "c", toolName: "list", input: {} }] });
+    toolEntry(open, "c", "list", "x", 1);
+    expect(messageTrace("s1", open.entries)[1]?.agentSteps[0]?.toolCalls[0]?.reflection).toBeUndefined();
+  });
+
   it("groups a path per request: the user's message, then the answer with its steps, calls and results", () => {
     const { chain, u1, s1, r1, r2, s2, u2, s3 } = session();
     const trace = messageTrace("s1", chain.entries);
@@ -80,6 +147,7 @@ describe("messageTrace", () => {
         name: "list",
         args: { path: "." },
         result: { success: true, output: "a.ts b.ts", data: { lines: 3 } },
+        reflection: "Two files: a.ts and b.ts.",
         durationMs: 12,
       },
       {
@@ -87,6 +155,7 @@ describe("messageTrace", () => {
         name: "read",
         args: { path: "x" },
         result: { success: false, output: "no such file", error: "failed: no such file" },
+        reflection: "Two files: a.ts and b.ts.",
         durationMs: 30,
       },
     ]);
