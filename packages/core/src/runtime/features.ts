@@ -91,7 +91,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       ...(features.observer ? [features.observer(launch)] : []),
       ...[goals, planMode, todos, subAgents].map((feature) => (features.featureTools ? feature : withoutTools(feature))),
       steeringExtension(),
-      mentionsExtension(),
+      mentionsExtension(deps.agents),
       ...snapshots,
       ...(features.python ? [features.python] : []),
       ...(features.memory ? [features.memory(launch)] : []),

@@ -1,21 +1,32 @@
 import { randomUUID } from "node:crypto";
+import { DEFAULT_DELEGATE_AGENT, delegateTargets, type SubAgentInfo } from "../agents/delegate-targets.js";
 import { appendMessage } from "../loop/journal.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { asStep } from "../loop/steps.js";
 import { runToolCalls } from "../loop/tool-runner.js";
 import type { AssistantMessage } from "../model/message.js";
 
-/** `@explore <task>` and `@general <task>` at the start of a prompt name the sub-agent to start. */
-const MENTION = /^@(explore|general)\s+([\s\S]*\S)\s*$/;
+/** `@<name> <task>` at the start of a prompt: the name of a sub-agent, then the task for it. */
+const MENTION = /^@([A-Za-z0-9][\w.-]*)\s+([\s\S]*\S)\s*$/;
 
-/** What a mention starts: the tool the model would have called, with the arguments it would have given. */
-export function mentionCall(prompt: string): { toolName: "explore" | "delegate"; input: unknown } | undefined {
+/**
+ * What a mention starts: the tool the model would have called, with the arguments it would have
+ * given. `@explore` starts one explore branch; any other name a `delegate` call may name (a
+ * configured sub-agent, `general` by default) delegates the task to that agent. Undefined for a
+ * prompt that names no such agent (an e-mail address, a package scope): it goes as plain text.
+ */
+export function mentionCall(
+  prompt: string,
+  agents: Iterable<SubAgentInfo> = [],
+): { toolName: "explore" | "delegate"; input: unknown } | undefined {
   const match = MENTION.exec(prompt.trim());
   if (!match) return undefined;
+  const name = match[1]!;
   const task = match[2]!.trim();
-  return match[1] === "explore"
-    ? { toolName: "explore", input: { branches: [task] } }
-    : { toolName: "delegate", input: { task } };
+  if (name === "explore") return { toolName: "explore", input: { branches: [task] } };
+  if (name === DEFAULT_DELEGATE_AGENT) return { toolName: "delegate", input: { task } };
+  if (!delegateTargets(agents).some((a) => a.name === name)) return undefined;
+  return { toolName: "delegate", input: { task, agent: name } };
 }
 
 /** The text of the run's latest message when it is the user's and nothing answered it yet. */
@@ -31,12 +42,12 @@ function pendingPrompt(ctx: RunContext): string | undefined {
  * same permission checks and records, and the model then carries on from the sub-agent's report.
  * An agent without that tool gets the prompt as plain text.
  */
-export function mentionsExtension(): RunExtension {
+export function mentionsExtension(agents: Readonly<Record<string, SubAgentInfo>> = {}): RunExtension {
   return {
     name: "mentions",
     async around(ctx, loop) {
       const prompt = pendingPrompt(ctx);
-      const call = prompt === undefined ? undefined : mentionCall(prompt);
+      const call = prompt === undefined ? undefined : mentionCall(prompt, Object.values(agents));
       if (call && ctx.toolNames.includes(call.toolName)) {
         const toolCallId = `mention_${randomUUID()}`;
         const message: AssistantMessage = {

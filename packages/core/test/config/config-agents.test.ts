@@ -160,6 +160,32 @@ describe("agents and permission rules in arbor.json", () => {
     expect((helper.calls[0]?.options.tools ?? []).map((t) => t.name)).toEqual(["grep"]);
   });
 
+  it("@<name> at the start of a prompt hands the task to that configured sub-agent; a primary agent's name is plain text", async () => {
+    writeJson(join(dirs.cwd, "arbor.json"), {
+      agents: {
+        helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
+        reviewer: { description: "A primary agent", prompt: "x" },
+      },
+    });
+    const main = scriptedModel([[text("main read the report")], [text("plain answer")]]);
+    const helper = scriptedModel([[text("found it")]]);
+    const model = routedModel({
+      route: (prompt) => (taskOf(prompt) === "find the config" ? "helper" : "main"),
+      models: { main, helper },
+    });
+    const { runtime, store } = await harness({ model, config: load() });
+    const { result } = await collect(runtime.runs.run({ prompt: "@helper find the config" }));
+    expect(result.status).toBe("done");
+    const subs = (await store.listSessions({ parentSessionId: result.sessionId, limit: 10 })).sessions;
+    expect(subs.map((s) => [s.agentId, s.task])).toEqual([["helper", "find the config"]]);
+    expect(JSON.stringify(main.calls[0]?.prompt.at(-1))).toContain("found it");
+    // Not a sub-agent: the prompt reaches the model as typed, and nothing is started.
+    const plain = await collect(runtime.runs.run({ prompt: "@reviewer have a look", sessionId: result.sessionId }));
+    expect(plain.result.status).toBe("done");
+    expect((await store.listSessions({ parentSessionId: result.sessionId, limit: 10 })).sessions).toHaveLength(1);
+    expect(JSON.stringify(main.calls[1]?.prompt.at(-1))).toContain("@reviewer have a look");
+  });
+
   it("the delegate tool's description lists the sub-agents a call may name, with what each is for", async () => {
     writeJson(join(dirs.cwd, "arbor.json"), {
       agents: {
