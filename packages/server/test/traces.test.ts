@@ -39,6 +39,30 @@ interface SeedMessage {
 }
 
 describe("trace routes", () => {
+  it("a pending goal edited and another removed by the goal tool show in GET /api/traces/:id and the goal messages", async () => {
+    const server = await startServer({
+      script: [
+        [toolCall("goal", { add: "Read the code, Fix the bug, Write docs" })],
+        [toolCall("goal", { edit: "2", to: "Fix the parser bug", remove: "3" })],
+        [toolCall("goal", { remove: "1", focus: "1" })],
+        [text("Plan ready.")],
+      ],
+    });
+    const id = await chat(server.api, { message: "plan it" });
+    const body = (await (await server.api(`/api/traces/${id}`)).json()) as TraceBody;
+    expect(body.goal_tree?.goals.map((g) => [g.id, g.description, g.status])).toEqual([
+      ["1", "Read the code", "pending"],
+      ["2", "Fix the parser bug", "pending"],
+    ]);
+    // Removing goal 1 and focusing it in one call is refused whole: the plan is as it was.
+    const results = (await server.store.getActivePath(id)).flatMap((e) =>
+      e.type === "message" && e.message.role === "tool" ? e.message.content.map((p) => JSON.stringify(p.output)) : [],
+    );
+    expect(results[1]).toContain('Edited 2. Fix the parser bug (was \\"Fix the bug\\")');
+    expect(results[1]).toContain("Removed 3. Write docs from the plan.");
+    expect(results[2]).toContain('focus=\\"1\\" names a goal this call removes');
+  });
+
   it("GET /api/traces/:id serves the trace, its goal tree and its sub-traces; messages filter by goal", async () => {
     const server = await startServer({ runtime: { model: exploringModel() } });
     const id = await chat(server.api, { message: "pick one" });

@@ -40,6 +40,18 @@ export class Draft {
     if (!this.added.includes(id)) this.affected.add(id);
   }
 
+  /** A new description for a goal that existed before the call. */
+  reword(id: string, description: string): void {
+    this.goals[this.indexOf(id)] = { ...this.get(id), description, updatedAt: this.now };
+    if (!this.added.includes(id)) this.affected.add(id);
+  }
+
+  /** Takes goals out of the tree (the caller checked they may go: pending, untouched, whole subtrees). */
+  remove(ids: ReadonlySet<string>): void {
+    this.goals = this.goals.filter((goal) => !ids.has(goal.id));
+    for (const id of ids) this.affected.add(id);
+  }
+
   create(parentId: string | null, description: string, reason: string): Goal {
     const id = String(this.nextId++);
     this.added.push(id);

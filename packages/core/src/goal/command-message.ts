@@ -5,6 +5,9 @@ import { goalLabel, type PlanView } from "./numbering.js";
 export type GoalEvent =
   | { kind: "completed" | "cascaded" | "abandoned" | "focus" | "already-current"; id: string; openChildren?: number }
   | { kind: "added"; ids: string[] }
+  | { kind: "edited"; id: string; from: string }
+  /** Labels as the plan showed them before the call: removed goals are no longer in the tree. */
+  | { kind: "removed"; labels: string[] }
   | { kind: "current" };
 
 export function describe(events: GoalEvent[], before: PlanView, after: PlanView, tree: GoalTree): string {
@@ -32,6 +35,12 @@ export function describe(events: GoalEvent[], before: PlanView, after: PlanView,
       case "added":
         lines.push(`Added ${event.ids.map(label).join(", ")}.`);
         break;
+      case "edited":
+        lines.push(`Edited ${label(event.id)} (was "${event.from}").`);
+        break;
+      case "removed":
+        lines.push(`Removed ${event.labels.join(", ")} from the plan.`);
+        break;
       case "focus":
         lines.push(`Now working on ${label(event.id)}.`);
         break;
@@ -43,7 +52,9 @@ export function describe(events: GoalEvent[], before: PlanView, after: PlanView,
         break;
     }
   }
-  return lines.length > 0 ? lines.join("\n") : "No change. Pass add, done, abandon or focus to change the plan.";
+  return lines.length > 0
+    ? lines.join("\n")
+    : "No change. Pass add, done, abandon, focus, edit (with to) or remove to change the plan.";
 }
 
 function focusAfterClose(tree: GoalTree, view: PlanView, label: (id: string) => string): string {

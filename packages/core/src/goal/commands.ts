@@ -1,4 +1,5 @@
 import { Draft, fail } from "./command-draft.js";
+import { editGoal, removeGoals } from "./command-edits.js";
 import { describe, type GoalEvent } from "./command-message.js";
 import { abandon, addGoals, cascade, complete, focus, nearestInProgress } from "./command-steps.js";
 import type { Goal, GoalTree } from "./goal-tree.js";
@@ -20,6 +21,12 @@ export interface GoalCommand {
   abandon?: string | undefined;
   /** Move the focus to this goal. */
   focus?: string | undefined;
+  /** Reword this pending goal (its number); the new text is `to`. */
+  edit?: string | undefined;
+  /** The new description for the goal `edit` names. */
+  to?: string | undefined;
+  /** Remove these pending goals (comma-separated numbers), with their subtasks. */
+  remove?: string | undefined;
 }
 
 export interface GoalCommandResult {
@@ -40,6 +47,7 @@ const ITEM_SEPARATOR = /[,，]/;
  * parameters; they take effect in this order, and every goal number in the call refers to the plan
  * as the model saw it before the call (internal ids are resolved first, so nothing renumbers under it):
  *
+ * 0. `edit` rewords a pending goal and `remove` takes pending goals out (see command-edits.ts).
  * 1. `done` / `abandon` close the goal in focus; the focus moves to its nearest open ancestor.
  * 2. `add` inserts goals: `after` X as X's next siblings, `under` X at the end of X's subtasks, and
  *    with neither under the goal now in focus (top level when none).
@@ -67,6 +75,24 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
 
   const draft = new Draft(tree, now);
   const events: GoalEvent[] = [];
+  if (call.edit !== undefined) editGoal(draft, call.edit, call.to ?? "", before, events);
+  if (call.remove !== undefined) {
+    removeGoals(draft, splitItems(call.remove), before, events);
+    for (const [parameter, id] of [
+      ["after", afterId],
+      ["under", underId],
+      ["focus", focusId],
+    ] as const) {
+      if (id !== undefined && draft.indexOf(id) < 0) {
+        fail(
+          `${parameter}="${call[parameter]}" names a goal this call removes; name a goal that stays, or remove it in a later call.`,
+          {
+            parameter,
+          },
+        );
+      }
+    }
+  }
   let closedId: string | undefined;
   if (call.done !== undefined) closedId = complete(draft, call.done, before, events);
   if (call.abandon !== undefined) closedId = abandon(draft, call.abandon, events);
@@ -100,7 +126,7 @@ export function applyGoalCommand(tree: GoalTree, command: GoalCommand, now: stri
 /** Blank strings count as absent: models often send every parameter, the unused ones empty. */
 function normalize(command: GoalCommand): GoalCommand {
   const out: GoalCommand = {};
-  for (const key of ["add", "reason", "after", "under", "done", "abandon", "focus"] as const) {
+  for (const key of ["add", "reason", "after", "under", "done", "abandon", "focus", "edit", "to", "remove"] as const) {
     const value = command[key]?.trim();
     if (value) out[key] = value;
   }
@@ -161,6 +187,13 @@ function checkCombination(call: GoalCommand, items: string[], tree: GoalTree): v
         { goals: items.length, reasons: reasons.length },
       );
     }
+  }
+  if ((call.edit === undefined) !== (call.to === undefined)) {
+    fail(
+      call.edit === undefined
+        ? `to="${call.to}" is the new text of the goal edit names, and edit is missing: goal(edit="2.1", to="${call.to}").`
+        : `edit="${call.edit}" needs the goal's new text in to: goal(edit="${call.edit}", to="Read the parser first").`,
+    );
   }
   if (call.done !== undefined && call.abandon !== undefined) {
     fail("Use done or abandon, not both: done completes the goal in focus with a summary, abandon gives it up with a reason.");

@@ -41,6 +41,9 @@ export const GoalToolInputSchema = z.strictObject({
   done: optionalText("Complete the goal in focus. The value is its summary: what was achieved or found."),
   abandon: optionalText("Give up the goal in focus. The value is the reason."),
   focus: optionalText('Start or switch to this goal, e.g. "2.1".'),
+  edit: optionalText('Reword this pending goal, e.g. "2.1"; the new text goes in to.'),
+  to: optionalText("The new text of the goal edit names."),
+  remove: optionalText('Remove these pending goals with their subtasks, comma-separated numbers, e.g. "3, 4".'),
 });
 
 export type GoalToolInput = z.infer<typeof GoalToolInputSchema>;
@@ -63,8 +66,12 @@ export const GOAL_TOOL_DESCRIPTION = [
   '- abandon: give up the goal in focus; the value is why. abandon="Approach A needs a library we cannot install"',
   "  It leaves the plan. To replace it, add the alternative in the same call, where its number still counts:",
   '  goal(abandon="Approach A needs a library we cannot install", add="Try approach B", after="2")',
+  '- edit: reword a pending goal (not started, no work under it); the new text goes in to. edit="2.1", to="Read the parser and the lexer"',
+  '- to: the new text of the goal edit names, only together with edit. to="Read the parser and the lexer"',
+  '- remove: drop pending goals with their subtasks (not started, no work under them). remove="3, 4"',
+  "  A goal already started is given up with abandon instead.",
   "",
-  "In one call done/abandon apply first, then add, then focus, and every number means the plan as shown before the call;",
+  "In one call edit/remove apply first, then done/abandon, then add, then focus, and every number means the plan as shown before the call;",
   'focus may also name a goal the same call adds, by its new number or its text: goal(add="Read the code, Fix the bug", focus="1").',
   'Example: goal(done="API designed: REST, see api.md", focus="2.2").',
 ].join("\n");

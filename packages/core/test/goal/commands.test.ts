@@ -270,7 +270,7 @@ describe("focus", () => {
     const result = apply(tree, {});
     expect(result).toEqual({
       tree,
-      message: "No change. Pass add, done, abandon or focus to change the plan.",
+      message: "No change. Pass add, done, abandon, focus, edit (with to) or remove to change the plan.",
       affectedGoals: [],
       addedGoals: [],
     });

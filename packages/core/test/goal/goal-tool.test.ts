@@ -97,7 +97,18 @@ describe("the goal tool", () => {
       properties: Record<string, { type: string; description: string }>;
       required?: string[];
     };
-    expect(Object.keys(schema.properties)).toEqual(["add", "reason", "after", "under", "done", "abandon", "focus"]);
+    expect(Object.keys(schema.properties)).toEqual([
+      "add",
+      "reason",
+      "after",
+      "under",
+      "done",
+      "abandon",
+      "focus",
+      "edit",
+      "to",
+      "remove",
+    ]);
     expect(schema.required ?? []).toEqual([]);
     for (const [name, property] of Object.entries(schema.properties)) {
       expect(property.type, name).toBe("string");

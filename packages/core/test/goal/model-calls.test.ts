@@ -88,7 +88,7 @@ describe("goal calls as models send them", () => {
     expect(outcome.output).toContain('- add: expected text (a string), e.g. "2.1" or "Read the code, Fix the bug"');
     expect(outcome.output).toContain('- "focuss": not a parameter of this tool');
     expect(outcome.output).toContain(
-      "Expected an object with add (string, optional), reason (string, optional), after (string, optional), under (string, optional), done (string, optional), abandon (string, optional), focus (string, optional).",
+      "Expected an object with add (string, optional), reason (string, optional), after (string, optional), under (string, optional), done (string, optional), abandon (string, optional), focus (string, optional), edit (string, optional), to (string, optional), remove (string, optional).",
     );
     expect(sets()).toBe(0);
   });
