@@ -1,5 +1,5 @@
 import { EntrySchema } from "@arbor/core";
-import { TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "@arbor/core/wire";
+import { TraceModeSchema, TraceStatusSchema } from "@arbor/core/wire";
 import { z } from "zod";
 import { EntryId, SessionId } from "./id-schemas.js";
 
@@ -41,6 +41,18 @@ export const GoalTreeWireSchema = z.looseObject({
   next_id: z.number(),
 });
 
+/** A trace's limits and tool choices under the trace model's snake_case names (`allowed_tools`, `max_turns`, …). */
+export const TraceContextWire = z.looseObject({
+  allowed_tools: z.array(z.string()).optional(),
+  denied_tools: z.array(z.string()).optional(),
+  max_turns: z.number().optional(),
+  timeout: z.number().optional(),
+  max_tokens: z.number().optional(),
+  max_tool_calls: z.number().optional(),
+  max_concurrent_sub_traces: z.number().optional(),
+  caller_permission: z.array(z.looseObject({ permission: z.string(), pattern: z.string(), action: z.string() })).optional(),
+});
+
 export const TraceWireSchema = z.object({
   trace_id: z.string(),
   mode: TraceModeSchema,
@@ -50,7 +62,7 @@ export const TraceWireSchema = z.object({
   cwd: z.string().optional(),
   parent_trace_id: z.string().optional(),
   parent_goal_id: z.string().optional(),
-  context: TraceContextSchema.optional(),
+  context: TraceContextWire.optional(),
   status: TraceStatusSchema.optional(),
   total_messages: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative(),
@@ -62,15 +74,19 @@ export const TraceWireSchema = z.object({
 
 export const TraceResponse = TraceWireSchema.extend({
   goal_tree: GoalTreeWireSchema.nullable().describe("The plan at the trace's leaf; null when it has none."),
-  sub_traces: z.array(TraceWireSchema).describe("The sub-traces this trace started, oldest first."),
+  sub_traces: z
+    .record(z.string(), TraceWireSchema)
+    .describe("The sub-traces this trace started, keyed by trace id, oldest first (the keys' order)."),
 });
 
 export const GoalMessagesQuery = z.object({
   goal_id: z
     .string()
-    .regex(/^[1-9][0-9]*$/, "goal_id is a goal's internal id (a positive integer), not its display number")
+    .regex(/^[1-9][0-9]*(\.[1-9][0-9]*)*$/, 'goal_id is a goal\'s internal id ("2") or its number in the plan as shown ("2.1")')
     .optional()
-    .describe("A goal's internal id; without it, every message on the active path."),
+    .describe(
+      "A goal: its internal id (`2`), or its number in the plan as the model sees it (`2.1`; a number with a dot is always read as one). Without it, every message on the active path.",
+    ),
   descendants: z
     .enum(["true", "false"])
     .optional()

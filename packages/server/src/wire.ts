@@ -153,7 +153,7 @@ export function traceToWire(meta: SessionMeta): z.output<typeof TraceWireSchema>
     ...(meta.cwd !== undefined ? { cwd: meta.cwd } : {}),
     ...(meta.parentSessionId !== undefined ? { parent_trace_id: meta.parentSessionId } : {}),
     ...(meta.parentGoalId !== undefined ? { parent_goal_id: meta.parentGoalId } : {}),
-    ...(meta.context !== undefined ? { context: meta.context } : {}),
+    ...(meta.context !== undefined ? { context: snakeKeys(meta.context) } : {}),
     ...(meta.status !== undefined ? { status: meta.status } : {}),
     total_messages: meta.totalMessages,
     total_tokens: meta.totalTokens,
@@ -164,6 +164,13 @@ export function traceToWire(meta: SessionMeta): z.output<typeof TraceWireSchema>
   };
 }
 
+/** `maxTurns` → `max_turns`, for the top-level keys of a record the wire names in snake_case. */
+function snakeKeys(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]),
+  );
+}
+
 export function traceViewToWire(view: {
   trace: SessionMeta;
   goalTree: GoalTree | null;
@@ -172,6 +179,6 @@ export function traceViewToWire(view: {
   return {
     ...traceToWire(view.trace),
     goal_tree: view.goalTree ? goalTreeToWire(view.goalTree) : null,
-    sub_traces: view.subTraces.map(traceToWire),
+    sub_traces: Object.fromEntries(view.subTraces.map((sub) => [sub.id, traceToWire(sub)])),
   };
 }

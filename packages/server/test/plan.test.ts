@@ -25,7 +25,7 @@ const config = resolveConfig([{ source: "test", value: { plan: { requireApproval
 interface TraceBody {
   trace_id: string;
   goal_tree: GoalTreeWire | null;
-  sub_traces: { trace_id: string; task?: string; agent_type: string; status?: string }[];
+  sub_traces: Record<string, { trace_id: string; task?: string; agent_type: string; status?: string }>;
 }
 
 function stepUpdates(events: readonly { type: string; step_id?: unknown; status?: unknown }[]): string[] {
@@ -66,11 +66,11 @@ describe("plan mode over HTTP", () => {
       ["Read the code", "completed", "agent_call", "plan_step"],
       ["Run the tests", "completed", "agent_call", "plan_step"],
     ]);
-    expect(body.sub_traces.map((s) => [s.task, s.agent_type, s.status])).toEqual([
+    expect(Object.values(body.sub_traces).map((s) => [s.task, s.agent_type, s.status])).toEqual([
       ["Read the code", "plan_step", "completed"],
       ["Run the tests", "plan_step", "completed"],
     ]);
-    expect(steps.flatMap((g) => g.sub_trace_ids ?? []).sort()).toEqual(body.sub_traces.map((s) => s.trace_id).sort());
+    expect(steps.flatMap((g) => g.sub_trace_ids ?? []).sort()).toEqual(Object.keys(body.sub_traces).sort());
   });
 
   it("a plan whose run is gone is still answerable: the answer resumes it in a new run", async () => {

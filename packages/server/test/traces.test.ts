@@ -17,7 +17,8 @@ interface TraceWire {
 
 interface TraceBody extends TraceWire {
   goal_tree: GoalTreeWire | null;
-  sub_traces: TraceWire[];
+  /** Keyed by trace id, as the seed's trace API has it. */
+  sub_traces: Record<string, TraceWire & { context?: Record<string, unknown> }>;
 }
 
 async function chat(api: (p: string, i?: object) => Promise<Response>, body: object): Promise<string> {
@@ -39,6 +40,27 @@ interface SeedMessage {
 }
 
 describe("trace routes", () => {
+  it("goal_id=2.1 names a goal by its number in the plan, as the seed's examples do", async () => {
+    const server = await startServer({
+      script: [
+        [toolCall("goal", { add: "Read, Build" })],
+        [toolCall("goal", { add: "Design, Code", under: "2", focus: "2.1" })],
+        [text("Designing now.")],
+      ],
+    });
+    const id = await chat(server.api, { message: "plan it" });
+    const byNumber = (await (await server.api(`/api/traces/${id}/messages?goal_id=2.1`)).json()) as { messages: SeedMessage[] };
+    const design = (await (await server.api(`/api/traces/${id}`)).json()) as TraceBody;
+    const designId = design.goal_tree?.goals.find((g) => g.description === "Design")?.id;
+    expect(designId).toBe("3");
+    const byId = (await (await server.api(`/api/traces/${id}/messages?goal_id=${designId}`)).json()) as {
+      messages: SeedMessage[];
+    };
+    expect(byNumber.messages.length).toBeGreaterThan(0);
+    expect(byNumber.messages).toEqual(byId.messages);
+    expect(byNumber.messages.every((m) => m.goal_id === "3")).toBe(true);
+  });
+
   it("a pending goal edited and another removed by the goal tool show in GET /api/traces/:id and the goal messages", async () => {
     const server = await startServer({
       script: [
@@ -80,8 +102,13 @@ describe("trace routes", () => {
       ["1", "agent_call", "completed"],
       ["2", "normal", "in_progress"],
     ]);
-    expect(body.sub_traces.map((s) => s.task)).toEqual(["branch one", "branch two"]);
-    for (const sub of body.sub_traces) {
+    const subs = Object.values(body.sub_traces);
+    expect(subs.map((s) => s.task)).toEqual(["branch one", "branch two"]);
+    expect(Object.keys(body.sub_traces)).toEqual(subs.map((s) => s.trace_id));
+    for (const sub of subs) {
+      // The trace's context under the seed's snake_case names.
+      expect(Object.keys(sub.context ?? {}).length).toBeGreaterThan(0);
+      expect(Object.keys(sub.context ?? {}).every((k) => /^[a-z_]+$/.test(k))).toBe(true);
       expect(sub).toMatchObject({ parent_trace_id: id, parent_goal_id: "1", agent_type: "explore", status: "completed" });
       expect(body.goal_tree?.goals[0]?.sub_trace_metadata?.[sub.trace_id]).toMatchObject({ task: sub.task, status: "completed" });
       // A sub-trace is a trace too.
@@ -141,7 +168,12 @@ describe("trace routes", () => {
       status: 404,
       code: "goal_not_found",
     });
-    expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=2.1`))).toMatchObject({ status: 400 });
+    // A dotted goal_id is the goal's number in the plan; this plan has no 2.1.
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=2.1`))).toMatchObject({
+      status: 404,
+      code: "goal_not_found",
+    });
+    expect(await errorOf(await server.api(`/api/traces/${id}/messages?goal_id=2.x`))).toMatchObject({ status: 400 });
     expect(await errorOf(await server.api("/api/traces/nope"))).toMatchObject({ status: 404, code: "session_not_found" });
     expect(await errorOf(await server.api("/api/traces/..%2Fx"))).toMatchObject({ status: 400 });
   });

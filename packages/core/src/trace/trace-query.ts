@@ -1,6 +1,7 @@
 import { ArborError } from "../errors.js";
 import { goalTreeOnPath, recordedGoalTree } from "../goal/goal-path.js";
 import type { GoalTree } from "../goal/goal-tree.js";
+import { planView } from "../goal/numbering.js";
 import { descendantIds } from "../goal/tree-walk.js";
 import type { Entry, MessageEntry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
@@ -74,7 +75,7 @@ export interface GoalMessagesOptions {
 
 /**
  * `GET /api/traces/:id/messages?goal_id=`: the messages on the active path written under a goal
- * (its internal id), in order; every message when `goalId` is undefined. An id the tree does not
+ * (its internal id, or its dotted number in the plan such as "2.1"), in order; every message when `goalId` is undefined. An id the tree does not
  * have is `goal_not_found`, so a typo is not mistaken for a goal without messages.
  */
 export async function goalMessages(
@@ -90,9 +91,16 @@ export async function goalMessages(
   // Only the plan's shape is needed here (which goals there are, and under which): the latest tree
   // recorded on the path, without counting every message's stats again as the goal view does.
   const tree = latestGoalTreeOnPath(path);
-  if (!tree?.goals.some((g) => g.id === goalId)) {
-    throw new ArborError("goal_not_found", `Trace ${traceId} has no goal with id ${goalId} (ids are the tree's internal ids).`);
+  // A dotted number is the goal's number in the plan as the model sees it ("2.1"); a plain one its id.
+  const id = goalId.includes(".") && tree ? (planView(tree).idOf.get(goalId) ?? goalId) : goalId;
+  if (!tree?.goals.some((g) => g.id === id)) {
+    const plan = tree ? [...planView(tree).idOf.keys()] : [];
+    throw new ArborError(
+      "goal_not_found",
+      `Trace ${traceId} has no goal ${goalId}: give a goal's id ("2") or its number in the plan ("2.1")` +
+        (plan.length > 0 ? `; the plan's numbers are ${plan.join(", ")}.` : "; the trace has no plan."),
+    );
   }
-  const ids = new Set([goalId, ...(options.descendants ? descendantIds(tree.goals, goalId) : [])]);
+  const ids = new Set([id, ...(options.descendants ? descendantIds(tree.goals, id) : [])]);
   return messages.filter((e) => e.message.goalId !== undefined && ids.has(e.message.goalId));
 }

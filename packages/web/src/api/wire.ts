@@ -70,7 +70,7 @@ const TraceWireShape = z.looseObject({
 const TraceShape = z.looseObject({
   ...TraceWireShape.shape,
   goal_tree: z.nullable(z.unknown()),
-  sub_traces: z.optional(z.array(TraceWireShape)),
+  sub_traces: z.optional(z.record(z.string(), TraceWireShape)),
 });
 
 const MessagesShape = z.looseObject({ messages: z.array(z.looseObject({})) });
@@ -114,7 +114,7 @@ export const parsePermissions = (value: unknown) =>
   z.object({ permissions: z.array(PermissionShape) }).parse(value).permissions as PendingPermission[];
 export const parseTrace = (value: unknown): TraceResponse => {
   const t = TraceShape.parse(value);
-  return { ...(t as TraceWire), goal_tree: t.goal_tree, sub_traces: (t.sub_traces ?? []) as TraceWire[] };
+  return { ...(t as TraceWire), goal_tree: t.goal_tree, sub_traces: Object.values(t.sub_traces ?? {}) as TraceWire[] };
 };
 /** `{messages}`: entries for the trace route, trace messages for the message-trace route. */
 /** Checked by hand, like a snapshot's entries: a goal of a long session lists thousands of messages, which zod would copy. */
