@@ -162,14 +162,9 @@ async function oneStep(
     ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
   };
   const callId = `llm_${step}`;
-  ctx.emit({
-    type: "llm_start",
-    call_id: callId,
-    node: ctx.agent.name,
-    model: ctx.model.ref,
-    input: lastInput(ctx),
-    motivation: "",
-  });
+  // What the call answers: the latest message, cut (the debug middleware records whole prompts).
+  const input = lastInput(ctx);
+  ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "" });
   const started = ctx.clock.now();
   const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
@@ -183,7 +178,7 @@ async function oneStep(
     model: ctx.model.ref,
     duration_ms: durationMs,
     ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
-    input: "",
+    input,
     output: cutText(stream.text, 1000),
   });
 

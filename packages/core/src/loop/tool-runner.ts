@@ -129,7 +129,13 @@ export async function runToolCalls(
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
     const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
-    ctx.emit({ type: "tool_start", call_id: call.toolCallId, tool: call.toolName, input: call.inputText, motivation });
+    ctx.emit({
+      type: "tool_start",
+      call_id: call.toolCallId,
+      tool: call.toolName,
+      input: call.inputText,
+      motivation: motivation || toolMotivation(ctx, call),
+    });
     let reported: Record<string, unknown> | undefined;
     const started = ctx.clock.now();
     // Time spent waiting on a person is not the tool's: it is kept apart so durations stay honest.
@@ -202,4 +208,23 @@ export async function runToolCalls(
     });
   });
   return { rejected };
+}
+
+/**
+ * The motivation of a call the model gave no text for: the call's own `description` argument when
+ * it has one (bash's), else the first sentence of what the tool says it does, else its name. The
+ * tool speaks for itself, so the loop keeps no table of tools.
+ */
+function toolMotivation(ctx: RunContext, call: StreamedToolCall): string {
+  try {
+    const input = JSON.parse(call.inputText) as { description?: unknown };
+    if (typeof input.description === "string" && input.description.trim() !== "") return input.description.trim().slice(0, 200);
+  } catch {
+    // Arguments that are not JSON are refused later; the tool's purpose still says what was tried.
+  }
+  const described = ctx.registry
+    .get(call.toolName)
+    ?.description.split(/(?<=[.!?])\s|\n/)[0]
+    ?.trim();
+  return described ? described.slice(0, 200) : `Calling ${call.toolName}`;
 }

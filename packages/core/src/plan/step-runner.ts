@@ -33,8 +33,11 @@ export interface StepLauncher {
   executorExtensions(plan: PlanState): ExtensionFactory;
 }
 
-/** Events of the executor the parent's stream shows live: sub-agent work is never invisible. */
-function forward(ctx: RunContext, event: RunEventInput): void {
+/**
+ * Events of the executor the parent's stream shows live: sub-agent work is never invisible. Its
+ * model calls are the executor's, and say which step they work on (`Executing step 2`).
+ */
+function forward(ctx: RunContext, event: RunEventInput, position: number): void {
   switch (event.type) {
     case "token":
     case "reasoning":
@@ -44,6 +47,8 @@ function forward(ctx: RunContext, event: RunEventInput): void {
       ctx.emit(event);
       return;
     case "llm_start":
+      ctx.emit({ ...event, node: "executor", motivation: event.motivation || `Executing step ${position}` });
+      return;
     case "llm_end":
       ctx.emit({ ...event, node: "executor" });
       return;
@@ -119,7 +124,7 @@ export async function runPlanStep(
     limit: 1,
     signal: ctx.signal,
     extensions: start.executorExtensions(state),
-    forward: (event) => forward(ctx, event),
+    forward: (event) => forward(ctx, event, position),
     finished([done]) {
       const { result, traceId: id, record } = done!;
       // The step's entries are its executor's own session; this run counts what it spent.

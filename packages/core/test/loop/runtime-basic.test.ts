@@ -65,6 +65,11 @@ describe("runtime.run", () => {
       "llm_end",
       "done",
     ]);
+    // Each model call's end says what it answered, as its start does.
+    const llm = events.filter((e) => e.type === "llm_start" || e.type === "llm_end").map((e) => "input" in e && e.input);
+    expect(llm[0]).toBe("What is in notes.txt?");
+    expect(llm[1]).toBe(llm[0]);
+    expect(llm[3]).toBe(llm[2]);
     const start = events.find((e) => e.type === "tool_start");
     expect(start).toMatchObject({ call_id: "c1", tool: "read", input: '{"path":"notes.txt"}', motivation: "Reading." });
     const end = events.find((e) => e.type === "tool_end");
@@ -83,6 +88,22 @@ describe("runtime.run", () => {
     expect(lines[1]).toBe("assistant: Reading. | call read");
     expect(lines[2]).toMatch(/^tool: result .*hi/);
     expect(lines[3]).toBe("assistant: The file says hi.");
+  });
+
+  it("a call the model gave no text for is motivated by its description argument, else by what the tool does", async () => {
+    const model = scriptedModel([
+      [
+        toolCall("bash", { command: "true", description: "Check the build" }, { id: "b" }),
+        toolCall("list", { path: "." }, { id: "l" }),
+      ],
+      [text("ok")],
+    ]);
+    const { runtime } = await harness({ model, permission: [{ permission: "*", pattern: "*", action: "allow" }] });
+    const { events } = await collect(runtime.runs.run({ prompt: "go" }));
+    // The calls run at once and may start in either order.
+    const motivations = new Map(events.flatMap((e) => (e.type === "tool_start" ? [[e.call_id, e.motivation] as const] : [])));
+    expect(motivations.get("b")).toBe("Check the build");
+    expect(motivations.get("l")).toBe("List a folder as a tree (folders first, then files).");
   });
 
   it("emits reasoning events and keeps reasoning parts", async () => {

@@ -42,8 +42,13 @@ describe("plan mode: phase 1 and phase 2", () => {
     expect(created.plan.plan_id).toBe(`${result.sessionId}:${created.plan.plan_id.slice(-8)}`);
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed", "3:running", "3:completed"]);
     expect(types(events).at(-1)).toBe("done");
-    // The executors' work streams live in the parent's run.
+    // The executors' work streams live in the parent's run, each model call saying which step it works on.
     expect(ofType(events, "token").map((e) => e.content)).toContain("All 12 tests pass.");
+    expect(
+      ofType(events, "llm_start")
+        .filter((e) => e.node === "executor")
+        .map((e) => e.motivation),
+    ).toEqual(["Executing step 1", "Executing step 2", "Executing step 3"]);
     expect(result.text).toContain('Plan "Ship the fix" finished: 3 of 3 steps completed.');
 
     // The executor prompt: plan title, current step, earlier results cut to 1,000 characters.
