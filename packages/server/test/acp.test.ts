@@ -1,15 +1,22 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { hang, reasoning, text, toolCall } from "@arbor/testkit";
+import { type Config, ConfigSchema, createRuntime, type Runtime } from "@arbor/core";
+import { hang, reasoning, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { createAcpAgent } from "../src/index.js";
-import { onCleanup, startServer, type TestServer } from "./helpers/server.js";
+import { onCleanup, startServer, type TestServer, tempDir } from "./helpers/server.js";
 
 type Reply = "once" | "always" | "reject" | "approve";
+type ConfigLike = Config["mcp"]["servers"];
 
 /** An ACP client (the SDK's own) connected in process to Arbor's agent over `server`'s runtime. */
-function connect(server: TestServer, answer: (req: acp.RequestPermissionRequest) => Reply = () => "once") {
+function connect(
+  server: TestServer,
+  answer: (req: acp.RequestPermissionRequest) => Reply = () => "once",
+  runtimeWith?: (servers: ConfigLike) => Runtime,
+) {
   const updates: acp.SessionNotification[] = [];
   const asked: acp.RequestPermissionRequest[] = [];
   const watchers: Array<{ match: (n: acp.SessionNotification) => boolean; resolve: () => void }> = [];
@@ -23,7 +30,7 @@ function connect(server: TestServer, answer: (req: acp.RequestPermissionRequest)
       asked.push(params);
       return { outcome: { outcome: "selected", optionId: answer(params) } };
     });
-  const connection = app.connect(createAcpAgent({ runtime: server.runtime }));
+  const connection = app.connect(createAcpAgent({ runtime: server.runtime, ...(runtimeWith ? { runtimeWith } : {}) }));
   onCleanup(() => connection.close());
   const agent = connection.agent;
   return {
@@ -220,6 +227,65 @@ describe("ACP agent (in process, the SDK's client)", () => {
     ).toBe("Forked answer.");
     expect(await server.store.getActivePath(sessionId)).toEqual(before);
     expect((await server.store.getActivePath(forked.sessionId)).filter((e) => e.type === "message")).toHaveLength(4);
+  });
+
+  it("the goal tree is sent as a plan whenever the goal tool changes it", async () => {
+    const server = await startServer({
+      script: [[toolCall("goal", { add: "Survey, Decide" }, { id: "g1" })], [text("Planned.")]],
+    });
+    const client = connect(server);
+    await client.init();
+    const { sessionId } = await client.newSession();
+    await client.prompt(sessionId, "make a plan");
+    const plans = client.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "plan");
+    expect(plans.at(-1)).toMatchObject({
+      entries: [
+        { content: "Survey", status: expect.any(String) },
+        { content: "Decide", status: "pending" },
+      ],
+    });
+    const call = client.updates.map((n) => n.update).find((u) => u.sessionUpdate === "tool_call");
+    expect(call).toMatchObject({ toolCallId: "g1", kind: "think" });
+  });
+
+  it("MCP servers the client passes join arbor.json's, in a runtime of their own", async () => {
+    const server = await startServer({ script: [] });
+    const made: ConfigLike[] = [];
+    const everything = fileURLToPath(
+      new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+    );
+    const runtimeWith = (servers: ConfigLike) => {
+      made.push(servers);
+      const runtime = createRuntime({
+        store: server.store,
+        cwd: server.cwd,
+        arborHome: tempDir(),
+        env: {},
+        config: ConfigSchema.parse({ mcp: { servers } }),
+        model: scriptedModel([[toolCall("mcp__everything__echo", { message: "via acp" }, { id: "e1" })], [text("Echoed.")]]),
+      });
+      onCleanup(() => runtime.close());
+      return runtime;
+    };
+    const client = connect(server, () => "once", runtimeWith);
+    const init = await client.init();
+    expect(init.agentCapabilities?.mcpCapabilities).toMatchObject({ http: true });
+    const { sessionId } = await client.agent.request("session/new", {
+      cwd: server.cwd,
+      mcpServers: [{ name: "everything", command: process.execPath, args: [everything, "stdio"], env: [] }],
+    });
+    expect((await client.prompt(sessionId, "echo it")).stopReason).toBe("end_turn");
+    expect(made).toEqual([{ everything: expect.objectContaining({ command: process.execPath, args: [everything, "stdio"] }) }]);
+    const end = client.updates.map((n) => n.update).find((u) => u.sessionUpdate === "tool_call_update");
+    expect(end).toMatchObject({ toolCallId: "e1", status: "completed" });
+    expect(JSON.stringify(end)).toContain("Echo: via acp");
+    const sse = await refusal(
+      client.agent.request("session/new", {
+        cwd: server.cwd,
+        mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:9/sse", headers: [] }],
+      }),
+    );
+    expect(sse).toMatchObject({ code: -32602, message: expect.stringContaining("SSE") });
   });
 
   it("session modes are agents: set_mode plan runs the plan agent", async () => {

@@ -1,5 +1,5 @@
 import { Readable, Writable } from "node:stream";
-import { createRuntime } from "@arbor/core";
+import { type Config, createRuntime, type Runtime } from "@arbor/core";
 import { serveAcpStdio } from "@arbor/server";
 import { type OptionDefs, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
@@ -31,15 +31,24 @@ export const acpCommand: TopCommand = {
       baseURL: stringOption(values, "base-url"),
     });
     return withStore(io, values, async (store, resolved) => {
-      const runtime = createRuntime({
-        store,
-        config,
-        env: io.env,
-        cwd,
-        arborHome: arborHomeOf(io),
-        holderName: "arbor acp",
-        snapshots: true,
-      });
+      const runtimeOf = (servers: Config["mcp"]["servers"] = {}) =>
+        createRuntime({
+          store,
+          config: { ...config, mcp: { ...config.mcp, servers: { ...config.mcp.servers, ...servers } } },
+          env: io.env,
+          cwd,
+          arborHome: arborHomeOf(io),
+          holderName: "arbor acp",
+          snapshots: true,
+        });
+      const runtime = runtimeOf();
+      // The runtimes a session's MCP servers (the editor's) were started in; closed with the agent.
+      const more: Runtime[] = [];
+      const runtimeWith = (servers: Config["mcp"]["servers"]) => {
+        const made = runtimeOf(servers);
+        more.push(made);
+        return made;
+      };
       const output = new Writable({
         write(chunk: Buffer | string, _encoding, done) {
           io.stdout.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
@@ -53,6 +62,7 @@ export const acpCommand: TopCommand = {
       try {
         await serveAcpStdio({
           runtime,
+          runtimeWith,
           input: Readable.from(io.stdin),
           output,
           stop: interrupted,
@@ -60,7 +70,7 @@ export const acpCommand: TopCommand = {
         });
       } finally {
         release?.();
-        await runtime.close();
+        await Promise.all([runtime, ...more].map((r) => r.close()));
       }
       return EXIT_OK;
     });

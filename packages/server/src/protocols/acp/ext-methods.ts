@@ -2,6 +2,7 @@ import { type AgentApp, RequestError } from "@agentclientprotocol/sdk";
 import { ArborError, type Entry, type Runtime, type Store } from "@arbor/core";
 import { assertEntryId, assertSessionId } from "@arbor/core/wire";
 import { z } from "zod";
+import type { ProtocolRuntime } from "../shared/runs.js";
 import { answering } from "./errors.js";
 import type { AcpConnectionState, AcpSession } from "./prompt-turn.js";
 
@@ -22,7 +23,8 @@ interface ExtDeps {
   runtime: Runtime;
   store: Store;
   state: AcpConnectionState;
-  open(sessionId: string, cwd: string): Promise<AcpSession>;
+  /** Opens a stored session on this connection, its prompts run by `runs` (a fork: the forked session's). */
+  open(sessionId: string, cwd: string, runs: ProtocolRuntime | undefined): Promise<AcpSession>;
 }
 
 /** One entry of a session's active path as a client lists it to pick where to fork or continue. */
@@ -65,8 +67,9 @@ export function registerArborMethods(app: AgentApp, { runtime, store, state, ope
         }
         assertEntryId(entryId);
         const forked = await runtime.sessions.fork(params.sessionId, entryId);
-        const cwd = params.cwd ?? state.sessions.get(params.sessionId)?.cwd ?? forked.cwd ?? meta.cwd ?? "/";
-        const session = await open(forked.id, cwd);
+        const from = state.sessions.get(params.sessionId);
+        const cwd = params.cwd ?? from?.cwd ?? forked.cwd ?? meta.cwd ?? "/";
+        const session = await open(forked.id, cwd, from?.runs);
         return { sessionId: session.id };
       }),
     )

@@ -26,6 +26,8 @@ export interface AcpSession {
   mode: string;
   /** `_arbor/continue_from_entry`: the next prompt continues from this entry instead of the leaf. */
   fromEntryId?: string;
+  /** Where its prompts run: the runtime, or one with the MCP servers the editor passed too. */
+  runs: ProtocolRuntime;
   /** The prompt turn going on, if any. */
   turn?: { handle: RunHandle; cancel: AbortController };
 }
@@ -37,7 +39,6 @@ export interface AcpConnectionState {
 }
 
 export interface TurnDeps {
-  runs: ProtocolRuntime;
   store: Store;
   client: AgentContext;
 }
@@ -124,7 +125,7 @@ async function askClient(deps: TurnDeps, session: AcpSession, ask: Ask, cancel: 
   // A cancelled turn's run is being aborted: its ask goes with it.
   if (cancel.aborted) return;
   // Answered elsewhere meanwhile (the CLI, another client): the run has its answer already.
-  await deps.runs.answer(answerOf(ask, response)).catch(() => undefined);
+  await session.runs.answer(answerOf(ask, response)).catch(() => undefined);
 }
 
 /** How a run ended, as ACP's stop reason. */
@@ -160,12 +161,12 @@ export async function runPromptTurn(
     ...(exists ? { sessionId: session.id } : { newSessionId: session.id }),
     ...(session.fromEntryId === undefined ? {} : { fromEntryId: session.fromEntryId }),
   };
-  await deps.runs.admit(turn, { steer: false });
-  const { reader, handle } = await deps.runs.start(turn);
+  await session.runs.admit(turn, { steer: false });
+  const { reader, handle } = await session.runs.start(turn);
   const cancel = new AbortController();
   session.turn = { handle, cancel };
   delete session.fromEntryId;
-  const onAbort = () => cancelTurn(deps, session);
+  const onAbort = () => cancelTurn(session);
   signal.addEventListener("abort", onAbort, { once: true });
   const wire = new AcpRunWire(session.cwd);
   const send = (update: SessionUpdate) => deps.client.notify("session/update", { sessionId: session.id, update });
@@ -198,9 +199,9 @@ export async function runPromptTurn(
 }
 
 /** `session/cancel`: aborts the session's run; what it did is kept. Nothing to do when no prompt is going. */
-export function cancelTurn(deps: Pick<TurnDeps, "runs">, session: AcpSession): void {
+export function cancelTurn(session: AcpSession): void {
   const turn = session.turn;
   if (turn === undefined || turn.cancel.signal.aborted) return;
   turn.cancel.abort();
-  void deps.runs.abort(session.id, new ArborError("aborted", "The ACP client cancelled the prompt.")).catch(() => false);
+  void session.runs.abort(session.id, new ArborError("aborted", "The ACP client cancelled the prompt.")).catch(() => false);
 }

@@ -1,7 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { Runtime } from "@arbor/core";
-import { createAcpAgent } from "./agent.js";
+import { type AcpAgentDeps, createAcpAgent } from "./agent.js";
 
 export interface AcpStdioOptions {
   /** The caller's; never closed here. */
@@ -12,6 +12,8 @@ export interface AcpStdioOptions {
   output: Writable;
   /** Serving stops when this settles too (Ctrl-C), not only when `input` ends. */
   stop?: Promise<void>;
+  /** A runtime that also has the MCP servers an editor passes with a session (see `AcpAgentDeps`). */
+  runtimeWith?: AcpAgentDeps["runtimeWith"];
   /** Told once the agent listens on `input`. */
   onReady?: () => void;
 }
@@ -21,12 +23,12 @@ export interface AcpStdioOptions {
  * `stop` settles. Runs still going then are the runtime's, which the caller closes (aborting them,
  * what they did kept).
  */
-export async function serveAcpStdio({ runtime, input, output, stop, onReady }: AcpStdioOptions): Promise<void> {
+export async function serveAcpStdio({ runtime, input, output, stop, runtimeWith, onReady }: AcpStdioOptions): Promise<void> {
   const stream = ndJsonStream(
     Writable.toWeb(output) as WritableStream<Uint8Array>,
     Readable.toWeb(input) as ReadableStream<Uint8Array>,
   );
-  const connection = createAcpAgent({ runtime }).connect(stream);
+  const connection = createAcpAgent({ runtime, ...(runtimeWith === undefined ? {} : { runtimeWith }) }).connect(stream);
   onReady?.();
   await Promise.race([connection.closed, stop ?? new Promise<void>(() => {})]);
   connection.close();
