@@ -229,6 +229,24 @@ describe("ACP agent (in process, the SDK's client)", () => {
     expect((await server.store.getActivePath(forked.sessionId)).filter((e) => e.type === "message")).toHaveLength(4);
   });
 
+  it("_arbor/continue_from_entry makes the next prompt a new branch from that entry", async () => {
+    const server = await startServer({ script: [[text("First answer.")], [text("Second answer.")]] });
+    const client = connect(server);
+    await client.init();
+    const { sessionId } = await client.newSession();
+    await client.prompt(sessionId, "one");
+    const { entries } = await client.agent.request<{ entries: { entryId: string; kind: string }[] }>("_arbor/entries", {
+      sessionId,
+    });
+    const user = entries.find((e) => e.kind === "user")?.entryId;
+    await client.agent.request("_arbor/continue_from_entry", { sessionId, entryId: user });
+    expect((await client.prompt(sessionId, "one, again")).stopReason).toBe("end_turn");
+    const path = (await server.store.getActivePath(sessionId)).filter((e) => e.type === "message");
+    expect(JSON.stringify(path)).toContain("one, again");
+    expect(JSON.stringify(path)).not.toContain("First answer.");
+    expect((await server.store.listEntries(sessionId)).filter((e) => e.type === "message")).toHaveLength(4);
+  });
+
   it("the goal tree is sent as a plan whenever the goal tool changes it", async () => {
     const server = await startServer({
       script: [[toolCall("goal", { add: "Survey, Decide" }, { id: "g1" })], [text("Planned.")]],
