@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { type Config, ConfigSchema, createRuntime, type Runtime } from "@arbor/core";
-import { hang, reasoning, scriptedModel, text, toolCall } from "@arbor/testkit";
+import { type Config, ConfigSchema, createRuntime, type Runtime, resolveConfig } from "@arbor/core";
+import { hang, reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { createAcpAgent } from "../src/index.js";
 import { onCleanup, startServer, type TestServer, tempDir } from "./helpers/server.js";
@@ -245,6 +245,40 @@ describe("ACP agent (in process, the SDK's client)", () => {
     expect(JSON.stringify(path)).toContain("one, again");
     expect(JSON.stringify(path)).not.toContain("First answer.");
     expect((await server.store.listEntries(sessionId)).filter((e) => e.type === "message")).toHaveLength(4);
+  });
+
+  it("plan mode: the plan streams as plan updates and its approval is a session/request_permission", async () => {
+    const STEP = /Now carry out step \d+: (.*)$/;
+    const model = routedModel({
+      route: (prompt) => STEP.exec(taskOf(prompt))?.[1] ?? "main",
+      models: {
+        main: scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]),
+        "Read the code": scriptedModel([[text("The code is fine.")]]),
+        "Run the tests": scriptedModel([[text("All tests pass.")]]),
+      },
+    });
+    const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
+    const server = await startServer({ runtime: { model, config } });
+    const client = connect(server, () => "approve");
+    await client.init();
+    const { sessionId } = await client.newSession();
+    expect((await client.prompt(sessionId, "check the repo")).stopReason).toBe("end_turn");
+    expect(client.asked).toHaveLength(1);
+    expect(client.asked[0]?.toolCall).toMatchObject({ title: "Approve plan: Check the repo", kind: "think" });
+    expect(client.asked[0]?.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
+    const plans = client.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "plan");
+    expect(plans[0]).toMatchObject({
+      entries: [
+        { content: "Read the code", status: "pending" },
+        { content: "Run the tests", status: "pending" },
+      ],
+    });
+    expect(plans.at(-1)).toMatchObject({
+      entries: [
+        { content: "Read the code", status: "completed" },
+        { content: "Run the tests", status: "completed" },
+      ],
+    });
   });
 
   it("the goal tree is sent as a plan whenever the goal tool changes it", async () => {
