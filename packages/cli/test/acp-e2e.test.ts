@@ -33,7 +33,8 @@ function startAcp(baseURL: string, home = e2e.home): ChildProcessWithoutNullStre
 }
 
 describe("arbor acp (a child process, the SDK's client over stdio)", () => {
-  it("prompts with a permission round trip, loads the session in a new process and forks it", async () => {
+  // Two processes start one after the other; on a loaded machine each takes seconds.
+  it("prompts with a permission round trip, loads the session in a new process and forks it", { timeout: 120_000 }, async () => {
     const server = await e2e.startFake({
       script: [
         [text("Checking."), toolCall("read", { path: ".env" }, { id: "p1" })],
@@ -100,7 +101,7 @@ describe("arbor acp (a child process, the SDK's client over stdio)", () => {
     });
   });
 
-  it("bad input on the wire is a JSON-RPC error naming the problem, and nothing is written", async () => {
+  it("bad input on the wire is a JSON-RPC error naming the problem, and nothing is written", { timeout: 120_000 }, async () => {
     const home = e2e.freshDir("home");
     const child = startAcp("http://127.0.0.1:9", home);
     const lines = createInterface({ input: child.stdout });

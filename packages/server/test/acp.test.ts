@@ -300,7 +300,8 @@ describe("ACP agent (in process, the SDK's client)", () => {
     expect(call).toMatchObject({ toolCallId: "g1", kind: "think" });
   });
 
-  it("MCP servers the client passes join arbor.json's, in a runtime of their own", async () => {
+  // Starts an MCP server process: seconds on a loaded machine.
+  it("MCP servers the client passes join arbor.json's, in a runtime of their own", { timeout: 90_000 }, async () => {
     const server = await startServer({ script: [] });
     const made: ConfigLike[] = [];
     const everything = fileURLToPath(

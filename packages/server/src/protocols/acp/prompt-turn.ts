@@ -174,15 +174,14 @@ export async function runPromptTurn(
     for (;;) {
       const step = await readStep(session.id, reader);
       for (const e of step.events) {
-        // Sub-agents' events are theirs; the client follows this session's own.
-        if (e.event.session_id !== session.id) continue;
         const ask = askOf(e.event);
+        // A sub-agent's ask waits on this run's client too; its other events are its own trace's.
+        if (ask === undefined && e.event.session_id !== session.id) continue;
+        for (const update of wire.event(e)) await send(update);
         if (ask !== undefined) {
-          for (const update of wire.event(e)) await send(update);
           await askClient(deps, session, ask, cancel.signal);
           continue;
         }
-        for (const update of wire.event(e)) await send(update);
         if (e.event.type === "tool_end" && e.event.tool === "goal" && !e.event.is_error) {
           const { goalTree } = await getTrace(deps.store, session.id);
           if (goalTree !== null) await send(goalTreePlan(goalTree));
