@@ -1,4 +1,5 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
+import { acpCommand } from "./commands/acp.js";
 import { approvalsGroup } from "./commands/approvals.js";
 import { approveCommand } from "./commands/approve.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
@@ -24,6 +25,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   approveCommand,
   demoCommand,
   serveCommand,
+  acpCommand,
 ];
 export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup, kbGroup];
 

@@ -82,6 +82,7 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  "docs/acp.md": [/session \S+, modes: build, plan/, /Done \(1\)\.\nstop: end_turn/],
   // The demo's session, moved into the SQLite store, shows there with its whole path.
   "packages/cli/README.md": [/status +completed\n[\s\S]*Active path \(\d+ entries, root first\)/],
   // Each recipe's model answered, as the recorded stream of its provider's wire says.

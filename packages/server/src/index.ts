@@ -5,6 +5,8 @@ export type { Method, ResponseSpec, Route, RouteSpec } from "./http/route.js";
 export { isLoopbackHost } from "./http/security.js";
 export { DEFAULT_HOST, DEFAULT_PORT, type ListeningServer, type ListenOptions } from "./listen.js";
 export { openApiDocument } from "./openapi.js";
+export { type AcpAgentDeps, createAcpAgent } from "./protocols/acp/agent.js";
+export { type AcpStdioOptions, serveAcpStdio } from "./protocols/acp/stdio.js";
 export { type ArborMcpDeps, createArborMcpServer } from "./protocols/mcp/arbor-mcp-server.js";
 export { type McpEndpoint, mcpEndpoint } from "./protocols/mcp/http-endpoint.js";
 export { MCP_PATH } from "./protocols/mcp/index.js";

@@ -16,6 +16,8 @@ export interface ChatTurn {
   /** Continue from this entry of `sessionId` instead of its leaf (a user message is re-sent as a sibling). */
   fromEntryId?: string;
   agent?: string;
+  /** The workspace for this turn (an ACP client's session folder); default the runtime's. */
+  cwd?: string;
   model?: string;
   thinking?: ThinkingLevel;
   /** As the wire says it: `true` is the standard level, `false` off. */
@@ -38,6 +40,7 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.newSessionId === undefined ? {} : { newSessionId: turn.newSessionId }),
     ...(turn.fromEntryId === undefined ? {} : { fromEntryId: turn.fromEntryId }),
     ...(turn.agent === undefined ? {} : { agent: turn.agent }),
+    ...(turn.cwd === undefined ? {} : { cwd: turn.cwd }),
     ...(turn.model === undefined ? {} : { model: turn.model }),
     ...(turn.thinking === undefined ? {} : { thinking: turn.thinking }),
     ...(turn.debug === undefined ? {} : { debug: debugLevelOf(turn.debug) }),

@@ -1,0 +1,125 @@
+import type { PlanEntry, PlanEntryStatus, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { GoalTree } from "@arbor/core/session";
+import type { RunEventWire, WireEvent } from "../shared/run-output.js";
+import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
+
+/** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
+function entryStatus(status: string): PlanEntryStatus {
+  switch (status) {
+    case "pending":
+      return "pending";
+    case "running":
+    case "in_progress":
+      return "in_progress";
+    default:
+      return "completed";
+  }
+}
+
+interface PlanStep {
+  id: string | number;
+  title: string;
+  status: string;
+}
+
+/** A step that did not succeed says so in its text, since ACP's statuses cannot. */
+function stepEntry(step: PlanStep): PlanEntry {
+  const over = step.status === "failed" || step.status === "skipped" || step.status === "abandoned";
+  return { content: over ? `${step.title} (${step.status})` : step.title, priority: "medium", status: entryStatus(step.status) };
+}
+
+/** The goal tree as an ACP plan: every goal in tree order, the one in focus in progress. */
+export function goalTreePlan(tree: GoalTree): SessionUpdate {
+  const children = new Map<string | null, GoalTree["goals"]>();
+  for (const goal of tree.goals) children.set(goal.parentId, [...(children.get(goal.parentId) ?? []), goal]);
+  const entries: PlanEntry[] = [];
+  const walk = (parent: string | null, depth: number) => {
+    for (const goal of children.get(parent) ?? []) {
+      entries.push({
+        ...stepEntry({ id: goal.id, title: `${"  ".repeat(depth)}${goal.description}`, status: goal.status }),
+        priority: depth === 0 ? "high" : "medium",
+      });
+      walk(goal.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  return { sessionUpdate: "plan", entries };
+}
+
+/**
+ * One prompt turn's run events as ACP session updates. It keeps what later events need: each tool
+ * call's input (an edit's diff is shown again with its result) and the plan's steps (a step's
+ * update resends the whole plan, as ACP plans are replaced, not patched). Asks are answered by the
+ * agent, which asks the client with `session/request_permission`; they are not updates.
+ */
+export class AcpRunWire implements RunEventWire<SessionUpdate> {
+  private readonly inputs = new Map<string, string>();
+  private steps: PlanStep[] = [];
+
+  constructor(private readonly cwd: string) {}
+
+  event({ event }: WireEvent): SessionUpdate[] {
+    switch (event.type) {
+      case "token":
+        return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.content } }];
+      case "reasoning":
+        return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } }];
+      case "tool_start":
+        this.inputs.set(event.call_id, event.input);
+        return [{ sessionUpdate: "tool_call", ...toolCallStarted(event.call_id, event.tool, event.input, this.cwd) }];
+      case "tool_progress":
+        return event.title === undefined
+          ? []
+          : [{ sessionUpdate: "tool_call_update", toolCallId: event.call_id, title: `${event.tool}: ${event.title}` }];
+      case "tool_end": {
+        const input = this.inputs.get(event.call_id);
+        this.inputs.delete(event.call_id);
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            ...toolCallEnded(event.call_id, event.tool, input, event.output, event.is_error, this.cwd),
+          },
+        ];
+      }
+      case "plan_created":
+        this.steps = event.plan.steps.map((s) => ({ id: s.id, title: s.title, status: s.status }));
+        return [this.plan()];
+      case "plan_updated":
+        this.steps = this.steps.map((s) => (String(s.id) === String(event.step_id) ? { ...s, status: event.status } : s));
+        return [this.plan()];
+      case "plan_revised":
+        this.steps = [
+          ...this.steps.slice(0, event.keep_completed),
+          ...event.revised_steps.map((s) => ({ id: s.id, title: s.title, status: s.status })),
+        ];
+        return [this.plan()];
+      case "plan_approval_request":
+        this.steps = event.steps.map((s) => ({ id: s.id, title: s.title, status: s.status }));
+        return [this.plan()];
+      case "permission_request":
+      case "llm_start":
+      case "llm_end":
+      case "done":
+      case "error":
+        return [];
+      default: {
+        const never: never = event;
+        throw new Error(`unknown run event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Asks become client requests, not updates (see the class). */
+  ask(): SessionUpdate[] {
+    return [];
+  }
+
+  /** A turn's end is the prompt's response. */
+  end(): SessionUpdate[] {
+    return [];
+  }
+
+  private plan(): SessionUpdate {
+    return { sessionUpdate: "plan", entries: this.steps.map(stepEntry) };
+  }
+}
