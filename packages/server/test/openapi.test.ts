@@ -38,6 +38,7 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/compact",
         "POST /api/sessions/{id}/revert",
         "POST /api/sessions/{id}/unrevert",
+        "GET /api/sessions/{id}/diff",
         "GET /api/sessions/{id}/messages",
         "DELETE /api/sessions/{id}/messages/{message_id}",
         "GET /api/sessions/{id}/tool-stats",

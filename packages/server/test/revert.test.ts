@@ -54,4 +54,38 @@ describe.skipIf(!hasGit)("POST /api/sessions/:id/revert and /unrevert (git on th
     expect(await readFile(notes, "utf8")).toBe("rewritten by the agent\n");
     expect(await readFile(join(server.cwd, "new", "file.ts"), "utf8")).toBe("export {};\n");
   });
+
+  it("GET /api/sessions/:id/diff: every file the session changed across its steps, as one diff", async () => {
+    const server = await startServer({
+      runtime: { snapshots: true },
+      script: [
+        [toolCall("write", { path: "a.txt", content: "one\n" })],
+        [toolCall("write", { path: "b.txt", content: "bee\n" })],
+        [toolCall("write", { path: "a.txt", content: "one\ntwo\n" }), toolCall("write", { path: "tmp.txt", content: "x" })],
+        [toolCall("bash", { command: "rm tmp.txt" })],
+        [text("Done.")],
+      ],
+    });
+    await writeFile(join(server.cwd, "b.txt"), "b\n");
+    const events = await readSse(await server.api("/api/chat", { json: { message: "Edit the files." } }));
+    const id = events[0]?.event.session_id as string;
+    type Diff = { session_id: string; steps: number; files: { path: string; status: string; diff: string }[] };
+    const diff = await json<Diff>(server.api(`/api/sessions/${id}/diff`));
+    expect(diff.steps).toBe(4);
+    // tmp.txt was made and removed again: not a change of the session's.
+    expect(diff.files.map((f) => [f.path, f.status])).toEqual([
+      ["a.txt", "added"],
+      ["b.txt", "modified"],
+    ]);
+    expect(diff.files[0]?.diff).toContain("+one\n+two");
+    expect(diff.files[1]?.diff).toContain("-b\n+bee");
+    // A session that changed nothing has an empty diff; an unknown one is 404.
+    const quiet = await readSse(await server.api("/api/chat", { json: { message: "hi" } }));
+    const none = await json<Diff>(server.api(`/api/sessions/${quiet[0]?.event.session_id}/diff`));
+    expect(none).toMatchObject({ steps: 0, files: [] });
+    expect(await errorOf(await server.api("/api/sessions/nosuch/diff"))).toMatchObject({
+      status: 404,
+      code: "session_not_found",
+    });
+  });
 });

@@ -4,6 +4,7 @@ import type { RunDeps } from "../loop/run-deps.js";
 import { assertSessionId } from "../model/ids.js";
 import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 import { revertSession, unrevertSession } from "../snapshot/revert.js";
+import { sessionDiff } from "../snapshot/session-diff.js";
 import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
 import { messageTrace } from "../trace/message-trace.js";
@@ -78,5 +79,9 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       ),
     unrevert: (sessionId, options = {}) =>
       slot.exclusive(sessionId, options.busy, () => unrevertSession({ store, sessionId, home })),
+    async diff(sessionId) {
+      assertSessionId(sessionId);
+      return sessionDiff({ store, sessionId, home });
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { BranchSummaryEntry, Entry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { SessionInit, SessionMeta } from "../model/session.js";
 import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
+import type { SessionDiff } from "../snapshot/session-diff.js";
 import type { SessionExport } from "../store/export-format.js";
 
 /**
@@ -124,4 +125,10 @@ export interface RuntimeSessions {
   revert(sessionId: string, to?: string, options?: SessionOpOptions): Promise<RevertResult>;
   /** Undoes the last revert (files and leaf); `nothing_to_unrevert` when the leaf is not a revert. */
   unrevert(sessionId: string, options?: SessionOpOptions): Promise<UnrevertResult>;
+  /**
+   * Every file the active path changed, from before its first step that changed files to after its
+   * last, with diffs (from the steps' snapshots). Reads only. Throws `session_not_found`,
+   * `revert_refused` (patches naming another workspace or unrecorded states).
+   */
+  diff(sessionId: string): Promise<SessionDiff>;
 }

@@ -131,7 +131,7 @@ export async function unrevertSession(options: Omit<RevertOptions, "to">): Promi
  * A revert acts only in the session's own workspace (the `cwd` its runs recorded): a patch entry
  * naming another directory (an imported session can carry any) changes nothing.
  */
-async function checkOwnWorkspace(store: Store, sessionId: string, workspace: string): Promise<void> {
+export async function checkOwnWorkspace(store: Store, sessionId: string, workspace: string): Promise<void> {
   const meta = await store.getSession(sessionId);
   const own = meta?.cwd === undefined ? undefined : await realpath(meta.cwd).catch(() => undefined);
   const named = await realpath(workspace).catch(() => undefined);
@@ -144,7 +144,7 @@ async function checkOwnWorkspace(store: Store, sessionId: string, workspace: str
 }
 
 /** Restores only a tree the workspace's history recorded, so an entry cannot name one to empty the workspace. */
-async function checkRecorded(snapshots: WorkspaceSnapshots, tree: string, sessionId: string): Promise<void> {
+export async function checkRecorded(snapshots: WorkspaceSnapshots, tree: string, sessionId: string): Promise<void> {
   if (!(await snapshots.recorded(tree))) {
     throw new ArborError(
       "revert_refused",
@@ -179,7 +179,7 @@ function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: 
 }
 
 /** The entry's data when it is a custom entry of `type` whose data parses; a damaged one is skipped. */
-function customData<T>(entry: Entry, type: string, schema: z.ZodType<T>): T | undefined {
+export function customData<T>(entry: Entry, type: string, schema: z.ZodType<T>): T | undefined {
   if (entry.type !== "custom" || entry.customType !== type) return undefined;
   const parsed = schema.safeParse(entry.data);
   return parsed.success ? parsed.data : undefined;

@@ -25,6 +25,21 @@ const UnrevertResponse = z.object({
   files: z.number().int(),
 });
 
+const DiffResponse = z.object({
+  session_id: z.string(),
+  workspace: z.string().optional().describe("The session's workspace; absent when its path changed no file."),
+  from: z.string().optional().describe("Snapshot tree before the path's first change."),
+  to: z.string().optional().describe("Snapshot tree after the path's last change."),
+  steps: z.number().int().describe("Steps on the active path that changed files."),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(["added", "modified", "deleted"]),
+      diff: z.string().describe("Unified diff, cut when long."),
+    }),
+  ),
+});
+
 /** HTTP answers at once: a session with a driver is 409 session_busy, never left waiting. */
 const now = { busy: "reject" } as const;
 
@@ -60,6 +75,29 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
           leaf: r.leaf,
           ...(r.workspace ? { workspace: r.workspace } : {}),
           files: r.files,
+        });
+      },
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/sessions/:id/diff",
+        tag: "sessions",
+        summary: "Every file the session changed, as one diff",
+        description:
+          "From the workspace before the active path's first step that changed files to after its last, from the steps' recorded snapshots. A file changed and changed back is not listed.",
+        params: SessionParams,
+        responses: { 200: { description: "The session's changes.", schema: DiffResponse }, ...errors },
+      },
+      async ({ params }, c) => {
+        const d = await runtime.sessions.diff(params.id);
+        return c.json({
+          session_id: d.sessionId,
+          ...(d.workspace ? { workspace: d.workspace } : {}),
+          ...(d.from ? { from: d.from } : {}),
+          ...(d.to ? { to: d.to } : {}),
+          steps: d.steps,
+          files: d.files,
         });
       },
     ),
