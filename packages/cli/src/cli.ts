@@ -1,6 +1,7 @@
 import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, wantsJson } from "./args.js";
 import { approvalsGroup } from "./commands/approvals.js";
 import { approveCommand } from "./commands/approve.js";
+import { chatCommand } from "./commands/chat.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
@@ -18,6 +19,7 @@ import { cliVersion } from "./version.js";
 
 export const TOP_COMMANDS: readonly TopCommand[] = [
   runCommand,
+  chatCommand,
   compactCommand,
   revertCommand,
   unrevertCommand,
