@@ -125,6 +125,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         io.stdout.write(`${cliVersion()}\n`);
         return EXIT_OK;
       }
+      // On a terminal, `arbor` alone opens a chat; in a script it prints the help.
+      if (!flag(first.values, "help") && io.prompt !== undefined && io.stdout.isTTY) {
+        const parsed = parseCommandLine(argv, { ...chatCommand.options, ...STORE_OPTIONS }, "arbor");
+        return await chatCommand.run(io, parsed.values, []);
+      }
       const text = rootHelp(TOP_COMMANDS, GROUPS, cliVersion());
       if (flag(first.values, "help")) {
         writeLines(io.stdout, text);

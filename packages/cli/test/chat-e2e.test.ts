@@ -100,7 +100,7 @@ describe("arbor chat", () => {
     await t.waitForScreen(/│ › \/tree/);
     t.type("\r");
     // The leaf moved back to the first answer; the label, an entry of its own, now hangs there, on a branch beside the old answer.
-    await t.waitForScreen(/└─ \* \S{8} label: \S+ = "first look" ← leaf/);
+    await t.waitForScreen(/└─ \* \S{8} label: \S+ = "first look" ← leaf\n╭─+╮\n│ › /);
     expect(t.screen()).toMatch(
       new RegExp(`\\* ${first} assistant: Let me look at the file\\. → tool call: read \\[first look\\]`),
     );
@@ -125,6 +125,11 @@ describe("arbor chat", () => {
     await t.waitFor(/arbor chat/);
     t.type("take your time\r");
     await t.waitFor(/Working on it/);
+    // Esc sends what is typed to the running turn as a steer.
+    t.type("mind the tests");
+    await t.waitFor(/│ › mind the tests/);
+    t.type("\u001b");
+    await t.waitFor(/↪ steer: mind the tests/);
     t.type("\u0003");
     await t.waitFor(/■ stopped/);
     await t.waitFor(/session \S+ · openai-compatible/);
@@ -136,7 +141,8 @@ describe("arbor chat", () => {
     t.type("/quit\r");
     expect(await t.exit).toBe(0);
 
-    const again = start(["chat", ...e2e.modelArgs(baseURL), "--session", sessionId.slice(0, 8)]);
+    // `arbor` alone, on a terminal, is a chat too.
+    const again = start([...e2e.modelArgs(baseURL), "--session", sessionId.slice(0, 8)]);
     await again.waitFor(new RegExp(`session ${sessionId} — `));
     await again.waitFor(/you take your time/);
     // Up walks the prompt history kept from the earlier chat; Ctrl-U clears it, Ctrl-D on an empty prompt quits.
