@@ -138,7 +138,7 @@ export function ChatApp(props: ChatAppProps) {
       <Live state={state} markdown={props.markdown} columns={props.columns} />
       {question !== undefined && (
         <Box borderStyle="round" borderColor="yellow" paddingX={1}>
-          <Text color="yellow">{question.keys.length > 0 ? `${question.text} (press a key)` : question.text}</Text>
+          <Text color="yellow">{question.text}</Text>
         </Box>
       )}
       {(question === undefined || question.keys.length === 0) && (
@@ -149,7 +149,11 @@ export function ChatApp(props: ChatAppProps) {
       )}
       {choices.length > 0 && <Text dimColor>{choices.join("  ")}</Text>}
       <Text dimColor>
-        {state.busy ? "working… Esc steers · Ctrl-C stops · " : ""}
+        {question !== undefined && question.keys.length > 0
+          ? `press ${question.keys.join(", ")} to answer · Ctrl-C stops · `
+          : state.busy
+            ? "working… Esc steers · Ctrl-C stops · "
+            : ""}
         {state.queued.length > 0 ? `${state.queued.length} queued · ` : ""}
         {state.hint ?? state.status}
       </Text>
