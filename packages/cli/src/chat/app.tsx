@@ -1,4 +1,4 @@
-import { Box, Static, Text, useApp, useInput } from "ink";
+import { Box, Static, Text, useAnimation, useApp, useInput } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { ChatController, ChatState } from "./controller.js";
 import { completeFile, type Draft, deleteBack, EMPTY_DRAFT, enter, insert, moveCursor, walk } from "./editor.js";
@@ -31,13 +31,19 @@ function DraftText({ draft }: { draft: Draft }) {
   );
 }
 
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** The turn in progress: the answer streaming in, and each running tool with a spinner and its latest progress. */
 function Live({ state, markdown, columns }: { state: ChatState; markdown: MarkdownStyle; columns: number }) {
+  const { frame } = useAnimation({ interval: 200, isActive: state.busy });
+  const spin = SPINNER[frame % SPINNER.length];
   return (
     <Box flexDirection="column">
       {state.streaming !== "" && <Text>{renderMarkdown(state.streaming, markdown, columns)}</Text>}
       {state.tools.map((t) => (
-        <Text key={t.callId} dimColor>
-          {`… ${t.tool}${t.subject ? ` ${t.subject}` : ""}${t.note ? `  ${t.note}` : ""}`}
+        <Text key={t.callId}>
+          <Text color="cyan">{spin}</Text>
+          <Text dimColor>{` ${t.tool}${t.subject ? ` ${t.subject}` : ""}${t.note ? `  ${t.note}` : ""}`}</Text>
         </Text>
       ))}
     </Box>

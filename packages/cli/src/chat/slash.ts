@@ -221,7 +221,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: "",
     summary: "This list, and the keys.",
     async run(host) {
-      host.print(helpLines(host.style));
+      host.print(helpLines(host.style, host.columns));
     },
   },
   {
@@ -234,20 +234,26 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
 ];
 
-export function helpLines(style: Style): string[] {
-  const width = Math.max(...SLASH_COMMANDS.map((c) => `/${c.name} ${c.args}`.length));
-  return [
-    style.bold("Commands"),
-    ...SLASH_COMMANDS.map((c) => `  ${`/${c.name} ${c.args}`.padEnd(width)}  ${style.dim(c.summary)}`),
-    style.bold("Keys"),
-    `  ${"Enter".padEnd(width)}  ${style.dim("send (while the agent works: queue it for after the turn)")}`,
-    `  ${"Esc".padEnd(width)}  ${style.dim("while the agent works: steer it with what you typed (it reads it before its next model call)")}`,
-    `  ${"\\ Enter, Alt-Enter".padEnd(width)}  ${style.dim("a new line")}`,
-    `  ${"↑ ↓".padEnd(width)}  ${style.dim("earlier prompts")}`,
-    `  ${"Tab".padEnd(width)}  ${style.dim("complete an @file path")}`,
-    `  ${"Ctrl-C".padEnd(width)}  ${style.dim("stop the turn (keeping what it did); twice: quit")}`,
-    `  ${"Ctrl-D".padEnd(width)}  ${style.dim("quit (on an empty prompt)")}`,
+/** The commands and keys, two columns where the terminal is wide enough, else each summary under its command. */
+export function helpLines(style: Style, columns: number): string[] {
+  const rows: Array<readonly [string, string]> = [
+    ...SLASH_COMMANDS.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.summary] as const),
   ];
+  const keys: Array<readonly [string, string]> = [
+    ["Enter", "send (while the agent works: queue it for after the turn)"],
+    ["Esc", "while the agent works: steer it with what you typed (it reads it before its next model call)"],
+    ["\\ Enter, Alt-Enter", "a new line"],
+    ["↑ ↓", "earlier prompts"],
+    ["Tab", "complete an @file path"],
+    ["Ctrl-C", "stop the turn (keeping what it did); twice: quit"],
+    ["Ctrl-D", "quit (on an empty prompt)"],
+  ];
+  const width = Math.max(...[...rows, ...keys].map(([name]) => name.length));
+  const line = ([name, summary]: readonly [string, string]) =>
+    2 + width + 2 + summary.length <= columns
+      ? `  ${name.padEnd(width)}  ${style.dim(summary)}`
+      : `  ${name}\n      ${style.dim(summary)}`;
+  return [style.bold("Commands"), ...rows.map(line), style.bold("Keys"), ...keys.map(line)];
 }
 
 /** Runs one `/command args` line; an unknown command says which there are. */

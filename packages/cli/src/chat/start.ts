@@ -2,6 +2,7 @@ import { createRuntime } from "@arbor/core";
 import { render } from "ink";
 import { createElement } from "react";
 import type { OptionValues } from "../args.js";
+import type { StartChat } from "../commands/chat.js";
 import { EXIT_OK } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import type { Io } from "../io.js";
@@ -21,7 +22,7 @@ import { ANSI_MARKDOWN, PLAIN_MARKDOWN } from "./markdown.js";
  * screen on the terminal, until the person quits. Loaded only by the chat command, so no other
  * command pays for React.
  */
-export async function startChat(io: Io, values: OptionValues, flags: RunFlags): Promise<number> {
+export const startChat: StartChat = async (io: Io, values: OptionValues, flags: RunFlags): Promise<number> => {
   const config = loadCommandConfig(io, flags.cwd, flags);
   const telemetry = await startTelemetry(config, io.env);
   const color = !io.env.NO_COLOR;
@@ -83,4 +84,4 @@ export async function startChat(io: Io, values: OptionValues, flags: RunFlags): 
   } finally {
     await telemetry?.shutdown();
   }
-}
+};

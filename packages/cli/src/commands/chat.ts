@@ -1,6 +1,18 @@
+import type { OptionValues } from "../args.js";
 import { UsageError } from "../errors.js";
-import { RUN_OPTIONS, readRunFlags } from "../run/flags.js";
+import type { Io } from "../io.js";
+import { RUN_OPTIONS, type RunFlags, readRunFlags } from "../run/flags.js";
 import type { TopCommand } from "./command.js";
+
+/** `chat/start.ts`'s entry, which declares itself of this type. */
+export type StartChat = (io: Io, values: OptionValues, flags: RunFlags) => Promise<number>;
+
+/**
+ * The chat's screen, loaded only when a chat starts. Named by a variable so that neither Node (at
+ * start-up) nor the type checker (in programs that include this command, such as the tests') follows
+ * it into Ink and React.
+ */
+const CHAT_UI = "../chat/start.js";
 
 /** The flags of `arbor run` that make sense for a whole conversation. */
 const CHAT_FLAGS = ["model", "base-url", "session", "thinking", "agent", "cwd", "yes"] as const;
@@ -30,7 +42,7 @@ export const chatCommand: TopCommand = {
     // The chat has no prompt of its own; `run`'s checks of the other flags apply as they are.
     const flags = readRunFlags(io, values, ["(chat)"]);
     // Ink and React load only here, so every other command starts without them.
-    const { startChat } = await import("../chat/start.js");
+    const { startChat } = (await import(CHAT_UI)) as { startChat: StartChat };
     return startChat(io, values, flags);
   },
 };
