@@ -159,6 +159,35 @@ describe("arbor chat", () => {
     expect(await again.exit).toBe(0);
   }, 240_000);
 
+  it("asks for a plan's approval with a key, and takes the reason for a no as a line", async () => {
+    const plan = toolCall("plan_create", { title: "Tidy up", steps: ["Look around", "Change things", "Check"] });
+    const baseURL = await e2e.fake([[plan]]);
+    const t = startTerminal(["chat", ...e2e.modelArgs(baseURL)], {
+      home: e2e.home,
+      cwd: e2e.workspace,
+      env: { PLAN_REQUIRE_APPROVAL: "true" },
+    });
+    term = t;
+    await t.waitFor(/arbor chat/);
+    t.type("tidy the workspace");
+    await t.waitFor(/│ › tidy the workspace/);
+    t.type("\r");
+    await t.waitFor(/run the plan "Tidy up" \(3 steps\)\? \[y\]es \/ \[n\]o/);
+    await t.waitFor(/press y, n to answer/);
+    shot(t, "chat-plan-ask");
+    t.type("n");
+    await t.waitFor(/why not\? \(optional\):/);
+    t.type("too risky");
+    await t.waitFor(/│ › too risky/);
+    t.type("\r");
+    await t.waitFor(/stopped because the plan was not approved/);
+    expect(t.all()).toMatch(/why not\? \(optional\): too risky/);
+    t.type("/quit");
+    await t.waitFor(/│ › \/quit/);
+    t.type("\r");
+    expect(await t.exit).toBe(0);
+  }, 240_000);
+
   it("is refused without a terminal, pointing at arbor run", async () => {
     const r = await e2e.arbor(["chat"]);
     expect(r.code).toBe(2);

@@ -318,6 +318,8 @@ export class ChatController implements SlashHost {
         outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
       ];
       this.print([`${mark} ${this.style.dim(`· ${stats.join(" · ")}`)}`]);
+      const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
+      if (stop !== undefined) this.print([this.style.yellow(stop)]);
     },
   };
 
@@ -379,3 +381,12 @@ export class ChatController implements SlashHost {
 }
 
 const CONFIRM_QUIT = "press Ctrl-C again to quit (or Ctrl-D)";
+
+/** Why a turn stopped before the agent finished, in the chat's words. */
+const STOP_REASONS: Readonly<Record<string, string>> = {
+  max_turns: "stopped at the turn limit; send another prompt to go on",
+  permission_rejected: "stopped because a permission was rejected",
+  doom_loop: "stopped because the same tool call kept repeating",
+  plan_rejected: "stopped because the plan was not approved",
+  budget: "stopped because its budget is spent",
+};
