@@ -1,12 +1,12 @@
 import type { RunEvent, Runtime, Store, ThinkingLevel } from "@arbor/core";
-import { hintFor } from "../errors.js";
 import type { Io } from "../io.js";
 import type { Ask, AskAnswerer, AskReply, RunEnd, RunView } from "../render/live.js";
 import { retryLine } from "../render/retry.js";
-import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "../render/run-format.js";
+import { streamSafe, toolSubject } from "../render/run-format.js";
 import type { Style } from "../render/style.js";
-import { firstLine, oneLine, plural, truncate } from "../render/text.js";
+import { oneLine, truncate } from "../render/text.js";
 import { driveRun, type RunHandleLike } from "../run/drive.js";
+import { endLines, toolEndLine } from "./lines.js";
 import { type MarkdownStyle, renderMarkdown } from "./markdown.js";
 import { recap, runSlash, type SlashHost } from "./slash.js";
 
@@ -273,6 +273,21 @@ export class ChatController implements SlashHost {
     }
   }
 
+  /**
+   * Finished paragraphs of a long answer move into the transcript as they complete: the live area
+   * stays short, and Ink can redraw it without scrolling (a live area taller than the screen cannot).
+   */
+  private flushParagraphs(): void {
+    const text = this.state.streaming;
+    const cut = text.lastIndexOf("\n\n");
+    if (cut <= 0) return;
+    const done = text.slice(0, cut);
+    // Not inside a code block: its fences come in pairs.
+    if ((done.match(/^\s*(```|~~~)/gm)?.length ?? 0) % 2 !== 0) return;
+    this.print([renderMarkdown(done, this.opts.markdown, this.columns)]);
+    this.update({ streaming: text.slice(cut + 2) });
+  }
+
   private flushText(): void {
     if (this.reasoning.trim() !== "") {
       this.print([this.style.dim(`thinking: ${truncate(oneLine(this.reasoning), this.columns * 2)}`)]);
@@ -301,25 +316,7 @@ export class ChatController implements SlashHost {
     end: ({ outcome, elapsedMs }: RunEnd) => {
       this.flushText();
       this.update({ tools: [] });
-      if (outcome.error) {
-        const hint = hintFor(outcome.error.code, this.opts.storeLabel);
-        this.print([this.style.red(`error: ${oneLine(outcome.error.message)}${hint ? ` ${hint}` : ""}`)]);
-      }
-      const mark =
-        outcome.status === "done"
-          ? this.style.green("✓ done")
-          : outcome.status === "aborted"
-            ? this.style.yellow("■ stopped")
-            : this.style.red("✗ failed");
-      const stats = [
-        plural(outcome.steps, "step", "steps"),
-        formatDuration(elapsedMs),
-        formatUsage(outcome.usage),
-        outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
-      ];
-      this.print([`${mark} ${this.style.dim(`· ${stats.join(" · ")}`)}`]);
-      const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
-      if (stop !== undefined) this.print([this.style.yellow(stop)]);
+      this.print(endLines(this.style, outcome, elapsedMs, this.opts.storeLabel));
     },
   };
 
@@ -328,6 +325,7 @@ export class ChatController implements SlashHost {
       case "token":
         if (this.reasoning !== "") this.flushText();
         this.update({ streaming: this.state.streaming + streamSafe(event.content) });
+        this.flushParagraphs();
         break;
       case "reasoning":
         this.reasoning += streamSafe(event.content);
@@ -352,11 +350,7 @@ export class ChatController implements SlashHost {
       case "tool_end": {
         const call = this.state.tools.find((t) => t.callId === event.call_id);
         this.update({ tools: this.state.tools.filter((t) => t.callId !== event.call_id) });
-        const duration = event.duration_ms === undefined ? "" : ` ${this.style.dim(formatDuration(event.duration_ms))}`;
-        const reason = event.is_error ? ` ${this.style.dim(`— ${truncate(firstLine(event.output), 100)}`)}` : "";
-        const mark = event.is_error ? this.style.red("✗") : this.style.green("✓");
-        const subject = call?.subject ? ` ${truncate(call.subject, Math.max(10, this.columns - 30))}` : "";
-        this.print([`${mark} ${event.tool}${subject}${duration}${reason}`]);
+        this.print([toolEndLine(this.style, event, call?.subject ?? "", this.columns)]);
         break;
       }
       case "plan_created":
@@ -381,12 +375,3 @@ export class ChatController implements SlashHost {
 }
 
 const CONFIRM_QUIT = "press Ctrl-C again to quit (or Ctrl-D)";
-
-/** Why a turn stopped before the agent finished, in the chat's words. */
-const STOP_REASONS: Readonly<Record<string, string>> = {
-  max_turns: "stopped at the turn limit; send another prompt to go on",
-  permission_rejected: "stopped because a permission was rejected",
-  doom_loop: "stopped because the same tool call kept repeating",
-  plan_rejected: "stopped because the plan was not approved",
-  budget: "stopped because its budget is spent",
-};
