@@ -284,7 +284,8 @@ export class ChatController implements SlashHost {
     const done = text.slice(0, cut);
     // Not inside a code block: its fences come in pairs.
     if ((done.match(/^\s*(```|~~~)/gm)?.length ?? 0) % 2 !== 0) return;
-    this.print([renderMarkdown(done, this.opts.markdown, this.columns)]);
+    // The blank line between the paragraphs stays.
+    this.print([renderMarkdown(done, this.opts.markdown, this.columns), ""]);
     this.update({ streaming: text.slice(cut + 2) });
   }
 
