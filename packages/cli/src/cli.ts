@@ -2,6 +2,7 @@ import { flag, looseWords, type OptionDefs, parseCommandLine, stringOption, want
 import { acpCommand } from "./commands/acp.js";
 import { approvalsGroup } from "./commands/approvals.js";
 import { approveCommand } from "./commands/approve.js";
+import { chatCommand } from "./commands/chat.js";
 import { type Command, type CommandGroup, STORE_OPTIONS, type TopCommand } from "./commands/command.js";
 import { compactCommand } from "./commands/compact.js";
 import { demoCommand } from "./commands/demo.js";
@@ -19,6 +20,7 @@ import { cliVersion } from "./version.js";
 
 export const TOP_COMMANDS: readonly TopCommand[] = [
   runCommand,
+  chatCommand,
   compactCommand,
   revertCommand,
   unrevertCommand,
@@ -124,6 +126,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       if (flag(first.values, "version")) {
         io.stdout.write(`${cliVersion()}\n`);
         return EXIT_OK;
+      }
+      // On a terminal, `arbor` alone opens a chat; in a script it prints the help.
+      if (!flag(first.values, "help") && io.prompt !== undefined && io.stdout.isTTY) {
+        const parsed = parseCommandLine(argv, { ...chatCommand.options, ...STORE_OPTIONS }, "arbor");
+        return await chatCommand.run(io, parsed.values, []);
       }
       const text = rootHelp(TOP_COMMANDS, GROUPS, cliVersion());
       if (flag(first.values, "help")) {

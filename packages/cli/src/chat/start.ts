@@ -1,0 +1,87 @@
+import { createRuntime } from "@arbor/core";
+import { render } from "ink";
+import { createElement } from "react";
+import type { OptionValues } from "../args.js";
+import type { StartChat } from "../commands/chat.js";
+import { EXIT_OK } from "../errors.js";
+import { resolveSessionId } from "../ids.js";
+import type { Io } from "../io.js";
+import { ANSI, PLAIN } from "../render/style.js";
+import { loadCommandConfig, type RunFlags } from "../run/flags.js";
+import { createAskHandler } from "../run/permissions.js";
+import { createPlanApprovalHandler } from "../run/plan-approval.js";
+import { arborHomeOf, withStore } from "../store.js";
+import { startTelemetry } from "../telemetry.js";
+import { ChatApp } from "./app.js";
+import { ChatController } from "./controller.js";
+import { loadHistory, saveToHistory } from "./editor.js";
+import { ANSI_MARKDOWN, PLAIN_MARKDOWN } from "./markdown.js";
+
+/**
+ * `arbor chat` once its flags are checked: the store and one runtime for the whole chat, the Ink
+ * screen on the terminal, until the person quits. Loaded only by the chat command, so no other
+ * command pays for React.
+ */
+export const startChat: StartChat = async (io: Io, values: OptionValues, flags: RunFlags): Promise<number> => {
+  const config = loadCommandConfig(io, flags.cwd, flags);
+  const telemetry = await startTelemetry(config, io.env);
+  const color = !io.env.NO_COLOR;
+  const columns = Math.max(40, io.stdout.columns || 100);
+  const arborHome = arborHomeOf(io);
+  try {
+    return await withStore(io, values, async (store, resolved) => {
+      const sessionId = flags.sessionId === undefined ? undefined : await resolveSessionId(store, flags.sessionId);
+      const controller = new ChatController({
+        io,
+        store,
+        storeLabel: resolved.label,
+        style: color ? ANSI : PLAIN,
+        markdown: color ? ANSI_MARKDOWN : PLAIN_MARKDOWN,
+        columns,
+        sessionId,
+        model: flags.model,
+        agent: flags.agent,
+        thinking: flags.thinking,
+      });
+      // The run asks through `prompt`, as `arbor run` does; the chat's prompt is a question on its screen.
+      const asking: Io = { ...io, prompt: controller.ask };
+      const runtime = createRuntime({
+        store,
+        config,
+        ...(telemetry ? { telemetry: telemetry.observer } : {}),
+        env: io.env,
+        cwd: flags.cwd,
+        arborHome,
+        holderName: "arbor chat",
+        snapshots: true,
+        onPermission: createAskHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
+        onPlanApproval: createPlanApprovalHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
+        onRetry: (notice) => controller.runView.retrying(notice),
+      });
+      controller.attach(runtime);
+      // SIGTERM or a closed terminal end the chat as /quit does; a second one ends the process.
+      const release = io.onInterrupt?.(() => controller.quit());
+      try {
+        await controller.greet();
+        const app = render(
+          createElement(ChatApp, {
+            controller,
+            history: loadHistory(arborHome),
+            onSent: (prompt: string) => saveToHistory(arborHome, prompt),
+            cwd: flags.cwd,
+            markdown: color ? ANSI_MARKDOWN : PLAIN_MARKDOWN,
+            columns,
+          }),
+          { exitOnCtrlC: false, patchConsole: false },
+        );
+        await app.waitUntilExit();
+      } finally {
+        release?.();
+        await runtime.close();
+      }
+      return EXIT_OK;
+    });
+  } finally {
+    await telemetry?.shutdown();
+  }
+};
