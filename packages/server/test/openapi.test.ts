@@ -58,6 +58,10 @@ describe("GET /api/openapi.json", () => {
         "GET /api/traces/{id}",
         "GET /api/traces/{id}/messages",
         "PATCH /api/traces/{id}/replay",
+        "POST /v1/responses",
+        "GET /v1/responses/{id}",
+        "POST /v1/responses/compact",
+        "GET /v1/models",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

@@ -1,0 +1,148 @@
+import { reasoning, text, toolCall } from "@arbor/testkit";
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./helpers/server.js";
+
+/** The official client, unchanged, pointed at the server (the token is its API key). */
+function clientOf(server: TestServer): OpenAI {
+  return new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0 });
+}
+
+const sessionCount = async (server: TestServer) => (await server.store.listSessions({})).sessions.length;
+
+describe("the OpenAI Responses API through the official client", () => {
+  it("answers a response without streaming, and reads it back by id", async () => {
+    const server = await startServer({ script: [[reasoning("Thinking it over."), text("The answer is 42.", { chunks: 3 })]] });
+    const openai = clientOf(server);
+    const response = await openai.responses.create({ model: "build", input: "What is the answer?" });
+    expect(response.status).toBe("completed");
+    expect(response.output_text).toBe("The answer is 42.");
+    expect(response.output.map((i) => i.type)).toEqual(["reasoning", "message"]);
+    expect(response.id).toMatch(/^resp_/);
+    const read = await openai.responses.retrieve(response.id);
+    expect(read.output_text).toBe("The answer is 42.");
+    expect(read.output.map((i) => i.type)).toEqual(["reasoning", "message"]);
+    expect(await sessionCount(server)).toBe(1);
+  });
+
+  it("streams the Responses API's events, which the client's stream helper accumulates", async () => {
+    const server = await startServer({ script: [[text("Streamed answer.", { chunks: 4 })]] });
+    const openai = clientOf(server);
+    const stream = openai.responses.stream({ model: "build", input: "Stream it." });
+    const deltas: string[] = [];
+    const types: string[] = [];
+    stream.on("event", (e) => types.push(e.type));
+    stream.on("response.output_text.delta", (e) => deltas.push(e.delta));
+    const final = await stream.finalResponse();
+    expect(deltas.join("")).toBe("Streamed answer.");
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(final.output_text).toBe("Streamed answer.");
+    expect(types[0]).toBe("response.created");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(types).toContain("response.output_item.added");
+    expect(types).toContain("response.output_item.done");
+  });
+
+  it("runs Arbor's own tools as mcp_call items beside the answer", async () => {
+    const server = await startServer({
+      script: [[toolCall("glob", { pattern: "*.md" }, { id: "g1" })], [text("No markdown here.")]],
+    });
+    const openai = clientOf(server);
+    const response = await openai.responses.create({ model: "build", input: "Any markdown?", stream: true });
+    const events: string[] = [];
+    let final: OpenAI.Responses.Response | undefined;
+    for await (const e of response) {
+      events.push(e.type);
+      if (e.type === "response.completed") final = e.response;
+    }
+    expect(events).toContain("response.mcp_call.completed");
+    const call = final?.output.find((i) => i.type === "mcp_call");
+    expect(call).toMatchObject({ type: "mcp_call", name: "glob", server_label: "arbor", status: "completed" });
+    expect(final?.output.at(-1)).toMatchObject({ type: "message" });
+  });
+
+  it("pauses on a client function call and goes on with the function_call_output of the next request", async () => {
+    const server = await startServer({
+      script: [[toolCall("get_weather", { city: "Oslo" }, { id: "w1" })], [text("It is sunny in Oslo.")]],
+    });
+    const openai = clientOf(server);
+    const tools: OpenAI.Responses.Tool[] = [
+      {
+        type: "function",
+        name: "get_weather",
+        description: "The weather in a city.",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        strict: false,
+      },
+    ];
+    const first = await openai.responses.create({ model: "build", input: "Weather in Oslo?", tools });
+    expect(first.status).toBe("completed");
+    const call = first.output.find((i) => i.type === "function_call");
+    expect(call).toMatchObject({ type: "function_call", name: "get_weather", call_id: "w1" });
+    expect(JSON.parse((call as OpenAI.Responses.ResponseFunctionToolCall).arguments)).toEqual({ city: "Oslo" });
+
+    const stream = openai.responses.stream({
+      model: "build",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "w1", output: "sunny, 21°C" }],
+      tools,
+    });
+    const second = await stream.finalResponse();
+    expect(second.output_text).toBe("It is sunny in Oslo.");
+    expect(second.id).not.toBe(first.id);
+    // The tool result the model read is the client's output.
+    const path = await server.store.getActivePath((await server.store.listSessions({})).sessions[0]!.id);
+    const result = path.flatMap((e) => (e.type === "message" && e.message.role === "tool" ? e.message.content : []));
+    expect(result[0]?.output).toEqual({ type: "text", value: "sunny, 21°C" });
+  });
+
+  it("continues from a response that is not the latest as a branch of its session", async () => {
+    const server = await startServer({ script: [[text("One.")], [text("Two.")], [text("Two, again.")]] });
+    const openai = clientOf(server);
+    const first = await openai.responses.create({ model: "build", input: "Count." });
+    const second = await openai.responses.create({ model: "build", input: "Go on.", previous_response_id: first.id });
+    expect(second.output_text).toBe("Two.");
+    const branch = await openai.responses.create({ model: "build", input: "Go on differently.", previous_response_id: first.id });
+    expect(branch.output_text).toBe("Two, again.");
+    expect(await sessionCount(server)).toBe(1);
+    const sessionId = (await server.store.listSessions({})).sessions[0]!.id;
+    const res = await server.api(`/api/sessions/${sessionId}`);
+    expect(res.status).toBe(200);
+    const entries = await server.store.listEntries(sessionId);
+    const users = entries.filter((e) => e.type === "message" && e.message.role === "user");
+    expect(users).toHaveLength(3);
+    // The second and third prompts are siblings: both follow the first answer.
+    expect(users[1]!.parentId).toBe(users[2]!.parentId);
+    // Each response still reads back as it was.
+    expect((await openai.responses.retrieve(second.id)).output_text).toBe("Two.");
+    expect((await openai.responses.retrieve(branch.id)).output_text).toBe("Two, again.");
+  });
+
+  it("lists the agents as models", async () => {
+    const server = await startServer({});
+    const models = [];
+    for await (const model of clientOf(server).models.list()) models.push(model.id);
+    expect(models).toContain("build");
+  });
+
+  it("refuses bad input with an OpenAI-shaped error, writing nothing", async () => {
+    const server = await startServer({ script: [[text("never")]] });
+    const openai = clientOf(server);
+    const err = await openai.responses
+      .create({ model: "build", input: [{ type: "function_call", call_id: "x", name: "f", arguments: "{}" }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    const bad = err as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.code).toBe("invalid_input");
+    expect(bad.param).toBe("input[0].type");
+    expect(bad.type).toBe("invalid_request_error");
+    const raw = await server.api("/v1/responses", { json: { model: "nope", input: "hi" } });
+    expect(raw.status).toBe(400);
+    expect(await raw.json()).toEqual({
+      error: { message: expect.stringContaining("nope"), type: "invalid_request_error", param: "model", code: "invalid_model" },
+    });
+    const unknown = await openai.responses.retrieve("resp_nothing").catch((e: unknown) => e);
+    expect((unknown as { status?: number }).status).toBe(400);
+    expect(await sessionCount(server)).toBe(0);
+  });
+});
