@@ -145,4 +145,66 @@ describe("the OpenAI Responses API through the official client", () => {
     expect((unknown as { status?: number }).status).toBe(400);
     expect(await sessionCount(server)).toBe(0);
   });
+
+  it("answers a conversation whose run waits with 409 session_busy, and a wrong output with 400, changing nothing", async () => {
+    const server = await startServer({ script: [[toolCall("lookup", { q: "x" }, { id: "c1" })], [text("Done.")]] });
+    const openai = clientOf(server);
+    const tools: OpenAI.Responses.Tool[] = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: false }];
+    const first = await openai.responses.create({ model: "build", input: "Look it up.", tools });
+    const busy = await openai.responses.create({ model: "build", input: "Something else.", previous_response_id: first.id }).catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(OpenAI.ConflictError);
+    expect((busy as InstanceType<typeof OpenAI.ConflictError>).code).toBe("session_busy");
+    const wrong = await openai.responses
+      .create({ model: "build", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "other", output: "x" }] })
+      .catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
+    const done = await openai.responses.create({
+      model: "build",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "c1", output: "found" }],
+    });
+    expect(done.output_text).toBe("Done.");
+    // Answered once: the same answer again finds nothing waiting.
+    const again = await openai.responses
+      .create({ model: "build", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "c1", output: "found" }] })
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
+  it("refuses a function named like one of Arbor's tools before anything is written", async () => {
+    const server = await startServer({ script: [[text("never")]] });
+    const err = await clientOf(server)
+      .responses.create({ model: "build", input: "hi", tools: [{ type: "function", name: "read", parameters: {}, strict: false }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as Error).message).toMatch(/read is one of the runtime's own/);
+    expect(await sessionCount(server)).toBe(0);
+  });
+
+  it("with store: false answers and keeps nothing", async () => {
+    const server = await startServer({ script: [[text("Gone after.")]] });
+    const openai = clientOf(server);
+    const response = await openai.responses.create({ model: "build", input: "Forget me.", store: false });
+    expect(response.output_text).toBe("Gone after.");
+    expect(response.store).toBe(false);
+    expect(await sessionCount(server)).toBe(0);
+    const read = await openai.responses.retrieve(response.id).catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it("compacts a conversation with Arbor's compaction and continues from the compacted response", async () => {
+    const server = await startServer({
+      script: [[text("First answer.")], [text("Second answer.")], [text("Summary: two answers were given.")], [text("Third answer.")]],
+    });
+    const openai = clientOf(server);
+    const one = await openai.responses.create({ model: "build", input: "One." });
+    const two = await openai.responses.create({ model: "build", input: "Two.", previous_response_id: one.id });
+    const compacted = await openai.responses.compact({ model: "build", previous_response_id: two.id });
+    expect(compacted.object).toBe("response.compaction");
+    expect(compacted.output.at(-1)?.type).toBe("compaction");
+    const sessionId = (await server.store.listSessions({})).sessions[0]!.id;
+    expect((await server.store.listEntries(sessionId)).some((e) => e.type === "compaction")).toBe(true);
+    const three = await openai.responses.create({ model: "build", input: "Three.", previous_response_id: compacted.id });
+    expect(three.output_text).toBe("Third answer.");
+  });
 });
