@@ -151,11 +151,17 @@ describe("the OpenAI Responses API through the official client", () => {
     const openai = clientOf(server);
     const tools: OpenAI.Responses.Tool[] = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: false }];
     const first = await openai.responses.create({ model: "build", input: "Look it up.", tools });
-    const busy = await openai.responses.create({ model: "build", input: "Something else.", previous_response_id: first.id }).catch((e: unknown) => e);
+    const busy = await openai.responses
+      .create({ model: "build", input: "Something else.", previous_response_id: first.id })
+      .catch((e: unknown) => e);
     expect(busy).toBeInstanceOf(OpenAI.ConflictError);
     expect((busy as InstanceType<typeof OpenAI.ConflictError>).code).toBe("session_busy");
     const wrong = await openai.responses
-      .create({ model: "build", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "other", output: "x" }] })
+      .create({
+        model: "build",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "other", output: "x" }],
+      })
       .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
     const done = await openai.responses.create({
@@ -166,7 +172,11 @@ describe("the OpenAI Responses API through the official client", () => {
     expect(done.output_text).toBe("Done.");
     // Answered once: the same answer again finds nothing waiting.
     const again = await openai.responses
-      .create({ model: "build", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "c1", output: "found" }] })
+      .create({
+        model: "build",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "c1", output: "found" }],
+      })
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(OpenAI.BadRequestError);
   });
@@ -174,7 +184,11 @@ describe("the OpenAI Responses API through the official client", () => {
   it("refuses a function named like one of Arbor's tools before anything is written", async () => {
     const server = await startServer({ script: [[text("never")]] });
     const err = await clientOf(server)
-      .responses.create({ model: "build", input: "hi", tools: [{ type: "function", name: "read", parameters: {}, strict: false }] })
+      .responses.create({
+        model: "build",
+        input: "hi",
+        tools: [{ type: "function", name: "read", parameters: {}, strict: false }],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toMatch(/read is one of the runtime's own/);
@@ -194,7 +208,12 @@ describe("the OpenAI Responses API through the official client", () => {
 
   it("compacts a conversation with Arbor's compaction and continues from the compacted response", async () => {
     const server = await startServer({
-      script: [[text("First answer.")], [text("Second answer.")], [text("Summary: two answers were given.")], [text("Third answer.")]],
+      script: [
+        [text("First answer.")],
+        [text("Second answer.")],
+        [text("Summary: two answers were given.")],
+        [text("Third answer.")],
+      ],
     });
     const openai = clientOf(server);
     const one = await openai.responses.create({ model: "build", input: "One." });

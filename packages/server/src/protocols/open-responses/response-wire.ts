@@ -214,8 +214,8 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
     if (this.open?.kind === kind) return [];
     const closing = this.closeOpen();
     const index = this.output.length;
-    const n = this.output.filter((i) => i.type === kind).length;
-    const id = `${kind === "message" ? "msg" : "rs"}_${this.head.id.slice(5, 40)}_${index}_${n}`;
+    // Unique across responses: an id's tail names its turn and part.
+    const id = `${kind === "message" ? "msg" : "rs"}_${this.head.id.slice(-24)}_${index}`;
     const item: Item =
       kind === "message"
         ? { type: "message", id, role: "assistant", status: "in_progress", content: [] }
