@@ -200,7 +200,7 @@ describe("the OpenAI Responses API through the official client", () => {
     const openai = clientOf(server);
     const response = await openai.responses.create({ model: "build", input: "Forget me.", store: false });
     expect(response.output_text).toBe("Gone after.");
-    expect(response.store).toBe(false);
+    expect((response as { store?: boolean }).store).toBe(false);
     expect(await sessionCount(server)).toBe(0);
     const read = await openai.responses.retrieve(response.id).catch((e: unknown) => e);
     expect(read).toBeInstanceOf(OpenAI.NotFoundError);
