@@ -226,4 +226,66 @@ describe("the OpenAI Responses API through the official client", () => {
     const three = await openai.responses.create({ model: "build", input: "Three.", previous_response_id: compacted.id });
     expect(three.output_text).toBe("Third answer.");
   });
+
+  it("returns every function call of a step in one response, and takes their outputs together", async () => {
+    const server = await startServer({
+      script: [
+        [toolCall("lookup", { q: "a" }, { id: "c1" }), toolCall("lookup", { q: "b" }, { id: "c2" })],
+        [text("Both found.")],
+      ],
+    });
+    const openai = clientOf(server);
+    const tools: OpenAI.Responses.Tool[] = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: false }];
+    const first = await openai.responses.create({ model: "build", input: "Look both up.", tools });
+    const calls = first.output.flatMap((i) => (i.type === "function_call" ? [i.call_id] : []));
+    expect(calls.sort()).toEqual(["c1", "c2"]);
+    const half = await openai.responses
+      .create({
+        model: "build",
+        previous_response_id: first.id,
+        input: [{ type: "function_call_output", call_id: "c1", output: "A" }],
+      })
+      .catch((e: unknown) => e);
+    expect(half).toBeInstanceOf(OpenAI.BadRequestError);
+    const done = await openai.responses.create({
+      model: "build",
+      previous_response_id: first.id,
+      input: [
+        { type: "function_call_output", call_id: "c1", output: "A" },
+        { type: "function_call_output", call_id: "c2", output: "B" },
+      ],
+    });
+    expect(done.output_text).toBe("Both found.");
+  });
+
+  it("takes a refused approval back as a rejection, and names a response that does not exist as not found", async () => {
+    const server = await startServer({
+      script: [[toolCall("read", { path: ".env" }, { id: "r1" })], [text("I was not allowed to.")]],
+    });
+    const openai = clientOf(server);
+    // Streamed: the stream helper accepts a response that pauses with a call still in flight.
+    const first = await openai.responses.stream({ model: "build", input: "Read .env." }).finalResponse();
+    const ask = first.output.find((i) => i.type === "mcp_approval_request");
+    expect(ask).toMatchObject({ type: "mcp_approval_request", name: "read", server_label: "arbor" });
+    const second = await openai.responses.create({
+      model: "build",
+      previous_response_id: first.id,
+      input: [
+        {
+          type: "mcp_approval_response",
+          approval_request_id: (ask as { id: string }).id,
+          approve: false,
+          reason: "not that file",
+        },
+      ],
+    });
+    expect(second.status).toBe("completed");
+    const call = second.output.find((i) => i.type === "mcp_call");
+    expect(call).toMatchObject({ name: "read", status: "failed" });
+    const gone = await openai.responses
+      .create({ model: "build", input: "hi", previous_response_id: first.id.replace(/.$/, "A") + "x" })
+      .catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(OpenAI.APIError);
+    expect((gone as InstanceType<typeof OpenAI.APIError>).param).toBe("previous_response_id");
+  });
 });

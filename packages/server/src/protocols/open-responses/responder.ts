@@ -56,6 +56,8 @@ export interface ResponseRun {
 /** What happens when a response ends, paused or not. */
 export interface ResponseEnd {
   paused: PausedResponses;
+  /** The tool call ids of the session's latest assistant message (the step whose calls run now). */
+  stepCalls(sessionId: string): Promise<string[]>;
   /** The response finished (not paused): an unstored conversation is removed. */
   finished(run: ResponseRun, status: "completed" | "failed"): Promise<void>;
 }
@@ -78,7 +80,7 @@ export async function* responseEvents(run: ResponseRun, end: ResponseEnd): Async
         yield* toWire(wire, e);
         if (e.id !== undefined) after = e.id;
         if (wire.status !== "in_progress") break;
-        if (wire.paused() && after !== undefined) {
+        if (wire.paused() && after !== undefined && (wire.asks.length > 0 || wire.settled(await end.stepCalls(sessionId)))) {
           end.paused.set(id, {
             ref: run.ref,
             after,
@@ -87,7 +89,7 @@ export async function* responseEvents(run: ResponseRun, end: ResponseEnd): Async
             clientTools: [...run.clientTools],
             ...(run.handle ? { handle: run.handle } : {}),
           });
-          yield* wire.finish("completed");
+          yield* wire.finish("completed", true);
           return wire;
         }
       }

@@ -50,6 +50,8 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
   private open: { kind: "message" | "reasoning"; index: number; text: string } | undefined;
   /** Tool calls started in this response and not ended: whether each is the client's, and waits. */
   private readonly calls = new Map<string, { index: number; client: boolean; waiting: boolean }>();
+  /** Tool calls whose end this response saw. */
+  private readonly ended = new Set<string>();
   /** The asks this response ended on, for the request that answers them. */
   readonly asks: AskRef[] = [];
   private sequence = 0;
@@ -88,6 +90,14 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
     if (this.asks.length > 0) return true;
     const inFlight = [...this.calls.values()];
     return inFlight.some((c) => c.waiting) && inFlight.every((c) => c.client && c.waiting);
+  }
+
+  /**
+   * Whether each of a step's calls has ended or is a client call waiting: a step's calls start one
+   * after another, so a pause waits until the last of them has (the client gets them all at once).
+   */
+  settled(callIds: readonly string[]): boolean {
+    return callIds.every((id) => this.ended.has(id) || this.calls.get(id)?.waiting === true);
   }
 
   /** The client's calls the run waits on: their outputs are what the next request must bring. */
@@ -177,12 +187,16 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
     }
   }
 
-  /** Ends the response: open items are closed, and the lifecycle event sent once. */
-  finish(status: "completed" | "failed"): StreamEvent[] {
+  /**
+   * Ends the response: open items are closed, and the lifecycle event sent once. A response that
+   * pauses leaves Arbor's calls in flight as they are (one waiting for an approval): the response
+   * that continues the run shows how they ended.
+   */
+  finish(status: "completed" | "failed", paused = false): StreamEvent[] {
     if (this.status !== "in_progress") return [];
     const closing = this.closeOpen();
     for (const [callId, call] of this.calls) {
-      if (call.client) continue;
+      if (call.client || paused) continue;
       // A call the run ended without finishing (an abort, an error): failed, so no item is left unfinished.
       const item = this.output[call.index];
       if (item) this.output[call.index] = { ...item, status: "failed", error: "The run ended before the call finished." };
@@ -320,19 +334,36 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
   private toolEnd(event: RunEventOf<"tool_end">): StreamEvent[] {
     const call = this.calls.get(event.call_id);
     this.calls.delete(event.call_id);
-    // A client function's output is the client's own (it sent it); a call of an earlier response is not this one's.
-    if (!call || call.client) return [];
-    const item = this.output[call.index] as Item;
-    this.output[call.index] = event.is_error
+    this.ended.add(event.call_id);
+    // A client function's output is the client's own: it sent it.
+    if (call?.client || (!call && this.clientTools.has(event.tool))) return [];
+    // A call an earlier response of the turn started (and paused on) ends here: shown as an item of its own.
+    const added = call
+      ? []
+      : [
+          ...this.closeOpen(),
+          ...this.addItem({
+            type: "mcp_call",
+            id: `mcp_${event.call_id}`,
+            server_label: "arbor",
+            name: event.tool,
+            arguments: "",
+            status: "in_progress",
+          }),
+        ];
+    const index = call?.index ?? this.output.length - 1;
+    const item = this.output[index] as Item;
+    this.output[index] = event.is_error
       ? { ...item, status: "failed", output: null, error: event.output }
       : { ...item, status: "completed", output: event.output, error: null };
     return [
+      ...added,
       this.stamp({
         type: event.is_error ? "response.mcp_call.failed" : "response.mcp_call.completed",
         item_id: item.id,
-        output_index: call.index,
+        output_index: index,
       }),
-      this.itemDone(call.index),
+      this.itemDone(index),
     ];
   }
 }

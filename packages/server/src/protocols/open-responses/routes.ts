@@ -52,6 +52,18 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
 
   const end: ResponseEnd = {
     paused,
+    async stepCalls(sessionId) {
+      const meta = await store.getSession(sessionId);
+      for (let id = meta?.leafEntryId ?? null; id !== null; ) {
+        const entry = await store.getEntry(sessionId, id);
+        if (!entry) break;
+        if (entry.type === "message" && entry.message.role === "assistant") {
+          return entry.message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
+        }
+        id = entry.parentId;
+      }
+      return [];
+    },
     async finished(run) {
       if (!run.ref.unstored) return;
       // An unstored conversation is removed once its run has let go of the session.
