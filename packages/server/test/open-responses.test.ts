@@ -283,9 +283,13 @@ describe("the OpenAI Responses API through the official client", () => {
     const call = second.output.find((i) => i.type === "mcp_call");
     expect(call).toMatchObject({ name: "read", status: "failed" });
     const gone = await openai.responses
-      .create({ model: "build", input: "hi", previous_response_id: first.id.replace(/.$/, "A") + "x" })
+      .create({
+        model: "build",
+        input: "hi",
+        previous_response_id: `resp_${Buffer.from('{"s":"gone","t":"e1"}').toString("base64url")}`,
+      })
       .catch((e: unknown) => e);
-    expect(gone).toBeInstanceOf(OpenAI.APIError);
-    expect((gone as InstanceType<typeof OpenAI.APIError>).param).toBe("previous_response_id");
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((gone as InstanceType<typeof OpenAI.NotFoundError>).param).toBe("previous_response_id");
   });
 });

@@ -1,4 +1,4 @@
-import type { Entry } from "@arbor/core";
+import { type Entry, isArborError } from "@arbor/core";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { ApiError, type ApiErrorCode, statusFor } from "../../errors.js";
@@ -40,7 +40,13 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
     } catch (err) {
       throw new ParamError("invalid_id", (err as Error).message, param);
     }
-    const turn = ref.unstored && !paused.get(id) ? undefined : await turnEntries(store, ref);
+    const turn =
+      ref.unstored && !paused.get(id)
+        ? undefined
+        : await turnEntries(store, ref).catch((err: unknown) => {
+            if (isArborError(err, "session_not_found")) return undefined;
+            throw err;
+          });
     if (!turn)
       throw new ParamError(
         "not_found",
