@@ -292,4 +292,17 @@ describe("the OpenAI Responses API through the official client", () => {
     expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
     expect((gone as InstanceType<typeof OpenAI.NotFoundError>).param).toBe("previous_response_id");
   });
+
+  it("sits behind the server's token, which the client sends as its API key", async () => {
+    const server = await startServer({ script: [[text("Authorized.")]], server: { token: "s3cret" } });
+    const wrong = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "wrong", maxRetries: 0 });
+    expect(await wrong.responses.create({ model: "build", input: "hi" }).catch((e: unknown) => e)).toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
+    const right = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "s3cret", maxRetries: 0 });
+    expect(
+      (await right.responses.create({ model: "build", input: "hi", text: { format: { type: "text" } }, user: "u1" })).output_text,
+    ).toBe("Authorized.");
+    expect(await sessionCount(server)).toBe(1);
+  });
 });

@@ -59,6 +59,13 @@ export const CreateResponseBody = z.strictObject({
     })
     .nullish(),
   max_turns: z.number().int().positive().optional(),
+  // Accepted and left as they are: they change nothing Arbor does (plain text is its only output format).
+  text: z.strictObject({ format: z.strictObject({ type: z.literal("text") }).optional() }).nullish(),
+  include: z.array(z.string()).nullish(),
+  truncation: z.enum(["auto", "disabled"]).nullish(),
+  user: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
+  prompt_cache_key: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 export type CreateResponseBody = z.output<typeof CreateResponseBody>;
