@@ -157,7 +157,13 @@ export function createServer(options: ServerOptions): ArborServer {
   // passes the host and origin checks.
   const endpoints = protocols.flatMap((p) => p.endpoints);
   const endpointPaths = new Set(endpoints.map((e) => e.path));
-  const isPublicPath = (path: string) => (!isApiPath(path) && !endpointPaths.has(path)) || isApiDocsPath(path);
+  // Described routes outside /api (a protocol's `/v1/...`) are guarded like the API, their parameters included.
+  const guardedPrefixes = routes
+    .filter((r) => !r.spec.public && !isApiPath(r.spec.path))
+    .map((r) => r.spec.path.split("/:")[0] as string);
+  const isGuarded = (path: string) => guardedPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const isPublicPath = (path: string) =>
+    (!isApiPath(path) && !endpointPaths.has(path) && !isGuarded(path)) || isApiDocsPath(path);
   app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
   // Protocols with a wire of their own (MCP's JSON-RPC) sit behind the same checks and token.

@@ -62,6 +62,10 @@ describe("GET /api/openapi.json", () => {
         "POST /mcp",
         "GET /mcp",
         "DELETE /mcp",
+        "POST /v1/responses",
+        "GET /v1/responses/{id}",
+        "POST /v1/responses/compact",
+        "GET /v1/models",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

@@ -6,6 +6,7 @@ import type { ThinkingLevel } from "../model/entry.js";
 import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
+import type { AnyToolDefinition } from "../tools/tool.js";
 
 export interface RunInput {
   /** Continue this session; a new session is created when absent. */
@@ -59,6 +60,12 @@ export interface RunInput {
   requestKey?: string;
   /** A session that is running already: wait for it (the runtime's default) or end at once with `session_busy`. */
   busy?: "queue" | "reject";
+  /**
+   * Tools offered in this run only, after the runtime's and its extensions' (a name already taken is
+   * left out: the runtime's tool wins). For a front door whose client brings tools of its own (the
+   * Responses API's function tools); they are not recorded, so a run resumed after a crash lacks them.
+   */
+  tools?: readonly AnyToolDefinition[];
 }
 
 export type RunStatus = "done" | "error" | "aborted";

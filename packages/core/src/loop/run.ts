@@ -65,6 +65,11 @@ export async function executeRun(
     if (input.maxTurns !== undefined && (!Number.isInteger(input.maxTurns) || input.maxTurns < 1)) {
       throw new ArborError("invalid_input", `maxTurns must be a whole number of at least 1, got ${input.maxTurns}.`);
     }
+    for (const tool of input.tools ?? []) {
+      if (deps.registry.get(tool.name)) {
+        throw new ArborError("invalid_input", `A tool named ${tool.name} is one of the runtime's own; give yours another name.`);
+      }
+    }
     let agent = resolveAgent(deps, input.agent, { subTrace: options.trace !== undefined });
     if (input.thinking !== undefined) checkThinking(input.thinking);
     let path: Entry[] = [];
@@ -151,7 +156,7 @@ export async function executeRun(
       models: deps.models,
     });
     // The runtime's tools, then those the run's extensions offer: a feature brings its own.
-    const registry = deps.registry.withTools(extensions.flatMap((ext) => ext.tools ?? []));
+    const registry = deps.registry.withTools([...extensions.flatMap((ext) => ext.tools ?? []), ...(input.tools ?? [])]);
     const toolNames = registry.names();
     const rules = [
       ...agentPermissions({

@@ -17,6 +17,7 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   type UIMessage,
 } from "ai";
+import OpenAI from "openai";
 import { errorOf, onCleanup, startServer, tempDir } from "./server.js";
 import { readSse } from "./sse.js";
 
@@ -229,9 +230,40 @@ const mcpStdioDriver: ClientDriver = {
   },
 };
 
+/** The official `openai` client against `/v1`: asks come as `mcp_approval_request` items, answered in the next request. */
+const openResponsesDriver: ClientDriver = {
+  client: "openai (official client)",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    return {
+      answer: async (prompt) => (await openai.responses.create({ model: "build", input: prompt })).output_text,
+      async approve(prompt) {
+        const first = await openai.responses.create({ model: "build", input: prompt });
+        const ask = first.output.find((i) => i.type === "mcp_approval_request");
+        if (ask?.type !== "mcp_approval_request") throw new Error(`no approval request in ${JSON.stringify(first.output)}`);
+        const stream = openai.responses.stream({
+          model: "build",
+          previous_response_id: first.id,
+          input: [{ type: "mcp_approval_response", approval_request_id: ask.id, approve: true }],
+        });
+        return { asked: `${ask.name} ${ask.arguments}`, text: (await stream.finalResponse()).output_text };
+      },
+      async refuse() {
+        const err = await openai.responses.create({ model: "build", input: "" }).catch((e: unknown) => e);
+        if (!(err instanceof OpenAI.APIError)) throw new Error(`expected an error, got ${JSON.stringify(err)}`);
+        return `${err.status} ${err.code}: ${(err.error as { message?: string } | undefined)?.message ?? err.message}`;
+      },
+      sessions: async () => (await server.store.listSessions({})).sessions.length,
+    };
+  },
+};
+
 /** Each registered protocol's clients, by the protocol's name: a protocol without one fails the suite. */
 export const PROTOCOL_CLIENTS: Record<string, readonly ClientDriver[]> = {
   "http-chat": [sseDriver],
   "ui-chat": [uiChatDriver],
   mcp: [mcpHttpDriver, mcpStdioDriver],
+  "open-responses": [openResponsesDriver],
 };

@@ -1,4 +1,4 @@
-import type { RunInput, ThinkingLevel } from "@arbor/core";
+import type { AnyToolDefinition, RunInput, ThinkingLevel } from "@arbor/core";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 
@@ -25,6 +25,10 @@ export interface ChatTurn {
   maxTurns?: number;
   /** The queued request this turn came from, kept on its user message (a retried cluster job looks for it). */
   requestKey?: string;
+  /** Extra system text for this run only (a request's instructions). */
+  system?: string;
+  /** Tools the client brings for this run only (the Responses API's function tools); a turn with them is not queueable. */
+  tools?: readonly AnyToolDefinition[];
 }
 
 /**
@@ -46,5 +50,7 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.debug === undefined ? {} : { debug: debugLevelOf(turn.debug) }),
     ...(turn.maxTurns === undefined ? {} : { maxTurns: turn.maxTurns }),
     ...(turn.requestKey === undefined ? {} : { requestKey: turn.requestKey }),
+    ...(turn.system === undefined ? {} : { system: turn.system }),
+    ...(turn.tools === undefined ? {} : { tools: turn.tools }),
   };
 }

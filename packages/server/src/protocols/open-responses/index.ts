@@ -1,0 +1,22 @@
+import type { Protocol } from "../protocol.js";
+import { ClientCalls } from "./client-tools.js";
+import { PausedResponses } from "./responder.js";
+import { responsesRoutes } from "./routes.js";
+
+/** The OpenAI Responses API (`/v1/responses`, `/v1/models`): the official `openai` clients work against it unchanged. */
+export const openResponses: Protocol = {
+  name: "open-responses",
+  summary: "The OpenAI Responses API (POST /v1/responses, GET /v1/responses/:id, POST /v1/responses/compact, GET /v1/models).",
+  mount(ctx) {
+    const calls = new ClientCalls();
+    const paused = new PausedResponses();
+    return {
+      routes: responsesRoutes(ctx, calls, paused),
+      endpoints: [],
+      close: async () => {
+        paused.clear();
+        calls.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,397 @@
+import { type Entry, isArborError } from "@arbor/core";
+import { z } from "zod";
+import type { ServerContext } from "../../context.js";
+import { ApiError, type ApiErrorCode, statusFor } from "../../errors.js";
+import type { Route } from "../../http/route.js";
+import { SESSION_HEADER } from "../http-chat/sse-response.js";
+import type { ChatTurn } from "../shared/run-input.js";
+import { readStep } from "../shared/run-output.js";
+import { ProtocolRuntime } from "../shared/runs.js";
+import type { ClientCalls } from "./client-tools.js";
+import { openAiRoute, ParamError, parseParam } from "./openai-errors.js";
+import { outputOfTurn } from "./output-items.js";
+import { readInput, readTools } from "./request-input.js";
+import { drain, type PausedResponses, type ResponseEnd, type ResponseRun, responseEvents, sseOf } from "./responder.js";
+import { isUserTurn, parseResponseId, type ResponseRef, responseId, turnEntries } from "./response-ids.js";
+import { usageOf } from "./response-wire.js";
+import { CompactBody, CreateResponseBody, OpenAiErrorBody, ResponseObject, ResponseParams } from "./schemas.js";
+
+const ERRORS = {
+  400: { description: "Invalid body or id: `{error: {message, type, param, code}}`.", schema: OpenAiErrorBody },
+  404: {
+    description: "No such response (its session or entry is gone, or it was made with store: false).",
+    schema: OpenAiErrorBody,
+  },
+};
+
+const seconds = (iso: string | number | undefined) =>
+  Math.floor((iso === undefined ? Date.now() : new Date(iso).getTime()) / 1000);
+
+/** The Responses API over the runtime: create (streaming or not), retrieve, compact, and the agents as models. */
+export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: PausedResponses): Route[] {
+  const runs = new ProtocolRuntime(ctx);
+  const { store, runtime } = ctx;
+
+  /** The stored turn a response id names; 404 (naming `param`) when it is gone or was never stored. */
+  async function turnOf(id: string, param: string): Promise<{ ref: ResponseRef; turn: Entry[] }> {
+    let ref: ResponseRef;
+    try {
+      ref = parseResponseId(id);
+    } catch (err) {
+      throw new ParamError("invalid_id", (err as Error).message, param);
+    }
+    const turn =
+      ref.unstored && !paused.get(id)
+        ? undefined
+        : await turnEntries(store, ref).catch((err: unknown) => {
+            if (isArborError(err, "session_not_found")) return undefined;
+            throw err;
+          });
+    if (!turn)
+      throw new ParamError(
+        "not_found",
+        `Response ${id} does not exist (its session was deleted, or it was made with store: false).`,
+        param,
+      );
+    return { ref, turn };
+  }
+
+  const end: ResponseEnd = {
+    paused,
+    async stepCalls(sessionId) {
+      const meta = await store.getSession(sessionId);
+      for (let id = meta?.leafEntryId ?? null; id !== null; ) {
+        const entry = await store.getEntry(sessionId, id);
+        if (!entry) break;
+        if (entry.type === "message" && entry.message.role === "assistant") {
+          return entry.message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
+        }
+        id = entry.parentId;
+      }
+      return [];
+    },
+    async finished(run) {
+      if (!run.ref.unstored) return;
+      // An unstored conversation is removed once its run has let go of the session.
+      await run.handle?.result;
+      await runtime.sessions.delete(run.ref.sessionId).catch(() => undefined);
+    },
+  };
+
+  /** The agent or model a request names: an agent from `GET /v1/models`, or `provider/model` for the default agent. */
+  function modelOf(model: string | undefined): { agent?: string; model?: string; name: string } {
+    const defaults = runtime.defaults();
+    if (model === undefined) return { name: defaults.defaultAgent };
+    if (model.includes("/")) return { model, name: model };
+    if (!defaults.agents.some((a) => a.name === model)) {
+      throw new ParamError(
+        "invalid_model",
+        `Model ${JSON.stringify(model)} is neither an agent of this server (GET /v1/models lists them) nor a provider/model.`,
+        "model",
+      );
+    }
+    return { agent: model, name: model };
+  }
+
+  /** The session's user message the run just wrote: the turn a new response names. */
+  async function userEntryOf(sessionId: string): Promise<string> {
+    const meta = await store.getSession(sessionId);
+    for (let id = meta?.leafEntryId ?? null; id !== null; ) {
+      const entry = await store.getEntry(sessionId, id);
+      if (!entry) break;
+      if (isUserTurn(entry)) return entry.id;
+      id = entry.parentId;
+    }
+    throw new ApiError("internal_error", `Session ${sessionId} has no user message to name its response by.`);
+  }
+
+  const respond = async (run: ResponseRun, stream: boolean): Promise<Response> => {
+    const events = responseEvents(run, end);
+    if (stream) return sseOf(events, { [SESSION_HEADER]: run.ref.sessionId });
+    const wire = await drain(events);
+    return Response.json(wire.snapshot(), { headers: { [SESSION_HEADER]: run.ref.sessionId } });
+  };
+
+  const create = openAiRoute(
+    {
+      method: "POST",
+      path: "/v1/responses",
+      tag: "open-responses",
+      summary: "Create a response (OpenAI Responses API)",
+      description:
+        "Runs an agent on the input and answers with a response object, or with the Responses API's server-sent events when `stream` is true. " +
+        "`previous_response_id` continues from where that response ended (a branch when it is not the latest). Function tools are the " +
+        "client's: the response ends with their `function_call` items and the next request sends `function_call_output` items. " +
+        "Arbor's own tool calls are `mcp_call` items; a permission ask or a plan is an `mcp_approval_request`, answered by an `mcp_approval_response`.",
+      body: CreateResponseBody,
+      responses: {
+        200: { description: "The response, or its events (text/event-stream) when `stream` is true.", schema: ResponseObject },
+        ...ERRORS,
+        409: { description: "The conversation has a run in progress (session_busy).", schema: OpenAiErrorBody },
+      },
+    },
+    async (_c, readBody) => {
+      const body = parseParam(CreateResponseBody, await readBody());
+      const input = readInput(body.input);
+      const fns = readTools(body.tools);
+      const prevId = body.previous_response_id ?? undefined;
+      const prev = prevId === undefined ? undefined : await turnOf(prevId, "previous_response_id");
+      if (body.store === false && prev && !prev.ref.unstored) {
+        throw new ParamError(
+          "invalid_input",
+          "store: false cannot continue a stored response: the conversation is one session, kept whole.",
+          "store",
+        );
+      }
+      const unstored = body.store === false || prev?.ref.unstored === true;
+      const which = modelOf(body.model);
+      const instructions = [body.instructions ?? "", ...input.system].filter((s) => s !== "").join("\n\n");
+      const head = {
+        model: which.name,
+        createdAt: seconds(undefined),
+        instructions: instructions === "" ? null : instructions,
+        tools: body.tools ?? [],
+        metadata: body.metadata ?? {},
+        previousResponseId: prevId ?? null,
+        store: !unstored,
+      };
+      const stream = body.stream === true;
+
+      if (input.outputs.length > 0 || input.approvals.length > 0) {
+        // Answers to what the previous response paused on: its run goes on, and this response reads on from there.
+        if (!prev || prevId === undefined) {
+          throw new ParamError(
+            "invalid_input",
+            "function_call_output and mcp_approval_response items answer a response: name it in previous_response_id.",
+            "previous_response_id",
+          );
+        }
+        if (input.prompt !== undefined) {
+          throw new ParamError(
+            "invalid_input",
+            "Send the answers to the previous response alone; a new message goes in the request after.",
+            "input",
+          );
+        }
+        const pause = paused.get(prevId);
+        if (!pause) {
+          throw new ParamError(
+            "invalid_input",
+            `Response ${prevId} does not wait for function output or an approval here (it finished, was answered, or this server restarted since).`,
+            "previous_response_id",
+          );
+        }
+        const sessionId = pause.ref.sessionId;
+        const answered = new Set([...input.outputs.map((o) => o.callId), ...input.approvals.map((a) => JSON.stringify(a.ask))]);
+        const expected = [...pause.calls, ...pause.asks.map((a) => JSON.stringify(a))];
+        const missing = expected.filter((k) => !answered.has(k));
+        if (missing.length > 0 || answered.size !== expected.length) {
+          throw new ParamError(
+            "invalid_input",
+            `Response ${prevId} waits for output of calls [${pause.calls.join(", ")}] and ${pause.asks.length} approval(s); answer each exactly once.`,
+            "input",
+          );
+        }
+        for (const { callId } of input.outputs) {
+          if (!calls.isWaiting(sessionId, callId)) {
+            throw new ParamError("invalid_input", `No run waits for the output of call ${callId} any more.`, "input");
+          }
+        }
+        paused.delete(prevId);
+        for (const { callId, output } of input.outputs) calls.answer(sessionId, callId, output);
+        for (const { ask, approve, reason } of input.approvals) {
+          await runs.answer(
+            ask.kind === "permission"
+              ? { kind: "permission", id: ask.id, reply: approve ? "once" : "reject", ...(reason ? { message: reason } : {}) }
+              : { kind: "plan", planId: ask.planId, approved: approve, ...(reason ? { reason } : {}) },
+          );
+        }
+        const ref: ResponseRef = { ...pause.ref, part: (pause.ref.part ?? 1) + 1 };
+        const reader = await runs.reader(sessionId, { after: pause.after });
+        return respond(
+          { ref, head, reader, clientTools: new Set(pause.clientTools), ...(pause.handle ? { handle: pause.handle } : {}) },
+          stream,
+        );
+      }
+
+      if (input.prompt === undefined || input.prompt.trim() === "") {
+        throw new ParamError(
+          "invalid_input",
+          "input needs a user message (a string, or a message item with role user).",
+          "input",
+        );
+      }
+      const fromEntryId = prev?.turn.at(-1)?.id;
+      const turn: ChatTurn = {
+        message: input.prompt,
+        ...(prev ? { sessionId: prev.ref.sessionId } : {}),
+        ...(fromEntryId === undefined ? {} : { fromEntryId }),
+        ...(which.agent === undefined ? {} : { agent: which.agent }),
+        ...(which.model === undefined ? {} : { model: which.model }),
+        ...(body.reasoning?.effort ? { thinking: body.reasoning.effort === "none" ? "off" : body.reasoning.effort } : {}),
+        ...(body.max_turns === undefined ? {} : { maxTurns: body.max_turns }),
+        ...(instructions === "" ? {} : { system: instructions }),
+        ...(fns.length === 0 ? {} : { tools: fns.map((fn) => calls.tool(fn)) }),
+      };
+      // A conversation with a run in progress answers 409 session_busy, as every front door does.
+      await runs.admit(turn, { steer: false });
+      const local = fns.length > 0 || instructions !== "" || unstored || body.max_turns !== undefined;
+      const started = local ? await runs.start(turn) : await runs.startOrQueue(turn);
+      const first = await readStep(started.sessionId, started.reader);
+      const failed = first.events[0]?.event;
+      if (failed?.type === "error") {
+        // The run refused its input before writing anything (an unknown model, a tool name taken): the client's error.
+        started.reader.close();
+        const code = (failed.code ?? "invalid_input") as ApiErrorCode;
+        if (statusFor(code) < 500) throw new ApiError(code, failed.content);
+        throw new Error(failed.content);
+      }
+      const ref: ResponseRef = {
+        sessionId: started.sessionId,
+        kind: "turn",
+        userEntryId: await userEntryOf(started.sessionId),
+        ...(unstored ? { unstored: true as const } : {}),
+      };
+      return respond(
+        {
+          ref,
+          head,
+          reader: started.reader,
+          first,
+          clientTools: new Set(fns.map((f) => f.name)),
+          ...(started.handle ? { handle: started.handle } : {}),
+        },
+        stream,
+      );
+    },
+  );
+
+  const retrieve = openAiRoute(
+    {
+      method: "GET",
+      path: "/v1/responses/:id",
+      tag: "open-responses",
+      summary: "Read a stored response",
+      description:
+        "The turn a response id names as the session stores it now: its reasoning, messages and tool calls (a turn that paused for the client, in all its parts).",
+      params: ResponseParams,
+      responses: { 200: { description: "The response.", schema: ResponseObject }, ...ERRORS },
+    },
+    async (c) => {
+      const { id } = parseParam(ResponseParams, c.req.param());
+      const { ref, turn } = await turnOf(id, "id");
+      const meta = await store.getSession(ref.sessionId);
+      const messages = turn.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
+      const sum = (pick: (t: NonNullable<(typeof messages)[number]["tokens"]>) => number) =>
+        messages.reduce((n, m) => n + (m.tokens ? pick(m.tokens) : 0), 0);
+      const usage = usageOf({
+        input: sum((t) => t.input),
+        output: sum((t) => t.output),
+        reasoning: sum((t) => t.reasoning),
+        cache_read: sum((t) => t.cacheRead),
+        cache_write: sum((t) => t.cacheWrite),
+      });
+      return Response.json({
+        id,
+        object: "response",
+        created_at: seconds(turn[0]?.timestamp),
+        status: "completed",
+        error: null,
+        incomplete_details: null,
+        instructions: null,
+        metadata: {},
+        model: messages.at(-1)?.model ?? meta?.agentId ?? "",
+        output: outputOfTurn(turn),
+        parallel_tool_calls: false,
+        previous_response_id: null,
+        store: true,
+        tool_choice: "auto",
+        tools: [],
+        usage,
+      });
+    },
+  );
+
+  const compact = openAiRoute(
+    {
+      method: "POST",
+      path: "/v1/responses/compact",
+      tag: "open-responses",
+      summary: "Compact the conversation a response ends",
+      description:
+        "Arbor's compaction of the response's session (its latest response only): a summary replaces the older messages. " +
+        "The result's id is a response id: continue the compacted conversation with it as previous_response_id.",
+      body: CompactBody,
+      responses: {
+        200: {
+          description: "The compaction.",
+          schema: z.looseObject({ id: z.string(), object: z.literal("response.compaction") }),
+        },
+        ...ERRORS,
+      },
+    },
+    async (_c, readBody) => {
+      const body = parseParam(CompactBody, await readBody());
+      if (body.input !== undefined && (typeof body.input === "string" ? body.input !== "" : body.input.length > 0)) {
+        throw new ParamError(
+          "invalid_input",
+          "Arbor compacts the conversation it keeps: send previous_response_id and no input.",
+          "input",
+        );
+      }
+      const { ref, turn } = await turnOf(body.previous_response_id, "previous_response_id");
+      const meta = await store.getSession(ref.sessionId);
+      if (meta?.leafEntryId !== turn.at(-1)?.id) {
+        throw new ParamError(
+          "invalid_input",
+          "Only the latest response of a conversation can be compacted; continue from this one first.",
+          "previous_response_id",
+        );
+      }
+      const which = body.model === undefined || !body.model.includes("/") ? {} : { model: body.model };
+      const result = await runtime.sessions.compact(ref.sessionId, which);
+      const id = responseId({ sessionId: ref.sessionId, kind: "entry", entryId: result.entryId });
+      return Response.json({
+        id,
+        object: "response.compaction",
+        created_at: seconds(undefined),
+        output: [{ type: "compaction", id: `cmp_${result.entryId}`, encrypted_content: id }],
+        usage: usageOf({
+          input: result.usage.input,
+          output: result.usage.output,
+          reasoning: result.usage.reasoning,
+          cache_read: result.usage.cacheRead,
+          cache_write: result.usage.cacheWrite,
+        }),
+      });
+    },
+  );
+
+  const models = openAiRoute(
+    {
+      method: "GET",
+      path: "/v1/models",
+      tag: "open-responses",
+      summary: "The agents, as models",
+      description: "Each agent a run may be started with, as a model id for POST /v1/responses.",
+      responses: {
+        200: {
+          description: "The agents.",
+          schema: z.object({
+            object: z.literal("list"),
+            data: z.array(z.object({ id: z.string(), object: z.literal("model"), created: z.number(), owned_by: z.string() })),
+          }),
+        },
+      },
+    },
+    async () => {
+      const { agents } = runtime.defaults();
+      return Response.json({
+        object: "list",
+        data: agents.map((a) => ({ id: a.name, object: "model", created: 0, owned_by: "arbor" })),
+      });
+    },
+  );
+
+  return [create, retrieve, compact, models];
+}
