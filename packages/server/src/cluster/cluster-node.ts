@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { ArborError, type Runtime, type Store } from "@arbor/core";
+import type { Principal } from "@arbor/core/store";
 import pg from "pg";
 import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";
@@ -32,7 +33,7 @@ export interface ClusterSettings {
 }
 
 /** A chat to queue: what POST /api/chat was given. */
-export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string };
+export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string; principal?: Principal };
 
 /** Where a queued chat's events will be: its session, and the log id its run's events come after. */
 export interface QueuedChatRef {
@@ -192,14 +193,21 @@ export class ClusterNode implements ClusterRelay {
         "This instance is shutting down and queues no new chats; send the request again to another instance.",
       );
     }
-    const { sessionId, ...rest } = input;
+    // The principal was checked before queueing; the job carries no credentials, only who created the session.
+    const { sessionId, principal, ...rest } = input;
     // The runtime records the chat and this queue's job in one transaction; the job carries its key.
     const queued = await runtime.runs.queue(
       {
         message: input.message,
         instance: this.instance,
         ...(sessionId === undefined
-          ? { create: { cwd: this.settings.cwd ?? process.cwd(), agentId: input.agent ?? "build" } }
+          ? {
+              create: {
+                cwd: this.settings.cwd ?? process.cwd(),
+                agentId: input.agent ?? "build",
+                ...(principal === undefined ? {} : { createdBy: principal.id }),
+              },
+            }
           : { sessionId }),
       },
       (job, db) => this.queue.sendChat({ ...rest, ...job }, db),

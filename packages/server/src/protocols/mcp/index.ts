@@ -11,6 +11,10 @@ export const mcp: Protocol = {
   mount(ctx) {
     // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
     const endpoint = mcpEndpoint(ctx, ctx.mcpSessions);
-    return { routes: [], endpoints: [{ path: MCP_PATH, handle: (c) => endpoint.handle(c) }], close: () => endpoint.close() };
+    return {
+      routes: [],
+      endpoints: [{ path: MCP_PATH, scope: "read", handle: (c) => endpoint.handle(c) }],
+      close: () => endpoint.close(),
+    };
   },
 };

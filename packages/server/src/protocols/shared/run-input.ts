@@ -1,4 +1,5 @@
 import type { RunInput, ThinkingLevel } from "@arbor/core";
+import type { Principal } from "@arbor/core/store";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 
@@ -23,6 +24,8 @@ export interface ChatTurn {
   maxTurns?: number;
   /** The queued request this turn came from, kept on its user message (a retried cluster job looks for it). */
   requestKey?: string;
+  /** Who sends it: the runtime checks its `run` scope and projects, and records it on the message and a new session. */
+  principal?: Principal;
 }
 
 /**
@@ -43,5 +46,6 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.debug === undefined ? {} : { debug: debugLevelOf(turn.debug) }),
     ...(turn.maxTurns === undefined ? {} : { maxTurns: turn.maxTurns }),
     ...(turn.requestKey === undefined ? {} : { requestKey: turn.requestKey }),
+    ...(turn.principal === undefined ? {} : { principal: turn.principal }),
   };
 }
