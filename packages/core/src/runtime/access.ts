@@ -81,9 +81,10 @@ export function runtimeAccess(store: Store, runtimeCwd: string): RuntimeAccess {
       }
     },
     workspace(principal, cwd, what) {
-      if (!principal) return cwd;
+      if (principal?.projects === undefined) return cwd;
+      // Named: a session of no workspace would be one its own creator could not see.
       const wanted = cwd ?? runtimeCwd;
-      if (seesWorkspace(principal, wanted)) return cwd;
+      if (seesWorkspace(principal, wanted)) return wanted;
       if (cwd === undefined && principal.projects?.[0] !== undefined) return principal.projects[0];
       throw new ArborError(
         "scope_required",
