@@ -115,6 +115,17 @@ describe("the scope suite: every route and protocol method with each scope and a
     const routes = createServer({ runtime: server.runtime }).routes.filter((r) => !r.spec.public);
     const declared = Object.fromEntries(routes.map((r) => [`${r.spec.method} ${r.spec.path}`, r.spec.scope ?? "(none)"]));
     expect(declared).toEqual(SCOPES);
+    // The OpenAPI document says the same, for clients.
+    const doc = (await (await server.api("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { "x-arbor-scope"?: string }>>;
+    };
+    const documented: Record<string, string> = {};
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (op["x-arbor-scope"]) documented[`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`] = op["x-arbor-scope"];
+      }
+    }
+    expect(documented).toEqual(SCOPES);
   });
 
   it("each route answers 403 scope_required to a token without its scope, and serves one with it", {
