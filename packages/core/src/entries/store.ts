@@ -4,7 +4,7 @@
  * share the database, where tools put large outputs, and the principals and API tokens of the front doors. Used by the CLI, the server and the benchmarks.
  */
 
-export { LOCAL_ADMIN, type Principal, type Scope, ScopeSchema } from "../auth/principal.js";
+export { LOCAL_ADMIN, type Principal, PrincipalSchema, type Scope, ScopeSchema } from "../auth/principal.js";
 export type { TokenRecord } from "../auth/tokens.js";
 export type { RuntimeAccess } from "../runtime/access.js";
 export type { AskAnswer, AskInput, AskKind, AskRecord, ListAsksOptions } from "../store/asks.js";

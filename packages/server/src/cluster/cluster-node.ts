@@ -1,6 +1,5 @@
 import { hostname } from "node:os";
 import { ArborError, type Runtime, type Store } from "@arbor/core";
-import type { Principal } from "@arbor/core/store";
 import pg from "pg";
 import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";
@@ -33,7 +32,7 @@ export interface ClusterSettings {
 }
 
 /** A chat to queue: what POST /api/chat was given. */
-export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string; principal?: Principal };
+export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string };
 
 /** Where a queued chat's events will be: its session, and the log id its run's events come after. */
 export interface QueuedChatRef {
@@ -193,8 +192,9 @@ export class ClusterNode implements ClusterRelay {
         "This instance is shutting down and queues no new chats; send the request again to another instance.",
       );
     }
-    // The principal was checked before queueing; the job carries no credentials, only who created the session.
-    const { sessionId, principal, ...rest } = input;
+    // The principal was checked before queueing; the job carries who sent it (no credentials) to record it.
+    const { sessionId, ...rest } = input;
+    const { principal } = input;
     // The runtime records the chat and this queue's job in one transaction; the job carries its key.
     const queued = await runtime.runs.queue(
       {
