@@ -12,6 +12,7 @@ import { revertCommand, unrevertCommand } from "./commands/revert.js";
 import { runCommand } from "./commands/run.js";
 import { serveCommand } from "./commands/serve.js";
 import { sessionsGroup } from "./commands/sessions.js";
+import { tokensGroup } from "./commands/tokens.js";
 import { EXIT_OK, EXIT_USAGE, reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, rootHelp, topCommandHelp, usageOf } from "./help.js";
 import { type Io, writeLines } from "./io.js";
@@ -29,7 +30,7 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
   serveCommand,
   acpCommand,
 ];
-export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup, kbGroup];
+export const GROUPS: readonly CommandGroup[] = [sessionsGroup, approvalsGroup, mcpGroup, kbGroup, tokensGroup];
 
 const ROOT_OPTIONS: OptionDefs = {
   help: { type: "boolean", short: "h", description: "Show help." },

@@ -50,6 +50,7 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "session_not_interrupted",
   "plan_not_found",
   "plan_not_pending",
+  "token_not_found",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */

@@ -68,7 +68,10 @@ export type ArborErrorCode =
   // Asks (permission asks kept in the store): none with that id, answered once already, or past its expiry.
   | "ask_not_found"
   | "ask_already_answered"
-  | "ask_expired";
+  | "ask_expired"
+  // Principals: a token without the scope an operation needs, and a token id no record has.
+  | "scope_required"
+  | "token_not_found";
 
 export class ArborError extends Error {
   readonly code: ArborErrorCode;

@@ -27,6 +27,7 @@ import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./p
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
+import { runtimeAccess } from "./runtime/access.js";
 import { askMethods } from "./runtime/ask-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
@@ -322,13 +323,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       { ...opts, sessionId, prompt: "" },
       { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
     );
-  const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events });
+  const access = runtimeAccess(options.store, deps.cwd);
+  const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events, access });
   const admission = runAdmission({
     store: options.store,
     slot,
     holderName,
     steer: sessions.steer,
     drivenHere: (sessionId) => queue.busy(sessionId),
+    access,
     launch: (input, lease) =>
       input.replay !== undefined && input.sessionId !== undefined
         ? replayRun(input.sessionId, input.replay, admittedInput(input), lease)
@@ -364,7 +367,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
       cwd: deps.cwd,
       home,
+      access,
     }),
+    access,
     cache,
     store: options.store,
     watch: watchHub,

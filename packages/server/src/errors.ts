@@ -49,6 +49,8 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   unauthorized: 401,
   forbidden_origin: 403,
   forbidden_host: 403,
+  // The token is valid but lacks the scope the operation needs; the message names it.
+  scope_required: 403,
   not_found: 404,
   session_not_found: 404,
   entry_not_found: 404,
@@ -59,6 +61,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   plan_not_found: 404,
   approval_not_found: 404,
   ask_not_found: 404,
+  token_not_found: 404,
   message_not_found: 404,
   method_not_allowed: 405,
   session_exists: 409,

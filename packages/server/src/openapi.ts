@@ -110,6 +110,8 @@ function operation(spec: RouteSpec, schemaOf: (s: z.ZodType, io: "input" | "outp
   if (params.length > 0) op.parameters = params;
   if (spec.body) op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(spec.body, "input") } } };
   op.security = spec.public ? [] : [{ bearer: [] }];
+  // The scope a token needs (403 scope_required without it); a route that names none needs admin.
+  if (!spec.public) op["x-arbor-scope"] = spec.scope ?? "admin";
   return op;
 }
 

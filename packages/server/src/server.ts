@@ -4,6 +4,8 @@ import { cors } from "hono/cors";
 import type { ClusterRelay } from "./cluster/cluster-node.js";
 import type { McpSessionLimits, ServerContext } from "./context.js";
 import { ApiError, toApiError } from "./errors.js";
+import { authorizeRoute } from "./http/authorize.js";
+import { principalOf } from "./http/principal.js";
 import type { Route } from "./http/route.js";
 import { securityMiddleware } from "./http/security.js";
 import { type ListeningServer, type ListenOptions, listen } from "./listen.js";
@@ -164,10 +166,21 @@ export function createServer(options: ServerOptions): ArborServer {
   const isGuarded = (path: string) => guardedPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   const isPublicPath = (path: string) =>
     (!isApiPath(path) && !endpointPaths.has(path) && !isGuarded(path)) || isApiDocsPath(path);
-  app.use("*", securityMiddleware({ token, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
-  for (const route of routes) app.on(route.spec.method, route.spec.path, (c) => route.handle(c, maxBodyBytes));
+  const principalForToken = (bearer: string) => runtime.access.principalForToken(bearer);
+  app.use("*", securityMiddleware({ token, principalForToken, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
+  for (const route of routes) {
+    app.on(route.spec.method, route.spec.path, async (c) => {
+      await authorizeRoute(runtime, route.spec, c);
+      return route.handle(c, maxBodyBytes);
+    });
+  }
   // Protocols with a wire of their own (MCP's JSON-RPC) sit behind the same checks and token.
-  for (const endpoint of endpoints) app.all(endpoint.path, (c) => endpoint.handle(c));
+  for (const endpoint of endpoints) {
+    app.all(endpoint.path, (c) => {
+      runtime.access.require(principalOf(c), endpoint.scope, `${c.req.method} ${endpoint.path}`);
+      return endpoint.handle(c);
+    });
+  }
   // Last, so every API route wins; it answers only GETs outside /api.
   app.get("*", webAppHandler(options.webRoot));
 

@@ -180,3 +180,19 @@ describe("a chat taken by an instance that died before its run started", () => {
     expect(users).toHaveLength(1);
   }, 60_000);
 });
+
+describe("a queued chat's principal", () => {
+  it("is recorded on the new session (createdBy) and the message (sentBy) by the instance that runs it", async () => {
+    const { store, node } = await instance([[text("Queued and answered.")], [text("A title")]]);
+    const principal = { id: "tok_queued", scopes: ["run" as const] };
+    const ref = await node.queueChat({ message: "From a token.", principal });
+    await expect
+      .poll(async () => (await store.getSession(ref.sessionId))?.status, { timeout: 30_000, interval: 200 })
+      .toBe("completed");
+    expect((await store.getSession(ref.sessionId))?.createdBy).toBe("tok_queued");
+    const sent = (await store.listEntries(ref.sessionId)).flatMap((e) =>
+      e.type === "message" && e.message.role === "user" ? [(e.message as { sentBy?: string }).sentBy] : [],
+    );
+    expect(sent).toEqual(["tok_queued"]);
+  }, 60_000);
+});

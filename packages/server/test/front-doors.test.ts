@@ -38,6 +38,8 @@ const STORE_WRITES = new Set([
   "importSession",
   "createAsk",
   "answerAsk",
+  // API tokens: added and revoked through runtime.access.
+  "tokens",
 ]);
 /** Writes of a run's recorded event stream: they move into the runtime with run recording (see below). */
 const STORE_RUN_RECORDING = new Set(["appendEvents", "appendEventsWithin"]);

@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Principal } from "../auth/principal.js";
 import type { ArborError } from "../errors.js";
 import type { DebugLevel } from "../events/debug-records.js";
 import type { LlmCallDetail, LlmCallLog } from "../llm/llm-call-log.js";
@@ -66,6 +67,11 @@ export interface RunInput {
    * Responses API's function tools); they are not recorded, so a run resumed after a crash lacks them.
    */
   tools?: readonly AnyToolDefinition[];
+  /**
+   * Who sends the prompt: recorded as `sentBy` on its user message and `createdBy` on a session the
+   * run creates. `runtime.runs.start` and `admit` check its `run` scope and projects first.
+   */
+  principal?: Principal;
 }
 
 export type RunStatus = "done" | "error" | "aborted";

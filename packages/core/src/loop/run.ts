@@ -124,6 +124,7 @@ export async function executeRun(
         mode: "agent",
         agentType: launch?.agentType ?? "main",
         status: "running",
+        ...(input.principal === undefined ? {} : { createdBy: input.principal.id }),
         ...(launch
           ? {
               title: launch.task.slice(0, 500),
@@ -240,6 +241,7 @@ export async function executeRun(
         role: "user",
         content: [...content, ...remindersFor(agent, path)],
         ...(input.requestKey === undefined ? {} : { requestKey: input.requestKey }),
+        ...(input.principal === undefined ? {} : { sentBy: input.principal.id }),
       });
     }
     if (replay) await redoCall(current, replay);

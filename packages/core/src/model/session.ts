@@ -49,6 +49,8 @@ export const SessionMetaSchema = z.looseObject({
   context: TraceContextSchema.optional(),
   status: TraceStatusSchema.optional(),
   completedAt: TimestampSchema.optional(),
+  /** The principal that created the session (a token id, `local`), when a front door said. */
+  createdBy: z.string().optional(),
   /** Set on sessions made by createBranchedSession. */
   branchedFrom: z.object({ sessionId: SessionIdSchema, entryId: EntryIdSchema }).optional(),
   totalMessages: z.number().int().nonnegative(),
@@ -74,6 +76,8 @@ export const SessionInitSchema = z.object({
   context: TraceContextSchema.optional(),
   /** A trace made by a run starts `running`. */
   status: TraceStatusSchema.optional(),
+  /** The principal creating it (see `Principal`). */
+  createdBy: z.string().min(1).max(200).optional(),
 });
 
 /** What updateSession may change; ids, tree pointers and totals are the store's to maintain. */

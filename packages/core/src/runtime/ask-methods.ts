@@ -1,4 +1,4 @@
-import { ArborError } from "../errors.js";
+import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
@@ -6,7 +6,9 @@ import { approvalEntry, listApprovals } from "../permissions/approvals.js";
 import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import { approvePlan } from "../plan/approve.js";
 import type { PlanApprovalAnswer, PlanGate } from "../plan/plan-gate.js";
+import { sessionOfPlan } from "../plan/plan-schema.js";
 import type { Store } from "../store/store.js";
+import type { RuntimeAccess } from "./access.js";
 import type { RuntimeAsks } from "./asks-api.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { BusyPolicy } from "./sessions-api.js";
@@ -24,11 +26,12 @@ export interface AskMethodDeps {
   /** The runtime's workspace, where a call without a session looks for project approvals. */
   cwd: string;
   home: string;
+  access: RuntimeAccess;
 }
 
 /** `runtime.asks`: answering what runs wait on, and listing, granting and revoking "always" approvals. */
 export function askMethods(deps: AskMethodDeps): RuntimeAsks {
-  const { store, slot } = deps;
+  const { store, slot, access } = deps;
 
   /** A session's approvals are looked up in its own workspace; without a session, in the runtime's. */
   async function approvalLookup(sessionId: string | undefined, workspace?: string): Promise<ApprovalLookup> {
@@ -41,12 +44,28 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
 
   return {
     listPermissions: (sessionId) => deps.pending.listAll(sessionId),
-    answerPermission: (id, reply, options = {}) => deps.pending.answer(id, reply, options.message, options.scope),
+    async answerPermission(id, reply, options = {}) {
+      if (options.principal) {
+        const ask = await store.getAsk(id);
+        if (!ask) throw new ArborError("ask_not_found", `No ask ${id}: it was never asked, or its session was deleted.`);
+        await access.answer(options.principal, ask.sessionId, "Answering a permission ask").catch((err: unknown) => {
+          // An ask of a session the principal cannot see does not exist for it either.
+          throw isArborError(err, "session_not_found")
+            ? new ArborError("ask_not_found", `No ask ${id}: it was never asked, or its session was deleted.`)
+            : err;
+        });
+      }
+      return deps.pending.answer(id, reply, options.message, options.scope);
+    },
     pendingPermissions: (sessionId) => deps.pending.list(sessionId),
     replyPermission: (id, reply, message, scope) => deps.pending.reply(id, reply, message, scope),
     pendingPlanApprovals: (sessionId) => deps.plans.list(sessionId),
-    approvePlan: (planId, approved, reason, options = {}) =>
-      approvePlan(
+    approvePlan: async (planId, approved, reason, options = {}) => {
+      if (options.principal) {
+        const sessionId = sessionOfPlan(planId);
+        if (sessionId) await access.answer(options.principal, sessionId, "Answering a plan");
+      }
+      return approvePlan(
         {
           gate: deps.plans,
           store,
@@ -60,27 +79,42 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
           },
         },
         { planId, approved, ...(reason !== undefined ? { reason } : {}) },
-      ),
+      );
+    },
     approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),
     listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
-    grantApproval: (sessionId, approval, options = {}) =>
-      slot.exclusive(sessionId, options.busy, async () => {
-        if (!(await store.getSession(sessionId)))
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-        await store.appendEntry(sessionId, approvalEntry(approval));
-      }),
-    revokeApproval: (sessionId, approval, options = {}) =>
-      slot.exclusive(sessionId, options.busy, async () => {
-        const current = listApprovals(await store.getActivePath(sessionId));
-        const match = current.find(
-          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
-        );
-        if (!match) return false;
-        const { id: _, scope: __, ...granted } = match;
-        await store.appendEntry(sessionId, approvalEntry({ ...granted, revoked: true }));
-        return true;
-      }),
+    grantApproval: async (sessionId, approval, options = {}) =>
+      (options.principal
+        ? access.session(options.principal, sessionId, "admin", "Granting an approval")
+        : Promise.resolve()
+      ).then(() =>
+        slot.exclusive(sessionId, options.busy, async () => {
+          if (!(await store.getSession(sessionId)))
+            throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+          await store.appendEntry(sessionId, approvalEntry(approval));
+        }),
+      ),
+    revokeApproval: async (sessionId, approval, options = {}) =>
+      (options.principal
+        ? access.session(options.principal, sessionId, "admin", "Revoking an approval")
+        : Promise.resolve()
+      ).then(() =>
+        slot.exclusive(sessionId, options.busy, async () => {
+          const current = listApprovals(await store.getActivePath(sessionId));
+          const match = current.find(
+            (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+          );
+          if (!match) return false;
+          const { id: _, scope: __, ...granted } = match;
+          await store.appendEntry(sessionId, approvalEntry({ ...granted, revoked: true }));
+          return true;
+        }),
+      ),
     async revokeApprovalById(id, sessionId, options = {}) {
+      if (options.principal) {
+        if (sessionId === undefined) access.require(options.principal, "admin", "Revoking an approval");
+        else await access.session(options.principal, sessionId, "admin", "Revoking an approval");
+      }
       if (sessionId === undefined) return revokeScopedApproval(await approvalLookup(undefined, options.workspace), id);
       // Looked up inside the slot, so the approval listed is the one in force when it is withdrawn.
       return slot.exclusive(sessionId, undefined, async () =>

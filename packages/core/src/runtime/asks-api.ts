@@ -22,7 +22,11 @@ export interface RuntimeAsks {
    * takes it when resumed). `scope` says where an "always" answer holds (default: the session).
    * Throws `ask_not_found`, `ask_already_answered` or `ask_expired`, having changed nothing.
    */
-  answerPermission(id: string, reply: PermissionReply, options?: { message?: string; scope?: ApprovalScope }): Promise<AskRecord>;
+  answerPermission(
+    id: string,
+    reply: PermissionReply,
+    options?: { message?: string; scope?: ApprovalScope } & Pick<SessionOpOptions, "principal">,
+  ): Promise<AskRecord>;
   /** The asks runs of this runtime wait on now, oldest first; only those of one session when given. */
   pendingPermissions(sessionId?: string): PendingPermission[];
   /**
@@ -54,7 +58,11 @@ export interface RuntimeAsks {
    * returns it; throws `approval_not_found` having changed nothing when none is in force.
    * `workspace`: the project whose approvals count, over the session's recorded one.
    */
-  revokeApprovalById(id: string, sessionId?: string, options?: { workspace?: string }): Promise<ListedApproval>;
+  revokeApprovalById(
+    id: string,
+    sessionId?: string,
+    options?: { workspace?: string } & Pick<SessionOpOptions, "principal">,
+  ): Promise<ListedApproval>;
   /** Withdraws an approval from the session's leaf on; false when it was not in force. */
   revokeApproval(sessionId: string, approval: SessionApproval, options?: SessionOpOptions): Promise<boolean>;
 }

@@ -13,7 +13,7 @@ export interface QueueRunInput {
   /** The session to continue; without it a new session is created with the record. */
   sessionId?: string;
   /** For a new session: its workspace and agent. */
-  create?: Pick<SessionInit, "cwd" | "agentId">;
+  create?: Pick<SessionInit, "cwd" | "agentId" | "createdBy">;
   /** Who queued it (an instance name), kept on the record. */
   instance: string;
 }
@@ -49,7 +49,12 @@ export async function queueRun(
   const key = randomUUID();
   const create: SessionInit | undefined =
     input.sessionId === undefined
-      ? { cwd: input.create?.cwd ?? process.cwd(), agentId: input.create?.agentId ?? "build", mode: "agent" }
+      ? {
+          cwd: input.create?.cwd ?? process.cwd(),
+          agentId: input.create?.agentId ?? "build",
+          mode: "agent",
+          ...(input.create?.createdBy === undefined ? {} : { createdBy: input.create.createdBy }),
+        }
       : undefined;
   const [record] = await append(
     sessionId,

@@ -3,6 +3,7 @@ import type { RunHandle, RunInput } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import type { SessionLease } from "../store/lease.js";
 import type { Store } from "../store/store.js";
+import type { RuntimeAccess } from "./access.js";
 import type { AdmitResult, DriverInfo, RuntimeRuns, SessionDriver, StartInput, StartResult, Steered } from "./runs-api.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { SteerResult } from "./sessions-api.js";
@@ -30,6 +31,7 @@ export interface AdmissionDeps {
   launch(input: StartInput, lease: SessionLease | undefined): RunHandle;
   /** Whether this runtime has the session queued or running (synchronous: no await between it and the lease). */
   drivenHere(sessionId: string): boolean;
+  access: RuntimeAccess;
 }
 
 export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "admit"> {
@@ -68,13 +70,17 @@ export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "
 
   return {
     async start(input): Promise<StartResult> {
+      const { principal } = input;
       if (input.sessionId === undefined) {
         if (input.fromEntryId !== undefined) {
           throw new ArborError("invalid_input", "fromEntryId needs sessionId: the entry is looked up in that session.");
         }
-        return { kind: "started", handle: deps.launch(input, undefined) };
+        deps.access.require(principal, "run", "Starting a run");
+        const cwd = deps.access.workspace(principal, input.cwd, "Starting a run");
+        return { kind: "started", handle: deps.launch(cwd === undefined ? input : { ...input, cwd }, undefined) };
       }
       const sessionId = input.sessionId;
+      if (principal) await deps.access.session(principal, sessionId, "run", "Sending a prompt");
       await checkInput(sessionId, input.fromEntryId);
       const steer = (input.onBusy ?? "steer") === "steer" && input.fromEntryId === undefined && input.replay === undefined;
       if (deps.drivenHere(sessionId)) return whenBusy(sessionId, steerText(input.prompt), steer, slot.busyError(sessionId, here));
@@ -91,6 +97,7 @@ export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "
       return { kind: "started", handle };
     },
     async admit(sessionId, message, options = {}): Promise<AdmitResult> {
+      if (options.principal) await deps.access.session(options.principal, sessionId, "run", "Sending a prompt");
       await checkInput(sessionId, options.fromEntryId);
       const steer = (options.onBusy ?? "steer") === "steer" && options.fromEntryId === undefined;
       const driver = await slot.busy(sessionId);

@@ -1,3 +1,4 @@
+import type { Principal } from "../auth/principal.js";
 import type { ReplaySpec } from "../goal/replay.js";
 import type { RunHandle, RunInput } from "../loop/run-types.js";
 import type { LeaseHolder } from "../store/lease.js";
@@ -64,7 +65,7 @@ export interface RuntimeRuns {
   admit(
     sessionId: string,
     message: string,
-    options?: { onBusy?: "steer" | "reject"; fromEntryId?: string },
+    options?: { onBusy?: "steer" | "reject"; fromEntryId?: string; principal?: Principal },
   ): Promise<AdmitResult>;
   /**
    * Records a prompt in its session's event log (creating the session when none is named) and hands

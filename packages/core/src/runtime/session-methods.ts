@@ -1,3 +1,4 @@
+import type { Principal, Scope } from "../auth/principal.js";
 import { ArborError } from "../errors.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunDeps } from "../loop/run-deps.js";
@@ -8,6 +9,7 @@ import { sessionDiff } from "../snapshot/session-diff.js";
 import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
 import { messageTrace } from "../trace/message-trace.js";
+import type { RuntimeAccess } from "./access.js";
 import { compactSession, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { RuntimeSessions } from "./sessions-api.js";
@@ -21,6 +23,8 @@ export interface SessionMethodDeps {
   home: string;
   /** The recorded run streams: a deleted session's go with it. */
   events: RunEventLog;
+  /** Who may do what: each operation given a principal checks it first. */
+  access: RuntimeAccess;
 }
 
 /**
@@ -30,55 +34,87 @@ export interface SessionMethodDeps {
  * and the write. Creating, forking and importing write only a new session and need no slot.
  */
 export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
-  const { store, slot, home } = deps;
+  const { store, slot, home, access } = deps;
+  /** The door's check, before the slot: a refused principal waits for nothing and changes nothing. */
+  const check = async (options: { principal?: Principal }, sessionId: string, scope: Scope, what: string) => {
+    if (options.principal) await access.session(options.principal, sessionId, scope, what);
+  };
   return {
-    create: (init) => store.createSession(init),
+    async create(init = {}, options = {}) {
+      const { principal } = options;
+      if (!principal) return store.createSession(init);
+      access.require(principal, "run", "Creating a session");
+      const cwd = access.workspace(principal, init.cwd, "Creating a session");
+      return store.createSession({ ...init, ...(cwd === undefined ? {} : { cwd }), createdBy: principal.id });
+    },
     // The inbox is the one thing any process may write while another drives the session.
-    steer: (sessionId, text) => steerSession(store, slot.busy, sessionId, text),
-    label: (sessionId, entryId, label, options = {}) =>
-      slot.exclusive(sessionId, options.busy, async () => {
-        if (!(await store.getEntry(sessionId, entryId))) {
-          throw new ArborError("entry_not_found", `Entry ${entryId} does not exist in session ${sessionId}.`);
-        }
-        return store.appendLabelChange(sessionId, entryId, label);
-      }),
+    async steer(sessionId, text, options = {}) {
+      await check(options, sessionId, "run", "Steering a session");
+      return steerSession(store, slot.busy, sessionId, text);
+    },
+    label: async (sessionId, entryId, label, options = {}) =>
+      check(options, sessionId, "run", "Labelling an entry").then(() =>
+        slot.exclusive(sessionId, options.busy, async () => {
+          if (!(await store.getEntry(sessionId, entryId))) {
+            throw new ArborError("entry_not_found", `Entry ${entryId} does not exist in session ${sessionId}.`);
+          }
+          return store.appendLabelChange(sessionId, entryId, label);
+        }),
+      ),
     switchLeaf: (sessionId, entryId, options = {}) =>
-      slot.exclusive(sessionId, options.busy, () => switchSessionLeaf(deps.runDeps(), sessionId, entryId, options)),
-    async fork(sessionId, entryId) {
+      check(options, sessionId, "run", "Moving the leaf").then(() =>
+        slot.exclusive(sessionId, options.busy, () => switchSessionLeaf(deps.runDeps(), sessionId, entryId, options)),
+      ),
+    async fork(sessionId, entryId, options = {}) {
       assertSessionId(sessionId);
-      return store.createBranchedSession(sessionId, entryId);
+      await check(options, sessionId, "run", "Forking a session");
+      const by = options.principal?.id;
+      return store.createBranchedSession(sessionId, entryId, by === undefined ? undefined : { createdBy: by });
     },
     // The store refuses to delete a tree any of whose sessions is leased, in the delete's own
     // transaction: taking the lease here would refuse our own delete.
     delete: (sessionId, options = {}) =>
-      slot.queued(sessionId, options.busy, async () => {
-        await store.deleteSession(sessionId);
-        deps.events.drop(sessionId);
-      }),
+      check(options, sessionId, "admin", "Deleting a session").then(() =>
+        slot.queued(sessionId, options.busy, async () => {
+          await store.deleteSession(sessionId);
+          deps.events.drop(sessionId);
+        }),
+      ),
     deleteMessage: (sessionId, messageId, options = {}) =>
-      slot.exclusive(sessionId, options.busy, async () => {
-        const message = messageTrace(sessionId, await store.getActivePath(sessionId)).find((m) => m.id === messageId);
-        if (!message) {
-          throw new ArborError(
-            "message_not_found",
-            `No message ${messageId} on the active path of session ${sessionId}; the session's message trace lists them.`,
-          );
-        }
-        return store.appendEntry(sessionId, {
-          type: "custom",
-          customType: DELETE_ENTRY_TYPE,
-          data: { entryIds: message.entryIds, messageId: message.id },
-        });
-      }),
-    import: (data, options = {}) => store.importSession(data, options),
+      check(options, sessionId, "admin", "Deleting a message").then(() =>
+        slot.exclusive(sessionId, options.busy, async () => {
+          const message = messageTrace(sessionId, await store.getActivePath(sessionId)).find((m) => m.id === messageId);
+          if (!message) {
+            throw new ArborError(
+              "message_not_found",
+              `No message ${messageId} on the active path of session ${sessionId}; the session's message trace lists them.`,
+            );
+          }
+          return store.appendEntry(sessionId, {
+            type: "custom",
+            customType: DELETE_ENTRY_TYPE,
+            data: { entryIds: message.entryIds, messageId: message.id },
+          });
+        }),
+      ),
+    import: (data, options = {}) => {
+      access.require(options.principal, "admin", "Importing a session");
+      return store.importSession(data, options.newId === undefined ? {} : { newId: options.newId });
+    },
     compact: (sessionId, options = {}) =>
-      slot.exclusive(sessionId, options.busy, () => compactSession(deps.runDeps(), sessionId, options)),
+      check(options, sessionId, "run", "Compacting a session").then(() =>
+        slot.exclusive(sessionId, options.busy, () => compactSession(deps.runDeps(), sessionId, options)),
+      ),
     revert: (sessionId, to, options = {}) =>
-      slot.exclusive(sessionId, options.busy, () =>
-        revertSession({ store, sessionId, home, ...(to === undefined ? {} : { to }) }),
+      check(options, sessionId, "admin", "Reverting a session").then(() =>
+        slot.exclusive(sessionId, options.busy, () =>
+          revertSession({ store, sessionId, home, ...(to === undefined ? {} : { to }) }),
+        ),
       ),
     unrevert: (sessionId, options = {}) =>
-      slot.exclusive(sessionId, options.busy, () => unrevertSession({ store, sessionId, home })),
+      check(options, sessionId, "admin", "Undoing a revert").then(() =>
+        slot.exclusive(sessionId, options.busy, () => unrevertSession({ store, sessionId, home })),
+      ),
     async diff(sessionId) {
       assertSessionId(sessionId);
       return sessionDiff({ store, sessionId, home });

@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { Principal } from "../auth/principal.js";
 import type { BranchSummaryEntry, Entry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { SessionInit, SessionMeta } from "../model/session.js";
@@ -16,6 +17,12 @@ export type BusyPolicy = "queue" | "reject";
 /** What every session operation may say; `busy` defaults to the runtime's `busy` option (else `queue`). */
 export interface SessionOpOptions {
   busy?: BusyPolicy;
+  /**
+   * Who asks (see `runtime.access`): the operation checks its scope and that the session lies in its
+   * projects first (`scope_required`, `session_not_found`), and what it creates records its id.
+   * Absent: a caller inside the process, which may do anything.
+   */
+  principal?: Principal;
 }
 
 /** A steering message recorded for a running session. */
@@ -81,14 +88,14 @@ export interface SwitchLeafResult {
  */
 export interface RuntimeSessions {
   /** A new, empty session. Throws `session_exists` when the id is taken. */
-  create(init?: SessionInit): Promise<SessionMeta>;
+  create(init?: SessionInit, options?: Pick<SessionOpOptions, "principal">): Promise<SessionMeta>;
   /**
    * Sends a message to the run driving the session, in this process or another: it is recorded in
    * the session's inbox in the store at once and the run writes it as a user message, wrapped in a reminder
    * to address it and carry on, before its next model call. Throws, writing nothing: `invalid_id`,
    * `invalid_input` (empty text), `session_not_found`, `session_not_running` (start a run instead).
    */
-  steer(sessionId: string, text: string): Promise<SteerResult>;
+  steer(sessionId: string, text: string, options?: Pick<SessionOpOptions, "principal">): Promise<SteerResult>;
   /** Sets (`label` given) or clears (undefined) the label of an entry. Throws `entry_not_found`. */
   label(sessionId: string, entryId: string, label: string | undefined, options?: SessionOpOptions): Promise<Entry>;
   /**
@@ -101,7 +108,7 @@ export interface RuntimeSessions {
    * A new session holding the path root → `entryId` and its labels. Reads the source and writes only
    * the new session, so it needs no slot: a running session can be forked.
    */
-  fork(sessionId: string, entryId: string): Promise<SessionMeta>;
+  fork(sessionId: string, entryId: string, options?: Pick<SessionOpOptions, "principal">): Promise<SessionMeta>;
   /** Deletes the session, its sub-sessions and its recorded run streams. */
   delete(sessionId: string, options?: SessionOpOptions): Promise<void>;
   /**
@@ -110,7 +117,7 @@ export interface RuntimeSessions {
    */
   deleteMessage(sessionId: string, messageId: string, options?: SessionOpOptions): Promise<Entry>;
   /** Writes a whole exported session at once; `session_exists` unless `newId`. */
-  import(data: SessionExport, options?: { newId?: boolean }): Promise<SessionMeta>;
+  import(data: SessionExport, options?: { newId?: boolean } & Pick<SessionOpOptions, "principal">): Promise<SessionMeta>;
   /**
    * Summarizes the session's history now, keeping a recent tail verbatim. Throws an ArborError
    * (`session_not_found`, `context_overflow` when there is nothing to summarize, `compaction_failed`)

@@ -19,10 +19,12 @@ import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
+import type { RuntimeAccess } from "./access.js";
 import type { RuntimeAsks } from "./asks-api.js";
 import type { RuntimeRuns } from "./runs-api.js";
 import type { RuntimeSessions } from "./sessions-api.js";
 
+export type { RuntimeAccess } from "./access.js";
 export type { RuntimeAsks, SessionApproval } from "./asks-api.js";
 export type {
   AdmitResult,
@@ -156,6 +158,8 @@ export interface Runtime {
   readonly sessions: RuntimeSessions;
   /** Permission asks, plans waiting for approval, and "always" approvals. */
   readonly asks: RuntimeAsks;
+  /** Who may do what: principals' scopes and projects, checked for every front door alike. */
+  readonly access: RuntimeAccess;
   /** The LLM response cache the runtime's models answer from, when there is one. */
   readonly cache: LlmCache | undefined;
   /** What a run started without a model or agent would use, and the agents a run may be started with. */

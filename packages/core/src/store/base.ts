@@ -31,6 +31,7 @@ import type {
   SessionPage,
   Store,
 } from "./store.js";
+import type { TokenStore } from "./tokens.js";
 
 /**
  * What every backend shares: the typed convenience appenders, branching, snapshots and export are
@@ -75,6 +76,7 @@ export abstract class StoreBase implements Store {
   abstract getAsk(id: string): Promise<AskRecord | undefined>;
   abstract listAsks(opts?: ListAsksOptions): Promise<AskRecord[]>;
   abstract answerAsk(id: string, answer: AskAnswer): Promise<AskRecord>;
+  abstract readonly tokens: TokenStore;
 
   /** The inbox as event log records, for backends whose event log takes appends from any process (SQL). */
   async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
@@ -169,7 +171,7 @@ export abstract class StoreBase implements Store {
     return buildSnapshot(session, entries, path.reverse());
   }
 
-  async createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta> {
+  async createBranchedSession(sessionId: string, entryId: string, opts?: { createdBy?: string }): Promise<SessionMeta> {
     const source = await this.requireSession(sessionId);
     assertEntryId(entryId);
     const target = await this.getEntry(sessionId, entryId);
@@ -203,6 +205,7 @@ export abstract class StoreBase implements Store {
       title: source.title,
       mode: source.mode,
       agentType: source.agentType,
+      ...(opts?.createdBy === undefined ? {} : { createdBy: opts.createdBy }),
     });
     try {
       if (inputs.length > 0) await this.appendEntries(meta.id, inputs);

@@ -27,7 +27,17 @@ export function newSessionMeta(init: SessionInit | undefined, provider: StorePro
     totalTokens: 0,
     totalCost: 0,
   };
-  for (const key of ["title", "cwd", "agentId", "task", "parentSessionId", "parentGoalId", "context", "status"] as const) {
+  for (const key of [
+    "title",
+    "cwd",
+    "agentId",
+    "task",
+    "parentSessionId",
+    "parentGoalId",
+    "context",
+    "status",
+    "createdBy",
+  ] as const) {
     if (i[key] !== undefined) (meta as Record<string, unknown>)[key] = i[key];
   }
   return meta;

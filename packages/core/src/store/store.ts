@@ -9,6 +9,7 @@ import type { SessionExport } from "./export-format.js";
 import type { InboxMessage, InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
 import type { LivePath } from "./live-path.js";
+import type { TokenStore } from "./tokens.js";
 
 /** Raw SQL over a store's open transaction (the shape pg-boss takes as its `db` option). */
 export interface SqlExecutor {
@@ -101,8 +102,8 @@ export interface Store {
   switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
   /** Clears the leaf (persisted): the next append starts a new root. */
   resetLeaf(sessionId: string): Promise<SessionMeta>;
-  /** A new session holding the path root → `entryId` and the labels on it. */
-  createBranchedSession(sessionId: string, entryId: string): Promise<SessionMeta>;
+  /** A new session holding the path root → `entryId` and the labels on it; `createdBy` names who made it. */
+  createBranchedSession(sessionId: string, entryId: string, opts?: { createdBy?: string }): Promise<SessionMeta>;
   getActivePath(sessionId: string): Promise<Entry[]>;
   /**
    * What a continued run needs of the active path: from the latest compaction (and what it keeps) to
@@ -158,6 +159,9 @@ export interface Store {
    * (`answer.at` at or after the ask's `expiresAt`), having changed nothing.
    */
   answerAsk(id: string, answer: AskAnswer): Promise<AskRecord>;
+
+  /** API tokens (hashes, never tokens), kept beside the sessions; see `TokenStore`. */
+  readonly tokens: TokenStore;
 
   /**
    * Stores that keep a readable copy of a session's plan (the file store's `goal.json`)

@@ -8,6 +8,7 @@ import { parentsSuite } from "./parents-suite.js";
 import { resumeSuite } from "./resume-suite.js";
 import { runEventsSuite } from "./run-events-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
+import { tokensSuite } from "./tokens-suite.js";
 
 export type { MakeHarness, StoreHarness } from "./harness.js";
 
@@ -22,5 +23,6 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
     runEventsSuite(makeHarness);
     resumeSuite(makeHarness);
     asksSuite(makeHarness);
+    tokensSuite(makeHarness);
   });
 }

@@ -192,14 +192,22 @@ export class ClusterNode implements ClusterRelay {
         "This instance is shutting down and queues no new chats; send the request again to another instance.",
       );
     }
+    // The principal was checked before queueing; the job carries who sent it (no credentials) to record it.
     const { sessionId, ...rest } = input;
+    const { principal } = input;
     // The runtime records the chat and this queue's job in one transaction; the job carries its key.
     const queued = await runtime.runs.queue(
       {
         message: input.message,
         instance: this.instance,
         ...(sessionId === undefined
-          ? { create: { cwd: this.settings.cwd ?? process.cwd(), agentId: input.agent ?? "build" } }
+          ? {
+              create: {
+                cwd: this.settings.cwd ?? process.cwd(),
+                agentId: input.agent ?? "build",
+                ...(principal === undefined ? {} : { createdBy: principal.id }),
+              },
+            }
           : { sessionId }),
       },
       (job, db) => this.queue.sendChat({ ...rest, ...job }, db),

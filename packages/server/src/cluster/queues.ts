@@ -1,5 +1,5 @@
 import { ThinkingLevelSchema } from "@arbor/core";
-import type { SqlExecutor } from "@arbor/core/store";
+import { PrincipalSchema, type SqlExecutor } from "@arbor/core/store";
 import { type Job, PgBoss } from "pg-boss";
 import { z } from "zod";
 import { ChatDebug } from "../cache-debug-schemas.js";
@@ -24,6 +24,8 @@ export const QueuedChatSchema = z.object({
   model: z.string().optional(),
   thinking: ThinkingLevelSchema.optional(),
   debug: ChatDebug.optional(),
+  /** Who sent it (checked before it was queued; no credentials): recorded as the message's `sentBy`. */
+  principal: PrincipalSchema.optional(),
 });
 export type QueuedChat = z.infer<typeof QueuedChatSchema>;
 

@@ -1,3 +1,4 @@
+import type { Scope } from "@arbor/core/store";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError, type ApiErrorCode } from "../errors.js";
@@ -24,6 +25,12 @@ export interface RouteSpec<P extends Schema = Schema, Q extends Schema = Schema,
   tag: string;
   /** No bearer token needed (health only). */
   public?: boolean;
+  /**
+   * What the principal must hold (see the README's "Security model"): `read` to look, `run` to
+   * chat and change a session's course, `admin` to delete, revert, answer others' asks and
+   * manage approvals. Every non-public route says; one that does not needs `admin`.
+   */
+  scope?: Scope;
   params?: P;
   query?: Q;
   body?: B;

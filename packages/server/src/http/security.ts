@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import type { MiddlewareHandler } from "hono";
+import { LOCAL_ADMIN, type Principal } from "@arbor/core/store";
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../errors.js";
 import { tooLarge } from "./body.js";
+import { setPrincipal } from "./principal.js";
 
 /** `127.0.0.0/8`, `::1` (also IPv4-mapped) and `localhost`; brackets around IPv6 are allowed. */
 export function isLoopbackHost(host: string): boolean {
@@ -46,7 +48,10 @@ export function bearerMatcher(token: string): (authorization: string | undefined
 }
 
 export interface SecurityOptions {
+  /** The server's own token: whoever presents it is an admin of every project. */
   token: string | undefined;
+  /** The principal a token kept in the store stands for (`arbor tokens add`); undefined: unknown or revoked. */
+  principalForToken: (token: string) => Promise<Principal | undefined>;
   /** Origins allowed cross-site (CORS is configured); `*` allows any. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
@@ -63,6 +68,9 @@ export interface SecurityOptions {
  * - a browser `Origin` must be this server's own or a configured CORS origin, so another site's
  *   page cannot drive the API (it would otherwise send "simple" requests that skip preflight);
  * - with a token, every path but the public ones needs `Authorization: Bearer <token>`;
+ * - the request gets its principal: the server's token or a loopback request without one (when the
+ *   server has no token) is the local admin; any other bearer token must be one of the store's,
+ *   live, and acts with its scopes and projects (401 otherwise);
  * - a declared body larger than the limit is refused before it is read (chunked bodies are
  *   capped while reading, see body.ts).
  */
@@ -90,12 +98,36 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
     const queryToken = c.req.header("upgrade")?.toLowerCase() === "websocket" ? c.req.query("access_token") : undefined;
     const authorization = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
     const isPublic = options.publicPaths.has(c.req.path) || options.isPublicPath?.(c.req.path) === true;
-    if (matches !== undefined && !isPublic && !matches(authorization)) {
-      c.header("WWW-Authenticate", 'Bearer realm="arbor"');
-      throw new ApiError("unauthorized", "This server needs Authorization: Bearer <token> (the token it was started with).");
-    }
+    if (!isPublic) setPrincipal(c, await resolvePrincipal(options, matches, authorization, c));
     const declared = c.req.header("content-length");
     if (declared !== undefined && Number(declared) > options.maxBodyBytes) throw tooLarge(options.maxBodyBytes);
     await next();
   };
+}
+
+function unauthorized(c: Context, message: string): ApiError {
+  c.header("WWW-Authenticate", 'Bearer realm="arbor"');
+  return new ApiError("unauthorized", message);
+}
+
+/** Who a request acts as, or a 401 (see `securityMiddleware`). */
+async function resolvePrincipal(
+  options: SecurityOptions,
+  matches: ((authorization: string | undefined) => boolean) | undefined,
+  authorization: string | undefined,
+  c: Context,
+): Promise<Principal> {
+  if (matches?.(authorization)) return LOCAL_ADMIN;
+  const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  const principal = bearer === undefined ? undefined : await options.principalForToken(bearer);
+  if (principal) return principal;
+  // A server without a token serves loopback names only (checked above) and trusts whoever reaches
+  // it there, as before tokens: a store token narrows what a request may do, nothing else is needed.
+  if (matches === undefined) return LOCAL_ADMIN;
+  throw unauthorized(
+    c,
+    bearer === undefined
+      ? "This server needs Authorization: Bearer <token> (the token it was started with, or one from `arbor tokens add`)."
+      : "The bearer token is not one this server knows, or it was revoked; `arbor tokens list` shows the live ones.",
+  );
 }

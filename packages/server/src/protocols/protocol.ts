@@ -1,3 +1,4 @@
+import type { Scope } from "@arbor/core/store";
 import type { Context } from "hono";
 import type { ServerContext } from "../context.js";
 import type { Route } from "../http/route.js";
@@ -21,6 +22,8 @@ export interface EndpointOperation {
 export interface ProtocolEndpoint {
   /** Exact path, every method. */
   path: string;
+  /** What a principal needs to reach it at all; each call it carries then checks its own in the runtime. */
+  scope: Scope;
   handle(c: Context): Promise<Response>;
   /** The methods a client uses, for the OpenAPI document. */
   operations: Readonly<Partial<Record<"get" | "post" | "delete", EndpointOperation>>>;

@@ -26,6 +26,7 @@ export function cacheRoutes({ cache }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/cache/stats",
+        scope: "read",
         tag: "cache",
         summary: "Statistics of the LLM response cache",
         description:
@@ -38,6 +39,7 @@ export function cacheRoutes({ cache }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/cache/clear",
+        scope: "admin",
         tag: "cache",
         summary: "Clear the LLM response cache",
         query: CacheClearQuery,

@@ -12,6 +12,7 @@ export function debugRoutes({ store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/debug",
+        scope: "read",
         tag: "sessions",
         summary: "The session's debug records: tool and model calls of runs made with `debug`",
         params: SessionParams,

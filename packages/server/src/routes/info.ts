@@ -29,6 +29,7 @@ export function infoRoutes({ runtime }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/info",
+        scope: "read",
         tag: "meta",
         summary: "The default model and the agents a chat may start",
         responses: { 200: { description: "The defaults.", schema: InfoResponse } },

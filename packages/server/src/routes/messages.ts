@@ -68,6 +68,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/messages",
+        scope: "read",
         tag: "messages",
         summary: "The session's messages on the active path, grouped per request, newest first",
         description:
@@ -89,6 +90,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "DELETE",
         path: "/api/sessions/:id/messages/:message_id",
+        scope: "admin",
         tag: "messages",
         summary: "Delete one message with its agent steps and tool calls",
         description:
@@ -111,6 +113,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/tool-stats",
+        scope: "read",
         tag: "messages",
         summary: "Per-tool call count, failures and durations (p50, p95, max) on the active path",
         params: SessionParams,
@@ -122,6 +125,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/tool-calls",
+        scope: "read",
         tag: "messages",
         summary: "Search the tool calls on the active path: failed (or successful) ones, of one tool",
         params: SessionParams,

@@ -31,6 +31,7 @@ export function metaRoutes(document: () => Record<string, unknown>, cluster?: Cl
       {
         method: "GET",
         path: "/api/openapi.json",
+        scope: "read",
         tag: "meta",
         summary: "This API as an OpenAPI 3.1 document, generated from the zod schemas",
         responses: { 200: { description: "The document." } },

@@ -1,6 +1,7 @@
 import { ArborError, isArborError } from "@arbor/core";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
+import { asPrincipal, principalOf } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
   ApprovalListResponse,
@@ -22,6 +23,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/permissions",
+        scope: "read",
         tag: "approvals",
         summary: "Permission asks waiting for an answer, oldest first",
         query: PermissionsQuery,
@@ -36,13 +38,19 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         if (sessionId !== undefined && !(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
-        return c.json({ permissions: (await runtime.asks.listPermissions(sessionId)).map(permissionToWire) });
+        const asks = await runtime.access.visible(
+          principalOf(c),
+          await runtime.asks.listPermissions(sessionId),
+          (p) => p.sessionId,
+        );
+        return c.json({ permissions: asks.map(permissionToWire) });
       },
     ),
     defineRoute(
       {
         method: "POST",
         path: "/api/permissions/:id",
+        scope: "run",
         tag: "approvals",
         summary: "Answer a permission ask",
         description:
@@ -69,6 +77,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
           await runtime.asks.answerPermission(params.id, body.reply, {
             ...(body.message === undefined ? {} : { message: body.message }),
             ...(body.scope === undefined ? {} : { scope: body.scope }),
+            ...asPrincipal(c),
           });
         } catch (err) {
           if (!isArborError(err, "ask_not_found")) throw err;
@@ -84,6 +93,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/approvals",
+        scope: "read",
         tag: "approvals",
         summary: "\"Always\" approvals in force: a session's, its workspace's and the global ones",
         description:
@@ -101,6 +111,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "DELETE",
         path: "/api/approvals/:id",
+        scope: "admin",
         tag: "approvals",
         summary: "Revoke an approval",
         description:
@@ -113,7 +124,7 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
           404: { description: "No such session, or no approval with that id in force there.", schema: ErrorResponse },
         },
       },
-      async ({ params, query }, c) => c.json(await runtime.asks.revokeApprovalById(params.id, query.session_id)),
+      async ({ params, query }, c) => c.json(await runtime.asks.revokeApprovalById(params.id, query.session_id, asPrincipal(c))),
     ),
   ];
 }

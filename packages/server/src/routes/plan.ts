@@ -2,6 +2,7 @@ import { ArborError, isArborError, type PlanApprovalRequest } from "@arbor/core"
 import { latestPlanRecord } from "@arbor/core/session";
 import { sessionOfPlan } from "@arbor/core/wire";
 import type { ServerContext } from "../context.js";
+import { asPrincipal, principalOf } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
 import { ErrorResponse } from "../schemas.js";
@@ -30,6 +31,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
     {
       method: "POST",
       path: "/api/plan/approve",
+      scope: "run",
       tag: "approvals",
       summary: "Approve or reject a plan waiting for approval",
       description:
@@ -47,7 +49,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
       let result: Awaited<ReturnType<typeof runtime.asks.approvePlan>>;
       try {
         // A resumed run streams like a chat: the runtime refuses (409) a session another run drives.
-        result = await runtime.asks.approvePlan(body.plan_id, body.approved, body.reason, { busy: "reject" });
+        result = await runtime.asks.approvePlan(body.plan_id, body.approved, body.reason, { busy: "reject", ...asPrincipal(c) });
       } catch (err) {
         // In a cluster the run waiting on the plan may be another instance's: that one takes the answer.
         if (!(isArborError(err, "session_busy") && ctx.cluster)) throw err;
@@ -75,6 +77,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
     {
       method: "GET",
       path: "/api/plan/pending",
+      scope: "read",
       tag: "approvals",
       summary: "Plans waiting for approval, oldest first",
       description:
@@ -86,7 +89,11 @@ export function planRoutes(ctx: ServerContext): Route[] {
       },
     },
     async ({ query }, c) => {
-      const plans = runtime.asks.pendingPlanApprovals(query.session_id);
+      const plans = await runtime.access.visible(
+        principalOf(c),
+        runtime.asks.pendingPlanApprovals(query.session_id),
+        (p) => p.sessionId,
+      );
       if (query.session_id !== undefined) {
         const recorded = await recordedRequest(ctx, query.session_id);
         if (recorded && !plans.some((p) => p.planId === recorded.planId)) plans.push(recorded);

@@ -55,6 +55,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/revert",
+        scope: "admin",
         tag: "sessions",
         summary: "Put the workspace back as it was before an entry and move the leaf there",
         description:
@@ -105,6 +106,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/unrevert",
+        scope: "admin",
         tag: "sessions",
         summary: "Undo the last revert: files and leaf come back",
         params: SessionParams,

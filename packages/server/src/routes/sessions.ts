@@ -1,5 +1,6 @@
 import { ArborError, EntrySchema, SessionMetaSchema, SnapshotSchema } from "@arbor/core";
 import type { ServerContext } from "../context.js";
+import { asPrincipal, principalOf } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
   ApprovalListResponse,
@@ -33,17 +34,20 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions",
+        scope: "read",
         tag: "sessions",
         summary: "List sessions, newest first",
         query: ListSessionsQuery,
         responses: { 200: { description: "One page.", schema: SessionPageResponse }, 400: badId },
       },
-      async ({ query }, c) => c.json(sessionPageToWire(await store.listSessions(listSessionsFromWire(query)))),
+      async ({ query }, c) =>
+        c.json(sessionPageToWire(await runtime.access.listSessions(principalOf(c), listSessionsFromWire(query)))),
     ),
     defineRoute(
       {
         method: "POST",
         path: "/api/sessions",
+        scope: "run",
         tag: "sessions",
         summary: "Create a session",
         body: CreateSessionRequest,
@@ -53,12 +57,13 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
           409: { description: "A session with that id exists.", schema: ErrorResponse },
         },
       },
-      async ({ body }, c) => c.json(await runtime.sessions.create(sessionInitFromWire(body)), 201),
+      async ({ body }, c) => c.json(await runtime.sessions.create(sessionInitFromWire(body), asPrincipal(c)), 201),
     ),
     defineRoute(
       {
         method: "GET",
         path: "/api/sessions/:id",
+        scope: "read",
         tag: "sessions",
         summary: "The session's snapshot: its whole entry tree in one read",
         params: SessionParams,
@@ -70,6 +75,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "DELETE",
         path: "/api/sessions/:id",
+        scope: "admin",
         tag: "sessions",
         summary: "Delete a session and its sub-sessions",
         params: SessionParams,
@@ -84,6 +90,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/leaf",
+        scope: "run",
         tag: "sessions",
         summary: "Switch branch: move the leaf to an entry, optionally summarizing the branch left",
         description:
@@ -117,6 +124,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/compact",
+        scope: "run",
         tag: "sessions",
         summary: "Compact now: summarize the history, keeping a recent tail verbatim",
         description:
@@ -140,18 +148,20 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/fork",
+        scope: "run",
         tag: "sessions",
         summary: "Fork: a new session holding the path root → entry",
         params: SessionParams,
         body: EntryRequest,
         responses: { 201: { description: "The new session.", schema: SessionMetaSchema }, 400: badId, 404: notFound },
       },
-      async ({ params, body }, c) => c.json(await runtime.sessions.fork(params.id, body.entry_id), 201),
+      async ({ params, body }, c) => c.json(await runtime.sessions.fork(params.id, body.entry_id, asPrincipal(c)), 201),
     ),
     defineRoute(
       {
         method: "POST",
         path: "/api/sessions/:id/labels",
+        scope: "run",
         tag: "sessions",
         summary: "Set or clear (label: null) the label of an entry",
         params: SessionParams,
@@ -166,6 +176,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/approvals",
+        scope: "read",
         tag: "approvals",
         summary: '"Always" approvals in force at the leaf',
         params: SessionParams,
@@ -177,6 +188,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
       {
         method: "POST",
         path: "/api/sessions/:id/approvals/revoke",
+        scope: "admin",
         tag: "approvals",
         summary: "Withdraw an approval from the leaf on",
         description: "Waits for a run in progress to finish, so the revocation lands between runs.",

@@ -11,6 +11,7 @@ export function timelineRoutes({ store }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/sessions/:id/timeline",
+        scope: "read",
         tag: "sessions",
         summary:
           "The session's model calls, tool calls (permission waits apart), compactions and sub-agents as spans on a time axis",

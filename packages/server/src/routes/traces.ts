@@ -3,6 +3,7 @@ import { getTrace, goalMessages } from "@arbor/core/trace";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js";
+import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { sseResponse } from "../protocols/http-chat/sse-response.js";
 import { ErrorResponse } from "../schemas.js";
@@ -21,6 +22,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/traces/:id",
+        scope: "read",
         tag: "traces",
         summary: "A trace with its goal tree and sub-traces",
         params: TraceParams,
@@ -35,6 +37,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/traces/:id/messages",
+        scope: "read",
         tag: "traces",
         summary: "The messages written under one goal (an edge of the plan)",
         params: TraceParams,
@@ -66,6 +69,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
       {
         method: "PATCH",
         path: "/api/traces/:id/replay",
+        scope: "run",
         tag: "traces",
         summary: "Edit a past goal call and continue from there",
         description:
@@ -81,9 +85,10 @@ export function traceRoutes(ctx: ServerContext): Route[] {
           409: { description: "The trace has a run in progress.", schema: ErrorResponse },
         },
       },
-      async ({ params, body }) => {
+      async ({ params, body }, c) => {
         // Admitted before anything is streamed: a trace with a driver is 409 session_busy.
         const started = await runtime.runs.start({
+          ...asPrincipal(c),
           sessionId: params.id,
           prompt: "",
           onBusy: "reject",

@@ -36,6 +36,7 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
       {
         method: "GET",
         path: "/api/traces/:id/watch",
+        scope: "read",
         tag: "traces",
         summary: "Watch a trace over a WebSocket",
         description:

@@ -28,6 +28,7 @@ import { descendantsDeepestFirst } from "../session-parents.js";
 import { reconcileStatus } from "../session-status.js";
 import type { Durability } from "../spec.js";
 import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from "../store.js";
+import type { TokenStore } from "../tokens.js";
 import { AskFiles } from "./ask-files.js";
 import { EventFiles } from "./event-file.js";
 import { FileLeases } from "./file-leases.js";
@@ -39,6 +40,7 @@ import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
 import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
+import { TokenFiles } from "./token-files.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -56,6 +58,7 @@ export class FileStore extends StoreBase {
   private readonly events: EventFiles;
   private readonly inbox: InboxFiles;
   private readonly asks: AskFiles;
+  readonly tokens: TokenStore;
   private readonly leases: FileLeases;
   private readonly sessions: OpenSessions;
   /** Every write to a session goes through here: one at a time, and safe against other processes. */
@@ -70,6 +73,7 @@ export class FileStore extends StoreBase {
     this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
     this.inbox = new InboxFiles(root, this.durability === "fsync");
     this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
+    this.tokens = new TokenFiles(join(resolve(opts.dir), "tokens"), this.durability === "fsync");
     this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
     this.sessions = new OpenSessions(this.dirs, {

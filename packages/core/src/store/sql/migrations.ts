@@ -166,6 +166,26 @@ function asks(kind: SqlKind): Migration {
   };
 }
 
+/** API tokens, hashed: looked up by hash on each request, listed and revoked by id. */
+function tokens(kind: SqlKind): Migration {
+  const t = columnTypes(kind);
+  const mysqlTable = mysqlTableOptions(kind);
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("arbor_tokens")
+        .addColumn("id", t.entryId, (c) => c.notNull().primaryKey())
+        .addColumn("hash", t.short, (c) => c.notNull())
+        .addColumn("created_at", t.time, (c) => c.notNull())
+        .addColumn("data", t.json, (c) => c.notNull())
+        .addColumn("revoked_at", t.time)
+        .$call(mysqlTable)
+        .execute();
+      await db.schema.createIndex("arbor_tokens_hash").on("arbor_tokens").columns(["hash"]).unique().execute();
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
@@ -174,6 +194,7 @@ export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
     "0003_leases": leases(kind),
     "0004_session_cwd": sessionCwd(kind),
     "0005_asks": asks(kind),
+    "0006_tokens": tokens(kind),
   };
 }
 

@@ -21,6 +21,7 @@ import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.j
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
+import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
 import { assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
 import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
@@ -41,6 +42,7 @@ import {
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
 import { SqlLeases } from "./sql-leases.js";
+import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
@@ -73,6 +75,7 @@ export class SqlStore extends StoreBase {
   /** What the transaction bodies in sql-entry-writes need of the store. */
   private readonly w: SqlWriter;
   private closed = false;
+  readonly tokens: TokenStore;
 
   /** Use `openSqlStore`, which connects and brings the schema up to date first. */
   constructor(
@@ -88,6 +91,7 @@ export class SqlStore extends StoreBase {
     this.leases = new SqlLeases(conn, opts.leaseTtlMs);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
+    this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
   }
 
   private get kind(): SqlKind {

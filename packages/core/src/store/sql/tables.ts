@@ -58,12 +58,23 @@ export interface AsksTable {
   answer: string | null;
 }
 
+/** API tokens (see `TokenRecord`): the hash has a unique index, the token itself is never stored. */
+export interface TokensTable {
+  id: string;
+  hash: string;
+  created_at: string;
+  /** The record as JSON, without `revokedAt`. */
+  data: string;
+  revoked_at: string | null;
+}
+
 export interface ArborDatabase {
   arbor_sessions: SessionsTable;
   arbor_entries: EntriesTable;
   arbor_events: EventsTable;
   arbor_leases: LeasesTable;
   arbor_asks: AsksTable;
+  arbor_tokens: TokensTable;
 }
 
 export type SqlKind = "sqlite" | "mysql" | "postgres";

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
+import { asPrincipal, principalOf } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
 import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
 import type { ChatTurn } from "../shared/run-input.js";
@@ -86,6 +87,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     {
       method: "POST",
       path: "/api/chat",
+      scope: "run",
       tag: "chat",
       summary: "Run a prompt and stream its events",
       description:
@@ -127,6 +129,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
             `Event ${cursor} is not one this server streamed recently; send session_id with ${LAST_EVENT_ID} to resume from the session's event log.`,
           );
         }
+        const principal = principalOf(c);
+        if (principal) await ctx.runtime.access.session(principal, sessionId, "read", "Resuming a run stream");
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
@@ -135,9 +139,10 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
       }
+      const turn = { ...turnOf(body), ...asPrincipal(c) };
       // A message for a session another run drives (here, a second server, the CLI) steers that run, or
       // answers 409; an unknown session or entry is refused before anything is written.
-      const begun = await runs.begin(turnOf(body), { steer: body.busy !== "reject" });
+      const begun = await runs.begin(turn, { steer: body.busy !== "reject" });
       if ("steered" in begun) {
         const { sessionId, messageId } = begun.steered;
         return c.json({ steered: true, session_id: sessionId, message_id: messageId }, 202);
@@ -153,6 +158,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     {
       method: "GET",
       path: "/api/sessions/:id/stream",
+      scope: "read",
       tag: "chat",
       summary: "Resume a session's run stream",
       description:
@@ -180,6 +186,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
     {
       method: "POST",
       path: "/api/sessions/:id/abort",
+      scope: "run",
       tag: "chat",
       summary: "Abort the session's run",
       description:

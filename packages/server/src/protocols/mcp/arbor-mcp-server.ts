@@ -1,4 +1,5 @@
 import { ArborError, isArborError, type RunEvent, type Runtime, type Store } from "@arbor/core";
+import type { Principal, Scope } from "@arbor/core/store";
 import { getTrace } from "@arbor/core/trace";
 import { assertSessionId } from "@arbor/core/wire";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -17,6 +18,11 @@ export interface ArborMcpDeps {
   store?: Store;
   /** When this server is one instance of a cluster: answers reach runs other instances drive. */
   cluster?: ClusterRelay;
+  /**
+   * Who the MCP session acts as (the HTTP request that initialized it): every tool checks it in the
+   * runtime as the routes do. Absent (stdio, a library host): the local user, who may do anything.
+   */
+  principal?: Principal;
 }
 
 /** What a tool handler gets from the SDK that Arbor uses: cancellation and the progress channel. */
@@ -156,8 +162,12 @@ const planAnswer = (args: { plan_id: string; approved: boolean; reason?: string 
  * Bad arguments are refused by the schema (an MCP error) or by Arbor (an `isError` result naming
  * the problem) before anything is written.
  */
-export function createArborMcpServer({ runtime, store = runtime.store, cluster }: ArborMcpDeps): McpServer {
+export function createArborMcpServer({ runtime, store = runtime.store, cluster, principal }: ArborMcpDeps): McpServer {
   const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
+  const by = principal === undefined ? {} : { principal };
+  /** The session, when the principal may `scope` it: the same check, and the same 404, as the routes'. */
+  const session = (sessionId: string, scope: Scope, what: string) =>
+    principal ? runtime.access.session(principal, sessionId, scope, what) : Promise.resolve(undefined);
   const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
@@ -165,6 +175,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     max_turns: z.number().int().positive().optional().describe("At most this many model calls."),
   };
   const turnOf = (args: { prompt: string; agent?: string | undefined; max_turns?: number | undefined }): ChatTurn => ({
+    ...by,
     message: args.prompt,
     ...(args.agent !== undefined ? { agent: args.agent } : {}),
     ...(args.max_turns !== undefined ? { maxTurns: args.max_turns } : {}),
@@ -180,6 +191,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     (args, extra) =>
       answer(async () => {
         if (args.session_id !== undefined) assertSessionId(args.session_id);
+        if (args.session_id !== undefined) await session(args.session_id, "run", "run_prompt");
         if (args.session_id !== undefined && !(await store.getSession(args.session_id))) {
           throw new ArborError(
             "session_not_found",
@@ -204,6 +216,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     (args, extra) =>
       answer(async () => {
         assertSessionId(args.session_id);
+        await session(args.session_id, "run", "continue_from_entry");
         // Refused before a run starts, so bad input is a clear error of this call, not a failed run.
         if (!(await store.getSession(args.session_id))) {
           throw new ArborError(
@@ -231,7 +244,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     (args) =>
       answer(async () => {
         assertSessionId(args.session_id);
-        return json({ session: await runtime.sessions.fork(args.session_id, args.entry_id) });
+        return json({ session: await runtime.sessions.fork(args.session_id, args.entry_id, by) });
       }),
   );
 
@@ -244,7 +257,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     },
     (args) =>
       answer(async () => {
-        const page = await store.listSessions({
+        const page = await runtime.access.listSessions(principal, {
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
           ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
         });
@@ -262,9 +275,10 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     (args) =>
       answer(async () => {
         assertSessionId(args.session_id);
-        const session = await store.getSession(args.session_id);
-        if (!session) throw new ArborError("session_not_found", `Session ${args.session_id} does not exist.`);
-        return json({ session, entries: await store.getActivePath(args.session_id) });
+        await session(args.session_id, "read", "read_session");
+        const meta = await store.getSession(args.session_id);
+        if (!meta) throw new ArborError("session_not_found", `Session ${args.session_id} does not exist.`);
+        return json({ session: meta, entries: await store.getActivePath(args.session_id) });
       }),
   );
 
@@ -277,6 +291,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     },
     (args) =>
       answer(async () => {
+        await session(args.trace_id, "read", "read_trace");
         const view = await getTrace(store, args.trace_id);
         return json({ trace: view.trace, goal_tree: view.goalTree, sub_traces: view.subTraces });
       }),
@@ -289,7 +304,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
       inputSchema: { session_id: SessionId.optional() },
       annotations: { readOnlyHint: true },
     },
-    (args) => answer(async () => json(await runs.pendingAll(args.session_id))),
+    (args) => answer(async () => json(await runs.pendingAll(args.session_id, principal))),
   );
 
   server.registerTool(
@@ -309,7 +324,8 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     },
     (args) =>
       answer(async () => {
-        if (!(await runs.answer(permissionAnswer(args)))) {
+        runtime.access.require(principal, "run", "answer_permission");
+        if (!(await runs.answer(permissionAnswer(args), principal))) {
           throw new ArborError("invalid_input", `No permission ask ${args.id} is waiting; list_pending shows those that are.`);
         }
         return json({ answered: args.id, reply: args.reply });
@@ -324,7 +340,8 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster }
     },
     (args) =>
       answer(async () => {
-        const answered = await runs.answer(planAnswer(args));
+        runtime.access.require(principal, "run", "answer_plan");
+        const answered = await runs.answer(planAnswer(args), principal);
         return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: answered?.resumed ?? null });
       }),
   );

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import type { McpSessionLimits } from "../../context.js";
+import { principalOf } from "../../http/principal.js";
 import { type ArborMcpDeps, createArborMcpServer } from "./arbor-mcp-server.js";
 
 export interface McpEndpoint {
@@ -23,6 +24,8 @@ function jsonRpcError(status: number, message: string): Response {
 /** A session's transport, when it was last used, and how many of its responses still stream. */
 interface McpSession {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** The principal that initialized it: only it may use the session (another's request is a 404). */
+  principal: string | undefined;
   lastUsed: number;
   open: number;
 }
@@ -92,7 +95,7 @@ export function mcpEndpoint(deps: ArborMcpDeps, limits: McpSessionLimits = {}): 
         const session = sessions.get(id);
         if (session && session.open === 0 && now() - session.lastUsed >= idleMs) end(id, session);
         const live = sessions.get(id);
-        if (!live)
+        if (!live || live.principal !== principalOf(c)?.id)
           return jsonRpcError(
             404,
             `MCP session ${id} is not known here (it ended, was idle past its limit, or the server restarted); initialize a new one.`,
@@ -111,12 +114,13 @@ export function mcpEndpoint(deps: ArborMcpDeps, limits: McpSessionLimits = {}): 
           sessions.delete(sessionId);
         },
       });
-      const session: McpSession = { transport, lastUsed: now(), open: 0 };
+      const principal = principalOf(c);
+      const session: McpSession = { transport, principal: principal?.id, lastUsed: now(), open: 0 };
       transport.onclose = () => {
         if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === session)
           sessions.delete(transport.sessionId);
       };
-      await createArborMcpServer(deps).connect(transport);
+      await createArborMcpServer({ ...deps, ...(principal === undefined ? {} : { principal }) }).connect(transport);
       // Anything but an initialize request without a session is refused by the transport itself.
       return serve(session, c.req.raw);
     },

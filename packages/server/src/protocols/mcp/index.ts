@@ -50,7 +50,9 @@ export const mcp: Protocol = {
     const endpoint = mcpEndpoint(ctx, ctx.mcpSessions);
     return {
       routes: [],
-      endpoints: [{ path: MCP_PATH, handle: (c) => endpoint.handle(c), operations: MCP_OPERATIONS, docs: MCP_DOCS }],
+      endpoints: [
+        { path: MCP_PATH, scope: "read", handle: (c) => endpoint.handle(c), operations: MCP_OPERATIONS, docs: MCP_DOCS },
+      ],
       close: () => endpoint.close(),
     };
   },

@@ -1,4 +1,5 @@
 import type { AnyToolDefinition, RunInput, ThinkingLevel } from "@arbor/core";
+import type { Principal } from "@arbor/core/store";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 
@@ -29,6 +30,8 @@ export interface ChatTurn {
   system?: string;
   /** Tools the client brings for this run only (the Responses API's function tools); a turn with them is not queueable. */
   tools?: readonly AnyToolDefinition[];
+  /** Who sends it: the runtime checks its `run` scope and projects, and records it on the message and a new session. */
+  principal?: Principal;
 }
 
 /**
@@ -52,5 +55,6 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.requestKey === undefined ? {} : { requestKey: turn.requestKey }),
     ...(turn.system === undefined ? {} : { system: turn.system }),
     ...(turn.tools === undefined ? {} : { tools: turn.tools }),
+    ...(turn.principal === undefined ? {} : { principal: turn.principal }),
   };
 }

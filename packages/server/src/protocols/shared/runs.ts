@@ -8,6 +8,8 @@ import {
 } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import type { SteerResult } from "@arbor/core/session";
+import type { Principal } from "@arbor/core/store";
+import { sessionOfPlan } from "@arbor/core/wire";
 import { requireAccepting, type ServerContext } from "../../context.js";
 import { followRun } from "../../streams/run-stream.js";
 import type { AskAnswer, AskRef } from "./asks.js";
@@ -64,6 +66,7 @@ export class ProtocolRuntime {
     if (sessionId === undefined) return undefined;
     const admitted = await this.ctx.runtime.runs.admit(sessionId, turn.message, {
       onBusy: options.steer ? "steer" : "reject",
+      ...(turn.principal === undefined ? {} : { principal: turn.principal }),
       ...(turn.fromEntryId === undefined ? {} : { fromEntryId: turn.fromEntryId }),
     });
     return admitted.kind === "steered"
@@ -121,6 +124,11 @@ export class ProtocolRuntime {
   async startOrQueue(turn: QueueableTurn): Promise<StartedRun> {
     const { cluster, runtime } = this.ctx;
     if (!cluster) return this.start(turn);
+    // A queued chat of a new session: the runtime's check of a started one, made before it is queued.
+    if (turn.sessionId === undefined && turn.principal) {
+      runtime.access.require(turn.principal, "run", "Starting a run");
+      runtime.access.workspace(turn.principal, undefined, "Starting a run");
+    }
     const ref = await cluster.queueChat(turn);
     return { sessionId: ref.sessionId, reader: await runtime.events.reader(ref.sessionId, { after: ref.after }) };
   }
@@ -141,9 +149,17 @@ export class ProtocolRuntime {
   }
 
   /** Asks waiting for an answer: permission asks of every instance over the store, plans of this one's runs. */
-  async pendingAll(sessionId?: string): Promise<{ permissions: PendingPermission[]; plans: PlanApprovalRequest[] }> {
+  async pendingAll(
+    sessionId?: string,
+    principal?: Principal,
+  ): Promise<{ permissions: PendingPermission[]; plans: PlanApprovalRequest[] }> {
     const { runtime } = this.ctx;
-    return { permissions: await runtime.asks.listPermissions(sessionId), plans: runtime.asks.pendingPlanApprovals(sessionId) };
+    if (principal && sessionId !== undefined) await runtime.access.session(principal, sessionId, "read", "Listing asks");
+    const [permissions, plans] = [await runtime.asks.listPermissions(sessionId), runtime.asks.pendingPlanApprovals(sessionId)];
+    return {
+      permissions: await runtime.access.visible(principal, permissions, (p) => p.sessionId),
+      plans: await runtime.access.visible(principal, plans, (p) => p.sessionId),
+    };
   }
 
   /** Whether a run of this instance still waits on the ask. */
@@ -157,14 +173,16 @@ export class ProtocolRuntime {
    * run ended, or never asked). A plan recorded as waiting whose run is gone is answered by a new
    * run over its session, recorded like any other.
    */
-  async answerHere(answer: AskAnswer): Promise<Answered | undefined> {
+  async answerHere(answer: AskAnswer, principal?: Principal): Promise<Answered | undefined> {
     const { runtime } = this.ctx;
+    const by = principal === undefined ? {} : { principal };
     if (answer.kind === "permission") {
       // The ask is a record in the store: the run waiting on it, on any instance, takes the answer from there.
       try {
         await runtime.asks.answerPermission(answer.id, answer.reply, {
           ...(answer.message === undefined ? {} : { message: answer.message }),
           ...(answer.scope === undefined ? {} : { scope: answer.scope }),
+          ...by,
         });
         return { where: "here" };
       } catch (err) {
@@ -172,7 +190,7 @@ export class ProtocolRuntime {
         throw err;
       }
     }
-    const result = await runtime.asks.approvePlan(answer.planId, answer.approved, answer.reason, { busy: "reject" });
+    const result = await runtime.asks.approvePlan(answer.planId, answer.approved, answer.reason, { busy: "reject", ...by });
     if (!result.run) return { where: "here" };
     followRun(this.ctx, result.run);
     return { where: "here", resumed: result.run.sessionId };
@@ -189,17 +207,23 @@ export class ProtocolRuntime {
     return taken ? { where: "elsewhere" } : undefined;
   }
 
-  /** Answers an ask wherever its run waits: here first, then through the cluster. */
-  async answer(answer: AskAnswer): Promise<Answered | undefined> {
+  /**
+   * Answers an ask wherever its run waits: here first, then through the cluster. With a principal,
+   * the runtime's check comes first (its `run` scope on a session it created, or `admin`).
+   */
+  async answer(answer: AskAnswer, principal?: Principal): Promise<Answered | undefined> {
+    const planSession = answer.kind === "plan" ? sessionOfPlan(answer.planId) : "";
+    if (principal && planSession !== "") await this.ctx.runtime.access.answer(principal, planSession, "Answering a plan");
     const waitsHere = answer.kind === "permission" || this.isWaiting({ kind: "plan", planId: answer.planId });
     if (waitsHere) {
-      const here = await this.answerHere(answer);
-      if (here) return here;
+      const here = await this.answerHere(answer, principal);
+      // An ask a token may not see is one it cannot answer anywhere else either.
+      if (here || (principal?.projects !== undefined && answer.kind === "permission")) return here;
     }
     const elsewhere = await this.answerElsewhere(answer);
     if (elsewhere || answer.kind === "permission") return elsewhere;
     // No live run waits on the plan anywhere: the runtime answers a recorded one (or says plan_not_found).
-    return this.answerHere(answer);
+    return this.answerHere(answer, principal);
   }
 
   /** Aborts the session's run, here or on the instance that drives it; false when none runs. */

@@ -1,6 +1,7 @@
 import { ArborError } from "@arbor/core";
 import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
+import { asPrincipal } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
 import { ErrorResponse, SessionParams } from "../../schemas.js";
 import { type Ask, type AskAnswer, refOf } from "../shared/asks.js";
@@ -73,6 +74,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     {
       method: "POST",
       path: "/api/ui/chat",
+      scope: "run",
       tag: "chat",
       summary: "Chat as an AI SDK useChat backend",
       description:
@@ -95,8 +97,9 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         },
       },
     },
-    async ({ body }) => {
+    async ({ body }, c) => {
       const sessionId = body.id;
+      const by = asPrincipal(c);
       const last = body.messages[body.messages.length - 1] as UiChatMessage;
       if (last.role === "assistant") {
         const approvals = approvalsOf(last);
@@ -107,6 +110,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
             "The last message is an assistant message without approval responses and its lastEventId metadata; send a user message to start a run.",
           );
         }
+        if (by.principal) await ctx.runtime.access.answer(by.principal, sessionId, "Answering an ask");
         if (!(await store.getSession(sessionId))) {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
@@ -125,7 +129,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         const reader = await runs.reader(sessionId, { after: cursor.data.lastEventId });
         const opening: ArborUIChunk[] = [];
         for (const answer of open) {
-          await runs.answerHere(answer);
+          await runs.answerHere(answer, by.principal);
           if (answer.kind === "plan") opening.push(planOutcome(answer));
         }
         return uiStreamResponse({
@@ -144,10 +148,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       const exists = (await store.getSession(sessionId)) !== undefined;
       const named = exists ? { sessionId } : { newSessionId: sessionId };
       // A session another run drives is refused (409) before anything streams.
-      await runs.admit({ message: prompt, ...named }, { steer: false });
+      await runs.admit({ message: prompt, ...named, ...by }, { steer: false });
       if (body.trigger === "regenerate-message") {
         const branch = await regenerateFrom(sessionId);
-        const started = await runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id });
+        const started = await runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id, ...by });
         return uiStreamResponse({
           sessionId,
           reader: started.reader,
@@ -156,7 +160,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           watch,
         });
       }
-      const started = await runs.start({ message: prompt, ...named });
+      const started = await runs.start({ message: prompt, ...named, ...by });
       return uiStreamResponse({ sessionId, reader: started.reader, waitsForAnswer: waitsIn(sessionId), watch });
     },
   );
@@ -165,6 +169,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     {
       method: "GET",
       path: "/api/ui/chat/:id/stream",
+      scope: "read",
       tag: "chat",
       summary: "Resume a useChat stream",
       description:

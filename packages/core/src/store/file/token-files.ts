@@ -1,0 +1,87 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseTokenRecord, sameHash, type TokenRecord, TokenRecordSchema, tokenNotFound } from "../../auth/tokens.js";
+import { ArborError } from "../../errors.js";
+import { byCreated, type TokenStore } from "../tokens.js";
+import { writeFileAtomic } from "./atomic-write.js";
+
+const TOKEN_FILE = /^(tok_[A-Za-z0-9_-]{1,60})\.json$/;
+
+/**
+ * The file store's tokens: `tokens/<id>.json`, one record each (a hash, never the token), in a
+ * folder only the owner may enter, each file readable by the owner alone.
+ */
+export class TokenFiles implements TokenStore {
+  constructor(
+    private readonly dir: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  private init(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+  }
+
+  async add(input: TokenRecord): Promise<TokenRecord> {
+    const record = parseTokenRecord(input);
+    this.init();
+    if (this.read(record.id)) throw new ArborError("invalid_input", `A token with id ${record.id} exists already.`);
+    this.write(record);
+    return record;
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    const out: TokenRecord[] = [];
+    for (const name of names) {
+      const id = TOKEN_FILE.exec(name)?.[1];
+      const record = id === undefined ? undefined : this.read(id);
+      if (record) out.push(record);
+    }
+    return out.sort(byCreated);
+  }
+
+  async findByHash(hash: string): Promise<TokenRecord | undefined> {
+    return (await this.list()).find((r) => sameHash(r.hash, hash));
+  }
+
+  async revoke(id: string, at: string): Promise<TokenRecord> {
+    const current = TOKEN_FILE.test(`${id}.json`) ? this.read(id) : undefined;
+    if (!current) throw tokenNotFound(id);
+    if (current.revokedAt !== undefined) return current;
+    const revoked = { ...current, revokedAt: at };
+    this.write(revoked);
+    return revoked;
+  }
+
+  private write(record: TokenRecord): void {
+    const path = join(this.dir, `${record.id}.json`);
+    writeFileAtomic(path, JSON.stringify(record), this.fsync);
+    chmodSync(path, 0o600);
+  }
+
+  private read(id: string): TokenRecord | undefined {
+    let text: string;
+    try {
+      text = readFileSync(join(this.dir, `${id}.json`), "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
+    }
+    const parsed = TokenRecordSchema.safeParse(value);
+    if (!parsed.success) throw new ArborError("corrupt_session", `The token file ${id}.json does not hold a token record.`);
+    return parsed.data;
+  }
+}
