@@ -50,6 +50,11 @@ const SCOPES: Record<string, Scope> = {
   "POST /api/chat": "run",
   "POST /api/ui/chat": "run",
   "GET /api/ui/chat/:id/stream": "read",
+  "GET /api/sessions/:id/diff": "read",
+  "POST /v1/responses": "run",
+  "GET /v1/responses/:id": "read",
+  "POST /v1/responses/compact": "run",
+  "GET /v1/models": "read",
 };
 
 const ORDER: Scope[] = ["read", "run", "admin"];

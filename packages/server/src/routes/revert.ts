@@ -84,6 +84,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         method: "GET",
         path: "/api/sessions/:id/diff",
         tag: "sessions",
+        scope: "read",
         summary: "Every file the session changed, as one diff",
         description:
           "From the workspace before the active path's first step that changed files to after its last, from the steps' recorded snapshots. A file changed and changed back is not listed.",

@@ -2,6 +2,7 @@ import { type Entry, isArborError } from "@arbor/core";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { ApiError, type ApiErrorCode, statusFor } from "../../errors.js";
+import { asPrincipal, principalOf } from "../../http/principal.js";
 import type { Route } from "../../http/route.js";
 import { SESSION_HEADER } from "../http-chat/sse-response.js";
 import type { ChatTurn } from "../shared/run-input.js";
@@ -117,6 +118,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       method: "POST",
       path: "/v1/responses",
       tag: "open-responses",
+      scope: "run",
       summary: "Create a response (OpenAI Responses API)",
       description:
         "Runs an agent on the input and answers with a response object, or with the Responses API's server-sent events when `stream` is true. " +
@@ -130,12 +132,14 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
         409: { description: "The conversation has a run in progress (session_busy).", schema: OpenAiErrorBody },
       },
     },
-    async (_c, readBody) => {
+    async (c, readBody) => {
       const body = parseParam(CreateResponseBody, await readBody());
       const input = readInput(body.input);
       const fns = readTools(body.tools);
       const prevId = body.previous_response_id ?? undefined;
       const prev = prevId === undefined ? undefined : await turnOf(prevId, "previous_response_id");
+      // The conversation a response continues must be one the caller may run in (another project's is not found).
+      if (prev) await runtime.access.session(principalOf(c), prev.ref.sessionId, "run", "POST /v1/responses");
       if (body.store === false && prev && !prev.ref.unstored) {
         throw new ParamError(
           "invalid_input",
@@ -232,6 +236,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
         ...(body.max_turns === undefined ? {} : { maxTurns: body.max_turns }),
         ...(instructions === "" ? {} : { system: instructions }),
         ...(fns.length === 0 ? {} : { tools: fns.map((fn) => calls.tool(fn)) }),
+        ...asPrincipal(c),
       };
       // A conversation with a run in progress answers 409 session_busy, as every front door does.
       await runs.admit(turn, { steer: false });
@@ -271,6 +276,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       method: "GET",
       path: "/v1/responses/:id",
       tag: "open-responses",
+      scope: "read",
       summary: "Read a stored response",
       description:
         "The turn a response id names as the session stores it now: its reasoning, messages and tool calls (a turn that paused for the client, in all its parts).",
@@ -280,6 +286,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
     async (c) => {
       const { id } = parseParam(ResponseParams, c.req.param());
       const { ref, turn } = await turnOf(id, "id");
+      await runtime.access.session(principalOf(c), ref.sessionId, "read", "GET /v1/responses/{id}");
       const meta = await store.getSession(ref.sessionId);
       const messages = turn.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
       const sum = (pick: (t: NonNullable<(typeof messages)[number]["tokens"]>) => number) =>
@@ -317,6 +324,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       method: "POST",
       path: "/v1/responses/compact",
       tag: "open-responses",
+      scope: "run",
       summary: "Compact the conversation a response ends",
       description:
         "Arbor's compaction of the response's session (its latest response only): a summary replaces the older messages. " +
@@ -330,7 +338,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
         ...ERRORS,
       },
     },
-    async (_c, readBody) => {
+    async (c, readBody) => {
       const body = parseParam(CompactBody, await readBody());
       if (body.input !== undefined && (typeof body.input === "string" ? body.input !== "" : body.input.length > 0)) {
         throw new ParamError(
@@ -340,6 +348,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
         );
       }
       const { ref, turn } = await turnOf(body.previous_response_id, "previous_response_id");
+      await runtime.access.session(principalOf(c), ref.sessionId, "run", "POST /v1/responses/compact");
       const meta = await store.getSession(ref.sessionId);
       if (meta?.leafEntryId !== turn.at(-1)?.id) {
         throw new ParamError(
@@ -372,6 +381,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       method: "GET",
       path: "/v1/models",
       tag: "open-responses",
+      scope: "read",
       summary: "The agents, as models",
       description: "Each agent a run may be started with, as a model id for POST /v1/responses.",
       responses: {
