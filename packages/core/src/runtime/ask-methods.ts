@@ -3,11 +3,12 @@ import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 import { approvalEntry, listApprovals } from "../permissions/approvals.js";
-import type { PendingPermissions } from "../permissions/pending-permissions.js";
+import type { PendingPermission, PendingPermissions } from "../permissions/pending-permissions.js";
 import { approvePlan } from "../plan/approve.js";
-import type { PlanApprovalAnswer, PlanGate } from "../plan/plan-gate.js";
+import { type PlanApprovalAnswer, type PlanGate, pendingPlanOf } from "../plan/plan-gate.js";
+import { askNotFound } from "../store/asks.js";
 import type { Store } from "../store/store.js";
-import type { RuntimeAsks } from "./asks-api.js";
+import type { PendingAsk, RuntimeAsks } from "./asks-api.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { BusyPolicy } from "./sessions-api.js";
 
@@ -24,6 +25,8 @@ export interface AskMethodDeps {
   /** The runtime's workspace, where a call without a session looks for project approvals. */
   cwd: string;
   home: string;
+  /** Milliseconds since the epoch: which asks have expired. */
+  now(): number;
 }
 
 /** `runtime.asks`: answering what runs wait on, and listing, granting and revoking "always" approvals. */
@@ -58,9 +61,43 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
             }
             return deps.resumePlan(sessionId, approval);
           },
+          // The answer is in the store: a driver of the session, here or elsewhere, takes it from there.
+          async resumeIfIdle(sessionId, approval) {
+            if (await slot.busy(sessionId)) return undefined;
+            return deps.resumePlan(sessionId, approval);
+          },
         },
         { planId, approved, ...(reason !== undefined ? { reason } : {}) },
       ),
+    listPlans: (sessionId) => deps.plans.listAll(sessionId),
+    async listPending(sessionId) {
+      const records = await store.listAsks({ unanswered: true, ...(sessionId === undefined ? {} : { sessionId }) });
+      const now = deps.now();
+      return records
+        .filter((r) => Date.parse(r.expiresAt) > now)
+        .map((r): PendingAsk => {
+          const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
+          return r.kind === "plan"
+            ? { kind: "plan", ...common, plan: pendingPlanOf(r) }
+            : { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+        });
+    },
+    async answer(id, allow, options = {}) {
+      const record = await store.getAsk(id);
+      if (!record) throw askNotFound(id);
+      switch (record.kind) {
+        case "permission":
+          return {
+            kind: "permission",
+            record: await deps.pending.answer(id, allow ? "once" : "reject", options.message),
+          };
+        case "plan":
+          return {
+            kind: "plan",
+            result: await this.approvePlan(pendingPlanOf(record).planId, allow, options.message, options),
+          };
+      }
+    },
     approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),
     listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
     grantApproval: (sessionId, approval, options = {}) =>
