@@ -42,33 +42,35 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     return { store, sessionId, places: { workspace: workspace ?? meta.cwd ?? deps.cwd, home: deps.home } };
   }
 
+  const answerPlan: RuntimeAsks["approvePlan"] = (planId, approved, reason, options = {}) =>
+    approvePlan(
+      {
+        gate: deps.plans,
+        store,
+        // A new run is needed: a driver elsewhere always refuses it; one here is waited for unless refused.
+        async resume(sessionId, approval) {
+          const driver = await slot.busy(sessionId);
+          if (driver && (driver.where === "elsewhere" || (options.busy ?? deps.defaultBusy) === "reject")) {
+            throw slot.busyError(sessionId, driver);
+          }
+          return deps.resumePlan(sessionId, approval);
+        },
+        // The answer is in the store: a driver of the session, here or elsewhere, takes it from there.
+        async resumeIfIdle(sessionId, approval) {
+          if (await slot.busy(sessionId)) return undefined;
+          return deps.resumePlan(sessionId, approval);
+        },
+      },
+      { planId, approved, ...(reason !== undefined ? { reason } : {}) },
+    );
+
   return {
     listPermissions: (sessionId) => deps.pending.listAll(sessionId),
     answerPermission: (id, reply, options = {}) => deps.pending.answer(id, reply, options.message, options.scope),
     pendingPermissions: (sessionId) => deps.pending.list(sessionId),
     replyPermission: (id, reply, message, scope) => deps.pending.reply(id, reply, message, scope),
     pendingPlanApprovals: (sessionId) => deps.plans.list(sessionId),
-    approvePlan: (planId, approved, reason, options = {}) =>
-      approvePlan(
-        {
-          gate: deps.plans,
-          store,
-          // A new run is needed: a driver elsewhere always refuses it; one here is waited for unless refused.
-          async resume(sessionId, approval) {
-            const driver = await slot.busy(sessionId);
-            if (driver && (driver.where === "elsewhere" || (options.busy ?? deps.defaultBusy) === "reject")) {
-              throw slot.busyError(sessionId, driver);
-            }
-            return deps.resumePlan(sessionId, approval);
-          },
-          // The answer is in the store: a driver of the session, here or elsewhere, takes it from there.
-          async resumeIfIdle(sessionId, approval) {
-            if (await slot.busy(sessionId)) return undefined;
-            return deps.resumePlan(sessionId, approval);
-          },
-        },
-        { planId, approved, ...(reason !== undefined ? { reason } : {}) },
-      ),
+    approvePlan: answerPlan,
     listPlans: (sessionId) => deps.plans.listAll(sessionId),
     async listPending(sessionId) {
       const records = await store.listAsks({ unanswered: true, ...(sessionId === undefined ? {} : { sessionId }) });
@@ -94,7 +96,7 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
         case "plan":
           return {
             kind: "plan",
-            result: await this.approvePlan(pendingPlanOf(record).planId, allow, options.message, options),
+            result: await answerPlan(pendingPlanOf(record).planId, allow, options.message, options),
           };
       }
     },
