@@ -51,6 +51,9 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "plan_not_found",
   "plan_not_pending",
   "token_not_found",
+  "ask_not_found",
+  "ask_already_answered",
+  "ask_expired",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */

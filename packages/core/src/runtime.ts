@@ -88,7 +88,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let models: ModelResolver | undefined;
   // Config agents replace built-in ones of the same name; agents passed in code replace both.
   const agents: Record<string, AgentDefinition> = { ...BUILTIN_AGENTS, ...agentsFromConfig(config.agents), ...options.agents };
-  const plans = new PlanGate(options.onPlanApproval);
   const queue = new KeyedLock();
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
@@ -103,6 +102,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now: () => clock.now(),
     ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
     pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+  });
+  const plans = new PlanGate({
+    store: options.store,
+    now: () => clock.now(),
+    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
+    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+    ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}),
   });
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
@@ -368,6 +374,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       cwd: deps.cwd,
       home,
       access,
+      now: () => clock.now(),
     }),
     access,
     cache,

@@ -25,6 +25,13 @@ export const PlanApprovalWire = z.object({
   session_id: z.string(),
   title: z.string(),
   steps: z.array(z.object({ id: z.number(), title: z.string(), status: z.string() })),
+  ask_id: z
+    .string()
+    .optional()
+    .describe(
+      "The plan's ask in the store (`plan_…`), which `arbor approve <ask-id>` answers; absent for a plan asked before asks were stored.",
+    ),
+  expires_at: z.string().optional().describe("ISO-8601: unanswered by then, the plan is refused."),
 });
 export const PlanApprovalListResponse = z.object({ plans: z.array(PlanApprovalWire) });
 

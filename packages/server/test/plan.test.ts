@@ -1,8 +1,10 @@
-import { resolveConfig } from "@arbor/core";
+import { join } from "node:path";
+import { resolveConfig, type StoreSpec } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
-import { errorOf, startServer } from "./helpers/server.js";
+import { createNamespace } from "../../core/test/helpers/sql-databases.js";
+import { errorOf, startInstance, startServer, workspaceDir } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 
 const STEP = /Now carry out step \d+: (.*)$/;
@@ -97,6 +99,8 @@ describe("plan mode over HTTP", () => {
         {
           plan_id: planId,
           session_id: sessionId,
+          ask_id: expect.stringMatching(/^plan_/),
+          expires_at: expect.any(String),
           title: "Check the repo",
           steps: [
             { id: 1, title: "Read the code", status: "pending" },
@@ -122,5 +126,50 @@ describe("plan mode over HTTP", () => {
     expect(unknown).toMatchObject({ status: 404, code: "plan_not_found" });
     const bad = await errorOf(await server.api("/api/plan/approve", { json: { plan_id: "nope", approved: true } }));
     expect(bad).toMatchObject({ status: 400, code: "invalid_input" });
+  });
+
+  /** Instance A's run waits on its plan; instance B, over the same store, lists it and approves it; A's run goes on once. */
+  async function approvedOnAnotherInstance(store: string | StoreSpec) {
+    const root = workspaceDir();
+    const a = await startInstance(root, { store, runtime: { model: planModel(), config, askPollMs: 25 } });
+    const b = await startInstance(root, { store, runtime: { model: scriptedModel([]), config } });
+    const res = await a.api("/api/chat", { json: { message: "check the repo" } });
+    let asked: (planId: string) => void = () => {};
+    const planIdOf = new Promise<string>((resolve) => {
+      asked = resolve;
+    });
+    const streamed = readSse(res, (m) => {
+      if (m.event.type === "plan_approval_request") asked(m.event.plan_id);
+      return undefined;
+    });
+    const planId = await planIdOf;
+    // B has no run of its own: it lists A's plan from the store.
+    const listed = (await (await b.api("/api/plan/pending")).json()) as { plans: { plan_id: string; ask_id?: string }[] };
+    expect(listed.plans).toEqual([expect.objectContaining({ ask_id: expect.stringMatching(/^plan_/) })]);
+    const answered = await b.api("/api/plan/approve", { json: { plan_id: listed.plans[0]!.plan_id, approved: true } });
+    expect(await answered.json()).toMatchObject({ approved: true, resumed: false });
+    const again = await errorOf(
+      await a.api("/api/plan/approve", { json: { plan_id: listed.plans[0]!.plan_id, approved: false } }),
+    );
+    expect(again).toMatchObject({ status: 409, code: "plan_not_pending" });
+    const events = (await streamed).map((m) => m.event);
+    expect(listed.plans[0]!.plan_id).toBe(planId);
+    expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed"]);
+    expect(events.filter((e) => e.type === "plan_approval_request")).toHaveLength(1);
+    expect(typesOf(await streamed).at(-1)).toBe("done");
+    expect(await (await a.api("/api/plan/pending")).json()).toEqual({ plans: [] });
+  }
+
+  it("file store: GET /api/plan/pending on instance B lists A's plan; approving it on B resumes A's run once", async () => {
+    await approvedOnAnotherInstance(join(workspaceDir(), "store"));
+  });
+
+  it("PostgreSQL: GET /api/plan/pending on instance B lists A's plan; approving it on B resumes A's run once", async () => {
+    const db = await createNamespace("postgres");
+    try {
+      await approvedOnAnotherInstance(db.spec);
+    } finally {
+      await db.drop();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { resolveApprovalId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import { arborHomeOf } from "../store.js";
+import { askLine } from "./asks.js";
 import type { Command, CommandContext, CommandGroup } from "./command.js";
 
 const LOOKUP_OPTIONS = {
@@ -84,8 +85,37 @@ const approvalsRevoke: Command = {
   },
 };
 
+const approvalsPending: Command = {
+  name: "pending",
+  operands: [],
+  summary: "List the asks waiting for an answer (permissions and plans) in every process over the store, with their ids.",
+  details: [
+    "Each line: ask id, kind (permission or plan), session, what is asked, and when it expires unanswered. Answer one with 'arbor approve <ask-id>' (--deny to refuse); the id may be shortened to a prefix only one waiting ask starts with. With --json: {asks: [{kind, id, sessionId, createdAt, expiresAt, permission | plan}]}.",
+  ],
+  options: {
+    session: {
+      type: "string",
+      valueName: "id",
+      description: "Only this session's asks (its id or a prefix only it starts with).",
+    },
+  },
+  validate(values) {
+    const session = stringOption(values, "session");
+    if (session !== undefined) assertSessionId(session);
+  },
+  async run(ctx) {
+    const given = stringOption(ctx.values, "session");
+    const sessionId = given === undefined ? undefined : await resolveSessionId(ctx.store, given);
+    const asks = await withSessionRuntime(ctx.io, ctx.store, "arbor approvals pending", (runtime) =>
+      runtime.asks.listPending(sessionId),
+    );
+    if (ctx.json) writeJson(ctx.io.stdout, { asks });
+    else writeLines(ctx.io.stdout, asks.length === 0 ? ["No asks waiting for an answer."] : asks.map(askLine));
+  },
+};
+
 export const approvalsGroup: CommandGroup = {
   name: "approvals",
-  summary: 'List and revoke "always" approvals (session, project and global).',
-  commands: [approvalsList, approvalsRevoke],
+  summary: 'List and revoke "always" approvals (session, project and global); list the asks waiting for an answer.',
+  commands: [approvalsList, approvalsRevoke, approvalsPending],
 };

@@ -12,10 +12,11 @@ import { playRun } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import { arborHomeOf, withStore } from "../store.js";
+import { ASK_ID, askSubject, resolveAskId } from "./asks.js";
 import type { TopCommand } from "./command.js";
 
 const USAGE =
-  "arbor approve <session>[:<plan>] [--reject [--reason …]] | arbor approve <session> --permission <p> --pattern <glob>";
+  "arbor approve <ask-id> [--deny [--reason …]] | arbor approve <session>[:<plan>] [--reject [--reason …]] | arbor approve <session> --permission <p> --pattern <glob>";
 
 /** `<session>` or `<session>:<8 hex digits>` (a plan id, as plan_created and the stop message print it). */
 function splitTarget(target: string): { session: string; plan: string | undefined } {
@@ -99,65 +100,131 @@ async function allowPermission(io: Io, values: OptionValues, target: string, per
   });
 }
 
-/** A plan: answer it, and play the run that carries on from the answer (phase 2, or the rejection). */
+/** A plan named by its session (and its 8 hex digits): answer it, and play the run that carries on. */
 async function answerPlan(io: Io, values: OptionValues, target: string): Promise<number> {
   const { session, plan } = splitTarget(target);
   assertSessionId(session);
-  const approved = !flag(values, "reject");
-  const reason = stringOption(values, "reason");
-  if (reason !== undefined && approved) throw new UsageError("--reason goes with --reject: say why the plan is not approved.");
-  const cwd = workspaceDir(io, stringOption(values, "cwd"));
-  const config = loadCommandConfig(io, cwd, { model: stringOption(values, "model"), baseURL: stringOption(values, "base-url") });
-  const json = flag(values, "json");
+  const approved = !refused(values);
+  checkReason(values, approved);
   return withStore(io, values, async (store, resolved) => {
     const sessionId = await resolveSessionId(store, session);
     const planId = await waitingPlan(store, sessionId, plan);
-    const storeArg = resolved.explicit ? ` --store ${shellWord(stringOption(values, "store") ?? "")}` : "";
-    const { code } = await playRun({
-      io,
-      json,
-      yes: flag(values, "yes"),
-      store,
-      storeLabel: resolved.label,
-      storeArg,
-      createRuntime: (onPermission, onPlanApproval, onRetry) => {
-        const runtime = createRuntime({
-          store,
-          config,
-          env: io.env,
-          cwd,
-          arborHome: arborHomeOf(io),
-          holderName: "arbor approve",
-          snapshots: true,
-          onPermission,
-          onPlanApproval,
-          onRetry,
-        });
-        return {
-          run: () =>
-            laterHandle(
-              sessionId,
-              runtime.asks.approvePlan(planId, approved, reason).then((r) => r.run),
-            ),
-          close: () => runtime.close(),
-        };
-      },
-      input: null,
-      next: (id) => [
-        ["continue", `arbor run${storeArg} --session ${id} "…"`],
-        ["inspect", `arbor sessions show ${id}${storeArg}`],
-      ],
+    return playPlanAnswer(io, values, { store, label: resolved.label, explicit: resolved.explicit }, sessionId, planId, approved);
+  });
+}
+
+/** `--deny` or `--reject`: the same refusal, however the user says it. */
+const refused = (values: OptionValues) => flag(values, "reject") || flag(values, "deny");
+
+function checkReason(values: OptionValues, approved: boolean): void {
+  if (stringOption(values, "reason") !== undefined && approved) {
+    throw new UsageError("--reason goes with --reject (or --deny): say why it is refused.");
+  }
+}
+
+/** Answers the plan and plays the run that carries on from the answer (phase 2, or the rejection), if one here does. */
+async function playPlanAnswer(
+  io: Io,
+  values: OptionValues,
+  resolved: { store: Store; label: string; explicit: boolean },
+  sessionId: string,
+  planId: string,
+  approved: boolean,
+): Promise<number> {
+  const { store } = resolved;
+  const reason = stringOption(values, "reason");
+  const cwd = workspaceDir(io, stringOption(values, "cwd"));
+  const config = loadCommandConfig(io, cwd, { model: stringOption(values, "model"), baseURL: stringOption(values, "base-url") });
+  const json = flag(values, "json");
+  const storeArg = resolved.explicit ? ` --store ${shellWord(stringOption(values, "store") ?? "")}` : "";
+  const { code } = await playRun({
+    io,
+    json,
+    yes: flag(values, "yes"),
+    store,
+    storeLabel: resolved.label,
+    storeArg,
+    createRuntime: (onPermission, onPlanApproval, onRetry) => {
+      const runtime = createRuntime({
+        store,
+        config,
+        env: io.env,
+        cwd,
+        arborHome: arborHomeOf(io),
+        holderName: "arbor approve",
+        snapshots: true,
+        onPermission,
+        onPlanApproval,
+        onRetry,
+      });
+      return {
+        run: () =>
+          laterHandle(
+            sessionId,
+            runtime.asks.approvePlan(planId, approved, reason).then((r) => r.run),
+          ),
+        close: () => runtime.close(),
+      };
+    },
+    input: null,
+    next: (id) => [
+      ["continue", `arbor run${storeArg} --session ${id} "…"`],
+      ["inspect", `arbor sessions show ${id}${storeArg}`],
+    ],
+  });
+  return code;
+}
+
+/**
+ * An ask by its id (`perm_…`, `plan_…`, or a prefix only one waiting ask starts with): a permission
+ * is allowed once or denied, and the run waiting on it goes on wherever it runs; a plan is approved
+ * or rejected, and the run that carries on is played here when no run waits on it.
+ */
+async function answerAsk(io: Io, values: OptionValues, target: string): Promise<number> {
+  const allow = !refused(values);
+  checkReason(values, allow);
+  const reason = stringOption(values, "reason");
+  return withStore(io, values, async (store, resolved) => {
+    const found = await withSessionRuntime(io, store, "arbor approve", async (runtime) => {
+      const pending = await runtime.asks.listPending();
+      const id = await resolveAskId(store, pending, target);
+      const ask = pending.find((a) => a.id === id);
+      if (ask?.kind === "plan") return { kind: "plan" as const, ask };
+      // A plan answered or expired already is refused here with plan_not_pending or ask_expired.
+      const answered = await runtime.asks.answer(id, allow, reason === undefined ? {} : { message: reason });
+      const sessionId = answered.kind === "permission" ? answered.record.sessionId : answered.result.sessionId;
+      return { kind: "permission" as const, id, sessionId, subject: ask ? askSubject(ask) : "" };
     });
-    return code;
+    if (found.kind === "plan") {
+      const { plan, sessionId } = found.ask;
+      return playPlanAnswer(
+        io,
+        values,
+        { store, label: resolved.label, explicit: resolved.explicit },
+        sessionId,
+        plan.planId,
+        allow,
+      );
+    }
+    if (flag(values, "json"))
+      writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: "permission", allowed: allow });
+    else {
+      writeLines(io.stdout, [
+        `${allow ? "Allowed once" : "Denied"}: ask ${found.id}${found.subject ? ` (${found.subject})` : ""} in session ${found.sessionId}.`,
+        "  The run waiting on it goes on; a run cut off takes the answer when its session is resumed.",
+      ]);
+    }
+    return EXIT_OK;
   });
 }
 
 /** `arbor approve`: answer, after the fact, what a run without a terminal stopped on. */
 export const approveCommand: TopCommand = {
   name: "approve",
-  usage: "<session>[:<plan>] [--reject] | <session> --permission <p> --pattern <glob>",
-  summary: "Answer what a run stopped on: approve (or --reject) a plan waiting for approval, or allow a permission.",
+  usage: "<ask-id> [--deny] | <session>[:<plan>] [--reject] | <session> --permission <p> --pattern <glob>",
+  summary: "Answer what a run waits on: an ask by its id, a plan waiting for approval, or allow a permission.",
   details: [
+    "An ask by its id, as 'arbor approvals pending' lists it (perm_… or plan_…, or a prefix only one waiting ask starts with): a permission ask is allowed once (--deny refuses it), a plan approved (--deny rejects it; --reason says why). The answer is recorded once in the store: the run waiting on it goes on in whichever process runs it; a plan whose run is gone carries on here.",
     "A run with no terminal to ask (stdin is not one) and no --yes stops on a plan waiting for approval or a permission ask, exits 3, and prints the command to answer it.",
     "A plan: 'arbor approve <session>' approves the plan waiting on the session's branch (or name it: <session>:<8 hex digits>); the run then carries on here with the plan's steps, shown as 'arbor run' shows a run. --reject [--reason …] records the refusal instead, and the run ends with it. Give --model/--base-url as for the run when the session's model needs them.",
     "A permission: --permission <name> --pattern <glob> [--agent <name>] records an 'always' approval in the session (as answering [a]lways would); continue the session with 'arbor run --session <id> \"go on\"'.",
@@ -165,7 +232,8 @@ export const approveCommand: TopCommand = {
   ],
   options: {
     reject: { type: "boolean", description: "Do not approve the plan: the run ends with the refusal." },
-    reason: { type: "string", valueName: "text", description: "With --reject: why, as the agent will read it." },
+    deny: { type: "boolean", description: "Refuse the ask: a permission is rejected, a plan not approved." },
+    reason: { type: "string", valueName: "text", description: "With --reject or --deny: why, as the agent will read it." },
     permission: { type: "string", valueName: "name", description: "Allow this permission (read, edit, bash, …) in the session." },
     pattern: {
       type: "string",
@@ -182,6 +250,12 @@ export const approveCommand: TopCommand = {
     if (operands.length === 0) throw new UsageError(`missing <session>. Usage: ${USAGE}`);
     if (operands.length > 1) throw new UsageError(`unexpected argument '${operands[1]}'. Usage: ${USAGE}`);
     const target = operands[0] as string;
+    if (ASK_ID.test(target)) {
+      for (const name of ["permission", "pattern", "agent"] as const) {
+        if (stringOption(values, name) !== undefined) throw new UsageError(`--${name} does not go with an ask id.`);
+      }
+      return answerAsk(io, values, target);
+    }
     const permission = stringOption(values, "permission");
     if (permission !== undefined) return allowPermission(io, values, target, permission);
     for (const name of ["pattern", "agent"] as const) {

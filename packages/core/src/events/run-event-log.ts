@@ -137,7 +137,27 @@ export class RunEventLog {
 
   private readerAt(start: RunStart): RunEventReader {
     const { sessionId, position, run } = start;
-    return new RunEventReader(this.store, sessionId, () => this.tails.get(sessionId), { position, run });
+    return new RunEventReader(
+      this.store,
+      sessionId,
+      () => this.tails.get(sessionId),
+      { position, run },
+      this.elsewhere(sessionId),
+    );
+  }
+
+  /** How a reader of the session learns that another process drives it (and its log will grow). */
+  private elsewhere(sessionId: string): DrivenElsewhere {
+    const foreign = this.foreign;
+    return foreign
+      ? {
+          driven: async () => !this.tails.get(sessionId)?.running && (await foreign.driven(sessionId)),
+          changed: (ms) => foreign.changed(sessionId, ms),
+        }
+      : {
+          driven: () =>
+            this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running),
+        };
   }
 
   /**
@@ -147,19 +167,12 @@ export class RunEventLog {
   async reader(sessionId: string, from: ReadFrom): Promise<RunEventReader> {
     assertSessionId(sessionId);
     const tailOf = () => this.tails.get(sessionId);
-    const foreign = this.foreign;
-    const elsewhere: DrivenElsewhere = foreign
-      ? {
-          driven: async () => !this.tails.get(sessionId)?.running && (await foreign.driven(sessionId)),
-          changed: (ms) => foreign.changed(sessionId, ms),
-        }
-      : {
-          driven: () =>
-            this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running),
-        };
+    const elsewhere = this.elsewhere(sessionId);
     if ("latestRun" in from) {
       const tail = tailOf();
-      if (tail) return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber });
+      if (tail) {
+        return new RunEventReader(this.store, sessionId, tailOf, { position: tail.runStart, run: tail.runNumber }, elsewhere);
+      }
       // No run recorded here since this process started: the stream starts at the log's end.
       return new RunEventReader(this.store, sessionId, tailOf, { after: await this.store.lastEventId(sessionId) }, elsewhere);
     }

@@ -48,6 +48,8 @@ export class RunEventReader {
   private lastId: number | undefined;
   /** The tail run a position reader started in (its fallback to the store is only sound within it). */
   private readonly run: number | undefined;
+  /** The tail run this reader read to its end without an ending, and left for the log. */
+  private leftRun: number | undefined;
   private done = false;
 
   constructor(
@@ -90,13 +92,23 @@ export class RunEventReader {
           this.pos = read.pos;
           return this.hand(read.frames, read.ended);
         }
-        if (!tail.running) return { kind: "end" };
+        if (!tail.running) {
+          // The tail's run ended without an ending handed out: it lost the session to another driver
+          // (its ending stays out of the log), whose events go on in the log after it. Read on there.
+          const after = this.lastId ?? (tail.runNumber === this.run ? tail.runFloorId : undefined);
+          if (after === undefined) return { kind: "end" };
+          this.lastId = after;
+          this.pos = undefined;
+          this.leftRun = tail.runNumber;
+          continue;
+        }
         if (!wait) return { kind: "live" };
         await tail.next();
         continue;
       }
       const after = this.lastId ?? 0;
-      const resumeAt = tail?.positionAfterId(after);
+      // Not back into a tail run this reader has read to its end: what follows it is only in the log.
+      const resumeAt = tail && tail.runNumber !== this.leftRun ? tail.positionAfterId(after) : undefined;
       if (resumeAt !== undefined) {
         this.pos = resumeAt;
         continue;

@@ -1,4 +1,4 @@
-import { ArborError } from "../errors.js";
+import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { describeIssues } from "../model/validate.js";
 import type { Store } from "../store/store.js";
@@ -12,7 +12,8 @@ export interface PlanApprovalResult {
   approved: boolean;
   /**
    * The run that carries on, when the run that asked was gone (a restart, an abort): it records the
-   * answer, then runs phase 2 or ends with the rejection. Absent when a waiting run took the answer.
+   * answer, then runs phase 2 or ends with the rejection. Absent when a run (here or in another
+   * process over the store) waits on the plan and takes the answer.
    */
   run?: RunHandle;
 }
@@ -22,12 +23,22 @@ export interface ApprovePlanDeps {
   store: Store;
   /** Starts a run over the session that answers the waiting plan; rejects (`session_busy`) when it may not. */
   resume(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): Promise<RunHandle>;
+  /**
+   * Starts that run only when nothing drives the session (a driver, here or in another process,
+   * takes the answer from the store itself); undefined when something does.
+   */
+  resumeIfIdle(sessionId: string, approval: PlanApprovalAnswer & { planId: string }): Promise<RunHandle | undefined>;
+  /** Who answers, when the front door knows. */
+  by?: string;
 }
 
 /**
- * `runtime.approvePlan` (behind `POST /api/plan/approve`): answers the run waiting for the plan,
- * or, when none waits in this process, checks the session's record and resumes in a new run.
- * Throws `invalid_input`, `plan_not_found` or `plan_not_pending` having changed nothing.
+ * `runtime.approvePlan` (behind `POST /api/plan/approve`): records the answer on the plan's ask in
+ * the store, exactly once, so the run waiting on it goes on wherever it runs; when no run drives
+ * the session any more, a new run here carries on from the answer. A plan recorded as waiting
+ * with no ask (asked before asks were kept in the store) is checked in the session and resumed.
+ * Throws `invalid_input`, `plan_not_found`, `plan_not_pending` (answered already) or `ask_expired`
+ * having changed nothing.
  */
 export async function approvePlan(
   deps: ApprovePlanDeps,
@@ -41,7 +52,23 @@ export async function approvePlan(
     approved: input.approved,
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
   };
-  if (deps.gate.answer(planId, answer)) return { planId, sessionId, approved: input.approved };
+  const ask = await deps.gate.find(planId);
+  if (ask) {
+    let answered: Awaited<ReturnType<PlanGate["answer"]>>;
+    try {
+      answered = await deps.gate.answer(ask, answer, deps.by);
+    } catch (err) {
+      if (!isArborError(err, "ask_already_answered")) throw err;
+      throw new ArborError(
+        "plan_not_pending",
+        `Plan ${planId} is not waiting for approval: it was answered already.`,
+        err.details,
+      );
+    }
+    if (answered.waitedHere) return { planId, sessionId, approved: input.approved };
+    const run = await deps.resumeIfIdle(sessionId, { planId, ...answer });
+    return { planId, sessionId, approved: input.approved, ...(run ? { run } : {}) };
+  }
   if (!(await deps.store.getSession(sessionId))) {
     throw new ArborError("plan_not_found", `No plan ${planId}: its session ${sessionId} does not exist.`);
   }

@@ -55,13 +55,17 @@ async function reject(ctx: RunContext, state: PlanState, reason: string | undefi
 }
 
 /**
- * The approval gate, so a person sees the plan before any step runs: the request is registered, recorded in the session (so it
- * outlives this process) and announced, then the run waits for an answer or an abort.
+ * The approval gate, so a person sees the plan before any step runs: the request is recorded as an
+ * ask in the store (so every process lists and answers it, and it outlives this one), in the
+ * session, and announced; then the run waits for an answer or an abort. A plan asked before (its
+ * run cut off) waits on the same ask, and takes the answer given meanwhile without asking again.
  */
 async function askApproval(ctx: RunContext, state: PlanState, deps: PlanModeDeps): Promise<PlanApprovalAnswer> {
   const plan = state.plan!;
   const steps = plan.steps.map(stepView);
-  const answer = deps.gate.wait({ planId: plan.planId, sessionId: ctx.sessionId, title: plan.title, steps }, ctx.signal);
+  const ask = await deps.gate.open({ planId: plan.planId, sessionId: ctx.sessionId, title: plan.title, steps });
+  if (ask.answer) return deps.gate.wait(ask, ctx.signal);
+  const answer = deps.gate.wait(ask, ctx.signal);
   // Settled here too, so an abort while the record is written is not an unhandled rejection.
   answer.catch(() => {});
   await appendPlanRecord(ctx, { plan, status: "awaiting_approval" });

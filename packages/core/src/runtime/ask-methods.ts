@@ -3,13 +3,14 @@ import type { RunHandle } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
 import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 import { approvalEntry, listApprovals } from "../permissions/approvals.js";
-import type { PendingPermissions } from "../permissions/pending-permissions.js";
+import type { PendingPermission, PendingPermissions } from "../permissions/pending-permissions.js";
 import { approvePlan } from "../plan/approve.js";
-import type { PlanApprovalAnswer, PlanGate } from "../plan/plan-gate.js";
+import { type PlanApprovalAnswer, type PlanGate, pendingPlanOf } from "../plan/plan-gate.js";
 import { sessionOfPlan } from "../plan/plan-schema.js";
+import { askNotFound } from "../store/asks.js";
 import type { Store } from "../store/store.js";
 import type { RuntimeAccess } from "./access.js";
-import type { RuntimeAsks } from "./asks-api.js";
+import type { PendingAsk, RuntimeAsks } from "./asks-api.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { BusyPolicy } from "./sessions-api.js";
 
@@ -27,6 +28,8 @@ export interface AskMethodDeps {
   cwd: string;
   home: string;
   access: RuntimeAccess;
+  /** Milliseconds since the epoch: which asks have expired. */
+  now(): number;
 }
 
 /** `runtime.asks`: answering what runs wait on, and listing, granting and revoking "always" approvals. */
@@ -41,6 +44,33 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     if (!meta) throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
     return { store, sessionId, places: { workspace: workspace ?? meta.cwd ?? deps.cwd, home: deps.home } };
   }
+
+  const answerPlan: RuntimeAsks["approvePlan"] = async (planId, approved, reason, options = {}) => {
+    if (options.principal) {
+      const sessionId = sessionOfPlan(planId);
+      if (sessionId) await access.answer(options.principal, sessionId, "Answering a plan");
+    }
+    return approvePlan(
+      {
+        gate: deps.plans,
+        store,
+        // A new run is needed: a driver elsewhere always refuses it; one here is waited for unless refused.
+        async resume(sessionId, approval) {
+          const driver = await slot.busy(sessionId);
+          if (driver && (driver.where === "elsewhere" || (options.busy ?? deps.defaultBusy) === "reject")) {
+            throw slot.busyError(sessionId, driver);
+          }
+          return deps.resumePlan(sessionId, approval);
+        },
+        // The answer is in the store: a driver of the session, here or elsewhere, takes it from there.
+        async resumeIfIdle(sessionId, approval) {
+          if (await slot.busy(sessionId)) return undefined;
+          return deps.resumePlan(sessionId, approval);
+        },
+      },
+      { planId, approved, ...(reason !== undefined ? { reason } : {}) },
+    );
+  };
 
   return {
     listPermissions: (sessionId) => deps.pending.listAll(sessionId),
@@ -60,26 +90,35 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     pendingPermissions: (sessionId) => deps.pending.list(sessionId),
     replyPermission: (id, reply, message, scope) => deps.pending.reply(id, reply, message, scope),
     pendingPlanApprovals: (sessionId) => deps.plans.list(sessionId),
-    approvePlan: async (planId, approved, reason, options = {}) => {
-      if (options.principal) {
-        const sessionId = sessionOfPlan(planId);
-        if (sessionId) await access.answer(options.principal, sessionId, "Answering a plan");
+    approvePlan: answerPlan,
+    listPlans: (sessionId) => deps.plans.listAll(sessionId),
+    async listPending(sessionId) {
+      const records = await store.listAsks({ unanswered: true, ...(sessionId === undefined ? {} : { sessionId }) });
+      const now = deps.now();
+      return records
+        .filter((r) => Date.parse(r.expiresAt) > now)
+        .map((r): PendingAsk => {
+          const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
+          return r.kind === "plan"
+            ? { kind: "plan", ...common, plan: pendingPlanOf(r) }
+            : { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+        });
+    },
+    async answer(id, allow, options = {}) {
+      const record = await store.getAsk(id);
+      if (!record) throw askNotFound(id);
+      switch (record.kind) {
+        case "permission":
+          return {
+            kind: "permission",
+            record: await deps.pending.answer(id, allow ? "once" : "reject", options.message),
+          };
+        case "plan":
+          return {
+            kind: "plan",
+            result: await answerPlan(pendingPlanOf(record).planId, allow, options.message, options),
+          };
       }
-      return approvePlan(
-        {
-          gate: deps.plans,
-          store,
-          // A new run is needed: a driver elsewhere always refuses it; one here is waited for unless refused.
-          async resume(sessionId, approval) {
-            const driver = await slot.busy(sessionId);
-            if (driver && (driver.where === "elsewhere" || (options.busy ?? deps.defaultBusy) === "reject")) {
-              throw slot.busyError(sessionId, driver);
-            }
-            return deps.resumePlan(sessionId, approval);
-          },
-        },
-        { planId, approved, ...(reason !== undefined ? { reason } : {}) },
-      );
     },
     approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),
     listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),

@@ -2,12 +2,20 @@ import type { PendingPermission } from "../loop/types.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
 import type { PermissionReply } from "../permissions/ask.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
-import type { PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { PendingPlanApproval, PlanApprovalRequest } from "../plan/plan-gate.js";
 import type { AskRecord } from "../store/asks.js";
 import type { SessionOpOptions } from "./sessions-api.js";
 
 /** An "always" approval of a session, as `arbor approve --permission` grants it. */
 export type SessionApproval = Pick<Approval, "agent" | "permission" | "pattern">;
+
+/** An ask waiting for an answer, of either kind, as every process over the store lists it. */
+export type PendingAsk =
+  | { kind: "permission"; id: string; sessionId: string; createdAt: string; expiresAt: string; permission: PendingPermission }
+  | { kind: "plan"; id: string; sessionId: string; createdAt: string; expiresAt: string; plan: PendingPlanApproval };
+
+/** What answering an ask by its id did: the permission ask's record, or the plan's approval. */
+export type AnsweredAsk = { kind: "permission"; record: AskRecord } | { kind: "plan"; result: PlanApprovalResult };
 
 /** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
 export interface RuntimeAsks {
@@ -42,6 +50,19 @@ export interface RuntimeAsks {
    * when a new run is needed but the session has a driver.
    */
   approvePlan(planId: string, approved: boolean, reason?: string, options?: SessionOpOptions): Promise<PlanApprovalResult>;
+  /**
+   * Plans waiting for approval in every process over the store (unanswered, not expired), oldest
+   * first; only one session's when given. `approvePlan` answers them from any process.
+   */
+  listPlans(sessionId?: string): Promise<PendingPlanApproval[]>;
+  /** Every ask waiting for an answer (permissions and plans) in every process over the store, oldest first. */
+  listPending(sessionId?: string): Promise<PendingAsk[]>;
+  /**
+   * Answers any ask by its id: a permission ask is allowed once or rejected (`answerPermission`), a
+   * plan approved or rejected (`approvePlan`, whose `result.run` carries on when no run waits).
+   * Throws `ask_not_found`, `ask_already_answered` (`plan_not_pending` for a plan), `ask_expired`.
+   */
+  answer(id: string, allow: boolean, options?: { message?: string } & SessionOpOptions): Promise<AnsweredAsk>;
   /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
   pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
   /** "Always" approvals in force at the session's leaf, so a user can see what was granted. */

@@ -80,7 +80,7 @@ export interface RuntimeOptions {
   /** User permission rules, merged after the agent's so the user has the last word. */
   permission?: readonly PermissionRule[] | PermissionConfig;
   onPermission?: PermissionHandler;
-  /** How long a permission ask waits for an answer before it expires and its tool call is refused; default 24 h. */
+  /** How long an ask (a permission, a plan) waits for an answer before it expires and is refused; default 24 h. */
   askTtlMs?: number;
   /** How often a run waiting on an ask reads the store for an answer given in another process; default 250 ms. */
   askPollMs?: number;

@@ -4,10 +4,12 @@ import { ArborError } from "../errors.js";
 /**
  * An ask: something a run waits on a person for, kept in the store so every process over it lists
  * and answers it, and a run resumed after its process died waits on the same record. `kind` tells
- * what `request` and an answer's `value` hold (a permission ask today; plan approvals and MCP
- * elicitations can be added as kinds without a schema change: both are stored as JSON).
+ * what `request` and an answer's `value` hold: a permission ask (`request` a `PendingPermission`,
+ * `value` `{ reply, message?, scope? }`) or a plan waiting for approval (`request` a
+ * `PlanApprovalRequest`, `value` `{ approved, reason? }`). Both are stored as JSON, so a kind is
+ * added without a schema change (MCP elicitations can follow).
  */
-export const AskKindSchema = z.enum(["permission"]);
+export const AskKindSchema = z.enum(["permission", "plan"]);
 export type AskKind = z.infer<typeof AskKindSchema>;
 
 export const AskAnswerSchema = z.object({
@@ -48,6 +50,8 @@ export interface ListAsksOptions {
   sessionId?: string;
   /** Only asks with no answer yet (expired ones included: the caller's clock decides). */
   unanswered?: boolean;
+  /** Only asks of this kind. */
+  kind?: AskKind;
 }
 
 export function parseAskInput(input: AskInput): AskInput {
@@ -86,6 +90,7 @@ export function answerRefusal(id: string, current: AskRecord | undefined, answer
 export function matchesListing(record: AskRecord, opts: ListAsksOptions | undefined): boolean {
   if (opts?.sessionId !== undefined && record.sessionId !== opts.sessionId) return false;
   if (opts?.unanswered && record.answer) return false;
+  if (opts?.kind !== undefined && record.kind !== opts.kind) return false;
   return true;
 }
 

@@ -80,6 +80,34 @@ export function asksSuite(makeHarness: MakeHarness): void {
       await expectCode(h.store.createAsk({ ...ask("bad id!", sessionId, created) }), "invalid_input");
     });
 
+    it("a plan approval is an ask of its own kind: listed by kind from another process, answered once", async () => {
+      const { id: sessionId } = await h.store.createSession();
+      const now = Date.now();
+      await h.store.createAsk(ask("perm_k", sessionId, new Date(now).toISOString()));
+      const planAsk: AskInput = {
+        id: "plan_k",
+        kind: "plan",
+        sessionId,
+        request: {
+          planId: `${sessionId}:0123abcd`,
+          sessionId,
+          title: "Ship it",
+          steps: [{ id: 1, title: "Do", status: "pending" }],
+        },
+        createdAt: new Date(now + 1).toISOString(),
+        expiresAt: new Date(now + HOUR).toISOString(),
+      };
+      await h.store.createAsk(planAsk);
+      expect((await other.listAsks({ kind: "plan" })).map((a) => a.id)).toEqual(["plan_k"]);
+      expect((await other.listAsks({ kind: "permission", sessionId })).map((a) => a.id)).toEqual(["perm_k"]);
+      expect(await other.getAsk("plan_k")).toMatchObject({ kind: "plan", request: planAsk.request });
+      const at = new Date().toISOString();
+      await other.answerAsk("plan_k", { value: { approved: true }, at });
+      await expectCode(h.store.answerAsk("plan_k", { value: { approved: false }, at }), "ask_already_answered");
+      expect((await h.store.getAsk("plan_k"))?.answer?.value).toEqual({ approved: true });
+      expect((await h.store.listAsks({ kind: "plan", unanswered: true })).map((a) => a.id)).toEqual([]);
+    });
+
     it("deleting a session deletes its asks", async () => {
       const { id: sessionId } = await h.store.createSession();
       await h.store.createAsk(ask("perm_gone", sessionId, new Date().toISOString()));

@@ -195,4 +195,65 @@ describe("a reader of a run another process drives", () => {
       [4, "run.done"],
     ]);
   });
+
+  it("a reader that reconnects to the instance whose run was cut off reads on from its tail into the new driver's events", async () => {
+    // The instance that drove the run before a takeover still holds the run's events in memory; a
+    // client reconnecting there with Last-Event-ID is placed in that tail, which ends without an
+    // ending (it stays out of the log). The new driver's events follow only in the log.
+    const store = await fileStore();
+    const { id } = await store.createSession({ status: "running" });
+    const handleOf = (events: AsyncGenerator<RunEvent>) => ({
+      sessionId: id,
+      result: Promise.resolve({} as never),
+      abort: () => {},
+      [Symbol.asyncIterator]: () => events,
+    });
+    async function* cutOff(): AsyncGenerator<RunEvent> {
+      yield { type: "token", session_id: id, content: "a1" };
+      yield { type: "token", session_id: id, content: "a2" };
+      yield { type: "error", session_id: id, content: "The run was aborted.", code: "aborted" };
+    }
+    const foreign = foreignRuns();
+    const a = new RunEventLog(store, { foreign: foreign.runs });
+    await a.record(handleOf(cutOff())).recorded;
+
+    // Between drivers: the session reads as running, nobody has taken it over yet.
+    const reader = await a.reader(id, { after: 1 });
+    const caughtUp = await reader.next();
+    expect(caughtUp.kind === "frames" && caughtUp.frames.map((f) => f.id)).toEqual([2]);
+    expect(caughtUp.kind === "frames" && caughtUp.ended).toBe(false);
+    const waiting = reader.next();
+    // It waits for the next driver; a reader that ended instead fails here at once.
+    let ended: string | undefined;
+    void waiting.then((step) => {
+      ended = step.kind;
+    });
+    await until(() => foreign.waiting.length === 1 || ended !== undefined);
+    expect(ended).toBeUndefined();
+
+    async function* takenOver(): AsyncGenerator<RunEvent> {
+      yield { type: "token", session_id: id, content: "b1" };
+      await store.updateSession(id, { status: "completed" });
+      yield { type: "done", session_id: id, status: "done", text: "b1" };
+    }
+    await new RunEventLog(store).record(handleOf(takenOver())).recorded;
+    foreign.notify();
+    const rest = await waiting;
+    expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
+      [3, "token"],
+      [4, "done"],
+    ]);
+    expect(rest.kind === "frames" && rest.ended).toBe(true);
+
+    // The cut-off run's own follower goes on the same way, from its first event.
+    const follower = await a.reader(id, { after: 0 });
+    const all: number[] = [];
+    for (;;) {
+      const step = await follower.next();
+      if (step.kind !== "frames") break;
+      all.push(...step.frames.map((f) => f.id ?? 0));
+      if (step.ended) break;
+    }
+    expect(all).toEqual([1, 2, 3, 4]);
+  });
 });

@@ -9,7 +9,8 @@ import { ErrorResponse } from "../schemas.js";
 import { followRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
-/** The session's plan that waits for approval with no run waiting on it (after a restart or an abort). */
+
+/** The session's plan recorded as waiting for approval with no ask in the store (asked before asks were stored). */
 async function recordedRequest(ctx: ServerContext, sessionId: string): Promise<PlanApprovalRequest | undefined> {
   if (!(await ctx.store.getSession(sessionId))) {
     throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
@@ -17,6 +18,9 @@ async function recordedRequest(ctx: ServerContext, sessionId: string): Promise<P
   const record = latestPlanRecord(await ctx.store.getActivePath(sessionId));
   if (record?.status !== "awaiting_approval") return undefined;
   const { plan } = record;
+  // A plan with an ask is listed from it, or was answered already (its run has yet to record it).
+  const asks = await ctx.store.listAsks({ sessionId, kind: "plan" });
+  if (asks.some((a) => a.request.planId === plan.planId)) return undefined;
   return {
     planId: plan.planId,
     sessionId,
@@ -36,7 +40,8 @@ export function planRoutes(ctx: ServerContext): Route[] {
       summary: "Approve or reject a plan waiting for approval",
       description:
         "Answers the `plan_approval_request` of a run: approved, the run goes on to execute the plan; rejected, it ends with a message. " +
-        "The request is recorded in the session, so it can be answered after a server restart too: a new run over the session then records the answer and carries on (`resumed`).",
+        "The request is an ask in the store, answered exactly once from any instance over it: the run waiting on it goes on wherever it runs, also after restarts and takeovers; " +
+        "when no run drives the session any more, a new run here records the answer and carries on (`resumed`).",
       body: PlanApproveRequest,
       responses: {
         200: { description: "The answer was taken.", schema: PlanApproveResponse },
@@ -81,7 +86,8 @@ export function planRoutes(ctx: ServerContext): Route[] {
       tag: "approvals",
       summary: "Plans waiting for approval, oldest first",
       description:
-        "Plans that runs of this server wait on; with session_id, also that session's plan recorded as waiting whose run is gone (a restart), which POST /api/plan/approve still answers.",
+        "Plans waiting for approval in every instance over the store (their asks, unanswered and unexpired), which POST /api/plan/approve answers from any of them; " +
+        "with session_id, only that session's, including a plan recorded as waiting before asks were stored.",
       query: PlanApprovalsQuery,
       responses: {
         200: { description: "Waiting plans.", schema: PlanApprovalListResponse },
@@ -89,9 +95,9 @@ export function planRoutes(ctx: ServerContext): Route[] {
       },
     },
     async ({ query }, c) => {
-      const plans = await runtime.access.visible(
+      const plans: (PlanApprovalRequest & { askId?: string; expiresAt?: string })[] = await runtime.access.visible(
         principalOf(c),
-        runtime.asks.pendingPlanApprovals(query.session_id),
+        await runtime.asks.listPlans(query.session_id),
         (p) => p.sessionId,
       );
       if (query.session_id !== undefined) {
@@ -99,7 +105,14 @@ export function planRoutes(ctx: ServerContext): Route[] {
         if (recorded && !plans.some((p) => p.planId === recorded.planId)) plans.push(recorded);
       }
       return c.json({
-        plans: plans.map((p) => ({ plan_id: p.planId, session_id: p.sessionId, title: p.title, steps: p.steps })),
+        plans: plans.map((p) => ({
+          plan_id: p.planId,
+          session_id: p.sessionId,
+          title: p.title,
+          steps: p.steps,
+          ...(p.askId === undefined ? {} : { ask_id: p.askId }),
+          ...(p.expiresAt === undefined ? {} : { expires_at: p.expiresAt }),
+        })),
       });
     },
   );
