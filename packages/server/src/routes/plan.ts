@@ -4,7 +4,6 @@ import { sessionOfPlan } from "@arbor/core/wire";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
-import { ErrorResponse } from "../schemas.js";
 import { followRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
@@ -38,9 +37,9 @@ export function planRoutes(ctx: ServerContext): Route[] {
       body: PlanApproveRequest,
       responses: {
         200: { description: "The answer was taken.", schema: PlanApproveResponse },
-        400: { description: "Invalid body or plan_id.", schema: ErrorResponse },
-        404: { description: "No such plan waits (wrong id, or not on the session's current branch).", schema: ErrorResponse },
-        409: { description: "The plan was answered already, or its session is busy with another run.", schema: ErrorResponse },
+        400: "Invalid body or plan_id.",
+        404: "No such plan waits (wrong id, or not on the session's current branch).",
+        409: "The plan was answered already, or its session is busy with another run.",
       },
     },
     async ({ body }, c) => {
@@ -80,10 +79,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
       description:
         "Plans that runs of this server wait on; with session_id, also that session's plan recorded as waiting whose run is gone (a restart), which POST /api/plan/approve still answers.",
       query: PlanApprovalsQuery,
-      responses: {
-        200: { description: "Waiting plans.", schema: PlanApprovalListResponse },
-        404: { description: "No such session.", schema: ErrorResponse },
-      },
+      responses: { 200: { description: "Waiting plans.", schema: PlanApprovalListResponse }, 404: "No such session." },
     },
     async ({ query }, c) => {
       const plans = runtime.asks.pendingPlanApprovals(query.session_id);
