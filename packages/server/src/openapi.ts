@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Route, RouteSpec } from "./http/route.js";
+import type { ResponseSpec, Route, RouteSpec } from "./http/route.js";
 import type { EndpointOperation, ProtocolEndpoint } from "./protocols/protocol.js";
-import { NAMED_SCHEMAS } from "./schemas.js";
+import { ErrorResponse, NAMED_SCHEMAS } from "./schemas.js";
 
 type Json = Record<string, unknown>;
 
@@ -95,7 +95,8 @@ function operation(spec: RouteSpec, schemaOf: (s: z.ZodType, io: "input" | "outp
     })),
   ];
   const responses: Record<string, Json> = {};
-  for (const [status, r] of Object.entries(spec.responses)) {
+  for (const [status, entry] of Object.entries(spec.responses)) {
+    const r: ResponseSpec = typeof entry === "string" ? { description: entry, schema: ErrorResponse } : entry;
     const response: Json = { description: r.description };
     if (r.schema) response.content = { [r.contentType ?? "application/json"]: { schema: schemaOf(r.schema, "output") } };
     responses[status] = response;

@@ -10,3 +10,8 @@ export function cutText(text: string, max: number): string {
 export function fitText(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+
+/** `text` with its white space folded to single spaces, fitted to `max` characters as `fitText` does: for one-line summaries. */
+export function oneLine(text: string, max: number): string {
+  return fitText(text.replace(/\s+/g, " ").trim(), max);
+}

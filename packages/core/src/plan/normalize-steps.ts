@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ArborError } from "../errors.js";
+import { fitText } from "../model/text.js";
 
 /** Longest step title kept; a step is one line of what to do, not a document. */
 export const MAX_STEP_CHARS = 500;
@@ -56,6 +57,6 @@ export function normalizeSteps(steps: readonly StepInput[]): string[] {
     if (!title) {
       throw new ArborError("invalid_input", `Step ${i + 1} is empty: give each step as a string or as an object with a "title".`);
     }
-    return title.length <= MAX_STEP_CHARS ? title : `${title.slice(0, MAX_STEP_CHARS - 1)}…`;
+    return fitText(title, MAX_STEP_CHARS);
   });
 }

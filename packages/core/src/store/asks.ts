@@ -66,6 +66,28 @@ export function parseAskAnswer(answer: AskAnswer): AskAnswer {
   return parsed.data;
 }
 
+/**
+ * An ask as a store kept it: the JSON of what was asked and, once answered, of its answer. Damage is
+ * `corrupt_session`, naming `where` the ask was read (its folder, its table) so it can be found and mended.
+ */
+export function storedAsk(askJson: string, answerJson: string | undefined, where: string): AskRecord {
+  const ask = parseStored(askJson, AskInputSchema, `Stored ask (${where})`);
+  if (answerJson === undefined) return ask;
+  return { ...ask, answer: parseStored(answerJson, AskAnswerSchema, `Stored answer of ask ${ask.id} (${where})`) };
+}
+
+function parseStored<T>(json: string, schema: z.ZodType<T>, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new ArborError("corrupt_session", `${what} is not valid JSON.`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ArborError("corrupt_session", `${what} is not valid: ${parsed.error.message}`);
+  return parsed.data;
+}
+
 export function askNotFound(id: string): ArborError {
   return new ArborError("ask_not_found", `No ask ${id}: it was never asked, or its session was deleted.`);
 }
@@ -87,7 +109,12 @@ export function answerRefusal(id: string, current: AskRecord | undefined, answer
   return undefined;
 }
 
-export function matchesListing(record: AskRecord, opts: ListAsksOptions | undefined): boolean {
+/** What a listing returns of `records`: those `opts` asks for, in the order every backend lists in. */
+export function listing(records: readonly (AskRecord | undefined)[], opts: ListAsksOptions | undefined): AskRecord[] {
+  return records.filter((r): r is AskRecord => r !== undefined && matchesListing(r, opts)).sort(byCreation);
+}
+
+function matchesListing(record: AskRecord, opts: ListAsksOptions | undefined): boolean {
   if (opts?.sessionId !== undefined && record.sessionId !== opts.sessionId) return false;
   if (opts?.unanswered && record.answer) return false;
   if (opts?.kind !== undefined && record.kind !== opts.kind) return false;
@@ -95,6 +122,6 @@ export function matchesListing(record: AskRecord, opts: ListAsksOptions | undefi
 }
 
 /** Oldest first, then by id, so every backend lists in the same order. */
-export function byCreation(a: AskRecord, b: AskRecord): number {
+function byCreation(a: AskRecord, b: AskRecord): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

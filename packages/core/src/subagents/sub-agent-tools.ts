@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEFAULT_DELEGATE_AGENT, delegateTargets } from "../agents/delegate-targets.js";
 import { ArborError } from "../errors.js";
 import { goalsKey } from "../goal/goals-key.js";
+import { oneLine } from "../model/text.js";
 import { defineTool, type ToolContext, type ToolOffer, type ToolResult } from "../tools/tool.js";
 import { type SubTraceBatch, subTracesKey } from "./sub-trace-runner.js";
 
@@ -110,17 +111,11 @@ export function delegateDescription(offer: ToolOffer): string {
   const targets = delegateTargets(offer.agents);
   if (!targets.some((a) => a.name !== DEFAULT_DELEGATE_AGENT)) return DELEGATE_DESCRIPTION;
   const lines = targets.map((a) => {
-    const what = oneLine(a.description);
+    const what = oneLine(a.description, 300);
     const note = a.name === DEFAULT_DELEGATE_AGENT ? " (the default)" : "";
     return `- ${a.name}${note}${what ? `: ${what}` : ""}`;
   });
   return `${DELEGATE_DESCRIPTION}\n\nSub-agents to choose from (pass the name as \`agent\`):\n${lines.join("\n")}`;
-}
-
-/** A description as one line of the list: a configured one may run over several. */
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** `delegate(task)`: one sub-agent with the full tool set and its own context. */

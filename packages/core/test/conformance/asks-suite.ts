@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AskInput } from "../../src/store/asks.js";
 import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 const HOUR = 3_600_000;
@@ -20,14 +20,10 @@ function ask(id: string, sessionId: string, createdAt: string, expiresInMs = HOU
 
 /** Asks kept in the store: every process lists and answers them, each exactly once. */
 export function asksSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
+  const h = harnessPerTest(makeHarness);
   let other: Store;
   beforeEach(async () => {
-    h = await makeHarness();
     other = await h.another();
-  });
-  afterEach(async () => {
-    await h.cleanup();
   });
 
   describe("asks", () => {

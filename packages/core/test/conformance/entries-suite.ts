@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Entry, EntryInput } from "../../src/model/entry.js";
 import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 /** One input of every entry type, each valid on a session whose first entry is `first`. */
@@ -69,13 +69,7 @@ async function chain(store: Store, sessionId: string, n: number): Promise<Entry[
 }
 
 export function entriesSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
-  beforeEach(async () => {
-    h = await makeHarness();
-  });
-  afterEach(async () => {
-    await h.cleanup();
-  });
+  const h = harnessPerTest(makeHarness);
 
   describe("entries", () => {
     it("appends and reads back every entry type, also after reopening", async () => {

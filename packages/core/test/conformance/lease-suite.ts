@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 const text = (t: string) => ({ role: "user" as const, content: t });
@@ -11,14 +11,10 @@ const text = (t: string) => ({ role: "user" as const, content: t });
  * a second process (the real-process cases, kill -9 included, are in the fault tests).
  */
 export function leaseSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
+  const h = harnessPerTest(makeHarness);
   let other: Store;
   beforeEach(async () => {
-    h = await makeHarness();
     other = await h.another();
-  });
-  afterEach(async () => {
-    await h.cleanup();
   });
 
   describe("session leases", () => {

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Entry, EntryInput } from "../../src/model/entry.js";
 import { buildContext, contextMessages } from "../../src/session/context.js";
 import { CARRIED_FIELD, livePathOf } from "../../src/store/live-path.js";
 import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 function user(text: string): EntryInput {
@@ -40,13 +40,11 @@ function ids(entries: readonly Entry[]): string[] {
 /** `Store.getLivePath`: the part of the active path a continued run reads, the same on every backend. */
 export function livePathSuite(makeHarness: MakeHarness): void {
   describe("live path", () => {
-    let h: StoreHarness;
+    const h = harnessPerTest(makeHarness);
     let store: Store;
-    beforeEach(async () => {
-      h = await makeHarness();
+    beforeEach(() => {
       store = h.store;
     });
-    afterEach(() => h.cleanup());
 
     /** task, settings, talk, a compaction keeping the last two messages, then more talk. */
     async function compacted(sid: string) {

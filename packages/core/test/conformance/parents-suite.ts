@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 /** Hostile or damaged data: parent loops and entries naming entries that are not there. */
 export function parentsSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
-  beforeEach(async () => {
-    h = await makeHarness();
-  });
-  afterEach(async () => {
-    await h.cleanup();
-  });
+  const h = harnessPerTest(makeHarness);
 
   describe("parent sessions", () => {
     it("refuses a session that is its own parent or ancestor, on create and on import, and writes nothing", async () => {

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RunEventLog } from "../../src/events/run-event-log.js";
 import type { RunEventReader } from "../../src/events/run-event-reader.js";
 import { RUN_EVENT_PREFIX } from "../../src/events/run-event-records.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
 import type { RunEvent } from "../../src/model/run-events.js";
 import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 /** A run handle the test drives: events are pushed by hand, the stream ends with `end`. */
@@ -77,13 +77,7 @@ async function loggedRunIds(store: Store, sessionId: string): Promise<number[]> 
  */
 export function runEventsSuite(makeHarness: MakeHarness): void {
   describe("run events", () => {
-    let h: StoreHarness;
-    beforeEach(async () => {
-      h = await makeHarness();
-    });
-    afterEach(async () => {
-      await h.cleanup();
-    });
+    const h = harnessPerTest(makeHarness);
 
     it("records a run's events in the session log between watch records, and reads them back from any id after a reopen", async () => {
       const { id } = await h.store.createSession();

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ArborError } from "../../src/errors.js";
 import type { SessionMeta } from "../../src/model/session.js";
 import type { Store } from "../../src/store/store.js";
 import { BAD_IDS } from "./bad-ids.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { harnessPerTest, type MakeHarness } from "./harness.js";
 
 export async function expectCode(p: Promise<unknown> | (() => unknown), code: string): Promise<ArborError> {
   try {
@@ -31,13 +31,7 @@ async function allPages(
 }
 
 export function sessionsSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
-  beforeEach(async () => {
-    h = await makeHarness();
-  });
-  afterEach(async () => {
-    await h.cleanup();
-  });
+  const h = harnessPerTest(makeHarness);
 
   describe("sessions", () => {
     it("creates a session with defaults and reads it back", async () => {

@@ -117,32 +117,25 @@ describe("the compactor", () => {
       content: [{ type: "tool-call", toolCallId: "w1", toolName: "write", input: { path: "a.md" } }],
     });
     c.result("w1", "ok", "write");
+    /** An automatic compaction of everything so far. */
+    const compactAll = (summarizer: ReturnType<typeof recordingSummarizer>["summarizer"]) =>
+      compactContext({
+        store: store(c),
+        sessionId: "s",
+        state: buildContext(c.entries),
+        summarizer,
+        count: charCount,
+        keepTokens: 0,
+        tokensBefore: 0,
+        mode: "auto",
+        continuation: false,
+      });
     const first = recordingSummarizer(() => "FIRST");
-    const o1 = await compactContext({
-      store: store(c),
-      sessionId: "s",
-      state: buildContext(c.entries),
-      summarizer: first.summarizer,
-      count: charCount,
-      keepTokens: 0,
-      tokensBefore: 0,
-      mode: "auto",
-      continuation: false,
-    });
+    const o1 = await compactAll(first.summarizer);
     c.user("two");
     c.assistant("answer two");
     const second = recordingSummarizer(() => "SECOND");
-    const o2 = await compactContext({
-      store: store(c),
-      sessionId: "s",
-      state: buildContext(c.entries),
-      summarizer: second.summarizer,
-      count: charCount,
-      keepTokens: 0,
-      tokensBefore: 0,
-      mode: "auto",
-      continuation: false,
-    });
+    const o2 = await compactAll(second.summarizer);
     expect(o1.entry.summary).toContain("modified: a.md");
     expect(second.requests[0]).toContain("<previous-summary>\nFIRST\n</previous-summary>");
     expect(second.requests[0]).not.toContain("files-from-tool-calls");

@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { Entry } from "../../src/model/entry.js";
 import type { Message } from "../../src/model/message.js";
 import { defineTool } from "../../src/tools/tool.js";
-import { collect, harness } from "../loop/harness.js";
-import { serveRecorded } from "./recorded-servers.js";
+import { collect } from "../loop/harness.js";
+import { replay } from "./recorded-servers.js";
 
 /** The tool the recorded Bedrock turn calls. */
 const testTool = defineTool({
@@ -29,18 +29,13 @@ function assistants(path: Entry[]): Message[] {
 
 describe("recorded Bedrock Converse streams through the runtime", () => {
   it("keeps signed reasoning and a tool call from the binary event stream, and sends both back", async () => {
-    const server = await serveRecorded(
-      "bedrock-converse",
-      "bedrock/bedrock-reasoning-tool-call.derived.chunks.txt",
-      "bedrock/bedrock-reasoning.chunks.txt",
-    );
-    const env = {
-      AWS_BEARER_TOKEN_BEDROCK: "test-key",
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,
-      AWS_REGION: "us-east-1",
-    };
     const model = "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0";
-    const { runtime, store } = await harness({ env, model, tools: [testTool] });
+    const { server, runtime, store } = await replay(
+      model,
+      "bedrock-converse",
+      ["bedrock/bedrock-reasoning-tool-call.derived.chunks.txt", "bedrock/bedrock-reasoning.chunks.txt"],
+      { tools: [testTool], env: { AWS_REGION: "us-east-1" } },
+    );
     const { result } = await collect(
       runtime.runs.run({ prompt: "Call the tool, then count the r's in strawberry.", thinking: 4096 }),
     );
@@ -93,17 +88,12 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
   });
 
   it("keeps a non-Anthropic model's unsigned reasoning and its tool call with the id Bedrock gave it", async () => {
-    const server = await serveRecorded(
+    const { server, runtime, store } = await replay(
+      "bedrock/moonshot.kimi-k2-thinking",
       "bedrock-converse",
-      "bedrock/issue-11409-kimi-k2-thinking-glob-search.chunks.txt",
-      "bedrock/issue-17523-converse-stream.chunks.txt",
+      ["bedrock/issue-11409-kimi-k2-thinking-glob-search.chunks.txt", "bedrock/issue-17523-converse-stream.chunks.txt"],
+      { env: { AWS_REGION: "us-east-1" } },
     );
-    const env = {
-      AWS_BEARER_TOKEN_BEDROCK: "test-key",
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: server.baseURL,
-      AWS_REGION: "us-east-1",
-    };
-    const { runtime, store } = await harness({ env, model: "bedrock/moonshot.kimi-k2-thinking" });
     const { result } = await collect(runtime.runs.run({ prompt: "Find the cursor file." }));
     expect(result).toMatchObject({ status: "done", steps: 2 });
     const [call] = assistants(await store.getActivePath(result.sessionId));

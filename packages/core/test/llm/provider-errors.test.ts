@@ -1,13 +1,15 @@
-import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { collect, harness } from "../loop/harness.js";
-import { serve, serveRecorded } from "./recorded-servers.js";
+import { collect } from "../loop/harness.js";
+import { replay } from "./recorded-servers.js";
+
+/** An error answer of Anthropic's Messages API. */
+function anthropicError(status: number, type: string, message: string) {
+  return { kind: "error" as const, status, body: { type: "error", error: { type, message } } };
+}
 
 describe("provider errors a user can act on", () => {
   it("an exhausted OpenAI quota (an error event mid-stream) ends the run at once, naming the model and what to do", async () => {
-    const server = await serveRecorded("openai-responses", "openai/openai-error.1.chunks.txt");
-    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "openai/gpt-5-nano" });
+    const { server, runtime } = await replay("openai/gpt-5-nano", "openai-responses", ["openai/openai-error.1.chunks.txt"]);
     const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(server.callCount).toBe(1);
@@ -17,18 +19,12 @@ describe("provider errors a user can act on", () => {
   });
 
   it("a rejected key names the provider's key variable", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        {
-          kind: "error",
-          status: 401,
-          body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
-        },
-      ],
-    });
-    const env = { ANTHROPIC_API_KEY: "wrong", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
+    const { server, runtime } = await replay(
+      "anthropic/claude-sonnet-4-5",
+      "anthropic-messages",
+      [anthropicError(401, "authentication_error", "invalid x-api-key")],
+      { env: { ANTHROPIC_API_KEY: "wrong" } },
+    );
     const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(server.callCount).toBe(1);
@@ -37,18 +33,9 @@ describe("provider errors a user can act on", () => {
   });
 
   it("an unknown model says so and how to pick another", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        {
-          kind: "error",
-          status: 404,
-          body: { type: "error", error: { type: "not_found_error", message: "model: claude-nope" } },
-        },
-      ],
-    });
-    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "anthropic/claude-nope" });
+    const { runtime } = await replay("anthropic/claude-nope", "anthropic-messages", [
+      anthropicError(404, "not_found_error", "model: claude-nope"),
+    ]);
     const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("error");
     expect(result.error?.message).toContain("anthropic/claude-nope");
@@ -56,25 +43,16 @@ describe("provider errors a user can act on", () => {
   });
 
   it("Anthropic's 529 overload is retried after its retry-after, then succeeds", async () => {
-    const server = await serve({
-      wire: "anthropic-messages",
-      replies: [
-        {
-          kind: "error",
-          status: 529,
-          headers: { "retry-after": "3" },
-          body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
-        },
-        recordedStream("anthropic/anthropic-text.chunks.txt"),
-      ],
-    });
     const sleeps: number[] = [];
-    const env = { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL };
-    const { runtime } = await harness({
-      env,
-      model: "anthropic/claude-sonnet-4-5",
-      clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) },
-    });
+    const { runtime } = await replay(
+      "anthropic/claude-sonnet-4-5",
+      "anthropic-messages",
+      [
+        { ...anthropicError(529, "overloaded_error", "Overloaded"), headers: { "retry-after": "3" } },
+        "anthropic/anthropic-text.chunks.txt",
+      ],
+      { clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) } },
+    );
     const { result } = await collect(runtime.runs.run({ prompt: "hi" }));
     expect(result.status).toBe("done");
     expect(sleeps).toEqual([3000]);

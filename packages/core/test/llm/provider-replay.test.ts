@@ -5,7 +5,7 @@ import type { Entry } from "../../src/model/entry.js";
 import type { Message } from "../../src/model/message.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "../loop/harness.js";
-import { anthropicReplay, closeAfter, serve, serveRecorded } from "./recorded-servers.js";
+import { anthropicReplay, closeAfter, replay, serve } from "./recorded-servers.js";
 
 function assistantMessages(path: Entry[]): Message[] {
   return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
@@ -67,13 +67,10 @@ describe("recorded Anthropic streams through the runtime", () => {
 
 describe("recorded OpenAI Responses streams through the runtime", () => {
   it("keeps a reasoning item that has encrypted content and no summary, and sends it back", async () => {
-    const server = await serveRecorded(
-      "openai-responses",
+    const { server, runtime, store } = await replay("openai/gpt-5.2", "openai-responses", [
       "openai/openai-issue-11239.1.chunks.txt",
       "openai/openai-issue-11239.2.chunks.txt",
-    );
-    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
+    ]);
     const { result } = await collect(runtime.runs.run({ prompt: "Look up the verification code for issue-11239." }));
     expect(result.status).toBe("done");
 
@@ -140,14 +137,16 @@ type GeminiContent = { role: string; parts: Array<Record<string, unknown>> };
 
 describe("recorded Gemini streams through the runtime", () => {
   it("sends a function call back with its thought signature, and a signed text part on the next turn", async () => {
-    const server = await serveRecorded(
+    const { server, runtime, store } = await replay(
+      "google/gemini-3-pro-preview",
       "gemini",
-      "google/google-tool-call-gemini3.chunks.txt",
-      "google/google-reasoning-gemini3.chunks.txt",
-      "google/google-reasoning-gemini3.chunks.txt",
+      [
+        "google/google-tool-call-gemini3.chunks.txt",
+        "google/google-reasoning-gemini3.chunks.txt",
+        "google/google-reasoning-gemini3.chunks.txt",
+      ],
+      { tools: [weather] },
     );
-    const env = { GOOGLE_GENERATIVE_AI_API_KEY: "test-key", GOOGLE_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "google/gemini-3-pro-preview", tools: [weather] });
     const first = await collect(runtime.runs.run({ prompt: "What is the weather in San Francisco?" }));
     expect(first.result.status).toBe("done");
     expect(server.requests[0]?.path).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent");
@@ -202,9 +201,9 @@ describe("providers that speak Chat Completions, over the fake OpenAI-compatible
 
 describe("xAI over the Responses wire", () => {
   it("answers from a recorded Responses stream with xAI's own key and base URL", async () => {
-    const server = await serveRecorded("openai-responses", "openai/issue-16021-openai-zod-patterns-live.chunks.txt");
-    const env = { XAI_API_KEY: "test-key", XAI_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "xai/grok-4" });
+    const { server, runtime } = await replay("xai/grok-4", "openai-responses", [
+      "openai/issue-16021-openai-zod-patterns-live.chunks.txt",
+    ]);
     const { result } = await collect(runtime.runs.run({ prompt: "Say READY." }));
     expect(result).toMatchObject({ status: "done", text: "READY", usage: { input: 14_308, cacheRead: 14_080 } });
     expect(server.requests[0]?.headers.authorization).toBe("Bearer test-key");

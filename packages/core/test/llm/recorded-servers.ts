@@ -1,11 +1,16 @@
 import { type RecordedProviderOptions, type RecordedProviderServer, recordedStream, startRecordedProvider } from "@arbor/testkit";
 import { afterEach } from "vitest";
+import { parseModelRef } from "../../src/llm/model-ref.js";
+import { providerDefinition } from "../../src/llm/providers.js";
+import type { RuntimeOptions } from "../../src/runtime/types.js";
 import { harness } from "../loop/harness.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   for (const server of open.splice(0)) await server.close();
 });
+
+type RecordedReply = RecordedProviderOptions["replies"][number];
 
 /** A recorded-stream provider server for one test, closed after it. */
 export async function serve(options: RecordedProviderOptions): Promise<RecordedProviderServer> {
@@ -30,11 +35,27 @@ export const requestBody = (server: { requests: Array<{ body: unknown }> }, i: n
   (server.requests[i]?.body ?? {}) as Record<string, unknown>;
 
 /**
- * A runtime on Anthropic's model whose requests the recorded streams at `paths` answer in turn, with
- * the server (for the requests it received) and the environment that points the runtime at it.
+ * A runtime on `model` (`provider/id`) whose requests `replies` (a recording's path, or a reply as
+ * given) answer in turn, spoken as `wire`; with the server, and the environment that points the
+ * provider's key and base URL variables at it. `options` go to the harness, their `env` on top.
  */
-export async function anthropicReplay(...paths: string[]) {
-  const server = await serveRecorded("anthropic-messages", ...paths);
-  const env = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.baseURL };
-  return { server, env, ...(await harness({ env, model: "anthropic/claude-sonnet-4-5" })) };
+export async function replay(
+  model: string,
+  wire: RecordedProviderOptions["wire"],
+  replies: Array<string | RecordedReply>,
+  options: Partial<RuntimeOptions> = {},
+) {
+  const server = await serve({ wire, replies: replies.map((r) => (typeof r === "string" ? recordedStream(r) : r)) });
+  const { env: variables } = providerDefinition(parseModelRef(model).provider);
+  const env = {
+    [variables.apiKey]: "test-key",
+    ...(variables.baseURL ? { [variables.baseURL]: server.baseURL } : {}),
+    ...options.env,
+  };
+  return { server, env, ...(await harness({ ...options, env, model })) };
+}
+
+/** `replay` on Anthropic's Messages API and its claude-sonnet-4-5. */
+export function anthropicReplay(...paths: string[]) {
+  return replay("anthropic/claude-sonnet-4-5", "anthropic-messages", paths);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
-import { anthropicReplay, requestBody, serveRecorded } from "./recorded-servers.js";
+import { anthropicReplay, replay, requestBody, serveRecorded } from "./recorded-servers.js";
 
 const bodyOf = requestBody;
 const ofType = (path: Entry[], type: Entry["type"]) => path.filter((e) => e.type === type);
@@ -32,34 +32,32 @@ describe("thinking levels reach each provider, and the session keeps them", () =
   });
 
   it("OpenAI Responses: a level becomes the reasoning effort, with summaries asked for", async () => {
-    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
-    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
+    const { server, runtime } = await replay("openai/gpt-5.2", "openai-responses", ["openai/openai-issue-11239.2.chunks.txt"]);
     await collect(runtime.runs.run({ prompt: "hi", thinking: "low" }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });
   });
 
   it("Azure OpenAI: a level reaches a deployment whatever its name, with summaries asked for", async () => {
-    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
-    const env = { AZURE_API_KEY: "k", AZURE_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "azure/my-deployment" });
+    const { server, runtime } = await replay("azure/my-deployment", "openai-responses", [
+      "openai/openai-issue-11239.2.chunks.txt",
+    ]);
     await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "high", summary: "auto" });
   });
 
   it("Gemini: a level becomes its thinking config, with thoughts included", async () => {
-    const server = await serveRecorded("gemini", "google/google-reasoning-gemini3.chunks.txt");
-    const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "google/gemini-3-pro-preview" });
+    const { server, runtime } = await replay("google/gemini-3-pro-preview", "gemini", [
+      "google/google-reasoning-gemini3.chunks.txt",
+    ]);
     await collect(runtime.runs.run({ prompt: "hi", thinking: "high" }));
     const config = bodyOf(server, 0).generationConfig as { thinkingConfig?: Record<string, unknown> };
     expect(config.thinkingConfig).toMatchObject({ includeThoughts: true });
   });
 
   it("a thinking level that does not exist is refused, naming the levels, and writes nothing", async () => {
-    const server = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
-    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
-    const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
+    const { server, runtime, store } = await replay("openai/gpt-5.2", "openai-responses", [
+      "openai/openai-issue-11239.2.chunks.txt",
+    ]);
     const bad = await collect(runtime.runs.run({ prompt: "hi", thinking: "extreme" as never }));
     expect(bad.result).toMatchObject({ status: "error", error: { code: "invalid_input" } });
     expect(bad.result.error?.message).toContain("medium");

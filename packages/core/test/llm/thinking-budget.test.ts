@@ -3,7 +3,7 @@ import { envLayer } from "../../src/config/resolve.js";
 import { effortForBudget, thinkingCallOptions } from "../../src/llm/thinking.js";
 import { parseThinkingLevel, THINKING_LEVEL_HINT } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
-import { anthropicReplay, requestBody, serve, serveRecorded } from "./recorded-servers.js";
+import { anthropicReplay, replay, requestBody, serve } from "./recorded-servers.js";
 
 const bodyOf = requestBody;
 
@@ -23,22 +23,17 @@ describe("a thinking token budget reaches each provider's request", () => {
   });
 
   it("Gemini: the budget is thinkingConfig.thinkingBudget, thoughts included", async () => {
-    const server = await serveRecorded("gemini", "google/google-reasoning-gemini3.chunks.txt");
-    const env = { GOOGLE_GENERATIVE_AI_API_KEY: "k", GOOGLE_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "google/gemini-2.5-pro" });
+    const { server, runtime } = await replay("google/gemini-2.5-pro", "gemini", ["google/google-reasoning-gemini3.chunks.txt"]);
     await collect(runtime.runs.run({ prompt: "hi", thinking: 2048 }));
     const config = bodyOf(server, 0).generationConfig as { thinkingConfig?: Record<string, unknown> };
     expect(config.thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 2048 });
   });
 
   it("OpenAI: the budget becomes the effort of the range it falls in", async () => {
-    const server = await serveRecorded(
-      "openai-responses",
+    const { server, runtime } = await replay("openai/gpt-5.2", "openai-responses", [
       "openai/openai-issue-11239.2.chunks.txt",
       "openai/openai-issue-11239.2.chunks.txt",
-    );
-    const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL };
-    const { runtime } = await harness({ env, model: "openai/gpt-5.2" });
+    ]);
     await collect(runtime.runs.run({ prompt: "hi", thinking: 2000 }));
     await collect(runtime.runs.run({ prompt: "hi", thinking: 30_000 }));
     expect(bodyOf(server, 0).reasoning).toEqual({ effort: "low", summary: "auto" });

@@ -36,7 +36,8 @@ export interface RouteSpec<P extends Schema = Schema, Q extends Schema = Schema,
   body?: B;
   /** Request headers the route reads, by name, with what they mean. */
   headers?: Record<string, string>;
-  responses: Record<number, ResponseSpec>;
+  /** What the route answers, by status; a bare description is a failure, answered with the one error body (`ErrorResponse`). */
+  responses: Record<number, ResponseSpec | string>;
 }
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;

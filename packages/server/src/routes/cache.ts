@@ -2,7 +2,6 @@ import type { LlmCache } from "@arbor/core";
 import { CacheClearQuery, CacheClearResponse, CacheStatsResponse } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse } from "../schemas.js";
 
 async function llmStats(cache: LlmCache | undefined) {
   if (!cache) return { enabled: false, hits: 0, misses: 0, writes: 0, entries: 0, bytes: 0 };
@@ -45,7 +44,7 @@ export function cacheRoutes({ cache }: ServerContext): Route[] {
         query: CacheClearQuery,
         responses: {
           200: { description: "What was dropped (0 when there is no cache).", schema: CacheClearResponse },
-          400: { description: "An unknown cache type.", schema: ErrorResponse },
+          400: "An unknown cache type.",
         },
       },
       async (_input, c) => c.json({ cleared: { llm: cache ? await cache.clear() : 0 } }),

@@ -3,7 +3,7 @@ import { readDebugRecords } from "@arbor/core/events";
 import { DebugQuery, DebugResponse } from "../cache-debug-schemas.js";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse, SessionParams } from "../schemas.js";
+import { SessionParams } from "../schemas.js";
 
 /** DebugMiddleware's records of a session (`debug_calls`), kept in its event log and deleted with it. */
 export function debugRoutes({ store }: ServerContext): Route[] {
@@ -19,8 +19,8 @@ export function debugRoutes({ store }: ServerContext): Route[] {
         query: DebugQuery,
         responses: {
           200: { description: "A page of records, oldest first.", schema: DebugResponse },
-          400: { description: "An id or a query parameter is not valid.", schema: ErrorResponse },
-          404: { description: "No such session.", schema: ErrorResponse },
+          400: "An id or a query parameter is not valid.",
+          404: "No such session.",
         },
       },
       async ({ params, query }, c) => {

@@ -12,7 +12,6 @@ import {
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
-  ErrorResponse,
   MessagePageResponse,
   MessageParams,
   MessagesQuery,
@@ -23,8 +22,8 @@ import {
 } from "../schemas.js";
 import { foundToolCallToWire, toolStatsToWire, tracePageToWire } from "../wire.js";
 
-const badInput = { description: "An id or a query parameter is not valid.", schema: ErrorResponse };
-const noSession = { description: "No such session (never an empty list).", schema: ErrorResponse };
+const badInput = "An id or a query parameter is not valid.";
+const noSession = "No such session (never an empty list).";
 
 /** The trace of the session's active path; a missing session throws session_not_found (404). */
 async function traceOf(store: Store, sessionId: string): Promise<TraceMessage[]> {
@@ -99,8 +98,8 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
         responses: {
           204: { description: "Deleted." },
           400: badInput,
-          404: { description: "No such session, or no such message on its active path.", schema: ErrorResponse },
-          409: { description: "The session has a run in progress.", schema: ErrorResponse },
+          404: "No such session, or no such message on its active path.",
+          409: "The session has a run in progress.",
         },
       },
       async ({ params }, c) => {

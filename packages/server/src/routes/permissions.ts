@@ -7,7 +7,6 @@ import {
   ApprovalListResponse,
   ApprovalParams,
   ApprovalsQuery,
-  ErrorResponse,
   ListedApprovalResponse,
   PermissionListResponse,
   PermissionParams,
@@ -29,8 +28,8 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         query: PermissionsQuery,
         responses: {
           200: { description: "Pending asks.", schema: PermissionListResponse },
-          400: { description: "session_id is not valid.", schema: ErrorResponse },
-          404: { description: "No such session.", schema: ErrorResponse },
+          400: "session_id is not valid.",
+          404: "No such session.",
         },
       },
       async ({ query }, c) => {
@@ -59,16 +58,10 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         body: PermissionReplyRequest,
         responses: {
           200: { description: "The ask was answered.", schema: PermissionReplyResponse },
-          400: { description: "Invalid id or body.", schema: ErrorResponse },
-          404: {
-            description: "No ask with that id (never asked, or its session was deleted).",
-            schema: ErrorResponse,
-          },
-          409: {
-            description: "ask_already_answered: the ask has its one answer already; nothing changed.",
-            schema: ErrorResponse,
-          },
-          410: { description: "ask_expired: the ask expired unanswered and its run was refused.", schema: ErrorResponse },
+          400: "Invalid id or body.",
+          404: "No ask with that id (never asked, or its session was deleted).",
+          409: "ask_already_answered: the ask has its one answer already; nothing changed.",
+          410: "ask_expired: the ask expired unanswered and its run was refused.",
         },
       },
       async ({ params, body }, c) => {
@@ -101,8 +94,8 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         query: ApprovalsQuery,
         responses: {
           200: { description: "Approvals, session scope first.", schema: ApprovalListResponse },
-          400: { description: "session_id is not valid.", schema: ErrorResponse },
-          404: { description: "No such session.", schema: ErrorResponse },
+          400: "session_id is not valid.",
+          404: "No such session.",
         },
       },
       async ({ query }, c) => c.json({ approvals: await runtime.asks.listAllApprovals(query.session_id) }),
@@ -120,8 +113,8 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         query: ApprovalsQuery,
         responses: {
           200: { description: "The approval revoked.", schema: ListedApprovalResponse },
-          400: { description: "Invalid id or session_id.", schema: ErrorResponse },
-          404: { description: "No such session, or no approval with that id in force there.", schema: ErrorResponse },
+          400: "Invalid id or session_id.",
+          404: "No such session, or no approval with that id in force there.",
         },
       },
       async ({ params, query }, c) => c.json(await runtime.asks.revokeApprovalById(params.id, query.session_id, asPrincipal(c))),

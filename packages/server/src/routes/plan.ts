@@ -5,7 +5,6 @@ import type { ServerContext } from "../context.js";
 import { asPrincipal, principalOf } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { PlanApprovalListResponse, PlanApprovalsQuery, PlanApproveRequest, PlanApproveResponse } from "../plan-schemas.js";
-import { ErrorResponse } from "../schemas.js";
 import { followRun } from "../streams/run-stream.js";
 
 /** The plan approval gate over HTTP: answer a waiting plan, list the waiting ones. */
@@ -45,9 +44,9 @@ export function planRoutes(ctx: ServerContext): Route[] {
       body: PlanApproveRequest,
       responses: {
         200: { description: "The answer was taken.", schema: PlanApproveResponse },
-        400: { description: "Invalid body or plan_id.", schema: ErrorResponse },
-        404: { description: "No such plan waits (wrong id, or not on the session's current branch).", schema: ErrorResponse },
-        409: { description: "The plan was answered already, or its session is busy with another run.", schema: ErrorResponse },
+        400: "Invalid body or plan_id.",
+        404: "No such plan waits (wrong id, or not on the session's current branch).",
+        409: "The plan was answered already, or its session is busy with another run.",
       },
     },
     async ({ body }, c) => {
@@ -89,10 +88,7 @@ export function planRoutes(ctx: ServerContext): Route[] {
         "Plans waiting for approval in every instance over the store (their asks, unanswered and unexpired), which POST /api/plan/approve answers from any of them; " +
         "with session_id, only that session's, including a plan recorded as waiting before asks were stored.",
       query: PlanApprovalsQuery,
-      responses: {
-        200: { description: "Waiting plans.", schema: PlanApprovalListResponse },
-        404: { description: "No such session.", schema: ErrorResponse },
-      },
+      responses: { 200: { description: "Waiting plans.", schema: PlanApprovalListResponse }, 404: "No such session." },
     },
     async ({ query }, c) => {
       const plans: (PlanApprovalRequest & { askId?: string; expiresAt?: string })[] = await runtime.access.visible(

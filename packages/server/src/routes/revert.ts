@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { EntryId } from "../id-schemas.js";
-import { ErrorResponse, SessionParams } from "../schemas.js";
+import { SessionParams } from "../schemas.js";
 
 const RevertRequest = z
   .strictObject({
@@ -44,8 +44,8 @@ const DiffResponse = z.object({
 const now = { busy: "reject" } as const;
 
 const errors = {
-  400: { description: "An id or the body is not valid.", schema: ErrorResponse },
-  404: { description: "No such session, or the entry is not on its active path.", schema: ErrorResponse },
+  400: "An id or the body is not valid.",
+  404: "No such session, or the entry is not on its active path.",
 };
 
 /** Undo and redo of what a session's runs did to the workspace, from the snapshots its steps recorded. */
@@ -65,7 +65,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         responses: {
           200: { description: "What was reverted.", schema: RevertResponse },
           ...errors,
-          409: { description: "The session has a run in progress.", schema: ErrorResponse },
+          409: "The session has a run in progress.",
         },
       },
       async ({ params, body }, c) => {
@@ -114,7 +114,7 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         responses: {
           200: { description: "What was restored.", schema: UnrevertResponse },
           ...errors,
-          409: { description: "A run is in progress, or the leaf is not a revert.", schema: ErrorResponse },
+          409: "A run is in progress, or the leaf is not a revert.",
         },
       },
       async ({ params }, c) => {

@@ -8,7 +8,6 @@ import {
   CompactResponse,
   CreateSessionRequest,
   EntryRequest,
-  ErrorResponse,
   LabelRequest,
   LeafRequest,
   ListSessionsQuery,
@@ -19,12 +18,9 @@ import {
 } from "../schemas.js";
 import { compactResultToWire, listSessionsFromWire, sessionInitFromWire, sessionPageToWire } from "../wire.js";
 
-const notFound = { description: "No such session (or entry).", schema: ErrorResponse };
-const badId = { description: "An id or the body is not valid.", schema: ErrorResponse };
-const busy = {
-  description: "session_busy, naming the driver: the session has a run in progress; wait for it or abort it.",
-  schema: ErrorResponse,
-};
+const notFound = "No such session (or entry).";
+const badId = "An id or the body is not valid.";
+const busy = "session_busy, naming the driver: the session has a run in progress; wait for it or abort it.";
 /** HTTP answers at once: an edit of a session that has a driver is refused (409), never left waiting. */
 const now = { busy: "reject" } as const;
 
@@ -54,7 +50,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
         responses: {
           201: { description: "The new session.", schema: SessionMetaSchema },
           400: badId,
-          409: { description: "A session with that id exists.", schema: ErrorResponse },
+          409: "A session with that id exists.",
         },
       },
       async ({ body }, c) => c.json(await runtime.sessions.create(sessionInitFromWire(body), asPrincipal(c)), 201),
@@ -102,7 +98,7 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
           400: badId,
           404: notFound,
           409: busy,
-          502: { description: "The summarizing model failed; nothing moved.", schema: ErrorResponse },
+          502: "The summarizing model failed; nothing moved.",
         },
       },
       async ({ params, body }, c) => {
@@ -135,8 +131,8 @@ export function sessionRoutes({ runtime, store }: ServerContext): Route[] {
           200: { description: "What the compaction did.", schema: CompactResponse },
           400: badId,
           404: notFound,
-          409: { description: "A run is in progress, or there is nothing to summarize.", schema: ErrorResponse },
-          502: { description: "The summarizing model failed; nothing was written.", schema: ErrorResponse },
+          409: "A run is in progress, or there is nothing to summarize.",
+          502: "The summarizing model failed; nothing was written.",
         },
       },
       async ({ params, body }, c) => {

@@ -2,7 +2,7 @@ import { readTimeline } from "@arbor/core/trace";
 import { TimelineLaneSchema } from "@arbor/core/wire";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse, SessionParams } from "../schemas.js";
+import { SessionParams } from "../schemas.js";
 
 /** The run timeline (waterfall) of a session, with its sub-agents' lanes nested under their spans. */
 export function timelineRoutes({ store }: ServerContext): Route[] {
@@ -21,8 +21,8 @@ export function timelineRoutes({ store }: ServerContext): Route[] {
             description: "The session's lane: spans in order of their start, times in ms since the epoch.",
             schema: TimelineLaneSchema,
           },
-          400: { description: "The id is not valid.", schema: ErrorResponse },
-          404: { description: "No such session.", schema: ErrorResponse },
+          400: "The id is not valid.",
+          404: "No such session.",
         },
       },
       async ({ params }, c) => c.json(await readTimeline(store, params.id)),

@@ -6,13 +6,12 @@ import { GoalMessagesResponse, goalMessageToWire } from "../goal-message-wire.js
 import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { sseResponse } from "../protocols/http-chat/sse-response.js";
-import { ErrorResponse } from "../schemas.js";
 import { followRun } from "../streams/run-stream.js";
 import { GoalEntriesResponse, GoalMessagesQuery, ReplayRequest, TraceParams, TraceResponse } from "../trace-schemas.js";
 import { traceViewToWire } from "../wire.js";
 
-const notFound = { description: "No such trace (or goal, or message).", schema: ErrorResponse };
-const badInput = { description: "An id or the body is not valid.", schema: ErrorResponse };
+const notFound = "No such trace (or goal, or message).";
+const badInput = "An id or the body is not valid.";
 
 /** The trace API: a trace with its plan and sub-traces, a goal's messages, and replay. */
 export function traceRoutes(ctx: ServerContext): Route[] {
@@ -82,7 +81,7 @@ export function traceRoutes(ctx: ServerContext): Route[] {
           200: { description: "The continued run's events.", schema: RunEventSchema, contentType: "text/event-stream" },
           400: badInput,
           404: notFound,
-          409: { description: "The trace has a run in progress.", schema: ErrorResponse },
+          409: "The trace has a run in progress.",
         },
       },
       async ({ params, body }, c) => {

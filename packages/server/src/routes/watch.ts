@@ -5,7 +5,7 @@ import type { WebSocket } from "ws";
 import type { ServerContext } from "../context.js";
 import { ApiError, safeErrorMessage } from "../errors.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { ErrorResponse, SessionParams, WatchQuery } from "../schemas.js";
+import { SessionParams, WatchQuery } from "../schemas.js";
 
 /** A watcher this far behind (bytes queued on its socket) is cut off; it reconnects with its last id. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -50,9 +50,9 @@ export function watchRoutes({ store, watch }: ServerContext): Route[] {
         query: WatchQuery,
         responses: {
           101: { description: "Switching to the WebSocket; each message is one of these.", schema: WatchMessageSchema },
-          400: { description: "Invalid id or since_event_id.", schema: ErrorResponse },
-          404: { description: "No such trace.", schema: ErrorResponse },
-          426: { description: "Not a WebSocket upgrade request.", schema: ErrorResponse },
+          400: "Invalid id or since_event_id.",
+          404: "No such trace.",
+          426: "Not a WebSocket upgrade request.",
         },
       },
       async ({ params, query }, c) => {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { LanguageModelV4CallOptions, LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import { oneLine } from "../../model/text.js";
 import { canonicalJson } from "./json-value.js";
 
 /** Bumped whenever what goes into a key changes, so old records stop matching instead of matching wrongly. */
@@ -104,7 +105,7 @@ export function replayKey(options: LanguageModelV4CallOptions): string {
 export function describeLastMessage(prompt: LanguageModelV4Prompt): string {
   const message = prompt[prompt.length - 1];
   if (!message) return "(an empty prompt)";
-  if (typeof message.content === "string") return `${message.role}: ${cut(message.content)}`;
+  if (typeof message.content === "string") return `${message.role}: ${oneLine(message.content, 160)}`;
   const parts = message.content.map((part) => {
     switch (part.type) {
       case "text":
@@ -120,10 +121,5 @@ export function describeLastMessage(prompt: LanguageModelV4Prompt): string {
         return `[${part.type}]`;
     }
   });
-  return `${message.role}: ${cut(parts.join(" | "))}`;
-}
-
-function cut(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+  return `${message.role}: ${oneLine(parts.join(" | "), 160)}`;
 }

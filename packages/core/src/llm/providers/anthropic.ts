@@ -1,14 +1,11 @@
 import { priced } from "../../model/model-info.js";
-import { defineProvider, keyedEnv } from "./definition.js";
+import { aiSdk, defineProvider, keyedEnv } from "./definition.js";
 
 export const anthropic = defineProvider({
   name: "anthropic",
   help: { label: "Anthropic", exampleModel: "claude-sonnet-4-5" },
   env: keyedEnv("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com/v1"),
-  sdkProvider: "anthropic.messages",
-  optionsKey: "anthropic",
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/anthropic")).createAnthropic({ baseURL, apiKey, fetch }).languageModel(model),
+  ...aiSdk("anthropic.messages", async () => (await import("@ai-sdk/anthropic")).createAnthropic),
   // A level is the SDK's own mapping to a thinking budget; a token budget goes as `budget_tokens` itself.
   thinking: (level) =>
     typeof level === "number" ? { anthropic: { thinking: { type: "enabled", budgetTokens: level } } } : undefined,

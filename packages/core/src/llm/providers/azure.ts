@@ -1,4 +1,4 @@
-import { defineProvider } from "./definition.js";
+import { aiSdk, defineProvider } from "./definition.js";
 
 export const azure = defineProvider({
   name: "azure",
@@ -11,12 +11,8 @@ export const azure = defineProvider({
     defaultBaseURL: undefined,
     baseURLHint: "https://<resource>.openai.azure.com/openai",
   },
-  sdkProvider: "azure.responses",
-  optionsKey: "azure",
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/azure")).createAzure({ baseURL, apiKey, fetch }).responses(model),
-  loadEmbedding: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/azure")).createAzure({ baseURL, apiKey, fetch }).embeddingModel(model),
+  // The package's language models are its Responses API models.
+  ...aiSdk("azure.responses", async () => (await import("@ai-sdk/azure")).createAzure, { embeddings: true }),
   // A deployment's name says nothing of the model behind it; left to guess from that name, the AI SDK
   // drops the reasoning options of every custom-named deployment, so reasoning is forced on.
   thinking: () => ({ azure: { reasoningSummary: "auto", forceReasoning: true } }),

@@ -1,4 +1,4 @@
-import type { EmbeddingModelV4, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
+import type { EmbeddingModelV4, LanguageModelV4, ProviderV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { ThinkingLevel } from "../../model/entry.js";
 import type { ModelInfo } from "../../model/model-info.js";
 
@@ -106,4 +106,36 @@ export function defineProvider<const Name extends string>(definition: ProviderDe
 /** The environment of a provider with one key variable and one base URL variable with a fixed default. */
 export function keyedEnv(apiKey: string, baseURL: string, defaultBaseURL: string): ProviderEnv {
   return { apiKey, apiKeyRequired: true, baseURL, defaultBaseURL };
+}
+
+/** The settings every AI SDK provider factory (createOpenAI, createGroq, …) takes. */
+export interface SdkFactorySettings {
+  baseURL: string;
+  apiKey: string | undefined;
+  fetch?: typeof fetch | undefined;
+}
+
+/** An AI SDK provider factory, as a package exports it: the models come from the standard provider interface. */
+export type SdkFactory = (settings: SdkFactorySettings) => Pick<ProviderV4, "languageModel" | "embeddingModel">;
+
+/**
+ * The SDK half of a definition in the common case, from the package's factory (imported on the first
+ * call): its `languageModel` makes the model and, with `embeddings`, its `embeddingModel` the embedding
+ * model. The options key is the first part of `sdkProvider`, the name the AI SDK packages read their
+ * provider options under.
+ */
+export function aiSdk(
+  sdkProvider: string,
+  importFactory: () => Promise<SdkFactory>,
+  { embeddings = false }: { embeddings?: boolean } = {},
+): Pick<ProviderDefinition, "sdkProvider" | "optionsKey" | "load" | "loadEmbedding"> {
+  const client = async ({ baseURL, apiKey, fetch }: ModelSettings) => (await importFactory())({ baseURL, apiKey, fetch });
+  return {
+    sdkProvider,
+    optionsKey: sdkProvider.split(".")[0] ?? sdkProvider,
+    load: async (settings) => (await client(settings)).languageModel(settings.model),
+    ...(embeddings
+      ? { loadEmbedding: async (settings: ModelSettings) => (await client(settings)).embeddingModel(settings.model) }
+      : {}),
+  };
 }

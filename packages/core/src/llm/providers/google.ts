@@ -1,16 +1,11 @@
 import { priced } from "../../model/model-info.js";
-import { defineProvider, keyedEnv } from "./definition.js";
+import { aiSdk, defineProvider, keyedEnv } from "./definition.js";
 
 export const google = defineProvider({
   name: "google",
   help: { label: "Google Gemini", exampleModel: "gemini-2.5-pro" },
   env: keyedEnv("GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_BASE_URL", "https://generativelanguage.googleapis.com/v1beta"),
-  sdkProvider: "google.generative-ai",
-  optionsKey: "google",
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/google")).createGoogle({ baseURL, apiKey, fetch }).languageModel(model),
-  loadEmbedding: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/google")).createGoogle({ baseURL, apiKey, fetch }).embeddingModel(model),
+  ...aiSdk("google.generative-ai", async () => (await import("@ai-sdk/google")).createGoogle, { embeddings: true }),
   // Gemini sends its thoughts only when asked; a token budget goes as its own `thinkingBudget`.
   thinking: (level) => ({
     google: {

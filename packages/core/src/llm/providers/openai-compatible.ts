@@ -1,4 +1,4 @@
-import { defineProvider } from "./definition.js";
+import { aiSdk, defineProvider, type SdkFactory } from "./definition.js";
 
 /** Any server speaking OpenAI's Chat Completions: Ollama, vLLM, LM Studio, gateways. */
 export const openaiCompatible = defineProvider({
@@ -13,15 +13,18 @@ export const openaiCompatible = defineProvider({
     defaultBaseURL: undefined,
     baseURLHint: "http://localhost:11434/v1",
   },
-  sdkProvider: "openai-compatible.chat",
-  optionsKey: "openai-compatible",
-  // includeUsage sends stream_options.include_usage: without it most servers report no tokens when streaming.
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai-compatible"))
-      .createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, includeUsage: true, fetch })
-      .chatModel(model),
-  loadEmbedding: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai-compatible"))
-      .createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, fetch })
-      .embeddingModel(model),
+  ...compatibleSdk("openai-compatible"),
 });
+
+/**
+ * The SDK half of a provider speaking Chat Completions through the compatible package, which reports
+ * models and reads options under the `name` it is given. includeUsage sends
+ * stream_options.include_usage: without it most servers report no tokens when streaming.
+ */
+export function compatibleSdk(name: string) {
+  const importFactory = async (): Promise<SdkFactory> => {
+    const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+    return (settings) => createOpenAICompatible({ name, includeUsage: true, ...settings });
+  };
+  return aiSdk(`${name}.chat`, importFactory, { embeddings: true });
+}

@@ -1,5 +1,5 @@
 import { priced } from "../../model/model-info.js";
-import { defineProvider, keyedEnv } from "./definition.js";
+import { aiSdk, defineProvider, keyedEnv } from "./definition.js";
 
 export const openai = defineProvider({
   name: "openai",
@@ -7,12 +7,7 @@ export const openai = defineProvider({
   env: keyedEnv("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"),
   // The Responses API: OpenAI's current API, which keeps reasoning items across turns. Servers that
   // speak only Chat Completions are what openai-compatible is for.
-  sdkProvider: "openai.responses",
-  optionsKey: "openai",
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai")).createOpenAI({ baseURL, apiKey, fetch }).responses(model),
-  loadEmbedding: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai")).createOpenAI({ baseURL, apiKey, fetch }).embeddingModel(model),
+  ...aiSdk("openai.responses", async () => (await import("@ai-sdk/openai")).createOpenAI, { embeddings: true }),
   // OpenAI sends reasoning summaries only when asked; the effort itself is the SDK's mapping of `reasoning`.
   thinking: () => ({ openai: { reasoningSummary: "auto" } }),
   models: {

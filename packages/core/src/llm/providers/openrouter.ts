@@ -1,4 +1,5 @@
 import { defineProvider, keyedEnv } from "./definition.js";
+import { compatibleSdk } from "./openai-compatible.js";
 
 /**
  * OpenRouter speaks Chat Completions; its usage report is on when asked for, like other compatible
@@ -8,15 +9,5 @@ export const openrouter = defineProvider({
   name: "openrouter",
   help: { label: "OpenRouter", exampleModel: "anthropic/claude-sonnet-4.5" },
   env: keyedEnv("OPENROUTER_API_KEY", "OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1"),
-  sdkProvider: "openrouter.chat",
-  // The compatible package reads the options under the name it was given.
-  optionsKey: "openrouter",
-  load: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai-compatible"))
-      .createOpenAICompatible({ name: "openrouter", baseURL, apiKey, includeUsage: true, fetch })
-      .chatModel(model),
-  loadEmbedding: async ({ model, baseURL, apiKey, fetch }) =>
-    (await import("@ai-sdk/openai-compatible"))
-      .createOpenAICompatible({ name: "openrouter", baseURL, apiKey, fetch })
-      .embeddingModel(model),
+  ...compatibleSdk("openrouter"),
 });

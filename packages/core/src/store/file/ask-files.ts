@@ -4,16 +4,14 @@ import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import {
   type AskAnswer,
-  AskAnswerSchema,
   type AskInput,
-  AskInputSchema,
   type AskRecord,
   answerRefusal,
-  byCreation,
   type ListAsksOptions,
-  matchesListing,
+  listing,
   parseAskAnswer,
   parseAskInput,
+  storedAsk,
 } from "../asks.js";
 import { syncDir } from "./atomic-write.js";
 
@@ -45,21 +43,17 @@ export class AskFiles {
 
   get(id: string): AskRecord | undefined {
     if (!ASK.test(`${id}.json`)) return undefined;
-    const ask = this.read(`${id}.json`, AskInputSchema);
-    if (!ask) return undefined;
-    const answer = this.read(`${id}.answer.json`, AskAnswerSchema);
-    return answer ? { ...ask, answer } : ask;
+    const ask = this.read(`${id}.json`);
+    if (ask === undefined) return undefined;
+    return storedAsk(ask, this.read(`${id}.answer.json`), `${id} in ${this.dir}`);
   }
 
   list(opts?: ListAsksOptions): AskRecord[] {
-    const out: AskRecord[] = [];
-    for (const name of readdirSync(this.dir)) {
-      const id = ASK.exec(name)?.[1];
-      if (id === undefined) continue;
-      const record = this.get(id);
-      if (record && matchesListing(record, opts)) out.push(record);
-    }
-    return out.sort(byCreation);
+    const ids = readdirSync(this.dir).flatMap((name) => ASK.exec(name)?.[1] ?? []);
+    return listing(
+      ids.map((id) => this.get(id)),
+      opts,
+    );
   }
 
   answer(id: string, answer: AskAnswer): AskRecord {
@@ -103,25 +97,13 @@ export class AskFiles {
     }
   }
 
-  private read<T>(
-    name: string,
-    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
-  ): T | undefined {
-    let text: string;
+  /** A file's text; undefined when there is none. */
+  private read(name: string): string | undefined {
     try {
-      text = readFileSync(join(this.dir, name), "utf8");
+      return readFileSync(join(this.dir, name), "utf8");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw err;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ArborError("corrupt_session", `The ask file ${name} is not valid JSON.`);
-    }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new ArborError("corrupt_session", `The ask file ${name} does not hold an ask.`);
-    return parsed.data;
   }
 }

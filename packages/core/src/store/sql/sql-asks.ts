@@ -2,28 +2,21 @@ import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import {
   type AskAnswer,
-  AskAnswerSchema,
   type AskInput,
-  AskInputSchema,
   type AskRecord,
   answerRefusal,
-  byCreation,
   type ListAsksOptions,
-  matchesListing,
+  listing,
   parseAskAnswer,
   parseAskInput,
+  storedAsk,
 } from "../asks.js";
 import type { ArborDatabase, AsksTable } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
 
-function fromRow(row: Pick<AsksTable, "data" | "answer">): AskRecord {
-  const ask = AskInputSchema.safeParse(JSON.parse(row.data));
-  if (!ask.success) throw new ArborError("corrupt_session", "An ask row does not hold an ask.");
-  if (row.answer === null) return ask.data;
-  const answer = AskAnswerSchema.safeParse(JSON.parse(row.answer));
-  if (!answer.success) throw new ArborError("corrupt_session", `The answer of ask ${ask.data.id} is not one.`);
-  return { ...ask.data, answer: answer.data };
+function fromRow(row: Pick<AsksTable, "id" | "data" | "answer">): AskRecord {
+  return storedAsk(row.data, row.answer ?? undefined, `${row.id} in arbor_asks`);
 }
 
 export async function insertAsk(db: Db, input: AskInput): Promise<AskRecord> {
@@ -37,19 +30,16 @@ export async function insertAsk(db: Db, input: AskInput): Promise<AskRecord> {
 }
 
 export async function readAsk(db: Db, id: string): Promise<AskRecord | undefined> {
-  const row = await db.selectFrom("arbor_asks").select(["data", "answer"]).where("id", "=", id).executeTakeFirst();
+  const row = await db.selectFrom("arbor_asks").select(["id", "data", "answer"]).where("id", "=", id).executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 
 export async function listAskRows(db: Db, opts?: ListAsksOptions): Promise<AskRecord[]> {
-  let query = db.selectFrom("arbor_asks").select(["data", "answer"]);
+  let query = db.selectFrom("arbor_asks").select(["id", "data", "answer"]);
   if (opts?.sessionId !== undefined) query = query.where("session_id", "=", opts.sessionId);
   if (opts?.unanswered) query = query.where("answer", "is", null);
   const rows = await query.orderBy("created_at").orderBy("id").execute();
-  return rows
-    .map(fromRow)
-    .filter((r) => matchesListing(r, opts))
-    .sort(byCreation);
+  return listing(rows.map(fromRow), opts);
 }
 
 /** The compare-and-set: the update only matches a row with no answer, so of two racing answers one lands. */

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import { cutText } from "../../model/text.js";
 import { globMatcher } from "../glob-pattern.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import { leftOutNote, readableFiles } from "../read-access.js";
@@ -128,7 +129,7 @@ async function searchFile(file: string, regex: RegExp, matches: Match[]): Promis
   for (let i = 0; i < lines.length && matches.length < COLLECT_LIMIT; i++) {
     const raw = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
     if (!regex.test(raw)) continue;
-    const text = raw.length > MAX_LINE_CHARS ? `${raw.slice(0, MAX_LINE_CHARS)}…` : raw;
+    const text = cutText(raw, MAX_LINE_CHARS);
     matches.push({ file, mtime, line: i + 1, text });
   }
 }

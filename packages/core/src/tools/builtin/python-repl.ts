@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import { fitText } from "../../model/text.js";
 import type { PythonRepls } from "../python/python-repls.js";
 import { defineTool } from "../tool.js";
 
@@ -65,5 +66,5 @@ export function pythonReplTool(options: PythonReplToolOptions) {
 
 function firstLine(code: string): string {
   const line = code.trim().split("\n")[0] ?? "";
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return fitText(line, 80);
 }

@@ -6,7 +6,7 @@ import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { asPrincipal, principalOf } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
-import { AbortResponse, ChatRequest, ErrorResponse, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
+import { AbortResponse, ChatRequest, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { readStep } from "../shared/run-output.js";
 import { ProtocolRuntime, type ReadFrom } from "../shared/runs.js";
@@ -109,14 +109,11 @@ export function chatRoutes(ctx: ServerContext): Route[] {
           schema: SteerResponse,
         },
         204: { description: "Resumed after the last event of a finished run: nothing more to send." },
-        400: { description: "Invalid body, id or model.", schema: ErrorResponse },
-        404: { description: "session_id or from_entry_id does not exist.", schema: ErrorResponse },
-        409: { description: "The session already has a run in progress and `busy` is `reject`.", schema: ErrorResponse },
-        410: { description: "Resumed from an event that is no longer kept.", schema: ErrorResponse },
-        503: {
-          description: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
-          schema: ErrorResponse,
-        },
+        400: "Invalid body, id or model.",
+        404: "session_id or from_entry_id does not exist.",
+        409: "The session already has a run in progress and `busy` is `reject`.",
+        410: "Resumed from an event that is no longer kept.",
+        503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
       },
     },
     async ({ body }, c) => {
@@ -171,8 +168,8 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       responses: {
         200: { description: SSE_DESCRIPTION, schema: RunEventSchema, contentType: "text/event-stream" },
         204: { description: "Nothing to send: no run streamed for this session, or the client has every event of it." },
-        404: { description: "No such session.", schema: ErrorResponse },
-        410: { description: "Events after that id are no longer kept, or the log never had that id.", schema: ErrorResponse },
+        404: "No such session.",
+        410: "Events after that id are no longer kept, or the log never had that id.",
       },
     },
     async ({ params, query }, c) => {
@@ -192,10 +189,7 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       description:
         "The run ends with an `error` event whose code is `aborted`; the session stays consistent and can be continued.",
       params: SessionParams,
-      responses: {
-        200: { description: "Whether a run was aborted.", schema: AbortResponse },
-        404: { description: "No such session.", schema: ErrorResponse },
-      },
+      responses: { 200: { description: "Whether a run was aborted.", schema: AbortResponse }, 404: "No such session." },
     },
     async ({ params }, c) => {
       const reason = new ArborError("aborted", `The run was aborted by POST /api/sessions/${params.id}/abort.`);

@@ -3,7 +3,7 @@ import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { asPrincipal } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
-import { ErrorResponse, SessionParams } from "../../schemas.js";
+import { SessionParams } from "../../schemas.js";
 import { type Ask, type AskAnswer, refOf } from "../shared/asks.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import {
@@ -85,16 +85,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       body: UiChatRequest,
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
-        400: {
-          description: "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
-          schema: ErrorResponse,
-        },
-        404: { description: "The session of an approval or a regenerate-message does not exist.", schema: ErrorResponse },
-        409: { description: "The session already has a run in progress.", schema: ErrorResponse },
-        503: {
-          description: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
-          schema: ErrorResponse,
-        },
+        400: "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
+        404: "The session of an approval or a regenerate-message does not exist.",
+        409: "The session already has a run in progress.",
+        503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
       },
     },
     async ({ body }, c) => {
@@ -180,7 +174,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       responses: {
         200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
         204: { description: "No run in progress (or no such session yet): nothing to resume." },
-        400: { description: "Invalid chat id.", schema: ErrorResponse },
+        400: "Invalid chat id.",
       },
     },
     async ({ params }) => {
