@@ -61,6 +61,8 @@ describe("GET /api/openapi.json", () => {
         "POST /mcp",
         "GET /mcp",
         "DELETE /mcp",
+        "POST /a2a",
+        "GET /.well-known/agent-card.json",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);
