@@ -133,3 +133,12 @@ describe("A2A server", () => {
     expect((await clientB.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 });
+
+describe("A2A behind a token", () => {
+  it("serves the agent card and /a2a only with the server's token", async () => {
+    const server = await startServer({ script: [[text("never")]], server: { token: "secret" } });
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(401);
+    expect((await fetch(`${server.url}/a2a`, { method: "POST", body: "{}" })).status).toBe(401);
+    expect((await server.api("/.well-known/agent-card.json")).status).toBe(200);
+  });
+});
