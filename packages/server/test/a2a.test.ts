@@ -134,6 +134,26 @@ describe("A2A server", () => {
   });
 });
 
+describe("A2A task control", () => {
+  it("CancelTask aborts the task's run: it reads as canceled, in ListTasks too, and cannot be canceled again", async () => {
+    const gate = gateTool();
+    const server = await startServer({ script: [[toolCall("gate", {}, { id: "g1" })], [text("never")]], tools: [gate.tool] });
+    const client = await clientOf(server.url);
+    const stream = client.sendMessageStream(userMessage("go"));
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === "task" ? first.value.payload.value.id : "";
+    await vi.waitFor(() => expect(gate.calls).toBe(1));
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const canceled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    expect(states(rest).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    const listed = await client.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "" } as never);
+    expect(listed.tasks.map((t) => [t.id, t.status?.state])).toEqual([[taskId, TaskState.TASK_STATE_CANCELED]]);
+    await expect(client.cancelTask({ tenant: "", id: taskId, metadata: undefined })).rejects.toThrow(/ended already/);
+  });
+});
+
 describe("A2A behind a token", () => {
   it("serves the agent card and /a2a only with the server's token", async () => {
     const server = await startServer({ script: [[text("never")]], server: { token: "secret" } });
