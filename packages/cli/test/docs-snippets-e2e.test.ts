@@ -82,6 +82,7 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
+  "docs/a2a.md": [/"name":"Arbor"/, /TASK_STATE_COMPLETED/],
   "docs/acp.md": [/session \S+, modes: build, plan/, /Done \(1\)\.\nstop: end_turn/],
   "docs/open-responses.md": [/"id":"build","object":"model"/, /"status":"completed"/, /event: response\.completed/],
   // The demo's session, moved into the SQLite store, shows there with its whole path.
@@ -199,7 +200,7 @@ describe("the documentation's shell snippets", () => {
       cleanups.push(() => fake.close());
       const env = baseEnv(home, fake);
       const afterRun = doc === "docs/providers.md" ? await providerServers(env) : undefined;
-      if (doc === "docs/http-api.md" || doc === "docs/open-responses.md") {
+      if (doc === "docs/http-api.md" || doc === "docs/open-responses.md" || doc === "docs/a2a.md") {
         const serve: RunningCli = startArbor(["serve", "--port", "0", "--json", "--cwd", ws], {
           home,
           env: { ARBOR_MODEL: env.ARBOR_MODEL as string, ARBOR_BASE_URL: fake.baseURL },

@@ -66,6 +66,8 @@ describe("GET /api/openapi.json", () => {
         "GET /v1/responses/{id}",
         "POST /v1/responses/compact",
         "GET /v1/models",
+        "POST /a2a",
+        "GET /.well-known/agent-card.json",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

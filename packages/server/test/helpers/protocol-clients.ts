@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ClientFactory } from "@a2a-js/sdk/client";
 import { openStore } from "@arbor/core";
 import type { Script } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -260,10 +261,64 @@ const openResponsesDriver: ClientDriver = {
   },
 };
 
+/** A2A over JSON-RPC with the SDK's client, found through the agent card; an ask is input-required, answered by "yes". */
+const a2aDriver: ClientDriver = {
+  client: "@a2a-js/sdk Client over JSON-RPC",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const client = await new ClientFactory().createFromUrl(server.url);
+    const request = (words: string, taskId = "") => ({
+      tenant: "",
+      message: {
+        messageId: `m-${words.length}-${taskId}`,
+        contextId: taskId,
+        taskId,
+        role: 1,
+        parts: [
+          { content: { $case: "text" as const, value: words }, metadata: undefined, filename: "", mediaType: "text/plain" },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const answerOf = (task: unknown) => {
+      const artifacts = (task as { artifacts: { name: string; parts: { content?: { $case: string; value: unknown } }[] }[] })
+        .artifacts;
+      const parts = artifacts.find((a) => a.name === "answer")?.parts ?? [];
+      return parts.map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
+    };
+    return {
+      answer: async (prompt) => answerOf(await client.sendMessage(request(prompt))),
+      async approve(prompt) {
+        const first = (await client.sendMessage(request(prompt))) as {
+          id: string;
+          status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
+        };
+        const asked = (first.status?.message?.parts ?? [])
+          .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
+          .join("");
+        return { asked, text: answerOf(await client.sendMessage(request("yes", first.id))) };
+      },
+      async refuse() {
+        return client.sendMessage(request("")).then(
+          () => "accepted",
+          (err: Error) => err.message,
+        );
+      },
+      sessions: async () => (await server.store.listSessions({})).sessions.length,
+    };
+  },
+};
+
 /** Each registered protocol's clients, by the protocol's name: a protocol without one fails the suite. */
 export const PROTOCOL_CLIENTS: Record<string, readonly ClientDriver[]> = {
   "http-chat": [sseDriver],
   "ui-chat": [uiChatDriver],
   mcp: [mcpHttpDriver, mcpStdioDriver],
   "open-responses": [openResponsesDriver],
+  a2a: [a2aDriver],
 };

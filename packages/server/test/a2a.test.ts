@@ -1,0 +1,164 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type StreamResponse, TaskState } from "@a2a-js/sdk";
+import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import { text, toolCall } from "@arbor/testkit";
+import { describe, expect, it, vi } from "vitest";
+import { gateTool, startInstance, startServer, workspaceDir } from "./helpers/server.js";
+
+const userMessage = (words: string, taskId = "") => ({
+  tenant: "",
+  message: {
+    messageId: `m-${Math.random()}`,
+    contextId: taskId,
+    taskId,
+    role: 1,
+    parts: [{ content: { $case: "text" as const, value: words }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+const clientOf = (url: string): Promise<Client> => new ClientFactory().createFromUrl(url);
+
+async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
+  const all: StreamResponse[] = [];
+  for await (const r of stream) all.push(r);
+  return all;
+}
+
+const states = (responses: StreamResponse[]) =>
+  responses.map((r) =>
+    r.payload?.$case === "task"
+      ? r.payload.value.status?.state
+      : r.payload?.$case === "statusUpdate"
+        ? r.payload.value.status?.state
+        : "artifact",
+  );
+
+const textOf = (parts: { content?: { $case: string; value: unknown } }[] | undefined) =>
+  (parts ?? []).flatMap((p) => (p.content?.$case === "text" ? [p.content.value as string] : [])).join("");
+
+describe("A2A server", () => {
+  it("serves the agent card and answers SendMessage with a completed task carrying the answer", async () => {
+    const server = await startServer({ script: [[text("The answer is 42.", { chunks: 3 })]] });
+    const card = (await (await server.api("/.well-known/agent-card.json")).json()) as {
+      skills: { id: string }[];
+      supportedInterfaces: { url: string }[];
+    };
+    expect(card.supportedInterfaces[0]?.url).toBe(`${server.url}/a2a`);
+    expect(card.skills.length).toBeGreaterThan(0);
+    const client = await clientOf(server.url);
+    const result = await client.sendMessage(userMessage("What is the answer?"));
+    expect("id" in result).toBe(true);
+    const task = result as Exclude<typeof result, { messageId: string }>;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.contextId).toBe(task.id);
+    expect(textOf(task.artifacts.find((a) => a.name === "answer")?.parts)).toBe("The answer is 42.");
+    // The task is the session: GetTask reads it back from the store.
+    const read = await client.getTask({ tenant: "", id: task.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await server.store.getSession(task.id))?.id).toBe(task.id);
+  });
+
+  it("streams a run that asks permission to input-required, and the next message answers it", async () => {
+    const server = await startServer({
+      script: [
+        [toolCall("read", { path: ".env" }, { id: "r1" })],
+        [toolCall("write", { path: "out.txt", content: "hi" }, { id: "w1" })],
+        [text("Wrote it.")],
+      ],
+    });
+    writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
+    const client = await clientOf(server.url);
+    const first = await collect(client.sendMessageStream(userMessage("write out.txt")));
+    expect(states(first)).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED]);
+    const asked = first.at(-1)?.payload;
+    const taskId = asked?.$case === "statusUpdate" ? asked.value.taskId : "";
+    expect(asked?.$case === "statusUpdate" && textOf(asked.value.status?.message?.parts)).toContain("Permission needed: read");
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+
+    const second = await collect(client.sendMessageStream(userMessage("yes", taskId)));
+    expect(states(second).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const files = second.flatMap((r) =>
+      r.payload?.$case === "artifactUpdate" && r.payload.value.artifact?.name === "changed-files"
+        ? [r.payload.value.artifact]
+        : [],
+    );
+    expect(files[0]?.parts[0]?.content).toEqual({ $case: "data", value: { files: ["out.txt"] } });
+    const done = await client.getTask({ tenant: "", id: taskId });
+    expect(textOf(done.artifacts.find((a) => a.name === "answer")?.parts)).toBe("Wrote it.");
+  });
+
+  it("bad input is a clear JSON-RPC error and writes nothing", async () => {
+    const server = await startServer({ script: [[text("never")]] });
+    const client = await clientOf(server.url);
+    await expect(client.sendMessage(userMessage(""))).rejects.toThrow(/empty/);
+    await expect(client.sendMessage(userMessage("hi", "no-such-task"))).rejects.toThrow(/No task no-such-task/);
+    const raw = await server.api("/a2a", { json: { jsonrpc: "2.0", id: 1, method: "SendMessage", params: "nope" } });
+    expect(((await raw.json()) as { error: { code: number } }).error.code).toBeLessThan(0);
+    expect((await server.store.listSessions({})).sessions).toHaveLength(0);
+  });
+
+  it("a task is resubscribed on a new server over the same store after a restart", async () => {
+    const root = workspaceDir();
+    const store = join(root, "store");
+    const gate = gateTool();
+    const clock = { now: () => Date.now(), sleep: async () => {} };
+    const a = await startInstance(root, {
+      store,
+      script: [[toolCall("gate", {}, { id: "g1" })], [text("after")]],
+      tools: [gate.tool],
+      runtime: { clock },
+    });
+    const clientA = await clientOf(a.url);
+    const stream = clientA.sendMessageStream(userMessage("go"));
+    const firstStep = await stream.next();
+    const taskId = firstStep.value?.payload?.$case === "task" ? firstStep.value.payload.value.id : "";
+    expect(taskId).not.toBe("");
+    // The run holds at the gate: its session and first events are in the store.
+    await vi.waitFor(() => expect(gate.calls).toBe(1));
+    await stream.return(undefined);
+    await a.stop();
+
+    const b = await startInstance(root, { store, script: [], runtime: { clock } });
+    const clientB = await clientOf(b.url);
+    const resumed = await collect(clientB.resubscribeTask({ tenant: "", id: taskId }));
+    expect(resumed[0]?.payload?.$case).toBe("task");
+    // The run went with server A: its end is recorded, and the task reads as canceled everywhere.
+    expect(states(resumed).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await clientB.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe("A2A task control", () => {
+  it("CancelTask aborts the task's run: it reads as canceled, in ListTasks too, and cannot be canceled again", async () => {
+    const gate = gateTool();
+    const server = await startServer({ script: [[toolCall("gate", {}, { id: "g1" })], [text("never")]], tools: [gate.tool] });
+    const client = await clientOf(server.url);
+    const stream = client.sendMessageStream(userMessage("go"));
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === "task" ? first.value.payload.value.id : "";
+    await vi.waitFor(() => expect(gate.calls).toBe(1));
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const canceled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    expect(states(rest).at(-1)).toBe(TaskState.TASK_STATE_CANCELED);
+    const listed = await client.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "" } as never);
+    expect(listed.tasks.map((t) => [t.id, t.status?.state])).toEqual([[taskId, TaskState.TASK_STATE_CANCELED]]);
+    await expect(client.cancelTask({ tenant: "", id: taskId, metadata: undefined })).rejects.toThrow(/ended already/);
+  });
+});
+
+describe("A2A behind a token", () => {
+  it("serves the agent card and /a2a only with the server's token", async () => {
+    const server = await startServer({ script: [[text("never")]], server: { token: "secret" } });
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(401);
+    expect((await fetch(`${server.url}/a2a`, { method: "POST", body: "{}" })).status).toBe(401);
+    expect((await server.api("/.well-known/agent-card.json")).status).toBe(200);
+  });
+});
