@@ -26,6 +26,10 @@ export interface Command {
   readonly options: OptionDefs;
   /** Checks operands and flags before the store is opened, so bad input never touches a store. */
   validate?(values: OptionValues, operands: readonly string[]): void | Promise<void>;
+  /**
+   * Runs the command. This file is loaded for `--help` and `--version` too, so `run` imports the
+   * implementation when called: `run: async (ctx) => (await import("./x-run.js")).runX(ctx)`.
+   */
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -92,5 +96,6 @@ export interface TopCommand {
   readonly details?: readonly string[];
   /** Flags of this command besides the shared ones (`--store`, `--json`, `--help`). */
   readonly options: OptionDefs;
+  /** Runs the command; like `Command.run`, it imports its implementation when called. */
   run(io: Io, values: OptionValues, operands: readonly string[]): Promise<number>;
 }
