@@ -7,7 +7,11 @@ export interface OptionDef {
   short?: string;
   /** Shown in help: `--limit <n>`. */
   valueName?: string;
-  description: string;
+  /**
+   * Help text; a function when the text needs a heavy module (the provider list, the server's
+   * defaults): it is loaded only when that command's help is shown, never at start-up.
+   */
+  description: string | (() => Promise<string>);
 }
 
 export type OptionDefs = Readonly<Record<string, OptionDef>>;

@@ -16,7 +16,6 @@ import { tokensGroup } from "./commands/tokens.js";
 import { EXIT_OK, EXIT_USAGE, reportError, UsageError } from "./errors.js";
 import { commandHelp, groupHelp, rootHelp, topCommandHelp, usageOf } from "./help.js";
 import { type Io, writeLines } from "./io.js";
-import { openResolvedStore, resolveStore } from "./store.js";
 import { cliVersion } from "./version.js";
 
 export const TOP_COMMANDS: readonly TopCommand[] = [
@@ -90,25 +89,25 @@ function resolveCommand(words: readonly string[]): Resolved {
 }
 
 /** `arbor help [group [command]]`. */
-function help(io: Io, words: readonly string[]): number {
+async function help(io: Io, words: readonly string[]): Promise<number> {
   if (words.length === 0) {
-    writeLines(io.stdout, rootHelp(TOP_COMMANDS, GROUPS, cliVersion()));
+    writeLines(io.stdout, await rootHelp(TOP_COMMANDS, GROUPS, cliVersion()));
     return EXIT_OK;
   }
   const top = TOP_COMMANDS.find((c) => c.name === words[0]);
   if (top) {
     if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}'. Run 'arbor help ${top.name}'.`);
-    writeLines(io.stdout, topCommandHelp(top));
+    writeLines(io.stdout, await topCommandHelp(top));
     return EXIT_OK;
   }
   const group = GROUPS.find((g) => g.name === words[0]);
   if (group && words.length === 1) {
-    writeLines(io.stdout, groupHelp(group));
+    writeLines(io.stdout, await groupHelp(group));
     return EXIT_OK;
   }
   const { command } = resolveCommand(words);
   if (words.length > 2) throw new UsageError(`unexpected argument '${words[2]}'. Run 'arbor help ${words[0]} ${words[1]}'.`);
-  writeLines(io.stdout, commandHelp(group as CommandGroup, command));
+  writeLines(io.stdout, await commandHelp(group as CommandGroup, command));
   return EXIT_OK;
 }
 
@@ -133,7 +132,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const parsed = parseCommandLine(argv, { ...chatCommand.options, ...STORE_OPTIONS }, "arbor");
         return await chatCommand.run(io, parsed.values, []);
       }
-      const text = rootHelp(TOP_COMMANDS, GROUPS, cliVersion());
+      const text = await rootHelp(TOP_COMMANDS, GROUPS, cliVersion());
       if (flag(first.values, "help")) {
         writeLines(io.stdout, text);
         return EXIT_OK;
@@ -141,12 +140,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       writeLines(io.stderr, text);
       return EXIT_USAGE;
     }
-    if (words[0] === "help") return help(io, words.slice(1));
+    if (words[0] === "help") return await help(io, words.slice(1));
     if (flag(first.values, "version")) throw new UsageError("--version takes no command: run 'arbor --version'.");
     if (words.length === 1 && flag(first.values, "help")) {
       const group = GROUPS.find((g) => g.name === words[0]);
       if (group) {
-        writeLines(io.stdout, groupHelp(group));
+        writeLines(io.stdout, await groupHelp(group));
         return EXIT_OK;
       }
     }
@@ -155,7 +154,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     if (top) {
       const parsed = parseCommandLine(argv, { ...top.options, ...STORE_OPTIONS }, `arbor ${top.name}`);
       if (flag(parsed.values, "help")) {
-        writeLines(io.stdout, topCommandHelp(top));
+        writeLines(io.stdout, await topCommandHelp(top));
         return EXIT_OK;
       }
       return await top.run(io, parsed.values, parsed.positionals.slice(1));
@@ -165,7 +164,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const name = `arbor ${group.name} ${command.name}`;
     const parsed = parseCommandLine(argv, { ...command.options, ...STORE_OPTIONS }, name);
     if (flag(parsed.values, "help")) {
-      writeLines(io.stdout, commandHelp(group, command));
+      writeLines(io.stdout, await commandHelp(group, command));
       return EXIT_OK;
     }
     const operands = parsed.positionals.slice(2);
@@ -176,7 +175,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       throw new UsageError(`unexpected argument '${operands[command.operands.length]}'. Usage: ${usageOf(group, command)}`);
     }
 
-    command.validate?.(parsed.values, operands);
+    await command.validate?.(parsed.values, operands);
+    // The store layer (and with it @arbor/core) loads only for a command that uses it, never for --help.
+    const { openResolvedStore, resolveStore } = await import("./store.js");
     const resolved = resolveStore(stringOption(parsed.values, "store"), io.env, io.homedir);
     storeLabel = resolved.label;
     const store = await openResolvedStore(resolved, flag(parsed.values, "create"));

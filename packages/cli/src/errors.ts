@@ -1,4 +1,4 @@
-import { type ArborErrorCode, isArborError } from "@arbor/core";
+import type { ArborError, ArborErrorCode } from "@arbor/core";
 import type { Io } from "./io.js";
 
 /** The command line itself was wrong (unknown command or flag, missing operand). Exit code 2. */
@@ -15,6 +15,15 @@ export class StoreUnavailableError extends Error {
     super(message, options);
     this.name = "StoreUnavailableError";
   }
+}
+
+/**
+ * An ArborError, told by its shape rather than by `instanceof`: this module is on every command's
+ * startup path (`--version`, `--help`), which must not load `@arbor/core` (its schemas alone cost more
+ * than the whole of such a command should).
+ */
+function isArborError(err: unknown): err is ArborError {
+  return err instanceof Error && err.name === "ArborError" && typeof (err as { code?: unknown }).code === "string";
 }
 
 export const EXIT_OK = 0;

@@ -16,8 +16,13 @@ export function wrap(text: string, width: number, indent: string): string[] {
   return lines;
 }
 
-function optionLines(defs: OptionDefs): string[] {
-  const flags = Object.entries(defs).map(([name, d]) => [formatFlag(name, d), d.description] as const);
+async function optionLines(defs: OptionDefs): Promise<string[]> {
+  const flags = await Promise.all(
+    Object.entries(defs).map(
+      async ([name, d]) =>
+        [formatFlag(name, d), typeof d.description === "string" ? d.description : await d.description()] as const,
+    ),
+  );
   const width = Math.max(...flags.map(([f]) => f.length));
   const indent = " ".repeat(width + 4);
   const out: string[] = [];
@@ -45,7 +50,7 @@ export function topUsage(cmd: TopCommand): string {
   return `arbor ${cmd.name} [options]${cmd.usage === "" ? "" : ` ${cmd.usage}`}`;
 }
 
-export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGroup[], version: string): string[] {
+export async function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGroup[], version: string): Promise<string[]> {
   const rows: [string, string][] = tops.map((c) => [`${c.name}${c.usage === "" ? "" : ` ${c.usage}`}`, c.summary]);
   for (const g of groups) for (const c of g.commands) rows.push([`${g.name} ${c.name}${operandsText(c)}`, c.summary]);
   return [
@@ -57,7 +62,7 @@ export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGr
     ...commandsTable(rows),
     "",
     "Options of every command that uses a store (all of the above):",
-    ...optionLines(STORE_OPTIONS),
+    ...(await optionLines(STORE_OPTIONS)),
     "",
     "Global options:",
     "  -h, --help     Show help (also: arbor <command> --help, arbor help <command>).",
@@ -71,7 +76,7 @@ export function rootHelp(tops: readonly TopCommand[], groups: readonly CommandGr
   ];
 }
 
-export function groupHelp(group: CommandGroup): string[] {
+export async function groupHelp(group: CommandGroup): Promise<string[]> {
   return [
     `arbor ${group.name}: ${group.summary}`,
     "",
@@ -81,23 +86,23 @@ export function groupHelp(group: CommandGroup): string[] {
     ...commandsTable(group.commands.map((c) => [`${c.name}${operandsText(c)}`, c.summary] as const)),
     "",
     "Options of every command:",
-    ...optionLines(STORE_OPTIONS),
+    ...(await optionLines(STORE_OPTIONS)),
     "",
     `Run 'arbor ${group.name} <command> --help' for a command's own options.`,
   ];
 }
 
-export function commandHelp(group: CommandGroup, cmd: Command): string[] {
+export async function commandHelp(group: CommandGroup, cmd: Command): Promise<string[]> {
   const lines = [`Usage: ${usageOf(group, cmd)}`, "", cmd.summary];
   for (const d of cmd.details ?? []) lines.push("", ...wrap(d, 100, ""));
-  lines.push("", "Options:", ...optionLines({ ...cmd.options, ...STORE_OPTIONS }));
+  lines.push("", "Options:", ...(await optionLines({ ...cmd.options, ...STORE_OPTIONS })));
   return lines;
 }
 
-export function topCommandHelp(cmd: TopCommand): string[] {
+export async function topCommandHelp(cmd: TopCommand): Promise<string[]> {
   const lines = [`Usage: ${topUsage(cmd)}`, "", cmd.summary];
   for (const d of cmd.details ?? []) lines.push("", ...wrap(d, 100, ""));
   // A command may describe a shared flag its own way (`run --json` prints events, not one document).
-  lines.push("", "Options:", ...optionLines({ ...cmd.options, ...STORE_OPTIONS, ...cmd.options }));
+  lines.push("", "Options:", ...(await optionLines({ ...cmd.options, ...STORE_OPTIONS, ...cmd.options })));
   return lines;
 }

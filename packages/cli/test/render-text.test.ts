@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMcpList } from "../src/commands/mcp-list.js";
+import { renderMcpList } from "../src/commands/mcp-list-run.js";
 import { firstLine, formatTime, oneLine, shortId, table, truncate, truncateWords } from "../src/render/text.js";
 
 describe("text helpers", () => {

@@ -1,14 +1,6 @@
-import { resolve } from "node:path";
-import { type ApprovalLookup, type ListedApproval, listScopedApprovals } from "@arbor/core/session";
-import { assertSessionId } from "@arbor/core/wire";
 import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
-import { resolveApprovalId, resolveSessionId } from "../ids.js";
-import { writeJson, writeLines } from "../io.js";
-import { withSessionRuntime } from "../session-runtime.js";
-import { arborHomeOf } from "../store.js";
-import { askLine } from "./asks.js";
-import type { Command, CommandContext, CommandGroup } from "./command.js";
+import { type Command, type CommandContext, type CommandGroup, checkSessionId } from "./command.js";
 
 const LOOKUP_OPTIONS = {
   session: {
@@ -24,26 +16,11 @@ const LOOKUP_OPTIONS = {
   },
 } as const;
 
-function validateLookup(values: CommandContext["values"]): void {
+async function validateLookup(values: CommandContext["values"]): Promise<void> {
   const session = stringOption(values, "session");
-  if (session !== undefined) assertSessionId(session);
+  if (session !== undefined) await checkSessionId(session);
   if (stringOption(values, "cwd")?.trim() === "") throw new UsageError("--cwd is empty.");
 }
-
-/** The session (checked to exist), its workspace or the one given, and the user's Arbor home. */
-async function lookupOf(ctx: CommandContext): Promise<ApprovalLookup> {
-  const sessionGiven = stringOption(ctx.values, "session");
-  const sessionId = sessionGiven === undefined ? undefined : await resolveSessionId(ctx.store, sessionGiven);
-  const given = stringOption(ctx.values, "cwd");
-  const here = ctx.io.cwd ?? process.cwd();
-  let workspace = given === undefined ? undefined : resolve(here, given);
-  if (sessionId !== undefined) workspace ??= (await ctx.store.getSession(sessionId))?.cwd;
-  const places = { workspace: workspace ?? resolve(here), home: arborHomeOf(ctx.io) };
-  return { store: ctx.store, places, ...(sessionId === undefined ? {} : { sessionId }) };
-}
-
-const line = (a: ListedApproval) =>
-  `${a.id}  ${a.scope.padEnd(7)}  ${a.agent}  ${a.permission}  ${a.pattern}${a.wildcard ? "  (wildcard)" : ""}`;
 
 const approvalsList: Command = {
   name: "list",
@@ -54,11 +31,7 @@ const approvalsList: Command = {
   ],
   options: LOOKUP_OPTIONS,
   validate: validateLookup,
-  async run(ctx) {
-    const approvals = await listScopedApprovals(await lookupOf(ctx));
-    if (ctx.json) writeJson(ctx.io.stdout, { approvals });
-    else writeLines(ctx.io.stdout, approvals.length === 0 ? ["No approvals in force."] : approvals.map(line));
-  },
+  run: async (ctx) => (await import("./approvals-run.js")).runApprovalsList(ctx),
 };
 
 const approvalsRevoke: Command = {
@@ -69,20 +42,11 @@ const approvalsRevoke: Command = {
     "The id may be shortened to any prefix only one of the approvals in force starts with. The next ask it would have settled is asked again. With --json: the approval revoked.",
   ],
   options: LOOKUP_OPTIONS,
-  validate(values, operands) {
-    validateLookup(values);
+  async validate(values, operands) {
+    await validateLookup(values);
     if (operands[0]?.trim() === "") throw new UsageError("the approval id is empty.");
   },
-  async run(ctx) {
-    const lookup = await lookupOf(ctx);
-    const id = resolveApprovalId(await listScopedApprovals(lookup), ctx.operands[0] as string);
-    const revoked = await withSessionRuntime(ctx.io, ctx.store, "arbor approvals revoke", (runtime) =>
-      runtime.asks.revokeApprovalById(id, lookup.sessionId, { workspace: lookup.places.workspace }),
-    );
-    if (ctx.json) writeJson(ctx.io.stdout, revoked);
-    else
-      writeLines(ctx.io.stdout, [`Revoked ${revoked.scope} approval ${revoked.id}: ${revoked.permission} ${revoked.pattern}.`]);
-  },
+  run: async (ctx) => (await import("./approvals-run.js")).runApprovalsRevoke(ctx),
 };
 
 const approvalsPending: Command = {
@@ -99,23 +63,15 @@ const approvalsPending: Command = {
       description: "Only this session's asks (its id or a prefix only it starts with).",
     },
   },
-  validate(values) {
+  async validate(values) {
     const session = stringOption(values, "session");
-    if (session !== undefined) assertSessionId(session);
+    if (session !== undefined) await checkSessionId(session);
   },
-  async run(ctx) {
-    const given = stringOption(ctx.values, "session");
-    const sessionId = given === undefined ? undefined : await resolveSessionId(ctx.store, given);
-    const asks = await withSessionRuntime(ctx.io, ctx.store, "arbor approvals pending", (runtime) =>
-      runtime.asks.listPending(sessionId),
-    );
-    if (ctx.json) writeJson(ctx.io.stdout, { asks });
-    else writeLines(ctx.io.stdout, asks.length === 0 ? ["No asks waiting for an answer."] : asks.map(askLine));
-  },
+  run: async (ctx) => (await import("./approvals-run.js")).runApprovalsPending(ctx),
 };
 
 export const approvalsGroup: CommandGroup = {
   name: "approvals",
-  summary: 'List and revoke "always" approvals (session, project and global); list the asks waiting for an answer.',
+  summary: 'List and revoke "always" approvals (session, project and global).',
   commands: [approvalsList, approvalsRevoke, approvalsPending],
 };

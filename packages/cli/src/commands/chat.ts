@@ -1,7 +1,8 @@
 import type { OptionValues } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
-import { RUN_OPTIONS, type RunFlags, readRunFlags } from "../run/flags.js";
+import type { RunFlags } from "../run/flags.js";
+import { RUN_OPTIONS } from "../run/options.js";
 import type { TopCommand } from "./command.js";
 
 /** `chat/start.ts`'s entry, which declares itself of this type. */
@@ -40,6 +41,7 @@ export const chatCommand: TopCommand = {
       throw new UsageError("arbor chat needs a terminal (stdin and stdout); in scripts and pipes use 'arbor run \"<prompt>\"'.");
     }
     // The chat has no prompt of its own; `run`'s checks of the other flags apply as they are.
+    const { readRunFlags } = await import("../run/flags.js");
     const flags = readRunFlags(io, values, ["(chat)"]);
     // Ink and React load only here, so every other command starts without them.
     const { startChat } = (await import(CHAT_UI)) as { startChat: StartChat };

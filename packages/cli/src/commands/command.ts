@@ -1,5 +1,4 @@
 import type { Store } from "@arbor/core";
-import { assertSessionId } from "@arbor/core/wire";
 import type { OptionDefs, OptionValues } from "../args.js";
 import type { Io } from "../io.js";
 
@@ -26,7 +25,11 @@ export interface Command {
   /** Flags of this command besides the shared ones (`--store`, `--json`, `--help`). */
   readonly options: OptionDefs;
   /** Checks operands and flags before the store is opened, so bad input never touches a store. */
-  validate?(values: OptionValues, operands: readonly string[]): void;
+  validate?(values: OptionValues, operands: readonly string[]): void | Promise<void>;
+  /**
+   * Runs the command. This file is loaded for `--help` and `--version` too, so `run` imports the
+   * implementation when called: `run: async (ctx) => (await import("./x-run.js")).runX(ctx)`.
+   */
   run(ctx: CommandContext): Promise<void>;
 }
 
@@ -42,9 +45,24 @@ export interface CommandGroup {
   readonly commands: readonly Command[];
 }
 
+/**
+ * Checks a session id as the store will. The id rules (core's schemas) load here, when a command
+ * runs, not at start-up: every command's descriptor is read for `--help` and `--version` too.
+ */
+export async function checkSessionId(id: string | undefined): Promise<void> {
+  const wire: typeof import("@arbor/core/wire") = await import("@arbor/core/wire");
+  wire.assertSessionId(id);
+}
+
+/** Checks an entry id as the store will (loaded as `checkSessionId` is). */
+export async function checkEntryId(id: string | undefined): Promise<void> {
+  const wire: typeof import("@arbor/core/wire") = await import("@arbor/core/wire");
+  wire.assertEntryId(id);
+}
+
 /** `validate` for commands whose one operand is a session id. */
-export function validateSessionIdOperand(_values: OptionValues, operands: readonly string[]): void {
-  assertSessionId(operands[0]);
+export async function validateSessionIdOperand(_values: OptionValues, operands: readonly string[]): Promise<void> {
+  await checkSessionId(operands[0]);
 }
 
 /** Flags every store command takes. */
@@ -78,5 +96,6 @@ export interface TopCommand {
   readonly details?: readonly string[];
   /** Flags of this command besides the shared ones (`--store`, `--json`, `--help`). */
   readonly options: OptionDefs;
+  /** Runs the command; like `Command.run`, it imports its implementation when called. */
   run(io: Io, values: OptionValues, operands: readonly string[]): Promise<number>;
 }

@@ -1,10 +1,4 @@
-import { Readable, Writable } from "node:stream";
-import { createRuntime } from "@arbor/core";
-import { serveMcpStdio } from "@arbor/server";
-import { stringOption } from "../args.js";
-import { writeLines } from "../io.js";
-import { loadCommandConfig, RUN_OPTIONS, workspaceDir } from "../run/flags.js";
-import { arborHomeOf } from "../store.js";
+import { RUN_OPTIONS } from "../run/options.js";
 import type { Command } from "./command.js";
 
 export const mcpServe: Command = {
@@ -21,42 +15,5 @@ export const mcpServe: Command = {
     model: RUN_OPTIONS.model as NonNullable<(typeof RUN_OPTIONS)["model"]>,
     "base-url": RUN_OPTIONS["base-url"] as NonNullable<(typeof RUN_OPTIONS)["base-url"]>,
   },
-  async run(ctx) {
-    const { io } = ctx;
-    const cwd = workspaceDir(io, stringOption(ctx.values, "cwd"));
-    const config = loadCommandConfig(io, cwd, {
-      model: stringOption(ctx.values, "model"),
-      baseURL: stringOption(ctx.values, "base-url"),
-    });
-    const runtime = createRuntime({
-      store: ctx.store,
-      config,
-      env: io.env,
-      cwd,
-      arborHome: arborHomeOf(io),
-      holderName: "arbor mcp serve",
-    });
-    const output = new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        io.stdout.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
-        done();
-      },
-    });
-    let release: (() => void) | undefined;
-    const interrupted = new Promise<void>((resolve) => {
-      release = io.onInterrupt?.(() => resolve());
-    });
-    try {
-      await serveMcpStdio({
-        runtime,
-        input: Readable.from(io.stdin),
-        output,
-        stop: interrupted,
-        onReady: () => writeLines(io.stderr, [`arbor mcp serve: serving ${ctx.storeLabel} over stdio.`]),
-      });
-    } finally {
-      release?.();
-      await runtime.close();
-    }
-  },
+  run: async (ctx) => (await import("./mcp-serve-run.js")).runMcpServe(ctx),
 };

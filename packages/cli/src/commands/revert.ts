@@ -1,23 +1,4 @@
-import { assertSessionId } from "@arbor/core/wire";
-import { flag, stringOption } from "../args.js";
-import { EXIT_OK, UsageError } from "../errors.js";
-import { resolveEntryId, resolveSessionId } from "../ids.js";
-import { writeJson, writeLines } from "../io.js";
-import { withSessionRuntime } from "../session-runtime.js";
-import { withStore } from "../store.js";
 import type { TopCommand } from "./command.js";
-
-const REVERT_USAGE = "arbor revert <session> [--to <entry>]";
-const UNREVERT_USAGE = "arbor unrevert <session>";
-
-function sessionOperand(operands: readonly string[], usage: string): string {
-  if (operands.length === 0) throw new UsageError(`missing <session>. Usage: ${usage}`);
-  if (operands.length > 1) throw new UsageError(`unexpected argument '${operands[1]}'. Usage: ${usage}`);
-  assertSessionId(operands[0]!);
-  return operands[0]!;
-}
-
-const plural = (n: number) => (n === 1 ? "1 file" : `${n} files`);
 
 /** `arbor revert`: undo what the agent did to the workspace since an entry, and go back there in the session. */
 export const revertCommand: TopCommand = {
@@ -31,23 +12,7 @@ export const revertCommand: TopCommand = {
   options: {
     to: { type: "string", valueName: "entry", description: "The entry to go back before (see 'arbor sessions tree')." },
   },
-  async run(io, values, operands) {
-    const given = sessionOperand(operands, REVERT_USAGE);
-    const toGiven = stringOption(values, "to");
-    if (toGiven !== undefined && toGiven.trim() === "") throw new UsageError(`--to is empty. Usage: ${REVERT_USAGE}`);
-    return withStore(io, values, async (store) => {
-      const sessionId = await resolveSessionId(store, given);
-      const to = toGiven === undefined ? undefined : await resolveEntryId(store, sessionId, toGiven);
-      const result = await withSessionRuntime(io, store, "arbor revert", (runtime) => runtime.sessions.revert(sessionId, to));
-      if (flag(values, "json")) writeJson(io.stdout, result);
-      else
-        writeLines(io.stdout, [
-          `Reverted session ${sessionId} to before entry ${result.to}: ${plural(result.files)} restored${result.workspace ? ` in ${result.workspace}` : ""}.`,
-          `Undo with: arbor unrevert ${sessionId}`,
-        ]);
-      return EXIT_OK;
-    });
-  },
+  run: async (io, values, operands) => (await import("./revert-run.js")).runRevertCommand(io, values, operands),
 };
 
 /** `arbor unrevert`: undo the last revert, files and leaf. */
@@ -59,17 +24,5 @@ export const unrevertCommand: TopCommand = {
     "Works while the revert is the session's last step (no message sent since). With --json: {sessionId, leaf, workspace, files}.",
   ],
   options: {},
-  async run(io, values, operands) {
-    const given = sessionOperand(operands, UNREVERT_USAGE);
-    return withStore(io, values, async (store) => {
-      const sessionId = await resolveSessionId(store, given);
-      const result = await withSessionRuntime(io, store, "arbor unrevert", (runtime) => runtime.sessions.unrevert(sessionId));
-      if (flag(values, "json")) writeJson(io.stdout, result);
-      else
-        writeLines(io.stdout, [
-          `Unreverted session ${sessionId}: ${plural(result.files)} restored, leaf back at ${result.leaf ?? "the start"}.`,
-        ]);
-      return EXIT_OK;
-    });
-  },
+  run: async (io, values, operands) => (await import("./revert-run.js")).runUnrevertCommand(io, values, operands),
 };

@@ -5,13 +5,6 @@ import { type Io, writeLines } from "../io.js";
 import { arborHomeOf, openResolvedStore, type ResolvedStore } from "../store.js";
 
 /**
- * How long a dead instance's runs wait before another takes them over, by default (its lease's
- * life; renewed every third of it). Short enough that a takeover, with the sweep and the queue on
- * top, lands within 10 s; long enough that a database pause of a few seconds loses no lease.
- */
-export const DEFAULT_TAKEOVER_MS = 5_000;
-
-/**
  * The store a cluster runs on, with the lease life set to the takeover time. Only PostgreSQL: the
  * instances share its queue and LISTEN/NOTIFY, which the other stores do not have.
  */

@@ -4,12 +4,6 @@ import type { Runtime, Store } from "@arbor/core";
 const PAGE = 500;
 
 /**
- * How often `arbor serve` looks again for runs whose driver died after it started: a holder on
- * this host is known dead at once, one on another host when its lease expires, whenever that is.
- */
-export const RESUME_SWEEP_MS = 3_000;
-
-/**
  * The top-level sessions whose run was cut off by its process dying. A sub-trace is left to its
  * parent: the parent's resumed run answers the call that started it.
  */

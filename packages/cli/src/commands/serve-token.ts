@@ -3,9 +3,7 @@ import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { readInput } from "../files.js";
 import type { Io } from "../io.js";
-
-/** Where `arbor serve` takes its API token from, most explicit first. */
-export const TOKEN_ENV = "ARBOR_TOKEN";
+import { TOKEN_ENV } from "./serve-defaults.js";
 
 /**
  * The API token for `arbor serve`: `--token` (visible to anyone who can list processes), else the

@@ -1,99 +1,5 @@
-import { ArborError, type Entry, type Store } from "@arbor/core";
-import { activePath } from "@arbor/core/session";
-import { assertSessionId } from "@arbor/core/wire";
 import { UsageError } from "../errors.js";
-import { resolveEntryId, resolveSessionId } from "../ids.js";
-import { writeJson, writeLines } from "../io.js";
-import { summarizeEntry } from "../render/entry.js";
-import { formatTotalCost, hasUnpricedAnswer } from "../render/run-format.js";
-import { oneLine, plural, shortId, truncate } from "../render/text.js";
-import type { Command } from "./command.js";
-
-/** One side of a comparison: a session's active path, or the path root → a given entry. */
-interface Branch {
-  /** As the user gave it, made whole: `session` or `session:entry`. */
-  name: string;
-  sessionId: string;
-  path: Entry[];
-}
-
-/** `<session>` or `<session>:<entry>`; `:` cannot occur in a session id, so the split is unambiguous. */
-function splitSpec(spec: string): { session: string; entry: string | undefined } {
-  const at = spec.indexOf(":");
-  return at < 0 ? { session: spec, entry: undefined } : { session: spec.slice(0, at), entry: spec.slice(at + 1) };
-}
-
-async function readBranch(store: Store, spec: string): Promise<Branch> {
-  const given = splitSpec(spec);
-  const sessionId = await resolveSessionId(store, given.session);
-  const entries = await store.listEntries(sessionId);
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const leaf =
-    given.entry === undefined
-      ? ((await store.getSession(sessionId))?.leafEntryId ?? null)
-      : await resolveEntryId(store, sessionId, given.entry);
-  const path = activePath(leaf, (id) => byId.get(id));
-  return { name: leaf === null ? sessionId : `${sessionId}:${shortId(leaf)}`, sessionId, path };
-}
-
-interface Side {
-  branch: string;
-  /** Entries after the point where the branches part. */
-  entries: number;
-  messages: number;
-  tokens: { input: number; output: number };
-  cost: number;
-  /** False when a model answer of the branch had no price (its model is not in the catalog): `cost` leaves it out. */
-  costKnown?: false;
-  /** The last assistant text of the branch, where it ended up. */
-  lastAnswer: string | undefined;
-}
-
-function sideOf(branch: Branch, from: number): Side {
-  const own = branch.path.slice(from);
-  const side: Side = {
-    branch: branch.name,
-    entries: own.length,
-    messages: 0,
-    tokens: { input: 0, output: 0 },
-    cost: 0,
-    lastAnswer: undefined,
-  };
-  if (hasUnpricedAnswer(own)) side.costKnown = false;
-  for (const e of own) {
-    if (e.type !== "message") continue;
-    side.messages++;
-    side.tokens.input += e.message.tokens?.input ?? 0;
-    side.tokens.output += e.message.tokens?.output ?? 0;
-    side.cost += e.message.cost ?? 0;
-    if (e.message.role === "assistant") {
-      const text = e.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
-      if (text.trim() !== "") side.lastAnswer = text;
-    }
-  }
-  return side;
-}
-
-/** How many entries both paths start with. */
-function sharedLength(a: readonly Entry[], b: readonly Entry[]): number {
-  let n = 0;
-  while (n < a.length && n < b.length && a[n]?.id === b[n]?.id) n++;
-  return n;
-}
-
-function sideLines(title: string, side: Side, path: readonly Entry[], from: number): string[] {
-  const stats = `${plural(side.messages, "message", "messages")}, ${side.tokens.input.toLocaleString("en-US")} in / ${side.tokens.output.toLocaleString("en-US")} out tokens, ${formatTotalCost(side.cost, side.costKnown === false)}`;
-  const lines = [`${title} ${side.branch}: ${plural(side.entries, "entry", "entries")} of its own (${stats})`];
-  const own = path.slice(from);
-  if (own.length === 0) lines.push("  (nothing after the shared part)");
-  let kindWidth = 0;
-  for (const e of own) kindWidth = Math.max(kindWidth, summarizeEntry(e).kind.length);
-  for (const e of own) {
-    const { kind, preview } = summarizeEntry(e);
-    lines.push(`  ${shortId(e.id)}  ${kind.padEnd(kindWidth)}  ${truncate(preview, 90)}`.trimEnd());
-  }
-  return lines;
-}
+import { type Command, checkSessionId } from "./command.js";
 
 export const sessionsCompare: Command = {
   name: "compare",
@@ -103,42 +9,14 @@ export const sessionsCompare: Command = {
     "A branch is a session (its active path) or <session>:<entry> (the path from the root to that entry), so two branches of one session and a session and its fork compare alike. Ids may be prefixes.",
     "With --json: {a, b, shared, partedAt} with a and b as {branch, entries, messages, tokens, cost, costKnown (false when a model answer had no price), lastAnswer}.",
   ],
-  validate(_values, operands) {
+  async validate(_values, operands) {
+    const { splitSpec } = await import("./sessions-compare-run.js");
     for (const spec of operands) {
       const { session, entry } = splitSpec(spec);
-      assertSessionId(session);
+      await checkSessionId(session);
       if (entry !== undefined && entry === "") throw new UsageError(`'${spec}': give an entry after the ':' or drop the ':'.`);
     }
   },
   options: {},
-  async run(ctx) {
-    const a = await readBranch(ctx.store, ctx.operands[0] as string);
-    const b = await readBranch(ctx.store, ctx.operands[1] as string);
-    if (a.path.length === 0 && b.path.length === 0) {
-      throw new ArborError("invalid_input", "Both branches are empty: there is nothing to compare.");
-    }
-    const shared = sharedLength(a.path, b.path);
-    const partedAt = shared === 0 ? null : (a.path[shared - 1]?.id ?? null);
-    const sideA = sideOf(a, shared);
-    const sideB = sideOf(b, shared);
-    if (ctx.json) {
-      writeJson(ctx.io.stdout, { a: sideA, b: sideB, shared, partedAt });
-      return;
-    }
-    const head =
-      partedAt === null
-        ? "The branches share nothing: they part at the root."
-        : `The branches share ${plural(shared, "entry", "entries")} and part after ${shortId(partedAt)}.`;
-    const answer = (side: Side) =>
-      `  last answer: ${side.lastAnswer === undefined ? "(none)" : truncate(oneLine(side.lastAnswer), 100)}`;
-    writeLines(ctx.io.stdout, [
-      head,
-      "",
-      ...sideLines("A", sideA, a.path, shared),
-      answer(sideA),
-      "",
-      ...sideLines("B", sideB, b.path, shared),
-      answer(sideB),
-    ]);
-  },
+  run: async (ctx) => (await import("./sessions-compare-run.js")).runSessionsCompare(ctx),
 };

@@ -1,6 +1,3 @@
-import { resolveEntryId, resolveSessionId } from "../ids.js";
-import { writeJson } from "../io.js";
-import { withSessionRuntime } from "../session-runtime.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 export const sessionsLeaf: Command = {
@@ -14,14 +11,5 @@ export const sessionsLeaf: Command = {
   ],
   validate: validateSessionIdOperand,
   options: {},
-  async run(ctx) {
-    const sessionId = await resolveSessionId(ctx.store, ctx.operands[0] as string);
-    const entryId = await resolveEntryId(ctx.store, sessionId, ctx.operands[1] as string);
-    // Through a runtime, so a session another process drives is refused rather than moved under it.
-    const result = await withSessionRuntime(ctx.io, ctx.store, "arbor sessions leaf", (runtime) =>
-      runtime.sessions.switchLeaf(sessionId, entryId),
-    );
-    if (ctx.json) writeJson(ctx.io.stdout, { sessionId, leafId: result.leafId });
-    else ctx.io.stdout.write(`Session ${sessionId} now continues from entry ${result.leafId ?? entryId}.\n`);
-  },
+  run: async (ctx) => (await import("./sessions-leaf-run.js")).runSessionsLeaf(ctx),
 };

@@ -1,6 +1,3 @@
-import { resolveSessionId } from "../ids.js";
-import { writeJson } from "../io.js";
-import { withSessionRuntime } from "../session-runtime.js";
 import { type Command, validateSessionIdOperand } from "./command.js";
 
 export const sessionsRm: Command = {
@@ -10,11 +7,5 @@ export const sessionsRm: Command = {
   details: ['Only the given store is touched. With --json: {"deleted": "<id>"}.'],
   validate: validateSessionIdOperand,
   options: {},
-  async run(ctx) {
-    const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);
-    // Resolving the id checked that the session exists: a mistyped id is an error, not a silent no-op.
-    await withSessionRuntime(ctx.io, ctx.store, "arbor sessions rm", (runtime) => runtime.sessions.delete(id));
-    if (ctx.json) writeJson(ctx.io.stdout, { deleted: id });
-    else ctx.io.stdout.write(`Deleted session ${id}.\n`);
-  },
+  run: async (ctx) => (await import("./sessions-rm-run.js")).runSessionsRm(ctx),
 };

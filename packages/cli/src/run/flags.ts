@@ -2,104 +2,15 @@ import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { type Config, type DebugLevel, loadConfig, type ThinkingLevel } from "@arbor/core";
 import { DEBUG_LEVELS, DebugLevelSchema } from "@arbor/core/events";
-import { PROVIDER_DEFINITIONS, parseThinkingLevel, THINKING_LEVEL_HINT } from "@arbor/core/llm";
+import { parseThinkingLevel, THINKING_LEVEL_HINT } from "@arbor/core/llm";
 import { assertEntryId, assertSessionId } from "@arbor/core/wire";
-import { flag, intOption, type OptionDefs, type OptionValues, stringOption } from "../args.js";
+import { flag, intOption, type OptionValues, stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import type { Io } from "../io.js";
 
-export const RUN_USAGE = 'arbor run [options] "<prompt>"';
+import { MAX_TURNS_LIMIT, RUN_USAGE } from "./options.js";
 
-/** The most turns `--max-turns` takes: far beyond any sane run, low enough to catch a typo. */
-export const MAX_TURNS_LIMIT = 10_000;
-
-/** `--model`'s help, from the registered providers: each with what it is and the variable holding its key. */
-function modelFlagHelp(): string {
-  const providers = PROVIDER_DEFINITIONS.map(({ name, help, env, otherCredentials }) => {
-    const key = otherCredentials
-      ? `${env.apiKey} or ${otherCredentials.instead}`
-      : `${env.apiKey}${env.apiKeyRequired ? "" : " (optional)"}`;
-    return `${name} — ${help.label}, ${key}`;
-  });
-  const [first] = PROVIDER_DEFINITIONS;
-  return `The model as provider/model, e.g. ${first.name}/${first.help.exampleModel} (env ARBOR_MODEL, else \`model\` in arbor.json). Providers and the variable each reads its key from: ${providers.join("; ")}.`;
-}
-
-export const RUN_OPTIONS: OptionDefs = {
-  model: {
-    type: "string",
-    valueName: "provider/model",
-    description: modelFlagHelp(),
-  },
-  "base-url": {
-    type: "string",
-    valueName: "url",
-    description:
-      "The Chat Completions server of openai-compatible/… models, e.g. http://127.0.0.1:11434/v1 for Ollama (env ARBOR_BASE_URL).",
-  },
-  session: {
-    type: "string",
-    valueName: "id",
-    description:
-      "Continue this session instead of starting a new one (it keeps its model and thinking level unless you give others).",
-  },
-  from: {
-    type: "string",
-    valueName: "entry",
-    description:
-      "With --session: continue from this entry instead of the leaf (a new branch; a user message is re-sent as a sibling). An id or a prefix of one, as 'arbor sessions tree' shows.",
-  },
-  "prompt-file": {
-    type: "string",
-    valueName: "file",
-    description: "Read the prompt from this file (- for stdin; 'arbor run -' reads stdin too).",
-  },
-  resume: {
-    type: "boolean",
-    description:
-      "With --session and no prompt: take up the session's run where its process died (a crash, kill -9). Calls of read, glob, grep and list left without a result run again; any other is answered to the model as interrupted.",
-  },
-  thinking: {
-    type: "string",
-    valueName: "level",
-    description:
-      "How hard the model thinks: off, minimal, low, medium, high or xhigh, or a budget of reasoning tokens such as 8000 (env ARBOR_THINKING, else `thinking` in arbor.json; default: the provider's). Kept by the session.",
-  },
-  agent: {
-    type: "string",
-    valueName: "name",
-    description: "The agent: build (the default: all tools), plan (no edits; commands ask first), or one from the config.",
-  },
-  cwd: { type: "string", valueName: "dir", description: "The workspace the tools act on (default: the current directory)." },
-  "max-turns": {
-    type: "string",
-    valueName: "n",
-    description: `Stop after n model calls, 1 to ${MAX_TURNS_LIMIT} (default: the agent's limit).`,
-  },
-  yes: {
-    type: "boolean",
-    short: "y",
-    description: "Allow every permission ask (once each). Without it you are asked on a terminal, and asks are denied otherwise.",
-  },
-  debug: {
-    type: "string",
-    valueName: "level",
-    description:
-      "Record the run's calls for the inspector's Debug tab and `GET /api/sessions/<id>/debug`: basic (tool timing), standard (also model calls, input and output cut short) or full (whole inputs and outputs). Default: off.",
-  },
-  record: {
-    type: "string",
-    valueName: "file",
-    description:
-      "Record every model call of the run to this cassette file (JSON, rewritten after each call), to replay it later with --replay.",
-  },
-  replay: {
-    type: "string",
-    valueName: "file",
-    description:
-      "Answer the run's model calls from a cassette recorded with --record, in order, with no provider and no key; a run that diverges from the recording fails naming the step.",
-  },
-};
+export { MAX_TURNS_LIMIT, RUN_OPTIONS, RUN_USAGE } from "./options.js";
 
 /** `arbor run`'s command line, checked: nothing here has touched a store or a model. */
 export interface RunFlags {

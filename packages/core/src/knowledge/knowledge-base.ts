@@ -1,7 +1,6 @@
 import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import MiniSearch from "minisearch";
-import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { searchTerm } from "../search/terms.js";
@@ -107,6 +106,8 @@ export class KnowledgeBase {
   async add(paths: readonly string[], cwd: string): Promise<AddReport> {
     await mkdir(dirname(this.file), { recursive: true });
     await writeFile(this.file, "", { flag: "a" });
+    // Loaded on use: it patches node:fs as it loads, a cost every importer of core would pay.
+    const { default: lockfile } = await import("proper-lockfile");
     const release = await lockfile.lock(this.file, {
       retries: { retries: 100, minTimeout: 20, maxTimeout: 200 },
       realpath: false,

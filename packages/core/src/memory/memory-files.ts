@@ -1,6 +1,5 @@
 import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import lockfile from "proper-lockfile";
 
 /** Where memories live: the workspace's own, or the user's across workspaces (`$ARBOR_HOME`). */
 export type MemoryScope = "workspace" | "user";
@@ -43,6 +42,8 @@ export async function appendMemory(path: string, entry: string): Promise<void> {
   // The lock needs the file to exist; "a" creates it empty without touching what is there.
   await writeFile(path, "", { flag: "a" });
   // Many short waits: a memory append holds the lock for a millisecond or two.
+  // Loaded on use: it patches node:fs as it loads, a cost every importer of core would pay.
+  const { default: lockfile } = await import("proper-lockfile");
   const release = await lockfile.lock(path, {
     retries: { retries: 500, factor: 1.2, minTimeout: 2, maxTimeout: 40, randomize: true },
     stale: 10_000,

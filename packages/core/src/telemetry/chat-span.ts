@@ -6,8 +6,9 @@ import type {
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import { type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import type { Span, Tracer } from "@opentelemetry/api";
 import { DelegatingModel, type ModelUse } from "../llm/model-wrapper.js";
+import { otelApi } from "./otel-api.js";
 import type { SpanScopes } from "./span-scopes.js";
 
 function usageAttributes(usage: LanguageModelV4Usage): Record<string, number> {
@@ -18,7 +19,7 @@ function usageAttributes(usage: LanguageModelV4Usage): Record<string, number> {
 }
 
 function fail(span: Span, err: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
   span.setAttribute("error.type", err instanceof Error ? err.name : "error");
   span.end();
 }
@@ -43,7 +44,7 @@ export class ChatSpanModel extends DelegatingModel {
     const span = this.tracer.startSpan(
       `chat ${this.modelId}`,
       {
-        kind: SpanKind.CLIENT,
+        kind: otelApi().SpanKind.CLIENT,
         attributes: {
           "gen_ai.operation.name": "chat",
           "gen_ai.provider.name": this.provider,
@@ -105,7 +106,7 @@ export class ChatSpanModel extends DelegatingModel {
           } else if (part.type === "response-metadata" && part.id) {
             span.setAttribute("gen_ai.response.id", part.id);
           } else if (part.type === "error") {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: String(part.error) });
+            span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: String(part.error) });
           } else if (capture && part.type === "text-delta") {
             output.push(part.delta);
           }

@@ -1,7 +1,8 @@
-import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import type { Attributes, Span, Tracer } from "@opentelemetry/api";
 import type { RunLaunch, RunObserver, StepsOutcome } from "../loop/extension.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { ChatSpanModel } from "./chat-span.js";
+import { otelApi } from "./otel-api.js";
 import { type SpanScope, SpanScopes } from "./span-scopes.js";
 
 export interface GenAiTelemetryOptions {
@@ -11,7 +12,7 @@ export interface GenAiTelemetryOptions {
 
 function endWith(span: Span, outcome: { status: string; error?: { code: string; message: string } | undefined }): void {
   if (outcome.status !== "done") {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.status });
+    span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: outcome.error?.message ?? outcome.status });
     span.setAttribute("error.type", outcome.error?.code ?? outcome.status);
   }
   span.end();
@@ -70,10 +71,10 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       };
       const span = tracer.startSpan(
         `invoke_agent ${attributes["gen_ai.agent.name"]}`,
-        { kind: SpanKind.INTERNAL, attributes },
+        { kind: otelApi().SpanKind.INTERNAL, attributes },
         scopes.parent(),
       );
-      const scope = { context: trace.setSpan(scopes.parent(), span), sessionId: run.sessionId };
+      const scope = { context: otelApi().trace.setSpan(scopes.parent(), span), sessionId: run.sessionId };
       agentSpans.set(run, scope);
       try {
         const outcome = await scopes.within(scope, () =>
@@ -93,7 +94,7 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       }
     },
     written(run, entry) {
-      const span = trace.getSpan(agentSpans.get(run)?.context ?? scopes.parent());
+      const span = otelApi().trace.getSpan(agentSpans.get(run)?.context ?? scopes.parent());
       span?.addEvent("arbor.entry", { "arbor.entry.id": entry.id, "arbor.entry.role": entry.message.role });
       return undefined;
     },
@@ -101,12 +102,15 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       const scope = scopeOf(run);
       const span = tracer.startSpan(
         "compaction",
-        { kind: SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": run.sessionId } },
+        { kind: otelApi().SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": run.sessionId } },
         scope.context,
       );
       try {
         // The summary's model call nests under this span.
-        const written = await scopes.within({ context: trace.setSpan(scope.context, span), sessionId: run.sessionId }, compact);
+        const written = await scopes.within(
+          { context: otelApi().trace.setSpan(scope.context, span), sessionId: run.sessionId },
+          compact,
+        );
         const summary = written.find((e) => e.type === "compaction");
         if (summary?.type === "compaction") {
           span.setAttributes({ "arbor.entry.id": summary.id, "arbor.compaction.tokens_before": summary.tokensBefore });
@@ -123,7 +127,7 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       const span = tracer.startSpan(
         `execute_tool ${call.tool}`,
         {
-          kind: SpanKind.INTERNAL,
+          kind: otelApi().SpanKind.INTERNAL,
           attributes: {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": call.tool,
@@ -136,7 +140,10 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
         scope.context,
       );
       try {
-        const outcome = await scopes.within({ context: trace.setSpan(scope.context, span), sessionId: run.sessionId }, invoke);
+        const outcome = await scopes.within(
+          { context: otelApi().trace.setSpan(scope.context, span), sessionId: run.sessionId },
+          invoke,
+        );
         endWith(
           span,
           outcome.isError
@@ -165,10 +172,13 @@ async function planSpan(
 ): Promise<StepsOutcome> {
   const span = tracer.startSpan(
     "plan_mode",
-    { kind: SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": parent.sessionId } },
+    { kind: otelApi().SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": parent.sessionId } },
     parent.context,
   );
-  const outcome = await scopes.within({ context: trace.setSpan(parent.context, span), sessionId: parent.sessionId }, loop);
+  const outcome = await scopes.within(
+    { context: otelApi().trace.setSpan(parent.context, span), sessionId: parent.sessionId },
+    loop,
+  );
   endWith(span, outcome);
   return outcome;
 }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Context, context } from "@opentelemetry/api";
+import type { Context } from "@opentelemetry/api";
+import { otelApi } from "./otel-api.js";
 
 /** What a span started inside a run knows of it: the context to parent under and the session it serves. */
 export interface SpanScope {
@@ -17,7 +18,7 @@ export class SpanScopes {
     return this.als.getStore();
   }
   parent(): Context {
-    return this.als.getStore()?.context ?? context.active();
+    return this.als.getStore()?.context ?? otelApi().context.active();
   }
   within<T>(scope: SpanScope, work: () => T): T {
     return this.als.run(scope, work);

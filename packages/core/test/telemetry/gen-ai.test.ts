@@ -83,7 +83,8 @@ describe("OpenTelemetry GenAI spans", () => {
     expect(jwtChildren.map((s) => s.name).sort()).toEqual(["chat routed", "chat routed", "execute_tool list"].sort());
     const lastChat = jwtChildren
       .filter((s) => s.name.startsWith("chat"))
-      .sort((a, b) => a.startTime[1] - b.startTime[1])
+      // [seconds, nanoseconds]: both, as two calls may fall either side of a second's turn.
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
       .at(-1)!;
     expect(lastChat.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",

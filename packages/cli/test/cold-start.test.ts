@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { IMPORT_SOURCES } from "@arbor/core/interop";
+import { ScopeSchema } from "@arbor/core/store";
+import { afterAll, describe, expect, it } from "vitest";
+import { IMPORT_SOURCE_NAMES } from "../src/commands/sessions-import.js";
+import { TOKEN_SCOPES } from "../src/commands/tokens.js";
+import { ARBOR_BIN } from "./helpers/cli.js";
+
+const TRACE_HOOK = fileURLToPath(new URL("./helpers/module-trace.mjs", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "arbor-cold-start-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The modules the built `arbor …` resolved from start to exit (node: built-ins left out). */
+function modulesLoadedBy(args: string[]): { code: number | null; stdout: string; modules: string[] } {
+  const trace = join(dir, `trace-${args.join("-")}.txt`);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("ARBOR_")) env[k] = v;
+  Object.assign(env, { ARBOR_HOME: join(dir, "home"), ARBOR_TEST_MODULE_TRACE: trace });
+  const child = spawnSync(process.execPath, ["--import", TRACE_HOOK, ARBOR_BIN, ...args], { env, encoding: "utf8" });
+  const modules = readFileSync(trace, "utf8")
+    .split("\n")
+    .filter((url) => url !== "" && !url.startsWith("node:"));
+  return { code: child.status, stdout: child.stdout, modules };
+}
+
+/** What a command that does not use them must never load: each costs start-up time and memory. */
+const HEAVY = [
+  "/node_modules/pg/",
+  "/node_modules/pg-boss/",
+  "/node_modules/better-sqlite3/",
+  "/node_modules/mysql2/",
+  "/node_modules/@modelcontextprotocol/sdk/",
+  "/node_modules/@opentelemetry/",
+  "/node_modules/ai/",
+  // Provider SDKs (the small @ai-sdk/provider holds only error classes and types).
+  "/node_modules/@ai-sdk/openai",
+  "/node_modules/@ai-sdk/anthropic",
+  "/node_modules/@ai-sdk/google",
+  "/node_modules/hono/",
+  "/node_modules/ws/",
+  "/node_modules/ink/",
+  "/node_modules/react/",
+  "/packages/server/",
+];
+
+describe("cold start: what a command loads", () => {
+  it("`arbor --version` and `arbor --help` load only the command line's own modules: no dependency, not even core", () => {
+    for (const args of [["--version"], ["--help"]]) {
+      const { code, stdout, modules } = modulesLoadedBy(args);
+      expect(code, args.join(" ")).toBe(0);
+      expect(stdout, args.join(" ")).not.toBe("");
+      const foreign = modules.filter((url) => !url.includes("/packages/cli/"));
+      expect(foreign, `${args.join(" ")} loaded these`).toEqual([]);
+    }
+  });
+
+  it("`arbor sessions list` on an empty file store loads no SQL driver, queue, MCP, telemetry, provider or server", () => {
+    const { code, stdout, modules } = modulesLoadedBy(["sessions", "list"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("No sessions");
+    expect(modules.some((url) => url.includes("/packages/core/"))).toBe(true);
+    expect(modules.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
+  it("knows the scopes `tokens add --scope` takes as core does (its flags are checked without loading the store)", () => {
+    expect([...TOKEN_SCOPES]).toEqual([...ScopeSchema.options]);
+  });
+
+  it("names the agents `sessions import --from` reads as core does (help lists them without loading the importers)", () => {
+    expect([...IMPORT_SOURCE_NAMES]).toEqual([...IMPORT_SOURCES]);
+  });
+});
