@@ -91,6 +91,20 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     expect(files[1]!.diff).toContain("-export const answer = 41;");
     expect(files[1]!.diff).toContain("+export const answer = 42;");
 
+    // `arbor sessions diff`: the session's changes as one diff, and --stat just the files.
+    const diff = await arbor(["sessions", "diff", id.slice(0, 8)], { home });
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain(`Session ${id}: 2 files changed in 1 step in `);
+    expect(diff.stdout).toContain("A docs/NOTE.md\nM src/app.ts\n");
+    expect(diff.stdout).toContain("+export const answer = 42;");
+    const stat = await arbor(["sessions", "diff", id, "--stat", "--json"], { home });
+    expect(JSON.parse(stat.stdout)).toMatchObject({
+      sessionId: id,
+      steps: 1,
+      files: [{ path: "docs/NOTE.md" }, { path: "src/app.ts" }],
+    });
+    expect((await arbor(["sessions", "diff", "nosuchsession"], { home })).code).not.toBe(0);
+
     // The user changes an ignored file meanwhile: revert must leave it alone.
     await writeFile(join(ws, "build", "out.js"), "compiled v2\n");
     await writeFile(join(ws, "debug.log"), "log line\n");
@@ -115,7 +129,7 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     expect(await tree(ws)).toEqual(withIgnored);
     const back = await snapshotOf(home, id);
     expect(back.session.leafEntryId).toBe(s.session.leafEntryId);
-  });
+  }, 120_000);
 
   it("--to takes back only the turns from that entry on, and unrevert brings the later turn back", async () => {
     const { home, ws } = await workspace("to");

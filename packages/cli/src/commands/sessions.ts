@@ -1,5 +1,6 @@
 import type { CommandGroup } from "./command.js";
 import { sessionsCompare } from "./sessions-compare.js";
+import { sessionsDiff } from "./sessions-diff.js";
 import { sessionsExport } from "./sessions-export.js";
 import { sessionsFork } from "./sessions-fork.js";
 import { sessionsImport } from "./sessions-import.js";
@@ -12,7 +13,7 @@ import { sessionsTree } from "./sessions-tree.js";
 
 export const sessionsGroup: CommandGroup = {
   name: "sessions",
-  summary: "List, inspect, branch, label, compare, delete, export and import stored sessions.",
+  summary: "List, inspect, branch, label, compare, diff, delete, export and import stored sessions.",
   commands: [
     sessionsList,
     sessionsShow,
@@ -21,6 +22,7 @@ export const sessionsGroup: CommandGroup = {
     sessionsFork,
     sessionsLabel,
     sessionsCompare,
+    sessionsDiff,
     sessionsRm,
     sessionsExport,
     sessionsImport,
