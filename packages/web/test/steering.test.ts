@@ -16,7 +16,9 @@ const WRAPPER = /system-reminder|While you were working|Please address this mess
 const pageText = (page: Page) => page.evaluate("document.body.innerHTML") as Promise<string>;
 
 describe("steering as the user sees it", () => {
-  it("shows the message at once marked as steering, then read by the agent at its next step, never the model's wrapper", async () => {
+  it("shows the message at once marked as steering, then read by the agent at its next step, never the model's wrapper", {
+    timeout: 120_000,
+  }, async () => {
     // Each step reads a file, so a permission ask holds the run at each step boundary.
     const model = scriptedModel([
       [text("Reading it."), toolCall("read", { path: ".env" })],
