@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { failureLine } from "./test-setup/failure.js";
 import { startTestServices } from "./test-setup/services.js";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -59,7 +60,14 @@ function build(): void {
 /** Builds, then finds or starts the databases and the browser; the returned teardown stops them. */
 export default async function setup(): Promise<() => Promise<void>> {
   build();
-  const services = await startTestServices(process.env);
+  const services = await startTestServices(process.env).catch((err: unknown) => {
+    // One line saying what to do, rather than a stack from deep inside a package.
+    const { line, details } = failureLine(err);
+    if (details) console.error(details);
+    const short = new Error(line);
+    short.stack = `\n${line}\n`;
+    throw short;
+  });
   console.log(`test services: ${services.describe.join("; ")}`);
   return async () => {
     await services.stop();

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
+import { ServiceStartError } from "./failure.js";
 import { hidden } from "./probe.js";
 
 export interface ChromiumTarget {
@@ -34,7 +35,13 @@ function onPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
 export async function resolveChromium(env: NodeJS.ProcessEnv): Promise<ChromiumTarget> {
   const given = env.ARBOR_CHROMIUM;
   if (given) {
-    if (!existsSync(given)) throw new Error(`ARBOR_CHROMIUM names ${given}, which does not exist.`);
+    if (!existsSync(given)) {
+      throw new ServiceStartError(
+        "Chromium",
+        `ARBOR_CHROMIUM names ${given}, which does not exist`,
+        "Point ARBOR_CHROMIUM at a Chromium executable, or unset it to use a system or the packaged one.",
+      );
+    }
     return { path: given, source: "ARBOR_CHROMIUM" };
   }
   if (!hidden(env, "chromium")) {
@@ -43,13 +50,21 @@ export async function resolveChromium(env: NodeJS.ProcessEnv): Promise<ChromiumT
       if (found) return { path: found, source: `system (${found})` };
     }
   }
-  const { default: Chromium, inflate } = await import("@sparticuz/chromium");
-  const path = await Chromium.executablePath();
-  // The package also carries the shared libraries Chromium needs, built for Amazon Linux; they go
-  // after the system's folders, so they only fill in what a bare machine lacks.
-  const packed = join(packageBin(), "al2023.tar.br");
-  const libraryPath = existsSync(packed) ? join(await inflate(packed), "lib") : undefined;
-  return { path, source: "@sparticuz/chromium (packaged headless build)", ...(libraryPath ? { libraryPath } : {}) };
+  try {
+    const { default: Chromium, inflate } = await import("@sparticuz/chromium");
+    const path = await Chromium.executablePath();
+    // The package also carries the shared libraries Chromium needs, built for Amazon Linux; they go
+    // after the system's folders, so they only fill in what a bare machine lacks.
+    const packed = join(packageBin(), "al2023.tar.br");
+    const libraryPath = existsSync(packed) ? join(await inflate(packed), "lib") : undefined;
+    return { path, source: "@sparticuz/chromium (packaged headless build)", ...(libraryPath ? { libraryPath } : {}) };
+  } catch (err) {
+    throw new ServiceStartError(
+      "Chromium",
+      `no system Chromium on the PATH and the packaged one did not unpack (${err instanceof Error ? err.message : String(err)})`,
+      "Install Chromium (Debian/Ubuntu: apt-get install chromium) or set ARBOR_CHROMIUM=/path/to/chromium.",
+    );
+  }
 }
 
 /** The package's bin folder, beside its build folder (the package resolves its own files the same way). */

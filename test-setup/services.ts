@@ -1,4 +1,5 @@
 import { resolveChromium } from "./chromium.js";
+import { ServiceStartError } from "./failure.js";
 import { resolveMysql } from "./mysql.js";
 import { resolvePostgres } from "./postgres.js";
 import { required } from "./probe.js";
@@ -27,7 +28,14 @@ export interface TestServices {
 }
 
 export async function startTestServices(env: NodeJS.ProcessEnv): Promise<TestServices> {
-  const [postgres, mysql, chromium] = await Promise.all([resolvePostgres(env), resolveMysql(env), resolveChromium(env)]);
+  const starting = resolvePostgres(env);
+  const [postgres, mysql, chromium] = await Promise.all([starting, resolveMysql(env), resolveChromium(env)]).catch(
+    async (err: unknown) => {
+      // A PostgreSQL the setup started is stopped before reporting what else failed.
+      await starting.then((started) => started.stop?.()).catch(() => undefined);
+      throw err;
+    },
+  );
   env[TEST_ENV.postgres] = postgres.url;
   env[TEST_ENV.chromium] = chromium.path;
   if (chromium.libraryPath) env[TEST_ENV.chromiumLibs] = chromium.libraryPath;
@@ -42,7 +50,11 @@ export async function startTestServices(env: NodeJS.ProcessEnv): Promise<TestSer
     env[TEST_ENV.bwrap] = "";
     if (required(env, "sandbox")) {
       await postgres.stop?.();
-      throw new Error(`ARBOR_TEST_REQUIRE names sandbox, but ${sandbox.reason}.`);
+      throw new ServiceStartError(
+        "sandbox",
+        `ARBOR_TEST_REQUIRE names sandbox, but ${sandbox.reason}`,
+        "Install bubblewrap and socat (Debian/Ubuntu: apt-get install bubblewrap socat), or drop sandbox from ARBOR_TEST_REQUIRE.",
+      );
     }
     skipped.push(
       `SKIPPED: the sandbox escape suites (${sandbox.reason}). ` +
@@ -57,7 +69,11 @@ export async function startTestServices(env: NodeJS.ProcessEnv): Promise<TestSer
     env[TEST_ENV.mysql] = "";
     if (required(env, "mysql")) {
       await postgres.stop?.();
-      throw new Error(`ARBOR_TEST_REQUIRE names mysql, but ${mysql.reason}.`);
+      throw new ServiceStartError(
+        "MySQL/MariaDB",
+        `ARBOR_TEST_REQUIRE names mysql, but ${mysql.reason}`,
+        "Run a server on 127.0.0.1:3306 (user root, no password) or set ARBOR_TEST_MYSQL=mysql://user:pass@host:port, or drop mysql from ARBOR_TEST_REQUIRE.",
+      );
     }
     skipped.push(
       `SKIPPED: the MySQL/MariaDB store suites (${mysql.reason}). ` +

@@ -22,8 +22,8 @@ import { ARBOR_BIN, REPO_ROOT, type RunningCli, startArbor } from "./helpers/cli
 /**
  * The documentation's shell snippets, run as a newcomer would paste them: every ```sh block of the
  * README, the CLI's README and docs/*.md, one document's blocks in order as one bash script (so a
- * variable set in one block is there in the next), in a fresh workspace where `npx arbor` is this
- * checkout's CLI, against the fake OpenAI server. A block after `<!-- docs-test: skip (why) -->` is
+ * variable set in one block is there in the next), in a fresh workspace where `arbor` (on the PATH,
+ * as `npm run setup` puts it) and `npx arbor` are this checkout's CLI, against the fake OpenAI server. A block after `<!-- docs-test: skip (why) -->` is
  * not run; synopses with placeholders are ```text blocks or carry that marker.
  */
 
@@ -158,7 +158,7 @@ function runBash(script: string, cwd: string, env: Record<string, string>): Prom
   });
 }
 
-/** A workspace where `npx arbor` finds this checkout's CLI, as it does in a project that depends on it. */
+/** A workspace where `npx arbor` finds this checkout's CLI, as it does in a project that depends on it (`arbor` too: its bin folder goes on the PATH). */
 function workspace(): { root: string; ws: string; home: string } {
   const root = mkdtempSync(join(tmpdir(), "arbor-docs-"));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
@@ -170,15 +170,15 @@ function workspace(): { root: string; ws: string; home: string } {
   return { root, ws, home };
 }
 
-function baseEnv(home: string, server: FakeOpenAIServer): Record<string, string> {
+function baseEnv(ws: string, home: string, server: FakeOpenAIServer): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("ARBOR_") && !k.startsWith("npm_") && k !== "FORCE_COLOR") env[k] = v;
   }
   return {
     ...env,
-    // The Node running the tests runs the snippets' `node` and `npx` too.
-    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
+    // The Node running the tests runs the snippets' `node` and `npx` too; `arbor` is this checkout's.
+    PATH: [dirname(process.execPath), join(ws, "node_modules", ".bin"), process.env.PATH ?? ""].join(delimiter),
     ARBOR_HOME: home,
     ARBOR_MODEL: "openai-compatible/fake-model",
     ARBOR_BASE_URL: server.baseURL,
@@ -198,7 +198,7 @@ describe("the documentation's shell snippets", () => {
       const { ws, home } = workspace();
       const fake = await startFakeOpenAI({ script: SCRIPTS[doc] ?? plainAnswers(40) });
       cleanups.push(() => fake.close());
-      const env = baseEnv(home, fake);
+      const env = baseEnv(ws, home, fake);
       const afterRun = doc === "docs/providers.md" ? await providerServers(env) : undefined;
       if (doc === "docs/http-api.md" || doc === "docs/open-responses.md" || doc === "docs/a2a.md") {
         const serve: RunningCli = startArbor(["serve", "--port", "0", "--json", "--cwd", ws], {

@@ -4,6 +4,7 @@ import type { Snapshot } from "@arbor/core";
 import { text, toolCall, usage } from "@arbor/testkit";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd, type WebServer } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
@@ -138,6 +139,110 @@ const TABS: Array<[tab: string, link: string, ready: (page: Page) => Promise<unk
   ["compare", "Compare", (p) => p.getByRole("region", { name: "Branch B path" }).getByText("Say it another way").waitFor()],
   ["debug", "Debug", (p) => p.getByRole("table", { name: "LLM calls" }).locator("tr.llm-row").first().waitFor()],
 ];
+
+const HEIGHT = 844;
+
+interface PhoneLayout {
+  /** The header's height and whether its items share one row. */
+  headerHeight: number;
+  headerOneRow: boolean;
+  /** The sessions list: whether any of it shows in the viewport. */
+  sessionsInView: boolean;
+  /** Tabs not wholly on screen. */
+  tabsOffScreen: string[];
+  /** The conversation's height. */
+  chatHeight: number;
+}
+
+/** The phone layout's figures, measured in the page. */
+function phoneLayout(page: Page): Promise<PhoneLayout> {
+  return page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    const head = document.querySelector(".app-head").getBoundingClientRect();
+    const items = [...document.querySelector(".app-head").children].filter((el) => el.getBoundingClientRect().height > 0);
+    const tops = items.map((el) => el.getBoundingClientRect());
+    const headerOneRow = tops.every((r) => r.top < tops[0].bottom && r.bottom > tops[0].top);
+    const list = document.querySelector('nav[aria-label="Sessions"]');
+    const l = list.getBoundingClientRect();
+    const shown = getComputedStyle(list).visibility !== "hidden" && l.width > 0 && l.height > 0;
+    const sessionsInView = shown && l.right > 0 && l.left < width && l.bottom > 0 && l.top < window.innerHeight;
+    const tabsOffScreen = [...document.querySelectorAll('nav[aria-label="Session views"] a')]
+      .filter((a) => { const r = a.getBoundingClientRect(); return r.left < -1 || r.right > width + 1; })
+      .map((a) => a.textContent);
+    const log = document.querySelector('[role="log"]');
+    return {
+      headerHeight: Math.round(head.height),
+      headerOneRow,
+      sessionsInView,
+      tabsOffScreen,
+      chatHeight: log ? Math.round(log.getBoundingClientRect().height) : 0,
+    };
+  })()`) as Promise<PhoneLayout>;
+}
+
+describe(`a phone, ${WIDTH} × ${HEIGHT}`, () => {
+  it("puts the sessions in a drawer, the header in one row, every tab on screen, the chat on most of it, and a composer that grows", {
+    timeout: 120_000,
+  }, async () => {
+    const page = await web.page({ width: WIDTH, height: HEIGHT });
+    await page.goto(`${server.url}/sessions/${sessionId}`);
+    await page.locator(".msg-assistant").first().waitFor();
+    const layout = await phoneLayout(page);
+    console.log(`[phone ${WIDTH}x${HEIGHT}] ${JSON.stringify(layout)}`);
+    await screenshot(page, `phone-${WIDTH}-chat`);
+    expect(layout).toMatchObject({ headerOneRow: true, sessionsInView: false, tabsOffScreen: [] });
+    expect(layout.headerHeight).toBeLessThanOrEqual(56);
+    expect(layout.chatHeight).toBeGreaterThanOrEqual(HEIGHT * 0.6);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The composer grows with what is typed (up to a limit), and the conversation keeps the rest.
+    const box = page.getByRole("form", { name: "Composer" }).getByLabel("Message");
+    const empty = (await box.boundingBox())?.height ?? 0;
+    await box.fill("one\ntwo\nthree\nfour\nfive");
+    await expect.poll(async () => (await box.boundingBox())?.height ?? 0).toBeGreaterThan(empty * 2);
+    const grown = (await box.boundingBox())?.height ?? 0;
+    await box.fill(Array.from({ length: 40 }, (_, i) => `line ${i}`).join("\n"));
+    await expect.poll(async () => (await box.boundingBox())?.height ?? 0).toBeGreaterThan(grown);
+    expect((await box.boundingBox())?.height ?? 0).toBeLessThanOrEqual(HEIGHT * 0.4);
+    await screenshot(page, `phone-${WIDTH}-composer-grown`);
+    await box.fill("");
+    await expect.poll(async () => (await box.boundingBox())?.height ?? 0).toBe(empty);
+
+    // The drawer: a header button opens the sessions over the page, and picking one closes it.
+    const toggle = page.getByRole("button", { name: "Sessions", exact: true });
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(async () => (await phoneLayout(page)).sessionsInView).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, `phone-${WIDTH}-drawer`);
+    await page.keyboard.press("Escape");
+    await expect.poll(async () => (await phoneLayout(page)).sessionsInView).toBe(false);
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    await toggle.click();
+    await page.getByRole("navigation", { name: "Sessions" }).getByRole("link").first().click();
+    await expect.poll(async () => (await phoneLayout(page)).sessionsInView).toBe(false);
+
+    // Every tab is on screen and opens its view; the tree and the steps fit the width and pass axe.
+    for (const [tab, link] of [
+      ["tree", "Tree"],
+      ["steps", "Steps"],
+    ] as const) {
+      await page.goto(`${server.url}/sessions/${sessionId}`);
+      await page.locator(".msg-assistant").first().waitFor();
+      await page.getByRole("navigation", { name: "Session views" }).getByRole("link", { name: link }).click();
+      await page.waitForURL(`**/${tab}`);
+      if (tab === "tree") await page.getByRole("tree").waitFor();
+      else await page.getByTestId("step-trace").locator(".message-trace").first().waitFor();
+      const fit = await measure(page);
+      expect({ tab, ...fit }).toEqual({ tab, pageWidth: WIDTH, tinyText: [], sideways: [], unreachable: [] });
+      expect((await phoneLayout(page)).tabsOffScreen).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `phone-${WIDTH}-${tab}`);
+    }
+    await page.close();
+  });
+});
 
 describe(`layout at ${WIDTH} px`, () => {
   it("the goals, timeline, compare and debug tabs fit the width, with readable text and reachable controls", async () => {

@@ -29,6 +29,8 @@ export interface CliOptions {
   pidNamespace?: boolean;
   /** The directory the command runs in (default: the repository root). */
   cwd?: string;
+  /** An installed `arbor` executable to run instead of this checkout's (e.g. one from a packed install). */
+  bin?: string;
 }
 
 /** A running `arbor`: its process, what it printed so far, and its result once it exits. */
@@ -60,7 +62,9 @@ export function startArbor(args: string[], opts: CliOptions): RunningCli {
     ? ["unshare", ["--uts", "sh", "-c", `hostname ${opts.host} && exec "$0" "$@"`, process.execPath, ARBOR_BIN, ...args]]
     : opts.pidNamespace
       ? ["unshare", ["--pid", "--mount-proc", "--kill-child=SIGKILL", process.execPath, ARBOR_BIN, ...args]]
-      : [process.execPath, [ARBOR_BIN, ...args]];
+      : opts.bin
+        ? [opts.bin, args]
+        : [process.execPath, [ARBOR_BIN, ...args]];
   const child = spawn(command, argv, {
     cwd: opts.cwd ?? REPO_ROOT,
     env,

@@ -1,9 +1,20 @@
 import { useSyncExternalStore } from "react";
 import { api } from "../api/client.js";
-import { type ChatBody, readRunStream, resumeStream, type StreamEvent, startChat } from "../api/run-stream.js";
-import { ignoreBody } from "../api/wire.js";
-import { applyRunEvent, isActive, newRun, type PermissionAsk, type PlanAsk, type RunState } from "../views/chat/run-state.js";
+import { type ChatBody, readRunStream, resumeStream, type StreamEvent, startChat, steerRun } from "../api/run-stream.js";
+import { ignoreBody, parseSnapshot } from "../api/wire.js";
+import {
+  applyRunEvent,
+  isActive,
+  newRun,
+  type PermissionAsk,
+  type PlanAsk,
+  type RunState,
+  type SteerView,
+  withSteer,
+  withSteersRead,
+} from "../views/chat/run-state.js";
 import { debugLevel } from "./debug-level.js";
+import { steersReadByLatestRun } from "./steering.js";
 
 /**
  * The runs this page is streaming, by session id, outside React so a run keeps streaming while the
@@ -51,6 +62,11 @@ class RunStore {
     for (const { id, event } of batch) {
       run = applyRunEvent(run, event, now);
       if (id !== undefined) run.lastEventId = id;
+    }
+    // A run reads steering messages just before a model call: the session then shows which it took in.
+    const unread = Object.values(run.steers).some((s) => s.status === "sending" || s.status === "waiting");
+    if (unread && run.sessionId !== undefined && batch.some((b) => b.event.type === "llm_start")) {
+      void this.checkSteers(run.sessionId);
     }
     if (run.sessionId !== undefined && run.key !== run.sessionId) {
       // The first event names a new session: file the run under its id from now on.
@@ -151,6 +167,36 @@ class RunStore {
       this.set({ ...run, status: "error", error: { message: "The stream ended before the run did; reload to see its state." } });
     }
     if (run?.sessionId) for (const l of this.endListeners) l(run.sessionId);
+  }
+
+  /**
+   * Hands `text` to the session's running run (steering). It shows at once in the run, waiting, and
+   * is marked read once the session shows the run took it in at a step.
+   */
+  async steer(sessionId: string, text: string): Promise<void> {
+    const run = this.get(sessionId);
+    const id = `steer-${++this.counter}`;
+    if (run) this.set(withSteer(run, { id, text, status: "sending" }));
+    try {
+      await steerRun(sessionId, text);
+      this.updateSteer(sessionId, id, (s) => (s.status === "sending" ? { ...s, status: "waiting" } : s));
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.updateSteer(sessionId, id, (s) => ({ ...s, status: "failed", error }));
+      throw err;
+    }
+  }
+
+  private updateSteer(sessionId: string, id: string, change: (steer: SteerView) => SteerView): void {
+    const run = this.get(sessionId);
+    const steer = run?.steers[id];
+    if (run && steer) this.set({ ...run, steers: { ...run.steers, [id]: change(steer) } });
+  }
+
+  private async checkSteers(sessionId: string): Promise<void> {
+    const snapshot = await api(`/api/sessions/${encodeURIComponent(sessionId)}`, parseSnapshot).catch(() => undefined);
+    const run = this.get(sessionId);
+    if (snapshot && run) this.set(withSteersRead(run, steersReadByLatestRun(snapshot)));
   }
 
   async abort(sessionId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Snapshot } from "@arbor/core";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
-import { type ChatBody, steerRun } from "../../api/run-stream.js";
+import type { ChatBody } from "../../api/run-stream.js";
 import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
 import { Composer, type ComposerValue } from "./Composer.js";
@@ -32,7 +32,8 @@ function withoutLiveTurn(history: HistoryBlock[], prompt: string | undefined): H
   if (prompt === undefined) return history;
   for (let i = history.length - 1; i >= 0; i--) {
     const block = history[i] as HistoryBlock;
-    if (block.kind !== "user") continue;
+    // Steering messages belong to the run they were sent to, after its prompt.
+    if (block.kind !== "user" || block.steering) continue;
     // A run attached after it started has no prompt of its own: its turn is the last one.
     return prompt === "" || block.text === prompt ? history.slice(0, i) : history;
   }
@@ -91,7 +92,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
     setSendError(undefined);
     if (running && sessionId) {
       pinned.current = true;
-      steerRun(sessionId, message).catch((err: unknown) => setSendError(err instanceof Error ? err.message : String(err)));
+      runs.steer(sessionId, message).catch((err: unknown) => setSendError(err instanceof Error ? err.message : String(err)));
       return;
     }
     const body: ChatBody = { message };

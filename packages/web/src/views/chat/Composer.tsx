@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseServerInfo, type ServerInfo } from "../../api/wire.js";
 import { DebugLevelPicker } from "./DebugLevelPicker.js";
@@ -70,6 +70,14 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
   useEffect(() => {
     if (continueEntry) box.current?.focus();
   }, [continueEntry]);
+  // The box is as tall as its text (CSS sets its least and greatest height), so a long message can be read whole.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: measured again whenever the text changes.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
+  }, [message]);
   const info = useServerInfo();
   const agentNames = info?.agents.map((a) => a.name) ?? [];
   const modelShown = shownModel(info, sessionModel, agent.trim());
@@ -101,7 +109,7 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
         <textarea
           ref={box}
           value={message}
-          rows={3}
+          rows={1}
           placeholder={
             running && steerable
               ? "Tell the running agent… (Enter to send, Shift+Enter for a new line)"

@@ -1,5 +1,6 @@
 import { memo } from "react";
 import { formatTokens } from "../../lib/format.js";
+import { steeringMark } from "../../lib/steering.js";
 import { DiffView } from "../common/DiffView.js";
 import { RichText } from "../common/RichText.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
@@ -28,9 +29,14 @@ export const HistoryBlockView = memo(function HistoryBlockView({ block }: { bloc
   switch (block.kind) {
     case "user":
       return (
-        <article className="msg msg-user" data-entry-id={id} aria-label="User message">
+        <article
+          className={block.steering ? "msg msg-user msg-steering" : "msg msg-user"}
+          data-entry-id={id}
+          aria-label={block.steering ? "User message (steering)" : "User message"}
+        >
           <p className="msg-text">{block.text}</p>
           <Images images={block.images} />
+          {block.steering && <p className="steer-mark">{steeringMark("read")}</p>}
         </article>
       );
     case "assistant":

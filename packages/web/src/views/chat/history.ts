@@ -1,4 +1,5 @@
 import type { Entry, Snapshot, ToolResultOutput } from "@arbor/core";
+import { steeringText } from "../../lib/steering.js";
 
 /**
  * The active path as the chat shows it: each entry once, an assistant message's tool calls paired
@@ -31,7 +32,14 @@ export interface FileChangeView {
 }
 
 export type HistoryBlock =
-  | { kind: "user"; entry: Entry; text: string; images: ImageView[] }
+  | {
+      kind: "user";
+      entry: Entry;
+      text: string;
+      images: ImageView[];
+      /** Sent while a run worked and read by it at a step (shown unwrapped, marked as steering). */
+      steering?: true;
+    }
   | {
       kind: "assistant";
       entry: Entry;
@@ -98,7 +106,17 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
       case "message": {
         const m = entry.message;
         if (m.role === "user") {
-          if (!m.synthetic) blocks.push({ kind: "user", entry, text: textOf(m.content), images: imagesOf(m.content) });
+          if (!m.synthetic) {
+            const text = textOf(m.content);
+            const steered = steeringText(text);
+            blocks.push({
+              kind: "user",
+              entry,
+              text: steered ?? text,
+              images: imagesOf(m.content),
+              ...(steered !== undefined ? { steering: true as const } : {}),
+            });
+          }
         } else if (m.role === "assistant") {
           const tools: ToolCallView[] = [];
           let reasoning = "";

@@ -58,8 +58,20 @@ export interface PlanAsk {
   answer?: { approved: boolean; reason?: string };
 }
 
+/**
+ * A message the user sent to the run while it worked: shown at once where it was sent, "waiting" until
+ * the session shows the run took it in at a step ("read"), or "failed" when the server refused it.
+ */
+export interface SteerView {
+  id: string;
+  text: string;
+  status: "sending" | "waiting" | "read" | "failed";
+  error?: string;
+}
+
 export type RunItem =
   | { kind: "text"; text: string }
+  | { kind: "steer"; id: string }
   | { kind: "reasoning"; text: string }
   | { kind: "tool"; callId: string }
   | { kind: "permission"; id: string }
@@ -76,13 +88,24 @@ export interface RunState {
   tools: Record<string, LiveToolCall>;
   permissions: Record<string, PermissionAsk>;
   plans: Record<string, PlanAsk>;
+  steers: Record<string, SteerView>;
   llmCalls: LlmCall[];
   /** The last SSE id read, to resume after a dropped connection. */
   lastEventId?: number;
 }
 
 export function newRun(key: string, prompt: string, sessionId?: string): RunState {
-  const run: RunState = { key, prompt, status: "starting", items: [], tools: {}, permissions: {}, plans: {}, llmCalls: [] };
+  const run: RunState = {
+    key,
+    prompt,
+    status: "starting",
+    items: [],
+    tools: {},
+    permissions: {},
+    plans: {},
+    steers: {},
+    llmCalls: [],
+  };
   if (sessionId !== undefined) run.sessionId = sessionId;
   return run;
 }
@@ -189,6 +212,29 @@ export function applyRunEvent(run: RunState, event: RunEvent, now: number): RunS
       break;
   }
   return next;
+}
+
+/** The run with a steering message added where the stream is now. */
+export function withSteer(run: RunState, steer: SteerView): RunState {
+  return { ...run, steers: { ...run.steers, [steer.id]: steer }, items: [...run.items, { kind: "steer", id: steer.id }] };
+}
+
+/**
+ * The run once the session shows `readCount` of its steering messages taken in: they are read in the
+ * order they were sent (the session's inbox is first in, first out), skipping any the server refused.
+ */
+export function withSteersRead(run: RunState, readCount: number): RunState {
+  let left = readCount;
+  const steers = { ...run.steers };
+  for (const item of run.items) {
+    if (item.kind !== "steer") continue;
+    const steer = steers[item.id];
+    if (!steer || steer.status === "failed") continue;
+    if (left === 0) break;
+    left--;
+    if (steer.status !== "read") steers[item.id] = { ...steer, status: "read" };
+  }
+  return { ...run, steers };
 }
 
 export function isActive(run: RunState | undefined): boolean {

@@ -13,6 +13,7 @@ import {
 } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime, formatTokens, truncate } from "../../lib/format.js";
 import { type EntryUsage, usageOf } from "../../lib/session-stats.js";
+import { steeringText } from "../../lib/steering.js";
 import { RichText } from "../common/RichText.js";
 import { ContextChart } from "./ContextChart.js";
 
@@ -81,7 +82,9 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
   };
 
   const questions = new Map<string, string>();
-  for (const m of messages ?? []) if (m.role === "user") questions.set(m.request_id, m.content);
+  // A steering message joins the run's answer; the question stays the prompt that started it.
+  for (const m of messages ?? [])
+    if (m.role === "user" && steeringText(m.content) === undefined) questions.set(m.request_id, m.content);
   const answers = (messages ?? []).filter((m) => m.role === "assistant");
   // Kept across renders: a 30,000-entry session's index costs milliseconds to build, and a stable
   // lookup lets the answers already shown skip rendering again when older ones are loaded.

@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api } from "../../api/client.js";
 import { anyJson, parseSessionMeta } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
+import { steeringText } from "../../lib/steering.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
 import { describeEntry, entryTag } from "./flatten.js";
 
@@ -26,7 +27,11 @@ function contentOf(entry: Entry): string {
     case "message":
       return entry.message.content
         .map((p) => {
-          if (p.type === "text" || p.type === "reasoning") return p.type === "reasoning" ? `[reasoning] ${p.text}` : p.text;
+          if (p.type === "reasoning") return `[reasoning] ${p.text}`;
+          if (p.type === "text") {
+            const steered = entry.message.role === "user" ? steeringText(p.text) : undefined;
+            return steered === undefined ? p.text : `[steering, sent while the agent worked] ${steered}`;
+          }
           if (p.type === "tool-call") return `→ ${p.toolName}(${JSON.stringify(p.input)})`;
           if (p.type === "tool-result") {
             const v = p.output.value;

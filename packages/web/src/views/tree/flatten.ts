@@ -1,4 +1,5 @@
 import type { Entry, Snapshot } from "@arbor/core";
+import { steeringText } from "../../lib/steering.js";
 import { goalSummary } from "../common/tool-view.js";
 
 /**
@@ -176,9 +177,10 @@ export function describeEntry(entry: Entry): string {
     case "message": {
       const goal = goalCallSummary(entry.message.content);
       if (goal) return goal;
-      return entry.message.description && entry.message.role !== "user"
-        ? entry.message.description
-        : plain(textOf(entry.message.content).slice(0, 200));
+      if (entry.message.description && entry.message.role !== "user") return entry.message.description;
+      const text = textOf(entry.message.content);
+      const steered = entry.message.role === "user" ? steeringText(text.trimEnd()) : undefined;
+      return steered !== undefined ? `Steering: ${plain(steered.slice(0, 190))}` : plain(text.slice(0, 200));
     }
     case "compaction":
       return `Compaction: ${plain(entry.summary.slice(0, 160))}`;
