@@ -58,6 +58,7 @@ for (const kind of KINDS) {
         "0003_leases",
         "0004_session_cwd",
         "0005_asks",
+        "0006_tokens",
       ]);
       await first.close();
       const second = await openStore();
@@ -73,7 +74,8 @@ for (const kind of KINDS) {
       // Back to the schema before the column: the meta keeps the cwd, the column is gone.
       await ns.query("alter table arbor_sessions drop column cwd");
       await ns.query("drop table arbor_asks");
-      await ns.query("delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks')");
+      await ns.query("drop table arbor_tokens");
+      await ns.query("delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks', '0006_tokens')");
       const second = await openStore();
       expect((await second.listSessions({ cwd: "/work/old-project" })).sessions.map((m) => m.id)).toEqual([kept.id]);
     });

@@ -1,10 +1,10 @@
-import { Readable, Writable } from "node:stream";
 import { type Config, createRuntime, type Runtime } from "@arbor/core";
 import { serveAcpStdio } from "@arbor/server";
 import { type OptionValues, stringOption } from "../args.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
+import { serveOverStdio } from "../run/stdio.js";
 import { arborHomeOf, withStore } from "../store.js";
 
 /** `arbor acp`'s work, loaded when the command runs (see acp.ts for its flags and help). */
@@ -34,27 +34,18 @@ export async function runAcpCommand(io: Io, values: OptionValues, operands: read
       more.push(made);
       return made;
     };
-    const output = new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        io.stdout.write(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
-        done();
-      },
-    });
-    let release: (() => void) | undefined;
-    const interrupted = new Promise<void>((resolve) => {
-      release = io.onInterrupt?.(() => resolve());
-    });
     try {
-      await serveAcpStdio({
-        runtime,
-        runtimeWith,
-        input: Readable.from(io.stdin),
-        output,
-        stop: interrupted,
-        onReady: () => writeLines(io.stderr, [`arbor acp: serving ${resolved.label} over stdio.`]),
-      });
+      await serveOverStdio(io, ({ input, output, stop }) =>
+        serveAcpStdio({
+          runtime,
+          runtimeWith,
+          input,
+          output,
+          stop,
+          onReady: () => writeLines(io.stderr, [`arbor acp: serving ${resolved.label} over stdio.`]),
+        }),
+      );
     } finally {
-      release?.();
       await Promise.all([runtime, ...more].map((r) => r.close()));
     }
     return EXIT_OK;

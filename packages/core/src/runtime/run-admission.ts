@@ -1,3 +1,4 @@
+import type { Principal } from "../auth/principal.js";
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle, RunInput } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
@@ -37,10 +38,16 @@ export interface AdmissionDeps {
 export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "admit"> {
   const { store, slot } = deps;
 
-  async function checkInput(sessionId: string, fromEntryId: string | undefined): Promise<void> {
+  /**
+   * The session read once: it must exist and, for a principal, be one it may run in (a session of
+   * another project is "not found" to it, as everywhere).
+   */
+  async function checkInput(sessionId: string, fromEntryId: string | undefined, principal: Principal | undefined): Promise<void> {
     assertSessionId(sessionId);
     if (fromEntryId !== undefined) assertSessionId(fromEntryId);
-    if (!(await store.getSession(sessionId))) {
+    deps.access.require(principal, "run", "Sending a prompt");
+    const meta = await store.getSession(sessionId);
+    if (!meta || !deps.access.sees(principal, meta)) {
       throw new ArborError("session_not_found", `Session ${sessionId} does not exist; leave the session out to start a new one.`);
     }
     if (fromEntryId !== undefined && !(await store.getEntry(sessionId, fromEntryId))) {
@@ -80,8 +87,7 @@ export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "
         return { kind: "started", handle: deps.launch(cwd === undefined ? input : { ...input, cwd }, undefined) };
       }
       const sessionId = input.sessionId;
-      if (principal) await deps.access.session(principal, sessionId, "run", "Sending a prompt");
-      await checkInput(sessionId, input.fromEntryId);
+      await checkInput(sessionId, input.fromEntryId, principal);
       const steer = (input.onBusy ?? "steer") === "steer" && input.fromEntryId === undefined && input.replay === undefined;
       if (deps.drivenHere(sessionId)) return whenBusy(sessionId, steerText(input.prompt), steer, slot.busyError(sessionId, here));
       let lease: SessionLease;
@@ -97,8 +103,7 @@ export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "
       return { kind: "started", handle };
     },
     async admit(sessionId, message, options = {}): Promise<AdmitResult> {
-      if (options.principal) await deps.access.session(options.principal, sessionId, "run", "Sending a prompt");
-      await checkInput(sessionId, options.fromEntryId);
+      await checkInput(sessionId, options.fromEntryId, options.principal);
       const steer = (options.onBusy ?? "steer") === "steer" && options.fromEntryId === undefined;
       const driver = await slot.busy(sessionId);
       if (driver) return whenBusy(sessionId, message, steer, slot.busyError(sessionId, driver));
