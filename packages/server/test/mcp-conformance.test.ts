@@ -1,0 +1,140 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveWorkspace, type TestServer } from "./helpers/server.js";
+
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance, a devDependency) against
+ * Arbor's MCP server (`/mcp`) and Arbor's MCP client (scripts/mcp-conformance-client.mjs, the harness
+ * `npm run conformance:mcp` also drives). Only the scenarios Arbor passes today run, so any of them
+ * starting to fail fails here; the rest are listed below as known gaps, each with why.
+ * Everything talks to 127.0.0.1: the suite's client scenarios start their own local test servers.
+ */
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+const clientHarness = join(root, "scripts/mcp-conformance-client.mjs");
+
+/** Server scenarios `/mcp` passes. */
+const SERVER_SCENARIOS = [
+  "server-initialize",
+  "ping",
+  "logging-set-level",
+  "tools-list",
+  // Calls `test_simple_text`, a tool Arbor does not have: the suite checks only that the answer is
+  // well-formed text content, which Arbor's unknown-tool answer is.
+  "tools-call-simple-text",
+  "tools-call-error",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+] as const;
+
+/** Client scenarios the MCP client of a run (McpManager) passes. */
+const CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry"] as const;
+
+/** Scenarios not run: what they need and why Arbor does not do it (yet). */
+export const KNOWN_GAPS: Record<string, string> = {
+  // Server: /mcp serves Arbor's own tools (run_prompt, read_session, …), not the suite's fixture tools.
+  "completion-complete": "/mcp offers no prompts or resource templates, so nothing to complete",
+  "tools-call-image": "needs the fixture tool test_image_content; Arbor's tools answer text and JSON",
+  "tools-call-audio": "needs the fixture tool test_audio_content; Arbor's tools answer text and JSON",
+  "tools-call-embedded-resource": "needs the fixture tool test_embedded_resource; /mcp has no resources",
+  "tools-call-mixed-content": "needs the fixture tool test_multiple_content_types",
+  "tools-call-with-logging": "needs the fixture tool test_tool_with_logging",
+  "tools-call-with-progress":
+    "needs the fixture tool test_tool_with_progress (run_prompt does stream progress, see mcp-endpoint.test.ts)",
+  "tools-call-sampling": "sampling: Arbor's server does not ask the client's model",
+  "tools-call-elicitation": "elicitation: Arbor asks through list_pending/answer_permission, not elicitation/create",
+  "elicitation-sep1034-defaults": "elicitation is not implemented on the server",
+  "elicitation-sep1330-enums": "elicitation is not implemented on the server",
+  "resources-list": "/mcp exposes no resources",
+  "resources-read-text": "/mcp exposes no resources",
+  "resources-read-binary": "/mcp exposes no resources",
+  "resources-templates-read": "/mcp exposes no resources",
+  "resources-subscribe": "/mcp exposes no resources",
+  "resources-unsubscribe": "/mcp exposes no resources",
+  "prompts-list": "/mcp exposes no prompts",
+  "prompts-get-simple": "/mcp exposes no prompts",
+  "prompts-get-with-args": "/mcp exposes no prompts",
+  "prompts-get-embedded-resource": "/mcp exposes no prompts",
+  "prompts-get-with-image": "/mcp exposes no prompts",
+  "json-schema-2020-12": "pending in the suite (outside its active set); needs the fixture tool json_schema_2020_12_tool",
+  "server-sse-polling": "pending in the suite (outside its active set); not assessed",
+  // Client.
+  "elicitation-sep1034-client-defaults": "the MCP client of a run does not answer elicitation requests",
+  "auth/*": "the MCP client of a run authenticates with configured headers only; OAuth is not implemented",
+};
+
+interface Outcome {
+  code: number | null;
+  output: string;
+}
+
+/** Runs the suite's CLI; asynchronous, since the server under test answers on this process's event loop. */
+function conformance(args: string[], cwd: string): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [suite, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (b: Buffer) => {
+      output += b.toString();
+    });
+    child.stderr.on("data", (b: Buffer) => {
+      output += b.toString();
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, output }));
+  });
+}
+
+let work: string;
+let server: TestServer;
+
+beforeAll(async () => {
+  work = realpathSync(mkdtempSync(join(tmpdir(), "arbor-mcp-conformance-")));
+  mkdirSync(join(work, "work"));
+  mkdirSync(join(work, "home"));
+  // No scenario calls the model: run_prompt is never invoked.
+  server = await serveWorkspace(work, { store: join(work, "store") });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("MCP conformance suite", () => {
+  it("lists every scenario of the suite as run or as a known gap, so a new one is decided on", async () => {
+    const { output } = await conformance(["list"], work);
+    const listed = [...output.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
+    expect(listed.length).toBeGreaterThan(20);
+    const decided = (name: string) =>
+      (SERVER_SCENARIOS as readonly string[]).includes(name) ||
+      (CLIENT_SCENARIOS as readonly string[]).includes(name) ||
+      name in KNOWN_GAPS ||
+      (name.startsWith("auth/") && "auth/*" in KNOWN_GAPS);
+    expect(listed.filter((name) => !decided(name))).toEqual([]);
+  });
+
+  // Each scenario is its own process of the suite, one at a time: run together they starve a small machine.
+  describe("against Arbor's MCP server (/mcp)", () => {
+    it.each(SERVER_SCENARIOS)("%s passes", async (scenario) => {
+      const { code, output } = await conformance(["server", "--url", `${server.url}/mcp`, "--scenario", scenario], work);
+      expect(output).toMatch(/Passed: \d+\/\d+, 0 failed/);
+      expect(code, output).toBe(0);
+    });
+  });
+
+  describe("against Arbor's MCP client (McpManager, through scripts/mcp-conformance-client.mjs)", () => {
+    it.each(CLIENT_SCENARIOS)("%s passes", async (scenario) => {
+      const { code, output } = await conformance(
+        ["client", "--command", `${process.execPath} ${clientHarness}`, "--scenario", scenario, "--timeout", "20000"],
+        work,
+      );
+      expect(output).toMatch(/OVERALL: PASSED/);
+      expect(code, output).toBe(0);
+    });
+  });
+});
