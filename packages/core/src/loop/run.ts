@@ -220,6 +220,7 @@ export async function executeRun(
           ...optional("maxCost", input.traceBudget?.maxCost ?? deps.config.agent.maxTraceCost),
         }),
       toolCalls: 0,
+      ...(input.extra !== undefined ? { extra: input.extra } : {}),
       publish: (event, traceId = sessionId) => {
         void deps.watch?.publish(traceId, event);
       },

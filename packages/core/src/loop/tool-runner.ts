@@ -1,6 +1,6 @@
 import { isArborError } from "../errors.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
-import type { ToolMessage } from "../model/message.js";
+import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT } from "../session/context.js";
 import { type ToolOutcome, toolEffects } from "../tools/tool.js";
@@ -125,6 +125,8 @@ export async function runToolCalls(
     });
     return tail.then(() => started.idempotencyKey);
   };
+  // What the model saw when it made these calls: every call of the batch gets the same frozen view.
+  const seen: readonly Message[] = Object.freeze(ctx.state.items.slice(0, ctx.state.length).map((item) => item.message));
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
@@ -154,6 +156,8 @@ export async function runToolCalls(
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
+                messages: seen,
+                ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
                 ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
                 metadata: (update) => {
                   if (update.metadata !== undefined) reported = update.metadata;

@@ -21,8 +21,16 @@ export interface ToolContext {
   cwd: string;
   /** Aborted when the run is cancelled; long tools stop and report `aborted`. */
   abort: AbortSignal;
-  /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
+  /**
+   * The run's conversation as the model saw it when it made this call (the assistant message with
+   * the call last), read-only; a tool called outside a run may be given none.
+   */
   messages?: readonly Message[];
+  /**
+   * What the run's caller passed as `RunInput.extra`, the same object for every call of the run
+   * (a front door's request metadata, an embedder's handles); absent when the run was given none.
+   */
+  extra?: Readonly<Record<string, unknown>>;
   metadata(update: ToolProgress): void;
   /**
    * The run's feature state, for the tools that act on the run itself (the goal tree, the sub-traces,
