@@ -112,6 +112,7 @@ export {
   type AnyToolDefinition,
   defineTool,
   type PermissionRequest,
+  type ToolAttachment,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,

@@ -41,7 +41,7 @@ function partTokens(part: Part, count: CountText): number {
       // The call is sent as its name and its JSON arguments, plus a few tokens of framing.
       return count(part.toolName) + count(typeof part.input === "string" ? part.input : (JSON.stringify(part.input) ?? "")) + 3;
     case "tool-result":
-      return count(outputText(part.output)) + 3;
+      return count(outputText(part.output)) + 3 + (part.attachments?.length ?? 0) * FILE_TOKENS;
     case "file":
       if (part.data !== undefined && part.mediaType.startsWith("text/")) {
         return count(Buffer.from(part.data, "base64").toString("utf8"));

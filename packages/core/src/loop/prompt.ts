@@ -1,10 +1,24 @@
-import type { LanguageModelV4FilePart, LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4FilePart,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
+} from "@ai-sdk/provider";
 import type { Message } from "../model/message.js";
-import type { FilePart } from "../model/parts.js";
+import type { FilePart, ToolResultPart } from "../model/parts.js";
 import type { ContextState } from "../session/context.js";
 
-/** One stored message in the provider's prompt shape. Pure. */
-export function toProviderMessage(message: Message): LanguageModelV4Message {
+/**
+ * Whether a provider (the AI SDK model's `provider`) reads files inside a tool result. Those not
+ * listed (Chat Completions APIs) would turn them into JSON text, base64 and all, so they are sent a
+ * note instead.
+ */
+export function takesToolFiles(provider: string): boolean {
+  return /^(anthropic|google|vertex|openai\.responses|azure\.responses)(\.|$)/.test(provider);
+}
+
+/** One stored message in the provider's prompt shape; `toolFiles`: see `takesToolFiles`. Pure. */
+export function toProviderMessage(message: Message, toolFiles = true): LanguageModelV4Message {
   switch (message.role) {
     case "system":
       return { role: "system", content: message.content.map((p) => p.text).join("\n\n") };
@@ -46,7 +60,7 @@ export function toProviderMessage(message: Message): LanguageModelV4Message {
           type: "tool-result",
           toolCallId: p.toolCallId,
           toolName: p.toolName,
-          output: p.output as never,
+          output: toolOutput(p, toolFiles),
         })),
       };
     default: {
@@ -62,6 +76,32 @@ export function toProviderMessage(message: Message): LanguageModelV4Message {
  */
 function providerOptions(metadata: Record<string, unknown> | undefined): { providerOptions?: never } {
   return metadata ? { providerOptions: metadata as never } : {};
+}
+
+/**
+ * A result's output as the provider reads it: with attachments (and text output), a `content` output
+ * of its text and a file part per attachment; the provider's adapter turns those into image or file
+ * blocks where its API takes them in a tool result.
+ */
+function toolOutput(p: ToolResultPart, toolFiles: boolean): LanguageModelV4ToolResultOutput {
+  const files = (p.attachments ?? []).filter((a) => a.data !== undefined);
+  if (files.length === 0 || p.output.type !== "text") return p.output as LanguageModelV4ToolResultOutput;
+  if (!toolFiles) {
+    const notes = files.map((a) => `[${a.filename ?? a.mediaType} attached; this model's API takes no files in tool results]`);
+    return { type: "text", value: [p.output.value, ...notes].join("\n") };
+  }
+  return {
+    type: "content",
+    value: [
+      ...(p.output.value !== "" ? [{ type: "text" as const, text: p.output.value }] : []),
+      ...files.map((a) => ({
+        type: "file" as const,
+        data: { type: "data" as const, data: a.data! },
+        mediaType: a.mediaType,
+        ...(a.filename !== undefined ? { filename: a.filename } : {}),
+      })),
+    ],
+  };
 }
 
 function filePart(p: FilePart): LanguageModelV4FilePart {
@@ -93,6 +133,9 @@ export class PromptCache {
   private out: LanguageModelV4Message[] = [];
   private system: LanguageModelV4Message | undefined;
 
+  /** `toolFiles`: whether the run's provider reads files in tool results (`takesToolFiles`). */
+  constructor(private readonly toolFiles = true) {}
+
   prompt(system: string, state: ContextState): LanguageModelV4Prompt {
     if (this.source !== state.items || this.converted > state.length) {
       this.converted = 0;
@@ -105,7 +148,7 @@ export class PromptCache {
     else this.out[0] = this.system;
     for (; this.converted < state.length; this.converted++) {
       const message = state.items[this.converted]!.message;
-      if (message.content.length > 0) this.out.push(toProviderMessage(message));
+      if (message.content.length > 0) this.out.push(toProviderMessage(message, this.toolFiles));
     }
     return this.out;
   }

@@ -68,6 +68,8 @@ export interface RunContext {
   /** What this run's whole trace (it, its sub-runs, their sub-runs) has spent, against its cap. */
   readonly traceSpend: TraceSpend;
   toolCalls: number;
+  /** `RunInput.extra`, passed to every tool call as `ToolContext.extra`. */
+  readonly extra?: Readonly<Record<string, unknown>>;
   /**
    * The features' state for this run, by the keys they declare (`goalsKey`, say): set by their
    * extensions in `start`, read by their tools as `ToolContext.run`. The loop knows no key.

@@ -72,6 +72,11 @@ export interface RunInput {
    * run creates. `runtime.runs.start` and `admit` check its `run` scope and projects first.
    */
   principal?: Principal;
+  /**
+   * Caller-supplied context handed to every tool call of this run as `ToolContext.extra` (not
+   * recorded: a run resumed after a crash has none). Sub-runs started by the run's tools do not inherit it.
+   */
+  extra?: Readonly<Record<string, unknown>>;
 }
 
 export type RunStatus = "done" | "error" | "aborted";

@@ -10,7 +10,7 @@ import { RunValues } from "../tools/run-values.js";
 import type { ExecuteOptions, PreparedReplay, RunExtension } from "./extension.js";
 import { contextPath, INHERIT_ENTRY_TYPE, type InheritRef, inheritedPath } from "./inherited-context.js";
 import { appendCustom, appendEntry, appendMessage } from "./journal.js";
-import { PromptCache } from "./prompt.js";
+import { PromptCache, takesToolFiles } from "./prompt.js";
 import { recordApproval, runApprovals } from "./run-approvals.js";
 import { type RunContext, type RunEventInput, ZERO_USAGE } from "./run-context.js";
 import { type RunDeps, summaryModel } from "./run-deps.js";
@@ -195,7 +195,7 @@ export async function executeRun(
           recordApproval(() => current, { workspace: cwd, home: deps.arborHome }, approval, new Date(deps.clock.now())),
       ),
       maxTurns: input.maxTurns ?? traceContext.maxTurns ?? agent.maxTurns ?? deps.config.agent.recursionLimit,
-      prompts: new PromptCache(),
+      prompts: new PromptCache(takesToolFiles(model.model.provider)),
       system,
       state: buildContext(inherit ? await inheritedPath(deps.store, inherit) : await contextPath(deps.store, path)),
       tally: EMPTY_TALLY,
@@ -220,6 +220,7 @@ export async function executeRun(
           ...optional("maxCost", input.traceBudget?.maxCost ?? deps.config.agent.maxTraceCost),
         }),
       toolCalls: 0,
+      ...(input.extra !== undefined ? { extra: input.extra } : {}),
       publish: (event, traceId = sessionId) => {
         void deps.watch?.publish(traceId, event);
       },

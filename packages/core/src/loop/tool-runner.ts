@@ -1,8 +1,9 @@
 import { isArborError } from "../errors.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
-import type { ToolMessage } from "../model/message.js";
+import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT } from "../session/context.js";
+import { keptAttachments } from "../tools/attachments.js";
 import { type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
 import type { RunContext, ToolCallInfo } from "./run-context.js";
@@ -17,11 +18,15 @@ export interface ToolBatchResult {
 
 /** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
 function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number, waitMs = 0): ToolMessage {
+  // An error's attachments are not sent: a provider's error result is text only.
+  const attached = outcome.isError ? { parts: [], notes: [] } : keptAttachments(outcome.attachments);
+  const text = attached.notes.length > 0 ? [outcome.output, ...attached.notes].join("\n") : outcome.output;
   const part: ToolMessage["content"][number] = {
     type: "tool-result",
     toolCallId: call.toolCallId,
     toolName: call.toolName,
-    output: outcome.isError ? { type: "error-text", value: outcome.output } : { type: "text", value: outcome.output },
+    output: outcome.isError ? { type: "error-text", value: text } : { type: "text", value: text },
+    ...(attached.parts.length > 0 ? { attachments: attached.parts } : {}),
     ...(outcome.title ? { title: outcome.title } : {}),
     ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
     ...(outcome.truncated ? { fullOutputRef: outcome.truncated.fullOutputRef } : {}),
@@ -125,6 +130,8 @@ export async function runToolCalls(
     });
     return tail.then(() => started.idempotencyKey);
   };
+  // What the model saw when it made these calls: every call of the batch gets the same frozen view.
+  const seen: readonly Message[] = Object.freeze(ctx.state.items.slice(0, ctx.state.length).map((item) => item.message));
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
@@ -154,6 +161,8 @@ export async function runToolCalls(
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
+                messages: seen,
+                ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
                 ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
                 metadata: (update) => {
                   if (update.metadata !== undefined) reported = update.metadata;

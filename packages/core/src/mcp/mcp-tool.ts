@@ -6,7 +6,7 @@ import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpConnection } from "./connection.js";
 import { mcpToolName } from "./names.js";
-import { type McpResultMetadata, resultMetadata, resultText } from "./results.js";
+import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 
 /** Read-only results reused within the TTL, keyed by server, tool and arguments. */
 export class McpResultCache {
@@ -99,6 +99,8 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         title: `${server}: ${tool.name}`,
         metadata: await resultMetadata(server, tool.name, result, deps.blobs),
       };
+      const attachments = resultAttachments(result);
+      if (attachments.length > 0) done.attachments = attachments;
       if (readOnly) deps.cache.set(key, done);
       return done;
     },

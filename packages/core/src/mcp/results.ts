@@ -1,5 +1,6 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { BlobStore } from "../tools/blob-store.js";
+import type { ToolAttachment } from "../tools/tool.js";
 
 /**
  * One block of an MCP result as it is kept on the tool part. Binary data and long texts over
@@ -114,6 +115,14 @@ export function resultText(result: CallToolResult): string {
     texts.push(JSON.stringify(result.structuredContent));
   }
   return texts.join("\n");
+}
+
+/**
+ * The result's images, for the model to see as images (the run leaves out one over the attachment
+ * limit and says so); its text keeps a label for each, which names them in every text-only view.
+ */
+export function resultAttachments(result: CallToolResult): ToolAttachment[] {
+  return result.content.flatMap((block) => (block.type === "image" ? [{ mediaType: block.mimeType, data: block.data }] : []));
 }
 
 /** The result's structure as it is stored on the tool part. */

@@ -52,6 +52,11 @@ export const ToolResultPartSchema = z.looseObject({
   toolCallId: z.string().min(1),
   toolName: z.string().min(1),
   output: ToolResultOutputSchema,
+  /**
+   * Images and files the tool returned beside its text (inline base64 `data`), sent to the model with
+   * the result as file parts of a `content` output; `output` stays the text every other reader uses.
+   */
+  attachments: z.array(FilePartSchema).optional(),
 });
 
 export const PartSchema = z.discriminatedUnion("type", [

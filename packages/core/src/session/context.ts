@@ -65,7 +65,9 @@ function clearResults(message: ToolMessage, ids: ReadonlySet<string>): ToolMessa
   const content = message.content.map((part) => {
     if (!ids.has(part.toolCallId) || part.pruned === true) return part;
     changed = true;
-    return { ...part, output: { type: "text" as const, value: PRUNED_OUTPUT }, pruned: true };
+    // A pruned result's attachments go with its text: they are the heaviest part of it.
+    const { attachments: _dropped, ...rest } = part;
+    return { ...rest, output: { type: "text" as const, value: PRUNED_OUTPUT }, pruned: true };
   });
   return changed ? { ...message, content } : undefined;
 }

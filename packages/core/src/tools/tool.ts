@@ -21,8 +21,16 @@ export interface ToolContext {
   cwd: string;
   /** Aborted when the run is cancelled; long tools stop and report `aborted`. */
   abort: AbortSignal;
-  /** The conversation so far, for tools that need it (sub-agents); the loop may leave it out. */
+  /**
+   * The run's conversation as the model saw it when it made this call (the assistant message with
+   * the call last), read-only; a tool called outside a run may be given none.
+   */
   messages?: readonly Message[];
+  /**
+   * What the run's caller passed as `RunInput.extra`, the same object for every call of the run
+   * (a front door's request metadata, an embedder's handles); absent when the run was given none.
+   */
+  extra?: Readonly<Record<string, unknown>>;
   metadata(update: ToolProgress): void;
   /**
    * The run's feature state, for the tools that act on the run itself (the goal tree, the sub-traces,
@@ -70,7 +78,23 @@ export interface ToolResult<Meta extends Record<string, unknown> = Record<string
   truncated?: { fullOutputRef: string };
   /** True when the result was answered from a cache instead of running the tool again. */
   cached?: boolean;
+  /**
+   * Images and files for the model to see with `output` (a screenshot, a chart, a PDF), each at most
+   * `MAX_ATTACHMENT_BYTES`; a larger one is left out and the model reads why. Sent as real file parts
+   * to providers that take them in tool results; ignored on an error result.
+   */
+  attachments?: ToolAttachment[];
 }
+
+/** One image or file a tool result carries: base64 `data` of `mediaType` (`image/png`, `application/pdf`, …). */
+export interface ToolAttachment {
+  mediaType: string;
+  data: string;
+  filename?: string;
+}
+
+/** What one attachment may weigh once decoded; a result's attachments are stored with the session. */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /**
  * The outcome of `ToolRegistry.invoke`: a success or an error the model sees as the tool's result.

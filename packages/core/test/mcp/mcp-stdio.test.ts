@@ -136,15 +136,18 @@ describe("MCP tools over stdio", () => {
   });
 
   it("keeps images and structuredContent as parts and answers a repeated read-only call from the cache", async () => {
-    const model = scriptedModel([
+    const model = scriptedModel(
       [
-        toolCall("mcp__ev__get-tiny-image", {}, { id: "img" }),
-        toolCall("mcp__ev__get-structured-content", { location: "Chicago" }, { id: "sc" }),
-        toolCall("mcp__ev__echo", { message: "once" }, { id: "e1" }),
+        [
+          toolCall("mcp__ev__get-tiny-image", {}, { id: "img" }),
+          toolCall("mcp__ev__get-structured-content", { location: "Chicago" }, { id: "sc" }),
+          toolCall("mcp__ev__echo", { message: "once" }, { id: "e1" }),
+        ],
+        [toolCall("mcp__ev__echo", { message: "once" }, { id: "e2" })],
+        [text("done")],
       ],
-      [toolCall("mcp__ev__echo", { message: "once" }, { id: "e2" })],
-      [text("done")],
-    ]);
+      { provider: "anthropic.messages" },
+    );
     const { runtime, store } = await harness({ model, config: mcpConfig({ ev: everythingStdio() }) });
     const handle = runtime.runs.run({ prompt: "show me" });
     const { events, result } = await collect(handle);
@@ -158,6 +161,17 @@ describe("MCP tools over stdio", () => {
     const image = imageMeta?.parts.find((p) => p.type === "image");
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
     expect(Number(image?.bytes ?? 0)).toBeGreaterThan(0);
+    // The model is sent the image itself beside its label.
+    const sent = model.calls[1]!.prompt.flatMap((m) => (m.role === "tool" ? m.content : [])).find(
+      (p) => p.type === "tool-result" && p.toolCallId === "img",
+    );
+    const output = sent?.type === "tool-result" ? sent.output : undefined;
+    expect(output?.type).toBe("content");
+    const file = output?.type === "content" ? output.value.find((p) => p.type === "file") : undefined;
+    expect(file).toMatchObject({ type: "file", mediaType: "image/png", data: { type: "data", data: expect.any(String) } });
+    expect(file?.type === "file" && file.data.type === "data" ? Buffer.from(file.data.data as string, "base64").length : 0).toBe(
+      Number(image?.bytes),
+    );
     expect(parts.get("sc")?.metadata).toMatchObject({
       server: "ev",
       tool: "get-structured-content",
