@@ -58,4 +58,35 @@ describe("AG-UI endpoint", () => {
     await expect(agent.runAgent()).rejects.toThrow(/400|no text/);
     expect((await server.store.listSessions({})).sessions.length).toBe(0);
   });
+  it("ends a run that asks permission with an interrupt, and the next run's resume answers it", async () => {
+    const server = await startServer({
+      script: [[toolCall("read", { path: ".env" }, { id: "r1" })], [text("The key is set.")]],
+    });
+    writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
+    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-ask" });
+    agent.addMessage({ id: "u1", role: "user", content: "Is the key set?" });
+    const first = await runCollecting(agent);
+    const finished = first.at(-1) as BaseEvent & { outcome?: { type: string } };
+    expect(finished.outcome?.type).toBe("interrupt");
+    const interrupt = agent.pendingInterrupts[0];
+    expect(interrupt).toMatchObject({ reason: "tool_permission", toolCallId: "r1" });
+    // A resume naming no interrupt of this server is refused, and the run still waits.
+    const bogus = await server.api("/api/ag-ui", {
+      json: {
+        threadId: "agui-ask",
+        runId: "x",
+        messages: [],
+        tools: [],
+        context: [],
+        resume: [{ interruptId: "nope", status: "resolved" }],
+      },
+    });
+    expect((await errorOf(bogus)).code).toBe("invalid_input");
+    const second = await runCollecting(agent, {
+      resume: [{ interruptId: interrupt?.id ?? "", status: "resolved", payload: { reply: "once" } }],
+    });
+    expect(second.map((e) => e.type)).toContain(EventType.TOOL_CALL_RESULT);
+    expect(second.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(agent.pendingInterrupts).toEqual([]);
+  });
 });
