@@ -89,4 +89,44 @@ describe("AG-UI endpoint", () => {
     expect(second.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     expect(agent.pendingInterrupts).toEqual([]);
   });
+  it("continues from the entry parentRunId names, as a new branch of the thread", async () => {
+    const server = await startServer({ script: [[text("first")], [text("second")]] });
+    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-branch" });
+    agent.addMessage({ id: "u1", role: "user", content: "one" });
+    await agent.runAgent();
+    const path = await server.store.getActivePath("agui-branch");
+    // The user message entry: the new message is sent again from its parent, as its sibling.
+    const root = path.find((e) => e.type === "message" && e.message.role === "user");
+    expect(root).toBeDefined();
+    const res = await server.api("/api/ag-ui", {
+      json: {
+        threadId: "agui-branch",
+        runId: "r2",
+        parentRunId: root?.id,
+        messages: [{ id: "u2", role: "user", content: "two" }],
+        tools: [],
+        context: [],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("RUN_FINISHED");
+    const after = await server.store.getActivePath("agui-branch");
+    // The new turn is a branch: the first question and answer are no longer on the active path.
+    expect(after.map((e) => e.id)).not.toContain(root?.id);
+    expect(after.map((e) => e.id)).not.toContain(path.at(-1)?.id);
+    expect(after.length).toBe(path.length);
+    // An entry the thread does not hold is refused before anything is written.
+    const bad = await server.api("/api/ag-ui", {
+      json: {
+        threadId: "agui-branch",
+        runId: "r3",
+        parentRunId: "no-such-entry",
+        messages: [{ id: "u3", role: "user", content: "x" }],
+        tools: [],
+        context: [],
+      },
+    });
+    expect(bad.status).toBe(404);
+    expect((await server.store.getActivePath("agui-branch")).length).toBe(after.length);
+  });
 });
