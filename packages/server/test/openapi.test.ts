@@ -68,6 +68,7 @@ describe("GET /api/openapi.json", () => {
         "GET /v1/models",
         "POST /a2a",
         "GET /.well-known/agent-card.json",
+        "POST /api/ag-ui",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ClientFactory } from "@a2a-js/sdk/client";
+import { HttpAgent } from "@ag-ui/client";
 import { openStore } from "@arbor/core";
 import type { Script } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -314,6 +315,50 @@ const a2aDriver: ClientDriver = {
   },
 };
 
+/** `@ag-ui/client`'s HttpAgent: interrupts answered by the next run's `resume`. */
+const agUiDriver: ClientDriver = {
+  client: "@ag-ui/client HttpAgent",
+  async open(script, files) {
+    const server = await startServer({ script });
+    writeFiles(server.cwd, files);
+    const agent = (threadId: string) => new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId });
+    const say = (a: HttpAgent, prompt: string) => a.addMessage({ id: `u-${a.messages.length}`, role: "user", content: prompt });
+    const run = async (a: HttpAgent, resume?: Parameters<HttpAgent["runAgent"]>[0]) => {
+      let text = "";
+      await a.runAgent(resume, {
+        onTextMessageContentEvent: ({ event }) => {
+          text += event.delta;
+        },
+      });
+      return text;
+    };
+    return {
+      async answer(prompt) {
+        const a = agent("agui-answer");
+        say(a, prompt);
+        return run(a);
+      },
+      async approve(prompt) {
+        const a = agent("agui-approve");
+        say(a, prompt);
+        await run(a);
+        const interrupt = a.pendingInterrupts[0];
+        if (!interrupt) throw new Error("the run finished without an interrupt");
+        const text = await run(a, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { reply: "once" } }] });
+        return { asked: interrupt.message ?? "", text };
+      },
+      async refuse() {
+        const a = agent("agui-refuse");
+        return run(a).then(
+          () => "accepted",
+          (err: Error) => err.message,
+        );
+      },
+      sessions: async () => (await server.store.listSessions({})).sessions.length,
+    };
+  },
+};
+
 /** Each registered protocol's clients, by the protocol's name: a protocol without one fails the suite. */
 export const PROTOCOL_CLIENTS: Record<string, readonly ClientDriver[]> = {
   "http-chat": [sseDriver],
@@ -321,4 +366,5 @@ export const PROTOCOL_CLIENTS: Record<string, readonly ClientDriver[]> = {
   mcp: [mcpHttpDriver, mcpStdioDriver],
   "open-responses": [openResponsesDriver],
   a2a: [a2aDriver],
+  "ag-ui": [agUiDriver],
 };

@@ -1,0 +1,197 @@
+import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
+import type { Ask } from "../shared/asks.js";
+import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
+
+/** Which AG-UI run this stream answers: the thread is the Arbor session, the run id the client's. */
+export interface AgUiRunIds {
+  threadId: string;
+  runId: string;
+}
+
+/**
+ * The interrupt id of an ask: its kind, its id, and the event id it was logged at, so the next
+ * run's `resume` entry names both the ask to answer and where in the session's log to go on reading.
+ */
+export function interruptIdOf(ask: Ask, eventId: number | undefined): string {
+  const id = ask.kind === "permission" ? `permission:${ask.id}` : `plan:${ask.planId}`;
+  return `${id}@${eventId ?? 0}`;
+}
+
+/** An interrupt id this server made, read back; undefined when it is not one. */
+export function parseInterruptId(id: string): { kind: "permission" | "plan"; id: string; after: number } | undefined {
+  const match = /^(permission|plan):(.+)@(\d{1,15})$/.exec(id);
+  if (!match) return undefined;
+  return { kind: match[1] as "permission" | "plan", id: match[2] as string, after: Number(match[3]) };
+}
+
+/**
+ * Run events as AG-UI events. Text and reasoning arrive as deltas: a message is opened by its
+ * first delta and closed by the first event of another kind, so every START has its END before
+ * the next block (the client's event verifier insists on it). Tool calls are whole when Arbor
+ * logs them, so each is START, one ARGS and END, and its result follows on `tool_end`.
+ */
+export class AgUiWire implements RunEventWire<BaseEvent> {
+  private open: { kind: "text" | "reasoning"; messageId: string } | undefined;
+  private count = 0;
+
+  constructor(private readonly ids: AgUiRunIds) {}
+
+  private nextId(prefix: string): string {
+    this.count += 1;
+    return `${this.ids.runId}-${prefix}-${this.count}`;
+  }
+
+  private close(): BaseEvent[] {
+    const open = this.open;
+    this.open = undefined;
+    if (!open) return [];
+    return open.kind === "text"
+      ? [{ type: EventType.TEXT_MESSAGE_END, messageId: open.messageId } as BaseEvent]
+      : [
+          { type: EventType.REASONING_MESSAGE_END, messageId: open.messageId } as BaseEvent,
+          { type: EventType.REASONING_END, messageId: open.messageId } as BaseEvent,
+        ];
+  }
+
+  private delta(kind: "text" | "reasoning", delta: string): BaseEvent[] {
+    if (delta === "") return [];
+    const out: BaseEvent[] = [];
+    if (this.open?.kind !== kind) {
+      out.push(...this.close());
+      const messageId = this.nextId(kind === "text" ? "msg" : "reasoning");
+      this.open = { kind, messageId };
+      if (kind === "text") out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" } as BaseEvent);
+      else {
+        out.push({ type: EventType.REASONING_START, messageId } as BaseEvent);
+        out.push({ type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" } as BaseEvent);
+      }
+    }
+    const messageId = (this.open as { messageId: string }).messageId;
+    out.push({
+      type: kind === "text" ? EventType.TEXT_MESSAGE_CONTENT : EventType.REASONING_MESSAGE_CONTENT,
+      messageId,
+      delta,
+    } as BaseEvent);
+    return out;
+  }
+
+  /** The stream's first event. */
+  started(): BaseEvent {
+    return { type: EventType.RUN_STARTED, ...this.ids } as BaseEvent;
+  }
+
+  event({ event }: WireEvent): BaseEvent[] {
+    switch (event.type) {
+      case "token":
+        return this.delta("text", event.content);
+      case "reasoning":
+        return this.delta("reasoning", event.content);
+      case "tool_start":
+        return [
+          ...this.close(),
+          { type: EventType.TOOL_CALL_START, toolCallId: event.call_id, toolCallName: event.tool } as BaseEvent,
+          { type: EventType.TOOL_CALL_ARGS, toolCallId: event.call_id, delta: event.input } as BaseEvent,
+          { type: EventType.TOOL_CALL_END, toolCallId: event.call_id } as BaseEvent,
+        ];
+      case "tool_end":
+        return [
+          ...this.close(),
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            messageId: this.nextId("tool"),
+            toolCallId: event.call_id,
+            content: event.output,
+            role: "tool",
+          } as BaseEvent,
+        ];
+      case "done":
+        return [...this.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
+      case "error":
+        return [
+          ...this.close(),
+          {
+            type: EventType.RUN_ERROR,
+            message: event.content,
+            ...(event.code === undefined ? {} : { code: event.code }),
+          } as BaseEvent,
+        ];
+      case "plan_created":
+      case "plan_updated":
+      case "plan_revised":
+        return [...this.close(), { type: EventType.CUSTOM, name: `arbor.${event.type}`, value: event } as BaseEvent];
+      case "tool_progress":
+      case "llm_start":
+      case "llm_end":
+      case "permission_request":
+      case "plan_approval_request":
+        // Model calls and progress have no AG-UI counterpart a client renders; asks go to `ask`.
+        return [];
+      default: {
+        const never: never = event;
+        throw new Error(`unknown run event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** An ask ends this AG-UI run with an interrupt; the client's next run answers it in `resume`. */
+  ask(ask: Ask, e: WireEvent): BaseEvent[] {
+    const interrupt: Interrupt =
+      ask.kind === "permission"
+        ? {
+            id: interruptIdOf(ask, e.id),
+            reason: "tool_permission",
+            message: `Allow ${ask.event.permission} ${ask.event.patterns.join(" ")}?`,
+            ...(ask.event.call_id === undefined ? {} : { toolCallId: ask.event.call_id }),
+            responseSchema: PERMISSION_RESPONSE_SCHEMA,
+          }
+        : {
+            id: interruptIdOf(ask, e.id),
+            reason: "plan_approval",
+            message: `Approve the plan "${ask.event.title}"?`,
+            responseSchema: PLAN_RESPONSE_SCHEMA,
+          };
+    return [
+      ...this.close(),
+      { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "interrupt", interrupts: [interrupt] } } as BaseEvent,
+    ];
+  }
+
+  end(end: StreamEnd): BaseEvent[] {
+    switch (end.kind) {
+      case "ended":
+      case "waiting":
+        return this.close();
+      case "closed":
+        return [...this.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
+      case "expired":
+        return [
+          ...this.close(),
+          {
+            type: EventType.RUN_ERROR,
+            code: "events_expired",
+            message: `Events of session ${end.sessionId} are no longer kept.`,
+          } as BaseEvent,
+        ];
+      case "failed":
+        return [...this.close(), { type: EventType.RUN_ERROR, code: "internal_error", message: end.message } as BaseEvent];
+      default: {
+        const never: never = end;
+        throw new Error(`unknown stream end ${JSON.stringify(never)}`);
+      }
+    }
+  }
+}
+
+/** What a resume entry's payload is for a permission interrupt (a `cancelled` entry rejects). */
+export const PERMISSION_RESPONSE_SCHEMA = {
+  type: "object",
+  properties: { reply: { enum: ["once", "always", "reject"] }, message: { type: "string" } },
+  required: ["reply"],
+};
+
+/** What a resume entry's payload is for a plan interrupt. */
+export const PLAN_RESPONSE_SCHEMA = {
+  type: "object",
+  properties: { approved: { type: "boolean" }, reason: { type: "string" } },
+  required: ["approved"],
+};
