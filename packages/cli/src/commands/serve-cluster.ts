@@ -68,6 +68,7 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
   const log = (line: string) => writeLines(io.stderr, [line]);
   const { store, node } = await openCluster(resolved, takeoverMs, log, setup.cwd);
   let handed: string[] = [];
+  let releaseInterrupt: (() => void) | undefined;
   try {
     const runtime = createRuntime({
       store,
@@ -86,11 +87,9 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
       onError: (err) => log(`arbor serve: request failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const listening = await server.listen({ host: setup.host, port: setup.port });
+    // The handler stays until the instance has handed its runs over (see serve-run.ts).
     const stopped = new Promise<void>((resolve) => {
-      const release = io.onInterrupt?.(() => {
-        release?.();
-        resolve();
-      });
+      releaseInterrupt = io.onInterrupt?.(() => resolve());
     });
     await node.start(runtime);
     if (setup.json) io.stdout.write(`${JSON.stringify({ url: listening.url, instance: node.instance })}\n`);
@@ -106,6 +105,7 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
     await store.close().catch(() => undefined);
     await node.requeue(handed);
     await node.close();
+    releaseInterrupt?.();
   }
   if (handed.length > 0) log(`arbor serve: handed ${handed.length} run(s) to the other instances: ${handed.join(", ")}`);
   // The runs still going here must not write on: the process ends now, as the caller would after returning.

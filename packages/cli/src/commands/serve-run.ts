@@ -82,6 +82,7 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
         snapshots: true,
         ...(telemetry ? { telemetry: telemetry.observer } : {}),
       });
+      let releaseInterrupt: (() => void) | undefined;
       try {
         const server = createServer({
           runtime,
@@ -91,11 +92,10 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
         });
         const listening = await listenOn(server, host, port);
         if (config.model === undefined) writeLines(io.stderr, [NO_MODEL_WARNING]);
+        // The handler stays until the server has shut down: a second Ctrl-C then exits at once (130),
+        // and a signal handler a library installed meanwhile never finds itself alone and re-raises it.
         const stopped = new Promise<void>((resolve) => {
-          const release = io.onInterrupt?.(() => {
-            release?.();
-            resolve();
-          });
+          releaseInterrupt = io.onInterrupt?.(() => resolve());
         });
         // Named before the address is printed, so whoever waits for the address has seen them;
         // runs cut off later (or whose dead driver's lease had not yet expired) are found by the sweeps.
@@ -115,6 +115,7 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
       } finally {
         // What the aborted runs wrote last reaches the event log before the store closes.
         await runtime.close();
+        releaseInterrupt?.();
       }
       return EXIT_OK;
     });
