@@ -187,7 +187,7 @@ describe.each(BACKENDS)("arbor sessions on the $name store", ({ spec: makeSpec }
     expect(JSON.parse(json.stdout)).toEqual({
       error: { code: "session_not_found", message: "Session no-such-session does not exist." },
     });
-  });
+  }, 90_000);
 
   it("export then import refuses the existing id, and --new-id copies the session", async () => {
     const file = join(e2e.dir, "branchy.json");
@@ -374,5 +374,5 @@ describe("export/import round trip: file → postgres → sqlite → file", () =
       ...originalSnapshot,
       session: withoutProvider(originalSnapshot.session),
     });
-  });
+  }, 90_000);
 });
