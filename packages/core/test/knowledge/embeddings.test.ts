@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { EmbeddingModelV4 } from "@ai-sdk/provider";
 import { type FakeOpenAIServer, hashedBagOfWords, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadScaled } from "../../../../test-setup/timing.js";
 import { resolveConfig } from "../../src/config/resolve.js";
 import { ArborError } from "../../src/errors.js";
 import { type Embedder, modelEmbedder } from "../../src/knowledge/embedder.js";
@@ -254,6 +255,6 @@ describe("knowledge-base embeddings", () => {
       `knowledge base with embeddings: 1,000 documents (${report.embedded} passages) indexed and embedded in ${Math.round(indexMs)} ms; hybrid query median ${median.toFixed(1)} ms (query embedding over HTTP included)`,
     );
     expect(top).toBe(join(dir, "doc-500.md"));
-    expect(median).toBeLessThan(100);
+    expect(median).toBeLessThan(loadScaled(100));
   }, 180_000);
 });

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadScaled } from "../../../../test-setup/timing.js";
 import { resolveConfig } from "../../src/config/resolve.js";
 import { KnowledgeBase } from "../../src/knowledge/knowledge-base.js";
 import { messageTrace } from "../../src/trace/message-trace.js";
@@ -204,6 +205,6 @@ describe("the knowledge base", () => {
       `knowledge base: 1,000 documents (10 MB) indexed in ${Math.round(indexMs)} ms; query median ${median.toFixed(1)} ms`,
     );
     expect(top).toBe(join(dir, "doc-500.md"));
-    expect(median).toBeLessThan(50);
+    expect(median).toBeLessThan(loadScaled(50));
   }, 120_000);
 });
