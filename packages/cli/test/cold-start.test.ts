@@ -7,7 +7,7 @@ import { IMPORT_SOURCES } from "@arbor/core/interop";
 import { ScopeSchema } from "@arbor/core/store";
 import { afterAll, describe, expect, it } from "vitest";
 import { IMPORT_SOURCE_NAMES } from "../src/commands/sessions-import.js";
-import { TOKEN_SCOPES } from "../src/commands/tokens.js";
+import { TOKEN_SCOPES } from "../src/commands/token-scopes.js";
 import { ARBOR_BIN } from "./helpers/cli.js";
 
 const TRACE_HOOK = fileURLToPath(new URL("./helpers/module-trace.mjs", import.meta.url));

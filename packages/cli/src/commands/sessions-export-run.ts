@@ -6,7 +6,7 @@ import { writeJson } from "../io.js";
 import { cliVersion } from "../version.js";
 import type { CommandContext } from "./command.js";
 
-import type { ExportFormat as Format } from "./sessions-export.js";
+import type { ExportFormat as Format } from "./export-formats.js";
 
 export async function runSessionsExport(ctx: CommandContext): Promise<void> {
   const id = await resolveSessionId(ctx.store, ctx.operands[0] as string);

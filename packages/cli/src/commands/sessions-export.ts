@@ -2,9 +2,7 @@ import { stringOption } from "../args.js";
 import { UsageError } from "../errors.js";
 import { type Command, checkEntryId, validateSessionIdOperand } from "./command.js";
 
-/** What `--format` takes. */
-export const FORMATS = ["arbor", "pi", "atif"] as const;
-export type ExportFormat = (typeof FORMATS)[number];
+import { FORMATS } from "./export-formats.js";
 
 export const sessionsExport: Command = {
   name: "export",

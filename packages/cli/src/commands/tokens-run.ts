@@ -4,7 +4,7 @@ import { stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import type { CommandContext } from "./command.js";
-import { parseScopes } from "./tokens.js";
+import { parseScopes } from "./token-scopes.js";
 
 /** A record as `list` shows it: never its hash. */
 function shown(record: TokenRecord) {
