@@ -329,7 +329,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       { ...opts, sessionId, prompt: "" },
       { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
     );
-  const access = runtimeAccess(options.store, deps.cwd);
+  const access = runtimeAccess(options.store, deps.cwd, config.auth?.jwt);
   const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events, access });
   const admission = runAdmission({
     store: options.store,

@@ -166,8 +166,9 @@ export function createServer(options: ServerOptions): ArborServer {
   const isGuarded = (path: string) => guardedPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   const isPublicPath = (path: string) =>
     (!isApiPath(path) && !endpointPaths.has(path) && !isGuarded(path)) || isApiDocsPath(path);
-  const principalForToken = (bearer: string) => runtime.access.principalForToken(bearer);
-  app.use("*", securityMiddleware({ token, principalForToken, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
+  const authenticate = (bearer: string) => runtime.access.authenticate(bearer);
+  const bearerRequired = runtime.access.acceptsJwt;
+  app.use("*", securityMiddleware({ token, authenticate, bearerRequired, corsOrigins, maxBodyBytes, publicPaths, isPublicPath }));
   for (const route of routes) {
     app.on(route.spec.method, route.spec.path, async (c) => {
       await authorizeRoute(runtime, route.spec, c);
@@ -195,7 +196,7 @@ export function createServer(options: ServerOptions): ArborServer {
     listen: (listenOptions) =>
       listen(app, {
         ...listenOptions,
-        hasToken: token !== undefined,
+        hasToken: token !== undefined || bearerRequired,
         onClose: close,
       }),
     close,

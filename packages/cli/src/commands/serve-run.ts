@@ -52,16 +52,17 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
   const host = stringOption(values, "host") ?? DEFAULT_HOST;
   const port = intOption(values, "port", 0, 65535) ?? DEFAULT_PORT;
   const token = await serveToken(io, values);
-  if (!isLoopbackHost(host) && token === undefined) {
-    throw new UsageError(
-      `--host ${host} is not a loopback address, so it needs a token (--token-file, $${TOKEN_ENV} or --token): anyone who can reach it could run agents with your tools.`,
-    );
-  }
   const cwd = workspaceDir(io, stringOption(values, "cwd"));
   const config = loadCommandConfig(io, cwd, {
     model: stringOption(values, "model"),
     baseURL: stringOption(values, "base-url"),
   });
+  // An identity provider's tokens (`auth.jwt`) guard a server as well as a token of its own.
+  if (!isLoopbackHost(host) && token === undefined && config.auth?.jwt === undefined) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address, so it needs a token (--token-file, $${TOKEN_ENV} or --token) or an identity provider (auth.jwt in arbor.json): anyone who can reach it could run agents with your tools.`,
+    );
+  }
   if (flag(values, "cluster")) {
     const takeoverMs = intOption(values, "takeover-ms", 1_000, 600_000) ?? DEFAULT_TAKEOVER_MS;
     const resolved = resolveStore(stringOption(values, "store"), io.env, io.homedir);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JwtAuthSchema } from "../auth/jwt-config.js";
 import { ThinkingLevelSchema } from "../model/entry.js";
 import { ModelInfoSchema } from "../model/model-info.js";
 import { PermissionConfigSchema } from "../permissions/permission.js";
@@ -164,6 +165,8 @@ export const ConfigSchema = z.strictObject({
       captureContent: z.boolean().default(false),
     })
     .prefault({}),
+  /** Who may call a server over this config: identity providers whose signed tokens (JWTs) act as principals. */
+  auth: z.strictObject({ jwt: JwtAuthSchema.optional() }).prefault({}),
   security: z
     .strictObject({
       enabled: z.boolean().default(true),

@@ -1,4 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
+import { jwtVerifier, looksLikeJwt, type TokenCheck } from "../auth/jwt.js";
+import type { JwtAuth } from "../auth/jwt-config.js";
 import { allows, hiddenSession, type Principal, requireScope, type Scope, seesWorkspace } from "../auth/principal.js";
 import { hashToken, newToken, TokenIdSchema, type TokenRecord, tokenNotFound, tokenPrincipal } from "../auth/tokens.js";
 import { ArborError } from "../errors.js";
@@ -14,8 +16,15 @@ import type { ListSessionsOptions, SessionPage, Store } from "../store/store.js"
  * exactly as a missing one, so a token never learns what other projects hold.
  */
 export interface RuntimeAccess {
-  /** The principal a bearer token stands for; undefined for an unknown or revoked token. */
+  /** The principal a bearer token stands for; undefined for an unknown, revoked or refused token. */
   principalForToken(token: string): Promise<Principal | undefined>;
+  /**
+   * The principal a bearer token stands for, or why it is refused: a store token (`arbor tokens add`)
+   * unknown or revoked, or a JWT that fails `auth.jwt` (bad signature, issuer, audience, expiry, no scope).
+   */
+  authenticate(token: string): Promise<TokenCheck>;
+  /** Whether JWTs of an identity provider are accepted (`auth.jwt`): a server may then need no token of its own. */
+  readonly acceptsJwt: boolean;
   /** Throws `scope_required` naming the scope when the principal lacks it. */
   require(principal: Principal | undefined, scope: Scope, what: string): void;
   /** Whether the principal sees a session in this workspace. */
@@ -50,12 +59,22 @@ export interface RuntimeAccess {
   visible<T>(principal: Principal | undefined, items: readonly T[], sessionOf: (item: T) => string): Promise<T[]>;
 }
 
-export function runtimeAccess(store: Store, runtimeCwd: string): RuntimeAccess {
+export function runtimeAccess(store: Store, runtimeCwd: string, jwt?: JwtAuth): RuntimeAccess {
+  const verifyJwt = jwt === undefined ? undefined : jwtVerifier(jwt);
   const access: RuntimeAccess = {
+    acceptsJwt: verifyJwt !== undefined,
     async principalForToken(token) {
-      if (token.length === 0) return undefined;
-      const record = await store.tokens.findByHash(hashToken(token));
-      return record && record.revokedAt === undefined ? tokenPrincipal(record) : undefined;
+      const check = await access.authenticate(token);
+      return check.ok ? check.principal : undefined;
+    },
+    async authenticate(token) {
+      if (verifyJwt !== undefined && looksLikeJwt(token)) return verifyJwt(token);
+      const record = token.length === 0 ? undefined : await store.tokens.findByHash(hashToken(token));
+      if (record && record.revokedAt === undefined) return { ok: true, principal: tokenPrincipal(record) };
+      return {
+        ok: false,
+        reason: "The bearer token is not one this server knows, or it was revoked; `arbor tokens list` shows the live ones.",
+      };
     },
     require(principal, scope, what) {
       if (principal) requireScope(principal, scope, what);

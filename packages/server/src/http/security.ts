@@ -50,8 +50,16 @@ export function bearerMatcher(token: string): (authorization: string | undefined
 export interface SecurityOptions {
   /** The server's own token: whoever presents it is an admin of every project. */
   token: string | undefined;
-  /** The principal a token kept in the store stands for (`arbor tokens add`); undefined: unknown or revoked. */
-  principalForToken: (token: string) => Promise<Principal | undefined>;
+  /**
+   * The principal a bearer token stands for — one kept in the store (`arbor tokens add`) or a JWT of a
+   * configured identity provider — or why it is refused.
+   */
+  authenticate: (token: string) => Promise<{ ok: true; principal: Principal } | { ok: false; reason: string }>;
+  /**
+   * Every request needs a bearer token even without a server token of its own (an identity provider
+   * issues them): no loopback-only rule and no trusted loopback caller.
+   */
+  bearerRequired?: boolean;
   /** Origins allowed cross-site (CORS is configured); `*` allows any. */
   corsOrigins: readonly string[];
   maxBodyBytes: number;
@@ -76,10 +84,11 @@ export interface SecurityOptions {
  */
 export function securityMiddleware(options: SecurityOptions): MiddlewareHandler {
   const matches = options.token === undefined ? undefined : bearerMatcher(options.token);
+  const guarded = matches !== undefined || options.bearerRequired === true;
   const anyOrigin = options.corsOrigins.includes("*");
   return async (c, next) => {
     const host = c.req.header("host");
-    if (matches === undefined) {
+    if (!guarded) {
       const name = hostName(host);
       if (name === undefined || !isLoopbackHost(name)) {
         throw new ApiError(
@@ -98,7 +107,7 @@ export function securityMiddleware(options: SecurityOptions): MiddlewareHandler 
     const queryToken = c.req.header("upgrade")?.toLowerCase() === "websocket" ? c.req.query("access_token") : undefined;
     const authorization = c.req.header("authorization") ?? (queryToken === undefined ? undefined : `Bearer ${queryToken}`);
     const isPublic = options.publicPaths.has(c.req.path) || options.isPublicPath?.(c.req.path) === true;
-    if (!isPublic) setPrincipal(c, await resolvePrincipal(options, matches, authorization, c));
+    if (!isPublic) setPrincipal(c, await resolvePrincipal(options, matches, guarded, authorization, c));
     const declared = c.req.header("content-length");
     if (declared !== undefined && Number(declared) > options.maxBodyBytes) throw tooLarge(options.maxBodyBytes);
     await next();
@@ -114,20 +123,21 @@ function unauthorized(c: Context, message: string): ApiError {
 async function resolvePrincipal(
   options: SecurityOptions,
   matches: ((authorization: string | undefined) => boolean) | undefined,
+  guarded: boolean,
   authorization: string | undefined,
   c: Context,
 ): Promise<Principal> {
   if (matches?.(authorization)) return LOCAL_ADMIN;
   const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  const principal = bearer === undefined ? undefined : await options.principalForToken(bearer);
-  if (principal) return principal;
+  const check = bearer === undefined ? undefined : await options.authenticate(bearer);
+  if (check?.ok) return check.principal;
   // A server without a token serves loopback names only (checked above) and trusts whoever reaches
   // it there, as before tokens: a store token narrows what a request may do, nothing else is needed.
-  if (matches === undefined) return LOCAL_ADMIN;
+  if (!guarded) return LOCAL_ADMIN;
   throw unauthorized(
     c,
-    bearer === undefined
-      ? "This server needs Authorization: Bearer <token> (the token it was started with, or one from `arbor tokens add`)."
-      : "The bearer token is not one this server knows, or it was revoked; `arbor tokens list` shows the live ones.",
+    check === undefined
+      ? "This server needs Authorization: Bearer <token> (the token it was started with, one from `arbor tokens add`, or one from the configured identity provider)."
+      : check.reason,
   );
 }
