@@ -1,7 +1,13 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type StreamResponse, TaskState } from "@a2a-js/sdk";
-import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from "@a2a-js/sdk/client";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it, vi } from "vitest";
 import { gateTool, startInstance, startServer, workspaceDir } from "./helpers/server.js";
@@ -22,7 +28,20 @@ const userMessage = (words: string, taskId = "") => ({
   metadata: undefined,
 });
 
-const clientOf = (url: string): Promise<Client> => new ClientFactory().createFromUrl(url);
+const clientOf = (url: string, token?: string): Promise<Client> => {
+  if (token === undefined) return new ClientFactory().createFromUrl(url);
+  // The SDK's own client, sending the bearer token on every request (card and JSON-RPC).
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+  });
+  return new ClientFactory(options).createFromUrl(url);
+};
 
 async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
   const all: StreamResponse[] = [];
@@ -160,5 +179,30 @@ describe("A2A behind a token", () => {
     expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(401);
     expect((await fetch(`${server.url}/a2a`, { method: "POST", body: "{}" })).status).toBe(401);
     expect((await server.api("/.well-known/agent-card.json")).status).toBe(200);
+  });
+
+  it("acts as a project-limited token: its tasks only, another project's task does not exist, read cannot send", async () => {
+    const server = await startServer({ script: [[text("Done in A.")], [text("title")]] });
+    const projectB = join(server.cwd, "..", "other");
+    mkdirSync(projectB);
+    const inB = (await server.store.createSession({ cwd: projectB })).id;
+    const runner = (await server.runtime.access.addToken({ scopes: ["run"], projects: [server.cwd] })).token;
+    const client = await clientOf(server.url, runner);
+    const task = (await client.sendMessage(userMessage("work in A"))) as { id: string; status?: { state: number } };
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await server.store.getSession(task.id))?.createdBy).toMatch(/^tok_/);
+    await expect(client.getTask({ tenant: "", id: inB })).rejects.toThrow(/No task/);
+    await expect(client.sendMessage(userMessage("hijack", inB))).rejects.toThrow(/No task/);
+    await expect(client.cancelTask({ tenant: "", id: inB, metadata: undefined })).rejects.toThrow(/No task/);
+    const listed = await client.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "" } as never);
+    expect(listed.tasks.map((t) => t.id)).toEqual([task.id]);
+    const reader = (await server.runtime.access.addToken({ scopes: ["read"], projects: [server.cwd] })).token;
+    const readOnly = await clientOf(server.url, reader);
+    expect((await readOnly.getTask({ tenant: "", id: task.id })).id).toBe(task.id);
+    await expect(readOnly.sendMessage(userMessage("more", task.id))).rejects.toThrow(/"run" scope/);
+    // Nothing of B's session changed.
+    expect((await server.store.listSessions({})).sessions.find((s) => s.id === inB)?.updatedAt).toBe(
+      (await server.store.getSession(inB))?.updatedAt,
+    );
   });
 });

@@ -25,9 +25,10 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
-import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import type { A2ARequestHandler, ServerCallContext, User } from "@a2a-js/sdk/server";
 import { ArborError, isArborError, type PermissionReply } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
+import type { Principal } from "@arbor/core/store";
 import type { ServerContext } from "../../context.js";
 import { type Ask, type AskAnswer, askOf } from "../shared/asks.js";
 import { readStep } from "../shared/run-output.js";
@@ -94,6 +95,23 @@ function a2aError(err: unknown): unknown {
   return new RequestMalformedError(`${err.code}: ${err.message}`);
 }
 
+/**
+ * The caller of a request, as the SDK carries it to the handler: the principal the server resolved
+ * from its bearer token (undefined for the local admin of a server without tokens).
+ */
+export class PrincipalUser implements User {
+  constructor(readonly principal: Principal | undefined) {}
+  get isAuthenticated(): boolean {
+    return this.principal !== undefined;
+  }
+  get userName(): string {
+    return this.principal?.id ?? "local";
+  }
+}
+
+const principalIn = (context: ServerCallContext | undefined): Principal | undefined =>
+  context?.user instanceof PrincipalUser ? context.user.principal : undefined;
+
 const update = (sessionId: string, taskStatus: TaskStatus): StreamResponse => ({
   payload: { $case: "statusUpdate", value: { taskId: sessionId, contextId: sessionId, status: taskStatus, metadata: undefined } },
 });
@@ -121,9 +139,9 @@ export class ArborA2AHandler implements A2ARequestHandler {
     throw new UnsupportedOperationError("Arbor has no extended agent card: read /.well-known/agent-card.json.");
   }
 
-  async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
+  async sendMessage(params: SendMessageRequest, context?: ServerCallContext): Promise<Message | Task> {
     let last: Task | undefined;
-    for await (const response of this.sendMessageStream(params)) {
+    for await (const response of this.sendMessageStream(params, context)) {
       const payload = response.payload;
       if (payload?.$case === "task") last = payload.value;
       else if (payload?.$case === "statusUpdate" && last) last = { ...last, status: payload.value.status };
@@ -135,19 +153,22 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return last;
   }
 
-  async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context?: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const msg = said(params.message);
     const named = params.message?.taskId || params.message?.contextId || undefined;
+    const principal = principalIn(context);
     let sessionId: string;
     let reader: RunEventReader;
     try {
-      const exists = named !== undefined && (await this.ctx.store.getSession(named)) !== undefined;
-      if (named !== undefined && !exists)
+      if (named !== undefined && !(await this.sees(principal, named, "run", "Continuing a task")))
         throw new TaskNotFoundError(`No task ${named}: start a new one by sending a message without a task or context id.`);
-      const waiting = named === undefined ? undefined : await this.waitingAsk(named);
+      const waiting = named === undefined ? undefined : await this.waitingAsk(named, principal);
       if (named !== undefined && waiting !== undefined) {
         // The task is input-required: this message answers its ask, and the stream follows the run on.
-        const answered = await this.runs.answer(answerOf(waiting, msg));
+        const answered = await this.runs.answer(answerOf(waiting, msg), principal);
         if (!answered) throw new RequestMalformedError("The ask was answered meanwhile: read the task again.");
         sessionId = answered.resumed ?? named;
         reader = await this.runs.reader(sessionId, { currentRun: true });
@@ -158,6 +179,7 @@ export class ArborA2AHandler implements A2ARequestHandler {
             message: msg.text,
             ...(named === undefined ? {} : { sessionId: named }),
             ...(msg.agent === undefined ? {} : { agent: msg.agent }),
+            ...(principal === undefined ? {} : { principal }),
           },
           { steer: false },
         );
@@ -206,14 +228,28 @@ export class ArborA2AHandler implements A2ARequestHandler {
     yield update(sessionId, status(ended.state, sessionId, ended.error === undefined ? undefined : [textPart(ended.error)]));
   }
 
+  /**
+   * Whether the session exists for the principal, which holds `scope` (else `scope_required`): a
+   * session outside its projects is no task at all, as on every other door.
+   */
+  private async sees(principal: Principal | undefined, sessionId: string, scope: "read" | "run", what: string) {
+    try {
+      await this.ctx.runtime.access.session(principal, sessionId, scope, what);
+      return true;
+    } catch (err) {
+      if (isArborError(err) && (err.code === "session_not_found" || err.code === "invalid_input")) return false;
+      throw err;
+    }
+  }
+
   private async isPending(sessionId: string, ask: Ask): Promise<boolean> {
     const { permissions, plans } = await this.runs.pendingAll(sessionId);
     return ask.kind === "permission" ? permissions.some((p) => p.id === ask.id) : plans.some((p) => p.planId === ask.planId);
   }
 
   /** The ask the session's run waits on, oldest first. */
-  private async waitingAsk(sessionId: string): Promise<Ask | undefined> {
-    const { permissions, plans } = await this.runs.pendingAll(sessionId);
+  private async waitingAsk(sessionId: string, principal?: Principal): Promise<Ask | undefined> {
+    const { permissions, plans } = await this.runs.pendingAll(sessionId, principal);
     const permission = permissions[0];
     if (permission) {
       return {
@@ -245,11 +281,12 @@ export class ArborA2AHandler implements A2ARequestHandler {
   }
 
   /** The task as the store has it now: its run's state, an ask it waits on, or its last run's outcome. */
-  async getTask(params: GetTaskRequest | { id: string }): Promise<Task> {
+  async getTask(params: GetTaskRequest | { id: string }, context?: ServerCallContext): Promise<Task> {
     const sessionId = params.id;
-    if (!sessionId || (await this.ctx.store.getSession(sessionId)) === undefined)
+    const principal = principalIn(context);
+    if (!sessionId || !(await this.sees(principal, sessionId, "read", "Reading a task")))
       throw new TaskNotFoundError(`No task ${sessionId}.`);
-    const ask = await this.waitingAsk(sessionId);
+    const ask = await this.waitingAsk(sessionId, principal);
     if (ask) return taskOf(sessionId, status(TaskState.TASK_STATE_INPUT_REQUIRED, sessionId, askParts(ask)));
     if (await this.runs.isBusy(sessionId)) return taskOf(sessionId, status(TaskState.TASK_STATE_WORKING, sessionId));
     const ended = await lastOutcome(this.ctx.store, sessionId);
@@ -261,21 +298,24 @@ export class ArborA2AHandler implements A2ARequestHandler {
     );
   }
 
-  async listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
+  async listTasks(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), 100);
-    const page = await this.ctx.store.listSessions({
+    // The principal's sessions only: another project's are no tasks of its.
+    const page = await this.ctx.runtime.access.listSessions(principalIn(context), {
       limit: pageSize,
       parentSessionId: null,
       ...(params.pageToken ? { cursor: params.pageToken } : {}),
     });
     const ids = params.contextId ? page.sessions.filter((s) => s.id === params.contextId) : page.sessions;
-    const tasks = await Promise.all(ids.map((s) => this.getTask({ id: s.id })));
+    const tasks = await Promise.all(ids.map((s) => this.getTask({ id: s.id }, context)));
     const wanted = params.status ? tasks.filter((t) => t.status?.state === params.status) : tasks;
     return { tasks: wanted, nextPageToken: page.nextCursor ?? "", pageSize, totalSize: wanted.length };
   }
 
-  async cancelTask(params: CancelTaskRequest): Promise<Task> {
-    const task = await this.getTask(params);
+  async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
+    if (!(await this.sees(principalIn(context), params.id, "run", "Canceling a task")))
+      throw new TaskNotFoundError(`No task ${params.id}.`);
+    const task = await this.getTask(params, context);
     if (task.status && TERMINAL.has(task.status.state)) throw new TaskNotCancelableError(`Task ${params.id} has ended already.`);
     const aborted = await this.runs.abort(params.id, new ArborError("aborted", "The A2A client canceled the task."));
     if (!aborted) throw new TaskNotCancelableError(`Task ${params.id} has no run going.`);
@@ -284,11 +324,14 @@ export class ArborA2AHandler implements A2ARequestHandler {
     for await (const _ of this.follow(params.id, reader)) {
       // drained: the outcome is read back below
     }
-    return this.getTask(params);
+    return this.getTask(params, context);
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    const task = await this.getTask(params);
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context?: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const task = await this.getTask(params, context);
     yield { payload: { $case: "task", value: task } };
     if (task.status && (TERMINAL.has(task.status.state) || task.status.state === TaskState.TASK_STATE_INPUT_REQUIRED)) return;
     yield* this.follow(params.id, await this.runs.reader(params.id, { currentRun: true }));

@@ -5,7 +5,7 @@ import type { ServerContext } from "../../context.js";
 import { principalOf } from "../../http/principal.js";
 import { SERVER_VERSION } from "../../version.js";
 import type { EndpointOperation, Protocol } from "../protocol.js";
-import { ArborA2AHandler } from "./handler.js";
+import { ArborA2AHandler, PrincipalUser } from "./handler.js";
 
 /** Where the A2A JSON-RPC endpoint and the agent card are served. */
 export const A2A_PATH = "/a2a";
@@ -98,26 +98,18 @@ export const a2a: Protocol = {
       endpoints: [
         {
           path: A2A_PATH,
-          scope: "run",
+          // GetTask, ListTasks and SubscribeToTask read; the handler's runtime calls ask for `run`
+          // where a method sends, answers or cancels, per task, as the request's principal.
+          scope: "read",
           operations: RPC_OPERATIONS,
           docs: A2A_DOCS,
           async handle(c) {
             if (c.req.method !== "POST")
               return c.json({ error: { code: "method_not_allowed", message: "POST JSON-RPC requests to /a2a." } }, 405);
-            // Task ids are session ids of every project: a token limited to some projects is not served here yet.
-            if (principalOf(c)?.projects !== undefined) {
-              return c.json(
-                {
-                  error: {
-                    code: "scope_required",
-                    message: "/a2a serves tokens of every project only; use a token without --project, or the HTTP API.",
-                  },
-                },
-                403,
-              );
-            }
             origin = originOf(c);
-            const answer = await transport.handle(await c.req.text(), new ServerCallContext());
+            // The handler acts as the request's principal: its scopes and projects, as on every door.
+            const context = new ServerCallContext({ user: new PrincipalUser(principalOf(c)) });
+            const answer = await transport.handle(await c.req.text(), context);
             if (!(Symbol.asyncIterator in answer)) return c.json(answer);
             // A stream whose first step fails (bad input, unknown task) is a plain JSON-RPC error, not a stream.
             try {
