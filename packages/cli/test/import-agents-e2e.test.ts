@@ -59,6 +59,14 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     const entries = (await withStore(store, (s) => s.listEntries(id))).length;
     expect(tree.stdout.trimEnd().split("\n").length).toBeGreaterThanOrEqual(entries);
     expect(tree.stdout).toContain("← leaf");
+    // ATIF v1.7 embeds the sub-agent's trajectory the store holds, referenced by its trajectory_id.
+    const atif = await e2e.arbor(["sessions", "export", id, "--format", "atif", "--store", store]);
+    expect(atif.code, atif.stderr).toBe(0);
+    const trajectory = AtifTrajectorySchema.parse(JSON.parse(atif.stdout));
+    const sub = `${id}@delegate-20260114192013-001`;
+    expect(trajectory.subagent_trajectories?.map((t) => t.trajectory_id)).toEqual([sub]);
+    const refs = trajectory.steps.flatMap((st) => st.observation?.results ?? []).flatMap((r) => r.subagent_trajectory_ref ?? []);
+    expect(refs).toContainEqual({ trajectory_id: sub, session_id: sub });
     const json = JSON.parse((await e2e.arbor(["sessions", "tree", id, "--json", "--store", store])).stdout) as {
       activePath: string[];
     };

@@ -1,4 +1,5 @@
-import { entriesToExport, toAtif, toPiSession } from "@arbor/core/interop";
+import type { SessionExport } from "@arbor/core";
+import { atifSubSessionIds, entriesToExport, toAtif, toPiSession } from "@arbor/core/interop";
 import { stringOption } from "../args.js";
 import { writeOutputAtomically } from "../files.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
@@ -31,7 +32,8 @@ export async function runSessionsExport(ctx: CommandContext): Promise<void> {
       entries = text.split("\n").filter(Boolean).length - 1;
       break;
     case "atif": {
-      const trajectory = toAtif(data, { agentVersion: cliVersion(), ...(leaf !== undefined ? { leaf } : {}) });
+      const subSessions = await subTraces(ctx, data, leaf);
+      const trajectory = toAtif(data, { agentVersion: cliVersion(), subSessions, ...(leaf !== undefined ? { leaf } : {}) });
       text = `${JSON.stringify(trajectory, null, 2)}\n`;
       entries = trajectory.steps.length;
       break;
@@ -46,4 +48,22 @@ export async function runSessionsExport(ctx: CommandContext): Promise<void> {
   const unit = format === "atif" ? "steps" : format === "pi" ? "lines" : "entries";
   if (ctx.json) writeJson(ctx.io.stdout, { sessionId: id, format, out, entries });
   else ctx.io.stdout.write(`Exported session ${id} (${entries} ${unit}${format === "arbor" ? "" : `, ${format}`}) to ${out}.\n`);
+}
+
+/**
+ * Every sub-trace the branch delegated to, and theirs in turn, read from the store so the ATIF
+ * trajectory embeds them (`subagent_trajectories`). One that is gone is left out: the trajectory
+ * then refers to it by file name.
+ */
+async function subTraces(ctx: CommandContext, data: SessionExport, leaf: string | undefined) {
+  const found = new Map<string, SessionExport>();
+  const queue = atifSubSessionIds(data, leaf);
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    if (found.has(id) || id === data.session.id) continue;
+    const sub = await ctx.store.exportSession(id).catch(() => undefined);
+    if (sub === undefined) continue;
+    found.set(id, sub);
+    queue.push(...atifSubSessionIds(sub));
+  }
+  return found;
 }

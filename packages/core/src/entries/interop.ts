@@ -2,7 +2,7 @@
  * `@arbor/core/interop`: converting sessions from and to other agents' formats (Claude Code, Codex,
  * OpenCode, pi, ATIF). Used by the CLI's `import` and `export` commands.
  */
-export { toAtif } from "../interop/atif/export.js";
+export { atifSubSessionIds, toAtif } from "../interop/atif/export.js";
 export { type ClaudeFile, convertClaudeCodeSession } from "../interop/claude-code/import.js";
 export { convertCodexSession } from "../interop/codex/import.js";
 export { convertOpenCodeRows, type OpenCodeRows } from "../interop/opencode/import.js";

@@ -1,4 +1,4 @@
-export { type AtifOptions, toAtif } from "./atif/export.js";
+export { type AtifOptions, atifSubSessionIds, toAtif } from "./atif/export.js";
 export { ATIF_SCHEMA_VERSION, type AtifTrajectory, AtifTrajectorySchema } from "./atif/schema.js";
 export { type ClaudeFile, convertClaudeCodeSession } from "./claude-code/import.js";
 export { convertCodexSession } from "./codex/import.js";

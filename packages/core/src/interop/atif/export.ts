@@ -1,3 +1,4 @@
+import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { Message } from "../../model/message.js";
 import type { ToolResultOutput } from "../../model/parts.js";
@@ -13,6 +14,29 @@ export interface AtifOptions {
   leaf?: string;
   /** Written as `agent.version`. */
   agentVersion: string;
+  /**
+   * Exports of the sub-traces the branch delegated to, by session id: each is embedded as a
+   * `subagent_trajectories` entry (its own active path, its own sub-traces in turn) and referenced
+   * by `trajectory_id`. A sub-trace not given is referenced by `trajectory_path` `<id>.json`, the
+   * file `arbor sessions export <id> --format atif --out <id>.json` writes.
+   */
+  subSessions?: ReadonlyMap<string, SessionExport>;
+}
+
+/** The sub-trace sessions a branch of a session delegated to, in the order it did (for `subSessions`). */
+export function atifSubSessionIds(data: SessionExport, leaf?: string): string[] {
+  const end = leaf ?? data.session.leafEntryId ?? undefined;
+  const ids = new Set<string>();
+  for (const e of end === undefined ? [] : branchTo(data.entries, end, data.session.id)) {
+    if (e.type === "subagent_result") ids.add(e.subSessionId);
+    if (e.type === "message" && e.message.role === "assistant") {
+      for (const p of e.message.content) {
+        const sub = p.type === "tool-call" ? (p as { subSessionId?: unknown }).subSessionId : undefined;
+        if (typeof sub === "string") ids.add(sub);
+      }
+    }
+  }
+  return [...ids];
 }
 
 /**
@@ -23,7 +47,19 @@ export interface AtifOptions {
  * checked against the ATIF schema.
  */
 export function toAtif(data: SessionExport, opts: AtifOptions): AtifTrajectory {
+  return parseOrThrow(AtifTrajectorySchema, trajectoryOf(data, opts, new Set([data.session.id])), "ATIF trajectory");
+}
+
+function trajectoryOf(data: SessionExport, opts: AtifOptions, within: ReadonlySet<string>): AtifTrajectory {
   const s = data.session;
+  // Embedded when given (and not an ancestor: a cycle would never end), else a file reference.
+  const embedded = new Map<string, SessionExport>();
+  for (const id of atifSubSessionIds(data, opts.leaf)) {
+    const sub = opts.subSessions?.get(id);
+    if (sub !== undefined && !within.has(id)) embedded.set(id, sub);
+  }
+  const refTo = (id: string) =>
+    embedded.has(id) ? { trajectory_id: id, session_id: id } : { session_id: id, trajectory_path: `${id}.json` };
   const leaf = opts.leaf ?? s.leafEntryId ?? undefined;
   const path = leaf === undefined ? [] : branchTo(data.entries, leaf, s.id);
   const steps: Step[] = [];
@@ -32,9 +68,19 @@ export function toAtif(data: SessionExport, opts: AtifOptions): AtifTrajectory {
   let effort: string | undefined;
   for (const e of path) {
     if (e.type === "thinking_level_change") effort = String(e.thinkingLevel);
-    const step = stepFor(e, effort);
+    const step = stepFor(e, effort, refTo);
     if (step === undefined) {
-      if (e.type === "message" && e.message.role === "tool") attachResults(e.message, steps, stepOfCall, subOfCall, e.timestamp);
+      if (e.type === "message" && e.message.role === "tool")
+        attachResults(
+          e.message,
+          steps,
+          stepOfCall,
+          (id) => {
+            const sub = subOfCall.get(id);
+            return sub === undefined ? undefined : refTo(sub);
+          },
+          e.timestamp,
+        );
       continue;
     }
     steps.push(step);
@@ -47,14 +93,23 @@ export function toAtif(data: SessionExport, opts: AtifOptions): AtifTrajectory {
       }
     }
   }
+  if (steps.length === 0) {
+    throw new ArborError(
+      "invalid_input",
+      `Session ${s.id} has nothing on its path to export as ATIF (a trajectory needs at least one step): send it a message first, or pick another --leaf.`,
+    );
+  }
   const numbered = steps.map((st, i) => ({ step_id: i + 1, ...st }));
   const sum = (f: (m: NonNullable<AtifStep["metrics"]>) => number | undefined) =>
     numbered.reduce((n, st) => n + (st.metrics ? (f(st.metrics) ?? 0) : 0), 0);
   const model = numbered.find((st) => st.model_name)?.model_name;
   const origin = (s as { importedFrom?: { agent?: string; version?: string } }).importedFrom;
+  const inner = new Set([...within, ...embedded.keys()]);
+  const subagents = [...embedded.values()].map((sub) => trajectoryOf(sub, { ...opts, leaf: undefined } as AtifOptions, inner));
   const trajectory: AtifTrajectory = {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: s.id,
+    trajectory_id: s.id,
     agent: {
       name: origin?.agent ?? "arbor",
       version: origin?.version ?? opts.agentVersion,
@@ -76,8 +131,9 @@ export function toAtif(data: SessionExport, opts: AtifOptions): AtifTrajectory {
         ...(s.parentSessionId ? { parentSessionId: s.parentSessionId } : {}),
       },
     },
+    ...(subagents.length > 0 ? { subagent_trajectories: subagents } : {}),
   };
-  return parseOrThrow(AtifTrajectorySchema, trajectory, "ATIF trajectory");
+  return trajectory;
 }
 
 function text(parts: ReadonlyArray<{ type: string; text?: unknown }>, type = "text"): string {
@@ -87,7 +143,11 @@ function text(parts: ReadonlyArray<{ type: string; text?: unknown }>, type = "te
     .join("\n");
 }
 
-function stepFor(e: Entry, effort: string | undefined): Step | undefined {
+type RefTo = (
+  subSessionId: string,
+) => NonNullable<NonNullable<AtifStep["observation"]>["results"][number]["subagent_trajectory_ref"]>[number];
+
+function stepFor(e: Entry, effort: string | undefined, refTo: RefTo): Step | undefined {
   const base = { timestamp: e.timestamp, extra: { entryId: e.id } };
   switch (e.type) {
     case "message":
@@ -113,7 +173,7 @@ function stepFor(e: Entry, effort: string | undefined): Step | undefined {
         ...base,
         source: "system",
         message: `Sub-agent ${e.status}`,
-        observation: { results: [{ content: e.summary, subagent_trajectory_ref: [{ session_id: e.subSessionId }] }] },
+        observation: { results: [{ content: e.summary, subagent_trajectory_ref: [refTo(e.subSessionId)] }] },
       };
     case "thinking_level_change":
     case "model_change":
@@ -146,6 +206,7 @@ function messageStep(
                 tool_call_id: p.toolCallId,
                 function_name: p.toolName,
                 arguments: isRecord(p.input) ? p.input : { input: p.input ?? null },
+                ...(typeof p.subSessionId === "string" ? { extra: { sub_session_id: p.subSessionId } } : {}),
               },
             ]
           : [],
@@ -155,6 +216,8 @@ function messageStep(
         ...base,
         source: "agent",
         message: text(m.content),
+        // Each assistant message of a session is one model call.
+        llm_call_count: 1,
         ...(m.model ? { model_name: m.model } : {}),
         ...(effort && effort !== "off" ? { reasoning_effort: effort } : {}),
         ...(reasoning ? { reasoning_content: reasoning } : {}),
@@ -182,29 +245,40 @@ function messageStep(
   }
 }
 
-/** Tool results go to the observation of the step that made the call (a system step when none did). */
+/**
+ * Tool results go to the observation of the step that made the call; a result whose call is not on
+ * the path (an imported session's) gets a system step that names the call in `extra`, since a
+ * `source_call_id` must name a call of its own step.
+ */
 function attachResults(
   m: Message,
   steps: Step[],
   stepOfCall: Map<string, Step>,
-  subOfCall: Map<string, string>,
+  subRef: (toolCallId: string) => ReturnType<RefTo> | undefined,
   at: string,
 ): void {
   for (const p of m.content) {
     if (p.type !== "tool-result") continue;
-    const sub = subOfCall.get(p.toolCallId);
-    const result = {
-      source_call_id: p.toolCallId,
-      content: outputText(p.output),
-      ...(sub ? { subagent_trajectory_ref: [{ session_id: sub }] } : {}),
+    const sub = subRef(p.toolCallId);
+    const owner = stepOfCall.get(p.toolCallId);
+    const ownCall = owner?.tool_calls?.some((c) => c.tool_call_id === p.toolCallId) === true;
+    const isError = p.output.type === "error-text" || p.output.type === "error-json";
+    const extra = {
+      ...(ownCall ? {} : { tool_call_id: p.toolCallId, tool_name: p.toolName }),
+      ...(isError ? { is_error: true } : {}),
     };
-    let step = stepOfCall.get(p.toolCallId);
-    if (!step) {
-      step = { timestamp: at, source: "system", message: `Result of ${p.toolName}` };
-      steps.push(step);
-      stepOfCall.set(p.toolCallId, step);
+    const result = {
+      ...(ownCall ? { source_call_id: p.toolCallId } : {}),
+      content: outputText(p.output),
+      ...(sub ? { subagent_trajectory_ref: [sub] } : {}),
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    };
+    const target = owner ?? { timestamp: at, source: "system" as const, message: `Result of ${p.toolName}` };
+    if (!owner) {
+      steps.push(target);
+      stepOfCall.set(p.toolCallId, target);
     }
-    step.observation = { results: [...(step.observation?.results ?? []), result] };
+    target.observation = { results: [...(target.observation?.results ?? []), result] };
   }
 }
 
