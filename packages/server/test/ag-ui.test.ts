@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HttpAgent } from "@ag-ui/client";
-import { type BaseEvent, EventType } from "@ag-ui/core";
-import { text, toolCall } from "@arbor/testkit";
+import { type AgentCapabilities, type BaseEvent, EventType } from "@ag-ui/core";
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { errorOf, startServer } from "./helpers/server.js";
 
@@ -128,5 +128,63 @@ describe("AG-UI endpoint", () => {
     });
     expect(bad.status).toBe(404);
     expect((await server.store.getActivePath("agui-branch")).length).toBe(after.length);
+  });
+
+  it("shares the goal tree and todos as state (a snapshot, then JSON Patch deltas) and ends with the conversation by entry id", async () => {
+    const server = await startServer({
+      script: [
+        [toolCall("goal", { add: "Survey, Decide" }, { id: "g1" })],
+        [
+          toolCall(
+            "todowrite",
+            { todos: [{ content: "Read the notes", status: "in_progress", priority: "high" }] },
+            { id: "t1" },
+          ),
+        ],
+        [text("Planned.")],
+        [text("title")],
+      ],
+    });
+    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-state" });
+    agent.addMessage({ id: "u1", role: "user", content: "Plan the work." });
+    const events = await runCollecting(agent);
+    const types = events.map((e) => e.type);
+    expect(types.slice(0, 2)).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT]);
+    expect(types.filter((t) => t === EventType.STATE_DELTA).length).toBeGreaterThanOrEqual(2);
+    expect(types.at(-2)).toBe(EventType.MESSAGES_SNAPSHOT);
+    // The client applied the snapshot and every delta: its state is the session's.
+    const state = agent.state as { goals: { goals: { description: string }[] } | null; todos: { content: string }[] };
+    expect(state.goals?.goals.map((g) => g.description)).toEqual(["Survey", "Decide"]);
+    expect(state.todos.map((t) => t.content)).toEqual(["Read the notes"]);
+    // The messages are the session's, named by entry id: any can be a later run's parentRunId.
+    const path = await server.store.getActivePath("agui-state");
+    const entryIds = new Set(path.map((e) => e.id));
+    const userAndAssistant = agent.messages.filter((m) => m.role === "user" || m.role === "assistant");
+    expect(userAndAssistant.length).toBe(4);
+    expect(userAndAssistant.every((m) => entryIds.has(m.id))).toBe(true);
+    expect(agent.messages.filter((m) => m.role === "tool").map((m) => ("toolCallId" in m ? m.toolCallId : ""))).toEqual([
+      "g1",
+      "t1",
+    ]);
+  });
+
+  it("describes itself for capability discovery, and runs the agent forwardedProps names", async () => {
+    const model = scriptedModel([[text("Planned.")], [text("Built.")]]);
+    const server = await startServer({ runtime: { model } });
+    const caps = (await (await server.api("/api/ag-ui/capabilities")).json()) as AgentCapabilities;
+    expect(caps.state).toMatchObject({ snapshots: true, deltas: true });
+    expect(caps.humanInTheLoop?.approvals).toBe(true);
+    expect(caps.multiAgent?.subagents?.map((a) => a.name)).toEqual(expect.arrayContaining(["build", "plan"]));
+    const toolsOf = (call: number) => (model.calls[call]?.options.tools ?? []).map((t) => t.name);
+    const planning = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-plan" });
+    planning.addMessage({ id: "u1", role: "user", content: "Think first." });
+    await planning.runAgent({ forwardedProps: { agent: "plan" } });
+    // The plan agent reads; it has no tool that writes files.
+    expect(toolsOf(0)).toContain("read");
+    expect(toolsOf(0)).not.toContain("write");
+    const building = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-build" });
+    building.addMessage({ id: "u1", role: "user", content: "Build it." });
+    await building.runAgent();
+    expect(toolsOf(model.calls.length - 1)).toContain("write");
   });
 });

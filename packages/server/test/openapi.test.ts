@@ -69,6 +69,7 @@ describe("GET /api/openapi.json", () => {
         "POST /a2a",
         "GET /.well-known/agent-card.json",
         "POST /api/ag-ui",
+        "GET /api/ag-ui/capabilities",
       ].sort(),
     );
     expect(doc.paths["/api/health"]?.get?.security).toEqual([]);

@@ -51,6 +51,7 @@ const SCOPES: Record<string, Scope> = {
   "POST /api/ui/chat": "run",
   "GET /api/ui/chat/:id/stream": "read",
   "POST /api/ag-ui": "run",
+  "GET /api/ag-ui/capabilities": "read",
   "GET /api/sessions/:id/diff": "read",
   "POST /v1/responses": "run",
   "GET /v1/responses/:id": "read",

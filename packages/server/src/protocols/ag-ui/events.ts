@@ -75,6 +75,11 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
     return out;
   }
 
+  /** Events of the stream's own (state, snapshots) between the run's: an open message is ended first. */
+  interject(events: BaseEvent[]): BaseEvent[] {
+    return events.length === 0 ? [] : [...this.close(), ...events];
+  }
+
   /** The stream's first event. */
   started(): BaseEvent {
     return { type: EventType.RUN_STARTED, ...this.ids } as BaseEvent;

@@ -1,23 +1,26 @@
-import type { BaseEvent, RunAgentInput } from "@ag-ui/core";
+import type { AgentCapabilities, BaseEvent, RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { EventEncoder } from "@ag-ui/encoder";
-import { ArborError } from "@arbor/core";
+import { ArborError, isArborError } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { asPrincipal } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
+import { SERVER_VERSION } from "../../version.js";
 import type { AskAnswer } from "../shared/asks.js";
 import { askOf } from "../shared/asks.js";
 import { readStep, toWire } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { type AgUiRunIds, AgUiWire, parseInterruptId } from "./events.js";
+import { AgUiState } from "./state.js";
 
 const STREAM =
-  "AG-UI events as server-sent events (`data: {event}`): RUN_STARTED, then TEXT_MESSAGE_*, REASONING_*, TOOL_CALL_* and " +
-  "TOOL_CALL_RESULT as the run goes, and RUN_FINISHED (outcome `success`, or `interrupt` when the run waits for a permission " +
-  "or a plan approval) or RUN_ERROR.";
+  "AG-UI events as server-sent events (`data: {event}`): RUN_STARTED and a STATE_SNAPSHOT (`{goals, todos}`: the session's goal " +
+  "tree and todo list), then TEXT_MESSAGE_*, REASONING_*, TOOL_CALL_* and TOOL_CALL_RESULT as the run goes with a STATE_DELTA " +
+  "(JSON Patch) after each step that changed the state, a MESSAGES_SNAPSHOT of the session's conversation (ids = entry ids), and " +
+  "RUN_FINISHED (outcome `success`, or `interrupt` when the run waits for a permission or a plan approval) or RUN_ERROR.";
 
 /** Described loosely here: `RunAgentInputSchema` of `@ag-ui/core` checks the body in the handler, with its own messages. */
 const AgUiBody = z.looseObject({ threadId: z.string(), runId: z.string() }).meta({
@@ -63,7 +66,13 @@ function answerOf(entry: NonNullable<RunAgentInput["resume"]>[number]): { answer
  * or RUN_ERROR. A waiting ask ends the response (the run itself goes on waiting for the answer the
  * client's next run brings). Pull-based: a client that leaves stops this reader only, never the run.
  */
-function agUiResponse(sessionId: string, ids: AgUiRunIds, reader: RunEventReader, accept: string | undefined): Response {
+function agUiResponse(
+  sessionId: string,
+  ids: AgUiRunIds,
+  reader: RunEventReader,
+  accept: string | undefined,
+  state: AgUiState,
+): Response {
   const encoder = new EventEncoder(accept === undefined ? {} : { accept });
   const wire = new AgUiWire(ids);
   const text = new TextEncoder();
@@ -78,16 +87,21 @@ function agUiResponse(sessionId: string, ids: AgUiRunIds, reader: RunEventReader
       };
       if (first) {
         first = false;
-        send([wire.started()]);
+        send([wire.started(), ...(await state.snapshot())]);
         return;
       }
       // A pull that sends nothing is not called again: read until an event maps to something (model calls map to nothing).
       while (!finished && sent === 0) {
         const step = await readStep(sessionId, reader);
         for (const e of step.events) {
-          send(toWire(wire, e));
           const ask = askOf(e.event);
-          if (ask !== undefined || e.event.type === "done" || e.event.type === "error") {
+          const last = ask !== undefined || e.event.type === "done" || e.event.type === "error";
+          // A new model call starts after the step's results and records are written: the state a step left.
+          if (e.event.type === "llm_start") send(wire.interject(await state.delta()));
+          // The run's conversation goes before its last event, which closes the AG-UI run.
+          if (last) send(wire.interject(await state.finish()));
+          send(toWire(wire, e));
+          if (last) {
             finished = true;
             send(
               wire.end(ask ? { kind: "waiting", ask } : { kind: "ended", status: e.event.type === "done" ? "done" : "error" }),
@@ -99,6 +113,7 @@ function agUiResponse(sessionId: string, ids: AgUiRunIds, reader: RunEventReader
         }
         if (step.end) {
           finished = true;
+          send(wire.interject(await state.finish()));
           send(wire.end(step.end));
           reader.close();
           controller.close();
@@ -118,6 +133,14 @@ function agUiResponse(sessionId: string, ids: AgUiRunIds, reader: RunEventReader
 export function agUiRoutes(ctx: ServerContext): Route[] {
   const { store } = ctx;
   const runs = new ProtocolRuntime(ctx);
+  // A new thread's session is written by its run a moment after the stream starts: no path yet is an empty one.
+  const stateOf = (sessionId: string) =>
+    new AgUiState(() =>
+      store.getActivePath(sessionId).catch((err: unknown) => {
+        if (isArborError(err) && err.code === "session_not_found") return [];
+        throw err;
+      }),
+    );
   const run = defineRoute(
     {
       method: "POST",
@@ -169,7 +192,7 @@ export function agUiRoutes(ctx: ServerContext): Route[] {
             );
           }
         }
-        return agUiResponse(sessionId, ids, reader, accept);
+        return agUiResponse(sessionId, ids, reader, accept, stateOf(sessionId));
       }
 
       const prompt = promptOf(input);
@@ -180,10 +203,51 @@ export function agUiRoutes(ctx: ServerContext): Route[] {
       }
       const named = exists ? { sessionId } : { newSessionId: sessionId };
       const from = input.parentRunId === undefined ? {} : { fromEntryId: input.parentRunId };
-      const begun = await runs.begin({ message: prompt, ...named, ...from, ...by }, { steer: false });
+      // An AG-UI client names the agent to run in its forwarded props (GET /api/ag-ui/capabilities lists them).
+      const agent = (input.forwardedProps as { agent?: unknown } | undefined)?.agent;
+      const as = typeof agent === "string" ? { agent } : {};
+      const begun = await runs.begin({ message: prompt, ...named, ...from, ...as, ...by }, { steer: false });
       if ("steered" in begun) throw new ArborError("session_busy", `Session ${sessionId} already has a run in progress.`);
-      return agUiResponse(begun.started.sessionId, ids, begun.started.reader, accept);
+      return agUiResponse(begun.started.sessionId, ids, begun.started.reader, accept, stateOf(begun.started.sessionId));
     },
   );
-  return [run];
+  const capabilities = defineRoute(
+    {
+      method: "GET",
+      path: "/api/ag-ui/capabilities",
+      scope: "read",
+      tag: "chat",
+      summary: "What the AG-UI agent supports",
+      description:
+        "AG-UI capability discovery: an `AgentCapabilities` object saying what `POST /api/ag-ui` streams (state snapshots and " +
+        "deltas, reasoning, interrupts for approvals) and which agents a run may be started with (`forwardedProps.agent`).",
+      responses: { 200: { description: "The capabilities.", schema: z.looseObject({}), contentType: "application/json" } },
+    },
+    (_input, c) => c.json(agUiCapabilities(ctx)),
+  );
+  return [run, capabilities];
+}
+
+/** The agent's capabilities as AG-UI 1.0 describes them, from what this server does and the runtime's agents. */
+function agUiCapabilities(ctx: ServerContext): AgentCapabilities {
+  const defaults = ctx.runtime.defaults();
+  return {
+    identity: {
+      name: "Arbor",
+      type: "arbor",
+      description: "An Arbor agent runtime: a thread is a session.",
+      version: SERVER_VERSION,
+    },
+    transport: { streaming: true, websocket: false, httpBinary: false, pushNotifications: false },
+    tools: { supported: true, parallelCalls: true, clientProvided: false },
+    state: { snapshots: true, deltas: true, memory: true, persistentState: true },
+    multiAgent: {
+      supported: true,
+      delegation: true,
+      handoffs: false,
+      subagents: defaults.agents.map((a) => ({ name: a.name, description: a.description ?? `The ${a.name} agent.` })),
+    },
+    reasoning: { supported: true, streaming: true, encrypted: false },
+    humanInTheLoop: { supported: true, approvals: true, interventions: true, feedback: false },
+  };
 }
