@@ -1,7 +1,11 @@
 import { text } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  type ReadResourceResult,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "./helpers/server.js";
 
@@ -22,7 +26,11 @@ async function connect(server: TestServer): Promise<Client> {
   return client;
 }
 
-const json = (result: { contents: Array<{ text?: unknown }> }) => JSON.parse(String(result.contents[0]?.text));
+/** The JSON of a resource's one text content (Arbor's resources are JSON text). */
+const json = (result: ReadResourceResult) => {
+  const [first] = result.contents;
+  return JSON.parse(first && "text" in first ? first.text : "null");
+};
 
 /** A session with one finished run (a user message and the answer), through run_prompt. */
 async function ranSession(client: Client): Promise<string> {
