@@ -112,7 +112,7 @@ export class PendingElicitations {
 
   constructor(private readonly options: PendingElicitationsOptions) {}
 
-  /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation. */
+  /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
   async wait(request: Omit<PendingElicitation, "id">, signal: AbortSignal): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
@@ -137,7 +137,13 @@ export class PendingElicitations {
         signal.removeEventListener("abort", onAbort);
         resolve(answer);
       };
-      const onAbort = () => finish({ action: "cancel" });
+      // The server's request is gone with the call: the ask is closed as cancelled, so nobody is
+      // left to answer a form nothing waits on (an answer that landed first wins in the store).
+      const onAbort = () => {
+        finish({ action: "cancel" });
+        const at = new Date(this.options.now()).toISOString();
+        this.options.store.answerAsk(id, { value: { action: "cancel" }, at }).catch(() => {});
+      };
       const poll = async () => {
         try {
           const stored = await this.options.store.getAsk(id);

@@ -89,8 +89,12 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         signal: ctx.abort,
         ...(elicit
           ? {
+              // Ends when the server withdraws its request or this call stops (the run aborted).
               onElicit: (form, signal) =>
-                elicit({ sessionId: ctx.sessionId, callId: ctx.callId, server, mode: "form", ...form }, signal),
+                elicit(
+                  { sessionId: ctx.sessionId, callId: ctx.callId, server, mode: "form", ...form },
+                  AbortSignal.any([signal, ctx.abort]),
+                ),
             }
           : {}),
         ...(ctx.idempotencyKey !== undefined ? { meta: { [MCP_IDEMPOTENCY_KEY]: ctx.idempotencyKey } } : {}),

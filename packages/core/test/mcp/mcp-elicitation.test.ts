@@ -66,4 +66,16 @@ describe("MCP elicitation as an ask", () => {
       code: "ask_already_answered",
     });
   });
+
+  it("an elicitation whose run is aborted is closed as cancelled, so it is no longer listed", async () => {
+    const model = scriptedModel([[toolCall(TOOL, {}, { id: "el" })], [text("done")]]);
+    const { runtime, store } = await harness({ model, config: config() });
+    const handle = runtime.runs.run({ prompt: "ask me" });
+    const running = collect(handle);
+    const ask = await elicitationOf(runtime);
+    handle.abort();
+    await running;
+    await vi.waitFor(async () => expect((await store.getAsk(ask.id))?.answer?.value).toEqual({ action: "cancel" }));
+    expect(await runtime.asks.listPending()).toEqual([]);
+  });
 });
