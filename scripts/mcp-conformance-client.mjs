@@ -1,6 +1,8 @@
 // Arbor's MCP client as the conformance suite drives it: the suite appends its test server's URL
 // and names the scenario in MCP_CONFORMANCE_SCENARIO. The server's tools are brought into a tool
 // registry exactly as a run does (McpManager.sync) and each is called through the registry.
+// A server's elicitation is answered as a person accepting the form as offered: no fields given,
+// so the client fills in the form's defaults (in a run it is a durable ask, answered by `arbor approve`).
 
 import { ToolRegistry } from "@arbor/core";
 import { McpManager } from "@arbor/core/tools";
@@ -18,7 +20,14 @@ function argumentsFor(schema) {
   return args;
 }
 
-const manager = new McpManager({ servers: { conf: { url, timeoutMs: 20_000, enabled: true } }, toolCacheTtl: 60 });
+const manager = new McpManager({
+  servers: { conf: { url, timeoutMs: 20_000, enabled: true } },
+  toolCacheTtl: 60,
+  elicit: async (request) => {
+    console.log(`elicitation from ${request.server}: ${request.message}`);
+    return { action: "accept", content: {} };
+  },
+});
 const registry = new ToolRegistry();
 let failed = false;
 try {

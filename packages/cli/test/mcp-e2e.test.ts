@@ -5,7 +5,7 @@ import { text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ARBOR_BIN } from "./helpers/cli.js";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
@@ -57,6 +57,38 @@ describe("arbor run with MCP servers", () => {
     const first = server.requests[0]?.body as { tools?: { function: { name: string } }[] } | undefined;
     const names = first?.tools?.map((t) => t.function.name) ?? [];
     expect(names).toEqual(expect.arrayContaining(["mcp__fs__read_text_file", "mcp__everything__get-sum", "read"]));
+  });
+
+  it("a server's elicitation waits as an ask that 'arbor approve <elic_…> --content' answers from another process", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await e2e.startFake({
+      script: [[toolCall("mcp__everything__trigger-elicitation-request", {}, { id: "el" })], [text("Thanks, Ada.")]],
+    });
+    const run = e2e.startArbor(e2e.runArgs(server.baseURL, "Ask me for my details."));
+    let id = "";
+    await vi.waitFor(
+      async () => {
+        const r = await e2e.arbor(["approvals", "pending", "--json"]);
+        const asks = (JSON.parse(r.stdout) as { asks: { id: string; kind: string; elicitation?: { server: string } }[] }).asks;
+        const ask = asks.find((a) => a.kind === "elicitation");
+        expect(ask?.elicitation?.server).toBe("everything");
+        id = ask?.id ?? "";
+      },
+      { timeout: 60_000, interval: 500 },
+    );
+    const human = await e2e.arbor(["approvals", "pending"]);
+    expect(human.stdout).toContain("MCP server everything asks: Please provide inputs");
+    const bad = await e2e.arbor(["approve", id, "--content", '{"name": 7}']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/name must be a string/);
+    const answered = await e2e.arbor(["approve", id, "--json", "--content", '{"name": "Ada"}']);
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ id, kind: "elicitation", allowed: true });
+    const r = await run.result;
+    expect(r.code, r.stderr).toBe(0);
+    const end = runEvents(r).find((e) => e.type === "tool_end" && e.call_id === "el");
+    expect(end?.type === "tool_end" ? end.output : "").toContain("Name: Ada");
   });
 
   it("arbor mcp list shows each server, its state and its tools", async () => {

@@ -19,6 +19,7 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import { PendingElicitations } from "./mcp/elicitations.js";
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
@@ -103,6 +104,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
     pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
   });
+  const elicitations = new PendingElicitations({
+    store: options.store,
+    now: () => clock.now(),
+    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
+    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+  });
   const plans = new PlanGate({
     store: options.store,
     now: () => clock.now(),
@@ -119,6 +126,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           blobs,
           now: () => clock.now(),
           confine: { sandbox, workspace: options.cwd ?? process.cwd() },
+          // A server's elicitation waits on a durable ask, answered like a permission ask.
+          elicit: (request, signal) => elicitations.wait(request, signal),
         })
       : undefined;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
@@ -368,6 +377,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       slot,
       pending,
       plans,
+      elicitations,
       defaultBusy: options.busy ?? "queue",
       resumePlan: (sessionId, approval) =>
         run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),

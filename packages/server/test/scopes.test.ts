@@ -268,4 +268,48 @@ describe("the scope suite: every route and protocol method with each scope and a
     });
     expect(opened.status).toBe(404);
   });
+
+  it("MCP resources, subscriptions, prompts and completions show only the sessions of the principal's projects", {
+    timeout: 120_000,
+  }, async () => {
+    const { server, inA, inB, tokens } = await world();
+    const reader = await mcp(server, tokens.read);
+    const listed = (await reader.listResources()).resources.map((r) => r.uri).filter((u) => u.startsWith("arbor://sessions/"));
+    expect(listed).toEqual([`arbor://sessions/${inA}`]);
+    for (const uri of [
+      `arbor://sessions/${inB}`,
+      `arbor://sessions/${inB}/tree`,
+      `arbor://sessions/${inB}/messages`,
+      `arbor://sessions/${inB}/entries/e1`,
+      `arbor://traces/${inB}/goals`,
+    ]) {
+      await expect(reader.readResource({ uri }), uri).rejects.toThrow(/session_not_found/);
+    }
+    expect((await reader.readResource({ uri: `arbor://sessions/${inA}` })).contents[0]).toMatchObject({
+      text: expect.stringContaining(inA),
+    });
+    await expect(reader.subscribeResource({ uri: `arbor://sessions/${inB}/messages` })).rejects.toThrow(/session_not_found/);
+    await reader.subscribeResource({ uri: `arbor://sessions/${inA}/messages` });
+    await expect(reader.getPrompt({ name: "build", arguments: { task: "x", session_id: inB } })).rejects.toThrow(
+      /session_not_found/,
+    );
+    const complete = async (uri: string, name: string, context?: Record<string, string>) =>
+      (
+        await reader.complete({
+          ref: { type: "ref/resource", uri },
+          argument: { name, value: "" },
+          ...(context ? { context: { arguments: context } } : {}),
+        })
+      ).completion.values;
+    expect(await complete("arbor://sessions/{session_id}", "session_id")).toEqual([inA]);
+    // Project B's session has an entry to complete, which this principal must not be offered.
+    await server.store.appendMessage(inB, { role: "user", content: "secret" });
+    expect(await server.store.listEntries(inB)).toHaveLength(1);
+    expect(await complete("arbor://sessions/{session_id}/entries/{entry_id}", "entry_id", { session_id: inB })).toEqual([]);
+    const prompt = await reader.complete({
+      ref: { type: "ref/prompt", name: "build" },
+      argument: { name: "session_id", value: "" },
+    });
+    expect(prompt.completion.values).toEqual([inA]);
+  });
 });

@@ -183,16 +183,24 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
   const allow = !refused(values);
   checkReason(values, allow);
   const reason = stringOption(values, "reason");
+  const content = contentOption(values, allow);
   return withStore(io, values, async (store, resolved) => {
     const found = await withSessionRuntime(io, store, "arbor approve", async (runtime) => {
       const pending = await runtime.asks.listPending();
       const id = await resolveAskId(store, pending, target);
       const ask = pending.find((a) => a.id === id);
       if (ask?.kind === "plan") return { kind: "plan" as const, ask };
+      if (content !== undefined && ask?.kind !== "elicitation") {
+        throw new UsageError("--content answers an MCP server's elicitation (elic_…), not this ask.");
+      }
       // A plan answered or expired already is refused here with plan_not_pending or ask_expired.
-      const answered = await runtime.asks.answer(id, allow, reason === undefined ? {} : { message: reason });
-      const sessionId = answered.kind === "permission" ? answered.record.sessionId : answered.result.sessionId;
-      return { kind: "permission" as const, id, sessionId, subject: ask ? askSubject(ask) : "" };
+      const answered = await runtime.asks.answer(id, allow, {
+        ...(reason === undefined ? {} : { message: reason }),
+        ...(content === undefined ? {} : { content }),
+      });
+      const sessionId = answered.kind === "plan" ? answered.result.sessionId : answered.record.sessionId;
+      const kind = answered.kind === "elicitation" ? ("elicitation" as const) : ("permission" as const);
+      return { kind, id, sessionId, subject: ask ? askSubject(ask) : "" };
     });
     if (found.kind === "plan") {
       const { plan, sessionId } = found.ask;
@@ -206,15 +214,33 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
       );
     }
     if (flag(values, "json"))
-      writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: "permission", allowed: allow });
+      writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: found.kind, allowed: allow });
     else {
+      const verb = found.kind === "elicitation" ? (allow ? "Accepted" : "Declined") : allow ? "Allowed once" : "Denied";
       writeLines(io.stdout, [
-        `${allow ? "Allowed once" : "Denied"}: ask ${found.id}${found.subject ? ` (${found.subject})` : ""} in session ${found.sessionId}.`,
+        `${verb}: ask ${found.id}${found.subject ? ` (${found.subject})` : ""} in session ${found.sessionId}.`,
         "  The run waiting on it goes on; a run cut off takes the answer when its session is resumed.",
       ]);
     }
     return EXIT_OK;
   });
+}
+
+/** `--content`: an elicitation's fields, a JSON object; only with an answer that accepts. */
+function contentOption(values: OptionValues, allow: boolean): Record<string, unknown> | undefined {
+  const text = stringOption(values, "content");
+  if (text === undefined) return undefined;
+  if (!allow) throw new UsageError("--content goes with accepting an elicitation, not with --deny.");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--content must be a JSON object, like '{"name": "Ada"}'; got ${text}.`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`--content must be a JSON object, like '{"name": "Ada"}'; got ${text}.`);
+  }
+  return parsed as Record<string, unknown>;
 }
 
 /** `arbor approve`: answer, after the fact, what a run without a terminal stopped on. */

@@ -4,7 +4,7 @@ import { ArborError, type Runtime, type Store } from "@arbor/core";
 export type PendingAskView = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
 
 /** Ask ids start with their kind (`perm_…`, `plan_…`): a target that does is an ask, not a session. */
-export const ASK_ID = /^(perm|plan)_[A-Za-z0-9_-]*$/;
+export const ASK_ID = /^(perm|plan|elic)_[A-Za-z0-9_-]*$/;
 
 /** How many candidates an ambiguous prefix lists. */
 const SHOWN = 8;
@@ -41,6 +41,10 @@ export function askSubject(ask: PendingAskView): string {
     }
     case "plan":
       return `plan "${ask.plan.title}" (${ask.plan.steps.length} step${ask.plan.steps.length === 1 ? "" : "s"}, ${ask.plan.planId})`;
+    case "elicitation": {
+      const { server, message, requestedSchema } = ask.elicitation;
+      return `MCP server ${server} asks: ${message} (fields: ${Object.keys(requestedSchema.properties).join(", ") || "none"})`;
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/t
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
+import type { ElicitationAnswer, ElicitationForm } from "./elicitations.js";
 
 /**
  * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
@@ -25,6 +26,7 @@ async function loadSdk() {
     ErrorCode: types.ErrorCode,
     McpError: types.McpError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    ElicitRequestSchema: types.ElicitRequestSchema,
   };
 }
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
@@ -41,7 +43,15 @@ export interface McpCallOptions {
   onProgress?: (progress: Progress) => void;
   /** Sent as the request's `_meta`: what the server may use beside the arguments (the call's idempotency key). */
   meta?: Record<string, unknown>;
+  /** Answers a form the server asks the user to fill in during this call (MCP elicitation). */
+  onElicit?: McpElicitHandler;
 }
+
+/** What answers a server's elicitation during a call: the person, through an ask. */
+export type McpElicitHandler = (
+  form: { message: string; requestedSchema: ElicitationForm },
+  signal: AbortSignal,
+) => Promise<ElicitationAnswer>;
 
 /** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
 const STDERR_TAIL = 2000;
@@ -62,6 +72,8 @@ export class McpConnection {
   private current: McpConnectionState = { status: "idle" };
   private stdio: StdioClientTransport | undefined;
   private sandboxed: SandboxedCall | undefined;
+  /** The elicitation handlers of the calls in flight, which a server's elicitation request goes to. */
+  private readonly elicitors = new Set<McpElicitHandler>();
 
   constructor(
     readonly name: string,
@@ -100,16 +112,36 @@ export class McpConnection {
 
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const client = await this.connect(options.signal);
-    const result = await this.guard(() =>
-      client.callTool({ name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
-        signal: options.signal,
-        timeout: this.config.timeoutMs,
-        // A server that keeps reporting progress is working, not hung.
-        resetTimeoutOnProgress: true,
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-      }),
-    );
-    return result as CallToolResult;
+    const elicit = options.onElicit;
+    if (elicit) this.elicitors.add(elicit);
+    try {
+      const result = await this.guard(() =>
+        client.callTool({ name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
+          signal: options.signal,
+          timeout: this.config.timeoutMs,
+          // A server that keeps reporting progress is working, not hung (nor is one waiting on the user).
+          resetTimeoutOnProgress: true,
+          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+        }),
+      );
+      return result as CallToolResult;
+    } finally {
+      if (elicit) this.elicitors.delete(elicit);
+    }
+  }
+
+  /**
+   * A server's elicitation request: the protocol does not say which of our calls it belongs to, so
+   * it goes to the one call in flight; with none, or several (whose user cannot be told apart), it is
+   * cancelled. Form mode only: URL mode is not declared.
+   */
+  private async elicit(
+    params: { mode?: string; message: string; requestedSchema?: unknown },
+    signal: AbortSignal,
+  ): Promise<ElicitationAnswer> {
+    const [handler, ...others] = this.elicitors;
+    if (!handler || others.length > 0 || (params.mode !== undefined && params.mode !== "form")) return { action: "cancel" };
+    return handler({ message: params.message, requestedSchema: params.requestedSchema as ElicitationForm }, signal);
   }
 
   async close(): Promise<void> {
@@ -148,7 +180,9 @@ export class McpConnection {
     this.stderr = "";
     this.sdk ??= await loadSdk();
     const sdk = this.sdk;
-    const client = new sdk.Client(MCP_CLIENT_INFO, { capabilities: {} });
+    // Form elicitation is answered through an ask; the SDK fills in the defaults of fields left out.
+    const client = new sdk.Client(MCP_CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
     await this.release();
     let transport: Transport;
     try {

@@ -5,7 +5,7 @@ import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
-import { McpResultCache, mcpTool } from "./mcp-tool.js";
+import { type McpElicitor, McpResultCache, mcpTool } from "./mcp-tool.js";
 
 /**
  * How long runs start without asking a server whose start or listing failed; `status()` and a call
@@ -21,6 +21,8 @@ export interface McpManagerOptions {
   now?: () => number;
   /** Confines every stdio server to this workspace. */
   confine?: { sandbox: Sandbox; workspace: string };
+  /** Asks the person for what a server elicits during a tool call; without it every elicitation is cancelled. */
+  elicit?: McpElicitor;
 }
 
 /** One server as `arbor mcp list` shows it. */
@@ -152,7 +154,7 @@ export class McpManager {
   }
 
   private toolDeps(slot: Slot) {
-    return { connection: slot.connection, cache: this.cache, blobs: this.options.blobs };
+    return { connection: slot.connection, cache: this.cache, blobs: this.options.blobs, elicit: this.options.elicit };
   }
 
   /** Puts the server's listed tools in the registry and takes out those it no longer lists. */

@@ -5,6 +5,7 @@ import type { BlobStore } from "../tools/blob-store.js";
 import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpConnection } from "./connection.js";
+import type { ElicitationAnswer, PendingElicitation } from "./elicitations.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 
@@ -41,10 +42,14 @@ export class McpResultCache {
   }
 }
 
+/** Puts a server's elicitation to the person (a durable ask, `PendingElicitations.wait`) and resolves with the answer. */
+export type McpElicitor = (request: Omit<PendingElicitation, "id">, signal: AbortSignal) => Promise<ElicitationAnswer>;
+
 export interface McpToolDeps {
   connection: McpConnection;
   cache: McpResultCache;
   blobs: BlobStore | undefined;
+  elicit: McpElicitor | undefined;
 }
 
 /** The `_meta` field of a `tools/call` request that carries the call's idempotency key. */
@@ -79,8 +84,19 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         const hit = deps.cache.get(key);
         if (hit) return { ...hit, cached: true };
       }
+      const elicit = deps.elicit;
       const result = await deps.connection.callTool(tool.name, args, {
         signal: ctx.abort,
+        ...(elicit
+          ? {
+              // Ends when the server withdraws its request or this call stops (the run aborted).
+              onElicit: (form, signal) =>
+                elicit(
+                  { sessionId: ctx.sessionId, callId: ctx.callId, server, mode: "form", ...form },
+                  AbortSignal.any([signal, ctx.abort]),
+                ),
+            }
+          : {}),
         ...(ctx.idempotencyKey !== undefined ? { meta: { [MCP_IDEMPOTENCY_KEY]: ctx.idempotencyKey } } : {}),
         onProgress: (p) =>
           ctx.metadata({

@@ -1,5 +1,6 @@
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
+import { type ElicitationAnswer, type PendingElicitations, pendingElicitationOf } from "../mcp/elicitations.js";
 import { assertSessionId } from "../model/ids.js";
 import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 import { approvalEntry, listApprovals } from "../permissions/approvals.js";
@@ -20,6 +21,7 @@ export interface AskMethodDeps {
   slot: SessionSlot;
   pending: PendingPermissions;
   plans: PlanGate;
+  elicitations: PendingElicitations;
   /** The runtime's `busy` option. */
   defaultBusy: BusyPolicy;
   /** Starts the run that records a plan's answer when the run that asked is gone. */
@@ -99,9 +101,9 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
         .filter((r) => Date.parse(r.expiresAt) > now)
         .map((r): PendingAsk => {
           const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
-          return r.kind === "plan"
-            ? { kind: "plan", ...common, plan: pendingPlanOf(r) }
-            : { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+          if (r.kind === "plan") return { kind: "plan", ...common, plan: pendingPlanOf(r) };
+          if (r.kind === "elicitation") return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
+          return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
         });
     },
     async answer(id, allow, options = {}) {
@@ -118,6 +120,13 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
             kind: "plan",
             result: await answerPlan(pendingPlanOf(record).planId, allow, options.message, options),
           };
+        case "elicitation": {
+          if (options.principal) await access.answer(options.principal, record.sessionId, "Answering an elicitation");
+          const answer = (
+            allow ? { action: "accept", content: options.content ?? {} } : { action: "decline" }
+          ) as ElicitationAnswer;
+          return { kind: "elicitation", record: await deps.elicitations.answer(record, answer, options.principal?.id) };
+        }
       }
     },
     approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),

@@ -1,4 +1,5 @@
 import type { PendingPermission } from "../loop/types.js";
+import type { PendingElicitation } from "../mcp/elicitations.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
 import type { PermissionReply } from "../permissions/ask.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
@@ -9,13 +10,17 @@ import type { SessionOpOptions } from "./sessions-api.js";
 /** An "always" approval of a session, as `arbor approve --permission` grants it. */
 export type SessionApproval = Pick<Approval, "agent" | "permission" | "pattern">;
 
-/** An ask waiting for an answer, of either kind, as every process over the store lists it. */
+/** An ask waiting for an answer, of any kind, as every process over the store lists it. */
 export type PendingAsk =
   | { kind: "permission"; id: string; sessionId: string; createdAt: string; expiresAt: string; permission: PendingPermission }
-  | { kind: "plan"; id: string; sessionId: string; createdAt: string; expiresAt: string; plan: PendingPlanApproval };
+  | { kind: "plan"; id: string; sessionId: string; createdAt: string; expiresAt: string; plan: PendingPlanApproval }
+  | { kind: "elicitation"; id: string; sessionId: string; createdAt: string; expiresAt: string; elicitation: PendingElicitation };
 
-/** What answering an ask by its id did: the permission ask's record, or the plan's approval. */
-export type AnsweredAsk = { kind: "permission"; record: AskRecord } | { kind: "plan"; result: PlanApprovalResult };
+/** What answering an ask by its id did: the permission or elicitation ask's record, or the plan's approval. */
+export type AnsweredAsk =
+  | { kind: "permission"; record: AskRecord }
+  | { kind: "plan"; result: PlanApprovalResult }
+  | { kind: "elicitation"; record: AskRecord };
 
 /** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
 export interface RuntimeAsks {
@@ -59,10 +64,16 @@ export interface RuntimeAsks {
   listPending(sessionId?: string): Promise<PendingAsk[]>;
   /**
    * Answers any ask by its id: a permission ask is allowed once or rejected (`answerPermission`), a
-   * plan approved or rejected (`approvePlan`, whose `result.run` carries on when no run waits).
-   * Throws `ask_not_found`, `ask_already_answered` (`plan_not_pending` for a plan), `ask_expired`.
+   * plan approved or rejected (`approvePlan`, whose `result.run` carries on when no run waits), an
+   * MCP server's elicitation accepted with `content` (its fields; those left out take the form's
+   * defaults) or declined. Throws `ask_not_found`, `ask_already_answered` (`plan_not_pending` for a
+   * plan), `ask_expired`, and `invalid_input` for content that does not fit the elicitation's form.
    */
-  answer(id: string, allow: boolean, options?: { message?: string } & SessionOpOptions): Promise<AnsweredAsk>;
+  answer(
+    id: string,
+    allow: boolean,
+    options?: { message?: string; content?: Record<string, unknown> } & SessionOpOptions,
+  ): Promise<AnsweredAsk>;
   /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
   pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];
   /** "Always" approvals in force at the session's leaf, so a user can see what was granted. */

@@ -11,6 +11,9 @@ import type { Ask, AskAnswer } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { type RunEventWire, readStep, toWire } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
+import { registerAgentPrompts } from "./prompts.js";
+import { registerArborResources } from "./resources.js";
+import { registerSubscriptions } from "./subscriptions.js";
 
 export interface ArborMcpDeps {
   runtime: Runtime;
@@ -158,7 +161,8 @@ const planAnswer = (args: { plan_id: string; approved: boolean; reason?: string 
 
 /**
  * Arbor as an MCP server: run a prompt (a new session or a continued one), continue from an entry,
- * fork, list and read sessions and traces, and answer pending permission asks and plan approvals.
+ * fork, list and read sessions and traces, and answer pending permission asks and plan approvals;
+ * sessions, traces and agents as resources (with subscriptions and completion), agents as prompts.
  * Bad arguments are refused by the schema (an MCP error) or by Arbor (an `isError` result naming
  * the problem) before anything is written.
  */
@@ -346,5 +350,9 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
       }),
   );
 
+  const readDeps = { runtime, store, principal };
+  registerArborResources(server, readDeps);
+  registerSubscriptions(server, readDeps);
+  registerAgentPrompts(server, readDeps);
   return server;
 }

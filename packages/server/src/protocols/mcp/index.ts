@@ -13,7 +13,7 @@ const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
     summary: "Send MCP JSON-RPC messages",
     description:
       "A JSON-RPC 2.0 request, notification or response of the Model Context Protocol (`initialize`, `tools/list`, " +
-      "`tools/call` of run_prompt, answer_permission, …). A request is answered as JSON or as a server-sent event stream, " +
+      "`tools/call` of run_prompt, answer_permission, …; `resources/read` of arbor://sessions/…, `prompts/get` of an agent, `completion/complete`). A request is answered as JSON or as a server-sent event stream, " +
       `as the client's Accept header allows. ${SESSION_HEADER_NOTE}`,
     body: "application/json",
     responses: {
@@ -44,7 +44,8 @@ const MCP_DOCS = { tag: "mcp", url: "https://modelcontextprotocol.io/specificati
 /** Arbor's tools over MCP Streamable HTTP at /mcp (the stdio server, `serveMcpStdio`, serves the same tools). */
 export const mcp: Protocol = {
   name: "mcp",
-  summary: "Arbor's tools (run_prompt, answer_permission, …) over MCP: Streamable HTTP at /mcp, and stdio for `arbor mcp serve`.",
+  summary:
+    "Arbor's tools (run_prompt, answer_permission, …), sessions and traces as resources and agents as prompts over MCP: Streamable HTTP at /mcp, and stdio for `arbor mcp serve`.",
   mount(ctx) {
     // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
     const endpoint = mcpEndpoint(ctx, ctx.mcpSessions);

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { ArborError } from "../errors.js";
+import type { AskRecord } from "../store/asks.js";
+import type { Store } from "../store/store.js";
+
+/** A form field an MCP server may ask for (the spec's primitive schemas: string, number, integer, boolean, enums). */
+export interface ElicitationField {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  default?: unknown;
+  items?: { enum?: unknown[]; anyOf?: Array<{ const?: unknown }> };
+  oneOf?: Array<{ const?: unknown }>;
+  [key: string]: unknown;
+}
+
+/** What a server asks for in form mode: a message and a flat object schema. */
+export interface ElicitationForm {
+  type: "object";
+  properties: Record<string, ElicitationField>;
+  required?: string[];
+}
+
+/** An elicitation waiting for an answer: what `runtime.asks.listPending` shows as kind `elicitation`. */
+export interface PendingElicitation {
+  id: string;
+  sessionId: string;
+  /** The MCP server that asks, and the tool call during which it asked. */
+  server: string;
+  callId?: string;
+  mode: "form";
+  message: string;
+  requestedSchema: ElicitationForm;
+}
+
+/** The answer, as MCP's ElicitResult: accepted with the form's content, declined, or cancelled. */
+export type ElicitationAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };
+
+export interface PendingElicitationsOptions {
+  store: Store;
+  now(): number;
+  ttlMs: number;
+  pollMs: number;
+}
+
+/** The answer a stored ask holds (checked against its form when it was given). */
+const toAnswer = (record: AskRecord): ElicitationAnswer => record.answer?.value as unknown as ElicitationAnswer;
+
+/** Does `value` fit the field's schema (type, enum, items)? The message says why not. */
+function misfit(name: string, field: ElicitationField, value: unknown): string | undefined {
+  const options = field.enum ?? field.oneOf?.map((o) => o.const);
+  switch (field.type) {
+    case "string":
+      if (typeof value !== "string") return `${name} must be a string`;
+      if (options && !options.includes(value)) return `${name} must be one of ${options.join(", ")}`;
+      return undefined;
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? undefined : `${name} must be a number`;
+    case "integer":
+      return Number.isInteger(value) ? undefined : `${name} must be an integer`;
+    case "boolean":
+      return typeof value === "boolean" ? undefined : `${name} must be true or false`;
+    case "array": {
+      const allowed = field.items?.enum ?? field.items?.anyOf?.map((o) => o.const);
+      if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) return `${name} must be a list of strings`;
+      const bad = allowed ? value.filter((v) => !allowed.includes(v)) : [];
+      return bad.length > 0 ? `${name} may hold only ${allowed?.join(", ")}` : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Checks an answer against the form it answers: accepted content holds only the form's fields, each
+ * of its type, and every required one (a field with a default may be left out: the MCP client fills
+ * it in). Throws `invalid_input` naming every problem, so a bad answer records nothing.
+ */
+export function checkElicitationAnswer(form: ElicitationForm, answer: ElicitationAnswer): ElicitationAnswer {
+  if (answer.action !== "accept") return { action: answer.action };
+  const content = answer.content ?? {};
+  if (typeof content !== "object" || Array.isArray(content))
+    throw new ArborError("invalid_input", "The content must be an object.");
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(content)) {
+    const field = form.properties[name];
+    if (!field) problems.push(`${name} is not a field of the form (${Object.keys(form.properties).join(", ")})`);
+    else {
+      const why = misfit(name, field, value);
+      if (why) problems.push(why);
+    }
+  }
+  for (const name of form.required ?? []) {
+    if (!(name in content) && form.properties[name]?.default === undefined) problems.push(`${name} is required`);
+  }
+  if (problems.length > 0) throw new ArborError("invalid_input", `The answer does not fit the form: ${problems.join("; ")}.`);
+  return { action: "accept", content };
+}
+
+/**
+ * MCP elicitations (a server asking the user for input during a tool call) as durable asks of kind
+ * `elicitation`, like permission asks: kept in the store, listed and answered from any process over
+ * it (`runtime.asks`), the call waiting on its record (an answer here settles it at once, one from
+ * elsewhere at the next read, `pollMs`); unanswered past `ttlMs` it is cancelled.
+ */
+export class PendingElicitations {
+  private readonly waiting = new Map<string, (answer: ElicitationAnswer) => void>();
+
+  constructor(private readonly options: PendingElicitationsOptions) {}
+
+  /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
+  async wait(request: Omit<PendingElicitation, "id">, signal: AbortSignal): Promise<ElicitationAnswer> {
+    if (signal.aborted) return { action: "cancel" };
+    const id = `elic_${randomUUID()}`;
+    const now = this.options.now();
+    const record = await this.options.store.createAsk({
+      id,
+      kind: "elicitation",
+      sessionId: request.sessionId,
+      ...(request.callId === undefined ? {} : { callId: request.callId }),
+      request: { id, ...request } as unknown as Record<string, unknown>,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
+    });
+    return new Promise<ElicitationAnswer>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const finish = (answer: ElicitationAnswer) => {
+        if (settled) return;
+        settled = true;
+        this.waiting.delete(id);
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(answer);
+      };
+      // The server's request is gone with the call: the ask is closed as cancelled, so nobody is
+      // left to answer a form nothing waits on (an answer that landed first wins in the store).
+      const onAbort = () => {
+        finish({ action: "cancel" });
+        const at = new Date(this.options.now()).toISOString();
+        this.options.store.answerAsk(id, { value: { action: "cancel" }, at }).catch(() => {});
+      };
+      const poll = async () => {
+        try {
+          const stored = await this.options.store.getAsk(id);
+          if (stored?.answer) return finish(toAnswer(stored));
+          if (this.options.now() >= Date.parse(record.expiresAt)) return finish({ action: "cancel" });
+        } catch {
+          // A store that cannot be read now is read again at the next tick.
+        }
+        if (!settled) timer = setTimeout(poll, this.options.pollMs);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiting.set(id, finish);
+      timer = setTimeout(poll, this.options.pollMs);
+    });
+  }
+
+  /**
+   * Answers an elicitation from any process, exactly once; throws `ask_not_found`,
+   * `ask_already_answered`, `ask_expired` or `invalid_input` (an answer that does not fit the form)
+   * having changed nothing.
+   */
+  async answer(record: AskRecord, answer: ElicitationAnswer, by?: string): Promise<AskRecord> {
+    const checked = checkElicitationAnswer(pendingElicitationOf(record).requestedSchema, answer);
+    const stored = await this.options.store.answerAsk(record.id, {
+      value: { ...checked },
+      at: new Date(this.options.now()).toISOString(),
+      ...(by === undefined ? {} : { by }),
+    });
+    this.waiting.get(record.id)?.(checked);
+    return stored;
+  }
+}
+
+export function pendingElicitationOf(record: AskRecord): PendingElicitation {
+  return record.request as unknown as PendingElicitation;
+}
