@@ -112,8 +112,11 @@ export interface RuntimeSessions {
   /** Deletes the session, its sub-sessions and its recorded run streams. */
   delete(sessionId: string, options?: SessionOpOptions): Promise<void>;
   /**
-   * Hides a message of the active path (as its trace lists it: with its agent steps and tool calls)
-   * from the trace and the model's context, by an `arbor.delete` entry. Throws `message_not_found`.
+   * Deletes a message of the active path (as its trace lists it: with its agent steps and tool calls)
+   * for good: its entries become tombstones in the store (ids and tree shape kept, content erased,
+   * marked `purged`), saved outputs only it mentions leave the blob store, the LLM response cache is
+   * emptied, and an `arbor.delete` entry takes it off the trace and the model's context. Returns that
+   * entry. Throws `message_not_found`.
    */
   deleteMessage(sessionId: string, messageId: string, options?: SessionOpOptions): Promise<Entry>;
   /** Writes a whole exported session at once; `session_exists` unless `newId`. */

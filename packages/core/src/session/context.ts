@@ -3,6 +3,7 @@ import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
 import { type ContextItem, type ContextState, emptyContext, INTERRUPTED_OUTPUT, type OpenCall } from "./context-state.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
+import { purgeMarkOf } from "./purge-entry.js";
 import { applyGoalCompaction, GOAL_COMPACTION_ENTRY_TYPE, takeCarriedNote } from "./goal-collapse.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "./prune-entry.js";
 
@@ -162,7 +163,8 @@ function applyMessage(state: ContextState, entry: Entry & { type: "message" }): 
 export function applyEntry(state: ContextState, entry: Entry): ContextState {
   switch (entry.type) {
     case "message":
-      return applyMessage(state, entry);
+      // An erased message (a tombstone) says nothing: the model never sees it, on any branch.
+      return purgeMarkOf(entry) ? { ...state, leafId: entry.id } : applyMessage(state, entry);
     case "compaction":
       return compact(state, entry);
     case "branch_summary":

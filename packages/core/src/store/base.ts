@@ -10,6 +10,7 @@ import {
 } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
+import type { PurgeMark } from "../session/purge-entry.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
@@ -61,6 +62,7 @@ export abstract class StoreBase implements Store {
   /** Appends entries in order, all or none; `prevalidated` skips the schema check of each input. */
   protected abstract appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]>;
   abstract updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+  abstract purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]>;
   abstract switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
   abstract resetLeaf(sessionId: string): Promise<SessionMeta>;
   abstract getActivePath(sessionId: string): Promise<Entry[]>;

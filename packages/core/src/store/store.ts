@@ -3,6 +3,7 @@ import type { Message } from "../model/message.js";
 import type { Part } from "../model/parts.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
+import type { PurgeMark } from "../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
 import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
@@ -97,6 +98,14 @@ export interface Store {
   appendSessionInfo(sessionId: string, info: SessionInfoInput, opts?: AppendOptions): Promise<Entry>;
   /** Replaces fields of an entry; `id`, `parentId`, `type` and `timestamp` cannot change. */
   updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+  /**
+   * Erases message entries for good (a GDPR deletion): each is replaced, wherever the store keeps it
+   * (every past version included), by its tombstone (`tombstoneOf`: id, parent, type, time, role and a
+   * `purged` mark), so the tree keeps its shape and ids and nothing the messages said stays in the store.
+   * All or none: throws `entry_not_found` (or `invalid_input` for an entry that is not a message)
+   * having changed nothing. Returns the tombstones.
+   */
+  purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]>;
 
   /** Moves the leaf (persisted). */
   switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;

@@ -5,6 +5,7 @@ import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session.js";
 import type { Snapshot } from "../../model/snapshot.js";
+import type { PurgeMark } from "../../session/purge-entry.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
 import { checkAppend, planAppend } from "../append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
@@ -35,6 +36,7 @@ import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
+import { purgeSessionFile } from "./purge-file.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
@@ -291,6 +293,14 @@ export class FileStore extends StoreBase {
       replaceEntry(s.state, after, { offset, length: Buffer.byteLength(record), parentId: after.parentId, update: true });
       return { value: after, synced };
     });
+  }
+
+  async purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
+    for (const id of entryIds) assertEntryId(id);
+    return this.writes.locked(sessionId, (s) => ({
+      value: purgeSessionFile(s, this.sessions, this.dirs.indexFile(sessionId), entryIds, mark),
+      synced: null,
+    }));
   }
 
   async switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta> {

@@ -20,6 +20,7 @@ import type { LivePath } from "../live-path.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
+import type { PurgeMark } from "../../session/purge-entry.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
@@ -41,6 +42,7 @@ import {
   updateEntryInTransaction,
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
+import { purgeInTransaction } from "./sql-purge.js";
 import { SqlLeases } from "./sql-leases.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
@@ -317,6 +319,19 @@ export class SqlStore extends StoreBase {
       return this.write(sessionId, (trx) =>
         updateEntryInTransaction(trx, this.w, sessionId, entryId, patch, (json) => checkEntrySize(json, this.maxEntryBytes)),
       );
+    });
+  }
+
+  purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
+    return this.guard("erase entries", async () => {
+      assertSessionId(sessionId);
+      for (const id of entryIds) assertEntryId(id);
+      const tombstones = await this.write(sessionId, (trx) => purgeInTransaction(trx, this.w, sessionId, entryIds, mark));
+      // SQLite (secure_delete on) zeroes the freed bytes in the pages; the WAL still holds the old
+      // pages until a checkpoint copies the new ones over them and truncates it.
+      const sqlite = this.conn.sqlite;
+      if (sqlite) await this.conn.sqliteGate.run("sqlite", async () => sqlite.pragma("wal_checkpoint(TRUNCATE)"));
+      return tombstones;
     });
   }
 
