@@ -87,8 +87,15 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
     deleteMessage: (sessionId, messageId, options = {}) =>
       check(options, sessionId, "admin", "Deleting a message").then(() =>
         slot.exclusive(sessionId, options.busy, async () => {
-          const erase = { store, ...(deps.blobs ? { blobs: deps.blobs } : {}), ...(deps.clearCache ? { clearCache: deps.clearCache } : {}) };
-          return (await eraseMessage(erase, sessionId, messageId)).entry;
+          const erase = {
+            store,
+            ...(deps.blobs ? { blobs: deps.blobs } : {}),
+            ...(deps.clearCache ? { clearCache: deps.clearCache } : {}),
+          };
+          const { entry } = await eraseMessage(erase, sessionId, messageId);
+          // The replay tails kept in memory held what the blanked records said.
+          deps.events.drop(sessionId);
+          return entry;
         }),
       ),
     import: (data, options = {}) => {

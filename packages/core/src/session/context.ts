@@ -3,9 +3,9 @@ import type { Message, ToolMessage, UserMessage } from "../model/message.js";
 import type { TextPart } from "../model/parts.js";
 import { type ContextItem, type ContextState, emptyContext, INTERRUPTED_OUTPUT, type OpenCall } from "./context-state.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
-import { purgeMarkOf } from "./purge-entry.js";
 import { applyGoalCompaction, GOAL_COMPACTION_ENTRY_TYPE, takeCarriedNote } from "./goal-collapse.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "./prune-entry.js";
+import { purgeMarkOf } from "./purge-entry.js";
 
 export {
   type CarriedNote,

@@ -14,7 +14,7 @@ import type { PurgeMark } from "../session/purge-entry.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
-import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
+import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
@@ -68,6 +68,7 @@ export abstract class StoreBase implements Store {
   abstract getActivePath(sessionId: string): Promise<Entry[]>;
   abstract appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
+  abstract purgeEvents(sessionId: string, window: EventWindow): Promise<number>;
   abstract lastEventId(sessionId: string): Promise<number>;
   abstract acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
   abstract leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;

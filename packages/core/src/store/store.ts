@@ -5,7 +5,7 @@ import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../m
 import type { Snapshot } from "../model/snapshot.js";
 import type { PurgeMark } from "../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
-import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
+import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 import type { InboxMessage, InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
@@ -138,6 +138,13 @@ export interface Store {
     within: (sql: SqlExecutor) => Promise<void>,
     create?: SessionInit,
   ): Promise<StoredEvent[]>;
+  /**
+   * Blanks the event log records stamped in `[from, to)` (no `to`: up to now): each keeps its id,
+   * type and time, and its data becomes `{ purged: true }`, so readers resuming by id stay in step
+   * while what the records said (a deleted message streamed, echoed in a tool call) is gone.
+   * Returns how many were blanked. Erasing a message uses it for the runs that wrote it.
+   */
+  purgeEvents(sessionId: string, window: EventWindow): Promise<number>;
   /** Records after `after`, oldest first. */
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   /** The newest record's id (0 for an empty log): where a reader that starts now has caught up. */

@@ -40,7 +40,7 @@ function expectTombstone(entry: Entry | undefined, original: Entry): void {
 
 /** Erasing messages for good: every backend keeps the tree and drops every copy of the content. */
 export function purgeSuite(makeHarness: MakeHarness): void {
-  describe("purgeEntries", () => {
+  describe("erasing: purgeEntries, purgeEvents", () => {
     const h = harnessPerTest(makeHarness);
 
     it("replaces each entry by its tombstone everywhere the store reads it, keeping ids, parents and order", async () => {
@@ -53,7 +53,8 @@ export function purgeSuite(makeHarness: MakeHarness): void {
       const check = async (store: Store) => {
         const after = await store.listEntries(c.id);
         expect(after.map((e) => [e.id, e.parentId, e.type])).toEqual(before.map((e) => [e.id, e.parentId, e.type]));
-        for (const original of [c.question, c.answer, c.result]) expectTombstone(await store.getEntry(c.id, original.id), original);
+        for (const original of [c.question, c.answer, c.result])
+          expectTombstone(await store.getEntry(c.id, original.id), original);
         expect((await store.getEntry(c.id, c.later.id))?.type === "message").toBe(true);
         expect((await store.getActivePath(c.id)).map((e) => e.id)).toEqual(before.map((e) => e.id));
         expect(JSON.stringify(await store.exportSession(c.id))).not.toContain("X1234567");
@@ -111,6 +112,34 @@ export function purgeSuite(makeHarness: MakeHarness): void {
       await expectCode(h.store.purgeEntries("no-such-session", [c.question.id], mark), "session_not_found");
       expect(await h.store.exportSession(c.id)).toEqual(before);
       expect(await (await h.reopen()).exportSession(c.id)).toEqual(before);
+    });
+
+    it("purgeEvents blanks the records in the window, keeping ids, types and times, on every instance", async () => {
+      const { id } = await h.store.createSession();
+      await h.store.appendEvents(id, [
+        { type: "run.token", data: { content: "before" }, timestamp: "2026-01-01T00:00:00.000Z" },
+        { type: "run.token", data: { content: SECRET }, timestamp: "2026-01-01T00:00:01.000Z" },
+        { type: "run.done", data: { text: SECRET }, timestamp: "2026-01-01T00:00:02.000Z" },
+        { type: "run.token", data: { content: "after" }, timestamp: "2026-01-01T00:00:03.000Z" },
+      ]);
+      const window = { from: "2026-01-01T00:00:01.000Z", to: "2026-01-01T00:00:03.000Z" };
+      expect(await h.store.purgeEvents(id, window)).toBe(2);
+      const check = async (store: Store) => {
+        const events = await store.listEvents(id);
+        expect(events.map((e) => [e.id, e.type, e.data])).toEqual([
+          [1, "run.token", { content: "before" }],
+          [2, "run.token", { purged: true }],
+          [3, "run.done", { purged: true }],
+          [4, "run.token", { content: "after" }],
+        ]);
+      };
+      await check(h.store);
+      await check(await h.another());
+      await check(await h.reopen());
+      // Ids go on from the last, never reused.
+      const [next] = await h.reopen().then((s) => s.appendEvents(id, [{ type: "run.token", data: {} }]));
+      expect(next?.id).toBe(5);
+      expect(await h.store.purgeEvents(id, { from: "2027-01-01T00:00:00.000Z" })).toBe(0);
     });
   });
 }

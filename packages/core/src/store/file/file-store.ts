@@ -15,6 +15,7 @@ import {
   checkListEventsOptions,
   DEFAULT_MAX_EVENTS_PER_SESSION,
   type EventInput,
+  type EventWindow,
   type ListEventsOptions,
   numberEvents,
   type StoredEvent,
@@ -346,6 +347,12 @@ export class FileStore extends StoreBase {
       this.events.append(sessionId, events);
       return { value: events, synced: null };
     });
+  }
+
+  async purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.writes.locked(sessionId, () => ({ value: this.events.blank(sessionId, window), synced: null }));
   }
 
   async listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Entry } from "../../model/entry.js";
 import { type PurgeMark, tombstoneOf } from "../../session/purge-entry.js";
+import { type EventWindow, PURGED_EVENT_DATA } from "../event-records.js";
 import { metaAfterUpdate } from "../prepare.js";
 import { sessionEntryRows } from "./queries.js";
 import { entryNotFound, parseEntryRow } from "./rows.js";
@@ -41,4 +42,16 @@ export async function purgeInTransaction(
   }
   await saveMeta(trx, next);
   return pairs.map((p) => p.after);
+}
+
+/** Blanks the session's event records stamped in the window (see `Store.purgeEvents`). */
+export async function purgeEventRows(trx: Db, sessionId: string, window: EventWindow): Promise<number> {
+  let query = trx
+    .updateTable("arbor_events")
+    .set({ data: JSON.stringify(PURGED_EVENT_DATA) })
+    .where("session_id", "=", sessionId)
+    .where("timestamp", ">=", window.from);
+  if (window.to !== undefined) query = query.where("timestamp", "<", window.to);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -4,12 +4,14 @@ import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../../model/session.js";
+import type { PurgeMark } from "../../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
   checkEventInputs,
   checkListEventsOptions,
   type EventInput,
+  type EventWindow,
   type ListEventsOptions,
   type StoredEvent,
 } from "../event-records.js";
@@ -20,7 +22,6 @@ import type { LivePath } from "../live-path.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
-import type { PurgeMark } from "../../session/purge-entry.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
@@ -42,8 +43,8 @@ import {
   updateEntryInTransaction,
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
-import { purgeInTransaction } from "./sql-purge.js";
 import { SqlLeases } from "./sql-leases.js";
+import { purgeEventRows, purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
@@ -322,15 +323,31 @@ export class SqlStore extends StoreBase {
     });
   }
 
+  purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
+    return this.guard("erase events", async () => {
+      assertSessionId(sessionId);
+      const n = await this.write(sessionId, async (trx) => {
+        await lockSession(trx, this.w, sessionId);
+        return purgeEventRows(trx, sessionId, window);
+      });
+      await this.checkpoint();
+      return n;
+    });
+  }
+
+  /** SQLite: the WAL still holds the pages as they were before an erasure until a checkpoint copies the new ones over them. */
+  private async checkpoint(): Promise<void> {
+    const sqlite = this.conn.sqlite;
+    if (sqlite) await this.conn.sqliteGate.run("sqlite", async () => sqlite.pragma("wal_checkpoint(TRUNCATE)"));
+  }
+
   purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
     return this.guard("erase entries", async () => {
       assertSessionId(sessionId);
       for (const id of entryIds) assertEntryId(id);
       const tombstones = await this.write(sessionId, (trx) => purgeInTransaction(trx, this.w, sessionId, entryIds, mark));
-      // SQLite (secure_delete on) zeroes the freed bytes in the pages; the WAL still holds the old
-      // pages until a checkpoint copies the new ones over them and truncates it.
-      const sqlite = this.conn.sqlite;
-      if (sqlite) await this.conn.sqliteGate.run("sqlite", async () => sqlite.pragma("wal_checkpoint(TRUNCATE)"));
+      // SQLite (secure_delete on) zeroes the freed bytes in the pages; the WAL goes at the checkpoint.
+      await this.checkpoint();
       return tombstones;
     });
   }
