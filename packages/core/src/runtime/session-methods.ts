@@ -3,8 +3,9 @@ import { ArborError } from "../errors.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunDeps } from "../loop/run-deps.js";
 import { assertSessionId } from "../model/ids.js";
-import { revertSession, unrevertSession } from "../snapshot/revert.js";
+import { type RevertOptions, revertSession } from "../snapshot/revert.js";
 import { sessionDiff } from "../snapshot/session-diff.js";
+import { unrevertSession } from "../snapshot/unrevert.js";
 import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
@@ -12,7 +13,7 @@ import type { RuntimeAccess } from "./access.js";
 import { eraseMessage } from "./erase-message.js";
 import { compactSession, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
-import type { RuntimeSessions } from "./sessions-api.js";
+import type { RevertTarget, RuntimeSessions } from "./sessions-api.js";
 
 export interface SessionMethodDeps {
   store: Store;
@@ -108,9 +109,7 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       ),
     revert: (sessionId, to, options = {}) =>
       check(options, sessionId, "admin", "Reverting a session").then(() =>
-        slot.exclusive(sessionId, options.busy, () =>
-          revertSession({ store, sessionId, home, ...(to === undefined ? {} : { to }) }),
-        ),
+        slot.exclusive(sessionId, options.busy, () => revertSession({ store, sessionId, home, ...revertTarget(to) })),
       ),
     unrevert: (sessionId, options = {}) =>
       check(options, sessionId, "admin", "Undoing a revert").then(() =>
@@ -120,5 +119,16 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       assertSessionId(sessionId);
       return sessionDiff({ store, sessionId, home });
     },
+  };
+}
+
+/** `runtime.sessions.revert`'s target: an entry id (the session from there on) or what to take back alone. */
+function revertTarget(to: string | RevertTarget | undefined): Pick<RevertOptions, "to" | "file" | "step"> {
+  if (to === undefined) return {};
+  if (typeof to === "string") return { to };
+  return {
+    ...(to.to === undefined ? {} : { to: to.to }),
+    ...(to.file === undefined ? {} : { file: to.file }),
+    ...(to.step === undefined ? {} : { step: to.step }),
   };
 }
