@@ -186,4 +186,41 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     expect(git("status", "--porcelain")).toBe(status);
     expect(git("stash", "list")).toBe("");
   });
+
+  it("--file puts back one file, --step takes back one step's change; unrevert works after a later turn", async () => {
+    const { home, ws } = await workspace("scoped");
+    const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
+    await run(home, ws, SECOND_TURN, "Rewrite the readme.", id);
+    const afterSecond = await tree(ws);
+    const s = await snapshotOf(home, id);
+    const users = s.entries.filter((e) => e.type === "message" && e.message.role === "user");
+
+    const f = await arbor(["revert", id, "--file", "src/app.ts", "--to", users[0]!.id, "--json"], { home });
+    expect(f.code, f.stderr).toBe(0);
+    expect(JSON.parse(f.stdout)).toMatchObject({ files: 1, scope: "file" });
+    expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 41;\n");
+    expect(await readFile(join(ws, "README.md"), "utf8")).toBe("# demo, rewritten\n");
+    expect((await arbor(["unrevert", id], { home })).code).toBe(0);
+    expect(await tree(ws)).toEqual(afterSecond);
+
+    // The first turn's step only: its two files go back, the second turn's readme stays.
+    const step = patches(s)[0]!.id;
+    const r = await arbor(["revert", id, "--step", step], { home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("the conversation stays where it is");
+    expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 41;\n");
+    expect(await readdir(ws)).not.toContain("docs");
+    expect(await readFile(join(ws, "README.md"), "utf8")).toBe("# demo, rewritten\n");
+    // A later turn, then the unrevert: the step's change is back and the new turn's file stays.
+    await run(home, ws, [[toolCall("write", { path: "LATER.md", content: "later\n" })], [text("Later.")]], "Later.", id);
+    const u = await arbor(["unrevert", id], { home });
+    expect(u.code, u.stderr).toBe(0);
+    expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 42;\n");
+    expect(await readFile(join(ws, "LATER.md"), "utf8")).toBe("later\n");
+
+    const out = await arbor(["revert", id, "--file", "../escape.txt"], { home });
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain("not a file inside the session's workspace");
+    // Five CLI processes and three scripted runs: slow on a loaded machine, like the first test here.
+  }, 120_000);
 });

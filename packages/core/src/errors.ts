@@ -63,6 +63,7 @@ export type ArborErrorCode =
   | "snapshot_failed"
   | "nothing_to_unrevert"
   | "revert_refused"
+  | "revert_conflict"
   // Approvals: a revoke naming no approval in force in the scopes asked about.
   | "approval_not_found"
   // Asks (permission asks kept in the store): none with that id, answered once already, or past its expiry.

@@ -339,7 +339,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
     );
   const access = runtimeAccess(options.store, deps.cwd, config.auth?.jwt);
-  const sessions = sessionMethods({ store: options.store, slot, runDeps: () => deps, home, events, access });
+  const sessions = sessionMethods({
+    store: options.store,
+    slot,
+    runDeps: () => deps,
+    home,
+    events,
+    access,
+    blobs,
+    ...(cache ? { clearCache: () => cache.clear() } : {}),
+  });
   const admission = runAdmission({
     store: options.store,
     slot,

@@ -77,6 +77,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   nothing_to_unrevert: 409,
   // The session's recorded changes name another workspace or an unrecorded state: its entries are in the way.
   revert_refused: 409,
+  revert_conflict: 409,
   // A second answer to an ask: the ask, not the request, is in the way.
   ask_already_answered: 409,
   events_expired: 410,

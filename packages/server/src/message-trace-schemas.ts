@@ -51,6 +51,12 @@ export const TraceMessageWire = z.object({
     ),
   agent_steps: z.array(AgentStepWire).describe("One per model call of an answer; empty for a user message."),
   is_completed: z.boolean().describe("False while the answer's last step still has tool calls."),
+  deleted: z
+    .literal(true)
+    .optional()
+    .describe(
+      "The message was deleted and its content erased (a tombstone, seen on a branch other than the one it was deleted on).",
+    ),
   created_at: TraceTime,
   updated_at: TraceTime,
 });

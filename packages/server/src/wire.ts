@@ -90,6 +90,7 @@ export function traceMessageToWire(m: TraceMessage): z.output<typeof TraceMessag
       timestamp: s.timestamp,
     })),
     is_completed: m.isCompleted,
+    ...(m.deleted ? { deleted: true as const } : {}),
     created_at: m.createdAt,
     updated_at: m.updatedAt,
   };

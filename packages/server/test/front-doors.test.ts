@@ -29,6 +29,8 @@ const STORE_WRITES = new Set([
   "appendLabelChange",
   "appendSessionInfo",
   "updateEntry",
+  "purgeEntries",
+  "purgeEvents",
   "switchLeaf",
   "resetLeaf",
   "createBranchedSession",

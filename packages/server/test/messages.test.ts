@@ -163,7 +163,7 @@ describe("GET /api/sessions/:id/messages", () => {
 });
 
 describe("DELETE /api/sessions/:id/messages/:message_id", () => {
-  it("deletes a message with its steps from the trace and the model's context on this branch only", async () => {
+  it("deletes a message with its steps from the trace and the model's context, and erases it on every branch", async () => {
     let prompt: Prompt = [];
     const { server, id } = await twoRequests([
       (call) => {
@@ -183,9 +183,13 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
     expect((await server.api(`/api/sessions/${id}/messages/${answer?.id}`, { method: "DELETE" })).status).toBe(204);
     const after = await json<Page>(server.api(`/api/sessions/${id}/messages`));
     expect(after.messages.map((m) => m.content)).toEqual(["You're welcome.", "thanks", "list files"]);
-    // Nothing stored was rewritten: the old entries are all still there, unchanged.
+    // The tree keeps its shape and ids; the answer's entries are tombstones.
     const snapshot = await json<Snapshot>(server.api(`/api/sessions/${id}`));
-    expect(snapshot.entries.slice(0, entriesBefore.length)).toEqual(entriesBefore);
+    expect(snapshot.entries.slice(0, entriesBefore.length).map((e) => [e.id, e.parentId])).toEqual(
+      entriesBefore.map((e) => [e.id, e.parentId]),
+    );
+    expect(JSON.stringify(snapshot)).not.toContain("Two files.");
+    expect(JSON.stringify(snapshot)).not.toContain("took 40");
     expect(snapshot.entries.at(-1)).toMatchObject({ type: "custom", customType: "arbor.delete", parentId: leafBefore });
     // Its tool calls are gone from the stats too.
     expect(await json(server.api(`/api/sessions/${id}/tool-stats`))).toEqual({ tools: [] });
@@ -196,13 +200,14 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
     expect(sent).not.toContain("Two files.");
     expect(sent).not.toContain("took 40");
 
-    // The branch before the delete keeps the message, in the trace and in the context.
+    // The branch before the delete lists the message as deleted, and its content reaches no model there either.
     await json(server.api(`/api/sessions/${id}/leaf`, { json: { entry_id: leafBefore } }));
-    expect((await json<Page>(server.api(`/api/sessions/${id}/messages`))).messages.map((m) => m.id)).toEqual(
-      before.messages.map((m) => m.id),
-    );
+    const old = await json<Page>(server.api(`/api/sessions/${id}/messages`));
+    expect(old.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
+    expect(old.messages[2]).toMatchObject({ id: answer?.id, deleted: true, content: "" });
     await chat(server, "old branch", id);
-    expect(JSON.stringify(prompt)).toContain("Two files.");
+    expect(JSON.stringify(prompt)).toContain("thanks");
+    expect(JSON.stringify(prompt)).not.toContain("Two files.");
   });
 
   it("deleting a question leaves its answer; 404 for a message not on the active path or a missing session", async () => {

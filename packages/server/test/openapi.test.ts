@@ -117,6 +117,7 @@ describe("GET /api/openapi.json", () => {
       "knowledge_references",
       "agent_steps",
       "is_completed",
+      "deleted",
       "created_at",
       "updated_at",
     ]);

@@ -8,7 +8,7 @@ import { writeJson, writeLines } from "../io.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import { withStore } from "../store.js";
 
-const REVERT_USAGE = "arbor revert <session> [--to <entry>]";
+const REVERT_USAGE = "arbor revert <session> [--to <entry>] [--file <path>] [--step <entry>]";
 const UNREVERT_USAGE = "arbor unrevert <session>";
 
 function sessionOperand(operands: readonly string[], usage: string): string {
@@ -24,15 +24,33 @@ const plural = (n: number) => (n === 1 ? "1 file" : `${n} files`);
 export async function runRevertCommand(io: Io, values: OptionValues, operands: readonly string[]): Promise<number> {
   const given = sessionOperand(operands, REVERT_USAGE);
   const toGiven = stringOption(values, "to");
-  if (toGiven !== undefined && toGiven.trim() === "") throw new UsageError(`--to is empty. Usage: ${REVERT_USAGE}`);
+  const file = stringOption(values, "file");
+  const stepGiven = stringOption(values, "step");
+  for (const [name, value] of [
+    ["to", toGiven],
+    ["file", file],
+    ["step", stepGiven],
+  ] as const) {
+    if (value !== undefined && value.trim() === "") throw new UsageError(`--${name} is empty. Usage: ${REVERT_USAGE}`);
+  }
+  if (toGiven !== undefined && stepGiven !== undefined)
+    throw new UsageError(`give --to or --step, not both. Usage: ${REVERT_USAGE}`);
   return withStore(io, values, async (store) => {
     const sessionId = await resolveSessionId(store, given);
     const to = toGiven === undefined ? undefined : await resolveEntryId(store, sessionId, toGiven);
-    const result = await withSessionRuntime(io, store, "arbor revert", (runtime) => runtime.sessions.revert(sessionId, to));
+    const step = stepGiven === undefined ? undefined : await resolveEntryId(store, sessionId, stepGiven);
+    const target = {
+      ...(to === undefined ? {} : { to }),
+      ...(file === undefined ? {} : { file }),
+      ...(step === undefined ? {} : { step }),
+    };
+    const result = await withSessionRuntime(io, store, "arbor revert", (runtime) => runtime.sessions.revert(sessionId, target));
     if (flag(values, "json")) writeJson(io.stdout, result);
     else
       writeLines(io.stdout, [
-        `Reverted session ${sessionId} to before entry ${result.to}: ${plural(result.files)} restored${result.workspace ? ` in ${result.workspace}` : ""}.`,
+        result.scope === "session"
+          ? `Reverted session ${sessionId} to before entry ${result.to}: ${plural(result.files)} restored${result.workspace ? ` in ${result.workspace}` : ""}.`
+          : `Reverted ${file ?? `step ${result.to}`} in session ${sessionId}: ${plural(result.files)} restored${result.workspace ? ` in ${result.workspace}` : ""}; the conversation stays where it is.`,
         `Undo with: arbor unrevert ${sessionId}`,
       ]);
     return EXIT_OK;

@@ -3,16 +3,17 @@ import { ArborError } from "../errors.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunDeps } from "../loop/run-deps.js";
 import { assertSessionId } from "../model/ids.js";
-import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
-import { revertSession, unrevertSession } from "../snapshot/revert.js";
+import { type RevertOptions, revertSession } from "../snapshot/revert.js";
 import { sessionDiff } from "../snapshot/session-diff.js";
+import { unrevertSession } from "../snapshot/unrevert.js";
 import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
-import { messageTrace } from "../trace/message-trace.js";
+import type { BlobStore } from "../tools/blob-store.js";
 import type { RuntimeAccess } from "./access.js";
+import { eraseMessage } from "./erase-message.js";
 import { compactSession, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
-import type { RuntimeSessions } from "./sessions-api.js";
+import type { RevertTarget, RuntimeSessions } from "./sessions-api.js";
 
 export interface SessionMethodDeps {
   store: Store;
@@ -25,6 +26,10 @@ export interface SessionMethodDeps {
   events: RunEventLog;
   /** Who may do what: each operation given a principal checks it first. */
   access: RuntimeAccess;
+  /** Saved tool outputs: a deleted message's are erased with it. */
+  blobs?: BlobStore;
+  /** Empties the LLM response cache (a deleted message may be in a recorded answer). */
+  clearCache?: () => Promise<unknown>;
 }
 
 /**
@@ -83,18 +88,15 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
     deleteMessage: (sessionId, messageId, options = {}) =>
       check(options, sessionId, "admin", "Deleting a message").then(() =>
         slot.exclusive(sessionId, options.busy, async () => {
-          const message = messageTrace(sessionId, await store.getActivePath(sessionId)).find((m) => m.id === messageId);
-          if (!message) {
-            throw new ArborError(
-              "message_not_found",
-              `No message ${messageId} on the active path of session ${sessionId}; the session's message trace lists them.`,
-            );
-          }
-          return store.appendEntry(sessionId, {
-            type: "custom",
-            customType: DELETE_ENTRY_TYPE,
-            data: { entryIds: message.entryIds, messageId: message.id },
-          });
+          const erase = {
+            store,
+            ...(deps.blobs ? { blobs: deps.blobs } : {}),
+            ...(deps.clearCache ? { clearCache: deps.clearCache } : {}),
+          };
+          const { entry } = await eraseMessage(erase, sessionId, messageId);
+          // The replay tails kept in memory held what the blanked records said.
+          deps.events.drop(sessionId);
+          return entry;
         }),
       ),
     import: (data, options = {}) => {
@@ -107,9 +109,7 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       ),
     revert: (sessionId, to, options = {}) =>
       check(options, sessionId, "admin", "Reverting a session").then(() =>
-        slot.exclusive(sessionId, options.busy, () =>
-          revertSession({ store, sessionId, home, ...(to === undefined ? {} : { to }) }),
-        ),
+        slot.exclusive(sessionId, options.busy, () => revertSession({ store, sessionId, home, ...revertTarget(to) })),
       ),
     unrevert: (sessionId, options = {}) =>
       check(options, sessionId, "admin", "Undoing a revert").then(() =>
@@ -119,5 +119,16 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       assertSessionId(sessionId);
       return sessionDiff({ store, sessionId, home });
     },
+  };
+}
+
+/** `runtime.sessions.revert`'s target: an entry id (the session from there on) or what to take back alone. */
+function revertTarget(to: string | RevertTarget | undefined): Pick<RevertOptions, "to" | "file" | "step"> {
+  if (to === undefined) return {};
+  if (typeof to === "string") return { to };
+  return {
+    ...(to.to === undefined ? {} : { to: to.to }),
+    ...(to.file === undefined ? {} : { file: to.file }),
+    ...(to.step === undefined ? {} : { step: to.step }),
   };
 }

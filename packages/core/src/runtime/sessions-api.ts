@@ -86,6 +86,15 @@ export interface SwitchLeafResult {
  * (behind this runtime's run of it, or refused with `busy: "reject"`) holding the session's lease, so
  * none lands in the middle of a turn, here or in another process.
  */
+/** What `revert` takes back: the session from `to` on, or only one `file` and/or one `step`'s change. */
+export interface RevertTarget {
+  to?: string;
+  /** A workspace-relative path. */
+  file?: string;
+  /** An `arbor.patch` entry id, or the id of the assistant message whose step it recorded. */
+  step?: string;
+}
+
 export interface RuntimeSessions {
   /** A new, empty session. Throws `session_exists` when the id is taken. */
   create(init?: SessionInit, options?: Pick<SessionOpOptions, "principal">): Promise<SessionMeta>;
@@ -112,8 +121,11 @@ export interface RuntimeSessions {
   /** Deletes the session, its sub-sessions and its recorded run streams. */
   delete(sessionId: string, options?: SessionOpOptions): Promise<void>;
   /**
-   * Hides a message of the active path (as its trace lists it: with its agent steps and tool calls)
-   * from the trace and the model's context, by an `arbor.delete` entry. Throws `message_not_found`.
+   * Deletes a message of the active path (as its trace lists it: with its agent steps and tool calls)
+   * for good: its entries become tombstones in the store (ids and tree shape kept, content erased,
+   * marked `purged`), saved outputs only it mentions leave the blob store, the LLM response cache is
+   * emptied, and an `arbor.delete` entry takes it off the trace and the model's context. Returns that
+   * entry. Throws `message_not_found`.
    */
   deleteMessage(sessionId: string, messageId: string, options?: SessionOpOptions): Promise<Entry>;
   /** Writes a whole exported session at once; `session_exists` unless `newId`. */
@@ -126,11 +138,18 @@ export interface RuntimeSessions {
   compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
   /**
    * Puts the workspace back as it was before `to` (default: the last user message) and moves the
-   * leaf there, from the steps' recorded snapshots (`snapshots: true`). Throws `entry_not_found`,
-   * `session_busy` or `snapshot_failed` having changed nothing.
+   * leaf there, from the steps' recorded snapshots (`snapshots: true`). Given `{ file }` and/or
+   * `{ step }`, takes back only that file (as it was before `to`, or before the step) or only what
+   * that step changed, and leaves the conversation where it is. Throws `entry_not_found`,
+   * `session_busy`, `snapshot_failed`, `revert_refused` (a path outside the workspace) or
+   * `revert_conflict` (files changed since in the same places) having changed nothing.
    */
-  revert(sessionId: string, to?: string, options?: SessionOpOptions): Promise<RevertResult>;
-  /** Undoes the last revert (files and leaf); `nothing_to_unrevert` when the leaf is not a revert. */
+  revert(sessionId: string, to?: string | RevertTarget, options?: SessionOpOptions): Promise<RevertResult>;
+  /**
+   * Undoes the latest revert on the active path not undone yet, also after later entries (then only
+   * the revert's own change is taken back, and the conversation stays); `nothing_to_unrevert` when
+   * there is none.
+   */
   unrevert(sessionId: string, options?: SessionOpOptions): Promise<UnrevertResult>;
   /**
    * Every file the active path changed, from before its first step that changed files to after its

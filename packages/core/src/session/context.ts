@@ -5,6 +5,7 @@ import { type ContextItem, type ContextState, emptyContext, INTERRUPTED_OUTPUT, 
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./delete-entry.js";
 import { applyGoalCompaction, GOAL_COMPACTION_ENTRY_TYPE, takeCarriedNote } from "./goal-collapse.js";
 import { PRUNE_ENTRY_TYPE, PRUNED_OUTPUT, PruneDataSchema } from "./prune-entry.js";
+import { purgeMarkOf } from "./purge-entry.js";
 
 export {
   type CarriedNote,
@@ -162,7 +163,8 @@ function applyMessage(state: ContextState, entry: Entry & { type: "message" }): 
 export function applyEntry(state: ContextState, entry: Entry): ContextState {
   switch (entry.type) {
     case "message":
-      return applyMessage(state, entry);
+      // An erased message (a tombstone) says nothing: the model never sees it, on any branch.
+      return purgeMarkOf(entry) ? { ...state, leafId: entry.id } : applyMessage(state, entry);
     case "compaction":
       return compact(state, entry);
     case "branch_summary":

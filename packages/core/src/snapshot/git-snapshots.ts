@@ -39,6 +39,13 @@ export interface WorkspaceSnapshots {
    * ignored files left alone. `current` must be a tree `track()` just returned.
    */
   restore(current: string, target: string): Promise<void>;
+  /**
+   * Applies to the workspace as it is what changed from tree `from` to tree `to` (only under
+   * `paths` when given): the hunks, not whole files, so later edits elsewhere in those files stay.
+   * All or nothing: when a hunk does not fit what the files now hold, nothing is written and it
+   * throws `revert_conflict`. Returns the paths it changed.
+   */
+  applyDiff(from: string, to: string, paths?: readonly string[]): Promise<string[]>;
 }
 
 export interface SnapshotOptions {
@@ -118,6 +125,24 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       // that differ and removes those the target lacks.
       await git(["read-tree", "-m", "-u", current, target]);
     },
+    async applyDiff(from, to, paths) {
+      if (from === to) return [];
+      const limit = paths && paths.length > 0 ? ["--", ...paths] : [];
+      const diff = ["diff-tree", "-r", "-p", "--binary", "--full-index", "--no-renames", "--no-color", "--no-ext-diff"];
+      const patch = await git([...diff, from, to, ...limit]);
+      if (patch.trim() === "") return [];
+      const changed = (await git(["diff-tree", "-r", "-z", "--name-only", "--no-renames", from, to, ...limit]))
+        .split("\0")
+        .filter((p) => p !== "");
+      // git apply checks every hunk first and writes nothing unless all fit.
+      await runGit(["apply", "--whitespace=nowarn", "-"], env, workspace, patch).catch((error: unknown) => {
+        throw new ArborError(
+          "revert_conflict",
+          `The files changed since (${changed.join(", ")}): the change cannot be taken back on its own; nothing was changed. ${(error as Error).message}`,
+        );
+      });
+      return changed;
+    },
   };
 }
 
@@ -167,9 +192,9 @@ function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-function runGit(args: readonly string[], env: Record<string, string>, cwd: string): Promise<string> {
+function runGit(args: readonly string[], env: Record<string, string>, cwd: string, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile("git", args, { env, cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const child = execFile("git", args, { env, cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) return resolve(stdout);
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
       reject(
@@ -181,6 +206,7 @@ function runGit(args: readonly string[], env: Record<string, string>, cwd: strin
         ),
       );
     });
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -1,10 +1,12 @@
-import { realpath } from "node:fs/promises";
-import type { z } from "zod";
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import type { Store } from "../store/store.js";
-import { openSnapshots, type WorkspaceSnapshots } from "./git-snapshots.js";
-import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, type RevertData, RevertDataSchema } from "./snapshot-entry.js";
+import { openSnapshots } from "./git-snapshots.js";
+import { activePathOf, checkOwnWorkspace, checkRecorded, customData } from "./revert-checks.js";
+import { revertScoped } from "./revert-scoped.js";
+import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, type RevertData } from "./snapshot-entry.js";
+
+export { unrevertSession } from "./unrevert.js";
 
 export interface RevertOptions {
   store: Store;
@@ -13,17 +15,29 @@ export interface RevertOptions {
   home: string;
   /** Take the session back to before this entry; default the last user message on the path. */
   to?: string;
+  /**
+   * Only this file (workspace-relative): put back as it was before `to`, or as it was before
+   * `step`. The leaf stays where it is.
+   */
+  file?: string;
+  /**
+   * Only what this step changed (its `arbor.patch` entry, or the assistant message it names):
+   * that change is taken back hunk by hunk, later changes stay. The leaf stays where it is.
+   */
+  step?: string;
 }
 
 export interface RevertResult {
   sessionId: string;
-  /** The entry the session was taken back to before. */
+  /** The entry the session was taken back to before (the step's patch entry for a step revert). */
   to: string;
   /** The leaf now: the revert's own record. */
   leaf: string;
   workspace?: string;
   /** Files the revert changed in the workspace. */
   files: number;
+  /** What was taken back. */
+  scope: "session" | "file" | "step";
 }
 
 export interface UnrevertResult {
@@ -35,20 +49,19 @@ export interface UnrevertResult {
 
 /**
  * Puts the workspace back as it was before `to` and moves the session's leaf to that entry's
- * parent, recording an `arbor.revert` entry there. The caller holds the session (`runtime.sessions.revert`
- * runs it in the session's slot, under its lease). Everything is checked before anything changes:
- * an entry that is not on the active path is an error and leaves workspace and session as they were. The workspace is snapshotted first, so
- * `unrevertSession` can restore it even if files were edited after the run.
+ * parent, recording an `arbor.revert` entry there; with `file` or `step`, takes back only that (see
+ * `revertScoped`). The caller holds the session (`runtime.sessions.revert` runs it in the session's
+ * slot, under its lease). Everything is checked before anything changes: an entry that is not on
+ * the active path is an error and leaves workspace and session as they were. The workspace is
+ * snapshotted first, so `unrevertSession` can restore it even if files were edited after the run.
  */
 export async function revertSession(options: RevertOptions): Promise<RevertResult> {
   const { store, sessionId } = options;
-  const path = await activePath(store, sessionId);
+  const path = await activePathOf(store, sessionId);
+  if (options.step !== undefined || options.file !== undefined) return revertScoped(options, path);
   const index = targetIndex(path, options.to, sessionId);
   const target = path[index]!;
-  const patches = path.flatMap((entry, i) => {
-    const data = customData(entry, PATCH_ENTRY_TYPE, PatchDataSchema);
-    return data ? [{ i, data }] : [];
-  });
+  const patches = patchesOn(path);
   // The workspace before `to` is the start of the first change made at or after it; with no change
   // after it, the workspace is as it was and only the leaf moves.
   const firstAfter = patches.find((p) => p.i >= index);
@@ -73,6 +86,7 @@ export async function revertSession(options: RevertOptions): Promise<RevertResul
     fromLeaf: path.at(-1)?.id ?? null,
     saved,
     restored,
+    scope: "session",
   };
   let record: Entry;
   try {
@@ -87,80 +101,18 @@ export async function revertSession(options: RevertOptions): Promise<RevertResul
     await undo?.();
     throw error;
   }
-  return { sessionId, to: target.id, leaf: record.id, ...(workspace ? { workspace } : {}), files };
+  return { sessionId, to: target.id, leaf: record.id, ...(workspace ? { workspace } : {}), files, scope: "session" };
 }
 
-/**
- * Undoes the last revert on the active path: the workspace as it was when the revert was made, and
- * the leaf back where it was. Fails with `nothing_to_unrevert` (changing nothing) when the path has
- * no revert, or the session has moved on past it with new messages.
- */
-export async function unrevertSession(options: Omit<RevertOptions, "to">): Promise<UnrevertResult> {
-  const { store, sessionId } = options;
-  const path = await activePath(store, sessionId);
-  let revert: RevertData | undefined;
-  for (let i = path.length - 1; i >= 0; i--) {
-    const entry = path[i]!;
-    const data = customData(entry, REVERT_ENTRY_TYPE, RevertDataSchema);
-    if (data) {
-      revert = data;
-      break;
-    }
-    if (entry.type === "message") break;
-  }
-  if (!revert) {
-    throw new ArborError(
-      "nothing_to_unrevert",
-      `Session ${sessionId} has no revert to undo at its leaf; \`arbor revert\` first, and unrevert before sending new messages.`,
-    );
-  }
-  let files = 0;
-  if (revert.workspace && revert.saved) {
-    await checkOwnWorkspace(store, sessionId, revert.workspace);
-    const snapshots = await openSnapshots({ home: options.home, workspace: revert.workspace, sessionId });
-    await checkRecorded(snapshots, revert.saved, sessionId);
-    const now = await snapshots.track();
-    files = (await snapshots.patch(now, revert.saved)).length;
-    await snapshots.restore(now, revert.saved);
-  }
-  const meta = revert.fromLeaf ? await store.switchLeaf(sessionId, revert.fromLeaf) : await store.resetLeaf(sessionId);
-  return { sessionId, leaf: meta.leafEntryId, ...(revert.workspace ? { workspace: revert.workspace } : {}), files };
+/** The path's `arbor.patch` entries with their place on it. */
+export function patchesOn(path: readonly Entry[]) {
+  return path.flatMap((entry, i) => {
+    const data = customData(entry, PATCH_ENTRY_TYPE, PatchDataSchema);
+    return data ? [{ i, entry, data }] : [];
+  });
 }
 
-/**
- * A revert acts only in the session's own workspace (the `cwd` its runs recorded): a patch entry
- * naming another directory (an imported session can carry any) changes nothing.
- */
-export async function checkOwnWorkspace(store: Store, sessionId: string, workspace: string): Promise<void> {
-  const meta = await store.getSession(sessionId);
-  const own = meta?.cwd === undefined ? undefined : await realpath(meta.cwd).catch(() => undefined);
-  const named = await realpath(workspace).catch(() => undefined);
-  if (own === undefined || named !== own) {
-    throw new ArborError(
-      "revert_refused",
-      `Session ${sessionId}'s file changes name ${workspace}, which is not the session's own workspace (${meta?.cwd ?? "none recorded"}); nothing was changed.`,
-    );
-  }
-}
-
-/** Restores only a tree the workspace's history recorded, so an entry cannot name one to empty the workspace. */
-export async function checkRecorded(snapshots: WorkspaceSnapshots, tree: string, sessionId: string): Promise<void> {
-  if (!(await snapshots.recorded(tree))) {
-    throw new ArborError(
-      "revert_refused",
-      `Session ${sessionId} names a workspace state (${tree.slice(0, 12)}) that its snapshot history never recorded; nothing was changed.`,
-    );
-  }
-}
-
-async function activePath(store: Store, sessionId: string): Promise<Entry[]> {
-  if (!(await store.getSession(sessionId))) {
-    throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-  }
-  return store.getActivePath(sessionId);
-}
-
-function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: string): number {
+export function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: string): number {
   if (to !== undefined) {
     const index = path.findIndex((entry) => entry.id === to);
     if (index < 0) {
@@ -176,11 +128,4 @@ function targetIndex(path: readonly Entry[], to: string | undefined, sessionId: 
     if (entry.type === "message" && entry.message.role === "user") return i;
   }
   throw new ArborError("entry_not_found", `Session ${sessionId} has no user message to revert to; pass --to <entry>.`);
-}
-
-/** The entry's data when it is a custom entry of `type` whose data parses; a damaged one is skipped. */
-export function customData<T>(entry: Entry, type: string, schema: z.ZodType<T>): T | undefined {
-  if (entry.type !== "custom" || entry.customType !== type) return undefined;
-  const parsed = schema.safeParse(entry.data);
-  return parsed.success ? parsed.data : undefined;
 }

@@ -2,7 +2,7 @@ import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import type { Store } from "../store/store.js";
 import { openSnapshots } from "./git-snapshots.js";
-import { checkOwnWorkspace, checkRecorded, customData } from "./revert.js";
+import { checkOwnWorkspace, checkRecorded, customData } from "./revert-checks.js";
 import { type FilePatch, PATCH_ENTRY_TYPE, PatchDataSchema } from "./snapshot-entry.js";
 
 export interface SessionDiff {

@@ -4,6 +4,13 @@ import { z } from "zod";
 export const PATCH_ENTRY_TYPE = "arbor.patch";
 /** A revert: where the leaf was and how the workspace looked, so `unrevert` can put both back. */
 export const REVERT_ENTRY_TYPE = "arbor.revert";
+/** An unrevert that left the leaf where it was (a file or step revert, or one undone after later entries). */
+export const UNREVERT_ENTRY_TYPE = "arbor.unrevert";
+
+export const UnrevertDataSchema = z.looseObject({
+  /** The `arbor.revert` entry undone. */
+  revertId: z.string(),
+});
 
 export const FilePatchSchema = z.object({
   path: z.string(),
@@ -35,5 +42,14 @@ export const RevertDataSchema = z.looseObject({
   saved: z.string().nullable(),
   /** The tree the workspace was set to. */
   restored: z.string().nullable(),
+  /**
+   * What was taken back: the session from an entry on (absent in older records; the leaf moved
+   * there), one file, or one step's change (both leave the leaf where it was).
+   */
+  scope: z.enum(["session", "file", "step"]).optional(),
+  /** The workspace-relative file reverted alone. */
+  file: z.string().optional(),
+  /** The `arbor.patch` entry of the step reverted alone. */
+  step: z.string().optional(),
 });
 export type RevertData = z.infer<typeof RevertDataSchema>;

@@ -10,10 +10,11 @@ import {
 } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
 import { parseOrThrow } from "../model/validate.js";
+import type { PurgeMark } from "../session/purge-entry.js";
 import { buildSnapshot, labelsByEntryId } from "../session/tree.js";
 import { metaAfterBatch } from "./append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
-import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
+import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
@@ -61,11 +62,13 @@ export abstract class StoreBase implements Store {
   /** Appends entries in order, all or none; `prevalidated` skips the schema check of each input. */
   protected abstract appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]>;
   abstract updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+  abstract purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]>;
   abstract switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
   abstract resetLeaf(sessionId: string): Promise<SessionMeta>;
   abstract getActivePath(sessionId: string): Promise<Entry[]>;
   abstract appendEvents(sessionId: string, events: EventInput[]): Promise<StoredEvent[]>;
   abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
+  abstract purgeEvents(sessionId: string, window: EventWindow): Promise<number>;
   abstract lastEventId(sessionId: string): Promise<number>;
   abstract acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
   abstract leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;

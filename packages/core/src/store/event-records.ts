@@ -20,6 +20,20 @@ export interface EventInput {
   timestamp?: string;
 }
 
+/** A span of event times, ISO-8601: from `from` (included) to `to` (excluded; absent: no end). */
+export interface EventWindow {
+  from: string;
+  to?: string;
+}
+
+/** What a blanked record's data becomes (see `Store.purgeEvents`). */
+export const PURGED_EVENT_DATA = { purged: true } as const;
+
+/** Whether a record's time falls in the window (ISO-8601 times as every store writes them compare as text). */
+export function inEventWindow(timestamp: string, window: EventWindow): boolean {
+  return timestamp >= window.from && (window.to === undefined || timestamp < window.to);
+}
+
 export interface ListEventsOptions {
   /** Only events with a greater id (default 0: from the first kept). */
   after?: number;

@@ -3,8 +3,9 @@ import type { Message } from "../model/message.js";
 import type { Part } from "../model/parts.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
+import type { PurgeMark } from "../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js";
-import type { EventInput, ListEventsOptions, StoredEvent } from "./event-records.js";
+import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 import type { InboxMessage, InboxPage } from "./inbox.js";
 import type { LeaseHolder, SessionLease } from "./lease.js";
@@ -97,6 +98,14 @@ export interface Store {
   appendSessionInfo(sessionId: string, info: SessionInfoInput, opts?: AppendOptions): Promise<Entry>;
   /** Replaces fields of an entry; `id`, `parentId`, `type` and `timestamp` cannot change. */
   updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry>;
+  /**
+   * Erases message entries for good (a GDPR deletion): each is replaced, wherever the store keeps it
+   * (every past version included), by its tombstone (`tombstoneOf`: id, parent, type, time, role and a
+   * `purged` mark), so the tree keeps its shape and ids and nothing the messages said stays in the store.
+   * All or none: throws `entry_not_found` (or `invalid_input` for an entry that is not a message)
+   * having changed nothing. Returns the tombstones.
+   */
+  purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]>;
 
   /** Moves the leaf (persisted). */
   switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta>;
@@ -129,6 +138,13 @@ export interface Store {
     within: (sql: SqlExecutor) => Promise<void>,
     create?: SessionInit,
   ): Promise<StoredEvent[]>;
+  /**
+   * Blanks the event log records stamped in `[from, to)` (no `to`: up to now): each keeps its id,
+   * type and time, and its data becomes `{ purged: true }`, so readers resuming by id stay in step
+   * while what the records said (a deleted message streamed, echoed in a tool call) is gone.
+   * Returns how many were blanked. Erasing a message uses it for the runs that wrote it.
+   */
+  purgeEvents(sessionId: string, window: EventWindow): Promise<number>;
   /** Records after `after`, oldest first. */
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   /** The newest record's id (0 for an empty log): where a reader that starts now has caught up. */

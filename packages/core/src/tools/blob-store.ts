@@ -12,6 +12,8 @@ export interface BlobStore {
   put(bytes: Uint8Array | string): Promise<string>;
   /** The bytes under `ref`, or undefined when no such blob was stored. */
   get(ref: string): Promise<Uint8Array | undefined>;
+  /** Removes the blob (erasing a deleted message's saved outputs); false when there was none. */
+  delete(ref: string): Promise<boolean>;
 }
 
 const REF_PATTERN = /^sha256-([0-9a-f]{64})$/;
@@ -78,6 +80,13 @@ export class FileBlobStore implements BlobStore {
       throw err;
     }
   }
+
+  async delete(ref: string): Promise<boolean> {
+    const path = this.pathOf(refHex(ref));
+    if (!(await exists(path))) return false;
+    await rm(path, { force: true });
+    return true;
+  }
 }
 
 /** For tests and throwaway runtimes: the same contract, held in this instance's map. */
@@ -93,6 +102,11 @@ export class MemoryBlobStore implements BlobStore {
   async get(ref: string): Promise<Uint8Array | undefined> {
     refHex(ref);
     return this.blobs.get(ref);
+  }
+
+  async delete(ref: string): Promise<boolean> {
+    refHex(ref);
+    return this.blobs.delete(ref);
   }
 
   get size(): number {

@@ -2,6 +2,7 @@ import type { Entry, MessageEntry } from "../model/entry.js";
 import type { AssistantMessage, ToolMessage } from "../model/message.js";
 import type { ToolResultPart } from "../model/parts.js";
 import { deletedEntryIds } from "../session/delete-entry.js";
+import { purgeMarkOf } from "../session/purge-entry.js";
 import { traceTimestamp } from "./trace-time.js";
 
 /**
@@ -68,6 +69,8 @@ export interface TraceMessage {
   updatedAt: string;
   /** Every entry the message is made of; deleting it deletes these. */
   entryIds: string[];
+  /** Deleted: its entries are tombstones, their content erased (seen on a branch the deletion was not made on). */
+  deleted?: true;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -187,6 +190,7 @@ export function messageTrace(sessionId: string, path: readonly Entry[]): TraceMe
         createdAt: at,
         updatedAt: at,
         entryIds: [entry.id],
+        ...(purgeMarkOf(entry) ? { deleted: true as const } : {}),
       });
     } else if (message.role === "assistant") {
       request ??= { id: entry.id, lastText: "", calls: new Map() };
@@ -203,6 +207,7 @@ export function messageTrace(sessionId: string, path: readonly Entry[]): TraceMe
           createdAt: at,
           updatedAt: at,
           entryIds: [],
+          ...(purgeMarkOf(entry) ? { deleted: true as const } : {}),
         };
         out.push(request.answer);
       }

@@ -5,6 +5,7 @@ import type { MakeHarness } from "./harness.js";
 import { leaseSuite } from "./lease-suite.js";
 import { livePathSuite } from "./live-path-suite.js";
 import { parentsSuite } from "./parents-suite.js";
+import { purgeSuite } from "./purge-suite.js";
 import { resumeSuite } from "./resume-suite.js";
 import { runEventsSuite } from "./run-events-suite.js";
 import { sessionsSuite } from "./sessions-suite.js";
@@ -17,6 +18,7 @@ export function storeConformance(name: string, makeHarness: MakeHarness): void {
   describe(`store conformance: ${name}`, () => {
     sessionsSuite(makeHarness);
     entriesSuite(makeHarness);
+    purgeSuite(makeHarness);
     livePathSuite(makeHarness);
     leaseSuite(makeHarness);
     parentsSuite(makeHarness);

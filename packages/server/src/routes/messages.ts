@@ -93,7 +93,7 @@ export function messageRoutes({ runtime, store }: ServerContext): Route[] {
         tag: "messages",
         summary: "Delete one message with its agent steps and tool calls",
         description:
-          "Recorded, not erased (sessions are append-only): an `arbor.delete` entry on the active path hides the message's entries from the trace and from the model's context from there on. Other branches keep it. Deleting a question leaves its answer; delete both for the whole request.",
+          "Erases the message (GDPR-style): its entries become tombstones in the store (ids and tree kept, content gone, marked `purged` in GET /api/sessions/:id), on every branch and in exports; the full tool outputs it saved, the event-log records of the runs that streamed it and the LLM response cache go too. An `arbor.delete` entry takes it off the active path's trace; other branches list it with `deleted: true`. Deleting a question leaves its answer; delete both for the whole request.",
         params: MessageParams,
         responses: {
           204: { description: "Deleted." },

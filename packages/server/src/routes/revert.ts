@@ -7,8 +7,18 @@ import { SessionParams } from "../schemas.js";
 const RevertRequest = z
   .strictObject({
     to: EntryId.optional().describe("Go back to before this entry (default: the last user message on the active path)."),
+    file: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe("Only this file (relative to the session's workspace): as it was before `to`, or before `step`. The leaf stays."),
+    step: EntryId.optional().describe(
+      "Only what this step changed (its arbor.patch entry, or the assistant message it names), hunk by hunk; later changes stay. The leaf stays.",
+    ),
   })
-  .describe("Which entry to go back before.");
+  .refine((b) => !(b.step !== undefined && b.to !== undefined), { message: "give `to` or `step`, not both" })
+  .describe("What to take back: the session from an entry on, or one file and/or one step.");
 
 const RevertResponse = z.object({
   session_id: z.string(),
@@ -16,6 +26,7 @@ const RevertResponse = z.object({
   leaf: z.string().describe("The new leaf: the revert's own arbor.revert entry."),
   workspace: z.string().optional(),
   files: z.number().int().describe("Files the revert changed in the workspace."),
+  scope: z.enum(["session", "file", "step"]).describe("What was taken back; file and step reverts leave the leaf."),
 });
 
 const UnrevertResponse = z.object({
@@ -59,23 +70,29 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         tag: "sessions",
         summary: "Put the workspace back as it was before an entry and move the leaf there",
         description:
-          "Restores every file the session's steps changed from the entry on (files they created are removed; .gitignore'd files are left alone) and records an `arbor.revert` entry before it, the new leaf. Nothing changes on an error.",
+          "Restores every file the session's steps changed from the entry on (files they created are removed; .gitignore'd files are left alone) and records an `arbor.revert` entry before it, the new leaf. With `file` and/or `step`, only that file or that step's change is taken back and the revert is recorded at the leaf. Only the session's own workspace is touched. Nothing changes on an error.",
         params: SessionParams,
         body: RevertRequest,
         responses: {
           200: { description: "What was reverted.", schema: RevertResponse },
           ...errors,
-          409: "The session has a run in progress.",
+          409: "The session has a run in progress, the change no longer fits the files (revert_conflict), or a path outside the workspace (revert_refused).",
         },
       },
       async ({ params, body }, c) => {
-        const r = await runtime.sessions.revert(params.id, body.to, now);
+        const target = {
+          ...(body.to === undefined ? {} : { to: body.to }),
+          ...(body.file === undefined ? {} : { file: body.file }),
+          ...(body.step === undefined ? {} : { step: body.step }),
+        };
+        const r = await runtime.sessions.revert(params.id, target, now);
         return c.json({
           session_id: r.sessionId,
           to: r.to,
           leaf: r.leaf,
           ...(r.workspace ? { workspace: r.workspace } : {}),
           files: r.files,
+          scope: r.scope,
         });
       },
     ),
@@ -109,12 +126,14 @@ export function revertRoutes({ runtime }: ServerContext): Route[] {
         path: "/api/sessions/:id/unrevert",
         scope: "admin",
         tag: "sessions",
-        summary: "Undo the last revert: files and leaf come back",
+        summary: "Undo the latest revert not undone yet: files (and, while it is the leaf, the leaf) come back",
+        description:
+          "Also after later entries: then only the revert's own change is taken back, hunk by hunk, and an `arbor.unrevert` entry records it; a hunk that no longer fits is 409 revert_conflict and nothing changes.",
         params: SessionParams,
         responses: {
           200: { description: "What was restored.", schema: UnrevertResponse },
           ...errors,
-          409: "A run is in progress, or the leaf is not a revert.",
+          409: "A run is in progress, no revert is left to undo, or files changed since in the same places.",
         },
       },
       async ({ params }, c) => {

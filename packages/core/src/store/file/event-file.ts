@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import type { StoredEvent } from "../event-records.js";
+import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
@@ -82,6 +82,23 @@ export class EventFiles {
     state.count += events.length;
     state.lastId = (events[events.length - 1] as StoredEvent).id;
     if (state.count > this.maxEvents + Math.ceil(this.maxEvents / 10)) this.trim(id, state);
+  }
+
+  /** Blanks the records stamped in the window by rewriting the file atomically; returns how many. */
+  blank(id: string, window: EventWindow): number {
+    const { events } = this.load(id);
+    let n = 0;
+    const kept = events.map((e) => {
+      if (!inEventWindow(e.timestamp, window)) return e;
+      n++;
+      return { ...e, data: { ...PURGED_EVENT_DATA } };
+    });
+    if (n === 0) return 0;
+    const text = kept.map((e) => `${JSON.stringify(e)}\n`).join("");
+    // Always durable: an erasure must not come back after a power cut.
+    writeFileAtomic(this.file(id), text, true);
+    this.states.delete(id);
+    return n;
   }
 
   private trim(id: string, state: LogState): void {

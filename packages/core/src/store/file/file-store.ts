@@ -5,6 +5,7 @@ import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session.js";
 import type { Snapshot } from "../../model/snapshot.js";
+import type { PurgeMark } from "../../session/purge-entry.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
 import { checkAppend, planAppend } from "../append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
@@ -14,6 +15,7 @@ import {
   checkListEventsOptions,
   DEFAULT_MAX_EVENTS_PER_SESSION,
   type EventInput,
+  type EventWindow,
   type ListEventsOptions,
   numberEvents,
   type StoredEvent,
@@ -35,6 +37,7 @@ import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
+import { purgeSessionFile } from "./purge-file.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
@@ -293,6 +296,14 @@ export class FileStore extends StoreBase {
     });
   }
 
+  async purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
+    for (const id of entryIds) assertEntryId(id);
+    return this.writes.locked(sessionId, (s) => ({
+      value: purgeSessionFile(s, this.sessions, this.dirs.indexFile(sessionId), entryIds, mark),
+      synced: null,
+    }));
+  }
+
   async switchLeaf(sessionId: string, entryId: string): Promise<SessionMeta> {
     assertEntryId(entryId);
     return this.moveLeaf(sessionId, entryId);
@@ -336,6 +347,12 @@ export class FileStore extends StoreBase {
       this.events.append(sessionId, events);
       return { value: events, synced: null };
     });
+  }
+
+  async purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
+    this.ensureOpen();
+    assertSessionId(sessionId);
+    return this.writes.locked(sessionId, () => ({ value: this.events.blank(sessionId, window), synced: null }));
   }
 
   async listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {

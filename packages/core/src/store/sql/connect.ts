@@ -37,6 +37,8 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
     if (!memory) await switchToWal(handle);
     // WAL + NORMAL: a commit reaches the OS before returning (survives kill -9); FULL also fsyncs it.
     handle.pragma(`synchronous = ${spec.durability === "fsync" ? "FULL" : "NORMAL"}`);
+    // Freed bytes are zeroed, so an erased message (`purgeEntries`) does not linger in the file's free space.
+    handle.pragma("secure_delete = ON");
   } catch (err) {
     handle.close();
     throw err;

@@ -4,12 +4,14 @@ import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
 import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../../model/session.js";
+import type { PurgeMark } from "../../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
   checkEventInputs,
   checkListEventsOptions,
   type EventInput,
+  type EventWindow,
   type ListEventsOptions,
   type StoredEvent,
 } from "../event-records.js";
@@ -42,6 +44,7 @@ import {
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
 import { SqlLeases } from "./sql-leases.js";
+import { purgeEventRows, purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
@@ -317,6 +320,35 @@ export class SqlStore extends StoreBase {
       return this.write(sessionId, (trx) =>
         updateEntryInTransaction(trx, this.w, sessionId, entryId, patch, (json) => checkEntrySize(json, this.maxEntryBytes)),
       );
+    });
+  }
+
+  purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
+    return this.guard("erase events", async () => {
+      assertSessionId(sessionId);
+      const n = await this.write(sessionId, async (trx) => {
+        await lockSession(trx, this.w, sessionId);
+        return purgeEventRows(trx, sessionId, window);
+      });
+      await this.checkpoint();
+      return n;
+    });
+  }
+
+  /** SQLite: the WAL still holds the pages as they were before an erasure until a checkpoint copies the new ones over them. */
+  private async checkpoint(): Promise<void> {
+    const sqlite = this.conn.sqlite;
+    if (sqlite) await this.conn.sqliteGate.run("sqlite", async () => sqlite.pragma("wal_checkpoint(TRUNCATE)"));
+  }
+
+  purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
+    return this.guard("erase entries", async () => {
+      assertSessionId(sessionId);
+      for (const id of entryIds) assertEntryId(id);
+      const tombstones = await this.write(sessionId, (trx) => purgeInTransaction(trx, this.w, sessionId, entryIds, mark));
+      // SQLite (secure_delete on) zeroes the freed bytes in the pages; the WAL goes at the checkpoint.
+      await this.checkpoint();
+      return tombstones;
     });
   }
 
