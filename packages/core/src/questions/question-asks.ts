@@ -26,6 +26,11 @@ export interface QuestionAsksOptions {
 /** Why the run stopped waiting without an answer: it was aborted (nobody answered) or the question expired. */
 export type QuestionWait = QuestionAnswer | { aborted: true };
 
+/** What makes two questions the same question: their words and choices, not who asked or when. */
+function sameWords(q: QuestionInput): string {
+  return JSON.stringify([q.question, q.header ?? null, q.options ?? null, q.multiple ?? false, q.custom ?? true]);
+}
+
 export function pendingQuestionOf(record: AskRecord): PendingQuestion {
   return record.request as unknown as PendingQuestion;
 }
@@ -49,16 +54,27 @@ export class QuestionAsks {
 
   constructor(private readonly options: QuestionAsksOptions) {}
 
-  /** Records the question (or finds the one this call asked before) and resolves with its answer; `onCreated` sees it first. */
+  /**
+   * Records the question (or finds the one this call asked before) and resolves with its answer;
+   * `onCreated` sees it first. `taken` are the asks whose answers the session's model has read: an
+   * answered question not among them, asked in the same words, is the one a run stopped waiting on
+   * (`arbor run` with no terminal), answered afterwards, and the model reads that answer now.
+   */
   async wait(
     question: Omit<PendingQuestion, "id">,
     signal: AbortSignal,
     onCreated: (pending: PendingQuestion) => void,
-  ): Promise<QuestionWait> {
-    if (signal.aborted) return { aborted: true };
-    const record = (await this.earlier(question)) ?? (await this.record(question));
-    if (record.answer) return fromStored(record.answer);
-    if (this.options.now() >= Date.parse(record.expiresAt)) return expired(record);
+    taken: ReadonlySet<string> = new Set(),
+  ): Promise<{ askId?: string; result: QuestionWait }> {
+    if (signal.aborted) return { result: { aborted: true } };
+    const record = (await this.earlier(question, taken)) ?? (await this.record(question));
+    const askId = record.id;
+    if (record.answer) return { askId, result: fromStored(record.answer) };
+    if (this.options.now() >= Date.parse(record.expiresAt)) return { askId, result: expired(record) };
+    return { askId, result: await this.waitOn(record, signal, onCreated) };
+  }
+
+  private waitOn(record: AskRecord, signal: AbortSignal, onCreated: (pending: PendingQuestion) => void): Promise<QuestionWait> {
     const pending = pendingQuestionOf(record);
     return new Promise<QuestionWait>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -144,10 +160,15 @@ export class QuestionAsks {
   }
 
   /** The question the same call asked before (its run cut off), which a resumed run waits on again. */
-  private async earlier(question: Omit<PendingQuestion, "id">): Promise<AskRecord | undefined> {
-    if (question.callId === undefined) return undefined;
+  private async earlier(question: Omit<PendingQuestion, "id">, taken: ReadonlySet<string>): Promise<AskRecord | undefined> {
     const mine = await this.options.store.listAsks({ sessionId: question.sessionId, kind: "question" });
-    return mine.find((r) => r.callId === question.callId);
+    const same = mine.find((r) => question.callId !== undefined && r.callId === question.callId);
+    if (same) return same;
+    const words = sameWords(question);
+    // Only a real answer carries over: a dismissal reached nobody, and must not dismiss every later asking.
+    return mine.find(
+      (r) => r.answer && "answers" in r.answer.value && !taken.has(r.id) && sameWords(pendingQuestionOf(r)) === words,
+    );
   }
 
   private record(question: Omit<PendingQuestion, "id">): Promise<AskRecord> {

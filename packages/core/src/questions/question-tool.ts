@@ -1,5 +1,6 @@
 import { ArborError } from "../errors.js";
 import type { RunExtension } from "../loop/run-context.js";
+import type { Entry } from "../model/entry.js";
 import { runKey } from "../tools/run-values.js";
 import { defineTool } from "../tools/tool.js";
 import type { QuestionAsks, QuestionWait } from "./question-asks.js";
@@ -9,7 +10,7 @@ export const QUESTION_TOOL = "question";
 
 /** What a run offers the `question` tool: asking its user and waiting for the answer. */
 export interface RunQuestions {
-  ask(input: QuestionInput, callId: string, signal: AbortSignal): Promise<QuestionWait>;
+  ask(input: QuestionInput, callId: string, signal: AbortSignal): Promise<{ askId?: string; result: QuestionWait }>;
 }
 
 export const questionsKey = runKey<RunQuestions>("questions");
@@ -33,7 +34,7 @@ export function questionTool() {
     async execute(input, ctx) {
       const run = ctx.run?.get(questionsKey);
       if (!run) throw new ArborError("invalid_input", "The question tool asks the user of a run; it only works inside one.");
-      const answer = await run.ask(input, ctx.callId, ctx.abort);
+      const { askId, result: answer } = await run.ask(input, ctx.callId, ctx.abort);
       if ("aborted" in answer) throw new ArborError("aborted", "The run stopped while the question waited for an answer.");
       if ("dismissed" in answer) {
         throw new ArborError(
@@ -44,7 +45,8 @@ export function questionTool() {
       return {
         output: answerText(input, answer.answers),
         title: input.header ?? input.question.slice(0, 80),
-        metadata: { answers: answer.answers },
+        // The ask's id marks its answer as read by the model (see `takenAnswers`).
+        metadata: { answers: answer.answers, ...(askId === undefined ? {} : { askId }) },
       };
     },
   });
@@ -57,20 +59,37 @@ export function questionExtension(asks: QuestionAsks): RunExtension {
     tools: [questionTool()],
     start(ctx) {
       ctx.values.set(questionsKey, {
-        ask: (input, callId, signal) =>
-          asks.wait({ ...input, sessionId: ctx.sessionId, agent: ctx.agent.name, callId }, signal, (pending) =>
-            ctx.emit({
-              type: "question_request",
-              id: pending.id,
-              question: input.question,
-              ...(input.header !== undefined ? { header: input.header } : {}),
-              ...(input.options !== undefined ? { options: input.options } : {}),
-              multiple: input.multiple ?? false,
-              custom: input.options === undefined || input.custom !== false,
-              call_id: callId,
-            }),
+        ask: async (input, callId, signal) =>
+          asks.wait(
+            { ...input, sessionId: ctx.sessionId, agent: ctx.agent.name, callId },
+            signal,
+            (pending) =>
+              ctx.emit({
+                type: "question_request",
+                id: pending.id,
+                question: input.question,
+                ...(input.header !== undefined ? { header: input.header } : {}),
+                ...(input.options !== undefined ? { options: input.options } : {}),
+                multiple: input.multiple ?? false,
+                custom: input.options === undefined || input.custom !== false,
+                call_id: callId,
+              }),
+            takenAnswers(await ctx.store.getActivePath(ctx.sessionId)),
           ),
       });
     },
   };
+}
+
+/** The asks whose answers the session's model has read: the `askId` of each question result on the path. */
+export function takenAnswers(path: readonly Entry[]): Set<string> {
+  const taken = new Set<string>();
+  for (const entry of path) {
+    if (entry.type !== "message" || entry.message.role !== "tool") continue;
+    for (const part of entry.message.content) {
+      const askId = (part as { metadata?: { askId?: unknown } }).metadata?.askId;
+      if (part.toolName === QUESTION_TOOL && typeof askId === "string") taken.add(askId);
+    }
+  }
+  return taken;
 }
