@@ -29,6 +29,12 @@ export interface ProtocolClient {
   answer(prompt: string): Promise<string>;
   /** Sends `prompt` to a run that asks permission; shows the ask as the client got it, allows it, and returns the answer's text. */
   approve(prompt: string): Promise<{ asked: string; text: string }>;
+  /**
+   * Sends `prompt` to a run whose agent asks a question (which database, PostgreSQL or SQLite); shows
+   * the question as the client got it, answers "SQLite" in the protocol's own shape, and returns the
+   * answer's text. Absent where the protocol has no shape for an answer (it says where to answer instead).
+   */
+  question?(prompt: string): Promise<{ asked: string; text: string }>;
   /** Sends input the protocol refuses; the error as the client reports it. */
   refuse(): Promise<string>;
   /** How many sessions the server's store holds. */
@@ -63,6 +69,18 @@ const sseDriver: ClientDriver = {
           if (m.event.type !== "permission_request") return undefined;
           asked = `${m.event.permission} ${m.event.patterns.join(" ")}`;
           replies.push(server.api(`/api/permissions/${m.event.id}`, { json: { reply: "once" } }));
+          return undefined;
+        });
+        for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
+        return { asked, text: tokens(events) };
+      },
+      async question(prompt) {
+        let asked = "";
+        const replies: Promise<Response>[] = [];
+        const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
+          if (m.event.type !== "question_request") return undefined;
+          asked = `${m.event.question} ${(m.event.options ?? []).map((o) => o.label).join(" ")}`;
+          replies.push(server.api(`/api/asks/${m.event.id}`, { json: { answers: ["SQLite"] } }));
           return undefined;
         });
         for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
@@ -304,6 +322,16 @@ const a2aDriver: ClientDriver = {
           .join("");
         return { asked, text: answerOf(await client.sendMessage(request("yes", first.id))) };
       },
+      async question(prompt) {
+        const first = (await client.sendMessage(request(prompt))) as {
+          id: string;
+          status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
+        };
+        const asked = (first.status?.message?.parts ?? [])
+          .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
+          .join("");
+        return { asked, text: answerOf(await client.sendMessage(request("SQLite", first.id))) };
+      },
       async refuse() {
         return client.sendMessage(request("")).then(
           () => "accepted",
@@ -346,6 +374,18 @@ const agUiDriver: ClientDriver = {
         if (!interrupt) throw new Error("the run finished without an interrupt");
         const text = await run(a, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { reply: "once" } }] });
         return { asked: interrupt.message ?? "", text };
+      },
+      async question(prompt) {
+        const a = agent("agui-question");
+        say(a, prompt);
+        await run(a);
+        const interrupt = a.pendingInterrupts[0];
+        if (!interrupt) throw new Error("the run finished without an interrupt");
+        const options = (interrupt.metadata as { options?: { label: string }[] } | undefined)?.options ?? [];
+        const text = await run(a, {
+          resume: [{ interruptId: interrupt.id, status: "resolved", payload: { answers: ["SQLite"] } }],
+        });
+        return { asked: `${interrupt.message ?? ""} ${options.map((o) => o.label).join(" ")}`, text };
       },
       async refuse() {
         const a = agent("agui-refuse");
