@@ -45,6 +45,8 @@ export interface ProtocolClient {
 export interface ClientDriver {
   /** The client library this driver uses. */
   client: string;
+  /** Its clients implement `question`: the protocol carries a question's answer. */
+  answersQuestions?: true;
   open(script: Script, files: Record<string, string>): Promise<ProtocolClient>;
 }
 
@@ -55,6 +57,7 @@ const writeFiles = (cwd: string, files: Record<string, string>) => {
 /** The run stream read with plain fetch; asks answered with the API's permission route. */
 const sseDriver: ClientDriver = {
   client: "fetch + SSE",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
@@ -283,6 +286,7 @@ const openResponsesDriver: ClientDriver = {
 /** A2A over JSON-RPC with the SDK's client, found through the agent card; an ask is input-required, answered by "yes". */
 const a2aDriver: ClientDriver = {
   client: "@a2a-js/sdk Client over JSON-RPC",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
@@ -346,6 +350,7 @@ const a2aDriver: ClientDriver = {
 /** `@ag-ui/client`'s HttpAgent: interrupts answered by the next run's `resume`. */
 const agUiDriver: ClientDriver = {
   client: "@ag-ui/client HttpAgent",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
