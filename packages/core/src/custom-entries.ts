@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AGENT_CHANGE_ENTRY_TYPE, AgentChangeSchema } from "./agents/mode-switch.js";
 import { CONTINUE_ENTRY_TYPE } from "./context/compactor.js";
 import { GOAL_TREE_ENTRY_TYPE } from "./goal/goal-path.js";
 import { GoalTreeSchema } from "./goal/goal-tree.js";
@@ -21,6 +22,7 @@ import { TODOS_ENTRY_TYPE, TodosRecordSchema } from "./todos/todo-record.js";
  * live beside the feature that writes them; this catalogue only gathers them.
  */
 export const CUSTOM_ENTRY_SCHEMAS = {
+  [AGENT_CHANGE_ENTRY_TYPE]: AgentChangeSchema,
   [APPROVAL_ENTRY_TYPE]: ApprovalSchema,
   [DELETE_ENTRY_TYPE]: DeleteDataSchema,
   [GOAL_COMPACTION_ENTRY_TYPE]: GoalCompactionDataSchema,

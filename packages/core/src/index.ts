@@ -6,6 +6,15 @@
  */
 
 export type { AgentDefinition } from "./agents/definition.js";
+export {
+  AGENT_CHANGE_ENTRY_TYPE,
+  type AgentChange,
+  PLAN_ENTER_TOOL,
+  PLAN_EXIT_TOOL,
+  planEnterTool,
+  planExitTool,
+  sessionAgent,
+} from "./agents/mode-switch.js";
 // Configuration
 export { type LoadConfigOptions, loadConfig } from "./config/load.js";
 export { type ConfigLayer, resolveConfig } from "./config/resolve.js";
@@ -85,6 +94,15 @@ export {
 } from "./permissions/permission.js";
 export type { PlanApprovalResult } from "./plan/approve.js";
 export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.js";
+export type { QuestionHandler } from "./questions/question-asks.js";
+export {
+  checkAnswer,
+  type PendingQuestion,
+  type QuestionAnswer,
+  type QuestionInput,
+  QuestionInputSchema,
+} from "./questions/question-schema.js";
+export { QUESTION_TOOL, questionTool } from "./questions/question-tool.js";
 export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
 export type {
   CompactOptions,

@@ -28,6 +28,7 @@ import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./p
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
+import { QuestionAsks } from "./questions/question-asks.js";
 import { runtimeAccess } from "./runtime/access.js";
 import { askMethods } from "./runtime/ask-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
@@ -117,6 +118,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
     ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}),
   });
+  const questions = new QuestionAsks({
+    store: options.store,
+    now: () => clock.now(),
+    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
+    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+    ...(options.onQuestion ? { handler: options.onQuestion } : {}),
+  });
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
     config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
@@ -189,6 +197,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     deps: () => deps,
     featureTools: options.tools === undefined,
     gate: plans,
+    questions,
     launcher: {
       // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.
       execute: (input, sessionId, signal, emit, execution) =>
@@ -387,6 +396,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       pending,
       plans,
       elicitations,
+      questions,
       defaultBusy: options.busy ?? "queue",
       resumePlan: (sessionId, approval) =>
         run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),

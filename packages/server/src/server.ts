@@ -13,6 +13,7 @@ import { openApiDocument } from "./openapi.js";
 import { SESSION_HEADER } from "./protocols/http-chat/sse-response.js";
 import { PROTOCOLS } from "./protocols/index.js";
 import { apiDocsRoutes, isApiDocsPath } from "./routes/api-docs.js";
+import { askRoutes } from "./routes/asks.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { debugRoutes } from "./routes/debug.js";
 import { infoRoutes } from "./routes/info.js";
@@ -121,6 +122,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...revertRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
+    ...askRoutes(ctx),
     ...planRoutes(ctx),
     ...watchRoutes(ctx),
     ...cacheRoutes(ctx),

@@ -37,6 +37,7 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "answer_permission",
       "answer_plan",
+      "answer_question",
       "continue_from_entry",
       "fork_session",
       "list_pending",
@@ -147,6 +148,8 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
       ["answer_permission", { id: "p1", reply: "once" }, /No permission ask p1 is waiting/],
       ["answer_plan", { plan_id: "x", approved: "yes" }, /approved/],
       ["answer_plan", { plan_id: "x", approved: true }, /invalid_input|plan_not_found/],
+      ["answer_question", { id: "question_x" }, /Give answers, or dismiss/],
+      ["answer_question", { id: "question_x", answers: ["a"] }, /No question question_x is waiting/],
     ];
     for (const [name, args, pattern] of cases) {
       let message: string;

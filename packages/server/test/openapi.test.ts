@@ -47,6 +47,8 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/approvals/revoke",
         "GET /api/permissions",
         "POST /api/permissions/{id}",
+        "GET /api/asks",
+        "POST /api/asks/{id}",
         "GET /api/approvals",
         "DELETE /api/approvals/{id}",
         "POST /api/plan/approve",

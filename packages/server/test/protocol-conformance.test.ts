@@ -33,6 +33,19 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))("
       expect(answer).toBe("The key is set.");
     });
 
+    // Where the protocol has a shape for an answer; the others say where to answer (see the README's Questions).
+    it.skipIf(driver.answersQuestions !== true)(
+      "surfaces the agent's question in its shape and takes the answer back",
+      async () => {
+        const question = { question: "Which database?", options: [{ label: "PostgreSQL" }, { label: "SQLite" }] };
+        const client = await driver.open([[toolCall("question", question, { id: "q1" })], [text("Using SQLite.")]], {});
+        const { asked, text: answer } = await client.question!("Set up the database.");
+        expect(asked).toMatch(/Which database\?/);
+        expect(asked).toMatch(/PostgreSQL/);
+        expect(answer).toBe("Using SQLite.");
+      },
+    );
+
     it("reports bad input as a clear error, having written nothing", async () => {
       const client = await driver.open([[text("never")]], {});
       const error = await client.refuse();

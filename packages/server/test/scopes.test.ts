@@ -41,6 +41,8 @@ const SCOPES: Record<string, Scope> = {
   "PATCH /api/traces/:id/replay": "run",
   "GET /api/permissions": "read",
   "POST /api/permissions/:id": "run",
+  "GET /api/asks": "read",
+  "POST /api/asks/:id": "run",
   "GET /api/approvals": "read",
   "DELETE /api/approvals/:id": "admin",
   "POST /api/plan/approve": "run",
@@ -168,7 +170,7 @@ describe("the scope suite: every route and protocol method with each scope and a
       const path = pathOf(route, inB);
       const named = path.includes(inB)
         ? path
-        : ["GET /api/permissions", "GET /api/approvals", "GET /api/plan/pending"].includes(route)
+        : ["GET /api/permissions", "GET /api/asks", "GET /api/approvals", "GET /api/plan/pending"].includes(route)
           ? `${path}?session_id=${inB}`
           : undefined;
       if (named === undefined) continue;

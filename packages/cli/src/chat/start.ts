@@ -10,6 +10,7 @@ import { ANSI, PLAIN } from "../render/style.js";
 import { loadCommandConfig, type RunFlags } from "../run/flags.js";
 import { createAskHandler } from "../run/permissions.js";
 import { createPlanApprovalHandler } from "../run/plan-approval.js";
+import { createQuestionHandler } from "../run/questions.js";
 import { arborHomeOf, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import { ChatApp } from "./app.js";
@@ -57,6 +58,7 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
         onPermission: createAskHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
         onPlanApproval: createPlanApprovalHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
         onRetry: (notice) => controller.runView.retrying(notice),
+        onQuestion: createQuestionHandler({ io: asking, view: controller.runView, onNobody: () => {} }),
       });
       controller.attach(runtime);
       // SIGTERM or a closed terminal end the chat as /quit does; a second one ends the process.

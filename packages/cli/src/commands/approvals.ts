@@ -52,9 +52,10 @@ const approvalsRevoke: Command = {
 const approvalsPending: Command = {
   name: "pending",
   operands: [],
-  summary: "List the asks waiting for an answer (permissions and plans) in every process over the store, with their ids.",
+  summary:
+    "List the asks waiting for an answer (permissions, plans and the agent's questions) in every process over the store, with their ids.",
   details: [
-    "Each line: ask id, kind (permission or plan), session, what is asked, and when it expires unanswered. Answer one with 'arbor approve <ask-id>' (--deny to refuse); the id may be shortened to a prefix only one waiting ask starts with. With --json: {asks: [{kind, id, sessionId, createdAt, expiresAt, permission | plan}]}.",
+    "Each line: ask id, kind (permission, plan or question), session, what is asked, and when it expires unanswered. Answer one with 'arbor approve <ask-id>' (--deny to refuse; a question takes --answer <text>); the id may be shortened to a prefix only one waiting ask starts with. With --json: {asks: [{kind, id, sessionId, createdAt, expiresAt, permission | plan | question}]}.",
   ],
   options: {
     session: {

@@ -9,13 +9,14 @@ import type { RunOutcome } from "../render/live.js";
 import type { RunHandleLike } from "../run/drive.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { playRun } from "../run/play.js";
+import { typedAnswer } from "../run/questions.js";
 import { shellWord } from "../run/shell.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import { arborHomeOf, withStore } from "../store.js";
 import { ASK_ID, askSubject, resolveAskId } from "./asks.js";
 
 const USAGE =
-  "arbor approve <ask-id> [--deny [--reason …]] | arbor approve <session>[:<plan>] [--reject [--reason …]] | arbor approve <session> --permission <p> --pattern <glob>";
+  "arbor approve <ask-id> [--answer <text>] [--deny [--reason …]] | arbor approve <session>[:<plan>] [--reject [--reason …]] | arbor approve <session> --permission <p> --pattern <glob>";
 
 /** `<session>` or `<session>:<8 hex digits>` (a plan id, as plan_created and the stop message print it). */
 function splitTarget(target: string): { session: string; plan: string | undefined } {
@@ -143,7 +144,7 @@ async function playPlanAnswer(
     store,
     storeLabel: resolved.label,
     storeArg,
-    createRuntime: (onPermission, onPlanApproval, onRetry) => {
+    createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion) => {
       const runtime = createRuntime({
         store,
         config,
@@ -155,6 +156,7 @@ async function playPlanAnswer(
         onPermission,
         onPlanApproval,
         onRetry,
+        onQuestion,
       });
       return {
         run: () =>
@@ -184,23 +186,42 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
   checkReason(values, allow);
   const reason = stringOption(values, "reason");
   const content = contentOption(values, allow);
+  const text = stringOption(values, "answer");
+  if (text !== undefined && !allow) throw new UsageError("--answer answers a question; --deny dismisses it: give one of them.");
+  if (text !== undefined && text.trim() === "")
+    throw new UsageError("--answer needs the answer: an option (its label or number) or your own words.");
   return withStore(io, values, async (store, resolved) => {
     const found = await withSessionRuntime(io, store, "arbor approve", async (runtime) => {
       const pending = await runtime.asks.listPending();
       const id = await resolveAskId(store, pending, target);
       const ask = pending.find((a) => a.id === id);
-      if (ask?.kind === "plan") return { kind: "plan" as const, ask };
+      if (ask?.kind === "plan" && text === undefined) return { kind: "plan" as const, ask };
       if (content !== undefined && ask?.kind !== "elicitation") {
         throw new UsageError("--content answers an MCP server's elicitation (elic_…), not this ask.");
       }
+      if (ask?.kind === "question" && allow && text === undefined) {
+        throw new UsageError(
+          `Ask ${id} is a question: answer it with --answer <text> (an option's label or number), or dismiss it with --deny.`,
+        );
+      }
+      // Numbers pick options, and a question that takes several splits the answer at commas.
+      const answers =
+        text === undefined ? undefined : ask?.kind === "question" ? typedAnswer(ask.question, text) : { answers: [text] };
       // A plan answered or expired already is refused here with plan_not_pending or ask_expired.
       const answered = await runtime.asks.answer(id, allow, {
         ...(reason === undefined ? {} : { message: reason }),
         ...(content === undefined ? {} : { content }),
+        ...(answers !== undefined && "answers" in answers ? { answers: answers.answers } : {}),
       });
       const sessionId = answered.kind === "plan" ? answered.result.sessionId : answered.record.sessionId;
-      const kind = answered.kind === "elicitation" ? ("elicitation" as const) : ("permission" as const);
-      return { kind, id, sessionId, subject: ask ? askSubject(ask) : "" };
+      const value = answered.kind === "question" ? answered.record.answer?.value : undefined;
+      const kind =
+        answered.kind === "question"
+          ? ("question" as const)
+          : answered.kind === "elicitation"
+            ? ("elicitation" as const)
+            : ("permission" as const);
+      return { kind, id, sessionId, subject: ask ? askSubject(ask) : "", value };
     });
     if (found.kind === "plan") {
       const { plan, sessionId } = found.ask;
@@ -212,6 +233,17 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
         plan.planId,
         allow,
       );
+    }
+    if (found.kind === "question") {
+      const answers = (found.value as { answers?: string[] } | undefined)?.answers;
+      if (flag(values, "json"))
+        writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: "question", ...found.value });
+      else
+        writeLines(io.stdout, [
+          `${answers ? `Answered ${answers.map((a) => JSON.stringify(a)).join(", ")}` : "Dismissed"}: question ${found.id}${found.subject ? ` (${found.subject})` : ""} in session ${found.sessionId}.`,
+          "  The run waiting on it goes on; a run cut off takes the answer when its session is resumed.",
+        ]);
+      return EXIT_OK;
     }
     if (flag(values, "json"))
       writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: found.kind, allowed: allow });
@@ -255,6 +287,7 @@ export async function runApproveCommand(io: Io, values: OptionValues, operands: 
     }
     return answerAsk(io, values, target);
   }
+  if (stringOption(values, "answer") !== undefined) throw new UsageError("--answer goes with a question's ask id (question_…).");
   const permission = stringOption(values, "permission");
   if (permission !== undefined) return allowPermission(io, values, target, permission);
   for (const name of ["pattern", "agent"] as const) {

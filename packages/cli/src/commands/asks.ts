@@ -3,8 +3,8 @@ import { ArborError, type Runtime, type Store } from "@arbor/core";
 /** What `runtime.asks.listPending` lists: one ask waiting for an answer, a permission or a plan. */
 export type PendingAskView = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
 
-/** Ask ids start with their kind (`perm_…`, `plan_…`): a target that does is an ask, not a session. */
-export const ASK_ID = /^(perm|plan|elic)_[A-Za-z0-9_-]*$/;
+/** Ask ids start with their kind (`perm_…`, `plan_…`, `elic_…`, `question_…`): a target that does is an ask, not a session. */
+export const ASK_ID = /^(perm|plan|elic|question)_[A-Za-z0-9_-]*$/;
 
 /** How many candidates an ambiguous prefix lists. */
 const SHOWN = 8;
@@ -31,7 +31,7 @@ export async function resolveAskId(store: Store, pending: readonly PendingAskVie
   );
 }
 
-/** What the ask is about, in one line: `read .env (agent build)` or `plan "Title" (3 steps)`. */
+/** What the ask is about, in one line: `read .env (agent build)`, `plan "Title" (3 steps)` or `question "…" (a / b)`. */
 export function askSubject(ask: PendingAskView): string {
   switch (ask.kind) {
     case "permission": {
@@ -44,6 +44,10 @@ export function askSubject(ask: PendingAskView): string {
     case "elicitation": {
       const { server, message, requestedSchema } = ask.elicitation;
       return `MCP server ${server} asks: ${message} (fields: ${Object.keys(requestedSchema.properties).join(", ") || "none"})`;
+    }
+    case "question": {
+      const options = ask.question.options?.map((o) => o.label).join(" / ");
+      return `question "${ask.question.question}"${options ? ` (${options}${ask.question.multiple ? ", several" : ""})` : " (free text)"} (agent ${ask.question.agent})`;
     }
   }
 }

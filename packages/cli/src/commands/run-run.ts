@@ -92,7 +92,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
         yes: flags.yes,
         store: opened,
         storeLabel: resolved.label,
-        createRuntime: (onPermission, onPlanApproval, onRetry) =>
+        createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion) =>
           resumable(
             flags,
             createRuntime({
@@ -108,6 +108,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
               onPermission,
               onPlanApproval,
               onRetry,
+              onQuestion,
             }),
           ),
         input: {

@@ -7,6 +7,7 @@ import { pickStyle } from "../render/style.js";
 import { type Driven, driveRun, type RunHandleLike } from "./drive.js";
 import { type AskHandler, createAskHandler } from "./permissions.js";
 import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-approval.js";
+import { createQuestionHandler, type QuestionHandler } from "./questions.js";
 import { NEEDS_ANSWER, type Unanswered, unansweredMessage } from "./unanswered.js";
 
 /** What `playRun` needs of a runtime; `playable(createRuntime(…))` is one. */
@@ -36,6 +37,7 @@ export interface PlayOptions<Input> {
     onPermission: AskHandler,
     onPlanApproval: PlanApprovalHandler,
     onRetry: (notice: RetryNotice) => void,
+    onQuestion: QuestionHandler,
   ): RuntimeLike<Input>;
   input: Input;
   /** What to run next for the session, as `[label, command]` lines of the text view. */
@@ -106,6 +108,11 @@ export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: 
       onNobody: (r) => stopOn({ kind: "plan", planId: r.planId, title: r.title }),
     }),
     (notice) => view.retrying(notice),
+    createQuestionHandler({
+      io,
+      view,
+      onNobody: (q) => stopOn({ kind: "question", id: q.id, sessionId: q.sessionId, question: q.question }),
+    }),
   );
   try {
     handle = runtime.run(opts.input);

@@ -8,7 +8,8 @@ import { shellWord } from "./shell.js";
  */
 export type Unanswered =
   | { kind: "plan"; planId: string; title: string }
-  | { kind: "permission"; sessionId: string; agent: string; permission: string; patterns: readonly string[] };
+  | { kind: "permission"; sessionId: string; agent: string; permission: string; patterns: readonly string[] }
+  | { kind: "question"; id: string; sessionId: string; question: string };
 
 /** The error code of a run stopped on an unanswered question; its exit code is EXIT_NEEDS_ANSWER. */
 export const NEEDS_ANSWER = "needs_answer";
@@ -18,6 +19,8 @@ export function unansweredMessage(u: Unanswered, store: string): string {
   switch (u.kind) {
     case "plan":
       return `Plan "${oneLine(u.title)}" waits for approval and there is no terminal to ask (stdin is not one). Approve it with 'arbor approve ${u.planId}${store}' (or reject it with --reject), or rerun with --yes.`;
+    case "question":
+      return `The agent asks "${oneLine(u.question)}" and there is no terminal to ask (stdin is not one); the question waits in the store and the session is kept. Answer it with 'arbor approve ${u.id} --answer <text>${store}' (or dismiss it with --deny), then continue with 'arbor run --session ${u.sessionId}${store} "go on"'.`;
     case "permission": {
       const target = u.patterns.length > 0 ? u.patterns.join(", ") : "this request";
       const agent = u.agent === "build" ? "" : ` --agent ${u.agent}`;

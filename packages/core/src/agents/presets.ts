@@ -48,18 +48,22 @@ function agent(
 }
 
 export const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentName, AgentInfo>> = Object.freeze({
-  build: agent("build", "The default agent: reads, edits and runs commands to get the task done.", "primary", {}),
+  // Build may switch into plan mode (only narrowing what it may do); plan leaves it only with the user's approval of the plan.
+  build: agent("build", "The default agent: reads, edits and runs commands to get the task done.", "primary", {
+    plan_enter: "allow",
+  }),
   plan: agent(
     "plan",
     "Plans without changing anything: may read and search; editing is denied, and commands, Python and memory writes ask first.",
     "primary",
-    { edit: "deny", bash: "ask", python_repl: "ask", memory_write: "ask" },
+    { edit: "deny", bash: "ask", python_repl: "ask", memory_write: "ask", plan_exit: "ask" },
   ),
+  // A sub-agent works one task for another agent, which asks the user itself (seed 004's defaults deny question).
   general: agent(
     "general",
     "A general-purpose sub-agent for multi-step research or work handed over by another agent.",
     "subagent",
-    { todowrite: "deny", todoread: "deny" },
+    { todowrite: "deny", todoread: "deny", question: "deny" },
   ),
   explore: agent(
     "explore",

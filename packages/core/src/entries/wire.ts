@@ -19,6 +19,7 @@ export {
   PlanCreatedEventSchema,
   PlanRevisedEventSchema,
   PlanUpdatedEventSchema,
+  QuestionRequestEventSchema,
   type RunEventOf,
   ToolProgressEventSchema,
 } from "../model/run-events.js";

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sessionAgent } from "../agents/mode-switch.js";
 import { agentPermissions } from "../agents/presets.js";
 import { ContextSize } from "../context/context-size.js";
 import { ArborError } from "../errors.js";
@@ -84,9 +85,12 @@ export async function executeRun(
       // A continued run reads only the live path (what the latest compaction left, and what it carried);
       // a woken run folds its spending from the whole journal.
       path = options.wake ? await deps.store.getActivePath(sessionId) : (await deps.store.getLivePath(sessionId)).entries;
-      // A woken run goes on as the agent that was running it.
+      // A woken run goes on as the agent that was running it; a continued one as the agent the session
+      // last switched to (plan_enter, plan_exit), unless the run names one.
       const was = options.wake && input.agent === undefined ? deps.agents[meta.agentId ?? ""] : undefined;
+      const switched = !options.wake && input.agent === undefined && !options.trace ? sessionAgent(path) : undefined;
       if (was) agent = was;
+      else if (switched !== undefined) agent = resolveAgent(deps, switched);
     }
     // A continued session keeps the model it last used unless this run names one.
     const model = resolveModel(deps, agent, input, path);

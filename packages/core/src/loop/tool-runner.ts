@@ -197,6 +197,8 @@ export async function runToolCalls(
               { available },
             ),
           );
+    // A person's refusal that reached the tool another way (a dismissed question) stops the run like a rejected ask.
+    if (outcome.isError && outcome.code === "permission_rejected") rejected = true;
     if (ctx.signal.aborted && outcome.isError && outcome.code !== "permission_rejected" && outcome.code !== "permission_denied") {
       outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
     }

@@ -158,6 +158,22 @@ export const PermissionRequestEventSchema = z.object({
   call_id: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
+/** The agent asked its user a question (the `question` tool); the run waits for the answer. */
+export const QuestionRequestEventSchema = z.object({
+  type: z.literal("question_request"),
+  ...base,
+  /** Answer with `POST /api/asks/:id`, `arbor approve <id> --answer …` or `runtime.asks.answerQuestion`. */
+  id: z.string(),
+  question: z.string(),
+  header: z.string().optional(),
+  /** The choices; absent for a free-text question. */
+  options: z.array(z.object({ label: z.string(), description: z.string().optional() })).optional(),
+  /** Several options may be chosen. */
+  multiple: z.boolean(),
+  /** The user may answer in their own words (always, without options). */
+  custom: z.boolean(),
+  call_id: z.string().optional(),
+});
 
 export const RunEventSchema = z.discriminatedUnion("type", [
   TokenEventSchema,
@@ -174,6 +190,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   PlanRevisedEventSchema,
   PlanApprovalRequestEventSchema,
   PermissionRequestEventSchema,
+  QuestionRequestEventSchema,
 ]);
 
 export type RunEvent = z.infer<typeof RunEventSchema>;

@@ -49,10 +49,19 @@ export const SENSITIVE_READ_CONFIG: PermissionConfig = {
 
 /**
  * OpenCode-like defaults: everything allowed, except that a doom loop, a path outside the workspace,
- * reading env files and widening the sandbox (a write outside the workspace, a host not allowed) ask first.
+ * reading env files and widening the sandbox (a write outside the workspace, a host not allowed) ask first,
+ * and switching into or out of plan mode is left to the presets that imply it (build enters, plan exits).
  */
 export const DEFAULT_RULES: readonly PermissionRule[] = Object.freeze(
-  rulesFromConfig({ "*": "allow", doom_loop: "ask", external_directory: "ask", sandbox: "ask", ...SENSITIVE_READ_CONFIG }),
+  rulesFromConfig({
+    "*": "allow",
+    doom_loop: "ask",
+    external_directory: "ask",
+    sandbox: "ask",
+    ...SENSITIVE_READ_CONFIG,
+    plan_enter: "deny",
+    plan_exit: "deny",
+  }),
 );
 
 /**

@@ -53,6 +53,7 @@ function forward(ctx: RunContext, event: RunEventInput, position: number): void 
       ctx.emit({ ...event, node: "executor" });
       return;
     case "permission_request": // the launcher shows asks itself
+    case "question_request":
     case "done":
     case "error":
     case "plan_created":

@@ -8,12 +8,13 @@ import type { PendingPermission, PendingPermissions } from "../permissions/pendi
 import { approvePlan } from "../plan/approve.js";
 import { type PlanApprovalAnswer, type PlanGate, pendingPlanOf } from "../plan/plan-gate.js";
 import { sessionOfPlan } from "../plan/plan-schema.js";
+import { pendingQuestionOf, type QuestionAsks } from "../questions/question-asks.js";
 import { askNotFound } from "../store/asks.js";
 import type { Store } from "../store/store.js";
 import type { RuntimeAccess } from "./access.js";
 import type { PendingAsk, RuntimeAsks } from "./asks-api.js";
 import type { SessionSlot } from "./session-slot.js";
-import type { BusyPolicy } from "./sessions-api.js";
+import type { BusyPolicy, SessionOpOptions } from "./sessions-api.js";
 
 export interface AskMethodDeps {
   store: Store;
@@ -22,6 +23,7 @@ export interface AskMethodDeps {
   pending: PendingPermissions;
   plans: PlanGate;
   elicitations: PendingElicitations;
+  questions: QuestionAsks;
   /** The runtime's `busy` option. */
   defaultBusy: BusyPolicy;
   /** Starts the run that records a plan's answer when the run that asked is gone. */
@@ -74,7 +76,30 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     );
   };
 
+  /** The principal may answer asks of the ask's session; one it cannot see does not exist for it. */
+  async function mayAnswer(id: string, principal: SessionOpOptions["principal"], what: string): Promise<void> {
+    if (!principal) return;
+    const ask = await store.getAsk(id);
+    if (!ask) throw askNotFound(id);
+    await access.answer(principal, ask.sessionId, what).catch((err: unknown) => {
+      throw isArborError(err, "session_not_found") ? askNotFound(id) : err;
+    });
+  }
+
+  const answerQuestion: RuntimeAsks["answerQuestion"] = async (id, answer, options = {}) => {
+    await mayAnswer(id, options.principal, "Answering a question");
+    const record = await store.getAsk(id);
+    if (!record) throw askNotFound(id);
+    if (record.kind !== "question") {
+      throw new ArborError("invalid_input", `Ask ${id} is a ${record.kind} ask, not a question: approve or deny it instead.`);
+    }
+    return deps.questions.answer(id, answer, options.principal?.id);
+  };
+
   return {
+    listQuestions: (sessionId) => deps.questions.listAll(sessionId),
+    pendingQuestions: (sessionId) => deps.questions.list(sessionId),
+    answerQuestion,
     listPermissions: (sessionId) => deps.pending.listAll(sessionId),
     async answerPermission(id, reply, options = {}) {
       if (options.principal) {
@@ -101,16 +126,42 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
         .filter((r) => Date.parse(r.expiresAt) > now)
         .map((r): PendingAsk => {
           const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
-          if (r.kind === "plan") return { kind: "plan", ...common, plan: pendingPlanOf(r) };
-          if (r.kind === "elicitation") return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
-          return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+          switch (r.kind) {
+            case "plan":
+              return { kind: "plan", ...common, plan: pendingPlanOf(r) };
+            case "question":
+              return { kind: "question", ...common, question: pendingQuestionOf(r) };
+            case "elicitation":
+              return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
+            default:
+              return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+          }
         });
     },
     async answer(id, allow, options = {}) {
       const record = await store.getAsk(id);
       if (!record) throw askNotFound(id);
+      if (options.answers !== undefined && record.kind !== "question") {
+        throw new ArborError(
+          "invalid_input",
+          `Ask ${id} is a ${record.kind} ask: it is allowed or denied, not answered with text.`,
+        );
+      }
       switch (record.kind) {
+        case "question": {
+          if (allow && (options.answers === undefined || options.answers.length === 0)) {
+            throw new ArborError(
+              "invalid_input",
+              `Ask ${id} is a question: give the answer (an option or your own words), or dismiss it.`,
+            );
+          }
+          const answer = allow
+            ? { answers: options.answers ?? [] }
+            : { dismissed: true as const, ...(options.message === undefined ? {} : { message: options.message }) };
+          return { kind: "question", record: await answerQuestion(id, answer, options) };
+        }
         case "permission":
+          await mayAnswer(id, options.principal, "Answering a permission ask");
           return {
             kind: "permission",
             record: await deps.pending.answer(id, allow ? "once" : "reject", options.message),

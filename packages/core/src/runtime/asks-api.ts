@@ -4,6 +4,7 @@ import type { Approval, ApprovalScope, ListedApproval } from "../permissions/app
 import type { PermissionReply } from "../permissions/ask.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
 import type { PendingPlanApproval, PlanApprovalRequest } from "../plan/plan-gate.js";
+import type { PendingQuestion, QuestionAnswer } from "../questions/question-schema.js";
 import type { AskRecord } from "../store/asks.js";
 import type { SessionOpOptions } from "./sessions-api.js";
 
@@ -14,13 +15,15 @@ export type SessionApproval = Pick<Approval, "agent" | "permission" | "pattern">
 export type PendingAsk =
   | { kind: "permission"; id: string; sessionId: string; createdAt: string; expiresAt: string; permission: PendingPermission }
   | { kind: "plan"; id: string; sessionId: string; createdAt: string; expiresAt: string; plan: PendingPlanApproval }
-  | { kind: "elicitation"; id: string; sessionId: string; createdAt: string; expiresAt: string; elicitation: PendingElicitation };
+  | { kind: "elicitation"; id: string; sessionId: string; createdAt: string; expiresAt: string; elicitation: PendingElicitation }
+  | { kind: "question"; id: string; sessionId: string; createdAt: string; expiresAt: string; question: PendingQuestion };
 
-/** What answering an ask by its id did: the permission or elicitation ask's record, or the plan's approval. */
+/** What answering an ask by its id did: the permission, elicitation or question ask's record, or the plan's approval. */
 export type AnsweredAsk =
   | { kind: "permission"; record: AskRecord }
   | { kind: "plan"; result: PlanApprovalResult }
-  | { kind: "elicitation"; record: AskRecord };
+  | { kind: "elicitation"; record: AskRecord }
+  | { kind: "question"; record: AskRecord };
 
 /** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
 export interface RuntimeAsks {
@@ -60,19 +63,32 @@ export interface RuntimeAsks {
    * first; only one session's when given. `approvePlan` answers them from any process.
    */
   listPlans(sessionId?: string): Promise<PendingPlanApproval[]>;
-  /** Every ask waiting for an answer (permissions and plans) in every process over the store, oldest first. */
+  /** Questions the `question` tool asked, unanswered and unexpired, in every process over the store, oldest first. */
+  listQuestions(sessionId?: string): Promise<PendingQuestion[]>;
+  /** Questions runs of this runtime wait on now, oldest first; only one session's when given. */
+  pendingQuestions(sessionId?: string): PendingQuestion[];
+  /**
+   * Answers a question (the chosen option labels, matched without regard to case, or the person's
+   * own words; or a dismissal) from any process, exactly once: the run waiting on it goes on with the
+   * answer as the tool's result. Throws `ask_not_found`, `invalid_input` (an answer the question does
+   * not take: not one of its options, several for a single choice), `ask_already_answered`, `ask_expired`.
+   */
+  answerQuestion(id: string, answer: QuestionAnswer, options?: Pick<SessionOpOptions, "principal">): Promise<AskRecord>;
+  /** Every ask waiting for an answer (permissions, plans, questions) in every process over the store, oldest first. */
   listPending(sessionId?: string): Promise<PendingAsk[]>;
   /**
    * Answers any ask by its id: a permission ask is allowed once or rejected (`answerPermission`), a
    * plan approved or rejected (`approvePlan`, whose `result.run` carries on when no run waits), an
    * MCP server's elicitation accepted with `content` (its fields; those left out take the form's
-   * defaults) or declined. Throws `ask_not_found`, `ask_already_answered` (`plan_not_pending` for a
-   * plan), `ask_expired`, and `invalid_input` for content that does not fit the elicitation's form.
+   * defaults) or declined. A question takes `answers` (refusing it dismisses the question; allowing
+   * it without answers is `invalid_input`). Throws `ask_not_found`, `ask_already_answered`
+   * (`plan_not_pending` for a plan), `ask_expired`; `invalid_input` for content that does not fit the
+   * elicitation's form, or `answers` given to another kind of ask.
    */
   answer(
     id: string,
     allow: boolean,
-    options?: { message?: string; content?: Record<string, unknown> } & SessionOpOptions,
+    options?: { message?: string; content?: Record<string, unknown>; answers?: string[] } & SessionOpOptions,
   ): Promise<AnsweredAsk>;
   /** Plans that runs of this runtime wait on, oldest first; only one session's when given. */
   pendingPlanApprovals(sessionId?: string): PlanApprovalRequest[];

@@ -1,5 +1,7 @@
+import { planEnterTool, planExitTool } from "../agents/mode-switch.js";
 import { defineGoalTool } from "../goal/goal-tool.js";
 import { planCreateTool, planUpdateTool } from "../plan/plan-tools.js";
+import { questionTool } from "../questions/question-tool.js";
 import { delegateTool, exploreTool } from "../subagents/sub-agent-tools.js";
 import { MemoryTodoStore, type TodoStore } from "../todos/todo-store.js";
 import { todoReadTool } from "../todos/todoread.js";
@@ -33,5 +35,9 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyToolDefiniti
     // Hidden by plan mode's rules where it is off (PLAN_ENABLED, sub-agents).
     planCreateTool(),
     planUpdateTool(),
+    questionTool(),
+    // Denied by the default rules; the build and plan presets allow what they imply.
+    planEnterTool(),
+    planExitTool(),
   ];
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { modeExtension } from "../agents/mode-switch.js";
 import { ArborError } from "../errors.js";
 import { goalExtension } from "../goal/run-goals.js";
 import { scenarioModel } from "../llm/scenario.js";
@@ -8,6 +9,8 @@ import type { RunDeps } from "../loop/run-deps.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
+import type { QuestionAsks } from "../questions/question-asks.js";
+import { questionExtension } from "../questions/question-tool.js";
 import { steeringExtension } from "../steering/steering.js";
 import { type LauncherDeps, SubAgentLauncher } from "../subagents/launcher.js";
 import { mentionsExtension } from "../subagents/mentions.js";
@@ -26,6 +29,8 @@ export interface FeatureDeps {
    */
   featureTools: boolean;
   gate: PlanGate;
+  /** Where the `question` tool's questions wait for their answers. */
+  questions: QuestionAsks;
   /** How sub-agents are started: a sub-run is a run like any other (its own session and queue slot). */
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
@@ -86,10 +91,14 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         now: features.launcher.now,
       }),
     );
+    const questions = questionExtension(features.questions);
+    const modes = modeExtension(deps.agents, launch.options.trace !== undefined);
     const snapshots = features.snapshots && launch.options.trace === undefined ? [features.snapshots] : [];
     return [
       ...(features.observer ? [features.observer(launch)] : []),
-      ...[goals, planMode, todos, subAgents].map((feature) => (features.featureTools ? feature : withoutTools(feature))),
+      ...[goals, planMode, todos, subAgents, questions, modes].map((feature) =>
+        features.featureTools ? feature : withoutTools(feature),
+      ),
       steeringExtension(),
       mentionsExtension(deps.agents),
       ...snapshots,
@@ -114,6 +123,8 @@ const BUILTIN_NAMES = new Set([
   "plan",
   "todos",
   "subagents",
+  "questions",
+  "modes",
   "steering",
   "mentions",
   "snapshots",

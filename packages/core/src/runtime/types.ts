@@ -14,6 +14,7 @@ import type { McpServerStatus } from "../mcp/manager.js";
 import type { TraceContext } from "../model/session.js";
 import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { PlanApprovalHandler } from "../plan/plan-gate.js";
+import type { QuestionHandler } from "../questions/question-asks.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
@@ -86,6 +87,8 @@ export interface RuntimeOptions {
   askPollMs?: number;
   /** Answers plan approvals (PLAN_REQUIRE_APPROVAL) when someone is at hand; undefined leaves them to `approvePlan`. */
   onPlanApproval?: PlanApprovalHandler;
+  /** Answers the `question` tool's questions when someone is at hand (a terminal); undefined leaves them to `runtime.asks`. */
+  onQuestion?: QuestionHandler;
   retry?: RetryOptions;
   /** Told of each retry of a run's model calls as its wait begins (the CLI prints it); never fails the run. */
   onRetry?: (notice: RetryNotice & { sessionId: string }) => void;

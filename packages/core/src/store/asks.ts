@@ -9,7 +9,7 @@ import { ArborError } from "../errors.js";
  * `PlanApprovalRequest`, `value` `{ approved, reason? }`). Both are stored as JSON, so a kind is
  * added without a schema change (MCP elicitations can follow).
  */
-export const AskKindSchema = z.enum(["permission", "plan", "elicitation"]);
+export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question"]);
 export type AskKind = z.infer<typeof AskKindSchema>;
 
 export const AskAnswerSchema = z.object({

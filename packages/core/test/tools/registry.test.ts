@@ -197,6 +197,9 @@ describe("builtinTools", () => {
       "delegate",
       "plan_create",
       "plan_update",
+      "question",
+      "plan_enter",
+      "plan_exit",
     ]);
     for (const tool of list) {
       expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });

@@ -29,6 +29,12 @@ export interface ProtocolClient {
   answer(prompt: string): Promise<string>;
   /** Sends `prompt` to a run that asks permission; shows the ask as the client got it, allows it, and returns the answer's text. */
   approve(prompt: string): Promise<{ asked: string; text: string }>;
+  /**
+   * Sends `prompt` to a run whose agent asks a question (which database, PostgreSQL or SQLite); shows
+   * the question as the client got it, answers "SQLite" in the protocol's own shape, and returns the
+   * answer's text. Absent where the protocol has no shape for an answer (it says where to answer instead).
+   */
+  question?(prompt: string): Promise<{ asked: string; text: string }>;
   /** Sends input the protocol refuses; the error as the client reports it. */
   refuse(): Promise<string>;
   /** How many sessions the server's store holds. */
@@ -39,6 +45,8 @@ export interface ProtocolClient {
 export interface ClientDriver {
   /** The client library this driver uses. */
   client: string;
+  /** Its clients implement `question`: the protocol carries a question's answer. */
+  answersQuestions?: true;
   open(script: Script, files: Record<string, string>): Promise<ProtocolClient>;
 }
 
@@ -49,6 +57,7 @@ const writeFiles = (cwd: string, files: Record<string, string>) => {
 /** The run stream read with plain fetch; asks answered with the API's permission route. */
 const sseDriver: ClientDriver = {
   client: "fetch + SSE",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
@@ -63,6 +72,18 @@ const sseDriver: ClientDriver = {
           if (m.event.type !== "permission_request") return undefined;
           asked = `${m.event.permission} ${m.event.patterns.join(" ")}`;
           replies.push(server.api(`/api/permissions/${m.event.id}`, { json: { reply: "once" } }));
+          return undefined;
+        });
+        for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
+        return { asked, text: tokens(events) };
+      },
+      async question(prompt) {
+        let asked = "";
+        const replies: Promise<Response>[] = [];
+        const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
+          if (m.event.type !== "question_request") return undefined;
+          asked = `${m.event.question} ${(m.event.options ?? []).map((o) => o.label).join(" ")}`;
+          replies.push(server.api(`/api/asks/${m.event.id}`, { json: { answers: ["SQLite"] } }));
           return undefined;
         });
         for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
@@ -265,6 +286,7 @@ const openResponsesDriver: ClientDriver = {
 /** A2A over JSON-RPC with the SDK's client, found through the agent card; an ask is input-required, answered by "yes". */
 const a2aDriver: ClientDriver = {
   client: "@a2a-js/sdk Client over JSON-RPC",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
@@ -304,6 +326,16 @@ const a2aDriver: ClientDriver = {
           .join("");
         return { asked, text: answerOf(await client.sendMessage(request("yes", first.id))) };
       },
+      async question(prompt) {
+        const first = (await client.sendMessage(request(prompt))) as {
+          id: string;
+          status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
+        };
+        const asked = (first.status?.message?.parts ?? [])
+          .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
+          .join("");
+        return { asked, text: answerOf(await client.sendMessage(request("SQLite", first.id))) };
+      },
       async refuse() {
         return client.sendMessage(request("")).then(
           () => "accepted",
@@ -318,6 +350,7 @@ const a2aDriver: ClientDriver = {
 /** `@ag-ui/client`'s HttpAgent: interrupts answered by the next run's `resume`. */
 const agUiDriver: ClientDriver = {
   client: "@ag-ui/client HttpAgent",
+  answersQuestions: true,
   async open(script, files) {
     const server = await startServer({ script });
     writeFiles(server.cwd, files);
@@ -346,6 +379,18 @@ const agUiDriver: ClientDriver = {
         if (!interrupt) throw new Error("the run finished without an interrupt");
         const text = await run(a, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { reply: "once" } }] });
         return { asked: interrupt.message ?? "", text };
+      },
+      async question(prompt) {
+        const a = agent("agui-question");
+        say(a, prompt);
+        await run(a);
+        const interrupt = a.pendingInterrupts[0];
+        if (!interrupt) throw new Error("the run finished without an interrupt");
+        const options = (interrupt.metadata as { options?: { label: string }[] } | undefined)?.options ?? [];
+        const text = await run(a, {
+          resume: [{ interruptId: interrupt.id, status: "resolved", payload: { answers: ["SQLite"] } }],
+        });
+        return { asked: `${interrupt.message ?? ""} ${options.map((o) => o.label).join(" ")}`, text };
       },
       async refuse() {
         const a = agent("agui-refuse");

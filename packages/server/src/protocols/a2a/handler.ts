@@ -30,7 +30,7 @@ import { ArborError, isArborError, type PermissionReply } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import type { Principal } from "@arbor/core/store";
 import type { ServerContext } from "../../context.js";
-import { type Ask, type AskAnswer, askOf } from "../shared/asks.js";
+import { type Ask, type AskAnswer, askIdOf, askOf } from "../shared/asks.js";
 import { readStep } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { artifactsOf, askParts, lastOutcome, OutcomeReader, status, TERMINAL, taskOf, textPart } from "./tasks.js";
@@ -38,7 +38,7 @@ import { artifactsOf, askParts, lastOutcome, OutcomeReader, status, TERMINAL, ta
 /** What a client's message says, read once: its text, and an ask answer it carries as data. */
 interface Said {
   text: string;
-  data: { askId?: unknown; reply?: unknown } | undefined;
+  data: { askId?: unknown; reply?: unknown; answers?: unknown } | undefined;
   agent: string | undefined;
 }
 
@@ -65,9 +65,20 @@ function said(message: Message | undefined): Said {
 
 /** The client's answer to the ask its task waits on, from a data part (`askId`, `reply`) or its text (yes/always/no). */
 function answerOf(ask: Ask, msg: Said): AskAnswer {
-  const askId = ask.kind === "permission" ? ask.id : ask.planId;
+  const askId = askIdOf(ask);
   if (msg.data?.askId !== undefined && msg.data.askId !== askId) {
     throw new RequestMalformedError(`The task waits on ask ${askId}, not ${String(msg.data.askId)}.`);
+  }
+  if (ask.kind === "question") {
+    // The reply's text is the answer (an option's label or the person's words); data may list several.
+    const listed = msg.data?.answers;
+    if (Array.isArray(listed) && listed.length > 0 && listed.every((a) => typeof a === "string")) {
+      return { kind: "question", id: ask.id, answer: { answers: listed } };
+    }
+    const said = msg.text.trim();
+    if (said.toLowerCase() === "dismiss") return { kind: "question", id: ask.id, answer: { dismissed: true } };
+    if (said !== "") return { kind: "question", id: ask.id, answer: { answers: [said] } };
+    throw new RequestMalformedError(`The task waits for the answer to question ${askId}: reply with it, or "dismiss".`);
   }
   const word = (typeof msg.data?.reply === "string" ? msg.data.reply : msg.text).trim().toLowerCase();
   if (ask.kind === "plan") {
@@ -243,13 +254,16 @@ export class ArborA2AHandler implements A2ARequestHandler {
   }
 
   private async isPending(sessionId: string, ask: Ask): Promise<boolean> {
+    if (ask.kind === "question") {
+      return (await this.ctx.runtime.asks.listQuestions(sessionId)).some((q) => q.id === ask.id);
+    }
     const { permissions, plans } = await this.runs.pendingAll(sessionId);
     return ask.kind === "permission" ? permissions.some((p) => p.id === ask.id) : plans.some((p) => p.planId === ask.planId);
   }
 
   /** The ask the session's run waits on, oldest first. */
   private async waitingAsk(sessionId: string, principal?: Principal): Promise<Ask | undefined> {
-    const { permissions, plans } = await this.runs.pendingAll(sessionId, principal);
+    const { permissions, plans, questions } = await this.runs.pendingAll(sessionId, principal);
     const permission = permissions[0];
     if (permission) {
       return {
@@ -263,6 +277,25 @@ export class ArborA2AHandler implements A2ARequestHandler {
           session_id: sessionId,
         },
       } as Ask;
+    }
+    const question = questions[0];
+    if (question) {
+      const { id, question: text, header, options, multiple, custom, callId } = question;
+      return {
+        kind: "question",
+        id,
+        event: {
+          type: "question_request",
+          id,
+          question: text,
+          ...(header === undefined ? {} : { header }),
+          ...(options === undefined ? {} : { options }),
+          multiple: multiple ?? false,
+          custom: options === undefined || custom !== false,
+          ...(callId === undefined ? {} : { call_id: callId }),
+          session_id: sessionId,
+        },
+      };
     }
     const plan = plans[0];
     if (plan)

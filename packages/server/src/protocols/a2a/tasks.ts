@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Artifact, Message, Part, Task, TaskStatus } from "@a2a-js/sdk";
 import { Role, TaskState } from "@a2a-js/sdk";
 import type { RunEvent, Store } from "@arbor/core";
-import type { Ask } from "../shared/asks.js";
+import { type Ask, questionText } from "../shared/asks.js";
 
 /** Where the run events are kept in the session's event log (the runtime's record prefix). */
 const RUN_PREFIX = "run.";
@@ -48,6 +48,24 @@ export function status(state: TaskState, sessionId: string, parts?: Part[]): Tas
 
 /** An ask as the `input-required` status says it: a sentence, and the ask's id with the replies it takes. */
 export function askParts(ask: Ask): Part[] {
+  if (ask.kind === "question") {
+    const { event } = ask;
+    const how = event.options?.length
+      ? `Reply with ${event.multiple ? "one or more of the options (in data: answers)" : "one of the options"}${event.custom ? " or your own answer" : ""}, or "dismiss".`
+      : 'Reply with your answer, or "dismiss".';
+    return [
+      textPart(`${questionText(event)}\n${how}`),
+      dataPart({
+        ask: "question",
+        askId: ask.id,
+        question: event.question,
+        ...(event.header === undefined ? {} : { header: event.header }),
+        options: event.options ?? [],
+        multiple: event.multiple,
+        custom: event.custom,
+      }),
+    ];
+  }
   if (ask.kind === "permission") {
     const what = `${ask.event.permission} ${ask.event.patterns.join(", ")}`.trim();
     return [

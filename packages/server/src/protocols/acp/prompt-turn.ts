@@ -80,9 +80,36 @@ const PLAN_OPTIONS: PermissionOption[] = [
   { optionId: "reject", name: "Reject the plan", kind: "reject_once" },
 ];
 
+/**
+ * What ACP's `session/request_permission` can carry of a question: one choice among its options.
+ * A free-text or multiple-choice question has no ACP shape; the turn shows it as text (see
+ * `AcpRunWire`) and it is answered at another door while the run waits.
+ */
+export function acpAsksQuestion(event: { options?: unknown[]; multiple: boolean }): boolean {
+  return (event.options?.length ?? 0) > 0 && !event.multiple;
+}
+
+function questionOptions(ask: Extract<Ask, { kind: "question" }>): PermissionOption[] {
+  return [
+    ...(ask.event.options ?? []).map(
+      (o, i): PermissionOption => ({ optionId: `option:${i}`, name: o.label, kind: "allow_once" }),
+    ),
+    { optionId: "dismiss", name: "Dismiss the question", kind: "reject_once" },
+  ];
+}
+
 /** The client's choice as Arbor's answer; a cancelled request (or an option Arbor did not offer) rejects. */
 function answerOf(ask: Ask, response: RequestPermissionResponse): AskAnswer {
   const chosen = response.outcome.outcome === "selected" ? response.outcome.optionId : "reject";
+  if (ask.kind === "question") {
+    const index = /^option:(\d+)$/.exec(chosen)?.[1];
+    const option = index === undefined ? undefined : ask.event.options?.[Number(index)];
+    return {
+      kind: "question",
+      id: ask.id,
+      answer: option ? { answers: [option.label] } : { dismissed: true, message: "Dismissed in the editor." },
+    };
+  }
   if (ask.kind === "plan") {
     return chosen === "approve"
       ? { kind: "plan", planId: ask.planId, approved: true }
@@ -94,30 +121,38 @@ function answerOf(ask: Ask, response: RequestPermissionResponse): AskAnswer {
 
 /** Asks the client with `session/request_permission` and hands its answer to the waiting run. */
 async function askClient(deps: TurnDeps, session: AcpSession, ask: Ask, cancel: AbortSignal): Promise<void> {
+  if (ask.kind === "question" && !acpAsksQuestion(ask.event)) return;
   const toolCall =
-    ask.kind === "permission"
+    ask.kind === "question"
       ? {
-          toolCallId: ask.event.call_id ?? `permission-${ask.id}`,
-          title: `${ask.event.permission} ${ask.event.patterns.join(", ")}`.trim(),
-          kind: toolKindOf(ask.event.tool ?? ask.event.permission),
-          status: "pending" as const,
-        }
-      : {
-          toolCallId: `plan-${ask.planId}`,
-          title: `Approve plan: ${ask.event.title}`,
+          toolCallId: ask.event.call_id ?? `question-${ask.id}`,
+          title: ask.event.header ? `${ask.event.header}: ${ask.event.question}` : ask.event.question,
           kind: "think" as const,
           status: "pending" as const,
-          content: [
-            {
-              type: "content" as const,
-              content: { type: "text" as const, text: ask.event.steps.map((s, i) => `${i + 1}. ${s.title}`).join("\n") },
-            },
-          ],
-        };
+        }
+      : ask.kind === "permission"
+        ? {
+            toolCallId: ask.event.call_id ?? `permission-${ask.id}`,
+            title: `${ask.event.permission} ${ask.event.patterns.join(", ")}`.trim(),
+            kind: toolKindOf(ask.event.tool ?? ask.event.permission),
+            status: "pending" as const,
+          }
+        : {
+            toolCallId: `plan-${ask.planId}`,
+            title: `Approve plan: ${ask.event.title}`,
+            kind: "think" as const,
+            status: "pending" as const,
+            content: [
+              {
+                type: "content" as const,
+                content: { type: "text" as const, text: ask.event.steps.map((s, i) => `${i + 1}. ${s.title}`).join("\n") },
+              },
+            ],
+          };
   const request: RequestPermissionRequest = {
     sessionId: session.id,
     toolCall,
-    options: ask.kind === "permission" ? PERMISSION_OPTIONS : PLAN_OPTIONS,
+    options: ask.kind === "question" ? questionOptions(ask) : ask.kind === "permission" ? PERMISSION_OPTIONS : PLAN_OPTIONS,
   };
   const response = await deps.client
     .request("session/request_permission", request, { cancellationSignal: cancel, stopWaitingOnCancel: true })

@@ -1,6 +1,8 @@
 import type { PlanEntry, PlanEntryStatus, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { GoalTree } from "@arbor/core/session";
+import { questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
+import { acpAsksQuestion } from "./prompt-turn.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
@@ -96,6 +98,11 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "plan_approval_request":
         this.steps = event.steps.map((s) => ({ id: s.id, title: s.title, status: s.status }));
         return [this.plan()];
+      case "question_request":
+        // Asked as a request_permission when ACP can carry it (one choice); said as text when it cannot.
+        return acpAsksQuestion(event)
+          ? []
+          : [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n${questionElsewhere(event, "ACP")}\n` } }];
       case "permission_request":
       case "llm_start":
       case "llm_end":

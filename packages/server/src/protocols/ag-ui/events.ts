@@ -1,5 +1,5 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
-import type { Ask } from "../shared/asks.js";
+import { type Ask, askIdOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 
 /** Which AG-UI run this stream answers: the thread is the Arbor session, the run id the client's. */
@@ -13,15 +13,14 @@ export interface AgUiRunIds {
  * run's `resume` entry names both the ask to answer and where in the session's log to go on reading.
  */
 export function interruptIdOf(ask: Ask, eventId: number | undefined): string {
-  const id = ask.kind === "permission" ? `permission:${ask.id}` : `plan:${ask.planId}`;
-  return `${id}@${eventId ?? 0}`;
+  return `${ask.kind}:${askIdOf(ask)}@${eventId ?? 0}`;
 }
 
 /** An interrupt id this server made, read back; undefined when it is not one. */
-export function parseInterruptId(id: string): { kind: "permission" | "plan"; id: string; after: number } | undefined {
-  const match = /^(permission|plan):(.+)@(\d{1,15})$/.exec(id);
+export function parseInterruptId(id: string): { kind: Ask["kind"]; id: string; after: number } | undefined {
+  const match = /^(permission|plan|question):(.+)@(\d{1,15})$/.exec(id);
   if (!match) return undefined;
-  return { kind: match[1] as "permission" | "plan", id: match[2] as string, after: Number(match[3]) };
+  return { kind: match[1] as Ask["kind"], id: match[2] as string, after: Number(match[3]) };
 }
 
 /**
@@ -129,6 +128,7 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       case "llm_end":
       case "permission_request":
       case "plan_approval_request":
+      case "question_request":
         // Model calls and progress have no AG-UI counterpart a client renders; asks go to `ask`.
         return [];
       default: {
@@ -141,20 +141,32 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
   /** An ask ends this AG-UI run with an interrupt; the client's next run answers it in `resume`. */
   ask(ask: Ask, e: WireEvent): BaseEvent[] {
     const interrupt: Interrupt =
-      ask.kind === "permission"
+      ask.kind === "question"
         ? {
             id: interruptIdOf(ask, e.id),
-            reason: "tool_permission",
-            message: `Allow ${ask.event.permission} ${ask.event.patterns.join(" ")}?`,
+            reason: "question",
+            message: ask.event.question,
             ...(ask.event.call_id === undefined ? {} : { toolCallId: ask.event.call_id }),
-            responseSchema: PERMISSION_RESPONSE_SCHEMA,
+            responseSchema: questionResponseSchema(ask.event),
+            metadata: {
+              ...(ask.event.header === undefined ? {} : { header: ask.event.header }),
+              options: ask.event.options ?? [],
+            },
           }
-        : {
-            id: interruptIdOf(ask, e.id),
-            reason: "plan_approval",
-            message: `Approve the plan "${ask.event.title}"?`,
-            responseSchema: PLAN_RESPONSE_SCHEMA,
-          };
+        : ask.kind === "permission"
+          ? {
+              id: interruptIdOf(ask, e.id),
+              reason: "tool_permission",
+              message: `Allow ${ask.event.permission} ${ask.event.patterns.join(" ")}?`,
+              ...(ask.event.call_id === undefined ? {} : { toolCallId: ask.event.call_id }),
+              responseSchema: PERMISSION_RESPONSE_SCHEMA,
+            }
+          : {
+              id: interruptIdOf(ask, e.id),
+              reason: "plan_approval",
+              message: `Approve the plan "${ask.event.title}"?`,
+              responseSchema: PLAN_RESPONSE_SCHEMA,
+            };
     return [
       ...this.close(),
       { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "interrupt", interrupts: [interrupt] } } as BaseEvent,
@@ -200,3 +212,16 @@ export const PLAN_RESPONSE_SCHEMA = {
   properties: { approved: { type: "boolean" }, reason: { type: "string" } },
   required: ["approved"],
 };
+
+/**
+ * What a resume entry's payload is for a question interrupt: the chosen labels or the person's own
+ * words in `answers` (one unless the question takes several); a `cancelled` entry dismisses it.
+ */
+export function questionResponseSchema(event: { options?: { label: string }[]; multiple: boolean; custom: boolean }) {
+  const item = event.options && !event.custom ? { enum: event.options.map((o) => o.label) } : { type: "string" };
+  return {
+    type: "object",
+    properties: { answers: { type: "array", items: item, minItems: 1, ...(event.multiple ? {} : { maxItems: 1 }) } },
+    required: ["answers"],
+  };
+}

@@ -10,7 +10,7 @@ import { asPrincipal } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
 import { SERVER_VERSION } from "../../version.js";
 import type { AskAnswer } from "../shared/asks.js";
-import { askOf } from "../shared/asks.js";
+import { askIdOf, askOf } from "../shared/asks.js";
 import { readStep, toWire } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { type AgUiRunIds, AgUiWire, parseInterruptId } from "./events.js";
@@ -45,6 +45,18 @@ function answerOf(entry: NonNullable<RunAgentInput["resume"]>[number]): { answer
   if (!ref)
     throw new ApiError("invalid_input", `resume: ${JSON.stringify(entry.interruptId)} is not an interrupt this server sent.`);
   const payload = (entry.payload ?? {}) as Record<string, unknown>;
+  if (ref.kind === "question") {
+    if (entry.status === "cancelled")
+      return { answer: { kind: "question", id: ref.id, answer: { dismissed: true } }, after: ref.after };
+    const answers = payload.answers;
+    if (!Array.isArray(answers) || answers.length === 0 || !answers.every((a) => typeof a === "string")) {
+      throw new ApiError(
+        "invalid_input",
+        `resume ${entry.interruptId}: payload.answers must be a list of the chosen options or answer texts.`,
+      );
+    }
+    return { answer: { kind: "question", id: ref.id, answer: { answers } }, after: ref.after };
+  }
   if (ref.kind === "permission") {
     const reply = entry.status === "cancelled" ? "reject" : payload.reply;
     if (reply !== "once" && reply !== "always" && reply !== "reject") {
@@ -188,7 +200,7 @@ export function agUiRoutes(ctx: ServerContext): Route[] {
             reader.close();
             throw new ApiError(
               "permission_not_found",
-              `Interrupt ${answer.kind === "permission" ? answer.id : answer.planId} waits for no answer: it was answered already or its run ended.`,
+              `Interrupt ${askIdOf(answer)} waits for no answer: it was answered already or its run ended.`,
             );
           }
         }

@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ClusterRelay } from "../../cluster/cluster-node.js";
 import { SERVER_VERSION } from "../../version.js";
-import type { Ask, AskAnswer } from "../shared/asks.js";
+import { type Ask, type AskAnswer, questionText } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { type RunEventWire, readStep, toWire } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
@@ -85,9 +85,11 @@ export const mcpProgressWire: RunEventWire<string> = {
     return line === undefined ? [] : [line];
   },
   ask: (ask: Ask) => [
-    ask.kind === "permission"
-      ? `waiting for permission ${ask.event.permission} (${ask.event.patterns.join(", ")}): answer_permission id=${ask.id}`
-      : `waiting for plan approval: answer_plan plan_id=${ask.planId}`,
+    ask.kind === "question"
+      ? `waiting for an answer to the question ${JSON.stringify(questionText(ask.event))}: answer_question id=${ask.id}`
+      : ask.kind === "permission"
+        ? `waiting for permission ${ask.event.permission} (${ask.event.patterns.join(", ")}): answer_permission id=${ask.id}`
+        : `waiting for plan approval: answer_plan plan_id=${ask.planId}`,
   ],
   end: () => [],
 };
@@ -304,7 +306,8 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
   server.registerTool(
     "list_pending",
     {
-      description: "Permission asks and plan approvals that runs are waiting on, oldest first (one session's when given).",
+      description:
+        "Permission asks, plan approvals and questions that runs are waiting on, oldest first (one session's when given).",
       inputSchema: { session_id: SessionId.optional() },
       annotations: { readOnlyHint: true },
     },
@@ -347,6 +350,38 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
         runtime.access.require(principal, "run", "answer_plan");
         const answered = await runs.answer(planAnswer(args), principal);
         return json({ plan_id: args.plan_id, approved: args.approved, resumed_session: answered?.resumed ?? null });
+      }),
+  );
+
+  server.registerTool(
+    "answer_question",
+    {
+      description:
+        "Answers a question the agent asked (the question tool): the chosen option labels or your own words, or dismiss it.",
+      inputSchema: {
+        id: z.string().min(1),
+        answers: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("The chosen options (several only when the question allows) or a free-text answer."),
+        dismiss: z.boolean().optional().describe("Dismiss the question instead; the run ends with the refusal."),
+        message: z.string().optional().describe("With dismiss: told to the model."),
+      },
+    },
+    (args) =>
+      answer(async () => {
+        runtime.access.require(principal, "run", "answer_question");
+        if (args.dismiss !== true && (args.answers === undefined || args.answers.length === 0)) {
+          throw new ArborError("invalid_input", "Give answers, or dismiss: true.");
+        }
+        const given =
+          args.dismiss === true
+            ? { dismissed: true as const, ...(args.message === undefined ? {} : { message: args.message }) }
+            : { answers: args.answers ?? [] };
+        if (!(await runs.answer({ kind: "question", id: args.id, answer: given }, principal))) {
+          throw new ArborError("invalid_input", `No question ${args.id} is waiting; list_pending shows those that are.`);
+        }
+        return json({ answered: args.id, ...given });
       }),
   );
 

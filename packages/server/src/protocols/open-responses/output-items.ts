@@ -1,9 +1,9 @@
 import type { Entry } from "@arbor/core";
-import type { Ask, AskRef } from "../shared/asks.js";
+import { type Ask, type AskRef, askIdOf } from "../shared/asks.js";
 
 /** An ask's id as an `mcp_approval_request` carries it, and the ask an `approval_request_id` names. */
 export function approvalId(ask: Ask | AskRef): string {
-  return ask.kind === "permission" ? `apr_permission_${ask.id}` : `apr_plan_${ask.planId}`;
+  return `apr_${ask.kind}_${askIdOf(ask)}`;
 }
 
 export function askOfApprovalId(id: string): AskRef | undefined {

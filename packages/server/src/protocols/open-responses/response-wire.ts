@@ -1,5 +1,5 @@
 import type { RunEventOf } from "@arbor/core/wire";
-import { type Ask, type AskRef, refOf } from "../shared/asks.js";
+import { type Ask, type AskRef, questionElsewhere, refOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { AWAITING_CLIENT } from "./client-tools.js";
 import { approvalId } from "./output-items.js";
@@ -137,6 +137,7 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
       case "plan_revised":
       case "permission_request":
       case "plan_approval_request":
+      case "question_request":
         return [];
       default: {
         const never: never = event;
@@ -146,6 +147,12 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
   }
 
   ask(ask: Ask): StreamEvent[] {
+    if (ask.kind === "question") {
+      // An mcp_approval_request takes only yes or no: the response says the question and where it is
+      // answered, and ends; the run waits on it (a durable ask) for an answer from another door.
+      const said = `\n${questionElsewhere(ask.event, "The Responses API")}\n`;
+      return [...this.openPart("message"), this.delta("response.output_text.delta", said), ...this.finish("completed", true)];
+    }
     this.asks.push(refOf(ask));
     const args =
       ask.kind === "permission"

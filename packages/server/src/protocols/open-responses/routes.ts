@@ -204,6 +204,7 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
         paused.delete(prevId);
         for (const { callId, output } of input.outputs) calls.answer(sessionId, callId, output);
         for (const { ask, approve, reason } of input.approvals) {
+          if (ask.kind === "question") continue; // never sent as an approval (see ResponseWire.ask)
           await runs.answer(
             ask.kind === "permission"
               ? { kind: "permission", id: ask.id, reply: approve ? "once" : "reject", ...(reason ? { message: reason } : {}) }

@@ -2,6 +2,7 @@ import {
   ArborError,
   isArborError,
   type PendingPermission,
+  type PendingQuestion,
   type PlanApprovalRequest,
   type RunHandle,
   type Runtime,
@@ -152,19 +153,22 @@ export class ProtocolRuntime {
   async pendingAll(
     sessionId?: string,
     principal?: Principal,
-  ): Promise<{ permissions: PendingPermission[]; plans: PlanApprovalRequest[] }> {
+  ): Promise<{ permissions: PendingPermission[]; plans: PlanApprovalRequest[]; questions: PendingQuestion[] }> {
     const { runtime } = this.ctx;
     if (principal && sessionId !== undefined) await runtime.access.session(principal, sessionId, "read", "Listing asks");
     const [permissions, plans] = [await runtime.asks.listPermissions(sessionId), runtime.asks.pendingPlanApprovals(sessionId)];
+    const questions = await runtime.asks.listQuestions(sessionId);
     return {
       permissions: await runtime.access.visible(principal, permissions, (p) => p.sessionId),
       plans: await runtime.access.visible(principal, plans, (p) => p.sessionId),
+      questions: await runtime.access.visible(principal, questions, (q) => q.sessionId),
     };
   }
 
   /** Whether a run of this instance still waits on the ask. */
   isWaiting(ref: AskRef, sessionId?: string): boolean {
     const { permissions, plans } = this.pending(sessionId);
+    if (ref.kind === "question") return this.ctx.runtime.asks.pendingQuestions(sessionId).some((q) => q.id === ref.id);
     return ref.kind === "permission" ? permissions.some((p) => p.id === ref.id) : plans.some((p) => p.planId === ref.planId);
   }
 
@@ -190,6 +194,16 @@ export class ProtocolRuntime {
         throw err;
       }
     }
+    if (answer.kind === "question") {
+      // Like a permission ask, a question is a record in the store: its run, on any instance, takes the answer there.
+      try {
+        await runtime.asks.answerQuestion(answer.id, answer.answer, by);
+        return { where: "here" };
+      } catch (err) {
+        if (isArborError(err, "ask_not_found")) return undefined;
+        throw err;
+      }
+    }
     const result = await runtime.asks.approvePlan(answer.planId, answer.approved, answer.reason, { busy: "reject", ...by });
     if (!result.run) return { where: "here" };
     followRun(this.ctx, result.run);
@@ -199,7 +213,8 @@ export class ProtocolRuntime {
   /** Answers an ask a run of another cluster instance waits on; undefined without a cluster or when none does. */
   async answerElsewhere(answer: AskAnswer): Promise<Answered | undefined> {
     const { cluster } = this.ctx;
-    if (!cluster) return undefined;
+    // A question's answer is in the store already (answerHere), whichever instance's run waits on it.
+    if (!cluster || answer.kind === "question") return undefined;
     const taken =
       answer.kind === "permission"
         ? await cluster.replyPermission(answer.id, answer.reply, answer.message, answer.scope)
@@ -214,14 +229,15 @@ export class ProtocolRuntime {
   async answer(answer: AskAnswer, principal?: Principal): Promise<Answered | undefined> {
     const planSession = answer.kind === "plan" ? sessionOfPlan(answer.planId) : "";
     if (principal && planSession !== "") await this.ctx.runtime.access.answer(principal, planSession, "Answering a plan");
-    const waitsHere = answer.kind === "permission" || this.isWaiting({ kind: "plan", planId: answer.planId });
+    const stored = answer.kind !== "plan";
+    const waitsHere = stored || this.isWaiting({ kind: "plan", planId: answer.planId });
     if (waitsHere) {
       const here = await this.answerHere(answer, principal);
       // An ask a token may not see is one it cannot answer anywhere else either.
-      if (here || (principal?.projects !== undefined && answer.kind === "permission")) return here;
+      if (here || (principal?.projects !== undefined && stored) || answer.kind === "question") return here;
     }
     const elsewhere = await this.answerElsewhere(answer);
-    if (elsewhere || answer.kind === "permission") return elsewhere;
+    if (elsewhere || stored) return elsewhere;
     // No live run waits on the plan anywhere: the runtime answers a recorded one (or says plan_not_found).
     return this.answerHere(answer, principal);
   }

@@ -1,7 +1,7 @@
 import type { RunEvent, WatchEvent } from "@arbor/core";
 import type { RunEventOf } from "@arbor/core/wire";
 import type { UIMessage, UIMessageChunk } from "ai";
-import type { AnswerOf, Ask } from "../shared/asks.js";
+import { type AnswerOf, type Ask, questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import type { ArborDataParts } from "./ui-data-parts.js";
 
@@ -216,6 +216,8 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return [{ type: "data-plan-revised", data: strip(event) }];
       case "plan_approval_request":
         return this.askChunks({ kind: "plan", planId: event.plan_id, event });
+      case "question_request":
+        return this.askChunks({ kind: "question", id: event.id, event });
       case "done":
         return [];
       case "error":
@@ -261,6 +263,16 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
 
   /** An ask as a `tool-approval-request` on a tool call: the ask's own, or one made up to hang the approval on. */
   private askChunks(ask: Ask): ArborUIChunk[] {
+    if (ask.kind === "question") {
+      // No approval shape carries an answer: a data part to render, and the words saying where to answer.
+      const text = `\n${questionElsewhere(ask.event, "A chat stream")}\n`;
+      return [
+        ...this.close(),
+        { type: "data-question", id: ask.id, data: strip(ask.event) },
+        ...this.delta("text", text),
+        ...this.close(),
+      ];
+    }
     if (ask.kind === "plan") {
       const { event } = ask;
       return [

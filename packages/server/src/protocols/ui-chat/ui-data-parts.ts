@@ -6,6 +6,7 @@ import {
   PlanCreatedEventSchema,
   PlanRevisedEventSchema,
   PlanUpdatedEventSchema,
+  QuestionRequestEventSchema,
   SubTraceCompletedEventSchema,
   SubTraceStartedEventSchema,
   ToolProgressEventSchema,
@@ -27,6 +28,11 @@ export const arborDataPartSchemas = {
   "plan-updated": PlanUpdatedEventSchema.omit(ofRun),
   "plan-revised": PlanRevisedEventSchema.omit(ofRun),
   "plan-approval-request": PlanApprovalRequestEventSchema.omit(ofRun),
+  /**
+   * The agent asked a question (the question tool). A tool approval takes only yes or no, so the
+   * answer goes to `POST /api/asks/:id` (its `id`); the run waits for it.
+   */
+  question: QuestionRequestEventSchema.omit(ofRun),
   "tool-progress": ToolProgressEventSchema.omit(ofRun),
   "model-call": LlmEndEventSchema.omit({ ...ofRun, input: true, output: true }),
   /** A goal added to the goal tree of the run or of one of its sub-agents (`trace_id` says which). */

@@ -1,0 +1,82 @@
+import { QuestionInputSchema } from "@arbor/core";
+import { z } from "zod";
+import { PermissionResponse } from "./schemas.js";
+
+/** The id of any ask (`perm_…`, `plan_…`, `question_…`), as `GET /api/asks` lists it. */
+export const AskParams = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, "Ask id is not valid: expected the id GET /api/asks lists (perm_…, plan_…, question_…).")
+    .describe("The ask's id, as `GET /api/asks` and the run's `*_request` event give it."),
+});
+
+export const AsksQuery = z.object({
+  session_id: z.string().min(1).max(200).optional().describe("Only the asks of this session."),
+});
+
+const common = {
+  id: z.string(),
+  session_id: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().describe("Unanswered by then, the ask is refused and its run told so."),
+};
+
+export const PendingAskResponse = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("permission"), ...common, permission: PermissionResponse }),
+  z.object({
+    kind: z.literal("plan"),
+    ...common,
+    plan: z.object({
+      plan_id: z.string(),
+      title: z.string(),
+      steps: z.array(z.object({ id: z.number(), title: z.string(), status: z.string() })),
+    }),
+  }),
+  z.object({
+    kind: z.literal("question"),
+    ...common,
+    question: QuestionInputSchema.extend({ agent: z.string(), call_id: z.string().optional() }),
+  }),
+  z.object({
+    kind: z.literal("elicitation"),
+    ...common,
+    elicitation: z.object({
+      server: z.string(),
+      call_id: z.string().optional(),
+      mode: z.literal("form"),
+      message: z.string(),
+      requested_schema: z.record(z.string(), z.unknown()).describe("The form, as the MCP server sent it (a flat JSON Schema)."),
+    }),
+  }),
+]);
+
+export const AskListResponse = z.object({ asks: z.array(PendingAskResponse) });
+
+export const AnswerAskRequest = z
+  .strictObject({
+    answers: z
+      .array(z.string().min(1).max(4000))
+      .min(1)
+      .max(20)
+      .optional()
+      .describe("A question's answer: the chosen option labels (several only when it allows) or the person's own words."),
+    allow: z
+      .boolean()
+      .optional()
+      .describe("A permission allowed once or rejected, a plan approved or rejected; false dismisses a question."),
+    message: z.string().max(10_000).optional().describe("With a refusal or dismissal: why, as the model reads it."),
+    content: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("An MCP server's elicitation accepted: the form's fields (those left out take its defaults)."),
+  })
+  .refine((b) => b.answers !== undefined || b.allow !== undefined, "Give answers (a question) or allow (true or false).")
+  .refine((b) => !(b.answers !== undefined && b.allow === false), "answers go with an answer, not with allow: false.");
+
+export const AnswerAskResponse = z.object({
+  id: z.string(),
+  kind: z.enum(["permission", "plan", "question", "elicitation"]),
+  session_id: z.string(),
+  /** The run started to carry a plan on when no run waited for it. */
+  resumed_session: z.string().nullable(),
+});

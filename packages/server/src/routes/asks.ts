@@ -1,0 +1,118 @@
+import { ArborError, type Runtime } from "@arbor/core";
+import type { z } from "zod";
+import {
+  AnswerAskRequest,
+  AnswerAskResponse,
+  AskListResponse,
+  AskParams,
+  AsksQuery,
+  type PendingAskResponse,
+} from "../ask-schemas.js";
+import type { ServerContext } from "../context.js";
+import { asPrincipal, principalOf } from "../http/principal.js";
+import { defineRoute, type Route } from "../http/route.js";
+import { followRun } from "../streams/run-stream.js";
+import { permissionToWire } from "../wire.js";
+
+type PendingAsk = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
+
+function askToWire(ask: PendingAsk): z.output<typeof PendingAskResponse> {
+  const common = { id: ask.id, session_id: ask.sessionId, created_at: ask.createdAt, expires_at: ask.expiresAt };
+  switch (ask.kind) {
+    case "permission":
+      return { kind: "permission", ...common, permission: permissionToWire(ask.permission) };
+    case "plan":
+      return {
+        kind: "plan",
+        ...common,
+        plan: { plan_id: ask.plan.planId, title: ask.plan.title, steps: ask.plan.steps.map((s) => ({ ...s, id: Number(s.id) })) },
+      };
+    case "question": {
+      const { id: _, sessionId: __, callId, ...question } = ask.question;
+      return { kind: "question", ...common, question: { ...question, ...(callId === undefined ? {} : { call_id: callId }) } };
+    }
+    case "elicitation": {
+      const { server, callId, mode, message, requestedSchema } = ask.elicitation;
+      return {
+        kind: "elicitation",
+        ...common,
+        elicitation: {
+          server,
+          ...(callId === undefined ? {} : { call_id: callId }),
+          mode,
+          message,
+          requested_schema: requestedSchema as unknown as Record<string, unknown>,
+        },
+      };
+    }
+  }
+}
+
+/** Every kind of ask over one pair of routes: list what runs wait on, answer any of it by id. */
+export function askRoutes(ctx: ServerContext): Route[] {
+  const { runtime, store } = ctx;
+  return [
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/asks",
+        scope: "read",
+        tag: "approvals",
+        summary: "Everything runs wait on a person for (permission asks, plans, questions, MCP elicitations), oldest first",
+        query: AsksQuery,
+        responses: {
+          200: { description: "Pending asks of every instance over the store.", schema: AskListResponse },
+          400: "session_id is not valid.",
+          404: "No such session.",
+        },
+      },
+      async ({ query }, c) => {
+        const sessionId = query.session_id;
+        if (sessionId !== undefined && !(await store.getSession(sessionId))) {
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        }
+        const asks = await runtime.access.visible(principalOf(c), await runtime.asks.listPending(sessionId), (a) => a.sessionId);
+        return c.json({ asks: asks.map(askToWire) });
+      },
+    ),
+    defineRoute(
+      {
+        method: "POST",
+        path: "/api/asks/:id",
+        scope: "run",
+        tag: "approvals",
+        summary: "Answer any ask by its id",
+        description:
+          "A question takes `answers` (its option labels, matched without regard to case, or free text) or `allow: false` to dismiss it; an MCP server's elicitation takes `content` (its form's fields) or `allow: false` to decline; a permission ask is allowed once or rejected with `allow`, a plan approved or rejected. The run waiting on it, on any instance, goes on; a plan whose run is gone is carried on by a new run (`resumed_session`).",
+        params: AskParams,
+        body: AnswerAskRequest,
+        responses: {
+          200: { description: "The ask was answered.", schema: AnswerAskResponse },
+          400: "Invalid id or body, or an answer the question does not take.",
+          404: "ask_not_found: never asked, or its session was deleted.",
+          409: "ask_already_answered: the ask has its one answer already; nothing changed.",
+          410: "ask_expired: the ask expired unanswered and its run was refused.",
+        },
+      },
+      async ({ params, body }, c) => {
+        const answered = await runtime.asks.answer(params.id, body.allow ?? true, {
+          ...(body.answers === undefined ? {} : { answers: body.answers }),
+          ...(body.content === undefined ? {} : { content: body.content }),
+          ...(body.message === undefined ? {} : { message: body.message }),
+          busy: "reject",
+          ...asPrincipal(c),
+        });
+        if (answered.kind === "plan") {
+          if (answered.result.run) followRun(ctx, answered.result.run);
+          return c.json({
+            id: params.id,
+            kind: "plan" as const,
+            session_id: answered.result.sessionId,
+            resumed_session: answered.result.run?.sessionId ?? null,
+          });
+        }
+        return c.json({ id: params.id, kind: answered.kind, session_id: answered.record.sessionId, resumed_session: null });
+      },
+    ),
+  ];
+}
