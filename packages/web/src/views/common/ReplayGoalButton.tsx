@@ -116,7 +116,7 @@ export function GoalReplayButtons({ sessionId, entry, onStarted }: { sessionId: 
   const calls = entry.message.content.flatMap((p) => (p.type === "tool-call" && p.toolName === "goal" ? [p] : []));
   if (calls.length === 0) return null;
   return (
-    <div className="replay-goals" aria-label="Goal calls">
+    <div className="replay-goals">
       {calls.map((call) => (
         <div key={call.toolCallId}>
           <code>goal {JSON.stringify(call.input)}</code>{" "}
