@@ -55,7 +55,7 @@ describe("bad usage exits 2 with one actionable line", () => {
     [["frob"], /unknown command 'frob'.*arbor --help/],
     [
       ["sessions"],
-      /'arbor sessions' needs a command: list, show, tree, leaf, fork, replay, label, compare, diff, rm, export or import/,
+      /'arbor sessions' needs a command: list, show, summary, tree, leaf, fork, replay, label, compare, diff, rm, export or import/,
     ],
     [["sessions", "lst"], /unknown command 'arbor sessions lst'.*arbor sessions --help/],
     [["sessions", "show"], /missing <id>\. Usage: arbor sessions show <id>/],

@@ -93,6 +93,8 @@ export type {
   Runtime,
   RuntimeOptions,
   SessionDriver,
+  SessionSummary,
+  SummaryOptions,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./runtime/types.js";

@@ -10,14 +10,16 @@ import { sessionsList } from "./sessions-list.js";
 import { sessionsReplay } from "./sessions-replay.js";
 import { sessionsRm } from "./sessions-rm.js";
 import { sessionsShow } from "./sessions-show.js";
+import { sessionsSummary } from "./sessions-summary.js";
 import { sessionsTree } from "./sessions-tree.js";
 
 export const sessionsGroup: CommandGroup = {
   name: "sessions",
-  summary: "List, inspect, branch, replay, label, compare, diff, delete, export and import stored sessions.",
+  summary: "List, inspect, summarize, branch, replay, label, compare, diff, delete, export and import stored sessions.",
   commands: [
     sessionsList,
     sessionsShow,
+    sessionsSummary,
     sessionsTree,
     sessionsLeaf,
     sessionsFork,

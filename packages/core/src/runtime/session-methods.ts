@@ -10,7 +10,7 @@ import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
 import { messageTrace } from "../trace/message-trace.js";
 import type { RuntimeAccess } from "./access.js";
-import { compactSession, switchSessionLeaf } from "./session-context.js";
+import { compactSession, summarizeSessionNow, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { RuntimeSessions } from "./sessions-api.js";
 
@@ -104,6 +104,11 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
     compact: (sessionId, options = {}) =>
       check(options, sessionId, "run", "Compacting a session").then(() =>
         slot.exclusive(sessionId, options.busy, () => compactSession(deps.runDeps(), sessionId, options)),
+      ),
+    // Reads only: no slot, so a session being run can be summarized.
+    summary: (sessionId, options = {}) =>
+      check(options, sessionId, "run", "Summarizing a session").then(() =>
+        summarizeSessionNow(deps.runDeps(), sessionId, options),
       ),
     revert: (sessionId, to, options = {}) =>
       check(options, sessionId, "admin", "Reverting a session").then(() =>

@@ -42,7 +42,9 @@ export type {
   CompactResult,
   RuntimeSessions,
   SessionOpOptions,
+  SessionSummary,
   SteerResult,
+  SummaryOptions,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./sessions-api.js";
