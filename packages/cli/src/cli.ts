@@ -182,15 +182,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     storeLabel = resolved.label;
     const store = await openResolvedStore(resolved, flag(parsed.values, "create"));
     const ctx = { io, store, storeLabel, operands, values: parsed.values, json: flag(parsed.values, "json") };
+    let code: number | undefined;
     try {
-      await command.run(ctx);
+      code = (await command.run(ctx)) ?? undefined;
     } catch (err) {
       // The command's failure is the one to report; a failure to close after it would only hide it.
       await store.close().catch(() => undefined);
       throw err;
     }
     await store.close();
-    return EXIT_OK;
+    return code ?? EXIT_OK;
   } catch (err) {
     return reportError(io, err, { json, storeLabel });
   }

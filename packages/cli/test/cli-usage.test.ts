@@ -53,7 +53,10 @@ describe("help and version", () => {
 describe("bad usage exits 2 with one actionable line", () => {
   const cases: [string[], RegExp][] = [
     [["frob"], /unknown command 'frob'.*arbor --help/],
-    [["sessions"], /'arbor sessions' needs a command: list, show, tree, leaf, fork, label, compare, diff, rm, export or import/],
+    [
+      ["sessions"],
+      /'arbor sessions' needs a command: list, show, summary, tree, leaf, fork, replay, label, compare, diff, rm, export or import/,
+    ],
     [["sessions", "lst"], /unknown command 'arbor sessions lst'.*arbor sessions --help/],
     [["sessions", "show"], /missing <id>\. Usage: arbor sessions show <id>/],
     [["sessions", "import"], /missing <file>/],

@@ -44,6 +44,8 @@ export type ArborErrorCode =
   // Context management: the summarizer failed, or the context cannot be made to fit the model.
   | "compaction_failed"
   | "context_overflow"
+  // The `summary` helper (a session summary asked for) failed: the session is unchanged.
+  | "summary_failed"
   // Record and replay: a cassette file that is not one, and a replay that left its recording.
   | "invalid_cassette"
   | "cassette_mismatch"

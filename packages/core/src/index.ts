@@ -111,6 +111,8 @@ export type {
   Runtime,
   RuntimeOptions,
   SessionDriver,
+  SessionSummary,
+  SummaryOptions,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./runtime/types.js";

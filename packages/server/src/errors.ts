@@ -88,6 +88,7 @@ const STATUS: Partial<Record<ApiErrorCode, number>> = {
   upgrade_required: 426,
   // The summarizing model failed: an upstream failure, the session unchanged.
   compaction_failed: 502,
+  summary_failed: 502,
   store_closed: 503,
   // A cluster instance that is shutting down (or cannot hear the others) starts no run: another one should.
   instance_unavailable: 503,

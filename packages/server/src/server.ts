@@ -23,6 +23,7 @@ import { permissionRoutes } from "./routes/permissions.js";
 import { planRoutes } from "./routes/plan.js";
 import { revertRoutes } from "./routes/revert.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { summaryRoutes } from "./routes/summary.js";
 import { timelineRoutes } from "./routes/timeline.js";
 import { traceRoutes } from "./routes/traces.js";
 import { watchRoutes } from "./routes/watch.js";
@@ -120,6 +121,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...protocols.flatMap((p) => p.routes),
     ...sessionRoutes(ctx),
     ...revertRoutes(ctx),
+    ...summaryRoutes(ctx),
     ...messageRoutes(ctx),
     ...permissionRoutes(ctx),
     ...askRoutes(ctx),

@@ -39,6 +39,7 @@ describe("GET /api/openapi.json", () => {
         "POST /api/sessions/{id}/revert",
         "POST /api/sessions/{id}/unrevert",
         "GET /api/sessions/{id}/diff",
+        "POST /api/sessions/{id}/summary",
         "GET /api/sessions/{id}/messages",
         "DELETE /api/sessions/{id}/messages/{message_id}",
         "GET /api/sessions/{id}/tool-stats",

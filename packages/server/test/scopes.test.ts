@@ -21,6 +21,7 @@ const SCOPES: Record<string, Scope> = {
   "DELETE /api/sessions/:id": "admin",
   "POST /api/sessions/:id/leaf": "run",
   "POST /api/sessions/:id/compact": "run",
+  "POST /api/sessions/:id/summary": "run",
   "POST /api/sessions/:id/fork": "run",
   "POST /api/sessions/:id/labels": "run",
   "GET /api/sessions/:id/approvals": "read",

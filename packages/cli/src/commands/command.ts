@@ -29,8 +29,10 @@ export interface Command {
   /**
    * Runs the command. This file is loaded for `--help` and `--version` too, so `run` imports the
    * implementation when called: `run: async (ctx) => (await import("./x-run.js")).runX(ctx)`.
+   * A command that drives a run returns the run's exit code; the others exit 0 unless they throw.
    */
-  run(ctx: CommandContext): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most commands return nothing; only a run's exit code is returned
+  run(ctx: CommandContext): Promise<void | number>;
 }
 
 /** The operands as help and usage lines show them: ` <id>`, optional ones as ` [<path>]`. */

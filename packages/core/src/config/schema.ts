@@ -7,7 +7,7 @@ import { AgentSandboxSchema, SandboxSettingsSchema } from "../sandbox/settings.j
 import { SecurityRuleSchema } from "./security-rule.js";
 
 /** Scenarios the model pool maps to models: side jobs that a cheaper model can do; other names are allowed for plugins. */
-export const MODEL_SCENARIOS = ["llm", "compaction", "title", "replanner", "memory"] as const;
+export const MODEL_SCENARIOS = ["llm", "compaction", "title", "summary", "replanner", "memory"] as const;
 
 export const PoolEntrySchema = z.strictObject({
   model: z.string().min(1),

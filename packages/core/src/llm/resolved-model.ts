@@ -9,7 +9,7 @@ export interface ResolvedModel {
 }
 
 /** Scenarios of the model pool: what a model is used for; plugins may use other names. */
-export type ModelScenario = "llm" | "compaction" | "title" | "replanner" | (string & {});
+export type ModelScenario = "llm" | "compaction" | "title" | "summary" | "replanner" | (string & {});
 
 /** Turns `provider/model` strings and pool scenarios into model instances (see llm/registry.ts). */
 export interface ModelResolver {

@@ -2,7 +2,7 @@ import type { ModelResolver, ResolvedModel } from "./resolved-model.js";
 import type { RetryOptions } from "./retry.js";
 
 /** The scenarios of the model pool the runtime itself uses, besides the run's own model. */
-export type RuntimeScenario = "compaction" | "replanner" | "title" | "memory";
+export type RuntimeScenario = "compaction" | "replanner" | "title" | "summary" | "memory";
 
 interface ScenarioRule {
   /** Without a pool model: the run's model, or none (the caller does without). */
@@ -23,6 +23,8 @@ const SCENARIOS: Readonly<Record<RuntimeScenario, ScenarioRule>> = {
   compaction: { fallback: "run", optional: false, retries: "run" },
   replanner: { fallback: "run", optional: true, retries: 0 },
   title: { fallback: "none", optional: true, retries: 0 },
+  // A session summary the user asked for: the run's model without a pool one, and its failure is theirs to hear.
+  summary: { fallback: "run", optional: false, retries: "run" },
   // Memories picked after a run (MEMORY_AUTO_EXTRACT): worth the run's model, never worth a failure.
   memory: { fallback: "run", optional: true, retries: 0 },
 };

@@ -1,3 +1,5 @@
+import { providerPrompt } from "./providers/index.js";
+
 /**
  * The system prompt, built from parts gathered elsewhere (instructions.ts does the I/O), so
  * the same inputs always give the same text: that keeps the response-cache key
@@ -23,7 +25,7 @@ export interface PromptEnvironment {
   platform: string;
   /** Today as `YYYY-MM-DD`, or a Date formatted in local time; passed in so the prompt is deterministic. */
   date: string | Date;
-  /** `provider/model`, which also picks the provider note of the default prompt. */
+  /** `provider/model`, which also picks the family part of the default prompt (`providers/`). */
   model: string;
 }
 
@@ -52,22 +54,13 @@ export const DEFAULT_AGENT_PROMPT = [
     "command output or results you have not seen.",
 ].join("\n");
 
-/** Short, per-provider additions to the default prompt: habits each family tends to need a nudge on. */
-const PROVIDER_NOTES: ReadonlyArray<{ match: RegExp; note: string }> = [
-  {
-    match: /^anthropic\/|claude/i,
-    note: "When several tool calls do not depend on each other, make them in the same step.",
-  },
-  {
-    match: /^openai\/|(^|\/)(gpt|o\d|codex)/i,
-    note: "Keep working until the task is done before ending your turn; do not stop to ask for confirmation of routine steps.",
-  },
-];
-
-/** The prompt an agent without its own gets: the Arbor default plus a note for the model's provider. */
+/**
+ * The prompt an agent without its own gets: the Arbor default, then the part for the model's family
+ * (Anthropic, OpenAI, Gemini or open models; each in `providers/`), which speaks to how that family
+ * calls tools.
+ */
 export function defaultAgentPrompt(model: string): string {
-  const note = PROVIDER_NOTES.find((entry) => entry.match.test(model))?.note;
-  return note ? `${DEFAULT_AGENT_PROMPT}\n${note}` : DEFAULT_AGENT_PROMPT;
+  return `${DEFAULT_AGENT_PROMPT}\n\n${providerPrompt(model).text}`;
 }
 
 const SEPARATOR = "\n\n";

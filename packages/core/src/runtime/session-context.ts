@@ -6,12 +6,21 @@ import { usableTokens } from "../context/overflow.js";
 import { Summarizer } from "../context/summarizer.js";
 import { ArborError } from "../errors.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
+import { scenarioModel, scenarioRetry } from "../llm/scenario.js";
 import { type RunDeps, summaryModel } from "../loop/run-deps.js";
 import { resolveModel } from "../loop/run-input.js";
+import { summarizeSession } from "../loop/summary.js";
 import type { Entry } from "../model/entry.js";
-import { buildContext } from "../session/context.js";
+import { buildContext, contextMessages } from "../session/context.js";
 import { activePath } from "../session/tree.js";
-import type { CompactOptions, CompactResult, SwitchLeafOptions, SwitchLeafResult } from "./types.js";
+import type {
+  CompactOptions,
+  CompactResult,
+  SessionSummary,
+  SummaryOptions,
+  SwitchLeafOptions,
+  SwitchLeafResult,
+} from "./types.js";
 import { compact } from "./write-compaction.js";
 
 function lastModelOnPath(path: readonly Entry[]): string | undefined {
@@ -37,7 +46,7 @@ function modelsFor(deps: RunDeps, path: readonly Entry[], chosen: string | Langu
     else if (picked !== undefined) run = picked;
     else throw err;
   }
-  return { run, summary: picked ?? summaryModel(deps, run) };
+  return { run, picked, summary: picked ?? summaryModel(deps, run) };
 }
 
 /** The session's last model, or the model asked for when that one cannot be resolved here (no base URL, say). */
@@ -105,6 +114,33 @@ export async function compactSession(deps: RunDeps, sessionId: string, options: 
     usage: summarizer.usage,
     cost: summarizer.cost,
     ...(summarizer.costKnown ? {} : { costKnown: false as const }),
+  };
+}
+
+/** `runtime.sessions.summary`: the `summary` helper on the active path, written now, stored nowhere. */
+export async function summarizeSessionNow(
+  deps: RunDeps,
+  sessionId: string,
+  options: SummaryOptions = {},
+): Promise<SessionSummary> {
+  const path = await pathOf(deps, sessionId);
+  // The model's view of the path: a compacted session's summary stands for what it replaced.
+  const messages = contextMessages(buildContext(path));
+  const { run, picked } = modelsFor(deps, path, options.model);
+  const model = picked ?? scenarioModel(deps.models, "summary", run) ?? run;
+  const env = {
+    clock: deps.clock,
+    retry: scenarioRetry("summary", deps.retry),
+    signal: options.signal ?? new AbortController().signal,
+  };
+  const written = await summarizeSession(env, model, messages);
+  return {
+    sessionId,
+    summary: written.summary,
+    model: model.ref,
+    usage: written.usage,
+    cost: written.cost,
+    ...(written.costKnown ? {} : { costKnown: false as const }),
   };
 }
 

@@ -11,7 +11,7 @@ import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { RuntimeAccess } from "./access.js";
 import { eraseMessage } from "./erase-message.js";
-import { compactSession, switchSessionLeaf } from "./session-context.js";
+import { compactSession, summarizeSessionNow, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { RevertTarget, RuntimeSessions } from "./sessions-api.js";
 
@@ -106,6 +106,11 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
     compact: (sessionId, options = {}) =>
       check(options, sessionId, "run", "Compacting a session").then(() =>
         slot.exclusive(sessionId, options.busy, () => compactSession(deps.runDeps(), sessionId, options)),
+      ),
+    // Reads only: no slot, so a session being run can be summarized.
+    summary: (sessionId, options = {}) =>
+      check(options, sessionId, "run", "Summarizing a session").then(() =>
+        summarizeSessionNow(deps.runDeps(), sessionId, options),
       ),
     revert: (sessionId, to, options = {}) =>
       check(options, sessionId, "admin", "Reverting a session").then(() =>

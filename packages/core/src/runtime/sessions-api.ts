@@ -41,6 +41,25 @@ export interface CompactOptions extends SessionOpOptions {
   signal?: AbortSignal;
 }
 
+/** `runtime.sessions.summary`: the `summary` helper, asked for now. */
+export interface SummaryOptions extends Pick<SessionOpOptions, "principal"> {
+  /** The model that writes it; default the pool's `summary` model, else the session's model. */
+  model?: string | LanguageModelV4;
+  signal?: AbortSignal;
+}
+
+/** A session's summary for people (not the model's compaction summary); nothing of it is stored. */
+export interface SessionSummary {
+  sessionId: string;
+  summary: string;
+  /** `provider/model` that wrote it. */
+  model: string;
+  usage: TokenUsage;
+  cost: number;
+  /** False when the model has no known price: `cost` then counts nothing and is not $0. */
+  costKnown?: false;
+}
+
 export interface CompactResult {
   sessionId: string;
   /** The `compaction` entry written. */
@@ -136,6 +155,12 @@ export interface RuntimeSessions {
    * having written nothing.
    */
   compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
+  /**
+   * What the session's active path did, in a few lines, written now by the `summary` helper (the
+   * pool's `summary` model, else the session's). Reads only, so a running session can be summarized.
+   * Throws `session_not_found`, `invalid_input` (no messages yet) or `summary_failed`.
+   */
+  summary(sessionId: string, options?: SummaryOptions): Promise<SessionSummary>;
   /**
    * Puts the workspace back as it was before `to` (default: the last user message) and moves the
    * leaf there, from the steps' recorded snapshots (`snapshots: true`). Given `{ file }` and/or

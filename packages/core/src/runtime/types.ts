@@ -43,7 +43,9 @@ export type {
   CompactResult,
   RuntimeSessions,
   SessionOpOptions,
+  SessionSummary,
   SteerResult,
+  SummaryOptions,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./sessions-api.js";

@@ -34,6 +34,14 @@ describe("scenario models: one rule", () => {
     expect(scenarioModel(empty, "compaction", run, "a/own")?.ref).toBe("a/own");
   });
 
+  it("the summary helper takes the pool's summary model, else the run's, and its failure is reported", () => {
+    expect(scenarioModel(resolver({ summary: "p/s", compaction: "p/c" }), "summary", run)?.ref).toBe("p/s");
+    expect(scenarioModel(resolver({ compaction: "p/c" }), "summary", run)).toBe(run);
+    const broken = new ArborError("missing_api_key", "Set THE_KEY.");
+    expect(() => scenarioModel(resolver({ summary: broken }), "summary", run)).toThrow("Set THE_KEY.");
+    expect(scenarioRetry("summary", DEFAULT_RETRY)).toEqual(DEFAULT_RETRY);
+  });
+
   it("a pool model that cannot be resolved fails a summary but only skips a replan or a title", () => {
     const broken = new ArborError("missing_api_key", "Set THE_KEY.");
     const pool = resolver({ compaction: broken, replanner: broken, title: broken });

@@ -43,6 +43,17 @@ export function startChat(body: ChatBody, signal: AbortSignal): Promise<Response
   return apiResponse("/api/chat", { json: body, signal });
 }
 
+/** `PATCH /api/traces/:id/replay`'s body: the past goal call to redo with new arguments. */
+export interface ReplayBody {
+  from_message_id: string;
+  modified_tool_call: { tool_call_id: string; new_arguments: Record<string, unknown> };
+}
+
+/** `PATCH /api/traces/:id/replay`: a new branch before the message, the goal call redone, and the run's stream. */
+export function startReplay(sessionId: string, body: ReplayBody, signal: AbortSignal): Promise<Response> {
+  return apiResponse(`/api/traces/${encodeURIComponent(sessionId)}/replay`, { method: "PATCH", json: body, signal });
+}
+
 /** `POST /api/chat` to a session whose run is streaming: the run reads the message before its next model call. */
 export async function steerRun(sessionId: string, message: string): Promise<void> {
   const res = await apiResponse("/api/chat", { json: { message, session_id: sessionId, busy: "steer" } });

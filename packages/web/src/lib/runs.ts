@@ -1,6 +1,15 @@
 import { useSyncExternalStore } from "react";
 import { api } from "../api/client.js";
-import { type ChatBody, readRunStream, resumeStream, type StreamEvent, startChat, steerRun } from "../api/run-stream.js";
+import {
+  type ChatBody,
+  type ReplayBody,
+  readRunStream,
+  resumeStream,
+  type StreamEvent,
+  startChat,
+  startReplay,
+  steerRun,
+} from "../api/run-stream.js";
 import { ignoreBody, parseSnapshot } from "../api/wire.js";
 import {
   applyRunEvent,
@@ -104,6 +113,17 @@ class RunStore {
     this.set(newRun(key, body.message, body.session_id));
     void this.pump(key, () => startChat(body, controller.signal), controller, onSession);
     return key;
+  }
+
+  /**
+   * Edits a past goal call and streams the continued run like one started here; when it ends the
+   * session's snapshot reloads onto the new branch, which the replay made the leaf.
+   */
+  replay(sessionId: string, body: ReplayBody): void {
+    const controller = new AbortController();
+    this.controllers.set(sessionId, controller);
+    this.set(newRun(sessionId, "", sessionId));
+    void this.pump(sessionId, () => startReplay(sessionId, body, controller.signal), controller);
   }
 
   /** Attaches to the session's run in progress, if the server has one (a run started elsewhere or before a reload). */

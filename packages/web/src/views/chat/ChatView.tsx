@@ -131,7 +131,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
           </button>
         )}
         {visible.map((block) => (
-          <HistoryBlockView key={block.entry.id} block={block} />
+          <HistoryBlockView key={block.entry.id} block={block} sessionId={sessionId} />
         ))}
         {!snapshot && !run && !sessionId && (
           <div className="empty">

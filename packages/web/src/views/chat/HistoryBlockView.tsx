@@ -2,6 +2,7 @@ import { memo } from "react";
 import { formatTokens } from "../../lib/format.js";
 import { steeringMark } from "../../lib/steering.js";
 import { DiffView } from "../common/DiffView.js";
+import { ReplayGoalButton } from "../common/ReplayGoalButton.js";
 import { RichText } from "../common/RichText.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
 import type { HistoryBlock, ImageView } from "./history.js";
@@ -24,7 +25,14 @@ function Images({ images }: { images: ImageView[] }) {
  * a short note. Blocks come from the snapshot and stay the same objects until it changes, so a
  * render of the chat (a streamed token, "show earlier") leaves the blocks already shown alone.
  */
-export const HistoryBlockView = memo(function HistoryBlockView({ block }: { block: HistoryBlock }) {
+export const HistoryBlockView = memo(function HistoryBlockView({
+  block,
+  sessionId,
+}: {
+  block: HistoryBlock;
+  /** The stored session the block belongs to: its goal calls can then be edited and replayed. */
+  sessionId?: string | undefined;
+}) {
   const id = block.entry.id;
   switch (block.kind) {
     case "user":
@@ -51,7 +59,15 @@ export const HistoryBlockView = memo(function HistoryBlockView({ block }: { bloc
           {block.text && <RichText text={block.text} />}
           <Images images={block.images} />
           {block.tools.map((t) => (
-            <ToolCallCard key={t.callId} {...t} />
+            <ToolCallCard
+              key={t.callId}
+              {...t}
+              action={
+                t.tool === "goal" && sessionId !== undefined ? (
+                  <ReplayGoalButton sessionId={sessionId} messageId={id} callId={t.callId} input={t.input} />
+                ) : undefined
+              }
+            />
           ))}
           {block.error && (
             <p className="error" role="note">

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from "react";
+import { type ReactNode, useLayoutEffect, useRef } from "react";
 import { formatDuration, prettyJson, truncate } from "../../lib/format.js";
 import { DiffView } from "../common/DiffView.js";
 import { FoldedText } from "../common/FoldedText.js";
@@ -24,6 +24,8 @@ export interface ToolCallCardProps {
   progress?: ToolProgressView | undefined;
   /** The metadata kept in a finished call's result. */
   metadata?: Record<string, unknown> | undefined;
+  /** A control of the call's own, in its header (a goal call's "Edit & replay"). */
+  action?: ReactNode;
 }
 
 const STATUS_LABEL = { running: "running", done: "done", error: "failed" } as const;
@@ -32,7 +34,18 @@ const STATUS_LABEL = { running: "running", done: "done", error: "failed" } as co
  * One tool call: name, status, duration and arguments up front; an edit shows its diff and a goal
  * call what it changed; the output is folded (it can be long).
  */
-export function ToolCallCard({ callId, tool, input, status, output, durationMs, cached, progress, metadata }: ToolCallCardProps) {
+export function ToolCallCard({
+  callId,
+  tool,
+  input,
+  status,
+  output,
+  durationMs,
+  cached,
+  progress,
+  metadata,
+  action,
+}: ToolCallCardProps) {
   const diff = editDiff(tool, input);
   // A call that ended during a live run has no stored result yet: what it reported last stands in.
   const note =
@@ -52,6 +65,7 @@ export function ToolCallCard({ callId, tool, input, status, output, durationMs, 
         <code className="tool-args-preview" title={input}>
           {goal ?? truncate(input, 80)}
         </code>
+        {action}
       </header>
       {status === "running" && progress && <LiveProgress tool={tool} input={input} progress={progress} />}
       {note && (

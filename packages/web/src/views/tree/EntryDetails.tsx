@@ -3,7 +3,9 @@ import { useEffect, useState } from "react";
 import { api } from "../../api/client.js";
 import { anyJson, parseSessionMeta } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
+import { navigate, sessionPath } from "../../lib/router.js";
 import { steeringText } from "../../lib/steering.js";
+import { GoalReplayButtons } from "../common/ReplayGoalButton.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
 import { describeEntry, entryTag } from "./flatten.js";
 
@@ -127,6 +129,7 @@ export function EntryDetails({
           </>
         )}
       </dl>
+      <GoalReplayButtons sessionId={sessionId} entry={entry} onStarted={() => navigate(sessionPath(sessionId, "chat"))} />
       <div className="button-row">
         <button
           type="button"
