@@ -54,6 +54,8 @@ describe("bad usage exits 2 with one actionable line", () => {
   const cases: [string[], RegExp][] = [
     [["frob"], /unknown command 'frob'.*arbor --help/],
     [["sessions"], /'arbor sessions' needs a command: list, show, tree, leaf, fork, label, compare, diff, rm, export or import/],
+    [["kb"], /'arbor kb' needs a command: add, search, list or rm/],
+    [["kb", "search", "x", "--limit", "0"], /--limit must be a whole number from 1 to 100, got '0'/],
     [["sessions", "lst"], /unknown command 'arbor sessions lst'.*arbor sessions --help/],
     [["sessions", "show"], /missing <id>\. Usage: arbor sessions show <id>/],
     [["sessions", "import"], /missing <file>/],
