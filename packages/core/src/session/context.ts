@@ -14,6 +14,7 @@ export {
   emptyContext,
   INTERRUPTED_OUTPUT,
   type OpenCall,
+  PERMISSION_UNANSWERED_OUTPUT,
 } from "./context-state.js";
 
 function reminder(text: string): TextPart {
