@@ -40,6 +40,10 @@ export async function resolveSessionId(store: Store, given: string): Promise<str
   } while (cursor !== undefined);
   if (matches.length === 1) return matches[0] as string;
   if (matches.length === 0) throw new ArborError("session_not_found", `Session ${given} does not exist.`);
+  // An imported session's sub-traces are named `<its id>@…`: every prefix of the session's id is
+  // also one of theirs, so a prefix that names one session and only its sub-traces names the session.
+  const parent = matches.find((m) => matches.every((o) => o === m || o.startsWith(`${m}@`)));
+  if (parent !== undefined) return parent;
   matches.sort();
   throw new ArborError(
     "invalid_id",

@@ -1,6 +1,8 @@
+import { PERMISSION_UNANSWERED_OUTPUT } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
+import { snapshotOf } from "./helpers/session.js";
 
 /**
  * `arbor approvals pending` lists the asks waiting in the store with their ids, and `arbor approve
@@ -89,5 +91,36 @@ describe("arbor approve <ask-id>", () => {
     const unknown = await e2e.arbor(["approve", "perm_nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("'arbor approvals pending' lists them");
+  }, 90_000);
+});
+
+describe("a run stopped on a permission ask with no terminal", () => {
+  it("is shown as waiting, stores that the call did not run, and the call runs once allowed and continued", async () => {
+    const baseURL = await e2e.fake([
+      [toolCall("read", { path: ".env" })],
+      [toolCall("read", { path: ".env" })],
+      [text("It holds the token.")],
+    ]);
+    const modelArgs = e2e.modelArgs(baseURL);
+    const r = await e2e.arbor(["run", ...modelArgs, "read .env"]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/^⏸ read \.env .*— waiting for permission$/m);
+    expect(r.stdout).toMatch(/^⏸ waiting for an answer · 1 step/m);
+    expect(r.stdout).not.toMatch(/✗|interrupted/);
+    const sessionId = /^session (\S+)$/m.exec(r.stdout)![1]!;
+    const stored = (await snapshotOf(e2e.home, sessionId)).entries.flatMap((e) =>
+      e.type === "message" && e.message.role === "tool" ? e.message.content : [],
+    );
+    expect(stored).toEqual([expect.objectContaining({ output: { type: "error-text", value: PERMISSION_UNANSWERED_OUTPUT } })]);
+
+    const allow = await e2e.arbor(["approve", sessionId, "--permission", "read", "--pattern", ".env"]);
+    expect(allow.code, allow.stderr).toBe(0);
+    const next = await e2e.arbor(["run", ...modelArgs, "--session", sessionId, "go on"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/^✓ read \.env/m);
+    // The model was told the call had not run, so calling it again was the way on.
+    expect(JSON.stringify(e2e.server!.requests.at(1)?.body)).toContain(
+      "Not run: the run stopped while this call waited for permission",
+    );
   }, 90_000);
 });

@@ -57,6 +57,8 @@ describe("bad usage exits 2 with one actionable line", () => {
       ["sessions"],
       /'arbor sessions' needs a command: list, show, summary, tree, leaf, fork, replay, label, compare, diff, rm, export or import/,
     ],
+    [["kb"], /'arbor kb' needs a command: add, search, list or rm/],
+    [["kb", "search", "x", "--limit", "0"], /--limit must be a whole number from 1 to 100, got '0'/],
     [["sessions", "lst"], /unknown command 'arbor sessions lst'.*arbor sessions --help/],
     [["sessions", "show"], /missing <id>\. Usage: arbor sessions show <id>/],
     [["sessions", "import"], /missing <file>/],

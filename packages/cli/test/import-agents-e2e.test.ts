@@ -71,6 +71,10 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
       activePath: string[];
     };
     expect(json.activePath.length).toBeGreaterThan(10);
+    // Every prefix of the session's id is one of its sub-traces' too: it names the session, not an ambiguity.
+    const byPrefix = await e2e.arbor(["sessions", "show", "claude-code-e9fb", "--store", store]);
+    expect(byPrefix.code, byPrefix.stderr).toBe(0);
+    expect(byPrefix.stdout).toMatch(new RegExp(`^session +${id}$`, "m"));
   });
 
   it("pi sessions export back to pi line for line, and as ATIF", async () => {
@@ -157,6 +161,24 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     ]);
     const show = await e2e.arbor(["sessions", "show", "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", "--store", store]);
     expect(show.stdout).toContain("Green");
+    // OpenCode writes a cost of 0 for a model it has no price for: that is an unknown price, not $0.
+    expect(show.stdout).toMatch(/^usage +\d+ tokens, price unknown$/m);
+    expect(show.stdout).not.toContain("$0.0000");
+    // OpenCode's ids share a time prefix, and a tool result's id starts with its message's: each line
+    // still shows an id of its own, which names that one entry.
+    const shown = show.stdout
+      .slice(show.stdout.indexOf("Active path"))
+      .split("\n")
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => line.trim().split(/\s+/)[0]!);
+    expect(shown).toHaveLength(5);
+    expect(new Set(shown).size).toBe(5);
+    for (const short of shown) {
+      const leaf = await e2e.arbor(["sessions", "leaf", "opencode-ses_f", short, "--store", store, "--json"]);
+      expect(leaf.code, leaf.stderr).toBe(0);
+      expect((JSON.parse(leaf.stdout) as { leafId: string }).leafId.startsWith(short)).toBe(true);
+    }
   });
 
   it("bad input is a clear error that writes nothing", async () => {

@@ -66,3 +66,39 @@ describe("arbor kb add", () => {
     ]);
   });
 });
+
+describe("arbor kb search, list and rm", () => {
+  it("searches, lists and removes documents; a path that names none is an error that removes nothing", async () => {
+    const { home, docs } = await homeAndDocs();
+    await mkdir(join(docs, "pets"));
+    await writeFile(join(docs, "runbook.md"), "# Runbook\n\nRestart the queue with `svc restart queue`.\n");
+    await writeFile(join(docs, "pets", "cats.md"), "# Cats\n\nThe cat at the desk is called Biscuit.\n");
+    const empty = await arbor(["kb", "list"], { home });
+    expect(empty.stdout).toBe("The knowledge base is empty: add documents with 'arbor kb add <files|dir>'.\n");
+    expect((await arbor(["kb", "add", docs], { home })).code).toBe(0);
+
+    const list = await arbor(["kb", "list", "--json"], { home });
+    expect(JSON.parse(list.stdout)).toEqual({
+      documents: [
+        { source: join(docs, "pets", "cats.md"), passages: 1 },
+        { source: join(docs, "runbook.md"), passages: 1 },
+      ],
+    });
+    const search = await arbor(["kb", "search", "restart the queue"], { home });
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout.split("\n")[0]).toMatch(new RegExp(`^${join(docs, "runbook.md")}:1-3  score \\d`));
+    expect(search.stdout).toContain("Restart the queue");
+    const one = await arbor(["kb", "search", "Biscuit", "--limit", "1", "--json"], { home });
+    expect(JSON.parse(one.stdout)).toMatchObject({ hits: [{ source: join(docs, "pets", "cats.md") }], ranking: "lexical" });
+
+    const missing = await arbor(["kb", "rm", "nothere"], { home, cwd: docs });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/No document of the knowledge base is nothere or under it/);
+    // A folder takes every document under it, named relative to the current directory.
+    const rm = await arbor(["kb", "rm", "pets"], { home, cwd: docs });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stdout).toBe(`Removed 1 document:\n  ${join(docs, "pets", "cats.md")}\n`);
+    expect((await arbor(["kb", "search", "Biscuit"], { home })).stdout).toBe("No passage matches.\n");
+    expect(JSON.parse((await arbor(["kb", "list", "--json"], { home })).stdout).documents).toHaveLength(1);
+  }, 60_000);
+});

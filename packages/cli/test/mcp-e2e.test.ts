@@ -126,6 +126,30 @@ describe("arbor run with MCP servers", () => {
     expect(r.stderr).toContain("mcp.servers.fs.command");
     expect(await readFile(join(bad, "arbor.json"), "utf8")).toContain('"command":3');
   });
+
+  it("the docs' example with its placeholders left in says which field to fill, not spawn ENOENT or ByteString", async () => {
+    const pasted = join(e2e.dir, "pasted");
+    await mkdir(pasted);
+    await writeFile(
+      join(pasted, "arbor.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            // The command exists; only the docs' example cwd does not.
+            files: { command: process.execPath, args: ["-e", "1"], cwd: "/home/me/proj" },
+            search: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer …" }, timeoutMs: 5000 },
+          },
+        },
+      }),
+    );
+    const r = await e2e.arbor(["mcp", "list", "--cwd", pasted]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("its cwd /home/me/proj is not a directory here: set mcp.servers.files.cwd to one that exists");
+    expect(r.stdout).toContain(
+      'header Authorization holds "…" at character 8, which HTTP headers cannot carry: put the real value in mcp.servers.search.headers.Authorization',
+    );
+    expect(r.stdout).not.toMatch(/ENOENT|ByteString/);
+  });
 });
 
 describe("arbor mcp serve", () => {

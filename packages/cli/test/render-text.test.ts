@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderMcpList } from "../src/commands/mcp-list-run.js";
-import { firstLine, formatTime, oneLine, shortId, table, truncate, truncateWords } from "../src/render/text.js";
+import { firstLine, formatTime, oneLine, shortId, table, truncate, truncateWords, uniqueShortIds } from "../src/render/text.js";
 
 describe("text helpers", () => {
   it("makes one displayable line", () => {
@@ -37,6 +37,12 @@ describe("text helpers", () => {
     expect(shortId("abc")).toBe("abc");
     expect(formatTime("2026-11-21T06:14:03.123Z")).toBe("2026-11-21 06:14:03");
     expect(formatTime("yesterday")).toBe("yesterday");
+  });
+
+  it("gives each id a short form no other id starts with", () => {
+    const ids = ["msg_0cb97c3d4001T5mD", "msg_0cb97c3d4001T5mD-results", "msg_0cb97c4e1002Xx", "0123456789abcdef"];
+    const short = uniqueShortIds(ids);
+    expect(ids.map(short)).toEqual(["msg_0cb97c3d4001T5mD", "msg_0cb97c3d4001T5mD-", "msg_0cb97c4", "01234567"]);
   });
 
   it("aligns table columns and leaves the last one unpadded", () => {

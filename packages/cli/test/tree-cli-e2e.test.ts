@@ -76,6 +76,11 @@ describe("the tree from the CLI", () => {
     const human = await e2e.arbor(["sessions", "compare", `${short}:${mainLeaf}`, `${short}:${branchLeaf}`]);
     expect(human.stdout).toContain(`part after ${firstAnswer.id.slice(0, 8)}`);
     expect(human.stdout).toContain("last answer: Lyon.");
+    // The label was written at the session's leaf, on B: bookkeeping, not B's work.
+    const withLabel = await e2e.arbor(["sessions", "compare", `${short}:${mainLeaf}`, short]);
+    expect(withLabel.code, withLabel.stderr).toBe(0);
+    expect(withLabel.stdout).toMatch(/^B \S+: 2 entries of its own \(2 messages/m);
+    expect(withLabel.stdout).not.toContain("the capital");
 
     const leaf = await e2e.arbor(["sessions", "leaf", short, mainLeaf.slice(0, 8), "--json"]);
     expect(leaf.code, leaf.stderr).toBe(0);
@@ -91,7 +96,8 @@ describe("the tree from the CLI", () => {
     // The path keeps its entry ids and labels, and ends at the entry forked from.
     expect(forkSnap.activePath).toContain(firstAnswer.id);
     expect(forkSnap.labelsByEntryId[firstAnswer.id]).toBe("the capital");
-  });
+    // A dozen CLI processes: given room on a loaded machine.
+  }, 90_000);
 
   it("refuses bad ids and flags with exit 2, changing nothing", async () => {
     const storeDir = join(e2e.dir, "ambiguous");

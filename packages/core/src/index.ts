@@ -118,6 +118,8 @@ export type {
 } from "./runtime/types.js";
 // Running agents
 export { createRuntime } from "./runtime.js";
+/** The stored result of a call its run stopped on while it waited for permission (it never ran). */
+export { PERMISSION_UNANSWERED_OUTPUT } from "./session/context-state.js";
 export { type SessionExport, SessionExportSchema } from "./store/export-format.js";
 export { FileStore } from "./store/file/file-store.js";
 export type { FileStoreOptions } from "./store/file/file-store-options.js";

@@ -4,7 +4,7 @@ import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { summarizeEntry } from "../render/entry.js";
 import { formatTotalCost, hasUnpricedAnswer } from "../render/run-format.js";
-import { oneLine, plural, shortId, truncate } from "../render/text.js";
+import { oneLine, plural, truncate, uniqueShortIds } from "../render/text.js";
 import type { CommandContext } from "./command.js";
 
 /** One side of a comparison: a session's active path, or the path root → a given entry. */
@@ -13,6 +13,8 @@ interface Branch {
   name: string;
   sessionId: string;
   path: Entry[];
+  /** Entry ids as shown: each a prefix that names one entry of its session. */
+  short: (id: string) => string;
 }
 
 /** `<session>` or `<session>:<entry>`; `:` cannot occur in a session id, so the split is unambiguous. */
@@ -31,7 +33,8 @@ async function readBranch(store: Store, spec: string): Promise<Branch> {
       ? ((await store.getSession(sessionId))?.leafEntryId ?? null)
       : await resolveEntryId(store, sessionId, given.entry);
   const path = activePath(leaf, (id) => byId.get(id));
-  return { name: leaf === null ? sessionId : `${sessionId}:${shortId(leaf)}`, sessionId, path };
+  const short = uniqueShortIds(byId.keys());
+  return { name: leaf === null ? sessionId : `${sessionId}:${short(leaf)}`, sessionId, path, short };
 }
 
 interface Side {
@@ -47,8 +50,17 @@ interface Side {
   lastAnswer: string | undefined;
 }
 
+/**
+ * A branch's own work: the entries after the shared part, without labels and session info. Those
+ * are written at the leaf (`arbor sessions label`, a renamed session imported from pi); they are
+ * bookkeeping, not work.
+ */
+function workOf(path: readonly Entry[], from: number): Entry[] {
+  return path.slice(from).filter((e) => e.type !== "label" && e.type !== "session_info");
+}
+
 function sideOf(branch: Branch, from: number): Side {
-  const own = branch.path.slice(from);
+  const own = workOf(branch.path, from);
   const side: Side = {
     branch: branch.name,
     entries: own.length,
@@ -79,16 +91,17 @@ function sharedLength(a: readonly Entry[], b: readonly Entry[]): number {
   return n;
 }
 
-function sideLines(title: string, side: Side, path: readonly Entry[], from: number): string[] {
+function sideLines(title: string, side: Side, branch: Branch, from: number): string[] {
+  const path = branch.path;
   const stats = `${plural(side.messages, "message", "messages")}, ${side.tokens.input.toLocaleString("en-US")} in / ${side.tokens.output.toLocaleString("en-US")} out tokens, ${formatTotalCost(side.cost, side.costKnown === false)}`;
   const lines = [`${title} ${side.branch}: ${plural(side.entries, "entry", "entries")} of its own (${stats})`];
-  const own = path.slice(from);
+  const own = workOf(path, from);
   if (own.length === 0) lines.push("  (nothing after the shared part)");
   let kindWidth = 0;
   for (const e of own) kindWidth = Math.max(kindWidth, summarizeEntry(e).kind.length);
   for (const e of own) {
     const { kind, preview } = summarizeEntry(e);
-    lines.push(`  ${shortId(e.id)}  ${kind.padEnd(kindWidth)}  ${truncate(preview, 90)}`.trimEnd());
+    lines.push(`  ${branch.short(e.id)}  ${kind.padEnd(kindWidth)}  ${truncate(preview, 90)}`.trimEnd());
   }
   return lines;
 }
@@ -110,16 +123,16 @@ export async function runSessionsCompare(ctx: CommandContext): Promise<void> {
   const head =
     partedAt === null
       ? "The branches share nothing: they part at the root."
-      : `The branches share ${plural(shared, "entry", "entries")} and part after ${shortId(partedAt)}.`;
+      : `The branches share ${plural(shared, "entry", "entries")} and part after ${a.short(partedAt)}.`;
   const answer = (side: Side) =>
     `  last answer: ${side.lastAnswer === undefined ? "(none)" : truncate(oneLine(side.lastAnswer), 100)}`;
   writeLines(ctx.io.stdout, [
     head,
     "",
-    ...sideLines("A", sideA, a.path, shared),
+    ...sideLines("A", sideA, a, shared),
     answer(sideA),
     "",
-    ...sideLines("B", sideB, b.path, shared),
+    ...sideLines("B", sideB, b, shared),
     answer(sideB),
   ]);
 }

@@ -1,4 +1,4 @@
-import type { RunEvent, TokenUsage } from "@arbor/core";
+import { PERMISSION_UNANSWERED_OUTPUT, type RunEvent, type TokenUsage } from "@arbor/core";
 import type { RetryNotice } from "@arbor/core/llm";
 import type { Output } from "../io.js";
 import { retryLine } from "./retry.js";
@@ -269,14 +269,17 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
           const call = calls.get(event.call_id) ?? { tool: event.tool, subject: "" };
           calls.delete(event.call_id);
           const duration = event.duration_ms === undefined ? "" : formatDuration(event.duration_ms);
-          const reason = event.is_error ? firstLine(event.output) : "";
+          // Stopped on its permission ask, the call did not fail: it waits for an answer.
+          const waits = event.is_error && event.output === PERMISSION_UNANSWERED_OUTPUT;
+          const reason = waits ? "waiting for permission" : event.is_error ? firstLine(event.output) : "";
           const exit = event.tool === "bash" && !event.is_error ? nonZeroExit(event.output) : undefined;
           const note = reason !== "" ? `— ${truncate(reason, 100)}` : exit !== undefined ? `exit ${exit}` : "";
           const tail = `${duration === "" ? "" : ` ${style.dim(duration)}`}${
             note === "" ? "" : ` ${reason !== "" ? style.dim(note) : style.yellow(note)}`
           }`;
           const tailWidth = (duration === "" ? 0 : duration.length + 1) + (note === "" ? 0 : note.length + 1);
-          const line = toolLine(event.is_error ? style.red("✗") : style.green("✓"), call, tail, tailWidth);
+          const mark = waits ? style.yellow("⏸") : event.is_error ? style.red("✗") : style.green("✓");
+          const line = toolLine(mark, call, tail, tailWidth);
           if (live && openCall === event.call_id) {
             out.stdout.write("\r\u001b[K");
             openCall = undefined;
@@ -346,9 +349,11 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
       const status =
         outcome.status === "done"
           ? style.green("✓ done")
-          : outcome.status === "aborted"
-            ? style.yellow("■ aborted")
-            : style.red("✗ failed");
+          : outcome.error?.code === "needs_answer"
+            ? style.yellow("⏸ waiting for an answer")
+            : outcome.status === "aborted"
+              ? style.yellow("■ aborted")
+              : style.red("✗ failed");
       write(`${status} ${style.dim(`· ${stats}`)}\n`);
       const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
       if (stop !== undefined) write(`${style.yellow(stop)}\n`);

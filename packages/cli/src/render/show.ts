@@ -1,7 +1,7 @@
 import type { Entry, SessionMeta, Snapshot } from "@arbor/core";
 import { summarizeEntry } from "./entry.js";
 import { formatTotalCost, hasUnpricedAnswer } from "./run-format.js";
-import { formatTime, oneLine, plural, shortId, truncate } from "./text.js";
+import { formatTime, oneLine, plural, truncate, uniqueShortIds } from "./text.js";
 
 export interface ShowOptions {
   /** Longest preview, in characters (default 100). */
@@ -63,11 +63,12 @@ export function renderShow(snapshot: Snapshot, opts: ShowOptions = {}): string[]
   // A loop, not Math.max(...): spreading a 200,000-entry path overflows the call stack.
   let kindWidth = 0;
   for (const e of path) kindWidth = Math.max(kindWidth, summarizeEntry(e).kind.length);
+  const short = uniqueShortIds(byId.keys());
   for (const e of path) {
     const { kind, preview } = summarizeEntry(e);
     const label = snapshot.labelsByEntryId[e.id];
     const text = `${preview ? truncate(preview, maxPreview) : ""}${label !== undefined ? ` [${oneLine(label)}]` : ""}`;
-    lines.push(`  ${shortId(e.id)}  ${kind.padEnd(kindWidth)}  ${text}`.trimEnd());
+    lines.push(`  ${short(e.id)}  ${kind.padEnd(kindWidth)}  ${text}`.trimEnd());
   }
   return lines;
 }

@@ -42,6 +42,29 @@ export function shortId(id: string, length = 8): string {
   return id.length <= length ? id : id.slice(0, length);
 }
 
+/**
+ * Short ids that each name one entry among `ids`: at least `length` characters, longer where ids
+ * share a longer start (imported ids such as OpenCode's `msg_0cb97c…` share a time prefix, and a
+ * derived `…-results` id starts with its message's), the whole id where it starts another. Each
+ * shown id is one `resolveEntryId` accepts.
+ */
+export function uniqueShortIds(ids: Iterable<string>, length = 8): (id: string) => string {
+  const sorted = [...new Set(ids)].sort();
+  const common = (a: string | undefined, b: string | undefined): number => {
+    if (a === undefined || b === undefined) return 0;
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    return n;
+  };
+  const lengths = new Map<string, number>();
+  // Sorted, an id shares its longest start with a neighbour.
+  sorted.forEach((id, i) => {
+    const shared = Math.max(common(id, sorted[i - 1]), common(id, sorted[i + 1]));
+    lengths.set(id, Math.max(length, shared + 1));
+  });
+  return (id) => shortId(id, lengths.get(id) ?? length);
+}
+
 /** `2026-11-21T06:14:03.123Z` → `2026-11-21 06:14:03` (UTC, as stored). */
 export function formatTime(iso: string): string {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : iso;

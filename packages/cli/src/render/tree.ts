@@ -1,7 +1,7 @@
 import type { Entry, Snapshot } from "@arbor/core";
 import { summarizeEntry } from "./entry.js";
 import { PLAIN, type Style } from "./style.js";
-import { oneLine, shortId, truncate } from "./text.js";
+import { oneLine, truncate, uniqueShortIds } from "./text.js";
 
 /** What the tree view needs from a snapshot. */
 export type TreeSource = Pick<Snapshot, "entries" | "activePath" | "childrenByParentId" | "labelsByEntryId">;
@@ -68,6 +68,7 @@ export function renderTree(source: TreeSource, opts: TreeOptions = {}): string[]
 
   const byId = new Map<string, Entry>();
   for (const e of source.entries) byId.set(e.id, e);
+  const short = uniqueShortIds(byId.keys(), idLength);
   const active = new Set(source.activePath);
   const leafId = source.activePath.at(-1);
   const children = (id: string): readonly string[] => source.childrenByParentId[id] ?? [];
@@ -114,7 +115,7 @@ export function renderTree(source: TreeSource, opts: TreeOptions = {}): string[]
     const label = source.labelsByEntryId[entry.id];
     const labelText = label !== undefined ? ` [${oneLine(label)}]` : "";
     const leafText = entry.id === leafId ? LEAF_MARK : "";
-    const head = `${isActive ? "*" : " "} ${shortId(entry.id, idLength)} ${kind}`;
+    const head = `${isActive ? "*" : " "} ${short(entry.id)} ${kind}`;
     let room = maxPreview;
     if (opts.width !== undefined) {
       const fixed = prefix.length + head.length + 2 + labelText.length + leafText.length;

@@ -73,13 +73,13 @@ const ENV_NAMES: Readonly<Record<string, string>> = Object.fromEntries(ENV_KEYS.
 /** A layer's problems, each named as the user gave it where the layer knows how. */
 function layerIssues(layer: ConfigLayer, error: z.ZodError): string {
   const names = layer.names;
-  if (names === undefined) return describeIssues(error);
+  if (names === undefined) return describeIssues(error, 5, ConfigSchema);
   const renamed = error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     const name = names[path];
     return name === undefined ? issue : { ...issue, path: [name] };
   });
-  return describeIssues(new z.ZodError(renamed));
+  return describeIssues(new z.ZodError(renamed), 5, ConfigSchema);
 }
 
 /**
@@ -95,6 +95,6 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
     merged = merge(merged, layer.value);
   }
   const r = ConfigSchema.safeParse(merged);
-  if (!r.success) throw new ArborError("invalid_config", `Configuration: ${describeIssues(r.error)}`);
+  if (!r.success) throw new ArborError("invalid_config", `Configuration: ${describeIssues(r.error, 5, ConfigSchema)}`);
   return r.data;
 }

@@ -1,5 +1,5 @@
 import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import MiniSearch from "minisearch";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
@@ -103,7 +103,8 @@ export class KnowledgeBase {
     this.maxPassages = options.maxPassages ?? MAX_PASSAGES;
   }
 
-  async add(paths: readonly string[], cwd: string): Promise<AddReport> {
+  /** Runs `fn` holding the base's lock (made if missing), on a fresh read of it. */
+  private async locked<T>(fn: (loaded: Loaded) => Promise<T>): Promise<T> {
     await mkdir(dirname(this.file), { recursive: true });
     await writeFile(this.file, "", { flag: "a" });
     // Loaded on use: it patches node:fs as it loads, a cost every importer of core would pay.
@@ -113,7 +114,22 @@ export class KnowledgeBase {
       realpath: false,
     });
     try {
-      const { index, meta } = await this.read(true);
+      return await fn(await this.read(true));
+    } finally {
+      await release();
+    }
+  }
+
+  /** Replaces the file whole (write, then rename), so a reader never sees half of it. */
+  private async save(meta: Meta, index: MiniSearch<StoredPassage>): Promise<void> {
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify({ ...meta, index: index.toJSON() }));
+    await rename(tmp, this.file);
+    this.loaded = undefined;
+  }
+
+  async add(paths: readonly string[], cwd: string): Promise<AddReport> {
+    return this.locked(async ({ index, meta }) => {
       const report: AddReport = { documents: 0, passages: 0, skipped: [], embedded: 0 };
       const added: StoredPassage[] = [];
       for (const given of paths) {
@@ -164,14 +180,43 @@ export class KnowledgeBase {
       }
       // Embedded before anything is written, so a failing model leaves the base as it was.
       if (this.embedder) report.embedded = await this.embedPassages(this.embedder, index, meta, added);
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify({ ...meta, index: index.toJSON() }));
-      await rename(tmp, this.file);
-      this.loaded = undefined;
+      await this.save(meta, index);
       return report;
-    } finally {
-      await release();
-    }
+    });
+  }
+
+  /** The documents the base holds, by path, with their passage counts. */
+  async documents(): Promise<Array<{ source: string; passages: number }>> {
+    const { meta } = await this.read(false);
+    return Object.entries(meta.sources)
+      .map(([source, ids]) => ({ source, passages: ids.length }))
+      .sort((a, b) => a.source.localeCompare(b.source));
+  }
+
+  /**
+   * Takes documents out: each path (relative to `cwd`) names a document, or a folder whose
+   * documents all go. Paths that name none are reported, and nothing is written when none matched.
+   */
+  async remove(paths: readonly string[], cwd: string): Promise<{ removed: string[]; notFound: string[] }> {
+    return this.locked(async ({ index, meta }) => {
+      const removed = new Set<string>();
+      const notFound: string[] = [];
+      for (const given of paths) {
+        const path = resolve(cwd, given);
+        const matched = Object.keys(meta.sources).filter((s) => s === path || s.startsWith(`${path}${sep}`));
+        if (matched.length === 0) notFound.push(given);
+        for (const source of matched) {
+          for (const id of meta.sources[source] ?? []) {
+            index.discard(id);
+            if (meta.embeddings) delete meta.embeddings.vectors[id];
+          }
+          delete meta.sources[source];
+          removed.add(source);
+        }
+      }
+      if (removed.size > 0) await this.save(meta, index);
+      return { removed: [...removed].sort(), notFound };
+    });
   }
 
   /** Vectors for the added passages; every stored passage's when the base's vectors came from another model. */

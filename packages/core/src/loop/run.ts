@@ -32,7 +32,7 @@ import { functionTools, permissionFor } from "./run-permission.js";
 import type { StepsOutcome } from "./run-types.js";
 import { asStep, errorOf, runSteps } from "./steps.js";
 import { EMPTY_TALLY } from "./tally.js";
-import { generateTitle } from "./title.js";
+import { generateTitle, titleFromPrompt } from "./title.js";
 import { runToolCalls } from "./tool-runner.js";
 import { markTrace } from "./trace-mark.js";
 import { TraceSpend } from "./trace-spend.js";
@@ -137,7 +137,11 @@ export async function executeRun(
               context: launch.context,
               ...(launch.parentGoalId !== undefined ? { parentGoalId: launch.parentGoalId } : {}),
             }
-          : {}),
+          : {
+              // The prompt's first line until the run writes the title it found: a run that dies
+              // first (kill -9, a crash) must not leave an untitled session in the list.
+              title: titleFromPrompt(promptText(content)),
+            }),
       });
       if (launch) title = launch.task;
       // Written as the run's first entry once its journal exists.

@@ -2,7 +2,7 @@ import { isArborError } from "../errors.js";
 import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
-import { INTERRUPTED_OUTPUT } from "../session/context.js";
+import { INTERRUPTED_OUTPUT, PERMISSION_UNANSWERED_OUTPUT } from "../session/context.js";
 import { keptAttachments } from "../tools/attachments.js";
 import { type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
@@ -147,6 +147,8 @@ export async function runToolCalls(
     const started = ctx.clock.now();
     // Time spent waiting on a person is not the tool's: it is kept apart so durations stay honest.
     let waitMs = 0;
+    // Whether the call was waiting on a permission ask when the run was stopped.
+    let waiting = false;
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
@@ -184,6 +186,7 @@ export async function runToolCalls(
                       { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
                       () => {
                         promptedAt = ctx.clock.now();
+                        waiting = true;
                       },
                     );
                   } catch (err) {
@@ -191,6 +194,7 @@ export async function runToolCalls(
                     throw err;
                   } finally {
                     if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
+                    if (!ctx.signal.aborted) waiting = false;
                   }
                 },
               },
@@ -200,7 +204,8 @@ export async function runToolCalls(
     // A person's refusal that reached the tool another way (a dismissed question) stops the run like a rejected ask.
     if (outcome.isError && outcome.code === "permission_rejected") rejected = true;
     if (ctx.signal.aborted && outcome.isError && outcome.code !== "permission_rejected" && outcome.code !== "permission_denied") {
-      outcome = { isError: true, code: "aborted", output: INTERRUPTED_OUTPUT };
+      // Stopped on its permission ask, it never ran: "interrupted" would say it might have.
+      outcome = { isError: true, code: "aborted", output: waiting ? PERMISSION_UNANSWERED_OUTPUT : INTERRUPTED_OUTPUT };
     }
     const wait = Math.round(waitMs);
     const durationMs = Math.max(0, Math.round(ctx.clock.now() - started) - wait);

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -213,11 +214,23 @@ export class McpConnection {
   private async transport(sdk: Sdk): Promise<Transport> {
     const { config } = this;
     if (config.url !== undefined) {
+      // fetch refuses a header with a character above U+00FF ("Cannot convert argument to a
+      // ByteString"); a pasted placeholder such as "Bearer …" is the usual one: name it.
+      for (const [name, value] of Object.entries(config.headers ?? {})) {
+        const at = [...value].findIndex((c) => (c.codePointAt(0) ?? 0) > 0xff);
+        if (at >= 0)
+          throw new Error(
+            `header ${name} holds ${JSON.stringify([...value][at])} at character ${at + 1}, which HTTP headers cannot carry: put the real value in mcp.servers.${this.name}.headers.${name}`,
+          );
+      }
       return new sdk.StreamableHTTPClientTransport(
         new URL(config.url),
         config.headers ? { requestInit: { headers: config.headers } } : {},
       );
     }
+    // A missing cwd makes spawn fail with ENOENT, which reads as if the command were missing.
+    if (config.cwd !== undefined && !(await isDirectory(config.cwd)))
+      throw new Error(`its cwd ${config.cwd} is not a directory here: set mcp.servers.${this.name}.cwd to one that exists`);
     const inner = { file: config.command ?? "", args: config.args ?? [], env: { ...config.env } };
     let command = { ...inner, env: { ...sdk.getDefaultEnvironment(), ...config.env } };
     if (this.confine) {
@@ -287,5 +300,13 @@ export class McpConnection {
     const tail = (errors.length > 0 ? errors : lines).slice(-3).join(" | ");
     const where = this.config.url ?? [this.config.command, ...(this.config.args ?? [])].join(" ");
     return `MCP server "${this.name}" (${where}) ${what}${tail ? `; its stderr: ${tail}` : ""}`;
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -46,6 +46,13 @@ export interface OpenCall {
 
 /** The result a model sees for a tool call that never got one: its run stopped (a crash, a kill) first. */
 export const INTERRUPTED_OUTPUT = "[Tool execution was interrupted]";
+/**
+ * The result of a call whose run stopped while it waited for a person to allow it (no one could
+ * answer, or the run was aborted then): it did not run, and nobody refused it, so calling it again
+ * is fine; a rule approved meanwhile lets it through.
+ */
+export const PERMISSION_UNANSWERED_OUTPUT =
+  "[Not run: the run stopped while this call waited for permission, before anyone allowed or refused it. Nothing was done; call it again to carry on.]";
 
 export const EMPTY_CONTEXT: ContextState = Object.freeze({
   items: [],

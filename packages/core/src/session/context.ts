@@ -15,6 +15,7 @@ export {
   emptyContext,
   INTERRUPTED_OUTPUT,
   type OpenCall,
+  PERMISSION_UNANSWERED_OUTPUT,
 } from "./context-state.js";
 
 function reminder(text: string): TextPart {

@@ -70,6 +70,27 @@ describe("configuration", () => {
     ).toMatch(/not valid JSON/);
   });
 
+  it("says which values a key allows, and which key a typo meant", () => {
+    const fail = (value: unknown) => {
+      try {
+        resolveConfig([{ source: "arbor.json", value }]);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error("the config was accepted");
+    };
+    expect(fail({ permission: { bash: "sometimes" } })).toBe(
+      'arbor.json: permission.bash: Invalid value: expected one of "allow", "ask", "deny", or an object',
+    );
+    // An object of patterns is the other form: its own bad value is named where it is.
+    expect(fail({ permission: { bash: { "rm *": "maybe" } } })).toMatch(
+      /^arbor\.json: permission\.bash\.rm \*: Invalid option: expected one of "allow"\|"ask"\|"deny"$/,
+    );
+    expect(fail({ permision: { bash: "allow" } })).toBe('arbor.json: Unrecognized key: "permision" (did you mean "permission"?)');
+    expect(fail({ plan: { maxStep: 3 } })).toBe('arbor.json: plan: Unrecognized key: "maxStep" (did you mean "maxSteps"?)');
+    expect(fail({ plan: { zzzz: 3 } })).toMatch(/^arbor\.json: plan: Unrecognized key: "zzzz" \(known keys: .*maxSteps/);
+  });
+
   it("names the environment variable of a bad value", async () => {
     expect((await expectCode(() => envLayer({ PLAN_MAX_STEPS: "many" }), "invalid_config")).message).toMatch(
       /PLAN_MAX_STEPS.*whole number/,

@@ -157,7 +157,8 @@ function convertOne(
                 },
               }
             : {}),
-          ...(a.data.cost !== undefined && a.data.cost >= 0 ? { cost: a.data.cost } : {}),
+          // OpenCode records 0 for a model it has no price for: only a positive cost is a known price.
+          ...(a.data.cost !== undefined && a.data.cost > 0 ? { cost: a.data.cost } : {}),
           ...(a.data.finish ? { finishReason: a.data.finish } : {}),
           ...(a.data.error !== undefined && a.data.error !== null ? { error: { message: errorText(a.data.error) } } : {}),
         } as Message);

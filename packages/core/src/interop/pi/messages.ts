@@ -93,7 +93,8 @@ export function assistantMessage(m: z.infer<typeof PiAssistantMessageSchema>): M
           },
         }
       : {}),
-    ...(u?.cost?.total !== undefined && u.cost.total >= 0 ? { cost: u.cost.total } : {}),
+    // pi records 0 for a model it has no price for: only a positive cost is a known price.
+    ...(u?.cost?.total !== undefined && u.cost.total > 0 ? { cost: u.cost.total } : {}),
     ...(m.stopReason ? { finishReason: m.stopReason } : {}),
     ...(m.errorMessage ? { error: { message: m.errorMessage } } : {}),
     pi,

@@ -20,6 +20,14 @@ export function toArborError(err: unknown, kind: SqlKind, what: string): ArborEr
   if (err instanceof ArborError) return err;
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
+  // node-postgres takes the user from the URL, else PGUSER, else USER; a container often has none.
+  if (kind === "postgres" && /no PostgreSQL user name specified/.test(message)) {
+    return new ArborError(
+      "invalid_store_spec",
+      "The postgres store URL names no user, and neither PGUSER nor USER is set: put one in the URL (postgres://<user>@<host>:<port>/<database>).",
+      { cause: message },
+    );
+  }
   return new ArborError(
     "io_error",
     `The ${kind} store failed to ${what}: ${message}. Check that the database is reachable and that the store spec points at it.`,
