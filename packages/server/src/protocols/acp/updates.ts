@@ -1,6 +1,7 @@
 import type { PlanEntry, PlanEntryStatus, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { GoalTree } from "@arbor/core/session";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
+import { unreachable } from "../shared/unreachable.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
@@ -102,10 +103,8 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "done":
       case "error":
         return [];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown run event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("run event", event);
     }
   }
 
