@@ -7,7 +7,7 @@ import type { RunHandle } from "../../src/loop/run-types.js";
 import { latestPlanRecord, PLAN_ENTRY_TYPE } from "../../src/plan/plan-record.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { createNamespace } from "../helpers/sql-databases.js";
+import { inNamespace } from "../helpers/sql-databases.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
 import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planModel, stepUpdates, until } from "./helpers.js";
 
@@ -78,12 +78,7 @@ describe("plan approvals shared through the store", () => {
   });
 
   it("PostgreSQL: a plan of runtime A is listed and approved through runtime B, and A's run goes on once", async () => {
-    const db = await createNamespace("postgres");
-    try {
-      await approvedElsewhere(() => openStore(db.spec));
-    } finally {
-      await db.drop();
-    }
+    await inNamespace("postgres", (spec) => approvedElsewhere(() => openStore(spec)));
   });
 
   it("an approval a week later, after three restarts, resolves once and the run carries on where it stopped", async () => {
