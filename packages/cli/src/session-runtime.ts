@@ -1,6 +1,6 @@
-import { createRuntime, type Runtime, type RuntimeOptions, type Store } from "@arbor/core";
+import type { Runtime, RuntimeOptions, Store } from "@arbor/core";
+import { cliRuntime } from "./cli-runtime.js";
 import type { Io } from "./io.js";
-import { arborHomeOf } from "./store.js";
 
 /**
  * A runtime for a command that changes a session outside a run (a label, a delete, a revert…): the
@@ -15,7 +15,7 @@ export async function withSessionRuntime<T>(
   work: (runtime: Runtime) => Promise<T>,
   options: Omit<RuntimeOptions, "store" | "holderName"> = {},
 ): Promise<T> {
-  const runtime = createRuntime({ env: io.env, arborHome: arborHomeOf(io), tools: [], ...options, store, holderName });
+  const runtime = cliRuntime(io, holderName, { tools: [], ...options, store });
   try {
     return await work(runtime);
   } finally {

@@ -23,7 +23,7 @@ import { PendingElicitations } from "./mcp/elicitations.js";
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
-import { type RunEvent, runUsageOnWire } from "./model/run-events.js";
+import type { RunEvent } from "./model/run-events.js";
 import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
 import { PlanGate } from "./plan/plan-gate.js";
@@ -40,6 +40,7 @@ import { queueRun } from "./runtime/queue-run.js";
 import { realClock } from "./runtime/real-clock.js";
 import { RunRecorder, startKind } from "./runtime/record-run.js";
 import { admittedInput, runAdmission } from "./runtime/run-admission.js";
+import { abortedBeforeStart, failedRun, finalEvent } from "./runtime/run-outcome.js";
 import { sessionMethods } from "./runtime/session-methods.js";
 import { sessionSlot } from "./runtime/session-slot.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
@@ -268,15 +269,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
         signal.aborted
-          ? Promise.resolve<RunResult>({
-              sessionId,
-              status: "aborted",
-              text: "",
-              steps: 0,
-              usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-              cost: 0,
-              error: { code: "aborted", message: "The run was aborted before it started." },
-            })
+          ? Promise.resolve(abortedBeforeStart(sessionId))
           : leased(
               sessionId,
               signal,
@@ -296,32 +289,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     };
 
     const done = execute()
-      .catch((err): RunResult => {
-        const error =
-          err instanceof ArborError ? { code: err.code, message: err.message } : { code: "internal_error", message: String(err) };
-        return {
-          sessionId,
-          status: "error",
-          text: "",
-          steps: 0,
-          usage: { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 },
-          cost: 0,
-          error,
-        };
-      })
+      .catch((err): RunResult => failedRun(sessionId, err))
       .then(async (result) => {
-        if (result.status === "done")
-          emit({
-            type: "done",
-            status: "done",
-            text: result.text,
-            steps: result.steps,
-            usage: runUsageOnWire(result.usage),
-            cost: result.cost,
-            ...(result.costKnown === false ? { cost_known: false as const } : {}),
-            ...(result.stopMessage ? { stop_reason: result.stopReason ?? "budget", message: result.stopMessage } : {}),
-          });
-        else emit({ type: "error", content: result.error?.message ?? result.status, code: result.error?.code ?? result.status });
+        emit(finalEvent(result));
         await plumbing.end(result);
         channel.close();
         recording.end(result);

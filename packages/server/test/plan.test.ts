@@ -3,7 +3,7 @@ import { resolveConfig, type StoreSpec } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
-import { createNamespace } from "../../core/test/helpers/sql-databases.js";
+import { inNamespace } from "../../core/test/helpers/sql-databases.js";
 import { errorOf, startInstance, startServer, workspaceDir } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 
@@ -165,11 +165,6 @@ describe("plan mode over HTTP", () => {
   });
 
   it("PostgreSQL: GET /api/plan/pending on instance B lists A's plan; approving it on B resumes A's run once", async () => {
-    const db = await createNamespace("postgres");
-    try {
-      await approvedOnAnotherInstance(db.spec);
-    } finally {
-      await db.drop();
-    }
+    await inNamespace("postgres", (spec) => approvedOnAnotherInstance(spec));
   });
 });

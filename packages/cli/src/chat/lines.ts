@@ -1,9 +1,9 @@
 import type { RunEvent } from "@arbor/core";
 import { hintFor } from "../errors.js";
-import type { RunOutcome } from "../render/live.js";
-import { formatCost, formatDuration, formatUsage } from "../render/run-format.js";
+import { outcomeLine, type RunOutcome } from "../render/live.js";
+import { formatDuration } from "../render/run-format.js";
 import type { Style } from "../render/style.js";
-import { firstLine, oneLine, plural, truncate } from "../render/text.js";
+import { firstLine, oneLine, truncate } from "../render/text.js";
 
 /** Why a turn stopped before the agent finished, in the chat's words. */
 const STOP_REASONS: Readonly<Record<string, string>> = {
@@ -35,19 +35,7 @@ export function endLines(style: Style, outcome: RunOutcome, elapsedMs: number, s
     const hint = hintFor(outcome.error.code, storeLabel);
     lines.push(style.red(`error: ${oneLine(outcome.error.message)}${hint ? ` ${hint}` : ""}`));
   }
-  const mark =
-    outcome.status === "done"
-      ? style.green("✓ done")
-      : outcome.status === "aborted"
-        ? style.yellow("■ stopped")
-        : style.red("✗ failed");
-  const stats = [
-    plural(outcome.steps, "step", "steps"),
-    formatDuration(elapsedMs),
-    formatUsage(outcome.usage),
-    outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
-  ];
-  lines.push(`${mark} ${style.dim(`· ${stats.join(" · ")}`)}`);
+  lines.push(outcomeLine(style, outcome, elapsedMs, "stopped"));
   const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
   if (stop !== undefined) lines.push(style.yellow(stop));
   return lines;

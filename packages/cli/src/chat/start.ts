@@ -1,7 +1,7 @@
-import { createRuntime } from "@arbor/core";
 import { render } from "ink";
 import { createElement } from "react";
 import type { OptionValues } from "../args.js";
+import { cliRuntime } from "../cli-runtime.js";
 import type { StartChat } from "../commands/chat.js";
 import { EXIT_OK } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
@@ -46,14 +46,11 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
       });
       // The run asks through `prompt`, as `arbor run` does; the chat's prompt is a question on its screen.
       const asking: Io = { ...io, prompt: controller.ask };
-      const runtime = createRuntime({
+      const runtime = cliRuntime(io, "arbor chat", {
         store,
         config,
         ...(telemetry ? { telemetry: telemetry.observer } : {}),
-        env: io.env,
         cwd: flags.cwd,
-        arborHome,
-        holderName: "arbor chat",
         snapshots: true,
         onPermission: createAskHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
         onPlanApproval: createPlanApprovalHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),

@@ -1,11 +1,12 @@
-import { type Config, createRuntime, type Runtime } from "@arbor/core";
+import type { Config, Runtime } from "@arbor/core";
 import { serveAcpStdio } from "@arbor/server";
 import { type OptionValues, stringOption } from "../args.js";
+import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { serveOverStdio } from "../run/stdio.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { withStore } from "../store.js";
 
 /** `arbor acp`'s work, loaded when the command runs (see acp.ts for its flags and help). */
 export async function runAcpCommand(io: Io, values: OptionValues, operands: readonly string[]): Promise<number> {
@@ -17,13 +18,10 @@ export async function runAcpCommand(io: Io, values: OptionValues, operands: read
   });
   return withStore(io, values, async (store, resolved) => {
     const runtimeOf = (servers: Config["mcp"]["servers"] = {}) =>
-      createRuntime({
+      cliRuntime(io, "arbor acp", {
         store,
         config: { ...config, mcp: { ...config.mcp, servers: { ...config.mcp.servers, ...servers } } },
-        env: io.env,
         cwd,
-        arborHome: arborHomeOf(io),
-        holderName: "arbor acp",
         snapshots: true,
       });
     const runtime = runtimeOf();

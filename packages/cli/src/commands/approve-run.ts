@@ -1,7 +1,8 @@
-import { ArborError, createRuntime, type Store } from "@arbor/core";
+import { ArborError, type Store } from "@arbor/core";
 import { latestPlanRecord } from "@arbor/core/session";
 import { assertSessionId } from "@arbor/core/wire";
 import { flag, type OptionValues, stringOption } from "../args.js";
+import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import { type Io, writeJson, writeLines } from "../io.js";
@@ -12,7 +13,7 @@ import { playRun } from "../run/play.js";
 import { typedAnswer } from "../run/questions.js";
 import { shellWord } from "../run/shell.js";
 import { withSessionRuntime } from "../session-runtime.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { withStore } from "../store.js";
 import { ASK_ID, askSubject, resolveAskId } from "./asks.js";
 
 const USAGE =
@@ -145,13 +146,10 @@ async function playPlanAnswer(
     storeLabel: resolved.label,
     storeArg,
     createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion) => {
-      const runtime = createRuntime({
+      const runtime = cliRuntime(io, "arbor approve", {
         store,
         config,
-        env: io.env,
         cwd,
-        arborHome: arborHomeOf(io),
-        holderName: "arbor approve",
         snapshots: true,
         onPermission,
         onPlanApproval,

@@ -1,10 +1,9 @@
-import { createRuntime } from "@arbor/core";
 import { serveMcpStdio } from "@arbor/server";
 import { stringOption } from "../args.js";
+import { cliRuntime } from "../cli-runtime.js";
 import { writeLines } from "../io.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { serveOverStdio } from "../run/stdio.js";
-import { arborHomeOf } from "../store.js";
 import type { CommandContext } from "./command.js";
 
 export async function runMcpServe(ctx: CommandContext): Promise<void> {
@@ -14,13 +13,10 @@ export async function runMcpServe(ctx: CommandContext): Promise<void> {
     model: stringOption(ctx.values, "model"),
     baseURL: stringOption(ctx.values, "base-url"),
   });
-  const runtime = createRuntime({
+  const runtime = cliRuntime(io, "arbor mcp serve", {
     store: ctx.store,
     config,
-    env: io.env,
     cwd,
-    arborHome: arborHomeOf(io),
-    holderName: "arbor mcp serve",
   });
   try {
     await serveOverStdio(io, ({ input, output, stop }) =>

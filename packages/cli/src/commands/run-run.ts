@@ -1,7 +1,8 @@
-import { createRuntime, type RunInput, type Runtime, type Store } from "@arbor/core";
+import type { RunInput, Runtime, Store } from "@arbor/core";
 import type { OptionValues } from "../args.js";
 import { flag, stringOption } from "../args.js";
-import { EXIT_OK, UsageError } from "../errors.js";
+import { cliRuntime } from "../cli-runtime.js";
+import { UsageError } from "../errors.js";
 import { readInput } from "../files.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
@@ -9,8 +10,7 @@ import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
 import { playable, playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
-import { steerIfDriven } from "../run/steer.js";
-import { arborHomeOf, withStore } from "../store.js";
+import { withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 
 /** The prompt of `arbor run -` or `--prompt-file`: the whole text, which must say something. */
@@ -31,9 +31,15 @@ async function resolveIds(store: Store, flags: RunFlags): Promise<RunFlags> {
   return { ...flags, sessionId, ...(from === undefined ? {} : { from }) };
 }
 
-/** A runtime whose `run` wakes the session's interrupted run when --resume asks for it. */
+/**
+ * The runtime as `arbor run` drives it: --resume wakes the session's interrupted run; a prompt for a
+ * session is admitted and started in one runtime call (`runs.start`, which takes the session's lease
+ * before it answers), so no other process starts a run between the check and this run, and a session
+ * another process runs takes the prompt as a steering message.
+ */
 function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
-  if (!flags.resume || flags.sessionId === undefined) return playable(runtime);
+  if (flags.sessionId === undefined) return playable(runtime);
+  if (!flags.resume) return { ...playable(runtime), start: (input) => runtime.runs.start({ ...input, onBusy: "steer" }) };
   const id = flags.sessionId;
   return {
     run: (input) =>
@@ -82,10 +88,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
   try {
     return await withStore(io, values, async (opened, resolved) => {
       const flags = await resolveIds(opened, checked);
-      if (flags.sessionId !== undefined && !flags.resume) {
-        await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
-        if (await steerIfDriven(io, opened, flags.sessionId, flags.prompt, flag(values, "json"))) return EXIT_OK;
-      }
+      if (flags.sessionId !== undefined && !flags.resume) await noteInterrupted(io, opened, flags.sessionId, flags.prompt, store);
       const { code } = await playRun({
         io,
         json: flag(values, "json"),
@@ -95,15 +98,12 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
         createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion) =>
           resumable(
             flags,
-            createRuntime({
+            cliRuntime(io, "arbor run", {
               store: opened,
               config,
               ...cassette.runtime,
               ...(telemetry ? { telemetry: telemetry.observer } : {}),
-              env: io.env,
               cwd: flags.cwd,
-              arborHome: arborHomeOf(io),
-              holderName: "arbor run",
               snapshots: true,
               onPermission,
               onPlanApproval,

@@ -1,8 +1,9 @@
-import { type Config, createRuntime, type Store, type StoreSpec } from "@arbor/core";
+import type { Config, Store, StoreSpec } from "@arbor/core";
 import { ClusterNode, createServer } from "@arbor/server";
+import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
-import { arborHomeOf, openResolvedStore, type ResolvedStore } from "../store.js";
+import { openResolvedStore, type ResolvedStore } from "../store.js";
 
 /**
  * The store a cluster runs on, with the lease life set to the takeover time. Only PostgreSQL: the
@@ -70,13 +71,10 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
   let handed: string[] = [];
   let releaseInterrupt: (() => void) | undefined;
   try {
-    const runtime = createRuntime({
+    const runtime = cliRuntime(io, "arbor serve --cluster", {
       store,
       config: setup.config,
-      env: io.env,
       cwd: setup.cwd,
-      arborHome: arborHomeOf(io),
-      holderName: "arbor serve --cluster",
       snapshots: true,
       runEvents: node.runEvents,
     });

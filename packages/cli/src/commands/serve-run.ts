@@ -1,12 +1,13 @@
-import { createRuntime, isArborError } from "@arbor/core";
+import { isArborError } from "@arbor/core";
 import { createServer, DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost } from "@arbor/server";
 import type { OptionValues } from "../args.js";
 import { flag, intOption, stringOption } from "../args.js";
+import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import type { Io } from "../io.js";
 import { writeLines } from "../io.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
-import { arborHomeOf, resolveStore, withStore } from "../store.js";
+import { resolveStore, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
 import { serveCluster } from "./serve-cluster.js";
 import { DEFAULT_TAKEOVER_MS, RESUME_SWEEP_MS, TOKEN_ENV } from "./serve-defaults.js";
@@ -73,13 +74,10 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
   try {
     return await withStore(io, values, async (store) => {
       // The runtime records every run and publishes its watch events to its own hub, which the server reads.
-      const runtime = createRuntime({
+      const runtime = cliRuntime(io, "arbor serve", {
         store,
         config,
-        env: io.env,
         cwd,
-        arborHome: arborHomeOf(io),
-        holderName: "arbor serve",
         snapshots: true,
         ...(telemetry ? { telemetry: telemetry.observer } : {}),
       });

@@ -77,6 +77,28 @@ const STOP_REASONS: Readonly<Record<string, string>> = {
   budget: "stopped because its budget is spent",
 };
 
+/**
+ * `✓ done · 3 steps · 2.1s · tokens · cost`: how a run ended, as the run view and the chat both print
+ * it (one function, so the two never drift apart); `stopped` names an aborted run.
+ */
+export function outcomeLine(style: Style, outcome: RunOutcome, elapsedMs: number, stopped: "aborted" | "stopped"): string {
+  const stats = [
+    plural(outcome.steps, "step", "steps"),
+    formatDuration(elapsedMs),
+    formatUsage(outcome.usage),
+    outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
+  ];
+  const mark =
+    outcome.status === "done"
+      ? style.green("✓ done")
+      : outcome.error?.code === "needs_answer"
+        ? style.yellow("⏸ waiting for an answer")
+        : outcome.status === "aborted"
+          ? style.yellow(`■ ${stopped}`)
+          : style.red("✗ failed");
+  return `${mark} ${style.dim(`· ${stats.join(" · ")}`)}`;
+}
+
 function errorLine(outcome: RunOutcome): string {
   const message = outcome.error ? oneLine(outcome.error.message) : "the run failed";
   return `error: ${message || "the run failed"}\n`;
@@ -340,21 +362,7 @@ export function createTextView(out: ViewOutputs, opts: TextViewOptions = {}): Ru
       // A run refused before it began (bad model, missing key) has nothing to add to its error.
       if (outcome.status === "error" && session === undefined && outcome.steps === 0) return;
       if (wroteAny) write("\n");
-      const stats = [
-        plural(outcome.steps, "step", "steps"),
-        formatDuration(elapsedMs),
-        formatUsage(outcome.usage),
-        outcome.costKnown === false ? "price unknown" : formatCost(outcome.cost),
-      ].join(" · ");
-      const status =
-        outcome.status === "done"
-          ? style.green("✓ done")
-          : outcome.error?.code === "needs_answer"
-            ? style.yellow("⏸ waiting for an answer")
-            : outcome.status === "aborted"
-              ? style.yellow("■ aborted")
-              : style.red("✗ failed");
-      write(`${status} ${style.dim(`· ${stats}`)}\n`);
+      write(`${outcomeLine(style, outcome, elapsedMs, "aborted")}\n`);
       const stop = outcome.stopMessage ?? (outcome.stopReason === undefined ? undefined : STOP_REASONS[outcome.stopReason]);
       if (stop !== undefined) write(`${style.yellow(stop)}\n`);
       if (session) {

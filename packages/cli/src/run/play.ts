@@ -1,7 +1,7 @@
 import type { RunInput, Store } from "@arbor/core";
 import type { RetryNotice } from "@arbor/core/llm";
-import { exitCodeForRun, hintFor } from "../errors.js";
-import type { Io } from "../io.js";
+import { EXIT_OK, exitCodeForRun, hintFor } from "../errors.js";
+import { type Io, writeLines } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";
 import { pickStyle } from "../render/style.js";
 import { type Driven, driveRun, type RunHandleLike } from "./drive.js";
@@ -10,9 +10,23 @@ import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-appr
 import { createQuestionHandler, type QuestionHandler } from "./questions.js";
 import { NEEDS_ANSWER, type Unanswered, unansweredMessage } from "./unanswered.js";
 
+/** A prompt the session's running run took instead of a run of its own (see `runtime.runs.start`). */
+export interface SteeredRun {
+  kind: "steered";
+  sessionId: string;
+  messageId: string;
+  driver?: { purpose: string };
+}
+
 /** What `playRun` needs of a runtime; `playable(createRuntime(…))` is one. */
 export interface RuntimeLike<Input> {
   run(input: Input): RunHandleLike;
+  /**
+   * Instead of `run`, when given: decides and starts in one step (the session's lease is taken before
+   * it answers), so no other process starts a run between "the session is free" and this run; a
+   * session another process runs takes the prompt as a steering message instead.
+   */
+  start?(input: Input): Promise<{ kind: "started"; handle: RunHandleLike } | SteeredRun>;
   close(): Promise<void>;
 }
 
@@ -73,11 +87,22 @@ function withHint(outcome: RunOutcome, storeLabel: string): RunOutcome {
   return hint ? { ...outcome, error: { ...outcome.error, message: `${outcome.error.message} ${hint}` } } : outcome;
 }
 
+/** What `arbor run --session` says when the session's running run took its prompt. */
+function writeSteered(io: Io, json: boolean, steered: SteeredRun): void {
+  const by = steered.driver ? ` (${steered.driver.purpose})` : "";
+  writeLines(
+    io.stdout,
+    json
+      ? [JSON.stringify({ type: "steered", session_id: steered.sessionId, message_id: steered.messageId })]
+      : [`Sent to the run in progress in session ${steered.sessionId}${by}; it reads the message before its next model call.`],
+  );
+}
+
 /**
  * One run from start to exit code: the view (JSON lines or the live text view), asks answered by
  * whoever can (see `permissions.ts`), Ctrl-C turned into an abort, then the usage line and where the session is.
  */
-export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: number; driven: Driven }> {
+export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: number; driven?: Driven }> {
   const { io } = opts;
   const view = createView(io, opts.json);
   // Set once the run has started; the handlers are only called after that.
@@ -115,7 +140,14 @@ export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: 
     }),
   );
   try {
-    handle = runtime.run(opts.input);
+    const started = runtime.start
+      ? await runtime.start(opts.input)
+      : { kind: "started" as const, handle: runtime.run(opts.input) };
+    if (started.kind === "steered") {
+      writeSteered(io, opts.json, started);
+      return { code: EXIT_OK };
+    }
+    handle = started.handle;
     const driven = await driveRun({ io, handle, view });
     const outcome: RunOutcome =
       unanswered === undefined || driven.interrupted

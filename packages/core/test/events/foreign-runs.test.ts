@@ -42,6 +42,21 @@ function foreignRuns() {
   };
 }
 
+/** A run handle over scripted events, as the event log records one (its result is never read here). */
+const handleOf = (sessionId: string, events: AsyncGenerator<RunEvent>) => ({
+  sessionId,
+  result: Promise.resolve({} as never),
+  abort: () => {},
+  [Symbol.asyncIterator]: () => events,
+});
+
+/** A driver cut off by a takeover: two tokens, then the abort its lapsed lease ends it with (its outcome not stored). */
+async function* cutOff(sessionId: string): AsyncGenerator<RunEvent> {
+  yield { type: "token", session_id: sessionId, content: "a1" };
+  yield { type: "token", session_id: sessionId, content: "a2" };
+  yield { type: "error", session_id: sessionId, content: "The run was aborted.", code: "aborted" };
+}
+
 const until = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setImmediate(r));
 };
@@ -143,19 +158,7 @@ describe("a reader of a run another process drives", () => {
     // and a client of C (reconnected there after its own instance died) reads the log from an id.
     const store = await fileStore();
     const { id } = await store.createSession({ status: "running" });
-    const handleOf = (events: AsyncGenerator<RunEvent>) => ({
-      sessionId: id,
-      result: Promise.resolve({} as never),
-      abort: () => {},
-      [Symbol.asyncIterator]: () => events,
-    });
-    async function* cutOff(): AsyncGenerator<RunEvent> {
-      yield { type: "token", session_id: id, content: "a1" };
-      yield { type: "token", session_id: id, content: "a2" };
-      // The lease lapsed: the run stops, its outcome not stored (the session still reads as running).
-      yield { type: "error", session_id: id, content: "The run was aborted.", code: "aborted" };
-    }
-    const a = new RunEventLog(store).record(handleOf(cutOff()));
+    const a = new RunEventLog(store).record(handleOf(id, cutOff(id)));
     await a.recorded;
     // A's own readers do not hear the cut-off run's ending either: they follow the log on, to the
     // ending of whoever ends the session's run (here nobody drives it from A's view, so the read ends).
@@ -179,7 +182,7 @@ describe("a reader of a run another process drives", () => {
       await store.updateSession(id, { status: "completed" });
       yield { type: "done", session_id: id, status: "done", text: "b1" };
     }
-    await new RunEventLog(store).record(handleOf(takenOver())).recorded;
+    await new RunEventLog(store).record(handleOf(id, takenOver())).recorded;
     foreign.notify();
     const rest = await waiting;
     expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
@@ -202,20 +205,9 @@ describe("a reader of a run another process drives", () => {
     // ending (it stays out of the log). The new driver's events follow only in the log.
     const store = await fileStore();
     const { id } = await store.createSession({ status: "running" });
-    const handleOf = (events: AsyncGenerator<RunEvent>) => ({
-      sessionId: id,
-      result: Promise.resolve({} as never),
-      abort: () => {},
-      [Symbol.asyncIterator]: () => events,
-    });
-    async function* cutOff(): AsyncGenerator<RunEvent> {
-      yield { type: "token", session_id: id, content: "a1" };
-      yield { type: "token", session_id: id, content: "a2" };
-      yield { type: "error", session_id: id, content: "The run was aborted.", code: "aborted" };
-    }
     const foreign = foreignRuns();
     const a = new RunEventLog(store, { foreign: foreign.runs });
-    await a.record(handleOf(cutOff())).recorded;
+    await a.record(handleOf(id, cutOff(id))).recorded;
 
     // Between drivers: the session reads as running, nobody has taken it over yet.
     const reader = await a.reader(id, { after: 1 });
@@ -236,7 +228,7 @@ describe("a reader of a run another process drives", () => {
       await store.updateSession(id, { status: "completed" });
       yield { type: "done", session_id: id, status: "done", text: "b1" };
     }
-    await new RunEventLog(store).record(handleOf(takenOver())).recorded;
+    await new RunEventLog(store).record(handleOf(id, takenOver())).recorded;
     foreign.notify();
     const rest = await waiting;
     expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([

@@ -40,6 +40,16 @@ export interface SqlNamespace {
   drop(): Promise<void>;
 }
 
+/** Runs `work` over a fresh namespace of `kind` and drops it after, whatever `work` did. */
+export async function inNamespace<T>(kind: SqlKind, work: (spec: StoreSpec) => Promise<T>): Promise<T> {
+  const db = await createNamespace(kind);
+  try {
+    return await work(db.spec);
+  } finally {
+    await db.drop();
+  }
+}
+
 export async function createNamespace(kind: SqlKind): Promise<SqlNamespace> {
   const name = uniqueName();
   switch (kind) {

@@ -10,7 +10,7 @@ import type { RunEvent } from "../../src/model/run-events.js";
 import type { RuntimeOptions } from "../../src/runtime/types.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { createNamespace } from "../helpers/sql-databases.js";
+import { inNamespace } from "../helpers/sql-databases.js";
 import { harness, tempDir, transcript } from "./harness.js";
 
 /**
@@ -89,12 +89,7 @@ describe("asks shared through the store", () => {
   });
 
   it("PostgreSQL: an ask of runtime A is listed and answered through runtime B, and A's run goes on", async () => {
-    const db = await createNamespace("postgres");
-    try {
-      await listedAndAnsweredElsewhere(() => openStore(db.spec));
-    } finally {
-      await db.drop();
-    }
+    await inNamespace("postgres", (spec) => listedAndAnsweredElsewhere(() => openStore(spec)));
   });
 
   it("an ask past its expiry is refused: an answer gets ask_expired and the run is told nobody answered", async () => {

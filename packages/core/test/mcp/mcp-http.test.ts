@@ -6,7 +6,7 @@ import { resolveConfig } from "../../src/config/resolve.js";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import type { RunEvent } from "../../src/model/run-events.js";
 import { collect, harness } from "../loop/harness.js";
-import { EVERYTHING_BIN } from "./servers.js";
+import { abortAtFirstProgress, EVERYTHING_BIN } from "./servers.js";
 
 let child: ChildProcess | undefined;
 let url = "";
@@ -80,15 +80,7 @@ describe("MCP tools over Streamable HTTP", () => {
       config: httpConfig(),
     });
     const handle = runtime.runs.run({ prompt: "go" });
-    const events: RunEvent[] = [];
-    let abortedAt = 0;
-    for await (const event of handle) {
-      events.push(event);
-      if (event.type === "tool_progress" && abortedAt === 0) {
-        abortedAt = Date.now();
-        handle.abort();
-      }
-    }
+    const { events, abortedAt } = await abortAtFirstProgress(handle);
     expect((await handle.result).status).toBe("aborted");
     expect(Date.now() - abortedAt).toBeLessThan(20_000);
     expect(toolEnds(events)[0]).toMatchObject({ call_id: "c", is_error: true });

@@ -7,7 +7,7 @@ import { resolveConfig } from "../../src/config/resolve.js";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import { type RunEvent, RunEventSchema } from "../../src/model/run-events.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
-import { everythingStdio, filesystemStdio } from "./servers.js";
+import { abortAtFirstProgress, everythingStdio, filesystemStdio } from "./servers.js";
 
 const CHANGING_SERVER = fileURLToPath(new URL("./fixtures/changing-server.mjs", import.meta.url));
 
@@ -239,15 +239,7 @@ describe("MCP tools over stdio", () => {
       config: mcpConfig({ ev: everythingStdio() }),
     });
     const handle = runtime.runs.run({ prompt: "go" });
-    const events: RunEvent[] = [];
-    let abortedAt = 0;
-    for await (const event of handle) {
-      events.push(event);
-      if (event.type === "tool_progress" && abortedAt === 0) {
-        abortedAt = Date.now();
-        handle.abort();
-      }
-    }
+    const { events, abortedAt } = await abortAtFirstProgress(handle);
     const result = await handle.result;
     expect(result.status).toBe("aborted");
     // The operation had ~59 s to go; a cancelled request ends long before that.

@@ -1,6 +1,8 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { routedModel, scriptedModel, taskOf } from "@arbor/testkit";
+import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { resolveConfig } from "../../src/config/resolve.js";
+import { isArborError } from "../../src/errors.js";
+import type { RunHandle } from "../../src/loop/run-types.js";
 import type { Entry } from "../../src/model/entry.js";
 import type { RunEvent } from "../../src/model/run-events.js";
 
@@ -42,4 +44,47 @@ export function stepUpdates(events: readonly RunEvent[]): string[] {
 
 export function entriesOf<T extends Entry["type"]>(path: readonly Entry[], type: T): Extract<Entry, { type: T }>[] {
   return path.filter((e): e is Extract<Entry, { type: T }> => e.type === type);
+}
+
+/** The two steps of the "Check the repo" plan the approval tests make, each answered by its executor. */
+export const checkRepoSteps = () => ({
+  "Read the code": scriptedModel([[text("read it")]]),
+  "Run the tests": scriptedModel([[text("tests pass")]]),
+});
+
+/** A main agent that proposes the "Check the repo" plan. */
+export const checkRepoPlanner = () =>
+  scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
+
+/** Plays a run's events until `stop` says so (or the run ends); returns them and `rest`, which plays the others. */
+export async function until(handle: RunHandle, stop: (e: RunEvent) => boolean) {
+  const events: RunEvent[] = [];
+  const iterator = handle[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    events.push(next.value);
+    if (stop(next.value)) break;
+  }
+  return {
+    events,
+    async rest(): Promise<RunEvent[]> {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return events;
+        events.push(next.value);
+      }
+    },
+  };
+}
+
+/** The code of the ArborError `promise` rejects with; fails the test if it resolves or throws anything else. */
+export async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isArborError(err)) return err.code;
+    throw err;
+  }
+  throw new Error("expected an error");
 }

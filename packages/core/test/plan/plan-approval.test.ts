@@ -1,52 +1,13 @@
-import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { scriptedModel, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { isArborError } from "../../src/errors.js";
-import type { RunHandle } from "../../src/loop/run-types.js";
-import type { RunEvent } from "../../src/model/run-events.js";
 import { latestPlanRecord, PLAN_ENTRY_TYPE } from "../../src/plan/plan-record.js";
 import { createRuntime } from "../../src/runtime.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
 import { collect, harness } from "../loop/harness.js";
-import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
+import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planModel, stepUpdates, until } from "./helpers.js";
 
-const steps = () => ({
-  "Read the code": scriptedModel([[text("read it")]]),
-  "Run the tests": scriptedModel([[text("tests pass")]]),
-});
-const planner = () =>
-  scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
-
-/** Plays a run's events until `stop` says so; returns them and the iterator to go on with. */
-async function until(handle: RunHandle, stop: (e: RunEvent) => boolean) {
-  const events: RunEvent[] = [];
-  const iterator = handle[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    events.push(next.value);
-    if (stop(next.value)) break;
-  }
-  return {
-    events,
-    async rest(): Promise<RunEvent[]> {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return events;
-        events.push(next.value);
-      }
-    },
-  };
-}
-
-async function errorCode(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isArborError(err)) return err.code;
-    throw err;
-  }
-  throw new Error("expected an error");
-}
+const steps = checkRepoSteps;
+const planner = checkRepoPlanner;
 
 describe("plan mode: the approval gate", () => {
   it("waits for approval, then runs the plan", async () => {

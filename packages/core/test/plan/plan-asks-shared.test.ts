@@ -1,17 +1,15 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { scriptedModel } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { isArborError } from "../../src/errors.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
-import type { RunEvent } from "../../src/model/run-events.js";
 import { latestPlanRecord, PLAN_ENTRY_TYPE } from "../../src/plan/plan-record.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
-import { createNamespace } from "../helpers/sql-databases.js";
+import { inNamespace } from "../helpers/sql-databases.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
-import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
+import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planModel, stepUpdates, until } from "./helpers.js";
 
 /**
  * Plans waiting for approval are asks in the store, like permission asks: every runtime over the
@@ -21,44 +19,15 @@ import { ofType, planConfig, planModel, stepUpdates } from "./helpers.js";
 
 const DAY = 24 * 3_600_000;
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
-const steps = () => ({
-  "Read the code": scriptedModel([[text("read it")]]),
-  "Run the tests": scriptedModel([[text("tests pass")]]),
-});
-const planner = () =>
-  scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
+const steps = checkRepoSteps;
+const planner = checkRepoPlanner;
 
 /** Plays a run's events up to its plan_approval_request; `rest` plays the others. */
 async function untilAsked(handle: RunHandle) {
-  const events: RunEvent[] = [];
-  const iterator = handle[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) throw new Error(`the run ended without asking: ${JSON.stringify(events)}`);
-    events.push(next.value);
-    if (next.value.type === "plan_approval_request") break;
-  }
-  const planId = ofType(events, "plan_approval_request")[0]!.plan_id;
-  return {
-    planId,
-    async rest(): Promise<RunEvent[]> {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return events;
-        events.push(next.value);
-      }
-    },
-  };
-}
-
-async function errorCode(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isArborError(err)) return err.code;
-    throw err;
-  }
-  throw new Error("expected an error");
+  const played = await until(handle, (e) => e.type === "plan_approval_request");
+  const request = ofType(played.events, "plan_approval_request")[0];
+  if (!request) throw new Error(`the run ended without asking: ${JSON.stringify(played.events)}`);
+  return { planId: request.plan_id, rest: played.rest };
 }
 
 /** The statuses the session recorded its plan with, in order (a status recorded again, as each step's change is, once). */
@@ -109,12 +78,7 @@ describe("plan approvals shared through the store", () => {
   });
 
   it("PostgreSQL: a plan of runtime A is listed and approved through runtime B, and A's run goes on once", async () => {
-    const db = await createNamespace("postgres");
-    try {
-      await approvedElsewhere(() => openStore(db.spec));
-    } finally {
-      await db.drop();
-    }
+    await inNamespace("postgres", (spec) => approvedElsewhere(() => openStore(spec)));
   });
 
   it("an approval a week later, after three restarts, resolves once and the run carries on where it stopped", async () => {

@@ -7,7 +7,6 @@ import type { SessionInit, SessionMeta, SessionPatch } from "../../model/session
 import type { Snapshot } from "../../model/snapshot.js";
 import type { PurgeMark } from "../../session/purge-entry.js";
 import { activePath, buildSnapshot } from "../../session/tree.js";
-import { checkAppend, planAppend } from "../append-plan.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
@@ -23,7 +22,7 @@ import {
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import type { LivePath } from "../live-path.js";
-import { applyEntryPatch, DEFAULT_MAX_ENTRY_BYTES, type PreparedEntry, randomEntryId } from "../prepare.js";
+import { DEFAULT_MAX_ENTRY_BYTES } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import { descendantsDeepestFirst } from "../session-parents.js";
@@ -38,12 +37,13 @@ import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { purgeSessionFile } from "./purge-file.js";
-import { batchRecord, leafRecord, updateRecord } from "./records.js";
+import { leafRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
 import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
 import { TokenFiles } from "./token-files.js";
+import { batchText, importedText, prepareBatch, updatedEntry } from "./written-records.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -245,50 +245,20 @@ export class FileStore extends StoreBase {
     if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
     return this.writes.locked(sessionId, (s) => {
       if (inputs.length === 0) return { value: [], synced: null };
-      const prepared = this.prepare(s, inputs, prevalidated);
-      const lines = prepared.map((p) => `${p.json}\n`).join("");
-      const head = prepared.length > 1 ? batchRecord(prepared.length) : "";
-      const offset = s.state.bytes + head.length;
-      const synced = this.sessions.writeRecords(s, head + lines);
+      const limits = { now: this.now(), random: this.random, maxEntryBytes: this.maxEntryBytes, prevalidated };
+      const prepared = prepareBatch(s.id, s.state, inputs, limits);
+      const { text, headBytes } = batchText(prepared);
+      const offset = s.state.bytes + headBytes;
+      const synced = this.sessions.writeRecords(s, text);
       addWritten(s.state, prepared, offset);
       return { value: prepared.map((p) => p.entry), synced };
     });
   }
 
-  /** Validates a whole batch against the tree before anything is written. */
-  private prepare(s: OpenSession, inputs: readonly unknown[], prevalidated: boolean): PreparedEntry[] {
-    // Ids made here are fresh random 64-bit values: as on SQLite, a resumed session's index is not
-    // searched for the impossible repeat (the entries held here still are). The leaf exists by definition.
-    const made = new Set<string>();
-    const leaf = s.state.meta.leafEntryId;
-    const known = (id: string) => id === leaf || (made.has(id) ? s.state.locs.has(id) : hasEntry(s.state, id));
-    const newId = () => {
-      let id = randomEntryId(this.random.bytes);
-      while (s.state.locs.has(id)) id = randomEntryId(this.random.bytes);
-      made.add(id);
-      return id;
-    };
-    const plan = planAppend(inputs, s.state.meta.leafEntryId, {
-      now: this.now(),
-      newId,
-      maxEntryBytes: this.maxEntryBytes,
-      prevalidated,
-    });
-    checkAppend(s.id, plan, known);
-    return plan.prepared;
-  }
-
   async updateEntry(sessionId: string, entryId: string, patch: EntryPatch): Promise<Entry> {
     assertEntryId(entryId);
     return this.writes.locked(sessionId, (s) => {
-      const before = getEntry(s.state, entryId);
-      if (!before) throw new ArborError("entry_not_found", `Entry ${entryId} does not exist in session ${sessionId}.`);
-      const after = applyEntryPatch(before, patch);
-      const json = JSON.stringify(after);
-      if (Buffer.byteLength(json) > this.maxEntryBytes) {
-        throw new ArborError("entry_too_large", `The updated entry exceeds the ${this.maxEntryBytes}-byte limit.`);
-      }
-      const record = updateRecord(json);
+      const { after, record } = updatedEntry(sessionId, s.state, entryId, patch, this.maxEntryBytes);
       const offset = s.state.bytes;
       const synced = this.sessions.writeRecords(s, record);
       replaceEntry(s.state, after, { offset, length: Buffer.byteLength(record), parentId: after.parentId, update: true });
@@ -423,7 +393,7 @@ export class FileStore extends StoreBase {
     this.ensureOpen();
     assertSessionId(meta.id);
     const ts = meta.updatedAt;
-    const text = entries.map((e) => `${JSON.stringify(e)}\n`).join("") + leafRecord(meta.leafEntryId, ts);
+    const text = importedText(entries, meta.leafEntryId, ts);
     const base = { ...meta, rootEntryId: null, leafEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
     // Accounting for no bytes marks session.json stale, so the first read replays the entries
     // and derives leaf and totals from them rather than trusting the export.

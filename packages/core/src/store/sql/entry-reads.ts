@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
+import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
-import { sessionEntryRows } from "./queries.js";
+import { activePathRows, sessionEntryRows } from "./queries.js";
 import { parseEntryRow, sessionNotFound } from "./rows.js";
 import type { ArborDatabase } from "./tables.js";
 
@@ -41,4 +42,15 @@ export async function entryRowById(db: Db, sessionId: string, entryId: string): 
   if (row) return parseEntryRow(row.data, sessionId);
   await assertSessionRow(db, sessionId);
   return undefined;
+}
+
+/** The root-to-leaf path; a leaf that names no entry of the session is damage, said so rather than read as empty. */
+export async function activePathOrCorrupt(db: Db, sessionId: string): Promise<Entry[]> {
+  const path = await activePathRows(db, sessionId);
+  if (path.length > 0) return path;
+  const leaf = await leafEntryIdOf(db, sessionId);
+  if (leaf !== null) {
+    throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${leaf} is not among its entries.`);
+  }
+  return [];
 }

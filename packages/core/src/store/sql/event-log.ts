@@ -1,5 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { type EventInput, numberEvents, type StoredEvent } from "../event-records.js";
+import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
+import { assertSessionRow } from "./entry-reads.js";
 import type { ArborDatabase } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -71,4 +73,16 @@ export async function lastEventRowId(db: Db, sessionId: string): Promise<number>
     .where("session_id", "=", sessionId)
     .executeTakeFirst();
   return Number(row?.last ?? 0);
+}
+
+/**
+ * One page of a session's inbox in one query: only the inbox's records, however many others a run
+ * logged since; a bad cursor is refused before the session is looked up. Without a cursor the page is empty and the cursor is the log's end (messages from now on).
+ */
+export async function inboxPageRows(db: Db, sessionId: string, after?: string): Promise<InboxPage> {
+  const from = after === undefined ? undefined : inboxCursor(after);
+  await assertSessionRow(db, sessionId);
+  if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(db, sessionId)) };
+  const rows = await listEventRows(db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
+  return { messages: inboxMessages(rows), cursor: String(rows.at(-1)?.id ?? from) };
 }

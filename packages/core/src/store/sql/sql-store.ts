@@ -15,7 +15,7 @@ import {
   type ListEventsOptions,
   type StoredEvent,
 } from "../event-records.js";
-import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
+import type { InboxPage } from "../inbox.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
 import type { LivePath } from "../live-path.js";
@@ -25,10 +25,10 @@ import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimi
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
-import { assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
-import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
+import { activePathOrCorrupt, assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
+import { appendEventRows, inboxPageRows, lastEventRowId, listEventRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
-import { activePathRows, deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
+import { deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
 import { entryRow, sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import { answerAskRow, insertAsk, listAskRows, readAsk } from "./sql-asks.js";
@@ -230,16 +230,11 @@ export class SqlStore extends StoreBase {
     });
   }
 
-  /** One query per read: only the inbox's records, however many others a run logged since. */
+  /** One query per read (see inboxPageRows). */
   override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
-      const from = after === undefined ? undefined : inboxCursor(after);
-      await assertSessionRow(this.db, sessionId);
-      if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(this.db, sessionId)) };
-      const rows = await listEventRows(this.db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
-      const messages = inboxMessages(rows);
-      return { messages, cursor: String(rows.at(-1)?.id ?? from) };
+      return inboxPageRows(this.db, sessionId, after);
     });
   }
 
@@ -374,13 +369,7 @@ export class SqlStore extends StoreBase {
   getActivePath(sessionId: string): Promise<Entry[]> {
     return this.guard("read the active path", async () => {
       assertSessionId(sessionId);
-      const path = await activePathRows(this.db, sessionId);
-      if (path.length > 0) return path;
-      const leaf = await leafEntryIdOf(this.db, sessionId);
-      if (leaf !== null) {
-        throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${leaf} is not among its entries.`);
-      }
-      return [];
+      return activePathOrCorrupt(this.db, sessionId);
     });
   }
 

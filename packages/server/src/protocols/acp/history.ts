@@ -1,5 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Entry, ToolResultOutput } from "@arbor/core";
+import { unreachable } from "../shared/unreachable.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A tool result as the text the model read. */
@@ -50,10 +51,8 @@ export function historyUpdates(path: readonly Entry[], cwd: string): SessionUpda
         break;
       case "system":
         break;
-      default: {
-        const never: never = message;
-        throw new Error(`unknown message ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("message", message);
     }
   }
   return updates;

@@ -3,6 +3,7 @@ import type { GoalTree } from "@arbor/core/session";
 import { questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
 import { acpAsksQuestion } from "./prompt-turn.js";
+import { unreachable } from "../shared/unreachable.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
@@ -109,10 +110,8 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "done":
       case "error":
         return [];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown run event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("run event", event);
     }
   }
 

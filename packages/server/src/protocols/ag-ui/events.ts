@@ -1,6 +1,7 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { type Ask, askIdOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
+import { unreachable } from "../shared/unreachable.js";
 
 /** Which AG-UI run this stream answers: the thread is the Arbor session, the run id the client's. */
 export interface AgUiRunIds {
@@ -131,10 +132,8 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       case "question_request":
         // Model calls and progress have no AG-UI counterpart a client renders; asks go to `ask`.
         return [];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown run event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("run event", event);
     }
   }
 
@@ -191,10 +190,8 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
         ];
       case "failed":
         return [...this.close(), { type: EventType.RUN_ERROR, code: "internal_error", message: end.message } as BaseEvent];
-      default: {
-        const never: never = end;
-        throw new Error(`unknown stream end ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("stream end", end);
     }
   }
 }

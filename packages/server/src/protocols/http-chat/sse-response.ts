@@ -1,6 +1,7 @@
 import type { RunEventReader, RunEventStep } from "@arbor/core/events";
 import type { Ask } from "../shared/asks.js";
 import { type RunEventWire, readStep, type StreamEnd, toWire, type WireEvent } from "../shared/run-output.js";
+import { unreachable } from "../shared/unreachable.js";
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -51,10 +52,8 @@ export const sseWire: RunEventWire<string> = {
             `Reading the run's events failed (${end.message}); reconnect with the last event id received.`,
           ),
         ];
-      default: {
-        const never: never = end;
-        throw new Error(`unknown end ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("end", end);
     }
   },
 };

@@ -1,5 +1,6 @@
 import type { Entry } from "@arbor/core";
 import { type Ask, type AskRef, askIdOf } from "../shared/asks.js";
+import { unreachable } from "../shared/unreachable.js";
 
 /** An ask's id as an `mcp_approval_request` carries it, and the ask an `approval_request_id` names. */
 export function approvalId(ask: Ask | AskRef): string {
@@ -84,10 +85,8 @@ export function outputOfTurn(turn: readonly Entry[]): Item[] {
         }
         case "file":
           return;
-        default: {
-          const never: never = part;
-          throw new Error(`unknown part ${JSON.stringify(never)}`);
-        }
+        default:
+          unreachable("part", part);
       }
     });
   }

@@ -88,3 +88,20 @@ export async function turnEntries(store: Store, ref: ResponseRef): Promise<Entry
   for (let next = firstChild.get(first.id); next && !isUserTurn(next); next = firstChild.get(next.id)) turn.push(next);
   return turn;
 }
+
+/** The newest entry on the session's live path that `pick` accepts, read leaf first (usually a step or two). */
+export async function nearestOnPath<T>(
+  store: Store,
+  sessionId: string,
+  pick: (entry: Entry) => T | undefined,
+): Promise<T | undefined> {
+  const meta = await store.getSession(sessionId);
+  for (let id = meta?.leafEntryId ?? null; id !== null; ) {
+    const entry = await store.getEntry(sessionId, id);
+    if (!entry) break;
+    const picked = pick(entry);
+    if (picked !== undefined) return picked;
+    id = entry.parentId;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import type { RunEventOf } from "@arbor/core/wire";
 import { type Ask, type AskRef, questionElsewhere, refOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
+import { unreachable } from "../shared/unreachable.js";
 import { AWAITING_CLIENT } from "./client-tools.js";
 import { approvalId } from "./output-items.js";
 
@@ -139,10 +140,8 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
       case "plan_approval_request":
       case "question_request":
         return [];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown run event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("run event", event);
     }
   }
 
@@ -187,10 +186,8 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
       case "failed":
         this.error = { code: "internal_error", message: `Reading the run's events failed (${end.message}).` };
         return this.finish("failed");
-      default: {
-        const never: never = end;
-        throw new Error(`unknown end ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("end", end);
     }
   }
 

@@ -11,9 +11,10 @@ import { ProtocolRuntime } from "../shared/runs.js";
 import type { ClientCalls } from "./client-tools.js";
 import { openAiRoute, ParamError, parseParam } from "./openai-errors.js";
 import { outputOfTurn } from "./output-items.js";
+import { answerPause, pauseAnswered } from "./paused-answers.js";
 import { readInput, readTools } from "./request-input.js";
 import { drain, type PausedResponses, type ResponseEnd, type ResponseRun, responseEvents, sseOf } from "./responder.js";
-import { isUserTurn, parseResponseId, type ResponseRef, responseId, turnEntries } from "./response-ids.js";
+import { isUserTurn, nearestOnPath, parseResponseId, type ResponseRef, responseId, turnEntries } from "./response-ids.js";
 import { usageOf } from "./response-wire.js";
 import { CompactBody, CreateResponseBody, OpenAiErrorBody, ResponseObject, ResponseParams } from "./schemas.js";
 
@@ -60,16 +61,12 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
   const end: ResponseEnd = {
     paused,
     async stepCalls(sessionId) {
-      const meta = await store.getSession(sessionId);
-      for (let id = meta?.leafEntryId ?? null; id !== null; ) {
-        const entry = await store.getEntry(sessionId, id);
-        if (!entry) break;
-        if (entry.type === "message" && entry.message.role === "assistant") {
-          return entry.message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []));
-        }
-        id = entry.parentId;
-      }
-      return [];
+      const calls = await nearestOnPath(store, sessionId, (entry) =>
+        entry.type === "message" && entry.message.role === "assistant"
+          ? entry.message.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []))
+          : undefined,
+      );
+      return calls ?? [];
     },
     async finished(run) {
       if (!run.ref.unstored) return;
@@ -96,13 +93,8 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
 
   /** The session's user message the run just wrote: the turn a new response names. */
   async function userEntryOf(sessionId: string): Promise<string> {
-    const meta = await store.getSession(sessionId);
-    for (let id = meta?.leafEntryId ?? null; id !== null; ) {
-      const entry = await store.getEntry(sessionId, id);
-      if (!entry) break;
-      if (isUserTurn(entry)) return entry.id;
-      id = entry.parentId;
-    }
+    const found = await nearestOnPath(store, sessionId, (entry) => (isUserTurn(entry) ? entry.id : undefined));
+    if (found !== undefined) return found;
     throw new ApiError("internal_error", `Session ${sessionId} has no user message to name its response by.`);
   }
 
@@ -163,54 +155,10 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
 
       if (input.outputs.length > 0 || input.approvals.length > 0) {
         // Answers to what the previous response paused on: its run goes on, and this response reads on from there.
-        if (!prev || prevId === undefined) {
-          throw new ParamError(
-            "invalid_input",
-            "function_call_output and mcp_approval_response items answer a response: name it in previous_response_id.",
-            "previous_response_id",
-          );
-        }
-        if (input.prompt !== undefined) {
-          throw new ParamError(
-            "invalid_input",
-            "Send the answers to the previous response alone; a new message goes in the request after.",
-            "input",
-          );
-        }
-        const pause = paused.get(prevId);
-        if (!pause) {
-          throw new ParamError(
-            "invalid_input",
-            `Response ${prevId} does not wait for function output or an approval here (it finished, was answered, or this server restarted since).`,
-            "previous_response_id",
-          );
-        }
+        const answered = pauseAnswered(prev ? prevId : undefined, input, paused, calls);
+        await answerPause(answered, input, paused, calls, runs);
+        const { pause } = answered;
         const sessionId = pause.ref.sessionId;
-        const answered = new Set([...input.outputs.map((o) => o.callId), ...input.approvals.map((a) => JSON.stringify(a.ask))]);
-        const expected = [...pause.calls, ...pause.asks.map((a) => JSON.stringify(a))];
-        const missing = expected.filter((k) => !answered.has(k));
-        if (missing.length > 0 || answered.size !== expected.length) {
-          throw new ParamError(
-            "invalid_input",
-            `Response ${prevId} waits for output of calls [${pause.calls.join(", ")}] and ${pause.asks.length} approval(s); answer each exactly once.`,
-            "input",
-          );
-        }
-        for (const { callId } of input.outputs) {
-          if (!calls.isWaiting(sessionId, callId)) {
-            throw new ParamError("invalid_input", `No run waits for the output of call ${callId} any more.`, "input");
-          }
-        }
-        paused.delete(prevId);
-        for (const { callId, output } of input.outputs) calls.answer(sessionId, callId, output);
-        for (const { ask, approve, reason } of input.approvals) {
-          if (ask.kind === "question") continue; // never sent as an approval (see ResponseWire.ask)
-          await runs.answer(
-            ask.kind === "permission"
-              ? { kind: "permission", id: ask.id, reply: approve ? "once" : "reject", ...(reason ? { message: reason } : {}) }
-              : { kind: "plan", planId: ask.planId, approved: approve, ...(reason ? { reason } : {}) },
-          );
-        }
         const ref: ResponseRef = { ...pause.ref, part: (pause.ref.part ?? 1) + 1 };
         const reader = await runs.reader(sessionId, { after: pause.after });
         return respond(

@@ -3,6 +3,7 @@ import type { RunEventOf } from "@arbor/core/wire";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { type AnswerOf, type Ask, questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
+import { unreachable } from "../shared/unreachable.js";
 import type { ArborDataParts } from "./ui-data-parts.js";
 
 /** Where a UI stream stands in the session's event log, sent as message metadata so a client can say where it left off. */
@@ -139,10 +140,8 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         ];
       case "failed":
         return [{ type: "error", errorText: `Reading the run's events failed: ${end.message}` }];
-      default: {
-        const never: never = end;
-        throw new Error(`unknown end ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("end", end);
     }
   }
 
@@ -222,10 +221,8 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return [];
       case "error":
         return [...this.close(), { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content }];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown run event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("run event", event);
     }
   }
 
@@ -254,10 +251,8 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
       case "trace_completed":
         // The run's start and end reach the client as `start` and `finish`, its messages as parts.
         return [];
-      default: {
-        const never: never = event;
-        throw new Error(`unknown watch event ${JSON.stringify(never)}`);
-      }
+      default:
+        return unreachable("watch event", event);
     }
   }
 
