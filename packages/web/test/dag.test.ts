@@ -49,11 +49,14 @@ describe("goal DAG", () => {
     expect(await page.locator(".goal-node.abandoned", { hasText: "Try a shortcut" }).count()).toBe(1);
     await screenshot(page, "dag-collapsed");
 
-    // Expand goal 2's edge: its sub-goals appear, and its own edge switches to self stats.
+    // Expand goal 2's edge: its sub-goals take its place (the seed's [2] → [2.1], [2.2]), and its own
+    // messages (self stats) and collapse control ride on the edge into 2.1.
     await press(page.getByRole("button", { name: "Expand 2 Implement the feature" }));
     await canvas.getByText("Design the API").waitFor();
     await canvas.getByText("Write the code").waitFor();
-    await page.locator('.edge-label[data-stats-kind="self"]').first().waitFor();
+    await page.locator('.edge-group[data-stats-kind="self"]').first().waitFor();
+    expect(await canvas.locator(".goal-node", { hasText: "Implement the feature" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Collapse 2 Implement the feature" }).waitFor();
 
     // 2.2 called delegate: an agent_call goal fans out into its sub-trace, whose goals load on demand.
     await press(page.getByRole("button", { name: "Expand 2.2 Write the code" }));

@@ -33,7 +33,7 @@ const STATUS_LABEL = { running: "running", done: "done", error: "failed" } as co
  * call what it changed; the output is folded (it can be long).
  */
 export function ToolCallCard({ callId, tool, input, status, output, durationMs, cached, progress, metadata }: ToolCallCardProps) {
-  const diff = editDiff(tool, input);
+  const diff = editDiff(tool, input, metadata);
   // A call that ended during a live run has no stored result yet: what it reported last stands in.
   const note =
     status === "running" ? undefined : progressSummary(endedMetadata(tool, metadata, progress?.metadata, output), false);
