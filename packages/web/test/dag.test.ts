@@ -1,5 +1,6 @@
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
@@ -152,8 +153,9 @@ describe("goal DAG", () => {
       // [2] gave way to [2.1] and [2.2]; the chain goes on from 2.2 to 3.
       expect(await canvas.locator(".goal-node", { hasText: "Implement the feature" }).count()).toBe(0);
       await page.getByRole("button", { name: "Collapse 2 Implement the feature" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `dag-expanded-${width}`);
       await page.close();
     }
-  });
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Snapshot } from "@arbor/core";
 import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
@@ -32,10 +33,11 @@ describe("an edit's diff in the chat", () => {
       expect(await diff.locator(".diff-add .diff-text").getAttribute("data-new")).toBe("10");
       expect(await diff.locator(".diff-ctx").first().getAttribute("data-old")).toBe("7");
       await diff.scrollIntoViewIfNeeded();
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `edit-diff-${width}`);
       await page.close();
     }
-  });
+  }, 90_000);
 });
 
 /** A plan with one goal, explored by one branch that reads a file and reports. */
@@ -90,8 +92,9 @@ describe("a sub-agent's result", () => {
       expect(await details.locator(".subagent-evidence li").first().textContent()).toContain("notes");
       expect(await details.locator(".subagent-events li").allTextContents()).toContain("read started");
       await card.scrollIntoViewIfNeeded();
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `subagent-card-${width}`);
       await page.close();
     }
-  });
+  }, 90_000);
 });

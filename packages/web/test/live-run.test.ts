@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { text, toolCall, usage } from "@arbor/testkit";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { browserSuite } from "./helpers/suite.js";
 
@@ -58,6 +59,7 @@ describe("a run waiting on a permission ask", () => {
       expect(await figure(page, "Cost")).toBe("price unknown");
       const tabs = page.getByRole("navigation", { name: "Session views" });
       const before = await tabs.boundingBox();
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `live-ask-${width}`);
 
       await ask.getByRole("button", { name: "Allow once" }).click();

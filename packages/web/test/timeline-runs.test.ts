@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { browserSuite } from "./helpers/suite.js";
 
@@ -38,6 +39,7 @@ describe("a timeline of several runs", () => {
       await expect.poll(() => list.locator(".timeline-row").count()).toBe(1);
       const bar = list.locator(".kind-model .bar.model");
       expect(Number.parseFloat((await bar.getAttribute("style"))?.match(/width: ([\d.]+)%/)?.[1] ?? "0")).toBeGreaterThan(90);
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `timeline-runs-latest-${width}`);
 
       await picker.selectOption({ label: (await picker.locator("option").first().textContent()) as string });
@@ -48,5 +50,5 @@ describe("a timeline of several runs", () => {
       await screenshot(page, `timeline-runs-all-${width}`);
       await page.close();
     }
-  });
+  }, 90_000);
 });
