@@ -94,7 +94,8 @@ function GroupControl({
     expanded: true,
     abandoned: edge.abandoned,
   };
-  const text = statsText(group.stats, false) || "messages";
+  // The visible text leads the accessible name, so a voice user can say what they see.
+  const text = `${group.title.split(" ")[0]}: ${statsText(group.stats, false) || "messages"}`;
   return (
     <span className="edge-group" data-stats-kind="self">
       <button type="button" aria-expanded={true} aria-label={`Collapse ${group.title}`} onClick={() => onToggle(group.toggleKey)}>
@@ -106,7 +107,7 @@ function GroupControl({
         aria-label={`${text}: messages of ${group.title} itself`}
         onClick={() => onSelect(own)}
       >
-        {group.title.split(" ")[0]}: {text}
+        {text}
       </button>
     </span>
   );
