@@ -80,7 +80,12 @@ export {
 export { type RunEvent, RunEventSchema, type RunEventType } from "./model/run-events.js";
 // Sessions, entries, messages and parts
 export { type SessionInit, type SessionMeta, SessionMetaSchema, type TraceContext } from "./model/session.js";
-export { type Snapshot, SnapshotSchema } from "./model/snapshot.js";
+export {
+  type Snapshot,
+  SnapshotSchema,
+  type SubagentRuntime,
+  type ToolRuntimeRoute,
+} from "./model/snapshot.js";
 export type { Approval } from "./permissions/approvals.js";
 export type { PermissionReply } from "./permissions/ask.js";
 export type { PendingPermission, PermissionHandler } from "./permissions/pending-permissions.js";

@@ -1,5 +1,6 @@
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
@@ -49,11 +50,14 @@ describe("goal DAG", () => {
     expect(await page.locator(".goal-node.abandoned", { hasText: "Try a shortcut" }).count()).toBe(1);
     await screenshot(page, "dag-collapsed");
 
-    // Expand goal 2's edge: its sub-goals appear, and its own edge switches to self stats.
+    // Expand goal 2's edge: its sub-goals take its place (the seed's [2] → [2.1], [2.2]), and its own
+    // messages (self stats) and collapse control ride on the edge into 2.1.
     await press(page.getByRole("button", { name: "Expand 2 Implement the feature" }));
     await canvas.getByText("Design the API").waitFor();
     await canvas.getByText("Write the code").waitFor();
-    await page.locator('.edge-label[data-stats-kind="self"]').first().waitFor();
+    await page.locator('.edge-group[data-stats-kind="self"]').first().waitFor();
+    expect(await canvas.locator(".goal-node", { hasText: "Implement the feature" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Collapse 2 Implement the feature" }).waitFor();
 
     // 2.2 called delegate: an agent_call goal fans out into its sub-trace, whose goals load on demand.
     await press(page.getByRole("button", { name: "Expand 2.2 Write the code" }));
@@ -120,15 +124,38 @@ describe("goal DAG", () => {
 
     await press(page.getByRole("button", { name: "Expand 2 Implement the feature" }));
     await canvas.getByText("Design the API").waitFor();
-    // The view fits again once the new nodes are measured: none is left cut off.
-    await page.waitForFunction(`${nodes} >= 6`);
+    // The view fits again once the new nodes are measured: none is left cut off. Goal 2's node gave
+    // way to its two sub-goals: start, 1, 2.1, 2.2 and the abandoned goal.
+    await page.waitForFunction(`${nodes} >= 5`);
     await expect.poll(allInView).toBe(true);
     expect(await smallestText()).toBeGreaterThanOrEqual(10);
     await screenshot(page, "dag-expanded-1024");
 
     await press(page.getByRole("button", { name: "Collapse 2 Implement the feature" }));
-    await page.waitForFunction(`${nodes} < 6`);
+    await page.waitForFunction(`${nodes} < 5`);
     await expect.poll(allInView).toBe(true);
     await page.close();
   });
+
+  it("expands a goal in place of its node at 1440 and 390 px", async () => {
+    const server = await web.server({ script: SCRIPT });
+    const sessionId = await chatToEnd(server, { message: "Build the feature" });
+    for (const [width, height] of [
+      [1440, 900],
+      [390, 844],
+    ] as const) {
+      const page = await web.page({ width, height });
+      await page.goto(`${server.url}/sessions/${sessionId}/dag`);
+      const canvas = page.getByTestId("dag-canvas");
+      await canvas.getByText("Analyse the code").waitFor();
+      await press(page.getByRole("button", { name: "Expand 2 Implement the feature" }));
+      await canvas.getByText("Design the API").waitFor();
+      // [2] gave way to [2.1] and [2.2]; the chain goes on from 2.2 to 3.
+      expect(await canvas.locator(".goal-node", { hasText: "Implement the feature" }).count()).toBe(0);
+      await page.getByRole("button", { name: "Collapse 2 Implement the feature" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `dag-expanded-${width}`);
+      await page.close();
+    }
+  }, 90_000);
 });

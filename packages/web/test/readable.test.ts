@@ -91,7 +91,7 @@ describe("costs and tokens at a glance", () => {
     await totals.getByTestId("sub-agent-totals").waitFor();
     // 1200 + 900 input, 300 + 1500 cached, 80 + 200 output, 40 reasoning, $0.0123 + $0.02; the two
     // sub-traces were written without entries.
-    expect(await totals.textContent()).toBe("Input2100Cached1800Output280Reasoning40Cost$0.03Calls2Sub-agents0 tokens in 2 runs");
+    expect(await totals.textContent()).toBe("Input2100Cached1800Output280Reasoning40Cost$0.03Steps2Sub-agents0 tokens in 2 runs");
     const usage = page.getByTestId("step-usage");
     await usage.first().waitFor();
     expect(await usage.allTextContents()).toEqual([

@@ -115,7 +115,7 @@ describe("run timeline", () => {
         .textContent();
     expect(await figure("Input")).toBe(String(900 + 1200 + 1500 + 2000));
     expect(await figure("Output")).toBe(String(40 + 30 + 20 + 60));
-    expect(await figure("Calls")).toBe("4");
+    expect(await figure("Steps")).toBe("3 + 1 compaction");
     expect(await figure("Cost")).toBe("price unknown");
     expect(await figure("Sub-agents")).toBe("620 tokens in 2 runs");
     await page.getByText("Both branches looked; the key is set.").waitFor();

@@ -1,8 +1,10 @@
 import { ArborError } from "../errors.js";
+import { goalTreeOnPath } from "../goal/goal-path.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import type { Snapshot } from "../model/snapshot.js";
 import { buildContext, contextMessages } from "./context.js";
+import { subagentMaps } from "./subagent-maps.js";
 
 /** Root key in `childrenByParentId`. */
 export const ROOT_KEY = "";
@@ -58,6 +60,8 @@ export function buildSnapshot(session: SessionMeta, entries: readonly Entry[], p
       messageEntryIds,
       thinkingLevel: ctx.thinkingLevel,
       model: ctx.model,
+      goalTree: goalTreeOnPath(path) ?? null,
     },
+    ...subagentMaps(entries),
   };
 }

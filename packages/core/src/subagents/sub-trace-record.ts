@@ -27,6 +27,8 @@ export interface BranchRecord {
   evidenceSummaries: unknown[];
   toolRuntimeRoutes: ToolRoute[];
   selectedSource: "final_text" | "last_assistant_message" | "status";
+  /** The sources the branch actually offered, in the order they are preferred (the status always is). */
+  inputSources: Array<"final_text" | "last_assistant_message" | "status">;
 }
 
 /**
@@ -118,6 +120,11 @@ export function branchRecorder(now: () => number) {
         evidenceSummaries: evidence,
         toolRuntimeRoutes: [...routes.values()],
         selectedSource,
+        inputSources: [
+          ...(finalText ? (["final_text"] as const) : []),
+          ...(lastText ? (["last_assistant_message"] as const) : []),
+          "status" as const,
+        ],
       };
     },
   };
@@ -134,7 +141,7 @@ export function resultMetadata(record: BranchRecord): SubagentResultMetadata {
       status: record.outcome.status,
       diagnostics: {
         selectedSource: record.selectedSource,
-        inputSources: ["final_text", "last_assistant_message", "status"],
+        inputSources: record.inputSources,
         fallbackUsed: record.selectedSource !== "final_text",
       },
     },

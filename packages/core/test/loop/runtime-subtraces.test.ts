@@ -101,8 +101,34 @@ describe("explore and delegate", () => {
       status: "completed",
       diagnostics: { selectedSource: "final_text", fallbackUsed: false },
     });
+    // The sources the branch offered: a final text and a last assistant message, and its status.
+    expect(jwtResult.metadata.subagentProjection?.diagnostics.inputSources).toEqual([
+      "final_text",
+      "last_assistant_message",
+      "status",
+    ]);
     expect(jwtResult.metadata.toolRuntimeRoutes).toEqual([expect.objectContaining({ tool: "list", calls: 1, errors: 0 })]);
     expect(jwtResult.metadata.processEvents.length).toBeGreaterThan(0);
+
+    // The snapshot projects the batch by its id, sums its tools, and carries the goal tree in its runtime context.
+    const snap = await store.getSnapshot(result.sessionId);
+    expect(snap.subagentRuntimeByBatchId[batch!.batchId]).toMatchObject({
+      batchEntryId: batch!.id,
+      mode: "explore",
+      goalId: "1",
+      tasks: [{ task: "look at JWT" }, { task: "look at sessions" }],
+    });
+    const projected = snap.subagentRuntimeByBatchId[batch!.batchId]!.results.find((r) => r.subSessionId === jwtId);
+    expect(projected).toMatchObject({
+      entryId: jwtResult.id,
+      status: "completed",
+      diagnostics: { selectedSource: "final_text" },
+    });
+    expect(projected!.processEvents).toBe(jwtResult.metadata.processEvents.length);
+    expect(snap.toolRuntimeRoutesByBatchId[batch!.batchId]).toEqual([
+      expect.objectContaining({ tool: "list", calls: 1, errors: 0 }),
+    ]);
+    expect(snap.runtimeContext.goalTree?.goals[0]).toMatchObject({ type: "agent_call", subTraceIds: goal.subTraceIds });
 
     // The parent's watchers heard the sub-traces: started, their messages, completed.
     await hub.flush();
@@ -150,6 +176,8 @@ describe("explore and delegate", () => {
     expect(byTask.get("slow")!.summary).toMatch(/^\[timeout\] /);
     expect(byTask.get("slow")!.metadata.subagentProjection?.diagnostics).toMatchObject({
       selectedSource: "status",
+      // It offered nothing but its status, and says so.
+      inputSources: ["status"],
       fallbackUsed: true,
     });
     // With background the branch starts from it, not from the parent's conversation.

@@ -10,7 +10,10 @@ export interface SessionTotals {
   cost: number;
   /** Model calls that used tokens but carry no cost: their price is unknown. */
   unpriced: number;
+  /** Model calls: the steps' and the compactions' summaries. */
   calls: number;
+  /** The agent's steps: its answers (a compaction's summary is a model call but not a step). */
+  steps: number;
 }
 
 export interface EntryUsage {
@@ -47,12 +50,14 @@ export function compactionUsageOf(entry: Entry | undefined): EntryUsage | undefi
 }
 
 export function sessionTotals(snapshot: Snapshot): SessionTotals {
-  const totals: SessionTotals = { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, unpriced: 0, calls: 0 };
+  const totals: SessionTotals = { input: 0, cached: 0, output: 0, reasoning: 0, cost: 0, unpriced: 0, calls: 0, steps: 0 };
   for (const entry of snapshot.entries) {
     // A compaction's summary is a model call this session paid for, as much as an answer is.
-    const u = usageOf(entry) ?? compactionUsageOf(entry);
+    const step = usageOf(entry);
+    const u = step ?? compactionUsageOf(entry);
     if (!u) continue;
     totals.calls++;
+    if (step) totals.steps++;
     totals.input += u.input;
     totals.cached += u.cached;
     totals.output += u.output;

@@ -4,6 +4,7 @@ import { ArborError } from "../../errors.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { isBinaryFile } from "./binary.js";
+import { editRegions } from "./edit-regions.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
 
 export const EditInputSchema = z.strictObject({
@@ -71,10 +72,21 @@ export function editTool() {
       return {
         output: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? "" : "s"}.`,
         title: shown,
-        metadata: { path: absolute, replacements: count },
+        // Where it changed, with context, so a diff can show the file's own line numbers.
+        metadata: {
+          path: absolute,
+          replacements: count,
+          regions: editRegions(content, oldString, newString, occurrences(content, oldString)),
+        },
       };
     },
   });
+}
+
+function occurrences(text: string, search: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(search); i !== -1; i = text.indexOf(search, i + search.length)) out.push(i);
+  return out;
 }
 
 function countOccurrences(text: string, search: string): number {

@@ -105,7 +105,12 @@ export const HistoryBlockView = memo(function HistoryBlockView({
     case "subagent_result":
       return (
         <div className="msg" data-entry-id={id}>
-          <SubagentResultCard subSessionId={block.subSessionId} status={block.status} summary={block.summary} />
+          <SubagentResultCard
+            subSessionId={block.subSessionId}
+            status={block.status}
+            summary={block.summary}
+            metadata={block.metadata}
+          />
         </div>
       );
     case "compaction":

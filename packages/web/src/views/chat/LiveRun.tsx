@@ -1,8 +1,9 @@
 import { runs } from "../../lib/runs.js";
 import { steeringMark } from "../../lib/steering.js";
+import { RichText } from "../common/RichText.js";
 import { PermissionCard } from "./PermissionCard.js";
 import { PlanCard } from "./PlanCard.js";
-import type { RunItem, RunState } from "./run-state.js";
+import { isActive, type RunItem, type RunState } from "./run-state.js";
 import { ToolCallCard } from "./ToolCallCard.js";
 
 /** The run's items cut where the user steered it: the answer so far, the user's message, the answer after it. */
@@ -70,7 +71,15 @@ function LiveItem({ run, item, index }: { run: RunState; item: RunItem; index: n
   const sessionId = run.sessionId;
   switch (item.kind) {
     case "text":
-      return <p className="msg-text live-text">{item.text}</p>;
+      // The text still streaming shows as it comes (parsing Markdown on every token is wasted work);
+      // once anything follows it (a tool call, an ask that may wait for minutes) or the run ends, it is final.
+      return index === run.items.length - 1 && isActive(run) ? (
+        <p className="msg-text live-text">{item.text}</p>
+      ) : (
+        <div className="live-text">
+          <RichText text={item.text} />
+        </div>
+      );
     case "reasoning":
       return (
         <details className="reasoning" open={index === run.items.length - 1 && run.status === "running"}>

@@ -46,7 +46,7 @@ export function ToolCallCard({
   metadata,
   action,
 }: ToolCallCardProps) {
-  const diff = editDiff(tool, input);
+  const diff = editDiff(tool, input, metadata);
   // A call that ended during a live run has no stored result yet: what it reported last stands in.
   const note =
     status === "running" ? undefined : progressSummary(endedMetadata(tool, metadata, progress?.metadata, output), false);

@@ -50,7 +50,7 @@ export type HistoryBlock =
       error?: string;
     }
   | { kind: "patch"; entry: Entry; files: FileChangeView[] }
-  | { kind: "subagent_result"; entry: Entry; subSessionId: string; status: string; summary: string }
+  | { kind: "subagent_result"; entry: Entry; subSessionId: string; status: string; summary: string; metadata: unknown }
   | { kind: "tool"; entry: Entry; tools: ToolCallView[] }
   | { kind: "compaction"; entry: Entry; summary: string; tokensBefore: number }
   | { kind: "branch_summary"; entry: Entry; summary: string }
@@ -182,6 +182,7 @@ export function buildHistory(snapshot: Snapshot): HistoryBlock[] {
           subSessionId: entry.subSessionId,
           status: entry.status,
           summary: entry.summary,
+          metadata: entry.metadata,
         });
         break;
       case "custom": {

@@ -1,4 +1,4 @@
-import { createTwoFilesPatch } from "diff";
+import { createTwoFilesPatch, formatPatch, structuredPatch } from "diff";
 
 /** What a tool call's arguments mean to a reader, beyond the raw JSON: an edit's diff, a goal call's changes. */
 
@@ -13,16 +13,58 @@ function parse(input: string): Record<string, unknown> | undefined {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined);
 
-/** The unified diff an `edit` call asks for (old text → new text), without the patch's index banner. */
-export function editDiff(tool: string, input: string): { path: string; diff: string } | undefined {
+/**
+ * The unified diff of an `edit` call, without the patch's index banner. A finished call's result
+ * records where in the file it changed (`metadata.regions`: the lines with context, and where they
+ * start), so the diff shows the file's own line numbers and three lines of context; a call without
+ * them (still running, or from an older store) shows its old text against its new, numbered from 1.
+ */
+export function editDiff(
+  tool: string,
+  input: string,
+  metadata?: Record<string, unknown>,
+): { path: string; diff: string } | undefined {
   if (tool !== "edit") return undefined;
   const args = parse(input);
   const path = str(args?.path);
   const before = str(args?.oldString);
   const after = str(args?.newString);
   if (path === undefined || before === undefined || after === undefined) return undefined;
+  const regions = editRegions(metadata?.regions);
+  if (regions.length > 0) {
+    const hunks = regions.flatMap((r) =>
+      structuredPatch(path, path, r.before, r.after, "", "", { context: 3 }).hunks.map((h) => ({
+        ...h,
+        oldStart: h.oldStart + r.oldLine - 1,
+        newStart: h.newStart + r.newLine - 1,
+      })),
+    );
+    const patch = formatPatch({ oldFileName: path, newFileName: path, oldHeader: "", newHeader: "", hunks });
+    return { path, diff: patch.slice(patch.indexOf("\n---") + 1) };
+  }
   const patch = createTwoFilesPatch(path, path, ensureNewline(before), ensureNewline(after), "", "", { context: 3 });
   return { path, diff: patch.slice(patch.indexOf("\n---") + 1) };
+}
+
+interface EditRegion {
+  oldLine: number;
+  newLine: number;
+  before: string;
+  after: string;
+}
+
+/** The edit tool's recorded regions, each checked (a damaged record is skipped, not trusted). */
+function editRegions(value: unknown): EditRegion[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (r): r is EditRegion =>
+      typeof r === "object" &&
+      r !== null &&
+      Number.isInteger((r as EditRegion).oldLine) &&
+      Number.isInteger((r as EditRegion).newLine) &&
+      typeof (r as EditRegion).before === "string" &&
+      typeof (r as EditRegion).after === "string",
+  );
 }
 
 function ensureNewline(text: string): string {

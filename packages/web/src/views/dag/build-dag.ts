@@ -3,8 +3,9 @@ import { childrenOf, type GoalTreeView, type GoalView, type Stats } from "./goal
 /**
  * The DAG from goal trees: nodes are goal results, edges the work that led to them.
  * - Top-level goals form a chain from START; each edge carries its goal's cumulative stats.
- * - Expanding a goal's edge puts its sub-goals on the way: prev → 2.1 → 2.2 → 2, the last edge
- *   being the goal's own work (self stats). Nested goals expand the same way.
+ * - Expanding a goal's edge replaces the goal with its sub-goals, as the seed draws it:
+ *   prev → 2.1 → 2.2 → 3. The edge into the first sub-goal carries the goal's collapse control and
+ *   its own work (self stats: the messages filed under the goal itself). Nested goals expand the same way.
  * - Expanding an `agent_call` goal fans out one branch per sub-trace: prev → [sub-trace] → goal;
  *   a branch expands into that sub-trace's own goals once they are loaded.
  * - An abandoned goal is a grey dead end off the node before it; the chain goes on without it.
@@ -34,6 +35,19 @@ export interface DagEdge {
   toggleKey?: string;
   expanded: boolean;
   abandoned: boolean;
+  /**
+   * The expanded goals this edge opens (outermost first): their nodes were replaced by their
+   * sub-goals, so their collapse control and their own messages ride on the edge into the first one.
+   */
+  groups?: DagGroup[];
+}
+
+export interface DagGroup {
+  traceId: string;
+  goalId: string;
+  title: string;
+  toggleKey: string;
+  stats: Stats;
 }
 
 export interface Dag {
@@ -64,10 +78,22 @@ export function buildDag(
       const isAgentCall = goal.type === "agent_call" && goal.subTraceIds.length > 0;
       const canExpand = children.length > 0 || isAgentCall;
       const open = canExpand && expanded.has(key);
+      const base = { traceId: tid, goalId: goal.id, title: `${goal.display} ${goal.description}`, abandoned };
+      if (open && children.length > 0) {
+        // The goal gives way to its sub-goals; the chain goes on from the last of them.
+        const first = edges.length;
+        const last = chain(tid, children, kids, prev, abandoned);
+        const into = edges[first];
+        if (into) {
+          const group: DagGroup = { traceId: tid, goalId: goal.id, title: base.title, toggleKey: key, stats: goal.selfStats };
+          into.groups = [group, ...(into.groups ?? [])];
+        }
+        if (!abandoned) prev = last;
+        continue;
+      }
       const node: DagNode = { id, kind: "goal", title: goal.description, display: goal.display, status: goal.status, abandoned };
       if (goal.summary) node.summary = goal.summary;
       nodes.push(node);
-      const base = { traceId: tid, goalId: goal.id, title: `${goal.display} ${goal.description}`, abandoned };
       if (!open) {
         edge({
           ...base,
@@ -78,9 +104,6 @@ export function buildDag(
           expanded: false,
           ...(canExpand ? { toggleKey: key } : {}),
         });
-      } else if (children.length > 0) {
-        const last = chain(tid, children, kids, prev, abandoned);
-        edge({ ...base, source: last, target: id, stats: goal.selfStats, statsKind: "self", expanded: true, toggleKey: key });
       } else {
         for (const subId of goal.subTraceIds) {
           const info = goal.subTraceMetadata[subId];

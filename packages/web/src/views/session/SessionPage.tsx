@@ -1,15 +1,16 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { navigate, onLinkClick, sessionPath, TABS, type Tab } from "../../lib/router.js";
-import { runs } from "../../lib/runs.js";
+import { runs, useRun } from "../../lib/runs.js";
 import { useSnapshot } from "../../lib/use-snapshot.js";
 import { ChatView } from "../chat/ChatView.js";
+import { isActive } from "../chat/run-state.js";
 import { CompareView } from "../compare/CompareView.js";
 import { DebugPanel } from "../debug/DebugPanel.js";
-import { sessionTitle } from "../sessions/nest-sessions.js";
 import { StepTrace } from "../steps/StepTrace.js";
 import { TimelineView } from "../timeline/TimelineView.js";
 import { TreeView } from "../tree/TreeView.js";
 import { ApprovalsPanel } from "./ApprovalsPanel.js";
+import { liveTitle } from "./live-title.js";
 import { SessionOrigin } from "./SessionOrigin.js";
 import { SessionTotalsBar } from "./SessionTotalsBar.js";
 import { TodoPanel } from "./TodoPanel.js";
@@ -42,9 +43,20 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
     if (found) runs.attach(sessionId);
   }, [sessionId, found]);
 
+  // While a run goes, each step it has written (a model call ended: its tools start, it asks, or the
+  // next call begins) is read back, so the header's totals run with it instead of jumping in at the end.
+  const run = useRun(sessionId);
+  const active = isActive(run);
+  const stepMark =
+    run && active ? `${run.llmCalls.length}:${Object.keys(run.tools).length}:${Object.keys(run.permissions).length}` : "";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the step mark is the trigger.
+  useEffect(() => {
+    if (found && stepMark !== "") void reload();
+  }, [stepMark]);
+
   if (notFound) return <NotFound sessionId={sessionId} />;
 
-  const title = snapshot ? sessionTitle(snapshot.session) : sessionId;
+  const title = liveTitle(sessionId, snapshot, run?.prompt);
   return (
     <section className="session-page" aria-labelledby="session-title">
       <header className="session-head">
@@ -52,7 +64,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
           {title}
         </h1>
         {snapshot && <SessionOrigin meta={snapshot.session} />}
-        {snapshot && <SessionTotalsBar snapshot={snapshot} />}
+        {snapshot && <SessionTotalsBar snapshot={snapshot} running={active} />}
         {snapshot && <TodoPanel snapshot={snapshot} />}
         {snapshot && <ApprovalsPanel sessionId={sessionId} version={snapshot} />}
         <nav aria-label="Session views" className="tabs">
@@ -99,7 +111,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
             <DagView traceId={sessionId} />
           </Suspense>
         )}
-        {tab === "timeline" && <TimelineView sessionId={sessionId} />}
+        {tab === "timeline" && <TimelineView sessionId={sessionId} snapshot={snapshot} />}
         {tab === "compare" && snapshot && <CompareView snapshot={snapshot} reload={reload} />}
         {tab === "steps" && <StepTrace sessionId={sessionId} snapshot={snapshot} />}
         {tab === "debug" && <DebugPanel sessionId={sessionId} />}

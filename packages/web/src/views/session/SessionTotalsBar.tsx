@@ -43,16 +43,18 @@ function useSubAgentSpend(snapshot: Snapshot): SubAgentSpend | undefined {
 }
 
 /** The session's spend at a glance: tokens by kind and the cost, or why there is none; then its sub-agents'. */
-export function SessionTotalsBar({ snapshot }: { snapshot: Snapshot }) {
+export function SessionTotalsBar({ snapshot, running = false }: { snapshot: Snapshot; running?: boolean }) {
   const t = useMemo(() => sessionTotals(snapshot), [snapshot]);
   const subs = useSubAgentSpend(snapshot);
-  if (t.calls === 0 && !subs?.runs) return null;
+  // A run in progress shows its totals from the start (zeros until its first step is written), so the
+  // bar is there before the run ends rather than pushing the tabs down when it does.
+  if (t.calls === 0 && !subs?.runs && !running) return null;
   const cost =
     t.unpriced > 0 && t.cost === 0
       ? "price unknown"
       : `${formatCost(t.cost) || "$0"}${t.unpriced > 0 ? ` + ${t.unpriced} call${t.unpriced === 1 ? "" : "s"} of unknown price` : ""}`;
   return (
-    <dl className="totals" aria-label="Session totals" data-testid="session-totals">
+    <dl className="totals" aria-label="Session totals" data-testid="session-totals" data-running={running}>
       <div>
         <dt>Input</dt>
         <dd>{formatTokens(t.input)}</dd>
@@ -74,8 +76,11 @@ export function SessionTotalsBar({ snapshot }: { snapshot: Snapshot }) {
         <dd>{cost}</dd>
       </div>
       <div>
-        <dt>Calls</dt>
-        <dd>{t.calls}</dd>
+        <dt>Steps</dt>
+        <dd>
+          {t.steps}
+          {t.calls > t.steps ? ` + ${t.calls - t.steps} compaction${t.calls - t.steps === 1 ? "" : "s"}` : ""}
+        </dd>
       </div>
       {subs && subs.runs > 0 && (
         <div data-testid="sub-agent-totals">

@@ -1,3 +1,4 @@
+import type { Snapshot } from "@arbor/core";
 import { Bot, ChevronDown, ChevronRight, Hourglass, Minimize2, Sparkles, Wrench } from "lucide-react";
 import { type KeyboardEvent, useEffect, useMemo, useState } from "react";
 import { api } from "../../api/client.js";
@@ -6,6 +7,7 @@ import { formatCost, formatDuration, formatTokens } from "../../lib/format.js";
 import { runs } from "../../lib/runs.js";
 import { SpanDetails } from "./SpanDetails.js";
 import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
+import { laneOfRun, runWindows } from "./timeline-runs.js";
 
 const ICONS = { model: Sparkles, tool: Wrench, compaction: Minimize2, subagent: Bot } as const;
 const LEGEND = [
@@ -19,12 +21,15 @@ const LEGEND = [
 const PAGE = 400;
 
 /**
- * The run timeline: every model call, tool call, compaction and sub-agent of the session as a bar on
- * one time axis, sub-agents' own calls nested under them. A tool's wait for a permission answer is
- * drawn apart from the tool's own time. Click (or Enter on) a row to see its details.
+ * The run timeline: every model call, tool call, compaction and sub-agent of a run as a bar on one
+ * time axis, sub-agents' own calls nested under them. A session of several runs shows its latest
+ * by default, with a picker for the others (or all on one axis). A tool's wait for a permission
+ * answer is drawn apart from the tool's own time. Click (or Enter on) a row to see its details.
  */
-export function TimelineView({ sessionId }: { sessionId: string }) {
-  const [lane, setLane] = useState<TimelineLane | undefined>();
+export function TimelineView({ sessionId, snapshot }: { sessionId: string; snapshot?: Snapshot | undefined }) {
+  const [whole, setLane] = useState<TimelineLane | undefined>();
+  /** The run picked: its number, "all", or undefined for the latest. */
+  const [picked, setPicked] = useState<number | "all" | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [version, setVersion] = useState(0);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
@@ -45,6 +50,9 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
     };
   }, [sessionId, version]);
 
+  const windows = useMemo(() => (whole ? runWindows(snapshot, whole) : []), [whole, snapshot]);
+  const run = picked === "all" ? undefined : (windows.find((w) => w.number === picked) ?? windows[windows.length - 1]);
+  const lane = useMemo(() => (whole ? laneOfRun(whole, run) : undefined), [whole, run]);
   const rows = useMemo(() => (lane ? timelineRows(lane, collapsed) : []), [lane, collapsed]);
   // What the whole run spent, sub-agents included (collapsing a lane hides rows, not its spending).
   const spent = useMemo(() => {
@@ -89,6 +97,22 @@ export function TimelineView({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="timeline">
+      {windows.length > 1 && (
+        <label className="timeline-run">
+          Run{" "}
+          <select
+            value={picked === "all" ? "all" : String(run?.number ?? "")}
+            onChange={(e) => setPicked(e.target.value === "all" ? "all" : Number(e.target.value))}
+          >
+            {windows.map((w) => (
+              <option key={w.number} value={w.number}>
+                {w.number} of {windows.length}: {w.label || "(no prompt)"} · {formatDuration(w.end - w.start) || "0 ms"}
+              </option>
+            ))}
+            <option value="all">All runs on one axis</option>
+          </select>
+        </label>
+      )}
       <p className="timeline-summary">
         <span data-testid="timeline-totals">
           {formatDuration(total)} in all · {rows.length} spans · {formatTokens(spent.tokens) || "0"} tokens

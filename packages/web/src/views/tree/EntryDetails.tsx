@@ -204,7 +204,12 @@ export function EntryDetails({
         </p>
       )}
       {entry.type === "subagent_result" ? (
-        <SubagentResultCard subSessionId={entry.subSessionId} status={entry.status} summary={entry.summary} />
+        <SubagentResultCard
+          subSessionId={entry.subSessionId}
+          status={entry.status}
+          summary={entry.summary}
+          metadata={entry.metadata}
+        />
       ) : (
         <pre className="entry-content">{contentOf(entry)}</pre>
       )}
