@@ -2,8 +2,8 @@ import type { PlanEntry, PlanEntryStatus, SessionUpdate } from "@agentclientprot
 import type { GoalTree } from "@arbor/core/session";
 import { questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
-import { acpAsksQuestion } from "./prompt-turn.js";
 import { unreachable } from "../shared/unreachable.js";
+import { acpAsksQuestion } from "./prompt-turn.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
