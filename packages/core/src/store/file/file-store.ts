@@ -70,7 +70,9 @@ export class FileStore extends StoreBase {
     this.durability = opts.durability ?? "process";
     const root = join(resolve(opts.dir), "sessions");
     this.dirs = new SessionDirs(root, this.durability === "fsync");
-    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
+    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION, (id) =>
+      this.leases.token(id),
+    );
     this.inbox = new InboxFiles(root, this.durability === "fsync");
     this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
     this.tokens = new TokenFiles(join(resolve(opts.dir), "tokens"), this.durability === "fsync");
@@ -83,7 +85,13 @@ export class FileStore extends StoreBase {
       settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id),
       leased: (id) => this.leases.holds(id),
     });
-    this.writes = new SessionWrites(this.leases, this.sessions, this.dirs, (id) => this.load(id));
+    this.writes = new SessionWrites(
+      this.leases,
+      this.sessions,
+      this.dirs,
+      (id) => this.load(id),
+      (id) => this.events.leaseEnded(id),
+    );
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
@@ -420,6 +428,7 @@ export class FileStore extends StoreBase {
     await this.writes.lock.drain();
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
+    this.events.closeAll();
     await this.leases.releaseAll();
   }
 }

@@ -63,6 +63,53 @@ export async function listEventRows(
   }));
 }
 
+/**
+ * The records of `type` after `after`, oldest first, and the cursor to read on from: the session's
+ * newest record when the page holds every match. Read in one statement, so the newest id and the
+ * matches come from one snapshot (ids are given out under the session's lock, so no lower id commits
+ * later); a reader that finds nothing new starts its next read after everything it has looked at,
+ * instead of scanning the whole log since its first cursor again.
+ */
+export async function listTypedEventRows(
+  db: Db,
+  sessionId: string,
+  after: number,
+  limit: number,
+  type: string,
+): Promise<{ records: StoredEvent[]; cursor: number }> {
+  const rows = await db
+    .selectFrom("arbor_events")
+    .select(["event_id", "type", "timestamp", "data"])
+    .where("session_id", "=", sessionId)
+    .where("event_id", ">", after)
+    .where((eb) =>
+      eb.or([
+        eb("type", "=", type),
+        eb(
+          "event_id",
+          "=",
+          eb
+            .selectFrom("arbor_events as newest")
+            .select(sql<number>`max(newest.event_id)`.as("last"))
+            .where("newest.session_id", "=", sessionId),
+        ),
+      ]),
+    )
+    .orderBy("event_id")
+    .limit(limit)
+    .execute();
+  const records = rows
+    .filter((r) => r.type === type)
+    .map((r) => ({
+      id: Number(r.event_id),
+      type: r.type,
+      timestamp: r.timestamp,
+      data: JSON.parse(r.data) as Record<string, unknown>,
+    }));
+  const last = rows.at(-1);
+  return { records, cursor: last === undefined ? after : Number(last.event_id) };
+}
+
 /** The highest event id kept for the session, 0 when its log is empty. */
 export async function lastEventRowId(db: Db, sessionId: string): Promise<number> {
   const row = await db

@@ -24,7 +24,7 @@ import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
 import { assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
-import { appendEventRows, lastEventRowId, listEventRows } from "./event-log.js";
+import { appendEventRows, lastEventRowId, listEventRows, listTypedEventRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
 import { activePathRows, deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
 import { entryRow, sessionNotFound } from "./rows.js";
@@ -234,9 +234,8 @@ export class SqlStore extends StoreBase {
       const from = after === undefined ? undefined : inboxCursor(after);
       await assertSessionRow(this.db, sessionId);
       if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(this.db, sessionId)) };
-      const rows = await listEventRows(this.db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
-      const messages = inboxMessages(rows);
-      return { messages, cursor: String(rows.at(-1)?.id ?? from) };
+      const { records, cursor } = await listTypedEventRows(this.db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
+      return { messages: inboxMessages(records), cursor: String(cursor) };
     });
   }
 
