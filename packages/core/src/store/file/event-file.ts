@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import type { StoredEvent } from "../event-records.js";
+import { type StoredEvent, storedEventJson } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
@@ -84,10 +84,13 @@ export class EventFiles {
     return this.state(id).lastId;
   }
 
-  append(id: string, events: readonly StoredEvent[]): void {
+  /** `dataJson`, when given, is each event's data as JSON already (made when the batch was checked). */
+  append(id: string, events: readonly StoredEvent[], dataJson?: readonly string[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const text = events.map((e) => `${JSON.stringify(e)}\n`).join("");
+    const text = events
+      .map((e, i) => `${dataJson?.[i] === undefined ? JSON.stringify(e) : storedEventJson(e, dataJson[i])}\n`)
+      .join("");
     const buf = Buffer.from(text);
     const file = this.file(id);
     // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.

@@ -341,7 +341,11 @@ export class FileStore extends StoreBase {
     const checked = checkEventInputs(inputs, this.maxEntryBytes);
     return this.writes.locked(sessionId, () => {
       const events = numberEvents(checked, this.events.lastId(sessionId), this.now());
-      this.events.append(sessionId, events);
+      this.events.append(
+        sessionId,
+        events,
+        checked.map((c) => c.dataJson),
+      );
       return { value: events, synced: null };
     });
   }

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { type EventInput, numberEvents, type StoredEvent } from "../event-records.js";
+import { type CheckedEvent, numberEvents, type StoredEvent } from "../event-records.js";
 import type { ArborDatabase } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -12,7 +12,7 @@ type Db = Kysely<ArborDatabase>;
 export async function appendEventRows(
   trx: Db,
   sessionId: string,
-  inputs: readonly EventInput[],
+  inputs: readonly CheckedEvent[],
   now: string,
   maxEvents: number,
 ): Promise<StoredEvent[]> {
@@ -21,12 +21,12 @@ export async function appendEventRows(
     await trx
       .insertInto("arbor_events")
       .values(
-        events.slice(i, i + 200).map((e) => ({
+        events.slice(i, i + 200).map((e, j) => ({
           session_id: sessionId,
           event_id: e.id,
           type: e.type,
           timestamp: e.timestamp,
-          data: JSON.stringify(e.data),
+          data: (inputs[i + j] as CheckedEvent).dataJson,
         })),
       )
       .execute();
