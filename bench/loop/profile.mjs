@@ -20,14 +20,29 @@ const steps = Number(stepsArg);
 const store = await openBackend(core, backend, tmp);
 try {
   const cpus = [];
+  const walls = [];
+  const late = [];
   for (let i = 0; i < Number(runsArg); i++) {
     const runtime = runtimeFor(core, { store, script: toolLoopScript(steps), tmp });
     const r = await consume(runtime, { prompt: USER_PROMPT, maxTurns: steps + 10 }, { stamps: true });
     cpus.push((r.cpuMs * 1000) / steps);
+    walls.push((r.ms * 1000) / steps);
+    // With 1,000+ steps: the median step around step 10 and around step 1,000 (as the loop section's L2).
+    if (steps > 1010) late.push([window(r.starts, 10), window(r.starts, 1000)]);
   }
   cpus.sort((a, b) => a - b);
-  console.log(`${kind}: CPU µs/step p50 ${cpus[cpus.length >> 1].toFixed(0)} min ${cpus[0].toFixed(0)}`);
+  walls.sort((a, b) => a - b);
+  const growth = late.map(([e, l]) => ` | µs/step @10 ${e.toFixed(0)} @1000 ${l.toFixed(0)} (${(l / e).toFixed(2)}×)`).join("");
+  console.log(
+    `${kind}: CPU µs/step p50 ${cpus[cpus.length >> 1].toFixed(0)} min ${cpus[0].toFixed(0)}; wall µs/step p50 ${walls[walls.length >> 1].toFixed(0)}${growth}`,
+  );
 } finally {
   await store.close();
   rmSync(tmp, { recursive: true, force: true });
+}
+
+function window(starts, center) {
+  const sample = [];
+  for (let s = center - 9; s <= center + 10; s++) sample.push((starts[s] - starts[s - 1]) * 1000);
+  return sample.sort((a, b) => a - b)[sample.length >> 1];
 }
