@@ -5,7 +5,7 @@ import { median } from "../lib/stats.mjs";
 import { consume, LOOP_BACKENDS, openBackend, PAYLOAD, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 /** Steps/s with every message persisted: the file store's target, SQLite's, and the stub's (pi's bare loop). */
-const TARGET_STEPS_PER_S = { file: 4000, sqlite: 3000, none: 4000 };
+const TARGET_STEPS_PER_S = { file: 5000, sqlite: 3500, none: 5000 };
 const TARGET_GROWTH = 1.5;
 const WINDOW = 20;
 

@@ -51,7 +51,9 @@ export async function run(ctx) {
 }
 
 const DEPTH = 50_000;
-const DEPTH_TARGET_US = { file: 11, sqlite: 25 };
+const DEPTH_TARGET_US = { file: 10, sqlite: 25 };
+/** A one-off append by a process that does not hold the session (it takes the cross-process write lock). */
+const NO_LEASE_TARGET_US = { file: 40 };
 
 /**
  * A1: appends to a session that already holds 50k entries, the size the issue's figures are taken at.
@@ -78,7 +80,18 @@ async function atDepth({ core, tmp, quick, baseline }) {
           // Without the lease every append also takes the session's cross-process write lock.
           const u = await sequential(store, sid, { warmup: 100, min: 1000, max: 1000, seconds: 10 });
           const before = quick ? "–" : baseline.compare(`append.depth.${kind}.process.p50_us`, u.p50, "lower");
-          rows.push([kind, "process, no lease", count(u.n), num(u.p50), num(u.p99), num(u.perSec), "", "", before]);
+          const t = NO_LEASE_TARGET_US[kind];
+          rows.push([
+            kind,
+            "process, no lease",
+            count(u.n),
+            num(u.p50),
+            num(u.p99),
+            num(u.perSec),
+            t ? `p50 ≤ ${t}` : "",
+            t ? ratio(u.p50 / t) : "",
+            before,
+          ]);
         }
         // A run holds its session's lease, so no other process writes it and appends skip the lock.
         const lease = await store.acquireLease(sid, "bench");

@@ -46,9 +46,13 @@ export const DEFAULT_MAX_EVENTS_PER_SESSION = 100_000;
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 
-/** Checks a batch before anything is written; returns each record's JSON (without its id) for the size check. */
-export function checkEventInputs(inputs: unknown, maxBytes: number): EventInput[] {
+/** An event that passed the checks, with its data's JSON (made once for the size check, reused to write it). */
+export type CheckedEvent = EventInput & { dataJson: string };
+
+/** Checks a batch before anything is written; each event comes back with its data's JSON. */
+export function checkEventInputs(inputs: unknown, maxBytes: number): CheckedEvent[] {
   if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEvents takes an array of events.");
+  const checked: CheckedEvent[] = [];
   for (const [i, e] of inputs.entries()) {
     const where = inputs.length > 1 ? `Event ${i}` : "The event";
     if (typeof e !== "object" || e === null) throw new ArborError("invalid_input", `${where} is not an object.`);
@@ -65,12 +69,19 @@ export function checkEventInputs(inputs: unknown, maxBytes: number): EventInput[
     if (timestamp !== undefined && (typeof timestamp !== "string" || Number.isNaN(Date.parse(timestamp)))) {
       throw new ArborError("invalid_input", `${where} (${type}) has a timestamp that is not an ISO-8601 time.`);
     }
-    const size = Buffer.byteLength(JSON.stringify(data));
+    const dataJson = JSON.stringify(data);
+    const size = Buffer.byteLength(dataJson);
     if (size > maxBytes) {
       throw new ArborError("entry_too_large", `${where} (${type}) is ${size} bytes, over the ${maxBytes}-byte limit.`);
     }
+    checked.push({ type, data: data as Record<string, unknown>, ...(timestamp === undefined ? {} : { timestamp }), dataJson });
   }
-  return inputs as EventInput[];
+  return checked;
+}
+
+/** A stored event's JSON line content, from its data's JSON made at the check (the same text `JSON.stringify` gives). */
+export function storedEventJson(event: StoredEvent, dataJson: string): string {
+  return `{"id":${event.id},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"data":${dataJson}}`;
 }
 
 export function checkListEventsOptions(opts: ListEventsOptions | undefined): { after: number; limit: number } {

@@ -104,6 +104,38 @@ describe.each(backends)("event log ($name)", (backend) => {
     expect((await store.appendEvents(id, [ev(13)]))[0]?.id).toBe(13);
   });
 
+  it("under a held lease, retention rewrites the log and later appends land in the rewritten file", async () => {
+    const h = await open(backend, { maxEventsPerSession: 5 });
+    const { id } = await h.store.createSession();
+    const lease = await h.store.acquireLease(id, "a run");
+    for (let i = 1; i <= 14; i++) await h.store.appendEvents(id, [ev(i)]);
+    const reader = await openStore(h.spec);
+    cleanups.push(() => reader.close());
+    const seen = await reader.listEvents(id);
+    expect(seen.at(-1)?.id).toBe(14);
+    expect(seen.map((e) => e.data.n)).toEqual(seen.map((e) => e.id));
+    await lease.release();
+  });
+
+  it("ids go on across instances: between two leases of one instance, another appends", async () => {
+    const h = await open(backend);
+    const other = await openStore(h.spec);
+    cleanups.push(() => other.close());
+    const { id } = await h.store.createSession();
+    let lease = await h.store.acquireLease(id, "a run");
+    await h.store.appendEvents(id, [ev(1)]);
+    await lease.release();
+    await other.appendEvents(id, [ev(2)]);
+    lease = await h.store.acquireLease(id, "a run");
+    expect((await h.store.appendEvents(id, [ev(3)]))[0]?.id).toBe(3);
+    await lease.release();
+    expect((await other.listEvents(id)).map((e) => [e.id, e.data.n])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+  });
+
   it("deleting a session deletes its events", async () => {
     const { store } = await open(backend);
     const { id } = await store.createSession({ id: "with-events" });
@@ -206,5 +238,24 @@ describe("event log (file): crash tolerance", () => {
     expect((await store.appendEvents(id, [ev(2)]))[0]?.id).toBe(2);
     expect(readFileSync(file, "utf8").trimEnd().split("\n")).toHaveLength(2);
     expect((await store.listEvents(id)).map((e) => e.id)).toEqual([1, 2]);
+  });
+});
+
+describe.each(backends.filter((b) => b.name !== "file"))("inbox over the event log ($name)", (backend) => {
+  // A steered run reads its inbox every step: a cursor left where the run began made each read scan
+  // every record logged since, a cost growing with the run's length.
+  it("a read that finds no message gives a cursor after the newest record it looked at", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    const start = await store.readInbox(id);
+    await store.appendEvents(id, [ev(1), ev(2), ev(3)]);
+    const page = await store.readInbox(id, start.cursor);
+    expect(page).toEqual({ messages: [], cursor: "3" });
+    const posted = await store.postInbox(id, "steer");
+    await store.appendEvents(id, [ev(5)]);
+    const next = await store.readInbox(id, page.cursor);
+    expect(next.messages.map((m) => [m.id, m.text])).toEqual([[posted.id, "steer"]]);
+    expect(next.cursor).toBe("5");
+    expect((await store.readInbox(id, next.cursor)).messages).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent } from "../event-records.js";
+import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent, storedEventJson } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
@@ -14,6 +14,14 @@ interface LogState {
   count: number;
   /** Bytes of whole records; a torn tail past it is cut off before the next append. */
   bytes: number;
+  /**
+   * The lease under which this state was checked against the file: while this store still holds that
+   * lease no other process writes the log, so the state is trusted without a stat and the append
+   * handle stays open. Undefined when checked without the lease.
+   */
+  trustedUnder?: string;
+  /** The open append handle, kept only while `trustedUnder` is the live lease. */
+  fd?: number;
 }
 
 /**
@@ -30,6 +38,8 @@ export class EventFiles {
     private readonly sessionsRoot: string,
     private readonly durability: Durability,
     private readonly maxEvents: number,
+    /** The token of this store's live lease on the session, undefined when it holds none. */
+    private readonly leaseToken: (id: string) => string | undefined,
   ) {}
 
   private file(id: string): string {
@@ -38,7 +48,26 @@ export class EventFiles {
 
   /** Drops what is known of a session's log (after it was deleted). */
   forget(id: string): void {
+    const state = this.states.get(id);
+    if (state) this.untrust(state);
     this.states.delete(id);
+  }
+
+  /** The store's lease on the session ended: another process may write the log from now on. */
+  leaseEnded(id: string): void {
+    const state = this.states.get(id);
+    if (state) this.untrust(state);
+  }
+
+  /** Closes every append handle (closing the store). */
+  closeAll(): void {
+    for (const state of this.states.values()) this.untrust(state);
+  }
+
+  private untrust(state: LogState): void {
+    state.trustedUnder = undefined;
+    if (state.fd !== undefined) closeSync(state.fd);
+    state.fd = undefined;
   }
 
   /** Up to `limit` records after `after`, oldest first, read from the file itself (another process may have appended). */
@@ -55,30 +84,38 @@ export class EventFiles {
     return this.state(id).lastId;
   }
 
-  append(id: string, events: readonly StoredEvent[]): void {
+  /** `dataJson`, when given, is each event's data as JSON already (made when the batch was checked). */
+  append(id: string, events: readonly StoredEvent[], dataJson?: readonly string[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const text = events.map((e) => `${JSON.stringify(e)}\n`).join("");
+    const text = events
+      .map((e, i) => `${dataJson?.[i] === undefined ? JSON.stringify(e) : storedEventJson(e, dataJson[i])}\n`)
+      .join("");
+    const buf = Buffer.from(text);
     const file = this.file(id);
+    // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.
+    const keep = state.trustedUnder !== undefined;
     let fd: number;
     try {
-      fd = openSync(file, "a");
+      fd = state.fd ?? openSync(file, "a");
     } catch (err) {
       throw new ArborError("io_error", `Cannot open ${file}: ${(err as Error).message}`);
     }
     try {
-      // A torn record from a crash: cut it off so the new records start on a line of their own.
-      if (fstatSync(fd).size > state.bytes) ftruncateSync(fd, state.bytes);
-      const buf = Buffer.from(text);
+      // A torn record from a crash: cut it off so the new records start on a line of their own. A
+      // trusted state's size is the file's (a failed write of ours is cut back below).
+      if (!keep && fstatSync(fd).size > state.bytes) ftruncateSync(fd, state.bytes);
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
       if (this.durability === "fsync") fsyncSync(fd);
     } catch (err) {
+      if (keep) this.cutBack(fd, state);
+      else closeSync(fd);
       throw new ArborError("io_error", `Cannot append to ${file}: ${(err as Error).message}`);
-    } finally {
-      closeSync(fd);
     }
-    state.bytes += Buffer.byteLength(text);
+    if (keep) state.fd = fd;
+    else closeSync(fd);
+    state.bytes += buf.length;
     state.count += events.length;
     state.lastId = (events[events.length - 1] as StoredEvent).id;
     if (state.count > this.maxEvents + Math.ceil(this.maxEvents / 10)) this.trim(id, state);
@@ -96,21 +133,42 @@ export class EventFiles {
     if (n === 0) return 0;
     const text = kept.map((e) => `${JSON.stringify(e)}\n`).join("");
     // Always durable: an erasure must not come back after a power cut.
+    // The rename replaces the file: a handle kept open under the lease would write to the old one.
+    const state = this.states.get(id);
+    if (state) this.untrust(state);
     writeFileAtomic(this.file(id), text, true);
     this.states.delete(id);
     return n;
   }
 
+  /** After a failed write under the lease: the partial record goes, and the state is checked afresh next time. */
+  private cutBack(fd: number, state: LogState): void {
+    try {
+      ftruncateSync(fd, state.bytes);
+    } catch {
+      // The next append's size check cuts off what could not be removed here.
+    }
+    this.untrust(state);
+    if (state.fd !== fd) closeSync(fd);
+  }
+
   private trim(id: string, state: LogState): void {
     const kept = this.load(id).events.slice(-this.maxEvents);
     const text = kept.map((e) => `${JSON.stringify(e)}\n`).join("");
+    // The rename replaces the file: a handle kept open would write to the old one.
+    const trusted = state.trustedUnder;
+    this.untrust(state);
     writeFileAtomic(this.file(id), text, this.durability === "fsync");
+    state.trustedUnder = trusted;
     state.count = kept.length;
     state.bytes = Buffer.byteLength(text);
   }
 
   private state(id: string): LogState {
+    const token = this.leaseToken(id);
     let state = this.states.get(id);
+    if (state && token !== undefined && state.trustedUnder === token) return state;
+    if (state) this.untrust(state);
     // Another process may have appended since (the log is written by whoever drives the session).
     if (state && statSync(this.file(id), { throwIfNoEntry: false })?.size !== state.bytes) state = undefined;
     if (!state) {
@@ -118,6 +176,7 @@ export class EventFiles {
       state = { lastId: events.at(-1)?.id ?? 0, count: events.length, bytes };
       this.states.set(id, state);
     }
+    state.trustedUnder = token;
     return state;
   }
 

@@ -43,6 +43,11 @@ export class FileLeases {
     return this.held.live(id) !== undefined;
   }
 
+  /** The token of this store's live lease on the session, undefined when it holds none (or lost it). */
+  token(id: string): string | undefined {
+    return this.held.live(id)?.token;
+  }
+
   /** The live holder of the session's lease, this store included. */
   holder(id: string): LeaseHolder | undefined {
     return this.held.live(id) ?? lockHolder(this.path(id, "lease"), this.ttlMs);

@@ -73,7 +73,9 @@ export class FileStore extends StoreBase {
     this.durability = opts.durability ?? "process";
     const root = join(resolve(opts.dir), "sessions");
     this.dirs = new SessionDirs(root, this.durability === "fsync");
-    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION);
+    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION, (id) =>
+      this.leases.token(id),
+    );
     this.inbox = new InboxFiles(root, this.durability === "fsync");
     this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
     this.tokens = new TokenFiles(join(resolve(opts.dir), "tokens"), this.durability === "fsync");
@@ -86,7 +88,13 @@ export class FileStore extends StoreBase {
       settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id),
       leased: (id) => this.leases.holds(id),
     });
-    this.writes = new SessionWrites(this.leases, this.sessions, this.dirs, (id) => this.load(id));
+    this.writes = new SessionWrites(
+      this.leases,
+      this.sessions,
+      this.dirs,
+      (id) => this.load(id),
+      (id) => this.events.leaseEnded(id),
+    );
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
@@ -314,7 +322,11 @@ export class FileStore extends StoreBase {
     const checked = checkEventInputs(inputs, this.maxEntryBytes);
     return this.writes.locked(sessionId, () => {
       const events = numberEvents(checked, this.events.lastId(sessionId), this.now());
-      this.events.append(sessionId, events);
+      this.events.append(
+        sessionId,
+        events,
+        checked.map((c) => c.dataJson),
+      );
       return { value: events, synced: null };
     });
   }
@@ -407,6 +419,7 @@ export class FileStore extends StoreBase {
     await this.writes.lock.drain();
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
+    this.events.closeAll();
     await this.leases.releaseAll();
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { writeFileAtomic } from "./atomic-write.js";
@@ -38,8 +38,11 @@ export class InboxFiles {
 
   /** Names in order; a missing directory is an empty inbox. */
   private names(id: string): string[] {
+    const dir = this.dir(id);
+    // Most sessions are never steered: a stat that finds nothing is far cheaper than a thrown ENOENT each step.
+    if (!existsSync(dir)) return [];
     try {
-      return readdirSync(this.dir(id))
+      return readdirSync(dir)
         .filter((n) => NAME.test(n))
         .sort();
     } catch (err) {

@@ -22,6 +22,8 @@ export class SessionWrites {
     private readonly sessions: OpenSessions,
     private readonly dirs: SessionDirs,
     private readonly load: (id: string) => Promise<OpenSession>,
+    /** Called as a lease of this store ends, before others may write the session. */
+    private readonly leaseEnded: (id: string) => void,
   ) {}
 
   /**
@@ -62,6 +64,7 @@ export class SessionWrites {
           // The derived meta goes to disk while the lease still keeps other writers out.
           const s = this.sessions.cache.get(sessionId);
           if (s?.dirty) this.sessions.writeMeta(s);
+          this.leaseEnded(sessionId);
         });
         // What other processes wrote before the lease was taken is read afresh.
         this.dropIfStale(sessionId);

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { type EventInput, numberEvents, type StoredEvent } from "../event-records.js";
+import { type CheckedEvent, numberEvents, type StoredEvent } from "../event-records.js";
 import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
 import { assertSessionRow } from "./entry-reads.js";
 import type { ArborDatabase } from "./tables.js";
@@ -14,7 +14,7 @@ type Db = Kysely<ArborDatabase>;
 export async function appendEventRows(
   trx: Db,
   sessionId: string,
-  inputs: readonly EventInput[],
+  inputs: readonly CheckedEvent[],
   now: string,
   maxEvents: number,
 ): Promise<StoredEvent[]> {
@@ -23,12 +23,12 @@ export async function appendEventRows(
     await trx
       .insertInto("arbor_events")
       .values(
-        events.slice(i, i + 200).map((e) => ({
+        events.slice(i, i + 200).map((e, j) => ({
           session_id: sessionId,
           event_id: e.id,
           type: e.type,
           timestamp: e.timestamp,
-          data: JSON.stringify(e.data),
+          data: (inputs[i + j] as CheckedEvent).dataJson,
         })),
       )
       .execute();
@@ -65,6 +65,53 @@ export async function listEventRows(
   }));
 }
 
+/**
+ * The records of `type` after `after`, oldest first, and the cursor to read on from: the session's
+ * newest record when the page holds every match. Read in one statement, so the newest id and the
+ * matches come from one snapshot (ids are given out under the session's lock, so no lower id commits
+ * later); a reader that finds nothing new starts its next read after everything it has looked at,
+ * instead of scanning the whole log since its first cursor again.
+ */
+export async function listTypedEventRows(
+  db: Db,
+  sessionId: string,
+  after: number,
+  limit: number,
+  type: string,
+): Promise<{ records: StoredEvent[]; cursor: number }> {
+  const rows = await db
+    .selectFrom("arbor_events")
+    .select(["event_id", "type", "timestamp", "data"])
+    .where("session_id", "=", sessionId)
+    .where("event_id", ">", after)
+    .where((eb) =>
+      eb.or([
+        eb("type", "=", type),
+        eb(
+          "event_id",
+          "=",
+          eb
+            .selectFrom("arbor_events as newest")
+            .select(sql<number>`max(newest.event_id)`.as("last"))
+            .where("newest.session_id", "=", sessionId),
+        ),
+      ]),
+    )
+    .orderBy("event_id")
+    .limit(limit)
+    .execute();
+  const records = rows
+    .filter((r) => r.type === type)
+    .map((r) => ({
+      id: Number(r.event_id),
+      type: r.type,
+      timestamp: r.timestamp,
+      data: JSON.parse(r.data) as Record<string, unknown>,
+    }));
+  const last = rows.at(-1);
+  return { records, cursor: last === undefined ? after : Number(last.event_id) };
+}
+
 /** The highest event id kept for the session, 0 when its log is empty. */
 export async function lastEventRowId(db: Db, sessionId: string): Promise<number> {
   const row = await db
@@ -83,6 +130,6 @@ export async function inboxPageRows(db: Db, sessionId: string, after?: string): 
   const from = after === undefined ? undefined : inboxCursor(after);
   await assertSessionRow(db, sessionId);
   if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(db, sessionId)) };
-  const rows = await listEventRows(db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
-  return { messages: inboxMessages(rows), cursor: String(rows.at(-1)?.id ?? from) };
+  const { records, cursor } = await listTypedEventRows(db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
+  return { messages: inboxMessages(records), cursor: String(cursor) };
 }

@@ -47,6 +47,7 @@ import { SqlLeases } from "./sql-leases.js";
 import { purgeEventRows, purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
+import { SqliteEventAppender } from "./sqlite-events.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -70,6 +71,8 @@ export class SqlStore extends StoreBase {
   private readonly locks = new KeyedLock();
   private readonly random = new RandomPool();
   private readonly appender: SqliteAppender | undefined;
+  /** SQLite's event-log appends on prepared statements (see SqliteEventAppender). */
+  private readonly events: SqliteEventAppender | undefined;
   private readonly leases: SqlLeases;
   private readonly maxEntryBytes: number;
   /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
@@ -93,6 +96,7 @@ export class SqlStore extends StoreBase {
     this.maxEvents = opts.maxEvents;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
+    this.events = conn.sqlite ? new SqliteEventAppender(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
   }
@@ -185,6 +189,9 @@ export class SqlStore extends StoreBase {
     return this.guard("append events", async () => {
       assertSessionId(sessionId);
       const checked = checkEventInputs(inputs, this.maxEntryBytes);
+      const events = this.events;
+      if (events)
+        return this.conn.sqliteGate.run("sqlite", async () => events.append(sessionId, checked, this.now(), this.maxEvents));
       return this.write(sessionId, async (trx) => {
         // The row lock: the session exists, and appends to it (events or entries) take turns. Events
         // only record what happened, so they are taken from any process.

@@ -1,0 +1,34 @@
+import type BetterSqlite3 from "better-sqlite3";
+import { type CheckedEvent, numberEvents, type StoredEvent } from "../event-records.js";
+import { sessionNotFound } from "./rows.js";
+
+/**
+ * The SQLite event-log append on better-sqlite3 prepared statements, in one synchronous IMMEDIATE
+ * transaction (the database write lock, as every SQLite write here). A run logs several events a
+ * step; through Kysely each append compiled and awaited four statements and parsed the whole session
+ * row only to learn that it exists. Same rows, same ids, same retention as `appendEventRows`.
+ */
+export class SqliteEventAppender {
+  readonly append: (sessionId: string, checked: readonly CheckedEvent[], now: string, maxEvents: number) => StoredEvent[];
+
+  constructor(handle: BetterSqlite3.Database) {
+    const sessionExists = handle.prepare<[string], number>("select 1 from arbor_sessions where id = ?").pluck();
+    const lastId = handle.prepare<[string], number | null>("select max(event_id) from arbor_events where session_id = ?").pluck();
+    const insert = handle.prepare<[string, number, string, string, string]>(
+      "insert into arbor_events (session_id, event_id, type, timestamp, data) values (?, ?, ?, ?, ?)",
+    );
+    const drop = handle.prepare<[string, number]>("delete from arbor_events where session_id = ? and event_id <= ?");
+    const append = (sessionId: string, checked: readonly CheckedEvent[], now: string, maxEvents: number): StoredEvent[] => {
+      if (sessionExists.get(sessionId) === undefined) throw sessionNotFound(sessionId);
+      if (checked.length === 0) return [];
+      const events = numberEvents(checked, Number(lastId.get(sessionId) ?? 0), now);
+      for (const [i, e] of events.entries())
+        insert.run(sessionId, e.id, e.type, e.timestamp, (checked[i] as CheckedEvent).dataJson);
+      const cutoff = (events[events.length - 1] as StoredEvent).id - maxEvents;
+      if (cutoff > 0) drop.run(sessionId, cutoff);
+      return events;
+    };
+    const transaction = handle.transaction(append);
+    this.append = (...args) => transaction.immediate(...args);
+  }
+}
