@@ -1,4 +1,4 @@
-import { PERMISSION_UNANSWERED_OUTPUT } from "@arbor/core";
+import { PERMISSION_UNANSWERED_OUTPUT } from "@arbor/core/session";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";

@@ -6,15 +6,6 @@
  */
 
 export type { AgentDefinition } from "./agents/definition.js";
-export {
-  AGENT_CHANGE_ENTRY_TYPE,
-  type AgentChange,
-  PLAN_ENTER_TOOL,
-  PLAN_EXIT_TOOL,
-  planEnterTool,
-  planExitTool,
-  sessionAgent,
-} from "./agents/mode-switch.js";
 // Configuration
 export { type LoadConfigOptions, loadConfig } from "./config/load.js";
 export { type ConfigLayer, resolveConfig } from "./config/resolve.js";
@@ -80,12 +71,7 @@ export {
 export { type RunEvent, RunEventSchema, type RunEventType } from "./model/run-events.js";
 // Sessions, entries, messages and parts
 export { type SessionInit, type SessionMeta, SessionMetaSchema, type TraceContext } from "./model/session.js";
-export {
-  type Snapshot,
-  SnapshotSchema,
-  type SubagentRuntime,
-  type ToolRuntimeRoute,
-} from "./model/snapshot.js";
+export { type Snapshot, SnapshotSchema } from "./model/snapshot.js";
 export type { Approval } from "./permissions/approvals.js";
 export type { PermissionReply } from "./permissions/ask.js";
 export type { PendingPermission, PermissionHandler } from "./permissions/pending-permissions.js";
@@ -99,15 +85,6 @@ export {
 } from "./permissions/permission.js";
 export type { PlanApprovalResult } from "./plan/approve.js";
 export type { PlanApprovalHandler, PlanApprovalRequest } from "./plan/plan-gate.js";
-export type { QuestionHandler } from "./questions/question-asks.js";
-export {
-  checkAnswer,
-  type PendingQuestion,
-  type QuestionAnswer,
-  type QuestionInput,
-  QuestionInputSchema,
-} from "./questions/question-schema.js";
-export { QUESTION_TOOL, questionTool } from "./questions/question-tool.js";
 export { type BuiltinToolsOptions, builtinTools } from "./runtime/builtin-tools.js";
 export type {
   CompactOptions,
@@ -116,15 +93,11 @@ export type {
   Runtime,
   RuntimeOptions,
   SessionDriver,
-  SessionSummary,
-  SummaryOptions,
   SwitchLeafOptions,
   SwitchLeafResult,
 } from "./runtime/types.js";
 // Running agents
 export { createRuntime } from "./runtime.js";
-/** The stored result of a call its run stopped on while it waited for permission (it never ran). */
-export { PERMISSION_UNANSWERED_OUTPUT } from "./session/context-state.js";
 export { type SessionExport, SessionExportSchema } from "./store/export-format.js";
 export { FileStore } from "./store/file/file-store.js";
 export type { FileStoreOptions } from "./store/file/file-store-options.js";

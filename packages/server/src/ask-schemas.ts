@@ -1,4 +1,4 @@
-import { QuestionInputSchema } from "@arbor/core";
+import { QuestionInputSchema } from "@arbor/core/session";
 import { z } from "zod";
 import { PermissionResponse } from "./schemas.js";
 

@@ -1,5 +1,6 @@
-import { PERMISSION_UNANSWERED_OUTPUT, type RunEvent, type TokenUsage } from "@arbor/core";
+import type { RunEvent, TokenUsage } from "@arbor/core";
 import type { RetryNotice } from "@arbor/core/llm";
+import { PERMISSION_UNANSWERED_OUTPUT } from "@arbor/core/session";
 import type { Output } from "../io.js";
 import { retryLine } from "./retry.js";
 import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "./run-format.js";

@@ -1,4 +1,4 @@
-import type { PendingQuestion, QuestionAnswer } from "@arbor/core";
+import type { PendingQuestion, QuestionAnswer } from "@arbor/core/session";
 import type { Io } from "../io.js";
 import type { RunView } from "../render/live.js";
 

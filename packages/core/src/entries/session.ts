@@ -11,7 +11,16 @@ export { GOAL_MARKERS } from "../goal/to-prompt.js";
 export { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 export { APPROVAL_ENTRY_TYPE, type ApprovalScope, type ListedApproval } from "../permissions/approvals.js";
 export { latestPlanRecord } from "../plan/plan-record.js";
-export type { SteerResult } from "../runtime/types.js";
+export type { QuestionHandler } from "../questions/question-asks.js";
+export {
+  type PendingQuestion,
+  type QuestionAnswer,
+  type QuestionInput,
+  QuestionInputSchema,
+} from "../questions/question-schema.js";
+export type { SessionSummary, SteerResult, SummaryOptions } from "../runtime/types.js";
+/** The stored result of a call its run stopped on while it waited for permission (it never ran). */
+export { PERMISSION_UNANSWERED_OUTPUT } from "../session/context-state.js";
 export { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 export { GOAL_COMPACTION_ENTRY_TYPE } from "../session/goal-collapse.js";
 export { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";

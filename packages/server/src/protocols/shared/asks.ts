@@ -1,5 +1,5 @@
-import type { PermissionReply, QuestionAnswer, RunEvent } from "@arbor/core";
-import type { ApprovalScope } from "@arbor/core/session";
+import type { PermissionReply, RunEvent } from "@arbor/core";
+import type { ApprovalScope, QuestionAnswer } from "@arbor/core/session";
 import type { RunEventOf } from "@arbor/core/wire";
 
 /**

@@ -2,13 +2,12 @@ import {
   ArborError,
   isArborError,
   type PendingPermission,
-  type PendingQuestion,
   type PlanApprovalRequest,
   type RunHandle,
   type Runtime,
 } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
-import type { SteerResult } from "@arbor/core/session";
+import type { PendingQuestion, SteerResult } from "@arbor/core/session";
 import type { Principal } from "@arbor/core/store";
 import { sessionOfPlan } from "@arbor/core/wire";
 import { requireAccepting, type ServerContext } from "../../context.js";
