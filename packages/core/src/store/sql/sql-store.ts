@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CompiledQuery, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { assertEntryId, assertSessionId } from "../../model/ids.js";
@@ -43,6 +43,7 @@ import {
   updateEntryInTransaction,
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
+import { appendEventsWithinTrx } from "./sql-events-within.js";
 import { SqlLeases } from "./sql-leases.js";
 import { purgeEventRows, purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
@@ -213,18 +214,17 @@ export class SqlStore extends StoreBase {
         throw new ArborError("invalid_input", "A session created with queued events is a top-level one: it takes no parent.");
       }
       const checked = checkEventInputs(inputs, this.maxEntryBytes);
-      return this.write(sessionId, async (trx) => {
-        if (create) await insertSessionRow(trx, newSessionMeta(create, this.provider, sessionId, this.creationTime()), 0);
-        await lockSession(trx, this.w, sessionId, false);
-        const stored = checked.length === 0 ? [] : await appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
-        await within({
-          executeSql: async (text, values) => {
-            const { rows } = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
-            return { rows: [...rows] };
-          },
-        });
-        return stored;
-      });
+      const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
+      return this.write(sessionId, (trx) =>
+        appendEventsWithinTrx(
+          trx,
+          this.w,
+          sessionId,
+          checked,
+          { now: this.now(), maxEvents: this.maxEvents, create: meta },
+          within,
+        ),
+      );
     });
   }
 
