@@ -63,6 +63,8 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "ask_not_found",
   "ask_already_answered",
   "ask_expired",
+  // A revert of a path outside the workspace, or of changes the session never recorded: what was asked for.
+  "revert_refused",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */

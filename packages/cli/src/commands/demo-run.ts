@@ -50,6 +50,8 @@ export async function runDemoCommand(io: Io, values: OptionValues, operands: rea
             env: io.env,
             cwd: workspace,
             arborHome: arborHomeOf(io),
+            // As `arbor run` does: the demo's fix can be looked at with `sessions diff` and taken back with `arbor revert`.
+            snapshots: true,
             onPermission,
           }),
         ),
