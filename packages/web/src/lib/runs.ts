@@ -17,6 +17,7 @@ import {
   newRun,
   type PermissionAsk,
   type PlanAsk,
+  type QuestionAsk,
   type RunState,
   type SteerView,
   withSteer,
@@ -234,6 +235,14 @@ class RunStore {
     await api(`/api/permissions/${encodeURIComponent(ask.id)}`, ignoreBody, { json: { reply, ...wider } });
     const run = this.get(sessionId);
     if (run?.permissions[ask.id]) this.set({ ...run, permissions: { ...run.permissions, [ask.id]: { ...ask, reply } } });
+  }
+
+  /** Answers the agent's question, or dismisses it (`POST /api/asks/:id`). */
+  async answerQuestion(sessionId: string, ask: QuestionAsk, answer: { answers: string[] } | { dismissed: true }): Promise<void> {
+    const body = "answers" in answer ? { answers: answer.answers } : { allow: false };
+    await api(`/api/asks/${encodeURIComponent(ask.id)}`, ignoreBody, { json: body });
+    const run = this.get(sessionId);
+    if (run?.questions[ask.id]) this.set({ ...run, questions: { ...run.questions, [ask.id]: { ...ask, answer } } });
   }
 
   /** Answers a plan approval ask (`POST /api/plan/approve`). */

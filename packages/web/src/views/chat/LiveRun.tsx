@@ -3,6 +3,7 @@ import { steeringMark } from "../../lib/steering.js";
 import { RichText } from "../common/RichText.js";
 import { PermissionCard } from "./PermissionCard.js";
 import { PlanCard } from "./PlanCard.js";
+import { QuestionCard } from "./QuestionCard.js";
 import { isActive, type RunItem, type RunState } from "./run-state.js";
 import { ToolCallCard } from "./ToolCallCard.js";
 
@@ -95,6 +96,12 @@ function LiveItem({ run, item, index }: { run: RunState; item: RunItem; index: n
       const ask = run.permissions[item.id];
       return ask && sessionId ? (
         <PermissionCard ask={ask} onReply={(reply, scope) => runs.reply(sessionId, ask, reply, scope)} />
+      ) : null;
+    }
+    case "question": {
+      const ask = run.questions[item.id];
+      return ask && sessionId ? (
+        <QuestionCard ask={ask} onAnswer={(answer) => runs.answerQuestion(sessionId, ask, answer)} />
       ) : null;
     }
     case "plan": {

@@ -50,6 +50,20 @@ export interface PermissionAsk {
   reply?: "once" | "always" | "reject";
 }
 
+/** A question the agent asked (the `question` tool); answered with `POST /api/asks/:id`. */
+export interface QuestionAsk {
+  id: string;
+  question: string;
+  header?: string;
+  /** The choices; absent for a free-text question. */
+  options?: Array<{ label: string; description?: string }>;
+  multiple: boolean;
+  /** Own words are taken (always, without options). */
+  custom: boolean;
+  /** What this page sent: the answers chosen or typed, or a dismissal. */
+  answer?: { answers: string[] } | { dismissed: true };
+}
+
 export interface PlanAsk {
   planId: string;
   title: string;
@@ -75,6 +89,7 @@ export type RunItem =
   | { kind: "reasoning"; text: string }
   | { kind: "tool"; callId: string }
   | { kind: "permission"; id: string }
+  | { kind: "question"; id: string }
   | { kind: "plan"; planId: string };
 
 export interface RunState {
@@ -87,6 +102,7 @@ export interface RunState {
   items: RunItem[];
   tools: Record<string, LiveToolCall>;
   permissions: Record<string, PermissionAsk>;
+  questions: Record<string, QuestionAsk>;
   plans: Record<string, PlanAsk>;
   steers: Record<string, SteerView>;
   llmCalls: LlmCall[];
@@ -102,6 +118,7 @@ export function newRun(key: string, prompt: string, sessionId?: string): RunStat
     items: [],
     tools: {},
     permissions: {},
+    questions: {},
     plans: {},
     steers: {},
     llmCalls: [],
@@ -194,6 +211,14 @@ export function applyRunEvent(run: RunState, event: RunEvent, now: number): RunS
       if (event.metadata !== undefined) ask.metadata = event.metadata;
       next.permissions = { ...run.permissions, [event.id]: ask };
       next.items = [...run.items, { kind: "permission", id: event.id }];
+      break;
+    }
+    case "question_request": {
+      const ask: QuestionAsk = { id: event.id, question: event.question, multiple: event.multiple, custom: event.custom };
+      if (event.header !== undefined) ask.header = event.header;
+      if (event.options !== undefined) ask.options = event.options;
+      next.questions = { ...run.questions, [event.id]: ask };
+      next.items = [...run.items, { kind: "question", id: event.id }];
       break;
     }
     case "plan_approval_request":
