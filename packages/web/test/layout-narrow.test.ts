@@ -135,7 +135,8 @@ function timelineAxis(page: Page): Promise<Axis> {
 /** Each tab with what shows it is drawn, and one of its controls that must work at this width. */
 const TABS: Array<[tab: string, link: string, ready: (page: Page) => Promise<unknown>]> = [
   ["dag", "Goals", (p) => p.getByTestId("dag-canvas").getByText("Read the notes").waitFor()],
-  ["timeline", "Timeline", (p) => p.getByRole("list", { name: "Timeline" }).locator(".kind-tool").first().waitFor()],
+  // The timeline shows the latest run by default (a model call; its tools ran in the earlier run).
+  ["timeline", "Timeline", (p) => p.getByRole("list", { name: "Timeline" }).locator("button.span-row").first().waitFor()],
   ["compare", "Compare", (p) => p.getByRole("region", { name: "Branch B path" }).getByText("Say it another way").waitFor()],
   ["debug", "Debug", (p) => p.getByRole("table", { name: "LLM calls" }).locator("tr.llm-row").first().waitFor()],
 ];
@@ -274,7 +275,7 @@ describe(`layout at ${WIDTH} px`, () => {
 
     // The controls work at this width: open a span's details, the second LLM call's input, swap the branches.
     await page.goto(`${server.url}/sessions/${sessionId}/timeline`);
-    await page.getByRole("list", { name: "Timeline" }).locator(".kind-tool button.span-row").first().click();
+    await page.getByRole("list", { name: "Timeline" }).locator("button.span-row").first().click();
     await page.getByTestId("span-details").getByText("Duration").waitFor();
     expect((await measure(page)).pageWidth).toBe(WIDTH);
     await screenshot(page, `layout-${WIDTH}-timeline-details`);
