@@ -115,7 +115,8 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
       )}
       <p className="timeline-summary">
         <span data-testid="timeline-totals">
-          {formatDuration(total)} in all · {rows.length} spans · {formatTokens(spent.tokens) || "0"} tokens
+          {formatDuration(total)} in all · {rows.length} {rows.length === 1 ? "span" : "spans"} ·{" "}
+          {formatTokens(spent.tokens) || "0"} tokens
           {spent.cost > 0 ? ` · ${formatCost(spent.cost)}` : ""}
         </span>
         {/* One box per entry, so a narrow screen wraps the legend between entries, never inside one. */}
@@ -138,7 +139,7 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
               className={t === 0 ? "tick" : t / total > 0.92 ? "tick end" : "tick mid"}
               style={{ left: `${(t / total) * 100}%` }}
             >
-              {formatDuration(t) || "0"}
+              {tickLabel(t, total)}
             </span>
           ))}
         </span>
@@ -221,4 +222,10 @@ function SpanBar({ span, t0, total }: { span: TimelineSpan; t0: number; total: n
       />
     </span>
   );
+}
+
+/** A tick's label: on an axis of a few milliseconds, tenths, so neighbouring ticks never read the same. */
+function tickLabel(t: number, total: number): string {
+  if (t === 0) return "0 ms";
+  return total < 10 ? `${t.toFixed(1)} ms` : formatDuration(t);
 }
