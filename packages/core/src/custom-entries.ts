@@ -12,7 +12,14 @@ import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
 import { GOAL_COMPACTION_ENTRY_TYPE, GoalCompactionDataSchema } from "./session/goal-collapse.js";
 import { PRUNE_ENTRY_TYPE, PruneDataSchema } from "./session/prune-entry.js";
 import { TOOL_STARTED_ENTRY_TYPE, ToolStartedSchema } from "./session/tool-started-entry.js";
-import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, RevertDataSchema } from "./snapshot/snapshot-entry.js";
+import {
+  PATCH_ENTRY_TYPE,
+  PatchDataSchema,
+  REVERT_ENTRY_TYPE,
+  RevertDataSchema,
+  UNREVERT_ENTRY_TYPE,
+  UnrevertDataSchema,
+} from "./snapshot/snapshot-entry.js";
 import { TODOS_ENTRY_TYPE, TodosRecordSchema } from "./todos/todo-record.js";
 
 /**
@@ -35,6 +42,7 @@ export const CUSTOM_ENTRY_SCHEMAS = {
   [RUN_ERROR_ENTRY_TYPE]: RunErrorDataSchema,
   [TODOS_ENTRY_TYPE]: TodosRecordSchema,
   [TOOL_STARTED_ENTRY_TYPE]: ToolStartedSchema,
+  [UNREVERT_ENTRY_TYPE]: UnrevertDataSchema,
 } as const;
 
 export type CustomEntryType = keyof typeof CUSTOM_ENTRY_SCHEMAS;
