@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { text, toolCall } from "@arbor/testkit";
+import { delay, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./helpers/axe.js";
 import { screenshot } from "./helpers/browser.js";
@@ -14,7 +14,9 @@ const IDLE_MS = 1500;
 describe("a timeline of several runs", () => {
   it("shows the latest run on its own axis, with a picker for the others and for all of them", async () => {
     const server = await web.server({
-      script: [[toolCall("read", { path: "notes.txt" })], [text("First look done.")], [text("Second answer.")]],
+      // The second run's one model call takes a moment, so its bar has a length to fill the axis with
+      // (an instant call is a 0 ms span on a 1 ms axis).
+      script: [[toolCall("read", { path: "notes.txt" })], [text("First look done.")], [delay(30), text("Second answer.")]],
     });
     writeFileSync(join(server.cwd, "notes.txt"), "notes\n");
     const first = server.runtime.runs.run({ prompt: "Look at the notes" });
