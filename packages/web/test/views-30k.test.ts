@@ -28,7 +28,8 @@ describe("the timeline and compare views on a 30,000-entry session", () => {
     const timelineFirst = Math.round((await page.evaluate("window.__first")) as number);
     // It opens on the latest run; every run on one axis is the view whose size is measured here.
     await page.getByLabel("Run").selectOption("all");
-    await expect.poll(() => page.locator(".timeline-summary").textContent()).toMatch(/\d{4,} spans/);
+    // Drawing every run of 30,000 entries is the slow part: give it the test's time, not poll's 1 s.
+    await expect.poll(() => page.locator(".timeline-summary").textContent(), { timeout: 60_000 }).toMatch(/\d{4,} spans/);
     const clicks: number[] = [];
     for (let i = 0; i < 10; i++) {
       clicks.push(
