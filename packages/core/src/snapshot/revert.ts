@@ -6,8 +6,6 @@ import { activePathOf, checkOwnWorkspace, checkRecorded, customData } from "./re
 import { revertScoped } from "./revert-scoped.js";
 import { PATCH_ENTRY_TYPE, PatchDataSchema, REVERT_ENTRY_TYPE, type RevertData } from "./snapshot-entry.js";
 
-export { unrevertSession } from "./unrevert.js";
-
 export interface RevertOptions {
   store: Store;
   sessionId: string;

@@ -16,7 +16,7 @@ import { readStep } from "../shared/run-output.js";
 import type { ProtocolRuntime } from "../shared/runs.js";
 import { requestErrorFor } from "./errors.js";
 import { toolKindOf } from "./tool-calls.js";
-import { AcpRunWire, goalTreePlan } from "./updates.js";
+import { AcpRunWire, acpAsksQuestion, goalTreePlan } from "./updates.js";
 
 /** A session this connection knows: made with `session/new`, or loaded, resumed or forked. */
 export interface AcpSession {
@@ -79,15 +79,6 @@ const PLAN_OPTIONS: PermissionOption[] = [
   { optionId: "approve", name: "Approve the plan", kind: "allow_once" },
   { optionId: "reject", name: "Reject the plan", kind: "reject_once" },
 ];
-
-/**
- * What ACP's `session/request_permission` can carry of a question: one choice among its options.
- * A free-text or multiple-choice question has no ACP shape; the turn shows it as text (see
- * `AcpRunWire`) and it is answered at another door while the run waits.
- */
-export function acpAsksQuestion(event: { options?: unknown[]; multiple: boolean }): boolean {
-  return (event.options?.length ?? 0) > 0 && !event.multiple;
-}
 
 function questionOptions(ask: Extract<Ask, { kind: "question" }>): PermissionOption[] {
   return [

@@ -3,7 +3,6 @@ import type { GoalTree } from "@arbor/core/session";
 import { questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
-import { acpAsksQuestion } from "./prompt-turn.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
 
 /** A plan step's or goal's status in ACP's three: skipped, failed and abandoned ones are over too. */
@@ -128,4 +127,13 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
   private plan(): SessionUpdate {
     return { sessionUpdate: "plan", entries: this.steps.map(stepEntry) };
   }
+}
+
+/**
+ * What ACP's `session/request_permission` can carry of a question: one choice among its options.
+ * A free-text or multiple-choice question has no ACP shape; the turn shows it as text (see
+ * `AcpRunWire`) and it is answered at another door while the run waits.
+ */
+export function acpAsksQuestion(event: { options?: unknown[]; multiple: boolean }): boolean {
+  return (event.options?.length ?? 0) > 0 && !event.multiple;
 }
