@@ -8,6 +8,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -232,5 +233,26 @@ describe("file store bad files", () => {
     store = await openStore(dir);
     expect(await store.getSession(id)).toMatchObject({ leafEntryId: e.id, totalMessages: 3, totalCost: 1.5 });
     expect((await store.listSessions()).sessions[0]).toMatchObject({ leafEntryId: e.id, totalMessages: 3 });
+  });
+});
+
+describe("opening the store beside another process's create", () => {
+  it("leaves a fresh .tmp- directory alone (another process is building its session there) and sweeps an old one", async () => {
+    const root = join(dir, "sessions");
+    const live = join(root, ".tmp-live");
+    const dead = join(root, ".tmp-dead");
+    const trash = join(root, ".trash-dead");
+    for (const d of [live, dead, trash]) {
+      mkdirSync(d);
+      writeFileSync(join(d, "session.json"), "{}");
+    }
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(dead, old, old);
+    utimesSync(trash, old, old);
+    const second = await openStore(dir);
+    await second.close();
+    expect(existsSync(join(live, "session.json"))).toBe(true);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(trash)).toBe(false);
   });
 });

@@ -26,6 +26,8 @@ const ENTRIES_FILE = "entries.jsonl";
 const INDEX_FILE = "entries.idx";
 /** A readable copy of the session's plan for people and tools that read files; the session tree is the record. */
 export const GOAL_FILE = "goal.json";
+/** A create or delete takes milliseconds; a `.tmp-`/`.trash-` directory this old was left by a crash. */
+const LEFTOVER_AGE_MS = 10 * 60_000;
 
 /**
  * The on-disk layout of the file store: `<root>/sessions/<id>/session.json` and `entries.jsonl`.
@@ -44,9 +46,16 @@ export class SessionDirs {
     } catch (err) {
       throw new ArborError("io_error", `Cannot create the store directory ${this.root}: ${(err as Error).message}`);
     }
-    // Leftovers of a create or delete that a crash interrupted; never a live session.
+    // Leftovers of a create or delete that a crash interrupted; never a live session. Another
+    // process may be building its session in a `.tmp-` directory right now (the store is shared by
+    // every process on it), so only directories nobody has touched for a while are swept: removing a
+    // live one would leave that process a session directory without its session.json.
+    const before = Date.now() - LEFTOVER_AGE_MS;
     for (const name of readdirSync(this.root)) {
-      if (name.startsWith(".tmp-") || name.startsWith(".trash-")) rmSync(join(this.root, name), { recursive: true, force: true });
+      if (!name.startsWith(".tmp-") && !name.startsWith(".trash-")) continue;
+      const path = join(this.root, name);
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (st && st.mtimeMs < before) rmSync(path, { recursive: true, force: true });
     }
   }
 
