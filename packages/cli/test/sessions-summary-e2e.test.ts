@@ -47,6 +47,13 @@ describe("arbor sessions summary", () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(/summary model openai-compatible\/fake failed/);
 
+    // No model named and the session's own cannot be called here (no base URL for it): the error names
+    // that model and how to name one.
+    const unnamed = await e2e.arbor(["sessions", "summary", sessionId]);
+    expect(unnamed.code).not.toBe(0);
+    expect(unnamed.stderr).toMatch(/session's last model openai-compatible\/fake cannot be called here/);
+    expect(unnamed.stderr).toMatch(/Pass --model <provider>\/<model>/);
+
     const empty = await e2e.arbor(["sessions", "summary", "nosuchsession", ...e2e.modelArgs(baseURL)]);
     expect(empty.code).not.toBe(0);
     expect(empty.stderr).toMatch(/does not exist/);

@@ -54,8 +54,13 @@ function resolveOr(deps: RunDeps, last: string, picked: ResolvedModel | undefine
   try {
     return deps.models().resolve(last);
   } catch (err) {
-    if (picked === undefined) throw err;
-    return picked;
+    if (picked !== undefined) return picked;
+    // The session's model may be one only its recorder could call (a demo's recording, a test's
+    // script): say which model was tried and how to name one, not just that its provider is unknown.
+    throw new ArborError(
+      "invalid_model",
+      `No model is configured, and the session's last model ${last} cannot be called here (${(err as Error).message.replace(/\.$/, "")}). Pass --model <provider>/<model>, set ARBOR_MODEL, or set "model" in arbor.json.`,
+    );
   }
 }
 
