@@ -7,6 +7,8 @@ import type { RunEventTail } from "./run-event-tail.js";
 
 /** Events written in one `appendEvents` at most; a longer backlog goes in several. */
 const MAX_BATCH = 512;
+/** Resolves after the event loop's current turn: what is queued in microtasks meanwhile runs first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Characters kept of each text field of an event the store refused as too large. */
 const SHRUNK_CHARS = 4_000;
 
@@ -43,7 +45,7 @@ export class BatchWriter {
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    if (this.logging === true) this.inflight ??= this.drain();
+    if (this.logging === true) this.inflight ??= this.drainSoon();
     else if (this.logging === false) this.handOut();
   }
 
@@ -68,6 +70,17 @@ export class BatchWriter {
     await this.inflight;
   }
 
+  /**
+   * Drains once this turn of the event loop is over, so that the events a step emits together (its
+   * start, text, tool call, tool start and end…) go in one append. Started at once, an append that
+   * completes within the turn (SQLite's is synchronous) left each event a commit of its own: seven
+   * commits a step instead of one. Readers get an event when it is logged, one turn later at most.
+   */
+  private async drainSoon(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return this.drain();
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
@@ -88,6 +101,8 @@ export class BatchWriter {
         this.tail.append(frames);
         const lastId = frames.findLast((f) => f.id !== undefined)?.id;
         if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
+        // What arrived while this batch was written is the head of the next burst: let it gather.
+        if (!this.finishing && this.pending.length > 0 && this.pending.length < MAX_BATCH) await nextTurn();
       }
     } finally {
       this.inflight = undefined;
