@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { connect, FakeEditor } from "./helpers/acp-client.js";
+import { connect } from "./helpers/acp-client.js";
+import { FakeEditor } from "./helpers/fake-editor.js";
 import { startServer } from "./helpers/server.js";
 
 /** A server whose scripted model the test can read back (what each call was shown). */
