@@ -129,6 +129,21 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     expect(shown(model, 1)).toContain("timed out after 50 ms");
   });
 
+  it("session/cancel kills the command in the editor's terminal and releases it", async () => {
+    const { server } = await serverWith([[toolCall("bash", { command: "npm run watch" }, { id: "b1" })], [text("Never said.")]]);
+    const editor = new FakeEditor();
+    editor.hangs = () => true;
+    const client = connect(server, () => "once", undefined, editor);
+    await client.init();
+    const { sessionId } = await client.newSession();
+    const prompt = client.prompt(sessionId, "watch");
+    await client.seen((n) => n.update.sessionUpdate === "tool_call_update" && JSON.stringify(n.update).includes('"terminal"'));
+    await client.agent.notify("session/cancel", { sessionId });
+    expect((await prompt).stopReason).toBe("cancelled");
+    expect(editor.terminals.map((t) => [t.killed, t.released])).toEqual([[true, true]]);
+    expect(toolUpdates(client.updates, "b1").at(-1)).toMatchObject({ status: "failed" });
+  });
+
   it("a client that offers neither keeps the tools on the disk and the local shell", async () => {
     const { server, model } = await serverWith([
       [toolCall("read", { path: "notes.txt" }, { id: "r1" })],
