@@ -1,9 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { FakeEditor } from "../../server/test/helpers/fake-editor.js";
 import { ARBOR_BIN } from "./helpers/cli.js";
 import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
@@ -99,6 +102,54 @@ describe("arbor acp (a child process, the SDK's client over stdio)", () => {
       const listed = await agent.request("session/list", {});
       expect(listed.sessions.map((s) => s.sessionId).sort()).toEqual([sessionId, forked.sessionId].sort());
     });
+  });
+
+  it("an editor offering fs and terminal gets the reads, writes and commands over stdio", { timeout: 120_000 }, async () => {
+    const server = await e2e.startFake({
+      script: [
+        [toolCall("read", { path: "buffer.md" }, { id: "r1" })],
+        [toolCall("write", { path: "made.txt", content: "made\n" }, { id: "w1" })],
+        [toolCall("bash", { command: "touch ran-here" }, { id: "b1" })],
+        [text("Done.")],
+      ],
+    });
+    // A sandbox would keep the command here (an editor's terminal cannot be confined): off, it goes to the editor.
+    const config = join(e2e.workspace, "arbor.json");
+    writeFileSync(config, JSON.stringify({ sandbox: { mode: "off" } }));
+    try {
+      const editor = new FakeEditor();
+      editor.buffers.set(join(e2e.workspace, "buffer.md"), "only in the editor\n");
+      editor.output = () => "terminal says hi\n";
+      const updates: acp.SessionNotification[] = [];
+      const app = editor.serve(
+        acp.client({ name: "test" }).onNotification("session/update", ({ params }) => {
+          updates.push(params);
+        }),
+      );
+      const child = startAcp(server.baseURL);
+      const stream = acp.ndJsonStream(
+        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      );
+      await app.connectWith(stream, async (agent) => {
+        await agent.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: editor.capabilities });
+        const { sessionId } = await agent.request("session/new", { cwd: e2e.workspace, mcpServers: [] });
+        const response = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+        expect(response.stopReason).toBe("end_turn");
+      });
+      const results = JSON.stringify(server.requests.map((r) => r.body));
+      expect(results).toContain("only in the editor");
+      expect(results).toContain("terminal says hi");
+      expect(editor.writes).toEqual([{ path: join(e2e.workspace, "made.txt"), content: "made\n" }]);
+      expect(existsSync(join(e2e.workspace, "made.txt"))).toBe(false);
+      expect(existsSync(join(e2e.workspace, "ran-here"))).toBe(false);
+      expect(editor.terminals.map((t) => t.released)).toEqual([true]);
+      expect(updates.map((n) => n.update)).toContainEqual(
+        expect.objectContaining({ toolCallId: "b1", content: [{ type: "terminal", terminalId: "term-1" }] }),
+      );
+    } finally {
+      rmSync(config);
+    }
   });
 
   it("bad input on the wire is a JSON-RPC error naming the problem, and nothing is written", { timeout: 120_000 }, async () => {

@@ -17,3 +17,10 @@ export {
   sandboxFromConfig,
 } from "../sandbox/index.js";
 export { exploreTool } from "../subagents/sub-agent-tools.js";
+export type {
+  CommandOutcome,
+  CommandRequest,
+  CommandRunner,
+  Workspace,
+  WorkspaceFiles,
+} from "../tools/workspace.js";

@@ -14,6 +14,7 @@ import type { LoopStep } from "../tools/doom-loop.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RunValues } from "../tools/run-values.js";
 import type { AnyToolDefinition, ToolOutcome } from "../tools/tool.js";
+import type { Workspace } from "../tools/workspace.js";
 import type { PromptCache } from "./prompt.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import type { RunTally } from "./tally.js";
@@ -70,6 +71,8 @@ export interface RunContext {
   toolCalls: number;
   /** `RunInput.extra`, passed to every tool call as `ToolContext.extra`. */
   readonly extra?: Readonly<Record<string, unknown>>;
+  /** `RunInput.workspace`, passed to every tool call as `ToolContext.workspace` and to sub-runs. */
+  readonly workspace?: Workspace;
   /**
    * The features' state for this run, by the keys they declare (`goalsKey`, say): set by their
    * extensions in `start`, read by their tools as `ToolContext.run`. The loop knows no key.

@@ -8,6 +8,7 @@ import type { TokenUsage, UserMessage } from "../model/message.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
+import type { Workspace } from "../tools/workspace.js";
 
 export interface RunInput {
   /** Continue this session; a new session is created when absent. */
@@ -77,6 +78,12 @@ export interface RunInput {
    * recorded: a run resumed after a crash has none). Sub-runs started by the run's tools do not inherit it.
    */
   extra?: Readonly<Record<string, unknown>>;
+  /**
+   * Where the file tools read and write and `bash` runs, when a host offers its own (an editor's
+   * buffers and terminal); the local disk and shell otherwise. Passed to the run's sub-runs too; not
+   * recorded, so a run resumed after a crash works locally.
+   */
+  workspace?: Workspace;
 }
 
 export type RunStatus = "done" | "error" | "aborted";

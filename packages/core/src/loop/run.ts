@@ -229,6 +229,7 @@ export async function executeRun(
         }),
       toolCalls: 0,
       ...(input.extra !== undefined ? { extra: input.extra } : {}),
+      ...(input.workspace !== undefined ? { workspace: input.workspace } : {}),
       publish: (event, traceId = sessionId) => {
         void deps.watch?.publish(traceId, event);
       },

@@ -165,6 +165,7 @@ export async function runToolCalls(
                 abort: ctx.signal,
                 messages: seen,
                 ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
+                ...(ctx.workspace !== undefined ? { workspace: ctx.workspace } : {}),
                 ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
                 metadata: (update) => {
                   if (update.metadata !== undefined) reported = update.metadata;

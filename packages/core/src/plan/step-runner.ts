@@ -117,6 +117,7 @@ export async function runPlanStep(
           agent: EXECUTOR_AGENT,
           model: ctx.model.model,
           cwd: ctx.cwd,
+          ...(ctx.workspace === undefined ? {} : { workspace: ctx.workspace }),
           system: EXECUTOR_SYSTEM,
         },
         context: EXECUTOR_CONTEXT,

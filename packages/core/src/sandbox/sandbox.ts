@@ -76,6 +76,16 @@ export class Sandbox {
     return settingsForAgent(this.settings, agent ? this.options.agents?.[agent] : undefined);
   }
 
+  /**
+   * Whether a call of `agent` would be confined (or, under `required` without a backend, refused):
+   * a command run by someone else (an editor's terminal) could not be, so it runs here instead.
+   */
+  async confines(agent: string | undefined): Promise<boolean> {
+    const mode = this.settingsFor(agent).mode;
+    if (mode === "off") return false;
+    return mode === "required" || (await this.availability()).available;
+  }
+
   async prepare(request: SandboxRequest, inner: Command): Promise<SandboxedCall> {
     const settings = this.settingsFor(request.agent);
     const env = this.options.env ?? process.env;

@@ -138,6 +138,7 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
             agent,
             model: ctx.model.model,
             cwd: ctx.cwd,
+            ...(ctx.workspace === undefined ? {} : { workspace: ctx.workspace }),
             system: subTraceSystem(request.mode),
           },
           context,

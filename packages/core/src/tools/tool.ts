@@ -4,6 +4,7 @@ import type { Message } from "../model/message.js";
 import type { PermissionRequest } from "../permissions/ask.js";
 import type { RunValues } from "./run-values.js";
 import type { ToolProgress } from "./tool-progress.js";
+import type { Workspace } from "./workspace.js";
 
 export type { PermissionRequest, ToolProgress };
 
@@ -49,6 +50,11 @@ export interface ToolContext {
    * `ARBOR_IDEMPOTENCY_KEY`, an MCP call carries it in `_meta`).
    */
   idempotencyKey?: string;
+  /**
+   * Where files are read and written and commands run when not on this process's disk and shell
+   * (`RunInput.workspace`: an editor's buffers and terminals); absent, the tools work locally.
+   */
+  workspace?: Workspace;
 }
 
 /**

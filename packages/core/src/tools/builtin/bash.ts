@@ -10,6 +10,7 @@ import { resolveToolPath } from "../paths.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { createShellParser } from "../shell-commands.js";
 import { defineTool } from "../tool.js";
+import { type BashRun, runOnHost } from "./bash-host.js";
 import { askToRun } from "./bash-permission.js";
 import { statOrUndefined } from "./fs-errors.js";
 
@@ -92,9 +93,17 @@ export function bashTool(options: BashToolOptions = {}) {
         runInGroup(spawnable, { cwd, timeout, killGrace, maxBuffer, signal: ctx.abort }, (tail, lines) =>
           progress.report({ title: input.description ?? command, metadata: { lines }, live: { output: tail } }),
         );
-      const sandboxed = await runSandboxed(options.sandbox, ctx, cwd, inner, spawnIt, (r) => r.output).finally(() =>
-        progress.flush(),
-      );
+      // The host's terminal (an editor's) when it offers one, unless a sandbox would confine the command here.
+      const runner = ctx.workspace?.commands;
+      const onHost = runner !== undefined && !(await options.sandbox?.confines(ctx.agent));
+      const sandboxed = await (onHost
+        ? runOnHost(
+            runner,
+            { command, shell, cwd, env, timeoutMs: timeout, maxOutputBytes: maxBuffer, signal: ctx.abort },
+            (metadata) => ctx.metadata({ title: input.description ?? command, metadata }),
+          )
+        : runSandboxed(options.sandbox, ctx, cwd, inner, spawnIt, (r) => r.output)
+      ).finally(() => progress.flush());
       const run = sandboxed.result;
       let output = run.output.length > 0 ? run.output : "(no output)";
       if (sandboxed.notes.length > 0) output += `\n\n${sandboxed.notes.join("\n")}`;
@@ -132,18 +141,7 @@ interface RunOptions {
   signal: AbortSignal;
 }
 
-interface RunResult {
-  output: string;
-  /** Newlines the command wrote (stdout and stderr). */
-  lines: number;
-  droppedBytes: number;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
-}
-
-function runInGroup(command: Command, opts: RunOptions, progress: (tail: string, lines: number) => void): Promise<RunResult> {
+function runInGroup(command: Command, opts: RunOptions, progress: (tail: string, lines: number) => void): Promise<BashRun> {
   return new Promise((resolve, reject) => {
     // detached: the child calls setsid(), becoming leader of a new process group whose id is its pid.
     const child = spawn(command.file, command.args, {

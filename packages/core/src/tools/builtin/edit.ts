@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
+import { readThrough, writeThrough } from "../workspace-files.js";
 import { isBinaryFile } from "./binary.js";
 import { editRegions } from "./edit-regions.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
@@ -35,12 +36,10 @@ export function editTool() {
         throw new ArborError("invalid_tool_input", "oldString and newString are identical, so there is nothing to change.");
       }
       await ctx.ask({ permission: "edit", patterns: [shown], metadata: { path: absolute, tool: "edit" } });
-      const info = await statOrUndefined(absolute);
-      if (!info) throw await notFoundError(absolute, shown);
-      if (info.isDirectory()) throw new ArborError("tool_failed", `${shown} is a directory, not a file.`, { path: absolute });
-      if (await isBinaryFile(absolute)) throw new ArborError("tool_failed", `${shown} is a binary file; edit works on text.`);
-
-      const content = await readFile(absolute, "utf8");
+      // The host's copy (an editor's buffer, unsaved changes included) is what is edited, through it.
+      const files = ctx.workspace?.files;
+      const content =
+        files !== undefined ? await readThrough(files, absolute, shown, ctx.abort) : await readLocal(absolute, shown);
       let oldString = input.oldString;
       let newString = input.newString;
       let count = countOccurrences(content, oldString);
@@ -68,7 +67,8 @@ export function editTool() {
       }
       // split/join rather than String.replace, whose replacement string treats `$&` and friends specially.
       const updated = content.split(oldString).join(newString);
-      await writeFile(absolute, updated);
+      if (files !== undefined) await writeThrough(files, absolute, shown, updated, ctx.abort);
+      else await writeFile(absolute, updated);
       return {
         output: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? "" : "s"}.`,
         title: shown,
@@ -81,6 +81,15 @@ export function editTool() {
       };
     },
   });
+}
+
+/** A file's text from the local disk: refused when missing, a folder or binary. */
+async function readLocal(absolute: string, shown: string): Promise<string> {
+  const info = await statOrUndefined(absolute);
+  if (!info) throw await notFoundError(absolute, shown);
+  if (info.isDirectory()) throw new ArborError("tool_failed", `${shown} is a directory, not a file.`, { path: absolute });
+  if (await isBinaryFile(absolute)) throw new ArborError("tool_failed", `${shown} is a binary file; edit works on text.`);
+  return readFile(absolute, "utf8");
 }
 
 function occurrences(text: string, search: string): number[] {

@@ -6,6 +6,7 @@ import { DEFAULT_OUTPUT_LIMITS } from "../output-cap.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolResult } from "../tool.js";
+import { readThrough } from "../workspace-files.js";
 import { isBinaryFile } from "./binary.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
 import { type Page, pageLines, single } from "./line-pager.js";
@@ -67,6 +68,12 @@ export function readTool(options: ReadToolOptions = {}) {
       const absolute = await resolveToolPath(ctx, input.path, "file");
       const shown = displayPath(ctx.cwd, absolute);
       await ctx.ask({ permission: "read", patterns: [shown], metadata: { path: absolute } });
+      const files = ctx.workspace?.files;
+      if (files !== undefined) {
+        // The host's copy (an editor's unsaved buffer) is the file as the user sees it.
+        const text = await readThrough(files, absolute, shown, ctx.abort);
+        return finish(await pageLines(single(text), pageOptions), shown, offset);
+      }
       const info = await statOrUndefined(absolute);
       if (!info) throw await notFoundError(absolute, shown);
       if (info.isDirectory()) {

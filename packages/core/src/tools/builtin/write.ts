@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { displayPath, resolveToolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
+import { writeThrough } from "../workspace-files.js";
 import { statOrUndefined } from "./fs-errors.js";
 
 export const WriteInputSchema = z.strictObject({
@@ -28,13 +29,19 @@ export function writeTool() {
       const absolute = await resolveToolPath(ctx, input.path, "file");
       const shown = displayPath(ctx.cwd, absolute);
       await ctx.ask({ permission: "edit", patterns: [shown], metadata: { path: absolute, tool: "write" } });
+      const bytes = Buffer.byteLength(input.content);
+      const files = ctx.workspace?.files;
+      if (files !== undefined) {
+        // The host (an editor) makes the change, so its buffer and undo history have it.
+        await writeThrough(files, absolute, shown, input.content, ctx.abort);
+        return { output: `Wrote ${shown} (${bytes} bytes).`, title: shown, metadata: { path: absolute, bytes } };
+      }
       const before = await statOrUndefined(absolute);
       if (before?.isDirectory()) {
         throw new ArborError("tool_failed", `${shown} is a directory; give a file path to write.`, { path: absolute });
       }
       await mkdir(dirname(absolute), { recursive: true });
       await writeFile(absolute, input.content);
-      const bytes = Buffer.byteLength(input.content);
       return {
         output: `${before ? "Overwrote" : "Created"} ${shown} (${bytes} bytes).`,
         title: shown,

@@ -169,7 +169,9 @@ export function createAcpAgent({ runtime, store = runtime.store, cluster, runtim
       return {};
     })
     .onRequest("session/prompt", ({ params, client, signal }) =>
-      answering(() => runPromptTurn({ store, client }, known(params.sessionId), params.prompt, signal)),
+      answering(() =>
+        runPromptTurn({ store, client, capabilities: state.clientCapabilities }, known(params.sessionId), params.prompt, signal),
+      ),
     )
     .onNotification("session/cancel", ({ params }) => {
       const session = state.sessions.get(params.sessionId);

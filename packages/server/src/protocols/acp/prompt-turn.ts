@@ -14,6 +14,7 @@ import { getTrace } from "@arbor/core/trace";
 import { type Ask, type AskAnswer, askOf } from "../shared/asks.js";
 import { readStep } from "../shared/run-output.js";
 import type { ProtocolRuntime } from "../shared/runs.js";
+import { clientWorkspace } from "./client-workspace.js";
 import { requestErrorFor } from "./errors.js";
 import { toolKindOf } from "./tool-calls.js";
 import { AcpRunWire, acpAsksQuestion, goalTreePlan } from "./updates.js";
@@ -41,6 +42,8 @@ export interface AcpConnectionState {
 export interface TurnDeps {
   store: Store;
   client: AgentContext;
+  /** What the client offered at `initialize`: its `fs/*` and `terminal/*` serve the turn's tools when offered. */
+  capabilities: ClientCapabilities | undefined;
 }
 
 /** The prompt's blocks as one message: text as written, files the client attached as fenced text or links. */
@@ -180,12 +183,14 @@ export async function runPromptTurn(
   }
   const message = promptText(prompt);
   const exists = (await deps.store.getSession(session.id)) !== undefined;
+  const workspace = clientWorkspace(deps.client, session.id, deps.capabilities);
   const turn = {
     message,
     agent: session.mode,
     cwd: session.cwd,
     ...(exists ? { sessionId: session.id } : { newSessionId: session.id }),
     ...(session.fromEntryId === undefined ? {} : { fromEntryId: session.fromEntryId }),
+    ...(workspace === undefined ? {} : { workspace }),
   };
   await session.runs.admit(turn, { steer: false });
   const { reader, handle } = await session.runs.start(turn);

@@ -56,6 +56,8 @@ export function goalTreePlan(tree: GoalTree): SessionUpdate {
  */
 export class AcpRunWire implements RunEventWire<SessionUpdate> {
   private readonly inputs = new Map<string, string>();
+  /** The client terminal each running call's command is in. */
+  private readonly terminals = new Map<string, string>();
   private steps: PlanStep[] = [];
 
   constructor(private readonly cwd: string) {}
@@ -69,19 +71,30 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "tool_start":
         this.inputs.set(event.call_id, event.input);
         return [{ sessionUpdate: "tool_call", ...toolCallStarted(event.call_id, event.tool, event.input, this.cwd) }];
-      case "tool_progress":
-        return event.title === undefined
-          ? []
-          : [{ sessionUpdate: "tool_call_update", toolCallId: event.call_id, title: `${event.tool}: ${event.title}` }];
-      case "tool_end": {
-        const input = this.inputs.get(event.call_id);
-        this.inputs.delete(event.call_id);
+      case "tool_progress": {
+        const terminalId = event.metadata?.terminalId;
+        // A command in the client's terminal: the call shows that terminal, live.
+        if (typeof terminalId === "string") this.terminals.set(event.call_id, terminalId);
+        if (event.title === undefined && typeof terminalId !== "string") return [];
         return [
           {
             sessionUpdate: "tool_call_update",
-            ...toolCallEnded(event.call_id, event.tool, input, event.output, event.is_error, this.cwd),
+            toolCallId: event.call_id,
+            ...(event.title === undefined ? {} : { title: `${event.tool}: ${event.title}` }),
+            ...(typeof terminalId === "string" ? { content: [{ type: "terminal", terminalId }] } : {}),
           },
         ];
+      }
+      case "tool_end": {
+        const input = this.inputs.get(event.call_id);
+        const terminalId = this.terminals.get(event.call_id);
+        this.inputs.delete(event.call_id);
+        this.terminals.delete(event.call_id);
+        const ended = toolCallEnded(event.call_id, event.tool, input, event.output, event.is_error, this.cwd);
+        // The content is replaced, not added to: the terminal stays shown beside the output.
+        const content =
+          terminalId === undefined ? ended.content : [{ type: "terminal" as const, terminalId }, ...(ended.content ?? [])];
+        return [{ sessionUpdate: "tool_call_update", ...ended, ...(content === undefined ? {} : { content }) }];
       }
       case "plan_created":
         this.steps = event.plan.steps.map((s) => ({ id: s.id, title: s.title, status: s.status }));

@@ -1,5 +1,6 @@
 import type { AnyToolDefinition, RunInput, ThinkingLevel } from "@arbor/core";
 import type { Principal } from "@arbor/core/store";
+import type { Workspace } from "@arbor/core/tools";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 
@@ -32,6 +33,8 @@ export interface ChatTurn {
   tools?: readonly AnyToolDefinition[];
   /** Who sends it: the runtime checks its `run` scope and projects, and records it on the message and a new session. */
   principal?: Principal;
+  /** Where the file tools and bash work for this turn (an ACP client's buffers and terminals); a turn with it is not queueable. */
+  workspace?: Workspace;
 }
 
 /**
@@ -56,5 +59,6 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.system === undefined ? {} : { system: turn.system }),
     ...(turn.tools === undefined ? {} : { tools: turn.tools }),
     ...(turn.principal === undefined ? {} : { principal: turn.principal }),
+    ...(turn.workspace === undefined ? {} : { workspace: turn.workspace }),
   };
 }
