@@ -148,6 +148,12 @@ function a2aModel(name: string, client: Client, streaming: boolean): LanguageMod
             push({ type: "reasoning-end", id: "status" });
           },
         });
+        // The text block always closes with the task's ids and state, so the sub-trace records them.
+        const closeText = (extra = "") => {
+          if (!textOpen) push({ type: "text-start", id: "answer", providerMetadata: meta() });
+          if (extra) push({ type: "text-delta", id: "answer", delta: turn.answered ? `\n\n${extra}` : extra });
+          push({ type: "text-end", id: "answer", providerMetadata: meta() });
+        };
         const ping = setInterval(() => push({ type: "ping" }), PING_MS);
         const end = (last?: LanguageModelV4StreamPart) => {
           if (closed) return;
@@ -166,9 +172,12 @@ function a2aModel(name: string, client: Client, streaming: boolean): LanguageMod
                   { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) },
                 )
                 .catch(() => undefined)
-            : Promise.resolve();
-          void cancel.then(() => {
+            : Promise.resolve(undefined);
+          void cancel.then((task) => {
             transport.abort();
+            if (task) turn.state = task.status?.state ?? turn.state;
+            // The step keeps what arrived, and with it which remote task this was and how it ended.
+            if (turn.taskId) closeText();
             end();
           });
         };
@@ -181,11 +190,7 @@ function a2aModel(name: string, client: Client, streaming: boolean): LanguageMod
         exchange(client, taskOf(options), streaming, turn, transport.signal)
           .then(() => {
             if (abort.aborted) return;
-            // The text block always closes with the task's ids and state, so the sub-trace records them.
-            const extra = closingText(name, turn);
-            if (!textOpen) push({ type: "text-start", id: "answer", providerMetadata: meta() });
-            if (extra) push({ type: "text-delta", id: "answer", delta: turn.answered ? `\n\n${extra}` : extra });
-            push({ type: "text-end", id: "answer", providerMetadata: meta() });
+            closeText(closingText(name, turn));
             const failure = outcomeError(name, turn);
             end(failure ? { type: "error", error: failure } : finish(turn));
           })
