@@ -3,6 +3,7 @@ import { ClientFactory } from "@a2a-js/sdk/client";
 import { type Entry, resolveConfig, type Store } from "@arbor/core";
 import { type Script, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it, vi } from "vitest";
+import { startSdkAgent } from "./helpers/a2a-sdk-agent.js";
 import { gateTool, startServer, type TestServer } from "./helpers/server.js";
 
 type Of<T extends Entry["type"]> = Extract<Entry, { type: T }>;
@@ -138,5 +139,37 @@ describe("a remote agent over A2A as a sub-agent", () => {
     const said: string[] = [];
     for await (const event of refused) if (event.type === "tool_end") said.push(event.output);
     expect(said[0]).toMatch(/could not be reached .*401/);
+  });
+
+  it("a remote that does not stream gets SendMessage answered at once, then GetTask until its task settles", async () => {
+    const remote = await startSdkAgent();
+    const parent = await parentOf(remote.url, [[DELEGATE], [text("Polled.")]]);
+    const run = parent.runtime.runs.run({ prompt: "Ask the researcher" });
+    await vi.waitFor(() => expect(remote.received).toHaveLength(1));
+    expect(remote.received[0]?.configuration?.returnImmediately).toBe(true);
+    remote.finish("The polled answer.");
+    const result = await run.result;
+    expect(result.text).toBe("Polled.");
+    const sub = await onlySubTrace(parent.store, result.sessionId);
+    const answer = entriesOf(await parent.store.getActivePath(sub.id), "message").find((e) => e.message.role === "assistant");
+    // Its working status is the sub-trace's reasoning; its artifact the answer, with the task it was.
+    expect(answer?.message.role === "assistant" && answer.message.content).toMatchObject([
+      { type: "reasoning", text: "Looking it up.\n" },
+      { type: "text", text: "The polled answer.", providerMetadata: { a2a: { state: "completed" } } },
+    ]);
+  });
+
+  it("an abort cancels a polled remote task with CancelTask", async () => {
+    const remote = await startSdkAgent();
+    const parent = await parentOf(remote.url, [[DELEGATE], [text("never")]]);
+    const run = parent.runtime.runs.run({ prompt: "Ask the researcher" });
+    // Cancel needs the task id, which the first answer carries: a poll shows the client has it.
+    await vi.waitFor(() => expect(remote.methods).toContain("GetTask"), { timeout: 5000 });
+    run.abort();
+    expect((await run.result).status).toBe("aborted");
+    expect(remote.methods).toContain("CancelTask");
+    expect(remote.canceled).toHaveLength(1);
+    const sub = await onlySubTrace(parent.store, run.sessionId);
+    expect((await parent.store.getSession(sub.id))?.status).toBe("aborted");
   });
 });
