@@ -111,11 +111,14 @@ describe("a remote agent over A2A as a sub-agent", () => {
     const result = await run.result;
     expect(result.text).toBe("It is down.");
     expect(ends[0]?.is_error).toBe(true);
-    expect(ends[0]?.output).toMatch(
-      /remote_agent_unavailable|Remote agent "researcher" could not be reached at http:\/\/127\.0\.0\.1/,
-    );
+    expect(ends[0]?.output).toMatch(/Remote agent "researcher" could not be reached at http:\/\/127\.0\.0\.1/);
     expect(ends[0]?.output).toContain("agents.researcher.a2a");
     const path = await parent.store.getActivePath(result.sessionId);
+    // The tool's result carries the error's code for whoever reads the session.
+    const failed = entriesOf(path, "message").flatMap((e) =>
+      e.message.role === "tool" && e.message.error ? [e.message.error] : [],
+    );
+    expect(failed.map((e) => e.code)).toEqual(["remote_agent_unavailable"]);
     expect(entriesOf(path, "subagent_batch")).toHaveLength(0);
     expect((await parent.store.listSessions({ parentSessionId: result.sessionId, limit: 10 })).sessions).toHaveLength(0);
   });
