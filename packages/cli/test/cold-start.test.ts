@@ -34,6 +34,7 @@ const HEAVY = [
   "/node_modules/better-sqlite3/",
   "/node_modules/mysql2/",
   "/node_modules/@modelcontextprotocol/sdk/",
+  "/node_modules/@a2a-js/sdk/",
   "/node_modules/@opentelemetry/",
   "/node_modules/ai/",
   // Provider SDKs (the small @ai-sdk/provider holds only error classes and types).

@@ -82,7 +82,12 @@ const SCRIPTS: Record<string, Script> = {
 const EXPECTED: Record<string, RegExp[]> = {
   "README.md": [/Done \(1\)\.\ndone: \d+ tokens in, \d+ out/, /\d+ entries, \d+ on the active path/],
   "docs/http-api.md": [/"type":"done"/, /"reply":"once"/],
-  "docs/a2a.md": [/"name":"Arbor"/, /TASK_STATE_COMPLETED/],
+  // The run in the other workspace handed its task to the served Arbor over A2A: a sub-trace under it.
+  "docs/a2a.md": [
+    /"name":"Arbor"/,
+    /TASK_STATE_COMPLETED/,
+    /└ \S+@delegate-\S+ .*\[delegate, completed\] Say hi in three words\./,
+  ],
   "docs/acp.md": [/session \S+, modes: build, plan/, /Done \(1\)\.\nstop: end_turn/],
   "docs/open-responses.md": [/"id":"build","object":"model"/, /"status":"completed"/, /event: response\.completed/],
   // The demo's session, moved into the SQLite store, shows there with its whole path.
@@ -229,12 +234,16 @@ interface SchemaDef {
   valueType?: unknown;
   element?: unknown;
   innerType?: unknown;
+  /** A pipe's input schema (a transform's): what the user writes. */
+  in?: unknown;
 }
 
-/** The definition of the schema under its optional, default and prefault wrappers. */
+/** The definition of the schema under its optional, default, prefault and transform wrappers. */
 function defOf(schema: unknown): SchemaDef {
   let def = (schema as { _zod: { def: SchemaDef } })._zod.def;
-  while (def.innerType !== undefined) def = (def.innerType as { _zod: { def: SchemaDef } })._zod.def;
+  for (let inner = def.innerType ?? def.in; inner !== undefined; inner = def.innerType ?? def.in) {
+    def = (inner as { _zod: { def: SchemaDef } })._zod.def;
+  }
   return def;
 }
 
@@ -296,8 +305,10 @@ describe("the configuration reference", () => {
 
   /** Every key of arbor.json, nested objects' keys as `a.b`, from the schema itself. */
   function keysOf(schema: unknown, prefix = ""): string[] {
-    let s = schema as { shape?: Record<string, unknown>; _zod?: { def?: { innerType?: unknown } } };
-    while (s.shape === undefined && s._zod?.def?.innerType !== undefined) s = s._zod.def.innerType as typeof s;
+    let s = schema as { shape?: Record<string, unknown>; _zod?: { def?: { innerType?: unknown; in?: unknown } } };
+    while (s.shape === undefined && (s._zod?.def?.innerType ?? s._zod?.def?.in) !== undefined) {
+      s = (s._zod?.def?.innerType ?? s._zod?.def?.in) as typeof s;
+    }
     if (s.shape === undefined) return [];
     return Object.entries(s.shape).flatMap(([key, value]) => {
       const path = prefix === "" ? key : `${prefix}.${key}`;

@@ -58,6 +58,8 @@ export type ArborErrorCode =
   // MCP: a configured server could not be reached (did not start, crashed, closed) or did not answer in time.
   | "mcp_unavailable"
   | "mcp_timeout"
+  // A2A: a configured remote agent could not be reached, or its agent card could not be read or used.
+  | "remote_agent_unavailable"
   // A run stream resumed from an event its session's log no longer holds (or never held).
   | "events_expired"
   // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo;

@@ -199,6 +199,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     featureTools: options.tools === undefined,
     gate: plans,
     questions,
+    env,
     launcher: {
       // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.
       execute: (input, sessionId, signal, emit, execution) =>

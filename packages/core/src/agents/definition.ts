@@ -1,3 +1,4 @@
+import type { A2AAgentConfig } from "../config/schema.js";
 import type { ThinkingLevel } from "../model/entry.js";
 import type { PermissionRule } from "../permissions/permission.js";
 import type { AgentInfo } from "./presets.js";
@@ -20,4 +21,6 @@ export interface AgentDefinition extends AgentInfo {
   /** The user's rules for this agent alone, applied after the global user rules so they win. */
   permissionOverrides?: readonly PermissionRule[];
   temperature?: number;
+  /** A remote agent spoken to over A2A: it runs only as a sub-agent, on its own server. */
+  a2a?: A2AAgentConfig;
 }

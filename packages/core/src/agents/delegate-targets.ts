@@ -1,9 +1,13 @@
+import type { A2AAgentConfig } from "../config/schema.js";
+
 /** What the runtime knows of an agent to tell whether `delegate` may hand it work. */
 export interface SubAgentInfo {
   name: string;
   description?: string | undefined;
   mode: "primary" | "subagent" | "all";
   hidden?: boolean | undefined;
+  /** A remote agent: `delegate` sends it the task over A2A instead of running it here. */
+  a2a?: A2AAgentConfig | undefined;
 }
 
 /** The agent a `delegate` call runs when it names none. */

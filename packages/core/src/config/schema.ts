@@ -63,12 +63,33 @@ export const AgentNameSchema = z
   .regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'an agent name is a letter then up to 39 letters, digits, "_" or "-"');
 
 /**
+ * A remote agent spoken to over A2A: its agent card's URL (or the base URL the card is under, at
+ * `/.well-known/agent-card.json`) and the bearer token it wants, named by its environment variable
+ * so no secret is written into arbor.json.
+ */
+export const A2AAgentSchema = z.strictObject({
+  url: z.url({
+    protocol: /^https?$/,
+    error: "must be the http(s) URL of an A2A agent: its base URL or its agent card (…/.well-known/agent-card.json)",
+  }),
+  token: z
+    .string()
+    .regex(/^env:[A-Z_][A-Z0-9_]*$/, 'give the bearer token as "env:VARIABLE", the environment variable holding it')
+    .optional(),
+});
+
+/** The keys that shape how Arbor runs an agent itself; a remote agent runs on its own server, so it takes none of them. */
+const LOCAL_ONLY = ["prompt", "promptFile", "model", "thinking", "tools", "preset", "maxTurns", "permission", "sandbox"] as const;
+
+/**
  * One custom agent in arbor.json. `promptFile` is read relative to the file that names it when the
- * config is loaded, so what reaches the runtime always carries the prompt text.
+ * config is loaded, so what reaches the runtime always carries the prompt text. With `a2a` the agent
+ * is remote: `delegate` hands it tasks over A2A, and it runs only as a sub-agent.
  */
 export const AgentConfigSchema = z
   .strictObject({
-    description: z.string().min(1),
+    /** Required of a local agent; a remote one without it is described by its URL. */
+    description: z.string().min(1).optional(),
     /** Replaces the default system prompt's opening. */
     prompt: z.string().min(1).optional(),
     promptFile: z.string().min(1).optional(),
@@ -77,19 +98,46 @@ export const AgentConfigSchema = z
     /** Only these tools (exact names); absent means every tool the preset and rules allow. */
     tools: z.array(z.string().min(1)).min(1).optional(),
     /** The built-in agent whose permission rules this one starts from. */
-    preset: z.enum(PERMISSION_PRESETS).default("build"),
-    mode: z.enum(["primary", "subagent", "all"]).default("primary"),
+    preset: z.enum(PERMISSION_PRESETS).optional(),
+    /** primary when absent (subagent for a remote agent, the only mode it may have). */
+    mode: z.enum(["primary", "subagent", "all"]).optional(),
     maxTurns: z.number().int().positive().optional(),
     /** Rules for this agent only; they win over the global `permission`. */
     permission: PermissionConfigSchema.optional(),
     /** This agent's sandbox: its mode and protection win, its lists add to the global `sandbox`. */
     sandbox: AgentSandboxSchema.optional(),
+    /** A remote agent over A2A instead of one Arbor runs. */
+    a2a: A2AAgentSchema.optional(),
   })
   .superRefine((agent, ctx) => {
+    if (agent.a2a !== undefined) {
+      for (const key of LOCAL_ONLY) {
+        if (agent[key] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [key], message: 'only for a local agent: an "a2a" agent runs on its own server' });
+        }
+      }
+      if (agent.mode !== undefined && agent.mode !== "subagent") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["mode"],
+          message: 'an "a2a" agent runs only as a sub-agent (delegate): leave "mode" out or set "subagent"',
+        });
+      }
+      return;
+    }
+    if (agent.description === undefined) {
+      ctx.addIssue({ code: "custom", path: ["description"], message: "required: say what the agent is for" });
+    }
     if (agent.prompt !== undefined && agent.promptFile !== undefined) {
       ctx.addIssue({ code: "custom", path: ["promptFile"], message: 'give "prompt" or "promptFile", not both' });
     }
-  });
+  })
+  // The defaults, set once what was written is checked: a remote agent is a sub-agent and has no preset.
+  .transform((agent) => ({
+    ...agent,
+    mode: agent.mode ?? (agent.a2a ? ("subagent" as const) : ("primary" as const)),
+    ...(agent.a2a ? {} : { preset: agent.preset ?? ("build" as const) }),
+  }));
 
 /**
  * arbor.json (workspace and $ARBOR_HOME) and ~/.arbor/models.json. Every field is optional or has
@@ -213,6 +261,7 @@ export const ConfigSchema = z.strictObject({
 export type Config = z.infer<typeof ConfigSchema>;
 export type PoolEntry = z.infer<typeof PoolEntrySchema>;
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type A2AAgentConfig = z.infer<typeof A2AAgentSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 type Kind = "number" | "int" | "bool" | "string" | "thinking";

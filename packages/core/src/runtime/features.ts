@@ -31,6 +31,8 @@ export interface FeatureDeps {
   gate: PlanGate;
   /** Where the `question` tool's questions wait for their answers. */
   questions: QuestionAsks;
+  /** Where a remote agent's token is read (the runtime's environment). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** How sub-agents are started: a sub-run is a run like any other (its own session and queue slot). */
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
@@ -87,6 +89,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
     const subAgents = subAgentExtension((ctx) =>
       createSubTraceRunner(ctx, launcherOf(ctx), {
         agents: deps.agents,
+        ...(features.env ? { env: features.env } : {}),
         ...(features.contexts ? { contexts: features.contexts } : {}),
         now: features.launcher.now,
       }),

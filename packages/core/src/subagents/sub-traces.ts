@@ -3,6 +3,7 @@ import { ArborError } from "../errors.js";
 import { finishAgentCall, startAgentCall } from "../goal/agent-call.js";
 import { createGoalTree, type SubTraceMetadata } from "../goal/goal-tree.js";
 import { goalsKey } from "../goal/goals-key.js";
+import { connectRemoteAgent, type RemoteAgentEnv } from "../llm/a2a/remote-agent.js";
 import type { RunContext } from "../loop/run-context.js";
 import { traceDepth } from "../model/ids.js";
 import type { TraceContext } from "../model/session.js";
@@ -53,6 +54,8 @@ function subTraceAgent(request: SubTraceRequest, agents: Readonly<Record<string,
 export interface SubTraceRunnerDeps {
   /** The runtime's agents, for a delegate that names one. */
   agents?: Readonly<Record<string, SubAgentInfo>>;
+  /** Where a remote agent's token (`env:VARIABLE`) is read. */
+  env?: RemoteAgentEnv;
   /** The runtime's overrides of the default contexts. */
   contexts?: { explore?: TraceContext; delegate?: TraceContext };
   now(): number;
@@ -88,6 +91,9 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
       if (refused !== undefined) throw new ArborError("invalid_input", refused);
       // Checked before anything is recorded, so a bad name leaves no trace.
       const agent = subTraceAgent(request, deps.agents ?? {});
+      // A remote agent's sub-run talks to it over A2A; one that cannot be reached is refused here, unrecorded too.
+      const remote = deps.agents?.[agent]?.a2a;
+      const model = remote ? await connectRemoteAgent(agent, remote, deps.env ?? {}, request.signal) : ctx.model.model;
       const now = () => new Date(deps.now());
       const goals = ctx.values.get(goalsKey);
       if (!goals) throw new Error("sub-traces need the run's goal tree (the goal feature)");
@@ -136,7 +142,7 @@ export function createSubTraceRunner(ctx: RunContext, launcher: SubAgentLauncher
           input: {
             prompt: taskPrompt(request, task),
             agent,
-            model: ctx.model.model,
+            model,
             cwd: ctx.cwd,
             ...(ctx.workspace === undefined ? {} : { workspace: ctx.workspace }),
             system: subTraceSystem(request.mode),
