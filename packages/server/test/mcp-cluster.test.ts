@@ -1,7 +1,9 @@
-import { text } from "@arbor/testkit";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hang, type Script, text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/index.js";
 import { clusterRig } from "./helpers/cluster-instance.js";
@@ -18,10 +20,11 @@ afterEach(async () => {
 });
 const { postgresStore, instance } = clusterRig(cleanups);
 
-/** Two instances over one database, each serving HTTP; both answer runs with `answer`. */
-async function twoInstances(answer: string) {
-  const a = await instance([[text(answer)]]);
-  const b = await instance([[text(answer)]], { url: a.url, store: await postgresStore(a.url), cwd: a.cwd });
+/** Two instances over one database, each serving HTTP; whichever runs a chat answers it with `script` (or just `script`'s text). */
+async function twoInstances(script: Script | string) {
+  const steps = typeof script === "string" ? [[text(script)]] : script;
+  const a = await instance(steps);
+  const b = await instance(steps, { url: a.url, store: await postgresStore(a.url), cwd: a.cwd });
   const urls: string[] = [];
   for (const { runtime, node } of [a, b]) {
     const listening = await createServer({ runtime, cluster: node }).listen({ port: 0 });
@@ -93,5 +96,66 @@ describe("/mcp on a cluster: any instance answers any request", () => {
     const res = await fetch(`${urls[1]}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(res.status).toBe(405);
     expect(await res.text()).toMatch(/stateless/);
+  }, 60_000);
+});
+
+/** Starts a run as a task (tools/call of start_run, task-augmented); its task id. */
+async function startTask(client: Client, prompt: string): Promise<string> {
+  const created = await client.request(
+    { method: "tools/call", params: { name: "start_run", arguments: { prompt }, task: { ttl: 60_000 } } },
+    CreateTaskResultSchema,
+  );
+  expect(created.task.status).toBe("working");
+  return created.task.taskId;
+}
+
+describe("runs as MCP tasks on a cluster", () => {
+  it("a task waits for an ask (input_required, naming it), is answered and finishes; every call on another instance", async () => {
+    const { a, urls } = await twoInstances([[toolCall("read", { path: ".env" }, { id: "r1" })], [text("The key is set.")]]);
+    writeFileSync(join(a.cwd, ".env"), "KEY=1\n");
+    const { client, served } = await connect(urls);
+    expect(client.getServerCapabilities()?.tasks?.requests?.tools?.call).toBeDefined();
+    const taskId = await startTask(client, "check .env");
+
+    // The run's progress is the task's status message; an ask makes it input_required.
+    await expect
+      .poll(async () => (await client.experimental.tasks.getTask(taskId)).status, { timeout: 30_000, interval: 50 })
+      .toBe("input_required");
+    const waiting = await client.experimental.tasks.getTask(taskId);
+    const id = /answer_permission id=(\S+)/.exec(waiting.statusMessage ?? "")?.[1];
+    expect(waiting.statusMessage).toMatch(/waiting for permission read/);
+    const answered = (await client.callTool({ name: "answer_permission", arguments: { id, reply: "once" } })) as CallToolResult;
+    expect(answered.isError).toBeFalsy();
+
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
+    expect((await client.experimental.tasks.getTask(taskId)).status).toBe("completed");
+    // The task is the run in the store: the session holds it, and both instances answered for it.
+    const sessionId = (result.structuredContent as { session_id: string }).session_id;
+    expect(taskId.startsWith(sessionId)).toBe(true);
+    expect((await a.store.getSession(sessionId))?.status).toBe("completed");
+    expect(Math.min(...served)).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it("tasks/cancel aborts a long run wherever it is driven; the task reads cancelled, what it wrote kept", async () => {
+    const { a, urls } = await twoInstances([[text("Thinking…"), hang()]]);
+    const { client } = await connect(urls);
+    const taskId = await startTask(client, "take your time");
+    await expect
+      .poll(async () => (await client.experimental.tasks.getTask(taskId)).statusMessage, { timeout: 30_000, interval: 50 })
+      .toMatch(/^model called/);
+    await client.experimental.tasks.cancelTask(taskId);
+    await expect
+      .poll(async () => (await client.experimental.tasks.getTask(taskId)).status, { timeout: 30_000, interval: 50 })
+      .toBe("cancelled");
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.structuredContent).toMatchObject({ status: "aborted" });
+    const sessionId = (result.structuredContent as { session_id: string }).session_id;
+    expect((await a.store.getSession(sessionId))?.status).toBe("aborted");
+    const kept = (await a.store.listEntries(sessionId)).flatMap((e) => (e.type === "message" ? [e.message.role] : []));
+    expect(kept[0]).toBe("user");
+    // A finished task cannot be cancelled again; an unknown one is not found.
+    await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal status/);
+    await expect(client.experimental.tasks.getTask("nope~0")).rejects.toThrow(/not found/i);
   }, 60_000);
 });

@@ -3,7 +3,7 @@ import type { Principal, Scope } from "@arbor/core/store";
 import { getTrace } from "@arbor/core/trace";
 import { assertSessionId } from "@arbor/core/wire";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ClusterRelay } from "../../cluster/cluster-node.js";
 import { SERVER_VERSION } from "../../version.js";
@@ -11,7 +11,8 @@ import type { AskAnswer } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { registerAgentPrompts } from "./prompts.js";
-import { registerArborResources } from "./resources.js";
+import { mcpErrorOf, registerArborResources } from "./resources.js";
+import { RunTasks } from "./run-tasks.js";
 import { type CallExtra, runToEnd } from "./run-tool.js";
 import { registerSubscriptions } from "./subscriptions.js";
 
@@ -92,7 +93,12 @@ export function createArborMcpServer({
   /** The session, when the principal may `scope` it: the same check, and the same 404, as the routes'. */
   const session = (sessionId: string, scope: Scope, what: string) =>
     principal ? runtime.access.session(principal, sessionId, scope, what) : Promise.resolve(undefined);
-  const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
+  // Runs as tasks: their state is the run's in the store, so any instance (a cluster's stateless /mcp) answers for them.
+  const tasks = new RunTasks({ runtime, store, runs, principal });
+  const server = new McpServer(
+    { name: "arbor", version: SERVER_VERSION },
+    { capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks },
+  );
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
     agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
@@ -129,6 +135,33 @@ export function createArborMcpServer({
           !stateless,
         );
       }),
+  );
+
+  server.experimental.tasks.registerToolTask(
+    "start_run",
+    {
+      description:
+        "Starts an Arbor agent on a prompt as an MCP task and answers at once: follow it with tasks/get (its status message is the run's latest step; input_required while an ask waits for answer_permission, answer_plan or answer_question), take its result with tasks/result, stop it with tasks/cancel. The task is the run, kept in Arbor's store: any server over it answers, also after a restart.",
+      inputSchema: { ...runInput, session_id: SessionId.optional() },
+      execution: { taskSupport: "required" },
+    },
+    {
+      createTask: async (args) => {
+        try {
+          if (args.session_id !== undefined) assertSessionId(args.session_id);
+          if (args.session_id !== undefined) await session(args.session_id, "run", "start_run");
+          return await tasks.start({ ...turnOf(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) });
+        } catch (err) {
+          throw mcpErrorOf(err);
+        }
+      },
+      getTask: async (_args, extra) => {
+        const task = await tasks.getTask(extra.taskId);
+        if (!task) throw new McpError(ErrorCode.InvalidParams, `Task ${extra.taskId} not found.`);
+        return task;
+      },
+      getTaskResult: async (_args, extra) => (await tasks.getTaskResult(extra.taskId)) as CallToolResult,
+    },
   );
 
   server.registerTool(
