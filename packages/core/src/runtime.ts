@@ -111,6 +111,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now: () => clock.now(),
     ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
     pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+    ...(options.onElicitation ? { handler: options.onElicitation } : {}),
   });
   const plans = new PlanGate({
     store: options.store,

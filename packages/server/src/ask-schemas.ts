@@ -43,9 +43,14 @@ export const PendingAskResponse = z.discriminatedUnion("kind", [
     elicitation: z.object({
       server: z.string(),
       call_id: z.string().optional(),
-      mode: z.literal("form"),
+      mode: z.enum(["form", "url"]).describe("form: fields to fill in; url: a page of the server's to open (accept or decline)."),
       message: z.string(),
-      requested_schema: z.record(z.string(), z.unknown()).describe("The form, as the MCP server sent it (a flat JSON Schema)."),
+      requested_schema: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("Form mode: the form, as the MCP server sent it (a flat JSON Schema)."),
+      url: z.string().optional().describe("URL mode: the page to open; what is typed there goes to the server, not to Arbor."),
+      elicitation_id: z.string().optional().describe("URL mode: the server's id of the elicitation."),
     }),
   }),
 ]);

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRuntime, openStore, type Store, type WatchMessage } from "@arbor/core";
-import { type Script, scriptedModel, text } from "@arbor/testkit";
+import type { WatchMessage } from "@arbor/core";
+import { text } from "@arbor/testkit";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTestDatabase } from "../../cli/test/helpers/postgres.js";
-import { ClusterNode, createServer } from "../src/index.js";
+import { createServer } from "../src/index.js";
+import { clusterRig } from "./helpers/cluster-instance.js";
 import { watchSocket } from "./helpers/watch-socket.js";
 
 /**
@@ -21,17 +21,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-async function database(): Promise<string> {
-  const db = await createTestDatabase();
-  cleanups.push(db.drop);
-  return db.url;
-}
-
-async function postgresStore(url: string): Promise<Store> {
-  const store = await openStore({ kind: "postgres", url });
-  cleanups.push(() => store.close());
-  return store;
-}
+const { database, postgresStore, instance } = clusterRig(cleanups);
 
 /** The attempts pg-boss made at the session's chat job so far. */
 async function attempts(url: string, sessionId: string): Promise<number> {
@@ -46,30 +36,6 @@ async function attempts(url: string, sessionId: string): Promise<number> {
   } finally {
     await client.end();
   }
-}
-
-/**
- * A cluster instance in process over its own database (or `on`), its runs answered by `script`;
- * sweeps only when told unless `sweepMs` says how often.
- */
-async function instance(script: Script, on?: { url: string; store: Store; cwd: string; sweepMs?: number; log?: string[] }) {
-  const url = on?.url ?? (await database());
-  const store = on?.store ?? (await postgresStore(url));
-  const cwd = on?.cwd ?? mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
-  if (!on) cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
-  const log = (line: string) => on?.log?.push(line);
-  const settings = { url, sweepMs: on?.sweepMs ?? 60_000, heartbeatSeconds: 10, silentChatMs: 1_000, cwd };
-  const node = new ClusterNode(settings, store, log);
-  const runtime = createRuntime({
-    store,
-    cwd,
-    model: scriptedModel(script),
-    holderName: "cluster test",
-    runEvents: node.runEvents,
-  });
-  await node.start(runtime);
-  cleanups.push(() => node.close());
-  return { url, store, cwd, node, runtime };
 }
 
 describe("a queued chat whose session another driver holds", () => {

@@ -45,6 +45,7 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
       "read_session",
       "read_trace",
       "run_prompt",
+      "start_run",
     ]);
     const progress: string[] = [];
     const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "What do the notes say?" } }, undefined, {

@@ -2,7 +2,7 @@ import type { RunEventOf } from "@arbor/core/wire";
 import { describe, expect, it } from "vitest";
 import { AcpRunWire } from "../src/protocols/acp/updates.js";
 import { interruptIdOf, parseInterruptId } from "../src/protocols/ag-ui/events.js";
-import { mcpProgressWire } from "../src/protocols/mcp/arbor-mcp-server.js";
+import { mcpProgressWire } from "../src/protocols/mcp/run-tool.js";
 import { ResponseWire } from "../src/protocols/open-responses/response-wire.js";
 import { askOf } from "../src/protocols/shared/asks.js";
 import { RunEventChunker } from "../src/protocols/ui-chat/ui-chunks.js";

@@ -42,8 +42,9 @@ export function askSubject(ask: PendingAskView): string {
     case "plan":
       return `plan "${ask.plan.title}" (${ask.plan.steps.length} step${ask.plan.steps.length === 1 ? "" : "s"}, ${ask.plan.planId})`;
     case "elicitation": {
-      const { server, message, requestedSchema } = ask.elicitation;
-      return `MCP server ${server} asks: ${message} (fields: ${Object.keys(requestedSchema.properties).join(", ") || "none"})`;
+      const e = ask.elicitation;
+      if (e.mode === "url") return `MCP server ${e.server} asks you to open ${e.url}: ${e.message} (accept or --deny)`;
+      return `MCP server ${e.server} asks: ${e.message} (fields: ${Object.keys(e.requestedSchema.properties).join(", ") || "none"})`;
     }
     case "question": {
       const options = ask.question.options?.map((o) => o.label).join(" / ");

@@ -95,7 +95,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
         yes: flags.yes,
         store: opened,
         storeLabel: resolved.label,
-        createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion) =>
+        createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion, onElicitation) =>
           resumable(
             flags,
             cliRuntime(io, "arbor run", {
@@ -109,6 +109,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
               onPlanApproval,
               onRetry,
               onQuestion,
+              onElicitation,
             }),
           ),
         input: {

@@ -1,10 +1,12 @@
 import type { RunInput, Store } from "@arbor/core";
 import type { RetryNotice } from "@arbor/core/llm";
+import type { ElicitationHandler } from "@arbor/core/session";
 import { EXIT_OK, exitCodeForRun, hintFor } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { createJsonView, createTextView, type RunOutcome, type RunView } from "../render/live.js";
 import { pickStyle } from "../render/style.js";
 import { type Driven, driveRun, type RunHandleLike } from "./drive.js";
+import { createElicitationHandler } from "./elicitations.js";
 import { type AskHandler, createAskHandler } from "./permissions.js";
 import { createPlanApprovalHandler, type PlanApprovalHandler } from "./plan-approval.js";
 import { createQuestionHandler, type QuestionHandler } from "./questions.js";
@@ -52,6 +54,7 @@ export interface PlayOptions<Input> {
     onPlanApproval: PlanApprovalHandler,
     onRetry: (notice: RetryNotice) => void,
     onQuestion: QuestionHandler,
+    onElicitation: ElicitationHandler,
   ): RuntimeLike<Input>;
   input: Input;
   /** What to run next for the session, as `[label, command]` lines of the text view. */
@@ -138,6 +141,7 @@ export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: 
       view,
       onNobody: (q) => stopOn({ kind: "question", id: q.id, sessionId: q.sessionId, question: q.question }),
     }),
+    createElicitationHandler({ io, view, storeArg: opts.storeArg ?? "" }),
   );
   try {
     const started = runtime.start

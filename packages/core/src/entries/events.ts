@@ -4,4 +4,4 @@
  */
 export { DEBUG_LEVELS, DebugLevelSchema, DebugRecordSchema, readDebugRecords } from "../events/debug-records.js";
 export { RunEventReader, type RunEventStep } from "../events/run-event-reader.js";
-export type { RunEventFrame } from "../events/run-event-records.js";
+export { RUN_EVENT_PREFIX, type RunEventFrame, runEventFromRecord } from "../events/run-event-records.js";

@@ -6,7 +6,7 @@ import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/t
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
-import type { ElicitationAnswer, ElicitationForm } from "./elicitations.js";
+import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
 
 /**
  * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
@@ -48,11 +48,8 @@ export interface McpCallOptions {
   onElicit?: McpElicitHandler;
 }
 
-/** What answers a server's elicitation during a call: the person, through an ask. */
-export type McpElicitHandler = (
-  form: { message: string; requestedSchema: ElicitationForm },
-  signal: AbortSignal,
-) => Promise<ElicitationAnswer>;
+/** What answers a server's elicitation during a call (a form to fill in, or a URL to open): the person, through an ask. */
+export type McpElicitHandler = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
 /** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
 const STDERR_TAIL = 2000;
@@ -134,15 +131,21 @@ export class McpConnection {
   /**
    * A server's elicitation request: the protocol does not say which of our calls it belongs to, so
    * it goes to the one call in flight; with none, or several (whose user cannot be told apart), it is
-   * cancelled. Form mode only: URL mode is not declared.
+   * cancelled. Both modes: a form (no mode is form), and a URL the person opens.
    */
   private async elicit(
-    params: { mode?: string; message: string; requestedSchema?: unknown },
+    params: { mode?: string; message: string; requestedSchema?: unknown; url?: string; elicitationId?: string },
     signal: AbortSignal,
   ): Promise<ElicitationAnswer> {
     const [handler, ...others] = this.elicitors;
-    if (!handler || others.length > 0 || (params.mode !== undefined && params.mode !== "form")) return { action: "cancel" };
-    return handler({ message: params.message, requestedSchema: params.requestedSchema as ElicitationForm }, signal);
+    if (!handler || others.length > 0) return { action: "cancel" };
+    if (params.mode === "url") {
+      // The SDK has checked the request against the URL mode's schema: both are there.
+      const { message, url = "", elicitationId = "" } = params;
+      return handler({ mode: "url", message, url, elicitationId }, signal);
+    }
+    if (params.mode !== undefined && params.mode !== "form") return { action: "cancel" };
+    return handler({ mode: "form", message: params.message, requestedSchema: params.requestedSchema as ElicitationForm }, signal);
   }
 
   async close(): Promise<void> {
@@ -181,8 +184,10 @@ export class McpConnection {
     this.stderr = "";
     this.sdk ??= await loadSdk();
     const sdk = this.sdk;
-    // Form elicitation is answered through an ask; the SDK fills in the defaults of fields left out.
-    const client = new sdk.Client(MCP_CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
+    const client = new sdk.Client(MCP_CLIENT_INFO, {
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+    });
     client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
     await this.release();
     let transport: Transport;

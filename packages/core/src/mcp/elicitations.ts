@@ -22,29 +22,47 @@ export interface ElicitationForm {
   required?: string[];
 }
 
-/** An elicitation waiting for an answer: what `runtime.asks.listPending` shows as kind `elicitation`. */
-export interface PendingElicitation {
+interface ElicitationBase {
   id: string;
   sessionId: string;
   /** The MCP server that asks, and the tool call during which it asked. */
   server: string;
   callId?: string;
-  mode: "form";
   message: string;
-  requestedSchema: ElicitationForm;
 }
 
-/** The answer, as MCP's ElicitResult: accepted with the form's content, declined, or cancelled. */
+/**
+ * An elicitation waiting for an answer: what `runtime.asks.listPending` shows as kind `elicitation`.
+ * Form mode asks for fields; URL mode asks the person to open a page of the server's (a sign-in, a
+ * payment) and say whether they will, never handing Arbor what they type there.
+ */
+export type PendingElicitation =
+  | (ElicitationBase & { mode: "form"; requestedSchema: ElicitationForm })
+  | (ElicitationBase & { mode: "url"; url: string; elicitationId: string });
+
+/** What a server sends, before it is recorded as an ask. */
+export type ElicitationRequest =
+  | { mode: "form"; message: string; requestedSchema: ElicitationForm }
+  | { mode: "url"; message: string; url: string; elicitationId: string };
+
+/**
+ * The answer, as MCP's ElicitResult: accepted (with the form's content; a URL elicitation's without
+ * any), declined, or cancelled.
+ */
 export type ElicitationAnswer =
-  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "accept"; content?: Record<string, string | number | boolean | string[]> }
   | { action: "decline" }
   | { action: "cancel" };
+
+/** Answers an elicitation when someone is at hand (a terminal); undefined leaves it to `runtime.asks`. */
+export type ElicitationHandler = (pending: PendingElicitation, signal: AbortSignal) => Promise<ElicitationAnswer | undefined>;
 
 export interface PendingElicitationsOptions {
   store: Store;
   now(): number;
   ttlMs: number;
   pollMs: number;
+  handler?: ElicitationHandler;
 }
 
 /** The answer a stored ask holds (checked against its form when it was given). */
@@ -80,8 +98,15 @@ function misfit(name: string, field: ElicitationField, value: unknown): string |
  * of its type, and every required one (a field with a default may be left out: the MCP client fills
  * it in). Throws `invalid_input` naming every problem, so a bad answer records nothing.
  */
-export function checkElicitationAnswer(form: ElicitationForm, answer: ElicitationAnswer): ElicitationAnswer {
+export function checkElicitationAnswer(pending: PendingElicitation, answer: ElicitationAnswer): ElicitationAnswer {
   if (answer.action !== "accept") return { action: answer.action };
+  if (pending.mode === "url") {
+    // What the person gives goes to the server's page, never through Arbor.
+    if (answer.content !== undefined && Object.keys(answer.content).length > 0)
+      throw new ArborError("invalid_input", "A URL elicitation is accepted without content: the page at its URL takes it.");
+    return { action: "accept" };
+  }
+  const form = pending.requestedSchema;
   const content = answer.content ?? {};
   if (typeof content !== "object" || Array.isArray(content))
     throw new ArborError("invalid_input", "The content must be an object.");
@@ -113,7 +138,7 @@ export class PendingElicitations {
   constructor(private readonly options: PendingElicitationsOptions) {}
 
   /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
-  async wait(request: Omit<PendingElicitation, "id">, signal: AbortSignal): Promise<ElicitationAnswer> {
+  async wait(request: PendingElicitationInput, signal: AbortSignal): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
     const now = this.options.now();
@@ -157,6 +182,15 @@ export class PendingElicitations {
       signal.addEventListener("abort", onAbort, { once: true });
       this.waiting.set(id, finish);
       timer = setTimeout(poll, this.options.pollMs);
+      const { handler } = this.options;
+      if (!handler) return;
+      // Someone at hand answers like anyone else, through the store: an answer given elsewhere first wins.
+      Promise.resolve()
+        .then(() => handler(pendingElicitationOf(record), signal))
+        .then((answer) => (answer && !settled ? this.answer(record, answer) : undefined))
+        .catch(() => {
+          // Answered elsewhere first, expired, or refused as not fitting: the poll reads what the store says.
+        });
     });
   }
 
@@ -166,7 +200,7 @@ export class PendingElicitations {
    * having changed nothing.
    */
   async answer(record: AskRecord, answer: ElicitationAnswer, by?: string): Promise<AskRecord> {
-    const checked = checkElicitationAnswer(pendingElicitationOf(record).requestedSchema, answer);
+    const checked = checkElicitationAnswer(pendingElicitationOf(record), answer);
     const stored = await this.options.store.answerAsk(record.id, {
       value: { ...checked },
       at: new Date(this.options.now()).toISOString(),
@@ -176,6 +210,9 @@ export class PendingElicitations {
     return stored;
   }
 }
+
+/** What a tool call hands over to be asked: the request, and where it came from. */
+export type PendingElicitationInput = ElicitationRequest & Omit<ElicitationBase, "id">;
 
 export function pendingElicitationOf(record: AskRecord): PendingElicitation {
   return record.request as unknown as PendingElicitation;

@@ -5,7 +5,7 @@ import type { BlobStore } from "../tools/blob-store.js";
 import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpConnection } from "./connection.js";
-import type { ElicitationAnswer, PendingElicitation } from "./elicitations.js";
+import type { ElicitationAnswer, PendingElicitationInput } from "./elicitations.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 
@@ -43,7 +43,7 @@ export class McpResultCache {
 }
 
 /** Puts a server's elicitation to the person (a durable ask, `PendingElicitations.wait`) and resolves with the answer. */
-export type McpElicitor = (request: Omit<PendingElicitation, "id">, signal: AbortSignal) => Promise<ElicitationAnswer>;
+export type McpElicitor = (request: PendingElicitationInput, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
 export interface McpToolDeps {
   connection: McpConnection;
@@ -90,9 +90,9 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         ...(elicit
           ? {
               // Ends when the server withdraws its request or this call stops (the run aborted).
-              onElicit: (form, signal) =>
+              onElicit: (request, signal) =>
                 elicit(
-                  { sessionId: ctx.sessionId, callId: ctx.callId, server, mode: "form", ...form },
+                  { sessionId: ctx.sessionId, callId: ctx.callId, server, ...request },
                   AbortSignal.any([signal, ctx.abort]),
                 ),
             }

@@ -10,6 +10,7 @@ import type { RunObserver } from "../loop/extension.js";
 import type { RunExtension } from "../loop/run-context.js";
 import type { MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { AgentDefinition, LoopClock, PermissionHandler, RetryNotice, RetryOptions, TracePublisher } from "../loop/types.js";
+import type { ElicitationHandler } from "../mcp/elicitations.js";
 import type { McpServerStatus } from "../mcp/manager.js";
 import type { TraceContext } from "../model/session.js";
 import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
@@ -91,6 +92,8 @@ export interface RuntimeOptions {
   onPlanApproval?: PlanApprovalHandler;
   /** Answers the `question` tool's questions when someone is at hand (a terminal); undefined leaves them to `runtime.asks`. */
   onQuestion?: QuestionHandler;
+  /** Answers MCP servers' elicitations (a form, a URL to open) when someone is at hand; undefined leaves them to `runtime.asks`. */
+  onElicitation?: ElicitationHandler;
   retry?: RetryOptions;
   /** Told of each retry of a run's model calls as its wait begins (the CLI prints it); never fails the run. */
   onRetry?: (notice: RetryNotice & { sessionId: string }) => void;

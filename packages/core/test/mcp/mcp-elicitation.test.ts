@@ -1,9 +1,9 @@
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
 import type { PendingAsk } from "../../src/runtime/asks-api.js";
 import { collect, harness } from "../loop/harness.js";
-import { everythingStdio } from "./servers.js";
+import { everythingStdio, urlElicitingServer } from "./servers.js";
 
 /**
  * A server's elicitation (MCP `elicitation/create`, form mode) during a tool call becomes a durable
@@ -33,7 +33,7 @@ describe("MCP elicitation as an ask", () => {
     const running = collect(runtime.runs.run({ prompt: "ask me" }));
     const ask = await elicitationOf(runtime);
     expect(ask.elicitation).toMatchObject({ server: "everything", callId: "el", mode: "form" });
-    expect(ask.elicitation.requestedSchema.required).toEqual(["name"]);
+    expect(ask.elicitation.mode === "form" && ask.elicitation.requestedSchema.required).toEqual(["name"]);
 
     await expect(runtime.asks.answer(ask.id, true, { content: { name: 5 } })).rejects.toMatchObject({ code: "invalid_input" });
     await expect(runtime.asks.answer(ask.id, true, { content: {} })).rejects.toThrow(/name is required/);
@@ -77,5 +77,65 @@ describe("MCP elicitation as an ask", () => {
     await running;
     await vi.waitFor(async () => expect((await store.getAsk(ask.id))?.answer?.value).toEqual({ action: "cancel" }));
     expect(await runtime.asks.listPending()).toEqual([]);
+  });
+});
+
+describe("MCP elicitation in URL mode as an ask", () => {
+  const closes: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closes.splice(0)) await close();
+  });
+  /** The SDK's McpServer whose connect_account asks the client to open a URL, configured as server `accounts`. */
+  async function accounts() {
+    const server = await urlElicitingServer();
+    closes.push(server.close);
+    return resolveConfig([{ source: "test", value: { mcp: { servers: { accounts: { url: server.url, timeoutMs: 30_000 } } } } }]);
+  }
+  const CALL = "mcp__accounts__connect_account";
+  const outputOf = (events: readonly { type: string }[]) => {
+    const end = events.find((e) => e.type === "tool_end") as { output?: string } | undefined;
+    return end?.output ?? "";
+  };
+
+  it("waits as an ask naming the URL; accepted (no content taken), the server hears accept", async () => {
+    const model = scriptedModel([[toolCall(CALL, {}, { id: "c1" })], [text("Connected.")]]);
+    const { runtime, store } = await harness({ model, config: await accounts() });
+    const running = collect(runtime.runs.run({ prompt: "connect my account" }));
+    const ask = await elicitationOf(runtime);
+    expect(ask.elicitation).toMatchObject({
+      server: "accounts",
+      callId: "c1",
+      mode: "url",
+      url: "https://example.test/connect?state=abc",
+      elicitationId: "elic-1",
+      message: "Sign in to Example to connect your account.",
+    });
+    // What the person types goes to the page, never through Arbor.
+    await expect(runtime.asks.answer(ask.id, true, { content: { password: "x" } })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await runtime.asks.answer(ask.id, true);
+    const { events, result } = await running;
+    expect(result.status).toBe("done");
+    expect(outputOf(events)).toBe("action: accept");
+    expect((await store.getAsk(ask.id))?.answer?.value).toEqual({ action: "accept" });
+  });
+
+  it("someone at hand (onElicitation, as arbor run's terminal) answers it through the store; decline reaches the server", async () => {
+    const model = scriptedModel([[toolCall(CALL, {}, { id: "c1" })], [text("Not connected.")]]);
+    const seen: string[] = [];
+    const { runtime, store } = await harness({
+      model,
+      config: await accounts(),
+      onElicitation: async (pending) => {
+        seen.push(pending.mode === "url" ? `${pending.id} ${pending.url}` : "form");
+        return { action: "decline" };
+      },
+    });
+    const { events } = await collect(runtime.runs.run({ prompt: "connect my account" }));
+    expect(outputOf(events)).toBe("action: decline");
+    expect(seen).toEqual([expect.stringMatching(/^elic_\S+ https:\/\/example\.test\/connect\?state=abc$/)]);
+    const [id] = (seen[0] ?? "").split(" ");
+    expect((await store.getAsk(id ?? ""))?.answer?.value).toEqual({ action: "decline" });
   });
 });

@@ -1,4 +1,10 @@
+import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
 import type { RunEvent } from "../../src/model/run-events.js";
@@ -32,4 +38,54 @@ export async function abortAtFirstProgress(handle: RunHandle): Promise<{ events:
     }
   }
   return { events, abortedAt };
+}
+
+/**
+ * An MCP server of the SDK's own (McpServer over Streamable HTTP on 127.0.0.1) whose one tool,
+ * `connect_account`, asks the client to open a URL (elicitation in URL mode) and answers with the
+ * action the client gave back; `url` is its endpoint.
+ */
+export async function urlElicitingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createHttpServer(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? transports.get(id) : undefined;
+    if (!transport) {
+      const fresh = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sessionId) => {
+          transports.set(sessionId, fresh);
+        },
+      });
+      const server = new McpServer({ name: "accounts", version: "1.0.0" });
+      server.registerTool("connect_account", { description: "Connects the user's account." }, async (extra) => {
+        const answer = await extra.sendRequest(
+          {
+            method: "elicitation/create",
+            params: {
+              mode: "url",
+              message: "Sign in to Example to connect your account.",
+              url: "https://example.test/connect?state=abc",
+              elicitationId: "elic-1",
+            },
+          },
+          ElicitResultSchema,
+        );
+        return { content: [{ type: "text", text: `action: ${answer.action}` }] };
+      });
+      await server.connect(fresh);
+      transport = fresh;
+    }
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const address = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    close: async () => {
+      for (const t of transports.values()) await t.close().catch(() => {});
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
 }

@@ -24,6 +24,8 @@ export const QueuedChatSchema = z.object({
   model: z.string().optional(),
   thinking: ThinkingLevelSchema.optional(),
   debug: ChatDebug.optional(),
+  /** At most this many model calls (an MCP run_prompt's max_turns). */
+  maxTurns: z.number().int().positive().optional(),
   /** Who sent it (checked before it was queued; no credentials): recorded as the message's `sentBy`. */
   principal: PrincipalSchema.optional(),
 });

@@ -32,16 +32,19 @@ function askToWire(ask: PendingAsk): z.output<typeof PendingAskResponse> {
       return { kind: "question", ...common, question: { ...question, ...(callId === undefined ? {} : { call_id: callId }) } };
     }
     case "elicitation": {
-      const { server, callId, mode, message, requestedSchema } = ask.elicitation;
+      const e = ask.elicitation;
+      const asked =
+        e.mode === "url"
+          ? { mode: e.mode, url: e.url, elicitation_id: e.elicitationId }
+          : { mode: e.mode, requested_schema: e.requestedSchema as unknown as Record<string, unknown> };
       return {
         kind: "elicitation",
         ...common,
         elicitation: {
-          server,
-          ...(callId === undefined ? {} : { call_id: callId }),
-          mode,
-          message,
-          requested_schema: requestedSchema as unknown as Record<string, unknown>,
+          server: e.server,
+          ...(e.callId === undefined ? {} : { call_id: e.callId }),
+          message: e.message,
+          ...asked,
         },
       };
     }

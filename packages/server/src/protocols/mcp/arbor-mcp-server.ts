@@ -1,18 +1,19 @@
-import { ArborError, isArborError, type RunEvent, type Runtime, type Store } from "@arbor/core";
+import { ArborError, isArborError, type Runtime, type Store } from "@arbor/core";
 import type { Principal, Scope } from "@arbor/core/store";
 import { getTrace } from "@arbor/core/trace";
 import { assertSessionId } from "@arbor/core/wire";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ClusterRelay } from "../../cluster/cluster-node.js";
 import { SERVER_VERSION } from "../../version.js";
-import { type Ask, type AskAnswer, questionText } from "../shared/asks.js";
+import type { AskAnswer } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
-import { type RunEventWire, readStep, toWire } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { registerAgentPrompts } from "./prompts.js";
-import { registerArborResources } from "./resources.js";
+import { mcpErrorOf, registerArborResources } from "./resources.js";
+import { RunTasks } from "./run-tasks.js";
+import { type CallExtra, runToEnd } from "./run-tool.js";
 import { registerSubscriptions } from "./subscriptions.js";
 
 export interface ArborMcpDeps {
@@ -26,16 +27,12 @@ export interface ArborMcpDeps {
    * runtime as the routes do. Absent (stdio, a library host): the local user, who may do anything.
    */
   principal?: Principal;
-}
-
-/** What a tool handler gets from the SDK that Arbor uses: cancellation and the progress channel. */
-interface CallExtra {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number };
-  sendNotification(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; message?: string };
-  }): Promise<void>;
+  /**
+   * One server per request (a cluster's `/mcp`): no subscriptions (nothing outlives the request to
+   * send their notifications), and a call's abort is only the server closing, never the client
+   * cancelling, so it leaves the run going.
+   */
+  stateless?: boolean;
 }
 
 const SessionId = z.string().min(1).describe("A session (trace) id, as run_prompt or list_sessions return it.");
@@ -55,90 +52,6 @@ async function answer(work: () => Promise<CallToolResult>): Promise<CallToolResu
     if (!isArborError(err)) throw err;
     return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}` }] };
   }
-}
-
-/** One line for a progress report, or undefined for events a client need not hear about live. */
-function progressLine(event: RunEvent): string | undefined {
-  switch (event.type) {
-    case "tool_start":
-      return `tool ${event.tool} started`;
-    case "tool_progress":
-      return `tool ${event.tool}: ${event.title ?? "working"}`;
-    case "tool_end":
-      return `tool ${event.tool} ${event.is_error ? "failed" : "done"}`;
-    case "llm_start":
-      return `model called (${event.model})`;
-    case "llm_end":
-      return `model answered (${event.model})`;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * The run's wire over MCP: progress lines, asks naming the tool that answers them. The call's
- * result (the answer's text) is the run's result, not an ending on this wire.
- */
-export const mcpProgressWire: RunEventWire<string> = {
-  event: (e) => {
-    const line = progressLine(e.event);
-    return line === undefined ? [] : [line];
-  },
-  ask: (ask: Ask) => [
-    ask.kind === "question"
-      ? `waiting for an answer to the question ${JSON.stringify(questionText(ask.event))}: answer_question id=${ask.id}`
-      : ask.kind === "permission"
-        ? `waiting for permission ${ask.event.permission} (${ask.event.patterns.join(", ")}): answer_permission id=${ask.id}`
-        : `waiting for plan approval: answer_plan plan_id=${ask.planId}`,
-  ],
-  end: () => [],
-};
-
-/** Runs to the end, reporting progress when asked for and aborting the run when the client cancels. */
-async function runToEnd(runs: ProtocolRuntime, turn: ChatTurn, extra: CallExtra): Promise<CallToolResult> {
-  // Refused with session_busy, before any event, when another run drives the session.
-  const { sessionId, reader, handle } = await runs.start(turn);
-  const onAbort = () => handle.abort(new ArborError("aborted", "The MCP client cancelled the request."));
-  extra.signal.addEventListener("abort", onAbort, { once: true });
-  const token = extra._meta?.progressToken;
-  let progress = 0;
-  try {
-    for (;;) {
-      const step = await readStep(sessionId, reader);
-      for (const e of step.events) {
-        if (token === undefined) continue;
-        for (const message of toWire(mcpProgressWire, e)) {
-          progress += 1;
-          // A client that went away cannot be told; the run goes on to its end.
-          await extra
-            .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } })
-            .catch(() => {});
-        }
-      }
-      if (step.end) break;
-    }
-  } finally {
-    extra.signal.removeEventListener("abort", onAbort);
-    reader.close();
-  }
-  const result = await handle.result;
-  const summary = {
-    session_id: result.sessionId,
-    status: result.status,
-    text: result.text,
-    steps: result.steps,
-    ...(result.error ? { error: result.error } : {}),
-  };
-  return {
-    isError: result.status === "error",
-    content: [
-      {
-        type: "text",
-        text: result.text !== "" ? result.text : `Run ${result.status}${result.error ? `: ${result.error.message}` : ""}.`,
-      },
-    ],
-    structuredContent: summary,
-  };
 }
 
 /** The tool arguments of an answer, in the runtime's terms. */
@@ -168,13 +81,24 @@ const planAnswer = (args: { plan_id: string; approved: boolean; reason?: string 
  * Bad arguments are refused by the schema (an MCP error) or by Arbor (an `isError` result naming
  * the problem) before anything is written.
  */
-export function createArborMcpServer({ runtime, store = runtime.store, cluster, principal }: ArborMcpDeps): McpServer {
+export function createArborMcpServer({
+  runtime,
+  store = runtime.store,
+  cluster,
+  principal,
+  stateless = false,
+}: ArborMcpDeps): McpServer {
   const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
   const by = principal === undefined ? {} : { principal };
   /** The session, when the principal may `scope` it: the same check, and the same 404, as the routes'. */
   const session = (sessionId: string, scope: Scope, what: string) =>
     principal ? runtime.access.session(principal, sessionId, scope, what) : Promise.resolve(undefined);
-  const server = new McpServer({ name: "arbor", version: SERVER_VERSION }, { capabilities: { tools: {}, logging: {} } });
+  // Runs as tasks: their state is the run's in the store, so any instance (a cluster's stateless /mcp) answers for them.
+  const tasks = new RunTasks({ runtime, store, runs, principal });
+  const server = new McpServer(
+    { name: "arbor", version: SERVER_VERSION },
+    { capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks },
+  );
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
     agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
@@ -208,8 +132,36 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
           runs,
           { ...turnOf(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) },
           extra as CallExtra,
+          !stateless,
         );
       }),
+  );
+
+  server.experimental.tasks.registerToolTask(
+    "start_run",
+    {
+      description:
+        "Starts an Arbor agent on a prompt as an MCP task and answers at once: follow it with tasks/get (its status message is the run's latest step; input_required while an ask waits for answer_permission, answer_plan or answer_question), take its result with tasks/result, stop it with tasks/cancel. The task is the run, kept in Arbor's store: any server over it answers, also after a restart.",
+      inputSchema: { ...runInput, session_id: SessionId.optional() },
+      execution: { taskSupport: "required" },
+    },
+    {
+      createTask: async (args) => {
+        try {
+          if (args.session_id !== undefined) assertSessionId(args.session_id);
+          if (args.session_id !== undefined) await session(args.session_id, "run", "start_run");
+          return await tasks.start({ ...turnOf(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) });
+        } catch (err) {
+          throw mcpErrorOf(err);
+        }
+      },
+      getTask: async (_args, extra) => {
+        const task = await tasks.getTask(extra.taskId);
+        if (!task) throw new McpError(ErrorCode.InvalidParams, `Task ${extra.taskId} not found.`);
+        return task;
+      },
+      getTaskResult: async (_args, extra) => (await tasks.getTaskResult(extra.taskId)) as CallToolResult,
+    },
   );
 
   server.registerTool(
@@ -237,7 +189,12 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
           );
         }
         // The runtime moves the leaf inside the run's hold on the session, so nothing else writes in between.
-        return runToEnd(runs, { ...turnOf(args), sessionId: args.session_id, fromEntryId: args.entry_id }, extra as CallExtra);
+        return runToEnd(
+          runs,
+          { ...turnOf(args), sessionId: args.session_id, fromEntryId: args.entry_id },
+          extra as CallExtra,
+          !stateless,
+        );
       }),
   );
 
@@ -387,7 +344,7 @@ export function createArborMcpServer({ runtime, store = runtime.store, cluster, 
 
   const readDeps = { runtime, store, principal };
   registerArborResources(server, readDeps);
-  registerSubscriptions(server, readDeps);
+  if (!stateless) registerSubscriptions(server, readDeps);
   registerAgentPrompts(server, readDeps);
   return server;
 }

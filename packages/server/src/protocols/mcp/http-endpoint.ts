@@ -14,10 +14,10 @@ export interface McpEndpoint {
 const DEFAULT_MAX_SESSIONS = 500;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 
-function jsonRpcError(status: number, message: string): Response {
+export function jsonRpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
   });
 }
 

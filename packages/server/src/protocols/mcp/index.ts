@@ -1,11 +1,13 @@
 import type { EndpointOperation, Protocol } from "../protocol.js";
 import { mcpEndpoint } from "./http-endpoint.js";
+import { statelessMcpEndpoint } from "./stateless-endpoint.js";
 
 /** Where the MCP Streamable HTTP endpoint is served. */
 export const MCP_PATH = "/mcp";
 
 const SESSION_HEADER_NOTE =
-  "Every request after `initialize` carries the `Mcp-Session-Id` header the initialize response set; an unknown or ended session is 404.";
+  "Every request after `initialize` carries the `Mcp-Session-Id` header the initialize response set; an unknown or ended session is 404. " +
+  "On a cluster (`arbor serve --cluster`) /mcp is stateless: no session header, any instance answers any POST, GET and DELETE are 405.";
 
 /** /mcp as the OpenAPI document lists it: MCP's Streamable HTTP transport, its messages JSON-RPC 2.0. */
 const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
@@ -30,12 +32,17 @@ const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
     responses: {
       200: { description: "The stream.", contentType: "text/event-stream" },
       404: { description: "The session is unknown or has ended." },
+      405: { description: "A cluster instance's stateless /mcp offers no standing stream." },
     },
   },
   delete: {
     summary: "End an MCP session",
     description: `Ends the session and its Arbor MCP server; runs it started go on. ${SESSION_HEADER_NOTE}`,
-    responses: { 200: { description: "Ended." }, 404: { description: "The session is unknown or has ended." } },
+    responses: {
+      200: { description: "Ended." },
+      404: { description: "The session is unknown or has ended." },
+      405: { description: "A cluster instance's stateless /mcp keeps no session." },
+    },
   },
 };
 
@@ -47,8 +54,9 @@ export const mcp: Protocol = {
   summary:
     "Arbor's tools (run_prompt, answer_permission, …), sessions and traces as resources and agents as prompts over MCP: Streamable HTTP at /mcp, and stdio for `arbor mcp serve`.",
   mount(ctx) {
-    // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token.
-    const endpoint = mcpEndpoint(ctx, ctx.mcpSessions);
+    // MCP clients reach the same runtime over the MCP protocol, behind the same checks and token. A
+    // cluster instance keeps no MCP session, so any instance answers any request.
+    const endpoint = ctx.cluster ? statelessMcpEndpoint(ctx) : mcpEndpoint(ctx, ctx.mcpSessions);
     return {
       routes: [],
       endpoints: [

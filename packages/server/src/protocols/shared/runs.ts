@@ -19,7 +19,7 @@ import { type ChatTurn, toRunInput } from "./run-input.js";
  * A turn a cluster can queue: what its queued job carries. A queued chat's session is created by the
  * queue with a generated id, and its request key is the queue's own.
  */
-export type QueueableTurn = Omit<ChatTurn, "newSessionId" | "maxTurns" | "requestKey" | "system" | "tools" | "workspace">;
+export type QueueableTurn = Omit<ChatTurn, "newSessionId" | "requestKey" | "system" | "tools" | "workspace">;
 
 /** Where a reader starts in a session's event log (the runtime's `events.reader`). */
 export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];

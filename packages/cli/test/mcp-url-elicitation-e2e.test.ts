@@ -1,0 +1,59 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { text, toolCall } from "@arbor/testkit";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { urlElicitingServer } from "../../core/test/mcp/servers.js";
+import { runEvents, setupCliE2e } from "./helpers/e2e.js";
+
+/**
+ * An MCP server (the SDK's McpServer over HTTP) that asks, during a tool call, for the user to open
+ * a URL: `arbor run` says which `arbor approve` answers it, and another process answers it.
+ */
+const e2e = setupCliE2e("arbor-mcp-url-elicitation-");
+let server: Awaited<ReturnType<typeof urlElicitingServer>> | undefined;
+
+beforeAll(async () => {
+  server = await urlElicitingServer();
+  await writeFile(
+    join(e2e.workspace, "arbor.json"),
+    JSON.stringify({ mcp: { servers: { accounts: { url: server.url, timeoutMs: 60_000 } } } }),
+  );
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("an MCP server's URL elicitation in arbor run", () => {
+  it("waits as an ask that arbor approvals lists with its URL and arbor approve accepts from another process", {
+    timeout: 120_000,
+  }, async () => {
+    const fake = await e2e.startFake({
+      script: [[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]],
+    });
+    const run = e2e.startArbor(e2e.runArgs(fake.baseURL, "Connect my account."));
+    let id = "";
+    await vi.waitFor(
+      async () => {
+        const r = await e2e.arbor(["approvals", "pending", "--json"]);
+        const asks = (
+          JSON.parse(r.stdout) as { asks: { id: string; kind: string; elicitation?: { mode: string; url?: string } }[] }
+        ).asks;
+        const ask = asks.find((a) => a.kind === "elicitation");
+        expect(ask?.elicitation).toMatchObject({ mode: "url", url: "https://example.test/connect?state=abc" });
+        id = ask?.id ?? "";
+      },
+      { timeout: 60_000, interval: 500 },
+    );
+    const human = await e2e.arbor(["approvals", "pending"]);
+    expect(human.stdout).toContain("MCP server accounts asks you to open https://example.test/connect?state=abc");
+    const answered = await e2e.arbor(["approve", id, "--json"]);
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ id, kind: "elicitation", allowed: true });
+    const r = await run.result;
+    expect(r.code, r.stderr).toBe(0);
+    // The run told where it waited and how to answer.
+    expect(r.stderr).toContain(`'arbor approve ${id}`);
+    const end = runEvents(r).find((e) => e.type === "tool_end" && e.call_id === "c1");
+    expect(end?.type === "tool_end" ? end.output : "").toBe("action: accept");
+  });
+});
