@@ -58,6 +58,9 @@ export type ArborErrorCode =
   // MCP: a configured server could not be reached (did not start, crashed, closed) or did not answer in time.
   | "mcp_unavailable"
   | "mcp_timeout"
+  // MCP OAuth: a server wants its user to log in (`arbor mcp login <server>`), or the login itself failed.
+  | "mcp_login_required"
+  | "mcp_login_failed"
   // A run stream resumed from an event its session's log no longer holds (or never held).
   | "events_expired"
   // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo;
