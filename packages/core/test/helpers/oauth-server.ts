@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { InvalidGrantError, InvalidRequestError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
@@ -9,7 +9,21 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import express, { type Response } from "express";
+
+/**
+ * The little of express (a dependency of the SDK's OAuth router, without type declarations here)
+ * this server uses; loaded by a name TypeScript does not resolve.
+ */
+interface ExpressApp {
+  (req: IncomingMessage, res: ServerResponse): void;
+  use(handler: unknown): void;
+  post(path: string, ...handlers: unknown[]): void;
+}
+interface Express {
+  (): ExpressApp;
+  json(): unknown;
+}
+const EXPRESS = "express";
 
 interface Grant {
   clientId: string;
@@ -40,7 +54,11 @@ export class TestAuthProvider implements OAuthServerProvider {
     },
   };
 
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
+  async authorize(
+    client: OAuthClientInformationFull,
+    params: AuthorizationParams,
+    res: { redirect(url: string): void },
+  ): Promise<void> {
     if (!client.redirect_uris.includes(params.redirectUri)) throw new InvalidRequestError("Unregistered redirect_uri");
     this.authorizations++;
     const code = randomUUID();
@@ -126,7 +144,8 @@ export interface OAuthTestServer {
  */
 export async function startOAuthServer(): Promise<OAuthTestServer> {
   const provider = new TestAuthProvider();
-  let handler: express.Express | undefined;
+  const express = ((await import(EXPRESS)) as { default: Express }).default;
+  let handler: ExpressApp | undefined;
   const http: Server = createServer((req, res) => handler?.(req, res));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -140,7 +159,7 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
     verifier: provider,
     resourceMetadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
   });
-  app.post("/mcp", express.json(), auth, async (req, res) => {
+  app.post("/mcp", express.json(), auth, async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
     const server = new McpServer({ name: "oauth-test", version: "1.0.0" });
     server.registerTool("whoami", { description: "Says which client the token belongs to." }, async (extra) => {
       state.calls++;
