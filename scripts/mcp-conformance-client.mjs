@@ -3,12 +3,19 @@
 // registry exactly as a run does (McpManager.sync) and each is called through the registry.
 // A server's elicitation is answered as a person accepting the form as offered: no fields given,
 // so the client fills in the form's defaults (in a run it is a durable ask, answered by `arbor approve`).
+// A server behind OAuth (the auth/* scenarios) is logged in to as `arbor mcp login` does it: the same
+// loopback listener on 127.0.0.1 receives the authorization code, and the "browser" is a fetch that
+// follows the suite's authorization endpoint, which approves at once and redirects back. Tokens are
+// kept in memory; the scenario's pre-registered client (MCP_CONFORMANCE_CONTEXT) is configured as
+// mcp.servers.<name>.oauth would be.
 
 import { ToolRegistry } from "@arbor/core";
-import { McpManager } from "@arbor/core/tools";
+import { McpManager, MemoryMcpCredentials } from "@arbor/core/tools";
+import { LoopbackAuthorizer } from "../packages/cli/dist/mcp/loopback.js";
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
 
 /** Arguments that satisfy the simple schemas the suite's tools declare. */
 function argumentsFor(schema) {
@@ -20,9 +27,23 @@ function argumentsFor(schema) {
   return args;
 }
 
+const authorizer = await LoopbackAuthorizer.start({
+  timeoutMs: 15_000,
+  open: async (link) => {
+    const res = await fetch(link);
+    await res.body?.cancel();
+  },
+});
+const oauth = {
+  // Where an authorization server accepts Client ID Metadata Documents, Arbor's would be named here.
+  clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+  ...(context.client_id ? { clientId: context.client_id } : {}),
+  ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+};
 const manager = new McpManager({
-  servers: { conf: { url, timeoutMs: 20_000, enabled: true } },
+  servers: { conf: { url, timeoutMs: 20_000, enabled: true, oauth } },
   toolCacheTtl: 60,
+  oauth: { credentials: new MemoryMcpCredentials(), authorizer },
   elicit: async (request) => {
     console.log(`elicitation from ${request.server}: ${request.message}`);
     return { action: "accept", content: {} };
@@ -54,5 +75,6 @@ try {
   console.error(err instanceof Error ? err.message : String(err));
 } finally {
   await manager.close();
+  await authorizer.close();
 }
 process.exit(failed ? 1 : 0);

@@ -74,7 +74,7 @@ try {
       "--scenario",
       scenario,
       "--timeout",
-      "20000",
+      "60000",
     ]);
     const counts = /Passed: (\d+)\/(\d+)/.exec(result);
     const passed = /OVERALL: PASSED/.test(result);

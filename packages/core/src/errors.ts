@@ -60,6 +60,9 @@ export type ArborErrorCode =
   | "mcp_timeout"
   // A2A: a configured remote agent could not be reached, or its agent card could not be read or used.
   | "remote_agent_unavailable"
+  // MCP OAuth: a server wants its user to log in (`arbor mcp login <server>`), or the login itself failed.
+  | "mcp_login_required"
+  | "mcp_login_failed"
   // A run stream resumed from an event its session's log no longer holds (or never held).
   | "events_expired"
   // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo;

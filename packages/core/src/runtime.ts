@@ -48,6 +48,7 @@ import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
+import { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "./store/file/mcp-credential-files.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { type SessionLease, sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
@@ -138,6 +139,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           confine: { sandbox, workspace: options.cwd ?? process.cwd() },
           // A server's elicitation waits on a durable ask, answered like a permission ask.
           elicit: (request, signal) => elicitations.wait(request, signal),
+          // No browser here: a server that wants a login fails its calls with "run `arbor mcp login`".
+          oauth: { credentials: options.mcpCredentials ?? new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
         })
       : undefined;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { FileBlobStore } from "@arbor/core/store";
+import { FileBlobStore, FileMcpCredentials, MCP_CREDENTIALS_DIR } from "@arbor/core/store";
 import { McpManager, type McpServerStatus } from "@arbor/core/tools";
 import { stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
@@ -45,6 +45,8 @@ export async function runMcpList(ctx: CommandContext): Promise<void> {
     servers: config.mcp.servers,
     toolCacheTtl: config.mcp.toolCacheTtl,
     blobs: new FileBlobStore(join(home, "blobs")),
+    // The logins `arbor mcp login` kept; a server that wants one is listed as failed, saying so.
+    oauth: { credentials: new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
   });
   try {
     const servers = await manager.status();

@@ -36,6 +36,21 @@ export const McpServerSchema = z
     cwd: z.string().min(1).optional(),
     url: z.url().optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * OAuth for a `url` server that asks for it (`arbor mcp login <server>`): a client the
+     * authorization server knows already (`clientId`, `clientSecret`), the URL of Arbor's Client ID
+     * Metadata Document where the server accepts one, and the scope to ask for when the server names none.
+     */
+    oauth: z
+      .strictObject({
+        clientId: z.string().min(1).optional(),
+        clientSecret: z.string().min(1).optional(),
+        clientMetadataUrl: z
+          .url({ protocol: /^https$/, error: "must be an https URL of a Client ID Metadata Document" })
+          .optional(),
+        scope: z.string().min(1).optional(),
+      })
+      .optional(),
     /** Milliseconds a start or one call may take (progress reports restart the clock). */
     timeoutMs: z.number().int().positive().default(60_000),
     enabled: z.boolean().default(true),
@@ -49,8 +64,10 @@ export const McpServerSchema = z
         if (server[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: 'only for a "command" server' });
       }
     }
-    if (server.command !== undefined && server.headers !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["headers"], message: 'only for a "url" server' });
+    for (const key of ["headers", "oauth"] as const) {
+      if (server.command !== undefined && server[key] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [key], message: 'only for a "url" server' });
+      }
     }
   });
 

@@ -8,6 +8,7 @@ export { LOCAL_ADMIN, type Principal, PrincipalSchema, type Scope, ScopeSchema }
 export type { TokenRecord } from "../auth/tokens.js";
 export type { RuntimeAccess } from "../runtime/access.js";
 export type { AskAnswer, AskInput, AskKind, AskRecord, ListAsksOptions } from "../store/asks.js";
+export { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "../store/file/mcp-credential-files.js";
 export { sessionBusy } from "../store/lease.js";
 export { parseStoreSpec } from "../store/spec.js";
 export type { SqlExecutor } from "../store/store.js";

@@ -5,7 +5,14 @@
  */
 export { defineGoalTool } from "../goal/goal-tool.js";
 export { KnowledgeBase } from "../knowledge/knowledge-base.js";
-export { McpManager, type McpServerStatus } from "../mcp/manager.js";
+export { type McpLoginResult, McpManager, type McpServerStatus } from "../mcp/manager.js";
+export {
+  type McpCredentialKey,
+  type McpCredentialStore,
+  type McpCredentials,
+  MemoryMcpCredentials,
+} from "../mcp/oauth-credentials.js";
+export type { McpAuthorizationResponse, McpAuthorizer, McpOAuthOptions } from "../mcp/oauth-provider.js";
 export {
   type Availability,
   bubblewrapBackend,

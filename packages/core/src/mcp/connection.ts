@@ -1,23 +1,26 @@
 import { stat } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
+import { type McpOAuthOptions, McpOAuthProvider } from "./oauth-provider.js";
 
 /**
  * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
  * server, and loading the SDK up front would slow every start of the CLI.
  */
 async function loadSdk() {
-  const [client, stdio, http, types] = await Promise.all([
+  const [client, stdio, http, types, auth] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/client/auth.js"),
   ]);
   return {
     Client: client.Client,
@@ -28,6 +31,7 @@ async function loadSdk() {
     McpError: types.McpError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ElicitRequestSchema: types.ElicitRequestSchema,
+    auth: auth.auth,
   };
 }
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
@@ -54,6 +58,12 @@ export type McpElicitHandler = (request: ElicitationRequest, signal: AbortSignal
 /** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
 const STDERR_TAIL = 2000;
 
+/**
+ * How many logins one start or one request may go through: a server that asks for a new scope
+ * (step-up) gets one more, one that keeps refusing what it was given is not asked forever.
+ */
+const AUTH_ATTEMPTS = 2;
+
 /** Client identity sent in `initialize`. */
 export const MCP_CLIENT_INFO = { name: "arbor", version: "0.1.0" } as const;
 
@@ -69,6 +79,8 @@ export class McpConnection {
   private stderr = "";
   private current: McpConnectionState = { status: "idle" };
   private stdio: StdioClientTransport | undefined;
+  private http: StreamableHTTPClientTransport | undefined;
+  private provider: McpOAuthProvider | undefined;
   private sandboxed: SandboxedCall | undefined;
   /** The elicitation handlers of the calls in flight, which a server's elicitation request goes to. */
   private readonly elicitors = new Set<McpElicitHandler>();
@@ -80,7 +92,16 @@ export class McpConnection {
     private readonly onToolsChanged: () => void,
     /** Confines a stdio server to the workspace (see sandbox/); without it the server runs with Arbor's authority. */
     private readonly confine?: { sandbox: Sandbox; workspace: string },
+    /** OAuth for a `url` server that asks for it; without it such a server fails to start. */
+    private readonly oauth?: McpOAuthOptions,
   ) {}
+
+  /** The server's OAuth login (a `url` server with OAuth options only). */
+  get login(): McpOAuthProvider | undefined {
+    if (this.config.url === undefined || !this.oauth) return undefined;
+    this.provider ??= new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
+    return this.provider;
+  }
 
   get state(): McpConnectionState {
     return this.current;
@@ -184,22 +205,28 @@ export class McpConnection {
     this.stderr = "";
     this.sdk ??= await loadSdk();
     const sdk = this.sdk;
-    // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
-    const client = new sdk.Client(MCP_CLIENT_INFO, {
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
-    });
-    client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
-    await this.release();
-    let transport: Transport;
-    try {
-      transport = await this.transport(sdk);
-      await client.connect(transport, { timeout: this.config.timeoutMs });
-    } catch (err) {
-      await client.close().catch(() => {});
+    let client: Client;
+    for (let attempt = 0; ; attempt++) {
+      // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
+      client = new sdk.Client(MCP_CLIENT_INFO, {
+        capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      });
+      client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
       await this.release();
-      const error = this.unavailable("did not start", err);
-      this.current = { status: "failed", error: error.message };
-      throw error;
+      try {
+        const transport = await this.transport(sdk);
+        await client.connect(transport, { timeout: this.config.timeoutMs });
+        break;
+      } catch (err) {
+        await client.close().catch(() => {});
+        await this.release();
+        // A login just brought a code back: exchange it and start again, now with a token.
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange().catch(() => false))) continue;
+        const error =
+          err instanceof ArborError && err.code.startsWith("mcp_login") ? err : this.unavailable("did not start", err);
+        this.current = { status: "failed", error: error.message };
+        throw error;
+      }
     }
     client.onclose = () => {
       if (this.client !== client) return;
@@ -228,10 +255,19 @@ export class McpConnection {
             `header ${name} holds ${JSON.stringify([...value][at])} at character ${at + 1}, which HTTP headers cannot carry: put the real value in mcp.servers.${this.name}.headers.${name}`,
           );
       }
-      return new sdk.StreamableHTTPClientTransport(
-        new URL(config.url),
-        config.headers ? { requestInit: { headers: config.headers } } : {},
-      );
+      const url = new URL(config.url);
+      const authProvider = this.login;
+      if (authProvider && (await authProvider.expired())) {
+        // Renewed before use rather than after a refusal; a refresh token that no longer works leads to a login.
+        await sdk.auth(authProvider, { serverUrl: url });
+        const code = authProvider.takeCode();
+        if (code !== undefined) await sdk.auth(authProvider, { serverUrl: url, authorizationCode: code });
+      }
+      this.http = new sdk.StreamableHTTPClientTransport(url, {
+        ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+        ...(authProvider ? { authProvider } : {}),
+      });
+      return this.http;
     }
     // A missing cwd makes spawn fail with ENOENT, which reads as if the command were missing.
     if (config.cwd !== undefined && !(await isDirectory(config.cwd)))
@@ -257,35 +293,53 @@ export class McpConnection {
     return transport;
   }
 
-  /** Runs one request, turning the SDK's failures into errors that name this server. */
+  /** Exchanges the code a login in the middle of a start or a request brought back; false when none did. */
+  private async exchange(): Promise<boolean> {
+    const code = this.provider?.takeCode();
+    if (code === undefined || !this.http) return false;
+    await this.http.finishAuth(code);
+    return true;
+  }
+
+  /**
+   * Runs one request, turning the SDK's failures into errors that name this server. A request the
+   * server refused for want of a scope (step-up) is sent again once the login for it is done.
+   */
   private async guard<T>(request: () => Promise<T>): Promise<T> {
-    try {
-      return await request();
-    } catch (err) {
-      // A request runs only on a started server, so the SDK is loaded by now.
-      const sdk = this.sdk;
-      if (sdk === undefined) throw err;
-      const { McpError, ErrorCode } = sdk;
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-        throw new ArborError(
-          "mcp_timeout",
-          `MCP server "${this.name}" did not answer within ${this.config.timeoutMs} ms (timeoutMs in its config).`,
-          { server: this.name },
-        );
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request();
+      } catch (err) {
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange())) continue;
+        throw this.translate(err);
       }
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        throw this.unavailable("closed the connection", err);
-      }
-      // Any other protocol error (unknown tool, bad arguments, a result that fails its schema) is
-      // the call's failure, reported with the server's name so the model knows where it came from.
-      if (err instanceof McpError) {
-        throw new ArborError("tool_failed", `MCP server "${this.name}" refused the request: ${err.message}`, {
-          server: this.name,
-          mcpCode: err.code,
-        });
-      }
-      throw err;
     }
+  }
+
+  private translate(err: unknown): unknown {
+    // A request runs only on a started server, so the SDK is loaded by now.
+    const sdk = this.sdk;
+    if (sdk === undefined) return err;
+    const { McpError, ErrorCode } = sdk;
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+      return new ArborError(
+        "mcp_timeout",
+        `MCP server "${this.name}" did not answer within ${this.config.timeoutMs} ms (timeoutMs in its config).`,
+        { server: this.name },
+      );
+    }
+    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+      return this.unavailable("closed the connection", err);
+    }
+    // Any other protocol error (unknown tool, bad arguments, a result that fails its schema) is
+    // the call's failure, reported with the server's name so the model knows where it came from.
+    if (err instanceof McpError) {
+      return new ArborError("tool_failed", `MCP server "${this.name}" refused the request: ${err.message}`, {
+        server: this.name,
+        mcpCode: err.code,
+      });
+    }
+    return err;
   }
 
   private unavailable(what: string, err: unknown): ArborError {

@@ -1,11 +1,13 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
+import { ArborError } from "../errors.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
 import { type McpElicitor, McpResultCache, mcpTool } from "./mcp-tool.js";
+import type { McpOAuthOptions } from "./oauth-provider.js";
 
 /**
  * How long runs start without asking a server whose start or listing failed; `status()` and a call
@@ -23,6 +25,17 @@ export interface McpManagerOptions {
   confine?: { sandbox: Sandbox; workspace: string };
   /** Asks the person for what a server elicits during a tool call; without it every elicitation is cancelled. */
   elicit?: McpElicitor;
+  /** Where `url` servers' OAuth logins are kept, and (for `arbor mcp login`) who takes the user through one. */
+  oauth?: McpOAuthOptions;
+}
+
+/** What `arbor mcp login` did: whether the server asked for a login at all, and what it offers now. */
+export interface McpLoginResult {
+  server: string;
+  /** False: the server answered without asking for a login, so nothing was stored. */
+  loggedIn: boolean;
+  scope?: string;
+  tools: number;
 }
 
 /** One server as `arbor mcp list` shows it. */
@@ -78,6 +91,7 @@ export class McpManager {
             this.cache.dropServer(name);
           },
           options.confine,
+          options.oauth,
         ),
         tools: undefined,
         listedAt: 0,
@@ -127,6 +141,43 @@ export class McpManager {
       });
     }
     return out;
+  }
+
+  /**
+   * Logs in to one `url` server afresh: its old tokens are dropped (its client registration kept),
+   * then it is connected, which takes the user through the authorizer when the server asks for a login.
+   */
+  async login(server: string, signal?: AbortSignal): Promise<McpLoginResult> {
+    const slot = this.slotFor(server);
+    const login = slot.connection.login;
+    if (!login) throw new ArborError("invalid_input", `MCP server "${server}" is not a "url" server: only those log in.`);
+    await login.invalidateCredentials("tokens");
+    await slot.connection.close();
+    await this.refresh(slot, signal);
+    const tokens = await login.tokens();
+    return {
+      server,
+      loggedIn: tokens !== undefined,
+      ...(typeof tokens?.scope === "string" ? { scope: tokens.scope } : {}),
+      tools: slot.tools?.length ?? 0,
+    };
+  }
+
+  /** Forgets a server's login (tokens, registration, discovery); false when there was none. */
+  async logout(server: string): Promise<boolean> {
+    const login = this.slotFor(server).connection.login;
+    if (!login) throw new ArborError("invalid_input", `MCP server "${server}" is not a "url" server: only those log in.`);
+    await this.slotFor(server).connection.close();
+    return login.forget();
+  }
+
+  private slotFor(server: string): Slot {
+    const slot = this.slots.get(server);
+    if (!slot) {
+      const known = [...this.slots.keys()].join(", ") || "none";
+      throw new ArborError("invalid_input", `No MCP server "${server}" is configured (configured: ${known}).`);
+    }
+    return slot;
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import type { MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js
 import type { AgentDefinition, LoopClock, PermissionHandler, RetryNotice, RetryOptions, TracePublisher } from "../loop/types.js";
 import type { ElicitationHandler } from "../mcp/elicitations.js";
 import type { McpServerStatus } from "../mcp/manager.js";
+import type { McpCredentialStore } from "../mcp/oauth-credentials.js";
 import type { TraceContext } from "../model/session.js";
 import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
 import type { PlanApprovalHandler } from "../plan/plan-gate.js";
@@ -81,6 +82,8 @@ export interface RuntimeOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where cut tool outputs are kept in full; default a FileBlobStore under `arborHome`. */
   blobs?: BlobStore;
+  /** Where MCP servers' OAuth logins are read from; default the files `arbor mcp login` writes under `arborHome`. */
+  mcpCredentials?: McpCredentialStore;
   /** User permission rules, merged after the agent's so the user has the last word. */
   permission?: readonly PermissionRule[] | PermissionConfig;
   onPermission?: PermissionHandler;

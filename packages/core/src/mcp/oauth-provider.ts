@@ -1,0 +1,232 @@
+import { randomBytes } from "node:crypto";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { McpServerConfig } from "../config/schema.js";
+import { ArborError } from "../errors.js";
+import type { McpCredentialKey, McpCredentialStore, McpCredentials } from "./oauth-credentials.js";
+
+/** The query the authorization server sends the browser back with (RFC 6749 §4.1.2, RFC 9207 `iss`). */
+export interface McpAuthorizationResponse {
+  code?: string;
+  state?: string;
+  iss?: string;
+  error?: string;
+  errorDescription?: string;
+}
+
+/**
+ * Takes the user through an authorization server's login: sends them to the URL (a browser, or a
+ * printed link) and waits for the redirect back to `redirectUrl`. The CLI's is a loopback listener
+ * on 127.0.0.1; without one, a server that wants a login fails with `mcp_login_required`.
+ */
+export interface McpAuthorizer {
+  readonly redirectUrl: string;
+  authorize(url: URL, signal?: AbortSignal): Promise<McpAuthorizationResponse>;
+}
+
+/** How MCP servers behind OAuth get their tokens: where they are kept, and who logs in. */
+export interface McpOAuthOptions {
+  credentials: McpCredentialStore;
+  authorizer?: McpAuthorizer;
+  principal?: string;
+  now?: () => number;
+}
+
+/** A refresh is started this long before the access token runs out, so a call never carries a dying one. */
+const EXPIRY_MARGIN_MS = 30_000;
+/** Redirect URI of a client registered where no login can happen (a run): replaced at the next login. */
+const NO_REDIRECT = "http://127.0.0.1/callback";
+
+export function loginRequired(server: string, why: string): ArborError {
+  return new ArborError(
+    "mcp_login_required",
+    `MCP server "${server}" needs you to log in (${why}): run \`arbor mcp login ${server}\`, then try again.`,
+    { server },
+  );
+}
+
+/**
+ * The SDK's OAuthClientProvider for one server, kept in an McpCredentialStore: discovery, dynamic
+ * registration or a Client ID Metadata Document, PKCE and refresh are the SDK's `auth()`; this
+ * class keeps what it saves, runs the browser step through the authorizer and checks what comes
+ * back (`state`, `iss`). A code obtained is held until the connection exchanges it (`takeCode`).
+ */
+export class McpOAuthProvider implements OAuthClientProvider {
+  private record: McpCredentials | undefined;
+  private loaded = false;
+  private expectedState: string | undefined;
+  private code: string | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    readonly server: string,
+    private readonly config: McpServerConfig & { url: string },
+    private readonly options: McpOAuthOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get key(): McpCredentialKey {
+    return {
+      server: this.server,
+      url: this.config.url,
+      ...(this.options.principal !== undefined ? { principal: this.options.principal } : {}),
+    };
+  }
+
+  get redirectUrl(): string {
+    return this.options.authorizer?.redirectUrl ?? this.record?.redirectUrl ?? NO_REDIRECT;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.config.oauth?.clientMetadataUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const oauth = this.config.oauth;
+    return {
+      client_name: "Arbor",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: oauth?.clientSecret !== undefined ? "client_secret_basic" : "none",
+      ...(oauth?.scope !== undefined ? { scope: oauth.scope } : {}),
+    };
+  }
+
+  /** Reads the stored credentials once; the connection calls it before the SDK asks for any. */
+  async load(): Promise<McpCredentials> {
+    if (!this.loaded) {
+      this.record = await this.options.credentials.load(this.key);
+      this.loaded = true;
+    }
+    return this.record ?? {};
+  }
+
+  /** The access token is past (or within a moment of) its `expires_in`, and a refresh token could renew it. */
+  async expired(): Promise<boolean> {
+    const { tokens, savedAt } = await this.load();
+    const expiresIn = typeof tokens?.expires_in === "number" ? tokens.expires_in : undefined;
+    if (!tokens?.refresh_token || expiresIn === undefined || savedAt === undefined) return false;
+    return this.now() >= savedAt + expiresIn * 1000 - EXPIRY_MARGIN_MS;
+  }
+
+  async state(): Promise<string> {
+    this.expectedState = randomBytes(16).toString("base64url");
+    return this.expectedState;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const oauth = this.config.oauth;
+    if (oauth?.clientId !== undefined)
+      return { client_id: oauth.clientId, ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}) };
+    const { client } = await this.load();
+    if (!this.options.authorizer) {
+      // No login can happen here: registering a client now would only leave one nobody uses.
+      if (!client && this.clientMetadataUrl === undefined) throw loginRequired(this.server, "it has never been logged in to");
+      return client as OAuthClientInformationMixed | undefined;
+    }
+    // A client registered for another redirect URI would be refused at the token endpoint: register again.
+    const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    if (Array.isArray(uris) && !uris.includes(this.redirectUrl)) return undefined;
+    return client as OAuthClientInformationMixed | undefined;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    await this.update({
+      client: client as McpCredentials["client"],
+      ...(this.options.authorizer ? { redirectUrl: this.redirectUrl } : {}),
+    });
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.load()).tokens as OAuthTokens | undefined;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.update({ tokens: tokens as McpCredentials["tokens"], savedAt: this.now() });
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.update({ codeVerifier });
+  }
+
+  async codeVerifier(): Promise<string> {
+    const { codeVerifier } = await this.load();
+    if (codeVerifier === undefined) throw loginRequired(this.server, "no login is under way");
+    return codeVerifier;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.update({ discovery: state as unknown as McpCredentials["discovery"] });
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return (await this.load()).discovery as OAuthDiscoveryState | undefined;
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    const record = { ...(await this.load()) };
+    if (scope === "all" || scope === "tokens") delete record.tokens;
+    if (scope === "all" || scope === "client") delete record.client;
+    if (scope === "all" || scope === "verifier") delete record.codeVerifier;
+    if (scope === "all" || scope === "discovery") delete record.discovery;
+    this.record = record;
+    await this.options.credentials.save(this.key, record);
+  }
+
+  /**
+   * The browser step. Without an authorizer (a run, a server) it is a typed error asking for
+   * `arbor mcp login`; with one, the answer is checked and its code kept for `takeCode`.
+   */
+  async redirectToAuthorization(url: URL): Promise<void> {
+    const authorizer = this.options.authorizer;
+    if (!authorizer) throw loginRequired(this.server, "it has no valid token");
+    const metadata = (await this.load()).discovery?.authorizationServerMetadata as
+      | { issuer?: string; scopes_supported?: string[]; authorization_response_iss_parameter_supported?: boolean }
+      | undefined;
+    // Ask for a refresh token where the authorization server offers one (offline_access, SEP-2207).
+    const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
+    if (metadata?.scopes_supported?.includes("offline_access") && scopes.length > 0 && !scopes.includes("offline_access"))
+      url.searchParams.set("scope", [...scopes, "offline_access"].join(" "));
+    const response = await authorizer.authorize(url);
+    const fail = (why: string) =>
+      new ArborError("mcp_login_failed", `Logging in to MCP server "${this.server}" failed: ${why}.`, { server: this.server });
+    if (response.error !== undefined)
+      throw fail(
+        `the authorization server answered ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ""}`,
+      );
+    if (this.expectedState !== undefined && response.state !== this.expectedState)
+      throw fail("the answer's state does not match the request's (a forged or stale redirect)");
+    // RFC 9207: the answer names its issuer, so a code from another authorization server (a mix-up) is refused.
+    const issuer = metadata?.issuer;
+    if (
+      response.iss !== undefined
+        ? issuer !== undefined && response.iss !== issuer
+        : metadata?.authorization_response_iss_parameter_supported === true
+    )
+      throw fail(`the answer's issuer ${response.iss ?? "(none)"} is not the authorization server's (${issuer})`);
+    if (!response.code) throw fail("the answer carries no authorization code");
+    this.code = response.code;
+  }
+
+  /** The authorization code the last browser step brought back, once. */
+  takeCode(): string | undefined {
+    const code = this.code;
+    this.code = undefined;
+    return code;
+  }
+
+  /** Forgets this server's login: tokens, registration and all. */
+  async forget(): Promise<boolean> {
+    this.record = undefined;
+    this.loaded = true;
+    return this.options.credentials.remove(this.key);
+  }
+
+  private async update(patch: Partial<McpCredentials>): Promise<void> {
+    const record = { ...(await this.load()), ...patch };
+    this.record = record;
+    await this.options.credentials.save(this.key, record);
+  }
+}
