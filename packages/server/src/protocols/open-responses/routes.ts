@@ -76,6 +76,33 @@ export function responsesRoutes(ctx: ServerContext, paused: PausedResponses): Ro
     },
   };
 
+  /**
+   * The session `conversation` names, which the response continues from its leaf: one the caller may
+   * run in, and not beside `previous_response_id` (as the Responses API has it).
+   */
+  async function conversationOf(
+    named: CreateResponseBody["conversation"],
+    withPrevious: boolean,
+    principal: ReturnType<typeof principalOf>,
+  ): Promise<string | undefined> {
+    if (named === undefined || named === null) return undefined;
+    if (withPrevious) {
+      throw new ParamError("invalid_input", "Give previous_response_id or conversation, not both.", "conversation");
+    }
+    const sessionId = typeof named === "string" ? named : named.id;
+    try {
+      await runtime.access.session(principal, sessionId, "run", "POST /v1/responses");
+    } catch (err) {
+      if (!isArborError(err, "session_not_found") && !isArborError(err, "invalid_id")) throw err;
+      throw new ParamError(
+        "not_found",
+        `Conversation ${JSON.stringify(sessionId)} is not a session of this server.`,
+        "conversation",
+      );
+    }
+    return sessionId;
+  }
+
   /** The agent or model a request names: an agent from `GET /v1/models`, or `provider/model` for the default agent. */
   function modelOf(model: string | undefined): { agent?: string; model?: string; name: string } {
     const defaults = runtime.defaults();
@@ -134,9 +161,10 @@ export function responsesRoutes(ctx: ServerContext, paused: PausedResponses): Ro
       }));
       const prevId = body.previous_response_id ?? undefined;
       const prev = prevId === undefined ? undefined : await turnOf(prevId, "previous_response_id");
+      const conversation = await conversationOf(body.conversation, prev !== undefined, principalOf(c));
       // The conversation a response continues must be one the caller may run in (another project's is not found).
       if (prev) await runtime.access.session(principalOf(c), prev.ref.sessionId, "run", "POST /v1/responses");
-      if (body.store === false && prev && !prev.ref.unstored) {
+      if (body.store === false && ((prev && !prev.ref.unstored) || conversation !== undefined)) {
         throw new ParamError(
           "invalid_input",
           "store: false cannot continue a stored response: the conversation is one session, kept whole.",
@@ -180,7 +208,7 @@ export function responsesRoutes(ctx: ServerContext, paused: PausedResponses): Ro
       const fromEntryId = prev?.turn.at(-1)?.id;
       const turn: ChatTurn = {
         message: input.prompt,
-        ...(prev ? { sessionId: prev.ref.sessionId } : {}),
+        ...(prev ? { sessionId: prev.ref.sessionId } : conversation !== undefined ? { sessionId: conversation } : {}),
         ...(fromEntryId === undefined ? {} : { fromEntryId }),
         ...(which.agent === undefined ? {} : { agent: which.agent }),
         ...(which.model === undefined ? {} : { model: which.model }),
