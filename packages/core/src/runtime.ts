@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { agentsFromConfig } from "./agents/from-config.js";
 import { BUILTIN_AGENTS } from "./agents/presets.js";
-import { ClientFunctionAsks } from "./client-functions/client-function-asks.js";
-import { withClientFunctions } from "./client-functions/client-function-tool.js";
+import { CLIENT_WAIT_MS, ClientFunctionAsks } from "./client-functions/client-function-asks.js";
+import { clientFunctionTools, withClientFunctions } from "./client-functions/client-function-tool.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
@@ -112,7 +112,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const pending = new PendingPermissions(askOptions);
   const elicitations = new PendingElicitations(askOptions);
   const plans = new PlanGate({ ...askOptions, ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}) });
-  const clientFunctions = new ClientFunctionAsks(askOptions);
+  const clientFunctions = new ClientFunctionAsks({ ...askOptions, ttlMs: Math.min(askOptions.ttlMs, CLIENT_WAIT_MS) });
   const questions = new QuestionAsks({ ...askOptions, ...(options.onQuestion ? { handler: options.onQuestion } : {}) });
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
@@ -362,8 +362,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       questions,
       defaultBusy: options.busy ?? "queue",
       clientFunctions,
-      takeUpCall: (sessionId, fromEntryId) =>
-        run({ sessionId, prompt: "", ...(fromEntryId === undefined ? {} : { fromEntryId }) }, { wake: true, takeUp: true }),
+      takeUpCall: (sessionId, fromEntryId, functions) =>
+        run(
+          { sessionId, prompt: "", tools: clientFunctionTools(functions), ...(fromEntryId === undefined ? {} : { fromEntryId }) },
+          { wake: true, takeUp: true },
+        ),
       resumePlan: (sessionId, approval) =>
         run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
       cwd: deps.cwd,

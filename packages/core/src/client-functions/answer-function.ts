@@ -2,7 +2,7 @@ import { ArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import type { Entry } from "../model/entry.js";
 import type { Store } from "../store/store.js";
-import type { ClientFunctionAsks } from "./client-function-asks.js";
+import { type ClientFunction, type ClientFunctionAsks, pendingFunctionCallOf } from "./client-function-asks.js";
 
 export interface AnswerFunctionDeps {
   store: Store;
@@ -11,10 +11,10 @@ export interface AnswerFunctionDeps {
   busy(sessionId: string): Promise<boolean>;
   /**
    * Starts a run that takes the session up from `fromEntryId` (its leaf when undefined) and settles
-   * the calls left open there, offering the client functions again: a call of one waits on its ask,
-   * answered now, and the model reads the output.
+   * the calls left open there, offering `functions` (the client's, kept with the calls) again: a call
+   * of one waits on its ask, answered now, and the model reads the output.
    */
-  takeUp(sessionId: string, fromEntryId: string | undefined): RunHandle;
+  takeUp(sessionId: string, fromEntryId: string | undefined, functions: ClientFunction[]): RunHandle;
 }
 
 /** What answering calls of client functions did: the run that carries on, when the run that made them was gone. */
@@ -43,7 +43,7 @@ export async function answerFunctionCalls(
     if (!ask || ask.answer) {
       throw new ArborError("ask_not_found", `No call ${callId} of session ${sessionId} waits for the client's output.`);
     }
-    asks.push({ id: ask.id, output });
+    asks.push({ id: ask.id, output, functions: pendingFunctionCallOf(ask).functions });
   }
   const driven = await deps.busy(sessionId);
   // Where a run with no driver goes on from, decided before any answer is recorded, so a call that ended otherwise changes nothing.
@@ -52,7 +52,7 @@ export async function answerFunctionCalls(
   for (const ask of asks) waitedHere = (await deps.asks.answer(ask.id, ask.output, by)).waitedHere || waitedHere;
   const askIds = asks.map((a) => a.id);
   if (waitedHere || driven || !from) return { askIds };
-  return { askIds, run: deps.takeUp(sessionId, from.entryId) };
+  return { askIds, run: deps.takeUp(sessionId, from.entryId, asks[0]?.functions ?? []) };
 }
 
 /**

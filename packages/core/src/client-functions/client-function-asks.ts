@@ -31,6 +31,12 @@ export interface ClientFunctionAsksOptions {
   pollMs: number;
 }
 
+/**
+ * How long a call waits for the client's output at most (less when the runtime's asks expire sooner):
+ * the run holds its session meanwhile, and a client that went away should not keep it busy for a day.
+ */
+export const CLIENT_WAIT_MS = 10 * 60_000;
+
 /** Why the run stopped waiting: the client's output, or none (aborted; expired says so to the model). */
 export type FunctionWait = { output: string } | { aborted: true };
 
@@ -42,6 +48,8 @@ const pendingOf = (record: AskRecord): PendingFunctionCall => record.request as 
  * process exactly once, and a run cut off (a crash, a restart) is taken up by a run that waits on the
  * same record, so an output given on another instance or after a restart still reaches the model.
  */
+export { pendingOf as pendingFunctionCallOf };
+
 export class ClientFunctionAsks {
   private readonly waiting = new Map<string, (wait: FunctionWait) => void>();
 
@@ -123,11 +131,20 @@ export class ClientFunctionAsks {
     return records.filter((r) => Date.parse(r.expiresAt) > now).map(pendingOf);
   }
 
-  /** The client functions of the session's latest call: what a run taking the session up offers again. */
-  async functionsOf(sessionId: string): Promise<ClientFunction[]> {
+  /**
+   * The client functions kept with the session's calls that have no result on its active path (a run
+   * cut off while they waited): what a woken run offers again, so those calls wait on their asks.
+   */
+  async openFunctions(sessionId: string): Promise<ClientFunction[]> {
     const records = await this.options.store.listAsks({ sessionId, kind: "function" });
-    const latest = records.at(-1);
-    return latest ? pendingOf(latest).functions : [];
+    if (records.length === 0) return [];
+    const answered = new Set<string>();
+    for (const entry of await this.options.store.getActivePath(sessionId)) {
+      if (entry.type !== "message" || entry.message.role !== "tool") continue;
+      for (const part of entry.message.content) if (part.type === "tool-result") answered.add(part.toolCallId);
+    }
+    const open = records.filter((r) => r.callId !== undefined && !answered.has(r.callId));
+    return open.at(-1) ? pendingOf(open.at(-1) as AskRecord).functions : [];
   }
 
   private record(call: Omit<PendingFunctionCall, "id">): Promise<AskRecord> {

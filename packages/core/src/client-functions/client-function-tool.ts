@@ -60,9 +60,9 @@ export function clientFunctionExtension(asks: ClientFunctionAsks): RunExtension 
 }
 
 /**
- * The run's input with the client functions of the session's latest waiting call added, unless the
- * caller gave the run tools of its own: a run woken or taken up after a restart has no client to ask,
- * and the functions were kept with the call.
+ * The run's input with the client functions of the session's open calls added, unless the caller gave
+ * the run tools of its own: a run woken after its process died has no client to ask, and the
+ * functions were kept with the calls.
  */
 export async function withClientFunctions<T extends { tools?: readonly AnyToolDefinition[] }>(
   input: T,
@@ -70,7 +70,12 @@ export async function withClientFunctions<T extends { tools?: readonly AnyToolDe
   sessionId: string,
 ): Promise<T> {
   if (input.tools !== undefined) return input;
-  const functions = await asks.functionsOf(sessionId);
+  const functions = await asks.openFunctions(sessionId);
   if (functions.length === 0) return input;
-  return { ...input, tools: functions.map((fn) => clientFunctionTool(fn, functions)) };
+  return { ...input, tools: clientFunctionTools(functions) };
+}
+
+/** A run tool for each of the client's functions. */
+export function clientFunctionTools(functions: readonly ClientFunction[]): AnyToolDefinition[] {
+  return functions.map((fn) => clientFunctionTool(fn, functions));
 }

@@ -1,5 +1,5 @@
 import { answerFunctionCalls } from "../client-functions/answer-function.js";
-import type { ClientFunctionAsks } from "../client-functions/client-function-asks.js";
+import type { ClientFunction, ClientFunctionAsks } from "../client-functions/client-function-asks.js";
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { type ElicitationAnswer, type PendingElicitations, pendingElicitationOf } from "../mcp/elicitations.js";
@@ -28,7 +28,7 @@ export interface AskMethodDeps {
   questions: QuestionAsks;
   clientFunctions: ClientFunctionAsks;
   /** Starts the run that takes a session up at a client function's call whose run is gone (see `answerFunctionCalls`). */
-  takeUpCall(sessionId: string, fromEntryId: string | undefined): RunHandle;
+  takeUpCall(sessionId: string, fromEntryId: string | undefined, functions: ClientFunction[]): RunHandle;
   /** The runtime's `busy` option. */
   defaultBusy: BusyPolicy;
   /** Starts the run that records a plan's answer when the run that asked is gone. */
