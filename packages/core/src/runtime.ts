@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { agentsFromConfig } from "./agents/from-config.js";
 import { BUILTIN_AGENTS } from "./agents/presets.js";
+import { CLIENT_WAIT_MS, ClientFunctionAsks } from "./client-functions/client-function-asks.js";
+import { clientFunctionTools, withClientFunctions } from "./client-functions/client-function-tool.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
 import { TokenCounter } from "./context/token-counter.js";
@@ -101,33 +103,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const publisher = options.watch ?? watchHub;
   const recorder = new RunRecorder({ events, publisher, store: options.store });
   const clock = options.clock ?? realClock;
-  const pending = new PendingPermissions({
+  // Every kind of ask is a record in the store, with the same clock, lifetime and polling.
+  const askOptions = {
     store: options.store,
     now: () => clock.now(),
     ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
     pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
-  });
+  };
+  const pending = new PendingPermissions(askOptions);
   const elicitations = new PendingElicitations({
-    store: options.store,
-    now: () => clock.now(),
-    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
-    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+    ...askOptions,
     ...(options.onElicitation ? { handler: options.onElicitation } : {}),
   });
-  const plans = new PlanGate({
-    store: options.store,
-    now: () => clock.now(),
-    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
-    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
-    ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}),
-  });
-  const questions = new QuestionAsks({
-    store: options.store,
-    now: () => clock.now(),
-    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
-    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
-    ...(options.onQuestion ? { handler: options.onQuestion } : {}),
-  });
+  const plans = new PlanGate({ ...askOptions, ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}) });
+  const clientFunctions = new ClientFunctionAsks({ ...askOptions, ttlMs: Math.min(askOptions.ttlMs, CLIENT_WAIT_MS) });
+  const questions = new QuestionAsks({ ...askOptions, ...(options.onQuestion ? { handler: options.onQuestion } : {}) });
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
     config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
@@ -204,6 +194,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     gate: plans,
     questions,
     env,
+    clientFunctions,
     launcher: {
       // A sub-run is a run like any other (its own session, queue slot, lease and result), started by a tool.
       execute: (input, sessionId, signal, emit, execution) =>
@@ -223,7 +214,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const checkWakeable = (sessionId: string, leased: boolean) => checkWakeableIn(options.store, sessionId, leased);
 
-  function run(input: RunInput, execution: ExecuteOptions & { lease?: SessionLease } = {}): RunHandle {
+  function run(input: RunInput, execution: ExecuteOptions & { lease?: SessionLease; takeUp?: true } = {}): RunHandle {
     const channel = new EventChannel<RunEvent>();
     const recording = recorder.open(startKind(execution));
     const controller = new AbortController();
@@ -266,10 +257,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       } else if (input.fromEntryId !== undefined) {
         throw new ArborError("invalid_input", "fromEntryId needs sessionId: the entry is looked up in that session.");
       }
+      // A run taking up a call of the client's functions after a stop finds the session ended, not cut off.
+      const wakeCheck = execution.wake && !execution.takeUp;
       if (execution.wake) {
         if (queue.busy(sessionId)) throw sessionBusy(sessionId, undefined);
-        await checkWakeable(sessionId, false);
+        if (wakeCheck) await checkWakeable(sessionId, false);
       }
+      // A woken run offers again the client's functions its cut-off run had: their calls wait on the same asks.
+      const runInput = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
       await mcp?.sync(registry, signal);
       const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
@@ -279,11 +274,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               sessionId,
               signal,
               async (s) => {
-                if (execution.wake) await checkWakeable(sessionId, true);
+                if (wakeCheck) await checkWakeable(sessionId, true);
                 // Moved inside the session's slot and lease, so no other run lands between the move and this run.
                 if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
                 const extensions = execution.extensions ?? plumbing.deps.extensions;
-                return executeRun(plumbing.deps, plumbing.input, sessionId, s, emit, {
+                return executeRun(plumbing.deps, runInput, sessionId, s, emit, {
                   ...execution,
                   extensions: (launch) => [recording.extension, ...extensions(launch)],
                 });
@@ -373,6 +368,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       elicitations,
       questions,
       defaultBusy: options.busy ?? "queue",
+      clientFunctions,
+      takeUpCall: (sessionId, fromEntryId, functions) =>
+        run(
+          { sessionId, prompt: "", tools: clientFunctionTools(functions), ...(fromEntryId === undefined ? {} : { fromEntryId }) },
+          { wake: true, takeUp: true },
+        ),
       resumePlan: (sessionId, approval) =>
         run({ sessionId, prompt: "" }, { resume: true, extensions: runFeatures(featureDeps, { approval }) }),
       cwd: deps.cwd,

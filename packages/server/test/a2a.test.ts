@@ -153,6 +153,39 @@ describe("A2A server", () => {
   });
 });
 
+describe("A2A forks", () => {
+  it("a message with metadata.fromEntryId continues its task's session from that entry, a new branch; without a task it is refused", async () => {
+    const server = await startServer({ script: [[text("One.")], [text("Two.")], [text("Two, forked.")]] });
+    const client = await clientOf(server.url);
+    const first = (await client.sendMessage(userMessage("First"))) as Exclude<
+      Awaited<ReturnType<Client["sendMessage"]>>,
+      { messageId: string }
+    >;
+    const taskId = first.id;
+    await client.sendMessage(userMessage("Second", taskId));
+    const one = (await server.store.listEntries(taskId)).find(
+      (e) => e.type === "message" && JSON.stringify(e.message.content).includes("One."),
+    );
+    const fork = userMessage("Second, again", taskId);
+    const forked = await client.sendMessage({
+      ...fork,
+      message: { ...fork.message, taskId: "", metadata: { fromEntryId: one?.id } },
+    });
+    expect("id" in forked && forked.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const entries = await server.store.listEntries(taskId);
+    const again = entries.find((e) => e.type === "message" && JSON.stringify(e.message.content).includes("Second, again"));
+    expect(again?.parentId).toBe(one?.id);
+    // The first branch is kept beside it: both user messages follow the first answer.
+    expect(entries.filter((e) => e.parentId === one?.id)).toHaveLength(2);
+
+    const lone = userMessage("Fork of nothing");
+    await expect(
+      client.sendMessage({ ...lone, message: { ...lone.message, metadata: { fromEntryId: one?.id } } }),
+    ).rejects.toThrow(/fromEntryId/);
+    expect((await server.store.listSessions({})).sessions).toHaveLength(1);
+  });
+});
+
 describe("A2A task control", () => {
   it("CancelTask aborts the task's run: it reads as canceled, in ListTasks too, and cannot be canceled again", async () => {
     const gate = gateTool();

@@ -305,4 +305,27 @@ describe("the OpenAI Responses API through the official client", () => {
     ).toBe("Authorized.");
     expect(await sessionCount(server)).toBe(1);
   });
+  it("continues a session named as its conversation from its leaf; an unknown one, or one beside previous_response_id, is refused", async () => {
+    const server = await startServer({ script: [[text("Begun over HTTP.")], [text("Continued.")]] });
+    const begun = await (await server.api("/api/chat", { json: { message: "Begin" } })).text();
+    const sessionId = /"session_id":"([^"]+)"/.exec(begun)?.[1] as string;
+    const openai = clientOf(server);
+    const next = await openai.responses.create({ model: "build", conversation: { id: sessionId }, input: "Go on" });
+    expect(next.output_text).toBe("Continued.");
+    const path = await server.store.getActivePath(sessionId);
+    expect(path.filter((e) => e.type === "message").map((e) => e.type === "message" && e.message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    const unknown = await openai.responses.create({ conversation: "no-such-session", input: "hi" }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 404, param: "conversation" });
+    const both = await openai.responses
+      .create({ conversation: sessionId, previous_response_id: next.id, input: "hi" })
+      .catch((e: unknown) => e);
+    expect(both).toMatchObject({ status: 400, param: "conversation" });
+    expect(await sessionCount(server)).toBe(1);
+    expect((await server.store.getActivePath(sessionId)).length).toBe(path.length);
+  });
 });

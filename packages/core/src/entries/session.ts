@@ -4,6 +4,9 @@
  * entries it holds. Used by the CLI's session commands, the server and the benchmarks.
  */
 
+export type { AnsweredFunction } from "../client-functions/answer-function.js";
+export type { ClientFunction, PendingFunctionCall } from "../client-functions/client-function-asks.js";
+export { AWAITING_CLIENT, clientFunctionTool } from "../client-functions/client-function-tool.js";
 export { goalTreeOnPath } from "../goal/goal-path.js";
 export type { GoalTree } from "../goal/goal-tree.js";
 export { displayNumbers, goalLabel, planView } from "../goal/numbering.js";

@@ -1,3 +1,5 @@
+import { answerFunctionCalls } from "../client-functions/answer-function.js";
+import type { ClientFunction, ClientFunctionAsks } from "../client-functions/client-function-asks.js";
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { type ElicitationAnswer, type PendingElicitations, pendingElicitationOf } from "../mcp/elicitations.js";
@@ -24,6 +26,9 @@ export interface AskMethodDeps {
   plans: PlanGate;
   elicitations: PendingElicitations;
   questions: QuestionAsks;
+  clientFunctions: ClientFunctionAsks;
+  /** Starts the run that takes a session up at a client function's call whose run is gone (see `answerFunctionCalls`). */
+  takeUpCall(sessionId: string, fromEntryId: string | undefined, functions: ClientFunction[]): RunHandle;
   /** The runtime's `busy` option. */
   defaultBusy: BusyPolicy;
   /** Starts the run that records a plan's answer when the run that asked is gone. */
@@ -100,6 +105,21 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     listQuestions: (sessionId) => deps.questions.listAll(sessionId),
     pendingQuestions: (sessionId) => deps.questions.list(sessionId),
     answerQuestion,
+    listFunctionCalls: (sessionId) => deps.clientFunctions.listAll(sessionId),
+    async answerFunctions(sessionId, outputs, options = {}) {
+      if (options.principal) await access.answer(options.principal, sessionId, "Answering a function call");
+      return answerFunctionCalls(
+        {
+          store,
+          asks: deps.clientFunctions,
+          busy: async (id) => (await slot.busy(id)) !== undefined,
+          takeUp: deps.takeUpCall,
+        },
+        sessionId,
+        outputs,
+        options.principal?.id,
+      );
+    },
     listPermissions: (sessionId) => deps.pending.listAll(sessionId),
     async answerPermission(id, reply, options = {}) {
       if (options.principal) {
@@ -122,21 +142,24 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     async listPending(sessionId) {
       const records = await store.listAsks({ unanswered: true, ...(sessionId === undefined ? {} : { sessionId }) });
       const now = deps.now();
-      return records
-        .filter((r) => Date.parse(r.expiresAt) > now)
-        .map((r): PendingAsk => {
-          const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
-          switch (r.kind) {
-            case "plan":
-              return { kind: "plan", ...common, plan: pendingPlanOf(r) };
-            case "question":
-              return { kind: "question", ...common, question: pendingQuestionOf(r) };
-            case "elicitation":
-              return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
-            default:
-              return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
-          }
-        });
+      return (
+        records
+          // A client function's call is answered by the client program that defined it, not a person.
+          .filter((r) => Date.parse(r.expiresAt) > now && r.kind !== "function")
+          .map((r): PendingAsk => {
+            const common = { id: r.id, sessionId: r.sessionId, createdAt: r.createdAt, expiresAt: r.expiresAt };
+            switch (r.kind) {
+              case "plan":
+                return { kind: "plan", ...common, plan: pendingPlanOf(r) };
+              case "question":
+                return { kind: "question", ...common, question: pendingQuestionOf(r) };
+              case "elicitation":
+                return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
+              default:
+                return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
+            }
+          })
+      );
     },
     async answer(id, allow, options = {}) {
       const record = await store.getAsk(id);
@@ -148,6 +171,11 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
         );
       }
       switch (record.kind) {
+        case "function":
+          throw new ArborError(
+            "invalid_input",
+            `Ask ${id} waits for a client function's output, not an approval: the client sends it (a function_call_output of the Responses API).`,
+          );
         case "question": {
           if (allow && (options.answers === undefined || options.answers.length === 0)) {
             throw new ArborError(

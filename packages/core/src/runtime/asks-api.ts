@@ -1,3 +1,5 @@
+import type { AnsweredFunction } from "../client-functions/answer-function.js";
+import type { PendingFunctionCall } from "../client-functions/client-function-asks.js";
 import type { PendingPermission } from "../loop/types.js";
 import type { PendingElicitation } from "../mcp/elicitations.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
@@ -74,7 +76,20 @@ export interface RuntimeAsks {
    * not take: not one of its options, several for a single choice), `ask_already_answered`, `ask_expired`.
    */
   answerQuestion(id: string, answer: QuestionAnswer, options?: Pick<SessionOpOptions, "principal">): Promise<AskRecord>;
-  /** Every ask waiting for an answer (permissions, plans, questions) in every process over the store, oldest first. */
+  /** Calls of the client's functions (a run's `clientFunctionTool`s) waiting for its output in every process over the store, oldest first. */
+  listFunctionCalls(sessionId: string): Promise<PendingFunctionCall[]>;
+  /**
+   * Records the client's outputs for calls of its functions in a session, each exactly once, from any
+   * process: the run waiting on them goes on; when that run is gone (its process died or was stopped),
+   * a run here takes the session up from the calls (`run`). Throws `ask_not_found`, `ask_already_answered`,
+   * `ask_expired`, `invalid_input` (the call timed out), having changed nothing.
+   */
+  answerFunctions(
+    sessionId: string,
+    outputs: ReadonlyArray<{ callId: string; output: string }>,
+    options?: Pick<SessionOpOptions, "principal">,
+  ): Promise<AnsweredFunction>;
+  /** Every ask waiting for a person's answer (permissions, plans, questions; a client's function calls are `listFunctionCalls`) in every process over the store, oldest first. */
   listPending(sessionId?: string): Promise<PendingAsk[]>;
   /**
    * Answers any ask by its id: a permission ask is allowed once or rejected (`answerPermission`), a

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { modeExtension } from "../agents/mode-switch.js";
+import type { ClientFunctionAsks } from "../client-functions/client-function-asks.js";
+import { clientFunctionExtension } from "../client-functions/client-function-tool.js";
 import { ArborError } from "../errors.js";
 import { goalExtension } from "../goal/run-goals.js";
 import { scenarioModel } from "../llm/scenario.js";
@@ -33,6 +35,8 @@ export interface FeatureDeps {
   questions: QuestionAsks;
   /** Where a remote agent's token is read (the runtime's environment). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Where calls of the client's functions wait for its output. */
+  clientFunctions: ClientFunctionAsks;
   /** How sub-agents are started: a sub-run is a run like any other (its own session and queue slot). */
   launcher: LauncherDeps;
   /** The runtime's overrides of the explore and delegate contexts. */
@@ -103,6 +107,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
         features.featureTools ? feature : withoutTools(feature),
       ),
       steeringExtension(),
+      clientFunctionExtension(features.clientFunctions),
       mentionsExtension(deps.agents),
       ...snapshots,
       ...(features.python ? [features.python] : []),
@@ -129,6 +134,7 @@ const BUILTIN_NAMES = new Set([
   "questions",
   "modes",
   "steering",
+  "client-functions",
   "mentions",
   "snapshots",
   "security",

@@ -6,10 +6,11 @@ import { ArborError } from "../errors.js";
  * and answers it, and a run resumed after its process died waits on the same record. `kind` tells
  * what `request` and an answer's `value` hold: a permission ask (`request` a `PendingPermission`,
  * `value` `{ reply, message?, scope? }`) or a plan waiting for approval (`request` a
- * `PlanApprovalRequest`, `value` `{ approved, reason? }`). Both are stored as JSON, so a kind is
+ * `PlanApprovalRequest`, `value` `{ approved, reason? }`), or a call of a client's function waiting
+ * for the client's output (`request` a `PendingFunctionCall`, `value` `{ output }`). All are stored as JSON, so a kind is
  * added without a schema change (MCP elicitations can follow).
  */
-export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question"]);
+export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question", "function"]);
 export type AskKind = z.infer<typeof AskKindSchema>;
 
 export const AskAnswerSchema = z.object({

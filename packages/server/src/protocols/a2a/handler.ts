@@ -40,6 +40,8 @@ interface Said {
   text: string;
   data: { askId?: unknown; reply?: unknown; answers?: unknown } | undefined;
   agent: string | undefined;
+  /** An entry of the task's session to continue from: the message starts a new branch of its tree there. */
+  fromEntryId: string | undefined;
 }
 
 const YES = new Set(["yes", "y", "allow", "once", "approve", "ok"]);
@@ -60,7 +62,8 @@ function said(message: Message | undefined): Said {
       );
   }
   const agent = typeof message.metadata?.agent === "string" ? message.metadata.agent : undefined;
-  return { text: texts.join("\n").trim(), data, agent };
+  const fromEntryId = typeof message.metadata?.fromEntryId === "string" ? message.metadata.fromEntryId : undefined;
+  return { text: texts.join("\n").trim(), data, agent, fromEntryId };
 }
 
 /** The client's answer to the ask its task waits on, from a data part (`askId`, `reply`) or its text (yes/always/no). */
@@ -185,11 +188,17 @@ export class ArborA2AHandler implements A2ARequestHandler {
         reader = await this.runs.reader(sessionId, { currentRun: true });
       } else {
         if (msg.text === "") throw new RequestMalformedError("invalid_input: The message is empty: send at least one text part.");
+        if (msg.fromEntryId !== undefined && named === undefined) {
+          throw new RequestMalformedError(
+            "invalid_input: metadata.fromEntryId names an entry of a task: send it with the task's contextId.",
+          );
+        }
         const begun = await this.runs.begin(
           {
             message: msg.text,
             ...(named === undefined ? {} : { sessionId: named }),
             ...(msg.agent === undefined ? {} : { agent: msg.agent }),
+            ...(msg.fromEntryId === undefined ? {} : { fromEntryId: msg.fromEntryId }),
             ...(principal === undefined ? {} : { principal }),
           },
           { steer: false },

@@ -1,5 +1,4 @@
 import type { Protocol } from "../protocol.js";
-import { ClientCalls } from "./client-tools.js";
 import { PausedResponses } from "./responder.js";
 import { responsesRoutes } from "./routes.js";
 
@@ -8,15 +7,12 @@ export const openResponses: Protocol = {
   name: "open-responses",
   summary: "The OpenAI Responses API (POST /v1/responses, GET /v1/responses/:id, POST /v1/responses/compact, GET /v1/models).",
   mount(ctx) {
-    const calls = new ClientCalls();
+    // Pauses this instance made, for an exact read-on point; the store keeps what any instance needs (see paused-answers.ts).
     const paused = new PausedResponses();
     return {
-      routes: responsesRoutes(ctx, calls, paused),
+      routes: responsesRoutes(ctx, paused),
       endpoints: [],
-      close: async () => {
-        paused.clear();
-        calls.close();
-      },
+      close: async () => paused.clear(),
     };
   },
 };

@@ -1,8 +1,8 @@
+import { AWAITING_CLIENT } from "@arbor/core/session";
 import type { RunEventOf } from "@arbor/core/wire";
 import { type Ask, type AskRef, questionElsewhere, refOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
-import { AWAITING_CLIENT } from "./client-tools.js";
 import { approvalId } from "./output-items.js";
 
 /** One Responses API stream event (`sequence_number` is added as it is written). */

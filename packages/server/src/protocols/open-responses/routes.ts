@@ -1,4 +1,5 @@
 import { type Entry, isArborError } from "@arbor/core";
+import { type ClientFunction, clientFunctionTool } from "@arbor/core/session";
 import { z } from "zod";
 import type { ServerContext } from "../../context.js";
 import { ApiError, type ApiErrorCode, statusFor } from "../../errors.js";
@@ -8,7 +9,6 @@ import { SESSION_HEADER } from "../http-chat/sse-response.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { readStep } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
-import type { ClientCalls } from "./client-tools.js";
 import { openAiRoute, ParamError, parseParam } from "./openai-errors.js";
 import { outputOfTurn } from "./output-items.js";
 import { answerPause, pauseAnswered } from "./paused-answers.js";
@@ -30,7 +30,7 @@ const seconds = (iso: string | number | undefined) =>
   Math.floor((iso === undefined ? Date.now() : new Date(iso).getTime()) / 1000);
 
 /** The Responses API over the runtime: create (streaming or not), retrieve, compact, and the agents as models. */
-export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: PausedResponses): Route[] {
+export function responsesRoutes(ctx: ServerContext, paused: PausedResponses): Route[] {
   const runs = new ProtocolRuntime(ctx);
   const { store, runtime } = ctx;
 
@@ -75,6 +75,33 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       await runtime.sessions.delete(run.ref.sessionId).catch(() => undefined);
     },
   };
+
+  /**
+   * The session `conversation` names, which the response continues from its leaf: one the caller may
+   * run in, and not beside `previous_response_id` (as the Responses API has it).
+   */
+  async function conversationOf(
+    named: CreateResponseBody["conversation"],
+    withPrevious: boolean,
+    principal: ReturnType<typeof principalOf>,
+  ): Promise<string | undefined> {
+    if (named === undefined || named === null) return undefined;
+    if (withPrevious) {
+      throw new ParamError("invalid_input", "Give previous_response_id or conversation, not both.", "conversation");
+    }
+    const sessionId = typeof named === "string" ? named : named.id;
+    try {
+      await runtime.access.session(principal, sessionId, "run", "POST /v1/responses");
+    } catch (err) {
+      if (!isArborError(err, "session_not_found") && !isArborError(err, "invalid_id")) throw err;
+      throw new ParamError(
+        "not_found",
+        `Conversation ${JSON.stringify(sessionId)} is not a session of this server.`,
+        "conversation",
+      );
+    }
+    return sessionId;
+  }
 
   /** The agent or model a request names: an agent from `GET /v1/models`, or `provider/model` for the default agent. */
   function modelOf(model: string | undefined): { agent?: string; model?: string; name: string } {
@@ -127,12 +154,17 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
     async (c, readBody) => {
       const body = parseParam(CreateResponseBody, await readBody());
       const input = readInput(body.input);
-      const fns = readTools(body.tools);
+      const fns: ClientFunction[] = readTools(body.tools).map((fn) => ({
+        name: fn.name,
+        ...(fn.description ? { description: fn.description } : {}),
+        ...(fn.parameters ? { parameters: fn.parameters } : {}),
+      }));
       const prevId = body.previous_response_id ?? undefined;
       const prev = prevId === undefined ? undefined : await turnOf(prevId, "previous_response_id");
+      const conversation = await conversationOf(body.conversation, prev !== undefined, principalOf(c));
       // The conversation a response continues must be one the caller may run in (another project's is not found).
       if (prev) await runtime.access.session(principalOf(c), prev.ref.sessionId, "run", "POST /v1/responses");
-      if (body.store === false && prev && !prev.ref.unstored) {
+      if (body.store === false && ((prev && !prev.ref.unstored) || conversation !== undefined)) {
         throw new ParamError(
           "invalid_input",
           "store: false cannot continue a stored response: the conversation is one session, kept whole.",
@@ -155,16 +187,15 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
 
       if (input.outputs.length > 0 || input.approvals.length > 0) {
         // Answers to what the previous response paused on: its run goes on, and this response reads on from there.
-        const answered = pauseAnswered(prev ? prevId : undefined, input, paused, calls);
-        await answerPause(answered, input, paused, calls, runs);
+        const answered = await pauseAnswered(ctx, prev && prevId ? { id: prevId, ref: prev.ref } : undefined, input, paused);
+        const takenUp = await answerPause(answered, input, paused, runs, principalOf(c));
         const { pause } = answered;
         const sessionId = pause.ref.sessionId;
         const ref: ResponseRef = { ...pause.ref, part: (pause.ref.part ?? 1) + 1 };
-        const reader = await runs.reader(sessionId, { after: pause.after });
-        return respond(
-          { ref, head, reader, clientTools: new Set(pause.clientTools), ...(pause.handle ? { handle: pause.handle } : {}) },
-          stream,
-        );
+        // The run that paused goes on (its log read on from the pause), or one taken up here when it was gone.
+        const reader = takenUp?.reader ?? (await runs.reader(sessionId, { after: pause.after }));
+        const handle = takenUp?.handle ?? pause.handle;
+        return respond({ ref, head, reader, clientTools: new Set(pause.clientTools), ...(handle ? { handle } : {}) }, stream);
       }
 
       if (input.prompt === undefined || input.prompt.trim() === "") {
@@ -177,14 +208,14 @@ export function responsesRoutes(ctx: ServerContext, calls: ClientCalls, paused: 
       const fromEntryId = prev?.turn.at(-1)?.id;
       const turn: ChatTurn = {
         message: input.prompt,
-        ...(prev ? { sessionId: prev.ref.sessionId } : {}),
+        ...(prev ? { sessionId: prev.ref.sessionId } : conversation !== undefined ? { sessionId: conversation } : {}),
         ...(fromEntryId === undefined ? {} : { fromEntryId }),
         ...(which.agent === undefined ? {} : { agent: which.agent }),
         ...(which.model === undefined ? {} : { model: which.model }),
         ...(body.reasoning?.effort ? { thinking: body.reasoning.effort === "none" ? "off" : body.reasoning.effort } : {}),
         ...(body.max_turns === undefined ? {} : { maxTurns: body.max_turns }),
         ...(instructions === "" ? {} : { system: instructions }),
-        ...(fns.length === 0 ? {} : { tools: fns.map((fn) => calls.tool(fn)) }),
+        ...(fns.length === 0 ? {} : { tools: fns.map((fn) => clientFunctionTool(fn, fns)) }),
         ...asPrincipal(c),
       };
       // A conversation with a run in progress answers 409 session_busy, as every front door does.

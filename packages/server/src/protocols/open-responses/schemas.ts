@@ -47,6 +47,8 @@ export const CreateResponseBody = z.strictObject({
   input: z.union([z.string(), z.array(InputItem)]).optional(),
   instructions: z.string().nullish(),
   previous_response_id: z.string().min(1).nullish(),
+  /** An Arbor session id: the response continues from its leaf (a session started by any door, ACP's too). */
+  conversation: z.union([z.string().min(1), z.looseObject({ id: z.string().min(1) })]).nullish(),
   tools: z.array(z.looseObject({ type: z.string() })).optional(),
   tool_choice: z.literal("auto").optional(),
   parallel_tool_calls: z.boolean().nullish(),

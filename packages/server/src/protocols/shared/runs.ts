@@ -241,6 +241,21 @@ export class ProtocolRuntime {
     return this.answerHere(answer, principal);
   }
 
+  /**
+   * Records the client's outputs for calls of its functions (durable asks): the run waiting on them
+   * goes on wherever it runs. When that run is gone (its process died or was stopped), the runtime
+   * takes the session up here: that run, read from its first event.
+   */
+  async answerFunctions(
+    sessionId: string,
+    outputs: ReadonlyArray<{ callId: string; output: string }>,
+    principal?: Principal,
+  ): Promise<LocalRun | undefined> {
+    const { runtime } = this.ctx;
+    const { run } = await runtime.asks.answerFunctions(sessionId, outputs, principal ? { principal } : {});
+    return run ? { sessionId, reader: followRun(this.ctx, run), handle: run } : undefined;
+  }
+
   /** Aborts the session's run, here or on the instance that drives it; false when none runs. */
   async abort(sessionId: string, reason: ArborError): Promise<boolean> {
     const { runtime, cluster } = this.ctx;
