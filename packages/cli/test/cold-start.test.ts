@@ -43,6 +43,10 @@ const HEAVY = [
   "/node_modules/@ai-sdk/google",
   "/node_modules/hono/",
   "/node_modules/ws/",
+  // Loaded on first use: the bash grammar when a command is analysed, the search index when memory or
+  // the knowledge base is searched.
+  "/node_modules/web-tree-sitter/",
+  "/node_modules/minisearch/",
   "/node_modules/ink/",
   "/node_modules/react/",
   "/packages/server/",
@@ -59,7 +63,7 @@ describe("cold start: what a command loads", () => {
     }
   });
 
-  it("`arbor sessions list` on an empty file store loads no SQL driver, queue, MCP, telemetry, provider or server", () => {
+  it("`arbor sessions list` on an empty file store loads no SQL driver, queue, MCP, telemetry, provider, server, shell grammar or search index", () => {
     const { code, stdout, modules } = modulesLoadedBy(["sessions", "list"]);
     expect(code).toBe(0);
     expect(stdout).toContain("No sessions");

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import MiniSearch from "minisearch";
+import type MiniSearch from "minisearch";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
 import { searchTerm } from "../search/terms.js";
@@ -296,11 +296,13 @@ export class KnowledgeBase {
   }
 
   private async read(fresh: boolean): Promise<Loaded> {
+    // Loaded here, not with the runtime: only a run that searches or fills the base needs it.
+    const { default: Index } = await import("minisearch");
     const info = await stat(this.file).catch(() => undefined);
     if (!info || info.size === 0) {
       return {
         mtimeMs: 0,
-        index: new MiniSearch<StoredPassage>(OPTIONS),
+        index: new Index<StoredPassage>(OPTIONS),
         meta: { version: 1, nextId: 0, sources: {}, index: undefined },
         vectors: new Map(),
       };
@@ -311,7 +313,7 @@ export class KnowledgeBase {
     if (!parsed.success) {
       throw new ArborError("io_error", `The knowledge base ${this.file} is damaged; delete it and add the documents again.`);
     }
-    const index = MiniSearch.loadJSON<StoredPassage>(JSON.stringify(parsed.data.index), OPTIONS);
+    const index = Index.loadJSON<StoredPassage>(JSON.stringify(parsed.data.index), OPTIONS);
     const vectors = new Map<number, Float32Array>();
     for (const [id, text] of Object.entries(parsed.data.embeddings?.vectors ?? {})) vectors.set(Number(id), decodeVector(text));
     const loaded = { mtimeMs: info.mtimeMs, index, meta: parsed.data, vectors };

@@ -1,4 +1,4 @@
-import MiniSearch from "minisearch";
+import type MiniSearch from "minisearch";
 import { searchTerm } from "../search/terms.js";
 import type { MemoryDocument, MemoryScope } from "./memory-files.js";
 
@@ -24,13 +24,15 @@ interface Passage {
  * Ranks the memory files' passages (paragraphs, or the entries of a list) against a query with
  * MiniSearch's BM25 scoring over stemmed words, with prefix and fuzzy matching. The index is
  * built per search: memory files are small, and a fresh index always sees the latest writes.
+ * MiniSearch is loaded on the first search, not with the runtime: most runs never search memory.
  */
-export function searchMemory(docs: readonly MemoryDocument[], query: string, limit: number): MemoryHit[] {
+export async function searchMemory(docs: readonly MemoryDocument[], query: string, limit: number): Promise<MemoryHit[]> {
+  const { default: Index } = await import("minisearch");
   const passages: Passage[] = [];
   for (const doc of docs) {
     for (const chunk of passagesOf(doc.text)) passages.push({ id: passages.length, scope: doc.scope, path: doc.path, ...chunk });
   }
-  const index = new MiniSearch<Passage>({
+  const index: MiniSearch<Passage> = new Index<Passage>({
     fields: ["text", "path"],
     storeFields: ["scope", "path", "line", "text"],
     processTerm: searchTerm,

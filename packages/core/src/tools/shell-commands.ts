@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { Language, type Node, Parser } from "web-tree-sitter";
+import type { Language, Node, Parser } from "web-tree-sitter";
 
 /**
  * What a bash command line does, as far as permission rules care: every simple command in it
@@ -36,15 +36,18 @@ const EXPANDING = /[$\u0060*?[\]{}]/; // \u0060: the backquote of old-style comm
 /**
  * The wasm runtime of web-tree-sitter is one per process: initialising it twice invalidates the
  * parsers made before, so the runtime and the grammar are loaded once and shared. Each parser
- * made from them belongs to one `ShellParser`.
+ * made from them belongs to one `ShellParser`. The module itself is imported here, on the first
+ * command analysed, so that importing the runtime (or a CLI command that runs no bash) does not load it.
  */
-let grammar: Promise<Language> | undefined;
+let grammar: Promise<{ language: Language; Parser: typeof Parser }> | undefined;
 
-function loadGrammar(): Promise<Language> {
+function loadGrammar(): Promise<{ language: Language; Parser: typeof Parser }> {
   grammar ??= (async () => {
-    await Parser.init();
+    const treeSitter = await import("web-tree-sitter");
+    await treeSitter.Parser.init();
     const require = createRequire(import.meta.url);
-    return Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await treeSitter.Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    return { language, Parser: treeSitter.Parser };
   })();
   return grammar;
 }
@@ -54,7 +57,7 @@ export function createShellParser(): ShellParser {
   let parser: Promise<Parser> | undefined;
   return {
     async analyze(command) {
-      parser ??= loadGrammar().then((language) => new Parser().setLanguage(language));
+      parser ??= loadGrammar().then((g) => new g.Parser().setLanguage(g.language));
       const tree = (await parser).parse(command);
       if (!tree) return UNPARSED;
       try {

@@ -65,7 +65,7 @@ export function memorySearchTool(options: MemoryToolOptions) {
     input: MemorySearchInputSchema,
     effects: "none",
     async execute(input, ctx) {
-      const hits = searchMemory(await readMemoryFiles(rootsOf(options, ctx.cwd)), input.query, input.limit);
+      const hits = await searchMemory(await readMemoryFiles(rootsOf(options, ctx.cwd)), input.query, input.limit);
       if (hits.length === 0) return { output: `No memory matches "${input.query}".`, metadata: { hits: 0 } };
       const lines = hits.map((hit) => `[${hit.scope}:${hit.path}:${hit.line}] (score ${hit.score.toFixed(2)})\n${hit.text}`);
       return { output: lines.join("\n\n"), title: input.query, metadata: { hits: hits.length } };

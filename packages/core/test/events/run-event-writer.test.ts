@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEventFrame } from "../../src/events/run-event-records.js";
+import { RunEventTail } from "../../src/events/run-event-tail.js";
+import { BatchWriter } from "../../src/events/run-event-writer.js";
+import type { RunEvent } from "../../src/model/run-events.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A SQLite store (its event append completes within the turn) that counts its `appendEvents` calls. */
+async function countingSqlite(): Promise<{ store: Store; appends: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "arbor-writer-"));
+  dirs.push(dir);
+  const inner = await openStore({ kind: "sqlite", file: join(dir, "arbor.db") });
+  const appends: number[] = [];
+  const store = new Proxy(inner, {
+    get(target, key, receiver) {
+      if (key !== "appendEvents") return Reflect.get(target, key, receiver);
+      return (sessionId: string, inputs: unknown[]) => {
+        appends.push(inputs.length);
+        return target.appendEvents(sessionId, inputs as never);
+      };
+    },
+  });
+  return { store, appends };
+}
+
+const token = (sessionId: string, n: number) => ({ type: "token", session_id: sessionId, content: String(n) }) as RunEvent;
+
+describe("BatchWriter", () => {
+  it("logs the events of one turn of the event loop in one append, even when each append completes at once", async () => {
+    // A step emits its events a few microtasks apart; SQLite's append completes within the turn, so a
+    // drain started at the first event left every event a commit of its own.
+    const { store, appends } = await countingSqlite();
+    try {
+      const session = await store.createSession();
+      const tail = new RunEventTail(session.id, 100);
+      tail.beginRun();
+      const writer = new BatchWriter(store, tail, undefined, undefined);
+      await Promise.resolve();
+      for (let n = 1; n <= 6; n++) {
+        writer.push(token(session.id, n));
+        for (let i = 0; i < 5; i++) await Promise.resolve();
+      }
+      writer.push({ type: "done", session_id: session.id } as RunEvent);
+      await writer.finish();
+      expect(appends).toEqual([7]);
+      const logged = await store.listEvents(session.id);
+      expect(logged.map((e) => e.type)).toEqual([...Array(6).fill("run.token"), "run.done"]);
+      const read = tail.read(0);
+      const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
+      expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await store.close();
+    }
+  });
+});
