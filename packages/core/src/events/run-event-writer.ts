@@ -49,16 +49,6 @@ export class BatchWriter {
     else if (this.logging === false) this.handOut();
   }
 
-  /**
-   * Drains once the current burst of events is in: a model's stream hands over its deltas a few
-   * microtasks apart, so draining at once would write them nearly one by one (2.5 events an append
-   * at 50,000 deltas); after the I/O phase's turn they go in one append per burst. Readers get them
-   * only from the written frames, so this moves them by one turn of the event loop, no more.
-   */
-  private drainSoon(): Promise<void> {
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
-  }
-
   private open(ok: boolean): void {
     this.logging = ok;
     // Only with something to write: a drain of nothing ends before `??=` stores it, and would stay "in flight".
@@ -81,13 +71,14 @@ export class BatchWriter {
   }
 
   /**
-   * Drains once this turn of the event loop is over, so that the events a step emits together (its
-   * start, text, tool call, tool start and end…) go in one append. Started at once, an append that
-   * completes within the turn (SQLite's is synchronous) left each event a commit of its own: seven
-   * commits a step instead of one. Readers get an event when it is logged, one turn later at most.
+   * Drains once this turn of the event loop is over, so that the events emitted together go in one
+   * append: a step's start, text, tool call and tool events, or a burst of streamed deltas handed over
+   * a few microtasks apart. Started at once, an append that completes within the turn (SQLite's is
+   * synchronous) left each event a commit of its own (seven a step instead of one), and 50,000 deltas
+   * went in 20,008 appends. Readers get an event when it is logged, one turn later at most.
    */
   private async drainSoon(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     return this.drain();
   }
 

@@ -61,4 +61,28 @@ describe("BatchWriter", () => {
       await store.close();
     }
   });
+
+  it("writes a burst of 1,000 streamed deltas in a few appends, every one in order", async () => {
+    const { store, appends } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const writer = new BatchWriter(store, new RunEventTail(id, 10_000), undefined, undefined);
+      // Deltas come a few microtasks apart, and each append ends while the next ones arrive: what
+      // arrives meanwhile waits for the turn's end too, instead of going one or two at a time.
+      for (let n = 0; n < 1_000; n++) {
+        writer.push(token(id, n));
+        await Promise.resolve();
+        await Promise.resolve();
+      }
+      await writer.finish();
+      // At most 512 an append: two appends, not one per delta or two.
+      expect(appends.length).toBeLessThanOrEqual(3);
+      const logged = await store.listEvents(id, { limit: 2_000 });
+      expect(logged.map((e) => (e.data as { content: string }).content)).toEqual(
+        Array.from({ length: 1_000 }, (_, n) => String(n)),
+      );
+    } finally {
+      await store.close();
+    }
+  });
 });
