@@ -100,6 +100,14 @@ export class World {
   get home(): string {
     return join(this.dir, "home");
   }
+  /** The file store the `run-file` trials' processes share (in their ARBOR_HOME). */
+  fileStore(): { home: string; store: undefined } {
+    return { home: join(this.dir, "home-file"), store: undefined };
+  }
+  /** The SQLite database the `run-sqlite` trials' processes share. */
+  sqliteStore(): { home: string; store: string } {
+    return { home: join(this.dir, "home-sqlite"), store: `sqlite:${join(this.dir, "chaos.db")}` };
+  }
 
   static async create(opts: WorldOptions, trials: number): Promise<World> {
     const dir = await mkdtemp(join(tmpdir(), "arbor-chaos-"));
