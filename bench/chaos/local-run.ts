@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Entry, openStore, type RunEvent, type StoredEvent } from "@arbor/core";
+import { type Entry, openStore, type RunEvent } from "@arbor/core";
 import { jsonLines } from "../../packages/cli/test/helpers/fault.js";
 import type { TrialRecord } from "./trial.js";
 import type { World } from "./world.js";
@@ -74,7 +74,7 @@ export async function runLocalTrial(
 
   // What the killed process printed is in the log, in order.
   const logged = await withLocal(spec, (s) => s.listEvents(sessionId, { after: 0, limit: 10_000 }));
-  const runRecords = logged.filter((r: StoredEvent) => r.type.startsWith("run."));
+  const runRecords = logged.filter((r) => r.type.startsWith("run."));
   const keys = runRecords.map((r) => keyOf(r.type.slice(4), r.data));
   const loggedTypes = new Set(runRecords.map((r) => r.type.slice(4)));
   let at = 0;
