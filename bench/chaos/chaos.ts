@@ -150,7 +150,9 @@ function report(
   console.log("\n  after the fault, to the run's next event (ms)");
   const labels: Array<[TrialRecord["kind"], string]> = [
     ["instance", "takeover: kill -9 of the driving instance"],
-    ["run", "kill -9 of arbor run"],
+    ["run", "kill -9 of arbor run (PostgreSQL), to the resume"],
+    ["run-file", "kill -9 of arbor run (file), to the resume"],
+    ["run-sqlite", "kill -9 of arbor run (SQLite), to the resume"],
     ["backend", "driver's backends terminated"],
     ["netcut", "driver cut from the database"],
   ];

@@ -4,6 +4,7 @@ import type { Entry, RunEvent } from "@arbor/core";
 import pg from "pg";
 import { follow, type Instance, postChat, type Received } from "../../packages/cli/test/helpers/cluster.js";
 import { chat, jsonLines, seededRandom } from "../../packages/cli/test/helpers/fault.js";
+import { runLocalTrial } from "./local-run.js";
 import type { World } from "./world.js";
 
 /**
@@ -13,7 +14,7 @@ import type { World } from "./world.js";
  * a follow-up prompt show afterwards. Every choice comes from (seed, trial), so `--trial` replays it.
  */
 
-export const KINDS = ["run", "instance", "watcher", "backend", "netcut"] as const;
+export const KINDS = ["run", "run-file", "run-sqlite", "instance", "watcher", "backend", "netcut"] as const;
 /** "none": no fault at all (the self-check's control and plant trials). */
 export type Kind = (typeof KINDS)[number] | "none";
 
@@ -121,7 +122,7 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   const rng = trialRandom(seed, trial);
   const drawn = KINDS[rng.between(0, KINDS.length - 1)] as Kind;
   const kind: Kind = opts.faults ? drawn : "none";
-  const ask = kind !== "run" && rng.random() < 0.3;
+  const ask = !kind.startsWith("run") && rng.random() < 0.3;
   const tag = `t${trial}`;
   const faultAfter = rng.between(0, 1_200);
   const cutMs = rng.between(200, 3_000);
@@ -129,6 +130,10 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   const rec: TrialRecord = { trial, kind, ask, tag, missed: false, violations: noViolations(), notes: [], phases: {}, ms: 0 };
   const deadline = started + opts.boundMs;
   const v = rec.violations;
+  if (kind === "run-file" || kind === "run-sqlite") {
+    await runLocalTrial(world, kind, rec, { prompt, faultAfter, started, deadline });
+    return rec;
+  }
 
   // Start the job: through `arbor run` in a process of its own, or posted to a live instance.
   let sessionId: string;

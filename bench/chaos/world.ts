@@ -100,6 +100,14 @@ export class World {
   get home(): string {
     return join(this.dir, "home");
   }
+  /** The file store the `run-file` trials' processes share (in their ARBOR_HOME). */
+  fileStore(): { home: string; store: undefined } {
+    return { home: join(this.dir, "home-file"), store: undefined };
+  }
+  /** The SQLite database the `run-sqlite` trials' processes share. */
+  sqliteStore(): { home: string; store: string } {
+    return { home: join(this.dir, "home-sqlite"), store: `sqlite:${join(this.dir, "chaos.db")}` };
+  }
 
   static async create(opts: WorldOptions, trials: number): Promise<World> {
     const dir = await mkdtemp(join(tmpdir(), "arbor-chaos-"));
@@ -140,10 +148,12 @@ export class World {
     // An instance that exits without being killed (a database fault took it down) is a finding and is restarted.
     void inst.cli.result.then(() => {
       if (!inst.up || this.closing) return;
+      // The error's own lines (Node ends a crash with the source line, a caret and its version): what to fix.
+      const said = inst.lines.slice(-30).filter((l) => /error|Error|at /.test(l.line));
       this.crashes.push(
-        `${name} exited by itself: ${inst.lines
-          .slice(-3)
-          .map((l) => l.line.slice(0, 200))
+        `${name} exited by itself: ${said
+          .slice(0, 6)
+          .map((l) => l.line.trim().slice(0, 200))
           .join(" | ")}`,
       );
       void this.killAndRestart(inst).catch(() => undefined);

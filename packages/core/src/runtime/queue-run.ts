@@ -12,6 +12,8 @@ export interface QueueRunInput {
   message: string;
   /** The session to continue; without it a new session is created with the record. */
   sessionId?: string;
+  /** Without `sessionId`: the id the new session is created with (a client that names its chat); default a random one. */
+  newSessionId?: string;
   /** For a new session: its workspace and agent. */
   create?: Pick<SessionInit, "cwd" | "agentId" | "createdBy">;
   /** Who queued it (an instance name), kept on the record. */
@@ -45,7 +47,8 @@ export async function queueRun(
     );
   }
   if (input.sessionId !== undefined) assertSessionId(input.sessionId);
-  const sessionId = input.sessionId ?? randomUUID();
+  if (input.newSessionId !== undefined) assertSessionId(input.newSessionId);
+  const sessionId = input.sessionId ?? input.newSessionId ?? randomUUID();
   const key = randomUUID();
   const create: SessionInit | undefined =
     input.sessionId === undefined

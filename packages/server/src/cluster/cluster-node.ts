@@ -32,7 +32,11 @@ export interface ClusterSettings {
 }
 
 /** A chat to queue: what POST /api/chat was given. */
-export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & { sessionId?: string };
+export type ChatRequestInput = Omit<QueuedChat, "sessionId" | "key"> & {
+  sessionId?: string;
+  /** Without `sessionId`: the id the chat's new session gets (a useChat client names its chat). */
+  newSessionId?: string;
+};
 
 /** Where a queued chat's events will be: its session, and the log id its run's events come after. */
 export interface QueuedChatRef {
@@ -193,7 +197,7 @@ export class ClusterNode implements ClusterRelay {
       );
     }
     // The principal was checked before queueing; the job carries who sent it (no credentials) to record it.
-    const { sessionId, ...rest } = input;
+    const { sessionId, newSessionId, ...rest } = input;
     const { principal } = input;
     // The runtime records the chat and this queue's job in one transaction; the job carries its key.
     const queued = await runtime.runs.queue(
@@ -202,6 +206,7 @@ export class ClusterNode implements ClusterRelay {
         instance: this.instance,
         ...(sessionId === undefined
           ? {
+              ...(newSessionId === undefined ? {} : { newSessionId }),
               create: {
                 cwd: this.settings.cwd ?? process.cwd(),
                 agentId: input.agent ?? "build",

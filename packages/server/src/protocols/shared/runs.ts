@@ -12,14 +12,14 @@ import type { Principal } from "@arbor/core/store";
 import { sessionOfPlan } from "@arbor/core/wire";
 import { requireAccepting, type ServerContext } from "../../context.js";
 import { followRun } from "../../streams/run-stream.js";
-import type { AskAnswer, AskRef } from "./asks.js";
+import { type AskAnswer, type AskRef, askIdOf } from "./asks.js";
 import { type ChatTurn, toRunInput } from "./run-input.js";
 
 /**
- * A turn a cluster can queue: what its queued job carries. A queued chat's session is created by the
- * queue with a generated id, and its request key is the queue's own.
+ * A turn a cluster can queue: what its queued job carries. A queued chat's new session is created by
+ * the queue (with `newSessionId`, else a generated id), and its request key is the queue's own.
  */
-export type QueueableTurn = Omit<ChatTurn, "newSessionId" | "requestKey" | "system" | "tools" | "workspace">;
+export type QueueableTurn = Omit<ChatTurn, "requestKey" | "system" | "tools" | "workspace">;
 
 /** Where a reader starts in a session's event log (the runtime's `events.reader`). */
 export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];
@@ -169,6 +169,17 @@ export class ProtocolRuntime {
     const { permissions, plans } = this.pending(sessionId);
     if (ref.kind === "question") return this.ctx.runtime.asks.pendingQuestions(sessionId).some((q) => q.id === ref.id);
     return ref.kind === "permission" ? permissions.some((p) => p.id === ref.id) : plans.some((p) => p.planId === ref.planId);
+  }
+
+  /**
+   * Whether the ask still waits for its answer on any instance: an unanswered record in the store
+   * (a run records its ask before announcing it, and a run taken over by another instance asks, or
+   * waits on the same record, there).
+   */
+  async isWaitingAnywhere(ref: AskRef, sessionId: string): Promise<boolean> {
+    const id = askIdOf(ref);
+    const stored = await this.ctx.runtime.asks.listPending(sessionId);
+    return stored.some((a) => (a.kind === "plan" ? a.plan.planId === id : a.id === id));
   }
 
   /**

@@ -68,7 +68,9 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     }
     return { reason: "regenerate", from_entry_id: lastUser.id, previous_leaf_entry_id: meta.leafEntryId };
   };
-  const waitsIn = (sessionId: string) => (ask: Ask) => runs.isWaiting(refOf(ask), sessionId);
+  // Asked of the store, not of this instance's runs: the run may be driven by another instance (queued
+  // there, or taken over after its driver died), and its stream still stops at its asks.
+  const waitsIn = (sessionId: string) => (ask: Ask) => runs.isWaitingAnywhere(refOf(ask), sessionId);
 
   const chat = defineRoute(
     {
@@ -109,11 +111,10 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
           throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
         }
         const answers = approvals.map(answerOfApproval);
-        const open = answers.filter((answer) => runs.isWaiting(refOf(answer), sessionId));
-        // In a cluster the run may wait on another instance (it took the run over): the answer goes there.
-        let relayed = 0;
-        for (const answer of answers) if (!open.includes(answer) && (await runs.answerElsewhere(answer))) relayed++;
-        if (open.length === 0 && relayed === 0) {
+        // The asks of this session still waiting, on any instance (the run may be driven elsewhere).
+        const open: AskAnswer[] = [];
+        for (const answer of answers) if (await runs.isWaitingAnywhere(refOf(answer), sessionId)) open.push(answer);
+        if (open.length === 0) {
           throw new ApiError(
             "permission_not_found",
             `None of the approvals answers an ask session ${sessionId} is waiting for: they were answered already or the run ended. GET /api/permissions lists the waiting ones.`,
@@ -123,8 +124,12 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         const reader = await runs.reader(sessionId, { after: cursor.data.lastEventId });
         const opening: ArborUIChunk[] = [];
         for (const answer of open) {
-          await runs.answerHere(answer, by.principal);
-          if (answer.kind === "plan") opening.push(planOutcome(answer));
+          // Wherever the run waits: the store's record, or the instance whose run waits on a plan.
+          const answered = await runs.answer(answer, by.principal).catch((err: unknown) => {
+            reader.close();
+            throw err;
+          });
+          if (answered && answer.kind === "plan") opening.push(planOutcome(answer));
         }
         return uiStreamResponse({
           sessionId,
@@ -141,21 +146,20 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       // useChat names the chat before the first message: that name becomes the new session's id.
       const exists = (await store.getSession(sessionId)) !== undefined;
       const named = exists ? { sessionId } : { newSessionId: sessionId };
-      // A session another run drives is refused (409) before anything streams.
-      await runs.admit({ message: prompt, ...named, ...by }, { steer: false });
-      if (body.trigger === "regenerate-message") {
-        const branch = await regenerateFrom(sessionId);
-        const started = await runs.start({ message: prompt, sessionId, fromEntryId: branch.from_entry_id, ...by });
-        return uiStreamResponse({
-          sessionId,
-          reader: started.reader,
-          waitsForAnswer: waitsIn(sessionId),
-          opening: [{ type: "data-branch", id: `branch-${branch.from_entry_id}`, data: branch }],
-          watch,
-        });
-      }
-      const started = await runs.start({ message: prompt, ...named, ...by });
-      return uiStreamResponse({ sessionId, reader: started.reader, waitsForAnswer: waitsIn(sessionId), watch });
+      const branch = body.trigger === "regenerate-message" ? await regenerateFrom(sessionId) : undefined;
+      const turn = { message: prompt, ...named, ...by, ...(branch ? { fromEntryId: branch.from_entry_id } : {}) };
+      // As /api/chat: a session another run drives is refused (409) before anything streams; in a
+      // cluster the turn is recorded and queued, and the stream follows its run from the log wherever
+      // it is driven, also after another instance took it over.
+      const begun = await runs.begin(turn, { steer: false });
+      if (!("started" in begun)) throw new ArborError("session_busy", `Session ${sessionId} has a run in progress.`);
+      return uiStreamResponse({
+        sessionId,
+        reader: begun.started.reader,
+        waitsForAnswer: waitsIn(sessionId),
+        ...(branch ? { opening: [{ type: "data-branch", id: `branch-${branch.from_entry_id}`, data: branch }] } : {}),
+        watch,
+      });
     },
   );
 
@@ -168,7 +172,8 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
       summary: "Resume a useChat stream",
       description:
         "What `useChat`'s `resumeStream` asks for after a reload: the session's run in progress from its first event, read " +
-        "from the session's event log (so any server over the store answers, also after a restart), then live. 204 when no run is in progress " +
+        "from the session's event log (so any server over the store answers, also after a restart), then live, also across a " +
+        "takeover (a run whose driver died goes on in the same log). 204 when no run is in progress " +
         "or no session has the id yet (a new chat asks before its first message).",
       params: SessionParams,
       responses: {
@@ -180,7 +185,11 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
     async ({ params }) => {
       const sessionId = params.id;
       // useChat asks before a new chat's first message too, with the id it just made up: nothing to resume.
-      if (!(await store.getSession(sessionId)) || !(await runs.isBusy(sessionId))) return new Response(null, { status: 204 });
+      const meta = await store.getSession(sessionId);
+      if (!meta) return new Response(null, { status: 204 });
+      // A run whose driver died reads as interrupted until another instance takes it over: the stream
+      // waits for the new driver's events, which follow the cut-off run's in the same log.
+      if (meta.status !== "interrupted" && !(await runs.isBusy(sessionId))) return new Response(null, { status: 204 });
       const reader = await runs.reader(sessionId, { currentRun: true });
       return uiStreamResponse({ sessionId, reader, waitsForAnswer: waitsIn(sessionId), watch });
     },

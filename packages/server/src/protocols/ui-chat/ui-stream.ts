@@ -12,7 +12,7 @@ export interface UiStreamOptions {
   /** A step already read (the route looked ahead to pick its status). */
   first?: RunEventStep;
   /** Whether the ask still waits for its answer: the message then ends, and the client's approval continues it. */
-  waitsForAnswer(ask: Ask): boolean;
+  waitsForAnswer(ask: Ask): Promise<boolean>;
   /** Chunks sent right after `start` (the outcome of the approvals this request answered). */
   opening?: ArborUIChunk[];
   /** The cursor the reader started after, reported until an event is read. */
@@ -81,7 +81,7 @@ export function uiStreamResponse({
     for (const e of next.events) {
       for (const chunk of toWire(chunker, e)) controller.enqueue(chunk);
       const ask = askOf(e.event);
-      if (ask !== undefined && waitsForAnswer(ask)) {
+      if (ask !== undefined && (await waitsForAnswer(ask))) {
         reader.close();
         return finish(controller, { kind: "waiting", ask });
       }
