@@ -136,6 +136,10 @@ async function openPostgres(spec: Extract<SqlSpec, { kind: "postgres" }>): Promi
   });
   // An idle pooled connection that the server drops must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  // Nor one the store holds between two statements (a transaction, a checked-out connection): the pool
+  // listens for errors only on idle clients, and the server's FATAL notice of a terminated backend
+  // would otherwise be an unhandled 'error' event. The statement that next uses it fails instead.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<ArborDatabase>({ dialect: new ArborPostgresDialect({ pool }) });
   return { kind: "postgres", db, sqliteGate: new KeyedLock(), ...(spec.schema ? { schema: spec.schema } : {}) };
 }

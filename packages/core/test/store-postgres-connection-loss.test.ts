@@ -1,0 +1,36 @@
+import { sql } from "kysely";
+import { describe, expect, it } from "vitest";
+import { connectSql, type SqlSpec } from "../src/store/sql/connect.js";
+import { createNamespace } from "./helpers/sql-databases.js";
+
+/**
+ * A cluster instance's connection to PostgreSQL can be cut at any time (a backend terminated, a
+ * network cut). A connection the store holds between two statements must then fail the next
+ * statement, not crash the process with an unhandled 'error' event from the pg client.
+ */
+describe("a PostgreSQL connection lost while the store holds it", () => {
+  it("fails the statement that uses it, and the process and the pool go on", async () => {
+    const ns = await createNamespace("postgres");
+    const conn = await connectSql(ns.spec as SqlSpec);
+    try {
+      await conn.db.connection().execute(async (c) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(c);
+        const pid = rows[0]?.pid as number;
+        await ns.query(`select pg_terminate_backend(${pid})`);
+        // The server has ended the backend (and sent its FATAL notice) once it is gone from the
+        // activity view; the round trips of this check let the held client read that notice idle.
+        for (;;) {
+          const left = await ns.query(`select 1 from pg_stat_activity where pid = ${pid}`);
+          if (left.length === 0) break;
+        }
+        await ns.query("select 1");
+        await expect(sql`select 1`.execute(c)).rejects.toThrow();
+      });
+      const again = await sql<{ one: number }>`select 1 as one`.execute(conn.db);
+      expect(again.rows[0]?.one).toBe(1);
+    } finally {
+      await conn.db.destroy();
+      await ns.drop();
+    }
+  });
+});
