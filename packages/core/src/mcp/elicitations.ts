@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { AskWaiters, type DurableAskOptions, recordAsk, storedAnswer } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
-import type { Store } from "../store/store.js";
 
 /** A form field an MCP server may ask for (the spec's primitive schemas: string, number, integer, boolean, enums). */
 export interface ElicitationField {
@@ -40,15 +40,8 @@ export type ElicitationAnswer =
   | { action: "decline" }
   | { action: "cancel" };
 
-export interface PendingElicitationsOptions {
-  store: Store;
-  now(): number;
-  ttlMs: number;
-  pollMs: number;
-}
-
-/** The answer a stored ask holds (checked against its form when it was given). */
-const toAnswer = (record: AskRecord): ElicitationAnswer => record.answer?.value as unknown as ElicitationAnswer;
+/** Kept and waited on like every durable ask (see `AskWaiters`). */
+export type PendingElicitationsOptions = DurableAskOptions;
 
 /** Does `value` fit the field's schema (type, enum, items)? The message says why not. */
 function misfit(name: string, field: ElicitationField, value: unknown): string | undefined {
@@ -108,55 +101,32 @@ export function checkElicitationAnswer(form: ElicitationForm, answer: Elicitatio
  * elsewhere at the next read, `pollMs`); unanswered past `ttlMs` it is cancelled.
  */
 export class PendingElicitations {
-  private readonly waiting = new Map<string, (answer: ElicitationAnswer) => void>();
+  private readonly waiters: AskWaiters<string, ElicitationAnswer>;
 
-  constructor(private readonly options: PendingElicitationsOptions) {}
+  constructor(private readonly options: PendingElicitationsOptions) {
+    this.waiters = new AskWaiters(options);
+  }
 
   /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
   async wait(request: Omit<PendingElicitation, "id">, signal: AbortSignal): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
-    const now = this.options.now();
-    const record = await this.options.store.createAsk({
+    const record = await recordAsk(this.options, {
       id,
       kind: "elicitation",
       sessionId: request.sessionId,
       ...(request.callId === undefined ? {} : { callId: request.callId }),
       request: { id, ...request } as unknown as Record<string, unknown>,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
     });
-    return new Promise<ElicitationAnswer>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = (answer: ElicitationAnswer) => {
-        if (settled) return;
-        settled = true;
-        this.waiting.delete(id);
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
+    return this.waiters.wait(id, record, id, signal, {
+      answered: (answer) => answer.value as unknown as ElicitationAnswer,
+      expired: () => ({ action: "cancel" }),
       // The server's request is gone with the call: the ask is closed as cancelled, so nobody is
       // left to answer a form nothing waits on (an answer that landed first wins in the store).
-      const onAbort = () => {
-        finish({ action: "cancel" });
-        const at = new Date(this.options.now()).toISOString();
-        this.options.store.answerAsk(id, { value: { action: "cancel" }, at }).catch(() => {});
-      };
-      const poll = async () => {
-        try {
-          const stored = await this.options.store.getAsk(id);
-          if (stored?.answer) return finish(toAnswer(stored));
-          if (this.options.now() >= Date.parse(record.expiresAt)) return finish({ action: "cancel" });
-        } catch {
-          // A store that cannot be read now is read again at the next tick.
-        }
-        if (!settled) timer = setTimeout(poll, this.options.pollMs);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(id, finish);
-      timer = setTimeout(poll, this.options.pollMs);
+      aborted: () => {
+        this.options.store.answerAsk(id, storedAnswer(this.options, { action: "cancel" })).catch(() => {});
+        return { action: "cancel" };
+      },
     });
   }
 
@@ -167,12 +137,8 @@ export class PendingElicitations {
    */
   async answer(record: AskRecord, answer: ElicitationAnswer, by?: string): Promise<AskRecord> {
     const checked = checkElicitationAnswer(pendingElicitationOf(record).requestedSchema, answer);
-    const stored = await this.options.store.answerAsk(record.id, {
-      value: { ...checked },
-      at: new Date(this.options.now()).toISOString(),
-      ...(by === undefined ? {} : { by }),
-    });
-    this.waiting.get(record.id)?.(checked);
+    const stored = await this.options.store.answerAsk(record.id, storedAnswer(this.options, checked, by));
+    this.waiters.settle(record.id, checked);
     return stored;
   }
 }

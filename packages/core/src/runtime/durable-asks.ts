@@ -1,0 +1,30 @@
+import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS } from "../asks/durable-wait.js";
+import { PendingElicitations } from "../mcp/elicitations.js";
+import { PendingPermissions } from "../permissions/pending-permissions.js";
+import { PlanGate } from "../plan/plan-gate.js";
+import { QuestionAsks } from "../questions/question-asks.js";
+import type { RuntimeOptions } from "./types.js";
+
+/** The kinds of durable asks a runtime keeps in its store, each waited on by runs and answered through `runtime.asks`. */
+export interface DurableAsks {
+  pending: PendingPermissions;
+  elicitations: PendingElicitations;
+  plans: PlanGate;
+  questions: QuestionAsks;
+}
+
+/** All kinds share the store, the clock and the runtime's ask timing, so an ask of any kind expires and is polled alike. */
+export function durableAsks(options: RuntimeOptions, now: () => number): DurableAsks {
+  const shared = {
+    store: options.store,
+    now,
+    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
+    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
+  };
+  return {
+    pending: new PendingPermissions(shared),
+    elicitations: new PendingElicitations(shared),
+    plans: new PlanGate({ ...shared, ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}) }),
+    questions: new QuestionAsks({ ...shared, ...(options.onQuestion ? { handler: options.onQuestion } : {}) }),
+  };
+}
