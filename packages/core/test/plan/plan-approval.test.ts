@@ -62,7 +62,7 @@ describe("plan mode: the approval gate", () => {
   });
 
   it("a rejection ends the run with a message and runs nothing", async () => {
-    const { work, runtime, store, played, request } = await planAwaitingApproval();
+    const { work, runtime, store, handle, played, request } = await planAwaitingApproval();
     await runtime.asks.approvePlan(request.plan_id, false, "not on a Friday");
     const events = await played.rest();
     const result = await handle.result;
