@@ -16,6 +16,12 @@ export interface DurableAskOptions {
   pollMs: number;
 }
 
+/**
+ * How a kind of ask is answered when the runtime has someone to ask (a terminal prompt, `--yes`):
+ * undefined leaves the ask waiting for an answer through `runtime.asks` (a route, another process).
+ */
+export type AskHandler<R, A> = (request: R, signal: AbortSignal) => A | undefined | Promise<A | undefined>;
+
 /** How one kind of ask reads what ends a wait. `aborted` may throw: the wait then rejects with that error. */
 export interface WaitEnds<A> {
   /** The answer a stored answer stands for. */

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { AskWaiters, type DurableAskOptions, openAsks, recordAsk, storedAnswer, type WaitEnds } from "../asks/durable-wait.js";
+import {
+  type AskHandler,
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordAsk,
+  storedAnswer,
+  type WaitEnds,
+} from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import { sessionOfPlan } from "./plan-schema.js";
@@ -30,10 +38,7 @@ export interface PlanApprovalAnswer {
  * How plan approvals are answered when the runtime has someone to ask (a terminal prompt, `--yes`).
  * Returning undefined leaves the request waiting for `runtime.approvePlan` (the server's route).
  */
-export type PlanApprovalHandler = (
-  request: PlanApprovalRequest,
-  signal: AbortSignal,
-) => PlanApprovalAnswer | undefined | Promise<PlanApprovalAnswer | undefined>;
+export type PlanApprovalHandler = AskHandler<PlanApprovalRequest, PlanApprovalAnswer>;
 
 export interface PlanGateOptions extends DurableAskOptions {
   handler?: PlanApprovalHandler;

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { AskWaiters, type DurableAskOptions, openAsks, recordAsk, storedAnswer, type WaitEnds } from "../asks/durable-wait.js";
+import {
+  type AskHandler,
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordAsk,
+  storedAnswer,
+  type WaitEnds,
+} from "../asks/durable-wait.js";
 import { isArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import { checkAnswer, type PendingQuestion, type QuestionAnswer, type QuestionInput } from "./question-schema.js";
@@ -8,10 +16,7 @@ import { checkAnswer, type PendingQuestion, type QuestionAnswer, type QuestionIn
  * How questions are answered when the runtime has someone to ask (a terminal prompt). Returning
  * undefined leaves the question waiting for `runtime.asks.answerQuestion` (a route, another process).
  */
-export type QuestionHandler = (
-  question: PendingQuestion,
-  signal: AbortSignal,
-) => QuestionAnswer | undefined | Promise<QuestionAnswer | undefined>;
+export type QuestionHandler = AskHandler<PendingQuestion, QuestionAnswer>;
 
 export interface QuestionAsksOptions extends DurableAskOptions {
   handler?: QuestionHandler;
