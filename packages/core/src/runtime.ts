@@ -21,20 +21,17 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
-import { PendingElicitations } from "./mcp/elicitations.js";
 import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
-import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS, PendingPermissions } from "./permissions/pending-permissions.js";
 import { mergeRules, type PermissionConfig, type PermissionRule, rulesFromConfig } from "./permissions/permission.js";
-import { PlanGate } from "./plan/plan-gate.js";
 import { systemPromptFor } from "./prompt/system-prompt-source.js";
-import { QuestionAsks } from "./questions/question-asks.js";
 import { runtimeAccess } from "./runtime/access.js";
 import { askMethods } from "./runtime/ask-methods.js";
 import { continueFromEntry } from "./runtime/continue-from-entry.js";
 import { runtimeDefaults } from "./runtime/defaults.js";
+import { durableAsks } from "./runtime/durable-asks.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
 import { memoryExtractExtension } from "./runtime/memory-extract.js";
@@ -103,21 +100,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const publisher = options.watch ?? watchHub;
   const recorder = new RunRecorder({ events, publisher, store: options.store });
   const clock = options.clock ?? realClock;
-  // Every kind of ask is a record in the store, with the same clock, lifetime and polling.
-  const askOptions = {
-    store: options.store,
-    now: () => clock.now(),
-    ttlMs: options.askTtlMs ?? DEFAULT_ASK_TTL_MS,
-    pollMs: options.askPollMs ?? DEFAULT_ASK_POLL_MS,
-  };
-  const pending = new PendingPermissions(askOptions);
-  const elicitations = new PendingElicitations({
-    ...askOptions,
-    ...(options.onElicitation ? { handler: options.onElicitation } : {}),
-  });
-  const plans = new PlanGate({ ...askOptions, ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}) });
-  const clientFunctions = new ClientFunctionAsks({ ...askOptions, ttlMs: Math.min(askOptions.ttlMs, CLIENT_WAIT_MS) });
-  const questions = new QuestionAsks({ ...askOptions, ...(options.onQuestion ? { handler: options.onQuestion } : {}) });
+  const { pending, elicitations, plans, questions, clientFunctions } = durableAsks(options, () => clock.now());
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
   const mcp =
     config.mcp.enabled && Object.keys(config.mcp.servers).length > 0

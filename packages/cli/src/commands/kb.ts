@@ -1,7 +1,14 @@
 import { intOption } from "../args.js";
 import type { Command, CommandGroup } from "./command.js";
 
-export const kbAdd: Command = {
+type KbRun = keyof typeof import("./kb-run.js");
+
+/** A kb subcommand: what the help shows, with kb-run.ts (and the knowledge base behind it) loaded only when it runs. */
+function kbCommand(run: KbRun, command: Omit<Command, "run" | "options"> & Partial<Pick<Command, "options">>): Command {
+  return { options: {}, ...command, run: async (ctx) => (await import("./kb-run.js"))[run](ctx) };
+}
+
+export const kbAdd = kbCommand("runKbAdd", {
   name: "add",
   operands: ["files|dir"],
   summary: "Index documents (Markdown, text, HTML, PDF) into the knowledge base search_knowledge_base searches.",
@@ -10,11 +17,9 @@ export const kbAdd: Command = {
     "With knowledge.embeddingModel set (KNOWLEDGE_EMBEDDING_MODEL), each passage is also embedded, so searches rank by meaning as well as by words; a changed model re-embeds every stored passage.",
     "The knowledge base lives in $ARBOR_HOME/knowledge/. With --json: {documents, passages, skipped: [{path, reason}], embedded}.",
   ],
-  options: {},
-  run: async (ctx) => (await import("./kb-run.js")).runKbAdd(ctx),
-};
+});
 
-export const kbSearch: Command = {
+export const kbSearch = kbCommand("runKbSearch", {
   name: "search",
   operands: ["query"],
   summary: "Search the knowledge base as search_knowledge_base does: the best passages with file and lines.",
@@ -27,28 +32,23 @@ export const kbSearch: Command = {
   validate(values) {
     intOption(values, "limit", 1, 100);
   },
-  run: async (ctx) => (await import("./kb-run.js")).runKbSearch(ctx),
-};
+});
 
-export const kbList: Command = {
+export const kbList = kbCommand("runKbList", {
   name: "list",
   operands: [],
   summary: "List the documents in the knowledge base, with their passage counts.",
   details: ["With --json: {documents: [{source, passages}]}."],
-  options: {},
-  run: async (ctx) => (await import("./kb-run.js")).runKbList(ctx),
-};
+});
 
-export const kbRm: Command = {
+export const kbRm = kbCommand("runKbRm", {
   name: "rm",
   operands: ["files|dir"],
   summary: "Take documents out of the knowledge base: a file as it was added, or a folder for every document under it.",
   details: [
     "A path that names no stored document is an error (exit 2); the others are removed. With --json: {removed, notFound}.",
   ],
-  options: {},
-  run: async (ctx) => (await import("./kb-run.js")).runKbRm(ctx),
-};
+});
 
 export const kbGroup: CommandGroup = {
   name: "kb",

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { type AskHandler, AskWaiters, type DurableAskOptions, recordAsk, storedAnswer } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
-import type { Store } from "../store/store.js";
 
 /** A form field an MCP server may ask for (the spec's primitive schemas: string, number, integer, boolean, enums). */
 export interface ElicitationField {
@@ -55,18 +55,10 @@ export type ElicitationAnswer =
   | { action: "cancel" };
 
 /** Answers an elicitation when someone is at hand (a terminal); undefined leaves it to `runtime.asks`. */
-export type ElicitationHandler = (pending: PendingElicitation, signal: AbortSignal) => Promise<ElicitationAnswer | undefined>;
+export type ElicitationHandler = AskHandler<PendingElicitation, ElicitationAnswer>;
 
-export interface PendingElicitationsOptions {
-  store: Store;
-  now(): number;
-  ttlMs: number;
-  pollMs: number;
-  handler?: ElicitationHandler;
-}
-
-/** The answer a stored ask holds (checked against its form when it was given). */
-const toAnswer = (record: AskRecord): ElicitationAnswer => record.answer?.value as unknown as ElicitationAnswer;
+/** Kept and waited on like every durable ask (see `AskWaiters`), with someone at hand to answer first. */
+export type PendingElicitationsOptions = DurableAskOptions & { handler?: ElicitationHandler };
 
 /** Does `value` fit the field's schema (type, enum, items)? The message says why not. */
 function misfit(name: string, field: ElicitationField, value: unknown): string | undefined {
@@ -133,65 +125,44 @@ export function checkElicitationAnswer(pending: PendingElicitation, answer: Elic
  * elsewhere at the next read, `pollMs`); unanswered past `ttlMs` it is cancelled.
  */
 export class PendingElicitations {
-  private readonly waiting = new Map<string, (answer: ElicitationAnswer) => void>();
+  private readonly waiters: AskWaiters<string, ElicitationAnswer>;
 
-  constructor(private readonly options: PendingElicitationsOptions) {}
+  constructor(private readonly options: PendingElicitationsOptions) {
+    this.waiters = new AskWaiters(options);
+  }
 
   /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
   async wait(request: PendingElicitationInput, signal: AbortSignal): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
-    const now = this.options.now();
-    const record = await this.options.store.createAsk({
+    const record = await recordAsk(this.options, {
       id,
       kind: "elicitation",
       sessionId: request.sessionId,
       ...(request.callId === undefined ? {} : { callId: request.callId }),
       request: { id, ...request } as unknown as Record<string, unknown>,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
     });
-    return new Promise<ElicitationAnswer>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = (answer: ElicitationAnswer) => {
-        if (settled) return;
-        settled = true;
-        this.waiting.delete(id);
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
+    const waited = this.waiters.wait(id, record, id, signal, {
+      answered: (answer) => answer.value as unknown as ElicitationAnswer,
+      expired: () => ({ action: "cancel" }),
       // The server's request is gone with the call: the ask is closed as cancelled, so nobody is
       // left to answer a form nothing waits on (an answer that landed first wins in the store).
-      const onAbort = () => {
-        finish({ action: "cancel" });
-        const at = new Date(this.options.now()).toISOString();
-        this.options.store.answerAsk(id, { value: { action: "cancel" }, at }).catch(() => {});
-      };
-      const poll = async () => {
-        try {
-          const stored = await this.options.store.getAsk(id);
-          if (stored?.answer) return finish(toAnswer(stored));
-          if (this.options.now() >= Date.parse(record.expiresAt)) return finish({ action: "cancel" });
-        } catch {
-          // A store that cannot be read now is read again at the next tick.
-        }
-        if (!settled) timer = setTimeout(poll, this.options.pollMs);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(id, finish);
-      timer = setTimeout(poll, this.options.pollMs);
-      const { handler } = this.options;
-      if (!handler) return;
+      aborted: () => {
+        this.options.store.answerAsk(id, storedAnswer(this.options, { action: "cancel" })).catch(() => {});
+        return { action: "cancel" };
+      },
+    });
+    const { handler } = this.options;
+    if (handler) {
       // Someone at hand answers like anyone else, through the store: an answer given elsewhere first wins.
       Promise.resolve()
         .then(() => handler(pendingElicitationOf(record), signal))
-        .then((answer) => (answer && !settled ? this.answer(record, answer) : undefined))
+        .then((answer) => (answer ? this.answer(record, answer) : undefined))
         .catch(() => {
           // Answered elsewhere first, expired, or refused as not fitting: the poll reads what the store says.
         });
-    });
+    }
+    return waited;
   }
 
   /**
@@ -201,12 +172,8 @@ export class PendingElicitations {
    */
   async answer(record: AskRecord, answer: ElicitationAnswer, by?: string): Promise<AskRecord> {
     const checked = checkElicitationAnswer(pendingElicitationOf(record), answer);
-    const stored = await this.options.store.answerAsk(record.id, {
-      value: { ...checked },
-      at: new Date(this.options.now()).toISOString(),
-      ...(by === undefined ? {} : { by }),
-    });
-    this.waiting.get(record.id)?.(checked);
+    const stored = await this.options.store.answerAsk(record.id, storedAnswer(this.options, checked, by));
+    this.waiters.settle(record.id, checked);
     return stored;
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { isArborError } from "../errors.js";
+import { AskWaiters, type DurableAskOptions, openAsks, recordAsk, storedAnswer, type WaitEnds } from "../asks/durable-wait.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
-import type { Store } from "../store/store.js";
 import type { ApprovalScope } from "./approvals.js";
 import type { PermissionReply, PermissionRequest } from "./ask.js";
 
@@ -32,24 +31,8 @@ export type PermissionHandler = (
   signal: AbortSignal,
 ) => PermissionReply | PermissionAnswer | undefined | Promise<PermissionReply | PermissionAnswer | undefined>;
 
-export interface PendingPermissionsOptions {
-  store: Store;
-  /** Milliseconds since the epoch: when an ask is made, answered, and expires. */
-  now(): number;
-  /** How long an ask waits for an answer before it expires (refused). */
-  ttlMs: number;
-  /** How often a waiting run reads its ask from the store, for an answer given in another process. */
-  pollMs: number;
-}
-
-interface Waiting {
-  pending: PendingPermission;
-  /** Settles the wait with the ask's one answer (the store's, whoever gave it). */
-  settle(answer: PermissionAnswer): void;
-}
-
-export const DEFAULT_ASK_TTL_MS = 24 * 3_600_000;
-export const DEFAULT_ASK_POLL_MS = 250;
+/** Kept and waited on like every durable ask (see `AskWaiters`). */
+export type PendingPermissionsOptions = DurableAskOptions;
 
 /** An ask expired unanswered is refused, and the model is told why. */
 function expired(record: AskRecord): PermissionAnswer {
@@ -73,6 +56,9 @@ function pendingOf(record: AskRecord): PendingPermission {
   return record.request as unknown as PendingPermission;
 }
 
+/** Stopping answers nothing: the ask stays in the store for a resumed run (or expires). */
+const ENDS: WaitEnds<PermissionAnswer> = { answered: fromStored, expired, aborted: () => ({ reply: "reject" }) };
+
 /**
  * Permission asks, kept in the store (see `Store.createAsk`): every process over the store lists
  * and answers them, exactly once (the store's compare-and-set decides which answer counts). A run
@@ -82,9 +68,11 @@ function pendingOf(record: AskRecord): PendingPermission {
  * same record, and takes an answer given meanwhile.
  */
 export class PendingPermissions {
-  private readonly waiting = new Map<string, Waiting>();
+  private readonly waiters: AskWaiters<PendingPermission, PermissionAnswer>;
 
-  constructor(private readonly options: PendingPermissionsOptions) {}
+  constructor(private readonly options: PendingPermissionsOptions) {
+    this.waiters = new AskWaiters(options);
+  }
 
   /** Records the ask (or finds the one this call made before) and resolves with its answer; `onCreated` sees it first. */
   async wait(
@@ -96,34 +84,9 @@ export class PendingPermissions {
     const record = (await this.earlier(request)) ?? (await this.record(request));
     const pending = pendingOf(record);
     if (record.answer) return fromStored(record.answer);
-    return new Promise<PermissionAnswer>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = (answer: PermissionAnswer) => {
-        if (settled) return;
-        settled = true;
-        if (this.waiting.get(record.id)?.pending === pending) this.waiting.delete(record.id);
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
-      // Stopping answers nothing: the ask stays in the store for a resumed run (or expires).
-      const onAbort = () => finish({ reply: "reject" });
-      const poll = async () => {
-        try {
-          const now = await this.options.store.getAsk(record.id);
-          if (now?.answer) return finish(fromStored(now.answer));
-          if (this.options.now() >= Date.parse(record.expiresAt)) return finish(expired(record));
-        } catch {
-          // A store that cannot be read now (closing, unreachable) is read again at the next tick.
-        }
-        if (!settled && this.waiting.has(record.id)) timer = setTimeout(poll, this.options.pollMs);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(record.id, { pending, settle: finish });
-      timer = setTimeout(poll, this.options.pollMs);
-      onCreated(pending);
-    });
+    const answer = this.waiters.wait(record.id, record, pending, signal, ENDS);
+    onCreated(pending);
+    return answer;
   }
 
   /**
@@ -131,22 +94,10 @@ export class PendingPermissions {
    * waits on `id`. The store decides: when another answer landed first, the run takes that one.
    */
   reply(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope): boolean {
-    const waiting = this.waiting.get(id);
-    if (!waiting) return false;
-    // No longer waiting here: a second reply finds nothing, whatever the store says of the first.
-    this.waiting.delete(id);
-    const answer = answerValue(reply, message, scope);
-    this.options.store.answerAsk(id, { value: { ...answer }, at: new Date(this.options.now()).toISOString() }).then(
-      () => waiting.settle(answer),
-      async (err: unknown) => {
-        const stored = await this.options.store.getAsk(id).catch(() => undefined);
-        if (stored?.answer) return waiting.settle(fromStored(stored.answer));
-        if (stored && isArborError(err, "ask_expired")) return waiting.settle(expired(stored));
-        // The store cannot take the answer: the run is refused rather than left waiting on it.
-        waiting.settle({ reply: "reject", message: `the answer could not be recorded: ${String(err)}` });
-      },
-    );
-    return true;
+    return this.waiters.reply(id, id, answerValue(reply, message, scope), ENDS, (err) => ({
+      reply: "reject",
+      message: `the answer could not be recorded: ${String(err)}`,
+    }));
   }
 
   /**
@@ -155,29 +106,19 @@ export class PendingPermissions {
    */
   async answer(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope, by?: string): Promise<AskRecord> {
     const answer = answerValue(reply, message, scope);
-    const record = await this.options.store.answerAsk(id, {
-      value: { ...answer },
-      at: new Date(this.options.now()).toISOString(),
-      ...(by === undefined ? {} : { by }),
-    });
-    this.waiting.get(id)?.settle(answer);
+    const record = await this.options.store.answerAsk(id, storedAnswer(this.options, answer, by));
+    this.waiters.settle(id, answer);
     return record;
   }
 
   /** Unanswered, unexpired permission asks of every process over the store, oldest first. */
   async listAll(sessionId?: string): Promise<PendingPermission[]> {
-    const records = await this.options.store.listAsks({ unanswered: true, ...(sessionId === undefined ? {} : { sessionId }) });
-    const now = this.options.now();
-    return records.filter((r) => r.kind === "permission" && Date.parse(r.expiresAt) > now).map(pendingOf);
+    return (await openAsks(this.options, "permission", sessionId)).map(pendingOf);
   }
 
   /** The asks runs of this runtime wait on now. */
   list(sessionId?: string): PendingPermission[] {
-    const out: PendingPermission[] = [];
-    for (const { pending } of this.waiting.values()) {
-      if (sessionId === undefined || pending.sessionId === sessionId) out.push(pending);
-    }
-    return out;
+    return this.waiters.pendings().filter((p) => sessionId === undefined || p.sessionId === sessionId);
   }
 
   /** The ask the same tool call made before (its run cut off), which a resumed run waits on again. */
@@ -192,15 +133,12 @@ export class PendingPermissions {
 
   private record(request: Omit<PendingPermission, "id">): Promise<AskRecord> {
     const id = `perm_${randomUUID()}`;
-    const now = this.options.now();
-    return this.options.store.createAsk({
+    return recordAsk(this.options, {
       id,
       kind: "permission",
       sessionId: request.sessionId,
       ...(request.callId === undefined ? {} : { callId: request.callId }),
       request: { id, ...request } as unknown as Record<string, unknown>,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
     });
   }
 }

@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { ArborError, isArborError } from "../errors.js";
+import {
+  type AskHandler,
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordAsk,
+  storedAnswer,
+  type WaitEnds,
+} from "../asks/durable-wait.js";
+import { ArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
-import type { Store } from "../store/store.js";
 import { sessionOfPlan } from "./plan-schema.js";
 
 /** A plan waiting for a person, as `plan_approval_request` showed it. */
@@ -30,26 +38,10 @@ export interface PlanApprovalAnswer {
  * How plan approvals are answered when the runtime has someone to ask (a terminal prompt, `--yes`).
  * Returning undefined leaves the request waiting for `runtime.approvePlan` (the server's route).
  */
-export type PlanApprovalHandler = (
-  request: PlanApprovalRequest,
-  signal: AbortSignal,
-) => PlanApprovalAnswer | undefined | Promise<PlanApprovalAnswer | undefined>;
+export type PlanApprovalHandler = AskHandler<PlanApprovalRequest, PlanApprovalAnswer>;
 
-export interface PlanGateOptions {
-  store: Store;
-  /** Milliseconds since the epoch: when an ask is made, answered, and expires. */
-  now(): number;
-  /** How long a plan waits for an answer before it is refused. */
-  ttlMs: number;
-  /** How often a waiting run reads its ask from the store, for an answer given in another process. */
-  pollMs: number;
+export interface PlanGateOptions extends DurableAskOptions {
   handler?: PlanApprovalHandler;
-}
-
-interface Waiter {
-  pending: PendingPlanApproval;
-  /** Settles the wait with the ask's one answer (the store's, whoever gave it). */
-  settle(answer: PlanApprovalAnswer): void;
 }
 
 const aborted = () => new ArborError("aborted", "The run was aborted while its plan waited for approval.");
@@ -66,6 +58,15 @@ function expired(record: AskRecord): PlanApprovalAnswer {
   return { approved: false, reason: `nobody answered before the approval expired at ${record.expiresAt}` };
 }
 
+/** Stopping answers nothing: the ask stays in the store for the run that takes over (or expires). */
+const ENDS: WaitEnds<PlanApprovalAnswer> = {
+  answered: fromStored,
+  expired,
+  aborted: () => {
+    throw aborted();
+  },
+};
+
 export function pendingPlanOf(record: AskRecord): PendingPlanApproval {
   const { planId, sessionId, title, steps } = record.request as unknown as PlanApprovalRequest;
   return { planId, sessionId, title, steps, askId: record.id, expiresAt: record.expiresAt };
@@ -80,23 +81,21 @@ export function pendingPlanOf(record: AskRecord): PendingPlanApproval {
  * waits on the same record, or takes the answer given meanwhile.
  */
 export class PlanGate {
-  private readonly waiting = new Map<string, Waiter>();
+  private readonly waiters: AskWaiters<PendingPlanApproval, PlanApprovalAnswer>;
 
-  constructor(private readonly options: PlanGateOptions) {}
+  constructor(private readonly options: PlanGateOptions) {
+    this.waiters = new AskWaiters(options);
+  }
 
   /** The plan's ask: the one asked before (by a run cut off), else a new record. */
   async open(request: PlanApprovalRequest): Promise<AskRecord> {
     const earlier = await this.find(request.planId);
     if (earlier) return earlier;
-    const id = `plan_${randomUUID()}`;
-    const now = this.options.now();
-    return this.options.store.createAsk({
-      id,
+    return recordAsk(this.options, {
+      id: `plan_${randomUUID()}`,
       kind: "plan",
       sessionId: request.sessionId,
       request: { ...request },
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
     });
   }
 
@@ -108,50 +107,25 @@ export class PlanGate {
   wait(record: AskRecord, signal: AbortSignal): Promise<PlanApprovalAnswer> {
     if (record.answer) return Promise.resolve(fromStored(record.answer));
     if (this.options.now() >= Date.parse(record.expiresAt)) return Promise.resolve(expired(record));
+    if (signal.aborted) return Promise.reject(aborted());
     const pending = pendingPlanOf(record);
-    return new Promise<PlanApprovalAnswer>((resolve, reject) => {
-      if (signal.aborted) return reject(aborted());
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = (done: () => void) => {
-        if (settled) return;
-        settled = true;
-        if (this.waiting.get(pending.planId)?.pending === pending) this.waiting.delete(pending.planId);
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        done();
-      };
-      // Stopping answers nothing: the ask stays in the store for the run that takes over (or expires).
-      const onAbort = () => finish(() => reject(aborted()));
-      const poll = async () => {
-        try {
-          const now = await this.options.store.getAsk(record.id);
-          if (now?.answer) return finish(() => resolve(fromStored(now.answer!)));
-          if (this.options.now() >= Date.parse(record.expiresAt)) return finish(() => resolve(expired(record)));
-        } catch {
-          // A store that cannot be read now (closing, unreachable) is read again at the next tick.
-        }
-        if (!settled) timer = setTimeout(poll, this.options.pollMs);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(pending.planId, { pending, settle: (answer) => finish(() => resolve(answer)) });
-      timer = setTimeout(poll, this.options.pollMs);
-      const { handler } = this.options;
-      if (!handler) return;
-      const { askId: _, expiresAt: __, ...request } = pending;
-      Promise.resolve()
-        .then(() => handler(request, signal))
-        .then(
-          (answer) => {
-            if (answer) this.reply(pending.planId, answer);
-          },
-          (err: unknown) =>
-            this.reply(pending.planId, {
-              approved: false,
-              reason: `The approval prompt failed: ${err instanceof Error ? err.message : String(err)}`,
-            }),
-        );
-    });
+    const waited = this.waiters.wait(pending.planId, record, pending, signal, ENDS);
+    const { handler } = this.options;
+    if (!handler) return waited;
+    const { askId: _, expiresAt: __, ...request } = pending;
+    Promise.resolve()
+      .then(() => handler(request, signal))
+      .then(
+        (answer) => {
+          if (answer) this.reply(pending.planId, answer);
+        },
+        (err: unknown) =>
+          this.reply(pending.planId, {
+            approved: false,
+            reason: `The approval prompt failed: ${err instanceof Error ? err.message : String(err)}`,
+          }),
+      );
+    return waited;
   }
 
   /**
@@ -159,21 +133,12 @@ export class PlanGate {
    * waits on it. The store decides: when another answer landed first, the run takes that one.
    */
   reply(planId: string, answer: PlanApprovalAnswer): boolean {
-    const waiter = this.waiting.get(planId);
-    if (!waiter) return false;
-    this.waiting.delete(planId);
-    const value = answerValue(answer);
-    const at = new Date(this.options.now()).toISOString();
-    this.options.store.answerAsk(waiter.pending.askId, { value: { ...value }, at }).then(
-      () => waiter.settle(value),
-      async (err: unknown) => {
-        const stored = await this.options.store.getAsk(waiter.pending.askId).catch(() => undefined);
-        if (stored?.answer) return waiter.settle(fromStored(stored.answer));
-        if (stored && isArborError(err, "ask_expired")) return waiter.settle(expired(stored));
-        waiter.settle({ approved: false, reason: `the answer could not be recorded: ${String(err)}` });
-      },
-    );
-    return true;
+    const askId = this.waiters.pendingOf(planId)?.askId;
+    if (askId === undefined) return false;
+    return this.waiters.reply(planId, askId, answerValue(answer), ENDS, (err) => ({
+      approved: false,
+      reason: `the answer could not be recorded: ${String(err)}`,
+    }));
   }
 
   /**
@@ -183,39 +148,27 @@ export class PlanGate {
    */
   async answer(record: AskRecord, answer: PlanApprovalAnswer, by?: string): Promise<{ record: AskRecord; waitedHere: boolean }> {
     const value = answerValue(answer);
-    const answered = await this.options.store.answerAsk(record.id, {
-      value: { ...value },
-      at: new Date(this.options.now()).toISOString(),
-      ...(by === undefined ? {} : { by }),
-    });
-    const planId = pendingPlanOf(record).planId;
-    const waiter = this.waiting.get(planId);
-    waiter?.settle(value);
-    return { record: answered, waitedHere: waiter !== undefined };
+    const answered = await this.options.store.answerAsk(record.id, storedAnswer(this.options, value, by));
+    const waitedHere = this.waiters.settle(pendingPlanOf(record).planId, value);
+    return { record: answered, waitedHere };
   }
 
   /** The ask of a plan (its latest, should a plan have been asked twice), from this runtime or the store. */
   async find(planId: string): Promise<AskRecord | undefined> {
-    const here = this.waiting.get(planId);
-    if (here) return this.options.store.getAsk(here.pending.askId);
+    const here = this.waiters.pendingOf(planId);
+    if (here) return this.options.store.getAsk(here.askId);
     const asks = await this.options.store.listAsks({ sessionId: sessionOfPlan(planId), kind: "plan" });
     return asks.filter((r) => pendingPlanOf(r).planId === planId).at(-1);
   }
 
   /** Unanswered, unexpired plans of every process over the store, oldest first; one session's when given. */
   async listAll(sessionId?: string): Promise<PendingPlanApproval[]> {
-    const records = await this.options.store.listAsks({
-      unanswered: true,
-      kind: "plan",
-      ...(sessionId === undefined ? {} : { sessionId }),
-    });
-    const now = this.options.now();
-    return records.filter((r) => Date.parse(r.expiresAt) > now).map(pendingPlanOf);
+    return (await openAsks(this.options, "plan", sessionId)).map(pendingPlanOf);
   }
 
   /** Plans runs of this runtime wait on, oldest first; only one session's when given. */
   list(sessionId?: string): PlanApprovalRequest[] {
-    const all = [...this.waiting.values()].map(({ pending: { askId: _, expiresAt: __, ...request } }) => request);
+    const all = this.waiters.pendings().map(({ askId: _, expiresAt: __, ...request }) => request);
     return sessionId === undefined ? all : all.filter((r) => r.sessionId === sessionId);
   }
 }

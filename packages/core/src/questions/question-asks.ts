@@ -1,25 +1,24 @@
 import { randomUUID } from "node:crypto";
+import {
+  type AskHandler,
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordAsk,
+  storedAnswer,
+  type WaitEnds,
+} from "../asks/durable-wait.js";
 import { isArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
-import type { Store } from "../store/store.js";
 import { checkAnswer, type PendingQuestion, type QuestionAnswer, type QuestionInput } from "./question-schema.js";
 
 /**
  * How questions are answered when the runtime has someone to ask (a terminal prompt). Returning
  * undefined leaves the question waiting for `runtime.asks.answerQuestion` (a route, another process).
  */
-export type QuestionHandler = (
-  question: PendingQuestion,
-  signal: AbortSignal,
-) => QuestionAnswer | undefined | Promise<QuestionAnswer | undefined>;
+export type QuestionHandler = AskHandler<PendingQuestion, QuestionAnswer>;
 
-export interface QuestionAsksOptions {
-  store: Store;
-  /** Milliseconds since the epoch: when a question is asked, answered, and expires. */
-  now(): number;
-  ttlMs: number;
-  /** How often a waiting run reads its question from the store, for an answer given in another process. */
-  pollMs: number;
+export interface QuestionAsksOptions extends DurableAskOptions {
   handler?: QuestionHandler;
 }
 
@@ -43,6 +42,9 @@ function expired(record: AskRecord): QuestionAnswer {
   return { dismissed: true, message: `nobody answered the question before it expired at ${record.expiresAt}` };
 }
 
+/** Stopping answers nothing: the question stays in the store for a resumed run (or expires). */
+const ENDS: WaitEnds<QuestionWait> = { answered: fromStored, expired, aborted: () => ({ aborted: true }) };
+
 /**
  * Questions the `question` tool asks, kept in the store as asks of kind `question` (like permission
  * asks, see `PendingPermissions`): every process over the store lists and answers them, exactly once.
@@ -50,9 +52,11 @@ function expired(record: AskRecord): QuestionAnswer {
  * resumed run waits on the same record (taking an answer given meanwhile).
  */
 export class QuestionAsks {
-  private readonly waiting = new Map<string, { pending: PendingQuestion; settle: (answer: QuestionAnswer) => void }>();
+  private readonly waiters: AskWaiters<PendingQuestion, QuestionWait>;
 
-  constructor(private readonly options: QuestionAsksOptions) {}
+  constructor(private readonly options: QuestionAsksOptions) {
+    this.waiters = new AskWaiters(options);
+  }
 
   /**
    * Records the question (or finds the one this call asked before) and resolves with its answer;
@@ -76,53 +80,29 @@ export class QuestionAsks {
 
   private waitOn(record: AskRecord, signal: AbortSignal, onCreated: (pending: PendingQuestion) => void): Promise<QuestionWait> {
     const pending = pendingQuestionOf(record);
-    return new Promise<QuestionWait>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = (answer: QuestionWait) => {
-        if (settled) return;
-        settled = true;
-        this.waiting.delete(record.id);
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
-      // Stopping answers nothing: the question stays in the store for a resumed run (or expires).
-      const onAbort = () => finish({ aborted: true });
-      const poll = async () => {
-        try {
-          const now = await this.options.store.getAsk(record.id);
-          if (now?.answer) return finish(fromStored(now.answer));
-          if (this.options.now() >= Date.parse(record.expiresAt)) return finish(expired(record));
-        } catch {
-          // A store that cannot be read now is read again at the next tick.
-        }
-        if (!settled) timer = setTimeout(poll, this.options.pollMs);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(record.id, { pending, settle: finish });
-      timer = setTimeout(poll, this.options.pollMs);
-      onCreated(pending);
-      const { handler } = this.options;
-      if (!handler) return;
-      Promise.resolve()
-        .then(() => handler(pending, signal))
-        .then(
-          (answer) => (answer ? this.answer(record.id, answer) : undefined),
-          (err: unknown) =>
-            this.answer(record.id, {
-              dismissed: true,
-              message: `the question could not be shown: ${err instanceof Error ? err.message : String(err)}`,
-            }),
-        )
-        .catch(async (err: unknown) => {
-          // Answered elsewhere first, or expired: the run takes what the store says.
-          const stored = await this.options.store.getAsk(record.id).catch(() => undefined);
-          if (stored?.answer) return finish(fromStored(stored.answer));
-          if (stored && isArborError(err, "ask_expired")) return finish(expired(stored));
-          if (!isArborError(err)) finish({ dismissed: true, message: `the answer could not be recorded: ${String(err)}` });
-        });
-    });
+    const waited = this.waiters.wait(record.id, record, pending, signal, ENDS);
+    onCreated(pending);
+    const { handler } = this.options;
+    if (!handler) return waited;
+    Promise.resolve()
+      .then(() => handler(pending, signal))
+      .then(
+        (answer) => (answer ? this.answer(record.id, answer) : undefined),
+        (err: unknown) =>
+          this.answer(record.id, {
+            dismissed: true,
+            message: `the question could not be shown: ${err instanceof Error ? err.message : String(err)}`,
+          }),
+      )
+      .catch(async (err: unknown) => {
+        // Answered elsewhere first, or expired: the run takes what the store says.
+        const stored = await this.options.store.getAsk(record.id).catch(() => undefined);
+        if (stored?.answer) return this.waiters.settle(record.id, fromStored(stored.answer));
+        if (stored && isArborError(err, "ask_expired")) return this.waiters.settle(record.id, expired(stored));
+        if (!isArborError(err))
+          this.waiters.settle(record.id, { dismissed: true, message: `the answer could not be recorded: ${String(err)}` });
+      });
+    return waited;
   }
 
   /**
@@ -133,29 +113,19 @@ export class QuestionAsks {
   async answer(id: string, answer: QuestionAnswer, by?: string): Promise<AskRecord> {
     const current = await this.options.store.getAsk(id);
     const value = current?.kind === "question" ? checkAnswer(pendingQuestionOf(current), answer) : answer;
-    const record = await this.options.store.answerAsk(id, {
-      value: { ...value },
-      at: new Date(this.options.now()).toISOString(),
-      ...(by === undefined ? {} : { by }),
-    });
-    this.waiting.get(id)?.settle(value);
+    const record = await this.options.store.answerAsk(id, storedAnswer(this.options, value, by));
+    this.waiters.settle(id, value);
     return record;
   }
 
   /** Unanswered, unexpired questions of every process over the store, oldest first. */
   async listAll(sessionId?: string): Promise<PendingQuestion[]> {
-    const records = await this.options.store.listAsks({
-      unanswered: true,
-      kind: "question",
-      ...(sessionId === undefined ? {} : { sessionId }),
-    });
-    const now = this.options.now();
-    return records.filter((r) => Date.parse(r.expiresAt) > now).map(pendingQuestionOf);
+    return (await openAsks(this.options, "question", sessionId)).map(pendingQuestionOf);
   }
 
   /** The questions runs of this runtime wait on now; only one session's when given. */
   list(sessionId?: string): PendingQuestion[] {
-    const all = [...this.waiting.values()].map((w) => w.pending);
+    const all = this.waiters.pendings();
     return sessionId === undefined ? all : all.filter((q) => q.sessionId === sessionId);
   }
 
@@ -173,15 +143,12 @@ export class QuestionAsks {
 
   private record(question: Omit<PendingQuestion, "id">): Promise<AskRecord> {
     const id = `question_${randomUUID()}`;
-    const now = this.options.now();
-    return this.options.store.createAsk({
+    return recordAsk(this.options, {
       id,
       kind: "question",
       sessionId: question.sessionId,
       ...(question.callId === undefined ? {} : { callId: question.callId }),
       request: { id, ...question } as unknown as Record<string, unknown>,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.options.ttlMs).toISOString(),
     });
   }
 }

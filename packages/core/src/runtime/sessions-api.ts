@@ -3,7 +3,7 @@ import type { Principal } from "../auth/principal.js";
 import type { BranchSummaryEntry, Entry } from "../model/entry.js";
 import type { TokenUsage } from "../model/message.js";
 import type { SessionInit, SessionMeta } from "../model/session.js";
-import type { RevertResult, UnrevertResult } from "../snapshot/revert.js";
+import type { RevertResult, UnrevertResult } from "../snapshot/revert-path.js";
 import type { SessionDiff } from "../snapshot/session-diff.js";
 import type { SessionExport } from "../store/export-format.js";
 

@@ -1,9 +1,8 @@
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import { openSnapshots } from "./git-snapshots.js";
-import type { RevertOptions, RevertResult } from "./revert.js";
-import { patchesOn, targetIndex } from "./revert.js";
 import { checkOwnWorkspace, checkRecorded, workspacePath } from "./revert-checks.js";
+import { patchesOn, type RevertOptions, type RevertResult, targetIndex } from "./revert-path.js";
 import { REVERT_ENTRY_TYPE, type RevertData } from "./snapshot-entry.js";
 
 /**

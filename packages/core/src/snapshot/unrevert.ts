@@ -1,8 +1,8 @@
 import { ArborError } from "../errors.js";
 import type { Entry } from "../model/entry.js";
 import { openSnapshots } from "./git-snapshots.js";
-import type { RevertOptions, UnrevertResult } from "./revert.js";
 import { activePathOf, checkOwnWorkspace, checkRecorded, customData } from "./revert-checks.js";
+import type { RevertOptions, UnrevertResult } from "./revert-path.js";
 import {
   REVERT_ENTRY_TYPE,
   type RevertData,

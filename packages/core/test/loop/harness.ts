@@ -7,7 +7,7 @@ import { afterEach } from "vitest";
 import { z } from "zod";
 import type { RunHandle } from "../../src/loop/run-types.js";
 import type { Entry } from "../../src/model/entry.js";
-import type { RunEvent } from "../../src/model/run-events.js";
+import type { RunEvent, RunEventOf } from "../../src/model/run-events.js";
 import type { Runtime, RuntimeOptions } from "../../src/runtime/types.js";
 import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
@@ -63,6 +63,33 @@ export async function collect(handle: RunHandle): Promise<{ events: RunEvent[]; 
   const events: RunEvent[] = [];
   for await (const event of handle) events.push(event);
   return { events, result: await handle.result };
+}
+
+/**
+ * Reads a run's stream up to its first event of `type` (an ask, say, to answer while the run waits);
+ * `rest` reads on to the end and resolves with every event, those before included.
+ */
+export async function firstOf<T extends RunEvent["type"]>(
+  handle: RunHandle,
+  type: T,
+): Promise<{ event: RunEventOf<T>; rest: Promise<RunEvent[]> }> {
+  const it = handle[Symbol.asyncIterator]();
+  const seen: RunEvent[] = [];
+  for (;;) {
+    const step = await it.next();
+    if (step.done) throw new Error(`the run ended without a ${type}: ${JSON.stringify(types(seen))}`);
+    seen.push(step.value);
+    if (step.value.type === type) {
+      const rest = (async () => {
+        for (;;) {
+          const next = await it.next();
+          if (next.done) return seen;
+          seen.push(next.value);
+        }
+      })();
+      return { event: step.value as RunEventOf<T>, rest };
+    }
+  }
 }
 
 export function types(events: readonly RunEvent[]): string[] {

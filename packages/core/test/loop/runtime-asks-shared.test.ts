@@ -1,7 +1,5 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { isArborError } from "../../src/errors.js";
@@ -11,36 +9,20 @@ import type { RuntimeOptions } from "../../src/runtime/types.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { inNamespace } from "../helpers/sql-databases.js";
-import { harness, tempDir, transcript } from "./harness.js";
+import { firstOf, harness, tempDir, transcript } from "./harness.js";
+import { askThenKill } from "./killed-asker.js";
 
 /**
  * Permission asks live in the store: a run on one runtime waits on an ask that a second runtime over
  * the same store (another process, another machine) lists and answers, exactly once.
  */
 
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const readEnv = (id: string) => [toolCall("read", { path: ".env" }, { id })];
 
 /** The first permission_request of a run, read from its stream; the rest of the stream is read by `rest`. */
 async function firstAsk(handle: RunHandle): Promise<{ id: string; rest: Promise<RunEvent[]> }> {
-  const it = handle[Symbol.asyncIterator]();
-  const seen: RunEvent[] = [];
-  for (;;) {
-    const step = await it.next();
-    if (step.done) throw new Error(`the run ended without asking: ${JSON.stringify(seen.map((e) => e.type))}`);
-    seen.push(step.value);
-    if (step.value.type === "permission_request") {
-      const id = step.value.id;
-      const rest = (async () => {
-        for (;;) {
-          const next = await it.next();
-          if (next.done) return seen;
-          seen.push(next.value);
-        }
-      })();
-      return { id, rest };
-    }
-  }
+  const { event, rest } = await firstOf(handle, "permission_request");
+  return { id: event.id, rest };
 }
 
 /** A second runtime over `open()`'s data: another process as far as the store can tell. */
@@ -114,19 +96,7 @@ describe("asks shared through the store", () => {
     const cwd = tempDir();
     const home = tempDir();
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
-    const child = spawn(process.execPath, [fixture("ask-and-wait.mjs"), dir, cwd, home], { stdio: ["ignore", "pipe", "pipe"] });
-    const exited = new Promise((resolve) => child.on("close", resolve));
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (b: Buffer) => {
-        out += b;
-        if (out.includes("\n")) resolve(out.trim());
-      });
-      child.on("close", () => reject(new Error(`the process ended before its run asked: ${out}`)));
-    });
-    const [sessionId, askId] = line.split(" ") as [string, string];
-    child.kill("SIGKILL");
-    await exited;
+    const [sessionId, askId] = (await askThenKill("ask-and-wait.mjs", [dir, cwd, home])) as [string, string];
 
     const model = scriptedModel([[text("The key is set.")]]);
     const b = await secondRuntime(() => openStore(dir), cwd, home, { model, askPollMs: 25 });

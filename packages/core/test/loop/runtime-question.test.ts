@@ -1,46 +1,20 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import type { RunHandle } from "../../src/loop/run-types.js";
-import type { RunEvent, RunEventOf } from "../../src/model/run-events.js";
 import { openStore } from "../../src/store/open.js";
-import { harness, tempDir, transcript } from "./harness.js";
+import { firstOf, harness, tempDir, transcript } from "./harness.js";
+import { askThenKill } from "./killed-asker.js";
 
 /**
  * The `question` tool: the run waits on a durable ask of kind `question` like a permission ask,
  * answered by id from any runtime over the store, and the answer is the tool's result.
  */
 
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const DB_QUESTION = {
   question: "Which database?",
   header: "Database",
   options: [{ label: "PostgreSQL", description: "a server" }, { label: "SQLite" }],
 };
-
-/** The run's first question_request; `rest` reads the rest of the stream. */
-async function firstQuestion(handle: RunHandle): Promise<{ event: RunEventOf<"question_request">; rest: Promise<RunEvent[]> }> {
-  const it = handle[Symbol.asyncIterator]();
-  const seen: RunEvent[] = [];
-  for (;;) {
-    const step = await it.next();
-    if (step.done) throw new Error(`the run ended without asking: ${JSON.stringify(seen.map((e) => e.type))}`);
-    seen.push(step.value);
-    if (step.value.type === "question_request") {
-      const event = step.value;
-      const rest = (async () => {
-        for (;;) {
-          const next = await it.next();
-          if (next.done) return seen;
-          seen.push(next.value);
-        }
-      })();
-      return { event, rest };
-    }
-  }
-}
 
 /** The text of the tool results the model was sent in its call `index`. */
 function toolResultsSent(model: ReturnType<typeof scriptedModel>, index: number): string {
@@ -52,7 +26,7 @@ describe("the question tool", () => {
     const model = scriptedModel([[toolCall("question", DB_QUESTION, { id: "q1" })], [text("Using PostgreSQL.")]]);
     const h = await harness({ model, askPollMs: 25 });
     const handle = h.runtime.runs.run({ prompt: "set up the database" });
-    const { event, rest } = await firstQuestion(handle);
+    const { event, rest } = await firstOf(handle, "question_request");
     expect(event).toMatchObject({
       question: "Which database?",
       header: "Database",
@@ -122,7 +96,7 @@ describe("the question tool", () => {
     const model = scriptedModel([[toolCall("question", DB_QUESTION, { id: "q1" })], [text("unreached")]]);
     const h = await harness({ model, askPollMs: 25 });
     const handle = h.runtime.runs.run({ prompt: "set up the database" });
-    const { event, rest } = await firstQuestion(handle);
+    const { event, rest } = await firstOf(handle, "question_request");
     await h.runtime.asks.answer(event.id, false, { message: "decide yourself" });
     const events = await rest;
     const end = events.find((e) => e.type === "tool_end");
@@ -153,21 +127,7 @@ describe("the question tool", () => {
     const dir = join(tempDir(), "store");
     const cwd = tempDir();
     const home = tempDir();
-    const child = spawn(process.execPath, [fixture("question-and-wait.mjs"), dir, cwd, home], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise((resolve) => child.on("close", resolve));
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (b: Buffer) => {
-        out += b;
-        if (out.includes("\n")) resolve(out.trim());
-      });
-      child.on("close", () => reject(new Error(`the process ended before its run asked: ${out}`)));
-    });
-    const [sessionId, askId] = line.split(" ") as [string, string];
-    child.kill("SIGKILL");
-    await exited;
+    const [sessionId, askId] = (await askThenKill("question-and-wait.mjs", [dir, cwd, home])) as [string, string];
 
     // Answered from another runtime while no process runs the session.
     const other = await harness({ store: await openStore(dir), cwd, arborHome: home, model: scriptedModel([]) });

@@ -43,6 +43,16 @@ function toolResultSeen(model: ReturnType<typeof scriptedModel>): string {
   return JSON.stringify(tool?.content ?? null);
 }
 
+/** A chain of `levels` sub-agents run under `agent.maxSubAgentDepth: depth`; the run must end done. */
+async function runWithDepth(levels: number, depth: number) {
+  const { model, models } = chain(levels);
+  const config = resolveConfig([{ source: "test", value: { agent: { maxSubAgentDepth: depth } } }]);
+  const { runtime, store } = await harness({ model, config });
+  const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
+  expect(result.status).toBe("done");
+  return { models, store, result };
+}
+
 describe("sub-agent nesting depth", () => {
   it("stops a delegate chain at depth 2 by default, telling the model why, with no internal error", async () => {
     const { model, models } = chain(3);
@@ -66,22 +76,14 @@ describe("sub-agent nesting depth", () => {
   });
 
   it("follows agent.maxSubAgentDepth from the config", async () => {
-    const { model, models } = chain(2);
-    const config = resolveConfig([{ source: "test", value: { agent: { maxSubAgentDepth: 1 } } }]);
-    const { runtime, store } = await harness({ model, config });
-    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
-    expect(result.status).toBe("done");
+    const { models, store, result } = await runWithDepth(2, 1);
     expect(await chainIds(store, result.sessionId)).toHaveLength(1);
     expect(toolResultSeen(models["level 1"]!)).toContain("at most 1 deep");
     expect(models["level 2"]!.calls).toHaveLength(0);
   });
 
   it("with a depth of 0 the main agent starts no sub-agent at all", async () => {
-    const { model, models } = chain(1);
-    const config = resolveConfig([{ source: "test", value: { agent: { maxSubAgentDepth: 0 } } }]);
-    const { runtime, store } = await harness({ model, config });
-    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
-    expect(result.status).toBe("done");
+    const { models, store, result } = await runWithDepth(1, 0);
     expect(await chainIds(store, result.sessionId)).toEqual([]);
     expect(toolResultSeen(models.main!)).toContain("not allowed to start sub-agents");
   });

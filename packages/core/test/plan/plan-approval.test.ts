@@ -9,16 +9,22 @@ import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planMo
 const steps = checkRepoSteps;
 const planner = checkRepoPlanner;
 
+/** A run of the repo-checking plan with approval required, read up to its approval request. */
+async function planAwaitingApproval() {
+  const work = steps();
+  const { runtime, store } = await harness({
+    config: planConfig({ requireApproval: true }),
+    model: planModel({ main: planner(), steps: work }),
+  });
+  const handle = runtime.runs.run({ prompt: "check the repo" });
+  const played = await until(handle, (e) => e.type === "plan_approval_request");
+  const request = ofType(played.events, "plan_approval_request")[0]!;
+  return { work, runtime, store, handle, played, request };
+}
+
 describe("plan mode: the approval gate", () => {
   it("waits for approval, then runs the plan", async () => {
-    const work = steps();
-    const { runtime, store } = await harness({
-      config: planConfig({ requireApproval: true }),
-      model: planModel({ main: planner(), steps: work }),
-    });
-    const handle = runtime.runs.run({ prompt: "check the repo" });
-    const played = await until(handle, (e) => e.type === "plan_approval_request");
-    const request = ofType(played.events, "plan_approval_request")[0]!;
+    const { work, runtime, store, handle, played, request } = await planAwaitingApproval();
     expect(request).toMatchObject({
       title: "Check the repo",
       steps: [{ id: 1, title: "Read the code", status: "pending" }, { id: 2 }],
@@ -56,14 +62,8 @@ describe("plan mode: the approval gate", () => {
   });
 
   it("a rejection ends the run with a message and runs nothing", async () => {
-    const work = steps();
-    const { runtime, store } = await harness({
-      config: planConfig({ requireApproval: true }),
-      model: planModel({ main: planner(), steps: work }),
-    });
-    const handle = runtime.runs.run({ prompt: "check the repo" });
-    const played = await until(handle, (e) => e.type === "plan_approval_request");
-    await runtime.asks.approvePlan(ofType(played.events, "plan_approval_request")[0]!.plan_id, false, "not on a Friday");
+    const { work, runtime, store, handle, played, request } = await planAwaitingApproval();
+    await runtime.asks.approvePlan(request.plan_id, false, "not on a Friday");
     const events = await played.rest();
     const result = await handle.result;
     expect(result).toMatchObject({ status: "done", stopReason: "plan_rejected" });

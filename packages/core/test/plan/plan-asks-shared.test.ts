@@ -1,6 +1,4 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { scriptedModel } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { RunHandle } from "../../src/loop/run-types.js";
@@ -9,6 +7,7 @@ import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { inNamespace } from "../helpers/sql-databases.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
+import { askThenKill } from "../loop/killed-asker.js";
 import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planModel, stepUpdates, until } from "./helpers.js";
 
 /**
@@ -18,7 +17,6 @@ import { checkRepoPlanner, checkRepoSteps, errorCode, ofType, planConfig, planMo
  */
 
 const DAY = 24 * 3_600_000;
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const steps = checkRepoSteps;
 const planner = checkRepoPlanner;
 
@@ -130,21 +128,7 @@ describe("plan approvals shared through the store", () => {
     const dir = join(tempDir(), "store");
     const cwd = tempDir();
     const home = tempDir();
-    const child = spawn(process.execPath, [fixture("plan-ask-and-wait.mjs"), dir, cwd, home], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise((resolve) => child.on("close", resolve));
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (b: Buffer) => {
-        out += b;
-        if (out.includes("\n")) resolve(out.trim());
-      });
-      child.on("close", () => reject(new Error(`the process ended before its plan was asked: ${out}`)));
-    });
-    const [sessionId, planId] = line.split(" ") as [string, string];
-    child.kill("SIGKILL");
-    await exited;
+    const [sessionId, planId] = (await askThenKill("plan-ask-and-wait.mjs", [dir, cwd, home])) as [string, string];
 
     const config = planConfig({ requireApproval: true });
     const work = steps();

@@ -1,3 +1,4 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { error, hang, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { goalTreeOnPath } from "../../src/goal/goal-path.js";
@@ -14,6 +15,12 @@ function planner() {
 }
 
 const answer = (reply: string) => scriptedModel([[text(reply)]]);
+
+/** The parser-fixing plan run to its end, its steps answered by `steps` and replanned by `replanner`. */
+async function fixTheParser(steps: Record<string, LanguageModelV4>, replanner: LanguageModelV4) {
+  const { runtime } = await harness({ model: planModel({ main: planner(), steps, replanner }) });
+  return collect(runtime.runs.run({ prompt: "fix the parser" }));
+}
 
 describe("plan mode: phase 1 and phase 2", () => {
   it("stops phase 1 at plan_create, runs each step as an executor sub-trace and records the plan as goals", async () => {
@@ -104,14 +111,10 @@ describe("plan mode: phase 1 and phase 2", () => {
     ]);
     const fix = answer("Fixed.");
     const test = answer("Tests pass.");
-    const { runtime } = await harness({
-      model: planModel({
-        main: planner(),
-        steps: { [READ]: answer("[ERROR] could not open parser.ts"), [FIX]: fix, [TEST]: test },
-        replanner,
-      }),
-    });
-    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
+    const { events, result } = await fixTheParser(
+      { [READ]: answer("[ERROR] could not open parser.ts"), [FIX]: fix, [TEST]: test },
+      replanner,
+    );
     expect(result.status).toBe("done");
     expect(replanner.callCount).toBe(1);
     const prompt = JSON.stringify(replanner.calls[0]!.prompt);
@@ -183,14 +186,10 @@ describe("plan mode: phase 1 and phase 2", () => {
       ],
     ]);
     const fix = scriptedModel([]);
-    const { runtime } = await harness({
-      model: planModel({
-        main: planner(),
-        steps: { [READ]: answer("Fixed the typo on the way. [ERROR] the linter is not installed"), [FIX]: fix, [TEST]: fix },
-        replanner,
-      }),
-    });
-    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
+    const { events, result } = await fixTheParser(
+      { [READ]: answer("Fixed the typo on the way. [ERROR] the linter is not installed"), [FIX]: fix, [TEST]: fix },
+      replanner,
+    );
     expect(result).toMatchObject({ status: "done", text: "The bug was a typo; fixed while reading." });
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:completed", "3:completed"]);
     expect(fix.callCount).toBe(0);
@@ -203,14 +202,10 @@ describe("plan mode: phase 1 and phase 2", () => {
     ["the decision is invalid", [toolCall("replan", { action: "panic" })]],
   ])("a replanner failure means continue (%s)", async (_name, step) => {
     const replanner = scriptedModel([step]);
-    const { runtime } = await harness({
-      model: planModel({
-        main: planner(),
-        steps: { [READ]: answer("[ERROR] partial read"), [FIX]: answer("Fixed."), [TEST]: answer("Pass.") },
-        replanner,
-      }),
-    });
-    const { events, result } = await collect(runtime.runs.run({ prompt: "fix the parser" }));
+    const { events, result } = await fixTheParser(
+      { [READ]: answer("[ERROR] partial read"), [FIX]: answer("Fixed."), [TEST]: answer("Pass.") },
+      replanner,
+    );
     expect(result.status).toBe("done");
     expect(replanner.callCount).toBe(1);
     expect(stepUpdates(events)).toEqual(["1:running", "1:completed", "2:running", "2:completed", "3:running", "3:completed"]);

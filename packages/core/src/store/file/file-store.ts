@@ -10,13 +10,10 @@ import { activePath, buildSnapshot } from "../../session/tree.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
 import {
-  checkEventInputs,
-  checkListEventsOptions,
   DEFAULT_MAX_EVENTS_PER_SESSION,
   type EventInput,
   type EventWindow,
   type ListEventsOptions,
-  numberEvents,
   type StoredEvent,
 } from "../event-records.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
@@ -32,6 +29,7 @@ import type { EntryPatch, GoalTreeCache, ListSessionsOptions, SessionPage } from
 import type { TokenStore } from "../tokens.js";
 import { AskFiles } from "./ask-files.js";
 import { EventFiles } from "./event-file.js";
+import { FileEventLog } from "./file-event-log.js";
 import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
@@ -57,8 +55,9 @@ export class FileStore extends StoreBase {
   private readonly durability: Durability;
   private readonly maxEntryBytes: number;
   private readonly random = new RandomPool();
-  /** Event logs, written under the session's lock like its entries (so a delete never races an append). */
+  /** Event log files; written and read through `log`, under the session's lock like its entries. */
   private readonly events: EventFiles;
+  private readonly log: FileEventLog;
   private readonly inbox: InboxFiles;
   private readonly asks: AskFiles;
   readonly tokens: TokenStore;
@@ -71,15 +70,14 @@ export class FileStore extends StoreBase {
   private constructor(opts: FileStoreOptions) {
     super();
     this.durability = opts.durability ?? "process";
+    this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     const root = join(resolve(opts.dir), "sessions");
     this.dirs = new SessionDirs(root, this.durability === "fsync");
-    this.events = new EventFiles(root, this.durability, opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION, (id) =>
-      this.leases.token(id),
-    );
-    this.inbox = new InboxFiles(root, this.durability === "fsync");
+    this.inbox = new InboxFiles(root, this.durability === "fsync", this.maxEntryBytes);
+    const maxEvents = opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION;
+    this.events = new EventFiles(root, this.durability, maxEvents, (id) => this.leases.token(id));
     this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
     this.tokens = new TokenFiles(join(resolve(opts.dir), "tokens"), this.durability === "fsync");
-    this.maxEntryBytes = opts.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
     this.sessions = new OpenSessions(this.dirs, {
       durability: this.durability,
@@ -95,6 +93,7 @@ export class FileStore extends StoreBase {
       (id) => this.load(id),
       (id) => this.events.leaseEnded(id),
     );
+    this.log = new FileEventLog(this.events, this.writes, (id) => this.load(id), this.maxEntryBytes);
   }
 
   static async open(opts: FileStoreOptions): Promise<FileStore> {
@@ -318,40 +317,24 @@ export class FileStore extends StoreBase {
 
   async appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
     this.ensureOpen();
-    assertSessionId(sessionId);
-    const checked = checkEventInputs(inputs, this.maxEntryBytes);
-    return this.writes.locked(sessionId, () => {
-      const events = numberEvents(checked, this.events.lastId(sessionId), this.now());
-      this.events.append(
-        sessionId,
-        events,
-        checked.map((c) => c.dataJson),
-      );
-      return { value: events, synced: null };
-    });
+    return this.log.append(sessionId, inputs);
   }
 
   async purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
     this.ensureOpen();
-    assertSessionId(sessionId);
-    return this.writes.locked(sessionId, () => ({ value: this.events.blank(sessionId, window), synced: null }));
+    return this.log.purge(sessionId, window);
   }
 
   async listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {
     this.ensureOpen();
-    assertSessionId(sessionId);
-    const { after, limit } = checkListEventsOptions(opts);
-    return this.readLog(sessionId, () => this.events.page(sessionId, after, limit));
+    return this.log.list(sessionId, opts);
   }
 
   /** Its own files, not the event log: a process that does not hold the lease may leave a message. */
   override async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
     this.ensureOpen();
     assertSessionId(sessionId);
-    const size = Buffer.byteLength(text);
-    if (size > this.maxEntryBytes) {
-      throw new ArborError("entry_too_large", `The message is ${size} bytes, over the ${this.maxEntryBytes}-byte limit.`);
-    }
+    this.inbox.checkSize(text);
     await this.requireSession(sessionId);
     return this.inbox.post(sessionId, text, new Date());
   }
@@ -386,19 +369,7 @@ export class FileStore extends StoreBase {
 
   async lastEventId(sessionId: string): Promise<number> {
     this.ensureOpen();
-    assertSessionId(sessionId);
-    return this.readLog(sessionId, () => this.events.newestId(sessionId));
-  }
-
-  /**
-   * Reads the session's event log from its file. A read needs no lease (unlike a write): a second
-   * process serving a run's stream reads what the driving process logs while it holds the session.
-   */
-  private readLog<T>(sessionId: string, read: () => T): Promise<T> {
-    return this.writes.lock.run(sessionId, async () => {
-      await this.load(sessionId);
-      return read();
-    });
+    return this.log.lastId(sessionId);
   }
 
   protected async writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {

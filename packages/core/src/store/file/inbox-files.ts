@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ArborError } from "../../errors.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
@@ -17,7 +18,17 @@ export class InboxFiles {
   constructor(
     private readonly sessionsRoot: string,
     private readonly fsync: boolean,
+    /** A message is held to the store's entry limit: it becomes an entry when the run reads it. */
+    private readonly maxBytes: number,
   ) {}
+
+  /** Before anything is read or written, so an oversized message is refused the same way whether its session exists or not. */
+  checkSize(text: string): void {
+    const size = Buffer.byteLength(text);
+    if (size > this.maxBytes) {
+      throw new ArborError("entry_too_large", `The message is ${size} bytes, over the ${this.maxBytes}-byte limit.`);
+    }
+  }
 
   private dir(id: string): string {
     return join(this.sessionsRoot, id, INBOX_DIR);

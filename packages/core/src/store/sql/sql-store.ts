@@ -7,14 +7,7 @@ import type { SessionInit, SessionMeta, SessionPatch, StoreProvider } from "../.
 import type { PurgeMark } from "../../session/purge-entry.js";
 import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js";
 import { StoreBase } from "../base.js";
-import {
-  checkEventInputs,
-  checkListEventsOptions,
-  type EventInput,
-  type EventWindow,
-  type ListEventsOptions,
-  type StoredEvent,
-} from "../event-records.js";
+import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "../event-records.js";
 import type { InboxPage } from "../inbox.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
@@ -25,8 +18,8 @@ import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimi
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection } from "./connect.js";
-import { activePathOrCorrupt, assertSessionRow, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
-import { appendEventRows, inboxPageRows, lastEventRowId, listEventRows } from "./event-log.js";
+import { activePathOrCorrupt, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
+import { inboxPageRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
 import { deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
 import { entryRow, sessionNotFound } from "./rows.js";
@@ -43,12 +36,11 @@ import {
   updateEntryInTransaction,
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
-import { appendEventsWithinTrx } from "./sql-events-within.js";
+import { checkpoint, SqlEventLog } from "./sql-event-store.js";
 import { SqlLeases } from "./sql-leases.js";
-import { purgeEventRows, purgeInTransaction } from "./sql-purge.js";
+import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
-import { SqliteEventAppender } from "./sqlite-events.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -72,13 +64,12 @@ export class SqlStore extends StoreBase {
   private readonly locks = new KeyedLock();
   private readonly random = new RandomPool();
   private readonly appender: SqliteAppender | undefined;
-  /** SQLite's event-log appends on prepared statements (see SqliteEventAppender). */
-  private readonly events: SqliteEventAppender | undefined;
+  /** Each session's event log (see SqlEventLog). */
+  private readonly log: SqlEventLog;
   private readonly leases: SqlLeases;
   private readonly maxEntryBytes: number;
   /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
   private readonly grouped: boolean;
-  private readonly maxEvents: number;
   /** What the transaction bodies in sql-entry-writes need of the store. */
   private readonly w: SqlWriter;
   private closed = false;
@@ -94,11 +85,10 @@ export class SqlStore extends StoreBase {
     this.db = conn.db;
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
-    this.maxEvents = opts.maxEvents;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
-    this.events = conn.sqlite ? new SqliteEventAppender(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
+    this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
   }
 
@@ -187,19 +177,7 @@ export class SqlStore extends StoreBase {
   }
 
   appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
-    return this.guard("append events", async () => {
-      assertSessionId(sessionId);
-      const checked = checkEventInputs(inputs, this.maxEntryBytes);
-      const events = this.events;
-      if (events)
-        return this.conn.sqliteGate.run("sqlite", async () => events.append(sessionId, checked, this.now(), this.maxEvents));
-      return this.write(sessionId, async (trx) => {
-        // The row lock: the session exists, and appends to it (events or entries) take turns. Events
-        // only record what happened, so they are taken from any process.
-        await lockSession(trx, this.w, sessionId, false);
-        return checked.length === 0 ? [] : appendEventRows(trx, sessionId, checked, this.now(), this.maxEvents);
-      });
-    });
+    return this.guard("append events", () => this.log.append(sessionId, inputs));
   }
 
   appendEventsWithin(
@@ -213,28 +191,13 @@ export class SqlStore extends StoreBase {
       if (create?.parentSessionId !== undefined) {
         throw new ArborError("invalid_input", "A session created with queued events is a top-level one: it takes no parent.");
       }
-      const checked = checkEventInputs(inputs, this.maxEntryBytes);
       const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
-      return this.write(sessionId, (trx) =>
-        appendEventsWithinTrx(
-          trx,
-          this.w,
-          sessionId,
-          checked,
-          { now: this.now(), maxEvents: this.maxEvents, create: meta },
-          within,
-        ),
-      );
+      return this.log.appendWithin(sessionId, inputs, within, meta);
     });
   }
 
   listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]> {
-    return this.guard("list events", async () => {
-      assertSessionId(sessionId);
-      const { after, limit } = checkListEventsOptions(opts);
-      await assertSessionRow(this.db, sessionId);
-      return listEventRows(this.db, sessionId, after, limit);
-    });
+    return this.guard("list events", () => this.log.list(sessionId, opts));
   }
 
   /** One query per read (see inboxPageRows). */
@@ -263,11 +226,7 @@ export class SqlStore extends StoreBase {
   }
 
   lastEventId(sessionId: string): Promise<number> {
-    return this.guard("read the last event id", async () => {
-      assertSessionId(sessionId);
-      await assertSessionRow(this.db, sessionId);
-      return lastEventRowId(this.db, sessionId);
-    });
+    return this.guard("read the last event id", () => this.log.lastId(sessionId));
   }
 
   listSessions(opts?: ListSessionsOptions): Promise<SessionPage> {
@@ -326,21 +285,7 @@ export class SqlStore extends StoreBase {
   }
 
   purgeEvents(sessionId: string, window: EventWindow): Promise<number> {
-    return this.guard("erase events", async () => {
-      assertSessionId(sessionId);
-      const n = await this.write(sessionId, async (trx) => {
-        await lockSession(trx, this.w, sessionId);
-        return purgeEventRows(trx, sessionId, window);
-      });
-      await this.checkpoint();
-      return n;
-    });
-  }
-
-  /** SQLite: the WAL still holds the pages as they were before an erasure until a checkpoint copies the new ones over them. */
-  private async checkpoint(): Promise<void> {
-    const sqlite = this.conn.sqlite;
-    if (sqlite) await this.conn.sqliteGate.run("sqlite", async () => sqlite.pragma("wal_checkpoint(TRUNCATE)"));
+    return this.guard("erase events", () => this.log.purge(sessionId, window));
   }
 
   purgeEntries(sessionId: string, entryIds: readonly string[], mark: PurgeMark): Promise<Entry[]> {
@@ -349,7 +294,7 @@ export class SqlStore extends StoreBase {
       for (const id of entryIds) assertEntryId(id);
       const tombstones = await this.write(sessionId, (trx) => purgeInTransaction(trx, this.w, sessionId, entryIds, mark));
       // SQLite (secure_delete on) zeroes the freed bytes in the pages; the WAL goes at the checkpoint.
-      await this.checkpoint();
+      await checkpoint(this.conn);
       return tombstones;
     });
   }
