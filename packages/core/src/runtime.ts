@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { agentsFromConfig } from "./agents/from-config.js";
 import { BUILTIN_AGENTS } from "./agents/presets.js";
-import { CLIENT_WAIT_MS, ClientFunctionAsks } from "./client-functions/client-function-asks.js";
 import { clientFunctionTools, withClientFunctions } from "./client-functions/client-function-tool.js";
 import { arborHome as defaultArborHome } from "./config/load.js";
 import { resolveConfig } from "./config/resolve.js";
