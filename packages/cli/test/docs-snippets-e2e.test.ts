@@ -88,6 +88,12 @@ const EXPECTED: Record<string, RegExp[]> = {
     /TASK_STATE_COMPLETED/,
     /└ \S+@delegate-\S+ .*\[delegate, completed\] Say hi in three words\./,
   ],
+  "docs/ag-ui.md": [
+    /"identity":\{"name":"Arbor"/,
+    /"type":"RUN_STARTED"/,
+    /"type":"TEXT_MESSAGE_CONTENT"/,
+    /"type":"RUN_FINISHED"/,
+  ],
   "docs/acp.md": [/session \S+, modes: build, plan/, /Done \(1\)\.\nstop: end_turn/],
   "docs/open-responses.md": [/"id":"build","object":"model"/, /"status":"completed"/, /event: response\.completed/],
   // The demo's session, moved into the SQLite store, shows there with its whole path.
@@ -205,7 +211,7 @@ describe("the documentation's shell snippets", () => {
       cleanups.push(() => fake.close());
       const env = baseEnv(ws, home, fake);
       const afterRun = doc === "docs/providers.md" ? await providerServers(env) : undefined;
-      if (doc === "docs/http-api.md" || doc === "docs/open-responses.md" || doc === "docs/a2a.md") {
+      if (["docs/http-api.md", "docs/open-responses.md", "docs/a2a.md", "docs/ag-ui.md"].includes(doc)) {
         const serve: RunningCli = startArbor(["serve", "--port", "0", "--json", "--cwd", ws], {
           home,
           env: { ARBOR_MODEL: env.ARBOR_MODEL as string, ARBOR_BASE_URL: fake.baseURL },
