@@ -7,8 +7,6 @@ import type { RunEventTail } from "./run-event-tail.js";
 
 /** Events written in one `appendEvents` at most; a longer backlog goes in several. */
 const MAX_BATCH = 512;
-/** Resolves after the event loop's current turn: what is queued in microtasks meanwhile runs first. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Characters kept of each text field of an event the store refused as too large. */
 const SHRUNK_CHARS = 4_000;
 
@@ -45,7 +43,7 @@ export class BatchWriter {
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    if (this.logging === true) this.inflight ??= this.drainSoon();
+    if (this.logging === true) this.inflight ??= this.drain();
     else if (this.logging === false) this.handOut();
   }
 
@@ -70,18 +68,6 @@ export class BatchWriter {
     await this.inflight;
   }
 
-  /**
-   * Drains once this turn of the event loop is over, so that the events emitted together go in one
-   * append: a step's start, text, tool call and tool events, or a burst of streamed deltas handed over
-   * a few microtasks apart. Started at once, an append that completes within the turn (SQLite's is
-   * synchronous) left each event a commit of its own (seven a step instead of one), and 50,000 deltas
-   * went in 20,008 appends. Readers get an event when it is logged, one turn later at most.
-   */
-  private async drainSoon(): Promise<void> {
-    await nextTurn();
-    return this.drain();
-  }
-
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
@@ -102,8 +88,6 @@ export class BatchWriter {
         this.tail.append(frames);
         const lastId = frames.findLast((f) => f.id !== undefined)?.id;
         if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
-        // What arrived while this batch was written is the head of the next burst: let it gather.
-        if (!this.finishing && this.pending.length > 0 && this.pending.length < MAX_BATCH) await nextTurn();
       }
     } finally {
       this.inflight = undefined;
