@@ -119,13 +119,16 @@ describe("arbor chat", () => {
     expect(e2e.server?.callCount).toBe(2);
   }, 240_000);
 
-  // Retried once: a full CI run saw one of its 60 s terminal waits expire (the cause is not found yet; it
-  // passes alone in ~5 s and passed the CI run before); a second failure still fails the test.
+  // Retried once: under a full CI run's load a terminal wait has expired; a second failure still fails the test.
   it("stops a turn on Ctrl-C, keeps the session, and resumes it with --session", { retry: 1, timeout: 240_000 }, async () => {
     const baseURL = await e2e.fake([[text("Working on it"), hang()]]);
     const t = start(["chat", ...e2e.modelArgs(baseURL)]);
     await t.waitFor(/arbor chat/);
-    t.type("take your time\r");
+    // The text, then Enter once it shows: text and Enter in one write can reach the composer as a paste,
+    // whose line break is kept as a new line (a full CI run saw the prompt wait, unsent, with two lines).
+    t.type("take your time");
+    await t.waitFor(/│ › take your time/);
+    t.type("\r");
     await t.waitFor(/Working on it/);
     // Esc sends what is typed to the running turn as a steer.
     t.type("mind the tests");
@@ -137,10 +140,14 @@ describe("arbor chat", () => {
     await t.waitFor(/session \S+ · openai-compatible/);
     const sessionId = /session (\S+) · openai-compatible/.exec(t.screen())?.[1] ?? "";
     expect(sessionId).not.toBe("");
-    t.type("/help\r");
+    t.type("/help");
+    await t.waitFor(/│ › \/help/);
+    t.type("\r");
     await t.waitFor(/\/resume <session>/);
     shot(t, "chat-stopped-help");
-    t.type("/quit\r");
+    t.type("/quit");
+    await t.waitFor(/│ › \/quit/);
+    t.type("\r");
     expect(await t.exit).toBe(0);
 
     // `arbor` alone, on a terminal, is a chat too.
