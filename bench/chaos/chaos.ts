@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { percentile } from "../../packages/cli/test/helpers/cluster.js";
 import { unpairedCalls } from "../../packages/cli/test/helpers/fault.js";
-import { KINDS, runTrial, type TrialRecord, VIOLATIONS } from "./trial.js";
+import { KINDS, type TrialRecord, VIOLATIONS } from "./record.js";
+import { runTrial } from "./trial.js";
 import { World } from "./world.js";
 
 /**

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Entry, openStore, type RunEvent } from "@arbor/core";
 import { jsonLines } from "../../packages/cli/test/helpers/fault.js";
-import type { TrialRecord } from "./trial.js";
+import type { TrialRecord } from "./record.js";
 import type { World } from "./world.js";
 
 /**

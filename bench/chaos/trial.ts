@@ -5,6 +5,7 @@ import pg from "pg";
 import { follow, type Instance, postChat, type Received } from "../../packages/cli/test/helpers/cluster.js";
 import { chat, jsonLines, seededRandom } from "../../packages/cli/test/helpers/fault.js";
 import { runLocalTrial } from "./local-run.js";
+import { KINDS, type Kind, type TrialRecord, VIOLATIONS, type Violation } from "./record.js";
 import type { World } from "./world.js";
 
 /**
@@ -14,45 +15,12 @@ import type { World } from "./world.js";
  * a follow-up prompt show afterwards. Every choice comes from (seed, trial), so `--trial` replays it.
  */
 
-export const KINDS = ["run", "run-file", "run-sqlite", "instance", "watcher", "backend", "netcut"] as const;
-/** "none": no fault at all (the self-check's control and plant trials). */
-export type Kind = (typeof KINDS)[number] | "none";
-
-export const VIOLATIONS = [
-  "lost",
-  "duplicated",
-  "outOfOrder",
-  "effectTwice",
-  "askTwice",
-  "stuck",
-  "unusable",
-  "unpaired",
-] as const;
-export type Violation = (typeof VIOLATIONS)[number];
-
 export interface TrialOptions {
   boundMs: number;
   /** Planted fault: the watcher's record forgets one event it received, as a lossy stream would. */
   dropEvent: boolean;
   /** Without faults every trial is "none": what the self-check's plants are counted against. */
   faults: boolean;
-}
-
-export interface TrialRecord {
-  trial: number;
-  kind: Kind;
-  ask: boolean;
-  tag: string;
-  sessionId?: string;
-  /** When the fault came after the run had ended (it then tested nothing but the follow-up). */
-  missed: boolean;
-  /** From the fault to the watcher's first event written after it (a new driver's, for kills of the driver). */
-  recoveryMs?: number;
-  violations: Record<Violation, number>;
-  notes: string[];
-  /** Milliseconds from the trial's start to the end of each phase. */
-  phases: Record<string, number>;
-  ms: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
