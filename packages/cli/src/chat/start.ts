@@ -7,6 +7,7 @@ import { EXIT_OK } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import type { Io } from "../io.js";
 import { ANSI, PLAIN } from "../render/style.js";
+import { createFormElicitationHandler } from "../run/elicitation-form.js";
 import { loadCommandConfig, type RunFlags } from "../run/flags.js";
 import { createAskHandler } from "../run/permissions.js";
 import { createPlanApprovalHandler } from "../run/plan-approval.js";
@@ -56,6 +57,13 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
         onPlanApproval: createPlanApprovalHandler({ yes: flags.yes, io: asking, view: controller.runView, onNobody: () => {} }),
         onRetry: (notice) => controller.runView.retrying(notice),
         onQuestion: createQuestionHandler({ io: asking, view: controller.runView, onNobody: () => {} }),
+        // Answered through runtime.asks like every other door, so a form the server refuses is said and asked again.
+        onElicitation: createFormElicitationHandler({
+          prompt: controller.ask,
+          view: controller.runView,
+          say: (line) => controller.print([controller.style.red(line)]),
+          answer: (id, allow, content) => controller.runtime.asks.answer(id, allow, content === undefined ? {} : { content }),
+        }),
       });
       controller.attach(runtime);
       // SIGTERM or a closed terminal end the chat as /quit does; a second one ends the process.

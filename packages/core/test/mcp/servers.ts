@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type ElicitRequest, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import type { RunHandle } from "../../src/loop/run-types.js";
 import type { RunEvent } from "../../src/model/run-events.js";
@@ -45,7 +45,47 @@ export async function abortAtFirstProgress(handle: RunHandle): Promise<{ events:
  * `connect_account`, asks the client to open a URL (elicitation in URL mode) and answers with the
  * action the client gave back; `url` is its endpoint.
  */
-export async function urlElicitingServer(): Promise<{ url: string; close(): Promise<void> }> {
+export function urlElicitingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  return elicitingServer("accounts", "connect_account", {
+    mode: "url",
+    message: "Sign in to Example to connect your account.",
+    url: "https://example.test/connect?state=abc",
+    elicitationId: "elic-1",
+  });
+}
+
+/**
+ * A server (`tickets`) whose tool `file_ticket` asks for a small form of every field type the
+ * person fills in: a required title, a priority (a choice, default normal), an estimate (a number),
+ * urgent (a boolean, default false).
+ */
+export function formElicitingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  return elicitingServer("tickets", "file_ticket", {
+    mode: "form",
+    message: "Describe the ticket to file.",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        title: { type: "string", title: "Title", description: "One line" },
+        priority: { type: "string", title: "Priority", enum: ["low", "normal", "high"], default: "normal" },
+        estimate: { type: "number", title: "Estimate (hours)" },
+        urgent: { type: "boolean", title: "Urgent", default: false },
+      },
+      required: ["title"],
+    },
+  });
+}
+
+/**
+ * An MCP server of the SDK's own (McpServer over Streamable HTTP on 127.0.0.1) named `name` whose
+ * one tool, `tool`, sends `params` as an elicitation and answers with the action the client gave
+ * back (and the content, when any); `url` is its endpoint.
+ */
+export async function elicitingServer(
+  name: string,
+  tool: string,
+  params: ElicitRequest["params"],
+): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createHttpServer(async (req, res) => {
     const id = req.headers["mcp-session-id"];
@@ -57,21 +97,11 @@ export async function urlElicitingServer(): Promise<{ url: string; close(): Prom
           transports.set(sessionId, fresh);
         },
       });
-      const server = new McpServer({ name: "accounts", version: "1.0.0" });
-      server.registerTool("connect_account", { description: "Connects the user's account." }, async (extra) => {
-        const answer = await extra.sendRequest(
-          {
-            method: "elicitation/create",
-            params: {
-              mode: "url",
-              message: "Sign in to Example to connect your account.",
-              url: "https://example.test/connect?state=abc",
-              elicitationId: "elic-1",
-            },
-          },
-          ElicitResultSchema,
-        );
-        return { content: [{ type: "text", text: `action: ${answer.action}` }] };
+      const server = new McpServer({ name, version: "1.0.0" });
+      server.registerTool(tool, { description: `Asks the user (${params.mode ?? "form"}).` }, async (extra) => {
+        const answer = await extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema);
+        const content = answer.content === undefined ? "" : `\ncontent: ${JSON.stringify(answer.content)}`;
+        return { content: [{ type: "text", text: `action: ${answer.action}${content}` }] };
       });
       await server.connect(fresh);
       transport = fresh;

@@ -1,15 +1,18 @@
 import type { Snapshot } from "@arbor/core";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
+import { answerElicitation } from "../../api/elicitations.js";
 import type { ChatBody } from "../../api/run-stream.js";
 import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
 import { Composer, type ComposerValue } from "./Composer.js";
+import { ElicitationCard } from "./ElicitationCard.js";
 import { HistoryBlockView } from "./HistoryBlockView.js";
 import { buildHistory, type HistoryBlock } from "./history.js";
 import { LiveRun } from "./LiveRun.js";
 import { PermissionCard } from "./PermissionCard.js";
 import { isActive, type PermissionAsk } from "./run-state.js";
+import { useElicitations } from "./use-elicitations.js";
 
 /** Long sessions show their latest blocks first; the tree view is the place for the whole of a huge one. */
 const SHOWN_BLOCKS = 200;
@@ -59,6 +62,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
   const [shown, setShown] = useState(SHOWN_BLOCKS);
   const [pending, setPending] = useState<PendingPermission[]>([]);
   const [sendError, setSendError] = useState<string | undefined>();
+  const [elicitations, answeredElicitation] = useElicitations(sessionId, run);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
@@ -140,6 +144,16 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
           </div>
         )}
         {run && <LiveRun run={run} />}
+        {elicitations.map((e) => (
+          <ElicitationCard
+            key={e.id}
+            ask={e}
+            onAnswer={async (accept, content) => {
+              await answerElicitation(e.id, accept, content);
+              answeredElicitation(e.id);
+            }}
+          />
+        ))}
         {earlierAsks.map((p) => {
           const ask: PermissionAsk = { id: p.id, permission: p.permission, patterns: p.patterns };
           if (p.tool) ask.tool = p.tool;

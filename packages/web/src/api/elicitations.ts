@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { api } from "./client.js";
+import { ignoreBody } from "./wire.js";
+
+/** A form field as an MCP server sends it (a flat JSON Schema property); what the card renders. */
+export interface ElicitationField {
+  type?: string;
+  title?: string;
+  description?: string;
+  format?: string;
+  enum?: unknown[];
+  oneOf?: Array<{ const?: unknown; title?: string }>;
+  items?: { enum?: unknown[]; anyOf?: Array<{ const?: unknown; title?: string }> };
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+}
+
+/** An MCP server's elicitation waiting for the person (`GET /api/asks`, kind `elicitation`). */
+export interface PendingElicitationAsk {
+  id: string;
+  session_id: string;
+  server: string;
+  message: string;
+  mode: "form" | "url";
+  call_id?: string;
+  /** Form mode: the fields, in the server's order, and which must be given. */
+  fields?: Array<[string, ElicitationField]>;
+  required?: string[];
+  /** URL mode: the page to open. */
+  url?: string;
+}
+
+const FieldShape = z.looseObject({
+  type: z.optional(z.string()),
+  title: z.optional(z.string()),
+  description: z.optional(z.string()),
+  format: z.optional(z.string()),
+  enum: z.optional(z.array(z.unknown())),
+  oneOf: z.optional(z.array(z.looseObject({ const: z.unknown(), title: z.optional(z.string()) }))),
+  items: z.optional(
+    z.looseObject({
+      enum: z.optional(z.array(z.unknown())),
+      anyOf: z.optional(z.array(z.looseObject({ const: z.unknown(), title: z.optional(z.string()) }))),
+    }),
+  ),
+  default: z.optional(z.unknown()),
+  minimum: z.optional(z.number()),
+  maximum: z.optional(z.number()),
+});
+
+const AsksShape = z.object({
+  asks: z.array(
+    z.looseObject({
+      kind: z.string(),
+      id: z.string(),
+      session_id: z.string(),
+      elicitation: z.optional(
+        z.looseObject({
+          server: z.string(),
+          message: z.string(),
+          mode: z.enum(["form", "url"]),
+          call_id: z.optional(z.string()),
+          url: z.optional(z.string()),
+          requested_schema: z.optional(
+            z.looseObject({
+              properties: z.optional(z.record(z.string(), FieldShape)),
+              required: z.optional(z.array(z.string())),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** The elicitations among `GET /api/asks`'s answer, their forms read for rendering. */
+export function parseElicitationAsks(value: unknown): PendingElicitationAsk[] {
+  const found: PendingElicitationAsk[] = [];
+  for (const ask of AsksShape.parse(value).asks) {
+    const e = ask.elicitation;
+    if (ask.kind !== "elicitation" || !e) continue;
+    const pending: PendingElicitationAsk = {
+      id: ask.id,
+      session_id: ask.session_id,
+      server: e.server,
+      message: e.message,
+      mode: e.mode,
+    };
+    if (e.call_id !== undefined) pending.call_id = e.call_id;
+    if (e.url !== undefined) pending.url = e.url;
+    if (e.requested_schema) {
+      pending.fields = Object.entries(e.requested_schema.properties ?? {}) as Array<[string, ElicitationField]>;
+      pending.required = e.requested_schema.required ?? [];
+    }
+    found.push(pending);
+  }
+  return found;
+}
+
+/** The session's elicitations waiting for an answer, on any instance over the store. */
+export function listElicitations(sessionId: string): Promise<PendingElicitationAsk[]> {
+  return api(`/api/asks?session_id=${encodeURIComponent(sessionId)}`, parseElicitationAsks);
+}
+
+/** Accepts an elicitation, with the form's content (a URL one without), or declines it (`POST /api/asks/:id`). */
+export async function answerElicitation(id: string, accept: boolean, content?: Record<string, unknown>): Promise<void> {
+  const body = accept ? { allow: true, ...(content === undefined ? {} : { content }) } : { allow: false };
+  await api(`/api/asks/${encodeURIComponent(id)}`, ignoreBody, { json: body });
+}
