@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ArborError } from "../src/errors.js";
 import { WriteBursts } from "../src/store/file/write-burst.js";
 
@@ -59,30 +59,46 @@ describe("WriteBursts", () => {
     bursts.endAll();
   });
 
-  it("does not take the lock afresh while another process notes it is waiting, and does once the note is gone", async () => {
-    const bursts = new WriteBursts({ purpose: "a test", ttlMs: 10_000, waitMs: 30 });
-    writeFileSync(`${lock}.want`, "another waiter's token");
-    await expect(
-      bursts.run(
+  it("after a burst used throughout, leaves the lock free for a pause when another process waits, then takes it", async () => {
+    vi.useFakeTimers();
+    try {
+      const bursts = new WriteBursts({ purpose: "a test", ttlMs: 10_000, waitMs: 1_000 });
+      await bursts.run(
         "s",
         lock,
         () => {},
         () => "written",
         busy,
-      ),
-    ).rejects.toMatchObject({ code: "session_busy" });
-    expect(existsSync(lock)).toBe(false);
-    rmSync(`${lock}.want`);
-    await expect(
-      bursts.run(
+      );
+      writeFileSync(`${lock}.want`, "another waiter's token");
+      // The next write comes after the burst's length (its idle end not yet due): the lock is taken afresh.
+      vi.setSystemTime(Date.now() + 10);
+      const yielding = bursts.run(
         "s",
         lock,
         () => {},
         () => "written",
         busy,
-      ),
-    ).resolves.toBe("written");
-    bursts.endAll();
+      );
+      // The first try runs before run() returns: with a waiter noted, it leaves the lock free.
+      expect(existsSync(lock)).toBe(false);
+      await vi.advanceTimersByTimeAsync(5);
+      await expect(yielding).resolves.toBe("written");
+      bursts.endAll();
+      // A take after the lock was idle does not yield.
+      const direct = bursts.run(
+        "s",
+        lock,
+        () => {},
+        () => "written",
+        busy,
+      );
+      expect(existsSync(lock)).toBe(true);
+      await expect(direct).resolves.toBe("written");
+      bursts.endAll();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a waiter notes itself in .want while the lock is held and removes its note once it has the lock", async () => {

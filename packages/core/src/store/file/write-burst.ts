@@ -14,8 +14,10 @@ import { createFast, tryLock, unlock } from "../lock-file.js";
  *
  * Fairness: a process that found the lock taken says so in `<lock>.want` (rewritten at every try,
  * so it goes stale when the waiter is gone). Whoever is about to take the lock afresh and finds a
- * fresh `.want` of another process lets that process go first, so a process writing in a tight loop
- * cannot starve a waiter by taking the lock again right after each burst.
+ * fresh `.want` of another process, right after a burst it used throughout, first leaves it free for a
+ * pause, so a process writing in a tight loop does not starve a waiter by taking the lock again right
+ * after each burst. (Yielding at every take, or for longer, left the lock idle under contention:
+ * waiters poll, and are not always scheduled within the pause.)
  *
  * Crash reasoning: a burst changes when the lock file is removed, not what is on disk before a write
  * returns. Each write's bytes are in the OS (or on disk) before it returns, exactly as with a lock per
@@ -35,8 +37,8 @@ const IDLE_MS = 1;
 const MAX_MS = 2;
 /** A `.want` not rewritten for this long was left by a waiter that is gone or gave up. */
 const WANT_FRESH_MS = 250;
-/** A waiter polls at least this often, so a `.want` it keeps fresh is answered soon. */
-const MAX_PAUSE_MS = 16;
+/** A waiter polls at least this often, so it is likely to find the lock in the pause left free for it. */
+const MAX_PAUSE_MS = 4;
 
 interface Burst {
   path: string;
@@ -87,11 +89,13 @@ export class WriteBursts {
     timeout: (holder: LeaseHolder | undefined) => ArborError,
   ): Promise<T> {
     let burst = this.held.get(key);
-    if (burst && burst.using === 0 && Date.now() - burst.since > MAX_MS) {
+    // A burst used past its length: this process writes without pause and must let a waiter in.
+    const hogged = burst !== undefined && burst.using === 0 && Date.now() - burst.since > MAX_MS;
+    if (burst && hogged) {
       this.end(key, burst);
       burst = undefined;
     }
-    if (!burst) burst = await this.take(key, path, ended, timeout);
+    if (!burst) burst = await this.take(key, path, ended, timeout, hogged);
     if (burst.timer) clearTimeout(burst.timer);
     burst.timer = null;
     burst.using++;
@@ -139,17 +143,22 @@ export class WriteBursts {
     path: string,
     ended: () => void,
     timeout: (holder: LeaseHolder | undefined) => ArborError,
+    /** Taken again right after a burst used throughout: a waiter noted in `.want` goes first. */
+    hogged: boolean,
   ): Promise<Burst> {
     const holder = newHolder(this.opts.purpose);
     const want = `${path}.want`;
     const deadline = Date.now() + this.opts.waitMs;
     let announced = false;
+    let yielded = false;
     let last: LeaseHolder | undefined;
     for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
       // Someone else took it meanwhile (another call of this store while we slept).
       const mine = this.held.get(key);
       if (mine) return mine;
-      if (announced || !wantedByOther(want, holder.token)) {
+      // Another process waits: the lock is left free for one pause first, so it can take it.
+      if (hogged && !yielded && wantedByOther(want, holder.token)) yielded = true;
+      else {
         const got = tryLock(path, holder, this.opts.ttlMs, createFast);
         if (got.ok) {
           if (announced) removeWant(want, holder.token);
