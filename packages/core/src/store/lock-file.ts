@@ -71,7 +71,7 @@ function createComplete(path: string, content: string): boolean {
  * (or for good, after a crash in between): an unreadable lock counts as alive until it expires.
  * Used for the write lock, taken around every write of a process without the session's lease.
  */
-function createFast(path: string, content: string): boolean {
+export function createFast(path: string, content: string): boolean {
   let fd: number;
   try {
     fd = openSync(path, "wx");

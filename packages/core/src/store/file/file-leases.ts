@@ -3,9 +3,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { HeldLeases, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
-import { lockHolder, renewLock, tryLock, unlock, withLockFile } from "../lock-file.js";
+import { lockHolder, renewLock, tryLock, unlock } from "../lock-file.js";
+import { WriteBursts } from "./write-burst.js";
 
-/** A write lock is held for one append or rewrite: a holder older than this died mid-write. */
+/** A write lock is held for one write, or a burst of a few milliseconds: a holder older than this died mid-write. */
 const WRITE_LOCK_TTL_MS = 10_000;
 /** How long a write waits for another process's write to finish before giving up. */
 const WRITE_WAIT_MS = 10_000;
@@ -18,12 +19,15 @@ const WRITE_WAIT_MS = 10_000;
  */
 export class FileLeases {
   private readonly held: HeldLeases;
+  /** Write locks kept for a burst of writes (see write-burst.ts). */
+  private readonly bursts: WriteBursts;
 
   constructor(
     private readonly dir: string,
     private readonly ttlMs: number,
   ) {
     this.held = new HeldLeases(ttlMs);
+    this.bursts = new WriteBursts({ purpose: "a write", ttlMs: WRITE_LOCK_TTL_MS, waitMs: WRITE_WAIT_MS });
   }
 
   init(): void {
@@ -53,10 +57,14 @@ export class FileLeases {
     return this.held.live(id) ?? lockHolder(this.path(id, "lease"), this.ttlMs);
   }
 
-  /** Throws `session_busy` when another process holds the session (or this store lost its lease). */
-  checkWritable(id: string): void {
+  /**
+   * Throws `session_busy` when another process holds the session (or this store lost its lease).
+   * `checkedInBurst`: the lease file was read since this store took the write lock it still holds, and
+   * nobody can take a lease without that lock, so only this store's own lease is looked at.
+   */
+  checkWritable(id: string, checkedInBurst = false): void {
     this.held.checkNotLost(id);
-    if (this.held.has(id)) return;
+    if (this.held.has(id) || checkedInBurst) return;
     const other = lockHolder(this.path(id, "lease"), this.ttlMs);
     if (other) throw sessionBusy(id, other);
   }
@@ -79,14 +87,29 @@ export class FileLeases {
     );
   }
 
-  /** Runs `work` holding the session's write lock, waiting for another process's write to end. */
-  withWriteLock<T>(id: string, work: () => T | Promise<T>): Promise<T> {
-    const timeout = (holder: LeaseHolder | undefined) => sessionBusy(id, holder);
-    return withLockFile(
-      this.path(id, "write"),
-      { purpose: "a write", ttlMs: WRITE_LOCK_TTL_MS, waitMs: WRITE_WAIT_MS, timeout },
-      work,
-    );
+  /**
+   * Runs `work` holding the session's write lock, waiting for another process's write to end. The lock
+   * may be kept from a recent write and kept a little after this one (a burst): `work` gets the
+   * burst's generation, the same for every write while the lock was held throughout, and `ended`
+   * runs, lock still held, when the burst gives the lock back.
+   */
+  withWriteLock<T>(id: string, work: (burst: number) => T | Promise<T>, ended: () => void = () => {}): Promise<T> {
+    return this.bursts.run(id, this.path(id, "write"), ended, work, (holder) => sessionBusy(id, holder));
+  }
+
+  /** True while this store holds the session's write lock (within a burst). */
+  holdsWriteLock(id: string): boolean {
+    return this.bursts.holds(id);
+  }
+
+  /** The generation of the burst in which this store holds the session's write lock now, if any. */
+  writeBurst(id: string): number | undefined {
+    return this.bursts.generation(id);
+  }
+
+  /** Gives back every write lock kept for a burst (closing the store). */
+  endBursts(): void {
+    this.bursts.endAll();
   }
 
   /** Stops every heartbeat and gives back every lease this store holds (closing the store). */

@@ -41,7 +41,7 @@ import { allSessionMetas, pageOfSessions } from "./session-listing.js";
 import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
 import { TokenFiles } from "./token-files.js";
-import { batchText, importedText, prepareBatch, updatedEntry } from "./written-records.js";
+import { batchText, importedText, MsClock, prepareBatch, updatedEntry } from "./written-records.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -66,6 +66,7 @@ export class FileStore extends StoreBase {
   /** Every write to a session goes through here: one at a time, and safe against other processes. */
   private readonly writes: SessionWrites;
   private closed = false;
+  private readonly clock = new MsClock();
 
   private constructor(opts: FileStoreOptions) {
     super();
@@ -82,8 +83,9 @@ export class FileStore extends StoreBase {
     this.sessions = new OpenSessions(this.dirs, {
       durability: this.durability,
       cacheSize: opts.cacheSize ?? 64,
-      // A session another process cannot write (leased here) or that a write of ours is using stays as loaded.
-      settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id),
+      // A session another process cannot write (leased here, or checked within our write lock's current burst)
+      // or that a write of ours is using stays as loaded.
+      settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id) || this.writes.checkedInBurst(id),
       leased: (id) => this.leases.holds(id),
     });
     this.writes = new SessionWrites(
@@ -114,7 +116,7 @@ export class FileStore extends StoreBase {
   }
 
   private now(): string {
-    return new Date().toISOString();
+    return this.clock.now();
   }
 
   async createSession(init?: SessionInit): Promise<SessionMeta> {
@@ -388,6 +390,8 @@ export class FileStore extends StoreBase {
     if (this.closed) return;
     this.closed = true;
     await this.writes.lock.drain();
+    // Write locks kept for a burst go back first, their sessions' index lines written under them.
+    this.leases.endBursts();
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
     this.events.closeAll();

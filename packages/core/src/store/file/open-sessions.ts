@@ -19,6 +19,11 @@ export interface OpenSession {
   metaStamp: string;
   /** Writes entries.idx; only from a writer of the session (lease holder, or under the write lock). */
   index: IndexWriter;
+  /**
+   * The write-lock burst in which this session was last checked against the disk: while that burst
+   * lasts no other process can have written it (see write-burst.ts).
+   */
+  burst?: number;
 }
 
 /**
@@ -74,13 +79,16 @@ export class OpenSessions {
     this.evict();
   }
 
+  /** Marks a loaded session as the most recently used. */
+  touch(s: OpenSession): OpenSession {
+    this.cache.delete(s.id);
+    this.cache.set(s.id, s);
+    return s;
+  }
+
   load(id: string): Promise<OpenSession> {
     const cached = this.current(id);
-    if (cached) {
-      this.cache.delete(id);
-      this.cache.set(id, cached);
-      return Promise.resolve(cached);
-    }
+    if (cached) return Promise.resolve(this.touch(cached));
     let pending = this.loading.get(id);
     if (!pending) {
       pending = Promise.resolve().then(() => {
@@ -203,10 +211,14 @@ export class OpenSessions {
     for (const line of s.state.unindexed) s.index.add(line);
     s.state.unindexed = [];
     const fd = this.appendHandle(s);
-    const buf = Buffer.from(text);
-    let off = 0;
+    const length = Buffer.byteLength(text);
     try {
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, s.state.bytes + off);
+      // The string goes to the OS without a Buffer of our own; a short write (rare) finishes from one.
+      const off = writeSync(fd, text, s.state.bytes, "utf8");
+      if (off < length) {
+        const buf = Buffer.from(text);
+        for (let at = off; at < length; ) at += writeSync(fd, buf, at, length - at, s.state.bytes + at);
+      }
     } catch (err) {
       try {
         ftruncateSync(fd, s.state.bytes);
@@ -215,7 +227,7 @@ export class OpenSessions {
       }
       throw new ArborError("io_error", `Cannot append to session ${s.id}: ${(err as Error).message}`);
     }
-    s.state.bytes += buf.length;
+    s.state.bytes += length;
     s.dirty = true;
     return s.sync ? s.sync.sync() : null;
   }

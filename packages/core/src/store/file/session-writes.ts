@@ -33,19 +33,27 @@ export class SessionWrites {
    */
   async locked<T>(id: string, work: (s: OpenSession) => WriteOutcome<T>): Promise<T> {
     assertSessionId(id);
-    const { value, synced } = await this.lock.run(id, async () => {
-      this.leases.checkWritable(id);
-      if (this.leases.holds(id)) return work(await this.load(id));
-      return this.leases.withWriteLock(id, async () => {
-        this.leases.checkWritable(id);
-        this.dropIfStale(id);
-        const s = await this.load(id);
-        const out = work(s);
-        // Another process may write the index once this lock is released: what this write indexed goes now.
-        this.sessions.flushIndex(s);
-        return out;
-      });
-    });
+    // The lease holder's write to a loaded session, with nothing of ours queued on it, runs at once: being
+    // synchronous, nothing can come between, which is all the keyed lock would ensure.
+    const ready = this.lock.busy(id) || !this.leases.holds(id) ? undefined : this.sessions.cache.get(id);
+    const { value, synced } = ready
+      ? work(this.sessions.touch(ready))
+      : await this.lock.run(id, async () => {
+          // Within a burst of our write lock, the lease was checked when the burst began; nobody can take it meanwhile.
+          if (!this.leases.holdsWriteLock(id)) this.leases.checkWritable(id);
+          if (this.leases.holds(id)) return work(await this.load(id));
+          return this.writeLocked(id, async (burst) => {
+            const cached = this.sessions.cache.get(id);
+            // Checked in this burst already: nobody else has written the session (or its lease) since.
+            if (cached?.burst !== burst) {
+              this.leases.checkWritable(id);
+              this.dropIfStale(id);
+            } else this.leases.checkWritable(id, true);
+            const s = await this.load(id);
+            s.burst = burst;
+            return work(s);
+          });
+        });
     // Waiting for fsync outside the lock lets later appends join the same group commit.
     if (synced) {
       try {
@@ -59,7 +67,7 @@ export class SessionWrites {
 
   acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
     return this.lock.run(sessionId, () =>
-      this.leases.withWriteLock(sessionId, () => {
+      this.writeLocked(sessionId, () => {
         const lease = this.leases.acquire(sessionId, purpose, () => {
           // The derived meta goes to disk while the lease still keeps other writers out.
           const s = this.sessions.cache.get(sessionId);
@@ -76,7 +84,7 @@ export class SessionWrites {
   /** Deletes one session's directory unless someone drives it; `forget` drops what else is kept of it. */
   remove(id: string, forget: () => void): Promise<void> {
     return this.lock.run(id, () =>
-      this.leases.withWriteLock(id, () => {
+      this.writeLocked(id, () => {
         const holder = this.leases.holder(id);
         if (holder) throw sessionBusy(id, holder);
         const s = this.sessions.cache.get(id);
@@ -85,6 +93,26 @@ export class SessionWrites {
         forget();
       }),
     );
+  }
+
+  /** Under the session's write lock, kept for a burst; its end writes what the burst indexed. */
+  private writeLocked<T>(id: string, work: (burst: number) => T | Promise<T>): Promise<T> {
+    // Another process may write the index once the lock is given back: what this burst indexed goes now.
+    return this.leases.withWriteLock(id, work, () => this.flushIndexOf(id));
+  }
+
+  /**
+   * True while the loaded session was checked against the disk in the write-lock burst this store
+   * still holds: no other process can have written it since.
+   */
+  checkedInBurst(id: string): boolean {
+    const burst = this.leases.writeBurst(id);
+    return burst !== undefined && this.sessions.cache.get(id)?.burst === burst;
+  }
+
+  private flushIndexOf(id: string): void {
+    const s = this.sessions.cache.get(id);
+    if (s) this.sessions.flushIndex(s);
   }
 
   private dropIfStale(id: string): void {

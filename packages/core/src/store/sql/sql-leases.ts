@@ -21,6 +21,11 @@ export class SqlLeases {
     this.held = new HeldLeases(ttlMs);
   }
 
+  /** True while this store holds the session's lease (and has not lost it). */
+  holds(id: string): boolean {
+    return this.held.live(id) !== undefined;
+  }
+
   async holder(id: string): Promise<LeaseHolder | undefined> {
     return this.held.live(id) ?? liveHolder(await readLease(this.conn.db, id));
   }

@@ -108,12 +108,15 @@ export class SqlStore extends StoreBase {
 
   /** A write to one session: one at a time in this process, one transaction in the database. */
   private write<T>(sessionId: string, work: (trx: Db) => Promise<T>): Promise<T> {
+    this.appender?.forget(sessionId);
     return this.locks.run(sessionId, () => inTransaction(this.conn, work));
   }
 
   acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
     return this.guard("take a session lease", async () => {
       assertSessionId(sessionId);
+      // What was kept of the session's row before this lease may have been changed by others since.
+      this.appender?.forget(sessionId);
       return this.locks.run(sessionId, () => this.leases.acquire(sessionId, purpose));
     });
   }
@@ -192,6 +195,7 @@ export class SqlStore extends StoreBase {
         throw new ArborError("invalid_input", "A session created with queued events is a top-level one: it takes no parent.");
       }
       const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
+      this.appender?.forget(sessionId);
       return this.log.appendWithin(sessionId, inputs, within, meta);
     });
   }
@@ -268,6 +272,8 @@ export class SqlStore extends StoreBase {
         return appender.appendGrouped(sessionId, entries, ctx, (flush) => this.conn.sqliteGate.run("sqlite", flush));
       }
       if (appender) {
+        // Nothing else holds the connection: the synchronous append cannot be interleaved, so it runs at once.
+        if (!this.conn.sqliteGate.busy("sqlite")) return appender.append(sessionId, entries, ctx);
         return this.conn.sqliteGate.run("sqlite", async () => appender.append(sessionId, entries, ctx));
       }
       return this.write(sessionId, (trx) => appendInTransaction(trx, this.w, sessionId, entries, ctx));

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
+import type { SessionMeta } from "../../model/session.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
 import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
@@ -8,6 +9,12 @@ import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
 
 type Context = Omit<PrepareContext, "leafId">;
+
+interface Written {
+  sessionId: string;
+  meta: SessionMeta;
+  nextSeq: number;
+}
 
 interface QueuedAppend {
   sessionId: string;
@@ -28,8 +35,15 @@ interface QueuedAppend {
  */
 export class SqliteAppender {
   private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
+  /** Leased sessions' rows as this store last committed them (see `append`). */
+  private readonly kept = new Map<string, Written>();
+  /** What the transaction running now wrote to the session row, kept once it commits. */
+  private written: Written | undefined;
 
-  constructor(handle: BetterSqlite3.Database, leases: SqlLeases) {
+  constructor(
+    handle: BetterSqlite3.Database,
+    private readonly leases: SqlLeases,
+  ) {
     const selectLease = handle.prepare<[string], { holder: string; expires_at: number; token: string }>(
       "select holder, expires_at, token from arbor_leases where session_id = ?",
     );
@@ -47,10 +61,21 @@ export class SqliteAppender {
     );
 
     const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
-      const row = selectSession.get(sessionId);
-      if (!row) throw sessionNotFound(sessionId);
-      leases.checkRow(sessionId, () => selectLease.get(sessionId));
-      const meta = parseSessionRow(row.data, sessionId);
+      // While this store holds the lease no other process writes the session, and every other write of
+      // this store forgets what is kept here: the row as last written is known without reading it.
+      const kept = leases.holds(sessionId) ? this.kept.get(sessionId) : undefined;
+      let meta: SessionMeta;
+      let nextSeq: number;
+      if (kept) {
+        meta = kept.meta;
+        nextSeq = kept.nextSeq;
+      } else {
+        const row = selectSession.get(sessionId);
+        if (!row) throw sessionNotFound(sessionId);
+        leases.checkRow(sessionId, () => selectLease.get(sessionId));
+        meta = parseSessionRow(row.data, sessionId);
+        nextSeq = row.next_seq;
+      }
       // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
       // so they skip the lookup. So does the leaf the session row names (its entry was written with it).
       const made = new Set<string>();
@@ -65,7 +90,7 @@ export class SqliteAppender {
         plan,
         (id) => id === meta.leafEntryId || (!made.has(id) && entryExists.get(sessionId, id) !== undefined),
       );
-      let seq = row.next_seq;
+      let seq = nextSeq;
       try {
         for (const { entry, json } of plan.prepared) {
           insertEntry.run(sessionId, entry.id, seq++, entry.parentId, entry.type, entry.timestamp, json);
@@ -76,8 +101,10 @@ export class SqliteAppender {
         throw err;
       }
       const entries = plan.prepared.map((p) => p.entry);
-      const cols = sessionColumns(metaAfterBatch(meta, entries));
+      const after = metaAfterBatch(meta, entries);
+      const cols = sessionColumns(after);
       updateSession.run(cols.updated_at, cols.leaf_entry_id, cols.root_entry_id, cols.data, seq, sessionId);
+      this.written = { sessionId, meta: after, nextSeq: seq };
       return entries;
     };
     // IMMEDIATE takes the write lock at BEGIN, so a concurrent writer in another process makes us
@@ -118,6 +145,7 @@ export class SqliteAppender {
         const flushed = gate(async () => {
           const batch = this.queue;
           this.queue = [];
+          for (const q of batch) this.kept.delete(q.sessionId);
           try {
             this.group.immediate(batch);
           } catch (err) {
@@ -136,8 +164,27 @@ export class SqliteAppender {
     });
   }
 
-  /** Appends all of `inputs` or none. The caller holds the SQLite gate. */
+  /**
+   * Appends all of `inputs` or none. The caller holds the SQLite gate. What the committed append
+   * wrote to the session row is kept while this store holds the session's lease.
+   */
   append(sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] {
-    return this.run(sessionId, inputs, ctx);
+    this.written = undefined;
+    let entries: Entry[];
+    try {
+      entries = this.run(sessionId, inputs, ctx);
+    } catch (err) {
+      this.kept.delete(sessionId);
+      throw err;
+    }
+    const w = this.written as Written | undefined;
+    if (w && this.leases.holds(sessionId)) this.kept.set(sessionId, w);
+    else this.kept.delete(sessionId);
+    return entries;
+  }
+
+  /** Drops what is kept of a session's row: another write of this store is about to change it. */
+  forget(sessionId: string): void {
+    this.kept.delete(sessionId);
   }
 }
