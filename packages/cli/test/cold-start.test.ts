@@ -52,6 +52,22 @@ const HEAVY = [
   "/packages/server/",
 ];
 
+/** Core modules only a run needs: the root entry (it gathers createRuntime) and what the runtime is built from. */
+const RUNTIME_ONLY = [
+  "index.js",
+  "runtime.js",
+  "runtime/",
+  "loop/",
+  "tools/builtin/",
+  "llm/",
+  "mcp/manager.js",
+  "knowledge/",
+  "sandbox/",
+  "security/",
+  "prompt/",
+  "subagents/",
+];
+
 describe("cold start: what a command loads", () => {
   it("`arbor --version` and `arbor --help` load only the command line's own modules: no dependency, not even core", () => {
     for (const args of [["--version"], ["--help"]]) {
@@ -69,6 +85,18 @@ describe("cold start: what a command loads", () => {
     expect(stdout).toContain("No sessions");
     expect(modules.some((url) => url.includes("/packages/core/"))).toBe(true);
     expect(modules.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
+  it("`arbor sessions list` reaches the store without core's root entry or the runtime behind it", () => {
+    const { code, modules } = modulesLoadedBy(["sessions", "list"]);
+    expect(code).toBe(0);
+    const core = modules
+      .filter((url) => url.includes("/packages/core/dist/"))
+      .map((url) => url.replace(/.*\/packages\/core\/dist\//, ""));
+    // The root entry gathers createRuntime, and with it the loop, the tools, models and the knowledge base.
+    expect(core.filter((file) => RUNTIME_ONLY.some((prefix) => file.startsWith(prefix)))).toEqual([]);
+    // A few dozen modules (the file store, the store spec, trace queries); the whole runtime is over 300.
+    expect(core.length).toBeLessThan(120);
   });
 
   it("knows the scopes `tokens add --scope` takes as core does (its flags are checked without loading the store)", () => {
