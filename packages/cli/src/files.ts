@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
-import { ArborError } from "@arbor/core";
+import { ArborError } from "@arbor/core/open";
 import type { Io } from "./io.js";
 
 const USER_PATH_ERRORS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import { ArborError, type Store } from "@arbor/core";
+import { ArborError, type Store } from "@arbor/core/open";
 import { assertEntryId, assertSessionId } from "@arbor/core/wire";
 
 /** How many candidates an ambiguous prefix lists before saying how many more there are. */

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ArborError, isArborError, openStore, type Store, type StoreSpec } from "@arbor/core";
+import { ArborError, isArborError, openStore, type Store, type StoreSpec } from "@arbor/core/open";
 import { parseStoreSpec } from "@arbor/core/store";
 import { flag, type OptionValues, stringOption } from "./args.js";
 import { StoreUnavailableError } from "./errors.js";

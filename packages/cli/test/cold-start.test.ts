@@ -1,14 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IMPORT_SOURCES } from "@arbor/core/interop";
 import { ScopeSchema } from "@arbor/core/store";
+import { startFakeOpenAI, text } from "@arbor/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { IMPORT_SOURCE_NAMES } from "../src/commands/sessions-import.js";
 import { TOKEN_SCOPES } from "../src/commands/token-scopes.js";
-import { ARBOR_BIN } from "./helpers/cli.js";
+import { ARBOR_BIN, arbor } from "./helpers/cli.js";
 
 const TRACE_HOOK = fileURLToPath(new URL("./helpers/module-trace.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "arbor-cold-start-"));
@@ -52,6 +53,31 @@ const HEAVY = [
   "/packages/server/",
 ];
 
+/** What `arbor run` with an OpenAI-compatible model must not load before its first request. */
+const RUN_UNUSED = [
+  ...HEAVY.filter((heavy) => !heavy.startsWith("/node_modules/@ai-sdk/")),
+  "/node_modules/@ai-sdk/openai/",
+  "/node_modules/@ai-sdk/anthropic/",
+  "/node_modules/@ai-sdk/google/",
+  "/node_modules/@ai-sdk/amazon-bedrock/",
+];
+
+/** Core modules only a run needs: the root entry (it gathers createRuntime) and what the runtime is built from. */
+const RUNTIME_ONLY = [
+  "index.js",
+  "runtime.js",
+  "runtime/",
+  "loop/",
+  "tools/builtin/",
+  "llm/",
+  "mcp/manager.js",
+  "knowledge/",
+  "sandbox/",
+  "security/",
+  "prompt/",
+  "subagents/",
+];
+
 describe("cold start: what a command loads", () => {
   it("`arbor --version` and `arbor --help` load only the command line's own modules: no dependency, not even core", () => {
     for (const args of [["--version"], ["--help"]]) {
@@ -69,6 +95,41 @@ describe("cold start: what a command loads", () => {
     expect(stdout).toContain("No sessions");
     expect(modules.some((url) => url.includes("/packages/core/"))).toBe(true);
     expect(modules.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
+  });
+
+  it("`arbor sessions list` reaches the store without core's root entry or the runtime behind it", () => {
+    const { code, modules } = modulesLoadedBy(["sessions", "list"]);
+    expect(code).toBe(0);
+    const core = modules
+      .filter((url) => url.includes("/packages/core/dist/"))
+      .map((url) => url.replace(/.*\/packages\/core\/dist\//, ""));
+    // The root entry gathers createRuntime, and with it the loop, the tools, models and the knowledge base.
+    expect(core.filter((file) => RUNTIME_ONLY.some((prefix) => file.startsWith(prefix)))).toEqual([]);
+    // A few dozen modules (the file store, the store spec, trace queries); the whole runtime is over 300.
+    expect(core.length).toBeLessThan(120);
+  });
+
+  it("`arbor run` loads, before its first model request, only its own provider: no other provider, SQL driver, MCP, telemetry, server, shell grammar or search index", async () => {
+    const trace = join(dir, "trace-run.txt");
+    const work = join(dir, "work");
+    mkdirSync(work, { recursive: true });
+    const fake = await startFakeOpenAI({ script: [[text("ok")]] });
+    try {
+      const r = await arbor(["run", "--model", "openai-compatible/fake", "--base-url", fake.baseURL, "--cwd", work, "say ok"], {
+        home: join(dir, "home"),
+        env: {
+          NODE_OPTIONS: `--import ${TRACE_HOOK}`,
+          ARBOR_TEST_MODULE_TRACE: trace,
+          ARBOR_TEST_MODULE_TRACE_AT: "fetch",
+        },
+      });
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      await fake.close();
+    }
+    const modules = readFileSync(trace, "utf8").split("\n");
+    expect(modules.some((url) => url.includes("/node_modules/@ai-sdk/openai-compatible/"))).toBe(true);
+    expect(modules.filter((url) => RUN_UNUSED.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 
   it("knows the scopes `tokens add --scope` takes as core does (its flags are checked without loading the store)", () => {

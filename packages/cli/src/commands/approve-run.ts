@@ -1,4 +1,4 @@
-import { ArborError, type Store } from "@arbor/core";
+import { ArborError, type Store } from "@arbor/core/open";
 import { latestPlanRecord } from "@arbor/core/session";
 import { assertSessionId } from "@arbor/core/wire";
 import { flag, type OptionValues, stringOption } from "../args.js";

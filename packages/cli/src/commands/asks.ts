@@ -1,4 +1,5 @@
-import { ArborError, type Runtime, type Store } from "@arbor/core";
+import type { Runtime } from "@arbor/core";
+import { ArborError, type Store } from "@arbor/core/open";
 
 /** What `runtime.asks.listPending` lists: one ask waiting for an answer, a permission or a plan. */
 export type PendingAskView = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];

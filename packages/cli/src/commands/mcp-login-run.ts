@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ArborError } from "@arbor/core";
+import { ArborError } from "@arbor/core/open";
 import { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "@arbor/core/store";
 import { McpManager } from "@arbor/core/tools";
 import { flag, stringOption } from "../args.js";

@@ -1,4 +1,5 @@
-import { ArborError, type Entry, type Store } from "@arbor/core";
+import type { Entry } from "@arbor/core";
+import { ArborError, type Store } from "@arbor/core/open";
 import { activePath } from "@arbor/core/session";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";

@@ -1,4 +1,4 @@
-import { ArborError } from "@arbor/core";
+import { ArborError } from "@arbor/core/open";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson } from "../io.js";
 import { withSessionRuntime } from "../session-runtime.js";

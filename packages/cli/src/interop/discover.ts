@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { ArborError } from "@arbor/core";
 import type { ClaudeFile, ImportSource } from "@arbor/core/interop";
+import { ArborError } from "@arbor/core/open";
 
 /** One thing to convert: a session file (with its sub-agent files) or an OpenCode database. */
 export type ImportUnit =

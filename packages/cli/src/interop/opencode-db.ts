@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { ArborError } from "@arbor/core";
 import type { OpenCodeRows } from "@arbor/core/interop";
+import { ArborError } from "@arbor/core/open";
 
 /**
  * The session rows of an OpenCode 2.x database, read-only (OpenCode may be running). Only the two

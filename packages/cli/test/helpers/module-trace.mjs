@@ -1,5 +1,6 @@
 // Loaded with `node --import` by cold-start.test.ts: writes every module the process resolved (one
-// URL a line) to $ARBOR_TEST_MODULE_TRACE when it exits.
+// URL a line) to $ARBOR_TEST_MODULE_TRACE when it exits, or, with $ARBOR_TEST_MODULE_TRACE_AT=fetch,
+// at its first outgoing fetch (the first model request of `arbor run`): what it loaded before that.
 import { writeFileSync } from "node:fs";
 import { registerHooks } from "node:module";
 
@@ -11,4 +12,15 @@ registerHooks({
     return resolved;
   },
 });
-process.on("exit", () => writeFileSync(process.env.ARBOR_TEST_MODULE_TRACE, [...seen].join("\n")));
+const write = () => writeFileSync(process.env.ARBOR_TEST_MODULE_TRACE, [...seen].join("\n"));
+if (process.env.ARBOR_TEST_MODULE_TRACE_AT === "fetch") {
+  const original = globalThis.fetch;
+  let first = true;
+  globalThis.fetch = (...args) => {
+    if (first) {
+      first = false;
+      write();
+    }
+    return original(...args);
+  };
+} else process.on("exit", write);

@@ -52,20 +52,26 @@ export function replannerPrompt(title: string, past: readonly PastStep[], remain
   return `Replan: ${title}\n\n## Finished steps\n${done}\n\n## Remaining steps\n${left}`;
 }
 
-const decisionTool = {
-  type: "function" as const,
-  name: REPLAN_TOOL,
-  description: "Record the decision about the rest of the plan.",
-  inputSchema: z.toJSONSchema(
-    z.strictObject({
-      action: z.enum(["continue", "revise", "finish"]),
-      response: z.string().describe("action=finish: the final answer to the user."),
-      revised_steps: z.array(z.string()).describe("action=revise: the new remaining steps, in order."),
-      reason: z.string(),
-    }),
-    { target: "draft-7" },
-  ) as never,
-};
+/**
+ * The decision tool, made at each (rare) replanner call: converting its schema to JSON Schema at
+ * import cost every process that loads the runtime a few ms before its first model request.
+ */
+function decisionTool() {
+  return {
+    type: "function" as const,
+    name: REPLAN_TOOL,
+    description: "Record the decision about the rest of the plan.",
+    inputSchema: z.toJSONSchema(
+      z.strictObject({
+        action: z.enum(["continue", "revise", "finish"]),
+        response: z.string().describe("action=finish: the final answer to the user."),
+        revised_steps: z.array(z.string()).describe("action=revise: the new remaining steps, in order."),
+        reason: z.string(),
+      }),
+      { target: "draft-7" },
+    ) as never,
+  };
+}
 
 /** The first `{…}` in a text: models that answer in prose around their JSON still count. */
 function jsonIn(text: string): unknown {
@@ -98,7 +104,7 @@ export async function callReplanner(
       { role: "system", content: REPLANNER_SYSTEM },
       { role: "user", content: [{ type: "text", text: prompt }] },
     ],
-    tools: [decisionTool],
+    tools: [decisionTool()],
     toolChoice: { type: "tool", toolName: REPLAN_TOOL },
     maxOutputTokens: options.maxOutputTokens,
     temperature: 0,

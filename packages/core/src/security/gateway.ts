@@ -41,6 +41,7 @@ export class SecurityGateway implements ToolHooks {
   private readonly injectionTools: ReadonlySet<string>;
   /** Blocked calls by session and call id (providers reuse call ids), until `after` writes the decision on their outcome. */
   private readonly blocked = new Map<string, SecurityDecision>();
+  private shellWarmed = false;
 
   constructor(config: SecurityConfig) {
     const disabled = new Set(config.disabledRules);
@@ -65,7 +66,16 @@ export class SecurityGateway implements ToolHooks {
       disabled,
       writeRoots: config.writeRoots ?? [tmpdir()],
     };
-    // The shell grammar (WebAssembly) takes a while to load: start now, so the first command does not wait.
+  }
+
+  /**
+   * Starts loading the shell grammar (WebAssembly, tens of ms of CPU and ~10 MB), so the first command
+   * checked does not wait for it. Called once the model is answering, not when the runtime is made:
+   * there it competed with everything a run does before its first model request. Loads once.
+   */
+  warmShell(): void {
+    if (this.shellWarmed) return;
+    this.shellWarmed = true;
     this.shell.parser.analyze("true").catch(() => {});
   }
 
@@ -139,6 +149,8 @@ export function securityMiddleware(gateway: SecurityGateway): RunMiddleware {
   return {
     name: "security",
     onEvent(event) {
+      // The model has begun to answer (its request is sent): the grammar loads while the answer streams.
+      if (ANSWERING.has(event.type)) gateway.warmShell();
       if (event.type === "tool_start") return { ...event, input: redactText(event.input, gateway.secrets).text };
       if (event.type === "tool_progress") {
         const matched = new Set<string>();
@@ -150,6 +162,9 @@ export function securityMiddleware(gateway: SecurityGateway): RunMiddleware {
     },
   };
 }
+
+/** Events of a model answering: each comes after its request was sent. */
+const ANSWERING: ReadonlySet<string> = new Set(["token", "reasoning", "llm_end", "tool_start"]);
 
 function callKey(call: ToolCallInfo): string {
   return `${call.sessionId}\u0000${call.callId}`;

@@ -11,6 +11,8 @@ interface StepTrack {
   messageEntryId?: string;
   /** Snapshots failed once (no git, say): the run goes on without them. */
   off?: boolean;
+  /** The step's start snapshot under way: taken while the model is called, awaited before a tool runs. */
+  starting?: Promise<void>;
 }
 
 /**
@@ -31,16 +33,26 @@ export function snapshotExtension(home: string): RunExtension {
   };
   return {
     name: "snapshots",
-    async beforeStep(ctx) {
+    beforeStep(ctx) {
       const track = trackOf(ctx);
       track.messageEntryId = undefined;
-      if (track.off) return;
-      try {
-        track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId });
-        track.before ??= await track.snapshots.track();
-      } catch {
-        track.off = true;
-      }
+      if (track.off || track.before !== undefined) return;
+      // Only a tool changes the workspace, and none runs before the model has answered: the first
+      // snapshot (a few git processes) is taken meanwhile instead of delaying the first model request.
+      track.starting = (async () => {
+        try {
+          track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId });
+          track.before ??= await track.snapshots.track();
+        } catch {
+          track.off = true;
+        }
+      })();
+    },
+    async aroundTool(ctx, _call, invoke) {
+      // The workspace as the step found it is recorded before any tool can change it.
+      const track = runs.get(ctx);
+      if (track?.starting) await track.starting;
+      return invoke();
     },
     written(ctx, entry) {
       if (entry.message.role === "assistant") trackOf(ctx).messageEntryId = entry.id;
@@ -48,6 +60,7 @@ export function snapshotExtension(home: string): RunExtension {
     },
     async afterStep(ctx) {
       const track = trackOf(ctx);
+      if (track.starting) await track.starting;
       if (track.off || !track.snapshots || !track.before) return;
       try {
         const after = await track.snapshots.track();
