@@ -65,6 +65,10 @@ const INPUT_CODES: ReadonlySet<string> = new Set<ArborErrorCode>([
   "ask_expired",
   // A revert of a path outside the workspace, or of changes the session never recorded: what was asked for.
   "revert_refused",
+  // An MCP server, resource or prompt named in the prompt that is not there (the message names the nearest).
+  "mcp_server_not_found",
+  "mcp_resource_not_found",
+  "mcp_prompt_not_found",
 ]);
 
 /** Whether an error code (an ArborError's, or a run result's) is the input's fault: exit 2. */

@@ -58,6 +58,10 @@ export type ArborErrorCode =
   // MCP: a configured server could not be reached (did not start, crashed, closed) or did not answer in time.
   | "mcp_unavailable"
   | "mcp_timeout"
+  // MCP resources and prompts: no such server configured, or the server has no such resource or prompt.
+  | "mcp_server_not_found"
+  | "mcp_resource_not_found"
+  | "mcp_prompt_not_found"
   // A2A: a configured remote agent could not be reached, or its agent card could not be read or used.
   | "remote_agent_unavailable"
   // MCP OAuth: a server wants its user to log in (`arbor mcp login <server>`), or the login itself failed.

@@ -33,6 +33,8 @@ import { runtimeDefaults } from "./runtime/defaults.js";
 import { durableAsks } from "./runtime/durable-asks.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
+import { mcpApi } from "./runtime/mcp-api.js";
+import { resolveMcpInput } from "./runtime/mcp-input.js";
 import { memoryExtractExtension } from "./runtime/memory-extract.js";
 import { queueRun } from "./runtime/queue-run.js";
 import { realClock } from "./runtime/real-clock.js";
@@ -109,6 +111,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           blobs,
           now: () => clock.now(),
           confine: { sandbox, workspace: options.cwd ?? process.cwd() },
+          workspace: options.cwd ?? process.cwd(),
           // A server's elicitation waits on a durable ask, answered like a permission ask.
           elicit: (request, signal) => elicitations.wait(request, signal),
           // No browser here: a server that wants a login fails its calls with "run `arbor mcp login`".
@@ -246,8 +249,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         if (wakeCheck) await checkWakeable(sessionId, false);
       }
       // A woken run offers again the client's functions its cut-off run had: their calls wait on the same asks.
-      const runInput = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
+      const woken = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
       await mcp?.sync(registry, signal);
+      // Attached resources and an MCP prompt become the user message's content before anything is recorded.
+      const runInput = await resolveMcpInput(woken, mcp, signal);
       const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
         signal.aborted
@@ -370,6 +375,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     events,
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
     mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
+    mcp: mcpApi(mcp),
     async close() {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));

@@ -92,8 +92,24 @@ export const WatchQuery = z.object({
 
 // Request bodies.
 
+/** An MCP server's resource attached to a chat message: the runtime reads it and adds it to the message. */
+export const ChatAttachment = z.strictObject({
+  mcp_resource: z.strictObject({
+    server: z.string().min(1).max(100).describe("The MCP server's name in mcp.servers."),
+    uri: z.string().min(1).max(4096).describe("The resource's URI, as GET /api/mcp/servers/{server}/resources lists it."),
+  }),
+});
+
+export const ChatMcpPrompt = z
+  .strictObject({
+    server: z.string().min(1).max(100),
+    name: z.string().min(1).max(200),
+    arguments: z.record(z.string(), z.string()).optional(),
+  })
+  .describe("An MCP server's prompt, filled in by the server: its messages open the user message, and `message` follows them.");
+
 export const ChatRequest = z.strictObject({
-  message: z.string().min(1, "message must not be empty").describe("The user's message."),
+  message: z.string().describe("The user's message (may be empty only with `mcp_prompt`)."),
   session_id: SessionId.optional().describe("Continue this session; a new session is created when absent."),
   from_entry_id: EntryId.optional().describe(
     "Continue from this entry (needs session_id): a user message is re-sent from its parent as a new sibling branch; any other entry becomes the leaf first.",
@@ -118,6 +134,14 @@ export const ChatRequest = z.strictObject({
     .describe(
       "`false`: answer once the run ends, with its last event as JSON (`done` with status, text, steps, usage and cost, or `error` with code and content) instead of streaming every event. Default `true`.",
     ),
+  attachments: z
+    .array(ChatAttachment)
+    .max(20)
+    .optional()
+    .describe(
+      "MCP resources to add to the message (text under its URI, an image as a file); one that cannot be read fails the run.",
+    ),
+  mcp_prompt: ChatMcpPrompt.optional(),
 });
 
 /** The answer to a chat that steered a running session instead of starting a run. */

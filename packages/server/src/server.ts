@@ -17,6 +17,7 @@ import { askRoutes } from "./routes/asks.js";
 import { cacheRoutes } from "./routes/cache.js";
 import { debugRoutes } from "./routes/debug.js";
 import { infoRoutes } from "./routes/info.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { messageRoutes } from "./routes/messages.js";
 import { metaRoutes } from "./routes/meta.js";
 import { permissionRoutes } from "./routes/permissions.js";
@@ -118,6 +119,7 @@ export function createServer(options: ServerOptions): ArborServer {
     }, options.cluster),
     ...apiDocsRoutes(),
     ...infoRoutes(ctx),
+    ...mcpRoutes(ctx),
     ...protocols.flatMap((p) => p.routes),
     ...sessionRoutes(ctx),
     ...revertRoutes(ctx),

@@ -20,6 +20,9 @@ describe("GET /api/openapi.json", () => {
       [
         "GET /api/health",
         "GET /api/info",
+        "GET /api/mcp/servers",
+        "GET /api/mcp/servers/{server}/resources",
+        "GET /api/mcp/servers/{server}/prompts",
         "GET /api/openapi.json",
         "GET /api/docs",
         "GET /api/docs/{asset}",
@@ -96,6 +99,8 @@ describe("GET /api/openapi.json", () => {
       "debug",
       "busy",
       "stream",
+      "attachments",
+      "mcp_prompt",
     ]);
     expect(chat.required).toEqual(["message"]);
     expect(chat.properties.session_id?.pattern).toMatch(/^\^/);

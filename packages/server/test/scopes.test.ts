@@ -15,6 +15,9 @@ import { errorOf, startServer, type TestServer } from "./helpers/server.js";
 const SCOPES: Record<string, Scope> = {
   "GET /api/openapi.json": "read",
   "GET /api/info": "read",
+  "GET /api/mcp/servers": "read",
+  "GET /api/mcp/servers/:server/resources": "read",
+  "GET /api/mcp/servers/:server/prompts": "read",
   "GET /api/sessions": "read",
   "POST /api/sessions": "run",
   "GET /api/sessions/:id": "read",

@@ -6,6 +6,7 @@ import { streamSafe, toolSubject } from "../render/run-format.js";
 import type { Style } from "../render/style.js";
 import { oneLine, truncate } from "../render/text.js";
 import { driveRun, type RunHandleLike } from "../run/drive.js";
+import { mcpPromptInput } from "../run/mcp-input.js";
 import { endLines, toolEndLine } from "./lines.js";
 import { type MarkdownStyle, renderMarkdown } from "./markdown.js";
 import { recap, runSlash, type SlashHost } from "./slash.js";
@@ -58,6 +59,8 @@ export interface ChatOptions {
   model?: string | undefined;
   agent?: string | undefined;
   thinking?: ThinkingLevel | undefined;
+  /** The MCP servers `@server:uri` may attach from (and `/mcp:<server>:<prompt>` may use). */
+  mcpServers?: readonly string[];
 }
 
 /**
@@ -162,7 +165,8 @@ export class ChatController implements SlashHost {
     }
     if (text.trim() === "") return;
     this.update({ hint: undefined });
-    if (text.trim().startsWith("/")) {
+    // `/mcp:<server>:<prompt> …` is a prompt (the server's), not a chat command.
+    if (text.trim().startsWith("/") && !text.trim().startsWith("/mcp:")) {
       this.print([this.style.dim(`› ${text.trim()}`)]);
       try {
         await runSlash(this, text);
@@ -250,7 +254,7 @@ export class ChatController implements SlashHost {
     this.aborting = false;
     this.reasoning = "";
     const handle = this.runtime.runs.run({
-      prompt,
+      ...mcpPromptInput(prompt, this.opts.mcpServers ?? []),
       ...(this.sessionId !== undefined ? { sessionId: this.sessionId } : {}),
       ...(this.model !== undefined ? { model: this.model } : {}),
       ...(this.agent !== undefined ? { agent: this.agent } : {}),

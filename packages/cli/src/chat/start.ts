@@ -9,6 +9,7 @@ import type { Io } from "../io.js";
 import { ANSI, PLAIN } from "../render/style.js";
 import { createFormElicitationHandler } from "../run/elicitation-form.js";
 import { loadCommandConfig, type RunFlags } from "../run/flags.js";
+import { mcpServerNames } from "../run/mcp-input.js";
 import { createAskHandler } from "../run/permissions.js";
 import { createPlanApprovalHandler } from "../run/plan-approval.js";
 import { createQuestionHandler } from "../run/questions.js";
@@ -44,6 +45,7 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
         model: flags.model,
         agent: flags.agent,
         thinking: flags.thinking,
+        mcpServers: mcpServerNames(config),
       });
       // The run asks through `prompt`, as `arbor run` does; the chat's prompt is a question on its screen.
       const asking: Io = { ...io, prompt: controller.ask };

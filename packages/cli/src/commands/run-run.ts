@@ -8,6 +8,7 @@ import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
+import { mcpPromptInput, mcpServerNames } from "../run/mcp-input.js";
 import { playable, playRun, type RuntimeLike } from "../run/play.js";
 import { shellWord } from "../run/shell.js";
 import { withStore } from "../store.js";
@@ -113,7 +114,8 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
             }),
           ),
         input: {
-          prompt: flags.prompt,
+          // `/mcp:<server>:<prompt>` and `@server:uri` mentions: the runtime fills them in.
+          ...mcpPromptInput(flags.prompt, mcpServerNames(config)),
           ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
           ...(flags.from !== undefined ? { fromEntryId: flags.from } : {}),
           ...(flags.agent !== undefined ? { agent: flags.agent } : {}),

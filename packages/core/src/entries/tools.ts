@@ -5,7 +5,9 @@
  */
 export { defineGoalTool } from "../goal/goal-tool.js";
 export { KnowledgeBase } from "../knowledge/knowledge-base.js";
+export type { RunAttachment } from "../loop/run-types.js";
 export { type McpLoginResult, McpManager, type McpServerStatus } from "../mcp/manager.js";
+export { type McpPromptCommand, mcpMentions, parseMcpPromptCommand } from "../mcp/mentions.js";
 export {
   type McpCredentialKey,
   type McpCredentialStore,
@@ -13,6 +15,14 @@ export {
   MemoryMcpCredentials,
 } from "../mcp/oauth-credentials.js";
 export type { McpAuthorizationResponse, McpAuthorizer, McpOAuthOptions } from "../mcp/oauth-provider.js";
+export type { McpPromptInfo, McpPromptMessages } from "../mcp/prompts.js";
+export type {
+  McpResourceContent,
+  McpResourceInfo,
+  McpResourceListing,
+  McpResourceRead,
+  McpResourceTemplateInfo,
+} from "../mcp/resources.js";
 export {
   type Availability,
   bubblewrapBackend,

@@ -84,7 +84,21 @@ export interface RunInput {
    * recorded, so a run resumed after a crash works locally.
    */
   workspace?: Workspace;
+  /**
+   * MCP resources the runtime reads and adds to the user message after the prompt's text (a text
+   * resource as text under its URI, an image as a file, other binary content as a label). A resource
+   * that cannot be read fails the run before anything is recorded.
+   */
+  attachments?: readonly RunAttachment[];
+  /**
+   * An MCP server's prompt, filled in by its server with `arguments`: its messages open the user
+   * message, and the prompt's own text (when any) follows them.
+   */
+  mcpPrompt?: { server: string; name: string; arguments?: Readonly<Record<string, string>> };
 }
+
+/** Something a front door attaches to a prompt for the runtime to resolve: an MCP server's resource. */
+export type RunAttachment = { mcpResource: { server: string; uri: string } };
 
 export type RunStatus = "done" | "error" | "aborted";
 

@@ -31,6 +31,9 @@ async function loadSdk() {
     McpError: types.McpError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ElicitRequestSchema: types.ElicitRequestSchema,
+    ListRootsRequestSchema: types.ListRootsRequestSchema,
+    ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
+    ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
     auth: auth.auth,
   };
 }
@@ -54,6 +57,16 @@ export interface McpCallOptions {
 
 /** What answers a server's elicitation during a call (a form to fill in, or a URL to open): the person, through an ask. */
 export type McpElicitHandler = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+
+/**
+ * What the manager answers and hears beside tool calls (see roots.ts and resources.ts): the roots a
+ * server asks for, and its word that a resource (or the list of them) changed.
+ */
+export interface McpClientHooks {
+  roots?: () => { uri: string; name?: string }[];
+  onResourceUpdated?: (uri: string) => void;
+  onResourcesChanged?: () => void;
+}
 
 /** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
 const STDERR_TAIL = 2000;
@@ -84,6 +97,8 @@ export class McpConnection {
   private sandboxed: SandboxedCall | undefined;
   /** The elicitation handlers of the calls in flight, which a server's elicitation request goes to. */
   private readonly elicitors = new Set<McpElicitHandler>();
+  /** Set by the manager once, before the first start. */
+  hooks: McpClientHooks = {};
 
   constructor(
     readonly name: string,
@@ -127,6 +142,18 @@ export class McpConnection {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     return tools;
+  }
+
+  /**
+   * One request of the caller's own (resources, prompts) on the started client, its failures named
+   * like a tool call's; what the server declared it offers comes along, for the caller to check.
+   */
+  async request<T>(
+    send: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const client = await this.connect(signal);
+    return this.guard(() => send(client, { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) }));
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
@@ -209,9 +236,11 @@ export class McpConnection {
     for (let attempt = 0; ; attempt++) {
       // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
       client = new sdk.Client(MCP_CLIENT_INFO, {
-        capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+        capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} },
       });
       client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
+      // The workspace is the one root: a server that works on files is pointed there.
+      client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: this.hooks.roots?.() ?? [] }));
       await this.release();
       try {
         const transport = await this.transport(sdk);
@@ -234,6 +263,8 @@ export class McpConnection {
       this.current = { status: "failed", error: this.describe("closed the connection") };
     };
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.onToolsChanged());
+    client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (n) => this.hooks.onResourceUpdated?.(n.params.uri));
+    client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, () => this.hooks.onResourcesChanged?.());
     const version = client.getServerVersion();
     this.current = {
       status: "ready",

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import { nearestKey } from "../model/validate.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -8,6 +9,9 @@ import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
 import { type McpElicitor, McpResultCache, mcpTool } from "./mcp-tool.js";
 import type { McpOAuthOptions } from "./oauth-provider.js";
+import { getPrompt, listPrompts, type McpPromptInfo, type McpPromptMessages } from "./prompts.js";
+import { type McpResourceListing, type McpResourceRead, McpResources } from "./resources.js";
+import { workspaceRoots } from "./roots.js";
 
 /**
  * How long runs start without asking a server whose start or listing failed; `status()` and a call
@@ -27,6 +31,8 @@ export interface McpManagerOptions {
   elicit?: McpElicitor;
   /** Where `url` servers' OAuth logins are kept, and (for `arbor mcp login`) who takes the user through one. */
   oauth?: McpOAuthOptions;
+  /** Answers servers' `roots/list` with this directory (the runs' workspace); without it, no roots. */
+  workspace?: string;
 }
 
 /** What `arbor mcp login` did: whether the server asked for a login at all, and what it offers now. */
@@ -75,11 +81,14 @@ export class McpManager {
   private readonly cache: McpResultCache;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  /** Resources read through `readResource`, kept while the server is subscribed to for them. */
+  readonly resources: McpResources;
 
   constructor(private readonly options: McpManagerOptions) {
     this.now = options.now ?? Date.now;
     this.ttlMs = options.toolCacheTtl * 1000;
     this.cache = new McpResultCache(this.ttlMs, this.now);
+    this.resources = new McpResources(this.ttlMs, this.now);
     for (const [name, config] of Object.entries(options.servers)) {
       const slot: Slot = {
         config,
@@ -100,8 +109,47 @@ export class McpManager {
         refreshing: undefined,
         registered: new Map(),
       };
+      const workspace = options.workspace;
+      slot.connection.hooks = {
+        ...(workspace !== undefined ? { roots: () => workspaceRoots(workspace) } : {}),
+        onResourceUpdated: (uri) => this.resources.updated(name, uri),
+      };
       this.slots.set(name, slot);
     }
+  }
+
+  /** A server's resources and resource templates. */
+  listResources(server: string, signal?: AbortSignal): Promise<McpResourceListing> {
+    return this.resources.list(server, this.usable(server).connection, signal);
+  }
+
+  /** One resource's contents; reused while the server is subscribed to for it and has not said it changed. */
+  readResource(server: string, uri: string, signal?: AbortSignal): Promise<McpResourceRead> {
+    return this.resources.read(server, this.usable(server).connection, uri, signal);
+  }
+
+  /** A server's prompts and their arguments. */
+  listPrompts(server: string, signal?: AbortSignal): Promise<McpPromptInfo[]> {
+    return listPrompts(this.usable(server).connection, signal);
+  }
+
+  /** A server's prompt filled in with `args`. */
+  getPrompt(
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>> = {},
+    signal?: AbortSignal,
+  ): Promise<McpPromptMessages> {
+    return getPrompt(server, this.usable(server).connection, name, args, signal);
+  }
+
+  /** A configured, enabled server; an unknown one is named with the configured ones. */
+  private usable(server: string): Slot {
+    const slot = this.slots.get(server);
+    if (!slot) throw unknownServer(server, [...this.slots.keys()]);
+    if (!slot.config.enabled)
+      throw new ArborError("invalid_input", `MCP server "${server}" is disabled: set mcp.servers.${server}.enabled to true.`);
+    return slot;
   }
 
   /** Brings the registry's MCP tools up to date; a server that fails is left as it was, never thrown. */
@@ -231,6 +279,16 @@ export class McpManager {
       slot.registered.set(name, def);
     }
   }
+}
+
+/** The error for a server name no configuration has, naming the nearest and the configured ones. */
+export function unknownServer(server: string, configured: readonly string[]): ArborError {
+  const near = nearestKey(server, configured);
+  return new ArborError(
+    "mcp_server_not_found",
+    `No MCP server "${server}" is configured${near ? ` (did you mean "${near}"?)` : ""}; configured: ${configured.join(", ") || "none (add one under mcp.servers)"}.`,
+    { server, ...(near ? { nearest: near } : {}) },
+  );
 }
 
 function sameTool(a: AnyToolDefinition, b: AnyToolDefinition | undefined): boolean {

@@ -24,6 +24,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 import type { RuntimeAccess } from "./access.js";
 import type { RuntimeAsks } from "./asks-api.js";
+import type { RuntimeMcp } from "./mcp-api.js";
 import type { RuntimeRuns } from "./runs-api.js";
 import type { RuntimeSessions } from "./sessions-api.js";
 
@@ -177,6 +178,8 @@ export interface Runtime {
   defaults(): RuntimeDefaults;
   /** The configured MCP servers, their state and tools (starting those not yet started). */
   mcpServers(signal?: AbortSignal): Promise<McpServerStatus[]>;
+  /** The configured MCP servers' resources and prompts, for front doors to list and preview. */
+  readonly mcp: RuntimeMcp;
   /** The store the runtime's sessions live in (the caller's): read it freely, change it through the runtime. */
   readonly store: Store;
   /**

@@ -10,6 +10,8 @@ export interface ChatBody {
   agent?: string;
   model?: string;
   debug?: "basic" | "standard" | "full";
+  /** MCP resources the server reads into the message (the composer's `@server:uri` mentions). */
+  attachments?: { mcp_resource: { server: string; uri: string } }[];
 }
 
 export interface StreamEvent {

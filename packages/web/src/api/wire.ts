@@ -246,3 +246,10 @@ const InfoShape = z.looseObject({
 });
 export type ServerInfo = z.infer<typeof InfoShape>;
 export const parseServerInfo = (value: unknown): ServerInfo => InfoShape.parse(value);
+
+/** `GET /api/mcp/servers`: the names `@server:uri` may attach from. */
+const McpServersShape = z.object({ servers: z.array(z.looseObject({ name: z.string(), enabled: z.boolean() })) });
+export const parseMcpServerNames = (value: unknown): string[] =>
+  McpServersShape.parse(value)
+    .servers.filter((s) => s.enabled)
+    .map((s) => s.name);

@@ -76,6 +76,12 @@ function turnOf(body: z.output<typeof ChatRequest>): ChatTurn {
     ...(body.model === undefined ? {} : { model: body.model }),
     ...(body.thinking === undefined ? {} : { thinking: body.thinking }),
     ...(body.debug === undefined ? {} : { debug: body.debug }),
+    ...(body.attachments === undefined ? {} : { attachments: body.attachments.map((a) => ({ mcpResource: a.mcp_resource })) }),
+    ...(body.mcp_prompt === undefined
+      ? {}
+      : {
+          mcpPrompt: { server: body.mcp_prompt.server, name: body.mcp_prompt.name, arguments: body.mcp_prompt.arguments ?? {} },
+        }),
   };
 }
 
@@ -135,6 +141,9 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       }
       if (body.from_entry_id !== undefined && body.session_id === undefined) {
         throw new ApiError("invalid_input", "from_entry_id needs session_id: the entry is looked up in that session.");
+      }
+      if (body.message === "" && body.mcp_prompt === undefined) {
+        throw new ApiError("invalid_input", "message must not be empty (it may be only with mcp_prompt).");
       }
       const turn = { ...turnOf(body), ...asPrincipal(c) };
       // A message for a session another run drives (here, a second server, the CLI) steers that run, or

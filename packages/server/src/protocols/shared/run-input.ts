@@ -1,6 +1,6 @@
 import type { AnyToolDefinition, RunInput, ThinkingLevel } from "@arbor/core";
 import type { Principal } from "@arbor/core/store";
-import type { Workspace } from "@arbor/core/tools";
+import type { RunAttachment, Workspace } from "@arbor/core/tools";
 import type { z } from "zod";
 import { type ChatDebug, debugLevelOf } from "../../cache-debug-schemas.js";
 
@@ -35,6 +35,10 @@ export interface ChatTurn {
   principal?: Principal;
   /** Where the file tools and bash work for this turn (an ACP client's buffers and terminals); a turn with it is not queueable. */
   workspace?: Workspace;
+  /** MCP resources the runtime reads into the message; a turn with them is not queueable (yet). */
+  attachments?: readonly RunAttachment[];
+  /** An MCP prompt the runtime fills in ahead of the message; a turn with it is not queueable (yet). */
+  mcpPrompt?: RunInput["mcpPrompt"];
 }
 
 /**
@@ -60,5 +64,7 @@ export function toRunInput(turn: ChatTurn): RunInput {
     ...(turn.tools === undefined ? {} : { tools: turn.tools }),
     ...(turn.principal === undefined ? {} : { principal: turn.principal }),
     ...(turn.workspace === undefined ? {} : { workspace: turn.workspace }),
+    ...(turn.attachments === undefined ? {} : { attachments: turn.attachments }),
+    ...(turn.mcpPrompt === undefined ? {} : { mcpPrompt: turn.mcpPrompt }),
   };
 }

@@ -19,7 +19,7 @@ import { type ChatTurn, toRunInput } from "./run-input.js";
  * A turn a cluster can queue: what its queued job carries. A queued chat's new session is created by
  * the queue (with `newSessionId`, else a generated id), and its request key is the queue's own.
  */
-export type QueueableTurn = Omit<ChatTurn, "requestKey" | "system" | "tools" | "workspace">;
+export type QueueableTurn = Omit<ChatTurn, "requestKey" | "system" | "tools" | "workspace" | "attachments" | "mcpPrompt">;
 
 /** Where a reader starts in a session's event log (the runtime's `events.reader`). */
 export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];
@@ -85,6 +85,13 @@ export class ProtocolRuntime {
   async begin(turn: ChatTurn, options: { steer: boolean }): Promise<{ steered: SteerResult } | { started: StartedRun }> {
     requireAccepting(this.ctx);
     if (this.ctx.cluster) {
+      // A queued chat carries text only: resources and prompts would be dropped on the way, so say so.
+      if (turn.attachments?.length || turn.mcpPrompt) {
+        throw new ArborError(
+          "invalid_input",
+          "MCP attachments and prompts are not sent through a cluster's queue yet: run arbor serve without --cluster to use them.",
+        );
+      }
       const admitted = await this.admit(turn, options);
       return admitted ?? { started: await this.startOrQueue(turn) };
     }

@@ -92,7 +92,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [run, history]);
 
-  const send = ({ message, model, agent }: ComposerValue) => {
+  const send = ({ message, model, agent, attachments }: ComposerValue) => {
     setSendError(undefined);
     if (running && sessionId) {
       pinned.current = true;
@@ -104,6 +104,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
     if (sessionId && continueFrom) body.from_entry_id = continueFrom.entryId;
     if (model) body.model = model;
     if (agent) body.agent = agent;
+    if (attachments.length > 0) body.attachments = attachments.map((a) => ({ mcp_resource: a }));
     pinned.current = true;
     const key = runs.start(body, onSessionStarted);
     if (!sessionId) setHomeKey(key);

@@ -1,12 +1,15 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { api } from "../../api/client.js";
-import { parseServerInfo, type ServerInfo } from "../../api/wire.js";
+import { parseMcpServerNames, parseServerInfo, type ServerInfo } from "../../api/wire.js";
+import { type McpMention, mcpMentionsOf } from "../../lib/mcp-mentions.js";
 import { DebugLevelPicker } from "./DebugLevelPicker.js";
 
 export interface ComposerValue {
   message: string;
   model: string;
   agent: string;
+  /** The message's `@server:uri` mentions of configured MCP servers, for the server to attach. */
+  attachments: McpMention[];
 }
 
 interface Props {
@@ -36,6 +39,26 @@ function useServerInfo(): ServerInfo | undefined {
     };
   }, []);
   return info;
+}
+
+/**
+ * The configured MCP servers' names, asked for the first time a message holds an `@` (asking starts
+ * the servers, which a chat that mentions none should not pay for).
+ */
+function useMcpServerNames(wanted: boolean): string[] {
+  const [names, setNames] = useState<string[] | undefined>();
+  useEffect(() => {
+    if (!wanted || names !== undefined) return;
+    let live = true;
+    api("/api/mcp/servers", parseMcpServerNames).then(
+      (n) => live && setNames(n),
+      () => live && setNames([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, names]);
+  return names ?? [];
 }
 
 /**
@@ -79,13 +102,15 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
     el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
   }, [message]);
   const info = useServerInfo();
+  const mcpServers = useMcpServerNames(message.includes("@"));
+  const attachments = mcpMentionsOf(message, mcpServers);
   const agentNames = info?.agents.map((a) => a.name) ?? [];
   const modelShown = shownModel(info, sessionModel, agent.trim());
   const unknownAgent = agent.trim() !== "" && info !== undefined && !agentNames.includes(agent.trim());
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
     if (!message.trim() || blocked || unknownAgent) return;
-    onSend({ message, model: model.trim(), agent: agent.trim() });
+    onSend({ message, model: model.trim(), agent: agent.trim(), attachments });
     setMessage("");
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -119,6 +144,12 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
           onKeyDown={onKeyDown}
         />
       </label>
+      {attachments.length > 0 && (
+        <p className="composer-attachments" role="status">
+          Attaching {attachments.map((a) => `${a.server}:${a.uri}`).join(", ")}
+          {running && steerable ? " (not sent with a steer: send it after the run)" : ""}
+        </p>
+      )}
       {unknownAgent && (
         <p className="error" role="alert">
           The server has no agent “{agent.trim()}”. Agents you can run: {agentNames.join(", ")}.
