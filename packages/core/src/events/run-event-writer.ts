@@ -10,7 +10,8 @@ const MAX_BATCH = 512;
 /**
  * Events that end a burst: a run's ending, and an ask the run now waits on. They are logged at once,
  * not a turn later: whatever tells the world the run ended or waits (its handle, the durable ask a
- * client lists and answers) must not be ahead of the log that clients resume from.
+ * client lists and answers) must not be ahead of the log that clients resume from. As before any
+ * batching, the run does not await the append: they are logged within the turn they are emitted in.
  */
 const LOGGED_AT_ONCE: ReadonlySet<RunEvent["type"]> = new Set([
   "done",
@@ -102,6 +103,8 @@ export class BatchWriter {
   async finish(): Promise<void> {
     this.finishing = true;
     await this.gate;
+    // Nothing more is coming: what is pending goes now, not after the turn.
+    this.wake?.();
     await this.inflight;
     if (this.pending.length === 0) return;
     this.inflight = this.drain();
