@@ -97,6 +97,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
   watchHub.provideGoalTree(watchedGoalTree(options.store));
   const events = new RunEventLog(options.store, options.runEvents);
+  // A watch event a run publishes follows the run events it emitted before it in the log, though those are logged a turn later.
+  const unorder = watchHub.orderAfter((traceId) => events.logged(traceId));
   // Runs publish to the caller's publisher when given one, else to the runtime's own hub.
   const publisher = options.watch ?? watchHub;
   const recorder = new RunRecorder({ events, publisher, store: options.store });
@@ -385,6 +387,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await events.settled();
       await recorder.settled();
       await watchHub.flush();
+      unorder();
       if (ownsCache) await cache?.close();
       await mcp?.close();
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.

@@ -72,6 +72,8 @@ const LOOK_BACK_PAGE = 1_000;
  */
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
+  /** The writer of each session's run being recorded, for `logged`. */
+  private readonly writers = new Map<string, BatchWriter>();
   private readonly recording = new Set<Promise<void>>();
   /** Where each recorded run starts, for `follow`; forgotten with the handle. */
   private readonly runs = new WeakMap<RecordedRun, RunStart>();
@@ -224,6 +226,18 @@ export class RunEventLog {
     while (this.recording.size > 0) await Promise.all([...this.recording]);
   }
 
+  /**
+   * Resolves once every run event this process's run of the session emitted so far is logged (at
+   * once when none is recording): what must follow them in the session's log, a watch event the run
+   * published after them, waits for this, so batching never puts it before them.
+   */
+  async logged(sessionId: string): Promise<void> {
+    if (!this.writers.has(sessionId)) return;
+    // Emitted events reach the writer through the run's stream a few microtasks later: after this turn, all have.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.writers.get(sessionId)?.flush();
+  }
+
   /** Whether a run of this process is recording into the session's tail. */
   isRecording(sessionId: string): boolean {
     return this.tails.get(sessionId)?.running === true;
@@ -255,6 +269,7 @@ export class RunEventLog {
 
   private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
     const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(tail.sessionId));
+    this.writers.set(tail.sessionId, writer);
     let ended = false;
     try {
       for await (const event of handle) {
@@ -268,6 +283,7 @@ export class RunEventLog {
     }
     if (!ended) writer.push(internalError(tail.sessionId, new Error("the run stream ended without done or error")));
     await writer.finish();
+    if (this.writers.get(tail.sessionId) === writer) this.writers.delete(tail.sessionId);
     tail.endRun();
     this.evictIdle();
   }

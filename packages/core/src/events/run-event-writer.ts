@@ -7,6 +7,19 @@ import type { RunEventTail } from "./run-event-tail.js";
 
 /** Events written in one `appendEvents` at most; a longer backlog goes in several. */
 const MAX_BATCH = 512;
+/**
+ * Events that end a burst: a run's ending, and an ask the run now waits on. They are logged at once,
+ * not a turn later: whatever tells the world the run ended or waits (its handle, the durable ask a
+ * client lists and answers) must not be ahead of the log that clients resume from. As before any
+ * batching, the run does not await the append: they are logged within the turn they are emitted in.
+ */
+const LOGGED_AT_ONCE: ReadonlySet<RunEvent["type"]> = new Set([
+  "done",
+  "error",
+  "permission_request",
+  "question_request",
+  "plan_approval_request",
+]);
 /** Characters kept of each text field of an event the store refused as too large. */
 const SHRUNK_CHARS = 4_000;
 
@@ -23,6 +36,10 @@ export class BatchWriter {
   private pending: RunEvent[] = [];
   private inflight: Promise<void> | undefined;
   private finishing = false;
+  /** Callers waiting in `flush`: while any does, the drain writes what is pending without waiting a turn. */
+  private flushing = 0;
+  /** Ends the drain's wait for the turn's end early (an event to log at once, a flush). */
+  private wake: (() => void) | undefined;
   /** Whether events are written: undefined while the run's `logs` is unsettled (they wait). */
   private logging: boolean | undefined;
   private readonly gate: Promise<void>;
@@ -43,8 +60,32 @@ export class BatchWriter {
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    if (this.logging === true) this.inflight ??= this.drain();
-    else if (this.logging === false) this.handOut();
+    if (this.logging === true) {
+      this.inflight ??= this.drainSoon();
+      if (LOGGED_AT_ONCE.has(event.type)) this.wake?.();
+    } else if (this.logging === false) this.handOut();
+  }
+
+  /**
+   * Resolves once every event pushed so far is logged (or handed out unlogged), the batch being
+   * written without waiting for more to gather: for a write that must follow them in the log (a watch
+   * event the run published after them). While the run's `logs` is unsettled it waits for that too;
+   * events of a session not created yet stay pending, as they would anyway (they go with the next).
+   */
+  async flush(): Promise<void> {
+    this.flushing++;
+    try {
+      await this.gate;
+      // The drain in flight takes what arrives meanwhile too, and no longer waits a turn between batches.
+      this.wake?.();
+      await this.inflight;
+      if (this.logging === true && this.pending.length > 0) {
+        this.inflight ??= this.drain();
+        await this.inflight;
+      }
+    } finally {
+      this.flushing--;
+    }
   }
 
   private open(ok: boolean): void {
@@ -62,10 +103,41 @@ export class BatchWriter {
   async finish(): Promise<void> {
     this.finishing = true;
     await this.gate;
+    // Nothing more is coming: what is pending goes now, not after the turn.
+    this.wake?.();
     await this.inflight;
     if (this.pending.length === 0) return;
     this.inflight = this.drain();
     await this.inflight;
+  }
+
+  /**
+   * Drains once this turn of the event loop is over, so that the events emitted together go in one
+   * append: a step's start, text, tool call and tool events, or a burst of streamed deltas handed over
+   * a few microtasks apart. Started at once, an append that completes within the turn (SQLite's is
+   * synchronous) left each event a commit of its own (seven a step instead of one), and 50,000 deltas
+   * went in 20,008 appends. Readers get an event when it is logged, one turn later at most; readers
+   * that need the session as it stood at an event read it from the event (`llm_start`'s `leaf_id`),
+   * and watch events wait for the run's events published before them (`RunEventLog.logged`).
+   */
+  private async drainSoon(): Promise<void> {
+    await this.turnEnd();
+    return this.drain();
+  }
+
+  /** Resolves once this turn of the event loop is over, or earlier when `wake` is called. */
+  private turnEnd(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setImmediate(() => {
+        this.wake = undefined;
+        resolve();
+      });
+      this.wake = () => {
+        this.wake = undefined;
+        clearImmediate(timer);
+        resolve();
+      };
+    });
   }
 
   private async drain(): Promise<void> {
@@ -88,6 +160,10 @@ export class BatchWriter {
         this.tail.append(frames);
         const lastId = frames.findLast((f) => f.id !== undefined)?.id;
         if (lastId !== undefined) this.onLogged?.(this.tail.sessionId, lastId);
+        // What arrived while this batch was written is the head of the next burst: let it gather.
+        const next = this.pending.at(-1);
+        const gather = next !== undefined && !LOGGED_AT_ONCE.has(next.type) && this.pending.length < MAX_BATCH;
+        if (gather && !this.finishing && this.flushing === 0) await this.turnEnd();
       }
     } finally {
       this.inflight = undefined;

@@ -66,6 +66,8 @@ export class WatchHub {
   private readonly inner: Store;
   private readonly options: WatchHubOptions;
   private goalTree: GoalTreeSource | undefined;
+  /** What a publish to a trace's log waits for first (`orderAfter`). */
+  private readonly before = new Set<(traceId: string) => Promise<void>>();
 
   constructor(store: Store, options: WatchHubOptions = {}) {
     this.inner = store;
@@ -82,6 +84,17 @@ export class WatchHub {
   }
 
   /**
+   * Makes every publish to a trace's log wait for `barrier(traceId)` first: a runtime's run events
+   * are logged in batches a turn after they are emitted, and a watch event published after them
+   * (a sub-agent's start after its tool call) must come after them in the log too, as readers that
+   * start from a run event's id rely on. Returns the function that removes it.
+   */
+  orderAfter(barrier: (traceId: string) => Promise<void>): () => void {
+    this.before.add(barrier);
+    return () => this.before.delete(barrier);
+  }
+
+  /**
    * Logs and delivers `event` for `traceId`. Publishes to one trace are logged and delivered in call
    * order; the promise resolves once every log has it, and never rejects: a store failure goes to
    * `onError`, since watching must never fail a run.
@@ -93,6 +106,7 @@ export class WatchHub {
       targets.map((target) =>
         this.order.run(target, async () => {
           try {
+            for (const barrier of this.before) await barrier(target);
             const { event: type, ...payload } = event;
             const [record] = await this.inner.appendEvents(target, [{ type, data: { ...payload, trace_id: traceId } }]);
             if (!record) return;

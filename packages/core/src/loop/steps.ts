@@ -164,7 +164,8 @@ async function oneStep(
   const callId = `llm_${step}`;
   // What the call answers: the latest message, cut (the debug middleware records whole prompts).
   const input = lastInput(ctx);
-  ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "" });
+  const leaf = ctx.state.leafId === null ? {} : { leaf_id: ctx.state.leafId };
+  ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "", ...leaf });
   const started = ctx.clock.now();
   const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));

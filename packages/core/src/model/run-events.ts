@@ -48,6 +48,11 @@ export const LlmStartEventSchema = z.object({
   model: z.string(),
   input: z.string(),
   motivation: z.string(),
+  /**
+   * The session entry the call continues from (the path's leaf when it began): what the run had
+   * written by then, so a reader shows the session as it stood at this step, however late it reads.
+   */
+  leaf_id: z.string().optional(),
 });
 export const LlmEndEventSchema = z.object({
   type: z.literal("llm_end"),

@@ -65,3 +65,20 @@ describe("durable todos", () => {
     expect(path.some((e) => e.type === "custom" && e.customType === TODOS_ENTRY_TYPE)).toBe(false);
   });
 });
+
+describe("llm_start's leaf_id", () => {
+  it("names the entry each step's call continues from, so a late reader sees the session as it stood then", async () => {
+    const model = scriptedModel([[toolCall("todowrite", { todos: first }, { id: "w1" })], [text("Planned.")]]);
+    const { runtime, store } = await harness({ model });
+    const handle = runtime.runs.run({ prompt: "Plan the parser" });
+    const { events } = await collect(handle);
+    const path = await store.getActivePath(handle.sessionId);
+    const starts = events.flatMap((e) => (e.type === "llm_start" && e.node !== "title" ? [e.leaf_id] : []));
+    const user = path.findIndex((e) => e.type === "message" && e.message.role === "user");
+    const record = path.findIndex((e) => e.type === "custom" && e.customType === TODOS_ENTRY_TYPE);
+    // The first call answers the prompt; the second comes after the first step's tool result and its todo record.
+    expect(starts).toEqual([path[user]?.id, path[record]?.id]);
+    expect(todosOnPath(path.slice(0, user + 1))).toEqual([]);
+    expect(todosOnPath(path.slice(0, record + 1))).toEqual(first);
+  });
+});

@@ -108,8 +108,11 @@ function agUiResponse(
         for (const e of step.events) {
           const ask = askOf(e.event);
           const last = ask !== undefined || e.event.type === "done" || e.event.type === "error";
-          // A new model call starts after the step's results and records are written: the state a step left.
-          if (e.event.type === "llm_start") send(wire.interject(await state.delta()));
+          // A step's model call starts after the previous step's results and records are written: the state
+          // that step left, as of the entry the call names (a summary call names none and changes nothing).
+          if (e.event.type === "llm_start" && e.event.leaf_id !== undefined) {
+            send(wire.interject(await state.delta(e.event.leaf_id)));
+          }
           // The run's conversation goes before its last event, which closes the AG-UI run.
           if (last) send(wire.interject(await state.finish()));
           send(toWire(wire, e));

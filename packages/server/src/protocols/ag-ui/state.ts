@@ -69,8 +69,10 @@ export function messagesOfPath(path: readonly Entry[]): Message[] {
 /**
  * One AG-UI run's view of the session's state: a STATE_SNAPSHOT when it starts, a STATE_DELTA (JSON
  * Patch, RFC 6902) whenever a step changed the goals or todos, and the conversation as a
- * MESSAGES_SNAPSHOT when it finishes. Read from the session's active path at step boundaries,
- * where the step's tool results and records are written, never kept beyond this stream.
+ * MESSAGES_SNAPSHOT when it finishes. A step's state is read from the session's active path up to
+ * the entry its `llm_start` names (`leaf_id`), never from the path as it is when the event is read:
+ * the run goes on while its events reach the stream, so the store is often steps ahead of them.
+ * Nothing is kept beyond this stream.
  */
 export class AgUiState {
   private last: AgUiSessionState | undefined;
@@ -82,9 +84,17 @@ export class AgUiState {
     return [{ type: EventType.STATE_SNAPSHOT, snapshot: this.last } as BaseEvent];
   }
 
-  /** A delta when the state moved since the last one sent (nothing otherwise). */
-  async delta(): Promise<BaseEvent[]> {
-    const now = stateOfPath(await this.path());
+  /**
+   * A delta when the state at `leafId` (an entry of the active path; the path's end without one)
+   * moved since the last one sent; nothing otherwise, nor for an entry no longer on the path.
+   */
+  async delta(leafId?: string): Promise<BaseEvent[]> {
+    const path = await this.path();
+    const end = leafId === undefined ? path.length : path.findIndex((e) => e.id === leafId) + 1;
+    return end === 0 ? [] : this.deltaTo(stateOfPath(path.slice(0, end)));
+  }
+
+  private deltaTo(now: AgUiSessionState): BaseEvent[] {
     if (this.last === undefined) {
       this.last = now;
       return [{ type: EventType.STATE_SNAPSHOT, snapshot: now } as BaseEvent];
@@ -97,7 +107,9 @@ export class AgUiState {
   /** The last state delta and the whole conversation, for the end of the run. */
   async finish(): Promise<BaseEvent[]> {
     const path = await this.path();
-    const delta = await this.delta();
-    return [...delta, { type: EventType.MESSAGES_SNAPSHOT, messages: messagesOfPath(path) } as BaseEvent];
+    return [
+      ...this.deltaTo(stateOfPath(path)),
+      { type: EventType.MESSAGES_SNAPSHOT, messages: messagesOfPath(path) } as BaseEvent,
+    ];
   }
 }
