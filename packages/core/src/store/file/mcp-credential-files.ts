@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
 import {
   keyText,
   type McpCredentialKey,
@@ -23,13 +24,8 @@ export class FileMcpCredentials implements McpCredentialStore {
 
   async load(key: McpCredentialKey): Promise<McpCredentials | undefined> {
     const path = this.path(key);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
+    const text = readTextIfExists(path);
+    if (text === undefined) return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);

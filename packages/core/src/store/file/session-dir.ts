@@ -6,7 +6,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -15,6 +14,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
 import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateSessionMeta } from "../../session/migrate.js";
@@ -92,13 +92,8 @@ export class SessionDirs {
   /** session.json, migrated and validated; undefined when the session does not exist. */
   readMeta(id: string): { meta: SessionMeta; entriesBytes: number } | undefined {
     const file = join(this.root, id, META_FILE);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new ArborError("io_error", `Cannot read ${file}: ${(err as Error).message}`);
-    }
+    const text = readTextIfExists(file);
+    if (text === undefined) return undefined;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
