@@ -3,6 +3,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, renameSync, rmSync, writeSyn
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import {
   keyText,
   type McpCredentialKey,
@@ -26,13 +27,7 @@ export class FileMcpCredentials implements McpCredentialStore {
     const path = this.path(key);
     const text = readTextIfExists(path);
     if (text === undefined) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = undefined;
-    }
-    const parsed = McpCredentialsSchema.safeParse(value);
+    const parsed = McpCredentialsSchema.safeParse(jsonOrUndefined(text));
     if (!parsed.success)
       throw new ArborError(
         "mcp_login_required",

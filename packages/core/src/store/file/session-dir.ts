@@ -15,6 +15,7 @@ import {
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateSessionMeta } from "../../session/migrate.js";
@@ -94,17 +95,10 @@ export class SessionDirs {
     const file = join(this.root, id, META_FILE);
     const text = readTextIfExists(file);
     if (text === undefined) return undefined;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ArborError(
-        "corrupt_session",
-        `${file} is not valid JSON. The file was not changed; restore it to open the session.`,
-        {
-          file,
-        },
-      );
+    const raw = jsonOrUndefined(text);
+    if (raw === undefined) {
+      const message = `${file} is not valid JSON. The file was not changed; restore it to open the session.`;
+      throw new ArborError("corrupt_session", message, { file });
     }
     const { entriesBytes, ...rest } = (migrateSessionMeta(raw, file) ?? {}) as Record<string, unknown>;
     const r = SessionMetaSchema.safeParse({ ...rest, provider: "file" });

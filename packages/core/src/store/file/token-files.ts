@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseTokenRecord, sameHash, type TokenRecord, TokenRecordSchema, tokenNotFound } from "../../auth/tokens.js";
 import { ArborError } from "../../errors.js";
 import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import { byCreated, type TokenStore } from "../tokens.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
@@ -70,12 +71,8 @@ export class TokenFiles implements TokenStore {
   private read(id: string): TokenRecord | undefined {
     const text = readTextIfExists(join(this.dir, `${id}.json`));
     if (text === undefined) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
-    }
+    const value = jsonOrUndefined(text);
+    if (value === undefined) throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
     const parsed = TokenRecordSchema.safeParse(value);
     if (!parsed.success) throw new ArborError("corrupt_session", `The token file ${id}.json does not hold a token record.`);
     return parsed.data;
