@@ -1,5 +1,11 @@
 import { recordedStream } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import {
+  type ConverseBody,
+  expectSentToolTurn,
+  expectStoredToolTurn,
+  sentAssistantParts,
+} from "../../core/test/helpers/bedrock-turn.js";
 import { assistantsOf, bodyOf, recordedRuns, thinkingLevelsOf } from "./helpers/recorded-run.js";
 
 /**
@@ -10,17 +16,7 @@ import { assistantsOf, bodyOf, recordedRuns, thinkingLevelsOf } from "./helpers/
  */
 
 const { serve, run, snapshot } = recordedRuns();
-const SIGNATURE = /^Ep0CCkgICxABGAIqQOWPB6/;
 const MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
-
-type ConverseBody = {
-  additionalModelRequestFields?: Record<string, unknown>;
-  messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
-};
-
-function sentAssistantParts(body: ConverseBody): Array<Record<string, unknown>> {
-  return body.messages.filter((m) => m.role === "assistant").flatMap((m) => m.content);
-}
 
 describe("arbor run on recorded Bedrock Converse streams", () => {
   it("runs a tool loop with a thinking budget, continues it, and sends the signed reasoning back", async () => {
@@ -52,16 +48,7 @@ describe("arbor run on recorded Bedrock Converse streams", () => {
     const snap = await snapshot(id);
     expect(thinkingLevelsOf(snap)).toEqual([4096]);
     const [call, answer, last] = assistantsOf(snap);
-    expect(call?.content.find((p) => p.type === "reasoning")).toMatchObject({
-      text: expect.stringContaining("3 r's"),
-      providerMetadata: { bedrock: { signature: expect.stringMatching(SIGNATURE) } },
-    });
-    expect(call?.content.find((p) => p.type === "tool-call")).toMatchObject({
-      toolCallId: "tool-use-id",
-      toolName: "test-tool",
-      input: { value: "Sparkle Day" },
-    });
-    expect(call?.tokens).toMatchObject({ input: 125, output: 45 });
+    expectStoredToolTurn(call);
     expect(answer?.content.find((p) => p.type === "text")).toMatchObject({ text: expect.stringContaining("**3** r's") });
     expect(last?.content).toEqual([expect.objectContaining({ type: "text", text: "Hello! How can I assist you today? If" })]);
     // A Bedrock model has no catalog price: the turns are not called free.
@@ -70,15 +57,7 @@ describe("arbor run on recorded Bedrock Converse streams", () => {
     // Each later request carries the signed reasoning first in its turn, the call and its result.
     for (const call of [1, 2]) {
       const body = bodyOf<ConverseBody>(server, call);
-      const sent = sentAssistantParts(body);
-      expect(sent[0]).toMatchObject({
-        reasoningContent: {
-          reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) },
-        },
-      });
-      expect(sent.find((p) => "toolUse" in p)).toMatchObject({
-        toolUse: { toolUseId: "tool-use-id", name: "test-tool", input: { value: "Sparkle Day" } },
-      });
+      expectSentToolTurn(body);
       const results = body.messages.flatMap((m) => m.content).filter((p) => "toolResult" in p);
       expect(results).toEqual([expect.objectContaining({ toolResult: expect.objectContaining({ toolUseId: "tool-use-id" }) })]);
     }

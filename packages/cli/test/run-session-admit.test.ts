@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AnyToolDefinition, createRuntime, defineTool, FileStore, openStore, type ToolResult } from "@arbor/core";
+import { createRuntime, FileStore, openStore } from "@arbor/core";
 import { scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
+import { gateTool } from "../../core/test/helpers/gate-tool.js";
 import { run } from "../src/cli.js";
 import { FAKE_MODEL } from "./helpers/e2e.js";
 import { captureIo } from "./helpers/io.js";
@@ -23,28 +23,6 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A tool that waits until the test lets it finish; `reached` resolves once a run calls it. */
-function gate(): { tool: AnyToolDefinition; reached: Promise<void>; release(): void } {
-  let release = () => {};
-  let reached = () => {};
-  const hit = new Promise<void>((resolve) => {
-    reached = resolve;
-  });
-  const tool = defineTool({
-    name: "gate",
-    description: "Waits until the test releases it.",
-    input: z.object({}),
-    execute: (_input, ctx) =>
-      new Promise<ToolResult>((resolve, reject) => {
-        release = () => resolve({ output: "released" });
-        // A runtime closed while the run waits here aborts it: the run ends rather than hanging the close.
-        ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
-        reached();
-      }),
-  }) as AnyToolDefinition;
-  return { tool, reached: hit, release: () => release() };
-}
-
 describe("arbor run --session admits and starts in one step", () => {
   it("steers a run another process started just before it took the session, instead of failing with session_busy", async () => {
     const home = await mkdtemp(join(tmpdir(), "arbor-run-admit-"));
@@ -58,7 +36,7 @@ describe("arbor run --session admits and starts in one step", () => {
 
     // The other process: its own store over the same files, and a run held in its gate tool.
     const otherStore = await openStore(home);
-    const held = gate();
+    const held = gateTool();
     const other = createRuntime({
       store: otherStore,
       env: {},

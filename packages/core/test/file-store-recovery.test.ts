@@ -1,91 +1,66 @@
 import { spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../src/store/open.js";
-import type { Store } from "../src/store/store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
+import { fileStoreEach } from "./helpers/file-store-each.js";
 
-let dir: string;
-let store: Store;
-const entriesFile = (id: string) => join(dir, "sessions", id, "entries.jsonl");
-const metaFile = (id: string) => join(dir, "sessions", id, "session.json");
-const reopen = async () => {
-  await store.close();
-  store = await openStore(dir);
-  return store;
-};
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "arbor-recovery-"));
-  store = await openStore(dir);
-});
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const t = fileStoreEach("arbor-recovery-");
+const entriesFile = (id: string) => join(t.dir, "sessions", id, "entries.jsonl");
+const metaFile = (id: string) => join(t.dir, "sessions", id, "session.json");
 
 async function sessionWith(n: number) {
-  const { id } = await store.createSession();
-  for (let i = 0; i < n; i++) await store.appendMessage(id, { role: "user", content: `m${i}` });
+  const { id } = await t.store.createSession();
+  for (let i = 0; i < n; i++) await t.store.appendMessage(id, { role: "user", content: `m${i}` });
   return id;
 }
 
 describe("file store crash safety", () => {
   it("drops a torn last line, keeps it aside, and appends cleanly after it", async () => {
     const id = await sessionWith(5);
-    const entries = await store.listEntries(id);
-    await store.close();
+    const entries = await t.store.listEntries(id);
+    await t.store.close();
     truncateSync(entriesFile(id), statSync(entriesFile(id)).size - 7);
-    store = await openStore(dir);
-    expect(await store.listEntries(id)).toEqual(entries.slice(0, 4));
-    expect((await store.getSession(id))?.leafEntryId).toBe(entries[3]?.id);
-    const next = await store.appendMessage(id, { role: "user", content: "after crash" });
+    await t.openAgain();
+    expect(await t.store.listEntries(id)).toEqual(entries.slice(0, 4));
+    expect((await t.store.getSession(id))?.leafEntryId).toBe(entries[3]?.id);
+    const next = await t.store.appendMessage(id, { role: "user", content: "after crash" });
     expect(next.parentId).toBe(entries[3]?.id);
-    const torn = readdirSync(join(dir, "sessions", id)).filter((f) => f.startsWith("entries.jsonl.torn-"));
+    const torn = readdirSync(join(t.dir, "sessions", id)).filter((f) => f.startsWith("entries.jsonl.torn-"));
     expect(torn).toHaveLength(1);
-    expect(readFileSync(join(dir, "sessions", id, torn[0] as string), "utf8")).toBe(`${JSON.stringify(entries[4])}`.slice(0, -6));
-    await expect((await reopen()).listEntries(id)).resolves.toEqual([...entries.slice(0, 4), next]);
+    expect(readFileSync(join(t.dir, "sessions", id, torn[0] as string), "utf8")).toBe(
+      `${JSON.stringify(entries[4])}`.slice(0, -6),
+    );
+    await expect((await t.reopen()).listEntries(id)).resolves.toEqual([...entries.slice(0, 4), next]);
   });
 
   it("drops an unfinished batch as a whole", async () => {
     const id = await sessionWith(1);
-    await store.appendEntries(id, [
+    await t.store.appendEntries(id, [
       { type: "custom", customType: "a" },
       { type: "custom", customType: "b" },
     ]);
-    await store.close();
+    await t.store.close();
     const lines = readFileSync(entriesFile(id), "utf8").split("\n");
     writeFileSync(entriesFile(id), `${lines.slice(0, -2).join("\n")}\n`);
-    store = await openStore(dir);
-    expect(await store.listEntries(id)).toHaveLength(1);
-    await store.appendEntries(id, [
+    await t.openAgain();
+    expect(await t.store.listEntries(id)).toHaveLength(1);
+    await t.store.appendEntries(id, [
       { type: "custom", customType: "c" },
       { type: "custom", customType: "d" },
     ]);
-    expect((await (await reopen()).listEntries(id)).map((e) => e.type === "custom" && e.customType)).toEqual([false, "c", "d"]);
+    expect((await (await t.reopen()).listEntries(id)).map((e) => e.type === "custom" && e.customType)).toEqual([false, "c", "d"]);
   });
 
   for (const durability of ["process", "fsync"] as const) {
     it(`keeps every returned append after kill -9 (${durability})`, async () => {
-      const { id } = await store.createSession();
-      await store.close();
+      const { id } = await t.store.createSession();
+      await t.store.close();
       const script = fileURLToPath(new URL("./fixtures/append-forever.mjs", import.meta.url));
-      const child = spawn(process.execPath, [script, dir, id, durability], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [script, t.dir, id, durability], { stdio: ["ignore", "pipe", "pipe"] });
       const acknowledged: string[] = [];
       let stderr = "";
       child.stderr.on("data", (d) => (stderr += d));
@@ -95,24 +70,24 @@ describe("file store crash safety", () => {
         if (acknowledged.length === 150) child.kill("SIGKILL");
       }
       expect(await exited, stderr).toBe("SIGKILL");
-      store = await openStore(dir);
-      const entries = await store.listEntries(id);
+      await t.openAgain();
+      const entries = await t.store.listEntries(id);
       const ids = new Set(entries.map((e) => e.id));
       for (const ack of acknowledged) expect(ids.has(ack)).toBe(true);
       expect(entries.map((e) => e.parentId)).toEqual([null, ...entries.slice(0, -1).map((e) => e.id)]);
-      const next = await store.appendMessage(id, { role: "user", content: "resumed" });
+      const next = await t.store.appendMessage(id, { role: "user", content: "resumed" });
       expect(next.parentId).toBe(entries.at(-1)?.id);
-      expect(await (await reopen()).listEntries(id)).toHaveLength(entries.length + 1);
+      expect(await (await t.reopen()).listEntries(id)).toHaveLength(entries.length + 1);
     });
   }
 });
 
 describe("file store bad files", () => {
   async function corrupt(id: string, edit: (lines: string[]) => string[]) {
-    await store.close();
+    await t.store.close();
     const lines = readFileSync(entriesFile(id), "utf8").split("\n").slice(0, -1);
     writeFileSync(entriesFile(id), `${edit(lines).join("\n")}\n`);
-    store = await openStore(dir);
+    await t.openAgain();
     return readFileSync(entriesFile(id));
   }
 
@@ -153,43 +128,43 @@ describe("file store bad files", () => {
     it(`refuses ${name} with a typed error naming the line, and never writes over the file`, async () => {
       const id = await sessionWith(3);
       const bytes = await corrupt(id, edit);
-      const err = await expectCode(store.getSnapshot(id), code);
+      const err = await expectCode(t.store.getSnapshot(id), code);
       expect(err.message).toMatch(message);
-      await expectCode(store.appendMessage(id, { role: "user", content: "x" }), code);
-      await expectCode(store.switchLeaf(id, "zz1"), code);
+      await expectCode(t.store.appendMessage(id, { role: "user", content: "x" }), code);
+      await expectCode(t.store.switchLeaf(id, "zz1"), code);
       expect(readFileSync(entriesFile(id))).toEqual(bytes);
       // The rest of the store stays usable, and the broken session still lists and deletes.
       const other = await sessionWith(1);
-      expect((await store.listSessions()).sessions.map((m) => m.id).sort()).toEqual([id, other].sort());
-      await store.deleteSession(id);
-      expect(existsSync(join(dir, "sessions", id))).toBe(false);
+      expect((await t.store.listSessions()).sessions.map((m) => m.id).sort()).toEqual([id, other].sort());
+      await t.store.deleteSession(id);
+      expect(existsSync(join(t.dir, "sessions", id))).toBe(false);
     });
   }
 
   it("refuses an unreadable session.json without rewriting it", async () => {
     const id = await sessionWith(2);
-    await store.close();
+    await t.store.close();
     writeFileSync(metaFile(id), "{ broken");
-    store = await openStore(dir);
-    await expectCode(store.getSession(id), "corrupt_session");
-    await expectCode(store.updateSession(id, { title: "x" }), "corrupt_session");
-    await expectCode(store.appendMessage(id, { role: "user", content: "x" }), "corrupt_session");
+    await t.openAgain();
+    await expectCode(t.store.getSession(id), "corrupt_session");
+    await expectCode(t.store.updateSession(id, { title: "x" }), "corrupt_session");
+    await expectCode(t.store.appendMessage(id, { role: "user", content: "x" }), "corrupt_session");
     expect(readFileSync(metaFile(id), "utf8")).toBe("{ broken");
   });
 
   it("refuses a session written by a newer format version", async () => {
     const id = await sessionWith(1);
-    await store.close();
+    await t.store.close();
     const meta = JSON.parse(readFileSync(metaFile(id), "utf8"));
     writeFileSync(metaFile(id), JSON.stringify({ ...meta, version: 99 }));
-    store = await openStore(dir);
-    const err = await expectCode(store.getSnapshot(id), "unsupported_version");
+    await t.openAgain();
+    const err = await expectCode(t.store.getSnapshot(id), "unsupported_version");
     expect(err.message).toMatch(/newer Arbor/);
   });
 
   it("migrates a version-0 session on read and continues it", async () => {
     const id = "legacy-1";
-    mkdirSync(join(dir, "sessions", id), { recursive: true });
+    mkdirSync(join(t.dir, "sessions", id), { recursive: true });
     writeFileSync(metaFile(id), JSON.stringify({ id, createdAt: "2025-01-01T00:00:00.000Z", cwd: "/old" }));
     const old = [
       {
@@ -208,7 +183,7 @@ describe("file store bad files", () => {
       },
     ];
     writeFileSync(entriesFile(id), old.map((e) => `${JSON.stringify(e)}\n`).join(""));
-    const snap = await store.getSnapshot(id);
+    const snap = await t.store.getSnapshot(id);
     expect(snap.session).toMatchObject({
       version: 1,
       mode: "agent",
@@ -218,27 +193,27 @@ describe("file store bad files", () => {
       cwd: "/old",
     });
     expect(snap.runtimeContext.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "plain text" }] });
-    await store.appendMessage(id, { role: "user", content: "new" });
-    expect((await (await reopen()).listEntries(id)).map((e) => e.id).slice(0, 2)).toEqual(["a1", "a2"]);
+    await t.store.appendMessage(id, { role: "user", content: "new" });
+    expect((await (await t.reopen()).listEntries(id)).map((e) => e.id).slice(0, 2)).toEqual(["a1", "a2"]);
   });
 
   it("recomputes leaf and totals when session.json lags behind the entries", async () => {
     const id = await sessionWith(2);
-    await store.close();
+    await t.store.close();
     const staleMeta = readFileSync(metaFile(id), "utf8");
-    store = await openStore(dir);
-    const e = await store.appendMessage(id, { role: "user", content: "late", cost: 1.5 });
-    await store.close();
+    await t.openAgain();
+    const e = await t.store.appendMessage(id, { role: "user", content: "late", cost: 1.5 });
+    await t.store.close();
     writeFileSync(metaFile(id), staleMeta); // as if the process died before writing meta back
-    store = await openStore(dir);
-    expect(await store.getSession(id)).toMatchObject({ leafEntryId: e.id, totalMessages: 3, totalCost: 1.5 });
-    expect((await store.listSessions()).sessions[0]).toMatchObject({ leafEntryId: e.id, totalMessages: 3 });
+    await t.openAgain();
+    expect(await t.store.getSession(id)).toMatchObject({ leafEntryId: e.id, totalMessages: 3, totalCost: 1.5 });
+    expect((await t.store.listSessions()).sessions[0]).toMatchObject({ leafEntryId: e.id, totalMessages: 3 });
   });
 });
 
 describe("opening the store beside another process's create", () => {
   it("leaves a fresh .tmp- directory alone (another process is building its session there) and sweeps an old one", async () => {
-    const root = join(dir, "sessions");
+    const root = join(t.dir, "sessions");
     const live = join(root, ".tmp-live");
     const dead = join(root, ".tmp-dead");
     const trash = join(root, ".trash-dead");
@@ -249,7 +224,7 @@ describe("opening the store beside another process's create", () => {
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(dead, old, old);
     utimesSync(trash, old, old);
-    const second = await openStore(dir);
+    const second = await openStore(t.dir);
     await second.close();
     expect(existsSync(join(live, "session.json"))).toBe(true);
     expect(existsSync(dead)).toBe(false);

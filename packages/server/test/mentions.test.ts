@@ -1,27 +1,12 @@
 import { resolveConfig } from "@arbor/core";
-import { routedModel, scriptedModel, taskOf, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { HELPER_AGENTS, helperMentionModels } from "../../core/test/helpers/helper-agent.js";
 import { startServer } from "./helpers/server.js";
 
 describe("@<agent> mentions over POST /api/chat", () => {
   it("a chat starting with a configured sub-agent's name hands it the task; the main agent carries on from its report", async () => {
-    const config = resolveConfig([
-      {
-        source: "test",
-        value: {
-          agents: {
-            helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
-            reviewer: { description: "A primary agent", prompt: "x" },
-          },
-        },
-      },
-    ]);
-    const main = scriptedModel([[text("main read the report")], [text("plain answer")]]);
-    const helper = scriptedModel([[text("found it")]]);
-    const model = routedModel({
-      route: (prompt) => (taskOf(prompt) === "find the config" ? "helper" : "main"),
-      models: { main, helper },
-    });
+    const config = resolveConfig([{ source: "test", value: { agents: HELPER_AGENTS } }]);
+    const { main, helper, model } = helperMentionModels();
     const server = await startServer({ runtime: { config, model } });
     const res = await server.api("/api/chat", { json: { message: "@helper find the config", stream: false } });
     const done = (await res.json()) as { status: string; session_id: string; text: string };

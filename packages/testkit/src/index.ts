@@ -15,7 +15,7 @@ export {
   startRecordedProvider,
 } from "./recorded-provider-server.js";
 export { type RecordedReply, recordedEvents, recordedResponses, recordedStream } from "./recorded-streams.js";
-export { type RoutedModelOptions, routedModel, taskOf } from "./routed-model.js";
+export { type RoutedModelOptions, routedModel, taskModels, taskOf } from "./routed-model.js";
 export {
   type DelayAction,
   delay,

@@ -59,3 +59,14 @@ export function routedModel(options: RoutedModelOptions): LanguageModelV4 {
     doGenerate: (call: LanguageModelV4CallOptions): PromiseLike<LanguageModelV4GenerateResult> => pick(call).doGenerate(call),
   };
 }
+
+/**
+ * The main agent's model, with a model of its own for each sub-agent task: a call whose task (see
+ * `taskOf`) is one of `tasks`' keys goes to that model, every other call to `main`.
+ */
+export function taskModels(main: LanguageModelV4, tasks: Readonly<Record<string, LanguageModelV4>>): LanguageModelV4 {
+  return routedModel({
+    route: (prompt) => (Object.hasOwn(tasks, taskOf(prompt)) ? `task:${taskOf(prompt)}` : "main"),
+    models: { main, ...Object.fromEntries(Object.entries(tasks).map(([task, model]) => [`task:${task}`, model])) },
+  });
+}

@@ -48,6 +48,25 @@ export function recordAsk(options: DurableAskOptions, ask: Omit<AskInput, "creat
   });
 }
 
+/**
+ * Records the ask a tool call makes, under `id`: its request carries the id (it is read back as the
+ * pending ask), and the call's id is kept so that a resumed run finds the ask its call made.
+ */
+export function recordCallAsk(
+  options: DurableAskOptions,
+  kind: AskKind,
+  id: string,
+  request: { sessionId: string; callId?: string | undefined },
+): Promise<AskRecord> {
+  return recordAsk(options, {
+    id,
+    kind,
+    sessionId: request.sessionId,
+    ...(request.callId === undefined ? {} : { callId: request.callId }),
+    request: { id, ...request } as unknown as Record<string, unknown>,
+  });
+}
+
 /** Unanswered, unexpired asks of `kind` of every process over the store, oldest first; one session's when given. */
 export async function openAsks(options: DurableAskOptions, kind: AskKind, sessionId?: string): Promise<AskRecord[]> {
   const records = await options.store.listAsks({ unanswered: true, kind, ...(sessionId === undefined ? {} : { sessionId }) });

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ArborError } from "../errors.js";
+import { readTextIfExists } from "../file-system.js";
 import { type ConfigLayer, envLayer, resolveConfig } from "./resolve.js";
 import type { Config } from "./schema.js";
 
@@ -20,13 +21,8 @@ export function arborHome(env: Readonly<Record<string, string | undefined>> = pr
 }
 
 function fileLayer(path: string): ConfigLayer | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ArborError("invalid_config", `Cannot read ${path}: ${(err as Error).message}`);
-  }
+  const text = readTextIfExists(path, "invalid_config");
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { SessionExport } from "../store/export-format.js";
 
 /** The agents whose sessions Arbor can import. */
@@ -31,6 +32,14 @@ export interface ImportOrigin {
 
 export function addSkip(skipped: SkipCounts, reason: string, n = 1): void {
   skipped[reason] = (skipped[reason] ?? 0) + n;
+}
+
+/** `value` read by `schema`; undefined when it does not fit, counted in `skipped` as a `what` Arbor cannot read. */
+export function readOrSkip<T>(schema: z.ZodType<T>, value: unknown, skipped: SkipCounts, what: string): T | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  addSkip(skipped, `${what} Arbor cannot read`);
+  return undefined;
 }
 
 export function mergeSkips(into: SkipCounts, from: SkipCounts): void {

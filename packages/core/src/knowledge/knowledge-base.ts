@@ -3,6 +3,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import type MiniSearch from "minisearch";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
+import { jsonOrUndefined } from "../json-text.js";
 import { searchTerm } from "../search/terms.js";
 import type { Embedder } from "./embedder.js";
 import { walkFiles } from "./files.js";
@@ -309,7 +310,7 @@ export class KnowledgeBase {
     }
     if (!fresh && this.loaded?.mtimeMs === info.mtimeMs) return this.loaded;
     const text = await readFile(this.file, "utf8");
-    const parsed = FileSchema.safeParse(safeJson(text));
+    const parsed = FileSchema.safeParse(jsonOrUndefined(text));
     if (!parsed.success) {
       throw new ArborError("io_error", `The knowledge base ${this.file} is damaged; delete it and add the documents again.`);
     }
@@ -336,12 +337,4 @@ function toHit(fields: Record<string, unknown>, score: number): KnowledgeHit {
 function extOf(path: string): string {
   const dot = path.lastIndexOf(".");
   return dot === -1 ? "" : path.slice(dot).toLowerCase();
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

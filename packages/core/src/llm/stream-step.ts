@@ -122,6 +122,11 @@ class IdleReader<T> {
   }
 }
 
+/** Which kind of block a text or reasoning part belongs to: `text-delta` → `text`. */
+function blockKind(type: `${Slot["kind"]}-${"start" | "delta" | "end"}`): Slot["kind"] {
+  return type.startsWith("text-") ? "text" : "reasoning";
+}
+
 /** Parsed arguments for storage and replay; text that is not a JSON object is kept as text. */
 export function parseToolInput(text: string): unknown {
   if (text.trim() === "") return {};
@@ -174,38 +179,29 @@ export async function streamStep(
         if (done) break;
         const part = value as LanguageModelV4StreamPart;
         switch (part.type) {
+          // Text and reasoning blocks stream alike; only the sink each delta goes to differs.
           case "text-start":
-            slot("text", part.id).keep(part.providerMetadata);
+          case "reasoning-start":
+            slot(blockKind(part.type), part.id).keep(part.providerMetadata);
             break;
-          case "text-delta": {
-            const s = slot("text", part.id);
+          case "text-delta":
+          case "reasoning-delta": {
+            const kind = blockKind(part.type);
+            const s = slot(kind, part.id);
             s.keep(part.providerMetadata);
             if (part.delta === "") break;
             produced = true;
             s.chunks.push(part.delta);
-            sink.text(part.delta);
+            sink[kind](part.delta);
             break;
           }
           case "text-end":
-            open.get(`text:${part.id}`)?.keep(part.providerMetadata);
-            open.delete(`text:${part.id}`);
-            break;
-          case "reasoning-start":
-            slot("reasoning", part.id).keep(part.providerMetadata);
-            break;
-          case "reasoning-delta": {
-            const s = slot("reasoning", part.id);
-            s.keep(part.providerMetadata);
-            if (part.delta === "") break;
-            produced = true;
-            s.chunks.push(part.delta);
-            sink.reasoning(part.delta);
+          case "reasoning-end": {
+            const key = `${blockKind(part.type)}:${part.id}`;
+            open.get(key)?.keep(part.providerMetadata);
+            open.delete(key);
             break;
           }
-          case "reasoning-end":
-            open.get(`reasoning:${part.id}`)?.keep(part.providerMetadata);
-            open.delete(`reasoning:${part.id}`);
-            break;
           case "tool-call": {
             if (part.providerExecuted) break;
             produced = true;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type AskHandler, AskWaiters, type DurableAskOptions, recordAsk, storedAnswer } from "../asks/durable-wait.js";
+import { type AskHandler, AskWaiters, type DurableAskOptions, recordCallAsk, storedAnswer } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
 
@@ -135,13 +135,7 @@ export class PendingElicitations {
   async wait(request: PendingElicitationInput, signal: AbortSignal): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
-    const record = await recordAsk(this.options, {
-      id,
-      kind: "elicitation",
-      sessionId: request.sessionId,
-      ...(request.callId === undefined ? {} : { callId: request.callId }),
-      request: { id, ...request } as unknown as Record<string, unknown>,
-    });
+    const record = await recordCallAsk(this.options, "elicitation", id, request);
     const waited = this.waiters.wait(id, record, id, signal, {
       answered: (answer) => answer.value as unknown as ElicitationAnswer,
       expired: () => ({ action: "cancel" }),

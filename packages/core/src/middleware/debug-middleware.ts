@@ -117,9 +117,7 @@ export class DebugMiddleware implements RunMiddleware {
     if (!run) return;
     this.runs.delete(ctx.runId);
     for (const [key, open] of run.open) {
-      const callId = key.slice(key.indexOf(":") + 1);
-      const started = new Date(open.startedAt).toISOString();
-      const base = { run_id: ctx.runId, call_id: callId, level: this.level as Exclude<DebugLevel, "off">, started_at: started };
+      const base = this.base(ctx, key.slice(key.indexOf(":") + 1), open.startedAt);
       this.add(
         run,
         open.tool !== undefined
@@ -144,17 +142,25 @@ export class DebugMiddleware implements RunMiddleware {
     this.onRecord?.(record);
   }
 
+  /** The fields every record has (the schema's `common`): which run and call, at what level, started when. */
+  private base(ctx: MiddlewareContext, callId: string, startedAt: number) {
+    const level = this.level as Exclude<DebugLevel, "off">;
+    return { run_id: ctx.runId, call_id: callId, level, started_at: new Date(startedAt).toISOString() };
+  }
+
+  /** Takes an ending call off the open ones; a call whose start was not seen is taken to start now. */
+  private close(run: RunRecords, key: string, ctx: MiddlewareContext): { open?: OpenCall; startedAt: number } {
+    const open = run.open.get(key);
+    run.open.delete(key);
+    return { ...(open ? { open } : {}), startedAt: open?.startedAt ?? ctx.now() };
+  }
+
   private toolEnd(run: RunRecords, event: RunEventOf<"tool_end">, ctx: MiddlewareContext): void {
-    const open = run.open.get(`tool:${event.call_id}`);
-    run.open.delete(`tool:${event.call_id}`);
-    const startedAt = open?.startedAt ?? ctx.now();
+    const { open, startedAt } = this.close(run, `tool:${event.call_id}`, ctx);
     const record: DebugRecord = {
       kind: "tool",
-      run_id: ctx.runId,
-      call_id: event.call_id,
-      level: this.level as Exclude<DebugLevel, "off">,
+      ...this.base(ctx, event.call_id, startedAt),
       tool: event.tool,
-      started_at: new Date(startedAt).toISOString(),
       duration_ms: event.duration_ms ?? Math.max(0, Math.round(ctx.now() - startedAt)),
       is_error: event.is_error,
     };
@@ -171,20 +177,15 @@ export class DebugMiddleware implements RunMiddleware {
   }
 
   private llmEnd(run: RunRecords, event: RunEventOf<"llm_end">, ctx: MiddlewareContext): void {
-    const open = run.open.get(`llm:${event.call_id}`);
-    run.open.delete(`llm:${event.call_id}`);
-    const startedAt = open?.startedAt ?? ctx.now();
+    const { open, startedAt } = this.close(run, `llm:${event.call_id}`, ctx);
     // The last call made since llm_start is the one that answered (earlier ones were retried).
     const call: LlmCall | undefined = open && ctx.llmCalls ? ctx.llmCalls.since(open.mark).at(-1) : undefined;
     const cached = event.cached ?? call?.cached;
     const record: LlmDebugRecord = {
       kind: "llm",
-      run_id: ctx.runId,
-      call_id: event.call_id,
-      level: this.level as Exclude<DebugLevel, "off">,
+      ...this.base(ctx, event.call_id, startedAt),
       node: event.node,
       model: event.model,
-      started_at: new Date(startedAt).toISOString(),
       duration_ms: event.duration_ms,
       ...(event.input_tokens === undefined ? {} : { input_tokens: event.input_tokens }),
       ...(event.output_tokens === undefined ? {} : { output_tokens: event.output_tokens }),

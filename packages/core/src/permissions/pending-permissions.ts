@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { AskWaiters, type DurableAskOptions, openAsks, recordAsk, storedAnswer, type WaitEnds } from "../asks/durable-wait.js";
+import {
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordCallAsk,
+  storedAnswer,
+  type WaitEnds,
+} from "../asks/durable-wait.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import type { ApprovalScope } from "./approvals.js";
 import type { PermissionReply, PermissionRequest } from "./ask.js";
@@ -132,13 +139,6 @@ export class PendingPermissions {
   }
 
   private record(request: Omit<PendingPermission, "id">): Promise<AskRecord> {
-    const id = `perm_${randomUUID()}`;
-    return recordAsk(this.options, {
-      id,
-      kind: "permission",
-      sessionId: request.sessionId,
-      ...(request.callId === undefined ? {} : { callId: request.callId }),
-      request: { id, ...request } as unknown as Record<string, unknown>,
-    });
+    return recordCallAsk(this.options, "permission", `perm_${randomUUID()}`, request);
   }
 }

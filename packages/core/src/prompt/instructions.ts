@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
-import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
+import { type FileHandle, open, readdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { pathExists } from "../file-system.js";
 import { recentDailyLogPaths } from "../memory/memory-files.js";
 import { discoverSkills, skillRoots } from "../tools/skills.js";
 import { fitMemory } from "./memory-budget.js";
@@ -104,7 +105,7 @@ async function walkToRepoRoot(
     dirs.push(dir);
     const names = await namesIn(dir);
     listings.set(dir, names);
-    if (names ? names.has(".git") : await exists(join(dir, ".git"))) return { dirs, isGitRepo: true };
+    if (names ? names.has(".git") : await pathExists(join(dir, ".git"))) return { dirs, isGitRepo: true };
     if (dirname(dir) === dir) return { dirs, isGitRepo: false };
   }
 }
@@ -124,15 +125,6 @@ async function namesIn(dir: string): Promise<Set<string> | undefined> {
 function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: string): boolean {
   const names = listings.get(dirname(path));
   return names === undefined || names.has(basename(path).toLowerCase());
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

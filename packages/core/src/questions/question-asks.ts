@@ -4,7 +4,7 @@ import {
   AskWaiters,
   type DurableAskOptions,
   openAsks,
-  recordAsk,
+  recordCallAsk,
   storedAnswer,
   type WaitEnds,
 } from "../asks/durable-wait.js";
@@ -142,14 +142,7 @@ export class QuestionAsks {
   }
 
   private record(question: Omit<PendingQuestion, "id">): Promise<AskRecord> {
-    const id = `question_${randomUUID()}`;
-    return recordAsk(this.options, {
-      id,
-      kind: "question",
-      sessionId: question.sessionId,
-      ...(question.callId === undefined ? {} : { callId: question.callId }),
-      request: { id, ...question } as unknown as Record<string, unknown>,
-    });
+    return recordCallAsk(this.options, "question", `question_${randomUUID()}`, question);
   }
 }
 

@@ -45,6 +45,16 @@ export interface AskMethodDeps {
 export function askMethods(deps: AskMethodDeps): RuntimeAsks {
   const { store, slot, access } = deps;
 
+  /**
+   * Changes a session's approvals: only a caller who may administer the session, and only between
+   * turns (a grant landing inside a turn would change what a running tool call was asked under).
+   */
+  function changeApprovals<T>(sessionId: string, options: SessionOpOptions, doing: string, change: () => Promise<T>) {
+    // Entering the slot a turn later, as the session operations do, keeps operations asked together in the order asked.
+    const checked = options.principal ? access.session(options.principal, sessionId, "admin", doing) : Promise.resolve();
+    return checked.then(() => slot.exclusive(sessionId, options.busy, change));
+  }
+
   /** A session's approvals are looked up in its own workspace; without a session, in the runtime's. */
   async function approvalLookup(sessionId: string | undefined, workspace?: string): Promise<ApprovalLookup> {
     if (sessionId === undefined) return { store, places: { workspace: workspace ?? deps.cwd, home: deps.home } };
@@ -210,33 +220,23 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
     },
     approvals: async (sessionId) => listApprovals(await store.getActivePath(sessionId)),
     listAllApprovals: async (sessionId) => listScopedApprovals(await approvalLookup(sessionId)),
-    grantApproval: async (sessionId, approval, options = {}) =>
-      (options.principal
-        ? access.session(options.principal, sessionId, "admin", "Granting an approval")
-        : Promise.resolve()
-      ).then(() =>
-        slot.exclusive(sessionId, options.busy, async () => {
-          if (!(await store.getSession(sessionId)))
-            throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-          await store.appendEntry(sessionId, approvalEntry(approval));
-        }),
-      ),
-    revokeApproval: async (sessionId, approval, options = {}) =>
-      (options.principal
-        ? access.session(options.principal, sessionId, "admin", "Revoking an approval")
-        : Promise.resolve()
-      ).then(() =>
-        slot.exclusive(sessionId, options.busy, async () => {
-          const current = listApprovals(await store.getActivePath(sessionId));
-          const match = current.find(
-            (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
-          );
-          if (!match) return false;
-          const { id: _, scope: __, ...granted } = match;
-          await store.appendEntry(sessionId, approvalEntry({ ...granted, revoked: true }));
-          return true;
-        }),
-      ),
+    grantApproval: (sessionId, approval, options = {}) =>
+      changeApprovals(sessionId, options, "Granting an approval", async () => {
+        if (!(await store.getSession(sessionId)))
+          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        await store.appendEntry(sessionId, approvalEntry(approval));
+      }),
+    revokeApproval: (sessionId, approval, options = {}) =>
+      changeApprovals(sessionId, options, "Revoking an approval", async () => {
+        const current = listApprovals(await store.getActivePath(sessionId));
+        const match = current.find(
+          (a) => a.agent === approval.agent && a.permission === approval.permission && a.pattern === approval.pattern,
+        );
+        if (!match) return false;
+        const { id: _, scope: __, ...granted } = match;
+        await store.appendEntry(sessionId, approvalEntry({ ...granted, revoked: true }));
+        return true;
+      }),
     async revokeApprovalById(id, sessionId, options = {}) {
       if (options.principal) {
         if (sessionId === undefined) access.require(options.principal, "admin", "Revoking an approval");

@@ -74,6 +74,22 @@ function summarizerFor(deps: RunDeps, model: ResolvedModel, signal: AbortSignal 
   });
 }
 
+/**
+ * What a summary of `path` is written with (compaction, a branch summary): the session's models, and
+ * a summarizer on its summary model, token counts loaded. `focus` is what the user asked the summary
+ * to keep, when they asked for anything.
+ */
+async function summarizing(
+  deps: RunDeps,
+  path: readonly Entry[],
+  options: { model?: string | LanguageModelV4 | undefined; signal?: AbortSignal | undefined; focus?: string | undefined },
+) {
+  const models = modelsFor(deps, path, options.model);
+  await deps.tokens.load();
+  const focus = options.focus?.trim();
+  return { ...models, summarizer: summarizerFor(deps, models.summary, options.signal), focus: focus ? { focus } : {} };
+}
+
 async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
   const meta = await deps.store.getSession(sessionId);
   if (!meta)
@@ -90,12 +106,10 @@ async function pathOf(deps: RunDeps, sessionId: string): Promise<Entry[]> {
 export async function compactSession(deps: RunDeps, sessionId: string, options: CompactOptions = {}): Promise<CompactResult> {
   const path = await pathOf(deps, sessionId);
   const state = buildContext(path);
-  const { run, summary } = modelsFor(deps, path, options.model);
-  await deps.tokens.load();
+  const { run, summarizer, focus } = await summarizing(deps, path, options);
   const tokensBefore = new ContextSize().measure(state, deps.tokens, 0);
   const budget = keepRecentBudget(usableTokens(run.info.limit));
   const keepTokens = selectCut(state, deps.tokens.message, budget) ? budget : 0;
-  const summarizer = summarizerFor(deps, summary, options.signal);
   const outcome = await compact({
     store: deps.store,
     sessionId,
@@ -105,7 +119,7 @@ export async function compactSession(deps: RunDeps, sessionId: string, options: 
     keepTokens,
     tokensBefore,
     mode: "manual",
-    ...(options.focus?.trim() ? { focus: options.focus.trim() } : {}),
+    ...focus,
     continuation: false,
   });
   return {
@@ -180,16 +194,14 @@ export async function switchSessionLeaf(
     else await deps.store.switchLeaf(sessionId, entryId);
     return { sessionId, leafId: entryId };
   }
-  await deps.tokens.load();
-  const { summary } = modelsFor(deps, from, options.model);
-  const summarizer = summarizerFor(deps, summary, options.signal);
+  const { summarizer, focus } = await summarizing(deps, from, options);
   const branchSummary = await switchWithSummary({
     store: deps.store,
     sessionId,
     from,
     to,
     summarizer,
-    ...(options.focus?.trim() ? { focus: options.focus.trim() } : {}),
+    ...focus,
   });
   return { sessionId, leafId: branchSummary?.id ?? entryId, ...(branchSummary ? { branchSummary } : {}) };
 }

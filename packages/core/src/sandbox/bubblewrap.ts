@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { access, constants, lstat, mkdir, rmdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { pathExists } from "../file-system.js";
 import type { Availability, SandboxBackend, Wrapped } from "./backend.js";
 
 /** The port the egress proxy answers on inside the sandbox's own network namespace. */
@@ -60,14 +61,14 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       ];
       for (const path of policy.hidden) args.push(...(await hide(path)));
       args.push("--bind", policy.tmp, "/tmp");
-      for (const path of policy.readable) if (await exists(path)) args.push("--ro-bind", path, path);
+      for (const path of policy.readable) if (await pathExists(path)) args.push("--ro-bind", path, path);
       // The program itself (and the package it runs, an MCP server's script say) stays reachable when
       // it lives where the sandbox hides (a checkout under /tmp, a toolchain in the home folder): read-only.
       const programRoots = await programPlaces(inner, policy.hidden);
       for (const path of programRoots) args.push("--ro-bind", path, path);
       args.push("--bind", policy.workspace, policy.workspace);
-      for (const path of policy.writable) if (await exists(path)) args.push("--bind", path, path);
-      for (const path of policy.readOnly) if (await exists(path)) args.push("--ro-bind", path, path);
+      for (const path of policy.writable) if (await pathExists(path)) args.push("--bind", path, path);
+      for (const path of policy.readOnly) if (await pathExists(path)) args.push("--ro-bind", path, path);
       // A hidden place inside a writable one (Arbor's home or the store in the workspace) is hidden again on top.
       const opened = [policy.workspace, ...policy.writable, ...policy.readable, ...programRoots];
       for (const path of policy.hidden) {
@@ -141,19 +142,15 @@ async function programPlaces(inner: { file: string; args: readonly string[] }, h
     let chosen: string | undefined;
     let withPackage: string | undefined;
     for (let dir = own; safe(dir); dir = dirname(dir)) {
-      if (await exists(join(dir, "node_modules"))) {
+      if (await pathExists(join(dir, "node_modules"))) {
         chosen = dir;
         break;
       }
-      if (withPackage === undefined && (await exists(join(dir, "package.json")))) withPackage = dir;
+      if (withPackage === undefined && (await pathExists(join(dir, "package.json")))) withPackage = dir;
     }
     places.add(chosen ?? withPackage ?? own);
   }
   return [...places];
-}
-
-async function exists(path: string): Promise<boolean> {
-  return (await lstat(path).catch(() => undefined)) !== undefined;
 }
 
 function run(file: string, args: string[]): Promise<string | undefined> {

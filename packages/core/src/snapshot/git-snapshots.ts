@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { access, appendFile, mkdir, readFile, realpath } from "node:fs/promises";
+import { appendFile, mkdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { ArborError } from "../errors.js";
+import { pathExists } from "../file-system.js";
 import type { FilePatch } from "./snapshot-entry.js";
 
 /** A diff longer than this is cut: the patch is for a reader, the snapshot itself keeps every byte. */
@@ -70,7 +71,7 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
     GIT_INDEX_FILE: join(gitDir, `index-${indexName}`),
   };
   const git = (args: readonly string[]) => runGit(args, env, workspace);
-  if (!(await exists(join(gitDir, "HEAD")))) {
+  if (!(await pathExists(join(gitDir, "HEAD")))) {
     await mkdir(gitDir, { recursive: true });
     await git(["init", "--quiet"]);
     // Never repack or prune on its own: a revert may need any tree the journal names.
@@ -208,15 +209,6 @@ function runGit(args: readonly string[], env: Record<string, string>, cwd: strin
     });
     if (input !== undefined) child.stdin?.end(input);
   });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether git can be run here (tests and the runtime skip snapshots without it). */

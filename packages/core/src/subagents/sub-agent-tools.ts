@@ -4,7 +4,7 @@ import { ArborError } from "../errors.js";
 import { goalsKey } from "../goal/goals-key.js";
 import { oneLine } from "../model/text.js";
 import { defineTool, type ToolContext, type ToolOffer, type ToolResult } from "../tools/tool.js";
-import { type SubTraceBatch, subTracesKey } from "./sub-trace-runner.js";
+import { type SubTraceBatch, type SubTraceRequest, subTracesKey } from "./sub-trace-runner.js";
 
 /** A branch or task: one line of what to do, long enough to be specific. */
 const TaskText = z.string().trim().min(1, "a task must say what to do").max(4000);
@@ -68,6 +68,26 @@ function refused(message: string): ToolResult<SubAgentMetadata> {
   return { output: message, title: "sub-agent not started (nesting limit)" };
 }
 
+type BatchAsked = Pick<SubTraceRequest, "mode" | "tasks" | "agent" | "background">;
+
+/**
+ * Runs the sub-agents this call asked for, tied to the call (its ids, progress and abort), and reports
+ * them; a run nested as deep as sub-agents may go is told so instead.
+ */
+async function runBatch(ctx: ToolContext, asked: BatchAsked): Promise<ToolResult<SubAgentMetadata>> {
+  const runner = subTraces(ctx);
+  const refusal = runner.refusal();
+  if (refusal !== undefined) return refused(refusal);
+  const batch = await runner.run({
+    ...asked,
+    callId: ctx.callId,
+    messageId: ctx.messageId,
+    progress: (update) => ctx.metadata(update),
+    signal: ctx.abort,
+  });
+  return resultOf(batch, ctx);
+}
+
 /** `explore(branches, background?)`: parallel read-only sub-agents, one report per branch. */
 export function exploreTool() {
   return defineTool<typeof ExploreInputSchema, SubAgentMetadata>({
@@ -80,20 +100,12 @@ export function exploreTool() {
       "one report per branch. Give `background` to start every branch from a short briefing instead of this conversation.",
     ].join(" "),
     input: ExploreInputSchema,
-    async execute(input, ctx) {
-      const refusal = subTraces(ctx).refusal();
-      if (refusal !== undefined) return refused(refusal);
-      const batch = await subTraces(ctx).run({
+    execute: (input, ctx) =>
+      runBatch(ctx, {
         mode: "explore",
         tasks: input.branches,
         ...(input.background !== undefined ? { background: input.background } : {}),
-        callId: ctx.callId,
-        messageId: ctx.messageId,
-        progress: (update) => ctx.metadata(update),
-        signal: ctx.abort,
-      });
-      return resultOf(batch, ctx);
-    },
+      }),
   });
 }
 
@@ -126,19 +138,7 @@ export function delegateTool() {
     description: DELEGATE_DESCRIPTION,
     describe: delegateDescription,
     input: DelegateInputSchema,
-    async execute(input, ctx) {
-      const refusal = subTraces(ctx).refusal();
-      if (refusal !== undefined) return refused(refusal);
-      const batch = await subTraces(ctx).run({
-        mode: "delegate",
-        tasks: [input.task],
-        ...(input.agent !== undefined ? { agent: input.agent } : {}),
-        callId: ctx.callId,
-        messageId: ctx.messageId,
-        progress: (update) => ctx.metadata(update),
-        signal: ctx.abort,
-      });
-      return resultOf(batch, ctx);
-    },
+    execute: (input, ctx) =>
+      runBatch(ctx, { mode: "delegate", tasks: [input.task], ...(input.agent !== undefined ? { agent: input.agent } : {}) }),
   });
 }

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ArborError } from "../errors.js";
+import { pathExists } from "../file-system.js";
 
 /**
  * Large payloads (tool outputs over the cap, later files and images) are kept once, out of line, by
@@ -52,7 +53,7 @@ export class FileBlobStore implements BlobStore {
   async put(bytes: Uint8Array | string): Promise<string> {
     const ref = blobRef(bytes);
     const path = this.pathOf(refHex(ref));
-    if (await exists(path)) return ref;
+    if (await pathExists(path)) return ref;
     const folder = join(path, "..");
     await mkdir(folder, { recursive: true });
     const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
@@ -83,7 +84,7 @@ export class FileBlobStore implements BlobStore {
 
   async delete(ref: string): Promise<boolean> {
     const path = this.pathOf(refHex(ref));
-    if (!(await exists(path))) return false;
+    if (!(await pathExists(path))) return false;
     await rm(path, { force: true });
     return true;
   }
@@ -111,14 +112,5 @@ export class MemoryBlobStore implements BlobStore {
 
   get size(): number {
     return this.blobs.size;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

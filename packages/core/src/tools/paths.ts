@@ -51,6 +51,19 @@ export async function resolveToolPath(ctx: ToolContext, path: string, kind: "fil
   return real;
 }
 
+/**
+ * `resolveToolPath`, with the path as permission patterns and messages show it (relative to the
+ * workspace when inside it): what every tool acting on a path needs first.
+ */
+export async function toolPath(
+  ctx: ToolContext,
+  path: string,
+  kind: "file" | "directory",
+): Promise<{ absolute: string; shown: string }> {
+  const absolute = await resolveToolPath(ctx, path, kind);
+  return { absolute, shown: displayPath(ctx.cwd, absolute) };
+}
+
 /** Links followed before giving up, as the kernel does (ELOOP). */
 const MAX_LINKS = 40;
 

@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { scriptedModel, taskModels, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { agentsFromConfig } from "../../src/agents/from-config.js";
 import { agentPermissions } from "../../src/agents/presets.js";
 import { loadConfig } from "../../src/config/load.js";
 import { evaluate } from "../../src/permissions/permission.js";
 import { expectCode } from "../conformance/sessions-suite.js";
+import { HELPER_AGENTS, helperMentionModels } from "../helpers/helper-agent.js";
 import { collect, harness } from "../loop/harness.js";
 import { useConfigDirs } from "./dirs.js";
 
@@ -130,22 +131,14 @@ describe("agents and permission rules in arbor.json", () => {
   });
 
   it("a delegate may name a configured sub-agent; a name that is not one is answered with the choices and starts nothing", async () => {
-    writeJson(join(dirs.cwd, "arbor.json"), {
-      agents: {
-        helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
-        reviewer: { description: "A primary agent", prompt: "x" },
-      },
-    });
+    writeJson(join(dirs.cwd, "arbor.json"), { agents: HELPER_AGENTS });
     const main = scriptedModel([
       [toolCall("delegate", { task: "find it", agent: "reviewer" })],
       [toolCall("delegate", { task: "find it", agent: "helper" })],
       [text("main done")],
     ]);
     const helper = scriptedModel([[text("found it")]]);
-    const model = routedModel({
-      route: (prompt) => (taskOf(prompt) === "find it" ? "helper" : "main"),
-      models: { main, helper },
-    });
+    const model = taskModels(main, { "find it": helper });
     const { runtime, store } = await harness({ model, config: load() });
     const { result } = await collect(runtime.runs.run({ prompt: "go" }));
     expect(result.status).toBe("done");
@@ -161,18 +154,8 @@ describe("agents and permission rules in arbor.json", () => {
   });
 
   it("@<name> at the start of a prompt hands the task to that configured sub-agent; a primary agent's name is plain text", async () => {
-    writeJson(join(dirs.cwd, "arbor.json"), {
-      agents: {
-        helper: { description: "Greps only", prompt: "You are the helper sub-agent.", mode: "subagent", tools: ["grep"] },
-        reviewer: { description: "A primary agent", prompt: "x" },
-      },
-    });
-    const main = scriptedModel([[text("main read the report")], [text("plain answer")]]);
-    const helper = scriptedModel([[text("found it")]]);
-    const model = routedModel({
-      route: (prompt) => (taskOf(prompt) === "find the config" ? "helper" : "main"),
-      models: { main, helper },
-    });
+    writeJson(join(dirs.cwd, "arbor.json"), { agents: HELPER_AGENTS });
+    const { main, model } = helperMentionModels();
     const { runtime, store } = await harness({ model, config: load() });
     const { result } = await collect(runtime.runs.run({ prompt: "@helper find the config" }));
     expect(result.status).toBe("done");

@@ -1,7 +1,6 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AskInput } from "../../src/store/asks.js";
-import type { Store } from "../../src/store/store.js";
-import { harnessPerTest, type MakeHarness } from "./harness.js";
+import { type MakeHarness, twoInstancesPerTest } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 const HOUR = 3_600_000;
@@ -20,11 +19,7 @@ function ask(id: string, sessionId: string, createdAt: string, expiresInMs = HOU
 
 /** Asks kept in the store: every process lists and answers them, each exactly once. */
 export function asksSuite(makeHarness: MakeHarness): void {
-  const h = harnessPerTest(makeHarness);
-  let other: Store;
-  beforeEach(async () => {
-    other = await h.another();
-  });
+  const h = twoInstancesPerTest(makeHarness);
 
   describe("asks", () => {
     it("an ask recorded by one process is listed and answered by another, exactly once", async () => {
@@ -35,19 +30,19 @@ export function asksSuite(makeHarness: MakeHarness): void {
       await h.store.createAsk(ask("perm_b", sessionId, new Date(now + 1).toISOString()));
       await h.store.createAsk(ask("perm_a", sessionId, new Date(now).toISOString()));
       await h.store.createAsk(ask("perm_c", otherSession, new Date(now + 2).toISOString()));
-      expect((await other.listAsks()).map((a) => a.id)).toEqual(["perm_a", "perm_b", "perm_c"]);
-      expect((await other.listAsks({ sessionId })).map((a) => a.id)).toEqual(["perm_a", "perm_b"]);
+      expect((await h.other.listAsks()).map((a) => a.id)).toEqual(["perm_a", "perm_b", "perm_c"]);
+      expect((await h.other.listAsks({ sessionId })).map((a) => a.id)).toEqual(["perm_a", "perm_b"]);
 
       // Answered from the other process while this one holds the session's lease.
       const at = new Date().toISOString();
-      const answered = await other.answerAsk("perm_a", { value: { reply: "once" }, at });
+      const answered = await h.other.answerAsk("perm_a", { value: { reply: "once" }, at });
       expect(answered.answer).toEqual({ value: { reply: "once" }, at });
       expect((await h.store.getAsk("perm_a"))?.answer).toEqual({ value: { reply: "once" }, at });
       expect((await h.store.listAsks({ unanswered: true })).map((a) => a.id)).toEqual(["perm_b", "perm_c"]);
 
       const second = await expectCode(h.store.answerAsk("perm_a", { value: { reply: "reject" }, at }), "ask_already_answered");
       expect(second.details).toMatchObject({ answer: { value: { reply: "once" } } });
-      expect((await other.getAsk("perm_a"))?.answer?.value).toEqual({ reply: "once" });
+      expect((await h.other.getAsk("perm_a"))?.answer?.value).toEqual({ reply: "once" });
       await lease.release();
     });
 
@@ -57,7 +52,7 @@ export function asksSuite(makeHarness: MakeHarness): void {
       const at = new Date().toISOString();
       const results = await Promise.allSettled([
         h.store.answerAsk("perm_race", { value: { reply: "once" }, at }),
-        other.answerAsk("perm_race", { value: { reply: "reject" }, at }),
+        h.other.answerAsk("perm_race", { value: { reply: "reject" }, at }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const landed = results.find((r) => r.status === "fulfilled")!.value.answer;
@@ -68,9 +63,12 @@ export function asksSuite(makeHarness: MakeHarness): void {
       const { id: sessionId } = await h.store.createSession();
       const created = new Date(Date.now() - 2 * HOUR).toISOString();
       await h.store.createAsk(ask("perm_old", sessionId, created, HOUR));
-      await expectCode(other.createAsk(ask("perm_old", sessionId, created)), "invalid_input");
-      await expectCode(other.answerAsk("perm_none", { value: { reply: "once" }, at: new Date().toISOString() }), "ask_not_found");
-      await expectCode(other.answerAsk("perm_old", { value: { reply: "once" }, at: new Date().toISOString() }), "ask_expired");
+      await expectCode(h.other.createAsk(ask("perm_old", sessionId, created)), "invalid_input");
+      await expectCode(
+        h.other.answerAsk("perm_none", { value: { reply: "once" }, at: new Date().toISOString() }),
+        "ask_not_found",
+      );
+      await expectCode(h.other.answerAsk("perm_old", { value: { reply: "once" }, at: new Date().toISOString() }), "ask_expired");
       expect((await h.store.getAsk("perm_old"))?.answer).toBeUndefined();
       expect(await h.store.getAsk("perm_none")).toBeUndefined();
       await expectCode(h.store.createAsk({ ...ask("bad id!", sessionId, created) }), "invalid_input");
@@ -94,11 +92,11 @@ export function asksSuite(makeHarness: MakeHarness): void {
         expiresAt: new Date(now + HOUR).toISOString(),
       };
       await h.store.createAsk(planAsk);
-      expect((await other.listAsks({ kind: "plan" })).map((a) => a.id)).toEqual(["plan_k"]);
-      expect((await other.listAsks({ kind: "permission", sessionId })).map((a) => a.id)).toEqual(["perm_k"]);
-      expect(await other.getAsk("plan_k")).toMatchObject({ kind: "plan", request: planAsk.request });
+      expect((await h.other.listAsks({ kind: "plan" })).map((a) => a.id)).toEqual(["plan_k"]);
+      expect((await h.other.listAsks({ kind: "permission", sessionId })).map((a) => a.id)).toEqual(["perm_k"]);
+      expect(await h.other.getAsk("plan_k")).toMatchObject({ kind: "plan", request: planAsk.request });
       const at = new Date().toISOString();
-      await other.answerAsk("plan_k", { value: { approved: true }, at });
+      await h.other.answerAsk("plan_k", { value: { approved: true }, at });
       await expectCode(h.store.answerAsk("plan_k", { value: { approved: false }, at }), "ask_already_answered");
       expect((await h.store.getAsk("plan_k"))?.answer?.value).toEqual({ approved: true });
       expect((await h.store.listAsks({ kind: "plan", unanswered: true })).map((a) => a.id)).toEqual([]);
@@ -108,8 +106,8 @@ export function asksSuite(makeHarness: MakeHarness): void {
       const { id: sessionId } = await h.store.createSession();
       await h.store.createAsk(ask("perm_gone", sessionId, new Date().toISOString()));
       await h.store.deleteSession(sessionId);
-      expect(await other.getAsk("perm_gone")).toBeUndefined();
-      expect(await other.listAsks({ sessionId })).toEqual([]);
+      expect(await h.other.getAsk("perm_gone")).toBeUndefined();
+      expect(await h.other.listAsks({ sessionId })).toEqual([]);
     });
   });
 }

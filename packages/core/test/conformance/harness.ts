@@ -35,3 +35,27 @@ export function harnessPerTest(makeHarness: MakeHarness): StoreHarness {
     cleanup: () => now().cleanup(),
   };
 }
+
+/**
+ * `harnessPerTest` with `other`: a second store instance over the same data for each test, as a
+ * second process opens it, for suites about what every process sees.
+ */
+export function twoInstancesPerTest(makeHarness: MakeHarness): StoreHarness & { readonly other: Store } {
+  const h = harnessPerTest(makeHarness);
+  let other: Store | undefined;
+  beforeEach(async () => {
+    other = await h.another();
+  });
+  return {
+    get store() {
+      return h.store;
+    },
+    get other() {
+      if (!other) throw new Error("The other instance is opened before each test: use it inside one.");
+      return other;
+    },
+    reopen: h.reopen,
+    another: h.another,
+    cleanup: h.cleanup,
+  };
+}

@@ -1,20 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashToken, newToken } from "../../src/auth/tokens.js";
-import type { Store } from "../../src/store/store.js";
-import type { MakeHarness, StoreHarness } from "./harness.js";
+import { type MakeHarness, twoInstancesPerTest } from "./harness.js";
 import { expectCode } from "./sessions-suite.js";
 
 /** API tokens kept in the store: hashes only, seen and revoked by every process at once. */
 export function tokensSuite(makeHarness: MakeHarness): void {
-  let h: StoreHarness;
-  let other: Store;
-  beforeEach(async () => {
-    h = await makeHarness();
-    other = await h.another();
-  });
-  afterEach(async () => {
-    await h.cleanup();
-  });
+  const h = twoInstancesPerTest(makeHarness);
 
   describe("tokens", () => {
     it("a token added by one process is found by its hash in another, listed without it, and revoked everywhere", async () => {
@@ -24,16 +15,16 @@ export function tokensSuite(makeHarness: MakeHarness): void {
       await h.store.tokens.add(runner.record);
       await h.store.tokens.add(reader.record);
 
-      const found = await other.tokens.findByHash(hashToken(reader.token));
+      const found = await h.other.tokens.findByHash(hashToken(reader.token));
       expect(found).toEqual(reader.record);
-      expect(await other.tokens.findByHash(hashToken("arbor_not-a-token"))).toBeUndefined();
-      const listed = await other.tokens.list();
+      expect(await h.other.tokens.findByHash(hashToken("arbor_not-a-token"))).toBeUndefined();
+      const listed = await h.other.tokens.list();
       expect(listed.map((t) => t.id)).toEqual([reader.record.id, runner.record.id]);
       // Nothing stored holds the token itself.
       expect(JSON.stringify(listed)).not.toContain(reader.token);
 
       const at = "2026-02-01T00:00:00.000Z";
-      const revoked = await other.tokens.revoke(runner.record.id, at);
+      const revoked = await h.other.tokens.revoke(runner.record.id, at);
       expect(revoked.revokedAt).toBe(at);
       expect((await h.store.tokens.findByHash(hashToken(runner.token)))?.revokedAt).toBe(at);
       // A second revoke changes nothing.

@@ -199,28 +199,34 @@ describe.each(backends)("event log paging ($name)", (backend) => {
   });
 });
 
+/** A file store holding a session whose log has events 1…`n`, and the log's file, to damage. */
+async function fileLogWith(n: number) {
+  const h = await open(backends[0] as Backend);
+  const { id } = await h.store.createSession();
+  await h.store.appendEvents(
+    id,
+    Array.from({ length: n }, (_, i) => ev(i + 1)),
+  );
+  const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+  return { h, id, file };
+}
+
 describe("event log (file): crash tolerance", () => {
   it("reads what another store on the same directory appended, and ignores a torn tail", async () => {
-    const h = await open(backends[0] as Backend);
-    const { id } = await h.store.createSession();
-    await h.store.appendEvents(id, [ev(1), ev(2)]);
+    const { h, id, file } = await fileLogWith(2);
     const other = await openStore(h.spec);
     cleanups.push(() => other.close());
     expect(await other.listEvents(id, { after: 1 })).toMatchObject([{ id: 2, data: { n: 2 } }]);
     await h.store.appendEvents(id, [ev(3)]);
     expect((await other.listEvents(id, { after: 1 })).map((e) => e.id)).toEqual([2, 3]);
     expect(await other.lastEventId(id)).toBe(3);
-    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
     appendFileSync(file, '{"id":4,"type":"message_ad');
     expect((await other.listEvents(id, { after: 2 })).map((e) => e.id)).toEqual([3]);
     expect(await other.lastEventId(id)).toBe(3);
   });
 
   it("a whole line that is not JSON is corrupt_session, and the log is left as it was", async () => {
-    const h = await open(backends[0] as Backend);
-    const { id } = await h.store.createSession();
-    await h.store.appendEvents(id, [ev(1)]);
-    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+    const { h, id, file } = await fileLogWith(1);
     appendFileSync(file, "not json\n");
     const before = readFileSync(file, "utf8");
     await expect(h.store.listEvents(id)).rejects.toMatchObject({ code: "corrupt_session" });
@@ -228,10 +234,7 @@ describe("event log (file): crash tolerance", () => {
   });
 
   it("a torn last line is ignored and cut off by the next append", async () => {
-    const h = await open(backends[0] as Backend);
-    const { id } = await h.store.createSession();
-    await h.store.appendEvents(id, [ev(1)]);
-    const file = join((h.spec as { dir: string }).dir, "sessions", id, "events.jsonl");
+    const { h, id, file } = await fileLogWith(1);
     appendFileSync(file, '{"id":2,"type":"message_ad');
     const store = await h.reopen();
     expect((await store.listEvents(id)).map((e) => e.id)).toEqual([1]);

@@ -57,6 +57,31 @@ async function* cutOff(sessionId: string): AsyncGenerator<RunEvent> {
   yield { type: "error", session_id: sessionId, content: "The run was aborted.", code: "aborted" };
 }
 
+/**
+ * The new driver takes the run over (one token, then it stores the run's outcome and ends its stream)
+ * and the cluster tells the reader waiting on `step`: it reads the new driver's events, to the end.
+ */
+async function takeOver(
+  store: Store,
+  id: string,
+  foreign: ReturnType<typeof foreignRuns>,
+  step: ReturnType<Awaited<ReturnType<RunEventLog["reader"]>>["next"]>,
+): Promise<void> {
+  async function* takenOver(): AsyncGenerator<RunEvent> {
+    yield { type: "token", session_id: id, content: "b1" };
+    await store.updateSession(id, { status: "completed" });
+    yield { type: "done", session_id: id, status: "done", text: "b1" };
+  }
+  await new RunEventLog(store).record(handleOf(id, takenOver())).recorded;
+  foreign.notify();
+  const rest = await step;
+  expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
+    [3, "token"],
+    [4, "done"],
+  ]);
+  expect(rest.kind === "frames" && rest.ended).toBe(true);
+}
+
 const until = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setImmediate(r));
 };
@@ -176,20 +201,7 @@ describe("a reader of a run another process drives", () => {
     const waiting = reader.next();
     await until(() => foreign.waiting.length === 1);
 
-    async function* takenOver(): AsyncGenerator<RunEvent> {
-      yield { type: "token", session_id: id, content: "b1" };
-      // The new driver stores the run's outcome, then ends its stream.
-      await store.updateSession(id, { status: "completed" });
-      yield { type: "done", session_id: id, status: "done", text: "b1" };
-    }
-    await new RunEventLog(store).record(handleOf(id, takenOver())).recorded;
-    foreign.notify();
-    const rest = await waiting;
-    expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
-      [3, "token"],
-      [4, "done"],
-    ]);
-    expect(rest.kind === "frames" && rest.ended).toBe(true);
+    await takeOver(store, id, foreign, waiting);
     const logged = (await store.listEvents(id)).map((r) => [r.id, r.type]);
     expect(logged).toEqual([
       [1, "run.token"],
@@ -223,19 +235,7 @@ describe("a reader of a run another process drives", () => {
     await until(() => foreign.waiting.length === 1 || ended !== undefined);
     expect(ended).toBeUndefined();
 
-    async function* takenOver(): AsyncGenerator<RunEvent> {
-      yield { type: "token", session_id: id, content: "b1" };
-      await store.updateSession(id, { status: "completed" });
-      yield { type: "done", session_id: id, status: "done", text: "b1" };
-    }
-    await new RunEventLog(store).record(handleOf(id, takenOver())).recorded;
-    foreign.notify();
-    const rest = await waiting;
-    expect(rest.kind === "frames" && rest.frames.map((f) => [f.id, JSON.parse(f.json).type])).toEqual([
-      [3, "token"],
-      [4, "done"],
-    ]);
-    expect(rest.kind === "frames" && rest.ended).toBe(true);
+    await takeOver(store, id, foreign, waiting);
 
     // The cut-off run's own follower goes on the same way, from its first event.
     const follower = await a.reader(id, { after: 0 });

@@ -11,6 +11,7 @@ import { KnowledgeBase } from "../../src/knowledge/knowledge-base.js";
 import { EMBEDDING_PROVIDERS, embeddingLoader } from "../../src/llm/embedding-providers.js";
 import { createEmbedder } from "../../src/llm/registry.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
+import { medianQuery, writeNeedleCorpus } from "./needle-corpus.js";
 
 const servers: FakeOpenAIServer[] = [];
 afterEach(async () => {
@@ -224,33 +225,19 @@ describe("knowledge-base embeddings", () => {
     servers.push(s);
     const home = tempDir("arbor-home-");
     const dir = tempDir("arbor-bench-");
-    const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron sigma tau upsilon".split(" ");
-    for (let d = 0; d < 1000; d++) {
-      const lines: string[] = [];
-      for (let p = 0; lines.join("\n").length < 10_000; p++) {
-        lines.push(
-          Array.from({ length: 14 }, (_, i) => `${words[(d * 7 + p * 3 + i) % words.length]}${(d + i * p) % 97}`).join(" "),
-          "",
-        );
-      }
-      if (d === 500) lines.push("The needle document mentions a zircon harbour.");
-      writeFileSync(join(dir, `doc-${d}.md`), lines.join("\n"));
-    }
+    writeNeedleCorpus(dir);
     const kb = new KnowledgeBase(join(home, "knowledge"), { embedder: embedderFor(s, "openai-compatible/hashed") });
     const started = performance.now();
     const report = await kb.add([dir], "/");
     const indexMs = performance.now() - started;
-    await kb.query("warm up", 1);
-    const times: number[] = [];
-    let top = "";
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      const found = await kb.query("zircon harbour", 3);
-      expect(found.ranking).toBe("hybrid");
-      top = found.hits[0]?.source ?? "";
-      times.push(performance.now() - t);
-    }
-    const median = times.sort((a, b) => a - b)[2]!;
+    const { median, top } = await medianQuery(
+      () => kb.query("warm up", 1),
+      async () => {
+        const found = await kb.query("zircon harbour", 3);
+        expect(found.ranking).toBe("hybrid");
+        return found.hits[0]?.source ?? "";
+      },
+    );
     console.info(
       `knowledge base with embeddings: 1,000 documents (${report.embedded} passages) indexed and embedded in ${Math.round(indexMs)} ms; hybrid query median ${median.toFixed(1)} ms (query embedding over HTTP included)`,
     );

@@ -7,6 +7,7 @@ import { resolveConfig } from "../../src/config/resolve.js";
 import { KnowledgeBase } from "../../src/knowledge/knowledge-base.js";
 import { messageTrace } from "../../src/trace/message-trace.js";
 import { collect, harness, tempDir } from "../loop/harness.js";
+import { medianQuery, writeNeedleCorpus } from "./needle-corpus.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -172,35 +173,16 @@ describe("the knowledge base", () => {
   it("answers a query over 1,000 documents (10 MB) in a few milliseconds", async () => {
     const home = tempDir("arbor-home-");
     const dir = tempDir("arbor-bench-");
-    const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron sigma tau upsilon".split(" ");
     // Prose has a function word about every other word, and such words are in every passage.
-    const common = "the of and to in is it that for on how do i where what".split(" ");
-    for (let d = 0; d < 1000; d++) {
-      const lines: string[] = [];
-      for (let p = 0; lines.join("\n").length < 10_000; p++) {
-        lines.push(
-          Array.from({ length: 14 }, (_, i) =>
-            i % 2 === 0 ? common[(d + p + i) % common.length] : `${words[(d * 7 + p * 3 + i) % words.length]}${(d + i * p) % 97}`,
-          ).join(" "),
-          "",
-        );
-      }
-      if (d === 500) lines.push("The needle document mentions a zircon harbour.");
-      writeFileSync(join(dir, `doc-${d}.md`), lines.join("\n"));
-    }
+    writeNeedleCorpus(dir, "the of and to in is it that for on how do i where what".split(" "));
     const kb = new KnowledgeBase(join(home, "knowledge"));
     const started = performance.now();
     await kb.add([dir], "/");
     const indexMs = performance.now() - started;
-    await kb.search("warm up", 1);
-    const times: number[] = [];
-    let top = "";
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      top = (await kb.search("how do I get to the zircon harbour?", 3))[0]?.source ?? "";
-      times.push(performance.now() - t);
-    }
-    const median = times.sort((a, b) => a - b)[2]!;
+    const { median, top } = await medianQuery(
+      () => kb.search("warm up", 1),
+      async () => (await kb.search("how do I get to the zircon harbour?", 3))[0]?.source ?? "",
+    );
     console.info(
       `knowledge base: 1,000 documents (10 MB) indexed in ${Math.round(indexMs)} ms; query median ${median.toFixed(1)} ms`,
     );

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Entry } from "../../src/model/entry.js";
 import type { Message } from "../../src/model/message.js";
 import { defineTool } from "../../src/tools/tool.js";
+import { BEDROCK_SIGNATURE, type ConverseBody, expectSentToolTurn, expectStoredToolTurn } from "../helpers/bedrock-turn.js";
 import { collect } from "../loop/harness.js";
 import { replay } from "./recorded-servers.js";
 
@@ -15,13 +16,6 @@ const testTool = defineTool({
     return { output: `got ${value}` };
   },
 });
-
-type ConverseBody = {
-  additionalModelRequestFields?: Record<string, unknown>;
-  messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
-};
-
-const SIGNATURE = /^Ep0CCkgICxABGAIqQOWPB6/;
 
 function assistants(path: Entry[]): Message[] {
   return path.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message] : []));
@@ -51,31 +45,14 @@ describe("recorded Bedrock Converse streams through the runtime", () => {
     expect(first.additionalModelRequestFields).toMatchObject({ thinking: { type: "enabled", budget_tokens: 4096 } });
 
     const [call, answer] = assistants(await store.getActivePath(result.sessionId));
-    expect(call?.content.find((p) => p.type === "reasoning")).toMatchObject({
-      text: expect.stringContaining("3 r's"),
-      providerMetadata: { bedrock: { signature: expect.stringMatching(SIGNATURE) } },
-    });
-    expect(call?.content.find((p) => p.type === "tool-call")).toMatchObject({
-      toolCallId: "tool-use-id",
-      toolName: "test-tool",
-      input: { value: "Sparkle Day" },
-    });
-    expect(call?.tokens).toMatchObject({ input: 125, output: 45 });
+    expectStoredToolTurn(call);
     expect(answer?.content.find((p) => p.type === "reasoning")).toMatchObject({
-      providerMetadata: { bedrock: { signature: expect.stringMatching(SIGNATURE) } },
+      providerMetadata: { bedrock: { signature: expect.stringMatching(BEDROCK_SIGNATURE) } },
     });
 
     // The tool loop's next request carries the signed reasoning, the call and its result.
     const second = server.requests[1]?.body as ConverseBody;
-    const sent = second.messages.filter((m) => m.role === "assistant").flatMap((m) => m.content);
-    expect(sent[0]).toMatchObject({
-      reasoningContent: {
-        reasoningText: { text: expect.stringContaining("3 r's"), signature: expect.stringMatching(SIGNATURE) },
-      },
-    });
-    expect(sent.find((p) => "toolUse" in p)).toMatchObject({
-      toolUse: { toolUseId: "tool-use-id", name: "test-tool", input: { value: "Sparkle Day" } },
-    });
+    expectSentToolTurn(second);
     const results = second.messages.flatMap((m) => m.content).filter((p) => "toolResult" in p);
     expect(results).toEqual([
       expect.objectContaining({

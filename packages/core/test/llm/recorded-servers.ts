@@ -30,6 +30,22 @@ export function serveRecorded(wire: RecordedProviderOptions["wire"], ...paths: s
   return serve({ wire, replies: paths.map((path) => recordedStream(path)) });
 }
 
+/**
+ * An Anthropic Messages and an OpenAI Responses server answering in turn with the recordings given,
+ * and the environment pointing both providers at them: for a session that switches provider.
+ */
+export async function anthropicAndOpenAI(anthropicPaths: string[], openaiPaths: string[]) {
+  const anthropic = await serveRecorded("anthropic-messages", ...anthropicPaths);
+  const openai = await serveRecorded("openai-responses", ...openaiPaths);
+  const env = {
+    ANTHROPIC_API_KEY: "k",
+    ANTHROPIC_BASE_URL: anthropic.baseURL,
+    OPENAI_API_KEY: "k",
+    OPENAI_BASE_URL: openai.baseURL,
+  };
+  return { anthropic, openai, env };
+}
+
 /** The body of the `i`th request a server received, as an object (empty when there is none). */
 export const requestBody = (server: { requests: Array<{ body: unknown }> }, i: number) =>
   (server.requests[i]?.body ?? {}) as Record<string, unknown>;

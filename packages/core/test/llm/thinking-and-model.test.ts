@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../../src/model/entry.js";
 import { collect, harness } from "../loop/harness.js";
-import { anthropicReplay, replay, requestBody, serveRecorded } from "./recorded-servers.js";
+import { anthropicAndOpenAI, anthropicReplay, replay, requestBody } from "./recorded-servers.js";
 
 const bodyOf = requestBody;
 const ofType = (path: Entry[], type: Entry["type"]) => path.filter((e) => e.type === type);
@@ -68,18 +68,10 @@ describe("thinking levels reach each provider, and the session keeps them", () =
 
 describe("a continued session keeps its model", () => {
   it("uses the model it last used, and records a model_change when a run names another", async () => {
-    const anthropic = await serveRecorded(
-      "anthropic-messages",
-      "anthropic/anthropic-text.chunks.txt",
-      "anthropic/anthropic-text.chunks.txt",
+    const { anthropic, openai, env } = await anthropicAndOpenAI(
+      ["anthropic/anthropic-text.chunks.txt", "anthropic/anthropic-text.chunks.txt"],
+      ["openai/openai-issue-11239.2.chunks.txt"],
     );
-    const openai = await serveRecorded("openai-responses", "openai/openai-issue-11239.2.chunks.txt");
-    const env = {
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: anthropic.baseURL,
-      OPENAI_API_KEY: "k",
-      OPENAI_BASE_URL: openai.baseURL,
-    };
     // The runtime's default is OpenAI; the session starts on Anthropic.
     const { runtime, store } = await harness({ env, model: "openai/gpt-5.2" });
     const first = await collect(runtime.runs.run({ prompt: "hi", model: "anthropic/claude-sonnet-4-5" }));
@@ -103,22 +95,10 @@ describe("switching provider mid-session with reasoning on both sides", () => {
   type ResponsesBody = { input: Array<Record<string, unknown>> };
 
   it("sends each provider only the reasoning it can take: Anthropic → OpenAI → Anthropic", async () => {
-    const anthropic = await serveRecorded(
-      "anthropic-messages",
-      "anthropic/anthropic-clear-thinking.1.chunks.txt",
-      "anthropic/anthropic-text.chunks.txt",
+    const { anthropic, openai, env } = await anthropicAndOpenAI(
+      ["anthropic/anthropic-clear-thinking.1.chunks.txt", "anthropic/anthropic-text.chunks.txt"],
+      ["openai/openai-issue-11239.1.chunks.txt", "openai/openai-issue-11239.2.chunks.txt"],
     );
-    const openai = await serveRecorded(
-      "openai-responses",
-      "openai/openai-issue-11239.1.chunks.txt",
-      "openai/openai-issue-11239.2.chunks.txt",
-    );
-    const env = {
-      ANTHROPIC_API_KEY: "k",
-      ANTHROPIC_BASE_URL: anthropic.baseURL,
-      OPENAI_API_KEY: "k",
-      OPENAI_BASE_URL: openai.baseURL,
-    };
     const { runtime, store } = await harness({ env, model: "anthropic/claude-sonnet-4-5" });
     const first = await collect(runtime.runs.run({ prompt: "Divide by 5.", thinking: "high" }));
     const id = first.result.sessionId;

@@ -4,6 +4,7 @@ import { scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
 import type { Entry } from "../../src/model/entry.js";
+import { pythonAcrossCalls } from "../helpers/python-steps.js";
 import { collect, harness } from "./harness.js";
 
 const servers: Array<{ close(): Promise<void> }> = [];
@@ -22,9 +23,7 @@ describe("the assistant layer over the fake OpenAI server", () => {
     const secret = `sk-${"Zx9".repeat(10)}`;
     const server = await startFakeOpenAI({
       script: [
-        [toolCall("python_repl", { code: "x = 21" }, { id: "py1" })],
-        [toolCall("python_repl", { code: "def double(n):\n    return n * 2" }, { id: "py2" })],
-        [toolCall("python_repl", { code: "double(x)" }, { id: "py3" })],
+        ...pythonAcrossCalls(),
         [toolCall("memory_write", { content: "The answer to the user's sum is 42.", target: "long_term" }, { id: "mem1" })],
         [toolCall("bash", { command: "rm -rf ~/" }, { id: "bad1" })],
         [toolCall("bash", { command: `echo key=${secret}` }, { id: "sec1" })],

@@ -13,7 +13,7 @@ import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
-import { defineTool, type ToolResult } from "../../src/tools/tool.js";
+import { defineTool } from "../../src/tools/tool.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -58,10 +58,16 @@ export async function harness(options: Partial<RuntimeOptions> = {}): Promise<Ha
   return { runtime, store, cwd, home };
 }
 
-/** Every event of a run and its result. */
-export async function collect(handle: RunHandle): Promise<{ events: RunEvent[]; result: Awaited<RunHandle["result"]> }> {
+/** Every event of a run and its result; `onAsk` is handed each permission ask as it comes, to answer it. */
+export async function collect(
+  handle: RunHandle,
+  onAsk?: (ask: RunEventOf<"permission_request">) => void,
+): Promise<{ events: RunEvent[]; result: Awaited<RunHandle["result"]> }> {
   const events: RunEvent[] = [];
-  for await (const event of handle) events.push(event);
+  for await (const event of handle) {
+    events.push(event);
+    if (event.type === "permission_request") onAsk?.(event);
+  }
   return { events, result: await handle.result };
 }
 
@@ -121,30 +127,8 @@ export async function transcript(store: Store, sessionId: string): Promise<strin
   });
 }
 
-/**
- * A tool named `gate` whose calls each wait until released (or the run is aborted): a run held
- * mid-step, so a test can act meanwhile. `reached` resolves once the first call is held.
- */
-export function gateTool() {
-  const held: Array<() => void> = [];
-  const waiters: Array<{ n: number; resolve: () => void }> = [];
-  let calls = 0;
-  const tool = defineTool({
-    name: "gate",
-    description: "Waits until released.",
-    input: z.object({}),
-    execute: (_input, ctx) =>
-      new Promise<ToolResult>((resolve, reject) => {
-        held.push(() => resolve({ output: "released" }));
-        ctx.abort.addEventListener("abort", () => reject(ctx.abort.reason), { once: true });
-        calls++;
-        for (const w of waiters.filter((w) => w.n <= calls)) w.resolve();
-      }),
-  });
-  /** Resolves once the `n`th call (from 1) is being held. */
-  const reachedCall = (n: number) => new Promise<void>((resolve) => (calls >= n ? resolve() : waiters.push({ n, resolve })));
-  return { tool, reached: reachedCall(1), reachedCall, release: () => held.shift()?.() };
-}
+/** Re-exported: the loop tests take their held tool from here, as they did before it was shared. */
+export { gateTool } from "../helpers/gate-tool.js";
 
 /** The main agent answers prompts that start with "main:"; each branch answers its own task. */
 export function branchModels(main: LanguageModelV4, branches: Record<string, LanguageModelV4>): LanguageModelV4 {

@@ -1,18 +1,16 @@
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { clientFunctionTool } from "../../src/client-functions/client-function-tool.js";
 import { openStore } from "../../src/store/open.js";
 import { harness, tempDir, transcript } from "./harness.js";
+import { askThenKill } from "./killed-asker.js";
 
 /**
  * Calls of a client's functions wait as durable asks of kind `function`: the output is recorded from
  * any runtime over the store, and a run whose process died is taken up from the call with it.
  */
 
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const weather = { name: "get_weather", description: "The weather in a city.", parameters: { type: "object" } };
 
 /** The text of the tool results the model was sent in its call `index`. */
@@ -47,20 +45,7 @@ describe("client functions", () => {
     const dir = join(tempDir(), "store");
     const cwd = tempDir();
     const home = tempDir();
-    const child = spawn(process.execPath, [fixture("client-function-and-wait.mjs"), dir, cwd, home], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const exited = new Promise((resolve) => child.on("close", resolve));
-    const sessionId = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (b: Buffer) => {
-        out += b;
-        if (out.includes("\n")) resolve(out.trim());
-      });
-      child.on("close", () => reject(new Error(`the process ended before its call waited: ${out}`)));
-    });
-    child.kill("SIGKILL");
-    await exited;
+    const [sessionId] = (await askThenKill("client-function-and-wait.mjs", [dir, cwd, home])) as [string];
 
     const model = scriptedModel([[text("Sunny, the client says.")]]);
     const b = await harness({ store: await openStore(dir), cwd, arborHome: home, model, askPollMs: 25 });

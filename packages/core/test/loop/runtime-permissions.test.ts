@@ -29,16 +29,12 @@ describe("permission asks", () => {
     const { runtime, store, cwd } = await harness({ model });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
     const handle = runtime.runs.run({ prompt: "check .env" });
-    const events: RunEvent[] = [];
-    for await (const event of handle) {
-      events.push(event);
-      if (event.type === "permission_request") {
-        expect(runtime.asks.pendingPermissions(handle.sessionId).map((p) => p.id)).toEqual([event.id]);
-        expect(runtime.asks.pendingPermissions("other")).toEqual([]);
-        expect(runtime.asks.replyPermission(event.id, "once")).toBe(true);
-        expect(runtime.asks.replyPermission(event.id, "once")).toBe(false);
-      }
-    }
+    const { events } = await collect(handle, (event) => {
+      expect(runtime.asks.pendingPermissions(handle.sessionId).map((p) => p.id)).toEqual([event.id]);
+      expect(runtime.asks.pendingPermissions("other")).toEqual([]);
+      expect(runtime.asks.replyPermission(event.id, "once")).toBe(true);
+      expect(runtime.asks.replyPermission(event.id, "once")).toBe(false);
+    });
     const request = events.find((e) => e.type === "permission_request");
     expect(request).toMatchObject({ permission: "read", tool: "read", call_id: "r1" });
     expect(request?.type === "permission_request" && request.patterns[0]).toMatch(/\.env$/);
@@ -152,12 +148,10 @@ describe("doom-loop guard", () => {
     const { runtime } = await harness({ model });
     const handle = runtime.runs.run({ prompt: "look around" });
     const asks: RunEvent[] = [];
-    for await (const event of handle) {
-      if (event.type === "permission_request") {
-        asks.push(event);
-        runtime.asks.replyPermission(event.id, "reject");
-      }
-    }
+    await collect(handle, (event) => {
+      asks.push(event);
+      runtime.asks.replyPermission(event.id, "reject");
+    });
     expect(asks).toHaveLength(1);
     expect(asks[0]).toMatchObject({ permission: "doom_loop", patterns: ["list"] });
     expect(await handle.result).toMatchObject({ status: "done", stopReason: "doom_loop" });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/model/run-events.js";
-import { harness } from "./harness.js";
+import { collect, harness } from "./harness.js";
 
 describe("tool durations", () => {
   it("leave out the time spent waiting for a permission answer, which is kept apart", async () => {
@@ -13,14 +13,10 @@ describe("tool durations", () => {
     const { runtime, store, cwd } = await harness({ model, clock: { now: () => now, sleep: async () => {} } });
     writeFileSync(join(cwd, ".env"), "KEY=1\n");
     const handle = runtime.runs.run({ prompt: "check .env" });
-    const events: RunEvent[] = [];
-    for await (const event of handle) {
-      events.push(event);
-      if (event.type === "permission_request") {
-        now += 5_000;
-        runtime.asks.replyPermission(event.id, "once");
-      }
-    }
+    const { events } = await collect(handle, (event) => {
+      now += 5_000;
+      runtime.asks.replyPermission(event.id, "once");
+    });
     expect((await handle.result).status).toBe("done");
     const end = events.find((e) => e.type === "tool_end");
     expect(end).toMatchObject({ tool: "read", duration_ms: 0, permission_wait_ms: 5_000 });

@@ -58,6 +58,16 @@ function manager(options: { authorizer?: McpAuthorizer; now?: () => number } = {
   });
 }
 
+/** A manager for `use`, closed after it whatever happens. */
+async function withManager<T>(use: (m: McpManager) => Promise<T>, options: Parameters<typeof manager>[0] = {}): Promise<T> {
+  const m = manager(options);
+  try {
+    return await use(m);
+  } finally {
+    await m.close();
+  }
+}
+
 async function whoami(m: McpManager, registry = new ToolRegistry()) {
   await m.sync(registry);
   return registry.invoke(
@@ -77,12 +87,12 @@ async function whoami(m: McpManager, registry = new ToolRegistry()) {
 }
 
 async function login(): Promise<void> {
-  const m = manager({ authorizer: browser });
-  try {
-    expect(await m.login("remote")).toMatchObject({ server: "remote", loggedIn: true, tools: 1 });
-  } finally {
-    await m.close();
-  }
+  await withManager(
+    async (m) => {
+      expect(await m.login("remote")).toMatchObject({ server: "remote", loggedIn: true, tools: 1 });
+    },
+    { authorizer: browser },
+  );
 }
 
 describe("MCP OAuth against a local authorization server", () => {
@@ -92,14 +102,11 @@ describe("MCP OAuth against a local authorization server", () => {
     const file = new FileMcpCredentials(join(dir, "mcp-auth")).path({ server: "remote", url: server.mcpUrl });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, "mcp-auth")).mode & 0o777).toBe(0o700);
-    const run = manager();
-    try {
+    await withManager(async (run) => {
       const outcome = await whoami(run);
       expect(outcome.isError, outcome.output).toBe(false);
       expect(outcome.output).toMatch(/^client /);
-    } finally {
-      await run.close();
-    }
+    });
     expect(server.provider.authorizations).toBe(1);
   });
 
@@ -107,88 +114,70 @@ describe("MCP OAuth against a local authorization server", () => {
     await login();
     server.provider.expireAccessTokens();
     // Two hours later by the client's clock: the saved expires_in says the token is dead.
-    const later = manager({ now: () => Date.now() + 2 * 3600_000 });
-    try {
-      expect((await whoami(later)).isError).toBe(false);
-    } finally {
-      await later.close();
-    }
+    await withManager(
+      async (later) => {
+        expect((await whoami(later)).isError).toBe(false);
+      },
+      { now: () => Date.now() + 2 * 3600_000 },
+    );
     expect(server.provider.refreshes).toBe(1);
     // The server expires it early; the client learns from the 401 and refreshes then.
     server.provider.expireAccessTokens();
-    const now = manager();
-    try {
+    await withManager(async (now) => {
       expect((await whoami(now)).isError).toBe(false);
-    } finally {
-      await now.close();
-    }
+    });
     expect(server.provider.refreshes).toBe(2);
     expect(server.provider.authorizations).toBe(1);
   });
 
   it("turns a revoked login into mcp_login_required naming `arbor mcp login`, mid-run and at start, until logged in again", async () => {
     await login();
-    const run = manager();
     const registry = new ToolRegistry();
-    try {
+    await withManager(async (run) => {
       expect((await whoami(run, registry)).isError).toBe(false);
       server.provider.revokeAll();
       const refused = await whoami(run, registry);
       expect(refused.isError).toBe(true);
       expect(refused.output).toMatch(/MCP server "remote" needs you to log in.*arbor mcp login remote/);
-    } finally {
-      await run.close();
-    }
-    const next = manager();
-    try {
+    });
+    await withManager(async (next) => {
       const [status] = await next.status();
       expect(status?.state).toMatchObject({ status: "failed", error: expect.stringContaining("arbor mcp login remote") });
-    } finally {
-      await next.close();
-    }
+    });
     expect(server.provider.authorizations).toBe(1);
     await login();
-    const after = manager();
-    try {
+    await withManager(async (after) => {
       expect((await whoami(after)).isError).toBe(false);
-    } finally {
-      await after.close();
-    }
+    });
   });
 
   it("asks a server never logged in to for a login without registering anything", async () => {
-    const run = manager();
-    try {
+    await withManager(async (run) => {
       const [status] = await run.status();
       expect(status?.state).toMatchObject({ status: "failed", error: expect.stringContaining("never been logged in") });
-    } finally {
-      await run.close();
-    }
+    });
     expect(server.provider.authorizations).toBe(0);
   });
 
   it("refuses an authorization answer whose iss names another authorization server (a mix-up)", async () => {
     server.provider.iss = "https://elsewhere.example/";
-    const m = manager({ authorizer: browser });
-    try {
-      const err = await m.login("remote").catch((e: unknown) => e);
-      expect(isArborError(err) && err.code).toBe("mcp_login_failed");
-      expect(String((err as Error).message)).toMatch(/issuer https:\/\/elsewhere\.example\/ is not the authorization server's/);
-    } finally {
-      await m.close();
-    }
+    await withManager(
+      async (m) => {
+        const err = await m.login("remote").catch((e: unknown) => e);
+        expect(isArborError(err) && err.code).toBe("mcp_login_failed");
+        expect(String((err as Error).message)).toMatch(/issuer https:\/\/elsewhere\.example\/ is not the authorization server's/);
+      },
+      { authorizer: browser },
+    );
   });
 
   it("forgets the login on logout", async () => {
     await login();
-    const m = manager();
-    try {
+    await withManager(async (m) => {
       expect(await m.logout("remote")).toBe(true);
       expect(await m.logout("remote")).toBe(false);
       const [status] = await m.status();
       expect(status?.state.status).toBe("failed");
-    } finally {
-      await m.close();
-    }
+    });
   });
 });

@@ -10,18 +10,34 @@ import { HELD_OUT_BENIGN, HELD_OUT_HOSTILE, HELD_OUT_PYTHON_BENIGN, HELD_OUT_PYT
 const gateway = (security: Record<string, unknown> = {}) =>
   new SecurityGateway(resolveConfig([{ source: "test", value: { security } }]).security);
 
+/** The gateway the corpora are judged by, as checks of a shell command and of Python code in a fresh workspace. */
+async function corpusGateway() {
+  const cwd = await mkdtemp(join(tmpdir(), "arbor-sec-"));
+  // The workspace lies in the temp folder, so the test names its own scratch folder as the one writable root.
+  const g = gateway({ writeRoots: ["/tmp/arbor-scratch"] });
+  return { commands: (text: string) => g.checkCommand(text, cwd), python: (text: string) => g.checkPythonCode(text, cwd) };
+}
+
+type Check = (text: string) => Promise<{ rule: string } | undefined>;
+
+/** What each check let through of its hostile texts, and which of its benign ones it refused (with the rule). */
+async function judge(lists: Array<{ check: Check; hostile: readonly string[]; benign: readonly string[] }>) {
+  const missed: string[] = [];
+  const falsePositives: string[] = [];
+  for (const { check, hostile, benign } of lists) {
+    for (const text of hostile) if (!(await check(text))) missed.push(text);
+    for (const text of benign) {
+      const verdict = await check(text);
+      if (verdict) falsePositives.push(`${text} (${verdict.rule})`);
+    }
+  }
+  return { missed, falsePositives };
+}
+
 describe("the security gateway's shell rules", () => {
   it("blocks every hostile command of the corpus and lets every benign one through", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "arbor-sec-"));
-    // The workspace lies in the temp folder, so the test names its own scratch folder as the one writable root.
-    const g = gateway({ writeRoots: ["/tmp/arbor-scratch"] });
-    const missed: string[] = [];
-    const falsePositives: string[] = [];
-    for (const command of HOSTILE) if (!(await g.checkCommand(command, cwd))) missed.push(command);
-    for (const command of BENIGN) {
-      const verdict = await g.checkCommand(command, cwd);
-      if (verdict) falsePositives.push(`${command} (${verdict.rule})`);
-    }
+    const { commands } = await corpusGateway();
+    const { missed, falsePositives } = await judge([{ check: commands, hostile: HOSTILE, benign: BENIGN }]);
     console.info(
       `security corpus: ${HOSTILE.length} hostile, miss rate ${((100 * missed.length) / HOSTILE.length).toFixed(1)}%; ` +
         `${BENIGN.length} benign, false-positive rate ${((100 * falsePositives.length) / BENIGN.length).toFixed(1)}%`,
@@ -33,20 +49,11 @@ describe("the security gateway's shell rules", () => {
   });
 
   it("judges the parsed command on a list its rules were not written against: quoting, paths, wrappers, interpreters", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "arbor-sec-"));
-    const g = gateway({ writeRoots: ["/tmp/arbor-scratch"] });
-    const missed: string[] = [];
-    const falsePositives: string[] = [];
-    for (const command of HELD_OUT_HOSTILE) if (!(await g.checkCommand(command, cwd))) missed.push(command);
-    for (const code of HELD_OUT_PYTHON_HOSTILE) if (!(await g.checkPythonCode(code, cwd))) missed.push(code);
-    for (const command of HELD_OUT_BENIGN) {
-      const verdict = await g.checkCommand(command, cwd);
-      if (verdict) falsePositives.push(`${command} (${verdict.rule})`);
-    }
-    for (const code of HELD_OUT_PYTHON_BENIGN) {
-      const verdict = await g.checkPythonCode(code, cwd);
-      if (verdict) falsePositives.push(`${code} (${verdict.rule})`);
-    }
+    const { commands, python } = await corpusGateway();
+    const { missed, falsePositives } = await judge([
+      { check: commands, hostile: HELD_OUT_HOSTILE, benign: HELD_OUT_BENIGN },
+      { check: python, hostile: HELD_OUT_PYTHON_HOSTILE, benign: HELD_OUT_PYTHON_BENIGN },
+    ]);
     const hostile = HELD_OUT_HOSTILE.length + HELD_OUT_PYTHON_HOSTILE.length;
     const benign = HELD_OUT_BENIGN.length + HELD_OUT_PYTHON_BENIGN.length;
     console.info(

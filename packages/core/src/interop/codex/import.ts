@@ -6,7 +6,7 @@ import { SessionBuilder } from "../build.js";
 import { importedSessionId } from "../ids.js";
 import { parseJsonLines } from "../jsonl.js";
 import { isoTime } from "../time.js";
-import { addSkip, type Conversion, type SkipCounts } from "../types.js";
+import { addSkip, type Conversion, readOrSkip, type SkipCounts } from "../types.js";
 import {
   CodexCallOutputSchema,
   CodexCompactedSchema,
@@ -182,16 +182,13 @@ class Rollout {
         this.message(item, line, at);
         break;
       case "reasoning": {
-        const r = CodexReasoningSchema.safeParse(item);
-        if (!r.success) {
-          addSkip(this.skipped, "reasoning item Arbor cannot read");
-          break;
-        }
-        const text = [...(r.data.summary ?? []), ...(r.data.content ?? [])]
+        const r = readOrSkip(CodexReasoningSchema, item, this.skipped, "reasoning item");
+        if (!r) break;
+        const text = [...(r.summary ?? []), ...(r.content ?? [])]
           .map((s) => s.text ?? "")
           .filter(Boolean)
           .join("\n\n");
-        const enc = r.data.encrypted_content;
+        const enc = r.encrypted_content;
         this.gather(line, at, [
           { type: "reasoning", text, ...(enc ? { providerMetadata: { openai: { reasoningEncryptedContent: enc } } } : {}) },
         ]);
@@ -199,40 +196,31 @@ class Rollout {
       }
       case "function_call":
       case "custom_tool_call": {
-        const c = CodexFunctionCallSchema.safeParse(item);
-        if (!c.success) {
-          addSkip(this.skipped, "tool call Arbor cannot read");
-          break;
-        }
-        this.toolNames.set(c.data.call_id, c.data.name);
-        const input = c.data.type === "function_call" ? jsonOrText(c.data.arguments ?? "{}") : (c.data.input ?? "");
-        this.gather(line, at, [{ type: "tool-call", toolCallId: c.data.call_id, toolName: c.data.name, input }]);
+        const c = readOrSkip(CodexFunctionCallSchema, item, this.skipped, "tool call");
+        if (!c) break;
+        this.toolNames.set(c.call_id, c.name);
+        const input = c.type === "function_call" ? jsonOrText(c.arguments ?? "{}") : (c.input ?? "");
+        this.gather(line, at, [{ type: "tool-call", toolCallId: c.call_id, toolName: c.name, input }]);
         break;
       }
       case "function_call_output":
       case "custom_tool_call_output": {
-        const o = CodexCallOutputSchema.safeParse(item);
-        if (!o.success) {
-          addSkip(this.skipped, "tool output Arbor cannot read");
-          break;
-        }
+        const o = readOrSkip(CodexCallOutputSchema, item, this.skipped, "tool output");
+        if (!o) break;
         this.flush();
-        const toolName = this.toolNames.get(o.data.call_id) ?? "unknown";
+        const toolName = this.toolNames.get(o.call_id) ?? "unknown";
         this.add(`l${line}`, at, {
           role: "tool",
-          content: [{ type: "tool-result", toolCallId: o.data.call_id, toolName, output: outputOf(o.data.output) }],
+          content: [{ type: "tool-result", toolCallId: o.call_id, toolName, output: outputOf(o.output) }],
         });
         break;
       }
       case "web_search_call": {
-        const w = CodexWebSearchSchema.safeParse(item);
-        if (!w.success) {
-          addSkip(this.skipped, "web search Arbor cannot read");
-          break;
-        }
+        const w = readOrSkip(CodexWebSearchSchema, item, this.skipped, "web search");
+        if (!w) break;
         // The rollout records the search and its status, not what it found: the status is the result kept.
         const id = `web_search-l${line}`;
-        this.gather(line, at, [{ type: "tool-call", toolCallId: id, toolName: "web_search", input: w.data.action ?? {} }]);
+        this.gather(line, at, [{ type: "tool-call", toolCallId: id, toolName: "web_search", input: w.action ?? {} }]);
         this.flush();
         this.add(`l${line}-result`, at, {
           role: "tool",
@@ -241,7 +229,7 @@ class Rollout {
               type: "tool-result",
               toolCallId: id,
               toolName: "web_search",
-              output: { type: "json", value: { status: w.data.status ?? "unknown" } },
+              output: { type: "json", value: { status: w.status ?? "unknown" } },
             },
           ],
         });
@@ -253,24 +241,19 @@ class Rollout {
   }
 
   private message(item: Item, line: number, at: string | undefined): void {
-    const msg = CodexMessageSchema.safeParse(item);
-    if (!msg.success) {
-      addSkip(this.skipped, "message item Arbor cannot read");
-      return;
-    }
-    const texts = msg.data.content
+    const msg = readOrSkip(CodexMessageSchema, item, this.skipped, "message item");
+    if (!msg) return;
+    const texts = msg.content
       .filter((c) => typeof c.text === "string")
       .map((c) => ({ type: "text" as const, text: c.text as string }));
-    if (msg.data.role === "assistant") {
+    if (msg.role === "assistant") {
       this.gather(line, at, texts);
       return;
     }
     this.flush();
-    const files = msg.data.content
-      .filter((c) => c.type === "input_image" && c.image_url)
-      .map((c) => imagePart(c.image_url as string));
-    if (msg.data.role === "user") this.add(`l${line}`, at, { role: "user", content: [...texts, ...files] });
-    else this.add(`l${line}`, at, { role: "system", content: texts, codexRole: msg.data.role } as Message);
+    const files = msg.content.filter((c) => c.type === "input_image" && c.image_url).map((c) => imagePart(c.image_url as string));
+    if (msg.role === "user") this.add(`l${line}`, at, { role: "user", content: [...texts, ...files] });
+    else this.add(`l${line}`, at, { role: "system", content: texts, codexRole: msg.role } as Message);
   }
 }
 

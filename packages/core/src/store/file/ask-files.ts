@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
 import {
   type AskAnswer,
   type AskInput,
@@ -99,11 +100,6 @@ export class AskFiles {
 
   /** A file's text; undefined when there is none. */
   private read(name: string): string | undefined {
-    try {
-      return readFileSync(join(this.dir, name), "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
+    return readTextIfExists(join(this.dir, name));
   }
 }

@@ -6,13 +6,8 @@ import { dirname } from "node:path";
 export function writeFileAtomic(path: string, content: string, fsync: boolean): void {
   const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
   try {
-    const fd = openSync(tmp, "w");
-    try {
-      writeSync(fd, content);
-      if (fsync) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    // The temporary name is new (random), so it is written as a new file.
+    writeFileWhole(tmp, content, fsync);
     renameSync(tmp, path);
     if (fsync) syncDir(dirname(path));
   } catch (err) {

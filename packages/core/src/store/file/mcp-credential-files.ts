@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import {
   keyText,
   type McpCredentialKey,
@@ -23,20 +25,9 @@ export class FileMcpCredentials implements McpCredentialStore {
 
   async load(key: McpCredentialKey): Promise<McpCredentials | undefined> {
     const path = this.path(key);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = undefined;
-    }
-    const parsed = McpCredentialsSchema.safeParse(value);
+    const text = readTextIfExists(path);
+    if (text === undefined) return undefined;
+    const parsed = McpCredentialsSchema.safeParse(jsonOrUndefined(text));
     if (!parsed.success)
       throw new ArborError(
         "mcp_login_required",

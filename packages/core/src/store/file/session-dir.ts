@@ -6,7 +6,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   rmSync,
@@ -15,6 +14,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateSessionMeta } from "../../session/migrate.js";
@@ -92,24 +93,12 @@ export class SessionDirs {
   /** session.json, migrated and validated; undefined when the session does not exist. */
   readMeta(id: string): { meta: SessionMeta; entriesBytes: number } | undefined {
     const file = join(this.root, id, META_FILE);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new ArborError("io_error", `Cannot read ${file}: ${(err as Error).message}`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ArborError(
-        "corrupt_session",
-        `${file} is not valid JSON. The file was not changed; restore it to open the session.`,
-        {
-          file,
-        },
-      );
+    const text = readTextIfExists(file);
+    if (text === undefined) return undefined;
+    const raw = jsonOrUndefined(text);
+    if (raw === undefined) {
+      const message = `${file} is not valid JSON. The file was not changed; restore it to open the session.`;
+      throw new ArborError("corrupt_session", message, { file });
     }
     const { entriesBytes, ...rest } = (migrateSessionMeta(raw, file) ?? {}) as Record<string, unknown>;
     const r = SessionMetaSchema.safeParse({ ...rest, provider: "file" });

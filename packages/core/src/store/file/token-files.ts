@@ -1,7 +1,9 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseTokenRecord, sameHash, type TokenRecord, TokenRecordSchema, tokenNotFound } from "../../auth/tokens.js";
 import { ArborError } from "../../errors.js";
+import { readTextIfExists } from "../../file-system.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import { byCreated, type TokenStore } from "../tokens.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
@@ -67,19 +69,10 @@ export class TokenFiles implements TokenStore {
   }
 
   private read(id: string): TokenRecord | undefined {
-    let text: string;
-    try {
-      text = readFileSync(join(this.dir, `${id}.json`), "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
-    }
+    const text = readTextIfExists(join(this.dir, `${id}.json`));
+    if (text === undefined) return undefined;
+    const value = jsonOrUndefined(text);
+    if (value === undefined) throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
     const parsed = TokenRecordSchema.safeParse(value);
     if (!parsed.success) throw new ArborError("corrupt_session", `The token file ${id}.json does not hold a token record.`);
     return parsed.data;

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
-import { displayPath, resolveToolPath } from "../paths.js";
+import { toolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { readThrough, writeThrough } from "../workspace-files.js";
 import { isBinaryFile } from "./binary.js";
@@ -30,8 +30,7 @@ export function editTool() {
       "include surrounding lines to make it unique, or set replaceAll to change every occurrence. Read the file first.",
     input: EditInputSchema,
     async execute(input, ctx) {
-      const absolute = await resolveToolPath(ctx, input.path, "file");
-      const shown = displayPath(ctx.cwd, absolute);
+      const { absolute, shown } = await toolPath(ctx, input.path, "file");
       if (input.oldString === input.newString) {
         throw new ArborError("invalid_tool_input", "oldString and newString are identical, so there is nothing to change.");
       }

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { globMatcher } from "../glob-pattern.js";
-import { displayPath, resolveToolPath } from "../paths.js";
+import { displayPath, toolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { walk } from "../walk.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
@@ -32,8 +32,7 @@ export function globTool() {
       `at most ${GLOB_LIMIT}. node_modules and .git are skipped.`,
     input: GlobInputSchema,
     async execute(input, ctx) {
-      const absolute = await resolveToolPath(ctx, input.path ?? ".", "directory");
-      const shown = displayPath(ctx.cwd, absolute);
+      const { absolute, shown } = await toolPath(ctx, input.path ?? ".", "directory");
       await ctx.ask({ permission: "glob", patterns: [input.pattern], metadata: { path: absolute } });
       const info = await statOrUndefined(absolute);
       if (!info) throw await notFoundError(absolute, shown);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { cutText } from "../../model/text.js";
 import { globMatcher } from "../glob-pattern.js";
-import { displayPath, resolveToolPath } from "../paths.js";
+import { toolPath } from "../paths.js";
 import { leftOutNote, readableFiles } from "../read-access.js";
 import { defineTool } from "../tool.js";
 import { abortedError, walk } from "../walk.js";
@@ -51,8 +51,7 @@ export function grepTool() {
         throw new ArborError("invalid_tool_input", `pattern is not a valid regular expression: ${(err as Error).message}`);
       }
       const include = input.include ? globMatcher(input.include) : undefined;
-      const absolute = await resolveToolPath(ctx, input.path ?? ".", "directory");
-      const shown = displayPath(ctx.cwd, absolute);
+      const { absolute, shown } = await toolPath(ctx, input.path ?? ".", "directory");
       await ctx.ask({ permission: "grep", patterns: [input.pattern], metadata: { path: absolute } });
       const info = await statOrUndefined(absolute);
       if (!info) throw await notFoundError(absolute, shown);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import { globMatcher } from "../glob-pattern.js";
-import { displayPath, resolveToolPath } from "../paths.js";
+import { toolPath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { DEFAULT_IGNORED_DIRS, walk } from "../walk.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
@@ -31,8 +31,7 @@ export function listTool() {
       "add globs in ignore to skip more. For finding files by name use glob.",
     input: ListInputSchema,
     async execute(input, ctx) {
-      const absolute = await resolveToolPath(ctx, input.path ?? ".", "directory");
-      const shown = displayPath(ctx.cwd, absolute);
+      const { absolute, shown } = await toolPath(ctx, input.path ?? ".", "directory");
       await ctx.ask({ permission: "list", patterns: [shown], metadata: { path: absolute } });
       const info = await statOrUndefined(absolute);
       if (!info) throw await notFoundError(absolute, shown);

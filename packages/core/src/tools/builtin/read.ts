@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ArborError } from "../../errors.js";
 import type { BlobStore } from "../blob-store.js";
 import { DEFAULT_OUTPUT_LIMITS } from "../output-cap.js";
-import { displayPath, resolveToolPath } from "../paths.js";
+import { toolPath } from "../paths.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolResult } from "../tool.js";
 import { readThrough } from "../workspace-files.js";
@@ -65,8 +65,7 @@ export function readTool(options: ReadToolOptions = {}) {
         return finish(page, input.path, offset);
       }
 
-      const absolute = await resolveToolPath(ctx, input.path, "file");
-      const shown = displayPath(ctx.cwd, absolute);
+      const { absolute, shown } = await toolPath(ctx, input.path, "file");
       await ctx.ask({ permission: "read", patterns: [shown], metadata: { path: absolute } });
       const files = ctx.workspace?.files;
       if (files !== undefined) {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
+import { jsonOrUndefined } from "../../json-text.js";
 import type { Command } from "../../sandbox/backend.js";
 import { PYTHON_DRIVER } from "./driver.js";
 
@@ -151,7 +152,7 @@ export class PythonProcess {
     while (newline !== -1) {
       const line = this.buffered.slice(0, newline);
       this.buffered = this.buffered.slice(newline + 1);
-      const parsed = AnswerSchema.safeParse(safeJson(line));
+      const parsed = AnswerSchema.safeParse(jsonOrUndefined(line));
       if (parsed.success) this.settle(parsed.data);
       newline = this.buffered.indexOf("\n");
     }
@@ -161,13 +162,5 @@ export class PythonProcess {
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.(answer);
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
