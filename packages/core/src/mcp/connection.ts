@@ -8,6 +8,7 @@ import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
+import { isMachineAuth, machineAuthProvider } from "./machine-auth.js";
 import { type McpOAuthOptions, McpOAuthProvider } from "./oauth-provider.js";
 import { callToolAsTask, type TaskCallHooks } from "./tasks.js";
 
@@ -99,7 +100,7 @@ export class McpConnection {
 
   /** The server's OAuth login (a `url` server with OAuth options only). */
   get login(): McpOAuthProvider | undefined {
-    if (this.config.url === undefined || !this.oauth) return undefined;
+    if (this.config.url === undefined || !this.oauth || isMachineAuth(this.config)) return undefined;
     this.provider ??= new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
     return this.provider;
   }
@@ -289,9 +290,11 @@ export class McpConnection {
         const code = authProvider.takeCode();
         if (code !== undefined) await sdk.auth(authProvider, { serverUrl: url, authorizationCode: code });
       }
+      // The client credentials grant: tokens come from the token endpoint whenever needed, no login.
+      const machine = await machineAuthProvider(this.name, config);
       this.http = new sdk.StreamableHTTPClientTransport(url, {
         ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-        ...(authProvider ? { authProvider } : {}),
+        ...(machine ? { authProvider: machine } : authProvider ? { authProvider } : {}),
       });
       return this.http;
     }
