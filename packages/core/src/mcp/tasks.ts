@@ -53,6 +53,8 @@ export async function callToolAsTask(
   const { CallToolResultSchema, CreateTaskResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
   const { signal, timeout } = options;
   let taskId = hooks.taskId;
+  // A task just created is polled after its interval (its creation was its first status); one taken up at once.
+  let wait = 0;
   if (taskId === undefined) {
     const created = await send((client) =>
       client.request(
@@ -65,10 +67,12 @@ export async function callToolAsTask(
     // Stored even when the run was aborted meanwhile: the task exists on the server either way.
     await hooks.created(taskId);
     hooks.onStatus(created.task);
+    wait = created.task.pollInterval ?? DEFAULT_TASK_POLL_MS;
   }
   const id = taskId;
   try {
     for (;;) {
+      if (wait > 0) await sleep(wait, undefined, { signal });
       signal.throwIfAborted();
       const task = await send((client) => client.experimental.tasks.getTask(id, { signal, timeout }));
       hooks.onStatus(task);
@@ -93,7 +97,7 @@ export async function callToolAsTask(
           `The server cancelled task ${id}${task.statusMessage ? `: ${task.statusMessage}` : ""}.`,
         );
       }
-      await sleep(task.pollInterval ?? DEFAULT_TASK_POLL_MS, undefined, { signal });
+      wait = task.pollInterval ?? DEFAULT_TASK_POLL_MS;
     }
   } catch (err) {
     if (signal.aborted) {
