@@ -6,7 +6,7 @@ import type { RunEvent } from "../../src/model/run-events.js";
 import { openStore } from "../../src/store/open.js";
 import { collect, harness, tempDir, transcript } from "../loop/harness.js";
 import { askThenKill } from "../loop/killed-asker.js";
-import { abortAtFirstProgress } from "./servers.js";
+import { abortAtFirstProgress, everythingStdio } from "./servers.js";
 import { type TaskServer, taskServer } from "./task-server.js";
 
 let server: TaskServer;
@@ -75,4 +75,29 @@ describe("MCP tools run as tasks", () => {
     expect(server.created).toBe(1);
     expect((await transcript(b.store, sessionId)).at(-1)).toContain("The report job finished.");
   });
+
+  it("a task waiting on input (server-everything's simulate-research-query) delivers its elicitation through tasks/result", async () => {
+    const model = scriptedModel([
+      [toolCall("mcp__ev__simulate-research-query", { topic: "python", ambiguous: true }, { id: "q1" })],
+      [text("Researched.")],
+    ]);
+    const asked: string[] = [];
+    const { runtime } = await harness({
+      model,
+      config: resolveConfig([{ source: "test", value: { mcp: { servers: { ev: everythingStdio() } } } }]),
+      onElicitation: async (pending) => {
+        if (pending.mode !== "form") return { action: "decline" };
+        asked.push(pending.message);
+        const field = pending.requestedSchema.properties.interpretation as { oneOf?: { const: string }[] } | undefined;
+        return { action: "accept", content: { interpretation: field?.oneOf?.[0]?.const ?? "the language" } };
+      },
+    });
+    const { events, result } = await collect(runtime.runs.run({ prompt: "research python" }));
+    expect(result.status).toBe("done");
+    expect(asked).toEqual([expect.stringContaining("multiple interpretations")]);
+    const statuses = events.flatMap((e) => (e.type === "tool_progress" && e.metadata?.taskStatus ? [e.metadata.taskStatus] : []));
+    expect(statuses).toContain("input_required");
+    const [end] = toolEnds(events);
+    expect(end).toMatchObject({ is_error: false });
+  }, 60_000);
 });
