@@ -7,8 +7,11 @@
 // loopback listener on 127.0.0.1 receives the authorization code, and the "browser" is a fetch that
 // follows the suite's authorization endpoint, which approves at once and redirects back. Tokens are
 // kept in memory; the scenario's pre-registered client (MCP_CONFORMANCE_CONTEXT) is configured as
-// mcp.servers.<name>.oauth would be.
+// mcp.servers.<name>.oauth would be; the client credentials scenarios configure a machine client.
 
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ToolRegistry } from "@arbor/core";
 import { McpManager, MemoryMcpCredentials } from "@arbor/core/tools";
 import { LoopbackAuthorizer } from "../packages/cli/dist/mcp/loopback.js";
@@ -34,12 +37,32 @@ const authorizer = await LoopbackAuthorizer.start({
     await res.body?.cancel();
   },
 });
-const oauth = {
-  // Where an authorization server accepts Client ID Metadata Documents, Arbor's would be named here.
-  clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
-  ...(context.client_id ? { clientId: context.client_id } : {}),
-  ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
-};
+/**
+ * The client credentials scenarios configure a machine client as mcp.servers.<name>.oauth would with
+ * `grant: "client_credentials"`: the secret, or the private key written to a file (privateKeyFile).
+ */
+function machineOAuth() {
+  if (!context.private_key_pem)
+    return { grant: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret };
+  const dir = mkdtempSync(join(tmpdir(), "arbor-mcp-key-"));
+  const privateKeyFile = join(dir, "client.pem");
+  writeFileSync(privateKeyFile, context.private_key_pem, { mode: 0o600 });
+  return {
+    grant: "client_credentials",
+    clientId: context.client_id,
+    privateKeyFile,
+    ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
+  };
+}
+
+const oauth = scenario.startsWith("auth/client-credentials")
+  ? machineOAuth()
+  : {
+      // Where an authorization server accepts Client ID Metadata Documents, Arbor's would be named here.
+      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+      ...(context.client_id ? { clientId: context.client_id } : {}),
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+    };
 const manager = new McpManager({
   servers: { conf: { url, timeoutMs: 20_000, enabled: true, oauth } },
   toolCacheTtl: 60,

@@ -11,7 +11,12 @@ import { PLAN_ENTRY_TYPE, PlanRecordSchema } from "./plan/plan-record.js";
 import { DELETE_ENTRY_TYPE, DeleteDataSchema } from "./session/delete-entry.js";
 import { GOAL_COMPACTION_ENTRY_TYPE, GoalCompactionDataSchema } from "./session/goal-collapse.js";
 import { PRUNE_ENTRY_TYPE, PruneDataSchema } from "./session/prune-entry.js";
-import { TOOL_STARTED_ENTRY_TYPE, ToolStartedSchema } from "./session/tool-started-entry.js";
+import {
+  TOOL_CHECKPOINT_ENTRY_TYPE,
+  TOOL_STARTED_ENTRY_TYPE,
+  ToolCheckpointSchema,
+  ToolStartedSchema,
+} from "./session/tool-started-entry.js";
 import {
   PATCH_ENTRY_TYPE,
   PatchDataSchema,
@@ -41,6 +46,7 @@ export const CUSTOM_ENTRY_SCHEMAS = {
   [REVERT_ENTRY_TYPE]: RevertDataSchema,
   [RUN_ERROR_ENTRY_TYPE]: RunErrorDataSchema,
   [TODOS_ENTRY_TYPE]: TodosRecordSchema,
+  [TOOL_CHECKPOINT_ENTRY_TYPE]: ToolCheckpointSchema,
   [TOOL_STARTED_ENTRY_TYPE]: ToolStartedSchema,
   [UNREVERT_ENTRY_TYPE]: UnrevertDataSchema,
 } as const;

@@ -40,15 +40,40 @@ export const McpServerSchema = z
      * OAuth for a `url` server that asks for it (`arbor mcp login <server>`): a client the
      * authorization server knows already (`clientId`, `clientSecret`), the URL of Arbor's Client ID
      * Metadata Document where the server accepts one, and the scope to ask for when the server names none.
+     * With `grant: "client_credentials"` no person logs in: Arbor is the client, authenticated by
+     * `clientSecret` or by a JWT signed with the key in `privateKeyFile` (`signingAlgorithm`, RS256 by
+     * default), and its credentials go only to the authorization server `issuer` when given.
      */
     oauth: z
       .strictObject({
+        grant: z.enum(["authorization_code", "client_credentials"]).optional(),
         clientId: z.string().min(1).optional(),
         clientSecret: z.string().min(1).optional(),
+        privateKeyFile: z.string().min(1).optional(),
+        signingAlgorithm: z.enum(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"]).optional(),
+        issuer: z.url().optional(),
         clientMetadataUrl: z
           .url({ protocol: /^https$/, error: "must be an https URL of a Client ID Metadata Document" })
           .optional(),
         scope: z.string().min(1).optional(),
+      })
+      .superRefine((oauth, ctx) => {
+        if (oauth.grant !== "client_credentials") {
+          for (const key of ["privateKeyFile", "signingAlgorithm", "issuer"] as const) {
+            if (oauth[key] !== undefined)
+              ctx.addIssue({ code: "custom", path: [key], message: 'only with "grant": "client_credentials"' });
+          }
+          return;
+        }
+        if (oauth.clientId === undefined) {
+          ctx.addIssue({ code: "custom", path: ["clientId"], message: "the client credentials grant needs the client's id" });
+        }
+        if ((oauth.clientSecret === undefined) === (oauth.privateKeyFile === undefined)) {
+          ctx.addIssue({
+            code: "custom",
+            message: 'the client credentials grant needs one of "clientSecret" and "privateKeyFile"',
+          });
+        }
       })
       .optional(),
     /** Milliseconds a start or one call may take (progress reports restart the clock). */

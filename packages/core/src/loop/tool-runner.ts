@@ -4,10 +4,10 @@ import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT, PERMISSION_UNANSWERED_OUTPUT } from "../session/context.js";
 import { keptAttachments } from "../tools/attachments.js";
-import { type ToolOutcome, toolEffects } from "../tools/tool.js";
+import { type ToolCheckpoint, type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
 import type { RunContext, ToolCallInfo } from "./run-context.js";
-import { idempotencyKeyOf, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
+import { idempotencyKeyOf, TOOL_CHECKPOINT_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
 
 export { INTERRUPTED_OUTPUT };
 
@@ -101,6 +101,8 @@ export async function runToolCalls(
     readonly refusals: ReadonlyMap<string, string>;
     /** Keys calls were given before (a resumed run repeating them), by call id; others get a new one. */
     readonly keys?: ReadonlyMap<string, string>;
+    /** What calls saved on an earlier run (see `ToolContext.checkpoint`), by call id. */
+    readonly checkpoints?: ReadonlyMap<string, Record<string, unknown>>;
   } = {
     concurrency: 1,
     refusals: new Map(),
@@ -130,6 +132,16 @@ export async function runToolCalls(
     });
     return tail.then(() => started.idempotencyKey);
   };
+  // Written in the same order as everything else the batch appends, so it sits after the start record.
+  const checkpointOf = (call: StreamedToolCall): ToolCheckpoint => ({
+    saved: limits.checkpoints?.get(call.toolCallId),
+    save: (data) => {
+      tail = tail.then(async () => {
+        await appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data });
+      });
+      return tail;
+    },
+  });
   // What the model saw when it made these calls: every call of the batch gets the same frozen view.
   const seen: readonly Message[] = Object.freeze(ctx.state.items.slice(0, ctx.state.length).map((item) => item.message));
   await inPool(calls, limits.concurrency, async (call) => {
@@ -166,7 +178,7 @@ export async function runToolCalls(
                 messages: seen,
                 ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
                 ...(ctx.workspace !== undefined ? { workspace: ctx.workspace } : {}),
-                ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+                ...(idempotencyKey !== undefined ? { idempotencyKey, checkpoint: checkpointOf(call) } : {}),
                 metadata: (update) => {
                   if (update.metadata !== undefined) reported = update.metadata;
                   const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;

@@ -7,7 +7,7 @@ import type { StepsOutcome } from "./run-types.js";
 import { asStep } from "./steps.js";
 import { toolLimits } from "./tool-limits.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
-import { startedCalls } from "./tool-start.js";
+import { savedCheckpoints, startedCalls } from "./tool-start.js";
 
 /**
  * What the model reads for an `at-most-once` call a crash left recorded started and without a result:
@@ -36,7 +36,9 @@ export async function wakeRun(ctx: RunContext, path: readonly Entry[]): Promise<
     case "finished":
       return { status: "done", stopReason: ctx.tally.steps >= ctx.maxTurns ? "max_turns" : "finished" };
     case "tools":
-      await asStep(ctx, () => settleOpenCalls(ctx, point, startedCalls(path, point.messageId)));
+      await asStep(ctx, () =>
+        settleOpenCalls(ctx, point, startedCalls(path, point.messageId), savedCheckpoints(path, point.messageId)),
+      );
       if (ctx.signal.aborted) return { status: "aborted" };
       return undefined;
     default: {
@@ -54,7 +56,7 @@ function takenUp(ctx: RunContext, messageId: string, call: StreamedToolCall): bo
 
 /**
  * An `at-most-once` call recorded started is answered as interrupted, unless its feature takes up its
- * work; every other open call runs now: a `none` call changes nothing, an `idempotent-by-key` one runs
+ * work or its `resumable` tool saved a checkpoint to take it up from; every other open call runs now: a `none` call changes nothing, an `idempotent-by-key` one runs
  * with the key it started with, and a call with no start record had not begun when the process
  * stopped, so this is its first run.
  */
@@ -62,6 +64,7 @@ async function settleOpenCalls(
   ctx: RunContext,
   point: Extract<ResumePoint, { kind: "tools" }>,
   started: ReadonlyMap<string, string>,
+  checkpoints: ReadonlyMap<string, Record<string, unknown>>,
 ): Promise<void> {
   // Every at-most-once call is offered to the features first: one that takes it up continues its work
   // (a sub-agent's branches) whether or not its start was recorded.
@@ -69,6 +72,7 @@ async function settleOpenCalls(
     (c) =>
       toolEffects(ctx.registry.get(c.toolName)) === "at-most-once" &&
       !takenUp(ctx, point.messageId, c) &&
+      !(ctx.registry.get(c.toolName)?.resumable === true && checkpoints.has(c.toolCallId)) &&
       started.has(c.toolCallId),
   );
   const run = point.open.filter((c) => !cut.includes(c));
@@ -78,6 +82,7 @@ async function settleOpenCalls(
       concurrency: toolLimits(ctx.config).concurrency,
       refusals: new Map(),
       keys: started,
+      checkpoints,
     });
   }
 }

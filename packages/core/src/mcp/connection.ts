@@ -8,7 +8,9 @@ import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
+import { isMachineAuth, machineAuthProvider } from "./machine-auth.js";
 import { type McpOAuthOptions, McpOAuthProvider } from "./oauth-provider.js";
+import { callToolAsTask, type TaskCallHooks } from "./tasks.js";
 
 /**
  * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
@@ -113,7 +115,7 @@ export class McpConnection {
 
   /** The server's OAuth login (a `url` server with OAuth options only). */
   get login(): McpOAuthProvider | undefined {
-    if (this.config.url === undefined || !this.oauth) return undefined;
+    if (this.config.url === undefined || !this.oauth || isMachineAuth(this.config)) return undefined;
     this.provider ??= new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
     return this.provider;
   }
@@ -171,6 +173,31 @@ export class McpConnection {
         }),
       );
       return result as CallToolResult;
+    } finally {
+      if (elicit) this.elicitors.delete(elicit);
+    }
+  }
+
+  /** Whether the started server offers tasks for tool calls. */
+  get offersToolTasks(): boolean {
+    return this.client?.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+  }
+
+  /** Calls a tool as an MCP task, or follows the task an earlier run created (see tasks.ts). */
+  async callToolTask(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+    hooks: TaskCallHooks,
+  ): Promise<CallToolResult> {
+    const elicit = options.onElicit;
+    if (elicit) this.elicitors.add(elicit);
+    try {
+      // Each request on the client of the moment: a server that dropped its connection while the task worked is started again.
+      const send = <T>(request: (client: Client) => Promise<T>) =>
+        this.guard(async () => request(await this.connect(options.signal)));
+      const { signal, meta } = options;
+      return await callToolAsTask(send, tool, args, { signal, timeout: this.config.timeoutMs, ...(meta ? { meta } : {}) }, hooks);
     } finally {
       if (elicit) this.elicitors.delete(elicit);
     }
@@ -294,9 +321,11 @@ export class McpConnection {
         const code = authProvider.takeCode();
         if (code !== undefined) await sdk.auth(authProvider, { serverUrl: url, authorizationCode: code });
       }
+      // The client credentials grant: tokens come from the token endpoint whenever needed, no login.
+      const machine = await machineAuthProvider(this.name, config);
       this.http = new sdk.StreamableHTTPClientTransport(url, {
         ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-        ...(authProvider ? { authProvider } : {}),
+        ...(machine ? { authProvider: machine } : authProvider ? { authProvider } : {}),
       });
       return this.http;
     }

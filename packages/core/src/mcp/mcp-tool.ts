@@ -4,10 +4,11 @@ import { ArborError } from "../errors.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
-import type { McpConnection } from "./connection.js";
+import type { McpCallOptions, McpConnection } from "./connection.js";
 import type { ElicitationAnswer, PendingElicitationInput } from "./elicitations.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
+import { callsAsTask, MCP_TASK_CHECKPOINT_KEY } from "./tasks.js";
 
 /** Read-only results reused within the TTL, keyed by server, tool and arguments. */
 export class McpResultCache {
@@ -70,22 +71,30 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
   // The server's own word on what a repeat does; anything it does not vouch for runs at most once.
   const effects = readOnly ? "none" : tool.annotations?.idempotentHint === true ? "idempotent-by-key" : "at-most-once";
   const title = tool.annotations?.title ?? tool.title;
+  // A tool the server may run as a task can be followed again after a restart, from its task id.
+  const taskable = callsAsTask(tool, true);
   return {
     name,
     description: `${tool.description ?? title ?? tool.name} (MCP server "${server}", tool "${tool.name}")`,
     input: McpArgumentsSchema,
     inputSchema: tool.inputSchema as Record<string, unknown>,
     effects,
+    ...(taskable ? { resumable: true } : {}),
     async execute(input, ctx): Promise<ToolResult<McpResultMetadata>> {
       const args = input as Record<string, unknown>;
-      await ctx.ask({ permission: name, patterns: ["*"], metadata: { server, tool: tool.name } });
+      const saved = ctx.checkpoint?.saved?.[MCP_TASK_CHECKPOINT_KEY];
+      const resumedTask = typeof saved === "string" ? saved : undefined;
+      // A task already created was allowed when it was: taking it up asks nothing again.
+      if (resumedTask === undefined) {
+        await ctx.ask({ permission: name, patterns: ["*"], metadata: { server, tool: tool.name } });
+      }
       const key = `${server}\0${tool.name}\0${stableJson(args)}`;
       if (readOnly) {
         const hit = deps.cache.get(key);
         if (hit) return { ...hit, cached: true };
       }
       const elicit = deps.elicit;
-      const result = await deps.connection.callTool(tool.name, args, {
+      const options: McpCallOptions = {
         signal: ctx.abort,
         ...(elicit
           ? {
@@ -103,7 +112,22 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
             title: p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`,
             metadata: { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) },
           }),
-      });
+      };
+      const checkpoint = ctx.checkpoint;
+      const result =
+        resumedTask !== undefined || (taskable && callsAsTask(tool, deps.connection.offersToolTasks))
+          ? await deps.connection.callToolTask(tool.name, args, options, {
+              ...(resumedTask !== undefined ? { taskId: resumedTask } : {}),
+              created: async (taskId) => {
+                await checkpoint?.save({ [MCP_TASK_CHECKPOINT_KEY]: taskId });
+              },
+              onStatus: (task) =>
+                ctx.metadata({
+                  title: task.statusMessage ?? `task ${task.status}`,
+                  metadata: { taskId: task.taskId, taskStatus: task.status },
+                }),
+            })
+          : await deps.connection.callTool(tool.name, args, options);
       const output = resultText(result);
       if (result.isError) {
         throw new ArborError("tool_failed", `MCP tool "${tool.name}" on server "${server}" reported an error: ${output}`, {

@@ -3,7 +3,7 @@ import type { CompactionEntry, Entry } from "../model/entry.js";
 import { EntryIdSchema } from "../model/ids.js";
 import { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 import { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
-import { TOOL_STARTED_ENTRY_TYPE } from "../session/tool-started-entry.js";
+import { TOOL_CHECKPOINT_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE } from "../session/tool-started-entry.js";
 
 /**
  * The part of a session's active path a continued run needs. Everything before the latest compaction
@@ -38,9 +38,14 @@ function isFirstTask(entry: Entry): boolean {
 
 /**
  * Entries about messages: edits of them (before a compaction the messages they edit are summarized
- * away) and the start records of tool calls (a compaction comes after the calls have their results).
+ * away) and the start and checkpoint records of tool calls (a compaction comes after the calls have their results).
  */
-const ABOUT_MESSAGES: ReadonlySet<string> = new Set([PRUNE_ENTRY_TYPE, DELETE_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE]);
+const ABOUT_MESSAGES: ReadonlySet<string> = new Set([
+  PRUNE_ENTRY_TYPE,
+  DELETE_ENTRY_TYPE,
+  TOOL_STARTED_ENTRY_TYPE,
+  TOOL_CHECKPOINT_ENTRY_TYPE,
+]);
 
 /**
  * What a run folds from an entry rather than shows the model as a message. Messages, summaries and

@@ -51,6 +51,12 @@ export interface ToolContext {
    */
   idempotencyKey?: string;
   /**
+   * Present when the tool's `effects` is not `none`: what the call keeps in the journal about work it
+   * handed to something that outlives this process (an MCP server's task id), and what it kept there
+   * on an earlier run of the same call (a `resumable` tool's call taken up after a crash or restart).
+   */
+  checkpoint?: ToolCheckpoint;
+  /**
    * Where files are read and written and commands run when not on this process's disk and shell
    * (`RunInput.workspace`: an editor's buffers and terminals); absent, the tools work locally.
    */
@@ -68,6 +74,14 @@ export interface ToolContext {
  * however often it runs, as `write`'s full content is).
  */
 export type ToolEffects = "none" | "at-most-once" | "idempotent-by-key";
+
+/** A call's record in the journal of the work it handed off (see `ToolContext.checkpoint`). */
+export interface ToolCheckpoint {
+  /** What an earlier run of this call saved last; undefined on its first run. */
+  readonly saved: Readonly<Record<string, unknown>> | undefined;
+  /** Writes `data` to the journal; resolves once it is stored. */
+  save(data: Record<string, unknown>): Promise<void>;
+}
 
 /** A tool that does not say what running twice would do is taken to do its work twice. */
 export function toolEffects(tool: { effects?: ToolEffects } | undefined): ToolEffects {
@@ -134,6 +148,12 @@ export interface ToolDefinition<Input = unknown, Output extends Record<string, u
   inputSchema?: Record<string, unknown>;
   /** What running a call twice would do (see `ToolEffects`); `at-most-once` when left out. */
   effects?: ToolEffects;
+  /**
+   * The tool can take up its own call's work after a crash or restart from the checkpoint the call
+   * saved (`ToolContext.checkpoint`): a resumed run runs such a call again when it saved one, even an
+   * `at-most-once` call recorded started, rather than answering it as interrupted.
+   */
+  resumable?: boolean;
   /**
    * The description a run shows the model, when it depends on what the runtime has (`delegate`
    * lists the sub-agents it can start); `description` wherever there is no run to ask about.

@@ -25,6 +25,17 @@ describe("mcp config", () => {
     expect(config.mcp.servers.remote).toMatchObject({ url: "http://127.0.0.1:1/mcp", headers: { a: "b" } });
   });
 
+  it("accepts a machine client (the client credentials grant) with a secret or a private key file", () => {
+    const secret = { grant: "client_credentials", clientId: "ci", clientSecret: "s", issuer: "https://auth.example" };
+    const key = { grant: "client_credentials", clientId: "ci", privateKeyFile: "/k.pem", signingAlgorithm: "ES256" };
+    const ws = workspaceWith({
+      mcp: { servers: { a: { url: "http://127.0.0.1:1/mcp", oauth: secret }, b: { url: "http://127.0.0.1:2/mcp", oauth: key } } },
+    });
+    const config = loadConfig(ws);
+    expect(config.mcp.servers.a?.oauth).toEqual(secret);
+    expect(config.mcp.servers.b?.oauth).toEqual(key);
+  });
+
   it.each([
     [{ fs: { command: "npx", args: "x" } }, "mcp.servers.fs.args"],
     [{ fs: { command: "npx", url: "http://127.0.0.1/mcp" } }, 'mcp.servers.fs: give either "command"'],
@@ -32,6 +43,30 @@ describe("mcp config", () => {
     [{ fs: { url: "http://127.0.0.1/mcp", env: {} } }, "mcp.servers.fs.env: only for a"],
     [{ fs: { command: "npx", colour: 1 } }, "mcp.servers.fs"],
     [{ "bad name": { command: "npx" } }, "mcp.servers"],
+    [{ ci: { url: "http://127.0.0.1/mcp", oauth: { grant: "client_credentials", clientId: "c" } } }, 'one of "clientSecret"'],
+    [
+      { ci: { url: "http://127.0.0.1/mcp", oauth: { grant: "client_credentials", clientSecret: "s" } } },
+      "mcp.servers.ci.oauth.clientId",
+    ],
+    [
+      {
+        ci: {
+          url: "http://127.0.0.1/mcp",
+          oauth: { grant: "client_credentials", clientId: "c", clientSecret: "s", privateKeyFile: "k" },
+        },
+      },
+      'one of "clientSecret"',
+    ],
+    [{ ci: { url: "http://127.0.0.1/mcp", oauth: { privateKeyFile: "k" } } }, "mcp.servers.ci.oauth.privateKeyFile: only with"],
+    [
+      {
+        ci: {
+          url: "http://127.0.0.1/mcp",
+          oauth: { grant: "client_credentials", clientId: "c", privateKeyFile: "k", signingAlgorithm: "HS256" },
+        },
+      },
+      "mcp.servers.ci.oauth.signingAlgorithm",
+    ],
   ])("rejects %j naming the file and key", (servers, key) => {
     const ws = workspaceWith({ mcp: { servers } });
     let message = "";
