@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** Replace a file as a whole: readers see the old or the new content, never a mix. */
-export function writeFileAtomic(path: string, content: string, fsync: boolean): void {
+/**
+ * Replace a file as a whole: readers see the old or the new content, never a mix. `mode` is given to
+ * the temporary file when it is created, so a secret is never readable by others, not even for a moment.
+ */
+export function writeFileAtomic(path: string, content: string, fsync: boolean, mode = 0o666): void {
   const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
   try {
-    const fd = openSync(tmp, "w");
+    const fd = openSync(tmp, "w", mode);
     try {
       writeSync(fd, content);
       if (fsync) fsyncSync(fd);

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import {
@@ -9,6 +9,7 @@ import {
   type McpCredentials,
   McpCredentialsSchema,
 } from "../../mcp/oauth-credentials.js";
+import { ensurePrivateDir, readJsonRecord, writePrivateFile } from "./private-files.js";
 
 /** The folder under `$ARBOR_HOME` where `arbor mcp login` keeps what it obtained. */
 export const MCP_CREDENTIALS_DIR = "mcp-auth";
@@ -23,47 +24,21 @@ export class FileMcpCredentials implements McpCredentialStore {
 
   async load(key: McpCredentialKey): Promise<McpCredentials | undefined> {
     const path = this.path(key);
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = undefined;
-    }
-    const parsed = McpCredentialsSchema.safeParse(value);
-    if (!parsed.success)
-      throw new ArborError(
-        "mcp_login_required",
-        `The saved login for MCP server "${key.server}" (${path}) is damaged: log in again with \`arbor mcp login ${key.server}\`.`,
-        { server: key.server },
-      );
-    return parsed.data;
+    return readJsonRecord(
+      path,
+      McpCredentialsSchema,
+      () =>
+        new ArborError(
+          "mcp_login_required",
+          `The saved login for MCP server "${key.server}" (${path}) is damaged: log in again with \`arbor mcp login ${key.server}\`.`,
+          { server: key.server },
+        ),
+    );
   }
 
   async save(key: McpCredentialKey, credentials: McpCredentials): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
-    const path = this.path(key);
-    // Created 0600 from the start (not chmod-ed after), then renamed over the old file.
-    const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
-    try {
-      const fd = openSync(tmp, "w", 0o600);
-      try {
-        writeSync(fd, JSON.stringify(credentials));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    ensurePrivateDir(this.dir);
+    writePrivateFile(this.path(key), JSON.stringify(credentials), false);
   }
 
   async remove(key: McpCredentialKey): Promise<boolean> {
