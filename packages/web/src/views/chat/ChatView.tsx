@@ -4,6 +4,7 @@ import { api } from "../../api/client.js";
 import type { ChatBody } from "../../api/run-stream.js";
 import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import { Composer, type ComposerValue } from "./Composer.js";
 import { HistoryBlockView } from "./HistoryBlockView.js";
 import { buildHistory, type HistoryBlock } from "./history.js";
@@ -155,11 +156,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
           );
         })}
       </div>
-      {sendError && (
-        <p role="alert" className="error">
-          {sendError}
-        </p>
-      )}
+      <ErrorAlert error={sendError} />
       <Composer
         sessionModel={currentModel}
         running={running}
