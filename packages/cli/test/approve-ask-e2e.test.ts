@@ -1,6 +1,7 @@
 import { PERMISSION_UNANSWERED_OUTPUT } from "@arbor/core/session";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { pendingAsks } from "./helpers/asks.js";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { snapshotOf } from "./helpers/session.js";
 
@@ -11,19 +12,7 @@ import { snapshotOf } from "./helpers/session.js";
 
 const e2e = setupCliE2e("arbor-approve-ask-e2e-", { files: { ".env": "SECRET_TOKEN=hunter2\n" } });
 
-interface ListedAsk {
-  kind: "permission" | "plan";
-  id: string;
-  sessionId: string;
-  plan?: { planId: string; title: string };
-  permission?: { request: { permission: string; patterns: string[] } };
-}
-
-async function pending(): Promise<ListedAsk[]> {
-  const r = await e2e.arbor(["approvals", "pending", "--json"]);
-  expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { asks: ListedAsk[] }).asks;
-}
+const pending = () => pendingAsks(e2e);
 
 describe("arbor approve <ask-id>", () => {
   it("a plan a run stopped on is listed with its ask id; 'arbor approve <prefix>' approves it and the run carries on", async () => {

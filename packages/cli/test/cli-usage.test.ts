@@ -3,20 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ArborError } from "@arbor/core";
 import { describe, expect, it } from "vitest";
-import { run } from "../src/cli.js";
 import { exitCodeFor, reportError, UsageError } from "../src/errors.js";
 import { redactUrl, resolveStore } from "../src/store.js";
 import { captureIo } from "./helpers/io.js";
+import { expectUsageError, inProcessCli } from "./helpers/usage.js";
 
 /**
  * In-process runs for everything decided before a store is opened. The home directory is never
  * created: the last test checks that none of these runs opened (and so created) the default store.
  */
-async function cli(...argv: string[]) {
-  const io = captureIo({ homedir: join(tmpdir(), "arbor-cli-usage-test-never-created") });
-  const code = await run(argv, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const cli = inProcessCli(() => captureIo({ homedir: join(tmpdir(), "arbor-cli-usage-test-never-created") }));
 
 describe("help and version", () => {
   it("prints help and version with exit 0", async () => {
@@ -76,12 +72,7 @@ describe("bad usage exits 2 with one actionable line", () => {
   ];
   for (const [argv, message] of cases) {
     it(argv.join(" ") || "(nothing)", async () => {
-      const r = await cli(...argv);
-      expect(r.code).toBe(2);
-      expect(r.out).toEqual(argv.includes("--json") ? expect.stringMatching(/^\{"error":/) : "");
-      expect(r.err).toMatch(/^error: /);
-      expect(r.err.trimEnd().split("\n")).toHaveLength(1);
-      expect(r.err).toMatch(message);
+      expectUsageError(await cli(...argv), argv, message);
     });
   }
 

@@ -2,15 +2,23 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import type { UIMessage } from "ai";
 import mysql from "mysql2/promise";
 import pg from "pg";
-import { beforeAll, describe, expect, it } from "vitest";
-import { readUi, user } from "../../server/test/helpers/ui-stream.js";
-import { driverOf, follow, type Instance, type Received, startInstance } from "./helpers/cluster.js";
+import { describe, expect, it } from "vitest";
+import { approveAll, readUi, user } from "../../server/test/helpers/ui-stream.js";
+import {
+  assistantTurns,
+  driverOf,
+  follow,
+  type Instance,
+  modelBody,
+  postJson,
+  postUiChat,
+  type Received,
+  startInstance,
+  withClusterRig,
+} from "./helpers/cluster.js";
 import { setupCliE2e } from "./helpers/e2e.js";
-import { FaultRig } from "./helpers/fault.js";
-import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -24,23 +32,14 @@ import { withStore } from "./helpers/seed.js";
 /** The MySQL/MariaDB server of the SQL tests; `--cluster` must refuse it without writing to it. */
 const MYSQL_URL = process.env.ARBOR_TEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306";
 
-const e2e = setupCliE2e("arbor-cluster-relay-");
-
-beforeAll(async () => {
-  await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));
+// Every bash call asks, so a run waits where a test answers it.
+const e2e = setupCliE2e("arbor-cluster-relay-", {
+  files: { "arbor.json": JSON.stringify({ permission: { bash: { "*": "ask" } } }) },
 });
-
-const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as { tools?: unknown[]; messages?: unknown[] };
-const turns = (call: StepContext) =>
-  ((bodyOf(call).messages ?? []) as Array<{ role: string }>).filter((m) => m.role === "assistant").length;
 
 /** Reads a chat's stream on one instance until `until` matches an event (or it ends); returns the events so far and the reader. */
 async function chatOn(url: string, message: string) {
-  const res = await fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message }),
-  });
+  const res = await postJson(`${url}/api/chat`, { message });
   expect(res.status).toBe(200);
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -86,14 +85,12 @@ async function healthOnceNotOk(url: string, deadline: number): Promise<{ status:
 
 describe("arbor serve --cluster: any instance reaches any run", () => {
   it("an ask raised by a run on one instance is answered through another, and an abort sent to another stops it", async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => e2e.workspace);
-    try {
+    await withClusterRig(e2e.workspace, async (db, rig) => {
       const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
-        const first = JSON.stringify((bodyOf(call).messages ?? [])[1] ?? "");
+        if (!modelBody(call).tools) return [text("Title")];
+        const first = JSON.stringify((modelBody(call).messages ?? [])[1] ?? "");
         if (first.includes("slow")) return [text("Thinking "), delay(30_000), text("never")];
-        return turns(call) === 0 ? [toolCall("bash", { command: "touch asked.txt" })] : [text("Touched.")];
+        return assistantTurns(call) === 0 ? [toolCall("bash", { command: "touch asked.txt" })] : [text("Touched.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 50 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
@@ -110,19 +107,11 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(ask).toBeDefined();
       const [, other] = await driverAndOther(db.url, asked.sessionId, [a, b, c]);
       // The other instance has no such ask of its own: it hands the answer to the one whose run waits.
-      const answer = await fetch(`${other.url}/api/permissions/${ask?.id}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ reply: "once" }),
-      });
+      const answer = await postJson(`${other.url}/api/permissions/${ask?.id}`, { reply: "once" });
       expect(answer.status).toBe(200);
       expect((await asked.until((e) => e.type === "done" || e.type === "error"))?.type).toBe("done");
       await expect(access(join(e2e.workspace, "asked.txt"))).resolves.toBeUndefined();
-      const unknown = await fetch(`${c.url}/api/permissions/no-such-ask`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ reply: "once" }),
-      });
+      const unknown = await postJson(`${c.url}/api/permissions/no-such-ask`, { reply: "once" });
       expect(unknown.status).toBe(404);
 
       const slow = await chatOn(a.url, "slow: take your time");
@@ -132,61 +121,39 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(await aborted.json()).toEqual({ aborted: true });
       const end = (await slow.until((e) => e.type === "done" || e.type === "error")) as { type: string; code?: string };
       expect(end).toMatchObject({ type: "error", code: "aborted" });
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
+    });
   }, 90_000);
 
   it("a useChat approval sent to another instance than the one running the chat is relayed to its run", async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => e2e.workspace);
-    try {
+    await withClusterRig(e2e.workspace, async (db, rig) => {
       const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
-        return turns(call) === 0 ? [toolCall("bash", { command: "touch ui-approved.txt" })] : [text("Touched it.")];
+        if (!modelBody(call).tools) return [text("Title")];
+        return assistantTurns(call) === 0 ? [toolCall("bash", { command: "touch ui-approved.txt" })] : [text("Touched it.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home-ui"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
       const a = await startInstance(rig, "A", args);
       const c = await startInstance(rig, "C", args);
       const id = randomUUID();
-      const post = (url: string, messages: unknown[]) =>
-        fetch(`${url}/api/ui/chat`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ id, messages }),
-        });
+      const post = (url: string, messages: unknown[]) => postUiChat(url, id, messages);
       const first = await readUi(await post(a.url, [user("touch the file")]));
       expect(first.chunks.some((ch) => ch.type === "tool-approval-request")).toBe(true);
-      const answered: UIMessage = {
-        ...structuredClone(first.message),
-        parts: first.message.parts.map((p) =>
-          p.type === "dynamic-tool" && p.state === "approval-requested"
-            ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
-            : p,
-        ),
-      };
+      const answered = approveAll(first.message);
       // C has no ask of its own; it hands the answer to A, whose run waits, and streams the rest from the log.
       const done = await readUi(await post(c.url, [user("touch the file"), answered]), answered);
       expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
       await expect(access(join(e2e.workspace, "ui-approved.txt"))).resolves.toBeUndefined();
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
+    });
   }, 90_000);
 
   it("a plan a run on one instance waits to have approved is answered through another", async () => {
-    const db = await createTestDatabase();
     const planned = join(e2e.dir, "planned");
     await mkdir(planned, { recursive: true });
     await writeFile(join(planned, "arbor.json"), JSON.stringify({ plan: { requireApproval: true } }));
-    const rig = new FaultRig(() => planned);
-    try {
+    await withClusterRig(planned, async (db, rig) => {
       const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
-        return turns(call) === 0
+        if (!modelBody(call).tools) return [text("Title")];
+        return assistantTurns(call) === 0
           ? [toolCall("plan_create", { title: "Tidy up", steps: ["Look around", "Check"] })]
           : [text("Understood, nothing changed.")];
       };
@@ -200,10 +167,10 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         | undefined;
       expect(request).toBeDefined();
       const [, other] = await driverAndOther(db.url, run.sessionId, [a, c]);
-      const answer = await fetch(`${other.url}/api/plan/approve`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ plan_id: request?.plan_id, approved: false, reason: "not today" }),
+      const answer = await postJson(`${other.url}/api/plan/approve`, {
+        plan_id: request?.plan_id,
+        approved: false,
+        reason: "not today",
       });
       expect(answer.status, await answer.clone().text()).toBe(200);
       expect(await answer.json()).toEqual({
@@ -217,22 +184,17 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(run.events.filter((e) => e.type === "plan_updated")).toEqual([]);
       const path = await withStore(db.url, (s) => s.getActivePath(request?.session_id as string));
       expect(JSON.stringify(path)).toContain("not today");
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
+    });
   }, 90_000);
 
   it("a message sent to one instance for a run driven on another is recorded and read by that run at its next step", async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => e2e.workspace);
-    try {
+    await withClusterRig(e2e.workspace, async (db, rig) => {
       // What the model was sent after the tool's turn: the steering message must be in it.
       let afterTool: Array<{ role: string; content: unknown }> | undefined;
       const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
-        if (turns(call) === 0) return [toolCall("bash", { command: "touch steered.txt" })];
-        afterTool = bodyOf(call).messages as typeof afterTool;
+        if (!modelBody(call).tools) return [text("Title")];
+        if (assistantTurns(call) === 0) return [toolCall("bash", { command: "touch steered.txt" })];
+        afterTool = modelBody(call).messages as typeof afterTool;
         return [text("Going blue.")];
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
@@ -245,18 +207,10 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       expect(ask).toBeDefined();
       const sessionId = ask?.session_id as string;
       const [driver, other] = await driverAndOther(db.url, sessionId, [a, c]);
-      const steered = await fetch(`${other.url}/api/chat`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ message: "Use blue.", session_id: sessionId }),
-      });
+      const steered = await postJson(`${other.url}/api/chat`, { message: "Use blue.", session_id: sessionId });
       expect(steered.status, await steered.clone().text()).toBe(202);
       expect(await steered.json()).toMatchObject({ steered: true, session_id: sessionId });
-      const answer = await fetch(`${driver.url}/api/permissions/${ask?.id}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ reply: "once" }),
-      });
+      const answer = await postJson(`${driver.url}/api/permissions/${ask?.id}`, { reply: "once" });
       expect(answer.status).toBe(200);
       expect((await run.until((e) => e.type === "done" || e.type === "error"))?.type).toBe("done");
       const last = afterTool?.at(-1);
@@ -267,76 +221,67 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       );
       expect(users).toHaveLength(2);
       expect(JSON.stringify(users[1])).toContain("Use blue.");
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
+    });
   }, 90_000);
 
   it("SIGTERM of the driver hands its run to another instance, which finishes it; a watcher on the third sees it through; the driver's health and new chats get 503 meanwhile", async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => e2e.workspace);
-    let locker: pg.Client | undefined;
-    try {
-      // The first answer is slow, so the run is in flight when A stops; a woken run gets a quick one.
-      let calls = 0;
-      const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
-        calls++;
-        return calls === 1 ? [text("Working "), delay(60_000), text("never")] : [text("Finished elsewhere.")];
-      };
-      const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
-      const args = { baseURL, home: join(e2e.dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: e2e.workspace };
-      const a = await startInstance(rig, "A", args);
-      const b = await startInstance(rig, "B", args);
-      const c = await startInstance(rig, "C", args);
-      const run = await chatOn(a.url, "work on it");
-      const first = await run.until((e) => e.type === "token");
-      const sessionId = first?.session_id as string;
-      run.cancel();
-      const [driver] = await driverAndOther(db.url, sessionId, [a, b, c]);
-      const [next, third] = [a, b, c].filter((i) => i !== driver) as [Instance, Instance];
-      const watcher = follow(sessionId, () => third, performance.now() + 60_000);
-      // Shutdown looks up the runs the driver drives in the sessions table: a lock held on it keeps the
-      // driver in the middle of handing them back, long enough to ask its health then.
-      locker = new pg.Client({ connectionString: db.url });
-      locker.on("error", () => undefined);
-      await locker.connect();
-      await locker.query("begin");
-      await locker.query("lock table arbor_sessions in access exclusive mode");
-      expect((await fetch(`${driver.url}/api/health`)).status).toBe(200);
-      const stopping = performance.now();
-      driver.cli.child.kill("SIGTERM");
-      const health = await healthOnceNotOk(driver.url, performance.now() + 20_000);
-      expect(health).toMatchObject({ status: 503, body: { status: "unavailable", accepting: false } });
-      // A chat that still reaches the driver now is refused with the same 503, not queued there.
-      const late = await fetch(`${driver.url}/api/chat`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ message: "too late for this instance" }),
-      });
-      expect(late.status).toBe(503);
-      expect(await late.json()).toMatchObject({ error: { code: "instance_unavailable" } });
-      await locker.query("rollback");
-      const exited = await driver.cli.result;
-      expect(exited.code).toBe(0);
-      expect(exited.stderr).toContain(`handed 1 run(s) to the other instances: ${sessionId}`);
-      const seen = await watcher;
-      const handedIn = performance.now() - stopping;
-      expect(seen.events.at(-1)?.event.type).toBe("done");
-      const taker = [next, third].find((i: Instance) =>
-        i.lines.some((l) => l.line.includes(`took over the run of session ${sessionId}`)),
-      );
-      expect(taker).toBeDefined();
-      // Well within the 20 s lease: the run was handed back, not left to expire.
-      expect(handedIn).toBeLessThan(15_000);
-      const status = await withStore(db.url, async (s) => (await s.getSession(sessionId))?.status);
-      expect(status).toBe("completed");
-    } finally {
-      await locker?.end().catch(() => undefined);
-      await rig.cleanup();
-      await db.drop();
-    }
+    await withClusterRig(e2e.workspace, async (db, rig) => {
+      let locker: pg.Client | undefined;
+      try {
+        // The first answer is slow, so the run is in flight when A stops; a woken run gets a quick one.
+        let calls = 0;
+        const step = (call: StepContext): readonly ScriptAction[] => {
+          if (!modelBody(call).tools) return [text("Title")];
+          calls++;
+          return calls === 1 ? [text("Working "), delay(60_000), text("never")] : [text("Finished elsewhere.")];
+        };
+        const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
+        const args = { baseURL, home: join(e2e.dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: e2e.workspace };
+        const a = await startInstance(rig, "A", args);
+        const b = await startInstance(rig, "B", args);
+        const c = await startInstance(rig, "C", args);
+        const run = await chatOn(a.url, "work on it");
+        const first = await run.until((e) => e.type === "token");
+        const sessionId = first?.session_id as string;
+        run.cancel();
+        const [driver] = await driverAndOther(db.url, sessionId, [a, b, c]);
+        const [next, third] = [a, b, c].filter((i) => i !== driver) as [Instance, Instance];
+        const watcher = follow(sessionId, () => third, performance.now() + 60_000);
+        // Shutdown looks up the runs the driver drives in the sessions table: a lock held on it keeps the
+        // driver in the middle of handing them back, long enough to ask its health then.
+        locker = new pg.Client({ connectionString: db.url });
+        locker.on("error", () => undefined);
+        await locker.connect();
+        await locker.query("begin");
+        await locker.query("lock table arbor_sessions in access exclusive mode");
+        expect((await fetch(`${driver.url}/api/health`)).status).toBe(200);
+        const stopping = performance.now();
+        driver.cli.child.kill("SIGTERM");
+        const health = await healthOnceNotOk(driver.url, performance.now() + 20_000);
+        expect(health).toMatchObject({ status: 503, body: { status: "unavailable", accepting: false } });
+        // A chat that still reaches the driver now is refused with the same 503, not queued there.
+        const late = await postJson(`${driver.url}/api/chat`, { message: "too late for this instance" });
+        expect(late.status).toBe(503);
+        expect(await late.json()).toMatchObject({ error: { code: "instance_unavailable" } });
+        await locker.query("rollback");
+        const exited = await driver.cli.result;
+        expect(exited.code).toBe(0);
+        expect(exited.stderr).toContain(`handed 1 run(s) to the other instances: ${sessionId}`);
+        const seen = await watcher;
+        const handedIn = performance.now() - stopping;
+        expect(seen.events.at(-1)?.event.type).toBe("done");
+        const taker = [next, third].find((i: Instance) =>
+          i.lines.some((l) => l.line.includes(`took over the run of session ${sessionId}`)),
+        );
+        expect(taker).toBeDefined();
+        // Well within the 20 s lease: the run was handed back, not left to expire.
+        expect(handedIn).toBeLessThan(15_000);
+        const status = await withStore(db.url, async (s) => (await s.getSession(sessionId))?.status);
+        expect(status).toBe("completed");
+      } finally {
+        await locker?.end().catch(() => undefined);
+      }
+    });
   }, 90_000);
 
   it("--cluster on SQLite or the file store is refused, saying why, and creates nothing", async () => {

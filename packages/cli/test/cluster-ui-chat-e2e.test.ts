@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { access, writeFile } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
-import type { UIMessage } from "ai";
-import { beforeAll, describe, expect, it } from "vitest";
-import { readUi, user } from "../../server/test/helpers/ui-stream.js";
-import { driverOf, follow, startInstance } from "./helpers/cluster.js";
+import { describe, expect, it } from "vitest";
+import { approveAll, readUi, user } from "../../server/test/helpers/ui-stream.js";
+import { driverOf, follow, modelBody, postUiChat, startInstance, withClusterRig } from "./helpers/cluster.js";
 import { setupCliE2e } from "./helpers/e2e.js";
-import { FaultRig } from "./helpers/fault.js";
-import { createTestDatabase } from "./helpers/postgres.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -19,13 +16,10 @@ import { withStore } from "./helpers/seed.js";
  * run event once, up to the ask the new driver raises; the `done` after the takeover carries totals.
  */
 
-const e2e = setupCliE2e("arbor-cluster-ui-chat-");
-
-beforeAll(async () => {
-  await writeFile(join(e2e.workspace, "arbor.json"), JSON.stringify({ permission: { bash: { "*": "ask" } } }));
+// Every bash call asks, so a run waits where a test answers it.
+const e2e = setupCliE2e("arbor-cluster-ui-chat-", {
+  files: { "arbor.json": JSON.stringify({ permission: { bash: { "*": "ask" } } }) },
 });
-
-const bodyOf = (call: StepContext) => (call.source === "http" ? call.body : {}) as { tools?: unknown[] };
 
 /** Reads a response's body until `marker` appears in it; the body is left open (its instance is about to die). */
 async function readUntil(res: Response, marker: string): Promise<void> {
@@ -41,13 +35,11 @@ async function readUntil(res: Response, marker: string): Promise<void> {
 
 describe("useChat on arbor serve --cluster", () => {
   it("a chat posted to an instance killed mid-run is taken over; the resumed stream on another gets every event once and stops at the new driver's ask", async () => {
-    const db = await createTestDatabase();
-    const rig = new FaultRig(() => e2e.workspace);
-    try {
+    await withClusterRig(e2e.workspace, async (db, rig) => {
       // The first answer hangs, so the run is mid-stream when its instance dies; the run taken over asks to run bash.
       let calls = 0;
       const step = (call: StepContext): readonly ScriptAction[] => {
-        if (!bodyOf(call).tools) return [text("Title")];
+        if (!modelBody(call).tools) return [text("Title")];
         calls++;
         if (calls === 1) return [text("Working "), delay(120_000), text("never")];
         if (calls === 2) return [toolCall("bash", { command: "touch ui-takeover.txt" })];
@@ -58,12 +50,7 @@ describe("useChat on arbor serve --cluster", () => {
       // Alone, A takes the chat it queues: the instance that received the request drives it.
       const a = await startInstance(rig, "A", args);
       const id = randomUUID();
-      const post = (url: string, messages: unknown[]) =>
-        fetch(`${url}/api/ui/chat`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ id, messages }),
-        });
+      const post = (url: string, messages: unknown[]) => postUiChat(url, id, messages);
       const first = await post(a.url, [user("work on it")]);
       expect(first.status).toBe(200);
       await readUntil(first, '"text-delta"');
@@ -102,14 +89,7 @@ describe("useChat on arbor serve --cluster", () => {
       expect(Date.parse((ask as { timestamp: string }).timestamp)).toBeGreaterThanOrEqual(killedAt);
 
       // The client approves on B; the stream continues after the ask to the run's end.
-      const answered: UIMessage = {
-        ...structuredClone(got.message),
-        parts: got.message.parts.map((p) =>
-          p.type === "dynamic-tool" && p.state === "approval-requested"
-            ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
-            : p,
-        ),
-      };
+      const answered = approveAll(got.message);
       const rest = await readUi(await post(b.url, [user("work on it"), answered]), answered);
       expect(rest.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
       await expect(access(join(e2e.workspace, "ui-takeover.txt"))).resolves.toBeUndefined();
@@ -120,9 +100,6 @@ describe("useChat on arbor serve --cluster", () => {
       expect(done).toMatchObject({ type: "done", status: "done", text: expect.stringContaining("Touched after the takeover.") });
       expect(done.usage).toMatchObject({ input: expect.any(Number), output: expect.any(Number) });
       expect(done.cost).toEqual(expect.any(Number));
-    } finally {
-      await rig.cleanup();
-      await db.drop();
-    }
+    });
   }, 120_000);
 });

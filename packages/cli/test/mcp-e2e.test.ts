@@ -5,7 +5,8 @@ import { text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runToElicitation } from "./helpers/asks.js";
 import { ARBOR_BIN } from "./helpers/cli.js";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
@@ -62,23 +63,12 @@ describe("arbor run with MCP servers", () => {
   it("a server's elicitation waits as an ask that 'arbor approve <elic_…> --content' answers from another process", {
     timeout: 120_000,
   }, async () => {
-    const server = await e2e.startFake({
+    const { run, id } = await runToElicitation(e2e, {
       script: [[toolCall("mcp__everything__trigger-elicitation-request", {}, { id: "el" })], [text("Thanks, Ada.")]],
+      prompt: "Ask me for my details.",
+      check: (elicitation) => expect(elicitation?.server).toBe("everything"),
+      shows: "MCP server everything asks: Please provide inputs",
     });
-    const run = e2e.startArbor(e2e.runArgs(server.baseURL, "Ask me for my details."));
-    let id = "";
-    await vi.waitFor(
-      async () => {
-        const r = await e2e.arbor(["approvals", "pending", "--json"]);
-        const asks = (JSON.parse(r.stdout) as { asks: { id: string; kind: string; elicitation?: { server: string } }[] }).asks;
-        const ask = asks.find((a) => a.kind === "elicitation");
-        expect(ask?.elicitation?.server).toBe("everything");
-        id = ask?.id ?? "";
-      },
-      { timeout: 60_000, interval: 500 },
-    );
-    const human = await e2e.arbor(["approvals", "pending"]);
-    expect(human.stdout).toContain("MCP server everything asks: Please provide inputs");
     const bad = await e2e.arbor(["approve", id, "--content", '{"name": 7}']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/name must be a string/);

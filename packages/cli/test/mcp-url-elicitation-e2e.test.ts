@@ -1,8 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { urlElicitingServer } from "../../core/test/mcp/servers.js";
+import { runToElicitation } from "./helpers/asks.js";
 import { runEvents, setupCliE2e } from "./helpers/e2e.js";
 
 /**
@@ -27,25 +28,12 @@ describe("an MCP server's URL elicitation in arbor run", () => {
   it("waits as an ask that arbor approvals lists with its URL and arbor approve accepts from another process", {
     timeout: 120_000,
   }, async () => {
-    const fake = await e2e.startFake({
+    const { run, id } = await runToElicitation(e2e, {
       script: [[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]],
+      prompt: "Connect my account.",
+      check: (elicitation) => expect(elicitation).toMatchObject({ mode: "url", url: "https://example.test/connect?state=abc" }),
+      shows: "MCP server accounts asks you to open https://example.test/connect?state=abc",
     });
-    const run = e2e.startArbor(e2e.runArgs(fake.baseURL, "Connect my account."));
-    let id = "";
-    await vi.waitFor(
-      async () => {
-        const r = await e2e.arbor(["approvals", "pending", "--json"]);
-        const asks = (
-          JSON.parse(r.stdout) as { asks: { id: string; kind: string; elicitation?: { mode: string; url?: string } }[] }
-        ).asks;
-        const ask = asks.find((a) => a.kind === "elicitation");
-        expect(ask?.elicitation).toMatchObject({ mode: "url", url: "https://example.test/connect?state=abc" });
-        id = ask?.id ?? "";
-      },
-      { timeout: 60_000, interval: 500 },
-    );
-    const human = await e2e.arbor(["approvals", "pending"]);
-    expect(human.stdout).toContain("MCP server accounts asks you to open https://example.test/connect?state=abc");
     const answered = await e2e.arbor(["approve", id, "--json"]);
     expect(answered.code, answered.stderr).toBe(0);
     expect(JSON.parse(answered.stdout)).toMatchObject({ id, kind: "elicitation", allowed: true });

@@ -3,8 +3,8 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { run } from "../src/cli.js";
 import { captureIo } from "./helpers/io.js";
+import { expectUsageError, inProcessCli } from "./helpers/usage.js";
 
 /**
  * `arbor run` and `arbor demo` refusing their command line: exit 2, one line saying what to fix,
@@ -19,11 +19,7 @@ writeFileSync(file, "x");
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function cli(...argv: string[]) {
-  const io = captureIo({ homedir: home, env: { OPENAI_API_KEY: "" } });
-  const code = await run(argv, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const cli = inProcessCli(() => captureIo({ homedir: home, env: { OPENAI_API_KEY: "" } }));
 
 describe("help", () => {
   it("lists run and demo, and documents every flag of run", async () => {
@@ -86,13 +82,7 @@ describe("bad usage of run and demo exits 2 and touches no store", () => {
   ];
   for (const [argv, message] of cases) {
     it(argv.join(" ") || "(nothing)", async () => {
-      const args = argv;
-      const r = await cli(...args);
-      expect(r.code).toBe(2);
-      expect(r.out).toEqual(args.includes("--json") ? expect.stringMatching(/^\{"error":/) : "");
-      expect(r.err).toMatch(/^error: /);
-      expect(r.err.trimEnd().split("\n")).toHaveLength(1);
-      expect(r.err).toMatch(message);
+      expectUsageError(await cli(...argv), argv, message);
     });
   }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { RunEvent } from "@arbor/core";
 import { text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { servedUrl } from "./helpers/cli.js";
 import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor serve` end to end: the built binary on a free loopback port, runs against the fake OpenAI-compatible server. */
@@ -27,8 +28,7 @@ describe("arbor serve", () => {
     const fake = await e2e.startFake({ script: [[text("Hello over HTTP", { chunks: 3 })]] });
     const args = ["serve", "--port", "0", "--json", "--cwd", e2e.workspace, "--model", FAKE_MODEL, "--base-url", fake.baseURL];
     const server = e2e.startArbor(args);
-    await server.waitForStdout(/\n$/);
-    const { url } = JSON.parse(server.stdout()) as { url: string };
+    const url = await servedUrl(server);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     expect(await (await fetch(`${url}/api/health`)).json()).toEqual({ status: "ok" });
@@ -59,8 +59,7 @@ describe("arbor serve", () => {
 
   it("with --token, routes but health need the bearer token", async () => {
     const server = e2e.startArbor(["serve", "--port", "0", "--json", "--token", "t0ken", "--cwd", e2e.workspace]);
-    await server.waitForStdout(/\n$/);
-    const { url } = JSON.parse(server.stdout()) as { url: string };
+    const url = await servedUrl(server);
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     expect((await fetch(`${url}/api/sessions`)).status).toBe(401);
     expect((await fetch(`${url}/api/sessions`, { headers: { authorization: "Bearer t0ken" } })).status).toBe(200);
@@ -77,8 +76,7 @@ describe("arbor serve", () => {
     ];
     for (const { args, env, token } of cases) {
       const server = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace, ...args], { env });
-      await server.waitForStdout(/\n$/);
-      const { url } = JSON.parse(server.stdout()) as { url: string };
+      const url = await servedUrl(server);
       const cmdline = await readFile(`/proc/${server.child.pid}/cmdline`, "utf8");
       expect(cmdline).not.toContain(token);
       expect((await fetch(`${url}/api/sessions`)).status).toBe(401);
@@ -107,8 +105,7 @@ describe("arbor serve", () => {
 
   it("--host ::ffff:127.0.0.1 prints a URL the server answers", async () => {
     const server = e2e.startArbor(["serve", "--host", "::ffff:127.0.0.1", "--port", "0", "--json", "--cwd", e2e.workspace]);
-    await server.waitForStdout(/\n$/);
-    const { url } = JSON.parse(server.stdout()) as { url: string };
+    const url = await servedUrl(server);
     expect((await fetch(`${url}/api/sessions`)).status).toBe(200);
     server.child.kill("SIGINT");
     expect((await server.result).code).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { servedUrl } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 
 /** What `arbor serve` says at start-up: a missing model, and a port it cannot have, in words. */
@@ -8,8 +9,7 @@ const e2e = setupCliE2e("arbor-serve-start-");
 describe("arbor serve at start-up", () => {
   it("warns when no model is configured, and not when one is; a port in use is an error saying what to do", async () => {
     const bare = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace]);
-    await bare.waitForStdout(/\n$/);
-    const { url } = JSON.parse(bare.stdout()) as { url: string };
+    const url = await servedUrl(bare);
     const port = new URL(url).port;
 
     const taken = await e2e.arbor(["serve", "--port", port, "--cwd", e2e.workspace, "--model", "openai/gpt-4o"]);

@@ -1,11 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
-import { FaultRig, jsonLines } from "./helpers/fault.js";
+import { FaultRig, holdingPipe, jsonLines } from "./helpers/fault.js";
 
 /**
  * Steering from another terminal: `arbor run --session <id> "…"` while a first `arbor run` drives
@@ -26,11 +24,9 @@ describe("arbor run --session on a session another process runs", () => {
   it("steers that run: its next model request carries the message after the tool result", async () => {
     const home = join(e2e.dir, "home-steer");
     // The first run's bash call blocks reading this pipe until the test writes to it.
-    // In the workspace: the tool's command runs in the sandbox, which sees the workspace, not the test's folders.
-    const fifo = join(e2e.workspace, "hold");
-    execFileSync("mkfifo", [fifo]);
+    const hold = holdingPipe(e2e.workspace);
     const baseURL = await rig.fakeServer([
-      [toolCall("bash", { command: `read line < ${fifo}; echo "got $line"`, description: "wait for the test" })],
+      [toolCall("bash", { command: `read line < ${hold.path}; echo "got $line"`, description: "wait for the test" })],
       [text("switched to blue")],
     ]);
     const driver = rig.start(["run", "--json", "--yes", "paint it red", ...rig.modelArgs(baseURL)], home);
@@ -45,7 +41,7 @@ describe("arbor run --session on a session another process runs", () => {
     // Steering made no model call of its own.
     expect(rig.chatRequests()).toHaveLength(1);
 
-    await writeFile(fifo, "go\n");
+    await hold.send("go");
     const done = await driver.result;
     expect(done.code, done.stderr).toBe(0);
     const requests = rig.chatRequests() as ChatBody[];

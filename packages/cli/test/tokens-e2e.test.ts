@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { servedUrl } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 
 /** `arbor tokens add|list|revoke` and `arbor serve` taking those tokens beside its own. */
@@ -54,8 +55,7 @@ describe("arbor tokens", () => {
     const adminFile = join(e2e.dir, "admin-token");
     await writeFile(adminFile, "adm1n-t0ken\n", { mode: 0o600 });
     const server = e2e.startArbor(["serve", "--port", "0", "--json", "--cwd", e2e.workspace, "--token-file", adminFile]);
-    await server.waitForStdout(/\n$/);
-    const { url } = JSON.parse(server.stdout()) as { url: string };
+    const url = await servedUrl(server);
     const as = (bearer: string, init: RequestInit = {}) =>
       fetch(`${url}/api/sessions`, {
         ...init,

@@ -1,11 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Entry, openStore } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { setupCliE2e } from "./helpers/e2e.js";
-import { FaultRig, jsonLines } from "./helpers/fault.js";
+import { FaultRig, holdingPipe, jsonLines } from "./helpers/fault.js";
 
 /** Live tool progress over the fake OpenAI server: `arbor run --json` prints bash's lines while it runs. */
 
@@ -17,11 +15,9 @@ describe("bash output reaches the client as the command writes it", () => {
   it("a tool_progress event with the first line comes before the command finishes, and the result keeps the line count", async () => {
     const home = join(e2e.dir, "home");
     // The command prints a line, then blocks on this pipe until the test has seen that line.
-    // In the workspace: the tool's command runs in the sandbox, which sees the workspace, not the test's folders.
-    const fifo = join(e2e.workspace, "hold");
-    execFileSync("mkfifo", [fifo]);
+    const hold = holdingPipe(e2e.workspace);
     const baseURL = await rig.fakeServer([
-      [toolCall("bash", { command: `echo first line; read line < ${fifo}; echo "then $line"` }, { id: "b1" })],
+      [toolCall("bash", { command: `echo first line; read line < ${hold.path}; echo "then $line"` }, { id: "b1" })],
       [text("done")],
     ]);
     const run = rig.start(["run", "--json", "--yes", "print", ...rig.modelArgs(baseURL)], home);
@@ -34,7 +30,7 @@ describe("bash output reaches the client as the command writes it", () => {
       metadata: { output: "first line\n", lines: 1 },
     });
 
-    await writeFile(fifo, "second\n");
+    await hold.send("second");
     const done = await run.result;
     expect(done.code, done.stderr).toBe(0);
     const events = jsonLines(done.stdout);

@@ -231,6 +231,14 @@ export const ListedApprovalResponse = ApprovalSchema.omit({ revoked: true }).ext
 });
 export const ApprovalListResponse = z.object({ approvals: z.array(ListedApprovalResponse) });
 export const RevokeApprovalResponse = z.object({ revoked: z.boolean() });
+/** The tokens of a helper model's call (a summary, a compaction's summary), by kind. */
+export const HelperUsageResponse = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  reasoning: z.number().int().nonnegative(),
+  cache_read: z.number().int().nonnegative(),
+  cache_write: z.number().int().nonnegative(),
+});
 export const CompactResponse = z.object({
   session_id: z.string(),
   entry_id: z.string().describe("The compaction entry written (now the leaf)."),
@@ -239,13 +247,7 @@ export const CompactResponse = z.object({
   summarized: z.number().int().nonnegative().describe("Messages the summary replaced."),
   kept: z.number().int().nonnegative().describe("Messages kept verbatim after the summary."),
   split_turn: z.boolean().describe("The cut fell inside a turn, whose start is summarized."),
-  usage: z.object({
-    input: z.number().int().nonnegative(),
-    output: z.number().int().nonnegative(),
-    reasoning: z.number().int().nonnegative(),
-    cache_read: z.number().int().nonnegative(),
-    cache_write: z.number().int().nonnegative(),
-  }),
+  usage: HelperUsageResponse,
   cost: z
     .number()
     .nonnegative()

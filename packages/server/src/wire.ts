@@ -7,6 +7,7 @@ import type {
   CompactResponse,
   CreateSessionRequest,
   FoundToolCallWire,
+  HelperUsageResponse,
   ListSessionsQuery,
   MessagePageResponse,
   PermissionResponse,
@@ -123,6 +124,17 @@ export function foundToolCallToWire(f: FoundToolCall): z.output<typeof FoundTool
   };
 }
 
+/** A helper model call's usage under the wire's names. */
+export function helperUsageToWire(usage: CompactResult["usage"]): z.output<typeof HelperUsageResponse> {
+  return {
+    input: usage.input,
+    output: usage.output,
+    reasoning: usage.reasoning,
+    cache_read: usage.cacheRead,
+    cache_write: usage.cacheWrite,
+  };
+}
+
 export function compactResultToWire(r: CompactResult): z.output<typeof CompactResponse> {
   return {
     session_id: r.sessionId,
@@ -132,13 +144,7 @@ export function compactResultToWire(r: CompactResult): z.output<typeof CompactRe
     summarized: r.summarized,
     kept: r.kept,
     split_turn: r.splitTurn,
-    usage: {
-      input: r.usage.input,
-      output: r.usage.output,
-      reasoning: r.usage.reasoning,
-      cache_read: r.usage.cacheRead,
-      cache_write: r.usage.cacheWrite,
-    },
+    usage: helperUsageToWire(r.usage),
     cost: r.costKnown === false ? null : r.cost,
   };
 }

@@ -4,7 +4,7 @@ import { HttpAgent } from "@ag-ui/client";
 import { type AgentCapabilities, type BaseEvent, EventType } from "@ag-ui/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { errorOf, startServer } from "./helpers/server.js";
+import { errorOf, startServer, type TestServer } from "./helpers/server.js";
 
 /** Runs `agent` once, collecting every event its subscriber sees. */
 async function runCollecting(agent: HttpAgent, params?: Parameters<HttpAgent["runAgent"]>[0]): Promise<BaseEvent[]> {
@@ -13,14 +13,20 @@ async function runCollecting(agent: HttpAgent, params?: Parameters<HttpAgent["ru
   return events;
 }
 
+/** An HttpAgent on a thread of the server's /api/ag-ui whose first message, from the user, is `prompt`. */
+function agentAsking(server: Pick<TestServer, "url">, threadId: string, prompt: string): HttpAgent {
+  const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId });
+  agent.addMessage({ id: "u1", role: "user", content: prompt });
+  return agent;
+}
+
 describe("AG-UI endpoint", () => {
   it("streams a run with a tool call to an HttpAgent: RUN_STARTED, the call and its result, the answer, RUN_FINISHED", async () => {
     const server = await startServer({
       script: [[toolCall("read", { path: "notes.txt" }, { id: "c1" })], [text("The notes say hello.")]],
     });
     writeFileSync(join(server.cwd, "notes.txt"), "hello\n");
-    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-thread-1" });
-    agent.addMessage({ id: "u1", role: "user", content: "What do the notes say?" });
+    const agent = agentAsking(server, "agui-thread-1", "What do the notes say?");
     const events = await runCollecting(agent);
     const types = events.map((e) => e.type);
     expect(types[0]).toBe(EventType.RUN_STARTED);
@@ -63,8 +69,7 @@ describe("AG-UI endpoint", () => {
       script: [[toolCall("read", { path: ".env" }, { id: "r1" })], [text("The key is set.")]],
     });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
-    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-ask" });
-    agent.addMessage({ id: "u1", role: "user", content: "Is the key set?" });
+    const agent = agentAsking(server, "agui-ask", "Is the key set?");
     const first = await runCollecting(agent);
     const finished = first.at(-1) as BaseEvent & { outcome?: { type: string } };
     expect(finished.outcome?.type).toBe("interrupt");
@@ -91,8 +96,7 @@ describe("AG-UI endpoint", () => {
   });
   it("continues from the entry parentRunId names, as a new branch of the thread", async () => {
     const server = await startServer({ script: [[text("first")], [text("second")]] });
-    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-branch" });
-    agent.addMessage({ id: "u1", role: "user", content: "one" });
+    const agent = agentAsking(server, "agui-branch", "one");
     await agent.runAgent();
     const path = await server.store.getActivePath("agui-branch");
     // The user message entry: the new message is sent again from its parent, as its sibling.
@@ -145,8 +149,7 @@ describe("AG-UI endpoint", () => {
         [text("title")],
       ],
     });
-    const agent = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-state" });
-    agent.addMessage({ id: "u1", role: "user", content: "Plan the work." });
+    const agent = agentAsking(server, "agui-state", "Plan the work.");
     const events = await runCollecting(agent);
     const types = events.map((e) => e.type);
     expect(types.slice(0, 2)).toEqual([EventType.RUN_STARTED, EventType.STATE_SNAPSHOT]);
@@ -176,14 +179,12 @@ describe("AG-UI endpoint", () => {
     expect(caps.humanInTheLoop?.approvals).toBe(true);
     expect(caps.multiAgent?.subagents?.map((a) => a.name)).toEqual(expect.arrayContaining(["build", "plan"]));
     const toolsOf = (call: number) => (model.calls[call]?.options.tools ?? []).map((t) => t.name);
-    const planning = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-plan" });
-    planning.addMessage({ id: "u1", role: "user", content: "Think first." });
+    const planning = agentAsking(server, "agui-plan", "Think first.");
     await planning.runAgent({ forwardedProps: { agent: "plan" } });
     // The plan agent reads; it has no tool that writes files.
     expect(toolsOf(0)).toContain("read");
     expect(toolsOf(0)).not.toContain("write");
-    const building = new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId: "agui-build" });
-    building.addMessage({ id: "u1", role: "user", content: "Build it." });
+    const building = agentAsking(server, "agui-build", "Build it.");
     await building.runAgent();
     expect(toolsOf(model.calls.length - 1)).toContain("write");
   });

@@ -5,7 +5,7 @@ import { text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { CacheStatsResponse, DebugResponse } from "../src/cache-debug-schemas.js";
 import { errorOf, startServer } from "./helpers/server.js";
-import { readSse, typesOf } from "./helpers/sse.js";
+import { readSse, tokenText, typesOf } from "./helpers/sse.js";
 
 /** A fixed clock, so two runs have the same system prompt (it holds the date) and so the same cache key. */
 const clock = { now: () => Date.parse("2026-03-01T10:00:00.000Z"), sleep: async () => {} };
@@ -33,12 +33,7 @@ describe("GET /api/cache/stats and POST /api/cache/clear", () => {
     const second = await readSse(await api("/api/chat", { json: { message: "hello" } }));
     expect(typesOf(second)).toEqual(typesOf(first));
     expect(second.find((m) => m.event.type === "llm_end")?.event).toMatchObject({ cached: true });
-    expect(
-      second
-        .filter((m) => m.event.type === "token")
-        .map((m) => (m.event as { content: string }).content)
-        .join(""),
-    ).toBe("Hi!");
+    expect(tokenText(second)).toBe("Hi!");
 
     const stats = CacheStatsResponse.parse(await (await api("/api/cache/stats")).json());
     expect(stats.llm).toMatchObject({ hits: 1, misses: 1, writes: 1, entries: 1 });

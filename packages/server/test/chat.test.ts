@@ -3,7 +3,7 @@ import { error, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { EventSource } from "eventsource";
 import { describe, expect, it, vi } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
-import { readSse, type SseMessage, typesOf } from "./helpers/sse.js";
+import { readSse, type SseMessage, tokenText, typesOf } from "./helpers/sse.js";
 
 describe("POST /api/chat", () => {
   it("streams the run as SSE: id lines, session_id first, ending with done", async () => {
@@ -22,12 +22,7 @@ describe("POST /api/chat", () => {
     for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1] as number);
     const sessionId = messages[0]?.event.session_id as string;
     expect(messages.every((m) => m.event.session_id === sessionId)).toBe(true);
-    expect(
-      messages
-        .filter((m) => m.event.type === "token")
-        .map((m) => (m.event as { content: string }).content)
-        .join(""),
-    ).toBe("Hello there");
+    expect(tokenText(messages)).toBe("Hello there");
     const path = await store.getActivePath(sessionId);
     expect(path.map((e) => e.type === "message" && e.message.role)).toEqual(["user", "assistant"]);
   });

@@ -3,19 +3,11 @@ import { error, type StepContext, text } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { CompactResponse } from "../src/index.js";
 import { json } from "./helpers/json.js";
-import { errorOf, startServer, type TestServer } from "./helpers/server.js";
-import { readSse } from "./helpers/sse.js";
+import { errorOf, startServer } from "./helpers/server.js";
+import { chatToDone, readSse } from "./helpers/sse.js";
 
 type Prompt = Array<{ role: string; content: unknown }>;
 const promptText = (call: StepContext) => JSON.stringify((call as { options: { prompt: Prompt } }).options.prompt);
-
-async function chat(server: TestServer, message: string, sessionId?: string): Promise<string> {
-  const events = await readSse(
-    await server.api("/api/chat", { json: { message, ...(sessionId ? { session_id: sessionId } : {}) } }),
-  );
-  expect(events.at(-1)?.event.type).toBe("done");
-  return events[0]?.event.session_id as string;
-}
 
 describe("POST /api/sessions/:id/compact", () => {
   it("summarizes with the focus through runtime.compact; the next run sees the summary", async () => {
@@ -27,8 +19,8 @@ describe("POST /api/sessions/:id/compact", () => {
     const server = await startServer({
       script: [[text("First answer.")], [text("Second answer.")], record("## Goal\nThe summary body."), record("Continued.")],
     });
-    const id = await chat(server, "first question");
-    await chat(server, "second question", id);
+    const id = await chatToDone(server, "first question");
+    await chatToDone(server, "second question", id);
 
     const result = CompactResponse.parse(
       await json(server.api(`/api/sessions/${id}/compact`, { json: { focus: "the API names" } })),
@@ -45,7 +37,7 @@ describe("POST /api/sessions/:id/compact", () => {
     expect(snapshot.session.leafEntryId).toBe(result.entry_id);
     expect(snapshot.entries.at(-1)).toMatchObject({ type: "compaction", id: result.entry_id });
 
-    await chat(server, "third question", id);
+    await chatToDone(server, "third question", id);
     expect(seen[1]).toContain("The summary body.");
   });
 
@@ -60,7 +52,7 @@ describe("POST /api/sessions/:id/compact", () => {
       status: 404,
       code: "session_not_found",
     });
-    const id = await chat(server, "question");
+    const id = await chatToDone(server, "question");
     expect(await errorOf(await server.api(`/api/sessions/${id}/compact`, { json: { focus: 3 } }))).toMatchObject({ status: 400 });
     expect(await errorOf(await server.api(`/api/sessions/${id}/compact`, { json: { model: "x/y" } }))).toMatchObject({
       status: 400,
@@ -85,8 +77,8 @@ describe("POST /api/sessions/:id/leaf with summarize", () => {
         },
       ],
     });
-    const id = await chat(server, "start");
-    await chat(server, "try approach A", id);
+    const id = await chatToDone(server, "start");
+    await chatToDone(server, "try approach A", id);
     const before = await json<Snapshot>(server.api(`/api/sessions/${id}`));
     const [, ready] = before.activePath;
 
@@ -107,7 +99,7 @@ describe("POST /api/sessions/:id/leaf with summarize", () => {
 
   it("refuses focus without summarize, and a missing entry, writing nothing", async () => {
     const server = await startServer({ script: [[text("Ready.")]] });
-    const id = await chat(server, "start");
+    const id = await chatToDone(server, "start");
     const [first] = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).activePath;
     const bad = await errorOf(await server.api(`/api/sessions/${id}/leaf`, { json: { entry_id: first, focus: "x" } }));
     expect(bad).toMatchObject({ status: 400, code: "invalid_input" });
@@ -133,8 +125,8 @@ describe("POST /api/sessions/:id/leaf with from_entry_id (bring back)", () => {
         },
       ],
     });
-    const id = await chat(server, "start");
-    await chat(server, "try approach A", id);
+    const id = await chatToDone(server, "start");
+    await chatToDone(server, "try approach A", id);
     const a = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).session.leafEntryId as string;
     const [, ready] = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).activePath;
     // Branch B from "Ready."; it is the active branch when A is brought back into it.
@@ -170,7 +162,7 @@ describe("POST /api/sessions/:id/leaf with from_entry_id (bring back)", () => {
 describe("the event log goes with its session", () => {
   it("DELETE /api/sessions/:id deletes the session's watch events", async () => {
     const server = await startServer({ script: [[text("Hi.")]] });
-    const id = await chat(server, "hello");
+    const id = await chatToDone(server, "hello");
     expect((await server.store.listEvents(id)).map((e) => e.type)).toContain("message_added");
     expect((await server.api(`/api/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
     await expect(server.store.listEvents(id)).rejects.toMatchObject({ code: "session_not_found" });

@@ -1,9 +1,7 @@
-import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/tools";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { json } from "./helpers/json.js";
+import { addKnowledge } from "./helpers/knowledge.js";
 import { startServer } from "./helpers/server.js";
 import { readSse } from "./helpers/sse.js";
 
@@ -15,10 +13,7 @@ describe("knowledge_references in the message trace", () => {
         [text("Releases leave on Tuesdays (handbook.md).")],
       ],
     });
-    // The test server's $ARBOR_HOME sits beside its workspace.
-    const doc = join(server.cwd, "handbook.md");
-    writeFileSync(doc, "# Handbook\n\nThe release train leaves every Tuesday at noon.\n");
-    await new KnowledgeBase(join(dirname(server.cwd), "home", "knowledge")).add([doc], server.cwd);
+    const doc = await addKnowledge(server, "handbook.md", "# Handbook\n\nThe release train leaves every Tuesday at noon.\n");
     const events = await readSse(await server.api("/api/chat", { json: { message: "When do releases go out?" } }));
     const sessionId = events[0]?.event.session_id as string;
     const page = (await json(await server.api(`/api/sessions/${sessionId}/messages`))) as {

@@ -1,29 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hang, text, toolCall } from "@arbor/testkit";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { connectMcp, textOfResult } from "./helpers/mcp-client.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
 const TOKEN = "mcp-test-token";
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-});
 
-async function connect(server: TestServer, token: string | null = TOKEN): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: token === null ? {} : { headers: { authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-const textOf = (result: CallToolResult) => result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+const connect = (server: TestServer, token: string | null = TOKEN) => connectMcp(server, token);
 
 describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
   it("an MCP client runs an agent end to end: tools called, progress streamed, the run finished and readable", async () => {
@@ -52,7 +37,7 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
       onprogress: (p) => progress.push(p.message ?? ""),
     })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toBe("The notes say 42.");
+    expect(textOfResult(result)).toBe("The notes say 42.");
     expect(result.structuredContent).toMatchObject({ status: "done", steps: 2 });
     expect(progress).toEqual(expect.arrayContaining(["tool read started", "tool read done"]));
     const sessionId = (result.structuredContent as { session_id: string }).session_id;
@@ -157,7 +142,7 @@ describe("/mcp: Arbor served over MCP Streamable HTTP", () => {
       try {
         const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
         expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
-        message = textOf(result);
+        message = textOfResult(result);
       } catch (err) {
         message = (err as Error).message;
       }

@@ -1,30 +1,17 @@
 import { text } from "@arbor/testkit";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolResult,
   type ReadResourceResult,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { connectMcp } from "./helpers/mcp-client.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
 const TOKEN = "mcp-resources-token";
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-});
 
-async function connect(server: TestServer): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
+const connect = (server: TestServer) => connectMcp(server, TOKEN);
 
 /** The JSON of a resource's one text content (Arbor's resources are JSON text). */
 const json = (result: ReadResourceResult) => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { MessagePageResponse } from "../src/index.js";
 import { json } from "./helpers/json.js";
-import { startServer, type TestServer } from "./helpers/server.js";
-import { readSse } from "./helpers/sse.js";
+import { startServer } from "./helpers/server.js";
+import { chatToDone } from "./helpers/sse.js";
 
 type Page = z.output<typeof MessagePageResponse>;
 const SECRET = "IBAN DE89370400440532013000";
@@ -30,14 +30,6 @@ function bytesUnder(dir: string): string {
   return out;
 }
 
-async function chat(server: TestServer, message: string, sessionId?: string): Promise<string> {
-  const events = await readSse(
-    await server.api("/api/chat", { json: { message, ...(sessionId ? { session_id: sessionId } : {}) } }),
-  );
-  expect(events.at(-1)?.event.type).toBe("done");
-  return events[0]?.event.session_id as string;
-}
-
 describe("DELETE /api/sessions/:id/messages/:message_id erases the message", () => {
   it("its entries become tombstones on disk, in exports and on every branch; its blob and the LLM cache go", async () => {
     let storeDir = "";
@@ -52,8 +44,8 @@ describe("DELETE /api/sessions/:id/messages/:message_id erases the message", () 
         return storeDir;
       },
     });
-    const id = await chat(server, `remember ${SECRET}`);
-    await chat(server, "ok", id);
+    const id = await chatToDone(server, `remember ${SECRET}`);
+    await chatToDone(server, "ok", id);
     expect(blobs.size).toBe(1);
     expect((await cache.store.size()).entries).toBeGreaterThan(0);
     const before = await json<Page>(server.api(`/api/sessions/${id}/messages`));

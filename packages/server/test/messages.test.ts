@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MessagePageResponse, ToolCallListResponse, ToolStatsResponse } from "../src/index.js";
 import { json } from "./helpers/json.js";
-import { errorOf, gateTool, startServer, type TestServer } from "./helpers/server.js";
-import { readSse } from "./helpers/sse.js";
+import { errorOf, gateTool, startServer } from "./helpers/server.js";
+import { chatToDone, readSse } from "./helpers/sse.js";
 
 type Page = z.output<typeof MessagePageResponse>;
 type Prompt = Array<{ role: string; content: unknown }>;
@@ -46,14 +46,6 @@ function withOffset(time: string): string {
   return `${shifted.toISOString().slice(0, 19)}${time.slice(19, -1)}+02:00`;
 }
 
-async function chat(server: TestServer, message: string, sessionId?: string): Promise<string> {
-  const events = await readSse(
-    await server.api("/api/chat", { json: { message, ...(sessionId ? { session_id: sessionId } : {}) } }),
-  );
-  expect(events.at(-1)?.event.type).toBe("done");
-  return events[0]?.event.session_id as string;
-}
-
 /** Two requests: one that thinks, calls slow (40 ms), slow (10 ms) and broken, then answers; one plain. */
 async function twoRequests(extra: Script = []) {
   const clock = fakeClock();
@@ -69,8 +61,8 @@ async function twoRequests(extra: Script = []) {
     tools: tools(clock),
     runtime: { clock },
   });
-  const id = await chat(server, "list files");
-  await chat(server, "thanks", id);
+  const id = await chatToDone(server, "list files");
+  await chatToDone(server, "thanks", id);
   return { server, id };
 }
 
@@ -194,7 +186,7 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
     // Its tool calls are gone from the stats too.
     expect(await json(server.api(`/api/sessions/${id}/tool-stats`))).toEqual({ tools: [] });
 
-    await chat(server, "again", id);
+    await chatToDone(server, "again", id);
     const sent = JSON.stringify(prompt);
     expect(sent).toContain("list files");
     expect(sent).not.toContain("Two files.");
@@ -205,7 +197,7 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
     const old = await json<Page>(server.api(`/api/sessions/${id}/messages`));
     expect(old.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
     expect(old.messages[2]).toMatchObject({ id: answer?.id, deleted: true, content: "" });
-    await chat(server, "old branch", id);
+    await chatToDone(server, "old branch", id);
     expect(JSON.stringify(prompt)).toContain("thanks");
     expect(JSON.stringify(prompt)).not.toContain("Two files.");
   });
@@ -240,7 +232,7 @@ describe("DELETE /api/sessions/:id/messages/:message_id", () => {
   it("waits for an idle session: 409 while a run is in progress", async () => {
     const gate = gateTool();
     const server = await startServer({ script: [[text("one")], [toolCall("gate", {})], [text("done")]], tools: [gate.tool] });
-    const id = await chat(server, "first");
+    const id = await chatToDone(server, "first");
     const [question] = (await json<Page>(server.api(`/api/sessions/${id}/messages`))).messages.slice(-1);
     const statuses: number[] = [];
     const events = await readSse(await server.api("/api/chat", { json: { message: "hold", session_id: id } }), (m) => {
@@ -264,7 +256,7 @@ describe("tool stats and tool call search", () => {
       script: [[toolCall("bash", { command: "echo building; exit 3" })], [text("The build failed with exit code 3.")]],
       runtime: { permission: [{ permission: "bash", pattern: "*", action: "allow" }] },
     });
-    const id = await chat(server, "build it");
+    const id = await chatToDone(server, "build it");
     const failed = ToolCallListResponse.parse(await json(server.api(`/api/sessions/${id}/tool-calls?failed=true`)));
     expect(failed.tool_calls.map((f) => f.tool_call.name)).toEqual(["bash"]);
     expect(failed.tool_calls[0]?.tool_call.result).toMatchObject({ success: false, error: "The command exited with code 3." });

@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import type { Entry } from "@arbor/core";
 import { type Script, text, toolCall } from "@arbor/testkit";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { firstSessionId, functionOutputs, responsesClient, toolResults, weatherTools } from "./helpers/open-responses.js";
 import { startInstance, type TestServer, workspaceDir } from "./helpers/server.js";
 
 /**
@@ -11,25 +11,8 @@ import { startInstance, type TestServer, workspaceDir } from "./helpers/server.j
  * store, or to the server after a restart, and the run still goes on with it.
  */
 
-const clientOf = (server: TestServer) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0 });
-
-const tools: OpenAI.Responses.Tool[] = [
-  {
-    type: "function",
-    name: "get_weather",
-    description: "The weather in a city.",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    strict: false,
-  },
-];
-
-/** The tool results on the session's active path, as the model read them. */
-async function toolResults(server: TestServer, sessionId: string): Promise<unknown[]> {
-  const path: Entry[] = await server.store.getActivePath(sessionId);
-  return path.flatMap((e) =>
-    e.type === "message" && e.message.role === "tool" ? e.message.content.map((p) => p.type === "tool-result" && p.output) : [],
-  );
-}
+const clientOf = (server: TestServer) => responsesClient(server);
+const tools = weatherTools;
 
 const instance = (root: string, script: Script) =>
   startInstance(root, { store: join(root, "store"), script, runtime: { askPollMs: 25 } });
@@ -46,17 +29,12 @@ describe("a response paused on a client function, answered elsewhere", () => {
     const root = workspaceDir();
     const before = await instance(root, [[toolCall("get_weather", { city: "Oslo" }, { id: "w1" })]]);
     const first = await paused(before);
-    const sessionId = (await before.store.listSessions({})).sessions[0]!.id;
+    const sessionId = await firstSessionId(before);
     await before.stop();
 
     const after = await instance(root, [[text("It is sunny in Oslo.")]]);
     const second = await clientOf(after)
-      .responses.stream({
-        model: "build",
-        previous_response_id: first.id,
-        input: [{ type: "function_call_output", call_id: "w1", output: "sunny, 21°C" }],
-        tools,
-      })
+      .responses.stream({ ...functionOutputs(first.id, { w1: "sunny, 21°C" }), tools })
       .finalResponse();
     expect(second.status).toBe("completed");
     expect(second.output_text).toBe("It is sunny in Oslo.");
@@ -64,12 +42,7 @@ describe("a response paused on a client function, answered elsewhere", () => {
     expect(await toolResults(after, sessionId)).toEqual([{ type: "text", value: "sunny, 21°C" }]);
     expect((await after.store.getSession(sessionId))?.status).toBe("completed");
     // The same output again answers nothing: the call is answered.
-    const again = await after.api("/v1/responses", {
-      json: {
-        previous_response_id: first.id,
-        input: [{ type: "function_call_output", call_id: "w1", output: "rain" }],
-      },
-    });
+    const again = await after.api("/v1/responses", { json: functionOutputs(first.id, { w1: "rain" }) });
     expect(again.status).toBe(400);
   });
 
@@ -78,13 +51,8 @@ describe("a response paused on a client function, answered elsewhere", () => {
     const a = await instance(root, [[toolCall("get_weather", { city: "Oslo" }, { id: "w1" })], [text("Sunny in Oslo.")]]);
     const b = await instance(root, []);
     const first = await paused(a);
-    const sessionId = (await a.store.listSessions({})).sessions[0]!.id;
-    const second = await clientOf(b).responses.create({
-      model: "build",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: "w1", output: "sunny" }],
-      tools,
-    });
+    const sessionId = await firstSessionId(a);
+    const second = await clientOf(b).responses.create({ ...functionOutputs(first.id, { w1: "sunny" }), tools });
     // The run on the first instance took the output from the store; the second read its end from the log.
     expect(second.status).toBe("completed");
     expect(second.output_text).toBe("Sunny in Oslo.");

@@ -1,12 +1,17 @@
 import { reasoning, text, toolCall } from "@arbor/testkit";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import {
+  clientFunction,
+  firstSessionId,
+  functionOutputs,
+  responsesClient,
+  toolResults,
+  weatherTools,
+} from "./helpers/open-responses.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
-/** The official client, unchanged, pointed at the server (the token is its API key). */
-function clientOf(server: TestServer): OpenAI {
-  return new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0 });
-}
+const clientOf = (server: TestServer) => responsesClient(server);
 
 const sessionCount = async (server: TestServer) => (await server.store.listSessions({})).sessions.length;
 
@@ -66,34 +71,19 @@ describe("the OpenAI Responses API through the official client", () => {
       script: [[toolCall("get_weather", { city: "Oslo" }, { id: "w1" })], [text("It is sunny in Oslo.")]],
     });
     const openai = clientOf(server);
-    const tools: OpenAI.Responses.Tool[] = [
-      {
-        type: "function",
-        name: "get_weather",
-        description: "The weather in a city.",
-        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-        strict: false,
-      },
-    ];
+    const tools = weatherTools;
     const first = await openai.responses.create({ model: "build", input: "Weather in Oslo?", tools });
     expect(first.status).toBe("completed");
     const call = first.output.find((i) => i.type === "function_call");
     expect(call).toMatchObject({ type: "function_call", name: "get_weather", call_id: "w1" });
     expect(JSON.parse((call as OpenAI.Responses.ResponseFunctionToolCall).arguments)).toEqual({ city: "Oslo" });
 
-    const stream = openai.responses.stream({
-      model: "build",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: "w1", output: "sunny, 21°C" }],
-      tools,
-    });
+    const stream = openai.responses.stream({ ...functionOutputs(first.id, { w1: "sunny, 21°C" }), tools });
     const second = await stream.finalResponse();
     expect(second.output_text).toBe("It is sunny in Oslo.");
     expect(second.id).not.toBe(first.id);
     // The tool result the model read is the client's output.
-    const path = await server.store.getActivePath((await server.store.listSessions({})).sessions[0]!.id);
-    const result = path.flatMap((e) => (e.type === "message" && e.message.role === "tool" ? e.message.content : []));
-    expect(result[0]?.output).toEqual({ type: "text", value: "sunny, 21°C" });
+    expect((await toolResults(server, await firstSessionId(server)))[0]).toEqual({ type: "text", value: "sunny, 21°C" });
   });
 
   it("continues from a response that is not the latest as a branch of its session", async () => {
@@ -149,35 +139,19 @@ describe("the OpenAI Responses API through the official client", () => {
   it("answers a conversation whose run waits with 409 session_busy, and a wrong output with 400, changing nothing", async () => {
     const server = await startServer({ script: [[toolCall("lookup", { q: "x" }, { id: "c1" })], [text("Done.")]] });
     const openai = clientOf(server);
-    const tools: OpenAI.Responses.Tool[] = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: false }];
+    const tools = [clientFunction("lookup")];
     const first = await openai.responses.create({ model: "build", input: "Look it up.", tools });
     const busy = await openai.responses
       .create({ model: "build", input: "Something else.", previous_response_id: first.id })
       .catch((e: unknown) => e);
     expect(busy).toBeInstanceOf(OpenAI.ConflictError);
     expect((busy as InstanceType<typeof OpenAI.ConflictError>).code).toBe("session_busy");
-    const wrong = await openai.responses
-      .create({
-        model: "build",
-        previous_response_id: first.id,
-        input: [{ type: "function_call_output", call_id: "other", output: "x" }],
-      })
-      .catch((e: unknown) => e);
+    const wrong = await openai.responses.create(functionOutputs(first.id, { other: "x" })).catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
-    const done = await openai.responses.create({
-      model: "build",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: "c1", output: "found" }],
-    });
+    const done = await openai.responses.create(functionOutputs(first.id, { c1: "found" }));
     expect(done.output_text).toBe("Done.");
     // Answered once: the same answer again finds nothing waiting.
-    const again = await openai.responses
-      .create({
-        model: "build",
-        previous_response_id: first.id,
-        input: [{ type: "function_call_output", call_id: "c1", output: "found" }],
-      })
-      .catch((e: unknown) => e);
+    const again = await openai.responses.create(functionOutputs(first.id, { c1: "found" })).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(OpenAI.BadRequestError);
   });
 
@@ -235,26 +209,13 @@ describe("the OpenAI Responses API through the official client", () => {
       ],
     });
     const openai = clientOf(server);
-    const tools: OpenAI.Responses.Tool[] = [{ type: "function", name: "lookup", parameters: { type: "object" }, strict: false }];
+    const tools = [clientFunction("lookup")];
     const first = await openai.responses.create({ model: "build", input: "Look both up.", tools });
     const calls = first.output.flatMap((i) => (i.type === "function_call" ? [i.call_id] : []));
     expect(calls.sort()).toEqual(["c1", "c2"]);
-    const half = await openai.responses
-      .create({
-        model: "build",
-        previous_response_id: first.id,
-        input: [{ type: "function_call_output", call_id: "c1", output: "A" }],
-      })
-      .catch((e: unknown) => e);
+    const half = await openai.responses.create(functionOutputs(first.id, { c1: "A" })).catch((e: unknown) => e);
     expect(half).toBeInstanceOf(OpenAI.BadRequestError);
-    const done = await openai.responses.create({
-      model: "build",
-      previous_response_id: first.id,
-      input: [
-        { type: "function_call_output", call_id: "c1", output: "A" },
-        { type: "function_call_output", call_id: "c2", output: "B" },
-      ],
-    });
+    const done = await openai.responses.create(functionOutputs(first.id, { c1: "A", c2: "B" }));
     expect(done.output_text).toBe("Both found.");
   });
 
@@ -295,11 +256,11 @@ describe("the OpenAI Responses API through the official client", () => {
 
   it("sits behind the server's token, which the client sends as its API key", async () => {
     const server = await startServer({ script: [[text("Authorized.")]], server: { token: "s3cret" } });
-    const wrong = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "wrong", maxRetries: 0 });
+    const wrong = responsesClient(server, "wrong");
     expect(await wrong.responses.create({ model: "build", input: "hi" }).catch((e: unknown) => e)).toBeInstanceOf(
       OpenAI.AuthenticationError,
     );
-    const right = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "s3cret", maxRetries: 0 });
+    const right = responsesClient(server, "s3cret");
     expect(
       (await right.responses.create({ model: "build", input: "hi", text: { format: { type: "text" } }, user: "u1" })).output_text,
     ).toBe("Authorized.");

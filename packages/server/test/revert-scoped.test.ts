@@ -6,8 +6,8 @@ import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { hasGit } from "../../../test-setup/git.js";
 import { json } from "./helpers/json.js";
-import { errorOf, startServer, type TestServer } from "./helpers/server.js";
-import { readSse } from "./helpers/sse.js";
+import { errorOf, startServer } from "./helpers/server.js";
+import { chatToDone } from "./helpers/sse.js";
 
 const lines = (...changed: [number, string][]) =>
   Array.from({ length: 10 }, (_, i) => changed.find(([n]) => n === i + 1)?.[1] ?? `l${i + 1}`)
@@ -15,12 +15,6 @@ const lines = (...changed: [number, string][]) =>
     .join("");
 
 type Revert = { session_id: string; to: string; leaf: string; files: number; scope: string };
-
-async function chat(server: TestServer, message: string, id?: string): Promise<string> {
-  const events = await readSse(await server.api("/api/chat", { json: { message, ...(id ? { session_id: id } : {}) } }));
-  expect(events.at(-1)?.event.type).toBe("done");
-  return events[0]?.event.session_id as string;
-}
 
 /** Two turns: the first changes line 1 of a.txt and adds b.txt, the second changes line 10 of a.txt. */
 async function twoTurns(extra: Parameters<typeof startServer>[0] = {}) {
@@ -37,8 +31,8 @@ async function twoTurns(extra: Parameters<typeof startServer>[0] = {}) {
     ...extra,
   });
   await writeFile(join(server.cwd, "a.txt"), lines());
-  const id = await chat(server, "first");
-  await chat(server, "second", id);
+  const id = await chatToDone(server, "first");
+  await chatToDone(server, "second", id);
   const snapshot = await json<Snapshot>(server.api(`/api/sessions/${id}`));
   const users = snapshot.entries.filter((e) => e.type === "message" && e.message.role === "user").map((e) => e.id);
   const steps = snapshot.entries.filter((e) => e.type === "custom" && e.customType === "arbor.patch").map((e) => e.id);
@@ -98,7 +92,7 @@ describe.skipIf(!hasGit)("revert one file or one step; unrevert after later entr
     expect(r.scope).toBe("session");
     expect(await read("a.txt")).toBe(lines([1, "X1"]));
     // A new turn after the revert: the revert is no longer the leaf.
-    await chat(server, "third", id);
+    await chatToDone(server, "third", id);
     expect(await read("c.txt")).toBe("c\n");
     const leafAfter = await leaf();
     const back = await json<{ leaf: string; files: number }>(server.api(`/api/sessions/${id}/unrevert`, { method: "POST" }));

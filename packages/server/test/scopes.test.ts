@@ -2,10 +2,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Scope } from "@arbor/core/store";
 import { text } from "@arbor/testkit";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { connectMcp, textOfResult } from "./helpers/mcp-client.js";
 import { errorOf, startServer, type TestServer } from "./helpers/server.js";
 
 /**
@@ -100,27 +101,11 @@ function pathOf(route: string, sessionId: string): string {
     .replace(":asset", "x.js");
 }
 
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-});
-
-async function mcp(server: TestServer, token: string): Promise<Client> {
-  const client = new Client({ name: "scopes", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
+const mcp = (server: TestServer, token: string) => connectMcp(server, token, "scopes");
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
-const textOf = (r: CallToolResult) => r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-
 describe("the scope suite: every route and protocol method with each scope and another project's token", () => {
   it("every route outside the public ones has exactly the scope decided above", async () => {
     const { server } = await world();
@@ -241,8 +226,8 @@ describe("the scope suite: every route and protocol method with each scope and a
     const reader = await mcp(server, tokens.read);
     const listed = await call(reader, "list_sessions", {});
     expect((listed.structuredContent as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual([inA]);
-    expect(textOf(await call(reader, "read_session", { session_id: inB }))).toMatch(/^session_not_found/);
-    expect(textOf(await call(reader, "read_trace", { trace_id: inB }))).toMatch(/^session_not_found/);
+    expect(textOfResult(await call(reader, "read_session", { session_id: inB }))).toMatch(/^session_not_found/);
+    expect(textOfResult(await call(reader, "read_trace", { trace_id: inB }))).toMatch(/^session_not_found/);
     expect((await call(reader, "read_session", { session_id: inA })).isError).toBeFalsy();
     for (const [name, args] of [
       ["run_prompt", { prompt: "hi" }],
@@ -253,14 +238,14 @@ describe("the scope suite: every route and protocol method with each scope and a
       ["answer_plan", { plan_id: `${inA}:0123abcd`, approved: true }],
     ] as const) {
       const result = await call(reader, name, args);
-      expect(textOf(result), name).toMatch(/^scope_required/);
+      expect(textOfResult(result), name).toMatch(/^scope_required/);
     }
     const admin = await mcp(server, tokens.admin);
-    expect(textOf(await call(admin, "run_prompt", { prompt: "hi", session_id: inB }))).toMatch(/^session_not_found/);
-    expect(textOf(await call(admin, "fork_session", { session_id: inB, entry_id: "e1" }))).toMatch(/^session_not_found/);
-    expect(textOf(await call(admin, "list_pending", { session_id: inB }))).toMatch(/^session_not_found/);
+    expect(textOfResult(await call(admin, "run_prompt", { prompt: "hi", session_id: inB }))).toMatch(/^session_not_found/);
+    expect(textOfResult(await call(admin, "fork_session", { session_id: inB, entry_id: "e1" }))).toMatch(/^session_not_found/);
+    expect(textOfResult(await call(admin, "list_pending", { session_id: inB }))).toMatch(/^session_not_found/);
     const runner = await mcp(server, tokens.run);
-    expect(textOf(await call(runner, "list_pending", {}))).toContain("permissions");
+    expect(textOfResult(await call(runner, "list_pending", {}))).toContain("permissions");
     // An MCP session belongs to the principal that opened it: another token's request in it is refused.
     const opened = await fetch(`${server.url}/mcp`, {
       method: "POST",

@@ -1,25 +1,14 @@
 import type { Entry } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
+import type { z } from "zod";
+import type { TraceResponse } from "../src/trace-schemas.js";
 import { exploringModel } from "./helpers/models.js";
 import { errorOf, startServer } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
 
-interface TraceWire {
-  trace_id: string;
-  agent_type: string;
-  status?: string;
-  task?: string;
-  parent_trace_id?: string;
-  parent_goal_id?: string;
-}
-
-interface TraceBody extends TraceWire {
-  goal_tree: GoalTreeWire | null;
-  /** Keyed by trace id, as the seed's trace API has it. */
-  sub_traces: Record<string, TraceWire & { context?: Record<string, unknown> }>;
-}
+/** A trace as GET /api/traces/:id sends it. */
+type TraceBody = z.output<typeof TraceResponse>;
 
 async function chat(api: (p: string, i?: object) => Promise<Response>, body: object): Promise<string> {
   const res = await api("/api/chat", { json: body });

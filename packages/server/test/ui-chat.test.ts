@@ -5,7 +5,7 @@ import { reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@
 import { parseJsonEventStream, type UIMessage, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";
 import { errorOf, gateTool, startServer } from "./helpers/server.js";
-import { readUi, user } from "./helpers/ui-stream.js";
+import { approveAll, readUi, user } from "./helpers/ui-stream.js";
 
 describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
   it("streams reasoning, a tool call and text as UI parts, in a session named by the chat id", async () => {
@@ -65,14 +65,7 @@ describe("POST /api/ui/chat (AI SDK UI message stream)", () => {
     });
 
     // The client answers as useChat's addToolApprovalResponse does and sends the messages again.
-    const answer = (): UIMessage => ({
-      ...structuredClone(resumed.message),
-      parts: resumed.message.parts.map((p) =>
-        p.type === "dynamic-tool" && p.state === "approval-requested"
-          ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
-          : p,
-      ),
-    });
+    const answer = (): UIMessage => approveAll(resumed.message);
     const res = await server.api("/api/ui/chat", { json: { id: "chat-ask", messages: [user("check .env"), answer()] } });
     const done = await readUi(res, answer());
     expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
@@ -170,12 +163,7 @@ describe("plan approval over the UI stream", () => {
     expect(call).toMatchObject({ state: "approval-requested", input: { title: "Check" } });
     expect(first.message.parts.some((p) => p.type === "data-plan-created")).toBe(true);
 
-    const answered: UIMessage = structuredClone(first.message);
-    answered.parts = answered.parts.map((p) =>
-      p.type === "dynamic-tool" && p.state === "approval-requested"
-        ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
-        : p,
-    );
+    const answered = approveAll(first.message);
     const res = await server.api("/api/ui/chat", { json: { id: "chat-plan", messages: [user("check"), answered] } });
     const done = await readUi(res, structuredClone(answered));
     expect(done.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });

@@ -66,19 +66,27 @@ describe("readable messages", () => {
     await page.close();
   });
 
+  /** A keyword's colour in the system's `scheme`, with the toggle's `theme` on <html> if given. */
+  const colour = async (scheme: "light" | "dark", theme?: "light" | "dark") => {
+    const page = await web.page({ width: 1440, height: 900, colorScheme: scheme });
+    await page.goto(`${server.url}/sessions/${rich.parent.id}`);
+    if (theme) await page.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`);
+    const keyword = page.locator(".msg-assistant pre code .hljs-keyword").first();
+    await keyword.waitFor();
+    const value = await keyword.evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).color);
+    if (scheme === "dark" && !theme) await screenshot(page, "readable-markdown-dark");
+    await page.close();
+    return value;
+  };
+
   it("highlights code in the dark theme's own colours", async () => {
-    const colour = async (scheme: "light" | "dark") => {
-      const page = await web.page({ width: 1440, height: 900, colorScheme: scheme });
-      await page.goto(`${server.url}/sessions/${rich.parent.id}`);
-      const keyword = page.locator(".msg-assistant pre code .hljs-keyword").first();
-      await keyword.waitFor();
-      const value = await keyword.evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).color);
-      if (scheme === "dark") await screenshot(page, "readable-markdown-dark");
-      await page.close();
-      return value;
-    };
     expect(await colour("light")).toBe("rgb(166, 38, 164)");
     expect(await colour("dark")).toBe("rgb(209, 155, 255)");
+  });
+
+  it("takes the toggle's theme over the system's, both ways", async () => {
+    expect(await colour("dark", "light")).toBe("rgb(166, 38, 164)");
+    expect(await colour("light", "dark")).toBe("rgb(209, 155, 255)");
   });
 });
 

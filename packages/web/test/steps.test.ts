@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { KnowledgeBase } from "@arbor/core/tools";
+import { join } from "node:path";
 import { reasoning, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
+import { addKnowledge } from "../../server/test/helpers/knowledge.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
@@ -73,9 +73,7 @@ describe("step trace", () => {
         [text("Park on level 2 (garage.md).")],
       ],
     });
-    const doc = join(server.cwd, "garage.md");
-    writeFileSync(doc, "# Garage\n\nVisitors park on level 2.\n");
-    await new KnowledgeBase(join(dirname(server.cwd), "home", "knowledge")).add([doc], server.cwd);
+    const doc = await addKnowledge(server, "garage.md", "# Garage\n\nVisitors park on level 2.\n");
     const body = await (await server.api("/api/chat", { json: { message: "Where do I park?" } })).text();
     const sessionId = /"session_id":"([^"]+)"/.exec(body)?.[1] as string;
     const page = await web.page({ width: 1280, height: 720 });

@@ -126,3 +126,9 @@ export function pidNamespacesWork(): boolean {
   const r = spawnSync("unshare", ["--pid", "--mount-proc", "--kill-child=SIGKILL", "sh", "-c", "echo $$"], { encoding: "utf8" });
   return r.status === 0 && r.stdout.trim() === "1";
 }
+
+/** The URL an `arbor serve --json` prints on its first line, once it has printed it (it serves from then on). */
+export async function servedUrl(serve: RunningCli): Promise<string> {
+  await serve.waitForStdout(/\n$/);
+  return (JSON.parse(serve.stdout()) as { url: string }).url;
+}

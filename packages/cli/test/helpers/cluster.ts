@@ -1,6 +1,8 @@
 import type { RunEvent, Store } from "@arbor/core";
+import type { StepContext } from "@arbor/testkit";
 import type { RunningCli } from "./cli.js";
-import type { FaultRig } from "./fault.js";
+import { FaultRig } from "./fault.js";
+import { createTestDatabase } from "./postgres.js";
 
 /**
  * What the cluster tests share: instances of `arbor serve --cluster` that can be killed and
@@ -140,11 +142,7 @@ export async function follow(
  * chat is recorded and queued (its run may start later, anywhere); the stream is dropped.
  */
 export async function postChat(url: string, message: string): Promise<string> {
-  const res = await fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message }),
-  });
+  const res = await postJson(`${url}/api/chat`, { message });
   if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
   void res.body?.cancel().catch(() => undefined);
   const sessionId = res.headers.get("x-arbor-session-id");
@@ -156,4 +154,37 @@ export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+/** What a scripted model reads of a request: whether it offers tools (a title has none) and the messages. */
+export const modelBody = (call: StepContext) =>
+  (call.source === "http" ? call.body : {}) as { tools?: unknown[]; messages?: unknown[] };
+
+/** How many assistant turns the request's conversation already has. */
+export const assistantTurns = (call: StepContext) =>
+  ((modelBody(call).messages ?? []) as Array<{ role: string }>).filter((m) => m.role === "assistant").length;
+
+/**
+ * Gives `body` a PostgreSQL database of its own and a fault rig over `workspace`; ends the rig's
+ * processes and drops the database after it, however it ends.
+ */
+export async function withClusterRig<T>(workspace: string, body: (db: { url: string }, rig: FaultRig) => Promise<T>): Promise<T> {
+  const db = await createTestDatabase();
+  const rig = new FaultRig(() => workspace);
+  try {
+    return await body(db, rig);
+  } finally {
+    await rig.cleanup();
+    await db.drop();
+  }
+}
+
+/** A JSON POST to an instance's route. */
+export function postJson(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+/** useChat's request for chat `id` with `messages`, sent to an instance. */
+export function postUiChat(url: string, id: string, messages: unknown[]): Promise<Response> {
+  return postJson(`${url}/api/ui/chat`, { id, messages });
 }

@@ -1,8 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { type FakeOpenAIServer, type Script, startFakeOpenAI } from "@arbor/testkit";
 import { expect } from "vitest";
-import { arbor, type RunningCli, startArbor } from "./cli.js";
+import { arbor, type RunningCli, servedUrl, startArbor } from "./cli.js";
 import { createTestDatabase } from "./postgres.js";
 
 /**
@@ -76,8 +78,7 @@ export class FaultRig {
   /** `arbor serve` on the fake provider; `pidNamespace` runs it as pid 1 of a namespace of its own. */
   async serve(baseURL: string, home: string, store?: string, pidNamespace?: boolean): Promise<{ url: string; cli: RunningCli }> {
     const cli = this.start(["serve", "--port", "0", "--json", ...this.modelArgs(baseURL)], home, store, undefined, pidNamespace);
-    await cli.waitForStdout(/\n$/);
-    return { url: (JSON.parse(cli.stdout()) as { url: string }).url, cli };
+    return { url: await servedUrl(cli), cli };
   }
 
   async cleanup(): Promise<void> {
@@ -186,4 +187,15 @@ export function seededRandom(seedVariable: string): { seed: number; random(): nu
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   return { seed, random, between: (lo, hi) => lo + Math.floor(random() * (hi - lo + 1)) };
+}
+
+/**
+ * A named pipe in `dir` that a tool's command blocks reading (`read line < <path>`) until the test
+ * sends it a line. In the workspace: a tool's command runs in the sandbox, which sees the workspace,
+ * not the test's other folders.
+ */
+export function holdingPipe(dir: string): { path: string; send(line: string): Promise<void> } {
+  const path = join(dir, "hold");
+  execFileSync("mkfifo", [path]);
+  return { path, send: (line) => writeFile(path, `${line}\n`) };
 }

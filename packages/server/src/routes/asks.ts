@@ -1,4 +1,4 @@
-import { ArborError, type Runtime } from "@arbor/core";
+import type { Runtime } from "@arbor/core";
 import type { z } from "zod";
 import {
   AnswerAskRequest,
@@ -9,10 +9,11 @@ import {
   type PendingAskResponse,
 } from "../ask-schemas.js";
 import type { ServerContext } from "../context.js";
-import { asPrincipal, principalOf } from "../http/principal.js";
+import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { followRun } from "../streams/run-stream.js";
 import { permissionToWire } from "../wire.js";
+import { visiblePending } from "./pending.js";
 
 type PendingAsk = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
 
@@ -53,7 +54,7 @@ function askToWire(ask: PendingAsk): z.output<typeof PendingAskResponse> {
 
 /** Every kind of ask over one pair of routes: list what runs wait on, answer any of it by id. */
 export function askRoutes(ctx: ServerContext): Route[] {
-  const { runtime, store } = ctx;
+  const { runtime } = ctx;
   return [
     defineRoute(
       {
@@ -70,11 +71,13 @@ export function askRoutes(ctx: ServerContext): Route[] {
         },
       },
       async ({ query }, c) => {
-        const sessionId = query.session_id;
-        if (sessionId !== undefined && !(await store.getSession(sessionId))) {
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-        }
-        const asks = await runtime.access.visible(principalOf(c), await runtime.asks.listPending(sessionId), (a) => a.sessionId);
+        const asks = await visiblePending(
+          ctx,
+          c,
+          query.session_id,
+          (id) => runtime.asks.listPending(id),
+          (a) => a.sessionId,
+        );
         return c.json({ asks: asks.map(askToWire) });
       },
     ),

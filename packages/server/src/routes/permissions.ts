@@ -1,7 +1,7 @@
-import { ArborError, isArborError } from "@arbor/core";
+import { isArborError } from "@arbor/core";
 import type { ServerContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { asPrincipal, principalOf } from "../http/principal.js";
+import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import {
   ApprovalListResponse,
@@ -15,8 +15,10 @@ import {
   PermissionsQuery,
 } from "../schemas.js";
 import { permissionToWire } from "../wire.js";
+import { visiblePending } from "./pending.js";
 
-export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
+export function permissionRoutes(ctx: ServerContext): Route[] {
+  const { runtime } = ctx;
   return [
     defineRoute(
       {
@@ -33,13 +35,11 @@ export function permissionRoutes({ runtime, store }: ServerContext): Route[] {
         },
       },
       async ({ query }, c) => {
-        const sessionId = query.session_id;
-        if (sessionId !== undefined && !(await store.getSession(sessionId))) {
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-        }
-        const asks = await runtime.access.visible(
-          principalOf(c),
-          await runtime.asks.listPermissions(sessionId),
+        const asks = await visiblePending(
+          ctx,
+          c,
+          query.session_id,
+          (id) => runtime.asks.listPermissions(id),
           (p) => p.sessionId,
         );
         return c.json({ permissions: asks.map(permissionToWire) });

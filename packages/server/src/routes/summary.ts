@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
-import { SessionParams } from "../schemas.js";
+import { HelperUsageResponse, SessionParams } from "../schemas.js";
+import { helperUsageToWire } from "../wire.js";
 
 export const SummaryRequest = z.strictObject({
   model: z
@@ -17,13 +18,7 @@ export const SummaryResponse = z.object({
   session_id: z.string(),
   summary: z.string().describe("What the session did, in a few lines, for people (not the model's compaction summary)."),
   model: z.string().describe("`provider/model` that wrote it."),
-  usage: z.object({
-    input: z.number().int().nonnegative(),
-    output: z.number().int().nonnegative(),
-    reasoning: z.number().int().nonnegative(),
-    cache_read: z.number().int().nonnegative(),
-    cache_write: z.number().int().nonnegative(),
-  }),
+  usage: HelperUsageResponse,
   cost: z.number().nonnegative().nullable().describe("Dollars; null when the model has no known price."),
 });
 
@@ -58,13 +53,7 @@ export function summaryRoutes({ runtime }: ServerContext): Route[] {
           session_id: r.sessionId,
           summary: r.summary,
           model: r.model,
-          usage: {
-            input: r.usage.input,
-            output: r.usage.output,
-            reasoning: r.usage.reasoning,
-            cache_read: r.usage.cacheRead,
-            cache_write: r.usage.cacheWrite,
-          },
+          usage: helperUsageToWire(r.usage),
           cost: r.costKnown === false ? null : r.cost,
         });
       },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { HttpAgent } from "@ag-ui/client";
-import { openStore } from "@arbor/core";
+import { openStore, type RunEvent } from "@arbor/core";
 import type { Script } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -20,8 +20,10 @@ import {
   type UIMessage,
 } from "ai";
 import OpenAI from "openai";
+import { textOfResult } from "./mcp-client.js";
+import { responsesClient } from "./open-responses.js";
 import { errorOf, onCleanup, startServer, tempDir } from "./server.js";
-import { readSse } from "./sse.js";
+import { readSse, tokenText } from "./sse.js";
 
 /** What the conformance suite asks of one protocol, through that protocol's own client. */
 export interface ProtocolClient {
@@ -54,46 +56,54 @@ const writeFiles = (cwd: string, files: Record<string, string>) => {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
 };
 
+/** A fresh server playing `script` in a workspace holding `files`, and a count of its store's sessions. */
+async function serverWith(script: Script, files: Record<string, string>) {
+  const server = await startServer({ script });
+  writeFiles(server.cwd, files);
+  return { server, sessions: async () => (await server.store.listSessions({})).sessions.length };
+}
+
 /** The run stream read with plain fetch; asks answered with the API's permission route. */
 const sseDriver: ClientDriver = {
   client: "fetch + SSE",
   answersQuestions: true,
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
-    const tokens = (events: Awaited<ReturnType<typeof readSse>>) =>
-      events.flatMap((m) => (m.event.type === "token" ? [m.event.content] : [])).join("");
+    const { server, sessions } = await serverWith(script, files);
+    /** Chats, answering each ask of `type` as `answer` says; gives what was asked and the answer's text. */
+    const askAndReply = async <T extends RunEvent["type"]>(
+      prompt: string,
+      type: T,
+      answer: (e: Extract<RunEvent, { type: T }>) => { asked: string; reply: Promise<Response> },
+    ) => {
+      let asked = "";
+      const replies: Promise<Response>[] = [];
+      const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
+        if (m.event.type !== type) return undefined;
+        const answered = answer(m.event as Extract<RunEvent, { type: T }>);
+        asked = answered.asked;
+        replies.push(answered.reply);
+        return undefined;
+      });
+      for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
+      return { asked, text: tokenText(events) };
+    };
     return {
-      answer: async (prompt) => tokens(await readSse(await server.api("/api/chat", { json: { message: prompt } }))),
-      async approve(prompt) {
-        let asked = "";
-        const replies: Promise<Response>[] = [];
-        const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
-          if (m.event.type !== "permission_request") return undefined;
-          asked = `${m.event.permission} ${m.event.patterns.join(" ")}`;
-          replies.push(server.api(`/api/permissions/${m.event.id}`, { json: { reply: "once" } }));
-          return undefined;
-        });
-        for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
-        return { asked, text: tokens(events) };
-      },
-      async question(prompt) {
-        let asked = "";
-        const replies: Promise<Response>[] = [];
-        const events = await readSse(await server.api("/api/chat", { json: { message: prompt } }), (m) => {
-          if (m.event.type !== "question_request") return undefined;
-          asked = `${m.event.question} ${(m.event.options ?? []).map((o) => o.label).join(" ")}`;
-          replies.push(server.api(`/api/asks/${m.event.id}`, { json: { answers: ["SQLite"] } }));
-          return undefined;
-        });
-        for (const reply of await Promise.all(replies)) if (reply.status !== 200) throw new Error(await reply.text());
-        return { asked, text: tokens(events) };
-      },
+      answer: async (prompt) => tokenText(await readSse(await server.api("/api/chat", { json: { message: prompt } }))),
+      approve: (prompt) =>
+        askAndReply(prompt, "permission_request", (e) => ({
+          asked: `${e.permission} ${e.patterns.join(" ")}`,
+          reply: server.api(`/api/permissions/${e.id}`, { json: { reply: "once" } }),
+        })),
+      question: (prompt) =>
+        askAndReply(prompt, "question_request", (e) => ({
+          asked: `${e.question} ${(e.options ?? []).map((o) => o.label).join(" ")}`,
+          reply: server.api(`/api/asks/${e.id}`, { json: { answers: ["SQLite"] } }),
+        })),
       async refuse() {
         const err = await errorOf(await server.api("/api/chat", { json: { message: "" } }));
         return `${err.status} ${err.code}: ${err.message}`;
       },
-      sessions: async () => (await server.store.listSessions({})).sessions.length,
+      sessions,
     };
   },
 };
@@ -128,8 +138,7 @@ const textOfMessage = (message: UIMessage | undefined) =>
 const uiChatDriver: ClientDriver = {
   client: "ai AbstractChat + DefaultChatTransport",
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
+    const { server, sessions } = await serverWith(script, files);
     const chat = (id: string, onFinish?: () => void) =>
       new TestChat({
         id,
@@ -167,12 +176,10 @@ const uiChatDriver: ClientDriver = {
         if (c.status !== "error" || !c.error) throw new Error(`expected an error, got status ${c.status}`);
         return c.error.message;
       },
-      sessions: async () => (await server.store.listSessions({})).sessions.length,
+      sessions,
     };
   },
 };
-
-const textOfResult = (result: CallToolResult) => result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
 /** The MCP tools through the SDK's Client, over `transport`; `sessions` counts the server's sessions. */
 async function mcpClient(transport: Transport, sessions: () => Promise<number>): Promise<ProtocolClient> {
@@ -220,10 +227,9 @@ async function mcpClient(transport: Transport, sessions: () => Promise<number>):
 const mcpHttpDriver: ClientDriver = {
   client: "@modelcontextprotocol/sdk Client over Streamable HTTP",
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
+    const { server, sessions } = await serverWith(script, files);
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
-    return mcpClient(transport, async () => (await server.store.listSessions({})).sessions.length);
+    return mcpClient(transport, sessions);
   },
 };
 
@@ -257,9 +263,8 @@ const mcpStdioDriver: ClientDriver = {
 const openResponsesDriver: ClientDriver = {
   client: "openai (official client)",
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
-    const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const { server, sessions } = await serverWith(script, files);
+    const openai = responsesClient(server);
     return {
       answer: async (prompt) => (await openai.responses.create({ model: "build", input: prompt })).output_text,
       async approve(prompt) {
@@ -278,7 +283,7 @@ const openResponsesDriver: ClientDriver = {
         if (!(err instanceof OpenAI.APIError)) throw new Error(`expected an error, got ${JSON.stringify(err)}`);
         return `${err.status} ${err.code}: ${(err.error as { message?: string } | undefined)?.message ?? err.message}`;
       },
-      sessions: async () => (await server.store.listSessions({})).sessions.length,
+      sessions,
     };
   },
 };
@@ -288,8 +293,7 @@ const a2aDriver: ClientDriver = {
   client: "@a2a-js/sdk Client over JSON-RPC",
   answersQuestions: true,
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
+    const { server, sessions } = await serverWith(script, files);
     const client = await new ClientFactory().createFromUrl(server.url);
     const request = (words: string, taskId = "") => ({
       tenant: "",
@@ -314,35 +318,28 @@ const a2aDriver: ClientDriver = {
       const parts = artifacts.find((a) => a.name === "answer")?.parts ?? [];
       return parts.map((p) => (p.content?.$case === "text" ? String(p.content.value) : "")).join("");
     };
+    /** Sends the prompt, reads the input the task requires, and continues the task with `reply`. */
+    const inputRequired = async (prompt: string, reply: string) => {
+      const first = (await client.sendMessage(request(prompt))) as {
+        id: string;
+        status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
+      };
+      const asked = (first.status?.message?.parts ?? [])
+        .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
+        .join("");
+      return { asked, text: answerOf(await client.sendMessage(request(reply, first.id))) };
+    };
     return {
       answer: async (prompt) => answerOf(await client.sendMessage(request(prompt))),
-      async approve(prompt) {
-        const first = (await client.sendMessage(request(prompt))) as {
-          id: string;
-          status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
-        };
-        const asked = (first.status?.message?.parts ?? [])
-          .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
-          .join("");
-        return { asked, text: answerOf(await client.sendMessage(request("yes", first.id))) };
-      },
-      async question(prompt) {
-        const first = (await client.sendMessage(request(prompt))) as {
-          id: string;
-          status?: { message?: { parts: { content?: { $case: string; value: unknown } }[] } };
-        };
-        const asked = (first.status?.message?.parts ?? [])
-          .map((p) => (p.content?.$case === "text" ? String(p.content.value) : ""))
-          .join("");
-        return { asked, text: answerOf(await client.sendMessage(request("SQLite", first.id))) };
-      },
+      approve: (prompt) => inputRequired(prompt, "yes"),
+      question: (prompt) => inputRequired(prompt, "SQLite"),
       async refuse() {
         return client.sendMessage(request("")).then(
           () => "accepted",
           (err: Error) => err.message,
         );
       },
-      sessions: async () => (await server.store.listSessions({})).sessions.length,
+      sessions,
     };
   },
 };
@@ -352,8 +349,7 @@ const agUiDriver: ClientDriver = {
   client: "@ag-ui/client HttpAgent",
   answersQuestions: true,
   async open(script, files) {
-    const server = await startServer({ script });
-    writeFiles(server.cwd, files);
+    const { server, sessions } = await serverWith(script, files);
     const agent = (threadId: string) => new HttpAgent({ url: `${server.url}/api/ag-ui`, threadId });
     const say = (a: HttpAgent, prompt: string) => a.addMessage({ id: `u-${a.messages.length}`, role: "user", content: prompt });
     const run = async (a: HttpAgent, resume?: Parameters<HttpAgent["runAgent"]>[0]) => {
@@ -365,6 +361,16 @@ const agUiDriver: ClientDriver = {
       });
       return text;
     };
+    /** Runs the prompt on a thread of its own to its first interrupt; `resume` answers it with `payload`. */
+    const interrupted = async (threadId: string, prompt: string) => {
+      const a = agent(threadId);
+      say(a, prompt);
+      await run(a);
+      const interrupt = a.pendingInterrupts[0];
+      if (!interrupt) throw new Error("the run finished without an interrupt");
+      const resume = (payload: unknown) => run(a, { resume: [{ interruptId: interrupt.id, status: "resolved", payload }] });
+      return { interrupt, resume };
+    };
     return {
       async answer(prompt) {
         const a = agent("agui-answer");
@@ -372,24 +378,13 @@ const agUiDriver: ClientDriver = {
         return run(a);
       },
       async approve(prompt) {
-        const a = agent("agui-approve");
-        say(a, prompt);
-        await run(a);
-        const interrupt = a.pendingInterrupts[0];
-        if (!interrupt) throw new Error("the run finished without an interrupt");
-        const text = await run(a, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { reply: "once" } }] });
-        return { asked: interrupt.message ?? "", text };
+        const { interrupt, resume } = await interrupted("agui-approve", prompt);
+        return { asked: interrupt.message ?? "", text: await resume({ reply: "once" }) };
       },
       async question(prompt) {
-        const a = agent("agui-question");
-        say(a, prompt);
-        await run(a);
-        const interrupt = a.pendingInterrupts[0];
-        if (!interrupt) throw new Error("the run finished without an interrupt");
+        const { interrupt, resume } = await interrupted("agui-question", prompt);
         const options = (interrupt.metadata as { options?: { label: string }[] } | undefined)?.options ?? [];
-        const text = await run(a, {
-          resume: [{ interruptId: interrupt.id, status: "resolved", payload: { answers: ["SQLite"] } }],
-        });
+        const text = await resume({ answers: ["SQLite"] });
         return { asked: `${interrupt.message ?? ""} ${options.map((o) => o.label).join(" ")}`, text };
       },
       async refuse() {
@@ -399,7 +394,7 @@ const agUiDriver: ClientDriver = {
           (err: Error) => err.message,
         );
       },
-      sessions: async () => (await server.store.listSessions({})).sessions.length,
+      sessions,
     };
   },
 };

@@ -1,4 +1,5 @@
 import type { RunEvent } from "@arbor/core";
+import { expect } from "vitest";
 
 /** One SSE message as sent: its `id:` line and its parsed `data:`. */
 export interface SseMessage {
@@ -41,4 +42,24 @@ export async function readSse(res: Response, onMessage?: (m: SseMessage) => bool
   return messages;
 }
 
+/** The text the run's `token` events streamed, joined. */
+export const tokenText = (messages: readonly SseMessage[]) =>
+  messages.flatMap((m) => (m.event.type === "token" ? [m.event.content] : [])).join("");
+
 export const typesOf = (messages: readonly SseMessage[]) => messages.map((m) => m.event.type);
+
+/**
+ * Sends a chat (to `sessionId`, else a new session) through POST /api/chat, reads its stream to the
+ * end, which must be `done`, and gives the session's id.
+ */
+export async function chatToDone(
+  server: { api(path: string, init?: { json?: unknown }): Promise<Response> },
+  message: string,
+  sessionId?: string,
+): Promise<string> {
+  const events = await readSse(
+    await server.api("/api/chat", { json: { message, ...(sessionId ? { session_id: sessionId } : {}) } }),
+  );
+  expect(events.at(-1)?.event.type).toBe("done");
+  return events[0]?.event.session_id as string;
+}

@@ -26,3 +26,15 @@ export async function readUi(res: Response, message?: UIMessage): Promise<{ chun
 
 /** A user message as useChat sends it. */
 export const user = (text: string) => ({ id: `u-${text.length}`, role: "user", parts: [{ type: "text", text }] });
+
+/** The assistant message as useChat's addToolApprovalResponse leaves it: every approval it asks, approved. */
+export function approveAll(message: UIMessage): UIMessage {
+  return {
+    ...structuredClone(message),
+    parts: message.parts.map((p) =>
+      p.type === "dynamic-tool" && p.state === "approval-requested"
+        ? { ...p, state: "approval-responded", approval: { id: p.approval.id, approved: true } }
+        : p,
+    ),
+  };
+}

@@ -2,12 +2,15 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** Replace a file as a whole: readers see the old or the new content, never a mix. */
-export function writeFileAtomic(path: string, content: string, fsync: boolean): void {
+/**
+ * Replace a file as a whole: readers see the old or the new content, never a mix. `mode` is given to
+ * the temporary file when it is created, so a secret is never readable by others, not even for a moment.
+ */
+export function writeFileAtomic(path: string, content: string, fsync: boolean, mode = 0o666): void {
   const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
   try {
     // The temporary name is new (random), so it is written as a new file.
-    writeFileWhole(tmp, content, fsync);
+    writeFileWhole(tmp, content, fsync, mode);
     renameSync(tmp, path);
     if (fsync) syncDir(dirname(path));
   } catch (err) {
@@ -17,8 +20,8 @@ export function writeFileAtomic(path: string, content: string, fsync: boolean): 
 }
 
 /** Writes a new file in a directory no reader sees yet (it is renamed into place as a whole). */
-export function writeFileWhole(path: string, content: string, fsync: boolean): void {
-  const fd = openSync(path, "wx");
+export function writeFileWhole(path: string, content: string, fsync: boolean, mode = 0o666): void {
+  const fd = openSync(path, "wx", mode);
   try {
     writeSync(fd, content);
     if (fsync) fsyncSync(fd);

@@ -1,9 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import { readTextIfExists } from "../../file-system.js";
-import { jsonOrUndefined } from "../../json-text.js";
 import {
   keyText,
   type McpCredentialKey,
@@ -11,6 +9,7 @@ import {
   type McpCredentials,
   McpCredentialsSchema,
 } from "../../mcp/oauth-credentials.js";
+import { ensurePrivateDir, readJsonRecord, writePrivateFile } from "./private-files.js";
 
 /** The folder under `$ARBOR_HOME` where `arbor mcp login` keeps what it obtained. */
 export const MCP_CREDENTIALS_DIR = "mcp-auth";
@@ -25,36 +24,21 @@ export class FileMcpCredentials implements McpCredentialStore {
 
   async load(key: McpCredentialKey): Promise<McpCredentials | undefined> {
     const path = this.path(key);
-    const text = readTextIfExists(path);
-    if (text === undefined) return undefined;
-    const parsed = McpCredentialsSchema.safeParse(jsonOrUndefined(text));
-    if (!parsed.success)
-      throw new ArborError(
-        "mcp_login_required",
-        `The saved login for MCP server "${key.server}" (${path}) is damaged: log in again with \`arbor mcp login ${key.server}\`.`,
-        { server: key.server },
-      );
-    return parsed.data;
+    return readJsonRecord(
+      path,
+      McpCredentialsSchema,
+      () =>
+        new ArborError(
+          "mcp_login_required",
+          `The saved login for MCP server "${key.server}" (${path}) is damaged: log in again with \`arbor mcp login ${key.server}\`.`,
+          { server: key.server },
+        ),
+    );
   }
 
   async save(key: McpCredentialKey, credentials: McpCredentials): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
-    const path = this.path(key);
-    // Created 0600 from the start (not chmod-ed after), then renamed over the old file.
-    const tmp = `${path}.tmp-${randomBytes(6).toString("hex")}`;
-    try {
-      const fd = openSync(tmp, "w", 0o600);
-      try {
-        writeSync(fd, JSON.stringify(credentials));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    ensurePrivateDir(this.dir);
+    writePrivateFile(this.path(key), JSON.stringify(credentials), false);
   }
 
   async remove(key: McpCredentialKey): Promise<boolean> {

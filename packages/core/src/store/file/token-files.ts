@@ -1,11 +1,9 @@
-import { chmodSync, mkdirSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseTokenRecord, sameHash, type TokenRecord, TokenRecordSchema, tokenNotFound } from "../../auth/tokens.js";
 import { ArborError } from "../../errors.js";
-import { readTextIfExists } from "../../file-system.js";
-import { jsonOrUndefined } from "../../json-text.js";
 import { byCreated, type TokenStore } from "../tokens.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { ensurePrivateDir, readJsonRecord, writePrivateFile } from "./private-files.js";
 
 const TOKEN_FILE = /^(tok_[A-Za-z0-9_-]{1,60})\.json$/;
 
@@ -20,8 +18,7 @@ export class TokenFiles implements TokenStore {
   ) {}
 
   private init(): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
+    ensurePrivateDir(this.dir);
   }
 
   async add(input: TokenRecord): Promise<TokenRecord> {
@@ -63,18 +60,21 @@ export class TokenFiles implements TokenStore {
   }
 
   private write(record: TokenRecord): void {
-    const path = join(this.dir, `${record.id}.json`);
-    writeFileAtomic(path, JSON.stringify(record), this.fsync);
-    chmodSync(path, 0o600);
+    writePrivateFile(join(this.dir, `${record.id}.json`), JSON.stringify(record), this.fsync);
   }
 
   private read(id: string): TokenRecord | undefined {
-    const text = readTextIfExists(join(this.dir, `${id}.json`));
-    if (text === undefined) return undefined;
-    const value = jsonOrUndefined(text);
-    if (value === undefined) throw new ArborError("corrupt_session", `The token file ${id}.json is not valid JSON.`);
-    const parsed = TokenRecordSchema.safeParse(value);
-    if (!parsed.success) throw new ArborError("corrupt_session", `The token file ${id}.json does not hold a token record.`);
-    return parsed.data;
+    const name = `${id}.json`;
+    return readJsonRecord(
+      join(this.dir, name),
+      TokenRecordSchema,
+      (problem) =>
+        new ArborError(
+          "corrupt_session",
+          problem === "not-json"
+            ? `The token file ${name} is not valid JSON.`
+            : `The token file ${name} does not hold a token record.`,
+        ),
+    );
   }
 }

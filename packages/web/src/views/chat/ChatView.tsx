@@ -5,6 +5,7 @@ import { answerElicitation } from "../../api/elicitations.js";
 import type { ChatBody } from "../../api/run-stream.js";
 import { type PendingPermission, parsePermissions } from "../../api/wire.js";
 import { runs, useRun } from "../../lib/runs.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import { Composer, type ComposerValue } from "./Composer.js";
 import { ElicitationCard } from "./ElicitationCard.js";
 import { HistoryBlockView } from "./HistoryBlockView.js";
@@ -170,11 +171,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
           );
         })}
       </div>
-      {sendError && (
-        <p role="alert" className="error">
-          {sendError}
-        </p>
-      )}
+      <ErrorAlert error={sendError} />
       <Composer
         sessionModel={currentModel}
         running={running}

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { PermissionAsk } from "./run-state.js";
 
 /** How far an "always" answer reaches: this session, every session of the workspace, or everywhere. */
@@ -62,11 +63,7 @@ export function PermissionCard({ ask, onReply }: Props) {
           </button>
         </div>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { PlanAsk } from "./run-state.js";
 
 interface Props {
@@ -52,11 +53,7 @@ export function PlanCard({ plan, onAnswer }: Props) {
           </div>
         </>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </section>
   );
 }

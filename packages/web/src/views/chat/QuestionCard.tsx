@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { QuestionAsk } from "./run-state.js";
 
 interface Props {
@@ -80,11 +81,7 @@ export function QuestionCard({ ask, onAnswer }: Props) {
           </div>
         </>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { prettyJson } from "../../lib/format.js";
 import { runs, useRun } from "../../lib/runs.js";
 import { isActive } from "../chat/run-state.js";
+import { ErrorAlert } from "./ErrorAlert.js";
 
 interface Props {
   sessionId: string;
@@ -93,11 +94,7 @@ export function ReplayGoalButton({ sessionId, messageId, callId, input, onStarte
           onChange={(e) => setDraft(e.target.value)}
         />
       </label>
-      {invalid && (
-        <p role="alert" className="error">
-          {invalid}
-        </p>
-      )}
+      <ErrorAlert error={invalid} />
       <div className="button-row">
         <button type="submit" className="primary" disabled={busy}>
           Replay from here

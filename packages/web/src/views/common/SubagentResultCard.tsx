@@ -2,6 +2,7 @@ import { useMemo } from "react";
 import { onLinkClick, sessionPath } from "../../lib/router.js";
 import { subagentDetails } from "../../lib/subagent-metadata.js";
 import { RichText } from "./RichText.js";
+import { TableHead } from "./TableHead.js";
 
 const SOURCE_NAMES: Record<string, string> = {
   final_text: "its final answer",
@@ -58,14 +59,7 @@ export function SubagentResultCard({
           {details.routes.length > 0 && (
             <table className="subagent-routes">
               <caption>Tools the branch ran</caption>
-              <thead>
-                <tr>
-                  <th scope="col">tool</th>
-                  <th scope="col">calls</th>
-                  <th scope="col">failed</th>
-                  <th scope="col">time</th>
-                </tr>
-              </thead>
+              <TableHead columns={["tool", "calls", "failed", "time"]} />
               <tbody>
                 {details.routes.map((r) => (
                   <tr key={r.tool}>

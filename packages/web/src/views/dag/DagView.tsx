@@ -5,7 +5,9 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseMessages, parseTrace } from "../../api/wire.js";
 import { truncate } from "../../lib/format.js";
+import { toggled } from "../../lib/toggle-set.js";
 import { TraceWatch, type WatchMessage, type WatchState } from "../../lib/trace-watch.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import { plain } from "../tree/flatten.js";
 import { buildDag, type DagEdge, statsText } from "./build-dag.js";
 import { describeEvent, type EventLine } from "./describe-event.js";
@@ -125,12 +127,7 @@ export function DagView({ traceId }: { traceId: string }) {
 
   const toggle = useCallback(
     (key: string) => {
-      setExpanded((prev) => {
-        const next = new Set(prev);
-        if (next.has(key)) next.delete(key);
-        else next.add(key);
-        return next;
-      });
+      setExpanded((prev) => toggled(prev, key));
       // A sub-trace's goals are loaded the first time its branch opens.
       if (key.startsWith("sub#")) {
         const sub = key.slice(4);
@@ -276,11 +273,7 @@ export function DagView({ traceId }: { traceId: string }) {
           {live === "live" ? "Live" : live}
           {events.length > 0 && <span className="muted"> · last event {events[events.length - 1]?.id}</span>}
         </p>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert error={error} />
         {tree?.mission && (
           <p>
             <strong>Mission:</strong> {tree.mission}

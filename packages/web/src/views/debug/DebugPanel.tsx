@@ -2,6 +2,10 @@ import { Fragment, useCallback, useEffect, useState } from "react";
 import { api } from "../../api/client.js";
 import { type DebugRecord, parseDebugPage } from "../../api/wire.js";
 import { formatDuration, formatTime, formatTokens, prettyJson } from "../../lib/format.js";
+import { toggled } from "../../lib/toggle-set.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
+import { RefreshBar } from "../common/RefreshBar.js";
+import { TableHead } from "../common/TableHead.js";
 
 const PAGE = 200;
 
@@ -41,13 +45,7 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
     }, fail);
   };
 
-  const toggle = (id: number) =>
-    setOpen((prev) => {
-      const copy = new Set(prev);
-      if (copy.has(id)) copy.delete(id);
-      else copy.add(id);
-      return copy;
-    });
+  const toggle = (id: number) => setOpen((prev) => toggled(prev, id));
 
   const llm = (records ?? []).filter((r) => r.kind === "llm");
   const tools = (records ?? []).filter((r) => r.kind === "tool");
@@ -57,21 +55,14 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="panel-scroll debug-view" data-testid="debug-panel">
-      <div className="button-row">
-        <button type="button" onClick={load}>
-          Refresh
-        </button>
+      <RefreshBar onRefresh={load}>
         {levels.length > 0 && (
           <span className="muted" data-testid="debug-levels">
             Level: {levels.map((l) => LEVEL_NOTE[l] ?? l).join("; ")}
           </span>
         )}
-      </div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      </RefreshBar>
+      <ErrorAlert error={error} />
       {records === undefined ? (
         <p className="muted">Loading…</p>
       ) : records.length === 0 ? (
@@ -91,27 +82,19 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
             ) : (
               <div className="table-scroll">
                 <table className="data" aria-label="LLM calls">
-                  <thead>
-                    <tr>
-                      <th scope="col">Started</th>
-                      <th scope="col">Agent</th>
-                      <th scope="col">Model</th>
-                      <th scope="col" className="num">
-                        Input
-                      </th>
-                      <th scope="col" className="num">
-                        Output
-                      </th>
-                      <th scope="col" className="num">
-                        Total
-                      </th>
-                      <th scope="col" className="num">
-                        Duration
-                      </th>
-                      <th scope="col">Finish</th>
-                      <th scope="col">Details</th>
-                    </tr>
-                  </thead>
+                  <TableHead
+                    columns={[
+                      "Started",
+                      "Agent",
+                      "Model",
+                      { label: "Input", num: true },
+                      { label: "Output", num: true },
+                      { label: "Total", num: true },
+                      { label: "Duration", num: true },
+                      "Finish",
+                      "Details",
+                    ]}
+                  />
                   <tbody>
                     {llm.map((r) => {
                       const isOpen = open.has(r.event_id);
@@ -170,17 +153,7 @@ export function DebugPanel({ sessionId }: { sessionId: string }) {
             ) : (
               <div className="table-scroll">
                 <table className="data" aria-label="Tool calls">
-                  <thead>
-                    <tr>
-                      <th scope="col">Started</th>
-                      <th scope="col">Tool</th>
-                      <th scope="col">Status</th>
-                      <th scope="col" className="num">
-                        Duration
-                      </th>
-                      <th scope="col">Input and output</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={["Started", "Tool", "Status", { label: "Duration", num: true }, "Input and output"]} />
                   <tbody>
                     {tools.map((r) => (
                       <tr key={r.event_id} data-event-id={r.event_id} className="tool-row">
@@ -229,18 +202,18 @@ function RecordIo({ record }: { record: DebugRecord }) {
           <pre data-testid="debug-settings">{JSON.stringify(record.settings, null, 2)}</pre>
         </>
       )}
-      <h4>Input</h4>
-      {record.input === undefined ? (
-        <p className="muted">Not recorded.</p>
-      ) : (
-        <pre data-testid="debug-input">{prettyJson(record.input)}</pre>
-      )}
-      <h4>Output</h4>
-      {record.output === undefined ? (
-        <p className="muted">Not recorded.</p>
-      ) : (
-        <pre data-testid="debug-output">{prettyJson(record.output)}</pre>
-      )}
+      <RecordedJson title="Input" value={record.input} testId="debug-input" />
+      <RecordedJson title="Output" value={record.output} testId="debug-output" />
     </div>
+  );
+}
+
+/** One side of a recorded call, or a note that the record's level left it out. */
+function RecordedJson({ title, value, testId }: { title: string; value: string | undefined; testId: string }) {
+  return (
+    <>
+      <h4>{title}</h4>
+      {value === undefined ? <p className="muted">Not recorded.</p> : <pre data-testid={testId}>{prettyJson(value)}</pre>}
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import * as z from "zod/mini";
 import { api } from "../../api/client.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 
 /** One "always" approval in force, as `GET /api/approvals` lists it. */
 const ListedApproval = z.object({
@@ -59,11 +60,7 @@ export function ApprovalsPanel({ sessionId, version }: { sessionId: string; vers
   return (
     <details className="approvals-panel" data-testid="approvals-panel">
       <summary>Approvals: {approvals.length}</summary>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <ul className="plain-list">
         {approvals.map((a) => (
           <li key={`${a.scope}:${a.id}`} className="approval">

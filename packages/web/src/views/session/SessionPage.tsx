@@ -4,6 +4,7 @@ import { runs, useRun } from "../../lib/runs.js";
 import { useSnapshot } from "../../lib/use-snapshot.js";
 import { ChatView } from "../chat/ChatView.js";
 import { isActive } from "../chat/run-state.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import { CompareView } from "../compare/CompareView.js";
 import { DebugPanel } from "../debug/DebugPanel.js";
 import { StepTrace } from "../steps/StepTrace.js";
@@ -78,11 +79,7 @@ export function SessionPage({ sessionId, tab, onChanged }: { sessionId: string; 
           })}
         </nav>
       </header>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <div className="session-body">
         {tab === "chat" && (
           <ChatView

@@ -1,5 +1,5 @@
 import type { SessionMeta, Snapshot } from "@arbor/core";
-import { useEffect, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseSessionPage } from "../../api/wire.js";
 import { formatCost, formatTokens } from "../../lib/format.js";
@@ -55,33 +55,15 @@ export function SessionTotalsBar({ snapshot, running = false }: { snapshot: Snap
       : `${formatCost(t.cost) || "$0"}${t.unpriced > 0 ? ` + ${t.unpriced} call${t.unpriced === 1 ? "" : "s"} of unknown price` : ""}`;
   return (
     <dl className="totals" aria-label="Session totals" data-testid="session-totals" data-running={running}>
-      <div>
-        <dt>Input</dt>
-        <dd>{formatTokens(t.input)}</dd>
-      </div>
-      <div>
-        <dt>Cached</dt>
-        <dd>{formatTokens(t.cached)}</dd>
-      </div>
-      <div>
-        <dt>Output</dt>
-        <dd>{formatTokens(t.output)}</dd>
-      </div>
-      <div>
-        <dt>Reasoning</dt>
-        <dd>{formatTokens(t.reasoning)}</dd>
-      </div>
-      <div>
-        <dt>Cost</dt>
-        <dd>{cost}</dd>
-      </div>
-      <div>
-        <dt>Steps</dt>
-        <dd>
-          {t.steps}
-          {t.calls > t.steps ? ` + ${t.calls - t.steps} compaction${t.calls - t.steps === 1 ? "" : "s"}` : ""}
-        </dd>
-      </div>
+      <Total label="Input">{formatTokens(t.input)}</Total>
+      <Total label="Cached">{formatTokens(t.cached)}</Total>
+      <Total label="Output">{formatTokens(t.output)}</Total>
+      <Total label="Reasoning">{formatTokens(t.reasoning)}</Total>
+      <Total label="Cost">{cost}</Total>
+      <Total label="Steps">
+        {t.steps}
+        {t.calls > t.steps ? ` + ${t.calls - t.steps} compaction${t.calls - t.steps === 1 ? "" : "s"}` : ""}
+      </Total>
       {subs && subs.runs > 0 && (
         <div data-testid="sub-agent-totals">
           <dt>Sub-agents</dt>
@@ -92,5 +74,15 @@ export function SessionTotalsBar({ snapshot, running = false }: { snapshot: Snap
         </div>
       )}
     </dl>
+  );
+}
+
+/** One figure of the bar: its name and its value. */
+function Total({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { parseSessionMeta, parseSessionPage } from "../../api/wire.js";
 import { formatTime } from "../../lib/format.js";
 import { onLinkClick, sessionPath } from "../../lib/router.js";
 import { useToken } from "../../lib/use-settings.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import {
   containsSession,
   filterSessions,
@@ -123,11 +124,7 @@ export function SessionList({ selectedId, refreshKey }: Props) {
           </select>
         </label>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <ul id="session-tree" className="session-tree">
         {showGroups
           ? groups.map((g) => (

@@ -14,7 +14,10 @@ import {
 import { formatCost, formatDuration, formatTime, formatTokens, truncate } from "../../lib/format.js";
 import { type EntryUsage, usageOf } from "../../lib/session-stats.js";
 import { steeringText } from "../../lib/steering.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
+import { RefreshBar } from "../common/RefreshBar.js";
 import { RichText } from "../common/RichText.js";
+import { TableHead } from "../common/TableHead.js";
 import { ContextChart } from "./ContextChart.js";
 
 const PAGE = 20;
@@ -96,20 +99,13 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
 
   return (
     <div className="panel-scroll steps-view" data-testid="step-trace">
-      <div className="button-row steps-toolbar">
-        <button type="button" onClick={load}>
-          Refresh
-        </button>
+      <RefreshBar onRefresh={load} className="steps-toolbar">
         <label htmlFor={failedId} className="checkbox">
           <input id={failedId} type="checkbox" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} /> Only
           failed tool calls
         </label>
-      </div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      </RefreshBar>
+      <ErrorAlert error={error} />
 
       {snapshot && <ContextChart snapshot={snapshot} />}
 
@@ -121,29 +117,17 @@ export function StepTrace({ sessionId, snapshot }: { sessionId: string; snapshot
           <p className="muted">No tool calls with a result yet.</p>
         ) : (
           <table className="data" aria-label="Per-tool stats">
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col" className="num">
-                  Calls
-                </th>
-                <th scope="col" className="num">
-                  Failures
-                </th>
-                <th scope="col" className="num">
-                  p50
-                </th>
-                <th scope="col" className="num">
-                  p95
-                </th>
-                <th scope="col" className="num">
-                  Max
-                </th>
-                <th scope="col" className="num">
-                  Total
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                "Tool",
+                { label: "Calls", num: true },
+                { label: "Failures", num: true },
+                { label: "p50", num: true },
+                { label: "p95", num: true },
+                { label: "Max", num: true },
+                { label: "Total", num: true },
+              ]}
+            />
             <tbody>
               {stats.map((s) => (
                 <tr key={s.name} data-tool={s.name}>

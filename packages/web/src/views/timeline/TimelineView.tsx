@@ -5,6 +5,7 @@ import { api } from "../../api/client.js";
 import { parseTimeline, type TimelineLane, type TimelineSpan } from "../../api/timeline-wire.js";
 import { formatCost, formatDuration, formatTokens } from "../../lib/format.js";
 import { runs } from "../../lib/runs.js";
+import { toggled } from "../../lib/toggle-set.js";
 import { SpanDetails } from "./SpanDetails.js";
 import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
 import { laneOfRun, runWindows } from "./timeline-runs.js";
@@ -76,13 +77,7 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
   const t0 = lane.start;
   const total = Math.max(1, lane.end - lane.start);
   const selectedRow = rows.find((r) => r.key === selected);
-  const toggle = (key: string) =>
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      if (next.has(key)) next.delete(key);
-      else next.add(key);
-      return next;
-    });
+  const toggle = (key: string) => setCollapsed((prev) => toggled(prev, key));
   // Up and Down move between rows, as in a list.
   const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
     if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;

@@ -5,6 +5,7 @@ import { anyJson, parseSessionMeta } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
 import { navigate, sessionPath } from "../../lib/router.js";
 import { steeringText } from "../../lib/steering.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 import { GoalReplayButtons } from "../common/ReplayGoalButton.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
 import { describeEntry, entryTag } from "./flatten.js";
@@ -198,11 +199,7 @@ export function EntryDetails({
           {draft.trim() ? "Save label" : "Clear label"}
         </button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {entry.type === "subagent_result" ? (
         <SubagentResultCard
           subSessionId={entry.subSessionId}

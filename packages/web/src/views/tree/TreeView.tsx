@@ -2,6 +2,7 @@ import type { Snapshot } from "@arbor/core";
 import { type KeyboardEvent, useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../../api/client.js";
 import { anyJson } from "../../api/wire.js";
+import { toggled } from "../../lib/toggle-set.js";
 import { EntryDetails } from "./EntryDetails.js";
 import { describeEntry, entryTag, indexSnapshot, layoutTree, type TreeRow, visibleIndexOf, visibleRows } from "./flatten.js";
 import { VirtualList } from "./VirtualList.js";
@@ -53,12 +54,7 @@ export function TreeView({ snapshot, reload, onContinue, onForked }: Props) {
   };
 
   const toggle = useCallback((id: string) => {
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+    setCollapsed((prev) => toggled(prev, id));
   }, []);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
