@@ -8,8 +8,11 @@ import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { arborHomeOf } from "../store.js";
 import type { CommandContext } from "./command.js";
 
-/** A manager for one command: the server is started, asked and stopped again, as `arbor mcp list` does. */
-async function withManager<T>(ctx: CommandContext, use: (manager: McpManager, server: string) => Promise<T>): Promise<T> {
+/**
+ * A manager for one command: servers are started, asked and stopped again. The logins `arbor mcp login`
+ * kept are offered; a server that wants one fails saying so.
+ */
+export async function withManager<T>(ctx: CommandContext, use: (manager: McpManager, server: string) => Promise<T>): Promise<T> {
   const cwd = workspaceDir(ctx.io, stringOption(ctx.values, "cwd"));
   const config = loadCommandConfig(ctx.io, cwd, {});
   const home = arborHomeOf(ctx.io);

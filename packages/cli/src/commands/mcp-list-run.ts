@@ -1,12 +1,8 @@
-import { join } from "node:path";
-import { FileBlobStore, FileMcpCredentials, MCP_CREDENTIALS_DIR } from "@arbor/core/store";
-import { McpManager, type McpServerStatus } from "@arbor/core/tools";
-import { stringOption } from "../args.js";
+import type { McpServerStatus } from "@arbor/core/tools";
 import { writeJson, writeLines } from "../io.js";
 import { truncateWords } from "../render/text.js";
-import { loadCommandConfig, workspaceDir } from "../run/flags.js";
-import { arborHomeOf } from "../store.js";
 import type { CommandContext } from "./command.js";
+import { withManager } from "./mcp-catalog-run.js";
 
 function stateText(server: McpServerStatus): string {
   if (!server.enabled) return "disabled";
@@ -38,21 +34,7 @@ export function renderMcpList(servers: readonly McpServerStatus[]): string[] {
 }
 
 export async function runMcpList(ctx: CommandContext): Promise<void> {
-  const cwd = workspaceDir(ctx.io, stringOption(ctx.values, "cwd"));
-  const config = loadCommandConfig(ctx.io, cwd, {});
-  const home = arborHomeOf(ctx.io);
-  const manager = new McpManager({
-    servers: config.mcp.servers,
-    toolCacheTtl: config.mcp.toolCacheTtl,
-    blobs: new FileBlobStore(join(home, "blobs")),
-    // The logins `arbor mcp login` kept; a server that wants one is listed as failed, saying so.
-    oauth: { credentials: new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
-  });
-  try {
-    const servers = await manager.status();
-    if (ctx.json) writeJson(ctx.io.stdout, { servers });
-    else writeLines(ctx.io.stdout, renderMcpList(servers));
-  } finally {
-    await manager.close();
-  }
+  const servers = await withManager(ctx, (manager) => manager.status());
+  if (ctx.json) writeJson(ctx.io.stdout, { servers });
+  else writeLines(ctx.io.stdout, renderMcpList(servers));
 }

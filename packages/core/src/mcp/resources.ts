@@ -165,38 +165,19 @@ export class McpResources {
   }
 }
 
-function resourceInfo(r: {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-}): McpResourceInfo {
-  return {
-    uri: r.uri,
-    name: r.name,
-    ...(r.title !== undefined ? { title: r.title } : {}),
-    ...(r.description !== undefined ? { description: r.description } : {}),
-    ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
-    ...(r.size !== undefined ? { size: r.size } : {}),
-  };
+/** The optional fields of `from` that are set: the wire leaves an unset field out rather than undefined. */
+function setFields<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
+  return out;
 }
 
-function templateInfo(t: {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-}): McpResourceTemplateInfo {
-  return {
-    uriTemplate: t.uriTemplate,
-    name: t.name,
-    ...(t.title !== undefined ? { title: t.title } : {}),
-    ...(t.description !== undefined ? { description: t.description } : {}),
-    ...(t.mimeType !== undefined ? { mimeType: t.mimeType } : {}),
-  };
+function resourceInfo(r: McpResourceInfo): McpResourceInfo {
+  return { uri: r.uri, name: r.name, ...setFields(r, ["title", "description", "mimeType", "size"] as const) };
+}
+
+function templateInfo(t: McpResourceTemplateInfo): McpResourceTemplateInfo {
+  return { uriTemplate: t.uriTemplate, name: t.name, ...setFields(t, ["title", "description", "mimeType"] as const) };
 }
 
 function content(c: { uri: string; mimeType?: string; text?: unknown; blob?: unknown }): McpResourceContent {
