@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ArborError } from "../src/errors.js";
 import { WriteBursts } from "../src/store/file/write-burst.js";
+import { openStore } from "../src/store/open.js";
 
 /**
  * The file store's write lock kept for a burst of writes: reused while it lasts, given back soon after
@@ -129,5 +130,26 @@ describe("WriteBursts", () => {
     expect(existsSync(`${lock}.want`)).toBe(false);
     waiter.endAll();
     holder.endAll();
+  });
+});
+
+describe("the file store's reads beside another process's burst", () => {
+  it("a read while a write of this store waits for the other's lock sees what the other acknowledged", async () => {
+    const a = await openStore(join(dir, "store"));
+    const b = await openStore(join(dir, "store"));
+    try {
+      const { id } = await a.createSession();
+      await a.appendMessage(id, { role: "user", content: "from a" });
+      // b's append keeps the write lock for its burst; a's next append queues behind it.
+      const fromB = await b.appendMessage(id, { role: "user", content: "from b" });
+      const queued = a.appendMessage(id, { role: "user", content: "a again" });
+      // While a's own write waits, its loaded copy of the session may be behind the disk: it is read again.
+      expect((await a.listEntries(id)).map((e) => e.id)).toContain(fromB.id);
+      await queued;
+      expect((await b.listEntries(id)).length).toBe(3);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

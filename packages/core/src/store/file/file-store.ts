@@ -83,9 +83,7 @@ export class FileStore extends StoreBase {
     this.sessions = new OpenSessions(this.dirs, {
       durability: this.durability,
       cacheSize: opts.cacheSize ?? 64,
-      // A session another process cannot write (leased here, or checked within our write lock's current burst)
-      // or that a write of ours is using stays as loaded.
-      settled: (id) => this.leases.holds(id) || this.writes.lock.busy(id) || this.writes.checkedInBurst(id),
+      settled: (id) => this.writes.settled(id),
       leased: (id) => this.leases.holds(id),
     });
     this.writes = new SessionWrites(
@@ -380,8 +378,7 @@ export class FileStore extends StoreBase {
     const ts = meta.updatedAt;
     const text = importedText(entries, meta.leafEntryId, ts);
     const base = { ...meta, rootEntryId: null, leafEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
-    // Accounting for no bytes marks session.json stale, so the first read replays the entries
-    // and derives leaf and totals from them rather than trusting the export.
+    // No bytes accounted marks session.json stale: the first read derives leaf and totals from the entries.
     await this.writes.lock.run(meta.id, async () => this.dirs.create({ ...base, provider: "file" }, text, -1));
     return (await this.getSession(meta.id)) as SessionMeta;
   }
@@ -390,8 +387,7 @@ export class FileStore extends StoreBase {
     if (this.closed) return;
     this.closed = true;
     await this.writes.lock.drain();
-    // Write locks kept for a burst go back first, their sessions' index lines written under them.
-    this.leases.endBursts();
+    this.leases.endBursts(); // write locks kept for a burst go back first, their index lines written under them
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
     this.events.closeAll();

@@ -102,6 +102,17 @@ export class SessionWrites {
   }
 
   /**
+   * True while the loaded session cannot differ from the disk: this store leases it, or checked it
+   * against the disk within the write lock's current burst. Holding the lock, or a write of ours
+   * waiting for it, is not enough: the copy may predate another process's append, and a read (ours
+   * included, before our write has looked) must see what that process acknowledged. A write under
+   * the lock re-reads a stale copy itself before using it.
+   */
+  settled(id: string): boolean {
+    return this.leases.holds(id) || this.checkedInBurst(id);
+  }
+
+  /**
    * True while the loaded session was checked against the disk in the write-lock burst this store
    * still holds: no other process can have written it since.
    */
