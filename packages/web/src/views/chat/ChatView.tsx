@@ -63,7 +63,8 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
   const [shown, setShown] = useState(SHOWN_BLOCKS);
   const [pending, setPending] = useState<PendingPermission[]>([]);
   const [sendError, setSendError] = useState<string | undefined>();
-  const [elicitations, answeredElicitation] = useElicitations(sessionId, run);
+  // Read once the session is known to exist: an unknown one is a 404 page that asks the server nothing more.
+  const [elicitations, answeredElicitation] = useElicitations(snapshot ? sessionId : undefined, run);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
 
