@@ -3,6 +3,7 @@
 // request of `arbor run`) when $ARBOR_BENCH_PROBE_AT is "fetch", else at exit. `at` is the epoch time
 // in ms of that moment, for the wall time from the parent's spawn.
 import { writeFileSync } from "node:fs";
+import { atFirstFetchOrExit } from "../../packages/cli/test/helpers/first-fetch.mjs";
 
 const out = process.env.ARBOR_BENCH_PROBE;
 function record() {
@@ -10,14 +11,4 @@ function record() {
   const at = performance.timeOrigin + performance.now();
   writeFileSync(out, JSON.stringify({ at, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, maxRssKb: u.maxRSS }));
 }
-if (process.env.ARBOR_BENCH_PROBE_AT === "fetch") {
-  const original = globalThis.fetch;
-  let first = true;
-  globalThis.fetch = (...args) => {
-    if (first) {
-      first = false;
-      record();
-    }
-    return original(...args);
-  };
-} else process.on("exit", record);
+atFirstFetchOrExit(process.env.ARBOR_BENCH_PROBE_AT, record);

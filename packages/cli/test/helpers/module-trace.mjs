@@ -3,6 +3,7 @@
 // at its first outgoing fetch (the first model request of `arbor run`): what it loaded before that.
 import { writeFileSync } from "node:fs";
 import { registerHooks } from "node:module";
+import { atFirstFetchOrExit } from "./first-fetch.mjs";
 
 const seen = new Set();
 registerHooks({
@@ -13,14 +14,4 @@ registerHooks({
   },
 });
 const write = () => writeFileSync(process.env.ARBOR_TEST_MODULE_TRACE, [...seen].join("\n"));
-if (process.env.ARBOR_TEST_MODULE_TRACE_AT === "fetch") {
-  const original = globalThis.fetch;
-  let first = true;
-  globalThis.fetch = (...args) => {
-    if (first) {
-      first = false;
-      write();
-    }
-    return original(...args);
-  };
-} else process.on("exit", write);
+atFirstFetchOrExit(process.env.ARBOR_TEST_MODULE_TRACE_AT, write);
