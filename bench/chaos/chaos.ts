@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DEFAULT_TAKEOVER_MS } from "../../packages/cli/src/commands/serve-defaults.js";
 import { percentile } from "../../packages/cli/test/helpers/cluster.js";
 import { unpairedCalls } from "../../packages/cli/test/helpers/fault.js";
 import { KINDS, type TrialRecord, VIOLATIONS } from "./record.js";
@@ -17,7 +18,7 @@ const HELP = `npm run chaos -- [--trials N] [--seed S] [--trial N] [--concurrenc
   --seed S          the seed (default: drawn and printed)
   --trial N         run only trial N of seed S (replays one failure)
   --concurrency N   trials in flight at once over the same three instances (default 3)
-  --takeover-ms MS  the instances' --takeover-ms (default 3000)
+  --takeover-ms MS  the instances' --takeover-ms (default: arbor serve's own, 5000)
   --bound-ms MS     a run that has not ended this long after its start is stuck (default 60000)
   --plant KIND      plant a fault the checker must catch: drop-event, double-effect, hang
   --self-check      plant each fault in a few trials and exit 1 if a plant goes uncounted`;
@@ -28,7 +29,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     trial: { type: "string" },
     concurrency: { type: "string", default: "3" },
-    "takeover-ms": { type: "string", default: "3000" },
+    "takeover-ms": { type: "string", default: String(DEFAULT_TAKEOVER_MS) },
     "bound-ms": { type: "string", default: "60000" },
     plant: { type: "string" },
     "self-check": { type: "boolean", default: false },

@@ -55,6 +55,32 @@ export async function startInstance(
   return { name, url, cli, lines, up: true };
 }
 
+/** When a stderr line of the instance containing `needle` arrived (performance.now()), waiting up to `ms`. */
+export function lineArrival(instance: Instance, needle: string, ms: number): Promise<number> {
+  const stderr = instance.cli.child.stderr;
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const hit = instance.lines.find((l) => l.line.includes(needle));
+      if (!hit) return;
+      done();
+      resolve(hit.at);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new Error(`${instance.name} wrote no "${needle}" within ${ms} ms:\n${instance.lines.map((l) => l.line).join("\n")}`),
+      );
+    }, ms);
+    // Registered after startInstance's own listener, so the line is in `lines` when this runs.
+    const done = () => {
+      clearTimeout(timer);
+      stderr.off("data", check);
+    };
+    stderr.on("data", check);
+    check();
+  });
+}
+
 /**
  * The instance whose process drives the session's run (holds its lease), once one does: a chat is
  * queued, so whichever instance takes it drives it, not necessarily the one it was posted to.

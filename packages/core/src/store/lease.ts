@@ -38,8 +38,14 @@ export interface SessionLease {
   release(): Promise<void>;
 }
 
-/** How long a lease lives without a heartbeat (it is renewed every third of it). */
-export const DEFAULT_LEASE_TTL_MS = 30_000;
+/**
+ * How long a lease lives without a heartbeat (it is renewed every third of it). A holder on this host
+ * is known dead at once by its pid; one on another machine (an `arbor run` on a shared PostgreSQL, a
+ * file store on a network disk) only when this runs out, so it bounds how soon its run is taken over:
+ * 6 s, with a cluster's sweep and queue on top, lands within 10 s. A holder whose heartbeat stalls
+ * for two of its thirds (a 4 s pause of its event loop or its database) loses the lease.
+ */
+export const DEFAULT_LEASE_TTL_MS = 6_000;
 
 /** This machine's name, read once: it names lease holders and decides whose pid can be checked. */
 const HOST = hostname();
