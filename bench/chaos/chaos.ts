@@ -99,7 +99,7 @@ async function check(config: Config): Promise<Outcome> {
           );
         if (bad.length > 0 || records.length % 10 === 0)
           process.stderr.write(
-            `  trial ${rec.trial} (${rec.kind}${rec.ask ? ", ask" : ""}) ${(rec.ms / 1000).toFixed(1)} s${bad.length ? `: ${bad.map((k) => `${k} ${rec.violations[k]}`).join(", ")}` : ""} [${records.length}/${config.trials.length}]\n`,
+            `  trial ${rec.trial} (${rec.kind}${rec.ask ? ", ask" : ""}) ${(rec.ms / 1000).toFixed(1)} s${bad.length ? `: ${bad.map((k) => `${k} ${rec.violations[k]}`).join(", ")} (${rec.notes.join("; ")})` : ""} [${records.length}/${config.trials.length}]\n`,
           );
       }
     };

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Entry, openStore, type RunEvent } from "@arbor/core";
-import { jsonLines } from "../../packages/cli/test/helpers/fault.js";
+import { jsonLines, printedVersusLog } from "../../packages/cli/test/helpers/fault.js";
 import type { TrialRecord } from "./record.js";
 import type { World } from "./world.js";
 
@@ -14,11 +14,6 @@ import type { World } from "./world.js";
  */
 
 export type LocalKind = "run-file" | "run-sqlite";
-
-/** An event as both the process's stdout and the log carry it, without what differs between them. */
-function keyOf(type: string, data: Record<string, unknown>): string {
-  return `${type}|${String(data.call_id ?? "")}|${typeof data.content === "string" ? data.content : ""}`;
-}
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,31 +69,16 @@ export async function runLocalTrial(
 
   // What the killed process printed is in the log, in order.
   const logged = await withLocal(spec, (s) => s.listEvents(sessionId, { after: 0, limit: 10_000 }));
-  const runRecords = logged.filter((r) => r.type.startsWith("run."));
-  const keys = runRecords.map((r) => keyOf(r.type.slice(4), r.data));
-  const loggedTypes = new Set(runRecords.map((r) => r.type.slice(4)));
-  let at = 0;
-  for (const e of printed) {
-    if (!loggedTypes.has(e.type)) continue;
-    const key = keyOf(e.type, e as unknown as Record<string, unknown>);
-    const found = keys.indexOf(key, at);
-    if (found >= 0) {
-      at = found + 1;
-      continue;
-    }
-    if (keys.includes(key)) {
-      v.outOfOrder++;
-      rec.notes.push(`printed ${key.slice(0, 80)} out of the log's order`);
-    } else {
-      v.lost++;
-      rec.notes.push(`printed ${key.slice(0, 80)} before the kill, not in the log`);
-    }
-  }
+  const against = printedVersusLog(printed, logged);
+  v.lost += against.lost.length;
+  v.outOfOrder += against.outOfOrder.length;
+  for (const key of against.lost) rec.notes.push(`printed ${key} before the kill, not in the log`);
+  for (const key of against.outOfOrder) rec.notes.push(`printed ${key} out of the log's order`);
   // Once across both processes: each call's end, and the run's done.
   const seen = new Map<string, number>();
   for (const e of [...printed, ...resumed]) {
     if (e.type !== "tool_end" && e.type !== "done") continue;
-    const key = keyOf(e.type, e as unknown as Record<string, unknown>);
+    const key = `${e.type}|${String((e as { call_id?: string }).call_id ?? "")}`;
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
   for (const [key, n] of seen)

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
 import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
-import { FaultRig, jsonLines, seededRandom, storeCases } from "./helpers/fault.js";
+import { FaultRig, jsonLines, printedVersusLog, seededRandom, storeCases } from "./helpers/fault.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -183,6 +183,11 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
         const reported = events.filter((e) => e.type === "tool_end").map((e) => (e as { call_id: string }).call_id);
         const before = await snapshotOf(store, home, id);
         if (typeof before === "string") throw new Error(`trial ${t}: the killed session does not open: ${before}`);
+        // What the killed process printed was acknowledged: it is in the session's event log, in order.
+        const printed = printedVersusLog(
+          events,
+          await withStore(store ?? { kind: "file", dir: home }, (s) => s.listEvents(id, { after: 0, limit: 10_000 })),
+        );
 
         if (before.session.status === "interrupted") {
           const next = await arbor(
@@ -216,7 +221,9 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
         const kept = new Map(after.entries.map((e) => [e.id, JSON.stringify(e)]));
         const lost =
           before.entries.filter((e) => kept.get(e.id) !== JSON.stringify(e)).length +
-          reported.filter((c) => !after.entries.some((e) => JSON.stringify(e).includes(`"toolCallId":"${c}"`))).length;
+          reported.filter((c) => !after.entries.some((e) => JSON.stringify(e).includes(`"toolCallId":"${c}"`))).length +
+          printed.lost.length +
+          printed.outOfOrder.length;
         const dup = duplicates(after);
         const log = (await readFile(join(ws, "effects.log"), "utf8").catch(() => "")).split("\n").filter(Boolean);
         const twice = log.length - new Set(log).size;
@@ -230,6 +237,8 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
           console.log(
             `  trial ${t} (killed after ${at} lines): ${lost} lost, ${dup} twice, ${twice} bash twice, status ${after.session.status}`,
           );
+          if (printed.lost.length + printed.outOfOrder.length > 0)
+            console.log(`    printed but not logged in order: ${[...printed.lost, ...printed.outOfOrder].join("; ")}`);
           if (!same) console.log(`    got:\n      ${got.join("\n      ")}\n    want:\n      ${want.join("\n      ")}`);
         }
       };

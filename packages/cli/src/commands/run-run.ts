@@ -50,6 +50,7 @@ function resumable(flags: RunFlags, runtime: Runtime): RuntimeLike<RunInput> {
         ...(input.maxTurns !== undefined ? { maxTurns: input.maxTurns } : {}),
         ...(input.debug !== undefined ? { debug: input.debug } : {}),
       }),
+    logged: (sessionId) => runtime.events.logged(sessionId),
     close: () => runtime.close(),
   };
 }

@@ -29,15 +29,22 @@ export interface RuntimeLike<Input> {
    * session another process runs takes the prompt as a steering message instead.
    */
   start?(input: Input): Promise<{ kind: "started"; handle: RunHandleLike } | SteeredRun>;
+  /** Resolves once every event the session's run emitted so far is in the store's event log (see `driveRun`). */
+  logged?(sessionId: string): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A runtime as `playRun` drives it: its `runs.run`, and `close`. */
 export function playable(runtime: {
   runs: { run(input: RunInput): RunHandleLike };
+  events: { logged(sessionId: string): Promise<void> };
   close(): Promise<void>;
 }): RuntimeLike<RunInput> {
-  return { run: (input) => runtime.runs.run(input), close: () => runtime.close() };
+  return {
+    run: (input) => runtime.runs.run(input),
+    logged: (sessionId) => runtime.events.logged(sessionId),
+    close: () => runtime.close(),
+  };
 }
 
 export interface PlayOptions<Input> {
@@ -152,7 +159,7 @@ export async function playRun<Input>(opts: PlayOptions<Input>): Promise<{ code: 
       return { code: EXIT_OK };
     }
     handle = started.handle;
-    const driven = await driveRun({ io, handle, view });
+    const driven = await driveRun({ io, handle, view, ...(runtime.logged ? { logged: runtime.logged } : {}) });
     const outcome: RunOutcome =
       unanswered === undefined || driven.interrupted
         ? driven.outcome

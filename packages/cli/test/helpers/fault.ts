@@ -164,6 +164,36 @@ export function userTexts(snap: Snapshot): string[] {
     .map((e) => (e.message.content[0] as { text: string }).text);
 }
 
+/** An event as both a process's stdout and the event log carry it, without what differs between them. */
+function printedKey(type: string, data: Record<string, unknown>): string {
+  return `${type}|${String(data.call_id ?? "")}|${typeof data.content === "string" ? data.content : ""}`;
+}
+
+/**
+ * Checks what `arbor run --json` printed against the session's event log (its records, as the
+ * store lists them): each printed event of a type the log keeps must be there, in the printed order.
+ * What was printed was acknowledged to its reader; a kill right after must not lose it from the log.
+ */
+export function printedVersusLog(
+  printed: readonly RunEvent[],
+  records: ReadonlyArray<{ type: string; data: Record<string, unknown> }>,
+): { lost: string[]; outOfOrder: string[] } {
+  const run = records.filter((r) => r.type.startsWith("run."));
+  const keys = run.map((r) => printedKey(r.type.slice(4), r.data));
+  const logged = new Set(run.map((r) => r.type.slice(4)));
+  const lost: string[] = [];
+  const outOfOrder: string[] = [];
+  let at = 0;
+  for (const e of printed) {
+    if (!logged.has(e.type)) continue;
+    const key = printedKey(e.type, e as unknown as Record<string, unknown>);
+    const found = keys.indexOf(key, at);
+    if (found >= 0) at = found + 1;
+    else (keys.includes(key) ? outOfOrder : lost).push(key.slice(0, 80));
+  }
+  return { lost, outOfOrder };
+}
+
 /** Every tool call in a provider request is followed by exactly one result for it. */
 export function unpairedCalls(body: unknown): number {
   const messages = (body as { messages: Array<{ role: string; tool_calls?: { id: string }[]; tool_call_id?: string }> }).messages;
