@@ -1,15 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { HttpAgent } from "@ag-ui/client";
-import { openStore, type RunEvent } from "@arbor/core";
-import type { Script } from "@arbor/testkit";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RunEvent } from "@arbor/core";
 import {
   AbstractChat,
   type ChatInit,
@@ -20,48 +11,11 @@ import {
   type UIMessage,
 } from "ai";
 import OpenAI from "openai";
-import { textOfResult } from "./mcp-client.js";
 import { responsesClient } from "./open-responses.js";
-import { errorOf, onCleanup, startServer, tempDir } from "./server.js";
+import { type ClientDriver, serverWith } from "./protocol-client.js";
+import { mcpHttpDriver, mcpStdioDriver } from "./protocol-clients-mcp.js";
+import { errorOf } from "./server.js";
 import { readSse, tokenText } from "./sse.js";
-
-/** What the conformance suite asks of one protocol, through that protocol's own client. */
-export interface ProtocolClient {
-  /** Sends `prompt` as the protocol's input; the answer's text as the client received it. */
-  answer(prompt: string): Promise<string>;
-  /** Sends `prompt` to a run that asks permission; shows the ask as the client got it, allows it, and returns the answer's text. */
-  approve(prompt: string): Promise<{ asked: string; text: string }>;
-  /**
-   * Sends `prompt` to a run whose agent asks a question (which database, PostgreSQL or SQLite); shows
-   * the question as the client got it, answers "SQLite" in the protocol's own shape, and returns the
-   * answer's text. Absent where the protocol has no shape for an answer (it says where to answer instead).
-   */
-  question?(prompt: string): Promise<{ asked: string; text: string }>;
-  /** Sends input the protocol refuses; the error as the client reports it. */
-  refuse(): Promise<string>;
-  /** How many sessions the server's store holds. */
-  sessions(): Promise<number>;
-}
-
-/** A protocol's client, opened against a fresh server whose scripted model plays `script` in a workspace holding `files`. */
-export interface ClientDriver {
-  /** The client library this driver uses. */
-  client: string;
-  /** Its clients implement `question`: the protocol carries a question's answer. */
-  answersQuestions?: true;
-  open(script: Script, files: Record<string, string>): Promise<ProtocolClient>;
-}
-
-const writeFiles = (cwd: string, files: Record<string, string>) => {
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
-};
-
-/** A fresh server playing `script` in a workspace holding `files`, and a count of its store's sessions. */
-async function serverWith(script: Script, files: Record<string, string>) {
-  const server = await startServer({ script });
-  writeFiles(server.cwd, files);
-  return { server, sessions: async () => (await server.store.listSessions({})).sessions.length };
-}
 
 /** The run stream read with plain fetch; asks answered with the API's permission route. */
 const sseDriver: ClientDriver = {
@@ -178,84 +132,6 @@ const uiChatDriver: ClientDriver = {
       },
       sessions,
     };
-  },
-};
-
-/** The MCP tools through the SDK's Client, over `transport`; `sessions` counts the server's sessions. */
-async function mcpClient(transport: Transport, sessions: () => Promise<number>): Promise<ProtocolClient> {
-  const client = new Client({ name: "conformance", version: "1.0.0" });
-  await client.connect(transport);
-  // Closing a stdio client ends its server process.
-  onCleanup(() => client.close());
-  const call = async (name: string, args: Record<string, unknown>, onProgress?: (message: string) => void) =>
-    (await client.callTool(
-      { name, arguments: args },
-      undefined,
-      onProgress ? { onprogress: (p) => onProgress(p.message ?? "") } : {},
-    )) as CallToolResult;
-  return {
-    async answer(prompt) {
-      const result = await call("run_prompt", { prompt });
-      if (result.isError) throw new Error(textOfResult(result));
-      return textOfResult(result);
-    },
-    async approve(prompt) {
-      let asked = "";
-      const answers: Promise<CallToolResult>[] = [];
-      const result = await call("run_prompt", { prompt }, (message) => {
-        const id = /answer_permission id=(\S+)/.exec(message)?.[1];
-        if (id === undefined) return;
-        asked = message;
-        answers.push(call("answer_permission", { id, reply: "once" }));
-      });
-      for (const answered of await Promise.all(answers)) if (answered.isError) throw new Error(textOfResult(answered));
-      return { asked, text: textOfResult(result) };
-    },
-    async refuse() {
-      try {
-        const result = await call("run_prompt", { prompt: "hi", session_id: "not an id" });
-        if (!result.isError) throw new Error(`expected an error, got ${JSON.stringify(result)}`);
-        return textOfResult(result);
-      } catch (err) {
-        return (err as Error).message;
-      }
-    },
-    sessions,
-  };
-}
-
-const mcpHttpDriver: ClientDriver = {
-  client: "@modelcontextprotocol/sdk Client over Streamable HTTP",
-  async open(script, files) {
-    const { server, sessions } = await serverWith(script, files);
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
-    return mcpClient(transport, sessions);
-  },
-};
-
-const STDIO_SERVER = fileURLToPath(new URL("../fixtures/mcp-stdio-server.mjs", import.meta.url));
-
-const mcpStdioDriver: ClientDriver = {
-  client: "@modelcontextprotocol/sdk Client over stdio",
-  async open(script, files) {
-    const root = tempDir();
-    const [store, cwd, home] = ["store", "work", "home"].map((name) => join(root, name)) as [string, string, string];
-    mkdirSync(cwd);
-    mkdirSync(home);
-    writeFiles(cwd, files);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [STDIO_SERVER, store, cwd, home, JSON.stringify(script)],
-      stderr: "pipe",
-    });
-    return mcpClient(transport, async () => {
-      const reader = await openStore(store);
-      try {
-        return (await reader.listSessions({})).sessions.length;
-      } finally {
-        await reader.close();
-      }
-    });
   },
 };
 
