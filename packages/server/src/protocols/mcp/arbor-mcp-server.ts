@@ -12,7 +12,7 @@ import type { ChatTurn } from "../shared/run-input.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { registerAgentPrompts } from "./prompts.js";
 import { mcpErrorOf, registerArborResources } from "./resources.js";
-import { RunTasks } from "./run-tasks.js";
+import { RunTasks, StartedTasks } from "./run-tasks.js";
 import { type CallExtra, runToEnd } from "./run-tool.js";
 import { registerSubscriptions } from "./subscriptions.js";
 
@@ -33,6 +33,11 @@ export interface ArborMcpDeps {
    * cancelling, so it leaves the run going.
    */
   stateless?: boolean;
+  /**
+   * The runs this process started as tasks, shared by every server of one endpoint so that a task is
+   * known at once on any of them. Default: this server's own (stdio, a library host: one server).
+   */
+  startedTasks?: StartedTasks;
 }
 
 const SessionId = z.string().min(1).describe("A session (trace) id, as run_prompt or list_sessions return it.");
@@ -87,6 +92,7 @@ export function createArborMcpServer({
   cluster,
   principal,
   stateless = false,
+  startedTasks = new StartedTasks(),
 }: ArborMcpDeps): McpServer {
   const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
   const by = principal === undefined ? {} : { principal };
@@ -94,7 +100,7 @@ export function createArborMcpServer({
   const session = (sessionId: string, scope: Scope, what: string) =>
     principal ? runtime.access.session(principal, sessionId, scope, what) : Promise.resolve(undefined);
   // Runs as tasks: their state is the run's in the store, so any instance (a cluster's stateless /mcp) answers for them.
-  const tasks = new RunTasks({ runtime, store, runs, principal });
+  const tasks = new RunTasks({ runtime, store, runs, principal, started: startedTasks });
   const server = new McpServer(
     { name: "arbor", version: SERVER_VERSION },
     { capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks },

@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { principalOf } from "../../http/principal.js";
 import { type ArborMcpDeps, createArborMcpServer } from "./arbor-mcp-server.js";
 import { jsonRpcError, type McpEndpoint } from "./http-endpoint.js";
+import { StartedTasks } from "./run-tasks.js";
 
 /**
  * `/mcp` of a cluster instance: the Streamable HTTP transport without sessions (no `Mcp-Session-Id`),
@@ -16,6 +17,8 @@ import { jsonRpcError, type McpEndpoint } from "./http-endpoint.js";
 export function statelessMcpEndpoint(deps: ArborMcpDeps): McpEndpoint {
   /** Servers whose response still streams: closed when their response ends, or on shutdown. */
   const live = new Set<McpServer>();
+  // A task a request here started is known at once to the next request this instance gets.
+  const startedTasks = new StartedTasks();
   return {
     async handle(c) {
       if (c.req.method !== "POST") {
@@ -26,7 +29,12 @@ export function statelessMcpEndpoint(deps: ArborMcpDeps): McpEndpoint {
         );
       }
       const principal = principalOf(c);
-      const server = createArborMcpServer({ ...deps, ...(principal === undefined ? {} : { principal }), stateless: true });
+      const server = createArborMcpServer({
+        ...deps,
+        startedTasks,
+        ...(principal === undefined ? {} : { principal }),
+        stateless: true,
+      });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
       live.add(server);
