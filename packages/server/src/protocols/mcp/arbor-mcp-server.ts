@@ -14,6 +14,7 @@ import { registerAgentPrompts } from "./prompts.js";
 import { mcpErrorOf, registerArborResources } from "./resources.js";
 import { RunTasks, StartedTasks } from "./run-tasks.js";
 import { type CallExtra, runToEnd } from "./run-tool.js";
+import { registerSharedSubscriptions } from "./shared-subscriptions.js";
 import { registerSubscriptions } from "./subscriptions.js";
 
 export interface ArborMcpDeps {
@@ -28,8 +29,8 @@ export interface ArborMcpDeps {
    */
   principal?: Principal;
   /**
-   * One server per request (a cluster's `/mcp`): no subscriptions (nothing outlives the request to
-   * send their notifications), and a call's abort is only the server closing, never the client
+   * One server per request (a cluster's `/mcp`): subscriptions are kept by the cluster and told on
+   * the client's GET stream wherever it is held (shared-subscriptions.ts), and a call's abort is only the server closing, never the client
    * cancelling, so it leaves the run going.
    */
   stateless?: boolean;
@@ -38,6 +39,8 @@ export interface ArborMcpDeps {
    * known at once on any of them. Default: this server's own (stdio, a library host: one server).
    */
   startedTasks?: StartedTasks;
+  /** On a stateless /mcp: the client's Mcp-Session-Id, which its resource subscriptions are kept under. */
+  mcpClient?: string;
 }
 
 const SessionId = z.string().min(1).describe("A session (trace) id, as run_prompt or list_sessions return it.");
@@ -93,6 +96,7 @@ export function createArborMcpServer({
   principal,
   stateless = false,
   startedTasks = new StartedTasks(),
+  mcpClient,
 }: ArborMcpDeps): McpServer {
   const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
   const by = principal === undefined ? {} : { principal };
@@ -350,7 +354,9 @@ export function createArborMcpServer({
 
   const readDeps = { runtime, store, principal };
   registerArborResources(server, readDeps);
+  // Stateless, a subscription outlives the request: the cluster keeps it for every instance to read.
   if (!stateless) registerSubscriptions(server, readDeps);
+  else if (cluster) registerSharedSubscriptions(server, readDeps, mcpClient, cluster.mcpSubscriptions);
   registerAgentPrompts(server, readDeps);
   return server;
 }
