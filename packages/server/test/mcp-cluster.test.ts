@@ -156,6 +156,40 @@ describe("/mcp on a cluster: any instance answers any request", () => {
     await transport.terminateSession();
     expect(await book.list(named, "local")).toEqual([]);
   }, 60_000);
+  it("a GET stream opened after the subscription, on another instance, reads it from the cluster and is told", async () => {
+    const { a, urls } = await twoInstances("Later news.");
+    const { id } = await a.store.createSession({ cwd: a.cwd, title: "watched later" });
+    // The client's GET stream waits until the test lets it go, as one reconnecting after its instance went away.
+    let letGet = () => {};
+    const getGate = new Promise<void>((resolve) => {
+      letGet = resolve;
+    });
+    const split = async (input: string | URL, init?: RequestInit) => {
+      const get = (init?.method ?? "GET") === "GET";
+      if (get) await getGate;
+      const target = new URL(input.toString());
+      target.host = new URL(urls[get ? 1 : 0] as string).host;
+      return fetch(target, init);
+    };
+    const client = new Client({ name: "cluster-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${urls[0]}/mcp`), { fetch: split }));
+    cleanups.push(() => client.close());
+    const uri = `arbor://sessions/${id}`;
+    let updated: (uri: string) => void = () => {};
+    const notified = new Promise<string>((resolve) => {
+      updated = resolve;
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
+    await client.subscribeResource({ uri });
+    // Logged after the subscription, before any stream was open: told once the stream opens.
+    const result = (await client.callTool({
+      name: "run_prompt",
+      arguments: { prompt: "news?", session_id: id },
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "Later news." });
+    letGet();
+    expect(await notified).toBe(uri);
+  }, 60_000);
 });
 
 /** Starts a run as a task (tools/call of start_run, task-augmented); its task id. */
