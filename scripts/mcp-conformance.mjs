@@ -1,12 +1,16 @@
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, a devDependency)
 // against Arbor's MCP server (`/mcp` of `arbor serve`) and Arbor's MCP client
-// (scripts/mcp-conformance-client.mjs), and prints one line per scenario. Node 22 or later.
+// (scripts/mcp-conformance-client.mjs), and prints one line per scenario: pass, fail, or "n/a: <why>"
+// for the scenarios scripts/mcp-conformance-scenarios.mjs lists as not applying to Arbor. It ends
+// with "server: X of Y applicable scenarios pass" and the same for the client, and exits 1 when an
+// applicable scenario fails. Node 22 or later.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CLIENT_NOT_APPLICABLE, SERVER_NOT_APPLICABLE } from "./mcp-conformance-scenarios.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const suite = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -54,11 +58,30 @@ await new Promise((resolve, reject) => {
   server.once("exit", (code) => reject(new Error(`arbor serve exited (${code})`)));
 });
 
+/** One line for a scenario, counting it in `tally` when it applies. */
+function report(tally, notApplicable, scenario, passed, detail) {
+  const reason = notApplicable[scenario];
+  if (reason !== undefined) {
+    console.log(`- ${scenario}: n/a: ${reason}`);
+    return;
+  }
+  tally.applicable++;
+  if (passed) tally.passed++;
+  else tally.failed.push(scenario);
+  console.log(`${passed ? "✓" : "✗"} ${scenario}: ${passed ? "pass" : "fail"}${detail ? ` (${detail})` : ""}`);
+}
+
+const server_ = { applicable: 0, passed: 0, failed: [] };
+const client_ = { applicable: 0, passed: 0, failed: [] };
 try {
   console.log("== Arbor's MCP server (/mcp) ==");
-  const out = conformance(["server", "--url", `http://127.0.0.1:${port}/mcp`]);
-  const summary = out.slice(out.indexOf("=== SUMMARY ==="));
-  console.log(summary.trim());
+  // Every server scenario, the suite's pending ones too: one suite process runs them in turn.
+  const out = conformance(["server", "--url", `http://127.0.0.1:${port}/mcp`, "--suite", "all"]);
+  const summary = [...out.slice(out.indexOf("=== SUMMARY ===")).matchAll(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed/gmu)];
+  if (summary.length === 0) throw new Error(`The suite printed no summary:\n${out}`);
+  for (const [, mark, scenario, ok, failed] of summary) {
+    report(server_, SERVER_NOT_APPLICABLE, scenario, mark === "✓", `${ok}/${Number(ok) + Number(failed)} checks`);
+  }
 
   console.log("\n== Arbor's MCP client ==");
   const listed = conformance(["list"]);
@@ -67,6 +90,10 @@ try {
     .split("\n")
     .flatMap((line) => /^\s+- (\S+)/.exec(line)?.[1] ?? []);
   for (const scenario of scenarios) {
+    if (scenario in CLIENT_NOT_APPLICABLE) {
+      report(client_, CLIENT_NOT_APPLICABLE, scenario, false);
+      continue;
+    }
     const result = conformance([
       "client",
       "--command",
@@ -77,10 +104,25 @@ try {
       "60000",
     ]);
     const counts = /Passed: (\d+)\/(\d+)/.exec(result);
-    const passed = /OVERALL: PASSED/.test(result);
-    console.log(`${passed ? "✓" : "✗"} ${scenario}${counts ? `: ${counts[1]}/${counts[2]} checks` : ""}`);
+    report(
+      client_,
+      CLIENT_NOT_APPLICABLE,
+      scenario,
+      /OVERALL: PASSED/.test(result),
+      counts && `${counts[1]}/${counts[2]} checks`,
+    );
   }
 } finally {
   server.kill();
   rmSync(work, { recursive: true, force: true });
 }
+
+console.log("");
+for (const [side, tally] of [
+  ["server", server_],
+  ["client", client_],
+]) {
+  const failing = tally.failed.length ? ` (failing: ${tally.failed.join(", ")})` : "";
+  console.log(`${side}: ${tally.passed} of ${tally.applicable} applicable scenarios pass${failing}`);
+}
+if (server_.failed.length + client_.failed.length > 0) process.exitCode = 1;

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { hang, type Script, text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/index.js";
 import { clusterRig } from "./helpers/cluster-instance.js";
@@ -62,8 +67,8 @@ describe("/mcp on a cluster: any instance answers any request", () => {
     const { a, urls } = await twoInstances("Answered on the cluster.");
     const { id: existing } = await a.store.createSession({ cwd: a.cwd, title: "made before" });
     const { client, served } = await connect(urls);
-    // Stateless: no session the next request's instance would not know.
-    expect(client.getServerCapabilities()?.resources?.subscribe).toBeFalsy();
+    // Stateless, yet subscriptions are offered: the cluster keeps them (see the test below).
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
 
     const tools = (await client.listTools()).tools.map((t) => t.name);
     expect(tools).toContain("run_prompt");
@@ -91,11 +96,99 @@ describe("/mcp on a cluster: any instance answers any request", () => {
     expect(served[1]).toBeGreaterThanOrEqual(4);
   }, 60_000);
 
-  it("has no standing stream to offer: GET is 405, and a run's progress and result come on its call", async () => {
+  it("offers no standing stream to a client it did not name: GET without Mcp-Session-Id is 405", async () => {
     const { urls } = await twoInstances("unused");
     const res = await fetch(`${urls[1]}/mcp`, { headers: { accept: "text/event-stream" } });
     expect(res.status).toBe(405);
     expect(await res.text()).toMatch(/stateless/);
+  }, 60_000);
+
+  it("a subscription made through one instance is told on the client's GET stream held by the other", async () => {
+    const { a, urls } = await twoInstances("More to read.");
+    const { id } = await a.store.createSession({ cwd: a.cwd, title: "watched" });
+    // Every POST (initialize, subscribe, the run) to the first instance, the GET stream to the second.
+    const served = { post: 0, get: 0 };
+    const split = (input: string | URL, init?: RequestInit) => {
+      const get = (init?.method ?? "GET") === "GET";
+      served[get ? "get" : "post"]++;
+      const target = new URL(input.toString());
+      target.host = new URL(urls[get ? 1 : 0] as string).host;
+      return fetch(target, init);
+    };
+    const client = new Client({ name: "cluster-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${urls[0]}/mcp`), { fetch: split });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    // The initialize response named the client; no instance keeps anything under that name.
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const uri = `arbor://sessions/${id}/messages`;
+    const updates: string[] = [];
+    let updated: () => void = () => {};
+    const notified = new Promise<void>((resolve) => {
+      updated = resolve;
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+      updated();
+    });
+    await client.subscribeResource({ uri });
+    const result = (await client.callTool({
+      name: "run_prompt",
+      arguments: { prompt: "again", session_id: id },
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "More to read." });
+    await notified;
+    expect(new Set(updates)).toEqual(new Set([uri]));
+    expect(served.get).toBeGreaterThanOrEqual(1);
+    // A URI that names nothing of Arbor's is refused, not kept.
+    await expect(client.subscribeResource({ uri: "test://elsewhere" })).rejects.toThrow(/No resource/);
+
+    // Kept in the database, not in an instance: either reads them (for the principal that made
+    // them, here the local one of a server without tokens); unsubscribing or ending the client's
+    // MCP session (DELETE) drops them.
+    const book = a.node.mcpSubscriptions;
+    const named = transport.sessionId as string;
+    expect((await book.list(named, "local")).map((s) => s.uri)).toEqual([uri]);
+    await client.unsubscribeResource({ uri });
+    expect(await book.list(named, "local")).toEqual([]);
+    await client.subscribeResource({ uri: `arbor://sessions/${id}` });
+    expect(await book.list(named, "local")).toHaveLength(1);
+    await transport.terminateSession();
+    expect(await book.list(named, "local")).toEqual([]);
+  }, 60_000);
+  it("a GET stream opened after the subscription, on another instance, reads it from the cluster and is told", async () => {
+    const { a, urls } = await twoInstances("Later news.");
+    const { id } = await a.store.createSession({ cwd: a.cwd, title: "watched later" });
+    // The client's GET stream waits until the test lets it go, as one reconnecting after its instance went away.
+    let letGet = () => {};
+    const getGate = new Promise<void>((resolve) => {
+      letGet = resolve;
+    });
+    const split = async (input: string | URL, init?: RequestInit) => {
+      const get = (init?.method ?? "GET") === "GET";
+      if (get) await getGate;
+      const target = new URL(input.toString());
+      target.host = new URL(urls[get ? 1 : 0] as string).host;
+      return fetch(target, init);
+    };
+    const client = new Client({ name: "cluster-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${urls[0]}/mcp`), { fetch: split }));
+    cleanups.push(() => client.close());
+    const uri = `arbor://sessions/${id}`;
+    let updated: (uri: string) => void = () => {};
+    const notified = new Promise<string>((resolve) => {
+      updated = resolve;
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
+    await client.subscribeResource({ uri });
+    // Logged after the subscription, before any stream was open: told once the stream opens.
+    const result = (await client.callTool({
+      name: "run_prompt",
+      arguments: { prompt: "news?", session_id: id },
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "Later news." });
+    letGet();
+    expect(await notified).toBe(uri);
   }, 60_000);
 });
 

@@ -3,6 +3,7 @@ import { ArborError, type Runtime, type Store } from "@arbor/core";
 import pg from "pg";
 import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";
+import { type McpSubscriptionBook, PgMcpSubscriptions } from "./mcp-subscriptions.js";
 import { type ControlRequest, PgSignals } from "./pg-signals.js";
 import { type ChatJob, ClusterQueues, type QueuedChat } from "./queues.js";
 import { started, writtenChatKeys } from "./run-start.js";
@@ -60,6 +61,8 @@ export interface ClusterRelay {
   approvePlan(planId: string, approved: boolean, reason?: string): Promise<boolean>;
   /** Records and queues a chat in one transaction; whichever instance takes it runs it. */
   queueChat(input: ChatRequestInput): Promise<QueuedChatRef>;
+  /** The stateless `/mcp` clients' resource subscriptions, shared by every instance. */
+  readonly mcpSubscriptions: McpSubscriptionBook;
 }
 
 type AlwaysScope = "session" | "project" | "global";
@@ -86,6 +89,7 @@ export class ClusterNode implements ClusterRelay {
   private readonly pool: pg.Pool;
   private readonly signals: PgSignals;
   private readonly queue: ClusterQueues;
+  readonly mcpSubscriptions: PgMcpSubscriptions;
   /** Aborted on shutdown: chat jobs still running here are given back to the queue. */
   private readonly handBack = new AbortController();
   private sweeper: NodeJS.Timeout | undefined;
@@ -105,6 +109,9 @@ export class ClusterNode implements ClusterRelay {
     this.pool = new pg.Pool({ connectionString: settings.url, max: 4 });
     this.pool.on("error", () => undefined);
     this.signals = new PgSignals(settings.url, this.pool, log);
+    this.mcpSubscriptions = new PgMcpSubscriptions(this.pool, settings.schema, (client) =>
+      this.signals.tell({ t: "mcp_subscriptions", client }),
+    );
     this.queue = new ClusterQueues(
       { url: settings.url, heartbeatSeconds: settings.heartbeatSeconds ?? 20, concurrency: settings.concurrency ?? 16 },
       (err) => log(`arbor serve: the run queue failed: ${err.message}`),
@@ -134,6 +141,7 @@ export class ClusterNode implements ClusterRelay {
   /** Starts listening, working the queue and sweeping; adopts the orphans found at once. */
   async start(runtime: Runtime): Promise<void> {
     this.runtime = runtime;
+    await this.mcpSubscriptions.ensureTable();
     await this.signals.start((req) => this.handle(req));
     await this.queue.start({ wake: (id) => this.wake(id), run: (job) => this.runChat(job) });
     this.started = true;
@@ -269,6 +277,10 @@ export class ClusterNode implements ClusterRelay {
         await runtime.asks.approvePlan(req.plan, req.approved, req.reason);
         return true;
       }
+      case "mcp_subscriptions":
+        // Every instance holding the client's stream acts on it; nobody waits for an ack.
+        this.mcpSubscriptions.changed(req.client);
+        return false;
     }
   }
 

@@ -22,6 +22,8 @@ export const ControlRequestSchema = z.discriminatedUnion("t", [
     scope: z.enum(["session", "project", "global"]).optional(),
   }),
   z.object({ t: z.literal("plan"), rid: z.string(), plan: z.string(), approved: z.boolean(), reason: z.string().optional() }),
+  /** An MCP client's resources/subscribe requests changed: the instance holding its stream rereads them. */
+  z.object({ t: z.literal("mcp_subscriptions"), rid: z.string(), client: z.string() }),
 ]);
 export type ControlRequest = z.infer<typeof ControlRequestSchema>;
 const ControlMessageSchema = z.union([ControlRequestSchema, z.object({ t: z.literal("ack"), rid: z.string() })]);
@@ -160,6 +162,11 @@ export class PgSignals {
         resolve(false);
       });
     });
+  }
+
+  /** Tells every instance, this one too, without waiting for any to act on it. */
+  tell(req: ControlAsk): void {
+    void this.send(CONTROL_CHANNEL, JSON.stringify({ ...req, rid: randomUUID() })).catch(() => undefined);
   }
 
   private async send(channel: string, payload: string): Promise<void> {

@@ -12,8 +12,9 @@ import type { ChatTurn } from "../shared/run-input.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { registerAgentPrompts } from "./prompts.js";
 import { mcpErrorOf, registerArborResources } from "./resources.js";
-import { RunTasks } from "./run-tasks.js";
+import { RunTasks, StartedTasks } from "./run-tasks.js";
 import { type CallExtra, runToEnd } from "./run-tool.js";
+import { registerSharedSubscriptions } from "./shared-subscriptions.js";
 import { registerSubscriptions } from "./subscriptions.js";
 
 export interface ArborMcpDeps {
@@ -28,11 +29,18 @@ export interface ArborMcpDeps {
    */
   principal?: Principal;
   /**
-   * One server per request (a cluster's `/mcp`): no subscriptions (nothing outlives the request to
-   * send their notifications), and a call's abort is only the server closing, never the client
+   * One server per request (a cluster's `/mcp`): subscriptions are kept by the cluster and told on
+   * the client's GET stream wherever it is held (shared-subscriptions.ts), and a call's abort is only the server closing, never the client
    * cancelling, so it leaves the run going.
    */
   stateless?: boolean;
+  /**
+   * The runs this process started as tasks, shared by every server of one endpoint so that a task is
+   * known at once on any of them. Default: this server's own (stdio, a library host: one server).
+   */
+  startedTasks?: StartedTasks;
+  /** On a stateless /mcp: the client's Mcp-Session-Id, which its resource subscriptions are kept under. */
+  mcpClient?: string;
 }
 
 const SessionId = z.string().min(1).describe("A session (trace) id, as run_prompt or list_sessions return it.");
@@ -87,6 +95,8 @@ export function createArborMcpServer({
   cluster,
   principal,
   stateless = false,
+  startedTasks = new StartedTasks(),
+  mcpClient,
 }: ArborMcpDeps): McpServer {
   const runs = new ProtocolRuntime({ runtime, store, watch: runtime.watch, cache: runtime.cache, cluster });
   const by = principal === undefined ? {} : { principal };
@@ -94,7 +104,7 @@ export function createArborMcpServer({
   const session = (sessionId: string, scope: Scope, what: string) =>
     principal ? runtime.access.session(principal, sessionId, scope, what) : Promise.resolve(undefined);
   // Runs as tasks: their state is the run's in the store, so any instance (a cluster's stateless /mcp) answers for them.
-  const tasks = new RunTasks({ runtime, store, runs, principal });
+  const tasks = new RunTasks({ runtime, store, runs, principal, started: startedTasks });
   const server = new McpServer(
     { name: "arbor", version: SERVER_VERSION },
     { capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks },
@@ -344,7 +354,9 @@ export function createArborMcpServer({
 
   const readDeps = { runtime, store, principal };
   registerArborResources(server, readDeps);
+  // Stateless, a subscription outlives the request: the cluster keeps it for every instance to read.
   if (!stateless) registerSubscriptions(server, readDeps);
+  else if (cluster) registerSharedSubscriptions(server, readDeps, mcpClient, cluster.mcpSubscriptions);
   registerAgentPrompts(server, readDeps);
   return server;
 }

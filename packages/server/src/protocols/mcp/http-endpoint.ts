@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { McpSessionLimits } from "../../context.js";
 import { principalOf } from "../../http/principal.js";
 import { type ArborMcpDeps, createArborMcpServer } from "./arbor-mcp-server.js";
+import { StartedTasks } from "./run-tasks.js";
 
 export interface McpEndpoint {
   handle(c: Context): Promise<Response>;
@@ -42,6 +43,8 @@ export function mcpEndpoint(deps: ArborMcpDeps, limits: McpSessionLimits = {}): 
   const idleMs = limits.idleMs ?? DEFAULT_IDLE_MS;
   const now = limits.now ?? Date.now;
   const sessions = new Map<string, McpSession>();
+  // A task started on one MCP session is known at once to every other of this process.
+  const startedTasks = new StartedTasks();
 
   const end = (id: string, session: McpSession) => {
     sessions.delete(id);
@@ -120,7 +123,7 @@ export function mcpEndpoint(deps: ArborMcpDeps, limits: McpSessionLimits = {}): 
         if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === session)
           sessions.delete(transport.sessionId);
       };
-      await createArborMcpServer({ ...deps, ...(principal === undefined ? {} : { principal }) }).connect(transport);
+      await createArborMcpServer({ ...deps, startedTasks, ...(principal === undefined ? {} : { principal }) }).connect(transport);
       // Anything but an initialize request without a session is refused by the transport itself.
       return serve(session, c.req.raw);
     },

@@ -7,7 +7,7 @@ export const MCP_PATH = "/mcp";
 
 const SESSION_HEADER_NOTE =
   "Every request after `initialize` carries the `Mcp-Session-Id` header the initialize response set; an unknown or ended session is 404. " +
-  "On a cluster (`arbor serve --cluster`) /mcp is stateless: no session header, any instance answers any POST, GET and DELETE are 405.";
+  "On a cluster (`arbor serve --cluster`) /mcp is stateless: any instance answers any request; the `Mcp-Session-Id` its initialize response sets only names the client, whose resource subscriptions the cluster keeps and tells on its GET stream, on any instance.";
 
 /** /mcp as the OpenAPI document lists it: MCP's Streamable HTTP transport, its messages JSON-RPC 2.0. */
 const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
@@ -32,7 +32,7 @@ const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
     responses: {
       200: { description: "The stream.", contentType: "text/event-stream" },
       404: { description: "The session is unknown or has ended." },
-      405: { description: "A cluster instance's stateless /mcp offers no standing stream." },
+      405: { description: "A cluster instance's stateless /mcp offers a stream only to a client it named (Mcp-Session-Id)." },
     },
   },
   delete: {
@@ -41,7 +41,7 @@ const MCP_OPERATIONS: Record<"get" | "post" | "delete", EndpointOperation> = {
     responses: {
       200: { description: "Ended." },
       404: { description: "The session is unknown or has ended." },
-      405: { description: "A cluster instance's stateless /mcp keeps no session." },
+      405: { description: "A cluster instance's stateless /mcp without the Mcp-Session-Id it set." },
     },
   },
 };

@@ -1,4 +1,4 @@
-import { ArborError, type RunEvent, type Runtime, type Store } from "@arbor/core";
+import { ArborError, isArborError, type RunEvent, type Runtime, type Store } from "@arbor/core";
 import { RUN_EVENT_PREFIX, runEventFromRecord } from "@arbor/core/events";
 import type { Principal } from "@arbor/core/store";
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
@@ -45,6 +45,37 @@ export interface RunTaskDeps {
   store: Store;
   runs: ProtocolRuntime;
   principal: Principal | undefined;
+  /** Runs this process started as tasks: shared by every MCP server of one endpoint. */
+  started: StartedTasks;
+}
+
+/** A run this process started as a task, until it ends. */
+interface StartedTask {
+  createdAt: string;
+  /** Who started it: only they are told of it before its session is in the store. */
+  principal: string | undefined;
+}
+
+/**
+ * Tasks whose runs this process drives. A new session is written by its run a moment after
+ * start_run answers, so until then the store knows nothing of the task: its starter reads it here
+ * as working. Each is forgotten when its run ends, by which time the store answers for it. One per
+ * endpoint (a stateful /mcp's sessions, a stateless /mcp's requests, a stdio server), so a
+ * tasks/get on another MCP session or request of this process finds it too.
+ */
+export class StartedTasks {
+  private readonly tasks = new Map<string, StartedTask>();
+
+  add(taskId: string, task: StartedTask, ended: Promise<unknown>): void {
+    this.tasks.set(taskId, task);
+    void ended.finally(() => this.tasks.delete(taskId)).catch(() => {});
+  }
+
+  /** The task when `principal` started it here and its run goes on. */
+  get(taskId: string, principal: Principal | undefined): StartedTask | undefined {
+    const task = this.tasks.get(taskId);
+    return task && task.principal === principal?.id ? task : undefined;
+  }
 }
 
 /**
@@ -66,9 +97,13 @@ export class RunTasks implements TaskStore {
     // The run is recorded whether or not anything reads it here.
     begun.started.reader.close();
     const now = new Date().toISOString();
+    const taskId = taskIdOf(begun.started.sessionId, after);
+    // Driven here (a cluster queues it instead, its session recorded with the queued chat).
+    const handle = begun.started.handle;
+    if (handle) this.deps.started.add(taskId, { createdAt: now, principal: this.deps.principal?.id }, handle.result);
     return {
       task: {
-        taskId: taskIdOf(begun.started.sessionId, after),
+        taskId,
         status: "working",
         ttl: null,
         createdAt: now,
@@ -84,6 +119,20 @@ export class RunTasks implements TaskStore {
     try {
       await runtime.access.session(principal, sessionId, "read", "Reading a task");
     } catch (err) {
+      // Started here a moment ago: its session is not written yet, and nothing has happened in it.
+      const here = isArborError(err, "session_not_found") ? this.deps.started.get(taskId, principal) : undefined;
+      if (here) {
+        return {
+          sessionId,
+          run: {
+            createdAt: here.createdAt,
+            lastUpdatedAt: here.createdAt,
+            terminal: undefined,
+            progress: undefined,
+            asking: false,
+          },
+        };
+      }
       throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} not found: ${(err as Error).message}`);
     }
     const meta = await store.getSession(sessionId);
