@@ -73,7 +73,7 @@ describe("the composer's MCP picker", () => {
     // Escape closes the panel and gives the focus back to its button.
     await page.keyboard.press("Escape");
     expect(await panel.count()).toBe(0);
-    expect(await toggle.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await toggle.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
 
     await toggle.click();
     await panel.getByRole("searchbox", { name: "Filter" }).fill("instructions");
