@@ -114,8 +114,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           now: () => clock.now(),
           confine: { sandbox, workspace: options.cwd ?? process.cwd() },
           workspace: options.cwd ?? process.cwd(),
+          // What a tool call sends a server carries its span's trace context, so the server's spans join the run's trace.
+          ...(options.telemetry?.traceContext ? { traceContext: () => options.telemetry?.traceContext?.() } : {}),
           // A server's elicitation waits on a durable ask, answered like a permission ask.
-          elicit: (request, signal) => elicitations.wait(request, signal),
+          elicit: (request, signal, listener) => elicitations.wait(request, signal, listener),
           // No browser here: a server that wants a login fails its calls with "run `arbor mcp login`".
           oauth: { credentials: options.mcpCredentials ?? new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
         })

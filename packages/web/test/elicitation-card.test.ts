@@ -1,5 +1,6 @@
 import { resolveConfig } from "@arbor/core";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formElicitingServer, urlElicitingServer } from "../../core/test/mcp/servers.js";
 import { seriousViolations } from "./helpers/axe.js";
@@ -33,13 +34,23 @@ const config = () =>
   ]);
 
 /** What the MCP server got back: its tool's output, which the model read as the call's result. */
-const toolResult = (model: ReturnType<typeof scriptedModel>) => JSON.stringify(model.calls[1]?.prompt);
+const toolResult = (model: ReturnType<typeof scriptedModel>, call = 1) => JSON.stringify(model.calls[call]?.prompt);
+
+/** The page's reads of the pending asks (`GET /api/asks`): the run's events announce elicitations, so these stay few. */
+function asksReads(page: Page): string[] {
+  const reads: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "GET" && new URL(r.url()).pathname === "/api/asks") reads.push(r.url());
+  });
+  return reads;
+}
 
 describe("an MCP server's elicitation in the inspector", () => {
   it("renders the form from the server's schema, refuses it without the required field, and sends what was filled in", async () => {
     const model = scriptedModel([[toolCall("mcp__tickets__file_ticket", {}, { id: "t1" })], [text("Filed.")]]);
     const server = await web.server({ model, config: config() });
     const page = await web.page({ width: 1280, height: 900 });
+    const reads = asksReads(page);
     await page.goto(server.url);
     await page.getByLabel("Message").fill("File a ticket.");
     await page.getByRole("button", { name: "Send" }).click();
@@ -64,6 +75,8 @@ describe("an MCP server's elicitation in the inspector", () => {
     expect(toolResult(model)).toContain(
       'content: {\\"title\\":\\"Printer on fire\\",\\"priority\\":\\"high\\",\\"estimate\\":1.5,\\"urgent\\":true}',
     );
+    // The form waited a while to be filled in: read at most once, when the session's page opened, never polled.
+    expect(reads.length).toBeLessThanOrEqual(1);
     const asks = await server.store.listAsks({});
     expect(asks.map((a) => [a.kind, a.answer?.value])).toEqual([
       ["elicitation", { action: "accept", content: { title: "Printer on fire", priority: "high", estimate: 1.5, urgent: true } }],
@@ -86,5 +99,34 @@ describe("an MCP server's elicitation in the inspector", () => {
     expect(toolResult(model)).toContain("action: accept");
     const asks = await server.store.listAsks({});
     expect(asks.map((a) => [a.kind, a.answer?.value])).toEqual([["elicitation", { action: "accept" }]]);
+  });
+
+  it("a later run's form comes from its run event alone: the asks were read only when the page opened", async () => {
+    const model = scriptedModel([
+      [text("Hello.")],
+      [toolCall("mcp__tickets__file_ticket", {}, { id: "t2" })],
+      [text("Not filed.")],
+    ]);
+    const server = await web.server({ model, config: config() });
+    const page = await web.page({ width: 1280, height: 900 });
+    const reads = asksReads(page);
+    await page.goto(server.url);
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("Hi.");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByText("Hello.").first().waitFor();
+    await page.waitForURL(/\/sessions\//);
+    await expect.poll(() => reads.length).toBe(1);
+
+    await box.fill("File a ticket.");
+    await page.getByRole("button", { name: "Send" }).click();
+    const card = page.getByRole("region", { name: "MCP server tickets asks: Describe the ticket to file." });
+    await card.waitFor();
+    expect(reads).toHaveLength(1);
+    await card.getByRole("button", { name: "Decline" }).click();
+    await page.getByText("Not filed.").first().waitFor();
+    expect(await card.count()).toBe(0);
+    expect(toolResult(model, 2)).toContain("action: decline");
+    expect(reads).toHaveLength(1);
   });
 });

@@ -18,6 +18,7 @@ const LOGGED_AT_ONCE: ReadonlySet<RunEvent["type"]> = new Set([
   "error",
   "permission_request",
   "question_request",
+  "elicitation_request",
   "plan_approval_request",
 ]);
 /** Characters kept of each text field of an event the store refused as too large. */

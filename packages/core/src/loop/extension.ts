@@ -25,14 +25,23 @@ export interface RunLaunch {
 /** Makes the extensions of one run. */
 export type ExtensionFactory = (launch: RunLaunch) => RunExtension[];
 
+/** A span's W3C trace context as `traceparent` and `tracestate` carry it (an MCP request's `_meta`, HTTP headers). */
+export interface TraceContextFields {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /**
  * Watches runs from outside every feature: `extension` is made for each run (sub-runs too) and put
  * first, so its `around` and `aroundTool` wrap all the others; `wrapModel` wraps each model where
- * the runtime resolves it, after any other wrapper.
+ * the runtime resolves it, after any other wrapper. `traceContext` gives the trace context of the
+ * span current where it is called (inside a tool call, that call's span), for what the run calls out
+ * to (an MCP server) to join the trace; undefined where no span is.
  */
 export interface RunObserver {
   extension(launch: RunLaunch): RunExtension;
   wrapModel?: ModelWrapper;
+  traceContext?(): TraceContextFields | undefined;
 }
 
 /** A sub-trace's session, made by the run that starts it. */

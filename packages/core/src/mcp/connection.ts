@@ -6,6 +6,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import type { TraceContextFields } from "../loop/extension.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
 import { isMachineAuth, machineAuthProvider } from "./machine-auth.js";
@@ -66,6 +67,11 @@ export type McpElicitHandler = (request: ElicitationRequest, signal: AbortSignal
  */
 export interface McpClientHooks {
   roots?: () => { uri: string; name?: string }[];
+  /**
+   * The W3C trace context of the span current when a request is sent (a run's tool call), which goes
+   * in the request's `_meta` as `traceparent` and `tracestate` (SEP-414), so the server's spans join the trace.
+   */
+  traceContext?: () => TraceContextFields | undefined;
   onResourceUpdated?: (uri: string) => void;
   onResourcesChanged?: () => void;
 }
@@ -151,20 +157,35 @@ export class McpConnection {
    * like a tool call's; what the server declared it offers comes along, for the caller to check.
    */
   async request<T>(
-    send: (client: Client, options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    send: (
+      client: Client,
+      options: { timeout: number; signal?: AbortSignal },
+      traced: { _meta?: Record<string, unknown> },
+    ) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
     const client = await this.connect(signal);
-    return this.guard(() => send(client, { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) }));
+    const meta = this.meta();
+    return this.guard(() =>
+      send(client, { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) }, meta ? { _meta: meta } : {}),
+    );
+  }
+
+  /** A request's `_meta`: the caller's own fields, and the trace context of the span current now. */
+  private meta(own?: Record<string, unknown>): Record<string, unknown> | undefined {
+    const trace = this.hooks.traceContext?.();
+    if (!trace) return own;
+    return { ...own, ...trace };
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const client = await this.connect(options.signal);
     const elicit = options.onElicit;
     if (elicit) this.elicitors.add(elicit);
+    const meta = this.meta(options.meta);
     try {
       const result = await this.guard(() =>
-        client.callTool({ name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
+        client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
           signal: options.signal,
           timeout: this.config.timeoutMs,
           // A server that keeps reporting progress is working, not hung (nor is one waiting on the user).
@@ -196,7 +217,8 @@ export class McpConnection {
       // Each request on the client of the moment: a server that dropped its connection while the task worked is started again.
       const send = <T>(request: (client: Client) => Promise<T>) =>
         this.guard(async () => request(await this.connect(options.signal)));
-      const { signal, meta } = options;
+      const { signal } = options;
+      const meta = this.meta(options.meta);
       return await callToolAsTask(send, tool, args, { signal, timeout: this.config.timeoutMs, ...(meta ? { meta } : {}) }, hooks);
     } finally {
       if (elicit) this.elicitors.delete(elicit);

@@ -57,6 +57,15 @@ export type ElicitationAnswer =
 /** Answers an elicitation when someone is at hand (a terminal); undefined leaves it to `runtime.asks`. */
 export type ElicitationHandler = AskHandler<PendingElicitation, ElicitationAnswer>;
 
+/**
+ * Who hears of an elicitation while it waits: when it is asked (recorded, so answerable) and when it
+ * ends, however it ends. A run passes one that turns both into run events.
+ */
+export interface ElicitationListener {
+  asked(pending: PendingElicitation): void;
+  ended(pending: PendingElicitation, answer: ElicitationAnswer): void;
+}
+
 /** Kept and waited on like every durable ask (see `AskWaiters`), with someone at hand to answer first. */
 export type PendingElicitationsOptions = DurableAskOptions & { handler?: ElicitationHandler };
 
@@ -131,11 +140,15 @@ export class PendingElicitations {
     this.waiters = new AskWaiters(options);
   }
 
-  /** Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation and closes its ask. */
-  async wait(request: PendingElicitationInput, signal: AbortSignal): Promise<ElicitationAnswer> {
+  /**
+   * Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation
+   * and closes its ask. `listener` hears of it once recorded, and of its end.
+   */
+  async wait(request: PendingElicitationInput, signal: AbortSignal, listener?: ElicitationListener): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const id = `elic_${randomUUID()}`;
     const record = await recordCallAsk(this.options, "elicitation", id, request);
+    const pending = pendingElicitationOf(record);
     const waited = this.waiters.wait(id, record, id, signal, {
       answered: (answer) => answer.value as unknown as ElicitationAnswer,
       expired: () => ({ action: "cancel" }),
@@ -150,13 +163,18 @@ export class PendingElicitations {
     if (handler) {
       // Someone at hand answers like anyone else, through the store: an answer given elsewhere first wins.
       Promise.resolve()
-        .then(() => handler(pendingElicitationOf(record), signal))
+        .then(() => handler(pending, signal))
         .then((answer) => (answer ? this.answer(record, answer) : undefined))
         .catch(() => {
           // Answered elsewhere first, expired, or refused as not fitting: the poll reads what the store says.
         });
     }
-    return waited;
+    if (!listener) return waited;
+    // Told after the record exists, so whoever hears of it can answer it at once.
+    listener.asked(pending);
+    const answer = await waited;
+    listener.ended(pending, answer);
+    return answer;
   }
 
   /**

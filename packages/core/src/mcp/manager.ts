@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import type { TraceContextFields } from "../loop/extension.js";
 import { nearestKey } from "../model/validate.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
@@ -33,6 +34,8 @@ export interface McpManagerOptions {
   oauth?: McpOAuthOptions;
   /** Answers servers' `roots/list` with this directory (the runs' workspace); without it, no roots. */
   workspace?: string;
+  /** The trace context of the span current at a request (see `RunObserver.traceContext`), sent in its `_meta`. */
+  traceContext?: () => TraceContextFields | undefined;
 }
 
 /** What `arbor mcp login` did: whether the server asked for a login at all, and what it offers now. */
@@ -109,9 +112,10 @@ export class McpManager {
         refreshing: undefined,
         registered: new Map(),
       };
-      const workspace = options.workspace;
+      const { workspace, traceContext } = options;
       slot.connection.hooks = {
         ...(workspace !== undefined ? { roots: () => workspaceRoots(workspace) } : {}),
+        ...(traceContext ? { traceContext } : {}),
         onResourceUpdated: (uri) => this.resources.updated(name, uri),
       };
       this.slots.set(name, slot);

@@ -5,7 +5,8 @@ import type { BlobStore } from "../tools/blob-store.js";
 import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpCallOptions, McpConnection } from "./connection.js";
-import type { ElicitationAnswer, PendingElicitationInput } from "./elicitations.js";
+import { elicitationEventsKey } from "./elicitation-events.js";
+import type { ElicitationAnswer, ElicitationListener, PendingElicitationInput } from "./elicitations.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 import { callsAsTask, MCP_TASK_CHECKPOINT_KEY } from "./tasks.js";
@@ -43,8 +44,15 @@ export class McpResultCache {
   }
 }
 
-/** Puts a server's elicitation to the person (a durable ask, `PendingElicitations.wait`) and resolves with the answer. */
-export type McpElicitor = (request: PendingElicitationInput, signal: AbortSignal) => Promise<ElicitationAnswer>;
+/**
+ * Puts a server's elicitation to the person (a durable ask, `PendingElicitations.wait`) and resolves
+ * with the answer; `listener` (the run's, when the call is part of one) hears when it is asked and ends.
+ */
+export type McpElicitor = (
+  request: PendingElicitationInput,
+  signal: AbortSignal,
+  listener?: ElicitationListener,
+) => Promise<ElicitationAnswer>;
 
 export interface McpToolDeps {
   connection: McpConnection;
@@ -94,6 +102,7 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         if (hit) return { ...hit, cached: true };
       }
       const elicit = deps.elicit;
+      const listener = ctx.run?.get(elicitationEventsKey);
       const options: McpCallOptions = {
         signal: ctx.abort,
         ...(elicit
@@ -103,6 +112,7 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
                 elicit(
                   { sessionId: ctx.sessionId, callId: ctx.callId, server, ...request },
                   AbortSignal.any([signal, ctx.abort]),
+                  listener,
                 ),
             }
           : {}),

@@ -60,7 +60,7 @@ export function getPrompt(
   args: Readonly<Record<string, string>>,
   signal?: AbortSignal,
 ): Promise<McpPromptMessages> {
-  return connection.request(async (client, options) => {
+  return connection.request(async (client, options, traced) => {
     const prompts = await listed(client, options);
     const prompt = prompts.find((p) => p.name === name);
     if (!prompt) {
@@ -85,7 +85,7 @@ export function getPrompt(
         { server, prompt: name, missing },
       );
     }
-    const result = await client.getPrompt({ name, arguments: { ...args } }, options);
+    const result = await client.getPrompt({ name, arguments: { ...args }, ...traced }, options);
     return {
       server,
       name,

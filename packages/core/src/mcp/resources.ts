@@ -113,7 +113,7 @@ export class McpResources {
   async read(server: string, connection: McpConnection, uri: string, signal?: AbortSignal): Promise<McpResourceRead> {
     const key = `${server}\0${uri}`;
     try {
-      return await connection.request(async (client, options) => {
+      return await connection.request(async (client, options, traced) => {
         const hit = this.entries.get(key);
         if (hit && hit.client === client && hit.expires > this.now()) {
           return { server, uri, contents: hit.contents, cached: true };
@@ -121,7 +121,7 @@ export class McpResources {
         const generation = this.generations.get(key) ?? 0;
         // Subscribed before reading, so a change made after the read is announced, never missed.
         const subscribed = await this.subscribe(client, uri, options);
-        const result = await client.readResource({ uri }, options);
+        const result = await client.readResource({ uri, ...traced }, options);
         const contents = result.contents.map(content);
         if (subscribed && (this.generations.get(key) ?? 0) === generation) {
           this.entries.set(key, { client, expires: this.now() + this.ttlMs, contents });

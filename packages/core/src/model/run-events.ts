@@ -180,6 +180,40 @@ export const QuestionRequestEventSchema = z.object({
   call_id: z.string().optional(),
 });
 
+/**
+ * An MCP server asked the person for input during one of its tool calls (an elicitation: a form to
+ * fill in, or a page of the server's to open); the call waits for the answer. The same durable ask
+ * `GET /api/asks` lists as kind `elicitation`.
+ */
+export const ElicitationRequestEventSchema = z.object({
+  type: z.literal("elicitation_request"),
+  ...base,
+  /** Answer with `POST /api/asks/:id` (`{"allow": true, "content": {…}}` or `{"allow": false}`) or `runtime.asks.answer`. */
+  id: z.string(),
+  /** The MCP server that asks, as named in `mcp.servers`. */
+  server: z.string(),
+  call_id: z.string().optional(),
+  message: z.string(),
+  mode: z.enum(["form", "url"]),
+  /** Form mode: the fields asked for, a flat object schema (`properties`, `required`). */
+  requested_schema: z.record(z.string(), z.unknown()).optional(),
+  /** URL mode: the page to open, and the server's id for this elicitation. */
+  url: z.string().optional(),
+  elicitation_id: z.string().optional(),
+});
+/**
+ * An elicitation ended: answered (`accept`, `decline`), or `cancel` (the run stopped, the server
+ * withdrew it, or nobody answered in time). What a form was filled in with stays in the ask's record.
+ */
+export const ElicitationAnsweredEventSchema = z.object({
+  type: z.literal("elicitation_answered"),
+  ...base,
+  id: z.string(),
+  server: z.string(),
+  call_id: z.string().optional(),
+  action: z.enum(["accept", "decline", "cancel"]),
+});
+
 export const RunEventSchema = z.discriminatedUnion("type", [
   TokenEventSchema,
   ReasoningEventSchema,
@@ -196,6 +230,8 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   PlanApprovalRequestEventSchema,
   PermissionRequestEventSchema,
   QuestionRequestEventSchema,
+  ElicitationRequestEventSchema,
+  ElicitationAnsweredEventSchema,
 ]);
 
 export type RunEvent = z.infer<typeof RunEventSchema>;

@@ -54,6 +54,8 @@ function forward(ctx: RunContext, event: RunEventInput, position: number): void 
       return;
     case "permission_request": // the launcher shows asks itself
     case "question_request":
+    case "elicitation_request":
+    case "elicitation_answered":
     case "done":
     case "error":
     case "plan_created":

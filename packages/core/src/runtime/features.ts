@@ -8,6 +8,7 @@ import { scenarioModel } from "../llm/scenario.js";
 import type { ExtensionFactory, RunExtension, RunLaunch } from "../loop/extension.js";
 import type { RunContext } from "../loop/run-context.js";
 import type { RunDeps } from "../loop/run-deps.js";
+import { elicitationEventsExtension } from "../mcp/elicitation-events.js";
 import type { TraceContext } from "../model/session.js";
 import type { PlanGate } from "../plan/plan-gate.js";
 import { type PlanExecution, planExtension } from "../plan/plan-mode.js";
@@ -108,6 +109,7 @@ export function runFeatures(features: FeatureDeps, plan?: PlanExecution): Extens
       ),
       steeringExtension(),
       clientFunctionExtension(features.clientFunctions),
+      elicitationEventsExtension(),
       mentionsExtension(deps.agents),
       ...snapshots,
       ...(features.python ? [features.python] : []),
@@ -135,6 +137,7 @@ const BUILTIN_NAMES = new Set([
   "modes",
   "steering",
   "client-functions",
+  "mcp-elicitations",
   "mentions",
   "snapshots",
   "security",

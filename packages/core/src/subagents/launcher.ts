@@ -191,7 +191,8 @@ export class SubAgentLauncher {
       recorder.see(event as RunEvent);
       // A branch's permission asks are answered where the parent's are (its run stream, the API).
       if (event.type === "permission_request") ctx.emit({ ...event, metadata: { ...event.metadata, sub_trace_id: traceId } });
-      else if (event.type === "question_request") ctx.emit(event);
+      else if (event.type === "question_request" || event.type === "elicitation_request" || event.type === "elicitation_answered")
+        ctx.emit(event);
       else batch.forward?.(event, traceId);
     };
     const options = {

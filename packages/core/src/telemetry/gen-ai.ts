@@ -3,7 +3,7 @@ import type { RunLaunch, RunObserver, StepsOutcome } from "../loop/extension.js"
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { ChatSpanModel } from "./chat-span.js";
 import { otelApi } from "./otel-api.js";
-import { type SpanScope, SpanScopes } from "./span-scopes.js";
+import { type SpanScope, SpanScopes, traceContextOf } from "./span-scopes.js";
 
 export interface GenAiTelemetryOptions {
   /** Put prompts and answers on `chat` spans (`gen_ai.input.messages`, `gen_ai.output.messages`). Default off: they may hold secrets. */
@@ -30,6 +30,8 @@ export function genAiTelemetry(tracer: Tracer, options: GenAiTelemetryOptions = 
   const models = new WeakMap<object, Map<string, ChatSpanModel>>();
   return {
     extension: (launch) => runSpans(tracer, scopes, launch),
+    // This telemetry's own store of spans, not the global context: a tool's call finds its span here.
+    traceContext: () => traceContextOf(scopes.parent()),
     wrapModel(model, use) {
       // One wrapper per model and use, so wrapped models stay comparable by identity.
       let byUse = models.get(model);

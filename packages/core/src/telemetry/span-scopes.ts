@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "@opentelemetry/api";
+import type { TraceContextFields } from "../loop/extension.js";
 import { otelApi } from "./otel-api.js";
 
 /** What a span started inside a run knows of it: the context to parent under and the session it serves. */
@@ -23,4 +24,17 @@ export class SpanScopes {
   within<T>(scope: SpanScope, work: () => T): T {
     return this.als.run(scope, work);
   }
+}
+
+/**
+ * The W3C trace context (version 00) of the span in `context`; undefined when it has none or an
+ * invalid one (the API's no-op span), so nothing meaningless is sent on.
+ */
+export function traceContextOf(context: Context): TraceContextFields | undefined {
+  const api = otelApi();
+  const span = api.trace.getSpanContext(context);
+  if (!span || !api.isSpanContextValid(span)) return undefined;
+  const flags = (span.traceFlags & 0xff).toString(16).padStart(2, "0");
+  const state = span.traceState?.serialize();
+  return { traceparent: `00-${span.traceId}-${span.spanId}-${flags}`, ...(state ? { tracestate: state } : {}) };
 }

@@ -98,6 +98,43 @@ export function parseElicitationAsks(value: unknown): PendingElicitationAsk[] {
   return found;
 }
 
+const SchemaShape = z.looseObject({
+  properties: z.optional(z.record(z.string(), FieldShape)),
+  required: z.optional(z.array(z.string())),
+});
+
+/**
+ * The pending ask an `elicitation_request` run event announces (the run stream's snake_case, as
+ * `GET /api/asks` has it); undefined for an event whose form cannot be read.
+ */
+export function elicitationOfEvent(event: {
+  session_id: string;
+  id: string;
+  server: string;
+  message: string;
+  mode: "form" | "url";
+  call_id?: string | undefined;
+  url?: string | undefined;
+  requested_schema?: Record<string, unknown> | undefined;
+}): PendingElicitationAsk | undefined {
+  const pending: PendingElicitationAsk = {
+    id: event.id,
+    session_id: event.session_id,
+    server: event.server,
+    message: event.message,
+    mode: event.mode,
+  };
+  if (event.call_id !== undefined) pending.call_id = event.call_id;
+  if (event.url !== undefined) pending.url = event.url;
+  if (event.requested_schema !== undefined) {
+    const schema = SchemaShape.safeParse(event.requested_schema);
+    if (!schema.success) return undefined;
+    pending.fields = Object.entries(schema.data.properties ?? {}) as Array<[string, ElicitationField]>;
+    pending.required = schema.data.required ?? [];
+  }
+  return pending;
+}
+
 /** The session's elicitations waiting for an answer, on any instance over the store. */
 export function listElicitations(sessionId: string): Promise<PendingElicitationAsk[]> {
   return api(`/api/asks?session_id=${encodeURIComponent(sessionId)}`, parseElicitationAsks);

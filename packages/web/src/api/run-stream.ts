@@ -12,6 +12,8 @@ export interface ChatBody {
   debug?: "basic" | "standard" | "full";
   /** MCP resources the server reads into the message (the composer's `@server:uri` mentions). */
   attachments?: { mcp_resource: { server: string; uri: string } }[];
+  /** An MCP server's prompt the server fills in to open the message (the composer's MCP picker). */
+  mcp_prompt?: { server: string; name: string; arguments?: Record<string, string> };
 }
 
 export interface StreamEvent {

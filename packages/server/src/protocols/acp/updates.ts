@@ -122,6 +122,10 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "done":
       case "error":
         return [];
+      // ACP has no request for an MCP server's form; the inspector or `POST /api/asks/:id` answers it.
+      case "elicitation_request":
+      case "elicitation_answered":
+        return [];
       default:
         return unreachable("run event", event);
     }

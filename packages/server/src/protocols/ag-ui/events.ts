@@ -132,6 +132,10 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       case "question_request":
         // Model calls and progress have no AG-UI counterpart a client renders; asks go to `ask`.
         return [];
+      // An MCP server's form is answered in the inspector or with `POST /api/asks/:id`, not as an AG-UI interrupt.
+      case "elicitation_request":
+      case "elicitation_answered":
+        return [];
       default:
         return unreachable("run event", event);
     }

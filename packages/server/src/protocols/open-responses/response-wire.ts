@@ -140,6 +140,10 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
       case "plan_approval_request":
       case "question_request":
         return [];
+      // No response item carries an MCP server's form; it is answered with `POST /api/asks/:id`.
+      case "elicitation_request":
+      case "elicitation_answered":
+        return [];
       default:
         return unreachable("run event", event);
     }

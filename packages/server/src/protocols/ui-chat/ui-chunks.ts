@@ -219,6 +219,10 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return this.askChunks({ kind: "question", id: event.id, event });
       case "done":
         return [];
+      // No UI message part carries an MCP server's form yet; it is answered with `POST /api/asks/:id`.
+      case "elicitation_request":
+      case "elicitation_answered":
+        return [];
       case "error":
         return [...this.close(), { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content }];
       default:

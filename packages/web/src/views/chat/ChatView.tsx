@@ -94,7 +94,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   }, [run, history]);
 
-  const send = ({ message, model, agent, attachments }: ComposerValue) => {
+  const send = ({ message, model, agent, attachments, mcpPrompt }: ComposerValue) => {
     setSendError(undefined);
     if (running && sessionId) {
       pinned.current = true;
@@ -107,6 +107,7 @@ export function ChatView({ sessionId, snapshot, continueFrom, onCancelContinue, 
     if (model) body.model = model;
     if (agent) body.agent = agent;
     if (attachments.length > 0) body.attachments = attachments.map((a) => ({ mcp_resource: a }));
+    if (mcpPrompt) body.mcp_prompt = mcpPrompt;
     pinned.current = true;
     const key = runs.start(body, onSessionStarted);
     if (!sessionId) setHomeKey(key);

@@ -3,6 +3,8 @@ import { api } from "../../api/client.js";
 import { parseMcpServerNames, parseServerInfo, type ServerInfo } from "../../api/wire.js";
 import { type McpMention, mcpMentionsOf } from "../../lib/mcp-mentions.js";
 import { DebugLevelPicker } from "./DebugLevelPicker.js";
+import { McpPicker } from "./McpPicker.js";
+import { type ChosenPrompt, McpPromptFields, promptArguments } from "./McpPromptFields.js";
 
 export interface ComposerValue {
   message: string;
@@ -10,6 +12,8 @@ export interface ComposerValue {
   agent: string;
   /** The message's `@server:uri` mentions of configured MCP servers, for the server to attach. */
   attachments: McpMention[];
+  /** An MCP server's prompt to open the message with (`mcp_prompt`), chosen in the MCP picker. */
+  mcpPrompt?: { server: string; name: string; arguments: Record<string, string> };
 }
 
 interface Props {
@@ -85,6 +89,8 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
   const [message, setMessage] = useState("");
   const [model, setModel] = useState("");
   const [agent, setAgent] = useState("");
+  const [prompt, setPrompt] = useState<ChosenPrompt | undefined>();
+  const [missing, setMissing] = useState<string[]>([]);
   const agentsId = useId();
   const box = useRef<HTMLTextAreaElement>(null);
   // "Continue from here" brings the user here to write the new message: the box takes the focus, so
@@ -107,11 +113,30 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
   const agentNames = info?.agents.map((a) => a.name) ?? [];
   const modelShown = shownModel(info, sessionModel, agent.trim());
   const unknownAgent = agent.trim() !== "" && info !== undefined && !agentNames.includes(agent.trim());
+  // A steer is text only: a prompt waits for the run to end.
+  const withPrompt = prompt !== undefined && !(running && steerable);
+  const empty = !message.trim() && !withPrompt;
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
-    if (!message.trim() || blocked || unknownAgent) return;
-    onSend({ message, model: model.trim(), agent: agent.trim(), attachments });
+    if (empty || blocked || unknownAgent) return;
+    const value: ComposerValue = { message, model: model.trim(), agent: agent.trim(), attachments };
+    if (withPrompt) {
+      const args = promptArguments(prompt);
+      if ("missing" in args) {
+        setMissing(args.missing);
+        return;
+      }
+      value.mcpPrompt = { server: prompt.server, name: prompt.prompt.name, arguments: args.arguments };
+    }
+    onSend(value);
     setMessage("");
+    if (withPrompt) setPrompt(undefined);
+    setMissing([]);
+  };
+  // A picked resource is mentioned where the message ends, and the box takes the focus back.
+  const mention = (server: string, uri: string) => {
+    setMessage((text) => `${text}${text === "" || /\s$/.test(text) ? "" : " "}@${server}:${uri} `);
+    box.current?.focus();
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     // Enter sends as in a chat; Shift+Enter is a new line; a composing input method keeps its Enter.
@@ -120,13 +145,35 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
     submit();
   };
   return (
-    <form className="composer" onSubmit={submit} aria-label="Composer">
+    // noValidate: a prompt's required argument left empty is said by the composer, the field marked, not by a browser bubble.
+    <form className="composer" onSubmit={submit} aria-label="Composer" noValidate>
       {continueFrom && (
         <p className="continue-from" role="status">
           Continuing from <code>{continueFrom.description}</code>
           <button type="button" className="link" onClick={onCancelContinue}>
             cancel
           </button>
+        </p>
+      )}
+      {prompt && (
+        <McpPromptFields
+          chosen={prompt}
+          missing={missing}
+          onChange={(next) => {
+            setPrompt(next);
+            // A field filled in since the last send is no longer said to be missing.
+            setMissing((names) => names.filter((name) => !next.values[name]?.trim()));
+          }}
+          onRemove={() => {
+            setPrompt(undefined);
+            setMissing([]);
+            box.current?.focus();
+          }}
+        />
+      )}
+      {missing.length > 0 && (
+        <p className="error" role="alert">
+          Fill in {missing.join(", ")} for the prompt.
         </p>
       )}
       <label className="field grow">
@@ -183,13 +230,21 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
           </datalist>
         </label>
         <DebugLevelPicker />
+        <McpPicker
+          disabled={running}
+          onResource={mention}
+          onPrompt={(server, chosen) => {
+            setPrompt({ server, prompt: chosen, values: {} });
+            setMissing([]);
+          }}
+        />
         <div className="button-row">
           {running && onAbort && (
             <button type="button" className="danger" onClick={onAbort}>
               Abort
             </button>
           )}
-          <button type="submit" className="primary" disabled={blocked || !message.trim() || unknownAgent}>
+          <button type="submit" className="primary" disabled={blocked || empty || unknownAgent}>
             {running && steerable ? "Steer" : "Send"}
           </button>
         </div>

@@ -1,4 +1,5 @@
 import type { RunEvent } from "@arbor/core";
+import { elicitationOfEvent, type PendingElicitationAsk } from "../../api/elicitations.js";
 
 /**
  * One run as the chat shows it while it streams: the run events folded into items in
@@ -64,6 +65,12 @@ export interface QuestionAsk {
   answer?: { answers: string[] } | { dismissed: true };
 }
 
+/** An MCP server's elicitation the run announced; `ended` once the run says how it ended (answered anywhere). */
+export interface RunElicitation {
+  ask: PendingElicitationAsk;
+  ended?: "accept" | "decline" | "cancel";
+}
+
 export interface PlanAsk {
   planId: string;
   title: string;
@@ -103,6 +110,8 @@ export interface RunState {
   tools: Record<string, LiveToolCall>;
   permissions: Record<string, PermissionAsk>;
   questions: Record<string, QuestionAsk>;
+  /** MCP elicitations announced by `elicitation_request`, by ask id, in arrival order. */
+  elicitations: Record<string, RunElicitation>;
   plans: Record<string, PlanAsk>;
   steers: Record<string, SteerView>;
   llmCalls: LlmCall[];
@@ -119,6 +128,7 @@ export function newRun(key: string, prompt: string, sessionId?: string): RunStat
     tools: {},
     permissions: {},
     questions: {},
+    elicitations: {},
     plans: {},
     steers: {},
     llmCalls: [],
@@ -219,6 +229,16 @@ export function applyRunEvent(run: RunState, event: RunEvent, now: number): RunS
       if (event.options !== undefined) ask.options = event.options;
       next.questions = { ...run.questions, [event.id]: ask };
       next.items = [...run.items, { kind: "question", id: event.id }];
+      break;
+    }
+    case "elicitation_request": {
+      const ask = elicitationOfEvent(event);
+      if (ask && !run.elicitations[event.id]) next.elicitations = { ...run.elicitations, [event.id]: { ask } };
+      break;
+    }
+    case "elicitation_answered": {
+      const known = run.elicitations[event.id];
+      if (known) next.elicitations = { ...run.elicitations, [event.id]: { ...known, ended: event.action } };
       break;
     }
     case "plan_approval_request":

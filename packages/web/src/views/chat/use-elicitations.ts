@@ -1,39 +1,39 @@
 import { useEffect, useState } from "react";
 import { listElicitations, type PendingElicitationAsk } from "../../api/elicitations.js";
-import type { RunState } from "./run-state.js";
-
-/** How often the asks are read again while an MCP tool runs: a server may ask at any moment of its call. */
-const POLL_MS = 1000;
+import { isActive, type RunState } from "./run-state.js";
 
 /**
- * The session's MCP elicitations waiting for an answer. The run stream does not announce them (they
- * are asks of the MCP server, made in the middle of a tool call), so they are read when the page opens
- * or a run starts or ends, and again each second while one of the run's MCP tools is running.
+ * The session's MCP elicitations waiting for an answer: those the run stream announces
+ * (`elicitation_request`, gone at `elicitation_answered`), and those already waiting when the page
+ * opened, read once (`GET /api/asks`), for a run this page did not start or follow from its beginning.
+ * The second value drops one this page answered, before the run says it ended.
  */
 export function useElicitations(
   sessionId: string | undefined,
   run: RunState | undefined,
 ): [PendingElicitationAsk[], (answered: string) => void] {
-  const [asks, setAsks] = useState<PendingElicitationAsk[]>([]);
-  const mcpRunning =
-    run !== undefined && Object.values(run.tools).some((t) => t.status === "running" && t.tool.startsWith("mcp__"));
+  const [opened, setOpened] = useState<PendingElicitationAsk[]>([]);
+  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: read again when a run starts or ends.
   useEffect(() => {
+    setOpened([]);
     if (!sessionId) return;
     let live = true;
-    const read = () =>
-      listElicitations(sessionId).then(
-        (list) => live && setAsks(list),
-        () => live && setAsks([]),
-      );
-    void read();
-    const timer = mcpRunning ? setInterval(read, POLL_MS) : undefined;
+    listElicitations(sessionId).then(
+      (list) => live && setOpened(list),
+      () => live && setOpened([]),
+    );
     return () => {
       live = false;
-      if (timer) clearInterval(timer);
     };
-  }, [sessionId, run?.status, mcpRunning]);
+  }, [sessionId]);
 
-  return [asks, (answered) => setAsks((list) => list.filter((a) => a.id !== answered))];
+  const announced = run?.sessionId === sessionId || sessionId === undefined ? Object.values(run?.elicitations ?? {}) : [];
+  const ended = new Set(announced.filter((e) => e.ended !== undefined).map((e) => e.ask.id));
+  // A run that stopped withdraws what it asked, even if its stream ended before saying so.
+  const stillAsked = isActive(run) ? announced.filter((e) => e.ended === undefined).map((e) => e.ask) : [];
+  const shown = [...opened.filter((a) => !stillAsked.some((b) => b.id === a.id)), ...stillAsked].filter(
+    (a) => !ended.has(a.id) && !answered.has(a.id),
+  );
+  return [shown, (id) => setAnswered((set) => new Set(set).add(id))];
 }

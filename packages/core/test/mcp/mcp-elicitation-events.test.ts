@@ -1,0 +1,98 @@
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config/resolve.js";
+import { collect, firstOf, harness, types } from "../loop/harness.js";
+import { formElicitingServer, urlElicitingServer } from "./servers.js";
+
+/**
+ * A server's elicitation is announced on the run's stream (`elicitation_request`, with the form or
+ * the URL and the ask's id to answer) when its ask is recorded, and its end too (`elicitation_answered`),
+ * so a client following the run needs no reading of the asks to show it.
+ */
+const closes: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closes.splice(0)) await close();
+});
+
+async function configWith(name: string, server: { url: string; close(): Promise<void> }) {
+  closes.push(server.close);
+  return resolveConfig([
+    {
+      source: "test",
+      value: { mcp: { servers: { [name]: { url: server.url, timeoutMs: 30_000 } } }, permission: { "mcp__*": "allow" } },
+    },
+  ]);
+}
+
+describe("MCP elicitations as run events", () => {
+  it("a form is announced with its schema and ask id, answered by that id, and its end announced before the call ends", async () => {
+    const model = scriptedModel([[toolCall("mcp__tickets__file_ticket", {}, { id: "t1" })], [text("Filed.")]]);
+    const { runtime, store } = await harness({ model, config: await configWith("tickets", await formElicitingServer()) });
+    const handle = runtime.runs.run({ prompt: "file a ticket" });
+    const { event, rest } = await firstOf(handle, "elicitation_request");
+    expect(event).toMatchObject({
+      server: "tickets",
+      call_id: "t1",
+      mode: "form",
+      message: "Describe the ticket to file.",
+      requested_schema: { type: "object", required: ["title"], properties: { title: { type: "string", title: "Title" } } },
+    });
+    // The event's id is the durable ask's: announced once recorded, so it can be answered at once.
+    expect((await store.getAsk(event.id))?.kind).toBe("elicitation");
+    await runtime.asks.answer(event.id, true, { content: { title: "Printer on fire" } });
+
+    const events = await rest;
+    expect((await handle.result).status).toBe("done");
+    const answered = events.find((e) => e.type === "elicitation_answered");
+    expect(answered).toEqual({
+      type: "elicitation_answered",
+      session_id: event.session_id,
+      id: event.id,
+      server: "tickets",
+      call_id: "t1",
+      action: "accept",
+    });
+    // What the form was filled in with stays in the ask: the stream only says how it ended.
+    expect(JSON.stringify(answered)).not.toContain("Printer on fire");
+    const order = types(events);
+    expect(order.indexOf("elicitation_request")).toBeLessThan(order.indexOf("elicitation_answered"));
+    expect(order.indexOf("elicitation_answered")).toBeLessThan(order.indexOf("tool_end"));
+    // Logged like every run event, so a client resuming the stream (SSE, the inspector) gets both.
+    const logged = (await store.listEvents(event.session_id)).map((e) => e.type);
+    expect(logged).toEqual(expect.arrayContaining(["run.elicitation_request", "run.elicitation_answered"]));
+  });
+
+  it("a URL elicitation is announced with its page; one withdrawn by the run's abort ends as cancel", async () => {
+    const model = scriptedModel([[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]]);
+    const { runtime } = await harness({ model, config: await configWith("accounts", await urlElicitingServer()) });
+    const handle = runtime.runs.run({ prompt: "connect my account" });
+    const { event, rest } = await firstOf(handle, "elicitation_request");
+    expect(event).toMatchObject({
+      server: "accounts",
+      call_id: "c1",
+      mode: "url",
+      url: "https://example.test/connect?state=abc",
+      elicitation_id: "elic-1",
+    });
+    expect(event).not.toHaveProperty("requested_schema");
+    handle.abort();
+    const events = await rest;
+    expect(events.find((e) => e.type === "elicitation_answered")).toMatchObject({ id: event.id, action: "cancel" });
+  });
+
+  it("one answered by someone at hand is announced too, so every follower sees it come and go", async () => {
+    const model = scriptedModel([[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Not connected.")]]);
+    const { runtime } = await harness({
+      model,
+      config: await configWith("accounts", await urlElicitingServer()),
+      onElicitation: async () => ({ action: "decline" }),
+    });
+    const { events } = await collect(runtime.runs.run({ prompt: "connect my account" }));
+    const asked = events.find((e) => e.type === "elicitation_request");
+    expect(asked).toBeDefined();
+    expect(events.find((e) => e.type === "elicitation_answered")).toMatchObject({
+      id: asked?.type === "elicitation_request" ? asked.id : "",
+      action: "decline",
+    });
+  });
+});
