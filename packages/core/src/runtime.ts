@@ -44,6 +44,7 @@ import { abortedBeforeStart, failedRun, finalEvent } from "./runtime/run-outcome
 import { sessionMethods } from "./runtime/session-methods.js";
 import { sessionSlot } from "./runtime/session-slot.js";
 import type { Runtime, RuntimeOptions } from "./runtime/types.js";
+import { awaitEnding } from "./runtime/unended-run.js";
 import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
@@ -96,7 +97,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const running = new Set<{ sessionId: () => string; controller: AbortController; done: Promise<RunResult> }>();
   const watchHub = options.watch instanceof WatchHub ? options.watch : new WatchHub(options.store);
   watchHub.provideGoalTree(watchedGoalTree(options.store));
-  const events = new RunEventLog(options.store, options.runEvents);
+  const events = new RunEventLog(options.store, { unended: (id) => awaitEnding(options.store, id), ...options.runEvents });
   // A watch event a run publishes follows the run events it emitted before it in the log, though those are logged a turn later.
   const unorder = watchHub.orderAfter((traceId) => events.logged(traceId));
   // Runs publish to the caller's publisher when given one, else to the runtime's own hub.
@@ -341,13 +342,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       replay: (sessionId, spec, opts = {}) => replayRun(sessionId, spec, opts),
       busy: slot.busy,
       abort(sessionId, reason) {
-        let aborted = false;
-        for (const r of running) {
-          if (r.sessionId() !== sessionId || r.controller.signal.aborted) continue;
-          r.controller.abort(reason ?? new ArborError("aborted", "The run was aborted."));
-          aborted = true;
-        }
-        return aborted;
+        const mine = [...running].filter((r) => r.sessionId() === sessionId && !r.controller.signal.aborted);
+        for (const r of mine) r.controller.abort(reason ?? new ArborError("aborted", "The run was aborted."));
+        return mine.length > 0;
       },
     },
     sessions,

@@ -30,6 +30,12 @@ export interface RunEventLogOptions {
    * process holds the session's lease.
    */
   foreign?: ForeignRuns;
+  /**
+   * Whether a reader that found no driver should still wait: the session is stored finished while
+   * its log's latest run has no ending, which its driver died before logging. The runtime's answer
+   * (`awaitEnding`) writes that ending from the journal once its process can no longer be logging it.
+   */
+  unended?: (sessionId: string) => Promise<boolean>;
 }
 
 /** How a reader learns about runs of other processes over the same store. */
@@ -83,6 +89,7 @@ export class RunEventLog {
   private readonly onError: ((err: unknown, sessionId: string) => void) | undefined;
   private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined;
   private readonly foreign: ForeignRuns | undefined;
+  private readonly unended: ((sessionId: string) => Promise<boolean>) | undefined;
 
   constructor(store: Store, options: RunEventLogOptions = {}) {
     this.store = store;
@@ -91,6 +98,7 @@ export class RunEventLog {
     this.onError = options.onError;
     this.onLogged = options.onLogged;
     this.foreign = options.foreign;
+    this.unended = options.unended;
   }
 
   /**
@@ -151,15 +159,16 @@ export class RunEventLog {
   /** How a reader of the session learns that another process drives it (and its log will grow). */
   private elsewhere(sessionId: string): DrivenElsewhere {
     const foreign = this.foreign;
-    return foreign
-      ? {
-          driven: async () => !this.tails.get(sessionId)?.running && (await foreign.driven(sessionId)),
-          changed: (ms) => foreign.changed(sessionId, ms),
-        }
-      : {
-          driven: () =>
-            this.store.leaseHolder(sessionId).then((holder) => holder !== undefined && !this.tails.get(sessionId)?.running),
-        };
+    const unended = this.unended;
+    const here = () => this.tails.get(sessionId)?.running === true;
+    const driver = foreign
+      ? () => foreign.driven(sessionId)
+      : () => this.store.leaseHolder(sessionId).then((holder) => holder !== undefined);
+    return {
+      // Nobody drives it: a finished run whose ending its driver never logged is still to end.
+      driven: async () => !here() && ((await driver()) || (unended !== undefined && (await unended(sessionId)))),
+      ...(foreign ? { changed: (ms: number) => foreign.changed(sessionId, ms) } : {}),
+    };
   }
 
   /**
