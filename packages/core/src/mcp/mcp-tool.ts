@@ -6,6 +6,7 @@ import { stableJson } from "../tools/doom-loop.js";
 import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpCallOptions, McpConnection } from "./connection.js";
 import type { ElicitationAnswer, PendingElicitationInput } from "./elicitations.js";
+import type { McpLoginAnswer, PendingMcpLoginInput } from "./login-asks.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 import { callsAsTask, MCP_TASK_CHECKPOINT_KEY } from "./tasks.js";
@@ -46,11 +47,15 @@ export class McpResultCache {
 /** Puts a server's elicitation to the person (a durable ask, `PendingElicitations.wait`) and resolves with the answer. */
 export type McpElicitor = (request: PendingElicitationInput, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
+/** Puts a login a server wants during a call to the person (a durable `mcp_login` ask) and resolves with the answer. */
+export type McpLoginAsker = (request: PendingMcpLoginInput, signal: AbortSignal) => Promise<McpLoginAnswer>;
+
 export interface McpToolDeps {
   connection: McpConnection;
   cache: McpResultCache;
   blobs: BlobStore | undefined;
   elicit: McpElicitor | undefined;
+  login?: McpLoginAsker | undefined;
 }
 
 /** The `_meta` field of a `tools/call` request that carries the call's idempotency key. */
@@ -94,8 +99,12 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
         if (hit) return { ...hit, cached: true };
       }
       const elicit = deps.elicit;
+      const login = deps.login;
       const options: McpCallOptions = {
         signal: ctx.abort,
+        ...(login
+          ? { onLogin: (url: URL) => login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort) }
+          : {}),
         ...(elicit
           ? {
               // Ends when the server withdraws its request or this call stops (the run aborted).

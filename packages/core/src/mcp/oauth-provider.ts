@@ -3,6 +3,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import type { McpLoginAnswer } from "./login-asks.js";
 import type { McpCredentialKey, McpCredentialStore, McpCredentials } from "./oauth-credentials.js";
 
 /** The query the authorization server sends the browser back with (RFC 6749 §4.1.2, RFC 9207 `iss`). */
@@ -30,7 +31,16 @@ export interface McpOAuthOptions {
   authorizer?: McpAuthorizer;
   principal?: string;
   now?: () => number;
+  /**
+   * Where the browser comes back to when a run asks for a login (an `mcp_login` ask) instead of
+   * failing with `mcp_login_required`: `arbor serve`'s callback route, a terminal's loopback
+   * listener. Read when a login starts, so a server may know its address only once it listens.
+   */
+  loginRedirect?: () => string | undefined;
 }
+
+/** Puts a login to the person (the authorization URL to open) and resolves once it is done, declined or given up. */
+export type McpLoginAsk = (url: URL) => Promise<McpLoginAnswer>;
 
 /** A refresh is started this long before the access token runs out, so a call never carries a dying one. */
 const EXPIRY_MARGIN_MS = 30_000;
@@ -57,6 +67,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private expectedState: string | undefined;
   private code: string | undefined;
   private readonly now: () => number;
+  /** A login asked of the person (an ask) was finished by the callback: the request that needed it is sent again. */
+  private relogged = false;
+  /** The callback is exchanging a code: the redirect URI is the one the login was asked with. */
+  private finishing = false;
+  /** Who asks the person for a login now (a tool call in flight), set by the connection; none: `mcp_login_required`. */
+  asker: () => McpLoginAsk | undefined = () => undefined;
 
   constructor(
     readonly server: string,
@@ -75,7 +91,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   get redirectUrl(): string {
-    return this.options.authorizer?.redirectUrl ?? this.record?.redirectUrl ?? NO_REDIRECT;
+    return this.options.authorizer?.redirectUrl ?? this.askedRedirect() ?? this.record?.redirectUrl ?? NO_REDIRECT;
+  }
+
+  /** The redirect URI of a login asked of the person, when one can be asked (or is being finished) here. */
+  private askedRedirect(): string | undefined {
+    return this.finishing || this.asker() ? this.options.loginRedirect?.() : undefined;
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -120,8 +141,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const oauth = this.config.oauth;
     if (oauth?.clientId !== undefined)
       return { client_id: oauth.clientId, ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}) };
-    const { client } = await this.load();
-    if (!this.options.authorizer) {
+    const { client, tokens } = await this.load();
+    const asked = !this.options.authorizer && this.askedRedirect() !== undefined;
+    // A refresh token still to try goes with the client it was issued to; a new registration waits until it fails.
+    if (asked && tokens?.refresh_token && !this.finishing) return client as OAuthClientInformationMixed | undefined;
+    if (!this.options.authorizer && !asked) {
       // No login can happen here: registering a client now would only leave one nobody uses.
       if (!client && this.clientMetadataUrl === undefined) throw loginRequired(this.server, "it has never been logged in to");
       return client as OAuthClientInformationMixed | undefined;
@@ -181,22 +205,73 @@ export class McpOAuthProvider implements OAuthClientProvider {
    */
   async redirectToAuthorization(url: URL): Promise<void> {
     const authorizer = this.options.authorizer;
-    if (!authorizer) throw loginRequired(this.server, "it has no valid token");
-    const metadata = (await this.load()).discovery?.authorizationServerMetadata as
-      | { issuer?: string; scopes_supported?: string[]; authorization_response_iss_parameter_supported?: boolean }
-      | undefined;
+    const ask = authorizer ? undefined : this.asker();
+    if (!authorizer && (!ask || this.options.loginRedirect?.() === undefined))
+      throw loginRequired(this.server, "it has no valid token");
+    const metadata = await this.serverMetadata();
     // Ask for a refresh token where the authorization server offers one (offline_access, SEP-2207).
     const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
     if (metadata?.scopes_supported?.includes("offline_access") && scopes.length > 0 && !scopes.includes("offline_access"))
       url.searchParams.set("scope", [...scopes, "offline_access"].join(" "));
-    const response = await authorizer.authorize(url);
+    if (!authorizer) {
+      const answer = await (ask as McpLoginAsk)(url);
+      if (answer.action !== "accept")
+        throw new ArborError(
+          "mcp_login_declined",
+          `MCP server "${this.server}" was not logged in to (the login was ${answer.action === "decline" ? `declined${answer.reason ? `: ${answer.reason}` : ""}` : "given up"}); its tools cannot be used until it is: run \`arbor mcp login ${this.server}\`, or accept the login when it is asked again.`,
+          { server: this.server },
+        );
+      // The callback kept the tokens, maybe in another process: read them anew, and send the request again.
+      this.loaded = false;
+      this.relogged = true;
+      return;
+    }
+    this.code = this.checkedCode(await authorizer.authorize(url), metadata, true);
+  }
+
+  /**
+   * Finishes a login asked of the person, in whichever process the browser came back to: the answer
+   * is checked (`iss`, a code), then `exchange` trades the code for tokens with the verifier this
+   * server's credentials keep (read anew: the run that asked may be another process).
+   */
+  async finishLogin(response: McpAuthorizationResponse, exchange: (code: string) => Promise<unknown>): Promise<void> {
+    this.loaded = false;
+    const code = this.checkedCode(response, await this.serverMetadata(), false);
+    this.finishing = true;
+    try {
+      await exchange(code);
+    } finally {
+      this.finishing = false;
+      this.loaded = false;
+    }
+  }
+
+  /** True once after a login asked of the person was finished: the refused request is worth sending again. */
+  takeRelogged(): boolean {
+    const relogged = this.relogged;
+    this.relogged = false;
+    return relogged;
+  }
+
+  private async serverMetadata() {
+    return (await this.load()).discovery?.authorizationServerMetadata as
+      | { issuer?: string; scopes_supported?: string[]; authorization_response_iss_parameter_supported?: boolean }
+      | undefined;
+  }
+
+  /** The answer's code, once its state (when this process sent it) and issuer are the expected ones. */
+  private checkedCode(
+    response: McpAuthorizationResponse,
+    metadata: Awaited<ReturnType<McpOAuthProvider["serverMetadata"]>>,
+    checkState: boolean,
+  ): string {
     const fail = (why: string) =>
       new ArborError("mcp_login_failed", `Logging in to MCP server "${this.server}" failed: ${why}.`, { server: this.server });
     if (response.error !== undefined)
       throw fail(
         `the authorization server answered ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ""}`,
       );
-    if (this.expectedState !== undefined && response.state !== this.expectedState)
+    if (checkState && this.expectedState !== undefined && response.state !== this.expectedState)
       throw fail("the answer's state does not match the request's (a forged or stale redirect)");
     // RFC 9207: the answer names its issuer, so a code from another authorization server (a mix-up) is refused.
     const issuer = metadata?.issuer;
@@ -207,7 +282,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     )
       throw fail(`the answer's issuer ${response.iss ?? "(none)"} is not the authorization server's (${issuer})`);
     if (!response.code) throw fail("the answer carries no authorization code");
-    this.code = response.code;
+    return response.code;
   }
 
   /** The authorization code the last browser step brought back, once. */

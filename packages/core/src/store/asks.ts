@@ -10,7 +10,7 @@ import { ArborError } from "../errors.js";
  * for the client's output (`request` a `PendingFunctionCall`, `value` `{ output }`). All are stored as JSON, so a kind is
  * added without a schema change (MCP elicitations can follow).
  */
-export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question", "function"]);
+export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question", "function", "mcp_login"]);
 export type AskKind = z.infer<typeof AskKindSchema>;
 
 export const AskAnswerSchema = z.object({
