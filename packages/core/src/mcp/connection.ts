@@ -205,7 +205,8 @@ export class McpConnection {
     const url = this.config.url;
     if (!provider || url === undefined)
       throw new ArborError("invalid_input", `MCP server "${this.name}" is not a "url" server: only those log in.`);
-    const sdk = (this.sdk ??= await loadSdk());
+    this.sdk ??= await loadSdk();
+    const sdk = this.sdk;
     await provider.finishLogin(response, (code) => sdk.auth(provider, { serverUrl: new URL(url), authorizationCode: code }));
   }
 

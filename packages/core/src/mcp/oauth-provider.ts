@@ -34,9 +34,10 @@ export interface McpOAuthOptions {
   /**
    * Where the browser comes back to when a run asks for a login (an `mcp_login` ask) instead of
    * failing with `mcp_login_required`: `arbor serve`'s callback route, a terminal's loopback
-   * listener. Read when a login starts, so a server may know its address only once it listens.
+   * listener. Read when a login may start, so a server may know its address only once it listens,
+   * and a terminal starts its listener only when a login is needed.
    */
-  loginRedirect?: () => string | undefined;
+  loginRedirect?: () => string | undefined | Promise<string | undefined>;
 }
 
 /** Puts a login to the person (the authorization URL to open) and resolves once it is done, declined or given up. */
@@ -71,6 +72,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private relogged = false;
   /** The callback is exchanging a code: the redirect URI is the one the login was asked with. */
   private finishing = false;
+  /** The redirect URI of a login asked of the person, read when an authorization flow begins (see `prepareLogin`). */
+  private preparedRedirect: string | undefined;
   /** Who asks the person for a login now (a tool call in flight), set by the connection; none: `mcp_login_required`. */
   asker: () => McpLoginAsk | undefined = () => undefined;
 
@@ -96,7 +99,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   /** The redirect URI of a login asked of the person, when one can be asked (or is being finished) here. */
   private askedRedirect(): string | undefined {
-    return this.finishing || this.asker() ? this.options.loginRedirect?.() : undefined;
+    return this.finishing || this.asker() ? this.preparedRedirect : undefined;
+  }
+
+  /** Reads where a login asked of the person would come back to (a listener may start for it). */
+  private async prepareLogin(): Promise<void> {
+    if (this.options.authorizer || !this.options.loginRedirect) return;
+    if (this.finishing || this.asker()) this.preparedRedirect = await this.options.loginRedirect();
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -141,6 +150,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const oauth = this.config.oauth;
     if (oauth?.clientId !== undefined)
       return { client_id: oauth.clientId, ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}) };
+    // The SDK asks for the client first in every authorization flow: the redirect URI is known from here on.
+    await this.prepareLogin();
     const { client, tokens } = await this.load();
     const asked = !this.options.authorizer && this.askedRedirect() !== undefined;
     // A refresh token still to try goes with the client it was issued to; a new registration waits until it fails.
@@ -206,8 +217,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     const authorizer = this.options.authorizer;
     const ask = authorizer ? undefined : this.asker();
-    if (!authorizer && (!ask || this.options.loginRedirect?.() === undefined))
-      throw loginRequired(this.server, "it has no valid token");
+    if (!authorizer && (!ask || this.preparedRedirect === undefined)) throw loginRequired(this.server, "it has no valid token");
     const metadata = await this.serverMetadata();
     // Ask for a refresh token where the authorization server offers one (offline_access, SEP-2207).
     const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
@@ -239,6 +249,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const code = this.checkedCode(response, await this.serverMetadata(), false);
     this.finishing = true;
     try {
+      await this.prepareLogin();
       await exchange(code);
     } finally {
       this.finishing = false;

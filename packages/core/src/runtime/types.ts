@@ -104,7 +104,7 @@ export interface RuntimeOptions {
    * server's tool call raises an `mcp_login` ask (the authorization URL to open) and waits; without
    * it the call fails with `mcp_login_required`. `arbor serve` gives its `/api/mcp/oauth/callback`.
    */
-  mcpLoginRedirect?: () => string | undefined;
+  mcpLoginRedirect?: () => string | undefined | Promise<string | undefined>;
   /** Answers `mcp_login` asks when someone is at hand (a terminal: print the URL, listen on the loopback); undefined leaves them to `runtime.asks`. */
   onMcpLogin?: McpLoginHandler;
   retry?: RetryOptions;
