@@ -6,7 +6,7 @@ import type { RunState } from "./run-state.js";
 const POLL_MS = 1000;
 
 /**
- * The session's MCP elicitations waiting for an answer. The run stream does not announce them (they
+ * The session's MCP elicitations and logins waiting for an answer. The run stream does not announce them (they
  * are asks of the MCP server, made in the middle of a tool call), so they are read when the page opens
  * or a run starts or ends, and again each second while one of the run's MCP tools is running.
  */
@@ -15,8 +15,11 @@ export function useElicitations(
   run: RunState | undefined,
 ): [PendingElicitationAsk[], (answered: string) => void] {
   const [asks, setAsks] = useState<PendingElicitationAsk[]>([]);
+  // A run starting lists its MCP servers first, and one that wants a login asks for it then.
   const mcpRunning =
-    run !== undefined && Object.values(run.tools).some((t) => t.status === "running" && t.tool.startsWith("mcp__"));
+    run !== undefined &&
+    (Object.values(run.tools).some((t) => t.status === "running" && t.tool.startsWith("mcp__")) ||
+      ((run.status === "starting" || run.status === "running") && Object.keys(run.tools).length === 0));
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again when a run starts or ends.
   useEffect(() => {
