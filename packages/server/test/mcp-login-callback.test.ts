@@ -66,7 +66,7 @@ describe("GET /api/mcp/oauth/callback", () => {
     expect(await landed.text()).toContain("Logged in to remote");
     expect(await (await chat).json()).toMatchObject({ type: "done" });
     expect(oauth.calls).toBe(1);
-    expect((await (await api("/api/asks")).json()).asks).toEqual([]);
+    expect(((await (await api("/api/asks")).json()) as { asks: unknown[] }).asks).toEqual([]);
     // The same answer again (a reload) finds no login waiting: a page saying so, nothing changed.
     const again = await fetch(landed.url);
     expect(again.status).toBe(400);

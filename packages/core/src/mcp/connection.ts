@@ -296,6 +296,7 @@ export class McpConnection {
     const sdk = this.sdk;
     let client: Client;
     for (let attempt = 0; ; attempt++) {
+      const logins = this.provider?.logins ?? 0;
       // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
       client = new sdk.Client(MCP_CLIENT_INFO, {
         capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} },
@@ -312,7 +313,7 @@ export class McpConnection {
         await client.close().catch(() => {});
         await this.release();
         // A login just brought a code back: exchange it and start again, now with a token.
-        if (attempt < AUTH_ATTEMPTS && (await this.exchange().catch(() => false))) continue;
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins).catch(() => false))) continue;
         const error =
           err instanceof ArborError && err.code.startsWith("mcp_login") ? err : this.unavailable("did not start", err);
         this.current = { status: "failed", error: error.message };
@@ -354,8 +355,6 @@ export class McpConnection {
         // Renewed before use rather than after a refusal; a refresh token that no longer works leads to a login.
         await sdk.auth(authProvider, { serverUrl: url });
         const code = authProvider.takeCode();
-        // A login finished through an ask left the tokens in place: nothing to send again.
-        authProvider.takeRelogged();
         if (code !== undefined) await sdk.auth(authProvider, { serverUrl: url, authorizationCode: code });
       }
       // The client credentials grant: tokens come from the token endpoint whenever needed, no login.
@@ -390,10 +389,13 @@ export class McpConnection {
     return transport;
   }
 
-  /** Exchanges the code a login in the middle of a start or a request brought back; false when none did. */
-  private async exchange(): Promise<boolean> {
-    // A login the person finished through the callback: the tokens are kept already.
-    if (this.provider?.takeRelogged()) return true;
+  /**
+   * Exchanges the code a login in the middle of a start or a request brought back; false when none
+   * did. A login the person finished through the callback since the request was sent (`logins` then)
+   * kept the tokens already: the request is worth sending again.
+   */
+  private async exchange(logins: number): Promise<boolean> {
+    if (this.provider && this.provider.logins !== logins) return true;
     const code = this.provider?.takeCode();
     if (code === undefined || !this.http) return false;
     await this.http.finishAuth(code);
@@ -406,10 +408,11 @@ export class McpConnection {
    */
   private async guard<T>(request: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      const logins = this.provider?.logins ?? 0;
       try {
         return await request();
       } catch (err) {
-        if (attempt < AUTH_ATTEMPTS && (await this.exchange())) continue;
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins))) continue;
         throw this.translate(err);
       }
     }

@@ -68,12 +68,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private expectedState: string | undefined;
   private code: string | undefined;
   private readonly now: () => number;
-  /** A login asked of the person (an ask) was finished by the callback: the request that needed it is sent again. */
-  private relogged = false;
+  /** How many logins asked of the person were finished here: a request refused meanwhile is sent again. */
+  logins = 0;
   /** The callback is exchanging a code: the redirect URI is the one the login was asked with. */
   private finishing = false;
   /** The redirect URI of a login asked of the person, read when an authorization flow begins (see `prepareLogin`). */
   private preparedRedirect: string | undefined;
+  /** The login being asked of the person: a second refused request waits on it rather than asking again. */
+  private asking: Promise<McpLoginAnswer> | undefined;
   /** Who asks the person for a login now (a tool call in flight), set by the connection; none: `mcp_login_required`. */
   asker: () => McpLoginAsk | undefined = () => undefined;
 
@@ -183,6 +185,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    // The login being asked needs its own verifier at the callback: a second flow waits on it (see redirectToAuthorization).
+    if (this.asking) return;
     await this.update({ codeVerifier });
   }
 
@@ -224,7 +228,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (metadata?.scopes_supported?.includes("offline_access") && scopes.length > 0 && !scopes.includes("offline_access"))
       url.searchParams.set("scope", [...scopes, "offline_access"].join(" "));
     if (!authorizer) {
-      const answer = await (ask as McpLoginAsk)(url);
+      this.asking ??= (ask as McpLoginAsk)(url).finally(() => {
+        this.asking = undefined;
+      });
+      const answer = await this.asking;
       if (answer.action !== "accept")
         throw new ArborError(
           "mcp_login_declined",
@@ -233,7 +240,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
         );
       // The callback kept the tokens, maybe in another process: read them anew, and send the request again.
       this.loaded = false;
-      this.relogged = true;
+      this.logins++;
       return;
     }
     this.code = this.checkedCode(await authorizer.authorize(url), metadata, true);
@@ -255,13 +262,6 @@ export class McpOAuthProvider implements OAuthClientProvider {
       this.finishing = false;
       this.loaded = false;
     }
-  }
-
-  /** True once after a login asked of the person was finished: the refused request is worth sending again. */
-  takeRelogged(): boolean {
-    const relogged = this.relogged;
-    this.relogged = false;
-    return relogged;
   }
 
   private async serverMetadata() {

@@ -138,6 +138,29 @@ describe("an MCP login during a run is an ask", () => {
     expect(toolEnd((await third).events, "w3")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
   });
 
+  it("two calls refused at once wait on one login, and both go through once it is done", async () => {
+    const model = scriptedModel([
+      [toolCall(TOOL, {}, { id: "w1" })],
+      [text("first")],
+      [toolCall(TOOL, {}, { id: "a" }), toolCall(TOOL, {}, { id: "b" })],
+      [text("both")],
+    ]);
+    const { runtime, store } = await runtimeFor(model);
+    const first = runtime.runs.run({ prompt: "who am I?" });
+    const firstDone = collect(first);
+    const login = await loginAsk(runtime);
+    await follow(runtime, login.mcpLogin.url);
+    await firstDone;
+    server.provider.revokeAll();
+    const second = collect(runtime.runs.run({ prompt: "twice", sessionId: first.sessionId }));
+    const relogin = await loginAsk(runtime, [login.id]);
+    await follow(runtime, relogin.mcpLogin.url);
+    const { events } = await second;
+    expect(toolEnd(events, "a")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
+    expect(toolEnd(events, "b")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
+    expect((await store.listAsks({ kind: "mcp_login" })).length).toBe(2);
+  });
+
   it("an answer that is not accepted cannot finish a login, and a refusal at the authorization server declines it", async () => {
     const model = scriptedModel([[toolCall(TOOL, {}, { id: "w1" })], [text("ok")]]);
     const { runtime } = await runtimeFor(model);
