@@ -17,8 +17,9 @@ export interface McpAuthorizationResponse {
 
 /**
  * Takes the user through an authorization server's login: sends them to the URL (a browser, or a
- * printed link) and waits for the redirect back to `redirectUrl`. The CLI's is a loopback listener
- * on 127.0.0.1; without one, a server that wants a login fails with `mcp_login_required`.
+ * printed link) and waits for the redirect back to `redirectUrl`. `arbor mcp login`'s is a loopback
+ * listener on 127.0.0.1. A run has none: it asks for the login (an `mcp_login` ask, see
+ * `loginRedirect`), or without that fails with `mcp_login_required`.
  */
 export interface McpAuthorizer {
   readonly redirectUrl: string;
