@@ -61,13 +61,22 @@ export class McpLoginAsks {
     this.waiters = new AskWaiters(options);
   }
 
-  /** Records the ask and resolves with its answer; the call stopping closes the ask as cancelled. */
+  /**
+   * Records the ask and resolves with its answer; the call stopping closes the ask as cancelled. An
+   * open ask of the same session, server and call (one a run cut off by a restart made) is waited on
+   * instead of a new one: its link still works, its verifier being kept by its state.
+   */
   async wait(request: PendingMcpLoginInput, signal: AbortSignal): Promise<McpLoginAnswer> {
     if (signal.aborted) return { action: "cancel" };
-    const id = `login_${randomUUID()}`;
+    const same = (r: AskRecord) => {
+      const p = pendingMcpLoginOf(r);
+      return p.server === request.server && p.callId === request.callId;
+    };
+    const open = (await openAsks(this.options, "mcp_login", request.sessionId)).find(same);
     const message = `MCP server "${request.server}" needs you to log in: open the login page, sign in, and the run goes on.`;
     const asked: Omit<PendingMcpLogin, "id"> = { ...request, message };
-    const record = await recordCallAsk(this.options, "mcp_login", id, asked);
+    const record = open ?? (await recordCallAsk(this.options, "mcp_login", `login_${randomUUID()}`, asked));
+    const id = record.id;
     const waited = this.waiters.wait(id, record, id, signal, {
       answered: (answer) => answer.value as unknown as McpLoginAnswer,
       expired: () => ({ action: "cancel" }),

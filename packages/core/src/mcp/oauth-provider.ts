@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../config/schema.js";
@@ -46,6 +46,8 @@ export type McpLoginAsk = (url: URL) => Promise<McpLoginAnswer>;
 
 /** A refresh is started this long before the access token runs out, so a call never carries a dying one. */
 const EXPIRY_MARGIN_MS = 30_000;
+/** How many asked logins' verifiers are kept: older ones are given up (their asks expire or were answered). */
+const PENDING_LOGINS = 8;
 /** Redirect URI of a client registered where no login can happen (a run): replaced at the next login. */
 const NO_REDIRECT = "http://127.0.0.1/callback";
 
@@ -73,6 +75,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
   logins = 0;
   /** The callback is exchanging a code: the redirect URI is the one the login was asked with. */
   private finishing = false;
+  /** The `state` of the asked login the callback is finishing: its verifier is the one sent. */
+  private finishingState: string | undefined;
+  /** Verifiers of authorization flows to be asked of the person, paired with their URL by its code challenge. */
+  private verifiers: string[] = [];
   /** The redirect URI of a login asked of the person, read when an authorization flow begins (see `prepareLogin`). */
   private preparedRedirect: string | undefined;
   /** The login being asked of the person: a second refused request waits on it rather than asking again. */
@@ -186,13 +192,41 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    // The login being asked needs its own verifier at the callback: a second flow waits on it (see redirectToAuthorization).
-    if (this.asking) return;
-    await this.update({ codeVerifier });
+    if (this.options.authorizer || !this.asker() || this.preparedRedirect === undefined) {
+      await this.update({ codeVerifier });
+      return;
+    }
+    // Flows may interleave between `state()` and here: the URL's code challenge says which verifier is whose.
+    this.verifiers = [...this.verifiers.slice(-(PENDING_LOGINS - 1)), codeVerifier];
+  }
+
+  /**
+   * Keeps the verifier of the login about to be asked under its URL's `state`, beside any other
+   * process's asked logins (read anew so as not to write over them).
+   */
+  private async keepAskedVerifier(url: URL): Promise<void> {
+    const state = url.searchParams.get("state");
+    const challenge = url.searchParams.get("code_challenge");
+    const verifier = this.verifiers.find((v) => createHash("sha256").update(v).digest("base64url") === challenge);
+    if (!state || verifier === undefined) throw loginRequired(this.server, "its login could not be prepared");
+    this.verifiers = this.verifiers.filter((v) => v !== verifier);
+    this.loaded = false;
+    const kept = Object.entries((await this.load()).pendingLogins ?? {}).slice(-(PENDING_LOGINS - 1));
+    await this.update({ pendingLogins: Object.fromEntries([...kept, [state, verifier]]) });
   }
 
   async codeVerifier(): Promise<string> {
-    const { codeVerifier } = await this.load();
+    const { codeVerifier, pendingLogins } = await this.load();
+    if (this.finishing) {
+      const asked = this.finishingState === undefined ? undefined : pendingLogins?.[this.finishingState];
+      if (asked === undefined)
+        throw new ArborError(
+          "mcp_login_failed",
+          `Logging in to MCP server "${this.server}" failed: this login's PKCE verifier is no longer kept (a newer login replaced it, or it was logged out); the run asks again when it needs the server.`,
+          { server: this.server },
+        );
+      return asked;
+    }
     if (codeVerifier === undefined) throw loginRequired(this.server, "no login is under way");
     return codeVerifier;
   }
@@ -210,6 +244,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "tokens") delete record.tokens;
     if (scope === "all" || scope === "client") delete record.client;
     if (scope === "all" || scope === "verifier") delete record.codeVerifier;
+    if (scope === "all") delete record.pendingLogins;
     if (scope === "all" || scope === "discovery") delete record.discovery;
     this.record = record;
     await this.options.credentials.save(this.key, record);
@@ -229,6 +264,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (metadata?.scopes_supported?.includes("offline_access") && scopes.length > 0 && !scopes.includes("offline_access"))
       url.searchParams.set("scope", [...scopes, "offline_access"].join(" "));
     if (!authorizer) {
+      // A second flow here waits on the login being asked: its own link is never shown.
+      if (!this.asking) await this.keepAskedVerifier(url);
       this.asking ??= (ask as McpLoginAsk)(url).finally(() => {
         this.asking = undefined;
       });
@@ -256,13 +293,19 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.loaded = false;
     const code = this.checkedCode(response, await this.serverMetadata(), false);
     this.finishing = true;
+    this.finishingState = response.state;
     try {
       await this.prepareLogin();
       await exchange(code);
     } finally {
       this.finishing = false;
+      this.finishingState = undefined;
       this.loaded = false;
     }
+    // Used once: the verifier goes with its login.
+    const { pendingLogins = {} } = await this.load();
+    const { [response.state ?? ""]: _, ...rest } = pendingLogins;
+    await this.update({ pendingLogins: rest });
   }
 
   private async serverMetadata() {

@@ -1,9 +1,15 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
-import { MemoryMcpCredentials } from "../../src/mcp/oauth-credentials.js";
+import { type McpCredentialStore, MemoryMcpCredentials } from "../../src/mcp/oauth-credentials.js";
 import type { PendingAsk } from "../../src/runtime/asks-api.js";
 import type { Runtime } from "../../src/runtime/types.js";
+import { FileMcpCredentials } from "../../src/store/file/mcp-credential-files.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
 import { collect, harness } from "../loop/harness.js";
 
@@ -24,11 +30,22 @@ afterEach(async () => {
   await server.close();
 });
 
-async function runtimeFor(model: ReturnType<typeof scriptedModel>, credentials = new MemoryMcpCredentials()) {
+async function runtimeFor(
+  model: ReturnType<typeof scriptedModel>,
+  credentials: McpCredentialStore = new MemoryMcpCredentials(),
+  store?: Store,
+) {
   const config = resolveConfig([
     { source: "test", value: { mcp: { servers: { remote: { url: server.mcpUrl, timeoutMs: 10_000 } } } } },
   ]);
-  return harness({ model, config, mcpCredentials: credentials, mcpLoginRedirect: () => CALLBACK, askPollMs: 20 });
+  return harness({
+    model,
+    config,
+    mcpCredentials: credentials,
+    mcpLoginRedirect: () => CALLBACK,
+    askPollMs: 20,
+    ...(store ? { store } : {}),
+  });
 }
 
 async function loginAsk(runtime: Runtime, seen: string[] = []) {
@@ -159,6 +176,25 @@ describe("an MCP login during a run is an ask", () => {
     expect(toolEnd(events, "a")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
     expect(toolEnd(events, "b")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
     expect((await store.listAsks({ kind: "mcp_login" })).length).toBe(2);
+  });
+
+  it("another process over the same store and credentials finishes the login, and the run that asked goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-mcp-login-"));
+    try {
+      const credentials = () => new FileMcpCredentials(join(dir, "mcp-auth"));
+      const model = scriptedModel([[toolCall(TOOL, {}, { id: "w1" })], [text("done")]]);
+      const asking = await runtimeFor(model, credentials(), await openStore(join(dir, "store")));
+      // The process the browser comes back to: its own store handle, credentials read from the files.
+      const other = await runtimeFor(scriptedModel([]), credentials(), await openStore(join(dir, "store")));
+      const running = collect(asking.runtime.runs.run({ prompt: "who am I?" }));
+      const ask = await loginAsk(other.runtime);
+      expect(await follow(other.runtime, ask.mcpLogin.url)).toMatchObject({ askId: ask.id, loggedIn: true });
+      const { events, result } = await running;
+      expect(result.status).toBe("done");
+      expect(toolEnd(events, "w1")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("an answer that is not accepted cannot finish a login, and a refusal at the authorization server declines it", async () => {
