@@ -73,6 +73,22 @@ describe("GET /api/mcp/oauth/callback", () => {
     expect(await again.text()).toMatch(/No login is waiting for this answer/);
   });
 
+  it("a code the authorization server refuses leaves the login open: opening the link again finishes it", async () => {
+    const { api } = await serve();
+    const chat = api("/api/chat", { json: { message: "who am I?", stream: false } });
+    const ask = await loginAsk(api);
+    const answered = await fetch(ask.mcp_login.url, { redirect: "manual" });
+    const callback = new URL(answered.headers.get("location") ?? "");
+    callback.searchParams.set("code", "not-a-code-it-issued");
+    const refused = await fetch(callback);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/refused the code .*open the login link again/);
+    const landed = await fetch(ask.mcp_login.url);
+    expect(landed.status).toBe(200);
+    expect(await (await chat).json()).toMatchObject({ type: "done" });
+    expect(oauth.calls).toBe(1);
+  });
+
   it("a login declined through POST /api/asks ends the wait; the run goes on without the server", async () => {
     const { api } = await serve();
     const chat = api("/api/chat", { json: { message: "who am I?", stream: false } });

@@ -297,6 +297,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     try {
       await this.prepareLogin();
       await exchange(code);
+    } catch (err) {
+      if (err instanceof ArborError) throw err;
+      // The ask stays open: its link, opened again, brings a new code for the same kept verifier.
+      throw new ArborError(
+        "mcp_login_failed",
+        `Logging in to MCP server "${this.server}" failed: the authorization server refused the code (${err instanceof Error ? err.message : String(err)}); open the login link again.`,
+        { server: this.server },
+      );
     } finally {
       this.finishing = false;
       this.finishingState = undefined;
