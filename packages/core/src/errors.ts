@@ -67,6 +67,8 @@ export type ArborErrorCode =
   // MCP OAuth: a server wants its user to log in (`arbor mcp login <server>`), or the login itself failed.
   | "mcp_login_required"
   | "mcp_login_failed"
+  // A login asked for during a run (an `mcp_login` ask) was declined, cancelled or expired.
+  | "mcp_login_declined"
   // A run stream resumed from an event its session's log no longer holds (or never held).
   | "events_expired"
   // File snapshots: the private history could not be written or read (git missing, say), and an unrevert with no revert to undo;

@@ -20,7 +20,6 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
-import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -35,6 +34,7 @@ import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
 import { mcpApi } from "./runtime/mcp-api.js";
 import { resolveMcpInput } from "./runtime/mcp-input.js";
+import { runtimeMcpManager } from "./runtime/mcp-manager.js";
 import { memoryExtractExtension } from "./runtime/memory-extract.js";
 import { queueRun } from "./runtime/queue-run.js";
 import { realClock } from "./runtime/real-clock.js";
@@ -49,7 +49,6 @@ import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
-import { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "./store/file/mcp-credential-files.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { type SessionLease, sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
@@ -104,25 +103,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const publisher = options.watch ?? watchHub;
   const recorder = new RunRecorder({ events, publisher, store: options.store });
   const clock = options.clock ?? realClock;
-  const { pending, elicitations, plans, questions, clientFunctions } = durableAsks(options, () => clock.now());
-  // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
-  const mcp =
-    config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
-      ? new McpManager({
-          servers: config.mcp.servers,
-          toolCacheTtl: config.mcp.toolCacheTtl,
-          blobs,
-          now: () => clock.now(),
-          confine: { sandbox, workspace: options.cwd ?? process.cwd() },
-          workspace: options.cwd ?? process.cwd(),
-          // What a tool call sends a server carries its span's trace context, so the server's spans join the run's trace.
-          ...(options.telemetry?.traceContext ? { traceContext: () => options.telemetry?.traceContext?.() } : {}),
-          // A server's elicitation waits on a durable ask, answered like a permission ask.
-          elicit: (request, signal, listener) => elicitations.wait(request, signal, listener),
-          // No browser here: a server that wants a login fails its calls with "run `arbor mcp login`".
-          oauth: { credentials: options.mcpCredentials ?? new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
-        })
-      : undefined;
+  const { pending, elicitations, plans, questions, clientFunctions, mcpLogins } = durableAsks(options, () => clock.now());
+  const now = () => clock.now();
+  const mcp = runtimeMcpManager({ config, options, home, blobs, sandbox, now, elicitations, mcpLogins });
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([
@@ -255,7 +238,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       // A woken run offers again the client's functions its cut-off run had: their calls wait on the same asks.
       const woken = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
-      await mcp?.sync(registry, signal);
+      await mcp?.sync(registry, signal, sessionId);
       // Attached resources and an MCP prompt become the user message's content before anything is recorded.
       const runInput = await resolveMcpInput(woken, mcp, signal);
       const fromEntryId = input.fromEntryId;
@@ -354,6 +337,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       pending,
       plans,
       elicitations,
+      mcpLogins,
       questions,
       defaultBusy: options.busy ?? "queue",
       clientFunctions,
@@ -376,7 +360,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     events,
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
     mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
-    mcp: mcpApi(mcp),
+    mcp: mcpApi(mcp, mcpLogins),
     async close() {
       const all = [...running];
       for (const r of all) r.controller.abort(new ArborError("aborted", "The runtime was closed."));

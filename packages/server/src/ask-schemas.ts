@@ -21,7 +21,23 @@ const common = {
   expires_at: z.string().describe("Unanswered by then, the ask is refused and its run told so."),
 };
 
+const McpLoginAskResponse = z.object({
+  kind: z.literal("mcp_login"),
+  ...common,
+  mcp_login: z.object({
+    server: z.string().describe("The MCP server that wants the login."),
+    call_id: z.string().optional().describe("The tool call waiting for it; none when the run needs the server's tools to start."),
+    url: z
+      .string()
+      .describe(
+        "The authorization server's login page (PKCE): open it in a browser; its answer comes back to GET /api/mcp/oauth/callback, which finishes the login and answers this ask.",
+      ),
+    message: z.string(),
+  }),
+});
+
 export const PendingAskResponse = z.discriminatedUnion("kind", [
+  McpLoginAskResponse,
   z.object({ kind: z.literal("permission"), ...common, permission: PermissionResponse }),
   z.object({
     kind: z.literal("plan"),
@@ -80,7 +96,7 @@ export const AnswerAskRequest = z
 
 export const AnswerAskResponse = z.object({
   id: z.string(),
-  kind: z.enum(["permission", "plan", "question", "elicitation"]),
+  kind: z.enum(["permission", "plan", "question", "elicitation", "mcp_login"]),
   session_id: z.string(),
   /** The run started to carry a plan on when no run waited for it. */
   resumed_session: z.string().nullable(),

@@ -23,6 +23,7 @@ describe("GET /api/openapi.json", () => {
         "GET /api/mcp/servers",
         "GET /api/mcp/servers/{server}/resources",
         "GET /api/mcp/servers/{server}/prompts",
+        "GET /api/mcp/oauth/callback",
         "GET /api/openapi.json",
         "GET /api/docs",
         "GET /api/docs/{asset}",

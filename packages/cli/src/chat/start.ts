@@ -6,6 +6,7 @@ import type { StartChat } from "../commands/chat.js";
 import { EXIT_OK } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import type { Io } from "../io.js";
+import { terminalMcpLogin } from "../mcp/terminal-login.js";
 import { ANSI, PLAIN } from "../render/style.js";
 import { createFormElicitationHandler } from "../run/elicitation-form.js";
 import { loadCommandConfig, type RunFlags } from "../run/flags.js";
@@ -49,6 +50,8 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
       });
       // The run asks through `prompt`, as `arbor run` does; the chat's prompt is a question on its screen.
       const asking: Io = { ...io, prompt: controller.ask };
+      // A login an MCP server wants mid-run: a line with the link, the browser back to a loopback listener.
+      const login = terminalMcpLogin((line) => controller.print([controller.style.yellow(line)]), io.env);
       const runtime = cliRuntime(io, "arbor chat", {
         store,
         config,
@@ -66,7 +69,10 @@ export const startChat: StartChat = async (io: Io, values: OptionValues, flags: 
           say: (line) => controller.print([controller.style.red(line)]),
           answer: (id, allow, content) => controller.runtime.asks.answer(id, allow, content === undefined ? {} : { content }),
         }),
+        mcpLoginRedirect: login.redirect,
+        onMcpLogin: login.handler,
       });
+      login.bind(runtime);
       controller.attach(runtime);
       // SIGTERM or a closed terminal end the chat as /quit does; a second one ends the process.
       const release = io.onInterrupt?.(() => controller.quit());

@@ -216,8 +216,8 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
       const kind =
         answered.kind === "question"
           ? ("question" as const)
-          : answered.kind === "elicitation"
-            ? ("elicitation" as const)
+          : answered.kind === "elicitation" || answered.kind === "mcp_login"
+            ? answered.kind
             : ("permission" as const);
       return { kind, id, sessionId, subject: ask ? askSubject(ask) : "", value };
     });
@@ -246,7 +246,14 @@ async function answerAsk(io: Io, values: OptionValues, target: string): Promise<
     if (flag(values, "json"))
       writeJson(io.stdout, { id: found.id, sessionId: found.sessionId, kind: found.kind, allowed: allow });
     else {
-      const verb = found.kind === "elicitation" ? (allow ? "Accepted" : "Declined") : allow ? "Allowed once" : "Denied";
+      const verb =
+        found.kind === "elicitation" || found.kind === "mcp_login"
+          ? allow
+            ? "Accepted"
+            : "Declined"
+          : allow
+            ? "Allowed once"
+            : "Denied";
       writeLines(io.stdout, [
         `${verb}: ask ${found.id}${found.subject ? ` (${found.subject})` : ""} in session ${found.sessionId}.`,
         "  The run waiting on it goes on; a run cut off takes the answer when its session is resumed.",

@@ -4,8 +4,8 @@ import { ArborError, type Store } from "@arbor/core/open";
 /** What `runtime.asks.listPending` lists: one ask waiting for an answer, a permission or a plan. */
 export type PendingAskView = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
 
-/** Ask ids start with their kind (`perm_…`, `plan_…`, `elic_…`, `question_…`): a target that does is an ask, not a session. */
-export const ASK_ID = /^(perm|plan|elic|question)_[A-Za-z0-9_-]*$/;
+/** Ask ids start with their kind (`perm_…`, `plan_…`, `elic_…`, `question_…`, `login_…`): a target that does is an ask, not a session. */
+export const ASK_ID = /^(perm|plan|elic|question|login)_[A-Za-z0-9_-]*$/;
 
 /** How many candidates an ambiguous prefix lists. */
 const SHOWN = 8;
@@ -47,6 +47,8 @@ export function askSubject(ask: PendingAskView): string {
       if (e.mode === "url") return `MCP server ${e.server} asks you to open ${e.url}: ${e.message} (accept or --deny)`;
       return `MCP server ${e.server} asks: ${e.message} (fields: ${Object.keys(e.requestedSchema.properties).join(", ") || "none"})`;
     }
+    case "mcp_login":
+      return `MCP server ${ask.mcpLogin.server} needs you to log in: open ${ask.mcpLogin.url} (or --deny)`;
     case "question": {
       const options = ask.question.options?.map((o) => o.label).join(" / ");
       return `question "${ask.question.question}"${options ? ` (${options}${ask.question.multiple ? ", several" : ""})` : " (free text)"} (agent ${ask.question.agent})`;

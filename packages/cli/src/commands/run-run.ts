@@ -6,6 +6,7 @@ import { UsageError } from "../errors.js";
 import { readInput } from "../files.js";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { type Io, writeLines } from "../io.js";
+import { terminalMcpLogin } from "../mcp/terminal-login.js";
 import { cassetteSetup } from "../run/cassette-setup.js";
 import { loadCommandConfig, RUN_USAGE, type RunFlags, readRunFlags } from "../run/flags.js";
 import { mcpPromptInput, mcpServerNames } from "../run/mcp-input.js";
@@ -97,23 +98,27 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
         yes: flags.yes,
         store: opened,
         storeLabel: resolved.label,
-        createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion, onElicitation) =>
-          resumable(
-            flags,
-            cliRuntime(io, "arbor run", {
-              store: opened,
-              config,
-              ...cassette.runtime,
-              ...(telemetry ? { telemetry: telemetry.observer } : {}),
-              cwd: flags.cwd,
-              snapshots: true,
-              onPermission,
-              onPlanApproval,
-              onRetry,
-              onQuestion,
-              onElicitation,
-            }),
-          ),
+        createRuntime: (onPermission, onPlanApproval, onRetry, onQuestion, onElicitation) => {
+          // A login an MCP server wants mid-run, with someone at the terminal: the link on stderr, the
+          // browser back to a loopback listener. Without anyone, the call fails with mcp_login_required.
+          const login = io.prompt ? terminalMcpLogin((line) => writeLines(io.stderr, [line]), io.env) : undefined;
+          const runtime = cliRuntime(io, "arbor run", {
+            store: opened,
+            config,
+            ...cassette.runtime,
+            ...(telemetry ? { telemetry: telemetry.observer } : {}),
+            cwd: flags.cwd,
+            snapshots: true,
+            onPermission,
+            onPlanApproval,
+            onRetry,
+            onQuestion,
+            onElicitation,
+            ...(login ? { mcpLoginRedirect: login.redirect, onMcpLogin: login.handler } : {}),
+          });
+          login?.bind(runtime);
+          return resumable(flags, runtime);
+        },
         input: {
           // `/mcp:<server>:<prompt>` and `@server:uri` mentions: the runtime fills them in.
           ...mcpPromptInput(flags.prompt, mcpServerNames(config)),

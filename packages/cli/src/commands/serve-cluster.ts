@@ -3,6 +3,7 @@ import { ClusterNode, createServer } from "@arbor/server";
 import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
+import { serveLoginRedirect } from "../mcp/serve-callback.js";
 import { openResolvedStore, type ResolvedStore } from "../store.js";
 
 /**
@@ -71,11 +72,13 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
   let handed: string[] = [];
   let releaseInterrupt: (() => void) | undefined;
   try {
+    const login = serveLoginRedirect();
     const runtime = cliRuntime(io, "arbor serve --cluster", {
       store,
       config: setup.config,
       cwd: setup.cwd,
       snapshots: true,
+      mcpLoginRedirect: login.redirect,
       runEvents: node.runEvents,
     });
     const server = createServer({
@@ -85,6 +88,7 @@ export async function serveCluster(io: Io, setup: ServeSetup, resolved: Resolved
       onError: (err) => log(`arbor serve: request failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     });
     const listening = await server.listen({ host: setup.host, port: setup.port });
+    login.listening(listening.url);
     // The handler stays until the instance has handed its runs over (see serve-run.ts).
     const stopped = new Promise<void>((resolve) => {
       releaseInterrupt = io.onInterrupt?.(() => resolve());

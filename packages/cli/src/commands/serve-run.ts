@@ -6,6 +6,7 @@ import { cliRuntime } from "../cli-runtime.js";
 import { EXIT_OK, UsageError } from "../errors.js";
 import type { Io } from "../io.js";
 import { writeLines } from "../io.js";
+import { serveLoginRedirect } from "../mcp/serve-callback.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { resolveStore, withStore } from "../store.js";
 import { startTelemetry } from "../telemetry.js";
@@ -74,11 +75,13 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
   try {
     return await withStore(io, values, async (store) => {
       // The runtime records every run and publishes its watch events to its own hub, which the server reads.
+      const login = serveLoginRedirect();
       const runtime = cliRuntime(io, "arbor serve", {
         store,
         config,
         cwd,
         snapshots: true,
+        mcpLoginRedirect: login.redirect,
         ...(telemetry ? { telemetry: telemetry.observer } : {}),
       });
       let releaseInterrupt: (() => void) | undefined;
@@ -90,6 +93,7 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
           onError: (err) => writeLines(io.stderr, [`arbor serve: request failed: ${describeFailure(err)}`]),
         });
         const listening = await listenOn(server, host, port);
+        login.listening(listening.url);
         if (config.model === undefined) writeLines(io.stderr, [NO_MODEL_WARNING]);
         // The handler stays until the server has shut down: a second Ctrl-C then exits at once (130),
         // and a signal handler a library installed meanwhile never finds itself alone and re-raises it.

@@ -11,6 +11,8 @@ export interface LoopbackOptions {
   timeoutMs?: number;
   /** Gives up the login waiting (Ctrl-C). */
   signal?: AbortSignal;
+  /** The listener does not keep the process alive (a run's, which may never need it). */
+  unref?: boolean;
 }
 
 const CALLBACK_PATH = "/callback";
@@ -42,6 +44,7 @@ export class LoopbackAuthorizer implements McpAuthorizer {
       if (options.port && err.code === "EADDRINUSE") return listen(server, 0);
       throw err;
     });
+    if (options.unref) server.unref();
     authorizer = new LoopbackAuthorizer(server, `http://127.0.0.1:${port}${CALLBACK_PATH}`, options);
     return authorizer;
   }

@@ -12,6 +12,7 @@ export type { GoalTree } from "../goal/goal-tree.js";
 export { displayNumbers, goalLabel, planView } from "../goal/numbering.js";
 export { GOAL_MARKERS } from "../goal/to-prompt.js";
 export type { ElicitationAnswer, ElicitationHandler, PendingElicitation } from "../mcp/elicitations.js";
+export type { McpLoginAnswer, McpLoginHandler, PendingMcpLogin } from "../mcp/login-asks.js";
 export { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 export { APPROVAL_ENTRY_TYPE, type ApprovalScope, type ListedApproval } from "../permissions/approvals.js";
 export { latestPlanRecord } from "../plan/plan-record.js";

@@ -10,7 +10,8 @@ import type { TraceContextFields } from "../loop/extension.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
 import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
 import { isMachineAuth, machineAuthProvider } from "./machine-auth.js";
-import { type McpOAuthOptions, McpOAuthProvider } from "./oauth-provider.js";
+import type { McpAuthorizationResponse, McpLoginAsk, McpOAuthOptions } from "./oauth-provider.js";
+import { McpOAuthProvider } from "./oauth-provider.js";
 import { callToolAsTask, type TaskCallHooks } from "./tasks.js";
 
 /**
@@ -56,6 +57,8 @@ export interface McpCallOptions {
   meta?: Record<string, unknown>;
   /** Answers a form the server asks the user to fill in during this call (MCP elicitation). */
   onElicit?: McpElicitHandler;
+  /** Asks the person to log in when the server wants a login during this call (an `mcp_login` ask). */
+  onLogin?: McpLoginAsk;
 }
 
 /** What answers a server's elicitation during a call (a form to fill in, or a URL to open): the person, through an ask. */
@@ -105,6 +108,8 @@ export class McpConnection {
   private sandboxed: SandboxedCall | undefined;
   /** The elicitation handlers of the calls in flight, which a server's elicitation request goes to. */
   private readonly elicitors = new Set<McpElicitHandler>();
+  /** The login askers of the calls in flight: a login the server wants is put to the person by one of them. */
+  private readonly loginAskers = new Set<McpLoginAsk>();
   /** Set by the manager once, before the first start. */
   hooks: McpClientHooks = {};
 
@@ -122,7 +127,10 @@ export class McpConnection {
   /** The server's OAuth login (a `url` server with OAuth options only). */
   get login(): McpOAuthProvider | undefined {
     if (this.config.url === undefined || !this.oauth || isMachineAuth(this.config)) return undefined;
-    this.provider ??= new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
+    if (!this.provider) {
+      this.provider = new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
+      this.provider.asker = () => this.loginAskers.values().next().value;
+    }
     return this.provider;
   }
 
@@ -135,8 +143,17 @@ export class McpConnection {
     return this.client ? (this.stdio?.pid ?? undefined) : undefined;
   }
 
-  async listTools(signal?: AbortSignal): Promise<Tool[]> {
-    const client = await this.connect(signal);
+  /** The server's tools; `asker` puts a login the server wants meanwhile to the person (a run that needs them). */
+  async listTools(signal?: AbortSignal, asker?: McpLoginAsk): Promise<Tool[]> {
+    if (asker) this.loginAskers.add(asker);
+    try {
+      return await this.listAll(await this.connect(signal), signal);
+    } finally {
+      if (asker) this.loginAskers.delete(asker);
+    }
+  }
+
+  private async listAll(client: Client, signal?: AbortSignal): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
@@ -179,11 +196,14 @@ export class McpConnection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    const client = await this.connect(options.signal);
     const elicit = options.onElicit;
+    const asker = options.onLogin;
     if (elicit) this.elicitors.add(elicit);
     const meta = this.meta(options.meta);
+    // Before connecting: a server never logged in to asks for its login while it starts.
+    if (asker) this.loginAskers.add(asker);
     try {
+      const client = await this.connect(options.signal);
       const result = await this.guard(() =>
         client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
           signal: options.signal,
@@ -196,7 +216,19 @@ export class McpConnection {
       return result as CallToolResult;
     } finally {
       if (elicit) this.elicitors.delete(elicit);
+      if (asker) this.loginAskers.delete(asker);
     }
+  }
+
+  /** Finishes a login a run asked the person for (the browser's answer at the callback): the tokens are kept. */
+  async finishLogin(response: McpAuthorizationResponse): Promise<void> {
+    const provider = this.login;
+    const url = this.config.url;
+    if (!provider || url === undefined)
+      throw new ArborError("invalid_input", `MCP server "${this.name}" is not a "url" server: only those log in.`);
+    this.sdk ??= await loadSdk();
+    const sdk = this.sdk;
+    await provider.finishLogin(response, (code) => sdk.auth(provider, { serverUrl: new URL(url), authorizationCode: code }));
   }
 
   /** Whether the started server offers tasks for tool calls. */
@@ -212,7 +244,9 @@ export class McpConnection {
     hooks: TaskCallHooks,
   ): Promise<CallToolResult> {
     const elicit = options.onElicit;
+    const asker = options.onLogin;
     if (elicit) this.elicitors.add(elicit);
+    if (asker) this.loginAskers.add(asker);
     try {
       // Each request on the client of the moment: a server that dropped its connection while the task worked is started again.
       const send = <T>(request: (client: Client) => Promise<T>) =>
@@ -222,6 +256,7 @@ export class McpConnection {
       return await callToolAsTask(send, tool, args, { signal, timeout: this.config.timeoutMs, ...(meta ? { meta } : {}) }, hooks);
     } finally {
       if (elicit) this.elicitors.delete(elicit);
+      if (asker) this.loginAskers.delete(asker);
     }
   }
 
@@ -283,6 +318,7 @@ export class McpConnection {
     const sdk = this.sdk;
     let client: Client;
     for (let attempt = 0; ; attempt++) {
+      const logins = this.provider?.logins ?? 0;
       // Elicitation is answered through an ask; in form mode the SDK fills in the defaults of fields left out.
       client = new sdk.Client(MCP_CLIENT_INFO, {
         capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} },
@@ -299,7 +335,7 @@ export class McpConnection {
         await client.close().catch(() => {});
         await this.release();
         // A login just brought a code back: exchange it and start again, now with a token.
-        if (attempt < AUTH_ATTEMPTS && (await this.exchange().catch(() => false))) continue;
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins).catch(() => false))) continue;
         const error =
           err instanceof ArborError && err.code.startsWith("mcp_login") ? err : this.unavailable("did not start", err);
         this.current = { status: "failed", error: error.message };
@@ -375,8 +411,13 @@ export class McpConnection {
     return transport;
   }
 
-  /** Exchanges the code a login in the middle of a start or a request brought back; false when none did. */
-  private async exchange(): Promise<boolean> {
+  /**
+   * Exchanges the code a login in the middle of a start or a request brought back; false when none
+   * did. A login the person finished through the callback since the request was sent (`logins` then)
+   * kept the tokens already: the request is worth sending again.
+   */
+  private async exchange(logins: number): Promise<boolean> {
+    if (this.provider && this.provider.logins !== logins) return true;
     const code = this.provider?.takeCode();
     if (code === undefined || !this.http) return false;
     await this.http.finishAuth(code);
@@ -389,10 +430,11 @@ export class McpConnection {
    */
   private async guard<T>(request: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      const logins = this.provider?.logins ?? 0;
       try {
         return await request();
       } catch (err) {
-        if (attempt < AUTH_ATTEMPTS && (await this.exchange())) continue;
+        if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins))) continue;
         throw this.translate(err);
       }
     }

@@ -8,8 +8,8 @@ import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
-import { type McpElicitor, McpResultCache, mcpTool } from "./mcp-tool.js";
-import type { McpOAuthOptions } from "./oauth-provider.js";
+import { type McpElicitor, type McpLoginAsker, McpResultCache, mcpTool } from "./mcp-tool.js";
+import type { McpAuthorizationResponse, McpLoginAsk, McpOAuthOptions } from "./oauth-provider.js";
 import { getPrompt, listPrompts, type McpPromptInfo, type McpPromptMessages } from "./prompts.js";
 import { type McpResourceListing, type McpResourceRead, McpResources } from "./resources.js";
 import { workspaceRoots } from "./roots.js";
@@ -30,6 +30,8 @@ export interface McpManagerOptions {
   confine?: { sandbox: Sandbox; workspace: string };
   /** Asks the person for what a server elicits during a tool call; without it every elicitation is cancelled. */
   elicit?: McpElicitor;
+  /** Asks the person to log in when a server wants a login during a tool call; without it the call fails with `mcp_login_required`. */
+  login?: McpLoginAsker;
   /** Where `url` servers' OAuth logins are kept, and (for `arbor mcp login`) who takes the user through one. */
   oauth?: McpOAuthOptions;
   /** Answers servers' `roots/list` with this directory (the runs' workspace); without it, no roots. */
@@ -156,14 +158,24 @@ export class McpManager {
     return slot;
   }
 
-  /** Brings the registry's MCP tools up to date; a server that fails is left as it was, never thrown. */
-  async sync(registry: ToolRegistry, signal?: AbortSignal): Promise<void> {
+  /**
+   * Brings the registry's MCP tools up to date; a server that fails is left as it was, never thrown.
+   * For a run (`sessionId`), a server whose tools are not known yet and that wants a login asks for
+   * it (an `mcp_login` ask the run waits on); declined, the run goes on without its tools.
+   */
+  async sync(registry: ToolRegistry, signal?: AbortSignal, sessionId?: string): Promise<void> {
+    const login = this.options.login;
     await Promise.all(
       [...this.slots.entries()].map(async ([name, slot]) => {
         if (!slot.config.enabled) return;
         const due = slot.stale || this.now() - slot.listedAt >= this.ttlMs;
         const resting = slot.failedAt > 0 && this.now() - slot.failedAt < FAILED_RETRY_MS;
-        if (due && !resting) await this.refresh(slot, signal).catch(() => {});
+        // Known tools stay offered while the server refuses: the call that needs one asks for the login.
+        const asker =
+          login && sessionId !== undefined && slot.tools === undefined
+            ? (url: URL) => login({ sessionId, server: name, url: url.href }, signal ?? new AbortController().signal)
+            : undefined;
+        if (due && !resting) await this.refresh(slot, signal, asker).catch(() => {});
         this.register(name, slot, registry);
       }),
     );
@@ -215,6 +227,11 @@ export class McpManager {
     };
   }
 
+  /** Finishes a login a run asked for (the browser's answer at the callback): the server's tokens are kept. */
+  async finishLogin(server: string, response: McpAuthorizationResponse): Promise<void> {
+    await this.slotFor(server).connection.finishLogin(response);
+  }
+
   /** Forgets a server's login (tokens, registration, discovery); false when there was none. */
   async logout(server: string): Promise<boolean> {
     const login = this.slotFor(server).connection.login;
@@ -236,12 +253,12 @@ export class McpManager {
     await Promise.all([...this.slots.values()].map((slot) => slot.connection.close()));
   }
 
-  private refresh(slot: Slot, signal?: AbortSignal): Promise<void> {
+  private refresh(slot: Slot, signal?: AbortSignal, asker?: McpLoginAsk): Promise<void> {
     slot.refreshing ??= (async () => {
       try {
         // Cleared before listing: a change announced while the list is in flight makes it stale again.
         slot.stale = false;
-        slot.tools = await slot.connection.listTools(signal);
+        slot.tools = await slot.connection.listTools(signal, asker);
         slot.listedAt = this.now();
         slot.failedAt = 0;
       } catch (err) {
@@ -257,7 +274,8 @@ export class McpManager {
   }
 
   private toolDeps(slot: Slot) {
-    return { connection: slot.connection, cache: this.cache, blobs: this.options.blobs, elicit: this.options.elicit };
+    const { blobs, elicit, login } = this.options;
+    return { connection: slot.connection, cache: this.cache, blobs, elicit, login };
   }
 
   /** Puts the server's listed tools in the registry and takes out those it no longer lists. */

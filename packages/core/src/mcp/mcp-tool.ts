@@ -7,6 +7,7 @@ import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpCallOptions, McpConnection } from "./connection.js";
 import { elicitationEventsKey } from "./elicitation-events.js";
 import type { ElicitationAnswer, ElicitationListener, PendingElicitationInput } from "./elicitations.js";
+import type { McpLoginAnswer, PendingMcpLoginInput } from "./login-asks.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 import { callsAsTask, MCP_TASK_CHECKPOINT_KEY } from "./tasks.js";
@@ -54,11 +55,15 @@ export type McpElicitor = (
   listener?: ElicitationListener,
 ) => Promise<ElicitationAnswer>;
 
+/** Puts a login a server wants during a call to the person (a durable `mcp_login` ask) and resolves with the answer. */
+export type McpLoginAsker = (request: PendingMcpLoginInput, signal: AbortSignal) => Promise<McpLoginAnswer>;
+
 export interface McpToolDeps {
   connection: McpConnection;
   cache: McpResultCache;
   blobs: BlobStore | undefined;
   elicit: McpElicitor | undefined;
+  login?: McpLoginAsker | undefined;
 }
 
 /** The `_meta` field of a `tools/call` request that carries the call's idempotency key. */
@@ -103,8 +108,12 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
       }
       const elicit = deps.elicit;
       const listener = ctx.run?.get(elicitationEventsKey);
+      const login = deps.login;
       const options: McpCallOptions = {
         signal: ctx.abort,
+        ...(login
+          ? { onLogin: (url: URL) => login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort) }
+          : {}),
         ...(elicit
           ? {
               // Ends when the server withdraws its request or this call stops (the run aborted).

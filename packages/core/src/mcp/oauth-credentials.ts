@@ -16,6 +16,11 @@ export const McpCredentialsSchema = z.object({
   /** The loopback redirect URI the client was registered with: a later login listens there again. */
   redirectUrl: z.string().optional(),
   codeVerifier: z.string().optional(),
+  /**
+   * The PKCE verifiers of logins a run asked the person for (`mcp_login` asks), by the `state` their
+   * URL carries: the callback, in whichever process, finishes the one its answer names.
+   */
+  pendingLogins: z.record(z.string(), z.string()).optional(),
   /** OAuthDiscoveryState: the protected-resource and authorization-server metadata last discovered. */
   discovery: z.looseObject({ authorizationServerUrl: z.string() }).optional(),
 });

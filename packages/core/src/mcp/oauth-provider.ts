@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
+import type { McpLoginAnswer } from "./login-asks.js";
 import type { McpCredentialKey, McpCredentialStore, McpCredentials } from "./oauth-credentials.js";
 
 /** The query the authorization server sends the browser back with (RFC 6749 §4.1.2, RFC 9207 `iss`). */
@@ -16,8 +17,9 @@ export interface McpAuthorizationResponse {
 
 /**
  * Takes the user through an authorization server's login: sends them to the URL (a browser, or a
- * printed link) and waits for the redirect back to `redirectUrl`. The CLI's is a loopback listener
- * on 127.0.0.1; without one, a server that wants a login fails with `mcp_login_required`.
+ * printed link) and waits for the redirect back to `redirectUrl`. `arbor mcp login`'s is a loopback
+ * listener on 127.0.0.1. A run has none: it asks for the login (an `mcp_login` ask, see
+ * `loginRedirect`), or without that fails with `mcp_login_required`.
  */
 export interface McpAuthorizer {
   readonly redirectUrl: string;
@@ -30,10 +32,22 @@ export interface McpOAuthOptions {
   authorizer?: McpAuthorizer;
   principal?: string;
   now?: () => number;
+  /**
+   * Where the browser comes back to when a run asks for a login (an `mcp_login` ask) instead of
+   * failing with `mcp_login_required`: `arbor serve`'s callback route, a terminal's loopback
+   * listener. Read when a login may start, so a server may know its address only once it listens,
+   * and a terminal starts its listener only when a login is needed.
+   */
+  loginRedirect?: () => string | undefined | Promise<string | undefined>;
 }
+
+/** Puts a login to the person (the authorization URL to open) and resolves once it is done, declined or given up. */
+export type McpLoginAsk = (url: URL) => Promise<McpLoginAnswer>;
 
 /** A refresh is started this long before the access token runs out, so a call never carries a dying one. */
 const EXPIRY_MARGIN_MS = 30_000;
+/** How many asked logins' verifiers are kept: older ones are given up (their asks expire or were answered). */
+const PENDING_LOGINS = 8;
 /** Redirect URI of a client registered where no login can happen (a run): replaced at the next login. */
 const NO_REDIRECT = "http://127.0.0.1/callback";
 
@@ -57,6 +71,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private expectedState: string | undefined;
   private code: string | undefined;
   private readonly now: () => number;
+  /** How many logins asked of the person were finished here: a request refused meanwhile is sent again. */
+  logins = 0;
+  /** The callback is exchanging a code: the redirect URI is the one the login was asked with. */
+  private finishing = false;
+  /** The `state` of the asked login the callback is finishing: its verifier is the one sent. */
+  private finishingState: string | undefined;
+  /** Verifiers of authorization flows to be asked of the person, paired with their URL by its code challenge. */
+  private verifiers: string[] = [];
+  /** The redirect URI of a login asked of the person, read when an authorization flow begins (see `prepareLogin`). */
+  private preparedRedirect: string | undefined;
+  /** The login being asked of the person: a second refused request waits on it rather than asking again. */
+  private asking: Promise<McpLoginAnswer> | undefined;
+  /** Who asks the person for a login now (a tool call in flight), set by the connection; none: `mcp_login_required`. */
+  asker: () => McpLoginAsk | undefined = () => undefined;
 
   constructor(
     readonly server: string,
@@ -75,7 +103,18 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   get redirectUrl(): string {
-    return this.options.authorizer?.redirectUrl ?? this.record?.redirectUrl ?? NO_REDIRECT;
+    return this.options.authorizer?.redirectUrl ?? this.askedRedirect() ?? this.record?.redirectUrl ?? NO_REDIRECT;
+  }
+
+  /** The redirect URI of a login asked of the person, when one can be asked (or is being finished) here. */
+  private askedRedirect(): string | undefined {
+    return this.finishing || this.asker() ? this.preparedRedirect : undefined;
+  }
+
+  /** Reads where a login asked of the person would come back to (a listener may start for it). */
+  private async prepareLogin(): Promise<void> {
+    if (this.options.authorizer || !this.options.loginRedirect) return;
+    if (this.finishing || this.asker()) this.preparedRedirect = await this.options.loginRedirect();
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -120,8 +159,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const oauth = this.config.oauth;
     if (oauth?.clientId !== undefined)
       return { client_id: oauth.clientId, ...(oauth.clientSecret !== undefined ? { client_secret: oauth.clientSecret } : {}) };
-    const { client } = await this.load();
-    if (!this.options.authorizer) {
+    // The SDK asks for the client first in every authorization flow: the redirect URI is known from here on.
+    await this.prepareLogin();
+    const { client, tokens } = await this.load();
+    const asked = !this.options.authorizer && this.askedRedirect() !== undefined;
+    // A refresh token still to try goes with the client it was issued to; a new registration waits until it fails.
+    if (asked && tokens?.refresh_token && !this.finishing) return client as OAuthClientInformationMixed | undefined;
+    if (!this.options.authorizer && !asked) {
       // No login can happen here: registering a client now would only leave one nobody uses.
       if (!client && this.clientMetadataUrl === undefined) throw loginRequired(this.server, "it has never been logged in to");
       return client as OAuthClientInformationMixed | undefined;
@@ -148,11 +192,41 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    await this.update({ codeVerifier });
+    if (this.options.authorizer || !this.asker() || this.preparedRedirect === undefined) {
+      await this.update({ codeVerifier });
+      return;
+    }
+    // Flows may interleave between `state()` and here: the URL's code challenge says which verifier is whose.
+    this.verifiers = [...this.verifiers.slice(-(PENDING_LOGINS - 1)), codeVerifier];
+  }
+
+  /**
+   * Keeps the verifier of the login about to be asked under its URL's `state`, beside any other
+   * process's asked logins (read anew so as not to write over them).
+   */
+  private async keepAskedVerifier(url: URL): Promise<void> {
+    const state = url.searchParams.get("state");
+    const challenge = url.searchParams.get("code_challenge");
+    const verifier = this.verifiers.find((v) => createHash("sha256").update(v).digest("base64url") === challenge);
+    if (!state || verifier === undefined) throw loginRequired(this.server, "its login could not be prepared");
+    this.verifiers = this.verifiers.filter((v) => v !== verifier);
+    this.loaded = false;
+    const kept = Object.entries((await this.load()).pendingLogins ?? {}).slice(-(PENDING_LOGINS - 1));
+    await this.update({ pendingLogins: Object.fromEntries([...kept, [state, verifier]]) });
   }
 
   async codeVerifier(): Promise<string> {
-    const { codeVerifier } = await this.load();
+    const { codeVerifier, pendingLogins } = await this.load();
+    if (this.finishing) {
+      const asked = this.finishingState === undefined ? undefined : pendingLogins?.[this.finishingState];
+      if (asked === undefined)
+        throw new ArborError(
+          "mcp_login_failed",
+          `Logging in to MCP server "${this.server}" failed: this login's PKCE verifier is no longer kept (a newer login replaced it, or it was logged out); the run asks again when it needs the server.`,
+          { server: this.server },
+        );
+      return asked;
+    }
     if (codeVerifier === undefined) throw loginRequired(this.server, "no login is under way");
     return codeVerifier;
   }
@@ -170,6 +244,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "tokens") delete record.tokens;
     if (scope === "all" || scope === "client") delete record.client;
     if (scope === "all" || scope === "verifier") delete record.codeVerifier;
+    if (scope === "all") delete record.pendingLogins;
     if (scope === "all" || scope === "discovery") delete record.discovery;
     this.record = record;
     await this.options.credentials.save(this.key, record);
@@ -181,22 +256,85 @@ export class McpOAuthProvider implements OAuthClientProvider {
    */
   async redirectToAuthorization(url: URL): Promise<void> {
     const authorizer = this.options.authorizer;
-    if (!authorizer) throw loginRequired(this.server, "it has no valid token");
-    const metadata = (await this.load()).discovery?.authorizationServerMetadata as
-      | { issuer?: string; scopes_supported?: string[]; authorization_response_iss_parameter_supported?: boolean }
-      | undefined;
+    const ask = authorizer ? undefined : this.asker();
+    if (!authorizer && (!ask || this.preparedRedirect === undefined)) throw loginRequired(this.server, "it has no valid token");
+    const metadata = await this.serverMetadata();
     // Ask for a refresh token where the authorization server offers one (offline_access, SEP-2207).
     const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
     if (metadata?.scopes_supported?.includes("offline_access") && scopes.length > 0 && !scopes.includes("offline_access"))
       url.searchParams.set("scope", [...scopes, "offline_access"].join(" "));
-    const response = await authorizer.authorize(url);
+    if (!authorizer) {
+      // A second flow here waits on the login being asked: its own link is never shown.
+      if (!this.asking) await this.keepAskedVerifier(url);
+      this.asking ??= (ask as McpLoginAsk)(url).finally(() => {
+        this.asking = undefined;
+      });
+      const answer = await this.asking;
+      if (answer.action !== "accept")
+        throw new ArborError(
+          "mcp_login_declined",
+          `MCP server "${this.server}" was not logged in to (the login was ${answer.action === "decline" ? `declined${answer.reason ? `: ${answer.reason}` : ""}` : "given up"}); its tools cannot be used until it is: run \`arbor mcp login ${this.server}\`, or accept the login when it is asked again.`,
+          { server: this.server },
+        );
+      // The callback kept the tokens, maybe in another process: read them anew, and send the request again.
+      this.loaded = false;
+      this.logins++;
+      return;
+    }
+    this.code = this.checkedCode(await authorizer.authorize(url), metadata, true);
+  }
+
+  /**
+   * Finishes a login asked of the person, in whichever process the browser came back to: the answer
+   * is checked (`iss`, a code), then `exchange` trades the code for tokens with the verifier this
+   * server's credentials keep (read anew: the run that asked may be another process).
+   */
+  async finishLogin(response: McpAuthorizationResponse, exchange: (code: string) => Promise<unknown>): Promise<void> {
+    this.loaded = false;
+    const code = this.checkedCode(response, await this.serverMetadata(), false);
+    this.finishing = true;
+    this.finishingState = response.state;
+    try {
+      await this.prepareLogin();
+      await exchange(code);
+    } catch (err) {
+      if (err instanceof ArborError) throw err;
+      // The ask stays open: its link, opened again, brings a new code for the same kept verifier.
+      throw new ArborError(
+        "mcp_login_failed",
+        `Logging in to MCP server "${this.server}" failed: the authorization server refused the code (${err instanceof Error ? err.message : String(err)}); open the login link again.`,
+        { server: this.server },
+      );
+    } finally {
+      this.finishing = false;
+      this.finishingState = undefined;
+      this.loaded = false;
+    }
+    // Used once: the verifier goes with its login.
+    const { pendingLogins = {} } = await this.load();
+    const { [response.state ?? ""]: _, ...rest } = pendingLogins;
+    await this.update({ pendingLogins: rest });
+  }
+
+  private async serverMetadata() {
+    return (await this.load()).discovery?.authorizationServerMetadata as
+      | { issuer?: string; scopes_supported?: string[]; authorization_response_iss_parameter_supported?: boolean }
+      | undefined;
+  }
+
+  /** The answer's code, once its state (when this process sent it) and issuer are the expected ones. */
+  private checkedCode(
+    response: McpAuthorizationResponse,
+    metadata: Awaited<ReturnType<McpOAuthProvider["serverMetadata"]>>,
+    checkState: boolean,
+  ): string {
     const fail = (why: string) =>
       new ArborError("mcp_login_failed", `Logging in to MCP server "${this.server}" failed: ${why}.`, { server: this.server });
     if (response.error !== undefined)
       throw fail(
         `the authorization server answered ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ""}`,
       );
-    if (this.expectedState !== undefined && response.state !== this.expectedState)
+    if (checkState && this.expectedState !== undefined && response.state !== this.expectedState)
       throw fail("the answer's state does not match the request's (a forged or stale redirect)");
     // RFC 9207: the answer names its issuer, so a code from another authorization server (a mix-up) is refused.
     const issuer = metadata?.issuer;
@@ -207,7 +345,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     )
       throw fail(`the answer's issuer ${response.iss ?? "(none)"} is not the authorization server's (${issuer})`);
     if (!response.code) throw fail("the answer carries no authorization code");
-    this.code = response.code;
+    return response.code;
   }
 
   /** The authorization code the last browser step brought back, once. */

@@ -3,6 +3,7 @@ import type { ClientFunction, ClientFunctionAsks } from "../client-functions/cli
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle } from "../loop/run-types.js";
 import { type ElicitationAnswer, type PendingElicitations, pendingElicitationOf } from "../mcp/elicitations.js";
+import { type McpLoginAsks, pendingMcpLoginOf } from "../mcp/login-asks.js";
 import { assertSessionId } from "../model/ids.js";
 import { type ApprovalLookup, listScopedApprovals, revokeScopedApproval } from "../permissions/approval-scopes.js";
 import { approvalEntry, listApprovals } from "../permissions/approvals.js";
@@ -25,6 +26,7 @@ export interface AskMethodDeps {
   pending: PendingPermissions;
   plans: PlanGate;
   elicitations: PendingElicitations;
+  mcpLogins: McpLoginAsks;
   questions: QuestionAsks;
   clientFunctions: ClientFunctionAsks;
   /** Starts the run that takes a session up at a client function's call whose run is gone (see `answerFunctionCalls`). */
@@ -165,6 +167,8 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
                 return { kind: "question", ...common, question: pendingQuestionOf(r) };
               case "elicitation":
                 return { kind: "elicitation", ...common, elicitation: pendingElicitationOf(r) };
+              case "mcp_login":
+                return { kind: "mcp_login", ...common, mcpLogin: pendingMcpLoginOf(r) };
               default:
                 return { kind: "permission", ...common, permission: r.request as unknown as PendingPermission };
             }
@@ -215,6 +219,24 @@ export function askMethods(deps: AskMethodDeps): RuntimeAsks {
             allow ? { action: "accept", content: options.content ?? {} } : { action: "decline" }
           ) as ElicitationAnswer;
           return { kind: "elicitation", record: await deps.elicitations.answer(record, answer, options.principal?.id) };
+        }
+        case "mcp_login": {
+          // Only the callback, with the authorization server's code, finishes a login: an answer here declines it.
+          if (allow)
+            throw new ArborError(
+              "invalid_input",
+              `Ask ${id} is an MCP login: open its URL and sign in (the login finishes by itself), or answer allow: false to decline it.`,
+            );
+          if (options.principal) await access.answer(options.principal, record.sessionId, "Declining an MCP login");
+          const reason = options.message;
+          return {
+            kind: "mcp_login",
+            record: await deps.mcpLogins.answer(
+              record,
+              { action: "decline", ...(reason === undefined ? {} : { reason }) },
+              options.principal?.id,
+            ),
+          };
         }
       }
     },

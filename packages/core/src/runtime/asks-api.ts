@@ -2,6 +2,7 @@ import type { AnsweredFunction } from "../client-functions/answer-function.js";
 import type { PendingFunctionCall } from "../client-functions/client-function-asks.js";
 import type { PendingPermission } from "../loop/types.js";
 import type { PendingElicitation } from "../mcp/elicitations.js";
+import type { PendingMcpLogin } from "../mcp/login-asks.js";
 import type { Approval, ApprovalScope, ListedApproval } from "../permissions/approvals.js";
 import type { PermissionReply } from "../permissions/ask.js";
 import type { PlanApprovalResult } from "../plan/approve.js";
@@ -18,14 +19,16 @@ export type PendingAsk =
   | { kind: "permission"; id: string; sessionId: string; createdAt: string; expiresAt: string; permission: PendingPermission }
   | { kind: "plan"; id: string; sessionId: string; createdAt: string; expiresAt: string; plan: PendingPlanApproval }
   | { kind: "elicitation"; id: string; sessionId: string; createdAt: string; expiresAt: string; elicitation: PendingElicitation }
-  | { kind: "question"; id: string; sessionId: string; createdAt: string; expiresAt: string; question: PendingQuestion };
+  | { kind: "question"; id: string; sessionId: string; createdAt: string; expiresAt: string; question: PendingQuestion }
+  | { kind: "mcp_login"; id: string; sessionId: string; createdAt: string; expiresAt: string; mcpLogin: PendingMcpLogin };
 
 /** What answering an ask by its id did: the permission, elicitation or question ask's record, or the plan's approval. */
 export type AnsweredAsk =
   | { kind: "permission"; record: AskRecord }
   | { kind: "plan"; result: PlanApprovalResult }
   | { kind: "elicitation"; record: AskRecord }
-  | { kind: "question"; record: AskRecord };
+  | { kind: "question"; record: AskRecord }
+  | { kind: "mcp_login"; record: AskRecord };
 
 /** `runtime.asks`: what runs wait on a person for (permission asks, plans) and the approvals given. */
 export interface RuntimeAsks {

@@ -1,6 +1,7 @@
 import { DEFAULT_ASK_POLL_MS, DEFAULT_ASK_TTL_MS } from "../asks/durable-wait.js";
 import { CLIENT_WAIT_MS, ClientFunctionAsks } from "../client-functions/client-function-asks.js";
 import { PendingElicitations } from "../mcp/elicitations.js";
+import { McpLoginAsks } from "../mcp/login-asks.js";
 import { PendingPermissions } from "../permissions/pending-permissions.js";
 import { PlanGate } from "../plan/plan-gate.js";
 import { QuestionAsks } from "../questions/question-asks.js";
@@ -10,6 +11,7 @@ import type { RuntimeOptions } from "./types.js";
 export interface DurableAsks {
   pending: PendingPermissions;
   elicitations: PendingElicitations;
+  mcpLogins: McpLoginAsks;
   plans: PlanGate;
   questions: QuestionAsks;
   clientFunctions: ClientFunctionAsks;
@@ -26,6 +28,7 @@ export function durableAsks(options: RuntimeOptions, now: () => number): Durable
   return {
     pending: new PendingPermissions(shared),
     elicitations: new PendingElicitations({ ...shared, ...(options.onElicitation ? { handler: options.onElicitation } : {}) }),
+    mcpLogins: new McpLoginAsks({ ...shared, ...(options.onMcpLogin ? { handler: options.onMcpLogin } : {}) }),
     plans: new PlanGate({ ...shared, ...(options.onPlanApproval ? { handler: options.onPlanApproval } : {}) }),
     questions: new QuestionAsks({ ...shared, ...(options.onQuestion ? { handler: options.onQuestion } : {}) }),
     // A client program, not a person, answers its function calls: it gets at most the client's wait.

@@ -1,5 +1,8 @@
+import type { McpLoginAsks } from "../mcp/login-asks.js";
+import { pendingMcpLoginOf } from "../mcp/login-asks.js";
 import type { McpManager, McpServerStatus } from "../mcp/manager.js";
 import { unknownServer } from "../mcp/manager.js";
+import type { McpAuthorizationResponse } from "../mcp/oauth-provider.js";
 import type { McpPromptInfo, McpPromptMessages } from "../mcp/prompts.js";
 import type { McpResourceListing, McpResourceRead } from "../mcp/resources.js";
 
@@ -19,9 +22,20 @@ export interface RuntimeMcp {
   prompts(server: string, signal?: AbortSignal): Promise<McpPromptInfo[]>;
   /** A server's prompt filled in: the messages it expands to. */
   prompt(server: string, name: string, args?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<McpPromptMessages>;
+  /**
+   * Finishes a login a run asked the person for (an `mcp_login` ask), from the browser's answer at
+   * the callback: the ask is found by the answer's `state`, the code exchanged with the kept PKCE
+   * verifier, the tokens kept, and the ask answered, so the waiting run (in any process over the
+   * store) calls the server again. An error from the authorization server (the person refused)
+   * declines the ask. Throws `mcp_login_failed` (no login waits for that state; a bad answer) having
+   * left the ask as it was, except a refusal.
+   */
+  finishLogin(
+    response: McpAuthorizationResponse,
+  ): Promise<{ server: string; sessionId: string; askId: string; loggedIn: boolean }>;
 }
 
-export function mcpApi(mcp: McpManager | undefined): RuntimeMcp {
+export function mcpApi(mcp: McpManager | undefined, logins: McpLoginAsks): RuntimeMcp {
   // No manager: MCP is off or no server is configured, so every name is unknown.
   const use = (server: string): McpManager => {
     if (!mcp) throw unknownServer(server, []);
@@ -33,5 +47,18 @@ export function mcpApi(mcp: McpManager | undefined): RuntimeMcp {
     readResource: async (server, uri, signal) => use(server).readResource(server, uri, signal),
     prompts: async (server, signal) => use(server).listPrompts(server, signal),
     prompt: async (server, name, args = {}, signal) => use(server).getPrompt(server, name, args, signal),
+    async finishLogin(response) {
+      const record = await logins.byState(response.state);
+      const { server } = pendingMcpLoginOf(record);
+      const done = { server, sessionId: record.sessionId, askId: record.id, loggedIn: false };
+      if (response.error !== undefined) {
+        const reason = `the authorization server answered ${response.error}${response.errorDescription ? ` (${response.errorDescription})` : ""}`;
+        await logins.answer(record, { action: "decline", reason });
+        return done;
+      }
+      await use(server).finishLogin(server, response);
+      await logins.answer(record, { action: "accept" });
+      return { ...done, loggedIn: true };
+    },
   };
 }

@@ -11,6 +11,7 @@ import type { RunExtension } from "../loop/run-context.js";
 import type { MiddlewareErrorHandler, RunMiddleware } from "../loop/run-types.js";
 import type { AgentDefinition, LoopClock, PermissionHandler, RetryNotice, RetryOptions, TracePublisher } from "../loop/types.js";
 import type { ElicitationHandler } from "../mcp/elicitations.js";
+import type { McpLoginHandler } from "../mcp/login-asks.js";
 import type { McpServerStatus } from "../mcp/manager.js";
 import type { McpCredentialStore } from "../mcp/oauth-credentials.js";
 import type { TraceContext } from "../model/session.js";
@@ -98,6 +99,14 @@ export interface RuntimeOptions {
   onQuestion?: QuestionHandler;
   /** Answers MCP servers' elicitations (a form, a URL to open) when someone is at hand; undefined leaves them to `runtime.asks`. */
   onElicitation?: ElicitationHandler;
+  /**
+   * Where the browser comes back to after a login an MCP server wants during a run: with it, such a
+   * server's tool call raises an `mcp_login` ask (the authorization URL to open) and waits; without
+   * it the call fails with `mcp_login_required`. `arbor serve` gives its `/api/mcp/oauth/callback`.
+   */
+  mcpLoginRedirect?: () => string | undefined | Promise<string | undefined>;
+  /** Answers `mcp_login` asks when someone is at hand (a terminal: print the URL, listen on the loopback); undefined leaves them to `runtime.asks`. */
+  onMcpLogin?: McpLoginHandler;
   retry?: RetryOptions;
   /** Told of each retry of a run's model calls as its wait begins (the CLI prints it); never fails the run. */
   onRetry?: (notice: RetryNotice & { sessionId: string }) => void;

@@ -7,10 +7,11 @@ import { ArborError } from "../errors.js";
  * what `request` and an answer's `value` hold: a permission ask (`request` a `PendingPermission`,
  * `value` `{ reply, message?, scope? }`) or a plan waiting for approval (`request` a
  * `PlanApprovalRequest`, `value` `{ approved, reason? }`), or a call of a client's function waiting
- * for the client's output (`request` a `PendingFunctionCall`, `value` `{ output }`). All are stored as JSON, so a kind is
+ * for the client's output (`request` a `PendingFunctionCall`, `value` `{ output }`), or an MCP
+ * server's login (`request` a `PendingMcpLogin`, `value` an `McpLoginAnswer`). All are stored as JSON, so a kind is
  * added without a schema change (MCP elicitations can follow).
  */
-export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question", "function"]);
+export const AskKindSchema = z.enum(["permission", "plan", "elicitation", "question", "function", "mcp_login"]);
 export type AskKind = z.infer<typeof AskKindSchema>;
 
 export const AskAnswerSchema = z.object({

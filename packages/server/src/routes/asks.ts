@@ -32,6 +32,14 @@ function askToWire(ask: PendingAsk): z.output<typeof PendingAskResponse> {
       const { id: _, sessionId: __, callId, ...question } = ask.question;
       return { kind: "question", ...common, question: { ...question, ...(callId === undefined ? {} : { call_id: callId }) } };
     }
+    case "mcp_login": {
+      const { server, callId, url, message } = ask.mcpLogin;
+      return {
+        kind: "mcp_login",
+        ...common,
+        mcp_login: { server, ...(callId === undefined ? {} : { call_id: callId }), url, message },
+      };
+    }
     case "elicitation": {
       const e = ask.elicitation;
       const asked =
@@ -62,7 +70,8 @@ export function askRoutes(ctx: ServerContext): Route[] {
         path: "/api/asks",
         scope: "read",
         tag: "approvals",
-        summary: "Everything runs wait on a person for (permission asks, plans, questions, MCP elicitations), oldest first",
+        summary:
+          "Everything runs wait on a person for (permission asks, plans, questions, MCP elicitations and logins), oldest first",
         query: AsksQuery,
         responses: {
           200: { description: "Pending asks of every instance over the store.", schema: AskListResponse },
@@ -89,7 +98,7 @@ export function askRoutes(ctx: ServerContext): Route[] {
         tag: "approvals",
         summary: "Answer any ask by its id",
         description:
-          "A question takes `answers` (its option labels, matched without regard to case, or free text) or `allow: false` to dismiss it; an MCP server's elicitation takes `content` (its form's fields) or `allow: false` to decline; a permission ask is allowed once or rejected with `allow`, a plan approved or rejected. The run waiting on it, on any instance, goes on; a plan whose run is gone is carried on by a new run (`resumed_session`).",
+          "A question takes `answers` (its option labels, matched without regard to case, or free text) or `allow: false` to dismiss it; an MCP server's elicitation takes `content` (its form's fields) or `allow: false` to decline; an MCP login is finished by opening its URL (the callback answers it), or declined with `allow: false`; a permission ask is allowed once or rejected with `allow`, a plan approved or rejected. The run waiting on it, on any instance, goes on; a plan whose run is gone is carried on by a new run (`resumed_session`).",
         params: AskParams,
         body: AnswerAskRequest,
         responses: {

@@ -1,3 +1,4 @@
+import { isArborError } from "@arbor/core";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { defineRoute, type Route } from "../http/route.js";
@@ -60,6 +61,21 @@ const McpPromptsResponse = z.object({
   ),
 });
 
+/** The authorization server's answer as the browser brings it back (RFC 6749 §4.1.2, RFC 9207 `iss`). */
+const OAuthCallbackQuery = z.object({
+  code: z.string().max(4000).optional(),
+  state: z.string().max(500).optional().describe("Matches the answer to the login (the `mcp_login` ask) that sent the browser."),
+  iss: z.string().max(2000).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(2000).optional(),
+});
+
+/** The page the browser shows after the login: plain text, escaped. */
+function page(text: string): string {
+  const escaped = text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? c);
+  return `<!doctype html><meta charset="utf-8"><title>Arbor</title><p>${escaped}</p>`;
+}
+
 const errors = { 400: "The server name is not valid.", 404: "No MCP server of that name is configured." } as const;
 
 /** What the inspector's composer offers of the configured MCP servers: their resources to attach and prompts to use. */
@@ -110,6 +126,45 @@ export function mcpRoutes({ runtime }: ServerContext): Route[] {
       },
       async ({ params }, c) =>
         c.json({ server: params.server, prompts: await runtime.mcp.prompts(params.server, c.req.raw.signal) }),
+    ),
+    defineRoute(
+      {
+        method: "GET",
+        path: "/api/mcp/oauth/callback",
+        tag: "meta",
+        summary:
+          "Where the browser comes back after logging in to an MCP server a run asked for (an mcp_login ask); needs no token",
+        description:
+          "The authorization server redirects here with `code` and `state`; the login whose `state` it is gets its tokens (the code exchanged with the PKCE verifier Arbor kept), and its ask is answered, so the run waiting on it (on any instance over the store) goes on. `error` (the person refused) declines the ask. The browser gets a short page.",
+        public: true,
+        query: OAuthCallbackQuery,
+        responses: {
+          200: { description: "The login was finished, or declined at the authorization server.", contentType: "text/html" },
+          400: { description: "No login waits for this state, or the answer was refused.", contentType: "text/html" },
+        },
+      },
+      async ({ query }, c) => {
+        c.header("Cache-Control", "no-store");
+        try {
+          const done = await runtime.mcp.finishLogin({
+            ...(query.code === undefined ? {} : { code: query.code }),
+            ...(query.state === undefined ? {} : { state: query.state }),
+            ...(query.iss === undefined ? {} : { iss: query.iss }),
+            ...(query.error === undefined ? {} : { error: query.error }),
+            ...(query.error_description === undefined ? {} : { errorDescription: query.error_description }),
+          });
+          return c.html(
+            page(
+              done.loggedIn
+                ? `Logged in to ${done.server}. You can close this tab: the run goes on.`
+                : `The login to ${done.server} was refused (${query.error}); the run goes on without it. You can close this tab.`,
+            ),
+          );
+        } catch (err) {
+          if (!isArborError(err, "mcp_login_failed")) throw err;
+          return c.html(page(err.message), 400);
+        }
+      },
     ),
   ];
 }

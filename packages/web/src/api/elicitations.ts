@@ -16,18 +16,21 @@ export interface ElicitationField {
   maximum?: number;
 }
 
-/** An MCP server's elicitation waiting for the person (`GET /api/asks`, kind `elicitation`). */
+/**
+ * An MCP server's elicitation waiting for the person (`GET /api/asks`, kind `elicitation`), or a login
+ * it wants (kind `mcp_login`, mode `login`: a page to open, finished by the authorization server's redirect).
+ */
 export interface PendingElicitationAsk {
   id: string;
   session_id: string;
   server: string;
   message: string;
-  mode: "form" | "url";
+  mode: "form" | "url" | "login";
   call_id?: string;
   /** Form mode: the fields, in the server's order, and which must be given. */
   fields?: Array<[string, ElicitationField]>;
   required?: string[];
-  /** URL mode: the page to open. */
+  /** URL mode: the page to open; login mode: the authorization server's login page. */
   url?: string;
 }
 
@@ -70,14 +73,23 @@ const AsksShape = z.object({
           ),
         }),
       ),
+      mcp_login: z.optional(
+        z.looseObject({ server: z.string(), message: z.string(), url: z.string(), call_id: z.optional(z.string()) }),
+      ),
     }),
   ),
 });
 
-/** The elicitations among `GET /api/asks`'s answer, their forms read for rendering. */
+/** The elicitations and MCP logins among `GET /api/asks`'s answer, their forms read for rendering. */
 export function parseElicitationAsks(value: unknown): PendingElicitationAsk[] {
   const found: PendingElicitationAsk[] = [];
   for (const ask of AsksShape.parse(value).asks) {
+    const login = ask.mcp_login;
+    if (ask.kind === "mcp_login" && login) {
+      const { server, message, url } = login;
+      found.push({ id: ask.id, session_id: ask.session_id, server, message, mode: "login", url });
+      continue;
+    }
     const e = ask.elicitation;
     if (ask.kind !== "elicitation" || !e) continue;
     const pending: PendingElicitationAsk = {

@@ -134,6 +134,56 @@ function FieldInput({
  * or decline. The tool call waits until one is sent, from here or any other door.
  */
 export function ElicitationCard({ ask, onAnswer }: Props) {
+  if (ask.mode === "login") return <McpLoginCard ask={ask} onAnswer={onAnswer} />;
+  return <ElicitationForm ask={ask} onAnswer={onAnswer} />;
+}
+
+/**
+ * A login an MCP server wants before the run can use it: the authorization server's page, opened in
+ * a new tab; its redirect back to the server finishes the login and the card goes away. Cancel
+ * declines it: the run goes on without the server.
+ */
+function McpLoginCard({ ask, onAnswer }: Props) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const cancel = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onAnswer(false);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section
+      className="permission-ask elicitation-ask"
+      aria-label={`Log in to MCP server ${ask.server}`}
+      data-elicitation-id={ask.id}
+    >
+      <p>
+        <strong>Log in to MCP server {ask.server}</strong> — {ask.message}
+      </p>
+      <div className="button-row">
+        <a className="button primary" href={ask.url} target="_blank" rel="noreferrer noopener">
+          Open login page
+        </a>
+        <button type="button" className="danger" disabled={busy} onClick={() => void cancel()}>
+          Cancel
+        </button>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function ElicitationForm({ ask, onAnswer }: Props) {
   const fields = ask.fields ?? [];
   const required = ask.required ?? [];
   const [values, setValues] = useState<Record<string, Value>>(() =>

@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import {
+  type AskHandler,
+  AskWaiters,
+  type DurableAskOptions,
+  openAsks,
+  recordCallAsk,
+  storedAnswer,
+} from "../asks/durable-wait.js";
+import { ArborError } from "../errors.js";
+import type { AskRecord } from "../store/asks.js";
+
+/**
+ * A login an MCP server wants during a run, waiting for the person: what `runtime.asks.listPending`
+ * shows as kind `mcp_login`. `url` is the authorization server's page (PKCE S256, a fresh `state`);
+ * the browser comes back to the runtime's callback, which finishes the login and answers the ask.
+ * The PKCE verifier stays with the server's credentials (owner-only), never in the ask.
+ */
+export interface PendingMcpLogin {
+  id: string;
+  sessionId: string;
+  /** The tool call that needs the server. */
+  callId?: string;
+  server: string;
+  url: string;
+  message: string;
+}
+
+/** Logged in (the callback finished the exchange), declined by the person, or given up (the call stopped, the ask expired). */
+export type McpLoginAnswer = { action: "accept" } | { action: "decline"; reason?: string } | { action: "cancel" };
+
+/** Answers a login ask when someone is at hand (a terminal that opens the page and listens); undefined leaves it to `runtime.asks`. */
+export type McpLoginHandler = AskHandler<PendingMcpLogin, McpLoginAnswer>;
+
+export type McpLoginAsksOptions = DurableAskOptions & { handler?: McpLoginHandler };
+
+export type PendingMcpLoginInput = Omit<PendingMcpLogin, "id" | "message">;
+
+export function pendingMcpLoginOf(record: AskRecord): PendingMcpLogin {
+  return record.request as unknown as PendingMcpLogin;
+}
+
+/** The `state` the ask's authorization URL carries: what the callback is matched by. */
+function stateOf(pending: PendingMcpLogin): string | undefined {
+  try {
+    return new URL(pending.url).searchParams.get("state") ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * MCP logins as durable asks of kind `mcp_login`, kept and waited on like elicitations: listed and
+ * answered from any process over the store, the tool call waiting on its record; unanswered past
+ * `ttlMs` it is given up and the call fails with `mcp_login_declined`.
+ */
+export class McpLoginAsks {
+  private readonly waiters: AskWaiters<string, McpLoginAnswer>;
+
+  constructor(private readonly options: McpLoginAsksOptions) {
+    this.waiters = new AskWaiters(options);
+  }
+
+  /**
+   * Records the ask and resolves with its answer; the call stopping closes the ask as cancelled. An
+   * open ask of the same session, server and call (one a run cut off by a restart made) is waited on
+   * instead of a new one: its link still works, its verifier being kept by its state.
+   */
+  async wait(request: PendingMcpLoginInput, signal: AbortSignal): Promise<McpLoginAnswer> {
+    if (signal.aborted) return { action: "cancel" };
+    const same = (r: AskRecord) => {
+      const p = pendingMcpLoginOf(r);
+      return p.server === request.server && p.callId === request.callId;
+    };
+    const open = (await openAsks(this.options, "mcp_login", request.sessionId)).find(same);
+    const message = `MCP server "${request.server}" needs you to log in: open the login page, sign in, and the run goes on.`;
+    const asked: Omit<PendingMcpLogin, "id"> = { ...request, message };
+    const record = open ?? (await recordCallAsk(this.options, "mcp_login", `login_${randomUUID()}`, asked));
+    const id = record.id;
+    const waited = this.waiters.wait(id, record, id, signal, {
+      answered: (answer) => answer.value as unknown as McpLoginAnswer,
+      expired: () => ({ action: "cancel" }),
+      aborted: () => {
+        this.options.store.answerAsk(id, storedAnswer(this.options, { action: "cancel" })).catch(() => {});
+        return { action: "cancel" };
+      },
+    });
+    const { handler } = this.options;
+    if (handler) {
+      Promise.resolve()
+        .then(() => handler(pendingMcpLoginOf(record), signal))
+        .then((answer) => (answer ? this.answer(record, answer) : undefined))
+        .catch(() => {
+          // Answered elsewhere first or expired: the poll reads what the store says.
+        });
+    }
+    return waited;
+  }
+
+  /** Answers a login ask from any process, exactly once; throws `ask_already_answered` or `ask_expired` having changed nothing. */
+  async answer(record: AskRecord, answer: McpLoginAnswer, by?: string): Promise<AskRecord> {
+    const stored = await this.options.store.answerAsk(record.id, storedAnswer(this.options, answer, by));
+    this.waiters.settle(record.id, answer);
+    return stored;
+  }
+
+  /** The open login ask whose authorization URL carries `state`; `mcp_login_failed` when none does (stale, forged, answered). */
+  async byState(state: string | undefined): Promise<AskRecord> {
+    const open = await openAsks(this.options, "mcp_login");
+    const record = state ? open.find((r) => stateOf(pendingMcpLoginOf(r)) === state) : undefined;
+    if (!record)
+      throw new ArborError(
+        "mcp_login_failed",
+        "No login is waiting for this answer (its state matches none): it was finished, declined or expired already. The run asks again when it needs the server.",
+      );
+    return record;
+  }
+}
