@@ -44,6 +44,24 @@ export function elicitationEventsExtension(): RunExtension {
       ctx.values.set(elicitationEventsKey, {
         asked: (pending) => ctx.emit(elicitationRequestEvent(pending)),
         ended: (pending, answer) => ctx.emit(elicitationAnsweredEvent(pending, answer)),
+        loginAsked: (login) =>
+          ctx.emit({
+            type: "elicitation_request",
+            id: login.id,
+            server: login.server,
+            ...(login.callId !== undefined ? { call_id: login.callId } : {}),
+            message: login.message,
+            mode: "login",
+            url: login.url,
+          }),
+        loginEnded: (login, action) =>
+          ctx.emit({
+            type: "elicitation_answered",
+            id: login.id,
+            server: login.server,
+            ...(login.callId !== undefined ? { call_id: login.callId } : {}),
+            action,
+          }),
       });
     },
   };

@@ -1,3 +1,4 @@
+import type { McpLoginListener } from "./login-asks.js";
 import { randomUUID } from "node:crypto";
 import { type AskHandler, AskWaiters, type DurableAskOptions, recordCallAsk, storedAnswer } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
@@ -61,7 +62,8 @@ export type ElicitationHandler = AskHandler<PendingElicitation, ElicitationAnswe
  * Who hears of an elicitation while it waits: when it is asked (recorded, so answerable) and when it
  * ends, however it ends. A run passes one that turns both into run events.
  */
-export interface ElicitationListener {
+/** The run's ear for its tool calls' asks; a login the server wants is announced like a URL elicitation (mode `login`). */
+export interface ElicitationListener extends McpLoginListener {
   asked(pending: PendingElicitation): void;
   ended(pending: PendingElicitation, answer: ElicitationAnswer): void;
 }

@@ -36,6 +36,12 @@ export type McpLoginAsksOptions = DurableAskOptions & { handler?: McpLoginHandle
 
 export type PendingMcpLoginInput = Omit<PendingMcpLogin, "id" | "message">;
 
+/** Who hears of a login asked during a run's tool call, and of how it ended: the run, as events. */
+export interface McpLoginListener {
+  loginAsked?(pending: PendingMcpLogin): void;
+  loginEnded?(pending: PendingMcpLogin, action: McpLoginAnswer["action"]): void;
+}
+
 export function pendingMcpLoginOf(record: AskRecord): PendingMcpLogin {
   return record.request as unknown as PendingMcpLogin;
 }
@@ -66,7 +72,7 @@ export class McpLoginAsks {
    * open ask of the same session, server and call (one a run cut off by a restart made) is waited on
    * instead of a new one: its link still works, its verifier being kept by its state.
    */
-  async wait(request: PendingMcpLoginInput, signal: AbortSignal): Promise<McpLoginAnswer> {
+  async wait(request: PendingMcpLoginInput, signal: AbortSignal, listener?: McpLoginListener): Promise<McpLoginAnswer> {
     if (signal.aborted) return { action: "cancel" };
     const same = (r: AskRecord) => {
       const p = pendingMcpLoginOf(r);
@@ -85,6 +91,10 @@ export class McpLoginAsks {
         return { action: "cancel" };
       },
     });
+    // The run's stream announces it, and how it ended, so a client following the run shows it at once.
+    const pending = pendingMcpLoginOf(record);
+    listener?.loginAsked?.({ ...pending, id });
+    void waited.then((answer) => listener?.loginEnded?.({ ...pending, id }, answer.action));
     const { handler } = this.options;
     if (handler) {
       Promise.resolve()

@@ -7,7 +7,7 @@ import type { AnyToolDefinition, ToolResult } from "../tools/tool.js";
 import type { McpCallOptions, McpConnection } from "./connection.js";
 import { elicitationEventsKey } from "./elicitation-events.js";
 import type { ElicitationAnswer, ElicitationListener, PendingElicitationInput } from "./elicitations.js";
-import type { McpLoginAnswer, PendingMcpLoginInput } from "./login-asks.js";
+import type { McpLoginAnswer, McpLoginListener, PendingMcpLoginInput } from "./login-asks.js";
 import { mcpToolName } from "./names.js";
 import { type McpResultMetadata, resultAttachments, resultMetadata, resultText } from "./results.js";
 import { callsAsTask, MCP_TASK_CHECKPOINT_KEY } from "./tasks.js";
@@ -56,7 +56,11 @@ export type McpElicitor = (
 ) => Promise<ElicitationAnswer>;
 
 /** Puts a login a server wants during a call to the person (a durable `mcp_login` ask) and resolves with the answer. */
-export type McpLoginAsker = (request: PendingMcpLoginInput, signal: AbortSignal) => Promise<McpLoginAnswer>;
+export type McpLoginAsker = (
+  request: PendingMcpLoginInput,
+  signal: AbortSignal,
+  listener?: McpLoginListener,
+) => Promise<McpLoginAnswer>;
 
 export interface McpToolDeps {
   connection: McpConnection;
@@ -112,7 +116,7 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
       const options: McpCallOptions = {
         signal: ctx.abort,
         ...(login
-          ? { onLogin: (url: URL) => login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort) }
+          ? { onLogin: (url: URL) => login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort, listener) }
           : {}),
         ...(elicit
           ? {

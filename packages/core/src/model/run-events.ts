@@ -194,7 +194,11 @@ export const ElicitationRequestEventSchema = z.object({
   server: z.string(),
   call_id: z.string().optional(),
   message: z.string(),
-  mode: z.enum(["form", "url"]),
+  /**
+   * `login`: the server needs the user to log in (an `mcp_login` ask): `url` is the authorization
+   * server's login page, and the browser's return to Arbor's callback answers it (decline with `{"allow": false}`).
+   */
+  mode: z.enum(["form", "url", "login"]),
   /** Form mode: the fields asked for, a flat object schema (`properties`, `required`). */
   requested_schema: z.record(z.string(), z.unknown()).optional(),
   /** URL mode: the page to open, and the server's id for this elicitation. */

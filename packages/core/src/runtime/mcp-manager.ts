@@ -37,7 +37,7 @@ export function runtimeMcpManager(deps: McpManagerDeps): McpManager | undefined 
     // A server's elicitation waits on a durable ask, answered like a permission ask.
     elicit: (request, signal, listener) => deps.elicitations.wait(request, signal, listener),
     // A login a server wants during a call is a durable ask too, when the browser has somewhere to come back to.
-    ...(loginRedirect ? { login: (request, signal) => deps.mcpLogins.wait(request, signal) } : {}),
+    ...(loginRedirect ? { login: (request, signal, listener) => deps.mcpLogins.wait(request, signal, listener) } : {}),
     oauth: {
       credentials: options.mcpCredentials ?? new FileMcpCredentials(join(deps.home, MCP_CREDENTIALS_DIR)),
       // No redirect: a server that wants a login fails its calls with "run `arbor mcp login`".

@@ -124,7 +124,7 @@ export function elicitationOfEvent(event: {
   id: string;
   server: string;
   message: string;
-  mode: "form" | "url";
+  mode: "form" | "url" | "login";
   call_id?: string | undefined;
   url?: string | undefined;
   requested_schema?: Record<string, unknown> | undefined;
