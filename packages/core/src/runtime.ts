@@ -20,6 +20,7 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
+import { loginEventsTo } from "./mcp/elicitation-events.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -238,9 +239,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       // A woken run offers again the client's functions its cut-off run had: their calls wait on the same asks.
       const woken = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
-      await mcp?.sync(registry, signal, sessionId);
-      // Attached resources and an MCP prompt become the user message's content before anything is recorded.
-      const runInput = await resolveMcpInput(woken, mcp, signal);
       const fromEntryId = input.fromEntryId;
       return queue.run(sessionId, () =>
         signal.aborted
@@ -250,6 +248,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
               signal,
               async (s) => {
                 if (wakeCheck) await checkWakeable(sessionId, true);
+                // Holding the session, so what its servers ask (a login) is logged and shown as the run's.
+                recording.admitted();
+                await mcp?.sync(registry, s, sessionId, loginEventsTo(emit));
+                // Attached resources and an MCP prompt become the user message's content before anything is recorded.
+                const runInput = await resolveMcpInput(woken, mcp, s);
                 // Moved inside the session's slot and lease, so no other run lands between the move and this run.
                 if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
                 const extensions = execution.extensions ?? plumbing.deps.extensions;

@@ -1,8 +1,8 @@
-import type { McpLoginListener } from "./login-asks.js";
 import { randomUUID } from "node:crypto";
 import { type AskHandler, AskWaiters, type DurableAskOptions, recordCallAsk, storedAnswer } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
+import type { McpLoginListener } from "./login-asks.js";
 
 /** A form field an MCP server may ask for (the spec's primitive schemas: string, number, integer, boolean, enums). */
 export interface ElicitationField {

@@ -8,6 +8,7 @@ import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyToolDefinition } from "../tools/tool.js";
 import { McpConnection, type McpConnectionState } from "./connection.js";
+import type { McpLoginListener } from "./login-asks.js";
 import { type McpElicitor, type McpLoginAsker, McpResultCache, mcpTool } from "./mcp-tool.js";
 import type { McpAuthorizationResponse, McpLoginAsk, McpOAuthOptions } from "./oauth-provider.js";
 import { getPrompt, listPrompts, type McpPromptInfo, type McpPromptMessages } from "./prompts.js";
@@ -163,7 +164,7 @@ export class McpManager {
    * For a run (`sessionId`), a server whose tools are not known yet and that wants a login asks for
    * it (an `mcp_login` ask the run waits on); declined, the run goes on without its tools.
    */
-  async sync(registry: ToolRegistry, signal?: AbortSignal, sessionId?: string): Promise<void> {
+  async sync(registry: ToolRegistry, signal?: AbortSignal, sessionId?: string, listener?: McpLoginListener): Promise<void> {
     const login = this.options.login;
     await Promise.all(
       [...this.slots.entries()].map(async ([name, slot]) => {
@@ -173,7 +174,7 @@ export class McpManager {
         // Known tools stay offered while the server refuses: the call that needs one asks for the login.
         const asker =
           login && sessionId !== undefined && slot.tools === undefined
-            ? (url: URL) => login({ sessionId, server: name, url: url.href }, signal ?? new AbortController().signal)
+            ? (url: URL) => login({ sessionId, server: name, url: url.href }, signal ?? new AbortController().signal, listener)
             : undefined;
         if (due && !resting) await this.refresh(slot, signal, asker).catch(() => {});
         this.register(name, slot, registry);

@@ -116,7 +116,10 @@ export function mcpTool(server: string, tool: Tool, deps: McpToolDeps): AnyToolD
       const options: McpCallOptions = {
         signal: ctx.abort,
         ...(login
-          ? { onLogin: (url: URL) => login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort, listener) }
+          ? {
+              onLogin: (url: URL) =>
+                login({ sessionId: ctx.sessionId, callId: ctx.callId, server, url: url.href }, ctx.abort, listener),
+            }
           : {}),
         ...(elicit
           ? {

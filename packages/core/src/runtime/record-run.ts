@@ -39,6 +39,11 @@ export interface RunRecording {
   push(event: RunEvent): void;
   /** Starts logging the run's events under its handle (for `events.follow`). */
   record(handle: RunHandle): void;
+  /**
+   * The run holds its session (its lease): its events go to the session's log from now on, also
+   * those before it starts (a login an MCP server asks for while the run lists its tools).
+   */
+  admitted(): void;
   /** Put first in the run's extensions: publishes `trace_started`. */
   readonly extension: RunExtension;
   /** The run ended (its stream is complete): `trace_completed` follows once its events are logged. */
@@ -75,6 +80,7 @@ export class RunRecorder {
       record: (handle) => {
         recorded = events.record(handle, stream, logged).recorded;
       },
+      admitted: () => logs(true),
       extension: {
         name: "record-run",
         start: (run) => {

@@ -110,6 +110,11 @@ describe("an MCP login during a run is an ask", () => {
     const { events, result } = await running;
     expect(result.status).toBe("done");
     expect(toolEnd(events, "w1")).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
+    expect(
+      events
+        .filter((e) => e.type.startsWith("elicitation_"))
+        .map((e) => `${e.type}:${(e as { mode?: string }).mode ?? (e as { action?: string }).action}`),
+    ).toEqual(["elicitation_request:login", "elicitation_answered:accept"]);
     expect((await store.getAsk(ask.id))?.answer?.value).toEqual({ action: "accept" });
     expect(server.calls).toBe(1);
     // A second answer for the same login (a reload of the callback page) finds nothing waiting.
