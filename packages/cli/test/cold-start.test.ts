@@ -97,6 +97,14 @@ describe("cold start: what a command loads", () => {
     expect(modules.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 
+  it("`arbor sessions list` on an empty file store loads no validation library: it reads no record, so it validates none", () => {
+    const { code, stdout, modules } = modulesLoadedBy(["sessions", "list"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("No sessions");
+    // zod and the schemas built with it cost more start-up time and memory than the rest of the command.
+    expect(modules.filter((url) => url.includes("/node_modules/zod/"))).toEqual([]);
+  });
+
   it("`arbor sessions list` reaches the store without core's root entry or the runtime behind it", () => {
     const { code, modules } = modulesLoadedBy(["sessions", "list"]);
     expect(code).toBe(0);
