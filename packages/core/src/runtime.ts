@@ -20,7 +20,6 @@ import { maxTurnsReminder } from "./loop/reminders.js";
 import { type ExecuteOptions, executeRun, newSessionId, type RunDeps } from "./loop/run.js";
 import type { RunEventInput } from "./loop/run-context.js";
 import type { AgentDefinition, ModelResolver, RunHandle, RunInput, RunResult } from "./loop/types.js";
-import { McpManager } from "./mcp/manager.js";
 import { middlewareFor, plumbRun } from "./middleware/run-middleware.js";
 import { assertSessionId } from "./model/ids.js";
 import type { RunEvent } from "./model/run-events.js";
@@ -33,6 +32,7 @@ import { runtimeDefaults } from "./runtime/defaults.js";
 import { durableAsks } from "./runtime/durable-asks.js";
 import { EventChannel } from "./runtime/event-channel.js";
 import { type FeatureDeps, pythonReplExtension, runFeatures, userExtensions } from "./runtime/features.js";
+import { mcpAccess } from "./runtime/mcp-access.js";
 import { mcpApi } from "./runtime/mcp-api.js";
 import { resolveMcpInput } from "./runtime/mcp-input.js";
 import { memoryExtractExtension } from "./runtime/memory-extract.js";
@@ -48,7 +48,6 @@ import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
-import { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "./store/file/mcp-credential-files.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { type SessionLease, sessionBusy, withLease } from "./store/lease.js";
 import { SubTraceIds } from "./subagents/sub-trace-ids.js";
@@ -105,21 +104,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? realClock;
   const { pending, elicitations, plans, questions, clientFunctions } = durableAsks(options, () => clock.now());
   // MCP servers' tools join the registry before each run starts, so the run offers what they list now.
-  const mcp =
-    config.mcp.enabled && Object.keys(config.mcp.servers).length > 0
-      ? new McpManager({
-          servers: config.mcp.servers,
-          toolCacheTtl: config.mcp.toolCacheTtl,
-          blobs,
-          now: () => clock.now(),
-          confine: { sandbox, workspace: options.cwd ?? process.cwd() },
-          workspace: options.cwd ?? process.cwd(),
-          // A server's elicitation waits on a durable ask, answered like a permission ask.
-          elicit: (request, signal) => elicitations.wait(request, signal),
-          // No browser here: a server that wants a login fails its calls with "run `arbor mcp login`".
-          oauth: { credentials: options.mcpCredentials ?? new FileMcpCredentials(join(home, MCP_CREDENTIALS_DIR)) },
-        })
-      : undefined;
+  const mcpServers = mcpAccess(
+    config.mcp,
+    () => ({
+      blobs,
+      now: () => clock.now(),
+      confine: { sandbox, workspace: options.cwd ?? process.cwd() },
+      workspace: options.cwd ?? process.cwd(),
+      // A server's elicitation waits on a durable ask, answered like a permission ask.
+      elicit: (request, signal) => elicitations.wait(request, signal),
+    }),
+    options.mcpCredentials,
+    home,
+  );
+  const mcp = mcpServers.get;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([
@@ -252,7 +250,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       // A woken run offers again the client's functions its cut-off run had: their calls wait on the same asks.
       const woken = execution.wake ? await withClientFunctions(plumbing.input, clientFunctions, sessionId) : plumbing.input;
-      await mcp?.sync(registry, signal);
+      if (mcp) await (await mcp()).sync(registry, signal);
       // Attached resources and an MCP prompt become the user message's content before anything is recorded.
       const runInput = await resolveMcpInput(woken, mcp, signal);
       const fromEntryId = input.fromEntryId;
@@ -376,7 +374,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watch: watchHub,
     events,
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
-    mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
+    mcpServers: async (signal) => (mcp ? (await mcp()).status(signal) : []),
     mcp: mcpApi(mcp),
     async close() {
       const all = [...running];
@@ -389,7 +387,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await watchHub.flush();
       unorder();
       if (ownsCache) await cache?.close();
-      await mcp?.close();
+      await mcpServers.close();
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
       removeGateway?.();
       python.closeAll();

@@ -12,6 +12,9 @@ import type { McpOAuthOptions } from "./oauth-provider.js";
 import { getPrompt, listPrompts, type McpPromptInfo, type McpPromptMessages } from "./prompts.js";
 import { type McpResourceListing, type McpResourceRead, McpResources } from "./resources.js";
 import { workspaceRoots } from "./roots.js";
+import { unknownServer } from "./unknown-server.js";
+
+export { unknownServer } from "./unknown-server.js";
 
 /**
  * How long runs start without asking a server whose start or listing failed; `status()` and a call
@@ -282,14 +285,6 @@ export class McpManager {
 }
 
 /** The error for a server name no configuration has, naming the nearest and the configured ones. */
-export function unknownServer(server: string, configured: readonly string[]): ArborError {
-  const near = nearestKey(server, configured);
-  return new ArborError(
-    "mcp_server_not_found",
-    `No MCP server "${server}" is configured${near ? ` (did you mean "${near}"?)` : ""}; configured: ${configured.join(", ") || "none (add one under mcp.servers)"}.`,
-    { server, ...(near ? { nearest: near } : {}) },
-  );
-}
 
 function sameTool(a: AnyToolDefinition, b: AnyToolDefinition | undefined): boolean {
   return b !== undefined && a.description === b.description && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);

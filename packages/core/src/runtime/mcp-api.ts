@@ -1,7 +1,8 @@
 import type { McpManager, McpServerStatus } from "../mcp/manager.js";
-import { unknownServer } from "../mcp/manager.js";
 import type { McpPromptInfo, McpPromptMessages } from "../mcp/prompts.js";
 import type { McpResourceListing, McpResourceRead } from "../mcp/resources.js";
+import { unknownServer } from "../mcp/unknown-server.js";
+import type { McpAccess } from "./mcp-access.js";
 
 /**
  * `runtime.mcp`: what front doors show of the configured MCP servers (`arbor mcp`, the inspector) and
@@ -21,17 +22,17 @@ export interface RuntimeMcp {
   prompt(server: string, name: string, args?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<McpPromptMessages>;
 }
 
-export function mcpApi(mcp: McpManager | undefined): RuntimeMcp {
+export function mcpApi(mcp: McpAccess): RuntimeMcp {
   // No manager: MCP is off or no server is configured, so every name is unknown.
-  const use = (server: string): McpManager => {
+  const use = async (server: string): Promise<McpManager> => {
     if (!mcp) throw unknownServer(server, []);
-    return mcp;
+    return mcp();
   };
   return {
-    servers: async (signal) => (mcp ? mcp.status(signal) : []),
-    resources: async (server, signal) => use(server).listResources(server, signal),
-    readResource: async (server, uri, signal) => use(server).readResource(server, uri, signal),
-    prompts: async (server, signal) => use(server).listPrompts(server, signal),
-    prompt: async (server, name, args = {}, signal) => use(server).getPrompt(server, name, args, signal),
+    servers: async (signal) => (mcp ? (await mcp()).status(signal) : []),
+    resources: async (server, signal) => (await use(server)).listResources(server, signal),
+    readResource: async (server, uri, signal) => (await use(server)).readResource(server, uri, signal),
+    prompts: async (server, signal) => (await use(server)).listPrompts(server, signal),
+    prompt: async (server, name, args = {}, signal) => (await use(server)).getPrompt(server, name, args, signal),
   };
 }
