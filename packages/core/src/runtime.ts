@@ -10,7 +10,7 @@ import { ArborError } from "./errors.js";
 import { RunEventLog } from "./events/run-event-log.js";
 import { WatchHub } from "./events/watch-hub.js";
 import { watchedGoalTree } from "./goal/goal-wire.js";
-import { prepareReplay, type ReplaySpec } from "./goal/replay.js";
+import type { ReplaySpec } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createEmbedder, createModelRegistry } from "./llm/registry.js";
@@ -299,10 +299,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return handle;
   }
 
+  // A replayed run (the only one that needs replay's module) loads it when it starts.
   const replayRun = (sessionId: string, spec: ReplaySpec, opts: Omit<RunInput, "sessionId" | "prompt">, lease?: SessionLease) =>
     run(
       { ...opts, sessionId, prompt: "" },
-      { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
+      {
+        replay: async (store, id) => (await import("./goal/replay.js")).prepareReplay(store, id, spec),
+        ...(lease ? { lease } : {}),
+      },
     );
   const access = runtimeAccess(options.store, deps.cwd, config.auth?.jwt);
   const sessions = sessionMethods({
