@@ -1,7 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
-import { nearestKey } from "../model/validate.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
