@@ -178,7 +178,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     await command.validate?.(parsed.values, operands);
     // The store layer (and with it @arbor/core) loads only for a command that uses it, never for --help.
     const { openResolvedStore, resolveStore } = await import("./store.js");
-    const resolved = resolveStore(stringOption(parsed.values, "store"), io.env, io.homedir);
+    const resolved = await resolveStore(stringOption(parsed.values, "store"), io.env, io.homedir);
     storeLabel = resolved.label;
     const store = await openResolvedStore(resolved, flag(parsed.values, "create"));
     const ctx = { io, store, storeLabel, operands, values: parsed.values, json: flag(parsed.values, "json") };

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ArborError, isArborError, openStore, type Store, type StoreSpec } from "@arbor/core/open";
-import { parseStoreSpec } from "@arbor/core/store";
 import { flag, type OptionValues, stringOption } from "./args.js";
 import { StoreUnavailableError } from "./errors.js";
 import type { Io } from "./io.js";
@@ -46,13 +45,17 @@ export function arborHomeOf(io: Pick<Io, "env" | "homedir">): string {
  * `--store`, else `ARBOR_STORE`, else the file store in `ARBOR_HOME`, else `~/.arbor`. An empty
  * value counts as unset. Throws ArborError `invalid_store_spec` for a spec that cannot be used.
  */
-export function resolveStore(
+export async function resolveStore(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
   homedir: string,
-): ResolvedStore {
+): Promise<ResolvedStore> {
   const given = flag ?? (env.ARBOR_STORE ? env.ARBOR_STORE : undefined);
-  const spec: StoreSpec = given !== undefined ? parseStoreSpec(given) : { kind: "file", dir: arborHomeOf({ env, homedir }) };
+  // Core's store entry (and the schemas behind it) loads only to parse a spec that was given.
+  const spec: StoreSpec =
+    given !== undefined
+      ? (await import("@arbor/core/store")).parseStoreSpec(given)
+      : { kind: "file", dir: arborHomeOf({ env, homedir }) };
   return { spec, label: describeStore(spec), explicit: given !== undefined };
 }
 
@@ -71,11 +74,21 @@ function requireExisting(resolved: ResolvedStore, create: boolean): void {
   );
 }
 
+/**
+ * A file store with no options as the text `file:<dir>`: core opens a spec string without loading the
+ * schema it checks spec objects with, a good part of a short command's start-up. Anything else (options,
+ * or a directory whose name a spec string would trim) stays an object.
+ */
+function asText(spec: StoreSpec): string | StoreSpec {
+  const plain = spec.kind === "file" && Object.keys(spec).length === 2 && spec.dir.trim() === spec.dir;
+  return plain ? `file:${spec.dir}` : spec;
+}
+
 /** Opens the store; a failure to reach it names the store and is not a stack trace. */
 export async function openResolvedStore(resolved: ResolvedStore, create = false): Promise<Store> {
   requireExisting(resolved, create);
   try {
-    return await openStore(resolved.spec, { createDatabase: create });
+    return await openStore(asText(resolved.spec), { createDatabase: create });
   } catch (err) {
     if (isArborError(err)) throw err;
     const reason = err instanceof Error ? err.message : String(err);
@@ -92,7 +105,7 @@ export async function withStore<T>(
   values: OptionValues,
   fn: (store: Store, resolved: ResolvedStore) => Promise<T>,
 ): Promise<T> {
-  const resolved = resolveStore(stringOption(values, "store"), io.env, io.homedir);
+  const resolved = await resolveStore(stringOption(values, "store"), io.env, io.homedir);
   const store = await openResolvedStore(resolved, flag(values, "create"));
   let result: T;
   try {

@@ -133,26 +133,29 @@ describe("errors", () => {
 });
 
 describe("store resolution", () => {
-  it("uses --store, then ARBOR_STORE, then ARBOR_HOME, then ~/.arbor", () => {
-    expect(resolveStore("sqlite:/tmp/a.db", { ARBOR_STORE: "/x" }, "/home/me").spec).toEqual({
+  it("uses --store, then ARBOR_STORE, then ARBOR_HOME, then ~/.arbor", async () => {
+    expect((await resolveStore("sqlite:/tmp/a.db", { ARBOR_STORE: "/x" }, "/home/me")).spec).toEqual({
       kind: "sqlite",
       file: "/tmp/a.db",
     });
-    expect(resolveStore(undefined, { ARBOR_STORE: "/x", ARBOR_HOME: "/h" }, "/home/me").spec).toEqual({
+    expect((await resolveStore(undefined, { ARBOR_STORE: "/x", ARBOR_HOME: "/h" }, "/home/me")).spec).toEqual({
       kind: "file",
       dir: "/x",
     });
-    expect(resolveStore(undefined, { ARBOR_STORE: "", ARBOR_HOME: "/h" }, "/home/me").spec).toEqual({ kind: "file", dir: "/h" });
-    expect(resolveStore(undefined, {}, "/home/me")).toEqual({
+    expect((await resolveStore(undefined, { ARBOR_STORE: "", ARBOR_HOME: "/h" }, "/home/me")).spec).toEqual({
+      kind: "file",
+      dir: "/h",
+    });
+    expect(await resolveStore(undefined, {}, "/home/me")).toEqual({
       spec: { kind: "file", dir: "/home/me/.arbor" },
       label: "file store /home/me/.arbor",
       explicit: false,
     });
-    expect(resolveStore("/x", {}, "/home/me").explicit).toBe(true);
+    expect((await resolveStore("/x", {}, "/home/me")).explicit).toBe(true);
   });
 
-  it("never shows a database password", () => {
+  it("never shows a database password", async () => {
     expect(redactUrl("postgres://u:secret@db:5432/x")).toBe("postgres://u:***@db:5432/x");
-    expect(resolveStore("mysql://u:secret@db/x", {}, "/h").label).toBe("mysql store mysql://u:***@db/x");
+    expect((await resolveStore("mysql://u:secret@db/x", {}, "/h")).label).toBe("mysql store mysql://u:***@db/x");
   });
 });

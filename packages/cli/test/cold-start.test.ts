@@ -62,6 +62,21 @@ const RUN_UNUSED = [
   "/node_modules/@ai-sdk/amazon-bedrock/",
 ];
 
+/**
+ * Core modules a run loads when it first uses them, never before its first model request: the MCP
+ * manager (no server is configured here), the knowledge base, memory search, the HTML reader, the
+ * Python process and the sandbox's egress proxy.
+ */
+const RUN_LATER = [
+  "/packages/core/dist/mcp/manager.js",
+  "/packages/core/dist/mcp/connection.js",
+  "/packages/core/dist/knowledge/knowledge-base.js",
+  "/packages/core/dist/memory/memory-search.js",
+  "/packages/core/dist/knowledge/html-to-text.js",
+  "/packages/core/dist/tools/python/python-process.js",
+  "/packages/core/dist/sandbox/egress-proxy.js",
+];
+
 /** Core modules only a run needs: the root entry (it gathers createRuntime) and what the runtime is built from. */
 const RUNTIME_ONLY = [
   "index.js",
@@ -97,6 +112,14 @@ describe("cold start: what a command loads", () => {
     expect(modules.filter((url) => HEAVY.some((heavy) => url.includes(heavy)))).toEqual([]);
   });
 
+  it("`arbor sessions list` on an empty file store loads no validation library: it reads no record, so it validates none", () => {
+    const { code, stdout, modules } = modulesLoadedBy(["sessions", "list"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("No sessions");
+    // zod and the schemas built with it cost more start-up time and memory than the rest of the command.
+    expect(modules.filter((url) => url.includes("/node_modules/zod/"))).toEqual([]);
+  });
+
   it("`arbor sessions list` reaches the store without core's root entry or the runtime behind it", () => {
     const { code, modules } = modulesLoadedBy(["sessions", "list"]);
     expect(code).toBe(0);
@@ -130,6 +153,7 @@ describe("cold start: what a command loads", () => {
     const modules = readFileSync(trace, "utf8").split("\n");
     expect(modules.some((url) => url.includes("/node_modules/@ai-sdk/openai-compatible/"))).toBe(true);
     expect(modules.filter((url) => RUN_UNUSED.some((heavy) => url.includes(heavy)))).toEqual([]);
+    expect(modules.filter((url) => RUN_LATER.some((later) => url.endsWith(later)))).toEqual([]);
   });
 
   it("knows the scopes `tokens add --scope` takes as core does (its flags are checked without loading the store)", () => {

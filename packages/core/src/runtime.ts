@@ -10,7 +10,7 @@ import { ArborError } from "./errors.js";
 import { RunEventLog } from "./events/run-event-log.js";
 import { WatchHub } from "./events/watch-hub.js";
 import { watchedGoalTree } from "./goal/goal-wire.js";
-import { prepareReplay, type ReplaySpec } from "./goal/replay.js";
+import type { ReplaySpec } from "./goal/replay.js";
 import { runtimeCache } from "./llm/cache/runtime-cache.js";
 import { composeWrappers, wrapModelOption, wrapResolver } from "./llm/model-wrapper.js";
 import { createEmbedder, createModelRegistry } from "./llm/registry.js";
@@ -106,7 +106,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const clock = options.clock ?? realClock;
   const { pending, elicitations, plans, questions, clientFunctions, mcpLogins } = durableAsks(options, () => clock.now());
   const now = () => clock.now();
-  const mcp = runtimeMcpManager({ config, options, home, blobs, sandbox, now, elicitations, mcpLogins });
+  const mcpServers = runtimeMcpManager({ config, options, home, blobs, sandbox, now, elicitations, mcpLogins });
+  const mcp = mcpServers.get;
   // The LLM cache and any caller's wrapper apply wherever a model is resolved, never inside the loop.
   const { cache, owned: ownsCache } = runtimeCache(options.cache, config, home);
   const wrap = composeWrappers([
@@ -250,7 +251,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 if (wakeCheck) await checkWakeable(sessionId, true);
                 // Holding the session, so what its servers ask (a login) is logged and shown as the run's.
                 recording.admitted();
-                await mcp?.sync(registry, s, sessionId, loginEventsTo(emit));
+                if (mcp) await (await mcp()).sync(registry, s, sessionId, loginEventsTo(emit));
                 // Attached resources and an MCP prompt become the user message's content before anything is recorded.
                 const runInput = await resolveMcpInput(woken, mcp, s);
                 // Moved inside the session's slot and lease, so no other run lands between the move and this run.
@@ -290,10 +291,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return handle;
   }
 
+  // A replayed run (the only one that needs replay's module) loads it when it starts.
   const replayRun = (sessionId: string, spec: ReplaySpec, opts: Omit<RunInput, "sessionId" | "prompt">, lease?: SessionLease) =>
     run(
       { ...opts, sessionId, prompt: "" },
-      { replay: (store, id) => prepareReplay(store, id, spec), ...(lease ? { lease } : {}) },
+      {
+        replay: async (store, id) => (await import("./goal/replay.js")).prepareReplay(store, id, spec),
+        ...(lease ? { lease } : {}),
+      },
     );
   const access = runtimeAccess(options.store, deps.cwd, config.auth?.jwt);
   const sessions = sessionMethods({
@@ -362,7 +367,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watch: watchHub,
     events,
     defaults: () => runtimeDefaults(deps.defaultModel ?? config.model, agents),
-    mcpServers: async (signal) => (mcp ? mcp.status(signal) : []),
+    mcpServers: async (signal) => (mcp ? (await mcp()).status(signal) : []),
     mcp: mcpApi(mcp, mcpLogins),
     async close() {
       const all = [...running];
@@ -375,7 +380,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await watchHub.flush();
       unorder();
       if (ownsCache) await cache?.close();
-      await mcp?.close();
+      await mcpServers.close();
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
       removeGateway?.();
       python.closeAll();

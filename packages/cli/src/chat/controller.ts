@@ -254,7 +254,7 @@ export class ChatController implements SlashHost {
     this.aborting = false;
     this.reasoning = "";
     const handle = this.runtime.runs.run({
-      ...mcpPromptInput(prompt, this.opts.mcpServers ?? []),
+      ...(await mcpPromptInput(prompt, this.opts.mcpServers ?? [])),
       ...(this.sessionId !== undefined ? { sessionId: this.sessionId } : {}),
       ...(this.model !== undefined ? { model: this.model } : {}),
       ...(this.agent !== undefined ? { agent: this.agent } : {}),

@@ -121,7 +121,7 @@ export async function runRunCommand(io: Io, values: OptionValues, operands: read
         },
         input: {
           // `/mcp:<server>:<prompt>` and `@server:uri` mentions: the runtime fills them in.
-          ...mcpPromptInput(flags.prompt, mcpServerNames(config)),
+          ...(await mcpPromptInput(flags.prompt, mcpServerNames(config))),
           ...(flags.sessionId !== undefined ? { sessionId: flags.sessionId } : {}),
           ...(flags.from !== undefined ? { fromEntryId: flags.from } : {}),
           ...(flags.agent !== undefined ? { agent: flags.agent } : {}),

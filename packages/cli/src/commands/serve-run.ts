@@ -67,7 +67,7 @@ export async function runServeCommand(io: Io, values: OptionValues, operands: re
   }
   if (flag(values, "cluster")) {
     const takeoverMs = intOption(values, "takeover-ms", 1_000, 600_000) ?? DEFAULT_TAKEOVER_MS;
-    const resolved = resolveStore(stringOption(values, "store"), io.env, io.homedir);
+    const resolved = await resolveStore(stringOption(values, "store"), io.env, io.homedir);
     return serveCluster(io, { host, port, token, cwd, config, json: flag(values, "json") }, resolved, takeoverMs);
   }
   if (values["takeover-ms"] !== undefined) throw new UsageError("--takeover-ms only applies with --cluster.");

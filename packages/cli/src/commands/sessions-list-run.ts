@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import type { SessionMeta, Store } from "@arbor/core";
-import { listSubTraces } from "@arbor/core/trace";
 import { intOption, stringOption } from "../args.js";
 import { writeJson, writeLines } from "../io.js";
 import { renderSessionList } from "../render/list.js";
@@ -35,6 +34,9 @@ export async function runSessionsList(ctx: CommandContext): Promise<void> {
 /** The sub-traces of each listed session, and theirs, by parent id (a few levels deep at most). */
 async function subTraceTree(store: Store, roots: readonly SessionMeta[]): Promise<Map<string, SessionMeta[]>> {
   const out = new Map<string, SessionMeta[]>();
+  if (roots.length === 0) return out;
+  // Trace queries load only when there are sessions to look under.
+  const { listSubTraces } = await import("@arbor/core/trace");
   let level = [...roots];
   for (let depth = 0; depth < 4 && level.length > 0; depth++) {
     const next: SessionMeta[] = [];

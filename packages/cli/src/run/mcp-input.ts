@@ -1,5 +1,4 @@
 import type { Config, RunInput } from "@arbor/core";
-import { mcpMentions, parseMcpPromptCommand } from "@arbor/core/tools";
 
 /** The MCP servers a prompt may name: those configured and enabled, when MCP is on. */
 export function mcpServerNames(config: Config): string[] {
@@ -12,7 +11,14 @@ export function mcpServerNames(config: Config): string[] {
  * that are not `k=v` follow it as text), and each `@server:uri` mention of a configured server attaches
  * that resource. The runtime reads and fills them in; this only translates what was typed.
  */
-export function mcpPromptInput(text: string, servers: readonly string[]): Pick<RunInput, "prompt" | "attachments" | "mcpPrompt"> {
+export async function mcpPromptInput(
+  text: string,
+  servers: readonly string[],
+): Promise<Pick<RunInput, "prompt" | "attachments" | "mcpPrompt">> {
+  // Without a server to mention nor a `/mcp:` command, the text is the prompt: the MCP modules (core's
+  // tools entry) load only for a prompt that may use them.
+  if (servers.length === 0 && !text.trim().startsWith("/mcp:")) return { prompt: text };
+  const { mcpMentions, parseMcpPromptCommand } = await import("@arbor/core/tools");
   const command = parseMcpPromptCommand(text);
   const prompt = command ? command.rest : text;
   const attachments = mcpMentions(prompt, servers);

@@ -2,7 +2,6 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { TraceContextFields } from "../loop/extension.js";
-import { nearestKey } from "../model/validate.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -14,6 +13,9 @@ import type { McpAuthorizationResponse, McpLoginAsk, McpOAuthOptions } from "./o
 import { getPrompt, listPrompts, type McpPromptInfo, type McpPromptMessages } from "./prompts.js";
 import { type McpResourceListing, type McpResourceRead, McpResources } from "./resources.js";
 import { workspaceRoots } from "./roots.js";
+import { unknownServer } from "./unknown-server.js";
+
+export { unknownServer } from "./unknown-server.js";
 
 /**
  * How long runs start without asking a server whose start or listing failed; `status()` and a call
@@ -305,14 +307,6 @@ export class McpManager {
 }
 
 /** The error for a server name no configuration has, naming the nearest and the configured ones. */
-export function unknownServer(server: string, configured: readonly string[]): ArborError {
-  const near = nearestKey(server, configured);
-  return new ArborError(
-    "mcp_server_not_found",
-    `No MCP server "${server}" is configured${near ? ` (did you mean "${near}"?)` : ""}; configured: ${configured.join(", ") || "none (add one under mcp.servers)"}.`,
-    { server, ...(near ? { nearest: near } : {}) },
-  );
-}
 
 function sameTool(a: AnyToolDefinition, b: AnyToolDefinition | undefined): boolean {
   return b !== undefined && a.description === b.description && JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema);

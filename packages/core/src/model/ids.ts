@@ -1,42 +1,11 @@
 import { z } from "zod";
-import { ArborError } from "../errors.js";
+import { ENTRY_ID_PATTERN, SESSION_ID_PATTERN } from "./id-format.js";
 
-/**
- * Session ids reach file names and SQL keys, so they are restricted to a safe alphabet. `@` and `.`
- * are allowed because sub-trace ids are `{parentId}@{mode}-{YYYYMMDDHHmmss}-{seq}`; a leading
- * alphanumeric rules out `.`/`..`. 240 characters leaves room for several levels of nesting while
- * staying under the 255-byte file-name limit.
- */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9@._-]{0,239}$/;
-const ENTRY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export { assertEntryId, assertSessionId } from "./id-format.js";
 
+/** Session and entry ids reach file names and SQL keys: see `SESSION_ID_PATTERN` and `ENTRY_ID_PATTERN`. */
 export const SessionIdSchema = z.string().regex(SESSION_ID_PATTERN, "invalid session id");
 export const EntryIdSchema = z.string().regex(ENTRY_ID_PATTERN, "invalid entry id");
-
-function describe(value: unknown): string {
-  if (typeof value !== "string") return `a ${typeof value}`;
-  if (value.length === 0) return "an empty string";
-  if (value.length > 80) return `a ${value.length}-character string`;
-  return JSON.stringify(value);
-}
-
-export function assertSessionId(value: unknown): asserts value is string {
-  if (typeof value !== "string" || !SESSION_ID_PATTERN.test(value)) {
-    throw new ArborError(
-      "invalid_id",
-      `Session id ${describe(value)} is not valid: use 1-240 characters from A-Z a-z 0-9 @ . _ - starting with a letter or digit.`,
-    );
-  }
-}
-
-export function assertEntryId(value: unknown): asserts value is string {
-  if (typeof value !== "string" || !ENTRY_ID_PATTERN.test(value)) {
-    throw new ArborError(
-      "invalid_id",
-      `Entry id ${describe(value)} is not valid: use 1-64 characters from A-Z a-z 0-9 _ - starting with a letter or digit.`,
-    );
-  }
-}
 
 /** Each byte value as two lowercase hex digits: an id is made on every append. */
 const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));

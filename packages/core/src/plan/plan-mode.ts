@@ -4,7 +4,7 @@ import type { ResolvedModel } from "../llm/resolved-model.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import type { StepsOutcome } from "../loop/run-types.js";
 import type { PermissionRule } from "../permissions/permission.js";
-import { finalMessage, type PhaseTwoDeps, runPhaseTwo } from "./phase-two.js";
+import type { PhaseTwoDeps } from "./phase-two.js";
 import { appendGoalTree, appendPlanRecord } from "./plan-entries.js";
 import type { PlanApprovalAnswer, PlanGate } from "./plan-gate.js";
 import { latestPlanRecord, planOfLatestRun } from "./plan-record.js";
@@ -50,6 +50,7 @@ async function reject(ctx: RunContext, state: PlanState, reason: string | undefi
   await appendGoalTree(ctx);
   const why = reason?.trim().replace(/[.!]+$/, "");
   const text = `The plan "${plan.title}" was not approved${why ? `: ${why}.` : "."} None of its steps were run.`;
+  const { finalMessage } = await import("./phase-two.js");
   await finalMessage(ctx, state, text);
   return { status: "done", stopReason: "plan_rejected" };
 }
@@ -122,6 +123,11 @@ export function planExtension(
     stop: () => (state?.stopsPhaseOne ? "finished" : undefined),
     around: (ctx, phaseOne) => planRun(ctx, started(), deps, approval, woken, phaseOne),
   };
+}
+
+/** Phase 2, the approved plan's steps: its modules (steps, replanning) load with the first plan approved. */
+async function runPhaseTwo(ctx: RunContext, state: PlanState, deps: PhaseTwoDeps): Promise<StepsOutcome> {
+  return (await import("./phase-two.js")).runPhaseTwo(ctx, state, deps);
 }
 
 /** Phase 1, then the approval gate and phase 2; or, for an answer that came after its run ended, only the latter. */

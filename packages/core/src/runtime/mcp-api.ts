@@ -1,10 +1,11 @@
 import type { McpLoginAsks } from "../mcp/login-asks.js";
 import { pendingMcpLoginOf } from "../mcp/login-asks.js";
 import type { McpManager, McpServerStatus } from "../mcp/manager.js";
-import { unknownServer } from "../mcp/manager.js";
 import type { McpAuthorizationResponse } from "../mcp/oauth-provider.js";
 import type { McpPromptInfo, McpPromptMessages } from "../mcp/prompts.js";
 import type { McpResourceListing, McpResourceRead } from "../mcp/resources.js";
+import { unknownServer } from "../mcp/unknown-server.js";
+import type { McpAccess } from "./mcp-access.js";
 
 /**
  * `runtime.mcp`: what front doors show of the configured MCP servers (`arbor mcp`, the inspector) and
@@ -35,18 +36,18 @@ export interface RuntimeMcp {
   ): Promise<{ server: string; sessionId: string; askId: string; loggedIn: boolean }>;
 }
 
-export function mcpApi(mcp: McpManager | undefined, logins: McpLoginAsks): RuntimeMcp {
+export function mcpApi(mcp: McpAccess, logins: McpLoginAsks): RuntimeMcp {
   // No manager: MCP is off or no server is configured, so every name is unknown.
-  const use = (server: string): McpManager => {
+  const use = async (server: string): Promise<McpManager> => {
     if (!mcp) throw unknownServer(server, []);
-    return mcp;
+    return mcp();
   };
   return {
-    servers: async (signal) => (mcp ? mcp.status(signal) : []),
-    resources: async (server, signal) => use(server).listResources(server, signal),
-    readResource: async (server, uri, signal) => use(server).readResource(server, uri, signal),
-    prompts: async (server, signal) => use(server).listPrompts(server, signal),
-    prompt: async (server, name, args = {}, signal) => use(server).getPrompt(server, name, args, signal),
+    servers: async (signal) => (mcp ? (await mcp()).status(signal) : []),
+    resources: async (server, signal) => (await use(server)).listResources(server, signal),
+    readResource: async (server, uri, signal) => (await use(server)).readResource(server, uri, signal),
+    prompts: async (server, signal) => (await use(server)).listPrompts(server, signal),
+    prompt: async (server, name, args = {}, signal) => (await use(server)).getPrompt(server, name, args, signal),
     async finishLogin(response) {
       const record = await logins.byState(response.state);
       const { server } = pendingMcpLoginOf(record);
@@ -56,7 +57,7 @@ export function mcpApi(mcp: McpManager | undefined, logins: McpLoginAsks): Runti
         await logins.answer(record, { action: "decline", reason });
         return done;
       }
-      await use(server).finishLogin(server, response);
+      await (await use(server)).finishLogin(server, response);
       await logins.answer(record, { action: "accept" });
       return { ...done, loggedIn: true };
     },

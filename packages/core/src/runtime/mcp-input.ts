@@ -1,10 +1,9 @@
 import { userContent } from "../loop/run-input.js";
 import type { RunInput } from "../loop/run-types.js";
 import type { McpManager } from "../mcp/manager.js";
-import { unknownServer } from "../mcp/manager.js";
-import { mergeTexts, promptContent } from "../mcp/prompts.js";
-import { resourceParts } from "../mcp/resources.js";
+import { unknownServer } from "../mcp/unknown-server.js";
 import type { UserMessage } from "../model/message.js";
+import type { McpAccess } from "./mcp-access.js";
 
 /**
  * A run's input with its MCP parts resolved into the user message: the prompt's messages first (when
@@ -12,12 +11,16 @@ import type { UserMessage } from "../model/message.js";
  * input with neither is returned as it is; a server, prompt or resource that fails fails the run
  * before it records anything.
  */
-export async function resolveMcpInput(input: RunInput, mcp: McpManager | undefined, signal?: AbortSignal): Promise<RunInput> {
+export async function resolveMcpInput(input: RunInput, mcp: McpAccess, signal?: AbortSignal): Promise<RunInput> {
   const attachments = input.attachments ?? [];
   if (input.mcpPrompt === undefined && attachments.length === 0) return input;
-  const manager = (server: string): McpManager => {
+  const [{ mergeTexts, promptContent }, { resourceParts }] = await Promise.all([
+    import("../mcp/prompts.js"),
+    import("../mcp/resources.js"),
+  ]);
+  const manager = async (server: string): Promise<McpManager> => {
     if (!mcp) throw unknownServer(server, []);
-    return mcp;
+    return mcp();
   };
   const content: UserMessage["content"] = [];
   const gap = () => {
@@ -25,7 +28,7 @@ export async function resolveMcpInput(input: RunInput, mcp: McpManager | undefin
   };
   if (input.mcpPrompt) {
     const { server, name, arguments: args } = input.mcpPrompt;
-    content.push(...promptContent(await manager(server).getPrompt(server, name, args ?? {}, signal)));
+    content.push(...promptContent(await (await manager(server)).getPrompt(server, name, args ?? {}, signal)));
   }
   const own = userContent(input.prompt);
   if (own.some((p) => p.type !== "text" || p.text.trim() !== "")) {
@@ -34,7 +37,7 @@ export async function resolveMcpInput(input: RunInput, mcp: McpManager | undefin
   }
   for (const { mcpResource } of attachments) {
     const { server, uri } = mcpResource;
-    const read = await manager(server).readResource(server, uri, signal);
+    const read = await (await manager(server)).readResource(server, uri, signal);
     gap();
     content.push(...resourceParts(server, read.contents));
   }

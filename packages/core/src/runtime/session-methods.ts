@@ -3,15 +3,10 @@ import { ArborError } from "../errors.js";
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { RunDeps } from "../loop/run-deps.js";
 import { assertSessionId } from "../model/ids.js";
-import { revertSession } from "../snapshot/revert.js";
 import type { RevertOptions } from "../snapshot/revert-path.js";
-import { sessionDiff } from "../snapshot/session-diff.js";
-import { unrevertSession } from "../snapshot/unrevert.js";
-import { steerSession } from "../steering/steering.js";
 import type { Store } from "../store/store.js";
 import type { BlobStore } from "../tools/blob-store.js";
 import type { RuntimeAccess } from "./access.js";
-import { eraseMessage } from "./erase-message.js";
 import { compactSession, summarizeSessionNow, switchSessionLeaf } from "./session-context.js";
 import type { SessionSlot } from "./session-slot.js";
 import type { RevertTarget, RuntimeSessions } from "./sessions-api.js";
@@ -38,6 +33,8 @@ export interface SessionMethodDeps {
  * session-slot.ts), and reads what it depends on inside it: a label's target, the message to
  * delete, the path to revert are read after the lease is taken, so no run writes between the check
  * and the write. Creating, forking and importing write only a new session and need no slot.
+ * Steering, erasing a message, reverting, undoing a revert and the diff load their modules when first
+ * called: a process that makes a runtime for one run (`arbor run`) never needs them.
  */
 export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
   const { store, slot, home, access } = deps;
@@ -56,6 +53,7 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
     // The inbox is the one thing any process may write while another drives the session.
     async steer(sessionId, text, options = {}) {
       await check(options, sessionId, "run", "Steering a session");
+      const { steerSession } = await import("../steering/steering.js");
       return steerSession(store, slot.busy, sessionId, text);
     },
     label: async (sessionId, entryId, label, options = {}) =>
@@ -94,6 +92,7 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
             ...(deps.blobs ? { blobs: deps.blobs } : {}),
             ...(deps.clearCache ? { clearCache: deps.clearCache } : {}),
           };
+          const { eraseMessage } = await import("./erase-message.js");
           const { entry } = await eraseMessage(erase, sessionId, messageId);
           // The replay tails kept in memory held what the blanked records said.
           deps.events.drop(sessionId);
@@ -115,14 +114,21 @@ export function sessionMethods(deps: SessionMethodDeps): RuntimeSessions {
       ),
     revert: (sessionId, to, options = {}) =>
       check(options, sessionId, "admin", "Reverting a session").then(() =>
-        slot.exclusive(sessionId, options.busy, () => revertSession({ store, sessionId, home, ...revertTarget(to) })),
+        slot.exclusive(sessionId, options.busy, async () => {
+          const { revertSession } = await import("../snapshot/revert.js");
+          return revertSession({ store, sessionId, home, ...revertTarget(to) });
+        }),
       ),
     unrevert: (sessionId, options = {}) =>
       check(options, sessionId, "admin", "Undoing a revert").then(() =>
-        slot.exclusive(sessionId, options.busy, () => unrevertSession({ store, sessionId, home })),
+        slot.exclusive(sessionId, options.busy, async () => {
+          const { unrevertSession } = await import("../snapshot/unrevert.js");
+          return unrevertSession({ store, sessionId, home });
+        }),
       ),
     async diff(sessionId) {
       assertSessionId(sessionId);
+      const { sessionDiff } = await import("../snapshot/session-diff.js");
       return sessionDiff({ store, sessionId, home });
     },
   };

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ArborError } from "../errors.js";
 import type { Availability, Command, SandboxBackend } from "./backend.js";
 import { bubblewrapBackend } from "./bubblewrap.js";
-import { type EgressProxy, startEgressProxy } from "./egress-proxy.js";
+import type { EgressProxy } from "./egress-proxy.js";
 import { sandboxPolicy } from "./policy.js";
 import { type AgentSandboxSettings, type SandboxSettings, SandboxSettingsSchema, settingsForAgent } from "./settings.js";
 
@@ -128,7 +128,11 @@ export class Sandbox {
         envFiles,
       );
       // Without allowed hosts there is no proxy at all: the network namespace holds only loopback.
-      proxy = policy.allowHosts.length > 0 ? await startEgressProxy(policy.allowHosts) : undefined;
+      // The proxy's module loads only for a call that lets some hosts through.
+      proxy =
+        policy.allowHosts.length > 0
+          ? await import("./egress-proxy.js").then(({ startEgressProxy }) => startEgressProxy(policy.allowHosts))
+          : undefined;
       const wrapped = await this.backend.wrap(inner, policy, { cwd: request.cwd, egressSocket: proxy?.socket });
       const owned = proxy;
       return {

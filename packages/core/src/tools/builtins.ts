@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { arborHome } from "../config/load.js";
 import type { Embedder } from "../knowledge/embedder.js";
-import { KnowledgeBase } from "../knowledge/knowledge-base.js";
+import type { KnowledgeBase } from "../knowledge/knowledge-base.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { BlobStore } from "./blob-store.js";
 import { type BashToolOptions, bashTool } from "./builtin/bash.js";
@@ -47,6 +47,12 @@ export interface CoreToolsOptions {
  */
 export function coreTools(options: CoreToolsOptions = {}): AnyToolDefinition[] {
   const memory = { arborHome: options.arborHome ?? arborHome(process.env), ...(options.now ? { now: options.now } : {}) };
+  // The default knowledge base (its index and search modules) loads at the first search: most runs make none.
+  let knowledge: Promise<KnowledgeBase> | undefined;
+  const defaultKnowledge = () =>
+    (knowledge ??= import("../knowledge/knowledge-base.js").then(
+      ({ KnowledgeBase }) => new KnowledgeBase(join(memory.arborHome, "knowledge"), { embedder: options.embedder }),
+    ));
   return [
     readTool({ ...(options.blobs ? { blobs: options.blobs } : {}) }),
     writeTool(),
@@ -64,9 +70,7 @@ export function coreTools(options: CoreToolsOptions = {}): AnyToolDefinition[] {
     pythonReplTool({ repls: options.python ?? new PythonRepls(options.sandbox ? { sandbox: options.sandbox } : {}) }),
     memoryWriteTool(memory),
     memorySearchTool(memory),
-    searchKnowledgeBaseTool({
-      knowledge: options.knowledge ?? new KnowledgeBase(join(memory.arborHome, "knowledge"), { embedder: options.embedder }),
-    }),
+    searchKnowledgeBaseTool({ knowledge: options.knowledge ?? defaultKnowledge }),
     skillTool({ ...(options.arborHome ? { arborHome: options.arborHome } : {}) }),
   ];
 }

@@ -5,7 +5,6 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readSync,
   renameSync,
   rmSync,
@@ -20,6 +19,7 @@ import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateSessionMeta } from "../../session/migrate.js";
 import { syncDir, writeFileAtomic, writeFileWhole } from "./atomic-write.js";
+import { initSessionsRoot, sessionNames } from "./session-names.js";
 
 const META_FILE = "session.json";
 const ENTRIES_FILE = "entries.jsonl";
@@ -27,8 +27,6 @@ const ENTRIES_FILE = "entries.jsonl";
 const INDEX_FILE = "entries.idx";
 /** A readable copy of the session's plan for people and tools that read files; the session tree is the record. */
 export const GOAL_FILE = "goal.json";
-/** A create or delete takes milliseconds; a `.tmp-`/`.trash-` directory this old was left by a crash. */
-const LEFTOVER_AGE_MS = 10 * 60_000;
 
 /**
  * The on-disk layout of the file store: `<root>/sessions/<id>/session.json` and `entries.jsonl`.
@@ -42,27 +40,12 @@ export class SessionDirs {
   ) {}
 
   init(): void {
-    try {
-      mkdirSync(this.root, { recursive: true });
-    } catch (err) {
-      throw new ArborError("io_error", `Cannot create the store directory ${this.root}: ${(err as Error).message}`);
-    }
-    // Leftovers of a create or delete that a crash interrupted; never a live session. Another
-    // process may be building its session in a `.tmp-` directory right now (the store is shared by
-    // every process on it), so only directories nobody has touched for a while are swept: removing a
-    // live one would leave that process a session directory without its session.json.
-    const before = Date.now() - LEFTOVER_AGE_MS;
-    for (const name of readdirSync(this.root)) {
-      if (!name.startsWith(".tmp-") && !name.startsWith(".trash-")) continue;
-      const path = join(this.root, name);
-      const st = statSync(path, { throwIfNoEntry: false });
-      if (st && st.mtimeMs < before) rmSync(path, { recursive: true, force: true });
-    }
+    initSessionsRoot(this.root);
   }
 
   /** Directory names that may be sessions (validated by the caller). */
   names(): string[] {
-    return readdirSync(this.root).filter((n) => !n.startsWith("."));
+    return sessionNames(this.root);
   }
 
   /** Whether a directory for session `id` exists, whatever state its files are in. */

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
-import { htmlToText } from "../../knowledge/html-to-text.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolContext } from "../tool.js";
 
@@ -114,7 +113,8 @@ export function fetchTool(options: FetchToolOptions = {}) {
         );
       }
       const html = /html/i.test(type) || (type === "" && /^\s*<(!doctype html|html)/i.test(text));
-      const output = html && input.format !== "raw" ? htmlToText(text) : text;
+      // The HTML reader loads with the first page to read as text.
+      const output = html && input.format !== "raw" ? (await import("../../knowledge/html-to-text.js")).htmlToText(text) : text;
       return {
         output: output.length > 0 ? output : "(empty response)",
         title: `${url.href} (${type.split(";")[0] || "unknown type"})`,

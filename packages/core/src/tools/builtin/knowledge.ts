@@ -18,7 +18,8 @@ export interface KnowledgeReference {
 const EXCERPT_CHARS = 300;
 
 /** Searches the documents added with `arbor kb add`, best passages first, each with its file and lines. */
-export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
+/** `knowledge`: the knowledge base, or how to get it at the first search. */
+export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase | (() => Promise<KnowledgeBase>) }) {
   return defineTool<typeof SearchKnowledgeBaseInputSchema, { references: KnowledgeReference[] }>({
     name: "search_knowledge_base",
     description:
@@ -27,7 +28,8 @@ export function searchKnowledgeBaseTool(options: { knowledge: KnowledgeBase }) {
     input: SearchKnowledgeBaseInputSchema,
     effects: "none",
     async execute(input) {
-      const { hits, notice } = await options.knowledge.query(input.query, input.limit);
+      const knowledge = typeof options.knowledge === "function" ? await options.knowledge() : options.knowledge;
+      const { hits, notice } = await knowledge.query(input.query, input.limit);
       const note = notice === undefined ? "" : `\n\nNote: ${notice}`;
       if (hits.length === 0) {
         return {

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { appendMemory, type MemoryRoots, memoryPath, readMemoryFiles } from "../../memory/memory-files.js";
-import { searchMemory } from "../../memory/memory-search.js";
 import { defineTool } from "../tool.js";
 
 export interface MemoryToolOptions {
@@ -65,6 +64,8 @@ export function memorySearchTool(options: MemoryToolOptions) {
     input: MemorySearchInputSchema,
     effects: "none",
     async execute(input, ctx) {
+      // The search modules (stemmer included) load with the first search.
+      const { searchMemory } = await import("../../memory/memory-search.js");
       const hits = await searchMemory(await readMemoryFiles(rootsOf(options, ctx.cwd)), input.query, input.limit);
       if (hits.length === 0) return { output: `No memory matches "${input.query}".`, metadata: { hits: 0 } };
       const lines = hits.map((hit) => `[${hit.scope}:${hit.path}:${hit.line}] (score ${hit.score.toFixed(2)})\n${hit.text}`);

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import type { Sandbox, SandboxedCall } from "../../sandbox/sandbox.js";
 import { KeyedLock } from "../../store/keyed-lock.js";
-import { PythonProcess, type PythonProcessOptions, type PythonRun } from "./python-process.js";
+import type { PythonProcess, PythonProcessOptions, PythonRun } from "./python-process.js";
 
 export interface PythonReplsOptions {
   /** The interpreter. Default "python3". */
@@ -87,8 +87,12 @@ export class PythonRepls {
     });
   }
 
-  /** A process for a session: confined when there is a sandbox, with the interpreter's own folder readable. */
+  /**
+   * A process for a session: confined when there is a sandbox, with the interpreter's own folder
+   * readable. The process module (and its driver) loads with the first one: most runs never start one.
+   */
   private async start(cwd: string, agent: string | undefined): Promise<Live> {
+    const { PythonProcess } = await import("./python-process.js");
     if (!this.sandbox) return { proc: new PythonProcess({ ...this.options, cwd }), call: undefined, refusedSeen: 0 };
     // A shim (pyenv) under the hidden home cannot run in the sandbox: the interpreter it points at can.
     this.interpreter ??= whereIs(this.options.python);
