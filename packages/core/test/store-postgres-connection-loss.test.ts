@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { connectSql, type SqlSpec } from "../src/store/sql/connect.js";
+import { connectSql, inTransaction, type SqlSpec } from "../src/store/sql/connect.js";
 import { createNamespace } from "./helpers/sql-databases.js";
 
 /**
@@ -28,6 +28,33 @@ describe("a PostgreSQL connection lost while the store holds it", () => {
       });
       const again = await sql<{ one: number }>`select 1 as one`.execute(conn.db);
       expect(again.rows[0]?.one).toBe(1);
+    } finally {
+      await conn.db.destroy();
+      await ns.drop();
+    }
+  });
+
+  it("a transaction whose backend is terminated before it commits is done again on a fresh connection, once", async () => {
+    const ns = await createNamespace("postgres");
+    const conn = await connectSql(ns.spec as SqlSpec);
+    try {
+      await sql`create table lost_and_found (n integer)`.execute(conn.db);
+      let attempts = 0;
+      const result = await inTransaction(conn, async (trx) => {
+        attempts++;
+        await sql`insert into lost_and_found (n) values (${attempts})`.execute(trx);
+        if (attempts === 1) {
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          await ns.query(`select pg_terminate_backend(${rows[0]?.pid as number})`);
+          // The next statement of this attempt meets the dead connection.
+          await sql`select 1`.execute(trx);
+        }
+        return attempts;
+      });
+      expect(result).toBe(2);
+      // The first attempt's insert was never committed; the second's was, once.
+      const { rows } = await sql<{ n: number }>`select n from lost_and_found order by n`.execute(conn.db);
+      expect(rows.map((r) => r.n)).toEqual([2]);
     } finally {
       await conn.db.destroy();
       await ns.drop();
