@@ -159,20 +159,40 @@ export async function withLease<T>(
 
 /**
  * Renews a lease every third of its life with `renew`; when renewal finds the lease gone, `lost`
- * fires. The timer does not keep the process alive.
+ * fires. It fires too when renewals have failed (an error, or no answer: the database cut off) for
+ * two thirds of the lease's life: the store may soon count the lease expired and let another
+ * process take the session, and writes of a holder skip the lease lookup, so a holder that cannot
+ * renew must stop before that. A late renewal that succeeds (the process stalled) keeps the lease.
+ * The timer does not keep the process alive.
  */
 export class LeaseHeartbeat {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  /** When a renewal last succeeded (or the lease was taken). */
+  private renewedAt = Date.now();
+  private renewing = false;
 
   constructor(ttlMs: number, renew: () => Promise<boolean>) {
+    const givesUpAfter = (ttlMs * 2) / 3;
+    const stale = () => Date.now() - this.renewedAt >= givesUpAfter;
     this.timer = setInterval(
       () => {
+        // The last renewal has not answered yet: the database is cut off or very slow.
+        if (this.renewing) {
+          if (stale()) this.lose();
+          return;
+        }
+        this.renewing = true;
         renew().then(
           (held) => {
+            this.renewing = false;
             if (!held) this.lose();
+            else this.renewedAt = Date.now();
           },
-          () => {},
+          () => {
+            this.renewing = false;
+            if (stale()) this.lose();
+          },
         );
       },
       Math.max(10, Math.floor(ttlMs / 3)),

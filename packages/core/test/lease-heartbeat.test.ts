@@ -1,0 +1,51 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LeaseHeartbeat } from "../src/store/lease.js";
+
+/**
+ * A holder's writes skip the lease lookup, so a holder that cannot renew its lease must stop before
+ * the store counts the lease expired and another process takes the session: two thirds of its life
+ * without a successful renewal loses it. Renewals answer (or not) as the test says; timers are fake.
+ */
+describe("a lease's heartbeat", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const TTL = 6_000;
+
+  it("loses the lease once renewals have failed for two thirds of its life", async () => {
+    const beat = new LeaseHeartbeat(TTL, () => Promise.reject(new Error("Connection terminated unexpectedly")));
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(beat.lost.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(beat.lost.aborted).toBe(true);
+    beat.stop();
+  });
+
+  it("loses it when renewals never answer (the database cut off)", async () => {
+    const beat = new LeaseHeartbeat(TTL, () => new Promise<boolean>(() => {}));
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(beat.lost.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(beat.lost.aborted).toBe(true);
+    beat.stop();
+  });
+
+  it("keeps it through one failed renewal, and loses it when a renewal says it is someone else's", async () => {
+    const answers: Array<() => Promise<boolean>> = [
+      () => Promise.reject(new Error("Connection terminated unexpectedly")),
+      () => Promise.resolve(true),
+      () => Promise.resolve(true),
+      () => Promise.resolve(false),
+    ];
+    const beat = new LeaseHeartbeat(TTL, () => (answers.shift() as () => Promise<boolean>)());
+    await vi.advanceTimersByTimeAsync(TTL);
+    expect(beat.lost.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    expect(beat.lost.aborted).toBe(true);
+    beat.stop();
+  });
+});
