@@ -219,7 +219,6 @@ async function startTask(client: Client, prompt: string): Promise<string> {
   const created = await client.request(
     { method: "tools/call", params: { name: "start_run", arguments: { prompt }, task: { ttl: 60_000 } } },
     CreateTaskResultSchema,
-    ElicitRequestSchema,
   );
   expect(created.task.status).toBe("working");
   return created.task.taskId;
