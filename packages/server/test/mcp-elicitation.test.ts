@@ -15,7 +15,7 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { formElicitingServer } from "../../core/test/mcp/servers.js";
+import { formElicitingServer, urlElicitingServer } from "../../core/test/mcp/servers.js";
 import { serveMcpStdio } from "../src/index.js";
 import { textOfResult } from "./helpers/mcp-client.js";
 import { onCleanup, startServer, type TestServer } from "./helpers/server.js";
@@ -28,8 +28,9 @@ async function elicitingClient(
   transport: Transport,
   reply: (params: Params) => Promise<ElicitResult> | ElicitResult,
   onRequest: (requestId: string | number) => void = () => {},
+  elicitation: { form?: object; url?: object } = { form: {} },
 ): Promise<Client> {
-  const client = new Client({ name: "eliciting", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+  const client = new Client({ name: "eliciting", version: "1.0.0" }, { capabilities: { elicitation } });
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     onRequest(extra.requestId);
     return reply(request.params);
@@ -182,6 +183,38 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
     ]);
     // The downstream server's tool answered with what the form was filled in with.
     expect(await toolResults(server, result)).toMatch(/action: accept.*Printer on fire/);
+  });
+
+  it("a downstream server's URL elicitation is URL mode for a client that shows those, and accepting it reaches the server", async () => {
+    const accounts = await urlElicitingServer();
+    onCleanup(accounts.close);
+    const server = await startServer({
+      script: [[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]],
+      runtime: {
+        config: ConfigSchema.parse({
+          mcp: { servers: { accounts: { url: accounts.url, timeoutMs: 30_000 } } },
+          permission: { "mcp__*": "allow" },
+        }),
+      },
+      server: { token: TOKEN },
+    });
+    const asked: Params[] = [];
+    const reply = (params: Params): ElicitResult => {
+      asked.push(params);
+      return { action: "accept" };
+    };
+    const client = await elicitingClient(overHttp(server), reply, undefined, { form: {}, url: {} });
+    const result = await runPrompt(client);
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "Connected." });
+    expect(asked).toEqual([
+      expect.objectContaining({
+        mode: "url",
+        url: "https://example.test/connect?state=abc",
+        elicitationId: "elic-1",
+        message: "accounts: Sign in to Example to connect your account.",
+      }),
+    ]);
+    expect(await toolResults(server, result)).toMatch(/action: accept/);
   });
 
   it("an ask answered at another door first withdraws the elicitation, and the run goes on", async () => {
