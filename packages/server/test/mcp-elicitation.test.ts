@@ -10,6 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
   CancelledNotificationSchema,
+  type ClientCapabilities,
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
@@ -28,7 +29,7 @@ async function elicitingClient(
   transport: Transport,
   reply: (params: Params) => Promise<ElicitResult> | ElicitResult,
   onRequest: (requestId: string | number) => void = () => {},
-  elicitation: { form?: object; url?: object } = { form: {} },
+  elicitation: NonNullable<ClientCapabilities["elicitation"]> = { form: {} },
 ): Promise<Client> {
   const client = new Client({ name: "eliciting", version: "1.0.0" }, { capabilities: { elicitation } });
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
