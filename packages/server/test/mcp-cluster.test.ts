@@ -7,6 +7,7 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -54,9 +55,9 @@ function roundRobin(urls: readonly string[]) {
   return { fetch: fetchNext, served };
 }
 
-async function connect(urls: readonly string[]) {
+async function connect(urls: readonly string[], options?: ConstructorParameters<typeof Client>[1]) {
   const balancer = roundRobin(urls);
-  const client = new Client({ name: "cluster-test", version: "1.0.0" });
+  const client = new Client({ name: "cluster-test", version: "1.0.0" }, options);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${urls[0]}/mcp`), { fetch: balancer.fetch }));
   cleanups.push(() => client.close());
   return { client, served: balancer.served };
@@ -94,6 +95,27 @@ describe("/mcp on a cluster: any instance answers any request", () => {
     // Every request after the first went to the other instance than the one before it.
     expect(served[0]).toBeGreaterThanOrEqual(4);
     expect(served[1]).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+
+  it("a client that shows elicitations is still asked through progress messages: stateless, its reply could not reach the asking server", async () => {
+    const { a, urls } = await twoInstances([[toolCall("read", { path: ".env" }, { id: "r1" })], [text("The key is set.")]]);
+    writeFileSync(join(a.cwd, ".env"), "KEY=1\n");
+    const { client } = await connect(urls, { capabilities: { elicitation: { form: {} } } });
+    const elicited: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      elicited.push(request.params);
+      return { action: "accept", content: { reply: "once" } };
+    });
+    const answers: Promise<unknown>[] = [];
+    const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "check .env" } }, undefined, {
+      onprogress: (p) => {
+        const id = /answer_permission id=(\S+)/.exec(p.message ?? "")?.[1];
+        if (id !== undefined) answers.push(client.callTool({ name: "answer_permission", arguments: { id, reply: "once" } }));
+      },
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
+    expect(answers).toHaveLength(1);
+    expect(elicited).toEqual([]);
   }, 60_000);
 
   it("offers no standing stream to a client it did not name: GET without Mcp-Session-Id is 405", async () => {

@@ -3,13 +3,21 @@ import type { Principal, Scope } from "@arbor/core/store";
 import { getTrace } from "@arbor/core/trace";
 import { assertSessionId } from "@arbor/core/wire";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ClusterRelay } from "../../cluster/cluster-node.js";
 import { SERVER_VERSION } from "../../version.js";
 import type { AskAnswer } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { ProtocolRuntime } from "../shared/runs.js";
+import { elicitAsksFor } from "./elicit-asks.js";
 import { registerAgentPrompts } from "./prompts.js";
 import { mcpErrorOf, registerArborResources } from "./resources.js";
 import { RunTasks, StartedTasks } from "./run-tasks.js";
@@ -109,6 +117,9 @@ export function createArborMcpServer({
     { name: "arbor", version: SERVER_VERSION },
     { capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } }, taskStore: tasks },
   );
+  // Not stateless: the client's reply would be another HTTP request, to a server that never sent the ask.
+  const elicitFor = (extra: RequestHandlerExtra<ServerRequest, ServerNotification>) =>
+    stateless ? undefined : elicitAsksFor({ runs, runtime, principal }, server.server.getClientCapabilities(), extra);
   const runInput = {
     prompt: z.string().min(1).describe("What to ask the agent."),
     agent: z.string().min(1).optional().describe("The agent to run (default: build)."),
@@ -125,7 +136,7 @@ export function createArborMcpServer({
     "run_prompt",
     {
       description:
-        "Runs an Arbor agent on a prompt to its end, in a new session or (with session_id) continuing one. Reports progress when the request carries a progress token; cancelling the request aborts the run, keeping what it did.",
+        "Runs an Arbor agent on a prompt to its end, in a new session or (with session_id) continuing one. Reports progress when the request carries a progress token; cancelling the request aborts the run, keeping what it did. The run's asks (permissions, questions, MCP servers' forms) come as elicitation/create to a client that declared elicitation, else as progress messages naming the tool that answers them.",
       inputSchema: { ...runInput, session_id: SessionId.optional() },
     },
     (args, extra) =>
@@ -143,6 +154,7 @@ export function createArborMcpServer({
           { ...turnOf(args), ...(args.session_id !== undefined ? { sessionId: args.session_id } : {}) },
           extra as CallExtra,
           !stateless,
+          elicitFor(extra),
         );
       }),
   );
@@ -204,6 +216,7 @@ export function createArborMcpServer({
           { ...turnOf(args), sessionId: args.session_id, fromEntryId: args.entry_id },
           extra as CallExtra,
           !stateless,
+          elicitFor(extra),
         );
       }),
   );

@@ -4,6 +4,7 @@ import { type Ask, questionText } from "../shared/asks.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { type RunEventWire, readStep, type StreamEnd, toWire } from "../shared/run-output.js";
 import type { ProtocolRuntime, StartedRun } from "../shared/runs.js";
+import type { ElicitAsks } from "./elicit-asks.js";
 
 /** What a tool handler gets from the SDK that Arbor uses: cancellation and the progress channel. */
 export interface CallExtra {
@@ -122,13 +123,15 @@ export async function followToEnd(
  * way every door starts one (`begin`): here, or on a cluster recorded and queued for whichever
  * instance takes it, its events read from the session's log. `cancellable`: the call's abort
  * aborts the run wherever it is driven; a stateless server's calls are not (their abort is only
- * the server closing), so a client cancels those with tasks/cancel or the abort route.
+ * the server closing), so a client cancels those with tasks/cancel or the abort route. `elicit`:
+ * the run's asks are also put to the client as elicitations (it declared the capability).
  */
 export async function runToEnd(
   runs: ProtocolRuntime,
   turn: ChatTurn,
   extra: CallExtra,
   cancellable: boolean,
+  elicit?: ElicitAsks,
 ): Promise<CallToolResult> {
   // Refused with session_busy, before any event, when another run drives the session.
   const begun = await runs.begin(turn, { steer: false });
@@ -138,9 +141,14 @@ export async function runToEnd(
     void runs.abort(started.sessionId, new ArborError("aborted", "The MCP client cancelled the request.")).catch(() => {});
   };
   if (cancellable) extra.signal.addEventListener("abort", onAbort, { once: true });
+  const report = progressReporter(extra);
   try {
-    return await followToEnd(started, progressReporter(extra));
+    return await followToEnd(started, async (events) => {
+      elicit?.see(events);
+      await report(events);
+    });
   } finally {
     extra.signal.removeEventListener("abort", onAbort);
+    await elicit?.close();
   }
 }
