@@ -21,6 +21,7 @@ const HELP = `npm run chaos -- [--trials N] [--seed S] [--trial N] [--concurrenc
   --takeover-ms MS  the instances' --takeover-ms (default: arbor serve's own, 5000)
   --bound-ms MS     a run that has not ended this long after its start is stuck (default 60000)
   --plant KIND      plant a fault the checker must catch: drop-event, double-effect, hang
+  --minutes M       start no trial after M minutes; the trials in flight finish and the report covers the trials run
   --self-check      plant each fault in a few trials and exit 1 if a plant goes uncounted`;
 
 const { values } = parseArgs({
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "3" },
     "takeover-ms": { type: "string", default: String(DEFAULT_TAKEOVER_MS) },
     "bound-ms": { type: "string", default: "60000" },
+    minutes: { type: "string" },
     plant: { type: "string" },
     "self-check": { type: "boolean", default: false },
     help: { type: "boolean", default: false },
@@ -53,6 +55,8 @@ interface Config {
   plant?: Plant;
   /** Off in the self-check, so what it counts comes from the plant alone. */
   faults: boolean;
+  /** performance.now() after which no trial starts. */
+  until: number;
 }
 
 /** Children's CPU seconds the kernel has accounted to this process (those that exited and were waited for). */
@@ -77,7 +81,7 @@ async function check(config: Config): Promise<Outcome> {
   try {
     const queue = [...config.trials];
     const worker = async () => {
-      for (let t = queue.shift(); t !== undefined; t = queue.shift()) {
+      for (let t = queue.shift(); t !== undefined && performance.now() < config.until; t = queue.shift()) {
         let rec: TrialRecord;
         try {
           rec = await runTrial(world, config.seed, t, {
@@ -133,7 +137,7 @@ function report(
   const counts = Object.fromEntries(VIOLATIONS.map((k) => [k, records.reduce((s, r) => s + r.violations[k], 0)]));
   const failing = records.filter((r) => VIOLATIONS.some((k) => r.violations[k] > 0));
   console.log(
-    `\nArbor chaos: seed ${config.seed}, ${n} trials, ${config.concurrency} at once, --takeover-ms ${config.takeoverMs}, bound ${config.boundMs} ms${config.plant ? `, planted fault ${config.plant}` : ""}`,
+    `\nArbor chaos: seed ${config.seed}, ${n} trials${n < config.trials.length ? ` of ${config.trials.length} (the time budget ran out)` : ""}, ${config.concurrency} at once, --takeover-ms ${config.takeoverMs}, bound ${config.boundMs} ms${config.plant ? `, planted fault ${config.plant}` : ""}`,
   );
   const byKind = KINDS.map((k) => {
     const of = records.filter((r) => r.kind === k);
@@ -203,6 +207,8 @@ async function main(): Promise<number> {
     concurrency: Math.max(1, Number(values.concurrency)),
     takeoverMs: Number(values["takeover-ms"]),
     boundMs: Number(values["bound-ms"]),
+    // A time budget: no trial starts after it (the report says how many ran).
+    until: values.minutes === undefined ? Number.POSITIVE_INFINITY : performance.now() + Number(values.minutes) * 60_000,
   };
   if (values["self-check"]) {
     // The control: no fault and no plant must count nothing; each plant must count its violation.
