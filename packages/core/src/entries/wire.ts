@@ -14,6 +14,8 @@ export { goalTreeToWire } from "../goal/goal-wire.js";
 export { ModelRefSchema } from "../model/entry.js";
 export { assertEntryId, assertSessionId } from "../model/ids.js";
 export {
+  ElicitationAnsweredEventSchema,
+  ElicitationRequestEventSchema,
   LlmEndEventSchema,
   PlanApprovalRequestEventSchema,
   PlanCreatedEventSchema,

@@ -30,10 +30,11 @@ import { ArborError, isArborError, type PermissionReply } from "@arbor/core";
 import type { RunEventReader } from "@arbor/core/events";
 import type { Principal } from "@arbor/core/store";
 import type { ServerContext } from "../../context.js";
-import { type Ask, type AskAnswer, askIdOf, askOf } from "../shared/asks.js";
+import { type Ask, type AskAnswer, askIdOf, askOf, elicitationElsewhere } from "../shared/asks.js";
 import { readStep } from "../shared/run-output.js";
 import { ProtocolRuntime } from "../shared/runs.js";
 import { artifactsOf, askParts, lastOutcome, OutcomeReader, status, TERMINAL, taskOf, textPart } from "./tasks.js";
+import { elicitationParts, isElicitationPending, waitingAsk, waitingElicitation } from "./waiting-asks.js";
 
 /** What a client's message says, read once: its text, and an ask answer it carries as data. */
 interface Said {
@@ -179,7 +180,7 @@ export class ArborA2AHandler implements A2ARequestHandler {
     try {
       if (named !== undefined && !(await this.sees(principal, named, "run", "Continuing a task")))
         throw new TaskNotFoundError(`No task ${named}: start a new one by sending a message without a task or context id.`);
-      const waiting = named === undefined ? undefined : await this.waitingAsk(named, principal);
+      const waiting = named === undefined ? undefined : await waitingAsk(this.runs, named, principal);
       if (named !== undefined && waiting !== undefined) {
         // The task is input-required: this message answers its ask, and the stream follows the run on.
         const answered = await this.runs.answer(answerOf(waiting, msg), principal);
@@ -203,7 +204,12 @@ export class ArborA2AHandler implements A2ARequestHandler {
           },
           { steer: false },
         );
-        if (!("started" in begun)) throw new RequestMalformedError("The task is working already: wait for it or cancel it.");
+        if (!("started" in begun)) {
+          const elicitation = named === undefined ? undefined : await waitingElicitation(this.ctx.runtime, named);
+          throw new RequestMalformedError(
+            elicitation ? elicitationElsewhere(elicitation, "A2A") : "The task is working already: wait for it or cancel it.",
+          );
+        }
         sessionId = begun.started.sessionId;
         reader = begun.started.reader;
       }
@@ -226,6 +232,11 @@ export class ArborA2AHandler implements A2ARequestHandler {
             // An ask answered already (a replayed run) is history; one still waiting ends the stream.
             if (!(await this.isPending(sessionId, ask))) continue;
             yield update(sessionId, status(TaskState.TASK_STATE_INPUT_REQUIRED, sessionId, askParts(ask)));
+            return;
+          }
+          if (e.event.type === "elicitation_request" && (await isElicitationPending(this.ctx.runtime, sessionId, e.event.id))) {
+            // The tool call waits on a person: said, like an ask, with where it is answered.
+            yield update(sessionId, status(TaskState.TASK_STATE_INPUT_REQUIRED, sessionId, elicitationParts(e.event)));
             return;
           }
           outcome.take(e.event);
@@ -270,66 +281,17 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return ask.kind === "permission" ? permissions.some((p) => p.id === ask.id) : plans.some((p) => p.planId === ask.planId);
   }
 
-  /** The ask the session's run waits on, oldest first. */
-  private async waitingAsk(sessionId: string, principal?: Principal): Promise<Ask | undefined> {
-    const { permissions, plans, questions } = await this.runs.pendingAll(sessionId, principal);
-    const permission = permissions[0];
-    if (permission) {
-      return {
-        kind: "permission",
-        id: permission.id,
-        event: {
-          type: "permission_request",
-          id: permission.id,
-          permission: permission.request.permission,
-          patterns: permission.request.patterns,
-          session_id: sessionId,
-        },
-      } as Ask;
-    }
-    const question = questions[0];
-    if (question) {
-      const { id, question: text, header, options, multiple, custom, callId } = question;
-      return {
-        kind: "question",
-        id,
-        event: {
-          type: "question_request",
-          id,
-          question: text,
-          ...(header === undefined ? {} : { header }),
-          ...(options === undefined ? {} : { options }),
-          multiple: multiple ?? false,
-          custom: options === undefined || custom !== false,
-          ...(callId === undefined ? {} : { call_id: callId }),
-          session_id: sessionId,
-        },
-      };
-    }
-    const plan = plans[0];
-    if (plan)
-      return {
-        kind: "plan",
-        planId: plan.planId,
-        event: {
-          type: "plan_approval_request",
-          plan_id: plan.planId,
-          title: plan.title,
-          steps: plan.steps,
-          session_id: sessionId,
-        },
-      } as Ask;
-    return undefined;
-  }
-
   /** The task as the store has it now: its run's state, an ask it waits on, or its last run's outcome. */
   async getTask(params: GetTaskRequest | { id: string }, context?: ServerCallContext): Promise<Task> {
     const sessionId = params.id;
     const principal = principalIn(context);
     if (!sessionId || !(await this.sees(principal, sessionId, "read", "Reading a task")))
       throw new TaskNotFoundError(`No task ${sessionId}.`);
-    const ask = await this.waitingAsk(sessionId, principal);
+    const ask = await waitingAsk(this.runs, sessionId, principal);
     if (ask) return taskOf(sessionId, status(TaskState.TASK_STATE_INPUT_REQUIRED, sessionId, askParts(ask)));
+    const elicitation = await waitingElicitation(this.ctx.runtime, sessionId);
+    if (elicitation)
+      return taskOf(sessionId, status(TaskState.TASK_STATE_INPUT_REQUIRED, sessionId, elicitationParts(elicitation)));
     if (await this.runs.isBusy(sessionId)) return taskOf(sessionId, status(TaskState.TASK_STATE_WORKING, sessionId));
     const ended = await lastOutcome(this.ctx.store, sessionId);
     if (!ended) return taskOf(sessionId, status(TaskState.TASK_STATE_SUBMITTED, sessionId));

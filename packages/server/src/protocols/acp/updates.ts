@@ -1,6 +1,6 @@
 import type { PlanEntry, PlanEntryStatus, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { GoalTree } from "@arbor/core/session";
-import { questionElsewhere } from "../shared/asks.js";
+import { elicitationElsewhere, questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 import { toolCallEnded, toolCallStarted } from "./tool-calls.js";
@@ -122,8 +122,11 @@ export class AcpRunWire implements RunEventWire<SessionUpdate> {
       case "done":
       case "error":
         return [];
-      // ACP has no request for an MCP server's form; the inspector or `POST /api/asks/:id` answers it.
+      // ACP has no request for an MCP server's form or page: said as text, answered at another door.
       case "elicitation_request":
+        return [
+          { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n${elicitationElsewhere(event, "ACP")}\n` } },
+        ];
       case "elicitation_answered":
         return [];
       default:

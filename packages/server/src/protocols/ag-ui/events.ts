@@ -1,5 +1,6 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
-import { type Ask, askIdOf } from "../shared/asks.js";
+import type { RunEventOf } from "@arbor/core/wire";
+import { type Ask, askIdOf, elicitationElsewhere, elicitationFields } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 
@@ -132,10 +133,22 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       case "question_request":
         // Model calls and progress have no AG-UI counterpart a client renders; asks go to `ask`.
         return [];
-      // An MCP server's form is answered in the inspector or with `POST /api/asks/:id`, not as an AG-UI interrupt.
+      // An MCP server's form is answered in the inspector or with `POST /api/asks/:id`, not as an AG-UI
+      // interrupt (a resume could not carry it to the tool call that waits): a custom event to render.
       case "elicitation_request":
+        return [
+          ...this.close(),
+          { type: EventType.CUSTOM, name: "arbor.elicitation", value: elicitationValue(event) } as BaseEvent,
+        ];
       case "elicitation_answered":
-        return [];
+        return [
+          ...this.close(),
+          {
+            type: EventType.CUSTOM,
+            name: "arbor.elicitation_answered",
+            value: { id: event.id, server: event.server, action: event.action },
+          } as BaseEvent,
+        ];
       default:
         return unreachable("run event", event);
     }
@@ -198,6 +211,24 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
         return unreachable("stream end", end);
     }
   }
+}
+
+/**
+ * The `arbor.elicitation` custom event's value: the ask's id (answered with `POST /api/asks/:id`),
+ * its server and mode, the server's message, a form's fields or the page to open, and `notice`,
+ * the same sentence every protocol says of it (where to answer it).
+ */
+export function elicitationValue(event: RunEventOf<"elicitation_request">) {
+  return {
+    id: event.id,
+    server: event.server,
+    mode: event.mode,
+    message: event.message,
+    ...(event.call_id === undefined ? {} : { call_id: event.call_id }),
+    ...(event.mode === "form" ? { fields: elicitationFields(event), requested_schema: event.requested_schema ?? {} } : {}),
+    ...(event.url === undefined ? {} : { url: event.url }),
+    notice: elicitationElsewhere(event, "AG-UI"),
+  };
 }
 
 /** What a resume entry's payload is for a permission interrupt (a `cancelled` entry rejects). */

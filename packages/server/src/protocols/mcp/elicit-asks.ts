@@ -76,13 +76,15 @@ interface Put {
 
 const REPLIES = ["once", "always", "reject"] as const;
 type Reply = (typeof REPLIES)[number];
+const DECISIONS = ["approve", "reject"] as const;
 
 const stringOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
  * Puts a run's asks to an MCP client that declared the `elicitation` capability, as
  * `elicitation/create` requests on the run_prompt call's stream: a permission ask as a form with a
- * `reply` choice, a question as a form with its options (or free text), a downstream MCP server's
+ * `reply` choice, a question as a form with its options (or free text), a plan waiting for approval
+ * as a form with an approve / reject `decision` and a `comment`, a downstream MCP server's
  * form passed through, a URL or login one as URL mode when the client shows those. The reply is
  * handed to the runtime's asks API (decline and cancel refuse); nothing is written here. An ask
  * settled meanwhile (answered at another door: its tool ended, its elicitation answered, the run
@@ -115,7 +117,10 @@ export class ElicitAsks {
         ? (o: { callId: string | undefined }) => o.callId === event.call_id
         : event.type === "elicitation_answered"
           ? (_o: unknown, id: string) => id === event.id
-          : undefined;
+          : // A plan's steps start (or it is revised) once it is answered, at whichever door.
+            event.type === "plan_updated" || event.type === "plan_revised"
+            ? (_o: unknown, id: string) => id === event.plan_id
+            : undefined;
     if (!ended) return;
     for (const [id, o] of this.open) if (ended(o, id)) o.abort.abort();
   }
@@ -140,6 +145,8 @@ export class ElicitAsks {
         return this.deps.modes.form ? this.permission(event) : undefined;
       case "question_request":
         return this.deps.modes.form ? this.question(event) : undefined;
+      case "plan_approval_request":
+        return this.deps.modes.form ? this.plan(event) : undefined;
       case "elicitation_request":
         return this.elicitation(event);
       default:
@@ -171,6 +178,37 @@ export class ElicitAsks {
         const reply: Reply = REPLIES.find((r) => r === given?.reply) ?? "reject";
         const message = stringOf(given?.message);
         return runs.answer({ kind: "permission", id: event.id, reply, ...(message === undefined ? {} : { message }) }, principal);
+      },
+    };
+  }
+
+  private plan(event: RunEventOf<"plan_approval_request">): Put {
+    const { runs, runtime, principal } = this.deps;
+    const steps = event.steps.map((s, i) => `${i + 1}. ${s.title}`).join("; ");
+    return {
+      id: event.plan_id,
+      callId: undefined,
+      params: {
+        mode: "form",
+        message: `The agent asks approval of its plan "${event.title}": ${steps}. Approve, or reject with a comment?`,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            decision: { type: "string", title: "Decision", enum: [...DECISIONS], default: "approve" },
+            comment: { type: "string", title: "Comment", description: "With reject: why, told to the model." },
+          },
+          required: ["decision"],
+        },
+      },
+      answer: async (result) => {
+        runtime.access.require(principal, "run", "answering a plan approval");
+        const given = result.action === "accept" ? result.content : undefined;
+        const approved = given?.decision === "approve";
+        const reason = approved ? undefined : (stringOf(given?.comment) ?? "Rejected by the MCP client.");
+        return runs.answer(
+          { kind: "plan", planId: event.plan_id, approved, ...(reason === undefined ? {} : { reason }) },
+          principal,
+        );
       },
     };
   }

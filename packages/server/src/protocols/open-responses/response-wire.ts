@@ -1,6 +1,6 @@
 import { AWAITING_CLIENT } from "@arbor/core/session";
 import type { RunEventOf } from "@arbor/core/wire";
-import { type Ask, type AskRef, questionElsewhere, refOf } from "../shared/asks.js";
+import { type Ask, type AskRef, elicitationElsewhere, questionElsewhere, refOf } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 import { approvalId } from "./output-items.js";
@@ -140,8 +140,12 @@ export class ResponseWire implements RunEventWire<StreamEvent> {
       case "plan_approval_request":
       case "question_request":
         return [];
-      // No response item carries an MCP server's form; it is answered with `POST /api/asks/:id`.
-      case "elicitation_request":
+      case "elicitation_request": {
+        // No response item carries an MCP server's form or page: as with a question, the response
+        // says it and where it is answered, and ends; the tool call waits on it (a durable ask).
+        const said = `\n${elicitationElsewhere(event, "The Responses API")}\n`;
+        return [...this.openPart("message"), this.delta("response.output_text.delta", said), ...this.finish("completed", true)];
+      }
       case "elicitation_answered":
         return [];
       default:

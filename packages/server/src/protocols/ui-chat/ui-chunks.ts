@@ -1,7 +1,7 @@
 import type { RunEvent, WatchEvent } from "@arbor/core";
 import type { RunEventOf } from "@arbor/core/wire";
 import type { UIMessage, UIMessageChunk } from "ai";
-import { type AnswerOf, type Ask, questionElsewhere } from "../shared/asks.js";
+import { type AnswerOf, type Ask, elicitationElsewhere, questionElsewhere } from "../shared/asks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 import type { ArborDataParts } from "./ui-data-parts.js";
@@ -104,6 +104,8 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
   private compactions = 0;
   /** The part id of each summary call in progress, by its call id. */
   private readonly compactionParts = new Map<string, string>();
+  /** Each elicitation this stream showed, by its id: its part is sent again when it ends. */
+  private readonly elicitations = new Map<string, ArborDataParts["elicitation"]>();
   private readonly sessionId: string;
 
   /** `after`: the log id the stream continues after, reported until an event is read. */
@@ -219,10 +221,21 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return this.askChunks({ kind: "question", id: event.id, event });
       case "done":
         return [];
-      // No UI message part carries an MCP server's form yet; it is answered with `POST /api/asks/:id`.
-      case "elicitation_request":
-      case "elicitation_answered":
-        return [];
+      case "elicitation_request": {
+        // No UI part carries the answer to an MCP server's form or page: a data part to render, and
+        // the words saying where it is answered.
+        const data = strip(event);
+        this.elicitations.set(event.id, data);
+        const text = `\n${elicitationElsewhere(event, "A chat stream")}\n`;
+        return [...this.close(), { type: "data-elicitation", id: event.id, data }, ...this.delta("text", text), ...this.close()];
+      }
+      case "elicitation_answered": {
+        // The same part again, now saying how it ended (a stream that never showed the ask has none to update).
+        const asked = this.elicitations.get(event.id);
+        if (asked === undefined) return [];
+        this.elicitations.delete(event.id);
+        return [{ type: "data-elicitation", id: event.id, data: { ...asked, action: event.action } }];
+      }
       case "error":
         return [...this.close(), { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content }];
       default:

@@ -1,4 +1,6 @@
 import {
+  ElicitationAnsweredEventSchema,
+  ElicitationRequestEventSchema,
   GoalAddedEventSchema,
   GoalUpdatedEventSchema,
   LlmEndEventSchema,
@@ -33,6 +35,14 @@ export const arborDataPartSchemas = {
    * answer goes to `POST /api/asks/:id` (its `id`); the run waits for it.
    */
   question: QuestionRequestEventSchema.omit(ofRun),
+  /**
+   * An MCP server asked the person for input during a tool call (a form, a page to open, a login).
+   * No UI part carries the answer, so it goes to `POST /api/asks/:id` (its `id`); the call waits.
+   * The part is sent again, with the same id, once the elicitation ended: `action` says how.
+   */
+  elicitation: ElicitationRequestEventSchema.omit(ofRun).extend({
+    action: ElicitationAnsweredEventSchema.shape.action.optional(),
+  }),
   "tool-progress": ToolProgressEventSchema.omit(ofRun),
   "model-call": LlmEndEventSchema.omit({ ...ofRun, input: true, output: true }),
   /** A goal added to the goal tree of the run or of one of its sub-agents (`trace_id` says which). */
