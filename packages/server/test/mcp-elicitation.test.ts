@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { ConfigSchema } from "@arbor/core";
+import { ConfigSchema, resolveConfig } from "@arbor/core";
 import { text, toolCall } from "@arbor/testkit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -19,6 +19,7 @@ import { describe, expect, it } from "vitest";
 import { formElicitingServer, urlElicitingServer } from "../../core/test/mcp/servers.js";
 import { serveMcpStdio } from "../src/index.js";
 import { textOfResult } from "./helpers/mcp-client.js";
+import { planningModel } from "./helpers/models.js";
 import { onCleanup, startServer, type TestServer } from "./helpers/server.js";
 
 const TOKEN = "mcp-elicit-token";
@@ -151,6 +152,40 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
     const sessionId = (result.structuredContent as { session_id: string }).session_id;
     expect(JSON.stringify(await server.store.getActivePath(sessionId))).toMatch(/SQLite/);
   });
+
+  it.each([
+    ["approving", { decision: "approve" }, "approved", /All tests pass\./],
+    ["rejecting with a comment", { decision: "reject", comment: "Not now." }, "rejected", /Not now\./],
+  ] as const)(
+    "a plan waiting for approval is a form with a decision and a comment: %s answers the plan",
+    async (_name, content, planStatus, told) => {
+      const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
+      const server = await startServer({ runtime: { model: planningModel(), config }, server: { token: TOKEN } });
+      const asked: Params[] = [];
+      const client = await elicitingClient(overHttp(server), (params) => {
+        asked.push(params);
+        return { action: "accept", content };
+      });
+      const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "check the repo" } })) as CallToolResult;
+      expect(result.structuredContent).toMatchObject({ status: "done" });
+      expect(asked).toEqual([
+        expect.objectContaining({
+          mode: "form",
+          message: expect.stringMatching(/plan "Check the repo": 1\. Read the code; 2\. Run the tests/),
+          requestedSchema: expect.objectContaining({
+            properties: expect.objectContaining({ decision: expect.objectContaining({ enum: ["approve", "reject"] }) }),
+            required: ["decision"],
+          }),
+        }),
+      ]);
+      // The plan was answered through the runtime as at any other door: nothing waits, and the session says how it went.
+      expect(await server.runtime.asks.listPlans()).toEqual([]);
+      const sessionId = (result.structuredContent as { session_id: string }).session_id;
+      const path = JSON.stringify(await server.store.getActivePath(sessionId));
+      expect(path).toContain(`"status":"${planStatus}"`);
+      expect(path).toMatch(told);
+    },
+  );
 
   it("a downstream MCP server's form is passed through with its schema, and the filled-in form reaches it", async () => {
     const tickets = await formElicitingServer();

@@ -17,3 +17,22 @@ export function exploringModel(): ReturnType<typeof routedModel> {
     models: { main, "branch one": scriptedModel([[text("one found")]]), "branch two": scriptedModel([[text("two found")]]) },
   });
 }
+
+/** Plan steps' prompts name the step this way; a planning model routes each to the step's own script. */
+const STEP = /Now carry out step \d+: (.*)$/;
+
+/**
+ * A main agent that makes a plan "Check the repo" of two steps, each carried out by an executor that
+ * answers once: a run that waits for the plan's approval when the config asks for it.
+ */
+export function planningModel(): ReturnType<typeof routedModel> {
+  const main = scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
+  return routedModel({
+    route: (prompt) => STEP.exec(taskOf(prompt))?.[1] ?? "main",
+    models: {
+      main,
+      "Read the code": scriptedModel([[text("The code is fine.")]]),
+      "Run the tests": scriptedModel([[text("All tests pass.")]]),
+    },
+  });
+}

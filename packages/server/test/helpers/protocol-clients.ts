@@ -80,7 +80,7 @@ class ArrayState implements ChatState<UIMessage> {
 }
 
 /** The `ai` package's own chat client (the base of `useChat`), with the transport `useChat` uses by default. */
-class TestChat extends AbstractChat<UIMessage> {
+export class TestChat extends AbstractChat<UIMessage> {
   constructor(init: Omit<ChatInit<UIMessage>, "messages">) {
     super({ ...init, state: new ArrayState() });
   }
@@ -164,6 +164,23 @@ const openResponsesDriver: ClientDriver = {
   },
 };
 
+/** A message to an A2A agent as the SDK's client sends it: `words` as one text part, continuing `taskId` when given. */
+export const a2aRequest = (words: string, taskId = "") => ({
+  tenant: "",
+  message: {
+    messageId: `m-${words.length}-${taskId}`,
+    contextId: taskId,
+    taskId,
+    role: 1,
+    parts: [{ content: { $case: "text" as const, value: words }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  },
+  configuration: undefined,
+  metadata: undefined,
+});
+
 /** A2A over JSON-RPC with the SDK's client, found through the agent card; an ask is input-required, answered by "yes". */
 const a2aDriver: ClientDriver = {
   client: "@a2a-js/sdk Client over JSON-RPC",
@@ -171,23 +188,7 @@ const a2aDriver: ClientDriver = {
   async open(script, files) {
     const { server, sessions } = await serverWith(script, files);
     const client = await new ClientFactory().createFromUrl(server.url);
-    const request = (words: string, taskId = "") => ({
-      tenant: "",
-      message: {
-        messageId: `m-${words.length}-${taskId}`,
-        contextId: taskId,
-        taskId,
-        role: 1,
-        parts: [
-          { content: { $case: "text" as const, value: words }, metadata: undefined, filename: "", mediaType: "text/plain" },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: undefined,
-      metadata: undefined,
-    });
+    const request = a2aRequest;
     const answerOf = (task: unknown) => {
       const artifacts = (task as { artifacts: { name: string; parts: { content?: { $case: string; value: unknown } }[] }[] })
         .artifacts;

@@ -188,6 +188,9 @@ export class ArborA2AHandler implements A2ARequestHandler {
         sessionId = answered.resumed ?? named;
         reader = await this.runs.reader(sessionId, { currentRun: true });
       } else {
+        // A tool call waiting on an MCP server's form: no reply here reaches it, so say where one does.
+        const elicitation = named === undefined ? undefined : await waitingElicitation(this.ctx.runtime, named);
+        if (elicitation !== undefined) throw new RequestMalformedError(elicitationElsewhere(elicitation, "A2A"));
         if (msg.text === "") throw new RequestMalformedError("invalid_input: The message is empty: send at least one text part.");
         if (msg.fromEntryId !== undefined && named === undefined) {
           throw new RequestMalformedError(
@@ -204,12 +207,7 @@ export class ArborA2AHandler implements A2ARequestHandler {
           },
           { steer: false },
         );
-        if (!("started" in begun)) {
-          const elicitation = named === undefined ? undefined : await waitingElicitation(this.ctx.runtime, named);
-          throw new RequestMalformedError(
-            elicitation ? elicitationElsewhere(elicitation, "A2A") : "The task is working already: wait for it or cancel it.",
-          );
-        }
+        if (!("started" in begun)) throw new RequestMalformedError("The task is working already: wait for it or cancel it.");
         sessionId = begun.started.sessionId;
         reader = begun.started.reader;
       }
