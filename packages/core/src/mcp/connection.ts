@@ -1,47 +1,23 @@
-import { stat } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { ArborError } from "../errors.js";
 import type { TraceContextFields } from "../loop/extension.js";
 import type { Sandbox, SandboxedCall } from "../sandbox/sandbox.js";
-import type { ElicitationAnswer, ElicitationForm, ElicitationRequest } from "./elicitations.js";
-import { isMachineAuth, machineAuthProvider } from "./machine-auth.js";
+import { CallHandlers, type McpCallOptions } from "./call-handlers.js";
+import { loadSdk, type Sdk } from "./client-sdk.js";
+import { openTransport } from "./client-transport.js";
+import { isMachineAuth } from "./machine-auth.js";
 import type { McpAuthorizationResponse, McpLoginAsk, McpOAuthOptions } from "./oauth-provider.js";
 import { McpOAuthProvider } from "./oauth-provider.js";
+import { ServerFailures } from "./server-failures.js";
 import { callToolAsTask, type TaskCallHooks } from "./tasks.js";
 
-/**
- * The SDK's client side, loaded the first time a server is started: most commands configure no MCP
- * server, and loading the SDK up front would slow every start of the CLI.
- */
-async function loadSdk() {
-  const [client, stdio, http, types, auth] = await Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-    import("@modelcontextprotocol/sdk/client/auth.js"),
-  ]);
-  return {
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    getDefaultEnvironment: stdio.getDefaultEnvironment,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    ErrorCode: types.ErrorCode,
-    McpError: types.McpError,
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-    ElicitRequestSchema: types.ElicitRequestSchema,
-    ListRootsRequestSchema: types.ListRootsRequestSchema,
-    ResourceUpdatedNotificationSchema: types.ResourceUpdatedNotificationSchema,
-    ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
-    auth: auth.auth,
-  };
-}
-type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+// What a call hands the connection, kept beside the per-call handlers that receive it.
+export type { McpCallOptions, McpElicitHandler } from "./call-handlers.js";
 
 /** Where a server stands, as `arbor mcp list` shows it. */
 export type McpConnectionState =
@@ -49,20 +25,6 @@ export type McpConnectionState =
   | { status: "connecting" }
   | { status: "ready"; serverName?: string; serverVersion?: string }
   | { status: "failed"; error: string };
-
-export interface McpCallOptions {
-  signal: AbortSignal;
-  onProgress?: (progress: Progress) => void;
-  /** Sent as the request's `_meta`: what the server may use beside the arguments (the call's idempotency key). */
-  meta?: Record<string, unknown>;
-  /** Answers a form the server asks the user to fill in during this call (MCP elicitation). */
-  onElicit?: McpElicitHandler;
-  /** Asks the person to log in when the server wants a login during this call (an `mcp_login` ask). */
-  onLogin?: McpLoginAsk;
-}
-
-/** What answers a server's elicitation during a call (a form to fill in, or a URL to open): the person, through an ask. */
-export type McpElicitHandler = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
 /**
  * What the manager answers and hears beside tool calls (see roots.ts and resources.ts): the roots a
@@ -78,9 +40,6 @@ export interface McpClientHooks {
   onResourceUpdated?: (uri: string) => void;
   onResourcesChanged?: () => void;
 }
-
-/** How many bytes of a stdio server's stderr are kept to explain a failed start or a crash. */
-const STDERR_TAIL = 2000;
 
 /**
  * How many logins one start or one request may go through: a server that asks for a new scope
@@ -100,16 +59,14 @@ export class McpConnection {
   private sdk: Sdk | undefined;
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
-  private stderr = "";
   private current: McpConnectionState = { status: "idle" };
   private stdio: StdioClientTransport | undefined;
   private http: StreamableHTTPClientTransport | undefined;
   private provider: McpOAuthProvider | undefined;
   private sandboxed: SandboxedCall | undefined;
-  /** The elicitation handlers of the calls in flight, which a server's elicitation request goes to. */
-  private readonly elicitors = new Set<McpElicitHandler>();
-  /** The login askers of the calls in flight: a login the server wants is put to the person by one of them. */
-  private readonly loginAskers = new Set<McpLoginAsk>();
+  /** The elicitation handlers and login askers of the calls in flight, which what the server asks of the person goes to. */
+  private readonly inFlight = new CallHandlers();
+  private readonly failures: ServerFailures;
   /** Set by the manager once, before the first start. */
   hooks: McpClientHooks = {};
 
@@ -122,14 +79,16 @@ export class McpConnection {
     private readonly confine?: { sandbox: Sandbox; workspace: string },
     /** OAuth for a `url` server that asks for it; without it such a server fails to start. */
     private readonly oauth?: McpOAuthOptions,
-  ) {}
+  ) {
+    this.failures = new ServerFailures(name, config);
+  }
 
   /** The server's OAuth login (a `url` server with OAuth options only). */
   get login(): McpOAuthProvider | undefined {
     if (this.config.url === undefined || !this.oauth || isMachineAuth(this.config)) return undefined;
     if (!this.provider) {
       this.provider = new McpOAuthProvider(this.name, { ...this.config, url: this.config.url }, this.oauth);
-      this.provider.asker = () => this.loginAskers.values().next().value;
+      this.provider.asker = () => this.inFlight.loginAsker();
     }
     return this.provider;
   }
@@ -145,12 +104,7 @@ export class McpConnection {
 
   /** The server's tools; `asker` puts a login the server wants meanwhile to the person (a run that needs them). */
   async listTools(signal?: AbortSignal, asker?: McpLoginAsk): Promise<Tool[]> {
-    if (asker) this.loginAskers.add(asker);
-    try {
-      return await this.listAll(await this.connect(signal), signal);
-    } finally {
-      if (asker) this.loginAskers.delete(asker);
-    }
+    return this.inFlight.during({ onLogin: asker }, async () => this.listAll(await this.connect(signal), signal));
   }
 
   private async listAll(client: Client, signal?: AbortSignal): Promise<Tool[]> {
@@ -196,13 +150,9 @@ export class McpConnection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    const elicit = options.onElicit;
-    const asker = options.onLogin;
-    if (elicit) this.elicitors.add(elicit);
     const meta = this.meta(options.meta);
-    // Before connecting: a server never logged in to asks for its login while it starts.
-    if (asker) this.loginAskers.add(asker);
-    try {
+    // The login asker is registered before connecting: a server never logged in to asks for its login while it starts.
+    return this.inFlight.during(options, async () => {
       const client = await this.connect(options.signal);
       const result = await this.guard(() =>
         client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, {
@@ -214,10 +164,7 @@ export class McpConnection {
         }),
       );
       return result as CallToolResult;
-    } finally {
-      if (elicit) this.elicitors.delete(elicit);
-      if (asker) this.loginAskers.delete(asker);
-    }
+    });
   }
 
   /** Finishes a login a run asked the person for (the browser's answer at the callback): the tokens are kept. */
@@ -243,41 +190,14 @@ export class McpConnection {
     options: McpCallOptions,
     hooks: TaskCallHooks,
   ): Promise<CallToolResult> {
-    const elicit = options.onElicit;
-    const asker = options.onLogin;
-    if (elicit) this.elicitors.add(elicit);
-    if (asker) this.loginAskers.add(asker);
-    try {
+    return this.inFlight.during(options, () => {
       // Each request on the client of the moment: a server that dropped its connection while the task worked is started again.
       const send = <T>(request: (client: Client) => Promise<T>) =>
         this.guard(async () => request(await this.connect(options.signal)));
       const { signal } = options;
       const meta = this.meta(options.meta);
-      return await callToolAsTask(send, tool, args, { signal, timeout: this.config.timeoutMs, ...(meta ? { meta } : {}) }, hooks);
-    } finally {
-      if (elicit) this.elicitors.delete(elicit);
-      if (asker) this.loginAskers.delete(asker);
-    }
-  }
-
-  /**
-   * A server's elicitation request: the protocol does not say which of our calls it belongs to, so
-   * it goes to the one call in flight; with none, or several (whose user cannot be told apart), it is
-   * cancelled. Both modes: a form (no mode is form), and a URL the person opens.
-   */
-  private async elicit(
-    params: { mode?: string; message: string; requestedSchema?: unknown; url?: string; elicitationId?: string },
-    signal: AbortSignal,
-  ): Promise<ElicitationAnswer> {
-    const [handler, ...others] = this.elicitors;
-    if (!handler || others.length > 0) return { action: "cancel" };
-    if (params.mode === "url") {
-      // The SDK has checked the request against the URL mode's schema: both are there.
-      const { message, url = "", elicitationId = "" } = params;
-      return handler({ mode: "url", message, url, elicitationId }, signal);
-    }
-    if (params.mode !== undefined && params.mode !== "form") return { action: "cancel" };
-    return handler({ mode: "form", message: params.message, requestedSchema: params.requestedSchema as ElicitationForm }, signal);
+      return callToolAsTask(send, tool, args, { signal, timeout: this.config.timeoutMs, ...(meta ? { meta } : {}) }, hooks);
+    });
   }
 
   async close(): Promise<void> {
@@ -313,7 +233,7 @@ export class McpConnection {
 
   private async start(): Promise<Client> {
     this.current = { status: "connecting" };
-    this.stderr = "";
+    this.failures.reset();
     this.sdk ??= await loadSdk();
     const sdk = this.sdk;
     let client: Client;
@@ -323,13 +243,12 @@ export class McpConnection {
       client = new sdk.Client(MCP_CLIENT_INFO, {
         capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, roots: {} },
       });
-      client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.elicit(request.params, extra.signal));
+      client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => this.inFlight.elicit(request.params, extra.signal));
       // The workspace is the one root: a server that works on files is pointed there.
       client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: this.hooks.roots?.() ?? [] }));
       await this.release();
       try {
-        const transport = await this.transport(sdk);
-        await client.connect(transport, { timeout: this.config.timeoutMs });
+        await client.connect(await this.transport(sdk), { timeout: this.config.timeoutMs });
         break;
       } catch (err) {
         await client.close().catch(() => {});
@@ -337,7 +256,7 @@ export class McpConnection {
         // A login just brought a code back: exchange it and start again, now with a token.
         if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins).catch(() => false))) continue;
         const error =
-          err instanceof ArborError && err.code.startsWith("mcp_login") ? err : this.unavailable("did not start", err);
+          err instanceof ArborError && err.code.startsWith("mcp_login") ? err : this.failures.unavailable("did not start", err);
         this.current = { status: "failed", error: error.message };
         throw error;
       }
@@ -345,7 +264,7 @@ export class McpConnection {
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
-      this.current = { status: "failed", error: this.describe("closed the connection") };
+      this.current = { status: "failed", error: this.failures.describe("closed the connection") };
     };
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.onToolsChanged());
     client.setNotificationHandler(sdk.ResourceUpdatedNotificationSchema, (n) => this.hooks.onResourceUpdated?.(n.params.uri));
@@ -359,56 +278,24 @@ export class McpConnection {
     return client;
   }
 
+  /** Opens the server's transport (see client-transport.ts), keeping what a login, the pid and a release act on. */
   private async transport(sdk: Sdk): Promise<Transport> {
-    const { config } = this;
-    if (config.url !== undefined) {
-      // fetch refuses a header with a character above U+00FF ("Cannot convert argument to a
-      // ByteString"); a pasted placeholder such as "Bearer …" is the usual one: name it.
-      for (const [name, value] of Object.entries(config.headers ?? {})) {
-        const at = [...value].findIndex((c) => (c.codePointAt(0) ?? 0) > 0xff);
-        if (at >= 0)
-          throw new Error(
-            `header ${name} holds ${JSON.stringify([...value][at])} at character ${at + 1}, which HTTP headers cannot carry: put the real value in mcp.servers.${this.name}.headers.${name}`,
-          );
-      }
-      const url = new URL(config.url);
-      const authProvider = this.login;
-      if (authProvider && (await authProvider.expired())) {
-        // Renewed before use rather than after a refusal; a refresh token that no longer works leads to a login.
-        await sdk.auth(authProvider, { serverUrl: url });
-        const code = authProvider.takeCode();
-        if (code !== undefined) await sdk.auth(authProvider, { serverUrl: url, authorizationCode: code });
-      }
-      // The client credentials grant: tokens come from the token endpoint whenever needed, no login.
-      const machine = await machineAuthProvider(this.name, config);
-      this.http = new sdk.StreamableHTTPClientTransport(url, {
-        ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-        ...(machine ? { authProvider: machine } : authProvider ? { authProvider } : {}),
-      });
-      return this.http;
-    }
-    // A missing cwd makes spawn fail with ENOENT, which reads as if the command were missing.
-    if (config.cwd !== undefined && !(await isDirectory(config.cwd)))
-      throw new Error(`its cwd ${config.cwd} is not a directory here: set mcp.servers.${this.name}.cwd to one that exists`);
-    const inner = { file: config.command ?? "", args: config.args ?? [], env: { ...config.env } };
-    let command = { ...inner, env: { ...sdk.getDefaultEnvironment(), ...config.env } };
-    if (this.confine) {
-      const { sandbox, workspace } = this.confine;
-      this.sandboxed = await sandbox.prepare({ workspace, cwd: config.cwd ?? workspace }, inner);
-      if (this.sandboxed.confined) command = this.sandboxed.command;
-    }
-    const transport = new sdk.StdioClientTransport({
-      command: command.file,
-      args: command.args,
-      env: command.env,
-      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-      stderr: "pipe",
+    const login = this.login;
+    const opened = await openTransport(sdk, this.name, this.config, {
+      ...(login ? { login } : {}),
+      ...(this.confine ? { confine: this.confine } : {}),
+      onStderr: (chunk) => this.failures.keep(chunk),
     });
-    this.stdio = transport;
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
-    });
-    return transport;
+    switch (opened.kind) {
+      case "http":
+        this.http = opened.transport;
+        break;
+      case "stdio":
+        this.stdio = opened.transport;
+        this.sandboxed = opened.sandboxed;
+        break;
+    }
+    return opened.transport;
   }
 
   /**
@@ -435,61 +322,9 @@ export class McpConnection {
         return await request();
       } catch (err) {
         if (attempt < AUTH_ATTEMPTS && (await this.exchange(logins))) continue;
-        throw this.translate(err);
+        // A request runs only on a started server, so the SDK is loaded by now.
+        throw this.failures.translate(this.sdk, err);
       }
     }
-  }
-
-  private translate(err: unknown): unknown {
-    // A request runs only on a started server, so the SDK is loaded by now.
-    const sdk = this.sdk;
-    if (sdk === undefined) return err;
-    const { McpError, ErrorCode } = sdk;
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-      return new ArborError(
-        "mcp_timeout",
-        `MCP server "${this.name}" did not answer within ${this.config.timeoutMs} ms (timeoutMs in its config).`,
-        { server: this.name },
-      );
-    }
-    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-      return this.unavailable("closed the connection", err);
-    }
-    // Any other protocol error (unknown tool, bad arguments, a result that fails its schema) is
-    // the call's failure, reported with the server's name so the model knows where it came from.
-    if (err instanceof McpError) {
-      return new ArborError("tool_failed", `MCP server "${this.name}" refused the request: ${err.message}`, {
-        server: this.name,
-        mcpCode: err.code,
-      });
-    }
-    return err;
-  }
-
-  private unavailable(what: string, err: unknown): ArborError {
-    const reason = err instanceof Error ? err.message : String(err);
-    return new ArborError("mcp_unavailable", `${this.describe(what)} (${reason}). It is started again on the next call.`, {
-      server: this.name,
-    });
-  }
-
-  private describe(what: string): string {
-    // The lines that say what went wrong, not a stack trace's frames.
-    const lines = this.stderr
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("at ") && !/^[{}^]+$/.test(line));
-    const errors = lines.filter((line) => /error/i.test(line));
-    const tail = (errors.length > 0 ? errors : lines).slice(-3).join(" | ");
-    const where = this.config.url ?? [this.config.command, ...(this.config.args ?? [])].join(" ");
-    return `MCP server "${this.name}" (${where}) ${what}${tail ? `; its stderr: ${tail}` : ""}`;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }

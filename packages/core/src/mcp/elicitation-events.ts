@@ -2,35 +2,35 @@ import type { RunExtension } from "../loop/run-context.js";
 import type { RunEventInput } from "../model/run-events.js";
 import { runKey } from "../tools/run-values.js";
 import type { ElicitationAnswer, ElicitationListener, PendingElicitation } from "./elicitations.js";
-import type { McpLoginListener } from "./login-asks.js";
+import type { McpLoginListener, PendingMcpLogin } from "./login-asks.js";
 
 /** Where an MCP tool of a run finds who to tell of its server's elicitations: the run, as events. */
 export const elicitationEventsKey = runKey<ElicitationListener>("mcp-elicitations");
 
-/** The `elicitation_request` event announcing a pending elicitation, with its form or URL. */
-export function elicitationRequestEvent(pending: PendingElicitation): RunEventInput {
-  return {
-    type: "elicitation_request",
-    id: pending.id,
-    server: pending.server,
-    ...(pending.callId !== undefined ? { call_id: pending.callId } : {}),
-    message: pending.message,
-    mode: pending.mode,
-    ...(pending.mode === "form"
-      ? { requested_schema: pending.requestedSchema as unknown as Record<string, unknown> }
-      : { url: pending.url, elicitation_id: pending.elicitationId }),
-  };
+/** An ask a run announces: a server's elicitation (a form or a URL), or a login the server wants. */
+export type AnnouncedAsk = PendingElicitation | (PendingMcpLogin & { mode: "login" });
+
+/** What both events of an ask name: the ask to answer, its server, and the tool call it holds up. */
+function askOf(ask: Pick<PendingMcpLogin, "id" | "server" | "callId">) {
+  return { id: ask.id, server: ask.server, ...(ask.callId !== undefined ? { call_id: ask.callId } : {}) };
 }
 
-/** The `elicitation_answered` event: how the elicitation ended (never the content given, which stays in its ask). */
-export function elicitationAnsweredEvent(pending: PendingElicitation, answer: ElicitationAnswer): RunEventInput {
-  return {
-    type: "elicitation_answered",
-    id: pending.id,
-    server: pending.server,
-    ...(pending.callId !== undefined ? { call_id: pending.callId } : {}),
-    action: answer.action,
-  };
+/** The `elicitation_request` event announcing a pending ask, with its form, its URL or its login page. */
+export function elicitationRequestEvent(pending: AnnouncedAsk): RunEventInput {
+  const head = { type: "elicitation_request", ...askOf(pending), message: pending.message } as const;
+  switch (pending.mode) {
+    case "form":
+      return { ...head, mode: "form", requested_schema: pending.requestedSchema as unknown as Record<string, unknown> };
+    case "url":
+      return { ...head, mode: "url", url: pending.url, elicitation_id: pending.elicitationId };
+    case "login":
+      return { ...head, mode: "login", url: pending.url };
+  }
+}
+
+/** The `elicitation_answered` event: how the ask ended (never the content given, which stays in its ask). */
+export function elicitationAnsweredEvent(pending: AnnouncedAsk, answer: { action: ElicitationAnswer["action"] }): RunEventInput {
+  return { type: "elicitation_answered", ...askOf(pending), action: answer.action };
 }
 
 /**
@@ -40,24 +40,8 @@ export function elicitationAnsweredEvent(pending: PendingElicitation, answer: El
  */
 export function loginEventsTo(emit: (event: RunEventInput) => void): McpLoginListener {
   return {
-    loginAsked: (login) =>
-      emit({
-        type: "elicitation_request",
-        id: login.id,
-        server: login.server,
-        ...(login.callId !== undefined ? { call_id: login.callId } : {}),
-        message: login.message,
-        mode: "login",
-        url: login.url,
-      }),
-    loginEnded: (login, action) =>
-      emit({
-        type: "elicitation_answered",
-        id: login.id,
-        server: login.server,
-        ...(login.callId !== undefined ? { call_id: login.callId } : {}),
-        action,
-      }),
+    loginAsked: (login) => emit(elicitationRequestEvent({ ...login, mode: "login" })),
+    loginEnded: (login, action) => emit(elicitationAnsweredEvent({ ...login, mode: "login" }, { action })),
   };
 }
 

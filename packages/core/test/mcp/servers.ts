@@ -86,6 +86,22 @@ export async function elicitingServer(
   tool: string,
   params: ElicitRequest["params"],
 ): Promise<{ url: string; close(): Promise<void> }> {
+  return sdkHttpServer(() => {
+    const server = new McpServer({ name, version: "1.0.0" });
+    server.registerTool(tool, { description: `Asks the user (${params.mode ?? "form"}).` }, async (extra) => {
+      const answer = await extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema);
+      const content = answer.content === undefined ? "" : `\ncontent: ${JSON.stringify(answer.content)}`;
+      return { content: [{ type: "text", text: `action: ${answer.action}${content}` }] };
+    });
+    return server;
+  });
+}
+
+/**
+ * An MCP server of the SDK's own over Streamable HTTP on 127.0.0.1: `make` builds the McpServer
+ * of each MCP session (what it offers); `url` is its endpoint, `close` ends every session and the listener.
+ */
+export async function sdkHttpServer(make: () => McpServer): Promise<{ url: string; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createHttpServer(async (req, res) => {
     const id = req.headers["mcp-session-id"];
@@ -97,13 +113,7 @@ export async function elicitingServer(
           transports.set(sessionId, fresh);
         },
       });
-      const server = new McpServer({ name, version: "1.0.0" });
-      server.registerTool(tool, { description: `Asks the user (${params.mode ?? "form"}).` }, async (extra) => {
-        const answer = await extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema);
-        const content = answer.content === undefined ? "" : `\ncontent: ${JSON.stringify(answer.content)}`;
-        return { content: [{ type: "text", text: `action: ${answer.action}${content}` }] };
-      });
-      await server.connect(fresh);
+      await make().connect(fresh);
       transport = fresh;
     }
     await transport.handleRequest(req, res);

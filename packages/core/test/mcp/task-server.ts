@@ -1,12 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { createServer as createHttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { CreateTaskOptions, TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Request, RequestId, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { sdkHttpServer } from "./servers.js";
 
 /**
  * The SDK's in-memory task store, its tasks shared by every MCP session: the SDK's own store hides a
@@ -55,52 +52,37 @@ export async function taskServer(): Promise<TaskServer> {
   const store = new SharedTaskStore();
   const working = new Map<string, string>();
   let created = 0;
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http = createHttpServer(async (req, res) => {
-    const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? transports.get(id) : undefined;
-    if (!transport) {
-      const fresh = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => {
-          transports.set(sessionId, fresh);
+  const { url, close } = await sdkHttpServer(() => {
+    const server = new McpServer(
+      { name: "jobs", version: "1.0.0" },
+      { capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {}, list: {} } }, taskStore: store },
+    );
+    server.experimental.tasks.registerToolTask(
+      "slow_job",
+      {
+        description: "Runs a long job.",
+        inputSchema: { label: z.string() },
+        execution: { taskSupport: "required" },
+      },
+      {
+        createTask: async ({ label }, extra) => {
+          created++;
+          const task = await extra.taskStore.createTask({ ttl: 600_000, pollInterval: 20 });
+          working.set(task.taskId, label);
+          return { task };
         },
-      });
-      const server = new McpServer(
-        { name: "jobs", version: "1.0.0" },
-        { capabilities: { tasks: { requests: { tools: { call: {} } }, cancel: {}, list: {} } }, taskStore: store },
-      );
-      server.experimental.tasks.registerToolTask(
-        "slow_job",
-        {
-          description: "Runs a long job.",
-          inputSchema: { label: z.string() },
-          execution: { taskSupport: "required" },
+        getTask: async (_args, extra) => {
+          const task = await extra.taskStore.getTask(extra.taskId);
+          if (!task) throw new Error(`no task ${extra.taskId}`);
+          return task;
         },
-        {
-          createTask: async ({ label }, extra) => {
-            created++;
-            const task = await extra.taskStore.createTask({ ttl: 600_000, pollInterval: 20 });
-            working.set(task.taskId, label);
-            return { task };
-          },
-          getTask: async (_args, extra) => {
-            const task = await extra.taskStore.getTask(extra.taskId);
-            if (!task) throw new Error(`no task ${extra.taskId}`);
-            return task;
-          },
-          getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
-        },
-      );
-      await server.connect(fresh);
-      transport = fresh;
-    }
-    await transport.handleRequest(req, res);
+        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as never,
+      },
+    );
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const address = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${address.port}/mcp`,
+    url,
     get created() {
       return created;
     },
@@ -113,10 +95,6 @@ export async function taskServer(): Promise<TaskServer> {
       }
     },
     status: async (taskId) => (await store.getTask(taskId))?.status,
-    close: async () => {
-      for (const t of transports.values()) await t.close().catch(() => {});
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    close,
   };
 }

@@ -1,9 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { createServer as createHttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createTraceState, ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,6 +8,7 @@ import { McpManager } from "../../src/mcp/manager.js";
 import { genAiTelemetry } from "../../src/telemetry/gen-ai.js";
 import { traceContextOf } from "../../src/telemetry/span-scopes.js";
 import { collect, harness } from "../loop/harness.js";
+import { sdkHttpServer } from "../mcp/servers.js";
 
 /**
  * What an MCP request sends in `_meta` (SEP-414): the W3C trace context of the span it is made in,
@@ -27,42 +24,24 @@ type Seen = Array<{ request: string; meta: Record<string, unknown> | undefined }
 
 async function recordingServer(): Promise<{ url: string; seen: Seen }> {
   const seen: Seen = [];
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http = createHttpServer(async (req, res) => {
-    const id = req.headers["mcp-session-id"];
-    let transport = typeof id === "string" ? transports.get(id) : undefined;
-    if (!transport) {
-      const fresh = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => {
-          transports.set(sessionId, fresh);
-        },
-      });
-      const server = new McpServer({ name: "recorder", version: "1.0.0" });
-      server.registerTool("note", { description: "Takes a note." }, async (extra) => {
-        seen.push({ request: "tools/call", meta: extra._meta });
-        return { content: [{ type: "text", text: "noted" }] };
-      });
-      server.registerResource("readme", "note://readme", { mimeType: "text/plain" }, async (uri, extra) => {
-        seen.push({ request: "resources/read", meta: extra._meta });
-        return { contents: [{ uri: uri.href, text: "read me" }] };
-      });
-      server.registerPrompt("greet", { description: "Says hello." }, async (extra) => {
-        seen.push({ request: "prompts/get", meta: extra._meta });
-        return { messages: [{ role: "user", content: { type: "text", text: "hello" } }] };
-      });
-      await server.connect(fresh);
-      transport = fresh;
-    }
-    await transport.handleRequest(req, res);
+  const { url, close } = await sdkHttpServer(() => {
+    const server = new McpServer({ name: "recorder", version: "1.0.0" });
+    server.registerTool("note", { description: "Takes a note." }, async (extra) => {
+      seen.push({ request: "tools/call", meta: extra._meta });
+      return { content: [{ type: "text", text: "noted" }] };
+    });
+    server.registerResource("readme", "note://readme", { mimeType: "text/plain" }, async (uri, extra) => {
+      seen.push({ request: "resources/read", meta: extra._meta });
+      return { contents: [{ uri: uri.href, text: "read me" }] };
+    });
+    server.registerPrompt("greet", { description: "Says hello." }, async (extra) => {
+      seen.push({ request: "prompts/get", meta: extra._meta });
+      return { messages: [{ role: "user", content: { type: "text", text: "hello" } }] };
+    });
+    return server;
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
-    for (const t of transports.values()) await t.close().catch(() => {});
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, seen };
+  cleanups.push(close);
+  return { url, seen };
 }
 
 function collector() {

@@ -57,6 +57,17 @@ export function sessionOfUri(uri: string): string | undefined {
   return m?.[1] === undefined ? undefined : decodeURIComponent(m[1]);
 }
 
+/**
+ * The session a resources/subscribe names, checked the same way by the in-process and the cluster's
+ * subscriptions: a URI that is not one of Arbor's is refused as a resource that is not there.
+ */
+export function sessionToSubscribe(uri: string): string {
+  const sessionId = sessionOfUri(uri);
+  if (sessionId === undefined)
+    throw new McpError(RESOURCE_NOT_FOUND, `No resource ${uri}: Arbor's resources are arbor://sessions/… and arbor://traces/….`);
+  return sessionId;
+}
+
 /** Completion of session ids: those the principal sees among the newest, starting with what was typed. */
 export function sessionCompleter({ runtime, principal }: McpReadDeps): (value: string) => Promise<string[]> {
   return async (value) => {

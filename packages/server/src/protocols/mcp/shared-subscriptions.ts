@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpSubscriptionBook } from "../../cluster/mcp-subscriptions.js";
-import { type McpReadDeps, mcpErrorOf, RESOURCE_NOT_FOUND, sessionOfUri } from "./resources.js";
+import { type McpReadDeps, mcpErrorOf, sessionOfUri, sessionToSubscribe } from "./resources.js";
 
 /**
  * resources/subscribe on a cluster's stateless `/mcp`, where no instance keeps anything of a client
@@ -20,13 +20,7 @@ export function registerSharedSubscriptions(
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const sessionId = sessionOfUri(uri);
-    if (sessionId === undefined) {
-      throw new McpError(
-        RESOURCE_NOT_FOUND,
-        `No resource ${uri}: Arbor's resources are arbor://sessions/… and arbor://traces/….`,
-      );
-    }
+    const sessionId = sessionToSubscribe(uri);
     if (client === undefined) {
       throw new McpError(
         ErrorCode.InvalidRequest,

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { type McpReadDeps, mcpErrorOf, RESOURCE_NOT_FOUND, sessionOfUri } from "./resources.js";
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type McpReadDeps, mcpErrorOf, sessionToSubscribe } from "./resources.js";
 
 /** Past any event id: a watch from here sends only what is logged from now on. */
 const FROM_NOW = Number.MAX_SAFE_INTEGER;
@@ -17,13 +17,7 @@ export function registerSubscriptions(server: McpServer, { runtime, principal }:
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const sessionId = sessionOfUri(uri);
-    if (sessionId === undefined) {
-      throw new McpError(
-        RESOURCE_NOT_FOUND,
-        `No resource ${uri}: Arbor's resources are arbor://sessions/… and arbor://traces/….`,
-      );
-    }
+    const sessionId = sessionToSubscribe(uri);
     if (stops.has(uri)) return {};
     try {
       await runtime.access.session(principal, sessionId, "read", "Subscribing to a session");

@@ -1,5 +1,7 @@
 import { useId, useState } from "react";
 import type { ElicitationField, PendingElicitationAsk } from "../../api/elicitations.js";
+import { useAction } from "../../lib/use-action.js";
+import { ErrorAlert } from "../common/ErrorAlert.js";
 
 /** What an input holds: text (numbers too, as typed), a checkbox, or the choices ticked. */
 type Value = string | boolean | string[];
@@ -144,19 +146,8 @@ export function ElicitationCard({ ask, onAnswer }: Props) {
  * declines it: the run goes on without the server.
  */
 function McpLoginCard({ ask, onAnswer }: Props) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const cancel = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onAnswer(false);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction();
+  const cancel = () => run(() => onAnswer(false));
   return (
     <section
       className="permission-ask elicitation-ask"
@@ -174,11 +165,7 @@ function McpLoginCard({ ask, onAnswer }: Props) {
           Cancel
         </button>
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </section>
   );
 }
@@ -189,8 +176,7 @@ function ElicitationForm({ ask, onAnswer }: Props) {
   const [values, setValues] = useState<Record<string, Value>>(() =>
     Object.fromEntries(fields.map(([name, field]) => [name, initialValue(field)])),
   );
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, setError, run } = useAction();
   const send = async (accept: boolean) => {
     let content: Record<string, unknown> | undefined;
     if (accept && ask.mode === "form") {
@@ -201,15 +187,7 @@ function ElicitationForm({ ask, onAnswer }: Props) {
       }
       content = made.content;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onAnswer(accept, content);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    await run(() => onAnswer(accept, content));
   };
   return (
     <section
@@ -260,11 +238,7 @@ function ElicitationForm({ ask, onAnswer }: Props) {
           Decline
         </button>
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useAction } from "../../lib/use-action.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { PermissionAsk } from "./run-state.js";
 
@@ -12,20 +13,9 @@ interface Props {
 
 /** A pending permission ask, answered in place (`POST /api/permissions/:id`). */
 export function PermissionCard({ ask, onReply }: Props) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
   const [scope, setScope] = useState<AlwaysScope>("session");
-  const reply = async (choice: "once" | "always" | "reject") => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onReply(choice, choice === "always" ? scope : undefined);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const reply = (choice: "once" | "always" | "reject") => run(() => onReply(choice, choice === "always" ? scope : undefined));
   const what = `${ask.tool ?? ask.permission}${ask.patterns.length ? `: ${ask.patterns.join(", ")}` : ""}`;
   return (
     <section

@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { useAction } from "../../lib/use-action.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { PlanAsk } from "./run-state.js";
 
@@ -9,21 +10,10 @@ interface Props {
 
 /** A plan waiting for approval, answered in place (`POST /api/plan/approve`), with an optional reason. */
 export function PlanCard({ plan, onAnswer }: Props) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
   const [reason, setReason] = useState("");
   const reasonId = useId();
-  const answer = async (approved: boolean) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onAnswer(approved, reason.trim() || undefined);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const answer = (approved: boolean) => run(() => onAnswer(approved, reason.trim() || undefined));
   return (
     <section className="plan-ask" aria-label={`Plan ${plan.title}`} data-plan-id={plan.planId}>
       <strong>Plan awaiting approval: {plan.title}</strong>

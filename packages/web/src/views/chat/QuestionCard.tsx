@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useAction } from "../../lib/use-action.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
 import type { QuestionAsk } from "./run-state.js";
 
@@ -14,19 +15,8 @@ interface Props {
 export function QuestionCard({ ask, onAnswer }: Props) {
   const [chosen, setChosen] = useState<string[]>([]);
   const [own, setOwn] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const send = async (answer: { answers: string[] } | { dismissed: true }) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onAnswer(answer);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction();
+  const send = (answer: { answers: string[] } | { dismissed: true }) => run(() => onAnswer(answer));
   const toggle = (label: string) =>
     setChosen((was) => (ask.multiple ? (was.includes(label) ? was.filter((l) => l !== label) : [...was, label]) : [label]));
   const answers = own.trim() !== "" ? [...chosen, own.trim()] : chosen;

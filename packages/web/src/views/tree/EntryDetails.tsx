@@ -5,6 +5,7 @@ import { anyJson, parseSessionMeta } from "../../api/wire.js";
 import { formatCost, formatDuration, formatTime } from "../../lib/format.js";
 import { navigate, sessionPath } from "../../lib/router.js";
 import { steeringText } from "../../lib/steering.js";
+import { useAction } from "../../lib/use-action.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
 import { GoalReplayButtons } from "../common/ReplayGoalButton.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
@@ -65,22 +66,10 @@ export function EntryDetails({
   onReverted,
 }: Props) {
   const [draft, setDraft] = useState(label ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run: act } = useAction();
   useEffect(() => setDraft(label ?? ""), [label]);
   const base = `/api/sessions/${encodeURIComponent(sessionId)}`;
 
-  const act = async (what: () => Promise<void>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await what();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
   const m = entry.type === "message" ? entry.message : undefined;
   return (
     <section className="entry-details" aria-label="Selected entry">
