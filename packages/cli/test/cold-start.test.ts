@@ -132,7 +132,7 @@ describe("cold start: what a command loads", () => {
     expect(core.length).toBeLessThan(120);
   });
 
-  it("`arbor run` loads, before its first model request, only its own provider: no other provider, SQL driver, MCP, telemetry, server, shell grammar or search index", async () => {
+  it("`arbor run` loads, before its first model request, only its own provider: no other provider, SQL driver, MCP, telemetry, server, shell grammar, search index or zod locale but English", async () => {
     const trace = join(dir, "trace-run.txt");
     const work = join(dir, "work");
     mkdirSync(work, { recursive: true });
@@ -154,6 +154,10 @@ describe("cold start: what a command loads", () => {
     expect(modules.some((url) => url.includes("/node_modules/@ai-sdk/openai-compatible/"))).toBe(true);
     expect(modules.filter((url) => RUN_UNUSED.some((heavy) => url.includes(heavy)))).toEqual([]);
     expect(modules.filter((url) => RUN_LATER.some((later) => url.endsWith(later)))).toEqual([]);
+    // zod's English locale only, not the ~60 of its `z.locales` namespace (the trace sees the
+    // namespace's URL resolved before the launcher's hook puts the stand-in in its place).
+    const locales = modules.filter((url) => url.includes("/node_modules/zod/v4/locales/") && !url.endsWith("/index.js"));
+    expect(locales.map((url) => url.replace(/.*\/locales\//, ""))).toEqual(["en.js"]);
   });
 
   it("knows the scopes `tokens add --scope` takes as core does (its flags are checked without loading the store)", () => {
