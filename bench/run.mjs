@@ -1,5 +1,5 @@
 // `npm run bench`: store and loop benchmark against the built @arbor/core. Prints figures, not pass/fail.
-// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,prompt-cache,explore,compaction,server,resume,goals,snapshot,knowledge,cluster,sandbox,cold
+// Options: --only=append,open-snapshot,context,disk,loop,stream,cache,prompt-cache,explore,compaction,server,density,resume,goals,snapshot,knowledge,cluster,sandbox,cold
 //          --quick (smaller sizes, for iterating)   --save-baseline[=note] (keep this run's figures in bench/baseline.json)
 import { Baseline } from "./lib/baseline.mjs";
 import { git, headerLines, loadavg, tempDir } from "./lib/env.mjs";
@@ -21,6 +21,7 @@ const MODULES = {
   compaction: "./context/compaction.mjs",
   goals: "./context/goal-compaction.mjs",
   server: "./server/server.mjs",
+  density: "./server/density.mjs",
   snapshot: "./snapshot/snapshot.mjs",
   knowledge: "./knowledge/knowledge.mjs",
   cluster: "./cluster/cluster.mjs",

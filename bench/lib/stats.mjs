@@ -1,4 +1,5 @@
 // Timing and percentiles.
+import { readFileSync } from "node:fs";
 
 export const now = () => process.hrtime.bigint();
 /** Nanoseconds between two `now()` readings, as microseconds. */
@@ -18,4 +19,21 @@ export function summarize(sample) {
 
 export function median(sample) {
   return percentile(sample, 50);
+}
+
+/**
+ * CPU milliseconds spent so far by this process and the child processes it has reaped (git, say):
+ * beside a wall time it tells a slow step from a busy machine. Linux reads both from /proc (10 ms
+ * ticks, so average over many steps); elsewhere only this process's own time.
+ */
+export function cpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const tick = 1000 / 100;
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * tick;
+  } catch {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
 }

@@ -31,6 +31,8 @@ export interface FakeOpenAIOptions {
   maxBodyBytes?: number;
   /** Answers `POST /v1/embeddings` (outside the script); default a hashed bag of words over 64 slots. */
   embed?: (text: string) => number[];
+  /** Told as each text delta of a streamed answer is written, with its request's index: to time delivery. */
+  onDelta?: (index: number, delta: string) => void;
 }
 
 /** One request as received, body parsed as JSON (or the raw text when it is not JSON; undefined when empty). */
@@ -149,7 +151,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     const signal = disconnectSignal(res);
     const requestId = { "x-request-id": `req_testkit_${index}` };
     if (request.stream === true) {
-      await streamStep(res, plan, identity, request.stream_options?.include_usage === true, signal, requestId);
+      await streamStep(res, plan, identity, request.stream_options?.include_usage === true, signal, requestId, index);
     } else {
       await answerStep(res, plan, identity, signal, requestId);
     }
@@ -163,6 +165,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     includeUsage: boolean,
     signal: AbortSignal,
     headers: Record<string, string>,
+    index: number,
   ): Promise<void> {
     for (let i = 0; i < plan.callPhaseEnd; i++) {
       const op = plan.ops[i]!;
@@ -178,7 +181,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       const op = plan.ops[i]!;
       switch (op.kind) {
         case "text":
-          for (const delta of op.deltas) sse.send(chunk(identity, includeUsage, { content: delta }));
+          for (const delta of op.deltas) {
+            sse.send(chunk(identity, includeUsage, { content: delta }));
+            options.onDelta?.(index, delta);
+          }
           break;
         case "reasoning":
           // Not part of OpenAI's own API; the field DeepSeek, vLLM and others stream, which the AI SDK reads.

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile, realpath } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ArborError } from "../errors.js";
 import { pathExists } from "../file-system.js";
 import type { FilePatch } from "./snapshot-entry.js";
@@ -26,8 +26,14 @@ const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
  */
 export interface WorkspaceSnapshots {
   readonly workspace: string;
-  /** Records the workspace as it is now; returns the tree id. */
-  track(): Promise<string>;
+  /**
+   * Records the workspace as it is now; returns the tree id. Given `changed` (every file that may
+   * differ from what this index last recorded, absolute or workspace-relative), only those files are
+   * looked at instead of one `lstat` per workspace file; anything else that changed meanwhile waits
+   * for the next call without `changed`. A list git refuses (an ignored file, a path through a
+   * symlink) or one naming a `.gitignore` (which changes what the rest means) gets a full look.
+   */
+  track(changed?: readonly string[]): Promise<string>;
   /**
    * Whether `tree` is one this history recorded (`track` returned it): a revert restores only
    * those, never a tree an entry merely names (git's empty tree in an imported session, say).
@@ -89,13 +95,27 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
   }
   // Every tree `track` wrote, a line each (41 bytes a snapshot): what `recorded` vouches for.
   const treesFile = join(gitDir, TREES_FILE);
+  const record = async () => {
+    const tree = (await git(["write-tree"])).trim();
+    await appendFile(treesFile, `${tree}\n`);
+    return tree;
+  };
   return {
     workspace,
-    async track() {
+    async track(changed) {
+      const paths = changed && workspacePaths(changed, [workspace, resolve(options.workspace)]);
+      if (paths) {
+        try {
+          // Literal: a file named `*.ts` is that file. No preload: its threads lstat every entry.
+          if (paths.length > 0)
+            await git(["--literal-pathspecs", "-c", "core.preloadIndex=false", "add", "--all", "--", ...paths]);
+          return await record();
+        } catch {
+          // What git would not take from the list it finds by looking at everything.
+        }
+      }
       await git(["add", "--all", "--ignore-errors", "."]);
-      const tree = (await git(["write-tree"])).trim();
-      await appendFile(treesFile, `${tree}\n`);
-      return tree;
+      return record();
     },
     async recorded(tree) {
       if (!/^[0-9a-f]{40,64}$/.test(tree)) return false;
@@ -145,6 +165,28 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       return changed;
     },
   };
+}
+
+/**
+ * `changed` as paths relative to the work tree (git's `/`), those outside it dropped (a full look would
+ * not see them either); undefined when one is a `.gitignore`, whose change only a full look takes in.
+ */
+function workspacePaths(changed: readonly string[], roots: readonly string[]): string[] | undefined {
+  const out: string[] = [];
+  for (const path of changed) {
+    let inside: string | undefined;
+    for (const root of roots) {
+      const rel = relative(root, resolve(root, path));
+      if (rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) {
+        inside = rel;
+        break;
+      }
+    }
+    if (inside === undefined) continue;
+    if (basename(inside) === ".gitignore") return undefined;
+    out.push(sep === "/" ? inside : inside.split(sep).join("/"));
+  }
+  return out;
 }
 
 function statusOf(code: string): FilePatch["status"] {

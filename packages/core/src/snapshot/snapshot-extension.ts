@@ -1,5 +1,6 @@
 import { appendCustom } from "../loop/journal.js";
-import type { RunContext, RunExtension } from "../loop/run-context.js";
+import type { RunContext, RunExtension, ToolCallInfo } from "../loop/run-context.js";
+import { type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { openSnapshots, type WorkspaceSnapshots } from "./git-snapshots.js";
 import { PATCH_ENTRY_TYPE, type PatchData } from "./snapshot-entry.js";
 
@@ -13,6 +14,22 @@ interface StepTrack {
   off?: boolean;
   /** The step's start snapshot under way: taken while the model is called, awaited before a tool runs. */
   starting?: Promise<void>;
+  /**
+   * What the step's tools changed: the files they name (`ToolResult.changedFiles`), or `unknown` once
+   * a call may have changed anything (`bash`, a failed write, a tool that does not say).
+   */
+  changed: Set<string> | "unknown";
+}
+
+/** What one finished call tells about the files it changed. */
+function noteCall(ctx: RunContext, track: StepTrack, call: ToolCallInfo, outcome: ToolOutcome): void {
+  // A tool that changes nothing (reads, searches) says so in its definition.
+  if (toolEffects(ctx.registry.get(call.tool)) === "none" || track.changed === "unknown") return;
+  if (outcome.isError || outcome.changedFiles === undefined) {
+    track.changed = "unknown";
+    return;
+  }
+  for (const path of outcome.changedFiles) track.changed.add(path);
 }
 
 /**
@@ -26,7 +43,7 @@ export function snapshotExtension(home: string): RunExtension {
   const trackOf = (ctx: RunContext) => {
     let track = runs.get(ctx);
     if (!track) {
-      track = {};
+      track = { changed: new Set() };
       runs.set(ctx, track);
     }
     return track;
@@ -36,6 +53,7 @@ export function snapshotExtension(home: string): RunExtension {
     beforeStep(ctx) {
       const track = trackOf(ctx);
       track.messageEntryId = undefined;
+      track.changed = new Set();
       if (track.off || track.before !== undefined) return;
       // Only a tool changes the workspace, and none runs before the model has answered: the first
       // snapshot (a few git processes) is taken meanwhile instead of delaying the first model request.
@@ -48,11 +66,18 @@ export function snapshotExtension(home: string): RunExtension {
         }
       })();
     },
-    async aroundTool(ctx, _call, invoke) {
+    async aroundTool(ctx, call, invoke) {
       // The workspace as the step found it is recorded before any tool can change it.
-      const track = runs.get(ctx);
-      if (track?.starting) await track.starting;
-      return invoke();
+      const track = trackOf(ctx);
+      if (track.starting) await track.starting;
+      try {
+        const outcome = await invoke();
+        noteCall(ctx, track, call, outcome);
+        return outcome;
+      } catch (error) {
+        track.changed = "unknown";
+        throw error;
+      }
     },
     written(ctx, entry) {
       if (entry.message.role === "assistant") trackOf(ctx).messageEntryId = entry.id;
@@ -63,7 +88,11 @@ export function snapshotExtension(home: string): RunExtension {
       if (track.starting) await track.starting;
       if (track.off || !track.snapshots || !track.before) return;
       try {
-        const after = await track.snapshots.track();
+        // Only the files the tools named are looked at when they named them all; nothing when no
+        // tool could have changed a file; the whole workspace otherwise.
+        const { changed } = track;
+        if (changed !== "unknown" && changed.size === 0) return;
+        const after = await track.snapshots.track(changed === "unknown" ? undefined : [...changed]);
         if (after !== track.before) {
           const data: PatchData = {
             workspace: track.snapshots.workspace,

@@ -28,7 +28,8 @@ export function todoWriteTool(options: { todos?: TodoStore } = {}) {
       else throw new ArborError("invalid_input", "The todo list belongs to a run; this tool only works inside one.");
       const open = input.todos.filter((t) => t.status === "pending" || t.status === "in_progress").length;
       ctx.metadata({ title: `${open} todos`, metadata: { todos: input.todos } });
-      return { output: renderTodos(input.todos), title: `${open} todos`, metadata: { todos: input.todos } };
+      // The list lives in the session, never in the workspace.
+      return { output: renderTodos(input.todos), title: `${open} todos`, metadata: { todos: input.todos }, changedFiles: [] };
     },
   });
 }

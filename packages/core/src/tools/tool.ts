@@ -99,6 +99,13 @@ export interface ToolResult<Meta extends Record<string, unknown> = Record<string
   /** True when the result was answered from a cache instead of running the tool again. */
   cached?: boolean;
   /**
+   * Every workspace file the call created, changed or removed (absolute paths), when the tool knows
+   * them all because it wrote them itself: the step's snapshot then looks at only these instead of
+   * the whole workspace. Leave it out whenever the call may have changed anything else (a command
+   * ran, a host wrote for it): a result without it makes the snapshot look at everything.
+   */
+  changedFiles?: readonly string[];
+  /**
    * Images and files for the model to see with `output` (a screenshot, a chart, a PDF), each at most
    * `MAX_ATTACHMENT_BYTES`; a larger one is left out and the model reads why. Sent as real file parts
    * to providers that take them in tool results; ignored on an error result.

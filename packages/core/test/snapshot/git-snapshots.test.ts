@@ -68,6 +68,35 @@ describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
     expect(await readFile(join(ws, "run.log"), "utf8")).toBe("ignored\n");
   });
 
+  it("given the changed files, looks at only those; a later full look finds the rest", async () => {
+    const ws = join(dir, "ws");
+    await writeFile(join(ws, ".gitignore"), "*.log\n");
+    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+    const start = await snapshots.track();
+    await writeFile(join(ws, "named.txt"), "named\n");
+    await writeFile(join(ws, "*.txt"), "a star in its name\n");
+    await writeFile(join(ws, "unnamed.txt"), "unnamed\n");
+    const named = await snapshots.track([join(ws, "named.txt"), "*.txt", join(dir, "outside.txt")]);
+    expect((await snapshots.patch(start, named)).map((f) => f.path)).toEqual(["*.txt", "named.txt"]);
+    const full = await snapshots.track();
+    expect((await snapshots.patch(named, full)).map((f) => f.path)).toEqual(["unnamed.txt"]);
+  });
+
+  it("a named file git will not take, or a named .gitignore, gets a full look", async () => {
+    const ws = join(dir, "ws");
+    await writeFile(join(ws, ".gitignore"), "*.log\n");
+    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+    const start = await snapshots.track();
+    await writeFile(join(ws, "run.log"), "ignored\n");
+    await writeFile(join(ws, "other.txt"), "other\n");
+    const ignored = await snapshots.track([join(ws, "run.log")]);
+    expect((await snapshots.patch(start, ignored)).map((f) => f.path)).toEqual(["other.txt"]);
+    await writeFile(join(ws, ".gitignore"), "*.log\n*.tmp\n");
+    await writeFile(join(ws, "more.txt"), "more\n");
+    const rules = await snapshots.track([join(ws, ".gitignore")]);
+    expect((await snapshots.patch(ignored, rules)).map((f) => f.path)).toEqual([".gitignore", "more.txt"]);
+  });
+
   it("a workspace that does not exist is a snapshot_failed error", async () => {
     await expect(openSnapshots({ home: join(dir, "home"), workspace: join(dir, "nope"), sessionId: "s1" })).rejects.toMatchObject(
       {

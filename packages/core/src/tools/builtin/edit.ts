@@ -77,6 +77,8 @@ export function editTool() {
           replacements: count,
           regions: editRegions(content, oldString, newString, occurrences(content, oldString)),
         },
+        // Through a host the disk copy is the host's to write, whenever it does: no promise about it here.
+        ...(files === undefined ? { changedFiles: [absolute] } : {}),
       };
     },
   });

@@ -45,6 +45,7 @@ export function writeTool() {
         output: `${before ? "Overwrote" : "Created"} ${shown} (${bytes} bytes).`,
         title: shown,
         metadata: { path: absolute, created: !before, bytes },
+        changedFiles: [absolute],
       };
     },
   });
