@@ -31,6 +31,11 @@ function trialRandom(seed: number, trial: number) {
   return seededRandom("ARBOR_CHAOS_TRIAL_SEED");
 }
 
+/** The fault a trial draws first from its random source: what `--kinds` selects trials by. */
+export function drawnKind(seed: number, trial: number): Kind {
+  return KINDS[trialRandom(seed, trial).between(0, KINDS.length - 1)] as Kind;
+}
+
 const noViolations = (): Record<Violation, number> =>
   Object.fromEntries(VIOLATIONS.map((v) => [v, 0])) as Record<Violation, number>;
 
@@ -197,6 +202,16 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   if (end && end.at < faultAt) rec.missed = true;
   const next = events.find((e) => e.at >= faultAt && e.id > loggedAtFault);
   if (next && !rec.missed) rec.recoveryMs = next.at - faultAt;
+  if (rec.recoveryMs !== undefined && rec.recoveryMs > 10_000) {
+    // A slow recovery: what the instances said about the session, timed from the fault.
+    for (const inst of world.everyInstance)
+      for (const l of inst.lines)
+        if (l.line.includes(sessionId) && l.at >= faultAt)
+          rec.notes.push(`+${Math.round(l.at - faultAt)} ms ${inst.name}: ${l.line}`);
+    rec.notes.push(
+      `+${Math.round((next?.at ?? faultAt) - faultAt)} ms: the watcher got event ${next?.id} (${next?.event.type}) via ${next?.via}`,
+    );
+  }
 
   // The watcher against the session's event log.
   const logged = (await world.store.listEvents(sessionId, { after: 0, limit: 10_000 })).filter((r) => r.type.startsWith("run."));

@@ -61,3 +61,51 @@ describe("a PostgreSQL connection lost while the store holds it", () => {
     }
   });
 });
+
+/** Terminates the backend running the statement that contains `marker`, once it shows in the activity view. */
+async function terminateWhenRunning(ns: { query(text: string): Promise<unknown[]> }, marker: string): Promise<void> {
+  for (;;) {
+    const rows = (await ns.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where query like '%${marker}%' and query not like '%pg_stat_activity%'`,
+    )) as unknown[];
+    if (rows.length > 0) return;
+  }
+}
+
+describe("a statement outside a transaction whose backend is terminated while it runs", () => {
+  it("a read is read again on a fresh connection and answers", async () => {
+    const ns = await createNamespace("postgres");
+    const conn = await connectSql(ns.spec as SqlSpec);
+    try {
+      const reading = sql<{ one: number }>`select 1 as one, pg_sleep(0.5) as read_marker`.execute(conn.db).then(
+        (r) => r.rows[0]?.one,
+        (err: unknown) => err,
+      );
+      await terminateWhenRunning(ns, "read_marker");
+      expect(await reading).toBe(1);
+    } finally {
+      await conn.db.destroy();
+      await ns.drop();
+    }
+  });
+
+  it("a write is not run again: its error reaches the caller, since it may have been applied", async () => {
+    const ns = await createNamespace("postgres");
+    const conn = await connectSql(ns.spec as SqlSpec);
+    try {
+      await sql`create table written_once (n integer)`.execute(conn.db);
+      // Settled into a value at once: the failure may arrive before the termination query returns.
+      const writing = sql`insert into written_once (n) select 1 from pg_sleep(0.5) as write_marker`.execute(conn.db).then(
+        () => "applied",
+        (err: unknown) => err,
+      );
+      await terminateWhenRunning(ns, "write_marker");
+      expect(await writing).toBeInstanceOf(Error);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from written_once`.execute(conn.db);
+      expect(rows[0]?.n).toBe(0);
+    } finally {
+      await conn.db.destroy();
+      await ns.drop();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { EXIT_OK, UsageError } from "../errors.js";
 import { type Io, writeLines } from "../io.js";
 import { serveLoginRedirect } from "../mcp/serve-callback.js";
 import { openResolvedStore, type ResolvedStore } from "../store.js";
+import { whileUnreachable } from "./serve-reach.js";
 
 /**
  * The store a cluster runs on, with the lease life set to the takeover time. Only PostgreSQL: the
@@ -32,7 +33,7 @@ export async function openCluster(
   cwd?: string,
 ): Promise<{ store: Store; node: ClusterNode }> {
   const spec = clusterSpec(resolved, takeoverMs);
-  const store = await openResolvedStore({ ...resolved, spec });
+  const store = await whileUnreachable(resolved.label, () => openResolvedStore({ ...resolved, spec }), log);
   const node = new ClusterNode(
     {
       url: spec.url,

@@ -261,6 +261,14 @@ export class ClusterNode implements ClusterRelay {
     const outcome = await Promise.race([handle.result, handedBack]);
     this.handBack.signal.removeEventListener("abort", onHandBack);
     if (outcome === "handed back") throw new Error("this instance shut down; the chat goes to another");
+    // The store failed the run (the database unreachable longer than its retries) before the chat's
+    // message was written: the chat was acknowledged when queued, so it goes back to the queue to be
+    // run once the store answers again, rather than vanish.
+    if (outcome.status === "error" && outcome.error?.code === "io_error") {
+      const written = await writtenChatKeys(this.store, chat.sessionId);
+      if (written && !written.has(key))
+        throw new Error(`the store failed the chat's run before its message was written: ${outcome.error.message}`);
+    }
   }
 
   private async handle(req: ControlRequest): Promise<boolean> {

@@ -5,6 +5,7 @@ import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, type Sqli
 import { ArborError } from "../../errors.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { StoreSpec } from "../spec.js";
+import { pgTransaction } from "./pg-transaction.js";
 import { ArborPostgresDialect } from "./postgres-dialect.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
@@ -176,51 +177,6 @@ export async function inTransaction<T>(conn: SqlConnection, work: (trx: Kysely<A
       }
     }),
   );
-}
-
-/** Attempts of a PostgreSQL transaction whose connection was lost before it committed. */
-const PG_ATTEMPTS = 3;
-
-/**
- * Whether a PostgreSQL error says the connection is gone (its backend terminated, the server shut
- * down, the link cut): node-postgres reports these by SQLSTATE class 08 and 57P, or by message.
- */
-function connectionLost(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && (code.startsWith("08") || code.startsWith("57P") || code === "ECONNRESET" || code === "EPIPE"))
-    return true;
-  const message = err instanceof Error ? err.message : "";
-  return /Connection terminated|not queryable|connection error|ECONNRESET/i.test(message);
-}
-
-/**
- * A PostgreSQL transaction, run again (up to three attempts) on a fresh connection when the one it
- * used was lost before COMMIT was sent: nothing of it was committed then, and its work (reads and
- * writes under the session's row lock) is done afresh. A connection lost during COMMIT is not
- * retried, since the transaction may have committed: that error goes to the caller. A cluster
- * instance whose backends are terminated keeps its runs going instead of failing the write at hand.
- */
-async function pgTransaction<T>(db: Kysely<ArborDatabase>, work: (trx: Kysely<ArborDatabase>) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    let committing = false;
-    try {
-      return await db.connection().execute(async (c) => {
-        await sql`begin`.execute(c);
-        let result: T;
-        try {
-          result = await work(c);
-        } catch (err) {
-          await sql`rollback`.execute(c).catch(() => undefined);
-          throw err;
-        }
-        committing = true;
-        await sql`commit`.execute(c);
-        return result;
-      });
-    } catch (err) {
-      if (committing || attempt >= PG_ATTEMPTS || !connectionLost(err)) throw err;
-    }
-  }
 }
 
 /** The schema unqualified names resolve to on a PostgreSQL connection without an explicit one. */

@@ -1,4 +1,13 @@
-import { type DatabaseIntrospector, type Kysely, PostgresDialect, type SchemaMetadata, sql, type TableMetadata } from "kysely";
+import {
+  type DatabaseIntrospector,
+  type Driver,
+  type Kysely,
+  PostgresDialect,
+  type SchemaMetadata,
+  sql,
+  type TableMetadata,
+} from "kysely";
+import { ReadRetryDriver } from "./pg-read-retry.js";
 
 /**
  * Kysely's Migrator asks the introspector whether its tables exist. The stock PostgreSQL
@@ -31,7 +40,12 @@ class SearchPathIntrospector implements DatabaseIntrospector {
   }
 }
 
+/** The stock dialect with the search-path introspector and reads retried on a dead connection. */
 export class ArborPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new ReadRetryDriver(super.createDriver());
+  }
+
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SearchPathIntrospector(db);
   }
