@@ -147,6 +147,65 @@ describe("a chat taken by an instance that died before its run started", () => {
   }, 60_000);
 });
 
+describe("a chat whose instance died while its run held the session, before writing the message", () => {
+  it("goes back to the queue once the run's lease has expired, without waiting for the job's heartbeat to fall silent", async () => {
+    const url = await database();
+    const store = await postgresStore(url);
+    const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
+    cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
+    const { id } = await store.createSession({ status: "running", agentId: "build", cwd });
+
+    // The instance that dies: it takes the chat's job, its run takes the session's lease, and then
+    // nothing more (no message written, no heartbeat, no renewal).
+    const dying = new PgBoss({ connectionString: url, schema: "pgboss" });
+    dying.on("error", () => undefined);
+    await dying.start();
+    await dying.createQueue("arbor-run", {
+      policy: "singleton",
+      retryLimit: 1_000,
+      retryDelay: 1,
+      heartbeatSeconds: 30,
+      expireInSeconds: 24 * 3_600,
+    });
+    await dying.send("arbor-run", { sessionId: id, key: "chat-1", message: "Answer me." }, { singletonKey: id });
+    expect(await dying.fetch("arbor-run")).toHaveLength(1);
+    await dying.stop({ graceful: false, close: true });
+    const holder = {
+      pid: 999_999,
+      host: "a-host-that-died",
+      purpose: "arbor serve --cluster, request chat-1",
+      since: new Date().toISOString(),
+      token: "dead",
+    };
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query("insert into arbor_leases (session_id, token, holder, expires_at) values ($1, $2, $3, $4)", [
+      id,
+      "dead",
+      JSON.stringify(holder),
+      Date.now() - 1,
+    ]);
+    await client.end();
+
+    const taken = performance.now();
+    const log: string[] = [];
+    // The heartbeat's silence alone would take a minute here (and pg-boss's own check 30 s).
+    await instance([[text("Answered by the survivor.")], [text("A title")]], {
+      url,
+      store,
+      cwd,
+      sweepMs: 200,
+      silentChatMs: 60_000,
+      log,
+    });
+    await expect.poll(async () => (await store.getSession(id))?.status, { timeout: 20_000, interval: 100 }).toBe("completed");
+    expect(performance.now() - taken).toBeLessThan(8_000);
+    expect(log.some((l) => l.includes("gave the chat chat-1 of session"))).toBe(true);
+    const users = (await store.listEntries(id)).filter((e) => e.type === "message" && e.message.role === "user");
+    expect(users).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("a queued chat's principal", () => {
   it("is recorded on the new session (createdBy) and the message (sentBy) by the instance that runs it", async () => {
     const { store, node } = await instance([[text("Queued and answered.")], [text("A title")]]);

@@ -110,7 +110,9 @@ export class ClusterQueues {
       RUN,
       {
         pollingIntervalSeconds: 0.5,
-        notifyPollingIntervalSeconds: 2,
+        // A chat given back by a dead instance is a retry, found only by polling: half a second of
+        // it is part of every takeover of a chat whose message was not yet written.
+        notifyPollingIntervalSeconds: 0.5,
         batchSize: 1,
         localConcurrency: this.settings.concurrency,
         heartbeatRefreshSeconds: CHAT_BEAT_SECONDS,
@@ -178,6 +180,24 @@ export class ClusterQueues {
     await this.boss.fail(RUN, silent, { message: "the instance running it stopped answering" });
     for (const s of silent) this.beats.delete(`${s.id}/${s.retryCount}`);
     return silent.length;
+  }
+
+  /**
+   * Gives back at once the session's chat `key` whose job started no later than `before` (when the
+   * session's now-expired lease was taken): its run took that lease and its worker died holding it,
+   * so the heartbeat's silence need not be waited for. A retry that started later is left alone.
+   */
+  async giveBackChat(sessionId: string, key: string, before: string): Promise<number> {
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(
+        `select id from ${BOSS_SCHEMA}.job where name = $1 and singleton_key = $2 and state = 'active' and data->>'key' = $3 and started_on <= $4::timestamptz`,
+        [RUN, sessionId, key, before],
+      );
+    const ids = (rows as Array<{ id: string }>).map((r) => r.id);
+    if (ids.length === 0) return 0;
+    await this.boss.fail(RUN, ids, { message: "the instance running it died holding the session" });
+    return ids.length;
   }
 
   /** Stops taking jobs; jobs still being handled finish first. */

@@ -12,6 +12,8 @@ export interface ClusterPlace {
   store: Store;
   cwd: string;
   sweepMs?: number;
+  /** How long a chat job's heartbeat may be silent before the sweep gives it back (default 1,000 ms). */
+  silentChatMs?: number;
   log?: string[];
 }
 
@@ -43,7 +45,7 @@ export function clusterRig(cleanups: Array<() => Promise<void>>) {
     const cwd = on?.cwd ?? mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
     if (!on) cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
     const log = (line: string) => on?.log?.push(line);
-    const settings = { url, sweepMs: on?.sweepMs ?? 60_000, heartbeatSeconds: 10, silentChatMs: 1_000, cwd };
+    const settings = { url, sweepMs: on?.sweepMs ?? 60_000, heartbeatSeconds: 10, silentChatMs: on?.silentChatMs ?? 1_000, cwd };
     const node = new ClusterNode(settings, store, log);
     const runtime = createRuntime({
       store,
