@@ -250,7 +250,7 @@ export class SqlStore extends StoreBase {
   listEntries(sessionId: string): Promise<Entry[]> {
     return this.guard("list entries", async () => {
       assertSessionId(sessionId);
-      return entryRows(this.db, sessionId);
+      return entryRows(this.db, this.kind, sessionId);
     });
   }
 
@@ -343,10 +343,12 @@ export class SqlStore extends StoreBase {
   protected writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {
     return this.guard("import a session", async () => {
       assertSessionId(meta.id);
+      // SQLite numbers the rows itself, in insertion order (see EntriesTable.seq).
+      const sqlite = this.kind === "sqlite";
       const rows = entries.map((entry, seq) => {
         const json = JSON.stringify(entry);
         checkEntrySize(json, this.maxEntryBytes);
-        return entryRow(meta.id, entry, json, seq);
+        return entryRow(meta.id, entry, json, sqlite ? undefined : seq);
       });
       return this.write(meta.id, async (trx) => {
         await insertSessionRow(trx, meta, rows.length);
