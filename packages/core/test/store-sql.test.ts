@@ -59,6 +59,7 @@ for (const kind of KINDS) {
         "0004_session_cwd",
         "0005_asks",
         "0006_tokens",
+        ...(kind === "sqlite" ? ["0007_sqlite_entries_by_rowid"] : []),
       ]);
       await first.close();
       const second = await openStore();
@@ -75,10 +76,53 @@ for (const kind of KINDS) {
       await ns.query("alter table arbor_sessions drop column cwd");
       await ns.query("drop table arbor_asks");
       await ns.query("drop table arbor_tokens");
-      await ns.query("delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks', '0006_tokens')");
+      // 0007 (SQLite) finds its table already in shape when it runs again.
+      await ns.query(
+        "delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks', '0006_tokens', '0007_sqlite_entries_by_rowid')",
+      );
       const second = await openStore();
       expect((await second.listSessions({ cwd: "/work/old-project" })).sessions.map((m) => m.id)).toEqual([kept.id]);
     });
+
+    if (kind === "sqlite") {
+      it("moves entries stored under the (session, seq) index to the rowid-keyed table, in their order", async () => {
+        const first = await openStore();
+        const a = await first.createSession();
+        const b = await first.createSession();
+        // Interleaved sessions, so the copy's order is the sessions' own and not insertion order.
+        for (let i = 0; i < 3; i++) {
+          await first.appendEntries(a.id, customs(1, `a${i}-`));
+          await first.appendEntries(b.id, customs(1, `b${i}-`));
+        }
+        await first.close();
+        // Back to the table before 0007: per-session seq numbered backwards from insertion order, so a copy
+        // that kept insertion order (or the rowid) instead of seq would read the entries reversed.
+        await ns.query(`create table arbor_entries_old (session_id text not null, id text not null, seq integer not null,
+          parent_id text, type text not null, timestamp text not null, data text not null,
+          constraint arbor_entries_pk primary key (session_id, id))`);
+        await ns.query(`insert into arbor_entries_old select session_id, id,
+          (select count(*) from arbor_entries x where x.session_id = e.session_id and x.seq < e.seq), parent_id, type, timestamp, data
+          from arbor_entries e order by seq desc`);
+        await ns.query("drop table arbor_entries");
+        await ns.query("alter table arbor_entries_old rename to arbor_entries");
+        await ns.query("create unique index arbor_entries_seq on arbor_entries (session_id, seq)");
+        await ns.query("delete from arbor_migrations where name = '0007_sqlite_entries_by_rowid'");
+        const before = (await ns.query(`select id from arbor_entries where session_id = '${a.id}' order by seq`)).map(
+          (r) => r.id,
+        );
+        expect(before).toEqual(["a0-0", "a1-0", "a2-0"]);
+
+        const second = await openStore();
+        expect((await second.listEntries(a.id)).map((e) => e.id)).toEqual(before);
+        expect((await second.listEntries(b.id)).map((e) => e.id)).toEqual(["b0-0", "b1-0", "b2-0"]);
+        const next = await second.appendMessage(a.id, { role: "user", content: "after" });
+        expect(next.parentId).toBe("a2-0");
+        expect((await second.listEntries(a.id)).map((e) => e.id)).toEqual([...before, next.id]);
+        await expectCode(second.appendEntries(b.id, customs(1, "b0-")), "duplicate_entry");
+        const indexes = await ns.query("select name from sqlite_master where type = 'index' and tbl_name = 'arbor_entries'");
+        expect(indexes.map((r) => r.name)).toEqual(["arbor_entries_id"]);
+      });
+    }
 
     it("rolls back a whole batch when the database fails part-way through it", async () => {
       const store = await openStore();

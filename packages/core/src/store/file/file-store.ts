@@ -19,6 +19,7 @@ import {
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
 import type { LivePath } from "../live-path.js";
+import { MsClock } from "../ms-clock.js";
 import { DEFAULT_MAX_ENTRY_BYTES } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
@@ -41,7 +42,7 @@ import { allSessionMetas, pageOfSessions } from "./session-listing.js";
 import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
 import { TokenFiles } from "./token-files.js";
-import { batchText, importedText, MsClock, prepareBatch, updatedEntry } from "./written-records.js";
+import { batchText, importedText, prepareBatch, updatedEntry } from "./written-records.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -248,8 +249,9 @@ export class FileStore extends StoreBase {
     return getEntry((await this.load(sessionId)).state, entryId);
   }
 
-  protected async appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]> {
-    if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEntries takes an array of entries.");
+  protected appendInputs(sessionId: string, inputs: readonly unknown[], prevalidated: boolean): Promise<Entry[]> {
+    if (!Array.isArray(inputs))
+      return Promise.reject(new ArborError("invalid_input", "appendEntries takes an array of entries."));
     return this.writes.locked(sessionId, (s) => {
       if (inputs.length === 0) return { value: [], synced: null };
       const limits = { now: this.now(), random: this.random, maxEntryBytes: this.maxEntryBytes, prevalidated };

@@ -31,29 +31,47 @@ export class SessionWrites {
    * session); anyone else takes the session's write lock, is refused while another process holds the
    * lease, and first catches up with what other processes wrote.
    */
-  async locked<T>(id: string, work: (s: OpenSession) => WriteOutcome<T>): Promise<T> {
-    assertSessionId(id);
-    // The lease holder's write to a loaded session, with nothing of ours queued on it, runs at once: being
-    // synchronous, nothing can come between, which is all the keyed lock would ensure.
-    const ready = this.lock.busy(id) || !this.leases.holds(id) ? undefined : this.sessions.cache.get(id);
-    const { value, synced } = ready
-      ? work(this.sessions.touch(ready))
-      : await this.lock.run(id, async () => {
-          // Within a burst of our write lock, the lease was checked when the burst began; nobody can take it meanwhile.
-          if (!this.leases.holdsWriteLock(id)) this.leases.checkWritable(id);
-          if (this.leases.holds(id)) return work(await this.load(id));
-          return this.writeLocked(id, async (burst) => {
-            const cached = this.sessions.cache.get(id);
-            // Checked in this burst already: nobody else has written the session (or its lease) since.
-            if (cached?.burst !== burst) {
-              this.leases.checkWritable(id);
-              this.dropIfStale(id);
-            } else this.leases.checkWritable(id, true);
-            const s = await this.load(id);
-            s.burst = burst;
-            return work(s);
-          });
+  locked<T>(id: string, work: (s: OpenSession) => WriteOutcome<T>): Promise<T> {
+    let outcome: WriteOutcome<T>;
+    try {
+      assertSessionId(id);
+      // The lease holder's write to a loaded session, with nothing of ours queued on it, runs at once: being
+      // synchronous, nothing can come between, which is all the keyed lock would ensure. It is not an async
+      // function, so such a write returns without the turns of the microtask queue an await would add.
+      const ready = this.lock.busy(id) || !this.leases.holds(id) ? undefined : this.sessions.cache.get(id);
+      if (!ready) return this.lockedSlow(id, work);
+      outcome = work(this.sessions.touch(ready));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return outcome.synced ? this.synced(id, outcome) : Promise.resolve(outcome.value);
+  }
+
+  /** A write that waits for the keyed lock (and, unless this store leases the session, the write lock). */
+  private async lockedSlow<T>(id: string, work: (s: OpenSession) => WriteOutcome<T>): Promise<T> {
+    return this.synced(
+      id,
+      await this.lock.run(id, async () => {
+        // Within a burst of our write lock, the lease was checked when the burst began; nobody can take it meanwhile.
+        if (!this.leases.holdsWriteLock(id)) this.leases.checkWritable(id);
+        if (this.leases.holds(id)) return work(await this.load(id));
+        return this.writeLocked(id, async (burst) => {
+          const cached = this.sessions.cache.get(id);
+          // Checked in this burst already: nobody else has written the session (or its lease) since.
+          if (cached?.burst !== burst) {
+            this.leases.checkWritable(id);
+            this.dropIfStale(id);
+          } else this.leases.checkWritable(id, true);
+          const s = await this.load(id);
+          s.burst = burst;
+          return work(s);
         });
+      }),
+    );
+  }
+
+  /** The write's value once its fsync (if any) is done. */
+  private async synced<T>(id: string, { value, synced }: WriteOutcome<T>): Promise<T> {
     // Waiting for fsync outside the lock lets later appends join the same group commit.
     if (synced) {
       try {

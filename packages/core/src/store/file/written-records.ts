@@ -78,18 +78,3 @@ export function updatedEntry(
 export function importedText(entries: readonly Entry[], leafEntryId: string | null, ts: string): string {
   return entries.map((e) => `${JSON.stringify(e)}\n`).join("") + leafRecord(leafEntryId, ts);
 }
-
-/** The time as ISO text, made once per millisecond: appends come many to a millisecond. */
-export class MsClock {
-  private ms = 0;
-  private iso = "";
-
-  now(): string {
-    const ms = Date.now();
-    if (ms !== this.ms) {
-      this.ms = ms;
-      this.iso = new Date(ms).toISOString();
-    }
-    return this.iso;
-  }
-}

@@ -3,7 +3,7 @@ import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { activePathRows, sessionEntryRows } from "./queries.js";
 import { parseEntryRow, sessionNotFound } from "./rows.js";
-import type { ArborDatabase } from "./tables.js";
+import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
 
@@ -29,9 +29,21 @@ export async function leafEntryIdOf(db: Db, sessionId: string): Promise<string |
   return row.leaf_entry_id;
 }
 
-/** Every entry of the session in the order they were appended. */
-export async function entryRows(db: Db, sessionId: string): Promise<Entry[]> {
-  const rows = await sessionEntryRows(db, sessionId).select("data").orderBy("seq").execute();
+/**
+ * Every entry of the session in the order they were appended. On SQLite `seq` is the table's key and
+ * no index orders a session's entries by it: the session's keys come from the (session, id) index,
+ * then the rows are read by key in ascending order, instead of sorting the rows with their data.
+ */
+export async function entryRows(db: Db, kind: SqlKind, sessionId: string): Promise<Entry[]> {
+  const rows =
+    kind === "sqlite"
+      ? await db
+          .selectFrom("arbor_entries")
+          .select("data")
+          .where("seq", "in", sessionEntryRows(db, sessionId).select("seq"))
+          .orderBy("seq")
+          .execute()
+      : await sessionEntryRows(db, sessionId).select("data").orderBy("seq").execute();
   if (rows.length === 0) await assertSessionRow(db, sessionId);
   return rows.map((r) => parseEntryRow(r.data, sessionId));
 }

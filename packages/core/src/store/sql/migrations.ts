@@ -186,6 +186,46 @@ function tokens(kind: SqlKind): Migration {
   };
 }
 
+/**
+ * SQLite only: entries keyed by `seq` as the table's own integer key (its rowid), which SQLite
+ * assigns in append order across the whole database, with a unique index on (session, id). An
+ * append then writes two b-trees instead of three: the (session, seq) index went, and with it one
+ * page of every commit. A session's entries still read in append order (`seq` only grows). Existing
+ * rows are copied in their old order. Kysely runs SQLite migrations outside a transaction, so this
+ * one is its own transaction, and is skipped when the table already has this shape (a crash after
+ * its commit but before Kysely recorded it).
+ */
+function entriesByRowid(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await sql`begin immediate`.execute(db);
+      try {
+        const { rows } = await sql<{ name: string; pk: number }>`pragma table_info(arbor_entries)`.execute(db);
+        if (!rows.some((c) => c.name === "seq" && c.pk === 1)) {
+          await sql`create table arbor_entries_by_seq (
+            seq integer primary key,
+            session_id text not null,
+            id text not null,
+            parent_id text,
+            type text not null,
+            timestamp text not null,
+            data text not null
+          )`.execute(db);
+          await sql`insert into arbor_entries_by_seq (session_id, id, parent_id, type, timestamp, data)
+            select session_id, id, parent_id, type, timestamp, data from arbor_entries order by session_id, seq`.execute(db);
+          await sql`drop table arbor_entries`.execute(db);
+          await sql`alter table arbor_entries_by_seq rename to arbor_entries`.execute(db);
+          await sql`create unique index arbor_entries_id on arbor_entries (session_id, id)`.execute(db);
+        }
+        await sql`commit`.execute(db);
+      } catch (err) {
+        await sql`rollback`.execute(db).catch(() => undefined);
+        throw err;
+      }
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
@@ -195,6 +235,7 @@ export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
     "0004_session_cwd": sessionCwd(kind),
     "0005_asks": asks(kind),
     "0006_tokens": tokens(kind),
+    ...(kind === "sqlite" ? { "0007_sqlite_entries_by_rowid": entriesByRowid() } : {}),
   };
 }
 

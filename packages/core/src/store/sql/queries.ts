@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Insertable, type Kysely, sql } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { parseEntryRow } from "./rows.js";
@@ -18,8 +18,8 @@ export function* chunks<T>(items: readonly T[], size = MAX_ROWS_PER_STATEMENT): 
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
-export async function insertEntryRows(db: Db, rows: readonly EntriesTable[]): Promise<void> {
-  let batch: EntriesTable[] = [];
+export async function insertEntryRows(db: Db, rows: readonly Insertable<EntriesTable>[]): Promise<void> {
+  let batch: Insertable<EntriesTable>[] = [];
   let bytes = 0;
   for (const row of rows) {
     if (batch.length > 0 && (batch.length >= MAX_ROWS_PER_STATEMENT || bytes + row.data.length * 3 > MAX_BYTES_PER_STATEMENT)) {

@@ -1,3 +1,4 @@
+import type { Insertable } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
@@ -54,11 +55,12 @@ export function sessionExists(id: string): ArborError {
   return new ArborError("session_exists", `Session ${id} already exists; choose another id, or omit it to get a fresh one.`);
 }
 
-export function entryRow(sessionId: string, entry: Entry, json: string, seq: number): EntriesTable {
+/** The row of an entry; `seq` undefined lets the database assign it (SQLite, see EntriesTable). */
+export function entryRow(sessionId: string, entry: Entry, json: string, seq: number | undefined): Insertable<EntriesTable> {
   return {
     session_id: sessionId,
     id: entry.id,
-    seq,
+    ...(seq === undefined ? {} : { seq }),
     parent_id: entry.parentId,
     type: entry.type,
     timestamp: entry.timestamp,

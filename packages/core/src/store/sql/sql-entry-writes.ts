@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
@@ -78,7 +78,9 @@ export async function appendInTransaction(
   const plan = planAppend(inputs, meta.leafEntryId, ctx);
   const existing = await existingEntryIds(trx, sessionId, plan.lookups);
   checkAppend(sessionId, plan, (id) => existing.has(id));
-  const rows: EntriesTable[] = plan.prepared.map(({ entry, json }, i) => entryRow(sessionId, entry, json, nextSeq + i));
+  const rows: Insertable<EntriesTable>[] = plan.prepared.map(({ entry, json }, i) =>
+    entryRow(sessionId, entry, json, nextSeq + i),
+  );
   try {
     await insertEntryRows(trx, rows);
   } catch (err) {

@@ -12,6 +12,7 @@ import type { InboxPage } from "../inbox.js";
 import { KeyedLock } from "../keyed-lock.js";
 import type { LeaseHolder, SessionLease } from "../lease.js";
 import type { LivePath } from "../live-path.js";
+import { MsClock } from "../ms-clock.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
@@ -63,6 +64,7 @@ export class SqlStore extends StoreBase {
   private readonly db: Db;
   private readonly locks = new KeyedLock();
   private readonly random = new RandomPool();
+  private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
@@ -129,7 +131,7 @@ export class SqlStore extends StoreBase {
   }
 
   private now(): string {
-    return new Date().toISOString();
+    return this.clock.now();
   }
 
   private prepareContext(prevalidated = false): Omit<PrepareContext, "leafId"> {
@@ -250,7 +252,7 @@ export class SqlStore extends StoreBase {
   listEntries(sessionId: string): Promise<Entry[]> {
     return this.guard("list entries", async () => {
       assertSessionId(sessionId);
-      return entryRows(this.db, sessionId);
+      return entryRows(this.db, this.kind, sessionId);
     });
   }
 
@@ -343,10 +345,12 @@ export class SqlStore extends StoreBase {
   protected writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {
     return this.guard("import a session", async () => {
       assertSessionId(meta.id);
+      // SQLite numbers the rows itself, in insertion order (see EntriesTable.seq).
+      const sqlite = this.kind === "sqlite";
       const rows = entries.map((entry, seq) => {
         const json = JSON.stringify(entry);
         checkEntrySize(json, this.maxEntryBytes);
-        return entryRow(meta.id, entry, json, seq);
+        return entryRow(meta.id, entry, json, sqlite ? undefined : seq);
       });
       return this.write(meta.id, async (trx) => {
         await insertSessionRow(trx, meta, rows.length);

@@ -53,8 +53,9 @@ export class SqliteAppender {
     const entryExists = handle
       .prepare<[string, string], number>("select 1 from arbor_entries where session_id = ? and id = ?")
       .pluck();
-    const insertEntry = handle.prepare<[string, string, number, string | null, string, string, string]>(
-      "insert into arbor_entries (session_id, id, seq, parent_id, type, timestamp, data) values (?, ?, ?, ?, ?, ?, ?)",
+    // No seq: SQLite numbers the row (see EntriesTable.seq).
+    const insertEntry = handle.prepare<[string, string, string | null, string, string, string]>(
+      "insert into arbor_entries (session_id, id, parent_id, type, timestamp, data) values (?, ?, ?, ?, ?, ?)",
     );
     const updateSession = handle.prepare<[string, string | null, string | null, string, number, string]>(
       "update arbor_sessions set updated_at = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, next_seq = ? where id = ?",
@@ -93,7 +94,8 @@ export class SqliteAppender {
       let seq = nextSeq;
       try {
         for (const { entry, json } of plan.prepared) {
-          insertEntry.run(sessionId, entry.id, seq++, entry.parentId, entry.type, entry.timestamp, json);
+          insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, json);
+          seq++;
         }
       } catch (err) {
         if (isUniqueViolation(err))

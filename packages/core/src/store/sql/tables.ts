@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /**
  * The SQL layout. `data` holds the whole SessionMeta / Entry JSON so a read is one column and new
  * fields need no migration; the other columns are copies kept only for keys, ordering and the
@@ -20,8 +22,11 @@ export interface SessionsTable {
 export interface EntriesTable {
   session_id: string;
   id: string;
-  /** Append order within the session (listEntries order). */
-  seq: number;
+  /**
+   * Append order within the session (listEntries order). SQLite assigns it (the table's integer key,
+   * rising across the database); MySQL and PostgreSQL get the session's `next_seq`.
+   */
+  seq: Generated<number>;
   parent_id: string | null;
   type: string;
   timestamp: string;
