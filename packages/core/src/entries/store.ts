@@ -9,7 +9,7 @@ export type { TokenRecord } from "../auth/tokens.js";
 export type { RuntimeAccess } from "../runtime/access.js";
 export type { AskAnswer, AskInput, AskKind, AskRecord, ListAsksOptions } from "../store/asks.js";
 export { FileMcpCredentials, MCP_CREDENTIALS_DIR } from "../store/file/mcp-credential-files.js";
-export { LeaseHolderSchema, leaseServes, sessionBusy } from "../store/lease.js";
+export { sessionBusy } from "../store/lease.js";
 export { parseStoreSpec } from "../store/spec.js";
 export type { SqlExecutor } from "../store/store.js";
 export type { TokenStore } from "../store/tokens.js";

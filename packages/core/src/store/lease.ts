@@ -136,15 +136,11 @@ export function describeHolder(h: LeaseHolder): string {
 /**
  * The lease purpose of a run started for a queued request (a cluster's chat, by its key): whoever
  * finds that lease expired knows the request's worker died holding it, and can give the request
- * back to its queue at once instead of waiting for the worker's heartbeat to fall silent.
+ * back to its queue at once instead of waiting for the worker's heartbeat to fall silent (the
+ * cluster's sweep matches this shape in SQL: `ClusterQueues.reclaimChatsOfExpiredLeases`).
  */
 export function requestPurpose(purpose: string, requestKey: string | undefined): string {
   return requestKey === undefined ? purpose : `${purpose}, request ${requestKey}`;
-}
-
-/** Whether the lease was taken by the run of the request `requestKey` (see `requestPurpose`). */
-export function leaseServes(holder: Pick<LeaseHolder, "purpose">, requestKey: string): boolean {
-  return holder.purpose.endsWith(`, request ${requestKey}`);
 }
 
 export function sessionBusy(sessionId: string, holder: LeaseHolder | undefined): ArborError {

@@ -1,6 +1,5 @@
 import { hostname } from "node:os";
 import { ArborError, type Runtime, type Store } from "@arbor/core";
-import { LeaseHolderSchema, leaseServes } from "@arbor/core/store";
 import pg from "pg";
 import { ApiError } from "../errors.js";
 import { toRunInput } from "../protocols/shared/run-input.js";
@@ -167,6 +166,12 @@ export class ClusterNode implements ClusterRelay {
       return 0;
     });
     if (reclaimed > 0) this.log(`arbor serve: gave ${reclaimed} chat(s) of a silent instance back to the queue`);
+    const table = `${this.settings.schema ? `"${this.settings.schema}".` : ""}arbor_leases`;
+    const orphaned = await this.queue.reclaimChatsOfExpiredLeases(table).catch((err: unknown) => {
+      this.log(`arbor serve: looking for chats of expired leases failed: ${err instanceof Error ? err.message : String(err)}`);
+      return 0;
+    });
+    if (orphaned > 0) this.log(`arbor serve: gave ${orphaned} chat(s) whose instance died holding the session back to the queue`);
     const { rows } = await this.pool.query<{ id: string }>(runningSessions(this.settings.schema));
     let queued = 0;
     for (const { id } of rows) {
@@ -187,11 +192,7 @@ export class ClusterNode implements ClusterRelay {
     const open = await this.queue.openChats(sessionId);
     if (open.length > 0) {
       const written = await writtenChatKeys(this.store, sessionId);
-      const unwritten = open.filter((chat) => !written?.has(chat.key));
-      if (written && unwritten.length > 0) {
-        await this.giveBackDeadChats(sessionId, unwritten);
-        return;
-      }
+      if (written && open.some((chat) => !written.has(chat.key))) return;
     }
     const woken = await started(runtime.runs.resume(sessionId));
     if (!("handle" in woken)) return;
@@ -199,30 +200,6 @@ export class ClusterNode implements ClusterRelay {
     this.log(`arbor serve: took over the run of session ${sessionId}`);
     // The runtime records the run and publishes its watch events; readers follow it from the log.
     void handle.result.then((r) => this.log(`arbor serve: session ${sessionId}'s run ended ${r.status}`));
-  }
-
-  /**
-   * The chats among `unwritten` whose run took the session's lease, which has since expired: their
-   * worker died with it (a live one renews it), so they go back to the queue now, not once their
-   * heartbeat has been silent for the takeover time; the retry writes the message and runs it.
-   */
-  private async giveBackDeadChats(sessionId: string, unwritten: QueuedChat[]): Promise<void> {
-    const table = `${this.settings.schema ? `"${this.settings.schema}".` : ""}arbor_leases`;
-    const { rows } = await this.pool.query<{ holder: unknown; expires_at: string }>(
-      `select holder, expires_at from ${table} where session_id = $1`,
-      [sessionId],
-    );
-    const row = rows[0];
-    const holder = row && LeaseHolderSchema.safeParse(typeof row.holder === "string" ? JSON.parse(row.holder) : row.holder);
-    if (!row || !holder?.success || Number(row.expires_at) > Date.now()) return;
-    for (const chat of unwritten) {
-      if (!leaseServes(holder.data, chat.key)) continue;
-      const n = await this.queue.giveBackChat(sessionId, chat.key, holder.data.since);
-      if (n > 0)
-        this.log(
-          `arbor serve: gave the chat ${chat.key} of session ${sessionId} back to the queue: its instance died running it`,
-        );
-    }
   }
 
   async queueChat(input: ChatRequestInput): Promise<QueuedChatRef> {

@@ -183,20 +183,23 @@ export class ClusterQueues {
   }
 
   /**
-   * Gives back at once the session's chat `key` whose job started no later than `before` (when the
-   * session's now-expired lease was taken): its run took that lease and its worker died holding it,
-   * so the heartbeat's silence need not be waited for. A retry that started later is left alone.
+   * Gives back at once the chats whose run took its session's lease (its purpose ends `, request <key>`:
+   * core's `requestPurpose`) and
+   * whose lease has since expired: their worker died holding it (a live one renews it), so the
+   * heartbeat's silence need not be waited for. Only a job that started no later than the lease was
+   * taken is given back: a retry that started afterwards is another attempt, left alone. Returns how many.
    */
-  async giveBackChat(sessionId: string, key: string, before: string): Promise<number> {
-    const { rows } = await this.boss
-      .getDb()
-      .executeSql(
-        `select id from ${BOSS_SCHEMA}.job where name = $1 and singleton_key = $2 and state = 'active' and data->>'key' = $3 and started_on <= $4::timestamptz`,
-        [RUN, sessionId, key, before],
-      );
+  async reclaimChatsOfExpiredLeases(leasesTable: string): Promise<number> {
+    const { rows } = await this.boss.getDb().executeSql(
+      `select j.id from ${BOSS_SCHEMA}.job j join ${leasesTable} l on l.session_id = j.singleton_key
+        where j.name = $1 and j.state = 'active' and l.expires_at < $2
+          and (l.holder::jsonb ->> 'purpose') = (split_part(l.holder::jsonb ->> 'purpose', ', request ', 1) || ', request ' || (j.data ->> 'key'))
+          and j.started_on <= (l.holder::jsonb ->> 'since')::timestamptz`,
+      [RUN, Date.now()],
+    );
     const ids = (rows as Array<{ id: string }>).map((r) => r.id);
     if (ids.length === 0) return 0;
-    await this.boss.fail(RUN, ids, { message: "the instance running it died holding the session" });
+    await this.boss.fail(RUN, ids, { message: "the instance running it died holding its session" });
     return ids.length;
   }
 
