@@ -249,6 +249,7 @@ export class ClusterNode implements ClusterRelay {
         if ((await this.store.getSession(chat.sessionId))?.status === "interrupted") await this.wake(chat.sessionId);
         return;
       }
+      this.log(`arbor serve: took up chat ${chat.key} of session ${chat.sessionId} (attempt ${attempt + 1})`);
     }
     const { key, ...turn } = chat;
     const run = await started(runtime.runs.run(toRunInput({ ...turn, requestKey: key })));
