@@ -33,13 +33,16 @@ type NoOutcome = "unavailable" | "lost";
  * a fork of a big server (hundreds of MB) takes milliseconds of its event loop, stalling every run
  * it serves, while the child's fork is cheap and off that loop. The child starts with the first call,
  * holds this process open only while a call is in flight, and a new one starts on the call after it
- * died. A call it cannot take is run here as before, so a dead runner never stops snapshots.
+ * died (unless it died before answering anything: then git is started here from then on). A call it
+ * cannot take is run here as before, so a dead runner never stops snapshots.
  */
 export class GitRunner {
   private child: ChildProcess | undefined;
   private readonly pending = new Map<number, (outcome: GitOutcome | NoOutcome) => void>();
   private nextId = 1;
   private closed = false;
+  /** A child died before answering anything: one that cannot start would cost a fork of this process a call. */
+  private broken = false;
 
   /** The child's process id while one runs. */
   get pid(): number | undefined {
@@ -47,7 +50,7 @@ export class GitRunner {
   }
 
   run(call: GitCall): Promise<GitOutcome | NoOutcome> {
-    const child = this.closed ? undefined : (this.child ?? this.start());
+    const child = this.closed || this.broken ? undefined : (this.child ?? this.start());
     if (!child?.connected) return Promise.resolve("unavailable");
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -88,12 +91,15 @@ export class GitRunner {
       return undefined;
     }
     this.child = child;
+    let answered = false;
     child.on("message", (message: GitOutcome & { id: number }) => {
+      answered = true;
       const { id, ...outcome } = message;
       this.settle(child, id, outcome);
     });
     const gone = () => {
       if (this.child === child) this.child = undefined;
+      if (!answered) this.broken = true;
       for (const id of [...this.pending.keys()]) this.settle(child, id, "lost");
     };
     child.on("exit", gone);
