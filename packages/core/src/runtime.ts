@@ -49,6 +49,7 @@ import { awaitEnding } from "./runtime/unended-run.js";
 import { checkWakeable as checkWakeableIn } from "./runtime/wake-check.js";
 import { sandboxFromConfig } from "./sandbox/from-config.js";
 import { SecurityGateway, securityExtension, securityMiddleware } from "./security/gateway.js";
+import { GitRunner } from "./snapshot/git-runner.js";
 import { snapshotExtension } from "./snapshot/snapshot-extension.js";
 import { KeyedLock } from "./store/keyed-lock.js";
 import { type SessionLease, sessionBusy, withLease } from "./store/lease.js";
@@ -72,6 +73,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   // Tools have always taken their environment from the process, not from `env` (the config's source).
   const sandbox = options.sandbox ?? sandboxFromConfig(config, home, process.env);
   const python = new PythonRepls({ sandbox });
+  // Its child process starts with the first snapshot, so a runtime without snapshots never has one.
+  const gitRunner = options.snapshots ? new GitRunner() : undefined;
   const registry =
     options.tools instanceof ToolRegistry
       ? options.tools
@@ -183,7 +186,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     python: pythonReplExtension(python),
     memory: (launch: RunLaunch) => memoryExtractExtension(launch, home),
     ...(options.telemetry ? { observer: (launch: RunLaunch) => options.telemetry!.extension(launch) } : {}),
-    ...(options.snapshots ? { snapshots: snapshotExtension(home) } : {}),
+    ...(options.snapshots ? { snapshots: snapshotExtension(home, gitRunner) } : {}),
   };
   const features = runFeatures(featureDeps);
 
@@ -384,6 +387,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A registry the caller passed in outlives this runtime: it keeps no hook of ours.
       removeGateway?.();
       python.closeAll();
+      await gitRunner?.close();
     },
   };
 }

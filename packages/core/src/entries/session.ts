@@ -30,6 +30,7 @@ export { DELETE_ENTRY_TYPE } from "../session/delete-entry.js";
 export { GOAL_COMPACTION_ENTRY_TYPE } from "../session/goal-collapse.js";
 export { PRUNE_ENTRY_TYPE } from "../session/prune-entry.js";
 export { activePath } from "../session/tree.js";
+export { GitRunner } from "../snapshot/git-runner.js";
 export { gitAvailable, openSnapshots } from "../snapshot/git-snapshots.js";
 export { revertSession } from "../snapshot/revert.js";
 export { unrevertSession } from "../snapshot/unrevert.js";

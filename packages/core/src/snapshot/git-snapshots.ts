@@ -4,6 +4,7 @@ import { appendFile, mkdir, readFile, realpath } from "node:fs/promises";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ArborError } from "../errors.js";
 import { pathExists } from "../file-system.js";
+import { type GitRunner, runGit } from "./git-runner.js";
 import type { FilePatch } from "./snapshot-entry.js";
 
 /** A diff longer than this is cut: the patch is for a reader, the snapshot itself keeps every byte. */
@@ -61,6 +62,8 @@ export interface SnapshotOptions {
   workspace: string;
   /** Names the index: one per session. */
   sessionId: string;
+  /** Starts git off this process's event loop (a long-lived server's); without it git is started here. */
+  runner?: GitRunner;
 }
 
 /** Opens (creating on first use) the private history of a workspace. */
@@ -76,7 +79,7 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
     GIT_WORK_TREE: workspace,
     GIT_INDEX_FILE: join(gitDir, `index-${indexName}`),
   };
-  const git = (args: readonly string[]) => runGit(args, env, workspace);
+  const git = (args: readonly string[]) => runGit({ args, env, cwd: workspace }, options.runner);
   if (!(await pathExists(join(gitDir, "HEAD")))) {
     await mkdir(gitDir, { recursive: true });
     await git(["init", "--quiet"]);
@@ -156,7 +159,12 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
         .split("\0")
         .filter((p) => p !== "");
       // git apply checks every hunk first and writes nothing unless all fit.
-      await runGit(["apply", "--whitespace=nowarn", "-"], env, workspace, patch).catch((error: unknown) => {
+      // Once: a lost call is not rerun, since the first may have written the files.
+      await runGit(
+        { args: ["apply", "--whitespace=nowarn", "-"], env, cwd: workspace, input: patch },
+        options.runner,
+        true,
+      ).catch((error: unknown) => {
         throw new ArborError(
           "revert_conflict",
           `The files changed since (${changed.join(", ")}): the change cannot be taken back on its own; nothing was changed. ${(error as Error).message}`,
@@ -233,24 +241,6 @@ function cleanEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   out.GIT_CONFIG_NOSYSTEM = "1";
   out.GIT_TERMINAL_PROMPT = "0";
   return out;
-}
-
-function runGit(args: readonly string[], env: Record<string, string>, cwd: string, input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile("git", args, { env, cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (!error) return resolve(stdout);
-      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      reject(
-        new ArborError(
-          "snapshot_failed",
-          missing
-            ? "File snapshots need git on the PATH; install git or run without snapshots."
-            : `git ${args[0]} failed in the snapshot history: ${String(stderr).trim() || error.message}`,
-        ),
-      );
-    });
-    if (input !== undefined) child.stdin?.end(input);
-  });
 }
 
 /** Whether git can be run here (tests and the runtime skip snapshots without it). */

@@ -1,6 +1,7 @@
 import { appendCustom } from "../loop/journal.js";
 import type { RunContext, RunExtension, ToolCallInfo } from "../loop/run-context.js";
 import { type ToolOutcome, toolEffects } from "../tools/tool.js";
+import type { GitRunner } from "./git-runner.js";
 import { openSnapshots, type WorkspaceSnapshots } from "./git-snapshots.js";
 import { PATCH_ENTRY_TYPE, type PatchData } from "./snapshot-entry.js";
 
@@ -37,8 +38,9 @@ function noteCall(ctx: RunContext, track: StepTrack, call: ToolCallInfo, outcome
  * finishes, and, when they differ, an `arbor.patch` entry naming the step's message with every
  * changed file and its diff. `arbor revert` reads these to put the workspace back. A failing
  * snapshot never fails the run: the step simply has no patch, and later steps are not tried.
+ * git is started through `runner`, the runtime's, when given.
  */
-export function snapshotExtension(home: string): RunExtension {
+export function snapshotExtension(home: string, runner?: GitRunner): RunExtension {
   const runs = new WeakMap<RunContext, StepTrack>();
   const trackOf = (ctx: RunContext) => {
     let track = runs.get(ctx);
@@ -59,7 +61,7 @@ export function snapshotExtension(home: string): RunExtension {
       // snapshot (a few git processes) is taken meanwhile instead of delaying the first model request.
       track.starting = (async () => {
         try {
-          track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId });
+          track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId, runner });
           track.before ??= await track.snapshots.track();
         } catch {
           track.off = true;

@@ -4,10 +4,9 @@ import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { hasGit } from "../../../../test-setup/git.js";
-import type { PatchData } from "../../src/snapshot/snapshot-entry.js";
-import type { Store } from "../../src/store/store.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { collect, harness } from "../loop/harness.js";
+import { stepFiles } from "./step-files.js";
 
 /**
  * Writes `stray.txt` behind the runtime's back while saying it changes nothing: a step's snapshot
@@ -23,14 +22,6 @@ const strayTool = defineTool({
     return { output: "ok" };
   },
 });
-
-/** The files each recorded step changed, in order. */
-async function stepFiles(store: Store, sessionId: string): Promise<string[][]> {
-  const path = await store.getActivePath(sessionId);
-  return path.flatMap((e) =>
-    e.type === "custom" && e.customType === "arbor.patch" ? [(e.data as PatchData).files.map((f) => f.path)] : [],
-  );
-}
 
 describe.skipIf(!hasGit)("a step's snapshot looks where its tools changed files", () => {
   it("takes a write's change from the path the tool names, and looks everywhere after bash", async () => {

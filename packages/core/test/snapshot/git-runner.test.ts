@@ -1,0 +1,94 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { scriptedModel, text, toolCall } from "@arbor/testkit";
+import { describe, expect, it } from "vitest";
+import { hasGit } from "../../../../test-setup/git.js";
+import { GitRunner, runGit } from "../../src/snapshot/git-runner.js";
+import { openSnapshots } from "../../src/snapshot/git-snapshots.js";
+import { collect, harness, tempDir } from "../loop/harness.js";
+import { stepFiles } from "./step-files.js";
+
+/** The live git runner processes this process started (Linux: read from /proc). */
+function runnerPids(): number[] {
+  return readdirSync("/proc").flatMap((name) => {
+    if (!/^\d+$/.test(name)) return [];
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) !== process.pid || state === "Z") return [];
+      return readFileSync(`/proc/${name}/cmdline`, "utf8").includes("git-runner-child") ? [Number(name)] : [];
+    } catch {
+      return []; // exited while listed
+    }
+  });
+}
+
+/** A run per `files` entry, each writing that file in one step and then finishing. */
+function writes(files: string[]) {
+  return scriptedModel(
+    files.flatMap((path, i) => [[toolCall("write", { path, content: `${path}\n` }, { id: `w${i}` })], [text("done")]]),
+  );
+}
+
+describe.skipIf(!hasGit || process.platform !== "linux")("the runtime's git runner process", () => {
+  it("a call in flight when its runner dies is run here, and the next call starts a new runner", async () => {
+    const dir = tempDir();
+    const ws = join(dir, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "one\n");
+    const runner = new GitRunner();
+    try {
+      const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1", runner });
+      const killed = runner.pid;
+      expect(killed).toBeDefined();
+      // Killed with the call sent and unanswered: git needs milliseconds, the signal lands at once.
+      const tracking = snapshots.track();
+      process.kill(killed!, "SIGKILL");
+      const tree = await tracking;
+      expect(await snapshots.recorded(tree)).toBe(true);
+
+      writeFileSync(join(ws, "b.txt"), "two\n");
+      const next = await snapshots.track(["b.txt"]);
+      expect((await snapshots.patch(tree, next)).map((f) => f.path)).toEqual(["b.txt"]);
+      expect(runner.pid).toBeDefined();
+      expect(runner.pid).not.toBe(killed);
+
+      // A write that must not happen twice is not rerun: it fails, saying so.
+      const applying = runGit({ args: ["apply", "-"], cwd: ws, env: {}, input: "" }, runner, true);
+      process.kill(runner.pid!, "SIGKILL");
+      await expect(applying).rejects.toMatchObject({ code: "snapshot_failed", message: expect.stringContaining("interrupted") });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("a runner killed between runs costs no snapshot: the next step is recorded and a new runner starts", async () => {
+    const { runtime, store, cwd } = await harness({ model: writes(["a.txt", "b.txt", "c.txt"]), snapshots: true });
+    const first = await collect(runtime.runs.run({ prompt: "one", cwd }));
+    expect(first.result.status).toBe("done");
+    const sessionId = first.result.sessionId;
+    const [killed, ...others] = runnerPids();
+    expect(killed).toBeDefined();
+    expect(others).toEqual([]);
+    process.kill(killed!, "SIGKILL");
+
+    const second = await collect(runtime.runs.run({ prompt: "two", sessionId, cwd }));
+    expect(second.result.status).toBe("done");
+    const third = await collect(runtime.runs.run({ prompt: "three", sessionId, cwd }));
+    expect(third.result.status).toBe("done");
+    expect(await stepFiles(store, sessionId)).toEqual([["a.txt"], ["b.txt"], ["c.txt"]]);
+    const now = runnerPids();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(killed);
+  });
+
+  it("closing the runtime ends its runner", async () => {
+    const { runtime, cwd } = await harness({ model: writes(["a.txt"]), snapshots: true });
+    expect((await collect(runtime.runs.run({ prompt: "one", cwd }))).result.status).toBe("done");
+    const pids = runnerPids();
+    expect(pids).toHaveLength(1);
+    await runtime.close();
+    expect(runnerPids()).toEqual([]);
+    expect(() => process.kill(pids[0]!, 0)).toThrow();
+  });
+});
