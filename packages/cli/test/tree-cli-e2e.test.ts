@@ -96,7 +96,7 @@ describe("the tree from the CLI", () => {
     // The path keeps its entry ids and labels, and ends at the entry forked from.
     expect(forkSnap.activePath).toContain(firstAnswer.id);
     expect(forkSnap.labelsByEntryId[firstAnswer.id]).toBe("the capital");
-    // A dozen CLI processes: given room on a loaded machine.
+    // A dozen CLI commands: given room on a loaded machine.
   }, 90_000);
 
   it("refuses bad ids and flags with exit 2, changing nothing", async () => {
