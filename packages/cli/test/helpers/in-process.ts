@@ -16,6 +16,10 @@ export async function runArborInProcess(args: string[], opts: CliOptions): Promi
   if (opts.host !== undefined || opts.pidNamespace === true || opts.bin !== undefined) {
     throw new Error("another host, a pid namespace or an installed binary needs a real process: use arbor()");
   }
+  // Node reads its own settings (NODE_OPTIONS, NODE_USE_ENV_PROXY, …) when a process starts: in this
+  // process they would be ignored and the test would check something else than it says.
+  const nodeSettings = Object.keys(opts.env ?? {}).filter((k) => k.startsWith("NODE_"));
+  if (nodeSettings.length > 0) throw new Error(`${nodeSettings.join(", ")} take effect at start-up: use arbor()`);
   const env = childEnv(opts);
   const io = captureIo({
     env,
