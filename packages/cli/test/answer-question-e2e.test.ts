@@ -26,33 +26,33 @@ describe("arbor approve <question-id> --answer", () => {
       [toolCall("question", QUESTION, { id: "q2" })],
       [text("Going with SQLite.")],
     ]);
-    const r = await e2e.arbor(e2e.runArgs(baseURL, "set up the database"));
+    const r = await e2e.cli(e2e.runArgs(baseURL, "set up the database"));
     expect(r.code, r.stderr).toBe(3);
     const asked = runEvents(r).find((e) => e.type === "question_request") as { id: string; session_id: string } | undefined;
     expect(asked).toBeDefined();
     const { id, session_id: sessionId } = asked!;
     expect(r.stdout + r.stderr).toContain(`arbor approve ${id} --answer`);
 
-    const listed = await e2e.arbor(["approvals", "pending", "--json"]);
+    const listed = await e2e.cli(["approvals", "pending", "--json"]);
     expect((JSON.parse(listed.stdout) as { asks: ListedAsk[] }).asks).toEqual([
       expect.objectContaining({ kind: "question", id, sessionId }),
     ]);
-    const human = await e2e.arbor(["approvals", "pending"]);
+    const human = await e2e.cli(["approvals", "pending"]);
     expect(human.stdout).toContain(`${id}  question`);
     expect(human.stdout).toContain('question "Which database?" (PostgreSQL / SQLite)');
 
-    const wrong = await e2e.arbor(["approve", id]);
+    const wrong = await e2e.cli(["approve", id]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("--answer");
     // Option 2, by its number.
-    const answered = await e2e.arbor(["approve", id.slice(0, 14), "--answer", "2"]);
+    const answered = await e2e.cli(["approve", id.slice(0, 14), "--answer", "2"]);
     expect(answered.code, answered.stderr).toBe(0);
     expect(answered.stdout).toContain(`Answered "SQLite": question ${id}`);
-    const again = await e2e.arbor(["approve", id, "--answer", "PostgreSQL"]);
+    const again = await e2e.cli(["approve", id, "--answer", "PostgreSQL"]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("answered already");
 
-    const go = await e2e.arbor([...e2e.runArgs(baseURL, "go on"), "--session", sessionId]);
+    const go = await e2e.cli([...e2e.runArgs(baseURL, "go on"), "--session", sessionId]);
     expect(go.code, go.stderr).toBe(0);
     const events = runEvents(go);
     expect(events.find((e) => e.type === "tool_end")).toMatchObject({ tool: "question", is_error: false });

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { APPROVAL_ENTRY_TYPE, type ListedApproval } from "@arbor/core/session";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addToApprovalFile } from "../../core/src/permissions/approval-file.js";
-import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { withStore } from "./helpers/seed.js";
 
-/** The built binary: `arbor approvals list|revoke` over a session's, a workspace's and the global approvals. */
+/** The CLI: `arbor approvals list|revoke` over a session's, a workspace's and the global approvals. */
 describe("arbor approvals", () => {
   const e2e = setupCliE2e("arbor-cli-approvals-", { realpath: true, workspace: false });
   let spec: string;
@@ -36,7 +36,7 @@ describe("arbor approvals", () => {
   });
 
   const list = async (args: string[], cwd = project) => {
-    const r = await arbor(["approvals", "list", "--json", "--store", spec, ...args], { home, cwd });
+    const r = await runArborInProcess(["approvals", "list", "--json", "--store", spec, ...args], { home, cwd });
     expect(r.code, r.stderr).toBe(0);
     return (JSON.parse(r.stdout) as { approvals: ListedApproval[] }).approvals;
   };
@@ -52,17 +52,20 @@ describe("arbor approvals", () => {
     expect((await list([])).map((a) => a.scope)).toEqual(["project", "global"]);
     expect((await list([], e2e.dir)).map((a) => a.scope)).toEqual(["global"]);
 
-    const text = await arbor(["approvals", "list", "--store", spec], { home, cwd: project });
+    const text = await runArborInProcess(["approvals", "list", "--store", spec], { home, cwd: project });
     expect(text.stdout).toContain("project  build  fetch  https://example.com/a");
 
     const [session, proj] = all as [ListedApproval, ListedApproval];
-    const revoked = await arbor(["approvals", "revoke", session.id, "--session", sessionId, "--store", spec], {
+    const revoked = await runArborInProcess(["approvals", "revoke", session.id, "--session", sessionId, "--store", spec], {
       home,
       cwd: e2e.dir,
     });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Revoked session approval ${session.id}: bash npm test.`);
-    const r2 = await arbor(["approvals", "revoke", proj.id, "--cwd", project, "--json", "--store", spec], { home, cwd: e2e.dir });
+    const r2 = await runArborInProcess(["approvals", "revoke", proj.id, "--cwd", project, "--json", "--store", spec], {
+      home,
+      cwd: e2e.dir,
+    });
     expect(JSON.parse(r2.stdout)).toMatchObject({ id: proj.id, scope: "project" });
     expect((await list(["--session", sessionId], e2e.dir)).map((a) => a.scope)).toEqual(["global"]);
     expect(JSON.parse(readFileSync(join(project, ".arbor", "approvals.json"), "utf8"))).toEqual({ version: 1, approvals: [] });
@@ -89,7 +92,8 @@ describe("arbor approvals", () => {
     const now = new Date("2026-11-26T00:00:00Z");
     const first = addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "ls" }, now);
     const second = addToApprovalFile("global", places, { agent: "build", permission: "bash", pattern: "pwd" }, now);
-    const cli = (...args: string[]) => arbor(["approvals", ...args, "--store", store], { home: prefixHome, cwd: root });
+    const cli = (...args: string[]) =>
+      runArborInProcess(["approvals", ...args, "--store", store], { home: prefixHome, cwd: root });
 
     // --session takes a prefix, and the session's recorded workspace still decides the project scope.
     const listed = await cli("list", "--session", "solo", "--json");
@@ -122,15 +126,21 @@ describe("arbor approvals", () => {
 
   it("bad input: an unknown approval, an unknown or invalid session; exit 2 and nothing written", async () => {
     const before = readFileSync(join(home, "approvals.json"), "utf8");
-    const unknown = await arbor(["approvals", "revoke", "apr_nothing", "--json", "--store", spec], { home, cwd: project });
+    const unknown = await runArborInProcess(["approvals", "revoke", "apr_nothing", "--json", "--store", spec], {
+      home,
+      cwd: project,
+    });
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stdout || unknown.stderr)).toMatchObject({ error: { code: "approval_not_found" } });
-    const noSession = await arbor(["approvals", "list", "--session", "nosuch", "--store", spec], { home, cwd: project });
+    const noSession = await runArborInProcess(["approvals", "list", "--session", "nosuch", "--store", spec], {
+      home,
+      cwd: project,
+    });
     expect(noSession.code).toBe(2);
     expect(noSession.stderr).toContain("nosuch does not exist");
-    const badId = await arbor(["approvals", "list", "--session", "../x", "--store", spec], { home, cwd: project });
+    const badId = await runArborInProcess(["approvals", "list", "--session", "../x", "--store", spec], { home, cwd: project });
     expect(badId.code).toBe(2);
-    const missing = await arbor(["approvals", "revoke", "--store", spec], { home, cwd: project });
+    const missing = await runArborInProcess(["approvals", "revoke", "--store", spec], { home, cwd: project });
     expect(missing.code).toBe(2);
     expect(readFileSync(join(home, "approvals.json"), "utf8")).toBe(before);
     expect(existsSync(join(e2e.dir, ".arbor"))).toBe(false);

@@ -21,7 +21,7 @@ describe("arbor approve <ask-id>", () => {
       [text("Nothing to tidy.")],
       [text("Done tidying.")],
     ]);
-    const r = await e2e.arbor([...e2e.runArgs(baseURL, "tidy the workspace")], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
+    const r = await e2e.cli([...e2e.runArgs(baseURL, "tidy the workspace")], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
     expect(r.code, r.stderr).toBe(3);
     const sessionId = runEvents(r)[0]!.session_id;
 
@@ -31,12 +31,12 @@ describe("arbor approve <ask-id>", () => {
     ]);
     const id = asks[0]!.id;
     expect(id).toMatch(/^plan_/);
-    const human = await e2e.arbor(["approvals", "pending"]);
+    const human = await e2e.cli(["approvals", "pending"]);
     expect(human.stdout).toContain(`${id}  plan`);
     expect(human.stdout).toContain('plan "Tidy up" (1 step');
 
     const modelArgs = ["--model", FAKE_MODEL, "--base-url", baseURL, "--cwd", e2e.workspace];
-    const approved = await e2e.arbor(["approve", id.slice(0, 10), "--json", ...modelArgs]);
+    const approved = await e2e.cli(["approve", id.slice(0, 10), "--json", ...modelArgs]);
     expect(approved.code, approved.stderr).toBe(0);
     const after = runEvents(approved);
     expect(after.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toEqual([
@@ -45,15 +45,15 @@ describe("arbor approve <ask-id>", () => {
     ]);
     expect(after.at(-1)).toMatchObject({ type: "done", session_id: sessionId });
     expect(await pending()).toEqual([]);
-    const again = await e2e.arbor(["approve", id, ...modelArgs]);
+    const again = await e2e.cli(["approve", id, ...modelArgs]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
-    // Seven CLI processes: given room on a loaded machine.
+    // Seven CLI commands: given room on a loaded machine.
   }, 90_000);
 
   it("a permission ask is listed with its id and denied by it, once; unknown ids are refused", async () => {
     const baseURL = await e2e.fake([[toolCall("read", { path: ".env" })], [text("unreached")]]);
-    const r = await e2e.arbor(e2e.runArgs(baseURL, "read .env"));
+    const r = await e2e.cli(e2e.runArgs(baseURL, "read .env"));
     expect(r.code, r.stderr).toBe(3);
     const sessionId = runEvents(r)[0]!.session_id;
 
@@ -68,16 +68,16 @@ describe("arbor approve <ask-id>", () => {
     const id = asks[0]!.id;
     expect(id).toMatch(/^perm_/);
 
-    const denied = await e2e.arbor(["approve", id, "--deny", "--reason", "not the secrets"]);
+    const denied = await e2e.cli(["approve", id, "--deny", "--reason", "not the secrets"]);
     expect(denied.code, denied.stderr).toBe(0);
     expect(denied.stdout).toContain(`Denied: ask ${id} (read`);
     expect(denied.stdout).toContain(`in session ${sessionId}`);
     expect(await pending()).toEqual([]);
 
-    const again = await e2e.arbor(["approve", id]);
+    const again = await e2e.cli(["approve", id]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("answered already");
-    const unknown = await e2e.arbor(["approve", "perm_nope"]);
+    const unknown = await e2e.cli(["approve", "perm_nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("'arbor approvals pending' lists them");
   }, 90_000);
@@ -91,7 +91,7 @@ describe("a run stopped on a permission ask with no terminal", () => {
       [text("It holds the token.")],
     ]);
     const modelArgs = e2e.modelArgs(baseURL);
-    const r = await e2e.arbor(["run", ...modelArgs, "read .env"]);
+    const r = await e2e.cli(["run", ...modelArgs, "read .env"]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toMatch(/^⏸ read \.env .*— waiting for permission$/m);
     expect(r.stdout).toMatch(/^⏸ waiting for an answer · 1 step/m);
@@ -102,9 +102,9 @@ describe("a run stopped on a permission ask with no terminal", () => {
     );
     expect(stored).toEqual([expect.objectContaining({ output: { type: "error-text", value: PERMISSION_UNANSWERED_OUTPUT } })]);
 
-    const allow = await e2e.arbor(["approve", sessionId, "--permission", "read", "--pattern", ".env"]);
+    const allow = await e2e.cli(["approve", sessionId, "--permission", "read", "--pattern", ".env"]);
     expect(allow.code, allow.stderr).toBe(0);
-    const next = await e2e.arbor(["run", ...modelArgs, "--session", sessionId, "go on"]);
+    const next = await e2e.cli(["run", ...modelArgs, "--session", sessionId, "go on"]);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stdout).toMatch(/^✓ read \.env/m);
     // The model was told the call had not run, so calling it again was the way on.

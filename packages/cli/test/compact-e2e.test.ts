@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
 import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
 
-/** `arbor compact` end to end: the built binary, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
+/** `arbor compact` end to end: the CLI, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
 
 const e2e = setupCliE2e("arbor-compact-e2e-");
 
@@ -29,7 +29,7 @@ describe("automatic compaction through arbor run", () => {
       return [toolCall("read", { path: "big.txt", offset: reads })];
     };
     const baseURL = await e2e.fake(Array.from({ length: 60 }, () => step));
-    const r = await e2e.arbor([
+    const r = await e2e.cli([
       "run",
       "--json",
       ...model(baseURL),
@@ -42,7 +42,7 @@ describe("automatic compaction through arbor run", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const sessionId = (JSON.parse(r.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
-    const tree = await e2e.arbor(["sessions", "tree", sessionId]);
+    const tree = await e2e.cli(["sessions", "tree", sessionId]);
     const compactions = tree.stdout
       .split("\n")
       .filter((l) => /compaction: Read big\.txt many times\. \(was \d+ tokens\)/.test(l));
@@ -58,19 +58,11 @@ describe("arbor compact", () => {
       [text("The numbers are 3 and 4.")],
       [text("## Goal\nAdd the numbers 3 and 4.\n## Next steps\nReport 7.")],
     ]);
-    const first = await e2e.arbor(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "what are the numbers?"]);
+    const first = await e2e.cli(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "what are the numbers?"]);
     expect(first.code).toBe(0);
     const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
 
-    const compacted = await e2e.arbor([
-      "compact",
-      sessionId,
-      "--focus",
-      "the numbers",
-      ...model(baseURL),
-      "--cwd",
-      e2e.workspace,
-    ]);
+    const compacted = await e2e.cli(["compact", sessionId, "--focus", "the numbers", ...model(baseURL), "--cwd", e2e.workspace]);
     expect(compacted.stderr).toBe("");
     expect(compacted.code).toBe(0);
     expect(compacted.stdout).toMatch(new RegExp(`^Compacted session ${sessionId}: 2 messages summarized, none kept verbatim\\.`));
@@ -81,16 +73,16 @@ describe("arbor compact", () => {
     expect(request).toContain("the numbers");
     expect(request).toContain("what are the numbers?");
 
-    const tree = await e2e.arbor(["sessions", "tree", sessionId]);
+    const tree = await e2e.cli(["sessions", "tree", sessionId]);
     expect(tree.code).toBe(0);
     expect(tree.stdout).toMatch(/\* \w+ compaction: Add the numbers 3 and 4\. \(was \d+ tokens\) ← leaf/);
   });
 
   it("prints the result as JSON with --json", async () => {
     const baseURL = await e2e.fake([[text("Hi.")], [text("## Goal\nGreet.")]]);
-    const first = await e2e.arbor(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "hello"]);
+    const first = await e2e.cli(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "hello"]);
     const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
-    const r = await e2e.arbor(["compact", sessionId, "--json", ...model(baseURL), "--cwd", e2e.workspace]);
+    const r = await e2e.cli(["compact", sessionId, "--json", ...model(baseURL), "--cwd", e2e.workspace]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       sessionId,
@@ -103,12 +95,12 @@ describe("arbor compact", () => {
 
   it("--model that cannot be resolved is an error, not another model", async () => {
     const baseURL = await e2e.fake([[text("Hi.")]]);
-    const first = await e2e.arbor(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "hello"]);
+    const first = await e2e.cli(["run", "--json", ...model(baseURL), "--cwd", e2e.workspace, "hello"]);
     const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
-    const unknown = await e2e.arbor(["compact", sessionId, "--model", "nosuch/model", "--cwd", e2e.workspace]);
+    const unknown = await e2e.cli(["compact", sessionId, "--model", "nosuch/model", "--cwd", e2e.workspace]);
     expect(unknown.code, unknown.stderr).toBe(2);
     expect(unknown.stderr).toMatch(/nosuch/);
-    const noKey = await e2e.arbor(["compact", sessionId, "--model", "anthropic/claude-sonnet-4-5", "--cwd", e2e.workspace], {
+    const noKey = await e2e.cli(["compact", sessionId, "--model", "anthropic/claude-sonnet-4-5", "--cwd", e2e.workspace], {
       env: { ANTHROPIC_API_KEY: "" },
     });
     expect(noKey.code, noKey.stderr).toBe(2);
@@ -118,10 +110,10 @@ describe("arbor compact", () => {
   });
 
   it("exits 2 with a clear message for bad usage or an unknown session", async () => {
-    const missing = await e2e.arbor(["compact"]);
+    const missing = await e2e.cli(["compact"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("missing <session>");
-    const unknown = await e2e.arbor([
+    const unknown = await e2e.cli([
       "compact",
       "00000000-0000-4000-8000-000000000000",
       "--model",
@@ -131,7 +123,7 @@ describe("arbor compact", () => {
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Session 00000000-0000-4000-8000-000000000000 does not exist/);
-    const empty = await e2e.arbor(["compact", "00000000-0000-4000-8000-000000000000", "--focus", " "]);
+    const empty = await e2e.cli(["compact", "00000000-0000-4000-8000-000000000000", "--focus", " "]);
     expect(empty.code).toBe(2);
   });
 });

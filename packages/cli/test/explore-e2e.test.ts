@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_MODEL, runEvents, setupCliE2e } from "./helpers/e2e.js";
 
 /**
- * The goal tree and sub-traces end to end: the built `arbor` against the fake OpenAI-compatible
+ * The goal tree and sub-traces end to end: `arbor` against the fake OpenAI-compatible
  * server. The main agent plans with `goal` and explores two branches in parallel; then `arbor
  * sessions list` and `show` display the sub-traces, their parent and the parent's agent_call goal.
  */
@@ -57,7 +57,7 @@ afterAll(() => server.close());
 
 describe("a run that plans and explores, seen from the CLI", () => {
   it("arbor sessions list and show display the sub-traces, their parent and the agent_call goal", async () => {
-    const run = await e2e.arbor(e2e.runArgs(server.baseURL, "main: pick an auth design"));
+    const run = await e2e.cli(e2e.runArgs(server.baseURL, "main: pick an auth design"));
     expect(run.code, run.stderr).toBe(0);
     // The explore call reports its branches as they go; the last report has both done.
     const progress = runEvents(run).filter((e) => e.type === "tool_progress" && e.tool === "explore");
@@ -77,7 +77,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     // 4 main calls and 2 per branch went over HTTP.
     expect(server.requests.length).toBe(8);
 
-    const list = await e2e.arbor(["sessions", "list"]);
+    const list = await e2e.cli(["sessions", "list"]);
     expect(list.code, list.stderr).toBe(0);
     const subLines = list.stdout.split("\n").filter((l) => l.includes("└ "));
     expect(subLines).toHaveLength(2);
@@ -89,7 +89,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     const parentAt = lines.findIndex((l) => l.startsWith(mainId));
     expect(lines[parentAt + 1]).toContain("└ ");
 
-    const show = await e2e.arbor(["sessions", "show", mainId]);
+    const show = await e2e.cli(["sessions", "show", mainId]);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("Plan: main: pick an auth design");
     expect(show.stdout).toMatch(/\[→\] 1\. Compare the auth designs\n\s+agent_call \(explore\):/);
@@ -99,7 +99,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
     expect(new Set(subIds).size).toBe(2);
 
     const jwtId = subLines.find((l) => l.includes("look at JWT"))!.match(/└ (\S+)/)![1]!;
-    const sub = await e2e.arbor(["sessions", "show", jwtId]);
+    const sub = await e2e.cli(["sessions", "show", jwtId]);
     expect(sub.code, sub.stderr).toBe(0);
     expect(sub.stdout).toContain(`parent    ${mainId}`);
     expect(sub.stdout).toContain(`Started by ${mainId}, goal 1 "Compare the auth designs" (agent_call, explore, in_progress)`);
@@ -108,7 +108,7 @@ describe("a run that plans and explores, seen from the CLI", () => {
 
   it("the text view says what each goal call changed and when each explore branch ends", async () => {
     const args = ["run", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace];
-    const run = await e2e.arbor([...args, "main: pick an auth design again"]);
+    const run = await e2e.cli([...args, "main: pick an auth design again"]);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split("\n");
     const added = lines.findIndex((l) => l.startsWith('✓ goal add "Compare the auth designs, Write the decision"'));

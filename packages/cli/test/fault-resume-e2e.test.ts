@@ -4,15 +4,18 @@ import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { delay, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RESUMED_INTERRUPTED_OUTPUT } from "../../core/src/loop/wake.js";
-import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines, printedVersusLog, seededRandom, storeCases } from "./helpers/fault.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
  * kill -9 of `arbor run` at random points of a scripted multi-step run that mixes tools safe to
  * repeat (read, glob, grep, list) with one that is not (bash appending a line to a file), then
- * `arbor run --resume` in a new process, on every store. Each trial must end as the uninterrupted
+ * `arbor run --resume` by a new runtime, on every store. The killed run is a real process (kill -9
+ * is the point); the uninterrupted baseline and each resume run in this process: what is checked is
+ * the store the dead process left and what a fresh runtime makes of it, which needs no process of its
+ * own, and that halves the processes started per trial. Each trial must end as the uninterrupted
  * run ends: nothing written lost, nothing twice, no bash line twice, the same final context except
  * for calls answered as interrupted.
  */
@@ -158,7 +161,7 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
 
       // The uninterrupted run: the context every trial must end with, and how many lines it prints.
       const baseWs = await workspace("baseline");
-      const base = await arbor([...runArgs(baseWs), PROMPT], { home });
+      const base = await runArborInProcess([...runArgs(baseWs), PROMPT], { home });
       expect(base.code, base.stderr).toBe(0);
       const baseEvents = jsonLines(base.stdout);
       const baseSnap = await snapshotOf(store, home, (baseEvents[0] as RunEvent).session_id);
@@ -190,7 +193,7 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
         );
 
         if (before.session.status === "interrupted") {
-          const next = await arbor(
+          const next = await runArborInProcess(
             ["run", "--json", "--yes", "--session", id, "--resume", ...storeArgs, ...rig.modelArgs(baseURL, ws)],
             { home },
           );
@@ -242,7 +245,7 @@ describe.each(storeCases(() => e2e.dir))("kill -9 of arbor run, then arbor run -
           if (!same) console.log(`    got:\n      ${got.join("\n      ")}\n    want:\n      ${want.join("\n      ")}`);
         }
       };
-      // A few trials at a time: each is two short processes, mostly start-up.
+      // A few trials at a time: each is a short process, mostly start-up, and a resume.
       let next = 0;
       const worker = async () => {
         while (next < TRIALS) await trial(next++);

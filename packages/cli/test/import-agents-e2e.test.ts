@@ -10,7 +10,7 @@ import { withStore } from "./helpers/seed.js";
 
 /**
  * End to end: `arbor sessions import --from …` on the real session files of other agents, then
- * `show`, `tree` and `export` of what it wrote, through the built binary.
+ * `show`, `tree` and `export` of what it wrote, through the CLI run in this process.
  */
 
 const FIXTURES = fileURLToPath(new URL("../../core/test/fixtures/sessions/", import.meta.url));
@@ -27,12 +27,12 @@ const e2e = setupCliE2e("arbor-import-e2e-", { workspace: false });
 
 const storeCount = async (store: string) => (await withStore(store, (s) => s.listSessions({ limit: 1000 }))).sessions.length;
 
-// Each case spawns the CLI several times; on a loaded machine one spawn can take seconds.
+// Each case runs the CLI several times, importing real sessions: given room on a loaded machine.
 describe("arbor sessions import --from", { timeout: 180_000 }, () => {
   it("imports every Claude Code session with its sub-agents, and a second import writes nothing", async () => {
     const store = join(e2e.dir, "claude");
     const args = ["sessions", "import", "--from", "claude-code", join(FIXTURES, "claude-code"), "--store", store, "--create"];
-    const first = await e2e.arbor([...args, "--json"]);
+    const first = await e2e.cli([...args, "--json"]);
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout) as Report;
     expect(report.imported).toHaveLength(6);
@@ -41,7 +41,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect(report.skipped['progress line "bash_progress" (live output shown while a tool ran)']).toBe(57);
     expect(await storeCount(store)).toBe(12);
 
-    const again = await e2e.arbor(args);
+    const again = await e2e.cli(args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^Imported 0 sessions from claude-code .*; 6 already imported\./);
     expect(await storeCount(store)).toBe(12);
@@ -50,36 +50,36 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
   it("show and tree draw an imported session with its sub-traces and active path", async () => {
     const store = join(e2e.dir, "claude");
     const id = "claude-code-e9fb405b-169f-40eb-9396-7e75076f045d";
-    const show = await e2e.arbor(["sessions", "show", id, "--store", store]);
+    const show = await e2e.cli(["sessions", "show", id, "--store", store]);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain(`${id}@delegate-20260114192013-001`);
     expect(show.stdout).toContain("Metrics Calculations Verification");
-    const tree = await e2e.arbor(["sessions", "tree", id, "--store", store]);
+    const tree = await e2e.cli(["sessions", "tree", id, "--store", store]);
     expect(tree.code, tree.stderr).toBe(0);
     const entries = (await withStore(store, (s) => s.listEntries(id))).length;
     expect(tree.stdout.trimEnd().split("\n").length).toBeGreaterThanOrEqual(entries);
     expect(tree.stdout).toContain("← leaf");
     // ATIF v1.7 embeds the sub-agent's trajectory the store holds, referenced by its trajectory_id.
-    const atif = await e2e.arbor(["sessions", "export", id, "--format", "atif", "--store", store]);
+    const atif = await e2e.cli(["sessions", "export", id, "--format", "atif", "--store", store]);
     expect(atif.code, atif.stderr).toBe(0);
     const trajectory = AtifTrajectorySchema.parse(JSON.parse(atif.stdout));
     const sub = `${id}@delegate-20260114192013-001`;
     expect(trajectory.subagent_trajectories?.map((t) => t.trajectory_id)).toEqual([sub]);
     const refs = trajectory.steps.flatMap((st) => st.observation?.results ?? []).flatMap((r) => r.subagent_trajectory_ref ?? []);
     expect(refs).toContainEqual({ trajectory_id: sub, session_id: sub });
-    const json = JSON.parse((await e2e.arbor(["sessions", "tree", id, "--json", "--store", store])).stdout) as {
+    const json = JSON.parse((await e2e.cli(["sessions", "tree", id, "--json", "--store", store])).stdout) as {
       activePath: string[];
     };
     expect(json.activePath.length).toBeGreaterThan(10);
     // Every prefix of the session's id is one of its sub-traces' too: it names the session, not an ambiguity.
-    const byPrefix = await e2e.arbor(["sessions", "show", "claude-code-e9fb", "--store", store]);
+    const byPrefix = await e2e.cli(["sessions", "show", "claude-code-e9fb", "--store", store]);
     expect(byPrefix.code, byPrefix.stderr).toBe(0);
     expect(byPrefix.stdout).toMatch(new RegExp(`^session +${id}$`, "m"));
   });
 
   it("pi sessions export back to pi line for line, and as ATIF", async () => {
     const store = join(e2e.dir, "pi");
-    const r = await e2e.arbor(
+    const r = await e2e.cli(
       ["sessions", "import", "--from", "pi", join(FIXTURES, "pi"), "--store", store, "--create", "--json"],
       {},
     );
@@ -87,7 +87,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect((JSON.parse(r.stdout) as Report).imported.map((s) => s.entries).sort((a, b) => a - b)).toEqual([5, 11, 1018]);
 
     const source = await readFile(join(FIXTURES, "pi", "v3-real-world-trimmed.jsonl"), "utf8");
-    const pi = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--format", "pi", "--store", store]);
+    const pi = await e2e.cli(["sessions", "export", "pi-real-world-uuid", "--format", "pi", "--store", store]);
     expect(pi.code, pi.stderr).toBe(0);
     const canon = (text: string) =>
       text
@@ -100,7 +100,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect(canon(pi.stdout)).toEqual(canon(source));
 
     const out = join(e2e.dir, "trajectory.json");
-    const atif = await e2e.arbor(
+    const atif = await e2e.cli(
       ["sessions", "export", "pi-real-world-uuid", "--format", "atif", "--out", out, "--store", store],
       {},
     );
@@ -109,12 +109,12 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     const t = AtifTrajectorySchema.parse(JSON.parse(await readFile(out, "utf8")));
     expect(t.steps.filter((s) => s.source === "agent").flatMap((s) => s.tool_calls ?? [])).toHaveLength(2);
 
-    const branch = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--leaf", "4841084c", "--store", store]);
+    const branch = await e2e.cli(["sessions", "export", "pi-real-world-uuid", "--leaf", "4841084c", "--store", store]);
     expect(branch.code, branch.stderr).toBe(0);
     const doc = JSON.parse(branch.stdout) as SessionExport;
     expect(doc.entries.map((e) => e.id)).toEqual(["38d0dce4", "98e5e6ae", "a38e1b57", "6fec25d2", "4d139ddb", "4841084c"]);
     expect(doc.session.leafEntryId).toBe("4841084c");
-    const bad = await e2e.arbor(["sessions", "export", "pi-real-world-uuid", "--format", "html", "--store", store]);
+    const bad = await e2e.cli(["sessions", "export", "pi-real-world-uuid", "--format", "html", "--store", store]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format must be one of arbor, pi, atif/);
   });
@@ -125,13 +125,13 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     await mkdir(sessions, { recursive: true });
     await cp(join(FIXTURES, "codex"), sessions, { recursive: true });
     const store = join(e2e.dir, "codex");
-    const r = await e2e.arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
+    const r = await e2e.cli(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
       env: { HOME: fakeHome },
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Imported 1 session from codex \(.*\.codex\/sessions\)/);
     expect(r.stdout).toMatch(/event_msg "exec_command_end"/);
-    const viaEnv = await e2e.arbor(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
+    const viaEnv = await e2e.cli(["sessions", "import", "--from", "codex", "--store", store, "--create"], {
       env: { CODEX_HOME: join(fakeHome, ".codex") },
     });
     expect(viaEnv.stdout).toMatch(/Imported 0 sessions .*; 1 already imported/);
@@ -154,12 +154,12 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     }
     db.close();
     const store = join(e2e.dir, "oc");
-    const r = await e2e.arbor(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--create", "--json"]);
+    const r = await e2e.cli(["sessions", "import", "--from", "opencode", dbDir, "--store", store, "--create", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as Report).imported).toEqual([
       expect.objectContaining({ sessionId: "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", entries: 5, subTraces: 0 }),
     ]);
-    const show = await e2e.arbor(["sessions", "show", "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", "--store", store]);
+    const show = await e2e.cli(["sessions", "show", "opencode-ses_f34687c4effe4c1OUSq8A7KEeN", "--store", store]);
     expect(show.stdout).toContain("Green");
     // OpenCode writes a cost of 0 for a model it has no price for: that is an unknown price, not $0.
     expect(show.stdout).toMatch(/^usage +\d+ tokens, price unknown$/m);
@@ -175,7 +175,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
     expect(shown).toHaveLength(5);
     expect(new Set(shown).size).toBe(5);
     for (const short of shown) {
-      const leaf = await e2e.arbor(["sessions", "leaf", "opencode-ses_f", short, "--store", store, "--json"]);
+      const leaf = await e2e.cli(["sessions", "leaf", "opencode-ses_f", short, "--store", store, "--json"]);
       expect(leaf.code, leaf.stderr).toBe(0);
       expect((JSON.parse(leaf.stdout) as { leafId: string }).leafId.startsWith(short)).toBe(true);
     }
@@ -201,7 +201,7 @@ describe("arbor sessions import --from", { timeout: 180_000 }, () => {
       [["--from", "codex", join(FIXTURES, "pi")], /Nothing at .* is a codex session/],
     ];
     for (const [args, message] of cases) {
-      const r = await e2e.arbor(["sessions", "import", ...args, "--store", store, "--create"]);
+      const r = await e2e.cli(["sessions", "import", ...args, "--store", store, "--create"]);
       expect(r.code, `${args.join(" ")}: ${r.stdout}${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(STACK_TRACE);

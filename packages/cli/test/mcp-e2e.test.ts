@@ -41,7 +41,7 @@ describe("arbor run with MCP servers", () => {
         [text("The notes say 42, and 40 + 2 = 42.")],
       ],
     });
-    const r = await e2e.arbor(e2e.runArgs(server.baseURL, "What is in notes?"));
+    const r = await e2e.cli(e2e.runArgs(server.baseURL, "What is in notes?"));
     expect(r.code, r.stderr).toBe(0);
     const events = runEvents(r);
     expect(events.at(-1)?.type).toBe("done");
@@ -69,10 +69,10 @@ describe("arbor run with MCP servers", () => {
       check: (elicitation) => expect(elicitation?.server).toBe("everything"),
       shows: "MCP server everything asks: Please provide inputs",
     });
-    const bad = await e2e.arbor(["approve", id, "--content", '{"name": 7}']);
+    const bad = await e2e.cli(["approve", id, "--content", '{"name": 7}']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/name must be a string/);
-    const answered = await e2e.arbor(["approve", id, "--json", "--content", '{"name": "Ada"}']);
+    const answered = await e2e.cli(["approve", id, "--json", "--content", '{"name": "Ada"}']);
     expect(answered.code, answered.stderr).toBe(0);
     expect(JSON.parse(answered.stdout)).toMatchObject({ id, kind: "elicitation", allowed: true });
     const r = await run.result;
@@ -82,7 +82,7 @@ describe("arbor run with MCP servers", () => {
   });
 
   it("arbor mcp list shows each server, its state and its tools", async () => {
-    const r = await e2e.arbor(["mcp", "list", "--json", "--cwd", e2e.workspace]);
+    const r = await e2e.cli(["mcp", "list", "--json", "--cwd", e2e.workspace]);
     expect(r.code, r.stderr).toBe(0);
     const { servers } = JSON.parse(r.stdout) as {
       servers: { name: string; state: { status: string }; tools: { name: string; readOnly: boolean }[] }[];
@@ -99,7 +99,7 @@ describe("arbor run with MCP servers", () => {
       readOnly: true,
     });
 
-    const text = await e2e.arbor(["mcp", "list", "--cwd", e2e.workspace]);
+    const text = await e2e.cli(["mcp", "list", "--cwd", e2e.workspace]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^fs {2}stdio {2}/m);
     expect(text.stdout).toMatch(/^ {2}ready/m);
@@ -110,7 +110,7 @@ describe("arbor run with MCP servers", () => {
     const bad = join(e2e.dir, "bad");
     await mkdir(bad);
     await writeFile(join(bad, "arbor.json"), JSON.stringify({ mcp: { servers: { fs: { command: 3 } } } }));
-    const r = await e2e.arbor(["mcp", "list", "--cwd", bad]);
+    const r = await e2e.cli(["mcp", "list", "--cwd", bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(join(bad, "arbor.json"));
     expect(r.stderr).toContain("mcp.servers.fs.command");
@@ -132,7 +132,7 @@ describe("arbor run with MCP servers", () => {
         },
       }),
     );
-    const r = await e2e.arbor(["mcp", "list", "--cwd", pasted]);
+    const r = await e2e.cli(["mcp", "list", "--cwd", pasted]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("its cwd /home/me/proj is not a directory here: set mcp.servers.files.cwd to one that exists");
     expect(r.stdout).toContain(

@@ -36,10 +36,10 @@ afterAll(async () => {
 describe("arbor mcp login", () => {
   it("logs in through the browser and the loopback listener; a run then calls the server's tool; logout forgets it", async () => {
     // Never logged in: a run's listing says how to log in, and nothing was asked of the authorization server.
-    const before = await e2e.arbor(["mcp", "list", "--cwd", e2e.workspace]);
+    const before = await e2e.cli(["mcp", "list", "--cwd", e2e.workspace]);
     expect(before.stdout).toMatch(/needs you to log in .*arbor mcp login remote/);
 
-    const login = await e2e.arbor(["mcp", "login", "remote", "--cwd", e2e.workspace, "--json"], { env: { BROWSER: browser } });
+    const login = await e2e.cli(["mcp", "login", "remote", "--cwd", e2e.workspace, "--json"], { env: { BROWSER: browser } });
     expect(login.code, login.stderr).toBe(0);
     expect(JSON.parse(login.stdout)).toMatchObject({ server: "remote", loggedIn: true, tools: 1 });
     expect(login.stderr).toMatch(
@@ -51,23 +51,23 @@ describe("arbor mcp login", () => {
     const fake = await e2e.startFake({
       script: [[toolCall("mcp__remote__whoami", {}, { id: "w1" })], [text("You are a registered client.")]],
     });
-    const run = await e2e.arbor(e2e.runArgs(fake.baseURL, "Who am I to the remote server?"));
+    const run = await e2e.cli(e2e.runArgs(fake.baseURL, "Who am I to the remote server?"));
     expect(run.code, run.stderr).toBe(0);
     const end = runEvents(run).find((e) => e.type === "tool_end" && e.call_id === "w1");
     expect(end).toMatchObject({ is_error: false, output: expect.stringMatching(/^client /) });
 
     // A login revoked at the authorization server: the server is reported as wanting a new login.
     server.provider.revokeAll();
-    const revoked = await e2e.arbor(["mcp", "list", "--cwd", e2e.workspace]);
+    const revoked = await e2e.cli(["mcp", "list", "--cwd", e2e.workspace]);
     expect(revoked.stdout).toMatch(/needs you to log in .*arbor mcp login remote/);
 
-    const logout = await e2e.arbor(["mcp", "logout", "remote", "--cwd", e2e.workspace, "--json"]);
+    const logout = await e2e.cli(["mcp", "logout", "remote", "--cwd", e2e.workspace, "--json"]);
     expect(JSON.parse(logout.stdout)).toEqual({ server: "remote", removed: true });
     expect(await readdir(join(e2e.home, "mcp-auth"))).toEqual([]);
   }, 240_000);
 
   it("refuses a server that is not configured as bad input", async () => {
-    const missing = await e2e.arbor(["mcp", "login", "nowhere", "--cwd", e2e.workspace]);
+    const missing = await e2e.cli(["mcp", "login", "nowhere", "--cwd", e2e.workspace]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/No MCP server "nowhere" is configured in arbor.json \(configured: remote\)/);
   });

@@ -32,35 +32,35 @@ function sentUserText(request: { body: unknown } | undefined): string {
 
 describe("MCP resources and prompts from the command line", () => {
   it("arbor mcp resources and prompts list what a server offers, as they are typed in a prompt", async () => {
-    const resources = await e2e.arbor(["mcp", "resources", "everything", "--cwd", e2e.workspace]);
+    const resources = await e2e.cli(["mcp", "resources", "everything", "--cwd", e2e.workspace]);
     expect(resources.code, resources.stderr).toBe(0);
     expect(resources.stdout).toContain(`@everything:${DOC}  instructions.md (text/markdown)`);
     expect(resources.stdout).toContain("@everything:demo://resource/dynamic/text/{resourceId}  Dynamic Text Resource (template)");
-    const json = await e2e.arbor(["mcp", "resources", "everything", "--json", "--cwd", e2e.workspace]);
+    const json = await e2e.cli(["mcp", "resources", "everything", "--json", "--cwd", e2e.workspace]);
     expect(JSON.parse(json.stdout)).toMatchObject({ server: "everything", subscribe: true });
-    const prompts = await e2e.arbor(["mcp", "prompts", "everything", "--cwd", e2e.workspace]);
+    const prompts = await e2e.cli(["mcp", "prompts", "everything", "--cwd", e2e.workspace]);
     expect(prompts.code, prompts.stderr).toBe(0);
     expect(prompts.stdout).toContain("/mcp:everything:args-prompt city=… [state=…]");
-    const unknown = await e2e.arbor(["mcp", "prompts", "everythin", "--cwd", e2e.workspace]);
+    const unknown = await e2e.cli(["mcp", "prompts", "everythin", "--cwd", e2e.workspace]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/No MCP server "everythin" is configured \(did you mean "everything"\?\)/);
   }, 120_000);
 
   it("arbor run attaches an @server:uri mention and runs /mcp:<server>:<prompt> k=v", async () => {
     const server = await e2e.startFake({ script: [[text("It is the server's guide.")], [text("Sunny.")]] });
-    const attached = await e2e.arbor(e2e.runArgs(server.baseURL, `explain @everything:${DOC}.`));
+    const attached = await e2e.cli(e2e.runArgs(server.baseURL, `explain @everything:${DOC}.`));
     expect(attached.code, attached.stderr).toBe(0);
     expect(runEvents(attached).at(-1)?.type).toBe("done");
     const sent = sentUserText(server.requests[0]);
     expect(sent).toMatch(new RegExp(`^explain @everything:${DOC}\\.\\n\\n\\[resource everything:${DOC}\\]\\n#`));
-    const prompted = await e2e.arbor(e2e.runArgs(server.baseURL, '/mcp:everything:args-prompt city="San Francisco" state=CA'));
+    const prompted = await e2e.cli(e2e.runArgs(server.baseURL, '/mcp:everything:args-prompt city="San Francisco" state=CA'));
     expect(prompted.code, prompted.stderr).toBe(0);
     expect(sentUserText(server.requests[1])).toBe("What's weather in San Francisco, CA?");
   }, 120_000);
 
   it("a mistyped prompt name fails the run as bad input, naming the nearest", async () => {
     const server = await e2e.startFake({ script: [[text("never")]] });
-    const r = await e2e.arbor(e2e.runArgs(server.baseURL, "/mcp:everything:args-promt city=Lyon"));
+    const r = await e2e.cli(e2e.runArgs(server.baseURL, "/mcp:everything:args-promt city=Lyon"));
     expect(r.code).toBe(2);
     expect(`${r.stdout}${r.stderr}`).toMatch(/has no prompt "args-promt" \(did you mean "args-prompt"\?\)/);
     expect(server.requests).toHaveLength(0);

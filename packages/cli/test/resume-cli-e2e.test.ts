@@ -1,8 +1,8 @@
 import { text } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 import { FaultRig, jsonLines } from "./helpers/fault.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -35,7 +35,7 @@ describe("arbor run and an interrupted session", () => {
     const home = freshHome();
     const id = await interrupted(home);
     const baseURL = await rig.fakeServer([[text("hello")]]);
-    const r = await arbor(["run", "--json", "--session", id, "--resume", ...rig.modelArgs(baseURL)], { home });
+    const r = await runArborInProcess(["run", "--json", "--session", id, "--resume", ...rig.modelArgs(baseURL)], { home });
     expect(r.code, r.stderr).toBe(0);
     const events = jsonLines(r.stdout);
     expect(events.at(-1)?.type).toBe("done");
@@ -46,7 +46,7 @@ describe("arbor run and an interrupted session", () => {
         .join(""),
     ).toBe("hello");
     expect(await statusOf(home, id)).toBe("completed");
-    const again = await arbor(["run", "--session", id, "--resume", ...rig.modelArgs(baseURL)], { home });
+    const again = await runArborInProcess(["run", "--session", id, "--resume", ...rig.modelArgs(baseURL)], { home });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("not interrupted");
     expect(rig.chatRequests()).toHaveLength(1);
@@ -55,10 +55,10 @@ describe("arbor run and an interrupted session", () => {
   it("refuses --resume with a prompt or without --session, changing nothing", async () => {
     const home = freshHome();
     const id = await interrupted(home);
-    const withPrompt = await arbor(["run", "--session", id, "--resume", "go on"], { home });
+    const withPrompt = await runArborInProcess(["run", "--session", id, "--resume", "go on"], { home });
     expect(withPrompt.code).toBe(2);
     expect(withPrompt.stderr).toContain("--resume takes no prompt");
-    const noSession = await arbor(["run", "--resume"], { home });
+    const noSession = await runArborInProcess(["run", "--resume"], { home });
     expect(noSession.code).toBe(2);
     expect(noSession.stderr).toContain("--resume needs --session");
     expect(await entryCount(home, id)).toBe(1);
@@ -68,14 +68,14 @@ describe("arbor run and an interrupted session", () => {
   it("without a prompt names --resume; with one, says the run was interrupted and continues", async () => {
     const home = freshHome();
     const id = await interrupted(home);
-    const bare = await arbor(["run", "--session", id], { home });
+    const bare = await runArborInProcess(["run", "--session", id], { home });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain("was interrupted");
     expect(bare.stderr).toContain(`arbor run --session ${id} --resume`);
     expect(await entryCount(home, id)).toBe(1);
 
     const baseURL = await rig.fakeServer([[text("continued")]]);
-    const r = await arbor(["run", "--json", "--session", id, ...rig.modelArgs(baseURL), "and then?"], { home });
+    const r = await runArborInProcess(["run", "--json", "--session", id, ...rig.modelArgs(baseURL), "and then?"], { home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Session ${id} was interrupted`);
     expect(r.stderr).toContain("--resume");

@@ -24,7 +24,7 @@ describe("provider retries", () => {
       [error(503, { message: "overloaded", headers: { "retry-after-ms": "10" } })],
       [text("Fine now.")],
     ]);
-    const r = await e2e.arbor(runArgs(baseURL, "--json", "hello"));
+    const r = await e2e.cli(runArgs(baseURL, "--json", "hello"));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^retrying 1\/4 in 10 ms: the provider answered 503 at http:\/\/127\.0\.0\.1:\d+\/v1: overloaded$/m);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toContain('"text":"Fine now."');
@@ -45,10 +45,10 @@ describe("provider retries", () => {
 
 describe("settings errors", () => {
   it("name the flag or variable the user set, not the internal key", async () => {
-    const flag = await e2e.arbor(runArgs("notaurl", "hello"));
+    const flag = await e2e.cli(runArgs("notaurl", "hello"));
     expect(flag.code).toBe(2);
     expect(flag.stderr).toBe("error: command-line options: --base-url: Invalid URL\n");
-    const env = await e2e.arbor(["run", "--model", FAKE_MODEL, "--cwd", e2e.workspace, "hello"], {
+    const env = await e2e.cli(["run", "--model", FAKE_MODEL, "--cwd", e2e.workspace, "hello"], {
       env: { ARBOR_BASE_URL: "nope" },
     });
     expect(env.code).toBe(2);

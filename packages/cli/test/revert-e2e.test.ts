@@ -4,8 +4,8 @@ import type { Entry, Snapshot } from "@arbor/core";
 import { type Script, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { hasGit, git as runGit } from "../../../test-setup/git.js";
-import { arbor } from "./helpers/cli.js";
 import { FAKE_MODEL, setupCliE2e } from "./helpers/e2e.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { snapshotOf } from "./helpers/session.js";
 
 /**
@@ -46,7 +46,7 @@ async function workspace(name: string): Promise<{ home: string; ws: string }> {
 async function run(home: string, ws: string, script: Script, prompt: string, session?: string): Promise<string> {
   const baseURL = await e2e.fake(script);
   const args = ["run", "--json", "--model", FAKE_MODEL, "--base-url", baseURL, "--cwd", ws];
-  const r = await arbor([...args, ...(session ? ["--session", session] : []), prompt], { home });
+  const r = await runArborInProcess([...args, ...(session ? ["--session", session] : []), prompt], { home });
   expect(r.code, r.stderr).toBe(0);
   const first = JSON.parse(r.stdout.split("\n")[0]!) as { session_id: string };
   return first.session_id;
@@ -92,25 +92,25 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     expect(files[1]!.diff).toContain("+export const answer = 42;");
 
     // `arbor sessions diff`: the session's changes as one diff, and --stat just the files.
-    const diff = await arbor(["sessions", "diff", id.slice(0, 8)], { home });
+    const diff = await runArborInProcess(["sessions", "diff", id.slice(0, 8)], { home });
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain(`Session ${id}: 2 files changed in 1 step in `);
     expect(diff.stdout).toContain("A docs/NOTE.md\nM src/app.ts\n");
     expect(diff.stdout).toContain("+export const answer = 42;");
-    const stat = await arbor(["sessions", "diff", id, "--stat", "--json"], { home });
+    const stat = await runArborInProcess(["sessions", "diff", id, "--stat", "--json"], { home });
     expect(JSON.parse(stat.stdout)).toMatchObject({
       sessionId: id,
       steps: 1,
       files: [{ path: "docs/NOTE.md" }, { path: "src/app.ts" }],
     });
-    expect((await arbor(["sessions", "diff", "nosuchsession"], { home })).code).not.toBe(0);
+    expect((await runArborInProcess(["sessions", "diff", "nosuchsession"], { home })).code).not.toBe(0);
 
     // The user changes an ignored file meanwhile: revert must leave it alone.
     await writeFile(join(ws, "build", "out.js"), "compiled v2\n");
     await writeFile(join(ws, "debug.log"), "log line\n");
     const withIgnored = await tree(ws);
 
-    const r = await arbor(["revert", id, "--json"], { home });
+    const r = await runArborInProcess(["revert", id, "--json"], { home });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ sessionId: id, files: 2 });
     expect(await tree(ws)).toEqual({
@@ -123,7 +123,7 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     const onPath = reverted.entries.filter((e) => reverted.activePath.includes(e.id));
     expect(onPath.filter((e) => e.type === "message")).toHaveLength(0);
 
-    const u = await arbor(["unrevert", id], { home });
+    const u = await runArborInProcess(["unrevert", id], { home });
     expect(u.code, u.stderr).toBe(0);
     expect(u.stdout).toContain("2 files restored");
     expect(await tree(ws)).toEqual(withIgnored);
@@ -142,11 +142,11 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     const s = await snapshotOf(home, id);
     const users = s.entries.filter((e) => e.type === "message" && e.message.role === "user");
     expect(users).toHaveLength(2);
-    const r = await arbor(["revert", id, "--to", users[1]!.id], { home });
+    const r = await runArborInProcess(["revert", id, "--to", users[1]!.id], { home });
     expect(r.code, r.stderr).toBe(0);
     expect(await tree(ws)).toEqual(afterFirst);
 
-    expect((await arbor(["unrevert", id], { home })).code).toBe(0);
+    expect((await runArborInProcess(["unrevert", id], { home })).code).toBe(0);
     expect(await tree(ws)).toEqual(afterSecond);
   });
 
@@ -156,13 +156,13 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     const before = await tree(ws);
     const s = await snapshotOf(home, id);
 
-    const r = await arbor(["revert", id, "--to", "no-such-entry"], { home });
+    const r = await runArborInProcess(["revert", id, "--to", "no-such-entry"], { home });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`No entry of session ${id} has the id or id prefix no-such-entry`);
     expect(await tree(ws)).toEqual(before);
     expect(await snapshotOf(home, id)).toEqual(s);
 
-    const u = await arbor(["unrevert", id], { home });
+    const u = await runArborInProcess(["unrevert", id], { home });
     expect(u.code).not.toBe(0);
     expect(u.stderr).toContain("no revert to undo");
     expect(await tree(ws)).toEqual(before);
@@ -180,7 +180,7 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     const original = await tree(ws);
     const id = await run(home, ws, EDIT_TURN, "Fix the answer.");
     expect(git("status", "--porcelain")).not.toBe(status);
-    expect((await arbor(["revert", id], { home })).code).toBe(0);
+    expect((await runArborInProcess(["revert", id], { home })).code).toBe(0);
     expect(await tree(ws)).toEqual(original);
     expect(git("rev-parse", "HEAD")).toBe(head);
     expect(git("status", "--porcelain")).toBe(status);
@@ -195,17 +195,17 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     const s = await snapshotOf(home, id);
     const users = s.entries.filter((e) => e.type === "message" && e.message.role === "user");
 
-    const f = await arbor(["revert", id, "--file", "src/app.ts", "--to", users[0]!.id, "--json"], { home });
+    const f = await runArborInProcess(["revert", id, "--file", "src/app.ts", "--to", users[0]!.id, "--json"], { home });
     expect(f.code, f.stderr).toBe(0);
     expect(JSON.parse(f.stdout)).toMatchObject({ files: 1, scope: "file" });
     expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 41;\n");
     expect(await readFile(join(ws, "README.md"), "utf8")).toBe("# demo, rewritten\n");
-    expect((await arbor(["unrevert", id], { home })).code).toBe(0);
+    expect((await runArborInProcess(["unrevert", id], { home })).code).toBe(0);
     expect(await tree(ws)).toEqual(afterSecond);
 
     // The first turn's step only: its two files go back, the second turn's readme stays.
     const step = patches(s)[0]!.id;
-    const r = await arbor(["revert", id, "--step", step], { home });
+    const r = await runArborInProcess(["revert", id, "--step", step], { home });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("the conversation stays where it is");
     expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 41;\n");
@@ -213,14 +213,14 @@ describe.skipIf(!hasGit)("arbor revert / unrevert (git on the PATH)", () => {
     expect(await readFile(join(ws, "README.md"), "utf8")).toBe("# demo, rewritten\n");
     // A later turn, then the unrevert: the step's change is back and the new turn's file stays.
     await run(home, ws, [[toolCall("write", { path: "LATER.md", content: "later\n" })], [text("Later.")]], "Later.", id);
-    const u = await arbor(["unrevert", id], { home });
+    const u = await runArborInProcess(["unrevert", id], { home });
     expect(u.code, u.stderr).toBe(0);
     expect(await readFile(join(ws, "src", "app.ts"), "utf8")).toBe("export const answer = 42;\n");
     expect(await readFile(join(ws, "LATER.md"), "utf8")).toBe("later\n");
 
-    const out = await arbor(["revert", id, "--file", "../escape.txt"], { home });
+    const out = await runArborInProcess(["revert", id, "--file", "../escape.txt"], { home });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("not a file inside the session's workspace");
-    // Five CLI processes and three scripted runs: slow on a loaded machine, like the first test here.
+    // Five CLI commands and three scripted runs: slow on a loaded machine, like the first test here.
   }, 120_000);
 });

@@ -41,7 +41,7 @@ describe("arbor run --agent with agents from arbor.json", () => {
     const server = await e2e.startFake({
       script: [[toolCall("read", { path: "notes.txt" })], [text("Reviewed: the notes say 42.")]],
     });
-    const r = await e2e.arbor([
+    const r = await e2e.cli([
       "run",
       "--json",
       "--agent",
@@ -68,7 +68,7 @@ describe("arbor run --agent with agents from arbor.json", () => {
     const before = await sessionCount();
     // The run before stored its session where this counts, so the count below can tell.
     expect(before).toBeGreaterThan(0);
-    const r = await e2e.arbor(["run", "--agent", "reviewr", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
+    const r = await e2e.cli(["run", "--agent", "reviewr", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Unknown agent "reviewr"\. Agents you can run: build, plan, reviewer/);
     expect(server.callCount).toBe(0);
@@ -79,7 +79,7 @@ describe("arbor run --agent with agents from arbor.json", () => {
     await config({ agents: { reviewer: { ...REVIEWER, tools: "read" } } });
     const server = await e2e.startFake({ script: [[text("never")]] });
     const before = await sessionCount();
-    const r = await e2e.arbor(["run", "--agent", "reviewer", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
+    const r = await e2e.cli(["run", "--agent", "reviewer", "--base-url", server.baseURL, "--cwd", e2e.workspace, "review"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(join(e2e.workspace, "arbor.json"));
     expect(r.stderr).toContain("agents.reviewer.tools");

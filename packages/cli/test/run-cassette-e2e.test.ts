@@ -33,7 +33,7 @@ describe("arbor run --record / --replay", () => {
     const base = ["run", "--json", "--cwd", e2e.workspace];
     let recorded: CliResult;
     try {
-      recorded = await e2e.arbor([
+      recorded = await e2e.cli([
         ...base,
         "--model",
         FAKE_MODEL,
@@ -52,7 +52,7 @@ describe("arbor run --record / --replay", () => {
     expect(file.run).toMatchObject({ prompt: "What do the notes say?", model: FAKE_MODEL });
     expect(file.interactions).toHaveLength(2);
 
-    const replayed = await e2e.arbor([...base, "--replay", cassette, "What do the notes say?"]);
+    const replayed = await e2e.cli([...base, "--replay", cassette, "What do the notes say?"]);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stderr).toBe("");
     expect(shape(events(replayed))).toEqual(shape(events(recorded)));
@@ -64,7 +64,7 @@ describe("arbor run --record / --replay", () => {
     // The workspace changed, so the tool answers differently: the replay stops at the call that no longer matches.
     await writeFile(join(e2e.workspace, "notes.txt"), "the answer is 43\n");
     try {
-      const diverged = await e2e.arbor([...base, "--replay", cassette, "What do the notes say?"]);
+      const diverged = await e2e.cli([...base, "--replay", cassette, "What do the notes say?"]);
       expect(diverged.code).toBe(1);
       const last = events(diverged).at(-1);
       expect(last).toMatchObject({ type: "error" });
@@ -88,7 +88,7 @@ describe("arbor run --record / --replay", () => {
       [["--record", join(e2e.dir, "no", "such", "dir", "x.json")], /--record .*: no directory .* to write the cassette in/],
     ];
     for (const [flags, message] of cases) {
-      const r = await e2e.arbor(["run", "--cwd", e2e.workspace, ...flags, "hi"], { home: fresh });
+      const r = await e2e.cli(["run", "--cwd", e2e.workspace, ...flags, "hi"], { home: fresh });
       expect(r.code, flags.join(" ")).toBe(2);
       expect(r.stderr).toMatch(message);
     }

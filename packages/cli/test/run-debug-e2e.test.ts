@@ -18,7 +18,7 @@ describe("arbor run --debug", () => {
         [text("It says 42."), usage({ inputTokens: 160, outputTokens: 6 })],
       ],
     });
-    const r = await e2e.arbor(args(server.baseURL, "--debug", "full", "What do the notes say?"));
+    const r = await e2e.cli(args(server.baseURL, "--debug", "full", "What do the notes say?"));
     expect(r.code, r.stderr).toBe(0);
     const sessionId = (JSON.parse(r.stdout.trimEnd().split("\n")[0] as string) as { session_id: string }).session_id;
     const store = await openStore({ kind: "file", dir: e2e.home });
@@ -37,7 +37,7 @@ describe("arbor run --debug", () => {
 
   it("refuses a level it does not know, naming the levels, before any run", async () => {
     const server = await e2e.startFake({ script: [] });
-    const r = await e2e.arbor(args(server.baseURL, "--debug", "verbose", "hi"));
+    const r = await e2e.cli(args(server.baseURL, "--debug", "verbose", "hi"));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--debug verbose: use one of off, basic, standard, full.");
     expect(server.requests).toHaveLength(0);

@@ -10,8 +10,9 @@ import { runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
- * End to end: the built `arbor` binary against the fake OpenAI-compatible server (in this process),
- * with ARBOR_HOME (the default file store) and the workspace in a temporary directory.
+ * End to end: `arbor` against the fake OpenAI-compatible server, with ARBOR_HOME (the default file
+ * store) and the workspace in a temporary directory. Commands run in this process (`e2e.cli`), but
+ * Ctrl-C, which is about the process, is sent to a real one.
  */
 
 const STACK_TRACE = /\n\s+at /;
@@ -44,7 +45,7 @@ const READ_THEN_ANSWER: Script = [
 describe("arbor run", () => {
   it("--json streams every event with its session id, ends with done, and stores the whole exchange", async () => {
     const baseURL = await e2e.fake(READ_THEN_ANSWER);
-    const r = await e2e.arbor(runArgs(baseURL, "What do the notes say?"));
+    const r = await e2e.cli(runArgs(baseURL, "What do the notes say?"));
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     const types = all.map((e) => e.type);
@@ -62,10 +63,10 @@ describe("arbor run", () => {
 
   it("--session continues the session with the next prompt", async () => {
     const baseURL = await e2e.fake([[text("First.")], [text("Second.")]]);
-    const first = await e2e.arbor(runArgs(baseURL, "one"));
+    const first = await e2e.cli(runArgs(baseURL, "one"));
     expect(first.code, first.stderr).toBe(0);
     const id = events(first)[0]!.session_id;
-    const second = await e2e.arbor(runArgs(baseURL, "--session", id, "two"));
+    const second = await e2e.cli(runArgs(baseURL, "--session", id, "two"));
     expect(second.code, second.stderr).toBe(0);
     expect(expectStream(second, "done")[0]!.session_id).toBe(id);
     const roles = messages(await snapshot(id)).map((m) => m.role);
@@ -74,7 +75,7 @@ describe("arbor run", () => {
 
   it("prints a live text view without --json: the answer, tool lines, usage and how to go on", async () => {
     const baseURL = await e2e.fake(READ_THEN_ANSWER);
-    const r = await e2e.arbor(["run", ...e2e.modelArgs(baseURL), "What", "do the notes say?"]);
+    const r = await e2e.cli(["run", ...e2e.modelArgs(baseURL), "What", "do the notes say?"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Let me look\.\n✓ read notes\.txt (\d+ ms|[\d.]+ s)\nThe notes say 42\.\n\n✓ done · 2 steps · /);
     expect(r.stdout).toContain("280 in · 15 out tokens");
@@ -87,7 +88,7 @@ describe("arbor run", () => {
 
   it("ends with an error line and exit 1 when the provider refuses the request", async () => {
     const baseURL = await e2e.fake([[error(400, { message: "This model does not exist here." })]]);
-    const r = await e2e.arbor(runArgs(baseURL, "hello"));
+    const r = await e2e.cli(runArgs(baseURL, "hello"));
     expect(r.code).toBe(1);
     const last = expectStream(r, "error").at(-1);
     expect(JSON.stringify(last)).toContain("This model does not exist here.");
@@ -96,29 +97,29 @@ describe("arbor run", () => {
   });
 
   it("exits 2 naming the variable when the provider's key is missing, and writes no session", async () => {
-    const r = await e2e.arbor(["run", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
+    const r = await e2e.cli(["run", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
       env: { OPENAI_API_KEY: "" },
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: .*OPENAI_API_KEY/);
     expect(r.stdout).toBe("");
-    const json = await e2e.arbor(["run", "--json", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
+    const json = await e2e.cli(["run", "--json", "--model", "openai/gpt-4o", "--cwd", e2e.workspace, "hello"], {
       env: { OPENAI_API_KEY: "" },
     });
     expect(json.code).toBe(2);
     const last = expectStream(json, "error").at(-1);
     expect(last).toMatchObject({ type: "error", code: "missing_api_key" });
-    const listed = await e2e.arbor(["sessions", "list", "--json"]);
+    const listed = await e2e.cli(["sessions", "list", "--json"]);
     const ids = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
     expect(ids).not.toContain(last?.session_id);
   });
 
   it("exits 2 for an unknown session and an invalid model, before any request", async () => {
     const baseURL = await e2e.fake([]);
-    const unknown = await e2e.arbor(runArgs(baseURL, "--session", "no-such-session", "hi"));
+    const unknown = await e2e.cli(runArgs(baseURL, "--session", "no-such-session", "hi"));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no-such-session/);
-    const invalid = await e2e.arbor(["run", "--model", "gpt4", "--cwd", e2e.workspace, "hi"]);
+    const invalid = await e2e.cli(["run", "--model", "gpt4", "--cwd", e2e.workspace, "hi"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^error: .*provider\/model/);
     expect(e2e.server?.callCount).toBe(0);
@@ -145,7 +146,7 @@ describe("arbor run", () => {
       [toolCall("read", { path: ".env" })],
       [text("It holds a token.")],
     ]);
-    const r = await e2e.arbor(runArgs(baseURL, "read .env"));
+    const r = await e2e.cli(runArgs(baseURL, "read .env"));
     expect(r.code, r.stderr).toBe(3);
     const all = expectStream(r, "error");
     expect(all.at(-1)).toMatchObject({ code: "needs_answer" });
@@ -159,12 +160,12 @@ describe("arbor run", () => {
     expect(JSON.stringify(await snapshot(id)).match(/.{0,120}reject.{0,120}/i)?.[0]).toBeUndefined();
 
     // Answered later: the approval is recorded in the session and the continued run reads the file unasked.
-    const noPattern = await e2e.arbor(["approve", id, "--permission", "read"]);
+    const noPattern = await e2e.cli(["approve", id, "--permission", "read"]);
     expect(noPattern.code).toBe(2);
-    const allow = await e2e.arbor(["approve", id.slice(0, 8), "--permission", "read", "--pattern", ".env"]);
+    const allow = await e2e.cli(["approve", id.slice(0, 8), "--permission", "read", "--pattern", ".env"]);
     expect(allow.code, allow.stderr).toBe(0);
     expect(allow.stdout).toContain(`Allowed read for .env in session ${id}`);
-    const next = await e2e.arbor(runArgs(baseURL, "--session", id, "go on"));
+    const next = await e2e.cli(runArgs(baseURL, "--session", id, "go on"));
     expect(next.code, next.stderr).toBe(0);
     const more = expectStream(next, "done");
     expect(more.find((e) => e.type === "permission_request")).toBeUndefined();
@@ -173,7 +174,7 @@ describe("arbor run", () => {
 
   it("--yes allows the ask", async () => {
     const baseURL = await e2e.fake([[toolCall("read", { path: ".env" })], [text("Read it.")]]);
-    const r = await e2e.arbor(runArgs(baseURL, "--yes", "read .env"));
+    const r = await e2e.cli(runArgs(baseURL, "--yes", "read .env"));
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     const end = all.find((e) => e.type === "tool_end");
@@ -185,7 +186,7 @@ describe("arbor run", () => {
 
 describe("arbor demo", () => {
   it("replays the recorded fix on a fresh workspace: the tests really fail, then pass, and the session is stored", async () => {
-    const r = await e2e.arbor(["demo"]);
+    const r = await e2e.cli(["demo"]);
     expect(r.code, r.stderr).toBe(0);
     const ws = /^workspace\s+(\S+)/m.exec(r.stdout)?.[1];
     expect(ws).toBeDefined();
@@ -219,14 +220,14 @@ describe("arbor demo", () => {
 
   it("--json and --store work as for run", async () => {
     const store = `sqlite:${join(e2e.dir, "demo.db")}`;
-    const r = await e2e.arbor(["demo", "--json", "--store", store, "--create"]);
+    const r = await e2e.cli(["demo", "--json", "--store", store, "--create"]);
     expect(r.code, r.stderr).toBe(0);
     const all = expectStream(r, "done");
     expect(all.filter((e) => e.type === "tool_end")).toHaveLength(9);
     const ws = /workspace (\S+)/.exec(r.stderr)?.[1];
     expect(ws).toBeDefined();
     await rm(ws!, { recursive: true, force: true });
-    const shown = await e2e.arbor(["sessions", "show", all[0]!.session_id, "--store", store]);
+    const shown = await e2e.cli(["sessions", "show", all[0]!.session_id, "--store", store]);
     expect(shown.code, shown.stderr).toBe(0);
   });
 });

@@ -14,7 +14,7 @@ const PLAN = toolCall("plan_create", { title: "Tidy up", steps: ["Look around", 
 async function run(script: Script, ...flags: string[]) {
   const server = await e2e.startFake({ script });
   const args = ["run", "--json", "--model", FAKE_MODEL, "--base-url", server.baseURL, "--cwd", e2e.workspace];
-  const r = await e2e.arbor([...args, ...flags, "tidy the workspace"], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
+  const r = await e2e.cli([...args, ...flags, "tidy the workspace"], { env: { PLAN_REQUIRE_APPROVAL: "true" } });
   const events = runEvents(r);
   return { r, events };
 }
@@ -72,15 +72,15 @@ describe("arbor run in plan mode", () => {
 
     const sessionId = events[0]!.session_id;
     const modelArgs = ["--model", FAKE_MODEL, "--base-url", e2e.server!.baseURL, "--cwd", e2e.workspace];
-    const wrong = await e2e.arbor(["approve", `${sessionId}:00000000`, ...modelArgs]);
+    const wrong = await e2e.cli(["approve", `${sessionId}:00000000`, ...modelArgs]);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/has no plan .*:00000000 on its current branch/);
-    const approved = await e2e.arbor(["approve", sessionId.slice(0, 8), "--json", ...modelArgs]);
+    const approved = await e2e.cli(["approve", sessionId.slice(0, 8), "--json", ...modelArgs]);
     expect(approved.code, approved.stderr).toBe(0);
     const after = runEvents(approved);
     expect(after.filter((e) => e.type === "plan_updated").map((e) => `${e.step_id}:${e.status}`)).toContain("1:running");
     expect(after.at(-1)).toMatchObject({ type: "done", session_id: sessionId, text: "The workspace is already tidy." });
-    const again = await e2e.arbor(["approve", sessionId, ...modelArgs]);
+    const again = await e2e.cli(["approve", sessionId, ...modelArgs]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
   });
@@ -90,18 +90,18 @@ describe("arbor run in plan mode", () => {
     expect(r.code, r.stderr).toBe(3);
     const sessionId = events[0]!.session_id;
     const modelArgs = ["--model", FAKE_MODEL, "--base-url", e2e.server!.baseURL, "--cwd", e2e.workspace];
-    const reasonAlone = await e2e.arbor(["approve", sessionId, "--reason", "too risky", ...modelArgs]);
+    const reasonAlone = await e2e.cli(["approve", sessionId, "--reason", "too risky", ...modelArgs]);
     expect(reasonAlone.code).toBe(2);
     expect(reasonAlone.stderr).toContain("--reason goes with --reject");
-    const rejected = await e2e.arbor(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs]);
+    const rejected = await e2e.cli(["approve", sessionId, "--reject", "--reason", "too risky", "--json", ...modelArgs]);
     expect(rejected.code, rejected.stderr).toBe(0);
     const after = runEvents(rejected);
     expect(after.filter((e) => e.type === "plan_updated")).toEqual([]);
     expect(e2e.server!.callCount).toBe(1);
-    const shown = await e2e.arbor(["sessions", "show", sessionId, "--json"]);
+    const shown = await e2e.cli(["sessions", "show", sessionId, "--json"]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("too risky");
-    const again = await e2e.arbor(["approve", sessionId, ...modelArgs]);
+    const again = await e2e.cli(["approve", sessionId, ...modelArgs]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not waiting for approval/);
   });

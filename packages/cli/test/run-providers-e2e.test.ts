@@ -11,7 +11,7 @@ import { runEvents, setupCliE2e } from "./helpers/e2e.js";
 import { messagesOf, snapshotOf } from "./helpers/session.js";
 
 /**
- * End to end: the built `arbor run` against real provider streams replayed by a loopback server,
+ * End to end: `arbor run` against real provider streams replayed by a loopback server,
  * then `arbor run --session` continuing the session. What each provider streamed must be in the
  * stored session, and each next request must carry what that provider needs back (Anthropic's
  * signed thinking, OpenAI's reasoning items, Gemini's thought signatures). The recorded turns call
@@ -33,9 +33,15 @@ async function serve(wire: Parameters<typeof startRecordedProvider>[0]["wire"], 
 
 const events = runEvents;
 
-/** `arbor run --json` to completion; returns the session id. */
+/**
+ * `arbor run --json` to completion; returns the session id. In this process, unless `env` routes
+ * requests through a proxy: Node reads NODE_USE_ENV_PROXY when a process starts, so that run gets one.
+ */
 async function run(model: string, env: Record<string, string>, ...rest: string[]): Promise<string> {
-  const r = await e2e.arbor(["run", "--json", "--model", model, "--cwd", e2e.workspace, ...rest], { env });
+  const r = await (env.NODE_USE_ENV_PROXY ? e2e.arbor : e2e.cli)(
+    ["run", "--json", "--model", model, "--cwd", e2e.workspace, ...rest],
+    { env },
+  );
   expect(r.code, r.stderr).toBe(0);
   const all = events(r);
   expect(all.at(-1)?.type).toBe("done");
@@ -184,6 +190,7 @@ describe("arbor run on Azure OpenAI, over the Responses wire", () => {
       NO_PROXY: "",
     };
     const model = "azure/my-deployment";
+    // A process of its own: Node reads NODE_USE_ENV_PROXY at start-up.
     const first = await e2e.arbor(
       ["run", "--model", model, "--thinking", "medium", "--cwd", e2e.workspace, "Compute ((12 + 7) * 3) * 10."],
       { env },

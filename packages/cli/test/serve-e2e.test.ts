@@ -47,12 +47,12 @@ describe("arbor serve", () => {
     const result = await server.result;
     expect(result.code).toBe(0);
     // The session is in the default file store, where the CLI finds it.
-    const shown = await e2e.arbor(["sessions", "show", sessionId, "--json"]);
+    const shown = await e2e.cli(["sessions", "show", sessionId, "--json"]);
     expect(shown.code).toBe(0);
   });
 
   it("refuses a non-loopback host without a token (exit 2, nothing opened)", async () => {
-    const result = await e2e.arbor(["serve", "--host", "0.0.0.0", "--port", "0"]);
+    const result = await e2e.cli(["serve", "--host", "0.0.0.0", "--port", "0"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--token");
   });
@@ -89,16 +89,16 @@ describe("arbor serve", () => {
   it("refuses two token sources, an empty token file, and documents the token sources in --help", async () => {
     const empty = join(e2e.dir, "empty-token");
     await writeFile(empty, "\n");
-    const both = await e2e.arbor(["serve", "--port", "0", "--token", "a", "--token-file", empty]);
+    const both = await e2e.cli(["serve", "--port", "0", "--token", "a", "--token-file", empty]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("not both");
-    const blank = await e2e.arbor(["serve", "--port", "0", "--token-file", empty]);
+    const blank = await e2e.cli(["serve", "--port", "0", "--token-file", empty]);
     expect(blank.code).toBe(2);
     expect(blank.stderr).toContain("non-empty");
-    const missing = await e2e.arbor(["serve", "--port", "0", "--token-file", join(e2e.dir, "nosuch")]);
+    const missing = await e2e.cli(["serve", "--port", "0", "--token-file", join(e2e.dir, "nosuch")]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("nosuch");
-    const help = await e2e.arbor(["serve", "--help"]);
+    const help = await e2e.cli(["serve", "--help"]);
     expect(help.stdout).toContain("--token-file");
     expect(help.stdout).toContain("ARBOR_TOKEN");
   });

@@ -73,7 +73,7 @@ describe.each(storeCases(() => e2e.dir))("damaged sessions on the %s store", (na
       });
       const damaged = await (name === "file" ? fileDamage : sqlDamage)(home, store);
 
-      const listed = await e2e.arbor(["sessions", "list", "--json", ...storeArgs], { home });
+      const listed = await e2e.cli(["sessions", "list", "--json", ...storeArgs], { home });
       expect(listed.code, listed.stderr).toBe(0);
       const metas = (JSON.parse(listed.stdout) as { sessions: SessionMeta[] }).sessions;
       expect(metas.map((m) => m.id).sort()).toEqual(["corrupt", "fine", "newer", "torn"]);
@@ -82,11 +82,11 @@ describe.each(storeCases(() => e2e.dir))("damaged sessions on the %s store", (na
       expect(marked.sort()).toEqual(name === "file" ? ["corrupt", "newer", "torn"] : ["newer", "torn"]);
 
       for (const id of damaged) {
-        const rm = await e2e.arbor(["sessions", "rm", id, ...storeArgs], { home });
+        const rm = await e2e.cli(["sessions", "rm", id, ...storeArgs], { home });
         expect(rm.code, rm.stderr).toBe(0);
         expect(rm.stdout).toContain(`Deleted session ${id}.`);
       }
-      const after = await e2e.arbor(["sessions", "list", "--json", ...storeArgs], { home });
+      const after = await e2e.cli(["sessions", "list", "--json", ...storeArgs], { home });
       expect((JSON.parse(after.stdout) as { sessions: SessionMeta[] }).sessions.map((m) => m.id)).toEqual(["fine"]);
     } finally {
       await drop();

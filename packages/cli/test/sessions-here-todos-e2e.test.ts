@@ -3,11 +3,11 @@ import { join } from "node:path";
 import type { SessionMeta } from "@arbor/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TODOS_ENTRY_TYPE } from "../../core/src/todos/todo-record.js";
-import { arbor } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { withStore } from "./helpers/seed.js";
 
-/** The built binary against a file store: `sessions list --here` and the todo list in `sessions show`. */
+/** The CLI against a file store: `sessions list --here` and the todo list in `sessions show`. */
 describe("arbor sessions by workspace, and their todos", () => {
   const e2e = setupCliE2e("arbor-cli-here-", { realpath: true, workspace: false });
   let spec: string;
@@ -54,25 +54,25 @@ describe("arbor sessions by workspace, and their todos", () => {
   });
 
   it("list --here shows only the sessions of the current directory", async () => {
-    const r = await arbor(["sessions", "list", "--here", "--json", "--store", spec], { home, cwd: projectA });
+    const r = await runArborInProcess(["sessions", "list", "--here", "--json", "--store", spec], { home, cwd: projectA });
     expect(r.code).toBe(0);
     const listed = (JSON.parse(r.stdout) as { sessions: SessionMeta[] }).sessions.map((s) => s.id);
     expect(listed).toEqual([ids.a2, ids.a1]);
-    const human = await arbor(["sessions", "list", "--here", "--store", spec], { home, cwd: projectB });
+    const human = await runArborInProcess(["sessions", "list", "--here", "--store", spec], { home, cwd: projectB });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain("in b");
     expect(human.stdout).not.toContain("first in a");
-    const everything = await arbor(["sessions", "list", "--json", "--store", spec], { home, cwd: projectA });
+    const everything = await runArborInProcess(["sessions", "list", "--json", "--store", spec], { home, cwd: projectA });
     expect((JSON.parse(everything.stdout) as { sessions: SessionMeta[] }).sessions).toHaveLength(4);
   });
 
   it("show prints the todo list of the active branch", async () => {
-    const r = await arbor(["sessions", "show", ids.a1 as string, "--store", spec], { home });
+    const r = await runArborInProcess(["sessions", "show", ids.a1 as string, "--store", spec], { home });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Todos:");
     expect(r.stdout).toContain("[ ] Read the grammar");
     expect(r.stdout).not.toContain("Test the parser");
-    const plain = await arbor(["sessions", "show", ids.b as string, "--store", spec], { home });
+    const plain = await runArborInProcess(["sessions", "show", ids.b as string, "--store", spec], { home });
     expect(plain.stdout).not.toContain("Todos:");
   });
 });

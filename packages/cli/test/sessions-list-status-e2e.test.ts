@@ -11,10 +11,10 @@ const e2e = setupCliE2e("arbor-sessions-list-status-");
 
 describe("arbor sessions list: statuses and titles", () => {
   it("a killed run is listed as interrupted under its prompt, a failed one as failed, a finished one as is", async () => {
-    const fine = await e2e.arbor(e2e.runArgs(await e2e.fake([[text("hello")]]), "Say hello"));
+    const fine = await e2e.cli(e2e.runArgs(await e2e.fake([[text("hello")]]), "Say hello"));
     expect(fine.code, fine.stderr).toBe(0);
 
-    const failed = await e2e.arbor(e2e.runArgs(await e2e.fake([[error(400, { message: "bad request" })]]), "Break it"));
+    const failed = await e2e.cli(e2e.runArgs(await e2e.fake([[error(400, { message: "bad request" })]]), "Break it"));
     expect(failed.code).not.toBe(0);
 
     // The provider never answers: the run is killed while its first step streams.
@@ -25,7 +25,7 @@ describe("arbor sessions list: statuses and titles", () => {
     running.child.kill("SIGKILL");
     await running.result;
 
-    const list = await e2e.arbor(["sessions", "list"]);
+    const list = await e2e.cli(["sessions", "list"]);
     expect(list.code, list.stderr).toBe(0);
     const row = (id: string) => list.stdout.split("\n").find((l) => l.startsWith(id)) ?? "";
     expect(row(sessionId)).toMatch(/\[interrupted\] Look at the parser$/);

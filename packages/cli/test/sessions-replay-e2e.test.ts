@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { setupCliE2e } from "./helpers/e2e.js";
 import { snapshotOf } from "./helpers/session.js";
 
-/** `arbor sessions replay` end to end: the built binary, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
+/** `arbor sessions replay` end to end: the CLI, the fake OpenAI-compatible server, a temporary ARBOR_HOME. */
 
 const e2e = setupCliE2e("arbor-replay-e2e-");
 
@@ -16,7 +16,7 @@ const goalInputs = (entries: readonly Entry[]) =>
   );
 
 describe("arbor sessions replay", () => {
-  // Five processes of the built CLI: seconds each on a loaded machine.
+  // Five CLI commands, three of them runs: given room on a loaded machine.
   it("edits a past goal call, runs on from a new branch and leaves the old one beside it", { timeout: 120_000 }, async () => {
     const baseURL = await e2e.fake([
       [toolCall("goal", { add: "Approach A, Test" }, { id: "plan" })],
@@ -24,20 +24,20 @@ describe("arbor sessions replay", () => {
       // The replayed run: the runtime redoes the edited call, then the model goes on.
       [text("went with B")],
     ]);
-    const first = await e2e.arbor(e2e.runArgs(baseURL, "build it"));
+    const first = await e2e.cli(e2e.runArgs(baseURL, "build it"));
     expect(first.code, first.stderr).toBe(0);
     const sessionId = (JSON.parse(first.stdout.trim().split("\n")[0]!) as RunEvent).session_id;
     const before = await snapshotOf(e2e.home, sessionId);
     const call = before.entries.find((e) => goalInputs([e]).length > 0)!;
 
     // Bad arguments are refused before anything is written: the goal tool's schema, then the JSON itself.
-    const bogus = await e2e.arbor(["sessions", "replay", sessionId, call.id, "--args", '{"bogus":1}', ...e2e.modelArgs(baseURL)]);
+    const bogus = await e2e.cli(["sessions", "replay", sessionId, call.id, "--args", '{"bogus":1}', ...e2e.modelArgs(baseURL)]);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr + bogus.stdout).toMatch(/new goal arguments are not valid/);
-    const notJson = await e2e.arbor(["sessions", "replay", sessionId, call.id, "--args", "{add:", ...e2e.modelArgs(baseURL)]);
+    const notJson = await e2e.cli(["sessions", "replay", sessionId, call.id, "--args", "{add:", ...e2e.modelArgs(baseURL)]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toMatch(/--args is not JSON/);
-    const notGoal = await e2e.arbor([
+    const notGoal = await e2e.cli([
       "sessions",
       "replay",
       sessionId,
@@ -51,7 +51,7 @@ describe("arbor sessions replay", () => {
     expect((await snapshotOf(e2e.home, sessionId)).entries.map((e) => e.id)).toEqual(before.entries.map((e) => e.id));
 
     // A prefix of the message's id, as 'sessions tree' shows it; the one goal call is found without --call.
-    const replayed = await e2e.arbor([
+    const replayed = await e2e.cli([
       "sessions",
       "replay",
       sessionId.slice(0, 8),

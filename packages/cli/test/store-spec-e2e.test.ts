@@ -24,10 +24,10 @@ describe("--store", () => {
       [`sqlite:${join(e2e.dir, "typo.db")}`, /The sqlite store .*typo\.db does not exist/],
     ];
     for (const [spec, message] of cases) {
-      const r = await e2e.arbor(["sessions", "list", "--store", spec], { cwd: e2e.dir });
+      const r = await e2e.cli(["sessions", "list", "--store", spec], { cwd: e2e.dir });
       expect(r.code, `${spec}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
-      const viaEnv = await e2e.arbor(["sessions", "list"], { cwd: e2e.dir, env: { ARBOR_STORE: spec } });
+      const viaEnv = await e2e.cli(["sessions", "list"], { cwd: e2e.dir, env: { ARBOR_STORE: spec } });
       expect(viaEnv.code, spec).toBe(2);
     }
     expect(await readdir(e2e.dir)).toEqual([]);
@@ -35,11 +35,11 @@ describe("--store", () => {
 
   it("--create makes the missing store on purpose", async () => {
     const store = join(e2e.dir, "new-store");
-    const r = await e2e.arbor(["sessions", "list", "--json", "--store", store, "--create"]);
+    const r = await e2e.cli(["sessions", "list", "--json", "--store", store, "--create"]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ sessions: [] });
     expect(existsSync(store)).toBe(true);
-    const again = await e2e.arbor(["sessions", "list", "--json", "--store", store]);
+    const again = await e2e.cli(["sessions", "list", "--json", "--store", store]);
     expect(again.code, again.stderr).toBe(0);
   });
 
@@ -55,16 +55,16 @@ describe("--store", () => {
         [pgUrl.toString(), `createdb ${name}`],
         [`${MYSQL_URL}/${name}`, `mysql -e 'CREATE DATABASE \`${name}\`'`],
       ] as const) {
-        const missing = await e2e.arbor(["sessions", "list", "--store", spec]);
+        const missing = await e2e.cli(["sessions", "list", "--store", spec]);
         expect(missing.code, missing.stderr).toBe(2);
         expect(missing.stderr).toContain(`database "${name}" does not exist on that server. Create it (${how})`);
         expect(missing.stderr).not.toMatch(/migrat/i);
-        const created = await e2e.arbor(["sessions", "list", "--json", "--store", spec, "--create"]);
+        const created = await e2e.cli(["sessions", "list", "--json", "--store", spec, "--create"]);
         expect(created.code, created.stderr).toBe(0);
         expect(JSON.parse(created.stdout)).toMatchObject({ sessions: [] });
       }
       // No user in the URL and none in the environment (a container's shell): bad input that says so.
-      const noUser = await e2e.arbor(["sessions", "list", "--store", `postgres://${pgUrl.host}/${name}`], {
+      const noUser = await e2e.cli(["sessions", "list", "--store", `postgres://${pgUrl.host}/${name}`], {
         env: { USER: "", PGUSER: "" },
       });
       expect(noUser.code, noUser.stderr).toBe(2);
@@ -83,7 +83,7 @@ describe("--store", () => {
     await admin.query(`create database \`${name}\``);
     try {
       const spec = `${MYSQL_URL.replace(/^mysql:/, "mariadb:")}/${name}`;
-      const r = await e2e.arbor(["sessions", "list", "--json", "--store", spec]);
+      const r = await e2e.cli(["sessions", "list", "--json", "--store", spec]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ sessions: [] });
     } finally {

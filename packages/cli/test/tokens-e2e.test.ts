@@ -12,7 +12,7 @@ describe("arbor tokens", () => {
   it("adds a scoped token shown once, lists without secrets, and serve honours and then refuses it", {
     timeout: 120_000,
   }, async () => {
-    const added = await e2e.arbor([
+    const added = await e2e.cli([
       "tokens",
       "add",
       "--scope",
@@ -34,21 +34,21 @@ describe("arbor tokens", () => {
     expect(scopes).toEqual(["read"]);
     expect(projects).toEqual([e2e.workspace]);
 
-    const text = await e2e.arbor(["tokens", "add", "--scope", "read,run"]);
+    const text = await e2e.cli(["tokens", "add", "--scope", "read,run"]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("It is shown only now");
 
-    const list = await e2e.arbor(["tokens", "list"]);
+    const list = await e2e.cli(["tokens", "list"]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toContain(`${id}  dashboard`);
     expect(list.stdout).not.toContain(token);
-    const listed = await e2e.arbor(["tokens", "list", "--json"]);
+    const listed = await e2e.cli(["tokens", "list", "--json"]);
     expect(listed.stdout).not.toMatch(/hash|arbor_/);
     // The store keeps the hash only.
     const tokensDir = join(e2e.home, "tokens");
     for (const file of readdirSync(tokensDir)) expect(readFileSync(join(tokensDir, file), "utf8")).not.toContain(token);
 
-    const bad = await e2e.arbor(["tokens", "add", "--scope", "write"]);
+    const bad = await e2e.cli(["tokens", "add", "--scope", "write"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown scope");
 
@@ -68,11 +68,11 @@ describe("arbor tokens", () => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("scope_required");
     expect((await as("arbor_unknown")).status).toBe(401);
 
-    const revoked = await e2e.arbor(["tokens", "revoke", id]);
+    const revoked = await e2e.cli(["tokens", "revoke", id]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toBe(`Revoked token ${id} (dashboard).\n`);
     expect((await as(token)).status).toBe(401);
-    expect((await e2e.arbor(["tokens", "revoke", "tok_nosuch"])).code).toBe(2);
+    expect((await e2e.cli(["tokens", "revoke", "tok_nosuch"])).code).toBe(2);
 
     server.child.kill("SIGINT");
     expect((await server.result).code).toBe(0);

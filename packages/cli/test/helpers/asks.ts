@@ -14,8 +14,8 @@ export interface ListedAsk {
 }
 
 /** The asks waiting in the store of the test's home, by `arbor approvals pending --json`. */
-export async function pendingAsks(e2e: Pick<CliE2e, "arbor">): Promise<ListedAsk[]> {
-  const r = await e2e.arbor(["approvals", "pending", "--json"]);
+export async function pendingAsks(e2e: Pick<CliE2e, "cli">): Promise<ListedAsk[]> {
+  const r = await e2e.cli(["approvals", "pending", "--json"]);
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { asks: ListedAsk[] }).asks;
 }
@@ -25,7 +25,7 @@ export async function pendingAsks(e2e: Pick<CliE2e, "arbor">): Promise<ListedAsk
  * (asked again until it does: the run raises it when it gets there), and gives its id.
  */
 export async function waitForElicitation(
-  e2e: Pick<CliE2e, "arbor">,
+  e2e: Pick<CliE2e, "cli">,
   check: (elicitation: ListedAsk["elicitation"]) => void,
 ): Promise<string> {
   return vi.waitFor(
@@ -57,7 +57,7 @@ export async function runToElicitation(e2e: CliE2e, asked: ElicitingRun): Promis
   const fake = await e2e.startFake({ script: asked.script });
   const run = e2e.startArbor(e2e.runArgs(fake.baseURL, asked.prompt));
   const id = await waitForElicitation(e2e, asked.check);
-  const human = await e2e.arbor(["approvals", "pending"]);
+  const human = await e2e.cli(["approvals", "pending"]);
   expect(human.stdout).toContain(asked.shows);
   return { run, id };
 }

@@ -44,17 +44,22 @@ export interface RunningCli {
   result: Promise<CliResult>;
 }
 
+/** This process's environment without any ARBOR_* or colour settings, plus ARBOR_HOME = `home` and `env`. */
+export function childEnv(opts: Pick<CliOptions, "home" | "env">): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("ARBOR_") && k !== "FORCE_COLOR" && k !== "NO_COLOR") env[k] = v;
+  }
+  return Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
+}
+
 /**
  * Starts `node packages/cli/bin/arbor.js …`. The child gets this process's environment without any
  * ARBOR_* or colour settings, plus `env`; `home` becomes ARBOR_HOME so the default store is never
  * the user's own.
  */
 export function startArbor(args: string[], opts: CliOptions): RunningCli {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("ARBOR_") && k !== "FORCE_COLOR" && k !== "NO_COLOR") env[k] = v;
-  }
-  Object.assign(env, { ARBOR_HOME: opts.home }, opts.env);
+  const env = childEnv(opts);
   const started = performance.now();
   // unshare and sh both exec, so the child's pid is the arbor process's own (a kill -9 reaches it);
   // in a pid namespace unshare forks, and its death kills the namespace's first process with it.

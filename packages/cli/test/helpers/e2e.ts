@@ -5,6 +5,7 @@ import type { RunEvent } from "@arbor/core";
 import { type FakeOpenAIOptions, type FakeOpenAIServer, type Script, startFakeOpenAI } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { arbor, type CliOptions, type CliResult, type RunningCli, startArbor } from "./cli.js";
+import { runArborInProcess } from "./in-process.js";
 
 /**
  * The setup the CLI end-to-end tests share: a temporary directory holding ARBOR_HOME (`home`) and a
@@ -29,6 +30,11 @@ export interface CliE2e {
   runArgs(baseURL: string, ...rest: string[]): string[];
   /** `arbor …` under `home` (or `opts.home`), waiting for it to exit. */
   arbor(args: string[], opts?: Partial<CliOptions>): Promise<CliResult>;
+  /**
+   * `arbor …` under `home` (or `opts.home`) run in this process (see `runArborInProcess`): for a
+   * command whose output and exit code are all the test reads.
+   */
+  cli(args: string[], opts?: Partial<CliOptions>): Promise<CliResult>;
   /** `arbor …` under `home` (or `opts.home`), running. */
   startArbor(args: string[], opts?: Partial<CliOptions>): RunningCli;
   /** A new directory below `dir` with a name of its own (for a home or a workspace of one test). */
@@ -98,6 +104,7 @@ export function setupCliE2e(prefix: string, opts: CliE2eOptions = {}): CliE2e {
     modelArgs,
     runArgs: (baseURL, ...rest) => ["run", "--json", ...modelArgs(baseURL), ...rest],
     arbor: (args, o) => arbor(args, withHome(o)),
+    cli: (args, o) => runArborInProcess(args, withHome(o)),
     startArbor: (args, o) => startArbor(args, withHome(o)),
     freshDir: (name) => join(need(), `${name}-${Math.random().toString(36).slice(2)}`),
   };

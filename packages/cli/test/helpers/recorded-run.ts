@@ -5,6 +5,7 @@ import type { AssistantMessage, RunEvent, Snapshot } from "@arbor/core";
 import { type ProviderWire, type RecordedProviderServer, type RecordedReply, startRecordedProvider } from "@arbor/testkit";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { arbor } from "./cli.js";
+import { runArborInProcess } from "./in-process.js";
 import { messagesOf, snapshotOf } from "./session.js";
 
 export interface RecordedRuns {
@@ -38,7 +39,9 @@ export function recordedRuns(): RecordedRuns {
       return server;
     },
     async run(model, env, ...rest) {
-      const r = await arbor(["run", "--json", "--model", model, "--cwd", join(dir, "ws"), ...rest], { home: home(), env });
+      // In this process, unless `env` holds settings Node reads only when a process starts (a proxy).
+      const cli = Object.keys(env).some((k) => k.startsWith("NODE_")) ? arbor : runArborInProcess;
+      const r = await cli(["run", "--json", "--model", model, "--cwd", join(dir, "ws"), ...rest], { home: home(), env });
       expect(r.code, r.stderr).toBe(0);
       const events = r.stdout
         .trimEnd()

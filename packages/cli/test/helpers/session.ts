@@ -1,10 +1,10 @@
 import type { Entry, Message, Snapshot } from "@arbor/core";
 import { expect } from "vitest";
-import { arbor } from "./cli.js";
+import { runArborInProcess } from "./in-process.js";
 
-/** `arbor sessions show <id> --json` under `home`, parsed. */
+/** `arbor sessions show <id> --json` under `home` (run in this process), parsed. */
 export async function snapshotOf(home: string, id: string): Promise<Snapshot> {
-  const r = await arbor(["sessions", "show", id, "--json"], { home });
+  const r = await runArborInProcess(["sessions", "show", id, "--json"], { home });
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Snapshot;
 }
