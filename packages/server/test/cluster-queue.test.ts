@@ -38,6 +38,26 @@ async function attempts(url: string, sessionId: string): Promise<number> {
   }
 }
 
+/**
+ * What an instance that dies with a chat leaves in the queue: it took the chat `chat-1` of the
+ * session (the job is active, with pg-boss's own silence check at `heartbeatSeconds`) and stopped.
+ */
+async function takenByDyingInstance(url: string, sessionId: string, heartbeatSeconds: number): Promise<void> {
+  const dying = new PgBoss({ connectionString: url, schema: "pgboss" });
+  dying.on("error", () => undefined);
+  await dying.start();
+  await dying.createQueue("arbor-run", {
+    policy: "singleton",
+    retryLimit: 1_000,
+    retryDelay: 1,
+    heartbeatSeconds,
+    expireInSeconds: 24 * 3_600,
+  });
+  await dying.send("arbor-run", { sessionId, key: "chat-1", message: "Answer me." }, { singletonKey: sessionId });
+  expect(await dying.fetch("arbor-run")).toHaveLength(1);
+  await dying.stop({ graceful: false, close: true });
+}
+
 describe("a queued chat whose session another driver holds", () => {
   it("waits its turn without writing anything to the session, then runs once", async () => {
     const { url, store, cwd, node, runtime } = await instance([[text("Answered once.")]]);
@@ -117,19 +137,7 @@ describe("a chat taken by an instance that died before its run started", () => {
     const { id } = await store.createSession({ cwd });
 
     // The instance that dies: it takes the chat's job from the queue and never runs nor heartbeats it.
-    const dying = new PgBoss({ connectionString: url, schema: "pgboss" });
-    dying.on("error", () => undefined);
-    await dying.start();
-    await dying.createQueue("arbor-run", {
-      policy: "singleton",
-      retryLimit: 1_000,
-      retryDelay: 1,
-      heartbeatSeconds: 10,
-      expireInSeconds: 24 * 3_600,
-    });
-    await dying.send("arbor-run", { sessionId: id, key: "chat-1", message: "Answer me." }, { singletonKey: id });
-    expect(await dying.fetch("arbor-run")).toHaveLength(1);
-    await dying.stop({ graceful: false, close: true });
+    await takenByDyingInstance(url, id, 10);
 
     const taken = performance.now();
     const log: string[] = [];
@@ -158,19 +166,7 @@ describe("a chat whose instance died while its run held the session, before writ
 
     // The instance that dies: it takes the chat's job, its run takes the session's lease, and then
     // nothing more (no message written, no heartbeat, no renewal).
-    const dying = new PgBoss({ connectionString: url, schema: "pgboss" });
-    dying.on("error", () => undefined);
-    await dying.start();
-    await dying.createQueue("arbor-run", {
-      policy: "singleton",
-      retryLimit: 1_000,
-      retryDelay: 1,
-      heartbeatSeconds: 30,
-      expireInSeconds: 24 * 3_600,
-    });
-    await dying.send("arbor-run", { sessionId: id, key: "chat-1", message: "Answer me." }, { singletonKey: id });
-    expect(await dying.fetch("arbor-run")).toHaveLength(1);
-    await dying.stop({ graceful: false, close: true });
+    await takenByDyingInstance(url, id, 30);
     const holder = {
       pid: 999_999,
       host: "a-host-that-died",

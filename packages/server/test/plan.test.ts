@@ -1,26 +1,12 @@
 import { join } from "node:path";
 import { resolveConfig, type StoreSpec } from "@arbor/core";
-import { routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
+import { scriptedModel } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { GoalTreeWire } from "../../core/src/goal/goal-wire.js";
 import { inNamespace } from "../../core/test/helpers/sql-databases.js";
+import { planningModel } from "./helpers/models.js";
 import { errorOf, startInstance, startServer, workspaceDir } from "./helpers/server.js";
 import { readSse, typesOf } from "./helpers/sse.js";
-
-const STEP = /Now carry out step \d+: (.*)$/;
-
-/** The main agent makes a two-step plan; each step's executor answers from its own script. */
-function planModel() {
-  const main = scriptedModel([[toolCall("plan_create", { title: "Check the repo", steps: ["Read the code", "Run the tests"] })]]);
-  return routedModel({
-    route: (prompt) => STEP.exec(taskOf(prompt))?.[1] ?? "main",
-    models: {
-      main,
-      "Read the code": scriptedModel([[text("The code is fine.")]]),
-      "Run the tests": scriptedModel([[text("All tests pass.")]]),
-    },
-  });
-}
 
 const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
 
@@ -36,7 +22,7 @@ function stepUpdates(events: readonly { type: string; step_id?: unknown; status?
 
 describe("plan mode over HTTP", () => {
   it("POST /api/chat streams plan_created, the approval round trip, each step and done; the trace shows the plan", async () => {
-    const server = await startServer({ runtime: { model: planModel(), config } });
+    const server = await startServer({ runtime: { model: planningModel(), config } });
     const res = await server.api("/api/chat", { json: { message: "check the repo" } });
     expect(res.status).toBe(200);
     let approval: Promise<Response> | undefined;
@@ -76,7 +62,7 @@ describe("plan mode over HTTP", () => {
   });
 
   it("a plan whose run is gone is still answerable: the answer resumes it in a new run", async () => {
-    const server = await startServer({ runtime: { model: planModel(), config } });
+    const server = await startServer({ runtime: { model: planningModel(), config } });
     const res = await server.api("/api/chat", { json: { message: "check the repo" } });
     let planId = "";
     const first = await readSse(res, (m) => {
@@ -131,7 +117,7 @@ describe("plan mode over HTTP", () => {
   /** Instance A's run waits on its plan; instance B, over the same store, lists it and approves it; A's run goes on once. */
   async function approvedOnAnotherInstance(store: string | StoreSpec) {
     const root = workspaceDir();
-    const a = await startInstance(root, { store, runtime: { model: planModel(), config, askPollMs: 25 } });
+    const a = await startInstance(root, { store, runtime: { model: planningModel(), config, askPollMs: 25 } });
     const b = await startInstance(root, { store, runtime: { model: scriptedModel([]), config } });
     const res = await a.api("/api/chat", { json: { message: "check the repo" } });
     let asked: (planId: string) => void = () => {};
