@@ -48,4 +48,14 @@ describe("a lease's heartbeat", () => {
     expect(beat.lost.aborted).toBe(true);
     beat.stop();
   });
+
+  it("a write asked between two ticks, two thirds of the life after the last renewal, finds the lease lost", async () => {
+    const beat = new LeaseHeartbeat(TTL, () => new Promise<boolean>(() => {}));
+    // The clock moves on, no timer fires (the event loop busy elsewhere): only the write's own check can tell.
+    vi.setSystemTime(Date.now() + (TTL * 2) / 3 + 1);
+    expect(beat.lost.aborted).toBe(false);
+    beat.check();
+    expect(beat.lost.aborted).toBe(true);
+    beat.stop();
+  });
 });
