@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LeaseHeartbeat } from "../src/store/lease.js";
 
 /**
- * A holder's writes skip the lease lookup, so a holder that cannot renew its lease must stop before
- * the store counts the lease expired and another process takes the session: two thirds of its life
- * without a successful renewal loses it. Renewals answer (or not) as the test says; timers are fake.
+ * A holder that cannot renew its lease must stop before the store counts the lease expired and
+ * another process takes the session (its writes are fenced by token too, in the store): two thirds
+ * of its life without a successful renewal loses it. Renewals answer (or not) as the test says; timers are fake.
  */
 describe("a lease's heartbeat", () => {
   beforeEach(() => {
@@ -54,6 +54,23 @@ describe("a lease's heartbeat", () => {
     // The clock moves on, no timer fires (the event loop busy elsewhere): only the write's own check can tell.
     vi.setSystemTime(Date.now() + (TTL * 2) / 3 + 1);
     expect(beat.lost.aborted).toBe(false);
+    beat.check();
+    expect(beat.lost.aborted).toBe(true);
+    beat.stop();
+  });
+
+  it("counts a renewal from when it was sent, so one answered late does not stretch the lease past the store's expiry", async () => {
+    let answer: (held: boolean) => void = () => {};
+    const beat = new LeaseHeartbeat(TTL, () => new Promise<boolean>((resolve) => (answer = resolve)));
+    await vi.advanceTimersByTimeAsync(TTL / 3);
+    const sentAt = Date.now();
+    // The renewal's answer arrives 1.9 s after it was sent (a stalled link); the store's new expiry
+    // counts from about the send.
+    vi.setSystemTime(sentAt + 1_900);
+    answer(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(beat.lost.aborted).toBe(false);
+    vi.setSystemTime(sentAt + (TTL * 2) / 3 + 1);
     beat.check();
     expect(beat.lost.aborted).toBe(true);
     beat.stop();

@@ -171,19 +171,24 @@ export async function withLease<T>(
  * Renews a lease every third of its life with `renew`; when renewal finds the lease gone, `lost`
  * fires. It fires too when renewals have failed (an error, or no answer: the database cut off) for
  * two thirds of the lease's life: the store may soon count the lease expired and let another
- * process take the session, and writes of a holder skip the lease lookup, so a holder that cannot
- * renew must stop before that. A late renewal that succeeds (the process stalled) keeps the lease.
+ * process take the session, so a holder that cannot renew stops before that (its writes are fenced
+ * by the stored token as well: see `HeldLeases.fence`). A late renewal that succeeds (the process stalled) keeps the lease.
  * The timer does not keep the process alive.
  */
 export class LeaseHeartbeat {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
-  /** When a renewal last succeeded (or the lease was taken). */
-  private renewedAt = Date.now();
+  /** When the last renewal that succeeded was sent (or the lease was taken). */
+  private renewedAt: number;
   private renewing = false;
   private readonly givesUpAfter: number;
 
-  constructor(ttlMs: number, renew: () => Promise<boolean>) {
+  /**
+   * `takenAt`: when the lease's expiry was computed (before the round trip that stored it), so a slow
+   * answer does not stretch this holder's view of its lease past the store's.
+   */
+  constructor(ttlMs: number, renew: () => Promise<boolean>, takenAt = Date.now()) {
+    this.renewedAt = takenAt;
     this.givesUpAfter = (ttlMs * 2) / 3;
     const stale = () => this.stale();
     this.timer = setInterval(
@@ -194,11 +199,15 @@ export class LeaseHeartbeat {
           return;
         }
         this.renewing = true;
+        // The store's new expiry counts from about now, when the renewal is sent: a renewal answered
+        // late (a network stall) must not count from its answer, or this holder would think its lease
+        // alive after the store's expiry, when another process may have taken the session.
+        const sentAt = Date.now();
         renew().then(
           (held) => {
             this.renewing = false;
             if (!held) this.lose();
-            else this.renewedAt = Date.now();
+            else this.renewedAt = Math.max(this.renewedAt, sentAt);
           },
           () => {
             this.renewing = false;
@@ -268,11 +277,33 @@ export class HeldLeases {
   }
 
   /**
+   * The fence of a holder's write: `storedToken` is the token of the session's lease as the write's
+   * own transaction read it, under the session's row lock (which taking a lease takes too). If it is
+   * not this holder's, another process took the session over (this holder's lease expired in the
+   * store's view, whatever this process's clock says) and the write is refused, the lease counted
+   * lost. False when this store holds no lease on the session (the caller checks the stored holder).
+   */
+  fence(id: string, storedToken: string | undefined, other: () => LeaseHolder | undefined): boolean {
+    const h = this.held.get(id);
+    if (!h) return false;
+    h.beat.check();
+    if (!h.beat.lost.aborted && storedToken === h.holder.token) return true;
+    h.beat.lose();
+    throw sessionBusy(id, other());
+  }
+
+  /**
    * Records a lease just taken: `renew` is its heartbeat (false once it is no longer ours) and
    * `giveBack` removes it from the store on release.
    */
-  add(id: string, holder: LeaseHolder, renew: () => Promise<boolean>, giveBack: () => Promise<void> | void): SessionLease {
-    const beat = new LeaseHeartbeat(this.ttlMs, renew);
+  add(
+    id: string,
+    holder: LeaseHolder,
+    renew: () => Promise<boolean>,
+    giveBack: () => Promise<void> | void,
+    takenAt = Date.now(),
+  ): SessionLease {
+    const beat = new LeaseHeartbeat(this.ttlMs, renew, takenAt);
     const held: Held = { holder, beat };
     this.held.set(id, held);
     let released = false;

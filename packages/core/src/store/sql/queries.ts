@@ -43,6 +43,23 @@ export function lockSessionRow(db: Db, kind: SqlKind, id: string) {
     .executeTakeFirst();
 }
 
+/**
+ * The session's row, locked, with its lease's row read by the same statement: a write's fence costs
+ * no round trip of its own. PostgreSQL locks only the session row (it cannot lock the empty side of
+ * an outer join); MySQL and MariaDB lock the lease row too, which a heartbeat then waits on until
+ * the write commits.
+ */
+export function lockSessionRowWithLease(db: Db, kind: SqlKind, id: string) {
+  return db
+    .selectFrom("arbor_sessions as s")
+    .leftJoin("arbor_leases as l", "l.session_id", "s.id")
+    .select(["s.data", "s.next_seq", "l.holder", "l.expires_at", "l.token"])
+    .where("s.id", "=", id)
+    .$if(kind === "postgres", (q) => q.forUpdate("s"))
+    .$if(kind === "mysql", (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
 /** The session's rows of `arbor_entries`, to select from: no entry query forgets the session. */
 export function sessionEntryRows(db: Db, sessionId: string) {
   return db.selectFrom("arbor_entries").where("session_id", "=", sessionId);

@@ -6,7 +6,7 @@ import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import { applyEntryPatch, metaAfterUpdate, missingReferenceError, type PrepareContext, referencedIds } from "../prepare.js";
 import { reconcileStatus } from "../session-status.js";
 import type { EntryPatch } from "../store.js";
-import { existingEntryIds, insertEntryRows, lockSessionRow, sessionEntryRows } from "./queries.js";
+import { existingEntryIds, insertEntryRows, lockSessionRow, lockSessionRowWithLease, sessionEntryRows } from "./queries.js";
 import { entryNotFound, entryRow, parseEntryRow, parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
@@ -20,16 +20,27 @@ export interface SqlWriter {
   leases: SqlLeases;
 }
 
-/** The session's row lock; a write that changes the session is refused while another process drives it. */
+/**
+ * The session's row lock; a write that changes the session is refused while another process drives
+ * it, and a holder's write when its lease is no longer the stored one (`SqlLeases.checkLeaseRow`).
+ */
 export async function lockSession(
   trx: Db,
   w: SqlWriter,
   id: string,
   leased = true,
 ): Promise<{ meta: SessionMeta; nextSeq: number }> {
-  const row = await lockSessionRow(trx, w.kind, id);
+  if (!leased) {
+    const row = await lockSessionRow(trx, w.kind, id);
+    if (!row) throw sessionNotFound(id);
+    return { meta: parseSessionRow(row.data, id), nextSeq: row.next_seq };
+  }
+  const row = await lockSessionRowWithLease(trx, w.kind, id);
   if (!row) throw sessionNotFound(id);
-  if (leased) await w.leases.checkWritable(trx, id);
+  w.leases.checkLeaseRow(
+    id,
+    row.token === null ? undefined : { holder: row.holder ?? "", expires_at: row.expires_at ?? 0, token: row.token },
+  );
   return { meta: parseSessionRow(row.data, id), nextSeq: row.next_seq };
 }
 

@@ -7,9 +7,10 @@ import type { ArborDatabase, LeasesTable } from "./tables.js";
 type Db = Kysely<ArborDatabase>;
 
 /**
- * The leases one SQL store instance holds. Writes by the holder skip the lease lookup; every other
- * write looks the lease up under the session's row lock (which taking a lease also takes), so a
- * write from another process either lands before the lease or is refused.
+ * The leases one SQL store instance holds. Every write that changes a session reads the session's
+ * lease row under the session's row lock (which taking a lease also takes): a write from another
+ * process lands before the lease or is refused, and a holder's write is fenced by its token, so a
+ * holder whose lease was taken over (it expired in the store's view) cannot write after the taker.
  */
 export class SqlLeases {
   private readonly held: HeldLeases;
@@ -30,20 +31,20 @@ export class SqlLeases {
     return this.held.live(id) ?? liveHolder(await readLease(this.conn.db, id));
   }
 
-  /** Within a write transaction, after the session's row lock: refuses when another process drives it. */
-  async checkWritable(trx: Db, id: string): Promise<void> {
-    this.held.checkNotLost(id);
-    if (this.held.has(id)) return;
-    const other = liveHolder(await readLease(trx, id));
+  /**
+   * Within a write transaction: `row` is the session's lease row as read under the session's row
+   * lock. Refuses when another process drives the session, or when this store's lease is no longer
+   * the stored one.
+   */
+  checkLeaseRow(id: string, row: Pick<LeasesTable, "holder" | "expires_at" | "token"> | undefined): void {
+    if (this.held.fence(id, row?.token, () => liveHolder(row))) return;
+    const other = liveHolder(row);
     if (other) throw sessionBusy(id, other);
   }
 
-  /** The synchronous form for the SQLite append path; `read` looks the lease row up. */
+  /** The SQLite append path's form: `read` looks the lease row up in the write's transaction. */
   checkRow(id: string, read: () => Pick<LeasesTable, "holder" | "expires_at" | "token"> | undefined): void {
-    this.held.checkNotLost(id);
-    if (this.held.has(id)) return;
-    const other = liveHolder(read());
-    if (other) throw sessionBusy(id, other);
+    this.checkLeaseRow(id, read());
   }
 
   /** Throws `session_busy` when anyone, this store included, drives one of `ids`. */
@@ -57,13 +58,15 @@ export class SqlLeases {
   async acquire(id: string, purpose: string): Promise<SessionLease> {
     if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
     const holder = newHolder(purpose);
+    // Before the round trip that stores the expiry: the holder's view of its lease never outlasts the store's.
+    const takenAt = Date.now();
     const other = await takeLease(this.conn, id, holder, this.ttlMs);
     if (other) throw sessionBusy(id, other);
     const giveBack = () =>
       dropLease(this.conn.db, id, holder.token).catch(() => {
         // Unreachable database: the lease expires by itself.
       });
-    return this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack);
+    return this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack, takenAt);
   }
 
   /** Gives back every lease (closing the store). */

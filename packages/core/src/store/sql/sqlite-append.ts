@@ -68,6 +68,9 @@ export class SqliteAppender {
       let meta: SessionMeta;
       let nextSeq: number;
       if (kept) {
+        // The fence still reads the lease row: a lease that expired in the store's view (this process
+        // stalled) may have been taken by another, whose writes the kept row does not know.
+        leases.checkRow(sessionId, () => selectLease.get(sessionId));
         meta = kept.meta;
         nextSeq = kept.nextSeq;
       } else {
