@@ -128,9 +128,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     signal: AbortSignal,
     work: (signal: AbortSignal) => Promise<T>,
     taken?: SessionLease,
+    request?: string,
   ): Promise<T> => {
     const held = (lease: SessionLease) => work(AbortSignal.any([signal, lease.lost]));
-    if (!taken) return withLease(options.store, sessionId, holderName, held);
+    if (!taken) return withLease(options.store, sessionId, holderName, held, request === undefined ? undefined : { request });
     return held(taken).finally(() => taken.release());
   };
   const slot = sessionSlot({ store: options.store, queue, holderName, defaultBusy: options.busy ?? "queue" });
@@ -266,6 +267,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 });
               },
               execution.lease,
+              input.requestKey,
             ),
       );
     };

@@ -170,7 +170,8 @@ describe("a chat whose instance died while its run held the session, before writ
     const holder = {
       pid: 999_999,
       host: "a-host-that-died",
-      purpose: "arbor serve --cluster, request chat-1",
+      purpose: "arbor serve --cluster",
+      request: "chat-1",
       since: new Date().toISOString(),
       token: "dead",
     };

@@ -2,7 +2,7 @@ import type { Principal } from "../auth/principal.js";
 import { ArborError, isArborError } from "../errors.js";
 import type { RunHandle, RunInput } from "../loop/run-types.js";
 import { assertSessionId } from "../model/ids.js";
-import { requestPurpose, type SessionLease } from "../store/lease.js";
+import type { SessionLease } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import type { RuntimeAccess } from "./access.js";
 import type { AdmitResult, DriverInfo, RuntimeRuns, SessionDriver, StartInput, StartResult, Steered } from "./runs-api.js";
@@ -92,7 +92,11 @@ export function runAdmission(deps: AdmissionDeps): Pick<RuntimeRuns, "start" | "
       if (deps.drivenHere(sessionId)) return whenBusy(sessionId, steerText(input.prompt), steer, slot.busyError(sessionId, here));
       let lease: SessionLease;
       try {
-        lease = await store.acquireLease(sessionId, requestPurpose(deps.holderName, input.requestKey));
+        lease = await store.acquireLease(
+          sessionId,
+          deps.holderName,
+          input.requestKey === undefined ? undefined : { request: input.requestKey },
+        );
       } catch (err) {
         if (!isArborError(err, "session_busy")) throw err;
         return whenBusy(sessionId, steerText(input.prompt), steer, err);

@@ -17,7 +17,7 @@ import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js"
 import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import { type SessionExport, SessionExportSchema } from "./export-format.js";
 import { INBOX_EVENT_TYPE, type InboxMessage, type InboxPage } from "./inbox.js";
-import type { LeaseHolder, SessionLease } from "./lease.js";
+import type { LeaseHolder, LeaseOptions, SessionLease } from "./lease.js";
 import { CARRIED_FIELD, carriedIdsFor, type LivePath, livePathOf } from "./live-path.js";
 import { referencedIds } from "./prepare.js";
 import { assertNoParentCycle } from "./session-parents.js";
@@ -70,7 +70,7 @@ export abstract class StoreBase implements Store {
   abstract listEvents(sessionId: string, opts?: ListEventsOptions): Promise<StoredEvent[]>;
   abstract purgeEvents(sessionId: string, window: EventWindow): Promise<number>;
   abstract lastEventId(sessionId: string): Promise<number>;
-  abstract acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
+  abstract acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease>;
   abstract leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;
   /** Writes meta and entries as one unit; the meta's id must be free. */
   protected abstract writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta>;

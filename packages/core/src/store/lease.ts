@@ -10,6 +10,13 @@ export const LeaseHolderSchema = z.object({
   host: z.string(),
   /** What the holder runs, e.g. `arbor serve` or `arbor run`. */
   purpose: z.string(),
+  /**
+   * The key of the queued request (a cluster's chat) the run holding the lease was started for:
+   * whoever finds the lease expired knows that request's worker died holding it, and can give the
+   * request back to its queue at once instead of waiting for the worker's heartbeat to fall silent
+   * (the cluster's sweep matches it in SQL: `ClusterQueues.reclaimChatsOfExpiredLeases`).
+   */
+  request: z.string().optional(),
   /** When the lease was taken (ISO time). */
   since: z.string(),
   token: z.string(),
@@ -81,11 +88,18 @@ const PROC_MATCHES = (() => {
  */
 const PROCESS_STAMP = procStamp("self") ?? randomUUID();
 
-export function newHolder(purpose: string): LeaseHolder {
+/** What a lease is taken for beyond its purpose. */
+export interface LeaseOptions {
+  /** The queued request the run was started for (see `LeaseHolder.request`). */
+  request?: string;
+}
+
+export function newHolder(purpose: string, options: LeaseOptions = {}): LeaseHolder {
   return {
     pid: process.pid,
     host: HOST,
     purpose,
+    ...(options.request === undefined ? {} : { request: options.request }),
     since: new Date().toISOString(),
     token: randomUUID(),
     process: PROCESS_STAMP,
@@ -133,16 +147,6 @@ export function describeHolder(h: LeaseHolder): string {
   return `${h.purpose} (pid ${h.pid} on ${h.host}, since ${h.since})`;
 }
 
-/**
- * The lease purpose of a run started for a queued request (a cluster's chat, by its key): whoever
- * finds that lease expired knows the request's worker died holding it, and can give the request
- * back to its queue at once instead of waiting for the worker's heartbeat to fall silent (the
- * cluster's sweep matches this shape in SQL: `ClusterQueues.reclaimChatsOfExpiredLeases`).
- */
-export function requestPurpose(purpose: string, requestKey: string | undefined): string {
-  return requestKey === undefined ? purpose : `${purpose}, request ${requestKey}`;
-}
-
 export function sessionBusy(sessionId: string, holder: LeaseHolder | undefined): ArborError {
   const who = holder ? describeHolder(holder) : "another process";
   return new ArborError(
@@ -154,12 +158,13 @@ export function sessionBusy(sessionId: string, holder: LeaseHolder | undefined):
 
 /** Runs `work` holding the session's lease, released however it ends. */
 export async function withLease<T>(
-  store: { acquireLease(sessionId: string, purpose: string): Promise<SessionLease> },
+  store: { acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> },
   sessionId: string,
   purpose: string,
   work: (lease: SessionLease) => Promise<T>,
+  options?: LeaseOptions,
 ): Promise<T> {
-  const lease = await store.acquireLease(sessionId, purpose);
+  const lease = await store.acquireLease(sessionId, purpose, options);
   try {
     return await work(lease);
   } finally {

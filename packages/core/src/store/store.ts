@@ -8,7 +8,7 @@ import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "./asks.js"
 import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "./event-records.js";
 import type { SessionExport } from "./export-format.js";
 import type { InboxMessage, InboxPage } from "./inbox.js";
-import type { LeaseHolder, SessionLease } from "./lease.js";
+import type { LeaseHolder, LeaseOptions, SessionLease } from "./lease.js";
 import type { LivePath } from "./live-path.js";
 import type { TokenStore } from "./tokens.js";
 
@@ -193,7 +193,7 @@ export interface Store {
    * same host, otherwise once it missed its heartbeats for the lease's lifetime. The session need not
    * exist yet (a run takes the lease before it creates its session).
    */
-  acquireLease(sessionId: string, purpose: string): Promise<SessionLease>;
+  acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease>;
   /** Who holds the session's lease, if anyone alive does. */
   leaseHolder(sessionId: string): Promise<LeaseHolder | undefined>;
 

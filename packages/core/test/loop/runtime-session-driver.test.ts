@@ -26,6 +26,19 @@ describe("the runtime answers who drives a session", () => {
     expect((await transcript(store, id)).filter((l) => l.startsWith("user"))).toEqual(["user: wait"]);
   });
 
+  it("a run started for a queued request names the request in its lease's holder", async () => {
+    const g = gate();
+    const model = scriptedModel([[toolCall("gate", {})], [text("done")]]);
+    const { runtime, store } = await harness({ model, tools: [g.tool] });
+    const { id } = await store.createSession();
+    const run = runtime.runs.run({ sessionId: id, prompt: "wait", requestKey: "chat-7" });
+    await g.reached;
+    // A cluster's sweep gives the request back to its queue once this lease expires unrenewed.
+    expect(await store.leaseHolder(id)).toMatchObject({ request: "chat-7" });
+    g.release();
+    expect((await run.result).status).toBe("done");
+  });
+
   it("busy names another process that holds the session's lease", async () => {
     const dir = join(tempDir(), "store");
     const { runtime, store } = await harness({ store: await openStore(dir) });

@@ -183,9 +183,8 @@ export class ClusterQueues {
   }
 
   /**
-   * Gives back at once the chats whose run took its session's lease (its purpose ends `, request <key>`:
-   * core's `requestPurpose`) and
-   * whose lease has since expired: their worker died holding it (a live one renews it), so the
+   * Gives back at once the chats whose run took its session's lease (the holder names the chat's key
+   * as its `request`) and whose lease has since expired: their worker died holding it (a live one renews it), so the
    * heartbeat's silence need not be waited for. Only a job that started no later than the lease was
    * taken is given back: a retry that started afterwards is another attempt, left alone. Returns how many.
    */
@@ -193,7 +192,7 @@ export class ClusterQueues {
     const { rows } = await this.boss.getDb().executeSql(
       `select j.id from ${BOSS_SCHEMA}.job j join ${leasesTable} l on l.session_id = j.singleton_key
         where j.name = $1 and j.state = 'active' and l.expires_at < $2
-          and (l.holder::jsonb ->> 'purpose') = (split_part(l.holder::jsonb ->> 'purpose', ', request ', 1) || ', request ' || (j.data ->> 'key'))
+          and (l.holder::jsonb ->> 'request') = (j.data ->> 'key')
           and j.started_on <= (l.holder::jsonb ->> 'since')::timestamptz`,
       [RUN, Date.now()],
     );

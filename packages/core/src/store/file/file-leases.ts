@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import { HeldLeases, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
+import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
 import { lockHolder, renewLock, tryLock, unlock } from "../lock-file.js";
 import { WriteBursts } from "./write-burst.js";
 
@@ -70,9 +70,9 @@ export class FileLeases {
   }
 
   /** Takes the session's lease (call with the write lock held, so no other process writes meanwhile). */
-  acquire(id: string, purpose: string, onRelease: () => void): SessionLease {
+  acquire(id: string, purpose: string, options: LeaseOptions | undefined, onRelease: () => void): SessionLease {
     if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
-    const holder = newHolder(purpose);
+    const holder = newHolder(purpose, options);
     const path = this.path(id, "lease");
     const got = tryLock(path, holder, this.ttlMs);
     if (!got.ok) throw sessionBusy(id, got.holder);

@@ -17,7 +17,7 @@ import {
   type StoredEvent,
 } from "../event-records.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
-import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type SessionLease, sessionBusy } from "../lease.js";
+import { DEFAULT_LEASE_TTL_MS, type LeaseHolder, type LeaseOptions, type SessionLease, sessionBusy } from "../lease.js";
 import type { LivePath } from "../live-path.js";
 import { MsClock } from "../ms-clock.js";
 import { DEFAULT_MAX_ENTRY_BYTES } from "../prepare.js";
@@ -162,10 +162,10 @@ export class FileStore extends StoreBase {
     }
   }
 
-  async acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+  async acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
     this.ensureOpen();
     assertSessionId(sessionId);
-    return this.writes.acquireLease(sessionId, purpose);
+    return this.writes.acquireLease(sessionId, purpose, options);
   }
 
   async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {

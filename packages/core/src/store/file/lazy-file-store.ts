@@ -10,7 +10,7 @@ import type { AskAnswer, AskInput, AskRecord, ListAsksOptions } from "../asks.js
 import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "../event-records.js";
 import type { SessionExport } from "../export-format.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
-import type { LeaseHolder, SessionLease } from "../lease.js";
+import type { LeaseHolder, LeaseOptions, SessionLease } from "../lease.js";
 import type { LivePath } from "../live-path.js";
 import { decodeCursor, pageLimit } from "../session-page.js";
 import type {
@@ -202,8 +202,8 @@ export class LazyFileStore implements Store {
   async cacheGoalTree(sessionId: string, cache: GoalTreeCache): Promise<void> {
     return (await this.store()).cacheGoalTree(sessionId, cache);
   }
-  async acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
-    return (await this.store()).acquireLease(sessionId, purpose);
+  async acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
+    return (await this.store()).acquireLease(sessionId, purpose, options);
   }
   async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
     return (await this.store()).leaseHolder(sessionId);

@@ -1,7 +1,7 @@
 import { ArborError } from "../../errors.js";
 import { assertSessionId } from "../../model/ids.js";
 import { KeyedLock } from "../keyed-lock.js";
-import { type SessionLease, sessionBusy } from "../lease.js";
+import { type LeaseOptions, type SessionLease, sessionBusy } from "../lease.js";
 import type { FileLeases } from "./file-leases.js";
 import type { OpenSession, OpenSessions } from "./open-sessions.js";
 import type { SessionDirs } from "./session-dir.js";
@@ -83,10 +83,10 @@ export class SessionWrites {
     return value;
   }
 
-  acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+  acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
     return this.lock.run(sessionId, () =>
       this.writeLocked(sessionId, () => {
-        const lease = this.leases.acquire(sessionId, purpose, () => {
+        const lease = this.leases.acquire(sessionId, purpose, options, () => {
           // The derived meta goes to disk while the lease still keeps other writers out.
           const s = this.sessions.cache.get(sessionId);
           if (s?.dirty) this.sessions.writeMeta(s);

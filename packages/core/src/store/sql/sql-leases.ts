@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { HeldLeases, type LeaseHolder, newHolder, type SessionLease, sessionBusy } from "../lease.js";
+import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
 import type { SqlConnection } from "./connect.js";
 import { dropLease, liveHolder, readLease, renewLease, takeLease } from "./leases.js";
 import type { ArborDatabase, LeasesTable } from "./tables.js";
@@ -55,9 +55,9 @@ export class SqlLeases {
     }
   }
 
-  async acquire(id: string, purpose: string): Promise<SessionLease> {
+  async acquire(id: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
     if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
-    const holder = newHolder(purpose);
+    const holder = newHolder(purpose, options);
     // Before the round trip that stores the expiry: the holder's view of its lease never outlasts the store's.
     const takenAt = Date.now();
     const other = await takeLease(this.conn, id, holder, this.ttlMs);

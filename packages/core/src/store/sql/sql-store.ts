@@ -10,7 +10,7 @@ import { StoreBase } from "../base.js";
 import type { EventInput, EventWindow, ListEventsOptions, StoredEvent } from "../event-records.js";
 import type { InboxPage } from "../inbox.js";
 import { KeyedLock } from "../keyed-lock.js";
-import type { LeaseHolder, SessionLease } from "../lease.js";
+import type { LeaseHolder, LeaseOptions, SessionLease } from "../lease.js";
 import type { LivePath } from "../live-path.js";
 import { MsClock } from "../ms-clock.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
@@ -114,12 +114,12 @@ export class SqlStore extends StoreBase {
     return this.locks.run(sessionId, () => inTransaction(this.conn, work));
   }
 
-  acquireLease(sessionId: string, purpose: string): Promise<SessionLease> {
+  acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
     return this.guard("take a session lease", async () => {
       assertSessionId(sessionId);
       // What was kept of the session's row before this lease may have been changed by others since.
       this.appender?.forget(sessionId);
-      return this.locks.run(sessionId, () => this.leases.acquire(sessionId, purpose));
+      return this.locks.run(sessionId, () => this.leases.acquire(sessionId, purpose, options));
     });
   }
 
