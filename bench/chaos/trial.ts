@@ -246,6 +246,11 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   if (prompts === 0) {
     v.lost++;
     rec.notes.push("the journal does not hold the acknowledged prompt");
+    // How the run ended, and what the instances said about the session: enough to tell the path.
+    if (end) rec.notes.push(`the stream ended with ${JSON.stringify(end.event).slice(0, 300)}`);
+    for (const inst of world.everyInstance)
+      for (const l of inst.lines)
+        if (l.line.includes(sessionId)) rec.notes.push(`+${Math.round(l.at - faultAt)} ms ${inst.name}: ${l.line}`);
   }
   if (prompts > 1 || finals > 1) {
     v.duplicated++;

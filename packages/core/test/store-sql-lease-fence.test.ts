@@ -1,8 +1,11 @@
+import { text as answer, scriptedModel, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { openSqlStore } from "../src/store/sql/open-sql-store.js";
 import type { Store } from "../src/store/store.js";
 import { expectCode } from "./conformance/sessions-suite.js";
+import { gateTool } from "./helpers/gate-tool.js";
 import { createNamespace, SQL_KINDS, type SqlNamespace } from "./helpers/sql-databases.js";
+import { harness } from "./loop/harness.js";
 
 /**
  * A holder's writes are fenced by its lease's token, read in the write's own transaction. The case:
@@ -56,6 +59,32 @@ describe.each(SQL_KINDS)("the lease fence (%s)", (kind) => {
       expect(await taker.listEntries(id)).toHaveLength(3);
     } finally {
       await holder.close();
+      await taker.close();
+      await ns.drop();
+    }
+  });
+
+  it("a run whose session was taken over stops at its next write and says its lease was lost, not that it was aborted", async () => {
+    const ns = await createNamespace(kind);
+    const [store, taker] = await twoStores(ns);
+    try {
+      const g = gateTool();
+      const model = scriptedModel([[toolCall("gate", {})], [answer("never")]]);
+      const { runtime } = await harness({ model, tools: [g.tool], store });
+      const { id } = await store.createSession();
+      const run = runtime.runs.run({ sessionId: id, prompt: "wait" });
+      await g.reached;
+      await ns.query("update arbor_leases set expires_at = 0");
+      const taken = await taker.acquireLease(id, "the taker");
+      g.release();
+      const result = await run.result;
+      // A queue that started the run for a request gives the request back on this code.
+      expect(result.status).toBe("aborted");
+      expect(result.error?.code).toBe("session_busy");
+      expect((await taker.listEntries(id)).some((e) => e.type === "message" && e.message.role === "toolResult")).toBe(false);
+      await taken.release();
+    } finally {
+      await store.close().catch(() => {});
       await taker.close();
       await ns.drop();
     }

@@ -220,36 +220,43 @@ describe("a queued chat's principal", () => {
   }, 60_000);
 });
 
-describe("a queued chat whose run the store fails before its message is written", () => {
-  it("goes back to the queue and runs once the store answers: the acknowledged message is not lost", async () => {
-    const url = await database();
-    const real = await postgresStore(url);
-    // The store refuses the first user message as an unreachable database would, after its own retries.
-    let refused = 0;
-    const store = new Proxy(real, {
-      get(target, prop, receiver) {
-        if (prop === "appendMessage") {
-          return (...args: Parameters<typeof real.appendMessage>) => {
-            if (refused++ === 0) {
-              return Promise.reject(new ArborError("io_error", "The postgres store failed to append: Connection terminated."));
-            }
-            return target.appendMessage(...args);
-          };
-        }
-        const value = Reflect.get(target, prop, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
-    cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
-    const { node } = await instance([[text("Answered after all.")], [text("A title")]], { url, store, cwd });
-    const ref = await node.queueChat({ message: "Keep me." });
-    await expect
-      .poll(async () => (await real.getSession(ref.sessionId))?.status, { timeout: 30_000, interval: 100 })
-      .toBe("completed");
-    const users = (await real.listEntries(ref.sessionId)).filter((e) => e.type === "message" && e.message.role === "user");
-    expect(users).toHaveLength(1);
-    expect(JSON.stringify(users[0])).toContain("Keep me.");
-    expect(refused).toBeGreaterThan(1);
-  }, 60_000);
+describe("a queued chat whose run fails before its message is written", () => {
+  it.each([
+    ["the store fails it", "io_error", "The postgres store failed to append: Connection terminated."],
+    ["its lease is lost (its write fenced off)", "session_busy", "The session's lease was lost."],
+  ])(
+    "%s: goes back to the queue and runs once it can; the acknowledged message is not lost",
+    async (_, code, message) => {
+      const url = await database();
+      const real = await postgresStore(url);
+      // The store refuses the first user message as an unreachable database would, after its own retries.
+      let refused = 0;
+      const store = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === "appendMessage") {
+            return (...args: Parameters<typeof real.appendMessage>) => {
+              if (refused++ === 0) {
+                return Promise.reject(new ArborError(code, message));
+              }
+              return target.appendMessage(...args);
+            };
+          }
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const cwd = mkdtempSync(join(tmpdir(), "arbor-cluster-queue-"));
+      cleanups.push(async () => rmSync(cwd, { recursive: true, force: true }));
+      const { node } = await instance([[text("Answered after all.")], [text("A title")]], { url, store, cwd });
+      const ref = await node.queueChat({ message: "Keep me." });
+      await expect
+        .poll(async () => (await real.getSession(ref.sessionId))?.status, { timeout: 30_000, interval: 100 })
+        .toBe("completed");
+      const users = (await real.listEntries(ref.sessionId)).filter((e) => e.type === "message" && e.message.role === "user");
+      expect(users).toHaveLength(1);
+      expect(JSON.stringify(users[0])).toContain("Keep me.");
+      expect(refused).toBeGreaterThan(1);
+    },
+    60_000,
+  );
 });

@@ -285,9 +285,18 @@ export async function executeRun(
       : {}),
     ...(ctx && !ctx.tally.costKnown ? { costKnown: false } : {}),
   };
-  if (final.status === "aborted") final.error = { code: "aborted", message: "The run was aborted." };
+  if (final.status === "aborted") final.error = abortError(signal.reason);
   if (started) await markTrace(deps, sessionId, final.status, foundTitle);
   return final;
+}
+
+/**
+ * Why an aborted run stopped: a lost lease (another driver took the session) says so, so whoever
+ * started the run for a queued request gives the request back to the queue; any other abort was asked.
+ */
+function abortError(reason: unknown): { code: string; message: string } {
+  if (reason instanceof ArborError && reason.code === "session_busy") return { code: reason.code, message: reason.message };
+  return { code: "aborted", message: "The run was aborted." };
 }
 
 /** The edited call of a replay, written and run as its step would have been. */

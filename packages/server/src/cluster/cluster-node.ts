@@ -74,6 +74,9 @@ type AlwaysScope = "session" | "project" | "global";
 const runningSessions = (schema: string | undefined) =>
   `select id from ${schema ? `"${schema}".` : ""}arbor_sessions where parent_session_id is null and data like '%"status":"running"%' order by updated_at limit 1000`;
 
+/** How a chat's run may end before writing its message and still be owed a run: a store failure, a lost lease. */
+const REQUEUED_FAILURES: ReadonlySet<string> = new Set(["io_error", "session_busy"]);
+
 /** How long after a run ended its readers elsewhere still wait for its last events (done, error). */
 const LAST_EVENTS_GRACE_MS = 5_000;
 
@@ -268,13 +271,15 @@ export class ClusterNode implements ClusterRelay {
     const outcome = await Promise.race([handle.result, handedBack]);
     this.handBack.signal.removeEventListener("abort", onHandBack);
     if (outcome === "handed back") throw new Error("this instance shut down; the chat goes to another");
-    // The store failed the run (the database unreachable longer than its retries) before the chat's
+    // The store failed the run (the database unreachable longer than its retries), or the run lost its
+    // session's lease (its writes fenced off: another driver took the session), before the chat's
     // message was written: the chat was acknowledged when queued, so it goes back to the queue to be
     // run once the store answers again, rather than vanish.
-    if (outcome.status === "error" && outcome.error?.code === "io_error") {
+    const failure = outcome.status === "done" ? undefined : outcome.error;
+    if (failure && REQUEUED_FAILURES.has(failure.code)) {
       const written = await writtenChatKeys(this.store, chat.sessionId);
       if (written && !written.has(key))
-        throw new Error(`the store failed the chat's run before its message was written: ${outcome.error.message}`);
+        throw new Error(`the chat's run failed before its message was written (${failure.code}): ${failure.message}`);
     }
   }
 
