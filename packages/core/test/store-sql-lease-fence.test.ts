@@ -81,7 +81,7 @@ describe.each(SQL_KINDS)("the lease fence (%s)", (kind) => {
       // A queue that started the run for a request gives the request back on this code.
       expect(result.status).toBe("aborted");
       expect(result.error?.code).toBe("session_busy");
-      expect((await taker.listEntries(id)).some((e) => e.type === "message" && e.message.role === "toolResult")).toBe(false);
+      expect((await taker.listEntries(id)).some((e) => e.type === "message" && e.message.role === "tool")).toBe(false);
       await taken.release();
     } finally {
       await store.close().catch(() => {});

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ArborError, type WatchMessage } from "@arbor/core";
+import { ArborError, type ArborErrorCode, type WatchMessage } from "@arbor/core";
 import { text } from "@arbor/testkit";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
@@ -221,7 +221,7 @@ describe("a queued chat's principal", () => {
 });
 
 describe("a queued chat whose run fails before its message is written", () => {
-  it.each([
+  it.each<[string, ArborErrorCode, string]>([
     ["the store fails it", "io_error", "The postgres store failed to append: Connection terminated."],
     ["its lease is lost (its write fenced off)", "session_busy", "The session's lease was lost."],
   ])(
