@@ -7,9 +7,7 @@
 // N whose p99 latency passes 100 ms or where a run fails; the largest N that passed is the figure (target ≥ 500).
 // CPU and peak RSS of the server process are per run; this process's own CPU and event-loop delay are shown beside
 // them, so a level where the clients were the bottleneck shows it.
-// First profile (N = 50, loaded machine): a quarter of the server's main thread is `child_process.spawn`, from the
-// first workspace snapshot each new session takes (git add + write-tree): spawning forks the ~200 MB server on its
-// event loop, which stalls every run's token delivery meanwhile.
+// Where the server's CPU per run goes: bench/README.md, "Where the time goes", Density.
 import { fork } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
