@@ -11,12 +11,11 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { delay, startFakeOpenAI, text } from "@arbor/testkit";
 import pg from "pg";
-import { REPO } from "../lib/env.mjs";
 import { note, num, section, table } from "../lib/format.mjs";
+import { ARBOR_BIN, serveEnv } from "../lib/serve.mjs";
 import { summarize } from "../lib/stats.mjs";
 
 const POSTGRES_URL = process.env.ARBOR_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const ARBOR_BIN = join(REPO, "packages/cli/bin/arbor.js");
 const TAKEOVER_MS = 3_000;
 
 const OWN_HOSTS = (() => {
@@ -63,7 +62,7 @@ function startInstance(name, { baseURL, home, store, cwd }) {
     store,
     "--create",
   ];
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ARBOR_"))), ARBOR_HOME: home };
+  const env = serveEnv(home);
   const child = OWN_HOSTS
     ? spawn("unshare", ["--uts", "sh", "-c", `hostname arbor-${name} && exec "$0" "$@"`, process.execPath, ...args], { env })
     : spawn(process.execPath, args, { env });

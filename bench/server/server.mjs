@@ -7,6 +7,7 @@ import { createServer } from "@arbor/server";
 import { scriptedModel, text } from "@arbor/testkit";
 import WebSocket from "ws";
 import { note, num, section, table } from "../lib/format.mjs";
+import { postSse } from "../lib/sse.mjs";
 import { summarize } from "../lib/stats.mjs";
 import { watchReplay } from "./watch-replay.mjs";
 
@@ -79,30 +80,8 @@ async function serverFor(core, tmp, name, model) {
   };
 }
 
-/** Reads an SSE response, calling `onEvent(event, receivedAt)` per message. */
-async function readSse(res, onEvent) {
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    const at = performance.now();
-    buffer += value;
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block.slice(block.indexOf("data: ") + 6);
-      onEvent(JSON.parse(data), at);
-    }
-  }
-}
-
-const chat = (url, message) =>
-  fetch(`${url}/api/chat`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ message }),
-  });
+/** Starts a chat and reads its SSE stream to the end, calling `onEvent(event, receivedAt)` per message. */
+const chat = (url, message, onEvent) => postSse(`${url}/api/chat`, { message }, onEvent);
 
 async function latency(core, tmp, quick) {
   const deltas = quick ? 500 : 2000;
@@ -110,7 +89,7 @@ async function latency(core, tmp, quick) {
   section(
     `H1. Token latency: model delta → SSE client on loopback (${deltas.toLocaleString("en-US")} deltas, one per ≥${gapMs} ms)`,
   );
-  note("Each delta carries performance.now() at emission; the reader (same process, plain fetch) subtracts it from");
+  note("Each delta carries performance.now() at emission; the reader (same process, node:http) subtracts it from");
   note("the time its chunk arrived. 'direct' reads the same run from runtime.runs.run() with no HTTP: the loop's own share.");
   const direct = [];
   {
@@ -124,7 +103,7 @@ async function latency(core, tmp, quick) {
   const sse = [];
   {
     const s = await serverFor(core, tmp, "latency-sse", pacedModel(deltas, gapMs));
-    await readSse(await chat(s.url, "stream"), (event, at) => {
+    await chat(s.url, "stream", (event, at) => {
       if (event.type === "token") sse.push(at - Number.parseFloat(event.content));
     });
     await s.close();
@@ -160,7 +139,7 @@ async function concurrency(core, tmp, quick) {
   const rounds = quick ? 3 : 10;
   section(`H2. ${n} concurrent chats on the zero-latency scripted model (${rounds} rounds after a warm-up)`);
   note("Each chat: a new session, one step of 8 text deltas, file store; all 50 started at once per round and read to");
-  note("done. Over SSE: POSTed and read with plain fetch; direct: runtime.runs.run() with no HTTP, the runtime's own share.");
+  note("done. Over SSE: POSTed and read with node:http; direct: runtime.runs.run() with no HTTP, the runtime's own share.");
   note("Time to first token is from the start of the chat to the arrival of its first token event.");
   const script = () =>
     Array.from({ length: n * (rounds + 1) }, () => [text("a reply in eight small deltas here", { chunks: 8 })]);
@@ -188,7 +167,7 @@ async function concurrency(core, tmp, quick) {
       const start = performance.now();
       let first;
       let last;
-      await readSse(await chat(s.url, `task ${i}`), (event, at) => {
+      await chat(s.url, `task ${i}`, (event, at) => {
         if (event.type === "token" && first === undefined) first = at - start;
         last = event.type;
       });

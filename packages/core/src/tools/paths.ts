@@ -1,4 +1,4 @@
-import { lstat, readlink } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { ArborError } from "../errors.js";
@@ -73,6 +73,10 @@ const MAX_LINKS = 40;
  * whose target is missing.
  */
 export async function resolveLinks(path: string): Promise<string> {
+  // A path that exists throughout resolves in one call, the same as the walk below would (it takes
+  // `..` after links as the kernel does); the walk, an lstat per component, is for the rest.
+  const whole = await realpath(resolve(path)).catch(() => undefined);
+  if (whole !== undefined) return whole;
   const pending = resolve(path).split(sep).filter(Boolean);
   let current = parse(resolve(path)).root;
   let links = 0;

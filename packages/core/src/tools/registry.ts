@@ -52,7 +52,13 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyToolDefinition>();
-  private readonly schemas = new Map<string, Record<string, unknown>>();
+  /**
+   * JSON Schemas by the zod schema they come from, shared with the registries `withTools` makes: a
+   * run's registry is new each run, and converting every tool's schema again was a tenth of a
+   * server's CPU per run. Keyed by the zod object (immutable), not the name, so a name reused for
+   * another tool cannot get a stale schema.
+   */
+  private schemas = new WeakMap<object, Record<string, unknown>>();
   private readonly hooks: ToolHooks[];
   private readonly blobs: BlobStore | undefined;
   private readonly limits: OutputLimits;
@@ -81,7 +87,6 @@ export class ToolRegistry {
   }
 
   unregister(name: string): boolean {
-    this.schemas.delete(name);
     return this.tools.delete(name);
   }
 
@@ -102,7 +107,7 @@ export class ToolRegistry {
     if (extra.length === 0) return this;
     const run = new ToolRegistry({ ...(this.blobs ? { blobs: this.blobs } : {}), limits: this.limits, hooks: this.hooks });
     for (const [name, tool] of this.tools) run.tools.set(name, tool);
-    for (const [name, schema] of this.schemas) run.schemas.set(name, schema);
+    run.schemas = this.schemas;
     return run.register(...extra);
   }
 
@@ -128,11 +133,11 @@ export class ToolRegistry {
 
   private schemaOf(tool: AnyToolDefinition): Record<string, unknown> {
     if (tool.inputSchema) return tool.inputSchema;
-    let schema = this.schemas.get(tool.name);
+    let schema = this.schemas.get(tool.input);
     if (!schema) {
       // `io: "input"` so fields with defaults are optional for the model, as the parser treats them.
       schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-      this.schemas.set(tool.name, schema);
+      this.schemas.set(tool.input, schema);
     }
     return schema;
   }

@@ -41,6 +41,25 @@ describe("ToolRegistry", () => {
     expect(registry().list((name) => name !== "echo")).toEqual([]);
   });
 
+  it("converts a tool's schema once for every run's registry, and a reused name gets its new tool's schema", () => {
+    const base = registry();
+    const extra = defineTool({
+      name: "extra",
+      description: "A run's own tool.",
+      input: z.object({ n: z.number() }),
+      async execute() {
+        return { output: "" };
+      },
+    });
+    const first = base.withTools([extra]).list();
+    const second = base.withTools([extra]).list();
+    expect(second.map((t) => t.inputSchema)).toEqual(first.map((t) => t.inputSchema));
+    for (const [i, info] of second.entries()) expect(info.inputSchema).toBe(first[i]?.inputSchema);
+    base.unregister("echo");
+    base.register({ ...echo, input: z.object({ other: z.boolean() }) });
+    expect(base.list()[0]?.inputSchema).toMatchObject({ properties: { other: { type: "boolean" } } });
+  });
+
   it("answers an unknown tool name with an error listing the available tools", async () => {
     const out = await registry().invoke("ech0", {}, fakeContext(tempDir()));
     expect(out).toMatchObject({ isError: true, code: "unknown_tool" });
