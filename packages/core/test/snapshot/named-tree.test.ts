@@ -1,4 +1,5 @@
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -59,6 +60,12 @@ describe.skipIf(!hasGit)("a snapshot of named files the last tree holds", () => 
     expect(await snapshots.recorded(named)).toBe(true);
     // git, looking at everything, finds the same tree: same bytes, same modes, the emptied folder gone.
     expect(await snapshots.track()).toBe(named);
+    // And git finds every object written here well formed.
+    const [history] = await readdir(join(dir, "home", "snapshots"));
+    execFileSync("git", ["fsck", "--strict", "--no-dangling"], {
+      env: { ...process.env, GIT_DIR: join(dir, "home", "snapshots", history!) },
+      stdio: "pipe",
+    });
     await snapshots.restore(named, start);
     expect(await snapshots.track()).toBe(start);
   });
