@@ -120,6 +120,16 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
     return tree;
   };
   const record = async () => remember((await git(["write-tree"])).trim());
+  /**
+   * The tree after a `git add --verbose`, which names every entry it adds, updates or removes: when
+   * it named none in an index that held exactly the last tree, that tree again, without `write-tree`
+   * (a step whose `bash` only read or ran tests costs one git process, not two).
+   */
+  const settle = async (verbose: string) => {
+    const unchanged = verbose === "" && unindexed.size === 0 ? last : undefined;
+    unindexed.clear();
+    return unchanged ?? record();
+  };
   return {
     workspace,
     async track(changed) {
@@ -142,36 +152,33 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
         }
         try {
           const add = [...new Set([...paths, ...unindexed])];
+          if (add.length === 0) return await record();
           // Literal: a file named `*.ts` is that file. No preload: its threads lstat every entry.
           // The paths go on stdin, NUL-separated: any number of them, any name.
-          if (add.length > 0) {
-            await runGit(
-              {
-                args: [
-                  "--literal-pathspecs",
-                  "-c",
-                  "core.preloadIndex=false",
-                  "add",
-                  "--all",
-                  "--pathspec-from-file=-",
-                  "--pathspec-file-nul",
-                ],
-                env,
-                cwd: workspace,
-                input: add.map((p) => `${p}\0`).join(""),
-              },
-              options.runner,
-            );
-          }
-          unindexed.clear();
-          return await record();
+          const verbose = await runGit(
+            {
+              args: [
+                "--literal-pathspecs",
+                "-c",
+                "core.preloadIndex=false",
+                "add",
+                "--all",
+                "--verbose",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+              ],
+              env,
+              cwd: workspace,
+              input: add.map((p) => `${p}\0`).join(""),
+            },
+            options.runner,
+          );
+          return await settle(verbose);
         } catch {
           // What git would not take from the list it finds by looking at everything.
         }
       }
-      await git(["add", "--all", "--ignore-errors", "."]);
-      unindexed.clear();
-      return record();
+      return settle(await git(["add", "--all", "--verbose", "--ignore-errors", "."]));
     },
     async recorded(tree) {
       if (!/^[0-9a-f]{40,64}$/.test(tree)) return false;
@@ -201,6 +208,8 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       // A two-tree merge from what the index holds to the target: git rewrites only the files
       // that differ and removes those the target lacks.
       await git(["read-tree", "-m", "-u", current, target]);
+      // The index now holds the target: a full look that finds nothing changed returns it.
+      last = target;
     },
     async applyDiff(from, to, paths) {
       if (from === to) return [];

@@ -110,3 +110,24 @@ describe.skipIf(!hasGit)("a snapshot of named files the last tree holds", () => 
     ]);
   });
 });
+
+describe.skipIf(!hasGit)("a full look", () => {
+  it("that finds nothing changed starts one git process and returns the last tree", async () => {
+    const snapshots = await open();
+    const start = await snapshots.track();
+    runner.calls = [];
+    expect(await snapshots.track()).toBe(start);
+    expect(runner.calls).toEqual(["add"]);
+
+    runner.calls = [];
+    await writeFile(join(ws, "src", "a.ts"), "a changed\n");
+    const changed = await snapshots.track();
+    expect(runner.calls).toEqual(["add", "write-tree"]);
+    expect((await snapshots.patch(start, changed)).map((f) => f.path)).toEqual(["src/a.ts"]);
+
+    // Only a chmod: git add names the file, and the tree records the new mode.
+    await chmod(join(ws, "top.txt"), 0o755);
+    const mode = await snapshots.track();
+    expect((await snapshots.patch(changed, mode)).map((f) => f.path)).toEqual(["top.txt"]);
+  });
+});
