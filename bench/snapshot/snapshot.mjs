@@ -6,7 +6,8 @@
 // apart; a step that starts a run takes one full snapshot more. git is started by a runner child process, as
 // the runtime does. CPU is per step, beside the wall time (a busy machine stretches the wall, not the CPU):
 // this process's own while it takes the snapshot (what a server pays; the bench's own file edits left out)
-// apart from the git side's (the runner and its gits), and how many git processes a step started.
+// apart from the git side's (the runner, which also writes the objects of a tree built from named files,
+// and its gits), and how many git processes a step started.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { note, num, section, table } from "../lib/format.mjs";
@@ -77,20 +78,20 @@ export async function run(ctx) {
     return paths;
   };
   /** One step: `track` given the paths (or not), then the patch; wall and this process's CPU. */
-  const step = async (i, named) => {
-    const paths = edit(i);
+  const step = async (i, named, changes) => {
+    const paths = changes === 0 ? [] : edit(i);
     const own0 = ownMs();
     const t0 = performance.now();
     const after = await snapshots.track(named ? paths : undefined);
     const files = await snapshots.patch(before, after);
     const wall = performance.now() - t0;
     const own = ownMs() - own0;
-    if (files.length !== 3) throw new Error(`expected 3 changed files, the patch lists ${files.length}`);
+    if (files.length !== changes) throw new Error(`expected ${changes} changed files, the patch lists ${files.length}`);
     before = after;
     return { wall, own };
   };
   const rows = [];
-  const measure = async (label, named, fresh, offset, target) => {
+  const measure = async (label, named, fresh, offset, target, changes = 3) => {
     const wall = [];
     let own = 0;
     const git0 = gitMs();
@@ -102,7 +103,7 @@ export async function run(ctx) {
       if (fresh) before = await snapshots.track();
       const extra = performance.now() - t0;
       own += ownMs() - own0;
-      const s = await step(offset + i, named);
+      const s = await step(offset + i, named, changes);
       wall.push(s.wall + extra);
       own += s.own;
     }
@@ -115,6 +116,7 @@ export async function run(ctx) {
   };
   const named = await measure("step after write/edit: snapshot of 3 named files + patch", true, false, 0, TARGET_MS);
   const full = await measure("step after bash: full snapshot + patch", false, false, steps, undefined);
+  await measure("step after bash that changed nothing: full snapshot", false, false, 0, undefined, 0);
   await measure("run's first step: full snapshot, then named + patch", true, true, 2 * steps, undefined);
   rows.unshift(["first snapshot of the workspace", num(first), "", "", "", "", "", "once per workspace"]);
   table(["measure", "p50 ms", "p99 ms", "max ms", "own cpu ms/step", "git cpu ms/step", "gits/step", "target"], rows);

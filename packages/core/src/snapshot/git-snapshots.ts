@@ -108,7 +108,22 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
    * named files takes them too, so its `write-tree` cannot bring back what they held before.
    */
   const unindexed = new Set<string>();
-  const objects = new LooseObjects(gitDir);
+  let objects: LooseObjects | undefined;
+  /**
+   * The tree `treeWithFiles` builds (undefined: git must), in the runner when there is one: its
+   * synchronous object writes then hold that small process, not this one's event loop.
+   */
+  const build = async (base: string, paths: string[]): Promise<string | undefined> => {
+    const answer = options.runner ? await options.runner.build({ gitDir, workspace, base, paths }) : "unavailable";
+    if (answer !== "unavailable" && answer !== "lost") return answer ?? undefined;
+    try {
+      objects ??= new LooseObjects(gitDir);
+      return treeWithFiles(objects, workspace, base, paths);
+    } catch {
+      // An object store this cannot read or write: git reports what is wrong, or copes.
+      return undefined;
+    }
+  };
   let buildable: Promise<boolean> | undefined;
   const plain = () => {
     buildable ??= plainHistory(gitDir, git);
@@ -139,12 +154,7 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
         // written here, and no git process starts. Anything git must judge goes to `git add`.
         const base = last;
         if (base !== undefined && (await plain())) {
-          let tree: string | undefined;
-          try {
-            tree = treeWithFiles(objects, workspace, base, paths);
-          } catch {
-            // An object store this cannot read or write: git reports what is wrong, or copes.
-          }
+          const tree = await build(base, paths);
           if (tree !== undefined) {
             for (const path of paths) unindexed.add(path);
             return remember(tree);

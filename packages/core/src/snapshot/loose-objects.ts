@@ -23,8 +23,11 @@ const ID_BYTES = 20;
 export class LooseObjects {
   private readonly trees = new Map<string, TreeEntry[]>();
   private readonly dirs = new Set<string>();
+  private readonly gitDir: string;
 
-  constructor(private readonly gitDir: string) {}
+  constructor(gitDir: string) {
+    this.gitDir = gitDir;
+  }
 
   /**
    * A tree's entries, or undefined when it is not stored loose (packed, or absent): the caller then

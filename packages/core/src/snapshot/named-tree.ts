@@ -11,6 +11,14 @@ const MAX_FILE_BYTES = 1024 * 1024;
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const FILE_MODES = new Set(["100644", "100755"]);
 
+/** A tree to build from named files: the history's git directory, the workspace, the base tree, the paths. */
+export interface TreeBuild {
+  gitDir: string;
+  workspace: string;
+  base: string;
+  paths: string[];
+}
+
 /** Why the tree cannot be built here: the caller hands the paths to `git add`, which knows every case. */
 class NeedsGit extends Error {}
 

@@ -131,3 +131,18 @@ describe.skipIf(!hasGit)("a full look", () => {
     expect((await snapshots.patch(changed, mode)).map((f) => f.path)).toEqual(["top.txt"]);
   });
 });
+
+describe.skipIf(!hasGit)("without a runner", () => {
+  it("named files the last tree holds are built in this process, into the tree git records", async () => {
+    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+    const start = await snapshots.track();
+    await writeFile(join(ws, "src", "deep", "c.ts"), "c changed\n");
+    await rm(join(ws, "top.txt"));
+    const named = await snapshots.track(["src/deep/c.ts", "top.txt"]);
+    expect((await snapshots.patch(start, named)).map((f) => [f.path, f.status])).toEqual([
+      ["src/deep/c.ts", "modified"],
+      ["top.txt", "deleted"],
+    ]);
+    expect(await snapshots.track()).toBe(named);
+  });
+});
