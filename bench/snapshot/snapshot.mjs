@@ -5,7 +5,9 @@
 // wrote (write, edit) looks at only those (`track(paths)`); one after `bash` looks at every file, timed
 // apart; a step that starts a run takes one full snapshot more. git is started by a runner child process, as
 // the runtime does. CPU is per step, beside the wall time (a busy machine stretches the wall, not the CPU):
-// this process's own (what a server's event loop pays) apart from the git side's (the runner and its gits).
+// this process's own while it takes the snapshot (what a server pays; the bench's own file edits left out)
+// apart from the git side's (the runner, which also writes the objects of a tree built from named files,
+// and its gits), and how many git processes a step started.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { note, num, section, table } from "../lib/format.mjs";
@@ -50,6 +52,13 @@ export async function run(ctx) {
   for (let i = 0; i < 500; i++) writeFileSync(join(workspace, "build", `out${i}.js`), "ignored\n");
 
   const runner = new core.GitRunner();
+  // Every git process the snapshots start goes through the runner: counted here.
+  let gits = 0;
+  const run = runner.run.bind(runner);
+  runner.run = (call) => {
+    gits++;
+    return run(call);
+  };
   const snapshots = await core.openSnapshots({ home, workspace, sessionId: "bench", runner });
   // The git side: the runner and the gits it reaped, or (no runner) the gits this process reaped.
   const gitMs = () => (runner.pid ? treeMs(runner.pid) : cpuMs() - ownMs());
@@ -68,42 +77,49 @@ export async function run(ctx) {
     }
     return paths;
   };
-  /** One step: `track` given the paths (or not), then the patch; wall and CPU. */
-  const step = async (i, named) => {
-    const paths = edit(i);
+  /** One step: `track` given the paths (or not), then the patch; wall and this process's CPU. */
+  const step = async (i, named, changes) => {
+    const paths = changes === 0 ? [] : edit(i);
+    const own0 = ownMs();
     const t0 = performance.now();
     const after = await snapshots.track(named ? paths : undefined);
     const files = await snapshots.patch(before, after);
     const wall = performance.now() - t0;
-    if (files.length !== 3) throw new Error(`expected 3 changed files, the patch lists ${files.length}`);
+    const own = ownMs() - own0;
+    if (files.length !== changes) throw new Error(`expected ${changes} changed files, the patch lists ${files.length}`);
     before = after;
-    return { wall };
+    return { wall, own };
   };
   const rows = [];
-  const measure = async (label, named, fresh, offset, target) => {
+  const measure = async (label, named, fresh, offset, target, changes = 3) => {
     const wall = [];
-    const own0 = ownMs();
+    let own = 0;
     const git0 = gitMs();
+    const gits0 = gits;
     for (let i = 0; i < steps; i++) {
+      const own0 = ownMs();
       t0 = performance.now();
       // A run's first step: the workspace as the run found it, recorded in full first.
       if (fresh) before = await snapshots.track();
       const extra = performance.now() - t0;
-      const s = await step(offset + i, named);
+      own += ownMs() - own0;
+      const s = await step(offset + i, named, changes);
       wall.push(s.wall + extra);
+      own += s.own;
     }
-    const own = ownMs() - own0;
     const git = gitMs() - git0;
+    const procs = (gits - gits0) / steps;
     const s = summarize(wall);
     const met = target === undefined ? "" : `≤ ${target} ms ${s.p50 <= target ? "met" : "MISSED"} (${num(s.p50 / target)}×)`;
-    rows.push([label, num(s.p50), num(s.p99), num(s.max), num(own / steps), num(git / steps), met]);
+    rows.push([label, num(s.p50), num(s.p99), num(s.max), num(own / steps), num(git / steps), num(procs), met]);
     return s;
   };
   const named = await measure("step after write/edit: snapshot of 3 named files + patch", true, false, 0, TARGET_MS);
   const full = await measure("step after bash: full snapshot + patch", false, false, steps, undefined);
+  await measure("step after bash that changed nothing: full snapshot", false, false, 0, undefined, 0);
   await measure("run's first step: full snapshot, then named + patch", true, true, 2 * steps, undefined);
-  rows.unshift(["first snapshot of the workspace", num(first), "", "", "", "", "once per workspace"]);
-  table(["measure", "p50 ms", "p99 ms", "max ms", "own cpu ms/step", "git cpu ms/step", "target"], rows);
+  rows.unshift(["first snapshot of the workspace", num(first), "", "", "", "", "", "once per workspace"]);
+  table(["measure", "p50 ms", "p99 ms", "max ms", "own cpu ms/step", "git cpu ms/step", "gits/step", "target"], rows);
   note(
     `named files vs full look: ${num(full.p50 / named.p50)}× faster at p50; a step whose tools changed no file takes no snapshot`,
   );

@@ -2,10 +2,13 @@
  * The git runner's child process: it starts git for the process that forked it. Creating a process
  * forks its parent, and a fork of this small process costs far less than one of a big server, whose
  * event loop would stall meanwhile. Requests come over the IPC channel; each is answered with what
- * git printed and how it ended. Run as a script (by `GitRunner`), never imported: builtins only, and
- * only erasable type syntax, so Node runs the source file as it is when the build is not there.
+ * git printed and how it ended, or, for a tree to build from named files, with its id. Run as a
+ * script (by `GitRunner`), never imported: builtins and its sibling modules only, and only erasable
+ * type syntax, so Node runs the source file as it is when the build is not there.
  */
 import { execFile } from "node:child_process";
+import type { LooseObjects } from "./loose-objects.js";
+import type { TreeBuild } from "./named-tree.js";
 
 interface Request {
   id: number;
@@ -16,7 +19,41 @@ interface Request {
   maxBuffer: number;
 }
 
-process.on("message", (message: Request) => {
+/** The siblings as built (.js beside this file) or, run from sources, as written. */
+const sibling = (name: string) => new URL(`./${name}${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url).href;
+
+/**
+ * Builds trees from named files here rather than in the process that asked: their objects are
+ * written with synchronous file calls, which would hold that process's event loop. Each history's
+ * store is kept, with the trees it learned, until too many histories were seen.
+ */
+function treeBuilder() {
+  const stores = new Map<string, LooseObjects>();
+  let modules: Promise<[typeof import("./loose-objects.js"), typeof import("./named-tree.js")]> | undefined;
+  return async (build: TreeBuild): Promise<string | null> => {
+    modules ??= Promise.all([import(sibling("loose-objects")), import(sibling("named-tree"))]);
+    const [{ LooseObjects }, { treeWithFiles }] = await modules;
+    let store = stores.get(build.gitDir);
+    if (!store) {
+      if (stores.size >= 64) stores.clear();
+      store = new LooseObjects(build.gitDir);
+      stores.set(build.gitDir, store);
+    }
+    return treeWithFiles(store, build.workspace, build.base, build.paths) ?? null;
+  };
+}
+const buildTree = treeBuilder();
+
+process.on("message", (message: Request | { id: number; build: TreeBuild }) => {
+  if ("build" in message) {
+    const { id, build } = message;
+    // A tree that cannot be built here (or a store that fails) is git's: null says so.
+    buildTree(build).then(
+      (tree) => process.send?.({ id, tree }),
+      () => process.send?.({ id, tree: null }),
+    );
+    return;
+  }
   const { id, args, cwd, env, input, maxBuffer } = message;
   const child = execFile("git", args, { env, cwd, maxBuffer }, (error, stdout, stderr) => {
     const errno = error ? (error as NodeJS.ErrnoException).code : undefined;

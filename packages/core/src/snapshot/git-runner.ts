@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ArborError } from "../errors.js";
+import type { TreeBuild } from "./named-tree.js";
 
 /** git's output past this fails the call (as it always has): a snapshot's diff is cut long before. */
 const MAX_BUFFER = 256 * 1024 * 1024;
@@ -26,7 +27,10 @@ interface GitOutcome {
  * Why the runner has no outcome: `unavailable` when the call never reached it (git was not started
  * through it), `lost` when it died with the call in flight (git may have run).
  */
-type NoOutcome = "unavailable" | "lost";
+export type NoOutcome = "unavailable" | "lost";
+
+/** What the child answers: how a git process ended, or the tree it built (null: git must build it). */
+type Answer = GitOutcome | { tree: string | null };
 
 /**
  * Starts git from a small child process instead of this one. Creating a process forks its parent;
@@ -38,7 +42,7 @@ type NoOutcome = "unavailable" | "lost";
  */
 export class GitRunner {
   private child: ChildProcess | undefined;
-  private readonly pending = new Map<number, (outcome: GitOutcome | NoOutcome) => void>();
+  private readonly pending = new Map<number, (answer: Answer | NoOutcome) => void>();
   private nextId = 1;
   private closed = false;
   /** A child died before answering anything: one that cannot start would cost a fork of this process a call. */
@@ -50,14 +54,27 @@ export class GitRunner {
   }
 
   run(call: GitCall): Promise<GitOutcome | NoOutcome> {
+    const request = { args: [...call.args], cwd: call.cwd, env: call.env, input: call.input, maxBuffer: MAX_BUFFER };
+    return this.ask(request) as Promise<GitOutcome | NoOutcome>;
+  }
+
+  /**
+   * Builds in the child the tree `treeWithFiles` would: its id, null when git must build it, or why
+   * the child did not answer (the caller then builds it itself).
+   */
+  async build(request: TreeBuild): Promise<string | null | NoOutcome> {
+    const answer = await this.ask({ build: request });
+    return typeof answer === "string" ? answer : "tree" in answer ? answer.tree : null;
+  }
+
+  private ask(request: object): Promise<Answer | NoOutcome> {
     const child = this.closed || this.broken ? undefined : (this.child ?? this.start());
     if (!child?.connected) return Promise.resolve("unavailable");
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       if (this.pending.size === 1) hold(child, true);
-      const message = { id, args: [...call.args], cwd: call.cwd, env: call.env, input: call.input, maxBuffer: MAX_BUFFER };
-      child.send(message, (error) => {
+      child.send({ id, ...request }, (error) => {
         if (error) this.settle(child, id, "unavailable");
       });
     });
@@ -92,7 +109,7 @@ export class GitRunner {
     }
     this.child = child;
     let answered = false;
-    child.on("message", (message: GitOutcome & { id: number }) => {
+    child.on("message", (message: Answer & { id: number }) => {
       answered = true;
       const { id, ...outcome } = message;
       this.settle(child, id, outcome);
@@ -108,7 +125,7 @@ export class GitRunner {
     return child;
   }
 
-  private settle(child: ChildProcess, id: number, outcome: GitOutcome | NoOutcome): void {
+  private settle(child: ChildProcess, id: number, outcome: Answer | NoOutcome): void {
     const resolve = this.pending.get(id);
     if (!resolve) return;
     this.pending.delete(id);

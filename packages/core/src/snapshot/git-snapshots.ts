@@ -5,6 +5,8 @@ import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ArborError } from "../errors.js";
 import { pathExists } from "../file-system.js";
 import { type GitRunner, runGit } from "./git-runner.js";
+import { LooseObjects } from "./loose-objects.js";
+import { treeWithFiles } from "./named-tree.js";
 import type { FilePatch } from "./snapshot-entry.js";
 
 /** A diff longer than this is cut: the patch is for a reader, the snapshot itself keeps every byte. */
@@ -29,9 +31,10 @@ export interface WorkspaceSnapshots {
   readonly workspace: string;
   /**
    * Records the workspace as it is now; returns the tree id. Given `changed` (every file that may
-   * differ from what this index last recorded, absolute or workspace-relative), only those files are
-   * looked at instead of one `lstat` per workspace file; anything else that changed meanwhile waits
-   * for the next call without `changed`. A list git refuses (an ignored file, a path through a
+   * differ from what this history last recorded, absolute or workspace-relative), only those files
+   * are looked at instead of one `lstat` per workspace file; anything else that changed meanwhile
+   * waits for the next call without `changed`. When they are all files the last tree holds, the new
+   * tree is written without starting git (see `treeWithFiles`). A list git refuses (an ignored file, a path through a
    * symlink) or one naming a `.gitignore` (which changes what the rest means) gets a full look.
    */
   track(changed?: readonly string[]): Promise<string>;
@@ -98,27 +101,94 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
   }
   // Every tree `track` wrote, a line each (41 bytes a snapshot): what `recorded` vouches for.
   const treesFile = join(gitDir, TREES_FILE);
-  const record = async () => {
-    const tree = (await git(["write-tree"])).trim();
-    await appendFile(treesFile, `${tree}\n`);
+  /** The tree `track` last returned: the base a step's named files are applied to. */
+  let last: string | undefined;
+  /**
+   * Files recorded by building the tree here, which the index has not seen: a later `git add` of
+   * named files takes them too, so its `write-tree` cannot bring back what they held before.
+   */
+  const unindexed = new Set<string>();
+  let objects: LooseObjects | undefined;
+  /**
+   * The tree `treeWithFiles` builds (undefined: git must), in the runner when there is one: its
+   * synchronous object writes then hold that small process, not this one's event loop.
+   */
+  const build = async (base: string, paths: string[]): Promise<string | undefined> => {
+    const answer = options.runner ? await options.runner.build({ gitDir, workspace, base, paths }) : "unavailable";
+    if (answer !== "unavailable" && answer !== "lost") return answer ?? undefined;
+    try {
+      objects ??= new LooseObjects(gitDir);
+      return treeWithFiles(objects, workspace, base, paths);
+    } catch {
+      // An object store this cannot read or write: git reports what is wrong, or copes.
+      return undefined;
+    }
+  };
+  let buildable: Promise<boolean> | undefined;
+  const plain = () => {
+    buildable ??= plainHistory(gitDir, git);
+    return buildable;
+  };
+  const remember = async (tree: string) => {
+    if (tree !== last) await appendFile(treesFile, `${tree}\n`);
+    last = tree;
     return tree;
+  };
+  const record = async () => remember((await git(["write-tree"])).trim());
+  /**
+   * The tree after a `git add --verbose`, which names every entry it adds, updates or removes: when
+   * it named none in an index that held exactly the last tree, that tree again, without `write-tree`
+   * (a step whose `bash` only read or ran tests costs one git process, not two).
+   */
+  const settle = async (verbose: string) => {
+    const unchanged = verbose === "" && unindexed.size === 0 ? last : undefined;
+    unindexed.clear();
+    return unchanged ?? record();
   };
   return {
     workspace,
     async track(changed) {
       const paths = changed && workspacePaths(changed, [workspace, resolve(options.workspace)]);
       if (paths) {
+        // Files the tree already holds, changed in place: their blobs and the trees above them are
+        // written here, and no git process starts. Anything git must judge goes to `git add`.
+        const base = last;
+        if (base !== undefined && (await plain())) {
+          const tree = await build(base, paths);
+          if (tree !== undefined) {
+            for (const path of paths) unindexed.add(path);
+            return remember(tree);
+          }
+        }
         try {
+          const add = [...new Set([...paths, ...unindexed])];
+          if (add.length === 0) return await record();
           // Literal: a file named `*.ts` is that file. No preload: its threads lstat every entry.
-          if (paths.length > 0)
-            await git(["--literal-pathspecs", "-c", "core.preloadIndex=false", "add", "--all", "--", ...paths]);
-          return await record();
+          // The paths go on stdin, NUL-separated: any number of them, any name.
+          const verbose = await runGit(
+            {
+              args: [
+                "--literal-pathspecs",
+                "-c",
+                "core.preloadIndex=false",
+                "add",
+                "--all",
+                "--verbose",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+              ],
+              env,
+              cwd: workspace,
+              input: add.map((p) => `${p}\0`).join(""),
+            },
+            options.runner,
+          );
+          return await settle(verbose);
         } catch {
           // What git would not take from the list it finds by looking at everything.
         }
       }
-      await git(["add", "--all", "--ignore-errors", "."]);
-      return record();
+      return settle(await git(["add", "--all", "--verbose", "--ignore-errors", "."]));
     },
     async recorded(tree) {
       if (!/^[0-9a-f]{40,64}$/.test(tree)) return false;
@@ -148,6 +218,8 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       // A two-tree merge from what the index holds to the target: git rewrites only the files
       // that differ and removes those the target lacks.
       await git(["read-tree", "-m", "-u", current, target]);
+      // The index now holds the target: a full look that finds nothing changed returns it.
+      last = target;
     },
     async applyDiff(from, to, paths) {
       if (from === to) return [];
@@ -173,6 +245,23 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       return changed;
     },
   };
+}
+
+/**
+ * Whether trees may be built without git: blobs are then the files' bytes and modes their execute
+ * bits, which holds when git tracks file modes (`core.fileMode`, set by `init` where the file system
+ * keeps them) and no attributes file outside the workspace could filter content on its way in.
+ */
+async function plainHistory(gitDir: string, git: (args: readonly string[]) => Promise<string>): Promise<boolean> {
+  const config = await readFile(join(gitDir, "config"), "utf8").catch(() => "");
+  if (!/^\s*filemode\s*=\s*true\s*$/im.test(config)) return false;
+  const xdg = process.env.XDG_CONFIG_HOME || (process.env.HOME ? join(process.env.HOME, ".config") : undefined);
+  for (const path of [join(gitDir, "info", "attributes"), ...(xdg ? [join(xdg, "git", "attributes")] : [])]) {
+    if (await pathExists(path)) return false;
+  }
+  // `git config --get` exits 1 when the key is not set anywhere.
+  const attributesFile = await git(["config", "--get", "core.attributesFile"]).catch(() => "");
+  return attributesFile.trim() === "";
 }
 
 /**
