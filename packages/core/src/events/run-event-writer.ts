@@ -63,7 +63,9 @@ export class BatchWriter {
     this.pending.push(event);
     if (this.logging === true) {
       this.inflight ??= this.drainSoon();
-      if (LOGGED_AT_ONCE.has(event.type)) this.wake?.();
+      // A full batch need not wait for the turn's end: a burst handed over in microtasks alone (a fast
+      // stream's deltas) would otherwise wait for the whole run, and be written after its lease is gone.
+      if (LOGGED_AT_ONCE.has(event.type) || this.pending.length % MAX_BATCH === 0) this.wake?.();
     } else if (this.logging === false) this.handOut();
   }
 

@@ -88,6 +88,35 @@ describe("BatchWriter", () => {
       await store.close();
     }
   });
+  it("writes a burst handed over in microtasks alone a full batch at a time while it lasts, not after it", async () => {
+    // A fast stream's deltas never let the turn end: waiting for it held every event of the run until
+    // the run was over (and its session's lease given back).
+    const { store, appends } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const writer = new BatchWriter(store, new RunEventTail(id, 10_000), undefined, undefined);
+      await Promise.resolve();
+      const turnOver = { done: false };
+      setImmediate(() => {
+        turnOver.done = true;
+      });
+      for (let n = 0; n < 1_100; n++) {
+        writer.push(token(id, n));
+        await Promise.resolve();
+      }
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      expect(turnOver.done).toBe(false);
+      expect(appends).toEqual([512, 512]);
+      await writer.finish();
+      expect(appends).toEqual([512, 512, 76]);
+      const logged = await store.listEvents(id, { limit: 2_000 });
+      expect(logged.map((e) => (e.data as { content: string }).content)).toEqual(
+        Array.from({ length: 1_100 }, (_, n) => String(n)),
+      );
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("BatchWriter at a run's ending or ask", () => {
