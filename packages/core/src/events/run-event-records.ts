@@ -42,6 +42,33 @@ export function frameOfRecord(record: StoredEvent): RunEventFrame {
 }
 
 /**
+ * The frames of a batch of run events the store just logged as `records` (one each, in order), from
+ * the log data `runEventInput` made of them: the JSON `frameOfRecord` gives for each record (type
+ * first, then the data's fields), without copying each event back together to serialize it.
+ */
+export function framesOfLogged(
+  events: readonly RunEvent[],
+  inputs: readonly EventInput[],
+  records: readonly StoredEvent[],
+): RunEventFrame[] {
+  const frames: RunEventFrame[] = new Array(records.length);
+  let type: string | undefined;
+  let head = "";
+  for (let i = 0; i < records.length; i++) {
+    const event = events[i] as RunEvent;
+    if (event.type !== type) {
+      type = event.type;
+      head = `{"type":${JSON.stringify(type)}`;
+    }
+    // `runEventInput` took `type` out of the data, so no field of it can stand for the type.
+    const data = JSON.stringify((inputs[i] as EventInput).data);
+    const json = data === "{}" ? `${head}}` : `${head},${data.slice(1)}`;
+    frames[i] = { id: (records[i] as StoredEvent).id, json, terminal: isTerminalRunEvent(event) };
+  }
+  return frames;
+}
+
+/**
  * An event the store refused as too large (a huge tool output) is logged cut down, so the stream
  * keeps its order and its ending; the whole output stays in the session's entries.
  */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunEventLog } from "../../src/events/run-event-log.js";
-import type { RunEventFrame } from "../../src/events/run-event-records.js";
+import { frameOfRecord, type RunEventFrame } from "../../src/events/run-event-records.js";
 import { RunEventTail } from "../../src/events/run-event-tail.js";
 import { BatchWriter } from "../../src/events/run-event-writer.js";
 import { WatchHub } from "../../src/events/watch-hub.js";
@@ -113,6 +113,30 @@ describe("BatchWriter", () => {
       expect(logged.map((e) => (e.data as { content: string }).content)).toEqual(
         Array.from({ length: 1_100 }, (_, n) => String(n)),
       );
+    } finally {
+      await store.close();
+    }
+  });
+  it("hands readers each event's JSON as its log record reads back", async () => {
+    const { store } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const tail = new RunEventTail(id, 100);
+      tail.beginRun();
+      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const events = [
+        { session_id: id, type: "token", content: 'quote " and \u00e9' },
+        { type: "tool_start", session_id: id, tool: "read", input: { path: "a", lines: [1, 2] }, gone: undefined },
+        { type: "token", session_id: id, content: "" },
+        { type: "done", session_id: id },
+      ] as unknown as RunEvent[];
+      for (const event of events) writer.push(event);
+      await writer.finish();
+      const read = tail.read(0);
+      const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
+      const records = await store.listEvents(id);
+      expect(frames.map((f) => f.json)).toEqual(records.map((r) => frameOfRecord(r).json));
+      expect(frames.map((f) => [f.id, f.terminal])).toEqual(records.map((r) => [r.id, r.type === "run.done"]));
     } finally {
       await store.close();
     }
