@@ -70,12 +70,55 @@ export function framesOfLogged(
       type = event.type;
       head = `{"type":${JSON.stringify(type)}`;
     }
-    // `runEventInput` took `type` out of the data, so no field of it can stand for the type.
-    const data = JSON.stringify((inputs[i] as EventInput).data);
-    const json = data === "{}" ? `${head}}` : `${head},${data.slice(1)}`;
-    frames[i] = { id: (records[i] as StoredEvent).id, json, terminal: isTerminalRunEvent(event) };
+    const id = (records[i] as StoredEvent).id;
+    const data = (inputs[i] as EventInput).data;
+    if ((type === "token" || type === "reasoning") && holdsOnlyValues(data)) frames[i] = new DeltaFrame(id, head, data);
+    else frames[i] = { id, json: frameJson(head, data), terminal: isTerminalRunEvent(event) };
   }
   return frames;
+}
+
+/** `head` (the type) and then the data's fields: `runEventInput` took `type` out of the data, so none stands for it. */
+function frameJson(head: string, data: Record<string, unknown>): string {
+  const json = JSON.stringify(data);
+  return json === "{}" ? `${head}}` : `${head},${json.slice(1)}`;
+}
+
+/** True when no field is an object: a copy of the fields cannot be changed through anyone else's reference. */
+function holdsOnlyValues(data: Record<string, unknown>): boolean {
+  for (const key in data) {
+    const value = data[key];
+    if (typeof value === "object" && value !== null) return false;
+  }
+  return true;
+}
+
+/**
+ * A logged delta's frame, its JSON made when a reader first asks for it: a run's deltas are most of its
+ * events, and most runs are read from their handle, never from the log's tail. Nothing can change
+ * the JSON meanwhile: the data is the log record's own copy of the event's fields (`runEventInput`),
+ * and none of them is an object another holder could change.
+ */
+class DeltaFrame implements RunEventFrame {
+  readonly terminal = false;
+  private made: string | undefined;
+  private data: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly id: number,
+    private readonly head: string,
+    data: Record<string, unknown>,
+  ) {
+    this.data = data;
+  }
+
+  get json(): string {
+    if (this.made === undefined) {
+      this.made = frameJson(this.head, this.data ?? {});
+      this.data = undefined;
+    }
+    return this.made;
+  }
 }
 
 /**

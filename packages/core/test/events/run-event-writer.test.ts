@@ -141,6 +141,32 @@ describe("BatchWriter", () => {
       await store.close();
     }
   });
+  it("hands readers a delta as it was logged, though its emitter changed the event afterwards", async () => {
+    const { store } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const tail = new RunEventTail(id, 100);
+      tail.beginRun();
+      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const delta = { type: "token", session_id: id, content: "as sent" };
+      const tagged = { type: "token", session_id: id, content: "x", tags: ["a"] };
+      writer.push(delta as RunEvent);
+      writer.push(tagged as RunEvent);
+      await writer.finish();
+      delta.content = "changed";
+      tagged.tags.push("b");
+      const read = tail.read(0);
+      const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
+      const records = await store.listEvents(id);
+      expect(frames.map((f) => JSON.parse(f.json))).toEqual([
+        { type: "token", session_id: id, content: "as sent" },
+        { type: "token", session_id: id, content: "x", tags: ["a"] },
+      ]);
+      expect(frames.map((f) => f.json)).toEqual(records.map((r) => frameOfRecord(r).json));
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe("BatchWriter at a run's ending or ask", () => {
