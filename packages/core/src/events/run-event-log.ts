@@ -38,6 +38,17 @@ export interface RunEventLogOptions {
   unended?: (sessionId: string) => Promise<boolean>;
 }
 
+/** A run being recorded (`RunEventLog.open`): its events go in with `push`, `end` after the last. */
+export interface RunRecordingSink {
+  /** A reader from the run's first event. */
+  readonly reader: RunEventReader;
+  /** Settles once the run ended and its last event is logged. */
+  readonly recorded: Promise<void>;
+  push(event: RunEvent): void;
+  /** The run's stream ended (with `err` if it failed); a run that did not end with `done` or `error` gets an `error`. */
+  end(err?: unknown): void;
+}
+
 /** How a reader learns about runs of other processes over the same store. */
 export interface ForeignRuns {
   /** Whether another process drives (or is about to take over) the session's run: its reader keeps waiting. */
@@ -102,18 +113,36 @@ export class RunEventLog {
   }
 
   /**
-   * Records a run's events into its session's log: the runtime calls it for every run it starts, with
-   * `events` its own copy of the run's stream (by default the handle's one iterator). With `logs`,
-   * events wait for it before they are written: false (a run refused because another driver holds its
-   * session) hands them to readers without writing them, so that driver's log never shows an end
-   * that is not its run's. Returns a reader from the run's first event; `recorded` settles when the
-   * last event is logged.
+   * Records a run's events into its session's log, with `events` a copy of the run's stream (by
+   * default the handle's one iterator). With `logs`, events wait for it before they are written: false
+   * (a run refused because another driver holds its session) hands them to readers without writing
+   * them, so that driver's log never shows an end that is not its run's. Returns a reader from the
+   * run's first event; `recorded` settles when the last event is logged.
    */
   record(
     handle: RecordedRun,
     events: AsyncIterable<RunEvent> = handle,
     logs?: Promise<boolean>,
   ): { reader: RunEventReader; recorded: Promise<void> } {
+    const recording = this.open(handle, logs);
+    void (async () => {
+      try {
+        for await (const event of events) recording.push(event);
+        recording.end();
+      } catch (err) {
+        // The run stream does not throw; if it ever does, readers still get an ending.
+        recording.end(err);
+      }
+    })();
+    return { reader: recording.reader, recorded: recording.recorded };
+  }
+
+  /**
+   * As `record`, with the caller handing over each event of the run as it is emitted, then `end`: the
+   * runtime's way (for every run it starts), which costs no promise per event between the run and its
+   * log (a stream of 50,000 deltas crossed 50,000 of them). Events pushed after `end` are ignored.
+   */
+  open(handle: RecordedRun, logs?: Promise<boolean>): RunRecordingSink {
     const sessionId = handle.sessionId;
     const tail = this.tailFor(sessionId);
     // Most recently used last, so idle eviction drops the longest-unused tails first.
@@ -122,11 +151,32 @@ export class RunEventLog {
     const position = tail.beginRun();
     const start = { sessionId, position, run: tail.runNumber };
     this.runs.set(handle, start);
-    const reader = this.readerAt(start);
-    const recorded = this.pump(tail, events, logs);
+    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(sessionId));
+    this.writers.set(sessionId, writer);
+    let ended = false;
+    let open = true;
+    let settle: { resolve(): void; reject(err: unknown): void } | undefined;
+    const recorded = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
     this.recording.add(recorded);
-    void recorded.then(() => this.recording.delete(recorded));
-    return { reader, recorded };
+    const forget = () => this.recording.delete(recorded);
+    recorded.then(forget, forget);
+    return {
+      reader: this.readerAt(start),
+      recorded,
+      push: (event) => {
+        if (!open) return;
+        writer.push(event);
+        if (isTerminalRunEvent(event)) ended = true;
+      },
+      end: (err) => {
+        if (!open) return;
+        open = false;
+        if (!ended) writer.push(internalError(sessionId, err ?? new Error("the run stream ended without done or error")));
+        this.finish(tail, writer).then(settle?.resolve, settle?.reject);
+      },
+    };
   }
 
   /**
@@ -242,7 +292,7 @@ export class RunEventLog {
    */
   async logged(sessionId: string): Promise<void> {
     if (!this.writers.has(sessionId)) return;
-    // Emitted events reach the writer through the run's stream a few microtasks later: after this turn, all have.
+    // A run recorded from a stream (`record`) hands its events over a few microtasks later: after this turn, all have.
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.writers.get(sessionId)?.flush();
   }
@@ -276,21 +326,8 @@ export class RunEventLog {
     return tail;
   }
 
-  private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
-    const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(tail.sessionId));
-    this.writers.set(tail.sessionId, writer);
-    let ended = false;
-    try {
-      for await (const event of handle) {
-        writer.push(event);
-        if (isTerminalRunEvent(event)) ended = true;
-      }
-    } catch (err) {
-      // The run stream does not throw; if it ever does, readers still get an ending.
-      if (!ended) writer.push(internalError(tail.sessionId, err));
-      ended = true;
-    }
-    if (!ended) writer.push(internalError(tail.sessionId, new Error("the run stream ended without done or error")));
+  /** A recorded run's stream ended: its last events are logged, then its tail stops running. */
+  private async finish(tail: RunEventTail, writer: BatchWriter): Promise<void> {
     await writer.finish();
     if (this.writers.get(tail.sessionId) === writer) this.writers.delete(tail.sessionId);
     tail.endRun();

@@ -25,8 +25,18 @@ export function isRunEventRecord(record: StoredEvent): boolean {
   return record.type.startsWith(RUN_EVENT_PREFIX);
 }
 
-/** The log record of a run event: `run.<type>`, its other fields as data. */
+/** The record types of streamed deltas, made once rather than for each delta. */
+const DELTA_RECORD_TYPES = { token: `${RUN_EVENT_PREFIX}token`, reasoning: `${RUN_EVENT_PREFIX}reasoning` } as const;
+
+/**
+ * The log record of a run event: `run.<type>`, its other fields as data. Deltas are taken apart at a
+ * site of their own: one site seeing every event's shape goes megamorphic, several times slower.
+ */
 export function runEventInput(event: RunEvent): EventInput {
+  if (event.type === "token" || event.type === "reasoning") {
+    const { type, ...data } = event;
+    return { type: DELTA_RECORD_TYPES[type], data };
+  }
   const { type, ...data } = event;
   return { type: `${RUN_EVENT_PREFIX}${type}`, data };
 }
@@ -39,6 +49,76 @@ export function runEventFromRecord(record: StoredEvent): RunEvent {
 export function frameOfRecord(record: StoredEvent): RunEventFrame {
   const event = runEventFromRecord(record);
   return { id: record.id, json: JSON.stringify(event), terminal: isTerminalRunEvent(event) };
+}
+
+/**
+ * The frames of a batch of run events the store just logged as `records` (one each, in order), from
+ * the log data `runEventInput` made of them: the JSON `frameOfRecord` gives for each record (type
+ * first, then the data's fields), without copying each event back together to serialize it.
+ */
+export function framesOfLogged(
+  events: readonly RunEvent[],
+  inputs: readonly EventInput[],
+  records: readonly StoredEvent[],
+): RunEventFrame[] {
+  const frames: RunEventFrame[] = new Array(records.length);
+  let type: string | undefined;
+  let head = "";
+  for (let i = 0; i < records.length; i++) {
+    const event = events[i] as RunEvent;
+    if (event.type !== type) {
+      type = event.type;
+      head = `{"type":${JSON.stringify(type)}`;
+    }
+    const id = (records[i] as StoredEvent).id;
+    const data = (inputs[i] as EventInput).data;
+    if ((type === "token" || type === "reasoning") && holdsOnlyValues(data)) frames[i] = new DeltaFrame(id, head, data);
+    else frames[i] = { id, json: frameJson(head, data), terminal: isTerminalRunEvent(event) };
+  }
+  return frames;
+}
+
+/** `head` (the type) and then the data's fields: `runEventInput` took `type` out of the data, so none stands for it. */
+function frameJson(head: string, data: Record<string, unknown>): string {
+  const json = JSON.stringify(data);
+  return json === "{}" ? `${head}}` : `${head},${json.slice(1)}`;
+}
+
+/** True when no field is an object: a copy of the fields cannot be changed through anyone else's reference. */
+function holdsOnlyValues(data: Record<string, unknown>): boolean {
+  for (const key in data) {
+    const value = data[key];
+    if (typeof value === "object" && value !== null) return false;
+  }
+  return true;
+}
+
+/**
+ * A logged delta's frame, its JSON made when a reader first asks for it: a run's deltas are most of its
+ * events, and most runs are read from their handle, never from the log's tail. Nothing can change
+ * the JSON meanwhile: the data is the log record's own copy of the event's fields (`runEventInput`),
+ * and none of them is an object another holder could change.
+ */
+class DeltaFrame implements RunEventFrame {
+  readonly terminal = false;
+  private made: string | undefined;
+  private data: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly id: number,
+    private readonly head: string,
+    data: Record<string, unknown>,
+  ) {
+    this.data = data;
+  }
+
+  get json(): string {
+    if (this.made === undefined) {
+      this.made = frameJson(this.head, this.data ?? {});
+      this.data = undefined;
+    }
+    return this.made;
+  }
 }
 
 /**

@@ -2,7 +2,14 @@ import { isArborError } from "../errors.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { StoredEvent } from "../store/event-records.js";
 import type { Store } from "../store/store.js";
-import { frameOfRecord, isTerminalRunEvent, type RunEventFrame, runEventInput, shrunkRunEvent } from "./run-event-records.js";
+import {
+  frameOfRecord,
+  framesOfLogged,
+  isTerminalRunEvent,
+  type RunEventFrame,
+  runEventInput,
+  shrunkRunEvent,
+} from "./run-event-records.js";
 import type { RunEventTail } from "./run-event-tail.js";
 
 /** Events written in one `appendEvents` at most; a longer backlog goes in several. */
@@ -63,7 +70,9 @@ export class BatchWriter {
     this.pending.push(event);
     if (this.logging === true) {
       this.inflight ??= this.drainSoon();
-      if (LOGGED_AT_ONCE.has(event.type)) this.wake?.();
+      // A full batch need not wait for the turn's end: a burst handed over in microtasks alone (a fast
+      // stream's deltas) would otherwise wait for the whole run, and be written after its lease is gone.
+      if (LOGGED_AT_ONCE.has(event.type) || this.pending.length % MAX_BATCH === 0) this.wake?.();
     } else if (this.logging === false) this.handOut();
   }
 
@@ -175,7 +184,8 @@ export class BatchWriter {
   private async write(batch: RunEvent[], again = false): Promise<RunEventFrame[] | "later"> {
     const sessionId = this.tail.sessionId;
     try {
-      return (await this.store.appendEvents(sessionId, batch.map(runEventInput))).map(frameOfRecord);
+      const inputs = batch.map(runEventInput);
+      return framesOfLogged(batch, inputs, await this.store.appendEvents(sessionId, inputs));
     } catch (err) {
       if (isArborError(err, "session_not_found") && !this.finishing) return "later";
       // The run may have ended while this append raced the session's creation: if the session exists

@@ -91,30 +91,37 @@ export class StreamIdleError extends Error {
 
 /**
  * Reads a stream's parts, failing with a StreamIdleError once `idleMs` pass without one (no limit
- * when not positive). One timer serves the whole stream and is re-armed per part: a step reads a
- * handful of parts, and a timer and a promise made for each of them were a measurable share of a
- * step's cost.
+ * when not positive). One timer serves the whole stream and is re-armed per part; when it fires it
+ * cancels the stream, which ends the read waiting on it, and `ended` reports the error instead of the
+ * end. A race of each read against one long-lived idle promise cost a promise and a reaction per part,
+ * and left every reaction attached to that promise until the stream ended: 50,000 deltas kept 50,000
+ * of them alive, and the collector spent its time on them.
  */
 class IdleReader<T> {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly idle: Promise<never> | undefined;
+  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private idled: StreamIdleError | undefined;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<T>,
     idleMs: number,
   ) {
     if (!(idleMs > 0) || !Number.isFinite(idleMs)) return;
-    this.idle = new Promise<never>((_, reject) => {
-      this.timer = setTimeout(() => reject(new StreamIdleError(idleMs)), idleMs);
-    });
-    // Nobody may be waiting when it fires (between reads); the read that follows sees it.
-    this.idle.catch(() => {});
+    this.timer = setTimeout(() => {
+      this.idled = new StreamIdleError(idleMs);
+      // Resolves a pending read as done (the stream is closed before its source is told).
+      reader.cancel(this.idled).catch(() => {});
+    }, idleMs);
   }
 
+  /** The next part; a stream cancelled because it idled reads as done, and `ended` then throws. */
   read(): Promise<ReadableStreamReadResult<T>> {
-    if (!this.idle) return this.reader.read();
     this.timer?.refresh();
-    return Promise.race([this.reader.read(), this.idle]);
+    return this.reader.read();
+  }
+
+  /** Called at the stream's end: throws the StreamIdleError if the end was the idle timer's. */
+  ended(): void {
+    if (this.idled) throw this.idled;
   }
 
   stop(): void {
@@ -158,7 +165,10 @@ export async function streamStep(
   let produced = false;
   const signal = options.abortSignal;
 
+  // The block the last delta went to: a block's deltas come in a row, so most find it here without a lookup.
+  let recent: { kind: Slot["kind"]; id: string; slot: Slot } | undefined;
   const slot = (kind: Slot["kind"], id: string): Slot => {
+    if (recent !== undefined && recent.id === id && recent.kind === kind) return recent.slot;
     const key = `${kind}:${id}`;
     let s = open.get(key);
     if (!s) {
@@ -166,6 +176,7 @@ export async function streamStep(
       open.set(key, s);
       order.push(s);
     }
+    recent = { kind, id, slot: s };
     return s;
   };
 
@@ -176,7 +187,10 @@ export async function streamStep(
     try {
       for (;;) {
         const { value, done } = await parts.read();
-        if (done) break;
+        if (done) {
+          parts.ended();
+          break;
+        }
         const part = value as LanguageModelV4StreamPart;
         switch (part.type) {
           // Text and reasoning blocks stream alike; only the sink each delta goes to differs.
@@ -186,7 +200,7 @@ export async function streamStep(
             break;
           case "text-delta":
           case "reasoning-delta": {
-            const kind = blockKind(part.type);
+            const kind = part.type === "text-delta" ? "text" : "reasoning";
             const s = slot(kind, part.id);
             s.keep(part.providerMetadata);
             if (part.delta === "") break;
@@ -200,6 +214,8 @@ export async function streamStep(
             const key = `${blockKind(part.type)}:${part.id}`;
             open.get(key)?.keep(part.providerMetadata);
             open.delete(key);
+            // A block reopened under the same id is a new block.
+            recent = undefined;
             break;
           }
           case "tool-call": {

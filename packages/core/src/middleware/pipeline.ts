@@ -63,7 +63,8 @@ export class MiddlewarePipeline {
         this.report(mw, "onEvent", err, current);
         continue;
       }
-      if (isThenable<Step>(out)) {
+      // The event handed back as it came (most do, for most events) is no promise: no lookup of `then` on it.
+      if (out !== current && isThenable<Step>(out)) {
         const before = current;
         return Promise.resolve(out).then(
           (next) => (next === null ? undefined : this.flow(next ?? before, i + 1)),

@@ -26,6 +26,16 @@ export function middlewareFor(opts: {
   ];
 }
 
+/**
+ * The event as the stream carries it, with its session. Streamed deltas are copied at a site of their
+ * own: one copy site seeing every event's shape goes megamorphic and copies several times slower, and
+ * a stream is almost all deltas.
+ */
+function withSessionId(event: RunEventInput, sessionId: string): RunEvent {
+  if (event.type === "token" || event.type === "reasoning") return { ...event, session_id: sessionId } as RunEvent;
+  return { ...event, session_id: sessionId } as RunEvent;
+}
+
 export interface RunPlumbing {
   /** The run's dependencies and input, with its models reporting to the call log when a middleware wants it. */
   deps: RunDeps;
@@ -65,7 +75,7 @@ export function plumbRun(opts: {
   const { deps, push, sessionId, wrap } = opts;
   const input =
     wrap && opts.input.model !== undefined ? { ...opts.input, model: wrapModelOption(opts.input.model, wrap) } : opts.input;
-  const withSession = (event: RunEventInput) => ({ ...event, session_id: sessionId() }) as RunEvent;
+  const withSession = (event: RunEventInput) => withSessionId(event, sessionId());
   if (opts.middleware.length === 0) {
     return { deps, input, emit: (event) => push(withSession(event)), end: async () => {} };
   }

@@ -1,19 +1,18 @@
-import type { RunEventLog } from "../events/run-event-log.js";
+import type { RunEventLog, RunRecordingSink } from "../events/run-event-log.js";
 import type { TraceStartKind } from "../events/watch-events.js";
 import type { ExecuteOptions, RunExtension } from "../loop/extension.js";
 import type { RunHandle, RunResult, TracePublisher } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { Store } from "../store/store.js";
-import { EventChannel } from "./event-channel.js";
 
 /**
  * Every run records itself, whoever started it (an HTTP chat, a cluster queue, a woken session, the
  * CLI): the runtime opens a recording for each top-level run it starts, and front doors only read
  * (`runtime.events.follow`, `runtime.events.reader`, `runtime.watch`). A recording does three things:
  *
- * 1. Its run's stream goes into the session's event log (`RunEventLog.record`) from a copy of the
- *    events, so the handle's own iterator stays the caller's. The events wait until the run holds its
- *    session; a run refused because another driver holds it (`session_busy`, `session_not_interrupted`)
+ * 1. Its run's stream goes into the session's event log (`RunEventLog.open`), each event handed over
+ *    as it is emitted, so the handle's own iterator stays the caller's. The events wait until the run
+ *    holds its session; a run refused because another driver holds it (`session_busy`, `session_not_interrupted`)
  *    reaches its readers without being written, since in that driver's log its error would read as
  *    the end of the driver's run.
  * 2. `trace_started` is published from the run's first extension's `start`: once the session exists
@@ -68,7 +67,10 @@ export class RunRecorder {
 
   open(kind: TraceStartKind): RunRecording {
     const { events, publisher, store } = this.deps;
-    const stream = new EventChannel<RunEvent>();
+    // Events before `record` (none, as the runtime calls it) wait here; from then on they go straight to the log.
+    let early: RunEvent[] | undefined = [];
+    let sink: RunRecordingSink | undefined;
+    let closed = false;
     let recorded: Promise<void> = Promise.resolve();
     let started = false;
     let logs: (ok: boolean) => void = () => {};
@@ -76,9 +78,16 @@ export class RunRecorder {
       logs = resolve;
     });
     return {
-      push: (event) => stream.push(event),
+      push: (event) => {
+        if (sink) sink.push(event);
+        else if (!closed) early?.push(event);
+      },
       record: (handle) => {
-        recorded = events.record(handle, stream, logged).recorded;
+        sink = events.open(handle, logged);
+        recorded = sink.recorded;
+        for (const event of early ?? []) sink.push(event);
+        early = undefined;
+        if (closed) sink.end();
       },
       admitted: () => logs(true),
       extension: {
@@ -91,7 +100,8 @@ export class RunRecorder {
       },
       end: (result) => {
         logs(started || !REFUSED_FOR_ANOTHER_DRIVER.has(result.error?.code ?? ""));
-        stream.close();
+        closed = true;
+        sink?.end();
         if (!started) return;
         const done = recorded
           .then(() => publishCompleted(store, publisher, result))

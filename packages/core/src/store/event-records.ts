@@ -49,39 +49,84 @@ const TYPE_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 /** An event that passed the checks, with its data's JSON (made once for the size check, reused to write it). */
 export type CheckedEvent = EventInput & { dataJson: string };
 
-/** Checks a batch before anything is written; each event comes back with its data's JSON. */
+/** How an error names the event it is about: made only for the error, not for every event checked. */
+function eventAt(i: number, of: number): string {
+  return of > 1 ? `Event ${i}` : "The event";
+}
+
+/**
+ * Checks a batch before anything is written; each event comes back with its data's JSON. Every event
+ * is checked; what repeats along a batch (a run's deltas share their type) is only not checked twice.
+ */
 export function checkEventInputs(inputs: unknown, maxBytes: number): CheckedEvent[] {
   if (!Array.isArray(inputs)) throw new ArborError("invalid_input", "appendEvents takes an array of events.");
-  const checked: CheckedEvent[] = [];
-  for (const [i, e] of inputs.entries()) {
-    const where = inputs.length > 1 ? `Event ${i}` : "The event";
-    if (typeof e !== "object" || e === null) throw new ArborError("invalid_input", `${where} is not an object.`);
-    const { type, data, timestamp } = e as Record<string, unknown>;
-    if (typeof type !== "string" || !TYPE_PATTERN.test(type)) {
+  const checked: CheckedEvent[] = new Array(inputs.length);
+  let validType: string | undefined;
+  for (let i = 0; i < inputs.length; i++) {
+    const e: unknown = inputs[i];
+    if (typeof e !== "object" || e === null)
+      throw new ArborError("invalid_input", `${eventAt(i, inputs.length)} is not an object.`);
+    const { type: given, data, timestamp } = e as Record<string, unknown>;
+    let type: string;
+    if (given === validType && validType !== undefined) type = validType;
+    else if (typeof given !== "string" || !TYPE_PATTERN.test(given)) {
       throw new ArborError(
         "invalid_input",
-        `${where} needs a type: lowercase letters, digits, _ . - (at most 64), e.g. message_added.`,
+        `${eventAt(i, inputs.length)} needs a type: lowercase letters, digits, _ . - (at most 64), e.g. message_added.`,
       );
-    }
+    } else type = validType = given;
     if (typeof data !== "object" || data === null || Array.isArray(data)) {
-      throw new ArborError("invalid_input", `${where} (${type}) needs data: a JSON object.`);
+      throw new ArborError("invalid_input", `${eventAt(i, inputs.length)} (${type}) needs data: a JSON object.`);
     }
     if (timestamp !== undefined && (typeof timestamp !== "string" || Number.isNaN(Date.parse(timestamp)))) {
-      throw new ArborError("invalid_input", `${where} (${type}) has a timestamp that is not an ISO-8601 time.`);
+      throw new ArborError(
+        "invalid_input",
+        `${eventAt(i, inputs.length)} (${type}) has a timestamp that is not an ISO-8601 time.`,
+      );
     }
     const dataJson = JSON.stringify(data);
-    const size = Buffer.byteLength(dataJson);
-    if (size > maxBytes) {
-      throw new ArborError("entry_too_large", `${where} (${type}) is ${size} bytes, over the ${maxBytes}-byte limit.`);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: only text that long can be over the limit.
+    if (dataJson.length * 3 > maxBytes) {
+      const size = Buffer.byteLength(dataJson);
+      if (size > maxBytes) {
+        throw new ArborError(
+          "entry_too_large",
+          `${eventAt(i, inputs.length)} (${type}) is ${size} bytes, over the ${maxBytes}-byte limit.`,
+        );
+      }
     }
-    checked.push({ type, data: data as Record<string, unknown>, ...(timestamp === undefined ? {} : { timestamp }), dataJson });
+    checked[i] =
+      timestamp === undefined
+        ? { type, data: data as Record<string, unknown>, dataJson }
+        : { type, data: data as Record<string, unknown>, timestamp: timestamp as string, dataJson };
   }
   return checked;
 }
 
-/** A stored event's JSON line content, from its data's JSON made at the check (the same text `JSON.stringify` gives). */
-export function storedEventJson(event: StoredEvent, dataJson: string): string {
-  return `{"id":${event.id},"type":${JSON.stringify(event.type)},"timestamp":${JSON.stringify(event.timestamp)},"data":${dataJson}}`;
+/**
+ * The JSON lines of a batch of stored events, each ending in a newline, from each one's data JSON made
+ * at the check: the text `JSON.stringify` gives, with the type and time (which repeat along a batch)
+ * quoted once each.
+ */
+export function storedEventLines(events: readonly StoredEvent[], dataJson: readonly string[]): string {
+  let out = "";
+  let type: string | undefined;
+  let typeJson = "";
+  let timestamp: string | undefined;
+  let timestampJson = "";
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i] as StoredEvent;
+    if (e.type !== type) {
+      type = e.type;
+      typeJson = JSON.stringify(type);
+    }
+    if (e.timestamp !== timestamp) {
+      timestamp = e.timestamp;
+      timestampJson = JSON.stringify(timestamp);
+    }
+    out += `{"id":${e.id},"type":${typeJson},"timestamp":${timestampJson},"data":${dataJson[i]}}\n`;
+  }
+  return out;
 }
 
 export function checkListEventsOptions(opts: ListEventsOptions | undefined): { after: number; limit: number } {

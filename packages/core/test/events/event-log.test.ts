@@ -162,6 +162,25 @@ describe.each(backends)("event log ($name)", (backend) => {
     await expect(store.listEvents("nosuch")).rejects.toMatchObject({ code: "session_not_found" });
     expect(await store.listEvents(id)).toEqual([]);
   });
+
+  it("checks every event of a batch, those of a type already seen in it and data large only in UTF-8 bytes included", async () => {
+    const { store } = await open(backend, { maxEntryBytes: 1_000 });
+    const { id } = await store.createSession();
+    // 400 characters, 1,200 bytes: over the limit only once encoded.
+    const wide = { text: "€".repeat(400) };
+    await expect(store.appendEvents(id, [ev(1), { type: "message_added", data: wide }])).rejects.toMatchObject({
+      code: "entry_too_large",
+    });
+    await expect(
+      store.appendEvents(id, [ev(1), ev(2), { type: "message_added", data: null as unknown as Record<string, unknown> }]),
+    ).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(store.appendEvents(id, [ev(1), { type: "message_added", data: {}, timestamp: "later" }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    expect(await store.listEvents(id)).toEqual([]);
+    const ascii = { text: "e".repeat(900) };
+    expect(await store.appendEvents(id, [{ type: "message_added", data: ascii }])).toHaveLength(1);
+  });
 });
 
 describe.each(backends)("event log paging ($name)", (backend) => {

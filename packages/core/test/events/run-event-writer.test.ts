@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunEventLog } from "../../src/events/run-event-log.js";
-import type { RunEventFrame } from "../../src/events/run-event-records.js";
+import { frameOfRecord, type RunEventFrame } from "../../src/events/run-event-records.js";
 import { RunEventTail } from "../../src/events/run-event-tail.js";
 import { BatchWriter } from "../../src/events/run-event-writer.js";
 import { WatchHub } from "../../src/events/watch-hub.js";
@@ -84,6 +84,85 @@ describe("BatchWriter", () => {
       expect(logged.map((e) => (e.data as { content: string }).content)).toEqual(
         Array.from({ length: 1_000 }, (_, n) => String(n)),
       );
+    } finally {
+      await store.close();
+    }
+  });
+  it("writes a burst handed over in microtasks alone a full batch at a time while it lasts, not after it", async () => {
+    // A fast stream's deltas never let the turn end: waiting for it held every event of the run until
+    // the run was over (and its session's lease given back).
+    const { store, appends } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const writer = new BatchWriter(store, new RunEventTail(id, 10_000), undefined, undefined);
+      await Promise.resolve();
+      const turnOver = { done: false };
+      setImmediate(() => {
+        turnOver.done = true;
+      });
+      for (let n = 0; n < 1_100; n++) {
+        writer.push(token(id, n));
+        await Promise.resolve();
+      }
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      expect(turnOver.done).toBe(false);
+      expect(appends).toEqual([512, 512]);
+      await writer.finish();
+      expect(appends).toEqual([512, 512, 76]);
+      const logged = await store.listEvents(id, { limit: 2_000 });
+      expect(logged.map((e) => (e.data as { content: string }).content)).toEqual(
+        Array.from({ length: 1_100 }, (_, n) => String(n)),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+  it("hands readers each event's JSON as its log record reads back", async () => {
+    const { store } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const tail = new RunEventTail(id, 100);
+      tail.beginRun();
+      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const events = [
+        { session_id: id, type: "token", content: 'quote " and \u00e9' },
+        { type: "tool_start", session_id: id, tool: "read", input: { path: "a", lines: [1, 2] }, gone: undefined },
+        { type: "token", session_id: id, content: "" },
+        { type: "done", session_id: id },
+      ] as unknown as RunEvent[];
+      for (const event of events) writer.push(event);
+      await writer.finish();
+      const read = tail.read(0);
+      const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
+      const records = await store.listEvents(id);
+      expect(frames.map((f) => f.json)).toEqual(records.map((r) => frameOfRecord(r).json));
+      expect(frames.map((f) => [f.id, f.terminal])).toEqual(records.map((r) => [r.id, r.type === "run.done"]));
+    } finally {
+      await store.close();
+    }
+  });
+  it("hands readers a delta as it was logged, though its emitter changed the event afterwards", async () => {
+    const { store } = await countingSqlite();
+    try {
+      const { id } = await store.createSession();
+      const tail = new RunEventTail(id, 100);
+      tail.beginRun();
+      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const delta = { type: "token", session_id: id, content: "as sent" };
+      const tagged = { type: "token", session_id: id, content: "x", tags: ["a"] };
+      writer.push(delta as RunEvent);
+      writer.push(tagged as RunEvent);
+      await writer.finish();
+      delta.content = "changed";
+      tagged.tags.push("b");
+      const read = tail.read(0);
+      const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
+      const records = await store.listEvents(id);
+      expect(frames.map((f) => JSON.parse(f.json))).toEqual([
+        { type: "token", session_id: id, content: "as sent" },
+        { type: "token", session_id: id, content: "x", tags: ["a"] },
+      ]);
+      expect(frames.map((f) => f.json)).toEqual(records.map((r) => frameOfRecord(r).json));
     } finally {
       await store.close();
     }

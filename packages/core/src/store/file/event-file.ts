@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent, storedEventJson } from "../event-records.js";
+import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent, storedEventLines } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
@@ -88,9 +88,8 @@ export class EventFiles {
   append(id: string, events: readonly StoredEvent[], dataJson?: readonly string[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const text = events
-      .map((e, i) => `${dataJson?.[i] === undefined ? JSON.stringify(e) : storedEventJson(e, dataJson[i])}\n`)
-      .join("");
+    const text =
+      dataJson === undefined ? events.map((e) => `${JSON.stringify(e)}\n`).join("") : storedEventLines(events, dataJson);
     const buf = Buffer.from(text);
     const file = this.file(id);
     // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.
