@@ -261,16 +261,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 // Moved inside the session's slot and lease, so no other run lands between the move and this run.
                 if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
                 const extensions = execution.extensions ?? plumbing.deps.extensions;
-                const result = await executeRun(plumbing.deps, runInput, sessionId, s, emit, {
+                return executeRun(plumbing.deps, runInput, sessionId, s, emit, {
                   ...execution,
                   extensions: (launch) => [recording.extension, ...extensions(launch)],
                 });
-                // What the run emitted and published is logged while it holds its session: after the lease, a
-                // file store takes the session's write lock (a lock file made and removed) for each append. Its
-                // ending (`done`) still follows the release, so a client that reads it finds the session free.
-                await events.logged(sessionId);
-                await watchHub.flush(sessionId);
-                return result;
               },
               execution.lease,
               input.requestKey,
