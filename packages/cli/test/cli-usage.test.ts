@@ -6,43 +6,43 @@ import { describe, expect, it } from "vitest";
 import { exitCodeFor, reportError, UsageError } from "../src/errors.js";
 import { redactUrl, resolveStore } from "../src/store.js";
 import { captureIo } from "./helpers/io.js";
-import { expectUsageError, inProcessCli } from "./helpers/usage.js";
+import { expectUsageError, usageCli } from "./helpers/usage.js";
 
 /**
  * In-process runs for everything decided before a store is opened. The home directory is never
  * created: the last test checks that none of these runs opened (and so created) the default store.
  */
-const cli = inProcessCli(() => captureIo({ homedir: join(tmpdir(), "arbor-cli-usage-test-never-created") }));
+const cli = usageCli(join(tmpdir(), "arbor-cli-usage-test-never-created"));
 
 describe("help and version", () => {
   it("prints help and version with exit 0", async () => {
     const help = await cli("--help");
     expect(help.code).toBe(0);
-    expect(help.out).toContain("Usage: arbor <command>");
-    expect(help.out).toContain("sessions tree <id>");
-    expect((await cli("-h")).out).toBe(help.out);
-    expect((await cli("help")).out).toBe(help.out);
+    expect(help.stdout).toContain("Usage: arbor <command>");
+    expect(help.stdout).toContain("sessions tree <id>");
+    expect((await cli("-h")).stdout).toBe(help.stdout);
+    expect((await cli("help")).stdout).toBe(help.stdout);
     const version = await cli("--version");
-    expect(version).toEqual({ code: 0, out: "0.1.0\n", err: "" });
+    expect(version).toMatchObject({ code: 0, stdout: "0.1.0\n", stderr: "" });
   });
 
   it("prints group and command help", async () => {
     const group = await cli("sessions", "--help");
     expect(group.code).toBe(0);
-    expect(group.out).toContain("Usage: arbor sessions <command>");
-    expect((await cli("help", "sessions")).out).toBe(group.out);
+    expect(group.stdout).toContain("Usage: arbor sessions <command>");
+    expect((await cli("help", "sessions")).stdout).toBe(group.stdout);
     const list = await cli("sessions", "list", "--help");
     expect(list.code).toBe(0);
-    expect(list.out).toContain("--limit <n>");
-    expect(list.out).toContain("--cursor <cursor>");
-    expect((await cli("help", "sessions", "import")).out).toContain("--new-id");
+    expect(list.stdout).toContain("--limit <n>");
+    expect(list.stdout).toContain("--cursor <cursor>");
+    expect((await cli("help", "sessions", "import")).stdout).toContain("--new-id");
   });
 
   it("shows the help on stderr with exit 2 when no command is given", async () => {
     const r = await cli();
     expect(r.code).toBe(2);
-    expect(r.out).toBe("");
-    expect(r.err).toContain("Usage: arbor <command>");
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("Usage: arbor <command>");
   });
 });
 
@@ -79,11 +79,11 @@ describe("bad usage exits 2 with one actionable line", () => {
   it("with --json also prints the error object on stdout", async () => {
     const r = await cli("sessions", "list", "--json", "--limit", "0");
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.out)).toEqual({
+    expect(JSON.parse(r.stdout)).toEqual({
       error: { code: "usage", message: "--limit must be a whole number from 1 to 1000, got '0'." },
     });
     const spec = await cli("sessions", "list", "--json", "--store", "ftp://x");
-    expect(JSON.parse(spec.out).error.code).toBe("invalid_store_spec");
+    expect(JSON.parse(spec.stdout).error.code).toBe("invalid_store_spec");
   });
 });
 

@@ -15,7 +15,7 @@ import {
   postJson,
   postUiChat,
   type Received,
-  startInstance,
+  startInstances,
   withClusterRig,
 } from "./helpers/cluster.js";
 import { setupCliE2e } from "./helpers/e2e.js";
@@ -94,9 +94,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 50 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home1"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
-      const a = await startInstance(rig, "A", args);
-      const b = await startInstance(rig, "B", args);
-      const c = await startInstance(rig, "C", args);
+      const [a, b, c] = (await startInstances(rig, ["A", "B", "C"], args)) as [Instance, Instance, Instance];
 
       const health = await fetch(`${c.url}/api/health`);
       expect(health.status).toBe(200);
@@ -132,8 +130,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home-ui"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
-      const a = await startInstance(rig, "A", args);
-      const c = await startInstance(rig, "C", args);
+      const [a, c] = (await startInstances(rig, ["A", "C"], args)) as [Instance, Instance];
       const id = randomUUID();
       const post = (url: string, messages: unknown[]) => postUiChat(url, id, messages);
       const first = await readUi(await post(a.url, [user("touch the file")]));
@@ -159,8 +156,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home-plan"), store: db.url, takeoverMs: 3_000, cwd: planned };
-      const a = await startInstance(rig, "A", args);
-      const c = await startInstance(rig, "C", args);
+      const [a, c] = (await startInstances(rig, ["A", "C"], args)) as [Instance, Instance];
       const run = await chatOn(a.url, "tidy the workspace");
       const request = (await run.until((e) => e.type === "plan_approval_request")) as
         | { plan_id: string; session_id: string }
@@ -199,8 +195,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
       };
       const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
       const args = { baseURL, home: join(e2e.dir, "home-steer"), store: db.url, takeoverMs: 3_000, cwd: e2e.workspace };
-      const a = await startInstance(rig, "A", args);
-      const c = await startInstance(rig, "C", args);
+      const [a, c] = (await startInstances(rig, ["A", "C"], args)) as [Instance, Instance];
       const run = await chatOn(a.url, "paint it red");
       // The run is held on A by its permission ask, so the message surely arrives mid-run.
       const ask = (await run.until((e) => e.type === "permission_request")) as { id: string; session_id: string } | undefined;
@@ -237,9 +232,7 @@ describe("arbor serve --cluster: any instance reaches any run", () => {
         };
         const baseURL = await rig.fakeServer(Array.from({ length: 20 }, () => step));
         const args = { baseURL, home: join(e2e.dir, "home2"), store: db.url, takeoverMs: 20_000, cwd: e2e.workspace };
-        const a = await startInstance(rig, "A", args);
-        const b = await startInstance(rig, "B", args);
-        const c = await startInstance(rig, "C", args);
+        const [a, b, c] = (await startInstances(rig, ["A", "B", "C"], args)) as [Instance, Instance, Instance];
         const run = await chatOn(a.url, "work on it");
         const first = await run.until((e) => e.type === "token");
         const sessionId = first?.session_id as string;

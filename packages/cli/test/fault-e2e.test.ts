@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { arbor, type RunningCli } from "./helpers/cli.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 import { chat, chatUntilToken, FaultRig, show, storeCases, unpairedCalls, userTexts } from "./helpers/fault.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 
 /**
  * Faults across real processes: the built `arbor` beside `arbor serve` on one store, two servers on
@@ -167,7 +168,10 @@ describe("a crash or a stop in the middle of a tool call", () => {
         expect(shown.code, shown.stderr).toBe(0);
         if (shown.snap?.session.status !== "interrupted") stuckRunning++;
         const storeArgs = store ? ["--store", store] : [];
-        const next = await arbor(["run", "--json", "--session", id, ...storeArgs, ...modelArgs(baseURL), "go on"], { home });
+        // In this process: what is checked is the session the kill left, not the continuing run's process.
+        const next = await runArborInProcess(["run", "--json", "--session", id, ...storeArgs, ...modelArgs(baseURL), "go on"], {
+          home,
+        });
         const body = rig.chatRequests().at(-1);
         if (next.code !== 0 || unpairedCalls(body) > 0) unusable++;
         await rig.closeFake();

@@ -2,7 +2,7 @@ import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { SUMMARY_SYSTEM_PROMPT } from "@arbor/core/context";
 import { delay, hang, type ScriptAction, type StepContext, text, toolCall } from "@arbor/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { arbor, type RunningCli } from "./helpers/cli.js";
+import type { RunningCli } from "./helpers/cli.js";
 import { writeSmallWindowWorkspace } from "./helpers/compaction.js";
 import { setupCliE2e } from "./helpers/e2e.js";
 import {
@@ -15,6 +15,7 @@ import {
   unpairedCalls,
   userTexts,
 } from "./helpers/fault.js";
+import { runArborInProcess } from "./helpers/in-process.js";
 import { withStore } from "./helpers/seed.js";
 
 /**
@@ -204,7 +205,9 @@ async function killTrial(
 
   await rig.fakeServer(Array.from({ length: 20 }, () => [text("continued")]));
   const storeArgs = store ? ["--store", store, "--create"] : [];
-  const next = await arbor(
+  // In this process, as the resume test continues its sessions: what is checked is the session the kill
+  // left, not a process of the continuing run; starting one would take most of the trial's time.
+  const next = await runArborInProcess(
     ["run", "--json", "--yes", "--session", id, ...storeArgs, ...rig.modelArgs(rig.fake!.baseURL), "go on"],
     { home },
   );

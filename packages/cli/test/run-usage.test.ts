@@ -3,8 +3,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { captureIo } from "./helpers/io.js";
-import { expectUsageError, inProcessCli } from "./helpers/usage.js";
+import { expectUsageError, usageCli } from "./helpers/usage.js";
 
 /**
  * `arbor run` and `arbor demo` refusing their command line: exit 2, one line saying what to fix,
@@ -19,16 +18,16 @@ writeFileSync(file, "x");
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const cli = inProcessCli(() => captureIo({ homedir: home, env: { OPENAI_API_KEY: "" } }));
+const cli = usageCli(home, { OPENAI_API_KEY: "" });
 
 describe("help", () => {
   it("lists run and demo, and documents every flag of run", async () => {
     const root = await cli("--help");
-    expect(root.out).toMatch(/^ {2}run "<prompt>" /m);
-    expect(root.out).toMatch(/^ {2}demo /m);
+    expect(root.stdout).toMatch(/^ {2}run "<prompt>" /m);
+    expect(root.stdout).toMatch(/^ {2}demo /m);
     const help = await cli("run", "--help");
     expect(help.code).toBe(0);
-    expect(help.out).toContain('Usage: arbor run [options] "<prompt>"');
+    expect(help.stdout).toContain('Usage: arbor run [options] "<prompt>"');
     for (const flag of [
       "--store <spec>",
       "--model <provider/model>",
@@ -43,12 +42,12 @@ describe("help", () => {
       "--record <file>",
       "--replay <file>",
     ]) {
-      expect(help.out, flag).toContain(flag);
+      expect(help.stdout, flag).toContain(flag);
     }
-    expect((await cli("help", "run")).out).toBe(help.out);
+    expect((await cli("help", "run")).stdout).toBe(help.stdout);
     const demo = await cli("demo", "--help");
     expect(demo.code).toBe(0);
-    expect(demo.out).toContain("Usage: arbor demo [options]");
+    expect(demo.stdout).toContain("Usage: arbor demo [options]");
   });
 });
 

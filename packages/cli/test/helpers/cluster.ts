@@ -55,6 +55,18 @@ export async function startInstance(
   return { name, url, cli, lines, up: true };
 }
 
+/**
+ * Instances named `names`, started at once: each start is mostly waiting (Node loading the CLI, the
+ * database answering), and a chat is taken by whichever instance is free, so their order means nothing.
+ */
+export function startInstances(
+  rig: FaultRig,
+  names: readonly string[],
+  args: Parameters<typeof startInstance>[2],
+): Promise<Instance[]> {
+  return Promise.all(names.map((name) => startInstance(rig, name, args)));
+}
+
 /** When a stderr line of the instance containing `needle` arrived (performance.now()), waiting up to `ms`. */
 export function lineArrival(instance: Instance, needle: string, ms: number): Promise<number> {
   const stderr = instance.cli.child.stderr;

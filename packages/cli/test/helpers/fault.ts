@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { Entry, RunEvent, Snapshot } from "@arbor/core";
 import { type FakeOpenAIServer, type Script, startFakeOpenAI } from "@arbor/testkit";
 import { expect } from "vitest";
-import { arbor, type RunningCli, servedUrl, startArbor } from "./cli.js";
+import { type RunningCli, servedUrl, startArbor } from "./cli.js";
+import { runArborInProcess } from "./in-process.js";
 import { createTestDatabase } from "./postgres.js";
 
 /**
@@ -152,7 +153,8 @@ export async function show(
   home: string,
   store?: string,
 ): Promise<{ code: number | null; snap?: Snapshot; stderr: string }> {
-  const r = await arbor(["sessions", "show", id, "--json", ...storeArgs(store)], { home });
+  // In this process: only the output and exit code are read (see runArborInProcess).
+  const r = await runArborInProcess(["sessions", "show", id, "--json", ...storeArgs(store)], { home });
   return r.code === 0
     ? { code: 0, snap: JSON.parse(r.stdout) as Snapshot, stderr: r.stderr }
     : { code: r.code, stderr: r.stderr };

@@ -19,9 +19,11 @@ function ask(id: string, sessionId: string, createdAt: string, expiresInMs = HOU
 
 /** Asks kept in the store: every process lists and answers them, each exactly once. */
 export function asksSuite(makeHarness: MakeHarness): void {
-  const h = twoInstancesPerTest(makeHarness);
-
   describe("asks", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = twoInstancesPerTest(makeHarness);
+
     it("an ask recorded by one process is listed and answered by another, exactly once", async () => {
       const { id: sessionId } = await h.store.createSession();
       const { id: otherSession } = await h.store.createSession();

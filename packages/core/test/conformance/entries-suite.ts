@@ -69,9 +69,11 @@ async function chain(store: Store, sessionId: string, n: number): Promise<Entry[
 }
 
 export function entriesSuite(makeHarness: MakeHarness): void {
-  const h = harnessPerTest(makeHarness);
-
   describe("entries", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = harnessPerTest(makeHarness);
+
     it("appends and reads back every entry type, also after reopening", async () => {
       const { id } = await h.store.createSession();
       const first = await h.store.appendMessage(id, { role: "user", content: "hello" });

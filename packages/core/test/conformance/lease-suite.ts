@@ -10,9 +10,11 @@ const text = (t: string) => ({ role: "user" as const, content: t });
  * a second process (the real-process cases, kill -9 included, are in the fault tests).
  */
 export function leaseSuite(makeHarness: MakeHarness): void {
-  const h = twoInstancesPerTest(makeHarness);
-
   describe("session leases", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = twoInstancesPerTest(makeHarness);
+
     it("a second lease is refused with session_busy naming the holder, until the first is released", async () => {
       const { id } = await h.store.createSession();
       const lease = await h.store.acquireLease(id, "arbor serve");

@@ -4,9 +4,11 @@ import { expectCode } from "./sessions-suite.js";
 
 /** Hostile or damaged data: parent loops and entries naming entries that are not there. */
 export function parentsSuite(makeHarness: MakeHarness): void {
-  const h = harnessPerTest(makeHarness);
-
   describe("parent sessions", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = harnessPerTest(makeHarness);
+
     it("refuses a session that is its own parent or ancestor, on create and on import, and writes nothing", async () => {
       await expectCode(h.store.createSession({ id: "self-loop", parentSessionId: "self-loop" }), "invalid_input");
       expect(await h.store.getSession("self-loop")).toBeUndefined();

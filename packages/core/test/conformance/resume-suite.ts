@@ -33,19 +33,6 @@ export function resumeSuite(makeHarness: MakeHarness): void {
   let keys: Array<string | undefined>;
   const runtimes: Runtime[] = [];
 
-  beforeEach(async () => {
-    h = await makeHarness();
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), "arbor-resume-")));
-    writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\n");
-    appended = [];
-    keys = [];
-  });
-  afterEach(async () => {
-    for (const r of runtimes.splice(0)) await r.close();
-    await h.cleanup();
-    rmSync(cwd, { recursive: true, force: true });
-  });
-
   /** A tool with an effect: running it twice would show as two lines. Not safe to repeat (the default). */
   const appendTool = defineTool({
     name: "append",
@@ -116,6 +103,20 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     );
 
   describe("runtime.resume", () => {
+    // Inside the describe: a harness for these tests only, not for every test of the conformance run.
+    beforeEach(async () => {
+      h = await makeHarness();
+      cwd = realpathSync(mkdtempSync(join(tmpdir(), "arbor-resume-")));
+      writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\n");
+      appended = [];
+      keys = [];
+    });
+    afterEach(async () => {
+      for (const r of runtimes.splice(0)) await r.close();
+      await h.cleanup();
+      rmSync(cwd, { recursive: true, force: true });
+    });
+
     it("re-runs an unanswered call of a safe tool, answers one recorded started as interrupted, and goes on", async () => {
       const id = await cutOff([
         user("read the notes and log them"),

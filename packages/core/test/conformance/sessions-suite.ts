@@ -31,9 +31,11 @@ async function allPages(
 }
 
 export function sessionsSuite(makeHarness: MakeHarness): void {
-  const h = harnessPerTest(makeHarness);
-
   describe("sessions", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = harnessPerTest(makeHarness);
+
     it("creates a session with defaults and reads it back", async () => {
       const meta = await h.store.createSession();
       expect(meta).toMatchObject({

@@ -5,9 +5,11 @@ import { expectCode } from "./sessions-suite.js";
 
 /** API tokens kept in the store: hashes only, seen and revoked by every process at once. */
 export function tokensSuite(makeHarness: MakeHarness): void {
-  const h = twoInstancesPerTest(makeHarness);
-
   describe("tokens", () => {
+    // Inside the describe: its hooks then make a harness for this suite's tests only, not for every
+    // test of the whole conformance run.
+    const h = twoInstancesPerTest(makeHarness);
+
     it("a token added by one process is found by its hash in another, listed without it, and revoked everywhere", async () => {
       expect(await h.store.tokens.list()).toEqual([]);
       const reader = newToken({ scopes: ["read"], projects: ["/work/a"], name: "ci", now: new Date("2026-01-01T00:00:00Z") });

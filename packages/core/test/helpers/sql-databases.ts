@@ -5,8 +5,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
+import { afterAll } from "vitest";
 import type { Durability, StoreSpec } from "../../src/store/spec.js";
 import { openSqlStore } from "../../src/store/sql/open-sql-store.js";
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from "../../src/store/sql/tables.js";
 import type { Store } from "../../src/store/store.js";
 
 /** One isolated, empty store per test; `reopen` closes it and opens a new instance over the same data. */
@@ -115,9 +117,40 @@ async function postgresQuery(schema: string | undefined, statement: string): Pro
   }
 }
 
-export function sqlHarness(kind: SqlKind, durability?: Durability): () => Promise<StoreHarness> {
+/** The store's own tables in the namespace: every `arbor_` table but the migrations' bookkeeping. */
+async function storeTables(ns: SqlNamespace, kind: SqlKind): Promise<string[]> {
+  const listing = {
+    sqlite: "select name from sqlite_master where type = 'table'",
+    mysql: "select table_name as name from information_schema.tables where table_schema = database()",
+    postgres: "select tablename as name from pg_tables where schemaname = current_schema()",
+  }[kind];
+  const names = (await ns.query(listing)).map((r) => String(r.name ?? r.NAME));
+  return names.filter((n) => n.startsWith("arbor_") && n !== MIGRATION_TABLE && n !== MIGRATION_LOCK_TABLE);
+}
+
+/**
+ * A store per test over a namespace of `kind`. By default each test gets a namespace of its own, made
+ * and migrated from nothing. `shared` makes one namespace for the test file, migrated by its first
+ * test and dropped after the file, and empties the store's tables before each later test: on MySQL a
+ * database and its tables cost a dozen DDL statements, each synced to disk (about three quarters of
+ * the MySQL conformance suite's time), where emptying a few small tables costs one sync or none.
+ * Every test still starts on an empty store at the latest schema; creating the schema from nothing
+ * stays covered by the first test and by the SQL store's own tests.
+ */
+export function sqlHarness(kind: SqlKind, durability?: Durability, opts: { shared?: boolean } = {}): () => Promise<StoreHarness> {
+  let shared: Promise<SqlNamespace> | undefined;
+  if (opts.shared) afterAll(async () => (shared ? (await shared).drop() : undefined));
+  const namespace = async (): Promise<SqlNamespace> => {
+    if (!opts.shared) return createNamespace(kind);
+    const first = !shared;
+    shared ??= createNamespace(kind);
+    const ns = await shared;
+    if (!first) for (const table of await storeTables(ns, kind)) await ns.query(`delete from ${table}`);
+    // The namespace outlives the test: the file's afterAll drops it.
+    return { ...ns, drop: async () => {} };
+  };
   return async () => {
-    const created = await createNamespace(kind);
+    const created = await namespace();
     const ns = durability ? { ...created, spec: { ...created.spec, durability } } : created;
     let store: Store;
     const others: Store[] = [];
