@@ -78,8 +78,11 @@ const LOOK_BACK_PAGE = 1_000;
  */
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
-  /** The writer of each session's run being recorded, for `logged`. */
-  private readonly writers = new Map<string, BatchWriter>();
+  /**
+   * The writers of each session's runs being recorded, for `logged`: a run queued behind the one
+   * driving the session is recording too, its writer waiting until the session is its own.
+   */
+  private readonly writers = new Map<string, Set<BatchWriter>>();
   private readonly recording = new Set<Promise<void>>();
   /** Where each recorded run starts, for `follow`; forgotten with the handle. */
   private readonly runs = new WeakMap<RecordedRun, RunStart>();
@@ -244,7 +247,9 @@ export class RunEventLog {
     if (!this.writers.has(sessionId)) return;
     // Emitted events reach the writer through the run's stream a few microtasks later: after this turn, all have.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.writers.get(sessionId)?.flush();
+    // A run still waiting for the session (queued behind the driver) has logged nothing yet and is
+    // not waited for: the driver awaits this before giving the session up, which that run waits for.
+    for (const writer of this.writers.get(sessionId) ?? []) await writer.flushLogging();
   }
 
   /** Whether a run of this process is recording into the session's tail. */
@@ -278,7 +283,8 @@ export class RunEventLog {
 
   private async pump(tail: RunEventTail, handle: AsyncIterable<RunEvent>, logs: Promise<boolean> | undefined): Promise<void> {
     const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(tail.sessionId));
-    this.writers.set(tail.sessionId, writer);
+    const writers = this.writers.get(tail.sessionId) ?? new Set<BatchWriter>();
+    this.writers.set(tail.sessionId, writers.add(writer));
     let ended = false;
     try {
       for await (const event of handle) {
@@ -292,7 +298,8 @@ export class RunEventLog {
     }
     if (!ended) writer.push(internalError(tail.sessionId, new Error("the run stream ended without done or error")));
     await writer.finish();
-    if (this.writers.get(tail.sessionId) === writer) this.writers.delete(tail.sessionId);
+    writers.delete(writer);
+    if (writers.size === 0 && this.writers.get(tail.sessionId) === writers) this.writers.delete(tail.sessionId);
     tail.endRun();
     this.evictIdle();
   }

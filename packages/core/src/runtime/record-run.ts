@@ -1,5 +1,6 @@
 import type { RunEventLog } from "../events/run-event-log.js";
 import type { TraceStartKind } from "../events/watch-events.js";
+import { WatchHub } from "../events/watch-hub.js";
 import type { ExecuteOptions, RunExtension } from "../loop/extension.js";
 import type { RunHandle, RunResult, TracePublisher } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
@@ -46,6 +47,12 @@ export interface RunRecording {
   admitted(): void;
   /** Put first in the run's extensions: publishes `trace_started`. */
   readonly extension: RunExtension;
+  /**
+   * Resolves once every event the run emitted and every watch event published to its session so far
+   * are logged: the run awaits it before it gives its session up, so its log is written under its
+   * lease (the cheap path, which no other driver can come between) instead of after it.
+   */
+  logged(sessionId: string): Promise<void>;
   /** The run ended (its stream is complete): `trace_completed` follows once its events are logged. */
   end(result: RunResult): void;
 }
@@ -81,6 +88,11 @@ export class RunRecorder {
         recorded = events.record(handle, stream, logged).recorded;
       },
       admitted: () => logs(true),
+      logged: async (sessionId) => {
+        await events.logged(sessionId);
+        // A caller's own publisher logs on its own schedule; the runtime's hub is waited for.
+        if (publisher instanceof WatchHub) await publisher.flush(sessionId);
+      },
       extension: {
         name: "record-run",
         start: (run) => {
