@@ -164,8 +164,8 @@ export class WatchHub {
     } catch (err) {
       // A deleted session or a closed store is expected at the end of a life; anything else is reported.
       if (isArborError(err, "session_not_found") || isArborError(err, "store_closed")) return;
-      // One event the store refuses (too large) must not cost the others theirs: each is tried alone.
-      if (batch.length > 1) {
+      // One event the store refuses (too large, say) must not cost the others theirs: each is tried alone.
+      if (batch.length > 1 && (isArborError(err, "entry_too_large") || isArborError(err, "invalid_input"))) {
         for (const queued of batch) await this.append(target, [queued]);
         return;
       }
