@@ -3,8 +3,20 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { z } from "zod";
+
+/**
+ * The built @arbor/core with the entries a run needs, for a process of its own; ARBOR_CORE=<dir of a built
+ * @arbor/core> loads another build (main's, say) to compare in the same conditions.
+ */
+export async function loadCore() {
+  const root = process.env.ARBOR_CORE;
+  const entry = (sub) =>
+    root ? pathToFileURL(join(root, "dist", sub ? `entries/${sub}.js` : "index.js")).href : `@arbor/core${sub ? `/${sub}` : ""}`;
+  return Object.assign({}, ...(await Promise.all(["", "session", "store", "tools"].map((m) => import(entry(m))))));
+}
 
 /** Backends a loop figure is taken on. `spec(tmp)` is what `openStore` gets; null means the stub below. */
 export const LOOP_BACKENDS = [
@@ -16,8 +28,10 @@ export const LOOP_BACKENDS = [
 /**
  * A store that keeps nothing but the path it hands back: no validation, no serialization, no I/O. Only the
  * methods a run calls are here; it is the "persisting nothing" baseline, so store cost = backend − stub.
+ * Its event log numbers what it is given and keeps nothing: without it every append would throw, and
+ * the baseline would measure the runtime's handling of a failing store instead.
  */
-export function nullStore() {
+export function nullStore(core) {
   const sessions = new Map();
   const now = () => new Date().toISOString();
   const append = (sessionId, fields) => {
@@ -29,7 +43,7 @@ export function nullStore() {
   return {
     async createSession(init = {}) {
       const meta = { ...init, id: init.id ?? randomUUID(), createdAt: now(), updatedAt: now() };
-      sessions.set(meta.id, { meta, path: [] });
+      sessions.set(meta.id, { meta, path: [], events: 0 });
       return meta;
     },
     async getSession(id) {
@@ -58,6 +72,16 @@ export function nullStore() {
     async leaseHolder() {
       return undefined;
     },
+    // The run's event log: numbered as a store numbers it, nothing kept.
+    async appendEvents(sessionId, events) {
+      const s = sessions.get(sessionId);
+      if (!s) throw new core.ArborError("session_not_found", `No session ${sessionId}.`);
+      const timestamp = now();
+      return events.map((e) => ({ id: ++s.events, type: e.type, timestamp: e.timestamp ?? timestamp, data: e.data }));
+    },
+    async lastEventId(sessionId) {
+      return sessions.get(sessionId)?.events ?? 0;
+    },
     // Nobody steers a benchmark run: the inbox is always empty.
     async readInbox(_sessionId, after) {
       return { messages: [], cursor: after ?? "0" };
@@ -68,7 +92,7 @@ export function nullStore() {
 
 export async function openBackend(core, backend, tmp) {
   const spec = backend.spec(tmp);
-  return spec === null ? nullStore() : core.openStore(spec);
+  return spec === null ? nullStore(core) : core.openStore(spec);
 }
 
 /**

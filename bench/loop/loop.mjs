@@ -1,91 +1,92 @@
 // Section "loop": steps per second of the whole runtime over a zero-latency scripted model, and how the
 // per-step time grows with the session's history.
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { note, num, ratio, section, table } from "../lib/format.mjs";
 import { median } from "../lib/stats.mjs";
 import { consume, LOOP_BACKENDS, openBackend, PAYLOAD, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
-/** Steps/s with every message persisted: the file store's target, SQLite's, and the stub's (pi's bare loop). */
-const TARGET_STEPS_PER_S = { file: 5000, sqlite: 3500, none: 5000 };
+/**
+ * Per persisted step: steps/s of the whole run, and CPU µs on the file store (the issue's "≤ 200 µs of CPU").
+ * The stub's (pi's bare loop) is the same rate with nothing persisted.
+ */
+const TARGETS = { file: { rate: 5000, cpuUs: 200 }, sqlite: { rate: 3500 }, none: { rate: 5000 } };
 const TARGET_GROWTH = 1.5;
 const WINDOW = 20;
+const RUNS_SCRIPT = fileURLToPath(new URL("./loop-runs.mjs", import.meta.url));
 
 export async function run({ core, tmp, quick, baseline }) {
-  await stepsPerSecond(core, tmp, quick, baseline);
+  await stepsPerSecond(tmp, quick, baseline);
   await overheadVsHistory(core, tmp, quick, baseline);
 }
 
 const PAYLOAD_NOTE = `Payloads: user message ${PAYLOAD.user} chars; each step ${PAYLOAD.assistantText} chars of text + one tool call with ~${PAYLOAD.toolArgs} chars of JSON args; tool result ${PAYLOAD.toolResult.toLocaleString("en-US")} chars.`;
 
-async function stepsPerSecond(core, tmp, quick, baseline) {
+/** One backend's runs in a process of its own (see loop-runs.mjs): what a library user's harness sees. */
+function runsInProcess(kind, warmups, repeats, steps, tmp) {
+  const out = execFileSync(process.execPath, [RUNS_SCRIPT, kind, String(warmups), String(repeats), String(steps), tmp], {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(out.trim().split("\n").at(-1));
+}
+
+async function stepsPerSecond(tmp, quick, baseline) {
   // 200 tool steps and the answer: 201 model calls.
   const steps = (quick ? 100 : 200) + 1;
-  const warmups = quick ? 3 : 10;
+  const warmupCounts = quick ? [1, 3] : [1, 10];
   const repeats = quick ? 3 : 9;
   section(`L1. Loop throughput: one run of ${steps - 1} tool steps + 1 answer, a new runtime and session per run`);
   note(PAYLOAD_NOTE);
   note("Zero-latency scripted model (@arbor/testkit), events consumed by the reader, every message persisted");
-  note(`(user, assistant, tool). Wall time of run() to result; median of ${repeats} runs after ${warmups} warm-up runs.`);
+  note(
+    `(user, assistant, tool). Wall time of run() to result; median of ${repeats} runs after ${warmupCounts.join(" or ")} warm-up runs,`,
+  );
+  note("each store and warm-up count in a fresh process, as a library user's harness runs it.");
   const rows = [];
   let entriesNote = "";
   for (const backend of LOOP_BACKENDS) {
-    const store = await openBackend(core, backend, tmp);
-    try {
-      const times = [];
-      const setups = [];
-      const cpus = [];
-      const stepUs = [];
-      let firstMs = 0;
-      for (let i = 0; i < warmups + repeats; i++) {
-        const runtime = runtimeFor(core, { store, script: toolLoopScript(steps), tmp });
-        const r = await consume(runtime, { prompt: USER_PROMPT, maxTurns: steps + 10 }, { stamps: true });
-        if (r.result.steps !== steps) throw new Error(`expected ${steps} steps, the run made ${r.result.steps}`);
-        if (i === 0) firstMs = r.ms;
-        if (i < warmups) continue;
-        times.push(r.ms);
-        setups.push(r.starts[0]);
-        cpus.push(r.cpuMs);
-        for (let s = 1; s < r.starts.length; s++) stepUs.push((r.starts[s] - r.starts[s - 1]) * 1000);
-        if (i === warmups + repeats - 1 && !entriesNote && backend.spec(tmp) !== null) {
-          const path = await store.getActivePath(r.sessionId);
-          const by = {};
-          for (const e of path) by[e.message?.role ?? e.type] = (by[e.message?.role ?? e.type] ?? 0) + 1;
-          entriesNote = `each run persists ${path.length} entries (${Object.entries(by)
-            .map(([k, v]) => `${v} ${k}`)
-            .join(", ")}) and emits ${Object.entries(r.counts)
-            .map(([k, v]) => `${v} ${k}`)
-            .join(", ")}.`;
-        }
-      }
-      const ms = median(times);
+    const kind = backend.label.split(" ")[0];
+    const target = TARGETS[kind];
+    for (const warmups of warmupCounts) {
+      const { firstMs, runs, persisted } = runsInProcess(kind, warmups, repeats, steps, tmp);
+      const ms = median(runs.map((r) => r.ms));
+      const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
       const rate = (steps / ms) * 1000;
-      const best = (steps / Math.min(...times)) * 1000;
-      const key = `loop.${backend.label.split(" ")[0]}`;
-      const target = TARGET_STEPS_PER_S[backend.label.split(" ")[0]];
+      // The baseline's figures are the 10-warm-up ones; a 1-warm-up run has keys of its own.
+      const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup1`;
       rows.push([
         backend.label,
-        repeats,
+        warmups,
         num(firstMs),
         num(ms),
         num(rate),
-        num(best),
+        num((steps / Math.min(...runs.map((r) => r.ms))) * 1000),
         baseline.compare(`${key}.steps_per_s`, rate, "higher"),
-        baseline.compare(`${key}.cpu_us_per_step`, (median(cpus) * 1000) / steps, "lower"),
-        num(median(setups)),
-        num(median(stepUs)),
+        baseline.compare(`${key}.cpu_us_per_step`, cpuUs, "lower"),
+        num(median(runs.map((r) => r.setupMs))),
+        num(median(runs.map((r) => r.stepUs))),
         num((ms * 1000) / steps),
-        num((median(cpus) * 1000) / steps),
-        num((steps / median(cpus)) * 1000),
-        `≥ ${target.toLocaleString("en-US")}`,
-        ratio(rate / target),
+        num(cpuUs),
+        num(1e6 / cpuUs),
+        `≥ ${target.rate.toLocaleString("en-US")}${target.cpuUs ? `, ≤ ${target.cpuUs} µs CPU` : ""}`,
+        ratio(rate / target.rate),
+        target.cpuUs ? ratio(target.cpuUs / cpuUs) : "–",
       ]);
-    } finally {
-      await store.close();
+      if (persisted && !entriesNote) {
+        const list = (counts) =>
+          Object.entries(counts)
+            .map(([k, v]) => `${v} ${k}`)
+            .join(", ");
+        const total = Object.values(persisted.entries).reduce((a, b) => a + b, 0);
+        entriesNote = `each run persists ${total} entries (${list(persisted.entries)}) and emits ${list(persisted.events)}.`;
+      }
     }
   }
   table(
     [
       "<store",
-      "runs",
+      "warm-ups",
       "1st run ms",
       "p50 ms",
       "steps/s p50",
@@ -99,6 +100,7 @@ async function stepsPerSecond(core, tmp, quick, baseline) {
       "CPU-bound steps/s",
       "<target",
       "vs target",
+      "CPU vs target",
     ],
     rows,
   );
@@ -106,14 +108,16 @@ async function stepsPerSecond(core, tmp, quick, baseline) {
   note(
     "steps/s p50 and µs/step come from the p50 run's wall time, best from the fastest run; vs target is steps/s ÷ target (at or above 1× meets",
   );
-  note("it). 1st run: the first run of the process on that store, JIT cold (only the first row is fully cold).");
+  note("it), CPU vs target the CPU target ÷ CPU µs/step. 1st run: the process's first run, JIT cold.");
   note("CPU µs/step: process CPU time (user + system, all threads) of the median run ÷ steps; unlike wall time it");
   note("is not inflated when other work on the machine takes the core away. CPU-bound steps/s = 10⁶ ÷ CPU µs/step:");
   note("the rate with a core to itself, the figure to compare when the load average is above the core count.");
-  note("setup: run() to the first llm_start (checks, system prompt, session created, user message, title).");
+  note("setup: run() to the first llm_start (checks, lease, system prompt, session created, user message, title).");
   note("p50 step µs: median time between successive llm_start events over all measured steps, i.e. a typical");
-  note("step without setup, GC pauses or store stalls. The stub keeps entries in an array (no validation,");
-  note("serialization or I/O): a store's µs/step minus the stub's is what persisting costs per step.");
+  note("step without setup, GC pauses or store stalls. The stub keeps entries in an array and numbers events (no");
+  note("validation, serialization or I/O): a store's µs/step minus the stub's is what persisting costs per step.");
+  note("Every run's run events and watch events reach the store's event log before the run gives up its session;");
+  note("a run's wall time includes that.");
   note("For scale, quoted in the issue with these payloads (not measured here): a leading in-memory agent loop");
   note("4,002 steps/s median persisting nothing; the AI SDK's multi-step generateText 1,505; LangGraph 568.");
 }

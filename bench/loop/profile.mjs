@@ -3,15 +3,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { consume, LOOP_BACKENDS, loadCore, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 // ARBOR_CORE=<dir of a built @arbor/core> compares another build (e.g. main's) in the same conditions.
-const root = process.env.ARBOR_CORE;
-const entry = (sub) =>
-  root ? pathToFileURL(join(root, "dist", sub ? `entries/${sub}.js` : "index.js")).href : `@arbor/core${sub ? `/${sub}` : ""}`;
-const core = Object.assign({}, ...(await Promise.all(["", "session", "store", "tools"].map((m) => import(entry(m))))));
-
-import { consume, LOOP_BACKENDS, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
+const core = await loadCore();
 
 const [kind = "file", runsArg = "30", stepsArg = "201"] = process.argv.slice(2);
 const backend = LOOP_BACKENDS.find((b) => b.label.startsWith(kind));

@@ -261,10 +261,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
                 // Moved inside the session's slot and lease, so no other run lands between the move and this run.
                 if (fromEntryId !== undefined) await continueFromEntry(options.store, sessionId, fromEntryId);
                 const extensions = execution.extensions ?? plumbing.deps.extensions;
-                return executeRun(plumbing.deps, runInput, sessionId, s, emit, {
+                const result = await executeRun(plumbing.deps, runInput, sessionId, s, emit, {
                   ...execution,
                   extensions: (launch) => [recording.extension, ...extensions(launch)],
                 });
+                // A run faster than its log (a model that answers at once) gets it written before giving the session up.
+                await recording.logged(sessionId);
+                return result;
               },
               execution.lease,
               input.requestKey,

@@ -89,8 +89,11 @@ const LOOK_BACK_PAGE = 1_000;
  */
 export class RunEventLog {
   private readonly tails = new Map<string, RunEventTail>();
-  /** The writer of each session's run being recorded, for `logged`. */
-  private readonly writers = new Map<string, BatchWriter>();
+  /**
+   * The writers of each session's runs being recorded, for `logged`: a run queued behind the one
+   * driving the session is recorded too, and has its own writer.
+   */
+  private readonly writers = new Map<string, Set<BatchWriter>>();
   private readonly recording = new Set<Promise<void>>();
   /** Where each recorded run starts, for `follow`; forgotten with the handle. */
   private readonly runs = new WeakMap<RecordedRun, RunStart>();
@@ -152,7 +155,8 @@ export class RunEventLog {
     const start = { sessionId, position, run: tail.runNumber };
     this.runs.set(handle, start);
     const writer = new BatchWriter(this.store, tail, this.onError, this.onLogged, logs, () => this.endsSession(sessionId));
-    this.writers.set(sessionId, writer);
+    const writers = this.writers.get(sessionId) ?? new Set<BatchWriter>();
+    this.writers.set(sessionId, writers.add(writer));
     let ended = false;
     let open = true;
     let settle: { resolve(): void; reject(err: unknown): void } | undefined;
@@ -294,7 +298,9 @@ export class RunEventLog {
     if (!this.writers.has(sessionId)) return;
     // A run recorded from a stream (`record`) hands its events over a few microtasks later: after this turn, all have.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.writers.get(sessionId)?.flush();
+    // A run still waiting for the session (queued behind the driver) has logged nothing yet and is
+    // not waited for: the driver awaits this before giving the session up, which that run waits for.
+    for (const writer of this.writers.get(sessionId) ?? []) await writer.flushLogging();
   }
 
   /** Whether a run of this process is recording into the session's tail. */
@@ -329,7 +335,9 @@ export class RunEventLog {
   /** A recorded run's stream ended: its last events are logged, then its tail stops running. */
   private async finish(tail: RunEventTail, writer: BatchWriter): Promise<void> {
     await writer.finish();
-    if (this.writers.get(tail.sessionId) === writer) this.writers.delete(tail.sessionId);
+    const writers = this.writers.get(tail.sessionId);
+    writers?.delete(writer);
+    if (writers?.size === 0) this.writers.delete(tail.sessionId);
     tail.endRun();
     this.evictIdle();
   }

@@ -98,6 +98,11 @@ export class BatchWriter {
     }
   }
 
+  /** `flush`, unless the run's `logs` is unsettled: then at once, with nothing written (its events wait). */
+  async flushLogging(): Promise<void> {
+    if (this.logging !== undefined) await this.flush();
+  }
+
   private open(ok: boolean): void {
     this.logging = ok;
     // Only with something to write: a drain of nothing ends before `??=` stores it, and would stay "in flight".

@@ -1,6 +1,6 @@
 import { isArborError } from "../errors.js";
 import { assertSessionId, parentTraceId } from "../model/ids.js";
-import type { StoredEvent } from "../store/event-records.js";
+import type { EventInput, StoredEvent } from "../store/event-records.js";
 import { KeyedLock } from "../store/keyed-lock.js";
 import type { Store } from "../store/store.js";
 import { type WatchEvent, type WatchEventInput, WatchEventSchema, type WatchMessage } from "./watch-events.js";
@@ -41,6 +41,16 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
+/** A publish waiting for its append to one trace's log. */
+interface Queued {
+  /** The trace the event happened in (the log may be an ancestor's). */
+  traceId: string;
+  event: WatchEventInput;
+  input: EventInput;
+  /** Settles the publish's promise for this log. */
+  delivered: () => void;
+}
+
 /** The log also holds records that are not watch events (DebugMiddleware's); watchers are sent only these. */
 const WATCH_EVENT_NAMES: ReadonlySet<string> = new Set(WatchEventSchema.options.map((o) => o.shape.event.value));
 
@@ -68,6 +78,8 @@ export class WatchHub {
   private goalTree: GoalTreeSource | undefined;
   /** What a publish to a trace's log waits for first (`orderAfter`). */
   private readonly before = new Set<(traceId: string) => Promise<void>>();
+  /** Publishes waiting for their trace's next append, per trace, in call order. */
+  private readonly queued = new Map<string, Queued[]>();
 
   constructor(store: Store, options: WatchHubOptions = {}) {
     this.inner = store;
@@ -97,28 +109,78 @@ export class WatchHub {
   /**
    * Logs and delivers `event` for `traceId`. Publishes to one trace are logged and delivered in call
    * order; the promise resolves once every log has it, and never rejects: a store failure goes to
-   * `onError`, since watching must never fail a run.
+   * `onError`, since watching must never fail a run. Publishes that arrive while a trace's log is
+   * being written go in its next append together (see `writeQueued`).
    */
   publish(traceId: string, event: WatchEventInput): Promise<void> {
-    const targets: string[] = [];
-    for (let id: string | undefined = traceId; id !== undefined; id = parentTraceId(id)) targets.push(id);
-    return Promise.all(
-      targets.map((target) =>
-        this.order.run(target, async () => {
-          try {
-            for (const barrier of this.before) await barrier(target);
-            const { event: type, ...payload } = event;
-            const [record] = await this.inner.appendEvents(target, [{ type, data: { ...payload, trace_id: traceId } }]);
-            if (!record) return;
-            this.deliver(target, watchEventFromRecord(record));
-          } catch (err) {
-            // A deleted session or a closed store is expected at the end of a life; anything else is reported.
-            if (isArborError(err, "session_not_found") || isArborError(err, "store_closed")) return;
-            this.options.onError?.(err, traceId, event);
-          }
-        }),
-      ),
-    ).then(() => undefined);
+    const { event: type, ...payload } = event;
+    const queued: Omit<Queued, "delivered"> = { traceId, event, input: { type, data: { ...payload, trace_id: traceId } } };
+    const logged: Promise<void>[] = [];
+    for (let id: string | undefined = traceId; id !== undefined; id = parentTraceId(id)) logged.push(this.enqueue(id, queued));
+    return Promise.all(logged).then(() => undefined);
+  }
+
+  /** Queues a publish for one trace's log; the first of a batch schedules its write under the trace's order. */
+  private enqueue(target: string, queued: Omit<Queued, "delivered">): Promise<void> {
+    return new Promise<void>((delivered) => {
+      const waiting = this.queued.get(target);
+      if (waiting) {
+        waiting.push({ ...queued, delivered });
+        return;
+      }
+      this.queued.set(target, [{ ...queued, delivered }]);
+      void this.order.run(target, () => this.writeQueued(target));
+    });
+  }
+
+  /**
+   * Writes every publish queued for the trace so far in one append, then delivers them in order. The
+   * batch is taken before the barriers are awaited, so each of its publishes was made before the
+   * barrier looked: the run events emitted before it are logged first, as with one append each.
+   * A run publishing faster than its log is written (a model that answers at once) thus costs one
+   * append per turn of the event loop, not one per message, and its log keeps up with it.
+   */
+  private async writeQueued(target: string): Promise<void> {
+    const batch = this.queued.get(target) ?? [];
+    this.queued.delete(target);
+    try {
+      for (const barrier of this.before) await barrier(target);
+      await this.append(target, batch);
+    } catch (err) {
+      // A barrier failed: reported like a refused write, never thrown into a run.
+      for (const queued of batch) this.options.onError?.(err, queued.traceId, queued.event);
+    } finally {
+      for (const queued of batch) queued.delivered();
+    }
+  }
+
+  private async append(target: string, batch: readonly Queued[]): Promise<void> {
+    let records: StoredEvent[];
+    try {
+      records = await this.inner.appendEvents(
+        target,
+        batch.map((q) => q.input),
+      );
+    } catch (err) {
+      // A deleted session or a closed store is expected at the end of a life; anything else is reported.
+      if (isArborError(err, "session_not_found") || isArborError(err, "store_closed")) return;
+      // One event the store refuses (too large, say) must not cost the others theirs: each is tried alone.
+      if (batch.length > 1 && (isArborError(err, "entry_too_large") || isArborError(err, "invalid_input"))) {
+        for (const queued of batch) await this.append(target, [queued]);
+        return;
+      }
+      for (const queued of batch) this.options.onError?.(err, queued.traceId, queued.event);
+      return;
+    }
+    records.forEach((record, i) => {
+      try {
+        this.deliver(target, watchEventFromRecord(record));
+      } catch (err) {
+        // A watcher that throws loses this event; the others still get theirs.
+        const queued = batch[i] as Queued;
+        this.options.onError?.(err, queued.traceId, queued.event);
+      }
+    });
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { RunEventLog, RunRecordingSink } from "../events/run-event-log.js";
 import type { TraceStartKind } from "../events/watch-events.js";
+import { WatchHub } from "../events/watch-hub.js";
 import type { ExecuteOptions, RunExtension } from "../loop/extension.js";
 import type { RunHandle, RunResult, TracePublisher } from "../loop/types.js";
 import type { RunEvent } from "../model/run-events.js";
@@ -45,6 +46,12 @@ export interface RunRecording {
   admitted(): void;
   /** Put first in the run's extensions: publishes `trace_started`. */
   readonly extension: RunExtension;
+  /**
+   * Resolves once every event the run emitted and every watch event published to its session so far
+   * are logged: the run awaits it before it gives its session up, so its log is written under its
+   * lease (the cheap path, which no other driver can come between) instead of after it.
+   */
+  logged(sessionId: string): Promise<void>;
   /** The run ended (its stream is complete): `trace_completed` follows once its events are logged. */
   end(result: RunResult): void;
 }
@@ -90,6 +97,11 @@ export class RunRecorder {
         if (closed) sink.end();
       },
       admitted: () => logs(true),
+      logged: async (sessionId) => {
+        await events.logged(sessionId);
+        // A caller's own publisher logs on its own schedule; the runtime's hub is waited for.
+        if (publisher instanceof WatchHub) await publisher.flush(sessionId);
+      },
       extension: {
         name: "record-run",
         start: (run) => {

@@ -280,4 +280,14 @@ describe.each(backends.filter((b) => b.name !== "file"))("inbox over the event l
     expect(next.cursor).toBe("5");
     expect((await store.readInbox(id, next.cursor)).messages).toEqual([]);
   });
+
+  it("a bad cursor is refused before the session is looked up; an unknown session is session_not_found", async () => {
+    const { store } = await open(backend);
+    const { id } = await store.createSession();
+    await expect(store.readInbox(id, "not-a-cursor")).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(store.readInbox("no-such-session", "not-a-cursor")).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(store.readInbox("no-such-session", "0")).rejects.toMatchObject({ code: "session_not_found" });
+    await expect(store.readInbox("no-such-session")).rejects.toMatchObject({ code: "session_not_found" });
+    expect(await store.readInbox(id)).toEqual({ messages: [], cursor: "0" });
+  });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { RUN_EVENT_PREFIX } from "../../src/events/run-event-records.js";
 import { WatchEventSchema, type WatchMessage, WatchMessageSchema } from "../../src/events/watch-events.js";
 import { WatchHub } from "../../src/events/watch-hub.js";
@@ -10,6 +11,7 @@ import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { MemoryBlobStore } from "../../src/tools/blob-store.js";
+import { defineTool } from "../../src/tools/tool.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -114,6 +116,49 @@ describe("WatchHub", () => {
     await slow;
     await hub.flush();
     expect((await inner.listEvents("slow", {})).length).toBe(1);
+  });
+
+  it("publishes made while a trace's log is written go in one append, logged and delivered in call order", async () => {
+    const inner = await fileStore();
+    const appends: number[] = [];
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key !== "appendEvents") return Reflect.get(target, key, receiver);
+        return (traceId: string, events: Parameters<Store["appendEvents"]>[1]) => {
+          appends.push(events.length);
+          return target.appendEvents(traceId, events);
+        };
+      },
+    });
+    const hub = new WatchHub(store);
+    const { id } = await inner.createSession();
+    const w = await watcher(hub, id, 0);
+    const published = Array.from({ length: 50 }, (_, i) => hub.publish(id, done(i + 1)));
+    await Promise.all(published);
+    // The first is written at once; the 49 made while it was written go together.
+    expect(appends).toEqual([1, 49]);
+    expect(w.ids()).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    const logged = await inner.listEvents(id, {});
+    expect(logged.map((r) => (r.data.stats as { total_messages: number }).total_messages)).toEqual(w.ids());
+  });
+
+  it("an event the store refuses costs only itself its place in a batch, and goes to onError", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "arbor-watch-small-"));
+    const store = await openStore({ kind: "file", dir, maxEntryBytes: 2_000 });
+    cleanups.push(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const errors: unknown[] = [];
+    const hub = new WatchHub(store, { onError: (err) => errors.push(err) });
+    const { id } = await store.createSession();
+    const huge = { event: "trace_started" as const, kind: "prompt" as const, agent: "x".repeat(5_000) };
+    await Promise.all([hub.publish(id, done(1)), hub.publish(id, huge), hub.publish(id, done(2))]);
+    expect(errors).toMatchObject([{ code: "entry_too_large" }]);
+    expect((await store.listEvents(id, {})).map((r) => [r.id, r.type])).toEqual([
+      [1, "trace_completed"],
+      [2, "trace_completed"],
+    ]);
   });
 
   it("a sub-trace's events are logged in its own log and its ancestors', with the sub-trace's id", async () => {
@@ -229,5 +274,65 @@ describe("WatchHub", () => {
     const path = await store.getActivePath(handle.sessionId);
     expect(messages.map((m) => m.message_id)).toEqual(path.filter((e) => e.type === "message").map((e) => e.id));
     expect(messages[1]).toMatchObject({ description: "tool call: list" });
+  });
+
+  it("a run faster than its log has its run events and watch events logged before it gives up its session", async () => {
+    const inner = await fileStore();
+    let leased = false;
+    const logged: Array<{ types: string[]; leased: boolean }> = [];
+    const store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key === "appendEvents") {
+          return (traceId: string, events: Parameters<Store["appendEvents"]>[1]) => {
+            logged.push({ types: events.map((e) => e.type), leased });
+            return target.appendEvents(traceId, events);
+          };
+        }
+        if (key === "acquireLease") {
+          return async (sessionId: string, purpose: string) => {
+            const lease = await target.acquireLease(sessionId, purpose);
+            leased = true;
+            return {
+              ...lease,
+              release: async () => {
+                leased = false;
+                await lease.release();
+              },
+            };
+          };
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), "arbor-watch-ws-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // The scripted model and the tool answer at once: the whole run goes by within one turn of the event loop.
+    const steps = Array.from({ length: 5 }, (_, i) => [toolCall("noop", { n: i }, { id: `c${i}` })]);
+    const noop = defineTool({
+      name: "noop",
+      description: "Answers at once.",
+      input: z.object({ n: z.number() }),
+      execute: async ({ n }) => ({ output: `noted ${n}` }),
+    });
+    const runtime = createRuntime({
+      store,
+      model: scriptedModel([...steps, [text("done")]]),
+      tools: [noop],
+      env: {},
+      cwd: dir,
+      arborHome: dir,
+      blobs: new MemoryBlobStore(),
+    });
+    const handle = runtime.runs.run({ prompt: "note five numbers" });
+    for await (const _ of handle);
+    // Waits for what follows the run's end too.
+    await runtime.close();
+    const after = logged.filter((l) => !l.leased).flatMap((l) => l.types);
+    // Only what follows the run's end: its done (emitted once the session is free) and trace_completed.
+    expect(after.sort()).toEqual(["run.done", "trace_completed"]);
+    const during = logged.filter((l) => l.leased).flatMap((l) => l.types);
+    expect(during.filter((t) => t === "message_added")).toHaveLength(12);
+    // Batched: a handful of appends for the run's ~50 events, not one each.
+    expect(logged.filter((l) => l.leased).length).toBeLessThan(6);
   });
 });

@@ -42,6 +42,7 @@ import { SqlLeases } from "./sql-leases.js";
 import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
+import { SqliteInboxReader } from "./sqlite-events.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -66,6 +67,7 @@ export class SqlStore extends StoreBase {
   private readonly random = new RandomPool();
   private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
+  private readonly inbox: SqliteInboxReader | undefined;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
   private readonly leases: SqlLeases;
@@ -89,6 +91,7 @@ export class SqlStore extends StoreBase {
     this.grouped = opts.grouped;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
+    this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
     this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
@@ -210,7 +213,11 @@ export class SqlStore extends StoreBase {
   override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
-      return inboxPageRows(this.db, sessionId, after);
+      const inbox = this.inbox;
+      if (!inbox) return inboxPageRows(this.db, sessionId, after);
+      // Not in the middle of another statement's transaction on the one connection.
+      const gate = this.conn.sqliteGate;
+      return gate.busy("sqlite") ? gate.run("sqlite", async () => inbox.page(sessionId, after)) : inbox.page(sessionId, after);
     });
   }
 
