@@ -1,7 +1,8 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { connectSql, inTransaction, type SqlSpec } from "../src/store/sql/connect.js";
-import { createNamespace } from "./helpers/sql-databases.js";
+import { createNamespace, POSTGRES_URL } from "./helpers/sql-databases.js";
 
 /**
  * A cluster instance's connection to PostgreSQL can be cut at any time (a backend terminated, a
@@ -57,6 +58,72 @@ describe("a PostgreSQL connection lost while the store holds it", () => {
       expect(rows.map((r) => r.n)).toEqual([2]);
     } finally {
       await conn.db.destroy();
+      await ns.drop();
+    }
+  });
+});
+
+/**
+ * A TCP proxy to PostgreSQL that, once told `cutNext(n)`, cuts the next `n` connections that send
+ * a BEGIN: as the pooled connections of an instance whose backends are being terminated one after
+ * another fail, each when it is next used.
+ */
+async function beginCuttingProxy(): Promise<{ port: number; cutNext(n: number): void; close(): Promise<void> }> {
+  const { hostname, port } = new URL(POSTGRES_URL);
+  let toCut = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port || 5432), hostname);
+    sockets.add(client).add(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("data", (chunk) => {
+      if (toCut > 0 && /\bbegin\b/i.test(chunk.toString("latin1"))) {
+        toCut--;
+        end();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => client.write(chunk));
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cutNext: (n) => {
+      toCut = n;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe("the backends of a pool terminated one after another", () => {
+  it("a transaction goes on through five dead connections to a live one and commits, once", async () => {
+    const ns = await createNamespace("postgres");
+    const proxy = await beginCuttingProxy();
+    const url = new URL(POSTGRES_URL);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const conn = await connectSql({ ...(ns.spec as SqlSpec), url: url.toString() } as SqlSpec);
+    try {
+      await sql`create table after_the_purge (n integer)`.execute(conn.db);
+      proxy.cutNext(5);
+      const n = await inTransaction(conn, async (trx) => {
+        await sql`insert into after_the_purge (n) values (1)`.execute(trx);
+        return 1;
+      });
+      expect(n).toBe(1);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from after_the_purge`.execute(conn.db);
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await conn.db.destroy();
+      await proxy.close();
       await ns.drop();
     }
   });

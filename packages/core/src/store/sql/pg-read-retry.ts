@@ -1,8 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Driver, QueryCompiler, QueryResult, TransactionSettings } from "kysely";
-import { connectionLost } from "./pg-transaction.js";
-
-/** Attempts of a read whose pooled connection turned out to be dead. */
-const READ_ATTEMPTS = 3;
+import { connectionLost, PG_ATTEMPTS, reconnectPause } from "./pg-transaction.js";
 
 const WRITES =
   /\b(insert|update|delete|merge|nextval|setval|pg_advisory\w*|for\s+(update|share|no\s+key\s+update|key\s+share))\b/i;
@@ -42,9 +39,10 @@ class Checkout implements DatabaseConnection {
         try {
           return await this.inner.executeQuery<R>(query);
         } catch (err) {
-          if (!retryable || attempt >= READ_ATTEMPTS || !connectionLost(err)) throw err;
+          if (!retryable || attempt >= PG_ATTEMPTS || !connectionLost(err)) throw err;
           // pg's pool drops a client that is no longer queryable when it is given back.
           await this.driver.releaseConnection(this.inner).catch(() => undefined);
+          await reconnectPause(attempt);
           this.inner = await this.driver.acquireConnection();
         }
       }

@@ -13,8 +13,18 @@ export function connectionLost(err: unknown): boolean {
   return /Connection terminated|not queryable|connection error|ECONNRESET/i.test(message);
 }
 
-/** Attempts of a PostgreSQL transaction whose connection was lost before it was known to commit. */
-const PG_ATTEMPTS = 3;
+/**
+ * Attempts of a PostgreSQL statement or transaction whose connection was lost before it was known to
+ * take effect. Terminated backends end one after another, so the pool may hand out several dead
+ * connections in a row; the waits between attempts (`reconnectPause`) let their notices arrive and
+ * span a short network cut: 50 ms doubling, 1.55 s in all.
+ */
+export const PG_ATTEMPTS = 6;
+
+/** The pause before attempt `attempt + 1` after a lost connection. */
+export function reconnectPause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 50 * 2 ** (attempt - 1)));
+}
 
 /** How long to wait for the backend of a lost COMMIT to be gone before asking how it ended. */
 const BACKEND_GONE_MS = 5_000;
@@ -26,7 +36,7 @@ interface TransactionRef {
 }
 
 /**
- * A PostgreSQL transaction, run again (up to three attempts) on a fresh connection when the one it
+ * A PostgreSQL transaction, run again (up to `PG_ATTEMPTS`) on a fresh connection when the one it
  * used was lost before it was known to commit, so a cluster instance whose backends are terminated
  * keeps its runs going instead of failing the write at hand:
  * - lost before COMMIT was sent: nothing of it was committed; its work (reads and writes under the
@@ -63,6 +73,7 @@ export async function pgTransaction<T>(db: Kysely<ArborDatabase>, work: (trx: Ky
         if (outcome === "unknown") throw err;
       }
       if (attempt >= PG_ATTEMPTS) throw err;
+      await reconnectPause(attempt);
     }
   }
 }
