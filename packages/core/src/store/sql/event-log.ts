@@ -100,6 +100,18 @@ export async function listTypedEventRows(
     .orderBy("event_id")
     .limit(limit)
     .execute();
+  return typedPage(rows, type, after);
+}
+
+/**
+ * The records of `type` among a page of event rows (the page may end with the session's newest
+ * event of another type), and the cursor past the page: its last row, or `after` when it is empty.
+ */
+export function typedPage(
+  rows: ReadonlyArray<{ event_id: number | string; type: string; timestamp: string; data: string }>,
+  type: string,
+  after: number,
+): { records: StoredEvent[]; cursor: number } {
   const records = rows
     .filter((r) => r.type === type)
     .map((r) => ({

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { type CheckedEvent, numberEvents, type StoredEvent } from "../event-records.js";
 import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
+import { typedPage } from "./event-log.js";
 import { sessionNotFound } from "./rows.js";
 
 /**
@@ -64,17 +65,12 @@ export class SqliteInboxReader {
       const from = after === undefined ? undefined : inboxCursor(after);
       if (sessionExists.get(sessionId) === undefined) throw sessionNotFound(sessionId);
       if (from === undefined) return { messages: [], cursor: String(Number(lastId.get(sessionId) ?? 0)) };
-      const rows = typed.all(sessionId, from, INBOX_EVENT_TYPE, sessionId, 10_000);
-      const records = rows
-        .filter((r) => r.type === INBOX_EVENT_TYPE)
-        .map((r) => ({
-          id: Number(r.event_id),
-          type: r.type,
-          timestamp: r.timestamp,
-          data: JSON.parse(r.data) as Record<string, unknown>,
-        }));
-      const last = rows.at(-1);
-      return { messages: inboxMessages(records), cursor: String(last === undefined ? from : Number(last.event_id)) };
+      const { records, cursor } = typedPage(
+        typed.all(sessionId, from, INBOX_EVENT_TYPE, sessionId, 10_000),
+        INBOX_EVENT_TYPE,
+        from,
+      );
+      return { messages: inboxMessages(records), cursor: String(cursor) };
     };
   }
 }
