@@ -56,7 +56,17 @@ export async function runLocalTrial(
     resumed = jsonLines(out.stdout);
     const first = await firstLine;
     if (first !== undefined && resumed[0]?.type !== "error") rec.recoveryMs = first - faultAt;
-    if (!ended || resumed.at(-1)?.type !== "done") {
+    // Killed after the run had stored its outcome but before it printed its end: the session is
+    // finished, and a resume is rightly refused (the ending is logged by the next reader's repair).
+    const finished =
+      ended &&
+      resumed.length === 1 &&
+      (resumed[0] as { code?: string }).code === "session_not_interrupted" &&
+      (await withLocal(spec, (s) => s.getSession(sessionId)))?.status === "completed";
+    if (finished) {
+      rec.missed = true;
+      rec.notes.push("killed after the run had finished, before it printed its end");
+    } else if (!ended || resumed.at(-1)?.type !== "done") {
       v.stuck++;
       rec.notes.push(
         `the resume did not end with done (exit ${out.code}, last ${JSON.stringify(resumed.at(-1) ?? "")}, ${out.stderr.slice(0, 200)})`,

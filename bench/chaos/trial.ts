@@ -246,11 +246,7 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   if (prompts === 0) {
     v.lost++;
     rec.notes.push("the journal does not hold the acknowledged prompt");
-    // How the run ended, and what the instances said about the session: enough to tell the path.
     if (end) rec.notes.push(`the stream ended with ${JSON.stringify(end.event).slice(0, 300)}`);
-    for (const inst of world.everyInstance)
-      for (const l of inst.lines)
-        if (l.line.includes(sessionId)) rec.notes.push(`+${Math.round(l.at - faultAt)} ms ${inst.name}: ${l.line}`);
   }
   if (prompts > 1 || finals > 1) {
     v.duplicated++;
@@ -291,6 +287,20 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
   if (!usable) {
     v.unusable++;
     rec.notes.push(`the follow-up prompt failed: ${last}`);
+  }
+  // A violation: what the instances said about the session, and the journal's shape, to tell the path.
+  if (Object.values(v).some((n) => n > 0)) {
+    for (const inst of world.everyInstance)
+      for (const l of inst.lines)
+        if (l.line.includes(sessionId)) rec.notes.push(`+${Math.round(l.at - faultAt)} ms ${inst.name}: ${l.line}`);
+    const shape = (await world.store.getSnapshot(sessionId)).entries.map((e) =>
+      e.type === "message"
+        ? `${e.message.role}${e.message.role === "assistant" ? `(${e.message.content.filter((c) => c.type === "tool-call").length} calls)` : ""}`
+        : e.type === "custom"
+          ? e.customType
+          : e.type,
+    );
+    rec.notes.push(`journal: ${shape.join(" > ")}`);
   }
   rec.ms = performance.now() - started;
   rec.phases.usable = rec.ms;
