@@ -55,6 +55,26 @@ async function terminateBackends(world: World, inst: Instance): Promise<number> 
   }
 }
 
+/**
+ * The sessions whose journal or event log holds the job's prompt (a queued chat leaves its message
+ * in the log before its run writes it): how a client that lost a POST's answer looks before it posts
+ * again, since POST /api/chat has no idempotency key and a second post is a second chat.
+ */
+async function sessionsOfJob(world: World, tag: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: world.db.url });
+  await client.connect();
+  try {
+    const like = `%job ${tag}:%`;
+    const { rows } = await client.query(
+      "select session_id from arbor_events where data like $1 union select session_id from arbor_entries where data like $1",
+      [like],
+    );
+    return rows.map((r: { session_id: string }) => r.session_id);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Answers every permission ask of the session any live instance lists, once per ask id. */
 function answerAsks(world: World, sessionId: string, answers: Map<string, number>): { stop(): Promise<void> } {
   let stopped = false;
@@ -127,7 +147,10 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
       postedTo = live[rng.between(0, Math.max(0, live.length - 1))];
       try {
         if (!postedTo) throw new Error("no instance is up");
-        id = await postChat(postedTo.url, prompt);
+        // A post whose answer was lost (its instance killed, its link cut) may have queued the chat.
+        id = attempt === 0 ? undefined : (await sessionsOfJob(world, tag))[0];
+        if (id !== undefined) rec.notes.push(`a post whose answer was lost had queued the chat (session ${id})`);
+        id ??= await postChat(postedTo.url, prompt);
       } catch (err) {
         if (attempt >= 40) throw err;
         await pause(250);
@@ -301,6 +324,8 @@ export async function runTrial(world: World, seed: number, trial: number, opts: 
           : e.type,
     );
     rec.notes.push(`journal: ${shape.join(" > ")}`);
+    const holders = await sessionsOfJob(world, tag);
+    if (holders.length !== 1) rec.notes.push(`sessions holding the job's prompt: ${holders.join(", ")}`);
   }
   rec.ms = performance.now() - started;
   rec.phases.usable = rec.ms;
