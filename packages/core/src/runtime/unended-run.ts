@@ -6,7 +6,7 @@ import type { RunResult } from "../loop/types.js";
 import type { Entry } from "../model/entry.js";
 import type { SessionMeta } from "../model/session.js";
 import type { StoredEvent } from "../store/event-records.js";
-import { withLease } from "../store/lease.js";
+import { DEFAULT_LEASE_TTL_MS, withLease } from "../store/lease.js";
 import type { Store } from "../store/store.js";
 import { finalEvent } from "./run-outcome.js";
 
@@ -21,8 +21,14 @@ import { finalEvent } from "./run-outcome.js";
  * only one process writes it and never while another run drives the session.
  */
 
-/** How long after a run stored its outcome its own process may still be logging its ending. */
-export const UNENDED_GRACE_MS = 10_000;
+/**
+ * How long after a run stored its outcome its own process may still be logging its ending: a lease's
+ * life. Between the two a live process only gives its lease back and appends the ending; one stalled
+ * longer than a lease lives is counted dead everywhere else (its leases lapse), and so it is here. It
+ * bounds how late a watcher gets the ending of a run whose process died at that moment (10 s before,
+ * the longest takeovers of the chaos checker).
+ */
+export const UNENDED_GRACE_MS = DEFAULT_LEASE_TTL_MS;
 
 /** Log records read per page while looking back for the latest run event. */
 const PAGE = 256;
