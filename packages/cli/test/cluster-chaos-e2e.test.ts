@@ -98,12 +98,9 @@ function unpaired(snap: Snapshot): number {
   return calls.filter((id) => results.filter((r) => r === id).length !== 1).length + (results.length - calls.length > 0 ? 1 : 0);
 }
 
-/** Watchers per attempt that may stop short of their run's end (see the known defect in the test). */
-const WATCHERS_SHORT_TOLERATED = 4;
-
 describe("arbor serve --cluster under kill -9", () => {
-  // Retried once: whether watchers that reconnect to another instance across a takeover are now
-  // exact has not been shown over enough runs yet; each attempt prints its figures, so a miss stays visible.
+  // Retried once, for the machine's sake (a loaded CI host can stretch a takeover past the budget);
+  // each attempt prints its figures, so a miss stays visible.
   const options = { timeout: BUDGET_MS, retry: 1 };
   it(
     `${RUNS} runs over three instances, ${KILLS} kills: nothing lost, duplicated or stuck; watchers see each event once, in order`,
@@ -289,16 +286,12 @@ describe("arbor serve --cluster under kill -9", () => {
           duplicated: 0,
           stuck: 0,
           unpairedCalls: 0,
-          watcherMismatch: figures.watcherMismatch,
+          watcherMismatch: 0,
           outOfOrder: 0,
           unheard: figures.unheard,
           repeatedEffects: 0,
         });
         expect(figures.unheard).toBeLessThanOrEqual(failedPosts);
-        // Known open defect: a watcher that reconnects to another instance during a takeover can still
-        // stop short of the run's end (1–4 of ~20 watchers per attempt in the last runs). Until streams
-        // across instances are exact, a few such watchers are tolerated and printed; more fails the test.
-        expect(figures.watcherMismatch).toBeLessThanOrEqual(WATCHERS_SHORT_TOLERATED);
       } finally {
         await rig.cleanup();
         await db.drop();
