@@ -110,8 +110,10 @@ export class FileStore extends StoreBase {
     return this.sessions.load(id);
   }
 
-  private ensureOpen(): void {
+  /** Throws unless the store is open (and `sessionId`, when given, is a valid session id). */
+  private ensureOpen(sessionId?: string): void {
     if (this.closed) throw new ArborError("store_closed", "The store is closed; open it again to use it.");
+    if (sessionId !== undefined) assertSessionId(sessionId);
   }
 
   private now(): string {
@@ -132,8 +134,7 @@ export class FileStore extends StoreBase {
   }
 
   async getSession(id: string): Promise<SessionMeta | undefined> {
-    this.ensureOpen();
-    assertSessionId(id);
+    this.ensureOpen(id);
     const cached = this.sessions.current(id);
     if (cached) return this.liveStatus({ ...cached.state.meta });
     const found = this.dirs.readMeta(id);
@@ -163,21 +164,18 @@ export class FileStore extends StoreBase {
   }
 
   async acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
-    this.ensureOpen();
-    assertSessionId(sessionId);
+    this.ensureOpen(sessionId);
     return this.writes.acquireLease(sessionId, purpose, options);
   }
 
   async leaseHolder(sessionId: string): Promise<LeaseHolder | undefined> {
-    this.ensureOpen();
-    assertSessionId(sessionId);
+    this.ensureOpen(sessionId);
     return this.leases.holder(sessionId);
   }
 
   /** goal.json, the readable copy of the plan, written before this returns a promise, so successive calls land in call order. */
   async cacheGoalTree(id: string, cache: GoalTreeCache): Promise<void> {
-    this.ensureOpen();
-    assertSessionId(id);
+    this.ensureOpen(id);
     if (!this.dirs.writeGoalTree(id, cache)) throw new ArborError("session_not_found", `Session ${id} does not exist.`);
   }
 
@@ -198,8 +196,7 @@ export class FileStore extends StoreBase {
   }
 
   async deleteSession(id: string): Promise<void> {
-    this.ensureOpen();
-    assertSessionId(id);
+    this.ensureOpen(id);
     // Nothing of the session is read, so one whose entries or session.json are damaged can still be deleted.
     if (!this.sessions.cache.has(id) && !this.dirs.has(id))
       throw new ArborError("session_not_found", `Session ${id} does not exist.`);
@@ -334,16 +331,14 @@ export class FileStore extends StoreBase {
 
   /** Its own files, not the event log: a process that does not hold the lease may leave a message. */
   override async postInbox(sessionId: string, text: string): Promise<InboxMessage> {
-    this.ensureOpen();
-    assertSessionId(sessionId);
+    this.ensureOpen(sessionId);
     this.inbox.checkSize(text);
     await this.requireSession(sessionId);
     return this.inbox.post(sessionId, text, new Date());
   }
 
   override async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
-    this.ensureOpen();
-    assertSessionId(sessionId);
+    this.ensureOpen(sessionId);
     await this.requireSession(sessionId);
     return this.inbox.read(sessionId, after);
   }
