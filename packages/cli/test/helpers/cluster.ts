@@ -51,7 +51,9 @@ export async function startInstance(
     // What the instance said on its way out is the reason it did not start.
     throw new Error(`${err.message}; stderr: ${lines.map((l) => l.line).join("\n")}${partial}`);
   });
-  const url = (JSON.parse(cli.stdout()) as { url: string }).url;
+  const url = (JSON.parse(cli.stdout()) as { url?: string }).url;
+  if (url === undefined)
+    throw new Error(`${name} did not start: ${cli.stdout()}; stderr: ${lines.map((l) => l.line).join("\n")}${partial}`);
   return { name, url, cli, lines, up: true };
 }
 

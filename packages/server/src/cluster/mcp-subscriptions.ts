@@ -38,11 +38,27 @@ export class PgMcpSubscriptions implements McpSubscriptionBook {
     this.table = `${schema ? `"${schema}".` : ""}arbor_mcp_subscriptions`;
   }
 
+  /**
+   * Creates the table unless it exists, under a transaction-scoped advisory lock: instances started
+   * at the same moment on a fresh database would otherwise race, and PostgreSQL's `if not exists`
+   * is not safe against that (the loser fails on the catalog's unique index of type names).
+   */
   async ensureTable(): Promise<void> {
-    await this.pool.query(
-      `create table if not exists ${this.table} (client text not null, principal text not null, uri text not null, ` +
-        "after_event bigint not null, at timestamptz not null default now(), primary key (client, uri))",
-    );
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      await client.query("select pg_advisory_xact_lock(hashtext($1))", [this.table]);
+      await client.query(
+        `create table if not exists ${this.table} (client text not null, principal text not null, uri text not null, ` +
+          "after_event bigint not null, at timestamptz not null default now(), primary key (client, uri))",
+      );
+      await client.query("commit");
+    } catch (err) {
+      await client.query("rollback").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   async add(client: string, principal: string | undefined, { uri, after }: McpSubscription): Promise<void> {
