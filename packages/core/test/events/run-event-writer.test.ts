@@ -37,25 +37,30 @@ async function countingSqlite(): Promise<{ store: Store; appends: number[] }> {
 
 const token = (sessionId: string, n: number) => ({ type: "token", session_id: sessionId, content: String(n) }) as RunEvent;
 
+/** A new session of `store` with a tail whose run has begun, and a writer logging into both. */
+async function runningWriter(store: Store): Promise<{ id: string; tail: RunEventTail; writer: BatchWriter }> {
+  const { id } = await store.createSession();
+  const tail = new RunEventTail(id, 100);
+  tail.beginRun();
+  return { id, tail, writer: new BatchWriter(store, tail, undefined, undefined) };
+}
+
 describe("BatchWriter", () => {
   it("logs the events of one turn of the event loop in one append, even when each append completes at once", async () => {
     // A step emits its events a few microtasks apart; SQLite's append completes within the turn, so a
     // drain started at the first event left every event a commit of its own.
     const { store, appends } = await countingSqlite();
     try {
-      const session = await store.createSession();
-      const tail = new RunEventTail(session.id, 100);
-      tail.beginRun();
-      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const { id, tail, writer } = await runningWriter(store);
       await Promise.resolve();
       for (let n = 1; n <= 6; n++) {
-        writer.push(token(session.id, n));
+        writer.push(token(id, n));
         for (let i = 0; i < 5; i++) await Promise.resolve();
       }
-      writer.push({ type: "done", session_id: session.id } as RunEvent);
+      writer.push({ type: "done", session_id: id } as RunEvent);
       await writer.finish();
       expect(appends).toEqual([7]);
-      const logged = await store.listEvents(session.id);
+      const logged = await store.listEvents(id);
       expect(logged.map((e) => e.type)).toEqual([...Array(6).fill("run.token"), "run.done"]);
       const read = tail.read(0);
       const frames: RunEventFrame[] = read === undefined || read === "dropped" ? [] : read.frames;
@@ -120,10 +125,7 @@ describe("BatchWriter", () => {
   it("hands readers each event's JSON as its log record reads back", async () => {
     const { store } = await countingSqlite();
     try {
-      const { id } = await store.createSession();
-      const tail = new RunEventTail(id, 100);
-      tail.beginRun();
-      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const { id, tail, writer } = await runningWriter(store);
       const events = [
         { session_id: id, type: "token", content: 'quote " and \u00e9' },
         { type: "tool_start", session_id: id, tool: "read", input: { path: "a", lines: [1, 2] }, gone: undefined },
@@ -144,10 +146,7 @@ describe("BatchWriter", () => {
   it("hands readers a delta as it was logged, though its emitter changed the event afterwards", async () => {
     const { store } = await countingSqlite();
     try {
-      const { id } = await store.createSession();
-      const tail = new RunEventTail(id, 100);
-      tail.beginRun();
-      const writer = new BatchWriter(store, tail, undefined, undefined);
+      const { id, tail, writer } = await runningWriter(store);
       const delta = { type: "token", session_id: id, content: "as sent" };
       const tagged = { type: "token", session_id: id, content: "x", tags: ["a"] };
       writer.push(delta as RunEvent);
