@@ -102,6 +102,15 @@ export function types(events: readonly RunEvent[]): string[] {
   return events.map((e) => e.type);
 }
 
+/**
+ * The event types of a run that calls one tool between two model calls: the first streams
+ * `callTokens` tokens, the answer `answerTokens` (0 for a test that filters tokens out).
+ */
+export function toolTurnTypes(callTokens: number, answerTokens: number): string[] {
+  const modelCall = (tokens: number) => ["llm_start", ...Array<string>(tokens).fill("token"), "llm_end"];
+  return [...modelCall(callTokens), "tool_start", "tool_end", ...modelCall(answerTokens), "done"];
+}
+
 /** The messages on the session's active path as `role: text` lines, for compact assertions. */
 export async function transcript(store: Store, sessionId: string): Promise<string[]> {
   const path: Entry[] = await store.getActivePath(sessionId);
