@@ -1,6 +1,7 @@
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/resolve.js";
+import type { RuntimeOptions } from "../../src/runtime/types.js";
 import { collect, firstOf, harness, types } from "../loop/harness.js";
 import { formElicitingServer, urlElicitingServer } from "./servers.js";
 
@@ -14,6 +15,9 @@ afterEach(async () => {
   for (const close of closes.splice(0)) await close();
 });
 
+/** The URL-eliciting server's tool, as two tests call it. */
+const account = { server: "accounts", tool: "connect_account", callId: "c1", prompt: "connect my account" };
+
 async function configWith(name: string, server: { url: string; close(): Promise<void> }) {
   closes.push(server.close);
   return resolveConfig([
@@ -24,12 +28,31 @@ async function configWith(name: string, server: { url: string; close(): Promise<
   ]);
 }
 
+/**
+ * Runs `prompt` on a model that calls the server's `tool` (call id `callId`), whose elicitation the
+ * test answers (or, given an `onElicitation`, someone at hand does), then says `answer`.
+ */
+async function runCalling(
+  call: { server: string; tool: string; callId: string; prompt: string; answer: string },
+  eliciting: { url: string; close(): Promise<void> },
+  options: Partial<RuntimeOptions> = {},
+) {
+  const model = scriptedModel([[toolCall(`mcp__${call.server}__${call.tool}`, {}, { id: call.callId })], [text(call.answer)]]);
+  const config = await configWith(call.server, eliciting);
+  const { runtime, store } = await harness({ model, config, ...options });
+  return { runtime, store, handle: runtime.runs.run({ prompt: call.prompt }) };
+}
+
+/** As `runCalling`, up to the elicitation's announcement: the event, and the run's events after it. */
+async function announced(call: Parameters<typeof runCalling>[0], eliciting: { url: string; close(): Promise<void> }) {
+  const run = await runCalling(call, eliciting);
+  return { ...run, ...(await firstOf(run.handle, "elicitation_request")) };
+}
+
 describe("MCP elicitations as run events", () => {
   it("a form is announced with its schema and ask id, answered by that id, and its end announced before the call ends", async () => {
-    const model = scriptedModel([[toolCall("mcp__tickets__file_ticket", {}, { id: "t1" })], [text("Filed.")]]);
-    const { runtime, store } = await harness({ model, config: await configWith("tickets", await formElicitingServer()) });
-    const handle = runtime.runs.run({ prompt: "file a ticket" });
-    const { event, rest } = await firstOf(handle, "elicitation_request");
+    const ticket = { server: "tickets", tool: "file_ticket", callId: "t1", prompt: "file a ticket", answer: "Filed." };
+    const { runtime, store, handle, event, rest } = await announced(ticket, await formElicitingServer());
     expect(event).toMatchObject({
       server: "tickets",
       call_id: "t1",
@@ -63,10 +86,7 @@ describe("MCP elicitations as run events", () => {
   });
 
   it("a URL elicitation is announced with its page; one withdrawn by the run's abort ends as cancel", async () => {
-    const model = scriptedModel([[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]]);
-    const { runtime } = await harness({ model, config: await configWith("accounts", await urlElicitingServer()) });
-    const handle = runtime.runs.run({ prompt: "connect my account" });
-    const { event, rest } = await firstOf(handle, "elicitation_request");
+    const { handle, event, rest } = await announced({ ...account, answer: "Connected." }, await urlElicitingServer());
     expect(event).toMatchObject({
       server: "accounts",
       call_id: "c1",
@@ -81,13 +101,10 @@ describe("MCP elicitations as run events", () => {
   });
 
   it("one answered by someone at hand is announced too, so every follower sees it come and go", async () => {
-    const model = scriptedModel([[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Not connected.")]]);
-    const { runtime } = await harness({
-      model,
-      config: await configWith("accounts", await urlElicitingServer()),
+    const { handle } = await runCalling({ ...account, answer: "Not connected." }, await urlElicitingServer(), {
       onElicitation: async () => ({ action: "decline" }),
     });
-    const { events } = await collect(runtime.runs.run({ prompt: "connect my account" }));
+    const { events } = await collect(handle);
     const asked = events.find((e) => e.type === "elicitation_request");
     expect(asked).toBeDefined();
     expect(events.find((e) => e.type === "elicitation_answered")).toMatchObject({
