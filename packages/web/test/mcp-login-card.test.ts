@@ -34,15 +34,20 @@ async function serve(model: ReturnType<typeof scriptedModel>) {
   return { server, sessionId: created.id };
 }
 
+/** Sends "Who am I?" from the inspector's chat page over `serve(model)`: the login card is the one it would show. */
+async function askWhoAmI(model: ReturnType<typeof scriptedModel>) {
+  const { server, sessionId } = await serve(model);
+  const page = await web.page({ width: 1280, height: 900 });
+  await page.goto(`${server.url}/sessions/${sessionId}`);
+  await page.getByLabel("Message").fill("Who am I?");
+  await page.getByRole("button", { name: "Send" }).click();
+  return { server, page, card: page.getByRole("region", { name: "Log in to MCP server remote" }) };
+}
+
 describe("an MCP login in the inspector", () => {
   it("shows a card whose link opens the login page; the browser's return finishes it and the run uses the tool", async () => {
     const model = scriptedModel([[toolCall("mcp__remote__whoami", {}, { id: "w1" })], [text("You are a client.")]]);
-    const { server, sessionId } = await serve(model);
-    const page = await web.page({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/sessions/${sessionId}`);
-    await page.getByLabel("Message").fill("Who am I?");
-    await page.getByRole("button", { name: "Send" }).click();
-    const card = page.getByRole("region", { name: "Log in to MCP server remote" });
+    const { page, card } = await askWhoAmI(model);
     await card.waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "mcp-login-card");
@@ -57,12 +62,7 @@ describe("an MCP login in the inspector", () => {
 
   it("Cancel declines the login: the run goes on without the server", async () => {
     const model = scriptedModel([[text("Without it, then.")]]);
-    const { server, sessionId } = await serve(model);
-    const page = await web.page({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/sessions/${sessionId}`);
-    await page.getByLabel("Message").fill("Who am I?");
-    await page.getByRole("button", { name: "Send" }).click();
-    const card = page.getByRole("region", { name: "Log in to MCP server remote" });
+    const { server, page, card } = await askWhoAmI(model);
     await card.getByRole("button", { name: "Cancel" }).click();
     await page.getByText("Without it, then.").first().waitFor();
     expect(await card.count()).toBe(0);
