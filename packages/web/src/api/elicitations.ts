@@ -52,6 +52,11 @@ const FieldShape = z.looseObject({
   maximum: z.optional(z.number()),
 });
 
+const SchemaShape = z.looseObject({
+  properties: z.optional(z.record(z.string(), FieldShape)),
+  required: z.optional(z.array(z.string())),
+});
+
 const AsksShape = z.object({
   asks: z.array(
     z.looseObject({
@@ -65,12 +70,7 @@ const AsksShape = z.object({
           mode: z.enum(["form", "url"]),
           call_id: z.optional(z.string()),
           url: z.optional(z.string()),
-          requested_schema: z.optional(
-            z.looseObject({
-              properties: z.optional(z.record(z.string(), FieldShape)),
-              required: z.optional(z.array(z.string())),
-            }),
-          ),
+          requested_schema: z.optional(SchemaShape),
         }),
       ),
       mcp_login: z.optional(
@@ -92,28 +92,12 @@ export function parseElicitationAsks(value: unknown): PendingElicitationAsk[] {
     }
     const e = ask.elicitation;
     if (ask.kind !== "elicitation" || !e) continue;
-    const pending: PendingElicitationAsk = {
-      id: ask.id,
-      session_id: ask.session_id,
-      server: e.server,
-      message: e.message,
-      mode: e.mode,
-    };
-    if (e.call_id !== undefined) pending.call_id = e.call_id;
-    if (e.url !== undefined) pending.url = e.url;
-    if (e.requested_schema) {
-      pending.fields = Object.entries(e.requested_schema.properties ?? {}) as Array<[string, ElicitationField]>;
-      pending.required = e.requested_schema.required ?? [];
-    }
-    found.push(pending);
+    // The ask holds what the run event announced, under the same names; its form was read above.
+    const pending = elicitationOfEvent({ ...e, id: ask.id, session_id: ask.session_id });
+    if (pending) found.push(pending);
   }
   return found;
 }
-
-const SchemaShape = z.looseObject({
-  properties: z.optional(z.record(z.string(), FieldShape)),
-  required: z.optional(z.array(z.string())),
-});
 
 /**
  * The pending ask an `elicitation_request` run event announces (the run stream's snake_case, as
