@@ -10,23 +10,8 @@ import {
 } from "@a2a-js/sdk/client";
 import { text, toolCall } from "@arbor/testkit";
 import { describe, expect, it, vi } from "vitest";
+import { a2aRequest } from "./helpers/protocol-clients.js";
 import { gateTool, startInstance, startServer, workspaceDir } from "./helpers/server.js";
-
-const userMessage = (words: string, taskId = "") => ({
-  tenant: "",
-  message: {
-    messageId: `m-${Math.random()}`,
-    contextId: taskId,
-    taskId,
-    role: 1,
-    parts: [{ content: { $case: "text" as const, value: words }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  },
-  configuration: undefined,
-  metadata: undefined,
-});
 
 const clientOf = (url: string, token?: string): Promise<Client> => {
   if (token === undefined) return new ClientFactory().createFromUrl(url);
@@ -71,7 +56,7 @@ describe("A2A server", () => {
     expect(card.supportedInterfaces[0]?.url).toBe(`${server.url}/a2a`);
     expect(card.skills.length).toBeGreaterThan(0);
     const client = await clientOf(server.url);
-    const result = await client.sendMessage(userMessage("What is the answer?"));
+    const result = await client.sendMessage(a2aRequest("What is the answer?"));
     expect("id" in result).toBe(true);
     const task = result as Exclude<typeof result, { messageId: string }>;
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -93,14 +78,14 @@ describe("A2A server", () => {
     });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
     const client = await clientOf(server.url);
-    const first = await collect(client.sendMessageStream(userMessage("write out.txt")));
+    const first = await collect(client.sendMessageStream(a2aRequest("write out.txt")));
     expect(states(first)).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED]);
     const asked = first.at(-1)?.payload;
     const taskId = asked?.$case === "statusUpdate" ? asked.value.taskId : "";
     expect(asked?.$case === "statusUpdate" && textOf(asked.value.status?.message?.parts)).toContain("Permission needed: read");
     expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
-    const second = await collect(client.sendMessageStream(userMessage("yes", taskId)));
+    const second = await collect(client.sendMessageStream(a2aRequest("yes", taskId)));
     expect(states(second).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
     const files = second.flatMap((r) =>
       r.payload?.$case === "artifactUpdate" && r.payload.value.artifact?.name === "changed-files"
@@ -115,8 +100,8 @@ describe("A2A server", () => {
   it("bad input is a clear JSON-RPC error and writes nothing", async () => {
     const server = await startServer({ script: [[text("never")]] });
     const client = await clientOf(server.url);
-    await expect(client.sendMessage(userMessage(""))).rejects.toThrow(/empty/);
-    await expect(client.sendMessage(userMessage("hi", "no-such-task"))).rejects.toThrow(/No task no-such-task/);
+    await expect(client.sendMessage(a2aRequest(""))).rejects.toThrow(/empty/);
+    await expect(client.sendMessage(a2aRequest("hi", "no-such-task"))).rejects.toThrow(/No task no-such-task/);
     const raw = await server.api("/a2a", { json: { jsonrpc: "2.0", id: 1, method: "SendMessage", params: "nope" } });
     expect(((await raw.json()) as { error: { code: number } }).error.code).toBeLessThan(0);
     expect((await server.store.listSessions({})).sessions).toHaveLength(0);
@@ -134,7 +119,7 @@ describe("A2A server", () => {
       runtime: { clock },
     });
     const clientA = await clientOf(a.url);
-    const stream = clientA.sendMessageStream(userMessage("go"));
+    const stream = clientA.sendMessageStream(a2aRequest("go"));
     const firstStep = await stream.next();
     const taskId = firstStep.value?.payload?.$case === "task" ? firstStep.value.payload.value.id : "";
     expect(taskId).not.toBe("");
@@ -157,16 +142,16 @@ describe("A2A forks", () => {
   it("a message with metadata.fromEntryId continues its task's session from that entry, a new branch; without a task it is refused", async () => {
     const server = await startServer({ script: [[text("One.")], [text("Two.")], [text("Two, forked.")]] });
     const client = await clientOf(server.url);
-    const first = (await client.sendMessage(userMessage("First"))) as Exclude<
+    const first = (await client.sendMessage(a2aRequest("First"))) as Exclude<
       Awaited<ReturnType<Client["sendMessage"]>>,
       { messageId: string }
     >;
     const taskId = first.id;
-    await client.sendMessage(userMessage("Second", taskId));
+    await client.sendMessage(a2aRequest("Second", taskId));
     const one = (await server.store.listEntries(taskId)).find(
       (e) => e.type === "message" && JSON.stringify(e.message.content).includes("One."),
     );
-    const fork = userMessage("Second, again", taskId);
+    const fork = a2aRequest("Second, again", taskId);
     const forked = await client.sendMessage({
       ...fork,
       message: { ...fork.message, taskId: "", metadata: { fromEntryId: one?.id } },
@@ -178,7 +163,7 @@ describe("A2A forks", () => {
     // The first branch is kept beside it: both user messages follow the first answer.
     expect(entries.filter((e) => e.parentId === one?.id)).toHaveLength(2);
 
-    const lone = userMessage("Fork of nothing");
+    const lone = a2aRequest("Fork of nothing");
     await expect(
       client.sendMessage({ ...lone, message: { ...lone.message, metadata: { fromEntryId: one?.id } } }),
     ).rejects.toThrow(/fromEntryId/);
@@ -191,7 +176,7 @@ describe("A2A task control", () => {
     const gate = gateTool();
     const server = await startServer({ script: [[toolCall("gate", {}, { id: "g1" })], [text("never")]], tools: [gate.tool] });
     const client = await clientOf(server.url);
-    const stream = client.sendMessageStream(userMessage("go"));
+    const stream = client.sendMessageStream(a2aRequest("go"));
     const first = await stream.next();
     const taskId = first.value?.payload?.$case === "task" ? first.value.payload.value.id : "";
     await vi.waitFor(() => expect(gate.calls).toBe(1));
@@ -221,18 +206,18 @@ describe("A2A behind a token", () => {
     const inB = (await server.store.createSession({ cwd: projectB })).id;
     const runner = (await server.runtime.access.addToken({ scopes: ["run"], projects: [server.cwd] })).token;
     const client = await clientOf(server.url, runner);
-    const task = (await client.sendMessage(userMessage("work in A"))) as { id: string; status?: { state: number } };
+    const task = (await client.sendMessage(a2aRequest("work in A"))) as { id: string; status?: { state: number } };
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await server.store.getSession(task.id))?.createdBy).toMatch(/^tok_/);
     await expect(client.getTask({ tenant: "", id: inB })).rejects.toThrow(/No task/);
-    await expect(client.sendMessage(userMessage("hijack", inB))).rejects.toThrow(/No task/);
+    await expect(client.sendMessage(a2aRequest("hijack", inB))).rejects.toThrow(/No task/);
     await expect(client.cancelTask({ tenant: "", id: inB, metadata: undefined })).rejects.toThrow(/No task/);
     const listed = await client.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "" } as never);
     expect(listed.tasks.map((t) => t.id)).toEqual([task.id]);
     const reader = (await server.runtime.access.addToken({ scopes: ["read"], projects: [server.cwd] })).token;
     const readOnly = await clientOf(server.url, reader);
     expect((await readOnly.getTask({ tenant: "", id: task.id })).id).toBe(task.id);
-    await expect(readOnly.sendMessage(userMessage("more", task.id))).rejects.toThrow(/"run" scope/);
+    await expect(readOnly.sendMessage(a2aRequest("more", task.id))).rejects.toThrow(/"run" scope/);
     // Nothing of B's session changed.
     expect((await server.store.listSessions({})).sessions.find((s) => s.id === inB)?.updatedAt).toBe(
       (await server.store.getSession(inB))?.updatedAt,
