@@ -3,6 +3,7 @@ import { ArrowLeftRight, GitMerge } from "lucide-react";
 import { useMemo, useState } from "react";
 import { apiResponse } from "../../api/client.js";
 import { formatCost, formatTokens } from "../../lib/format.js";
+import { ShowMore } from "../common/ShowMore.js";
 import { describeEntry, entryTag } from "../tree/flatten.js";
 import { branchChoices, comparePaths, entryTokens, entryTools, pathTo, type SideTotals, sideTotals } from "./compare-paths.js";
 
@@ -189,11 +190,7 @@ function PathColumn({ name, entries }: { name: string; entries: Entry[] }) {
           })}
         </ol>
       )}
-      {entries.length > shown && (
-        <button type="button" className="show-more" onClick={() => setShown((n) => n + PAGE)}>
-          Show {Math.min(PAGE, entries.length - shown)} more of {entries.length - shown} remaining entries
-        </button>
-      )}
+      <ShowMore page={PAGE} remaining={entries.length - shown} noun="entries" onMore={() => setShown((n) => n + PAGE)} />
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { truncate } from "../../lib/format.js";
 import { toggled } from "../../lib/toggle-set.js";
 import { TraceWatch, type WatchMessage, type WatchState } from "../../lib/trace-watch.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
+import { ShowMore } from "../common/ShowMore.js";
 import { plain } from "../tree/flatten.js";
 import { buildDag, type DagEdge, statsText } from "./build-dag.js";
 import { describeEvent, type EventLine } from "./describe-event.js";
@@ -294,15 +295,13 @@ export function DagView({ traceId }: { traceId: string }) {
                 </li>
               ))}
             </ol>
-            {messages && messages.total > messages.list.length && (
-              <button
-                type="button"
-                className="show-more"
-                onClick={() => loadMessages(selected, messages.list.length + MESSAGES_PAGE)}
-              >
-                Show {Math.min(MESSAGES_PAGE, messages.total - messages.list.length)} more of{" "}
-                {messages.total - messages.list.length} remaining messages
-              </button>
+            {messages && (
+              <ShowMore
+                page={MESSAGES_PAGE}
+                remaining={messages.total - messages.list.length}
+                noun="messages"
+                onMore={() => loadMessages(selected, messages.list.length + MESSAGES_PAGE)}
+              />
             )}
           </section>
         ) : (

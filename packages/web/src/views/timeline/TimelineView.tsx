@@ -6,6 +6,7 @@ import { parseTimeline, type TimelineLane, type TimelineSpan } from "../../api/t
 import { formatCost, formatDuration, formatTokens } from "../../lib/format.js";
 import { runs } from "../../lib/runs.js";
 import { toggled } from "../../lib/toggle-set.js";
+import { ShowMore } from "../common/ShowMore.js";
 import { SpanDetails } from "./SpanDetails.js";
 import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
 import { laneOfRun, runWindows } from "./timeline-runs.js";
@@ -169,11 +170,7 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
           </li>
         ))}
       </ul>
-      {rows.length > shown && (
-        <button type="button" className="show-more" onClick={() => setShown((n) => n + PAGE)}>
-          Show {Math.min(PAGE, rows.length - shown)} more of {rows.length - shown} remaining spans
-        </button>
-      )}
+      <ShowMore page={PAGE} remaining={rows.length - shown} noun="spans" onMore={() => setShown((n) => n + PAGE)} />
       {selectedRow && <SpanDetails span={selectedRow.span} t0={t0} onClose={() => setSelected(undefined)} />}
     </div>
   );
