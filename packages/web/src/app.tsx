@@ -4,6 +4,7 @@ import { runs } from "./lib/runs.js";
 import { settings, type ThemeChoice } from "./lib/settings.js";
 import { useApplyTheme, useTheme, useToken } from "./lib/use-settings.js";
 import { ChatView } from "./views/chat/ChatView.js";
+import { TextField } from "./views/common/TextField.js";
 import { SessionPage } from "./views/session/SessionPage.js";
 import { SessionList } from "./views/sessions/SessionList.js";
 
@@ -143,16 +144,15 @@ function TokenField() {
         settings.setToken(draft);
       }}
     >
-      <label className="field inline">
-        <span>API token</span>
-        <input
-          type="password"
-          value={draft}
-          autoComplete="off"
-          placeholder="only if the server has one"
-          onChange={(e) => setDraft(e.target.value)}
-        />
-      </label>
+      <TextField
+        label="API token"
+        className="inline"
+        type="password"
+        value={draft}
+        autoComplete="off"
+        placeholder="only if the server has one"
+        onValue={setDraft}
+      />
       <button type="submit">Use</button>
     </form>
   );

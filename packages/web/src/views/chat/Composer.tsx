@@ -2,6 +2,7 @@ import { type FormEvent, type KeyboardEvent, useEffect, useId, useLayoutEffect, 
 import { api } from "../../api/client.js";
 import { parseMcpServerNames, parseServerInfo, type ServerInfo } from "../../api/wire.js";
 import { type McpMention, mcpMentionsOf } from "../../lib/mcp-mentions.js";
+import { TextField } from "../common/TextField.js";
 import { DebugLevelPicker } from "./DebugLevelPicker.js";
 import { McpPicker } from "./McpPicker.js";
 import { type ChosenPrompt, McpPromptFields, promptArguments } from "./McpPromptFields.js";
@@ -203,24 +204,21 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
         </p>
       )}
       <div className="composer-bar">
-        <label className="field">
-          <span>Model</span>
-          <input
-            value={model}
-            placeholder={modelShown.model ?? (info === undefined ? "server default" : "none configured: type provider/model")}
-            title={modelShown.model ? `Empty: ${modelShown.why}, ${modelShown.model}` : undefined}
-            onChange={(e) => setModel(e.target.value)}
-          />
-        </label>
-        <label className="field">
-          <span>Agent</span>
-          <input
-            value={agent}
-            list={agentsId}
-            placeholder={info?.default_agent ?? "build"}
-            aria-invalid={unknownAgent || undefined}
-            onChange={(e) => setAgent(e.target.value)}
-          />
+        <TextField
+          label="Model"
+          value={model}
+          placeholder={modelShown.model ?? (info === undefined ? "server default" : "none configured: type provider/model")}
+          title={modelShown.model ? `Empty: ${modelShown.why}, ${modelShown.model}` : undefined}
+          onValue={setModel}
+        />
+        <TextField
+          label="Agent"
+          value={agent}
+          list={agentsId}
+          placeholder={info?.default_agent ?? "build"}
+          aria-invalid={unknownAgent || undefined}
+          onValue={setAgent}
+        >
           <datalist id={agentsId}>
             {info?.agents.map((a) => (
               <option key={a.name} value={a.name}>
@@ -228,7 +226,7 @@ export function Composer({ running, sessionModel, steerable = false, onSend, onA
               </option>
             ))}
           </datalist>
-        </label>
+        </TextField>
         <DebugLevelPicker />
         <McpPicker
           disabled={running}

@@ -1,5 +1,6 @@
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { listMcpOffers, type McpPromptItem, type McpServerOffer } from "../../api/mcp.js";
+import { TextField } from "../common/TextField.js";
 
 interface Props {
   disabled?: boolean;
@@ -64,10 +65,7 @@ export function McpPicker({ disabled = false, onResource, onPrompt }: Props) {
       </button>
       {open && (
         <section id={panelId} className="mcp-picker-panel" aria-label="MCP resources and prompts" onKeyDown={onKeyDown}>
-          <label className="field">
-            <span>Filter</span>
-            <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />
-          </label>
+          <TextField label="Filter" type="search" value={filter} onValue={setFilter} />
           {offers === undefined && !error && <p role="status">Asking the MCP servers what they offer…</p>}
           {error && (
             <p role="alert" className="error">

@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { apiResponse } from "../../api/client.js";
 import { formatCost, formatTokens } from "../../lib/format.js";
 import { ShowMore } from "../common/ShowMore.js";
+import { TextField } from "../common/TextField.js";
 import { describeEntry, entryTag } from "../tree/flatten.js";
 import { branchChoices, comparePaths, entryTokens, entryTools, pathTo, type SideTotals, sideTotals } from "./compare-paths.js";
 
@@ -98,10 +99,7 @@ export function CompareView({ snapshot, reload }: Props) {
               The compaction model summarizes one branch's own part; the summary is added under the other branch's end, which
               becomes the active leaf, so the agent continues there knowing what the other branch found.
             </p>
-            <label className="field">
-              <span>Focus (optional)</span>
-              <input value={focus} onChange={(e) => setFocus(e.target.value)} placeholder="what the summary should keep" />
-            </label>
+            <TextField label="Focus (optional)" value={focus} onValue={setFocus} placeholder="what the summary should keep" />
             <div className="button-row">
               <button
                 type="button"

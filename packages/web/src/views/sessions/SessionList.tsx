@@ -6,6 +6,7 @@ import { formatTime } from "../../lib/format.js";
 import { onLinkClick, sessionPath } from "../../lib/router.js";
 import { useToken } from "../../lib/use-settings.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
+import { TextField } from "../common/TextField.js";
 import {
   containsSession,
   filterSessions,
@@ -97,16 +98,14 @@ export function SessionList({ selectedId, refreshKey }: Props) {
   return (
     <nav className="session-list" aria-label="Sessions">
       <div className="session-list-head">
-        <label className="field">
-          <span>Search sessions</span>
-          <input
-            type="search"
-            value={query}
-            placeholder="title or id"
-            onChange={(e) => setQuery(e.target.value)}
-            aria-controls="session-tree"
-          />
-        </label>
+        <TextField
+          label="Search sessions"
+          type="search"
+          value={query}
+          placeholder="title or id"
+          onValue={setQuery}
+          aria-controls="session-tree"
+        />
         <button type="button" onClick={() => void load(undefined)} disabled={loading} aria-label="Reload sessions">
           ↻
         </button>

@@ -9,6 +9,7 @@ import { useAction } from "../../lib/use-action.js";
 import { ErrorAlert } from "../common/ErrorAlert.js";
 import { GoalReplayButtons } from "../common/ReplayGoalButton.js";
 import { SubagentResultCard } from "../common/SubagentResultCard.js";
+import { TextField } from "../common/TextField.js";
 import { describeEntry, entryTag } from "./flatten.js";
 
 interface Props {
@@ -180,10 +181,14 @@ export function EntryDetails({
           });
         }}
       >
-        <label className="field grow">
-          <span>Label</span>
-          <input value={draft} maxLength={200} placeholder="e.g. good-state" onChange={(e) => setDraft(e.target.value)} />
-        </label>
+        <TextField
+          label="Label"
+          className="grow"
+          value={draft}
+          maxLength={200}
+          placeholder="e.g. good-state"
+          onValue={setDraft}
+        />
         <button type="submit" disabled={busy}>
           {draft.trim() ? "Save label" : "Clear label"}
         </button>
