@@ -49,22 +49,43 @@ function expectToolRoundTrip(server: RecordedProviderServer, callId: string): vo
   }
 }
 
-const DIALECTS: Dialect[] = [
-  {
-    name: "Mistral",
-    model: "mistral/magistral-medium-2507",
-    env: "MISTRAL",
+/**
+ * A Chat Completions dialect: its key and base URL variables are named after the model's provider,
+ * it asks for the thinking level as `reasoning_effort`, and every later request carries the tool
+ * call `callId` and its result.
+ */
+function chatDialect(
+  name: string,
+  model: string,
+  dialect: Pick<Dialect, "thinking" | "files" | "check"> & { callId: string },
+): Dialect {
+  const { thinking, files, callId, check } = dialect;
+  return {
+    name,
+    model,
+    env: model.slice(0, model.indexOf("/")).toUpperCase(),
     wire: "openai-chat",
     path: "/v1/chat/completions",
+    thinking,
+    files,
+    check(server, turns) {
+      expect(bodyOf<ChatBody>(server, 0).reasoning_effort).toBe(thinking);
+      expectToolRoundTrip(server, callId);
+      check(server, turns);
+    },
+  };
+}
+
+const DIALECTS: Dialect[] = [
+  chatDialect("Mistral", "mistral/magistral-medium-2507", {
     thinking: "high",
     files: ["mistral/mistral-tool-call.chunks.txt", "mistral/mistral-reasoning.chunks.txt"],
+    callId: "gSIMJiOkT",
     check(server, [call, answer]) {
-      expect(bodyOf<ChatBody>(server, 0).reasoning_effort).toBe("high");
       expect(call?.content).toEqual([
         expect.objectContaining({ type: "tool-call", toolCallId: "gSIMJiOkT", toolName: "weather" }),
       ]);
       expect(answer?.content.map((p) => p.type)).toEqual(["reasoning", "text"]);
-      expectToolRoundTrip(server, "gSIMJiOkT");
       // Mistral takes its thinking back as a `thinking` chunk of the assistant's content.
       const [, thought] = chatTurns(server, 2).assistants;
       expect(thought?.content).toEqual([
@@ -72,39 +93,27 @@ const DIALECTS: Dialect[] = [
         { type: "text", text: "2 + 2 = 4" },
       ]);
     },
-  },
-  {
-    name: "Groq",
-    model: "groq/qwen/qwen3-32b",
-    env: "GROQ",
-    wire: "openai-chat",
-    path: "/v1/chat/completions",
+  }),
+  chatDialect("Groq", "groq/qwen/qwen3-32b", {
     thinking: "high",
     files: ["groq/groq-tool-call.chunks.txt", "groq/groq-reasoning.derived.chunks.txt"],
+    callId: "tk85n1k4m",
     check(server, [call, answer]) {
-      expect(bodyOf<ChatBody>(server, 0).reasoning_effort).toBe("high");
       expect(call?.content).toEqual([expect.objectContaining({ type: "tool-call", toolCallId: "tk85n1k4m", input: {} })]);
       expect(answer?.tokens).toMatchObject({ input: 17, output: 1107, reasoning: 963 });
-      expectToolRoundTrip(server, "tk85n1k4m");
       // Groq takes earlier reasoning back in the assistant message's `reasoning` field.
       const [, thought] = chatTurns(server, 2).assistants;
       expect(thought).toMatchObject({ content: "boxed{3}$", reasoning: expect.stringContaining("strawberry") });
     },
-  },
-  {
-    name: "DeepSeek",
-    model: "deepseek/deepseek-v4-flash",
-    env: "DEEPSEEK",
-    wire: "openai-chat",
-    path: "/v1/chat/completions",
+  }),
+  chatDialect("DeepSeek", "deepseek/deepseek-v4-flash", {
     thinking: "high",
     files: ["deepseek/deepseek-tool-call.chunks.txt", "deepseek/deepseek-reasoning.derived.chunks.txt"],
+    callId: "call_00_IhCAliIHtM9gKpgfqbBV9873",
     check(server, [call]) {
-      expect(bodyOf<ChatBody>(server, 0)).toMatchObject({ thinking: { type: "enabled" }, reasoning_effort: "high" });
+      expect(bodyOf<ChatBody>(server, 0)).toMatchObject({ thinking: { type: "enabled" } });
       expect(call?.content.map((p) => p.type)).toEqual(["reasoning", "tool-call"]);
       expect(call?.tokens).toMatchObject({ input: 374, cacheRead: 256, reasoning: 17 });
-      const id = "call_00_IhCAliIHtM9gKpgfqbBV9873";
-      expectToolRoundTrip(server, id);
       // In thinking mode DeepSeek needs each tool-calling turn's reasoning_content back in the loop.
       for (const request of [1, 2]) {
         const [withCall, after] = chatTurns(server, request).assistants;
@@ -114,27 +123,22 @@ const DIALECTS: Dialect[] = [
         if (request === 2) expect(after?.reasoning_content).toBe("We need answer simple. Need count r in strawberry.");
       }
     },
-  },
-  {
-    name: "OpenRouter",
-    model: "openrouter/deepseek/deepseek-r1",
-    env: "OPENROUTER",
-    wire: "openai-chat",
-    path: "/v1/chat/completions",
+  }),
+  chatDialect("OpenRouter", "openrouter/deepseek/deepseek-r1", {
     thinking: "low",
     files: [
       "openrouter/openrouter-reasoning-tool-call.composed.chunks.txt",
       "openrouter/openrouter-reasoning-text.composed.chunks.txt",
     ],
+    callId: "call_or_7b1f0c",
     check(server, [call, answer]) {
-      expect(bodyOf<ChatBody>(server, 0)).toMatchObject({ reasoning_effort: "low", stream_options: { include_usage: true } });
+      expect(bodyOf<ChatBody>(server, 0)).toMatchObject({ stream_options: { include_usage: true } });
       expect(call?.content.map((p) => p.type)).toEqual(["reasoning", "tool-call"]);
       expect(answer?.tokens).toMatchObject({ input: 260, cacheRead: 128, reasoning: 14 });
-      expectToolRoundTrip(server, "call_or_7b1f0c");
       const [withCall] = chatTurns(server, 2).assistants;
       expect(withCall?.reasoning_content).toContain("I will call the weather tool.");
     },
-  },
+  }),
   {
     name: "xAI",
     model: "xai/grok-4.3",
