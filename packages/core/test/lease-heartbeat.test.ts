@@ -16,17 +16,14 @@ describe("a lease's heartbeat", () => {
 
   const TTL = 6_000;
 
-  it("loses the lease once renewals have failed for two thirds of its life", async () => {
-    const beat = new LeaseHeartbeat(TTL, () => Promise.reject(new Error("Connection terminated unexpectedly")));
-    await vi.advanceTimersByTimeAsync(TTL / 3);
-    expect(beat.lost.aborted).toBe(false);
-    await vi.advanceTimersByTimeAsync(TTL / 3);
-    expect(beat.lost.aborted).toBe(true);
-    beat.stop();
-  });
-
-  it("loses it when renewals never answer (the database cut off)", async () => {
-    const beat = new LeaseHeartbeat(TTL, () => new Promise<boolean>(() => {}));
+  it.each([
+    {
+      when: "loses the lease once renewals have failed for two thirds of its life",
+      renew: () => Promise.reject<boolean>(new Error("Connection terminated unexpectedly")),
+    },
+    { when: "loses it when renewals never answer (the database cut off)", renew: () => new Promise<boolean>(() => {}) },
+  ])("$when", async ({ renew }) => {
+    const beat = new LeaseHeartbeat(TTL, renew);
     await vi.advanceTimersByTimeAsync(TTL / 3);
     expect(beat.lost.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(TTL / 3);
