@@ -82,6 +82,21 @@ function toolEnd(events: Awaited<ReturnType<typeof collect>>["events"], callId: 
   return end?.type === "tool_end" ? end : undefined;
 }
 
+/**
+ * Runs "who am I?" through its first login to its end, then revokes every token the authorization
+ * server gave: the session's next call has to log in again.
+ */
+async function loggedInThenRevoked(model: ReturnType<typeof scriptedModel>) {
+  const { runtime, store } = await runtimeFor(model);
+  const first = runtime.runs.run({ prompt: "who am I?" });
+  const firstDone = collect(first);
+  const login = await loginAsk(runtime);
+  await follow(runtime, login.mcpLogin.url);
+  const { events } = await firstDone;
+  server.provider.revokeAll();
+  return { runtime, store, sessionId: first.sessionId, login, firstEvents: events };
+}
+
 describe("an MCP login during a run is an ask", () => {
   it("a server never logged in to raises an mcp_login ask with a PKCE URL; once the browser comes back the run uses its tool", async () => {
     const model = scriptedModel([[toolCall(TOOL, {}, { id: "w1" })], [text("You are a client.")]]);
@@ -130,16 +145,10 @@ describe("an MCP login during a run is an ask", () => {
       [toolCall(TOOL, {}, { id: "w3" })],
       [text("third")],
     ]);
-    const { runtime, store } = await runtimeFor(model);
-    const first = runtime.runs.run({ prompt: "who am I?" });
-    const firstDone = collect(first);
-    const login = await loginAsk(runtime);
-    await follow(runtime, login.mcpLogin.url);
-    expect(toolEnd((await firstDone).events, "w1")?.is_error).toBe(false);
-
     // Refresh token and access token revoked: the refresh fails, and the call asks for a login instead of failing.
-    server.provider.revokeAll();
-    const second = collect(runtime.runs.run({ prompt: "again", sessionId: first.sessionId }));
+    const { runtime, store, sessionId, login, firstEvents } = await loggedInThenRevoked(model);
+    expect(toolEnd(firstEvents, "w1")?.is_error).toBe(false);
+    const second = collect(runtime.runs.run({ prompt: "again", sessionId }));
     const relogin = await loginAsk(runtime, [login.id]);
     expect(relogin.mcpLogin).toMatchObject({ server: "remote", callId: "w2" });
     await runtime.asks.answer(relogin.id, false, { message: "not now" });
@@ -153,7 +162,7 @@ describe("an MCP login during a run is an ask", () => {
     expect(server.provider.refreshes).toBe(0);
 
     // The next call asks again; logged in this time, it goes through.
-    const third = collect(runtime.runs.run({ prompt: "and now", sessionId: first.sessionId }));
+    const third = collect(runtime.runs.run({ prompt: "and now", sessionId }));
     const again = await loginAsk(runtime, [login.id, relogin.id]);
     expect(again.mcpLogin.callId).toBe("w3");
     await follow(runtime, again.mcpLogin.url);
@@ -167,14 +176,8 @@ describe("an MCP login during a run is an ask", () => {
       [toolCall(TOOL, {}, { id: "a" }), toolCall(TOOL, {}, { id: "b" })],
       [text("both")],
     ]);
-    const { runtime, store } = await runtimeFor(model);
-    const first = runtime.runs.run({ prompt: "who am I?" });
-    const firstDone = collect(first);
-    const login = await loginAsk(runtime);
-    await follow(runtime, login.mcpLogin.url);
-    await firstDone;
-    server.provider.revokeAll();
-    const second = collect(runtime.runs.run({ prompt: "twice", sessionId: first.sessionId }));
+    const { runtime, store, sessionId, login } = await loggedInThenRevoked(model);
+    const second = collect(runtime.runs.run({ prompt: "twice", sessionId }));
     const relogin = await loginAsk(runtime, [login.id]);
     await follow(runtime, relogin.mcpLogin.url);
     const { events } = await second;
