@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { type Script, scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { connect } from "./helpers/acp-client.js";
+import { connectedSession } from "./helpers/acp-client.js";
 import { FakeEditor } from "./helpers/fake-editor.js";
 import { startServer } from "./helpers/server.js";
 
@@ -32,9 +32,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     writeFileSync(join(server.cwd, "draft.md"), "disk copy\n");
     const editor = new FakeEditor();
     editor.buffers.set(join(server.cwd, "draft.md"), "unsaved text\n");
-    const client = connect(server, () => "once", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once", undefined, editor);
     expect((await client.prompt(sessionId, "work on the draft")).stopReason).toBe("end_turn");
 
     expect(shown(model, 1)).toContain("unsaved text");
@@ -65,9 +63,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     ]);
     const editor = new FakeEditor();
     editor.buffers.set(join(server.cwd, ".env"), "KEY=1\n");
-    const client = connect(server, () => "reject", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "reject", undefined, editor);
     expect((await client.prompt(sessionId, "look")).stopReason).toBe("end_turn");
     expect(client.asked).toHaveLength(1);
     expect(editor.reads).toEqual([join(server.cwd, "gone.txt")]);
@@ -85,9 +81,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     const editor = new FakeEditor();
     editor.output = () => "12 tests passed\n";
     editor.exitCode = 3;
-    const client = connect(server, () => "once", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once", undefined, editor);
     expect((await client.prompt(sessionId, "run the tests")).stopReason).toBe("end_turn");
 
     expect(editor.terminals).toHaveLength(1);
@@ -120,9 +114,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     const editor = new FakeEditor();
     editor.hangs = () => true;
     editor.output = () => "listening on 3000\n";
-    const client = connect(server, () => "once", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once", undefined, editor);
     expect((await client.prompt(sessionId, "serve it")).stopReason).toBe("end_turn");
     expect(editor.terminals.map((t) => [t.killed, t.released])).toEqual([[true, true]]);
     expect(shown(model, 1)).toContain("listening on 3000");
@@ -133,9 +125,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     const { server } = await serverWith([[toolCall("bash", { command: "npm run watch" }, { id: "b1" })], [text("Never said.")]]);
     const editor = new FakeEditor();
     editor.hangs = () => true;
-    const client = connect(server, () => "once", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once", undefined, editor);
     const prompt = client.prompt(sessionId, "watch");
     await client.seen((n) => n.update.sessionUpdate === "tool_call_update" && JSON.stringify(n.update).includes('"terminal"'));
     await client.agent.notify("session/cancel", { sessionId });
@@ -153,9 +143,7 @@ describe("ACP: the client's fs/* and terminal/* serve Arbor's tools when it offe
     ]);
     writeFileSync(join(server.cwd, "notes.txt"), "disk notes\n");
     const editor = new FakeEditor({});
-    const client = connect(server, () => "once", undefined, editor);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once", undefined, editor);
     expect((await client.prompt(sessionId, "work locally")).stopReason).toBe("end_turn");
     expect(shown(model, 1)).toContain("disk notes");
     expect(readFileSync(join(server.cwd, "out.txt"), "utf8")).toBe("on disk\n");

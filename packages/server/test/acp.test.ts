@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { ConfigSchema, createRuntime, resolveConfig } from "@arbor/core";
 import { hang, reasoning, routedModel, scriptedModel, taskOf, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
-import { type ConfigLike, connect, kinds, refusal, textOf } from "./helpers/acp-client.js";
+import { type ConfigLike, connect, connectedSession, kinds, refusal, textOf } from "./helpers/acp-client.js";
 import { onCleanup, startServer, tempDir } from "./helpers/server.js";
 
 describe("ACP agent (in process, the SDK's client)", () => {
@@ -57,9 +57,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
       ],
     });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
-    const client = connect(server, () => "once");
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "once");
     expect((await client.prompt(sessionId, "check .env and write out.txt")).stopReason).toBe("end_turn");
 
     expect(client.asked).toHaveLength(1);
@@ -86,9 +84,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
       script: [[toolCall("read", { path: ".env" }, { id: "p1" })], [text("Could not read it.")]],
     });
     writeFileSync(join(server.cwd, ".env"), "KEY=1\n");
-    const client = connect(server, () => "reject");
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "reject");
     const response = await client.prompt(sessionId, "check .env");
     expect(client.asked).toHaveLength(1);
     const end = client.updates.map((n) => n.update).find((u) => u.sessionUpdate === "tool_call_update");
@@ -99,9 +95,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
 
   it("session/cancel aborts the running prompt, which answers cancelled and keeps what was said", async () => {
     const server = await startServer({ script: [[text("Working on it"), hang()]] });
-    const client = connect(server);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server);
     const prompt = client.prompt(sessionId, "do something long");
     await client.seen((n) => n.update.sessionUpdate === "agent_message_chunk");
     await client.agent.notify("session/cancel", { sessionId });
@@ -142,9 +136,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
 
   it("_arbor/fork copies a session to a new one the client prompts on; the original is unchanged", async () => {
     const server = await startServer({ script: [[text("First answer.")], [text("Forked answer.")]] });
-    const client = connect(server);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server);
     await client.prompt(sessionId, "one");
     const before = await server.store.getActivePath(sessionId);
     const entries = await client.agent.request<{ entries: { entryId: string; kind: string }[] }>("_arbor/entries", {
@@ -167,9 +159,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
 
   it("_arbor/continue_from_entry makes the next prompt a new branch from that entry", async () => {
     const server = await startServer({ script: [[text("First answer.")], [text("Second answer.")]] });
-    const client = connect(server);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server);
     await client.prompt(sessionId, "one");
     const { entries } = await client.agent.request<{ entries: { entryId: string; kind: string }[] }>("_arbor/entries", {
       sessionId,
@@ -195,9 +185,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
     });
     const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
     const server = await startServer({ runtime: { model, config } });
-    const client = connect(server, () => "approve");
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server, () => "approve");
     expect((await client.prompt(sessionId, "check the repo")).stopReason).toBe("end_turn");
     expect(client.asked).toHaveLength(1);
     expect(client.asked[0]?.toolCall).toMatchObject({ title: "Approve plan: Check the repo", kind: "think" });
@@ -221,9 +209,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
     const server = await startServer({
       script: [[toolCall("goal", { add: "Survey, Decide" }, { id: "g1" })], [text("Planned.")]],
     });
-    const client = connect(server);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server);
     await client.prompt(sessionId, "make a plan");
     const plans = client.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "plan");
     expect(plans.at(-1)).toMatchObject({
@@ -279,9 +265,7 @@ describe("ACP agent (in process, the SDK's client)", () => {
 
   it("session modes are agents: set_mode plan runs the plan agent", async () => {
     const server = await startServer({ script: [[text("Planned.")]] });
-    const client = connect(server);
-    await client.init();
-    const { sessionId } = await client.newSession();
+    const { client, sessionId } = await connectedSession(server);
     await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     await client.prompt(sessionId, "plan it");
     expect((await server.store.getSession(sessionId))?.agentId).toBe("plan");

@@ -56,6 +56,14 @@ export function connect(
   };
 }
 
+/** A client from `connect`, initialized, with a new session over `server`'s workspace: where most tests start. */
+export async function connectedSession(...args: Parameters<typeof connect>) {
+  const client = connect(...args);
+  await client.init();
+  const { sessionId } = await client.newSession();
+  return { client, sessionId };
+}
+
 export const kinds = (updates: acp.SessionNotification[]) => updates.map((n) => n.update.sessionUpdate);
 export const textOf = (
   updates: acp.SessionNotification[],
