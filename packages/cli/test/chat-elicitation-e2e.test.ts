@@ -43,12 +43,18 @@ describe("arbor chat answers MCP elicitations", () => {
     t.type("\r");
   };
 
-  it("fills in a form field by field and the server gets the typed content", async () => {
-    const baseURL = await e2e.fake([[toolCall("mcp__tickets__file_ticket", {}, { id: "t1" })], [text("Filed.")]]);
+  /** Starts `arbor chat` on a model that calls the MCP `tool` (call id `callId`), then says `answer`; sends `prompt`. */
+  const chatCalling = async (tool: string, callId: string, answer: string, prompt: string) => {
+    const baseURL = await e2e.fake([[toolCall(tool, {}, { id: callId })], [text(answer)]]);
     const t = startTerminal(["chat", "--yes", ...e2e.modelArgs(baseURL)], { home: e2e.home, cwd: e2e.workspace });
     term = t;
     await t.waitFor(/new session · openai-compatible\/fake/);
-    await line(t, "file a ticket");
+    await line(t, prompt);
+    return t;
+  };
+
+  it("fills in a form field by field and the server gets the typed content", async () => {
+    const t = await chatCalling("mcp__tickets__file_ticket", "t1", "Filed.", "file a ticket");
     await t.waitFor(
       /MCP server tickets asks: Describe the ticket to file\.[\s\S]*Fields: Title, Priority, Estimate \(hours\), Urgent[\s\S]*\[a\]ccept/,
     );
@@ -86,11 +92,7 @@ describe("arbor chat answers MCP elicitations", () => {
   }, 180_000);
 
   it("shows a URL elicitation's page and declines it with a key", async () => {
-    const baseURL = await e2e.fake([[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Not connected.")]]);
-    const t = startTerminal(["chat", "--yes", ...e2e.modelArgs(baseURL)], { home: e2e.home, cwd: e2e.workspace });
-    term = t;
-    await t.waitFor(/new session · openai-compatible\/fake/);
-    await line(t, "connect my account");
+    const t = await chatCalling("mcp__accounts__connect_account", "c1", "Not connected.", "connect my account");
     await t.waitFor(
       /MCP server accounts asks you to open a page: Sign in to Example[\s\S]*https:\/\/example\.test\/connect\?state=abc[\s\S]*\[d\]ecline/,
     );
