@@ -9,13 +9,28 @@ import { chatToDone, readSse } from "./helpers/sse.js";
 type Prompt = Array<{ role: string; content: unknown }>;
 const promptText = (call: StepContext) => JSON.stringify((call as { options: { prompt: Prompt } }).options.prompt);
 
+/** A script step answering `answer` that keeps the prompt it was asked with in `seen`. */
+const recordInto = (seen: string[]) => (answer: string) => (call: StepContext) => {
+  seen.push(promptText(call));
+  return [text(answer)];
+};
+
+/**
+ * A session that said "start", then "try approach A"; the model answers `answers` in turn, then
+ * `summary` to the summary request, whose prompt `seen` keeps.
+ */
+async function afterApproachA(answers: string[], summary: string) {
+  const seen: string[] = [];
+  const server = await startServer({ script: [...answers.map((answer) => [text(answer)]), recordInto(seen)(summary)] });
+  const id = await chatToDone(server, "start");
+  await chatToDone(server, "try approach A", id);
+  return { server, id, seen };
+}
+
 describe("POST /api/sessions/:id/compact", () => {
   it("summarizes with the focus through runtime.compact; the next run sees the summary", async () => {
     const seen: string[] = [];
-    const record = (answer: string) => (call: StepContext) => {
-      seen.push(promptText(call));
-      return [text(answer)];
-    };
+    const record = recordInto(seen);
     const server = await startServer({
       script: [[text("First answer.")], [text("Second answer.")], record("## Goal\nThe summary body."), record("Continued.")],
     });
@@ -66,19 +81,10 @@ describe("POST /api/sessions/:id/compact", () => {
 
 describe("POST /api/sessions/:id/leaf with summarize", () => {
   it("records a branch summary of the branch left under the new leaf", async () => {
-    let summaryRequest = "";
-    const server = await startServer({
-      script: [
-        [text("Ready.")],
-        [text("Approach A failed: the parser rejects tabs.")],
-        (call) => {
-          summaryRequest = promptText(call);
-          return [text("## Outcome\nA failed on tabs.")];
-        },
-      ],
-    });
-    const id = await chatToDone(server, "start");
-    await chatToDone(server, "try approach A", id);
+    const { server, id, seen } = await afterApproachA(
+      ["Ready.", "Approach A failed: the parser rejects tabs."],
+      "## Outcome\nA failed on tabs.",
+    );
     const before = await json<Snapshot>(server.api(`/api/sessions/${id}`));
     const [, ready] = before.activePath;
 
@@ -89,6 +95,7 @@ describe("POST /api/sessions/:id/leaf with summarize", () => {
     const summary = after.entries.at(-1);
     expect(summary).toMatchObject({ type: "branch_summary", parentId: ready, fromId: before.session.leafEntryId });
     expect(moved.leafEntryId).toBe(summary?.id);
+    const [summaryRequest] = seen;
     expect(summaryRequest).toContain("try approach A");
     expect(summaryRequest).toContain("why A failed");
 
@@ -113,20 +120,10 @@ describe("POST /api/sessions/:id/leaf with summarize", () => {
 
 describe("POST /api/sessions/:id/leaf with from_entry_id (bring back)", () => {
   it("summarizes the named branch, not the active one, into the target, whichever branch is active", async () => {
-    let summaryRequest = "";
-    const server = await startServer({
-      script: [
-        [text("Ready.")],
-        [text("Approach A works: use a streaming parser.")],
-        [text("Approach B is slow.")],
-        (call) => {
-          summaryRequest = promptText(call);
-          return [text("A concluded: use a streaming parser.")];
-        },
-      ],
-    });
-    const id = await chatToDone(server, "start");
-    await chatToDone(server, "try approach A", id);
+    const { server, id, seen } = await afterApproachA(
+      ["Ready.", "Approach A works: use a streaming parser.", "Approach B is slow."],
+      "A concluded: use a streaming parser.",
+    );
     const a = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).session.leafEntryId as string;
     const [, ready] = (await json<Snapshot>(server.api(`/api/sessions/${id}`))).activePath;
     // Branch B from "Ready."; it is the active branch when A is brought back into it.
@@ -143,6 +140,7 @@ describe("POST /api/sessions/:id/leaf with from_entry_id (bring back)", () => {
     const summary = after.entries.at(-1);
     expect(summary).toMatchObject({ type: "branch_summary", parentId: bLeaf, fromId: a });
     expect(moved.leafEntryId).toBe(summary?.id);
+    const [summaryRequest] = seen;
     expect(summaryRequest).toContain("try approach A");
     expect(summaryRequest).not.toContain("try approach B");
 
