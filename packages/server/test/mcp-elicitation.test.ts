@@ -42,6 +42,25 @@ async function elicitingClient(
   return client;
 }
 
+/** An eliciting client that answers every elicitation with `answer`, keeping what it was asked in `asked`. */
+async function answeringClient(
+  transport: Transport,
+  answer: ElicitResult,
+  elicitation?: NonNullable<ClientCapabilities["elicitation"]>,
+): Promise<{ client: Client; asked: Params[] }> {
+  const asked: Params[] = [];
+  const client = await elicitingClient(
+    transport,
+    (params) => {
+      asked.push(params);
+      return answer;
+    },
+    undefined,
+    elicitation,
+  );
+  return { client, asked };
+}
+
 const overHttp = (server: TestServer) =>
   new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
@@ -67,6 +86,30 @@ async function serverReadingEnv(): Promise<TestServer> {
   return server;
 }
 
+/**
+ * An Arbor server whose model calls the tool `tool` of the downstream MCP server `name` (call id
+ * `callId`), then says `answer`.
+ */
+async function serverCalling(
+  downstream: { name: string; url: string; close(): Promise<void> },
+  tool: string,
+  callId: string,
+  answer: string,
+): Promise<TestServer> {
+  // Registered before the Arbor server's, so closed after it.
+  onCleanup(downstream.close);
+  return startServer({
+    script: [[toolCall(`mcp__${downstream.name}__${tool}`, {}, { id: callId })], [text(answer)]],
+    runtime: {
+      config: ConfigSchema.parse({
+        mcp: { servers: { [downstream.name]: { url: downstream.url, timeoutMs: 30_000 } } },
+        permission: { "mcp__*": "allow" },
+      }),
+    },
+    server: { token: TOKEN },
+  });
+}
+
 const runPrompt = async (client: Client, progress: string[] = []) =>
   (await client.callTool({ name: "run_prompt", arguments: { prompt: "Is the key set?" } }, undefined, {
     onprogress: (p) => progress.push(p.message ?? ""),
@@ -78,11 +121,7 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
     ["stdio", overStdio],
   ])("over %s: a permission ask is a form with a reply choice, and accepting once runs the tool", async (_name, over) => {
     const server = await serverReadingEnv();
-    const asked: Params[] = [];
-    const client = await elicitingClient(over(server), (params) => {
-      asked.push(params);
-      return { action: "accept", content: { reply: "once" } };
-    });
+    const { client, asked } = await answeringClient(over(server), { action: "accept", content: { reply: "once" } });
     const result = await runPrompt(client);
     expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
     expect(asked).toHaveLength(1);
@@ -138,11 +177,7 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
       script: [[toolCall("question", question, { id: "q1" })], [text("Using SQLite.")]],
       server: { token: TOKEN },
     });
-    const asked: Params[] = [];
-    const client = await elicitingClient(overHttp(server), (params) => {
-      asked.push(params);
-      return { action: "accept", content: { answer: "SQLite" } };
-    });
+    const { client, asked } = await answeringClient(overHttp(server), { action: "accept", content: { answer: "SQLite" } });
     const result = await runPrompt(client);
     expect(result.structuredContent).toMatchObject({ status: "done", text: "Using SQLite." });
     expect(asked[0]).toMatchObject({
@@ -161,11 +196,7 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
     async (_name, content, planStatus, told) => {
       const config = resolveConfig([{ source: "test", value: { plan: { requireApproval: true } } }]);
       const server = await startServer({ runtime: { model: planningModel(), config }, server: { token: TOKEN } });
-      const asked: Params[] = [];
-      const client = await elicitingClient(overHttp(server), (params) => {
-        asked.push(params);
-        return { action: "accept", content };
-      });
+      const { client, asked } = await answeringClient(overHttp(server), { action: "accept", content });
       const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "check the repo" } })) as CallToolResult;
       expect(result.structuredContent).toMatchObject({ status: "done" });
       expect(asked).toEqual([
@@ -188,23 +219,11 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
   );
 
   it("a downstream MCP server's form is passed through with its schema, and the filled-in form reaches it", async () => {
-    const tickets = await formElicitingServer();
-    // Registered before the Arbor server's, so closed after it.
-    onCleanup(tickets.close);
-    const server = await startServer({
-      script: [[toolCall("mcp__tickets__file_ticket", {}, { id: "t1" })], [text("Filed.")]],
-      runtime: {
-        config: ConfigSchema.parse({
-          mcp: { servers: { tickets: { url: tickets.url, timeoutMs: 30_000 } } },
-          permission: { "mcp__*": "allow" },
-        }),
-      },
-      server: { token: TOKEN },
-    });
-    const asked: Params[] = [];
-    const client = await elicitingClient(overHttp(server), (params) => {
-      asked.push(params);
-      return { action: "accept", content: { title: "Printer on fire", priority: "high" } };
+    const tickets = { name: "tickets", ...(await formElicitingServer()) };
+    const server = await serverCalling(tickets, "file_ticket", "t1", "Filed.");
+    const { client, asked } = await answeringClient(overHttp(server), {
+      action: "accept",
+      content: { title: "Printer on fire", priority: "high" },
     });
     const result = await runPrompt(client);
     expect(result.structuredContent).toMatchObject({ status: "done", text: "Filed." });
@@ -222,24 +241,9 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
   });
 
   it("a downstream server's URL elicitation is URL mode for a client that shows those, and accepting it reaches the server", async () => {
-    const accounts = await urlElicitingServer();
-    onCleanup(accounts.close);
-    const server = await startServer({
-      script: [[toolCall("mcp__accounts__connect_account", {}, { id: "c1" })], [text("Connected.")]],
-      runtime: {
-        config: ConfigSchema.parse({
-          mcp: { servers: { accounts: { url: accounts.url, timeoutMs: 30_000 } } },
-          permission: { "mcp__*": "allow" },
-        }),
-      },
-      server: { token: TOKEN },
-    });
-    const asked: Params[] = [];
-    const reply = (params: Params): ElicitResult => {
-      asked.push(params);
-      return { action: "accept" };
-    };
-    const client = await elicitingClient(overHttp(server), reply, undefined, { form: {}, url: {} });
+    const accounts = { name: "accounts", ...(await urlElicitingServer()) };
+    const server = await serverCalling(accounts, "connect_account", "c1", "Connected.");
+    const { client, asked } = await answeringClient(overHttp(server), { action: "accept" }, { form: {}, url: {} });
     const result = await runPrompt(client);
     expect(result.structuredContent).toMatchObject({ status: "done", text: "Connected." });
     expect(asked).toEqual([
