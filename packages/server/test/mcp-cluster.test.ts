@@ -13,6 +13,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../src/index.js";
 import { clusterRig } from "./helpers/cluster-instance.js";
+import { runPromptAnsweringOnce } from "./helpers/mcp-client.js";
 
 /**
  * `/mcp` behind a round-robin load balancer: two `--cluster` instances in process over one
@@ -106,13 +107,7 @@ describe("/mcp on a cluster: any instance answers any request", () => {
       elicited.push(request.params);
       return { action: "accept", content: { reply: "once" } };
     });
-    const answers: Promise<unknown>[] = [];
-    const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "check .env" } }, undefined, {
-      onprogress: (p) => {
-        const id = /answer_permission id=(\S+)/.exec(p.message ?? "")?.[1];
-        if (id !== undefined) answers.push(client.callTool({ name: "answer_permission", arguments: { id, reply: "once" } }));
-      },
-    })) as CallToolResult;
+    const { result, answers } = await runPromptAnsweringOnce(client, "check .env");
     expect(result.structuredContent).toMatchObject({ status: "done", text: "The key is set." });
     expect(answers).toHaveLength(1);
     expect(elicited).toEqual([]);

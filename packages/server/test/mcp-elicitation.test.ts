@@ -18,7 +18,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { formElicitingServer, urlElicitingServer } from "../../core/test/mcp/servers.js";
 import { serveMcpStdio } from "../src/index.js";
-import { textOfResult } from "./helpers/mcp-client.js";
+import { runPromptAnsweringOnce, textOfResult } from "./helpers/mcp-client.js";
 import { planningModel } from "./helpers/models.js";
 import { onCleanup, startServer, type TestServer } from "./helpers/server.js";
 
@@ -285,13 +285,7 @@ describe("run_prompt's asks as elicitations, for a client that declared the capa
     const client = new Client({ name: "plain", version: "1.0.0" });
     await client.connect(overHttp(server));
     onCleanup(() => client.close());
-    const answers: Promise<unknown>[] = [];
-    const result = (await client.callTool({ name: "run_prompt", arguments: { prompt: "Is the key set?" } }, undefined, {
-      onprogress: (p) => {
-        const id = /answer_permission id=(\S+)/.exec(p.message ?? "")?.[1];
-        if (id !== undefined) answers.push(client.callTool({ name: "answer_permission", arguments: { id, reply: "once" } }));
-      },
-    })) as CallToolResult;
+    const { result, answers } = await runPromptAnsweringOnce(client, "Is the key set?");
     expect(answers).toHaveLength(1);
     expect(textOfResult(result)).toBe("The key is set.");
   });

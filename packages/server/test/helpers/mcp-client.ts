@@ -18,5 +18,20 @@ export async function connectMcp(server: Pick<TestServer, "url">, token: string 
   return client;
 }
 
+/**
+ * Calls run_prompt with `prompt`, answering "once" each permission its progress messages ask for
+ * (`answer_permission id=…`): the run's result, and the answers' calls.
+ */
+export async function runPromptAnsweringOnce(client: Client, prompt: string) {
+  const answers: Promise<unknown>[] = [];
+  const result = (await client.callTool({ name: "run_prompt", arguments: { prompt } }, undefined, {
+    onprogress: (p) => {
+      const id = /answer_permission id=(\S+)/.exec(p.message ?? "")?.[1];
+      if (id !== undefined) answers.push(client.callTool({ name: "answer_permission", arguments: { id, reply: "once" } }));
+    },
+  })) as CallToolResult;
+  return { result, answers };
+}
+
 /** A tool result's text blocks, joined. */
 export const textOfResult = (result: CallToolResult) => result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
