@@ -9,11 +9,23 @@ import { createNamespace, POSTGRES_URL } from "./helpers/sql-databases.js";
  * network cut). A connection the store holds between two statements must then fail the next
  * statement, not crash the process with an unhandled 'error' event from the pg client.
  */
+/** Runs `body` over a fresh PostgreSQL namespace and a connection to it, then closes and drops both. */
+async function withConnection(
+  body: (ns: Awaited<ReturnType<typeof createNamespace>>, conn: Awaited<ReturnType<typeof connectSql>>) => Promise<void>,
+): Promise<void> {
+  const ns = await createNamespace("postgres");
+  const conn = await connectSql(ns.spec as SqlSpec);
+  try {
+    await body(ns, conn);
+  } finally {
+    await conn.db.destroy();
+    await ns.drop();
+  }
+}
+
 describe("a PostgreSQL connection lost while the store holds it", () => {
   it("fails the statement that uses it, and the process and the pool go on", async () => {
-    const ns = await createNamespace("postgres");
-    const conn = await connectSql(ns.spec as SqlSpec);
-    try {
+    await withConnection(async (ns, conn) => {
       await conn.db.connection().execute(async (c) => {
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(c);
         const pid = rows[0]?.pid as number;
@@ -29,16 +41,11 @@ describe("a PostgreSQL connection lost while the store holds it", () => {
       });
       const again = await sql<{ one: number }>`select 1 as one`.execute(conn.db);
       expect(again.rows[0]?.one).toBe(1);
-    } finally {
-      await conn.db.destroy();
-      await ns.drop();
-    }
+    });
   });
 
   it("a transaction whose backend is terminated before it commits is done again on a fresh connection, once", async () => {
-    const ns = await createNamespace("postgres");
-    const conn = await connectSql(ns.spec as SqlSpec);
-    try {
+    await withConnection(async (ns, conn) => {
       await sql`create table lost_and_found (n integer)`.execute(conn.db);
       let attempts = 0;
       const result = await inTransaction(conn, async (trx) => {
@@ -56,10 +63,7 @@ describe("a PostgreSQL connection lost while the store holds it", () => {
       // The first attempt's insert was never committed; the second's was, once.
       const { rows } = await sql<{ n: number }>`select n from lost_and_found order by n`.execute(conn.db);
       expect(rows.map((r) => r.n)).toEqual([2]);
-    } finally {
-      await conn.db.destroy();
-      await ns.drop();
-    }
+    });
   });
 });
 
@@ -141,25 +145,18 @@ async function terminateWhenRunning(ns: { query(text: string): Promise<unknown[]
 
 describe("a statement outside a transaction whose backend is terminated while it runs", () => {
   it("a read is read again on a fresh connection and answers", async () => {
-    const ns = await createNamespace("postgres");
-    const conn = await connectSql(ns.spec as SqlSpec);
-    try {
+    await withConnection(async (ns, conn) => {
       const reading = sql<{ one: number }>`select 1 as one, pg_sleep(0.5) as read_marker`.execute(conn.db).then(
         (r) => r.rows[0]?.one,
         (err: unknown) => err,
       );
       await terminateWhenRunning(ns, "read_marker");
       expect(await reading).toBe(1);
-    } finally {
-      await conn.db.destroy();
-      await ns.drop();
-    }
+    });
   });
 
   it("a write is not run again: its error reaches the caller, since it may have been applied", async () => {
-    const ns = await createNamespace("postgres");
-    const conn = await connectSql(ns.spec as SqlSpec);
-    try {
+    await withConnection(async (ns, conn) => {
       await sql`create table written_once (n integer)`.execute(conn.db);
       // Settled into a value at once: the failure may arrive before the termination query returns.
       const writing = sql`insert into written_once (n) select 1 from pg_sleep(0.5) as write_marker`.execute(conn.db).then(
@@ -170,9 +167,6 @@ describe("a statement outside a transaction whose backend is terminated while it
       expect(await writing).toBeInstanceOf(Error);
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from written_once`.execute(conn.db);
       expect(rows[0]?.n).toBe(0);
-    } finally {
-      await conn.db.destroy();
-      await ns.drop();
-    }
+    });
   });
 });
