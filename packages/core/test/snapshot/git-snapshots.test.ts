@@ -13,6 +13,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
+/** Snapshots of the workspace `ws`, whose .gitignore leaves out `*.log`, and their first snapshot. */
+async function ignoringLogs() {
+  const ws = join(dir, "ws");
+  await writeFile(join(ws, ".gitignore"), "*.log\n");
+  const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
+  return { ws, snapshots, start: await snapshots.track() };
+}
+
 describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
   it("lists odd paths, deletions and binary files, and restores every byte", async () => {
     const ws = join(dir, "ws");
@@ -55,10 +63,7 @@ describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
   });
 
   it("leaves ignored files out of snapshots and alone on restore", async () => {
-    const ws = join(dir, "ws");
-    await writeFile(join(ws, ".gitignore"), "*.log\n");
-    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
-    const before = await snapshots.track();
+    const { ws, snapshots, start: before } = await ignoringLogs();
     await writeFile(join(ws, "run.log"), "ignored\n");
     await writeFile(join(ws, "kept.txt"), "tracked\n");
     const after = await snapshots.track();
@@ -69,10 +74,7 @@ describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
   });
 
   it("given the changed files, looks at only those; a later full look finds the rest", async () => {
-    const ws = join(dir, "ws");
-    await writeFile(join(ws, ".gitignore"), "*.log\n");
-    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
-    const start = await snapshots.track();
+    const { ws, snapshots, start } = await ignoringLogs();
     await writeFile(join(ws, "named.txt"), "named\n");
     await writeFile(join(ws, "*.txt"), "a star in its name\n");
     await writeFile(join(ws, "unnamed.txt"), "unnamed\n");
@@ -83,10 +85,7 @@ describe.skipIf(!hasGit)("workspace snapshots (git on the PATH)", () => {
   });
 
   it("a named file git will not take, or a named .gitignore, gets a full look", async () => {
-    const ws = join(dir, "ws");
-    await writeFile(join(ws, ".gitignore"), "*.log\n");
-    const snapshots = await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "s1" });
-    const start = await snapshots.track();
+    const { ws, snapshots, start } = await ignoringLogs();
     await writeFile(join(ws, "run.log"), "ignored\n");
     await writeFile(join(ws, "other.txt"), "other\n");
     const ignored = await snapshots.track([join(ws, "run.log")]);
