@@ -55,7 +55,8 @@ export const ListSessionsQuery = z.object({
     .describe("A session id lists its sub-sessions; `none` lists only top-level sessions."),
 });
 
-export const PermissionsQuery = z.object({
+/** The one filter of every list of what runs wait on (`GET /api/asks`, `GET /api/permissions`). */
+export const PendingQuery = z.object({
   session_id: SessionId.optional().describe("Only the asks of this session."),
 });
 
