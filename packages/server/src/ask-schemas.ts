@@ -10,10 +10,6 @@ export const AskParams = z.object({
     .describe("The ask's id, as `GET /api/asks` and the run's `*_request` event give it."),
 });
 
-export const AsksQuery = z.object({
-  session_id: z.string().min(1).max(200).optional().describe("Only the asks of this session."),
-});
-
 const common = {
   id: z.string(),
   session_id: z.string(),

@@ -1,6 +1,6 @@
 import { isAbsolute } from "node:path";
 import { EntrySchema, RunEventSchema, SessionMetaSchema, SnapshotSchema, ThinkingLevelSchema } from "@arbor/core";
-import { ApprovalSchema, ApprovalScopeSchema, ModelRefSchema, TimelineLaneSchema } from "@arbor/core/wire";
+import { ApprovalSchema, ApprovalScopeSchema, ModelRefSchema, RunUsageSchema, TimelineLaneSchema } from "@arbor/core/wire";
 import { z } from "zod";
 import { ChatDebug } from "./cache-debug-schemas.js";
 import { EntryId, SessionId } from "./id-schemas.js";
@@ -55,7 +55,8 @@ export const ListSessionsQuery = z.object({
     .describe("A session id lists its sub-sessions; `none` lists only top-level sessions."),
 });
 
-export const PermissionsQuery = z.object({
+/** The one filter of every list of what runs wait on (`GET /api/asks`, `GET /api/permissions`). */
+export const PendingQuery = z.object({
   session_id: SessionId.optional().describe("Only the asks of this session."),
 });
 
@@ -231,14 +232,8 @@ export const ListedApprovalResponse = ApprovalSchema.omit({ revoked: true }).ext
 });
 export const ApprovalListResponse = z.object({ approvals: z.array(ListedApprovalResponse) });
 export const RevokeApprovalResponse = z.object({ revoked: z.boolean() });
-/** The tokens of a helper model's call (a summary, a compaction's summary), by kind. */
-export const HelperUsageResponse = z.object({
-  input: z.number().int().nonnegative(),
-  output: z.number().int().nonnegative(),
-  reasoning: z.number().int().nonnegative(),
-  cache_read: z.number().int().nonnegative(),
-  cache_write: z.number().int().nonnegative(),
-});
+/** The tokens of a helper model's call (a summary, a compaction's summary), by kind, as a run's usage has them. */
+export const HelperUsageResponse = RunUsageSchema;
 export const CompactResponse = z.object({
   session_id: z.string(),
   entry_id: z.string().describe("The compaction entry written (now the leaf)."),

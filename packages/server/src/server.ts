@@ -83,6 +83,22 @@ export interface ArborServer {
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** The REST API's resources, after the protocols' routes; in this order, which is the order routes are matched in. */
+const RESOURCE_ROUTES: readonly ((ctx: ServerContext) => Route[])[] = [
+  sessionRoutes,
+  revertRoutes,
+  summaryRoutes,
+  messageRoutes,
+  permissionRoutes,
+  askRoutes,
+  planRoutes,
+  watchRoutes,
+  cacheRoutes,
+  debugRoutes,
+  traceRoutes,
+  timelineRoutes,
+];
+
 /** The HTTP API over a runtime (and the store it was given). */
 export function createServer(options: ServerOptions): ArborServer {
   const token = options.token;
@@ -121,18 +137,7 @@ export function createServer(options: ServerOptions): ArborServer {
     ...infoRoutes(ctx),
     ...mcpRoutes(ctx),
     ...protocols.flatMap((p) => p.routes),
-    ...sessionRoutes(ctx),
-    ...revertRoutes(ctx),
-    ...summaryRoutes(ctx),
-    ...messageRoutes(ctx),
-    ...permissionRoutes(ctx),
-    ...askRoutes(ctx),
-    ...planRoutes(ctx),
-    ...watchRoutes(ctx),
-    ...cacheRoutes(ctx),
-    ...debugRoutes(ctx),
-    ...traceRoutes(ctx),
-    ...timelineRoutes(ctx),
+    ...RESOURCE_ROUTES.flatMap((routesOf) => routesOf(ctx)),
   ];
 
   const app = new Hono();

@@ -1,13 +1,12 @@
 import type { CompactResult, ListSessionsOptions, PendingPermission, SessionInit, SessionMeta, SessionPage } from "@arbor/core";
 import type { GoalTree } from "@arbor/core/session";
 import type { FoundToolCall, ToolStats, TraceMessage, TracePage, TraceToolCall } from "@arbor/core/trace";
-import { goalTreeToWire } from "@arbor/core/wire";
+import { goalTreeToWire, runUsageOnWire } from "@arbor/core/wire";
 import type { z } from "zod";
 import type {
   CompactResponse,
   CreateSessionRequest,
   FoundToolCallWire,
-  HelperUsageResponse,
   ListSessionsQuery,
   MessagePageResponse,
   PermissionResponse,
@@ -124,17 +123,6 @@ export function foundToolCallToWire(f: FoundToolCall): z.output<typeof FoundTool
   };
 }
 
-/** A helper model call's usage under the wire's names. */
-export function helperUsageToWire(usage: CompactResult["usage"]): z.output<typeof HelperUsageResponse> {
-  return {
-    input: usage.input,
-    output: usage.output,
-    reasoning: usage.reasoning,
-    cache_read: usage.cacheRead,
-    cache_write: usage.cacheWrite,
-  };
-}
-
 export function compactResultToWire(r: CompactResult): z.output<typeof CompactResponse> {
   return {
     session_id: r.sessionId,
@@ -144,7 +132,7 @@ export function compactResultToWire(r: CompactResult): z.output<typeof CompactRe
     summarized: r.summarized,
     kept: r.kept,
     split_turn: r.splitTurn,
-    usage: helperUsageToWire(r.usage),
+    usage: runUsageOnWire(r.usage),
     cost: r.costKnown === false ? null : r.cost,
   };
 }

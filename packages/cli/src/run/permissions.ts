@@ -1,5 +1,6 @@
 import type { Io } from "../io.js";
 import type { Ask, AskReply, RunView } from "../render/live.js";
+import { terminalAnswerer } from "./answerer.js";
 
 /** What the CLI needs of a pending ask; the runtime's `PendingPermission` has it. */
 export interface PendingAsk {
@@ -63,31 +64,26 @@ async function askPerson(
   return "reject";
 }
 
-/**
- * Who answers asks, so a run never hangs on a question nobody sees: `--yes` allows each once; else the person at the terminal, when
- * stdin is one; else nobody: `onNobody` stops the run and the ask is left unanswered (the model is
- * never told that someone refused).
- */
+/** Who answers permission asks (see `terminalAnswerer`): `--yes` allows each once, the model is never told that someone refused. */
 export function createAskHandler(opts: {
   yes: boolean;
   io: Io;
   view: RunView;
   onNobody: (pending: PendingAsk) => void;
 }): AskHandler {
-  const { io, view } = opts;
-  return async (pending, signal) => {
+  const { view } = opts;
+  return terminalAnswerer<PendingAsk, AskReply | WiderAlways>({
+    ...opts,
     // --yes answers for the user, but never widens the sandbox: that is asked of a person or refused.
-    if (opts.yes && pending.request.permission !== "sandbox") {
+    yes: (pending) => {
+      if (!opts.yes || pending.request.permission === "sandbox") return undefined;
       view.answered(pending.request, "once", "yes");
       return "once";
-    }
-    if (io.prompt !== undefined) {
-      view.breakLine();
-      const reply = await askPerson(io.prompt, pending, signal);
+    },
+    person: async (prompt, pending, signal) => {
+      const reply = await askPerson(prompt, pending, signal);
       view.answered(pending.request, typeof reply === "string" ? reply : reply.reply, "user");
       return reply;
-    }
-    opts.onNobody(pending);
-    return undefined;
-  };
+    },
+  });
 }

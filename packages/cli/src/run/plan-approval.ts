@@ -1,6 +1,7 @@
 import type { Io } from "../io.js";
 import type { RunView } from "../render/live.js";
 import { oneLine } from "../render/text.js";
+import { type Prompt, terminalAnswerer } from "./answerer.js";
 
 /** What the CLI needs of a plan waiting for approval; the runtime's `PlanApprovalRequest` has it. */
 export interface PlanAsk {
@@ -22,7 +23,7 @@ const ANSWERS: Readonly<Record<string, boolean>> = { y: true, yes: true, n: fals
 /** Unclear answers are asked again this many times, then the plan is not approved. */
 const MAX_QUESTIONS = 3;
 
-async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, signal: AbortSignal): Promise<PlanReply> {
+async function askPerson(prompt: Prompt, request: PlanAsk, signal: AbortSignal): Promise<PlanReply> {
   const question = `? run the plan "${oneLine(request.title)}" (${request.steps.length} step${request.steps.length === 1 ? "" : "s"})? [y]es / [n]o: `;
   for (let i = 0; i < MAX_QUESTIONS; i++) {
     const answer = await prompt(question, signal);
@@ -37,25 +38,16 @@ async function askPerson(prompt: NonNullable<Io["prompt"]>, request: PlanAsk, si
   return { approved: false, reason: "no clear answer" };
 }
 
-/**
- * Who approves plans (PLAN_REQUIRE_APPROVAL) for `arbor run`: `--yes` approves; else the person at
- * the terminal, when stdin is one; else nobody: `onNobody` stops the run, and the plan stays waiting
- * in the session for 'arbor approve'.
- */
+/** Who approves plans (PLAN_REQUIRE_APPROVAL) for `arbor run` (see `terminalAnswerer`): `--yes` approves; nobody leaves the plan for 'arbor approve'. */
 export function createPlanApprovalHandler(opts: {
   yes: boolean;
   io: Io;
   view: RunView;
   onNobody: (request: PlanAsk) => void;
 }): PlanApprovalHandler {
-  const { io, view } = opts;
-  return async (request, signal) => {
-    if (opts.yes) return { approved: true, reason: "--yes" };
-    if (io.prompt !== undefined) {
-      view.breakLine();
-      return askPerson(io.prompt, request, signal);
-    }
-    opts.onNobody(request);
-    return undefined;
-  };
+  return terminalAnswerer<PlanAsk, PlanReply>({
+    ...opts,
+    yes: () => (opts.yes ? { approved: true, reason: "--yes" } : undefined),
+    person: askPerson,
+  });
 }

@@ -1,6 +1,7 @@
 import type { PendingQuestion, QuestionAnswer } from "@arbor/core/session";
 import type { Io } from "../io.js";
 import type { RunView } from "../render/live.js";
+import { terminalAnswerer } from "./answerer.js";
 
 /** The runtime's `onQuestion` as the CLI answers it. */
 export type QuestionHandler = (question: PendingQuestion, signal: AbortSignal) => Promise<QuestionAnswer | undefined>;
@@ -35,20 +36,17 @@ export function typedAnswer(q: Pick<PendingQuestion, "options" | "multiple">, ty
 }
 
 /**
- * Who answers the agent's questions: the person at the terminal, when stdin is one; else nobody, and
- * `onNobody` stops the run with the question left waiting in the store (answered later with
- * `arbor approve <id> --answer …`). `--yes` answers permissions, never questions: only a person can.
+ * Who answers the agent's questions (see `terminalAnswerer`): a question nobody sees waits in the
+ * store (answered later with `arbor approve <id> --answer …`). `--yes` answers permissions, never
+ * questions: only a person can.
  */
 export function createQuestionHandler(opts: { io: Io; view: RunView; onNobody: (q: PendingQuestion) => void }): QuestionHandler {
-  return async (question, signal) => {
-    const prompt = opts.io.prompt;
-    if (prompt === undefined) {
-      opts.onNobody(question);
-      return undefined;
-    }
-    opts.view.breakLine();
-    const typed = await prompt(questionPrompt(question), signal);
-    if (typed === undefined || signal.aborted) return { dismissed: true };
-    return typedAnswer(question, typed);
-  };
+  return terminalAnswerer<PendingQuestion, QuestionAnswer>({
+    ...opts,
+    person: async (prompt, question, signal) => {
+      const typed = await prompt(questionPrompt(question), signal);
+      if (typed === undefined || signal.aborted) return { dismissed: true };
+      return typedAnswer(question, typed);
+    },
+  });
 }

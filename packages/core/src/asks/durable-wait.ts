@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { isArborError } from "../errors.js";
 import type { AskAnswer, AskInput, AskKind, AskRecord } from "../store/asks.js";
 import type { Store } from "../store/store.js";
@@ -83,6 +84,29 @@ export function storedAnswer(options: DurableAskOptions, value: object, by?: str
   };
 }
 
+/** The pending ask a record stands for: its request, which carries the ask's id (see `recordCallAsk`). */
+export function requestOf<P>(record: AskRecord): P {
+  return record.request as unknown as P;
+}
+
+/**
+ * Hands the ask to someone at hand (`handler`), who answers like anyone else, through `answer` (the
+ * store): an answer given elsewhere first wins, and the wait reads that one from the store, as it does
+ * when the handler fails or its answer does not fit.
+ */
+export function offerToHandler<R, A>(
+  handler: AskHandler<R, A> | undefined,
+  request: R,
+  signal: AbortSignal,
+  answer: (value: A) => Promise<unknown>,
+): void {
+  if (!handler) return;
+  Promise.resolve()
+    .then(() => handler(request, signal))
+    .then((value) => (value ? answer(value) : undefined))
+    .catch(() => {});
+}
+
 /**
  * The asks runs of this process wait on, by a key of the kind's choosing (the ask's id, a plan's id).
  * A wait ends with the ask's one answer: given here (`settle`, at once) or in another process (read
@@ -134,6 +158,16 @@ export class AskWaiters<P, A> {
     });
   }
 
+  /**
+   * Answers the ask `askId` in the store, from whichever process, exactly once, and settles the wait
+   * here under `key` (`waitedHere`); a run elsewhere takes the answer when it next reads the store.
+   * Throws what the store throws (`ask_not_found`, `ask_already_answered`, `ask_expired`) having changed nothing.
+   */
+  async answer(askId: string, value: A & object, by?: string, key = askId): Promise<{ record: AskRecord; waitedHere: boolean }> {
+    const record = await this.options.store.answerAsk(askId, storedAnswer(this.options, value, by));
+    return { record, waitedHere: this.settle(key, value) };
+  }
+
   /** Settles the wait under `key` with `answer`; false when none here waits on it. */
   settle(key: string, answer: A): boolean {
     const waiter = this.waiting.get(key);
@@ -171,5 +205,58 @@ export class AskWaiters<P, A> {
       },
     );
     return true;
+  }
+}
+
+/** What the ids of each kind start with, so that an id says what it asks. */
+const ID_PREFIX: Record<AskKind, string> = {
+  permission: "perm",
+  plan: "plan",
+  elicitation: "elic",
+  question: "question",
+  function: "function",
+  mcp_login: "login",
+};
+
+/**
+ * What every kind of durable ask (permissions, plans, questions, MCP elicitations and logins) is
+ * built on: its options, the waits of this process on its asks (keyed by the kind's choice), and
+ * the records of its kind in the store.
+ */
+export abstract class DurableAskBase<P, A, O extends DurableAskOptions = DurableAskOptions> {
+  protected readonly waiters: AskWaiters<P, A>;
+  /** The kind of ask, as the store keeps it. */
+  protected abstract readonly kind: AskKind;
+
+  constructor(protected readonly options: O) {
+    this.waiters = new AskWaiters(options);
+  }
+
+  protected newId(): string {
+    return `${ID_PREFIX[this.kind]}_${randomUUID()}`;
+  }
+
+  /** Unanswered, unexpired asks of this kind of every process over the store, oldest first; one session's when given. */
+  protected openRecords(sessionId?: string): Promise<AskRecord[]> {
+    return openAsks(this.options, this.kind, sessionId);
+  }
+
+  /**
+   * Waits on `record` under its id, as the pending ask its request is: an answer it has already, or
+   * its expiry, ends the wait at once; else `onWaiting` hears of it once the waiter is registered,
+   * so that an answer racing it finds the waiter.
+   */
+  protected waitOnRecord(record: AskRecord, signal: AbortSignal, ends: WaitEnds<A>, onWaiting: (pending: P) => void): Promise<A> {
+    if (record.answer) return Promise.resolve(ends.answered(record.answer));
+    if (this.options.now() >= Date.parse(record.expiresAt)) return Promise.resolve(ends.expired(record));
+    const pending = requestOf<P>(record);
+    const waited = this.waiters.wait(record.id, record, pending, signal, ends);
+    onWaiting(pending);
+    return waited;
+  }
+
+  /** Records the ask a tool call makes, under a new id (see `recordCallAsk`). */
+  protected recordCall(request: { sessionId: string; callId?: string | undefined }): Promise<AskRecord> {
+    return recordCallAsk(this.options, this.kind, this.newId(), request);
   }
 }

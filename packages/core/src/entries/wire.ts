@@ -23,6 +23,8 @@ export {
   PlanUpdatedEventSchema,
   QuestionRequestEventSchema,
   type RunEventOf,
+  RunUsageSchema,
+  runUsageOnWire,
   ToolProgressEventSchema,
 } from "../model/run-events.js";
 export { TraceContextSchema, TraceModeSchema, TraceStatusSchema } from "../model/session.js";

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Entry } from "../model/entry.js";
 import {
   TOOL_CHECKPOINT_ENTRY_TYPE,
@@ -15,30 +16,28 @@ export function idempotencyKeyOf(sessionId: string, callId: string): string {
 }
 
 /**
- * The calls recorded started after the answer `messageId` on `path`, by call id, with their keys.
- * Only the entries after that answer count: a provider may reuse call ids from one answer to the next.
+ * The custom entries of `customType` after the answer `messageId` on `path`, as `schema` reads them
+ * (an entry it does not read is passed over). Only the entries after that answer count: a provider
+ * may reuse call ids from one answer to the next.
  */
-export function startedCalls(path: readonly Entry[], messageId: string): Map<string, string> {
-  const started = new Map<string, string>();
+function recordsAfter<T>(path: readonly Entry[], messageId: string, customType: string, schema: z.ZodType<T>): T[] {
   const from = path.findIndex((e) => e.id === messageId);
-  if (from < 0) return started;
-  for (const entry of path.slice(from + 1)) {
-    if (entry.type !== "custom" || entry.customType !== TOOL_STARTED_ENTRY_TYPE) continue;
-    const record = ToolStartedSchema.safeParse(entry.data);
-    if (record.success) started.set(record.data.callId, record.data.idempotencyKey);
-  }
-  return started;
+  if (from < 0) return [];
+  return path.slice(from + 1).flatMap((entry) => {
+    if (entry.type !== "custom" || entry.customType !== customType) return [];
+    const record = schema.safeParse(entry.data);
+    return record.success ? [record.data] : [];
+  });
+}
+
+/** The calls recorded started after the answer `messageId` on `path`, by call id, with their keys. */
+export function startedCalls(path: readonly Entry[], messageId: string): Map<string, string> {
+  const started = recordsAfter(path, messageId, TOOL_STARTED_ENTRY_TYPE, ToolStartedSchema);
+  return new Map(started.map((r) => [r.callId, r.idempotencyKey]));
 }
 
 /** The last checkpoint each call saved after the answer `messageId` on `path`, by call id. */
 export function savedCheckpoints(path: readonly Entry[], messageId: string): Map<string, Record<string, unknown>> {
-  const saved = new Map<string, Record<string, unknown>>();
-  const from = path.findIndex((e) => e.id === messageId);
-  if (from < 0) return saved;
-  for (const entry of path.slice(from + 1)) {
-    if (entry.type !== "custom" || entry.customType !== TOOL_CHECKPOINT_ENTRY_TYPE) continue;
-    const record = ToolCheckpointSchema.safeParse(entry.data);
-    if (record.success) saved.set(record.data.callId, record.data.data);
-  }
-  return saved;
+  const saved = recordsAfter(path, messageId, TOOL_CHECKPOINT_ENTRY_TYPE, ToolCheckpointSchema);
+  return new Map(saved.map((r) => [r.callId, r.data]));
 }

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { type AskHandler, AskWaiters, type DurableAskOptions, recordCallAsk, storedAnswer } from "../asks/durable-wait.js";
+import { type AskHandler, DurableAskBase, type DurableAskOptions, offerToHandler, requestOf } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
+import { cancellingEnds } from "./call-asks.js";
 import type { McpLoginListener } from "./login-asks.js";
 
 /** A form field an MCP server may ask for (the spec's primitive schemas: string, number, integer, boolean, enums). */
@@ -135,12 +135,8 @@ export function checkElicitationAnswer(pending: PendingElicitation, answer: Elic
  * it (`runtime.asks`), the call waiting on its record (an answer here settles it at once, one from
  * elsewhere at the next read, `pollMs`); unanswered past `ttlMs` it is cancelled.
  */
-export class PendingElicitations {
-  private readonly waiters: AskWaiters<string, ElicitationAnswer>;
-
-  constructor(private readonly options: PendingElicitationsOptions) {
-    this.waiters = new AskWaiters(options);
-  }
+export class PendingElicitations extends DurableAskBase<string, ElicitationAnswer, PendingElicitationsOptions> {
+  protected readonly kind = "elicitation";
 
   /**
    * Records the ask and resolves with its answer; stopping (the call aborted) cancels the elicitation
@@ -148,29 +144,11 @@ export class PendingElicitations {
    */
   async wait(request: PendingElicitationInput, signal: AbortSignal, listener?: ElicitationListener): Promise<ElicitationAnswer> {
     if (signal.aborted) return { action: "cancel" };
-    const id = `elic_${randomUUID()}`;
-    const record = await recordCallAsk(this.options, "elicitation", id, request);
+    const record = await this.recordCall(request);
+    const id = record.id;
     const pending = pendingElicitationOf(record);
-    const waited = this.waiters.wait(id, record, id, signal, {
-      answered: (answer) => answer.value as unknown as ElicitationAnswer,
-      expired: () => ({ action: "cancel" }),
-      // The server's request is gone with the call: the ask is closed as cancelled, so nobody is
-      // left to answer a form nothing waits on (an answer that landed first wins in the store).
-      aborted: () => {
-        this.options.store.answerAsk(id, storedAnswer(this.options, { action: "cancel" })).catch(() => {});
-        return { action: "cancel" };
-      },
-    });
-    const { handler } = this.options;
-    if (handler) {
-      // Someone at hand answers like anyone else, through the store: an answer given elsewhere first wins.
-      Promise.resolve()
-        .then(() => handler(pending, signal))
-        .then((answer) => (answer ? this.answer(record, answer) : undefined))
-        .catch(() => {
-          // Answered elsewhere first, expired, or refused as not fitting: the poll reads what the store says.
-        });
-    }
+    const waited = this.waiters.wait(id, record, id, signal, cancellingEnds<ElicitationAnswer>(this.options, id));
+    offerToHandler(this.options.handler, pending, signal, (answer) => this.answer(record, answer));
     if (!listener) return waited;
     // Told after the record exists, so whoever hears of it can answer it at once.
     listener.asked(pending);
@@ -186,9 +164,7 @@ export class PendingElicitations {
    */
   async answer(record: AskRecord, answer: ElicitationAnswer, by?: string): Promise<AskRecord> {
     const checked = checkElicitationAnswer(pendingElicitationOf(record), answer);
-    const stored = await this.options.store.answerAsk(record.id, storedAnswer(this.options, checked, by));
-    this.waiters.settle(record.id, checked);
-    return stored;
+    return (await this.waiters.answer(record.id, checked, by)).record;
   }
 }
 
@@ -196,5 +172,5 @@ export class PendingElicitations {
 export type PendingElicitationInput = ElicitationRequest & Omit<ElicitationBase, "id">;
 
 export function pendingElicitationOf(record: AskRecord): PendingElicitation {
-  return record.request as unknown as PendingElicitation;
+  return requestOf(record);
 }

@@ -1,14 +1,7 @@
-import { randomUUID } from "node:crypto";
-import {
-  type AskHandler,
-  AskWaiters,
-  type DurableAskOptions,
-  openAsks,
-  recordCallAsk,
-  storedAnswer,
-} from "../asks/durable-wait.js";
+import { type AskHandler, DurableAskBase, type DurableAskOptions, offerToHandler, requestOf } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskRecord } from "../store/asks.js";
+import { cancellingEnds } from "./call-asks.js";
 
 /**
  * A login an MCP server wants during a run, waiting for the person: what `runtime.asks.listPending`
@@ -43,7 +36,7 @@ export interface McpLoginListener {
 }
 
 export function pendingMcpLoginOf(record: AskRecord): PendingMcpLogin {
-  return record.request as unknown as PendingMcpLogin;
+  return requestOf(record);
 }
 
 /** The `state` the ask's authorization URL carries: what the callback is matched by. */
@@ -60,12 +53,8 @@ function stateOf(pending: PendingMcpLogin): string | undefined {
  * answered from any process over the store, the tool call waiting on its record; unanswered past
  * `ttlMs` it is given up and the call fails with `mcp_login_declined`.
  */
-export class McpLoginAsks {
-  private readonly waiters: AskWaiters<string, McpLoginAnswer>;
-
-  constructor(private readonly options: McpLoginAsksOptions) {
-    this.waiters = new AskWaiters(options);
-  }
+export class McpLoginAsks extends DurableAskBase<string, McpLoginAnswer, McpLoginAsksOptions> {
+  protected readonly kind = "mcp_login";
 
   /**
    * Records the ask and resolves with its answer; the call stopping closes the ask as cancelled. An
@@ -78,45 +67,28 @@ export class McpLoginAsks {
       const p = pendingMcpLoginOf(r);
       return p.server === request.server && p.callId === request.callId;
     };
-    const open = (await openAsks(this.options, "mcp_login", request.sessionId)).find(same);
+    const open = (await this.openRecords(request.sessionId)).find(same);
     const message = `MCP server "${request.server}" needs you to log in: open the login page, sign in, and the run goes on.`;
     const asked: Omit<PendingMcpLogin, "id"> = { ...request, message };
-    const record = open ?? (await recordCallAsk(this.options, "mcp_login", `login_${randomUUID()}`, asked));
+    const record = open ?? (await this.recordCall(asked));
     const id = record.id;
-    const waited = this.waiters.wait(id, record, id, signal, {
-      answered: (answer) => answer.value as unknown as McpLoginAnswer,
-      expired: () => ({ action: "cancel" }),
-      aborted: () => {
-        this.options.store.answerAsk(id, storedAnswer(this.options, { action: "cancel" })).catch(() => {});
-        return { action: "cancel" };
-      },
-    });
+    const waited = this.waiters.wait(id, record, id, signal, cancellingEnds<McpLoginAnswer>(this.options, id));
     // The run's stream announces it, and how it ended, so a client following the run shows it at once.
     const pending = pendingMcpLoginOf(record);
     listener?.loginAsked?.({ ...pending, id });
     void waited.then((answer) => listener?.loginEnded?.({ ...pending, id }, answer.action));
-    const { handler } = this.options;
-    if (handler) {
-      Promise.resolve()
-        .then(() => handler(pendingMcpLoginOf(record), signal))
-        .then((answer) => (answer ? this.answer(record, answer) : undefined))
-        .catch(() => {
-          // Answered elsewhere first or expired: the poll reads what the store says.
-        });
-    }
+    offerToHandler(this.options.handler, pending, signal, (answer) => this.answer(record, answer));
     return waited;
   }
 
   /** Answers a login ask from any process, exactly once; throws `ask_already_answered` or `ask_expired` having changed nothing. */
   async answer(record: AskRecord, answer: McpLoginAnswer, by?: string): Promise<AskRecord> {
-    const stored = await this.options.store.answerAsk(record.id, storedAnswer(this.options, answer, by));
-    this.waiters.settle(record.id, answer);
-    return stored;
+    return (await this.waiters.answer(record.id, answer, by)).record;
   }
 
   /** The open login ask whose authorization URL carries `state`; `mcp_login_failed` when none does (stale, forged, answered). */
   async byState(state: string | undefined): Promise<AskRecord> {
-    const open = await openAsks(this.options, "mcp_login");
+    const open = await this.openRecords();
     const record = state ? open.find((r) => stateOf(pendingMcpLoginOf(r)) === state) : undefined;
     if (!record)
       throw new ArborError(

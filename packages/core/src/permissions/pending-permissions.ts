@@ -1,12 +1,4 @@
-import { randomUUID } from "node:crypto";
-import {
-  AskWaiters,
-  type DurableAskOptions,
-  openAsks,
-  recordCallAsk,
-  storedAnswer,
-  type WaitEnds,
-} from "../asks/durable-wait.js";
+import { DurableAskBase, type DurableAskOptions, requestOf, type WaitEnds } from "../asks/durable-wait.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import type { ApprovalScope } from "./approvals.js";
 import type { PermissionReply, PermissionRequest } from "./ask.js";
@@ -60,7 +52,7 @@ function fromStored(answer: AskAnswer): PermissionAnswer {
 }
 
 function pendingOf(record: AskRecord): PendingPermission {
-  return record.request as unknown as PendingPermission;
+  return requestOf(record);
 }
 
 /** Stopping answers nothing: the ask stays in the store for a resumed run (or expires). */
@@ -74,12 +66,8 @@ const ENDS: WaitEnds<PermissionAnswer> = { answered: fromStored, expired, aborte
  * killed) leaves its ask in the store unanswered: the same tool call of a resumed run waits on the
  * same record, and takes an answer given meanwhile.
  */
-export class PendingPermissions {
-  private readonly waiters: AskWaiters<PendingPermission, PermissionAnswer>;
-
-  constructor(private readonly options: PendingPermissionsOptions) {
-    this.waiters = new AskWaiters(options);
-  }
+export class PendingPermissions extends DurableAskBase<PendingPermission, PermissionAnswer, PendingPermissionsOptions> {
+  protected readonly kind = "permission";
 
   /** Records the ask (or finds the one this call made before) and resolves with its answer; `onCreated` sees it first. */
   async wait(
@@ -88,12 +76,8 @@ export class PendingPermissions {
     onCreated: (pending: PendingPermission) => void,
   ): Promise<PermissionAnswer> {
     if (signal.aborted) return { reply: "reject" };
-    const record = (await this.earlier(request)) ?? (await this.record(request));
-    const pending = pendingOf(record);
-    if (record.answer) return fromStored(record.answer);
-    const answer = this.waiters.wait(record.id, record, pending, signal, ENDS);
-    onCreated(pending);
-    return answer;
+    const record = (await this.earlier(request)) ?? (await this.recordCall(request));
+    return this.waitOnRecord(record, signal, ENDS, onCreated);
   }
 
   /**
@@ -112,15 +96,12 @@ export class PendingPermissions {
    * `ask_already_answered` or `ask_expired` having changed nothing. A run waiting here goes on at once.
    */
   async answer(id: string, reply: PermissionReply, message?: string, scope?: ApprovalScope, by?: string): Promise<AskRecord> {
-    const answer = answerValue(reply, message, scope);
-    const record = await this.options.store.answerAsk(id, storedAnswer(this.options, answer, by));
-    this.waiters.settle(id, answer);
-    return record;
+    return (await this.waiters.answer(id, answerValue(reply, message, scope), by)).record;
   }
 
   /** Unanswered, unexpired permission asks of every process over the store, oldest first. */
   async listAll(sessionId?: string): Promise<PendingPermission[]> {
-    return (await openAsks(this.options, "permission", sessionId)).map(pendingOf);
+    return (await this.openRecords(sessionId)).map(pendingOf);
   }
 
   /** The asks runs of this runtime wait on now. */
@@ -136,9 +117,5 @@ export class PendingPermissions {
     return mine.find(
       (r) => r.kind === "permission" && r.callId === request.callId && JSON.stringify(pendingOf(r).request) === same,
     );
-  }
-
-  private record(request: Omit<PendingPermission, "id">): Promise<AskRecord> {
-    return recordCallAsk(this.options, "permission", `perm_${randomUUID()}`, request);
   }
 }

@@ -1,13 +1,4 @@
-import { randomUUID } from "node:crypto";
-import {
-  type AskHandler,
-  AskWaiters,
-  type DurableAskOptions,
-  openAsks,
-  recordAsk,
-  storedAnswer,
-  type WaitEnds,
-} from "../asks/durable-wait.js";
+import { type AskHandler, DurableAskBase, type DurableAskOptions, recordAsk, type WaitEnds } from "../asks/durable-wait.js";
 import { ArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import { sessionOfPlan } from "./plan-schema.js";
@@ -80,19 +71,15 @@ export function pendingPlanOf(record: AskRecord): PendingPlanApproval {
  * off (aborted, its process killed) leaves the ask unanswered; the run that takes the session over
  * waits on the same record, or takes the answer given meanwhile.
  */
-export class PlanGate {
-  private readonly waiters: AskWaiters<PendingPlanApproval, PlanApprovalAnswer>;
-
-  constructor(private readonly options: PlanGateOptions) {
-    this.waiters = new AskWaiters(options);
-  }
+export class PlanGate extends DurableAskBase<PendingPlanApproval, PlanApprovalAnswer, PlanGateOptions> {
+  protected readonly kind = "plan";
 
   /** The plan's ask: the one asked before (by a run cut off), else a new record. */
   async open(request: PlanApprovalRequest): Promise<AskRecord> {
     const earlier = await this.find(request.planId);
     if (earlier) return earlier;
     return recordAsk(this.options, {
-      id: `plan_${randomUUID()}`,
+      id: this.newId(),
       kind: "plan",
       sessionId: request.sessionId,
       request: { ...request },
@@ -147,10 +134,7 @@ export class PlanGate {
    * `ask_already_answered` or `ask_expired` having changed nothing.
    */
   async answer(record: AskRecord, answer: PlanApprovalAnswer, by?: string): Promise<{ record: AskRecord; waitedHere: boolean }> {
-    const value = answerValue(answer);
-    const answered = await this.options.store.answerAsk(record.id, storedAnswer(this.options, value, by));
-    const waitedHere = this.waiters.settle(pendingPlanOf(record).planId, value);
-    return { record: answered, waitedHere };
+    return this.waiters.answer(record.id, answerValue(answer), by, pendingPlanOf(record).planId);
   }
 
   /** The ask of a plan (its latest, should a plan have been asked twice), from this runtime or the store. */
@@ -163,7 +147,7 @@ export class PlanGate {
 
   /** Unanswered, unexpired plans of every process over the store, oldest first; one session's when given. */
   async listAll(sessionId?: string): Promise<PendingPlanApproval[]> {
-    return (await openAsks(this.options, "plan", sessionId)).map(pendingPlanOf);
+    return (await this.openRecords(sessionId)).map(pendingPlanOf);
   }
 
   /** Plans runs of this runtime wait on, oldest first; only one session's when given. */

@@ -38,49 +38,59 @@ function planOf(ctx: ToolContext): RunPlan {
   return plan;
 }
 
-function resultOf(change: PlanChange) {
-  return {
-    output: change.message,
-    title: change.plan.title,
-    // `goalTree` records the plan in the session tree, as a `goal` result does, so it is read back with the tree.
-    metadata: { plan: change.plan, ...(change.goalTree ? { goalTree: change.goalTree } : {}) } as PlanToolMetadata,
-  };
+/**
+ * A tool that changes the run's plan: `change` makes the change, and its result is the plan's
+ * message, with the plan (and the goal tree, when the change records one) as metadata. Each call
+ * changes the plan once, so none is repeated.
+ */
+function planTool<I extends z.ZodType>(
+  name: string,
+  description: string[],
+  input: I,
+  change: (plan: RunPlan, input: z.output<I>) => PlanChange,
+) {
+  return defineTool<I, PlanToolMetadata>({
+    name,
+    effects: "at-most-once",
+    description: description.join(" "),
+    input,
+    async execute(args, ctx) {
+      const c = change(planOf(ctx), args);
+      return {
+        output: c.message,
+        title: c.plan.title,
+        // `goalTree` records the plan in the session tree, as a `goal` result does, so it is read back with the tree.
+        metadata: { plan: c.plan, ...(c.goalTree ? { goalTree: c.goalTree } : {}) } as PlanToolMetadata,
+      };
+    },
+  });
 }
 
 /** `plan_create(title, steps)`: ends phase 1; each step then runs as its own executor. */
 export function planCreateTool() {
-  return defineTool<typeof PlanCreateInputSchema, PlanToolMetadata>({
-    name: PLAN_CREATE_TOOL,
-    effects: "at-most-once",
-    description: [
+  return planTool(
+    PLAN_CREATE_TOOL,
+    [
       "Make a plan for a task that needs several distinct steps of work. After this call your turn ends: each step is",
       "then carried out in order by an executor agent of its own, which sees the plan, its step and the earlier steps'",
       "results, and the plan may be revised between steps. Write each step as one self-contained instruction. Do not",
       "use it for simple tasks you can do directly.",
-    ].join(" "),
-    input: PlanCreateInputSchema,
-    async execute(input, ctx) {
-      const plan = planOf(ctx);
-      return resultOf(plan.create({ title: input.title, steps: normalizeSteps(input.steps) }));
-    },
-  });
+    ],
+    PlanCreateInputSchema,
+    (plan, input) => plan.create({ title: input.title, steps: normalizeSteps(input.steps) }),
+  );
 }
 
 /** `plan_update(step_id, status, note?)`: marks a step of the current plan (by the planner, or by a step's executor). */
 export function planUpdateTool() {
-  return defineTool<typeof PlanUpdateInputSchema, PlanToolMetadata>({
-    name: PLAN_UPDATE_TOOL,
-    effects: "at-most-once",
-    description: [
+  return planTool(
+    PLAN_UPDATE_TOOL,
+    [
       "Report on a step of the current plan: completed, failed (it cannot be done, say why in note) or skipped (not",
       "needed). A step marked before it runs is not run. While executing a step, use it to say your step failed.",
-    ].join(" "),
-    input: PlanUpdateInputSchema,
-    async execute(input, ctx) {
-      const plan = planOf(ctx);
-      return resultOf(
-        plan.update({ stepId: input.step_id, status: input.status, ...(input.note !== undefined ? { note: input.note } : {}) }),
-      );
-    },
-  });
+    ],
+    PlanUpdateInputSchema,
+    (plan, input) =>
+      plan.update({ stepId: input.step_id, status: input.status, ...(input.note !== undefined ? { note: input.note } : {}) }),
+  );
 }

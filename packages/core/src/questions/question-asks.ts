@@ -1,13 +1,4 @@
-import { randomUUID } from "node:crypto";
-import {
-  type AskHandler,
-  AskWaiters,
-  type DurableAskOptions,
-  openAsks,
-  recordCallAsk,
-  storedAnswer,
-  type WaitEnds,
-} from "../asks/durable-wait.js";
+import { type AskHandler, DurableAskBase, type DurableAskOptions, requestOf, type WaitEnds } from "../asks/durable-wait.js";
 import { isArborError } from "../errors.js";
 import type { AskAnswer, AskRecord } from "../store/asks.js";
 import { checkAnswer, type PendingQuestion, type QuestionAnswer, type QuestionInput } from "./question-schema.js";
@@ -31,7 +22,7 @@ function sameWords(q: QuestionInput): string {
 }
 
 export function pendingQuestionOf(record: AskRecord): PendingQuestion {
-  return record.request as unknown as PendingQuestion;
+  return requestOf(record);
 }
 
 function fromStored(answer: AskAnswer): QuestionAnswer {
@@ -51,12 +42,8 @@ const ENDS: WaitEnds<QuestionWait> = { answered: fromStored, expired, aborted: (
  * A run waits on its question's record; a run cut off leaves it unanswered, and the same call of the
  * resumed run waits on the same record (taking an answer given meanwhile).
  */
-export class QuestionAsks {
-  private readonly waiters: AskWaiters<PendingQuestion, QuestionWait>;
-
-  constructor(private readonly options: QuestionAsksOptions) {
-    this.waiters = new AskWaiters(options);
-  }
+export class QuestionAsks extends DurableAskBase<PendingQuestion, QuestionWait, QuestionAsksOptions> {
+  protected readonly kind = "question";
 
   /**
    * Records the question (or finds the one this call asked before) and resolves with its answer;
@@ -71,19 +58,18 @@ export class QuestionAsks {
     taken: ReadonlySet<string> = new Set(),
   ): Promise<{ askId?: string; result: QuestionWait }> {
     if (signal.aborted) return { result: { aborted: true } };
-    const record = (await this.earlier(question, taken)) ?? (await this.record(question));
-    const askId = record.id;
-    if (record.answer) return { askId, result: fromStored(record.answer) };
-    if (this.options.now() >= Date.parse(record.expiresAt)) return { askId, result: expired(record) };
-    return { askId, result: await this.waitOn(record, signal, onCreated) };
+    const record = (await this.earlier(question, taken)) ?? (await this.recordCall(question));
+    const result = await this.waitOnRecord(record, signal, ENDS, (pending) => {
+      onCreated(pending);
+      this.offer(record, pending, signal);
+    });
+    return { askId: record.id, result };
   }
 
-  private waitOn(record: AskRecord, signal: AbortSignal, onCreated: (pending: PendingQuestion) => void): Promise<QuestionWait> {
-    const pending = pendingQuestionOf(record);
-    const waited = this.waiters.wait(record.id, record, pending, signal, ENDS);
-    onCreated(pending);
+  /** Hands the question to someone at hand (`handler`); one who cannot show it dismisses it. */
+  private offer(record: AskRecord, pending: PendingQuestion, signal: AbortSignal): void {
     const { handler } = this.options;
-    if (!handler) return waited;
+    if (!handler) return;
     Promise.resolve()
       .then(() => handler(pending, signal))
       .then(
@@ -102,7 +88,6 @@ export class QuestionAsks {
         if (!isArborError(err))
           this.waiters.settle(record.id, { dismissed: true, message: `the answer could not be recorded: ${String(err)}` });
       });
-    return waited;
   }
 
   /**
@@ -113,14 +98,12 @@ export class QuestionAsks {
   async answer(id: string, answer: QuestionAnswer, by?: string): Promise<AskRecord> {
     const current = await this.options.store.getAsk(id);
     const value = current?.kind === "question" ? checkAnswer(pendingQuestionOf(current), answer) : answer;
-    const record = await this.options.store.answerAsk(id, storedAnswer(this.options, value, by));
-    this.waiters.settle(id, value);
-    return record;
+    return (await this.waiters.answer(id, value, by)).record;
   }
 
   /** Unanswered, unexpired questions of every process over the store, oldest first. */
   async listAll(sessionId?: string): Promise<PendingQuestion[]> {
-    return (await openAsks(this.options, "question", sessionId)).map(pendingQuestionOf);
+    return (await this.openRecords(sessionId)).map(pendingQuestionOf);
   }
 
   /** The questions runs of this runtime wait on now; only one session's when given. */
@@ -139,10 +122,6 @@ export class QuestionAsks {
     return mine.find(
       (r) => r.answer && "answers" in r.answer.value && !taken.has(r.id) && sameWords(pendingQuestionOf(r)) === words,
     );
-  }
-
-  private record(question: Omit<PendingQuestion, "id">): Promise<AskRecord> {
-    return recordCallAsk(this.options, "question", `question_${randomUUID()}`, question);
   }
 }
 

@@ -56,13 +56,13 @@ export interface ListAsksOptions {
   kind?: AskKind;
 }
 
-export function parseAskInput(input: AskInput): AskInput {
+function parseAskInput(input: AskInput): AskInput {
   const parsed = AskInputSchema.safeParse(input);
   if (!parsed.success) throw new ArborError("invalid_input", `The ask is not valid: ${parsed.error.message}`);
   return parsed.data;
 }
 
-export function parseAskAnswer(answer: AskAnswer): AskAnswer {
+function parseAskAnswer(answer: AskAnswer): AskAnswer {
   const parsed = AskAnswerSchema.safeParse(answer);
   if (!parsed.success) throw new ArborError("invalid_input", `The answer is not valid: ${parsed.error.message}`);
   return parsed.data;
@@ -98,7 +98,7 @@ export function askNotFound(id: string): ArborError {
  * Why `answer` may not be recorded on `current` (the compare half of an answer's compare-and-set),
  * or undefined when it may. An answer at or after the expiry is refused.
  */
-export function answerRefusal(id: string, current: AskRecord | undefined, answer: AskAnswer): ArborError | undefined {
+function answerRefusal(id: string, current: AskRecord | undefined, answer: AskAnswer): ArborError | undefined {
   if (!current) return askNotFound(id);
   if (current.answer) {
     return new ArborError("ask_already_answered", `Ask ${id} was answered already (at ${current.answer.at}); nothing changed.`, {
@@ -111,8 +111,51 @@ export function answerRefusal(id: string, current: AskRecord | undefined, answer
   return undefined;
 }
 
+/**
+ * Every store's asks, over where its backend keeps them: each ask and each answer written whole and
+ * only where there is none, the set half of the compare-and-set that lets exactly one of two racing
+ * answers (or asks under one id) land.
+ */
+export abstract class AskBook {
+  /** The ask as kept, with its answer when it has one. */
+  abstract get(id: string): AskRecord | undefined | Promise<AskRecord | undefined>;
+  /** The asks a listing is chosen from: at least those `opts` asks for, in any order. */
+  protected abstract candidates(opts: ListAsksOptions | undefined): AskRecord[] | Promise<AskRecord[]>;
+  /** Keeps what is asked; false when an ask with its id is kept already. */
+  protected abstract putAsk(ask: AskInput): boolean | Promise<boolean>;
+  /** Keeps the answer; false when the ask has one already (another got there first). */
+  protected abstract putAnswer(id: string, answer: AskAnswer): boolean | Promise<boolean>;
+
+  /** `Store.createAsk`. */
+  async create(input: AskInput): Promise<AskRecord> {
+    const ask = parseAskInput(input);
+    if (!(await this.putAsk(ask))) throw new ArborError("invalid_input", `An ask with id ${ask.id} exists already.`);
+    return { ...ask };
+  }
+
+  /** `Store.listAsks`. */
+  async list(opts?: ListAsksOptions): Promise<AskRecord[]> {
+    return listing(await this.candidates(opts), opts);
+  }
+
+  /**
+   * `Store.answerAsk`: exactly once, refused having changed nothing when there is no such ask, it
+   * has an answer, or it expired; a racing answer that landed first wins.
+   */
+  async answer(id: string, input: AskAnswer): Promise<AskRecord> {
+    const answer = parseAskAnswer(input);
+    const current = await this.get(id);
+    const refusal = answerRefusal(id, current, answer);
+    if (refusal) throw refusal;
+    if (!(await this.putAnswer(id, answer))) {
+      throw answerRefusal(id, await this.get(id), answer) ?? new ArborError("io_error", `Ask ${id} could not be answered.`);
+    }
+    return { ...current!, answer };
+  }
+}
+
 /** What a listing returns of `records`: those `opts` asks for, in the order every backend lists in. */
-export function listing(records: readonly (AskRecord | undefined)[], opts: ListAsksOptions | undefined): AskRecord[] {
+function listing(records: readonly (AskRecord | undefined)[], opts: ListAsksOptions | undefined): AskRecord[] {
   return records.filter((r): r is AskRecord => r !== undefined && matchesListing(r, opts)).sort(byCreation);
 }
 

@@ -9,7 +9,7 @@ import type {
 import type { Span, Tracer } from "@opentelemetry/api";
 import { DelegatingModel, type ModelUse } from "../llm/model-wrapper.js";
 import { otelApi } from "./otel-api.js";
-import type { SpanScopes } from "./span-scopes.js";
+import { type SpanScopes, startSpanIn } from "./span-scopes.js";
 
 function usageAttributes(usage: LanguageModelV4Usage): Record<string, number> {
   return {
@@ -40,24 +40,15 @@ export class ChatSpanModel extends DelegatingModel {
   }
 
   private start(options: LanguageModelV4CallOptions): Span {
-    const scope = this.scopes.current();
-    const span = this.tracer.startSpan(
-      `chat ${this.modelId}`,
-      {
-        kind: otelApi().SpanKind.CLIENT,
-        attributes: {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": this.provider,
-          "gen_ai.request.model": this.modelId,
-          ...(scope ? { "gen_ai.conversation.id": scope.sessionId } : {}),
-          ...(this.use.scenario ? { "arbor.scenario": this.use.scenario } : {}),
-          ...(options.maxOutputTokens !== undefined ? { "gen_ai.request.max_tokens": options.maxOutputTokens } : {}),
-          ...(options.temperature !== undefined ? { "gen_ai.request.temperature": options.temperature } : {}),
-          ...(this.captureContent ? { "gen_ai.input.messages": JSON.stringify(options.prompt) } : {}),
-        },
-      },
-      this.scopes.parent(),
-    );
+    const parent = { context: this.scopes.parent(), sessionId: this.scopes.current()?.sessionId };
+    const { span } = startSpanIn(this.tracer, parent, { operation: "chat", target: this.modelId }, "CLIENT", {
+      "gen_ai.provider.name": this.provider,
+      "gen_ai.request.model": this.modelId,
+      ...(this.use.scenario ? { "arbor.scenario": this.use.scenario } : {}),
+      ...(options.maxOutputTokens !== undefined ? { "gen_ai.request.max_tokens": options.maxOutputTokens } : {}),
+      ...(options.temperature !== undefined ? { "gen_ai.request.temperature": options.temperature } : {}),
+      ...(this.captureContent ? { "gen_ai.input.messages": JSON.stringify(options.prompt) } : {}),
+    });
     return span;
   }
 

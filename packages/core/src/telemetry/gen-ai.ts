@@ -1,9 +1,9 @@
-import type { Attributes, Span, Tracer } from "@opentelemetry/api";
+import type { Span, Tracer } from "@opentelemetry/api";
 import type { RunLaunch, RunObserver, StepsOutcome } from "../loop/extension.js";
 import type { RunContext, RunExtension } from "../loop/run-context.js";
 import { ChatSpanModel } from "./chat-span.js";
 import { otelApi } from "./otel-api.js";
-import { type SpanScope, SpanScopes, traceContextOf } from "./span-scopes.js";
+import { type SpanScope, SpanScopes, startSpanIn, traceContextOf } from "./span-scopes.js";
 
 export interface GenAiTelemetryOptions {
   /** Put prompts and answers on `chat` spans (`gen_ai.input.messages`, `gen_ai.output.messages`). Default off: they may hold secrets. */
@@ -16,6 +16,16 @@ function endWith(span: Span, outcome: { status: string; error?: { code: string; 
     span.setAttribute("error.type", outcome.error?.code ?? outcome.status);
   }
   span.end();
+}
+
+/** Runs `body` in `span`'s scope; a throw ends the span as an exception, and is thrown on. */
+async function inSpan<T>(scopes: SpanScopes, scope: SpanScope, span: Span, body: () => Promise<T>): Promise<T> {
+  try {
+    return await scopes.within(scope, body);
+  } catch (err) {
+    endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
+    throw err;
+  }
 }
 
 /**
@@ -62,38 +72,27 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
   return {
     name: "telemetry",
     async around(run, loop): Promise<StepsOutcome> {
-      const attributes: Attributes = {
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": trace_?.agentType ?? run.agent.name,
-        "gen_ai.conversation.id": run.sessionId,
+      const agentName = trace_?.agentType ?? run.agent.name;
+      const parent = { context: scopes.parent(), sessionId: run.sessionId };
+      const { span, scope } = startSpanIn(tracer, parent, { operation: "invoke_agent", target: agentName }, "INTERNAL", {
+        "gen_ai.agent.name": agentName,
         "gen_ai.request.model": run.model.model.modelId,
         "gen_ai.provider.name": run.model.model.provider,
         ...(trace_ ? { "arbor.parent_conversation.id": trace_.parentSessionId } : {}),
         ...(launch.path.length > 0 ? { "arbor.entry.start_id": launch.path[launch.path.length - 1]!.id } : {}),
-      };
-      const span = tracer.startSpan(
-        `invoke_agent ${attributes["gen_ai.agent.name"]}`,
-        { kind: otelApi().SpanKind.INTERNAL, attributes },
-        scopes.parent(),
-      );
-      const scope = { context: otelApi().trace.setSpan(scopes.parent(), span), sessionId: run.sessionId };
+      });
       agentSpans.set(run, scope);
-      try {
-        const outcome = await scopes.within(scope, () =>
-          planMode(run, launch) ? planSpan(tracer, scopes, scope, loop) : loop(),
-        );
-        span.setAttributes({
-          "gen_ai.usage.input_tokens": run.tally.usage.input,
-          "gen_ai.usage.output_tokens": run.tally.usage.output,
-          ...(outcome.stopReason ? { "arbor.stop_reason": outcome.stopReason } : {}),
-          ...(run.state.leafId ? { "arbor.entry.leaf_id": run.state.leafId } : {}),
-        });
-        endWith(span, outcome);
-        return outcome;
-      } catch (err) {
-        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
-        throw err;
-      }
+      const outcome = await inSpan(scopes, scope, span, () =>
+        planMode(run, launch) ? planSpan(tracer, scopes, scope, loop) : loop(),
+      );
+      span.setAttributes({
+        "gen_ai.usage.input_tokens": run.tally.usage.input,
+        "gen_ai.usage.output_tokens": run.tally.usage.output,
+        ...(outcome.stopReason ? { "arbor.stop_reason": outcome.stopReason } : {}),
+        ...(run.state.leafId ? { "arbor.entry.leaf_id": run.state.leafId } : {}),
+      });
+      endWith(span, outcome);
+      return outcome;
     },
     written(run, entry) {
       const span = otelApi().trace.getSpan(agentSpans.get(run)?.context ?? scopes.parent());
@@ -101,62 +100,31 @@ function runSpans(tracer: Tracer, scopes: SpanScopes, launch: RunLaunch): RunExt
       return undefined;
     },
     async aroundCompaction(run, compact) {
-      const scope = scopeOf(run);
-      const span = tracer.startSpan(
-        "compaction",
-        { kind: otelApi().SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": run.sessionId } },
-        scope.context,
-      );
-      try {
-        // The summary's model call nests under this span.
-        const written = await scopes.within(
-          { context: otelApi().trace.setSpan(scope.context, span), sessionId: run.sessionId },
-          compact,
-        );
-        const summary = written.find((e) => e.type === "compaction");
-        if (summary?.type === "compaction") {
-          span.setAttributes({ "arbor.entry.id": summary.id, "arbor.compaction.tokens_before": summary.tokensBefore });
-        }
-        span.end();
-        return written;
-      } catch (err) {
-        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
-        throw err;
+      const { span, scope } = startSpanIn(tracer, scopeOf(run), "compaction", "INTERNAL");
+      // The summary's model call nests under this span.
+      const written = await inSpan(scopes, scope, span, compact);
+      const summary = written.find((e) => e.type === "compaction");
+      if (summary?.type === "compaction") {
+        span.setAttributes({ "arbor.entry.id": summary.id, "arbor.compaction.tokens_before": summary.tokensBefore });
       }
+      span.end();
+      return written;
     },
     async aroundTool(run, call, invoke) {
-      const scope = scopeOf(run);
-      const span = tracer.startSpan(
-        `execute_tool ${call.tool}`,
-        {
-          kind: otelApi().SpanKind.INTERNAL,
-          attributes: {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": call.tool,
-            "gen_ai.tool.call.id": call.callId,
-            "gen_ai.tool.type": "function",
-            "gen_ai.conversation.id": run.sessionId,
-            "arbor.entry.id": call.messageId,
-          },
-        },
-        scope.context,
+      const { span, scope } = startSpanIn(tracer, scopeOf(run), { operation: "execute_tool", target: call.tool }, "INTERNAL", {
+        "gen_ai.tool.name": call.tool,
+        "gen_ai.tool.call.id": call.callId,
+        "gen_ai.tool.type": "function",
+        "arbor.entry.id": call.messageId,
+      });
+      const outcome = await inSpan(scopes, scope, span, invoke);
+      endWith(
+        span,
+        outcome.isError
+          ? { status: "error", error: { code: outcome.code, message: outcome.output.slice(0, 200) } }
+          : { status: "done" },
       );
-      try {
-        const outcome = await scopes.within(
-          { context: otelApi().trace.setSpan(scope.context, span), sessionId: run.sessionId },
-          invoke,
-        );
-        endWith(
-          span,
-          outcome.isError
-            ? { status: "error", error: { code: outcome.code, message: outcome.output.slice(0, 200) } }
-            : { status: "done" },
-        );
-        return outcome;
-      } catch (err) {
-        endWith(span, { status: "error", error: { code: "exception", message: String(err) } });
-        throw err;
-      }
+      return outcome;
     },
   };
 }
@@ -172,15 +140,8 @@ async function planSpan(
   parent: SpanScope,
   loop: () => Promise<StepsOutcome>,
 ): Promise<StepsOutcome> {
-  const span = tracer.startSpan(
-    "plan_mode",
-    { kind: otelApi().SpanKind.INTERNAL, attributes: { "gen_ai.conversation.id": parent.sessionId } },
-    parent.context,
-  );
-  const outcome = await scopes.within(
-    { context: otelApi().trace.setSpan(parent.context, span), sessionId: parent.sessionId },
-    loop,
-  );
+  const { span, scope } = startSpanIn(tracer, parent, "plan_mode", "INTERNAL");
+  const outcome = await scopes.within(scope, loop);
   endWith(span, outcome);
   return outcome;
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Context } from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
 import type { TraceContextFields } from "../loop/extension.js";
 import { otelApi } from "./otel-api.js";
 
@@ -24,6 +24,34 @@ export class SpanScopes {
   within<T>(scope: SpanScope, work: () => T): T {
     return this.als.run(scope, work);
   }
+}
+
+/**
+ * Starts a span under `parent`'s context, for its session (`gen_ai.conversation.id`); a GenAI
+ * operation's (`chat`, `invoke_agent`, `execute_tool`) is named `<operation> <target>` and carries
+ * `gen_ai.operation.name`, as the conventions name them. Returns the span and the scope it opens:
+ * spans started within that scope nest under it.
+ */
+export function startSpanIn<S extends string | undefined>(
+  tracer: Tracer,
+  parent: { context: Context; sessionId: S },
+  name: string | { operation: string; target: string },
+  kind: "CLIENT" | "INTERNAL",
+  attributes: Attributes = {},
+): { span: Span; scope: { context: Context; sessionId: S } } {
+  const span = tracer.startSpan(
+    typeof name === "string" ? name : `${name.operation} ${name.target}`,
+    {
+      kind: otelApi().SpanKind[kind],
+      attributes: {
+        ...(typeof name === "string" ? {} : { "gen_ai.operation.name": name.operation }),
+        ...(parent.sessionId === undefined ? {} : { "gen_ai.conversation.id": parent.sessionId }),
+        ...attributes,
+      },
+    },
+    parent.context,
+  );
+  return { span, scope: { context: otelApi().trace.setSpan(parent.context, span), sessionId: parent.sessionId } };
 }
 
 /**

@@ -64,6 +64,21 @@ export async function toolPath(
   return { absolute, shown: displayPath(ctx.cwd, absolute) };
 }
 
+/**
+ * `toolPath` of a file a tool is about to change, once the `edit` permission allows it there: one
+ * rule governs every tool that changes files (as OpenCode's does).
+ */
+export async function editablePath(
+  ctx: ToolContext,
+  path: string,
+  tool: string,
+  metadata: Record<string, unknown> = {},
+): Promise<{ absolute: string; shown: string }> {
+  const target = await toolPath(ctx, path, "file");
+  await ctx.ask({ permission: "edit", patterns: [target.shown], metadata: { ...metadata, path: target.absolute, tool } });
+  return target;
+}
+
 /** Links followed before giving up, as the kernel does (ELOOP). */
 const MAX_LINKS = 40;
 

@@ -1,19 +1,12 @@
 import type { Runtime } from "@arbor/core";
 import type { z } from "zod";
-import {
-  AnswerAskRequest,
-  AnswerAskResponse,
-  AskListResponse,
-  AskParams,
-  AsksQuery,
-  type PendingAskResponse,
-} from "../ask-schemas.js";
+import { AnswerAskRequest, AnswerAskResponse, AskListResponse, AskParams, type PendingAskResponse } from "../ask-schemas.js";
 import type { ServerContext } from "../context.js";
 import { asPrincipal } from "../http/principal.js";
-import { defineRoute, type Route } from "../http/route.js";
+import type { Route } from "../http/route.js";
 import { followRun } from "../streams/run-stream.js";
 import { permissionToWire } from "../wire.js";
-import { visiblePending } from "./pending.js";
+import { answerRoute, pendingListRoute } from "./pending.js";
 
 type PendingAsk = Awaited<ReturnType<Runtime["asks"]["listPending"]>>[number];
 
@@ -64,50 +57,29 @@ function askToWire(ask: PendingAsk): z.output<typeof PendingAskResponse> {
 export function askRoutes(ctx: ServerContext): Route[] {
   const { runtime } = ctx;
   return [
-    defineRoute(
+    pendingListRoute(
+      ctx,
       {
-        method: "GET",
         path: "/api/asks",
-        scope: "read",
-        tag: "approvals",
         summary:
           "Everything runs wait on a person for (permission asks, plans, questions, MCP elicitations and logins), oldest first",
-        query: AsksQuery,
-        responses: {
-          200: { description: "Pending asks of every instance over the store.", schema: AskListResponse },
-          400: "session_id is not valid.",
-          404: "No such session.",
-        },
+        description: "Pending asks of every instance over the store.",
+        schema: AskListResponse,
       },
-      async ({ query }, c) => {
-        const asks = await visiblePending(
-          ctx,
-          c,
-          query.session_id,
-          (id) => runtime.asks.listPending(id),
-          (a) => a.sessionId,
-        );
-        return c.json({ asks: asks.map(askToWire) });
-      },
+      (id) => runtime.asks.listPending(id),
+      (asks) => ({ asks: asks.map(askToWire) }),
     ),
-    defineRoute(
+    answerRoute(
       {
-        method: "POST",
         path: "/api/asks/:id",
-        scope: "run",
-        tag: "approvals",
         summary: "Answer any ask by its id",
         description:
           "A question takes `answers` (its option labels, matched without regard to case, or free text) or `allow: false` to dismiss it; an MCP server's elicitation takes `content` (its form's fields) or `allow: false` to decline; an MCP login is finished by opening its URL (the callback answers it), or declined with `allow: false`; a permission ask is allowed once or rejected with `allow`, a plan approved or rejected. The run waiting on it, on any instance, goes on; a plan whose run is gone is carried on by a new run (`resumed_session`).",
         params: AskParams,
         body: AnswerAskRequest,
-        responses: {
-          200: { description: "The ask was answered.", schema: AnswerAskResponse },
-          400: "Invalid id or body, or an answer the question does not take.",
-          404: "ask_not_found: never asked, or its session was deleted.",
-          409: "ask_already_answered: the ask has its one answer already; nothing changed.",
-          410: "ask_expired: the ask expired unanswered and its run was refused.",
-        },
+        schema: AnswerAskResponse,
+        invalid: "Invalid id or body, or an answer the question does not take.",
+        notFound: "ask_not_found: never asked, or its session was deleted.",
       },
       async ({ params, body }, c) => {
         const answered = await runtime.asks.answer(params.id, body.allow ?? true, {

@@ -12,57 +12,35 @@ import {
   PermissionParams,
   PermissionReplyRequest,
   PermissionReplyResponse,
-  PermissionsQuery,
 } from "../schemas.js";
 import { permissionToWire } from "../wire.js";
-import { visiblePending } from "./pending.js";
+import { answerRoute, pendingListRoute } from "./pending.js";
 
 export function permissionRoutes(ctx: ServerContext): Route[] {
   const { runtime } = ctx;
   return [
-    defineRoute(
+    pendingListRoute(
+      ctx,
       {
-        method: "GET",
         path: "/api/permissions",
-        scope: "read",
-        tag: "approvals",
         summary: "Permission asks waiting for an answer, oldest first",
-        query: PermissionsQuery,
-        responses: {
-          200: { description: "Pending asks.", schema: PermissionListResponse },
-          400: "session_id is not valid.",
-          404: "No such session.",
-        },
+        description: "Pending asks.",
+        schema: PermissionListResponse,
       },
-      async ({ query }, c) => {
-        const asks = await visiblePending(
-          ctx,
-          c,
-          query.session_id,
-          (id) => runtime.asks.listPermissions(id),
-          (p) => p.sessionId,
-        );
-        return c.json({ permissions: asks.map(permissionToWire) });
-      },
+      (id) => runtime.asks.listPermissions(id),
+      (asks) => ({ permissions: asks.map(permissionToWire) }),
     ),
-    defineRoute(
+    answerRoute(
       {
-        method: "POST",
         path: "/api/permissions/:id",
-        scope: "run",
-        tag: "approvals",
         summary: "Answer a permission ask",
         description:
           "`once` allows this call; `always` also approves, for this agent, exactly what the ask showed (its `always` patterns, else its `patterns`) in `scope` (default `session`); `reject` refuses (the model reads `message`).",
         params: PermissionParams,
         body: PermissionReplyRequest,
-        responses: {
-          200: { description: "The ask was answered.", schema: PermissionReplyResponse },
-          400: "Invalid id or body.",
-          404: "No ask with that id (never asked, or its session was deleted).",
-          409: "ask_already_answered: the ask has its one answer already; nothing changed.",
-          410: "ask_expired: the ask expired unanswered and its run was refused.",
-        },
+        schema: PermissionReplyResponse,
+        invalid: "Invalid id or body.",
+        notFound: "No ask with that id (never asked, or its session was deleted).",
       },
       async ({ params, body }, c) => {
         // The ask is a record in the store: whichever instance's run waits on it takes the answer from there.

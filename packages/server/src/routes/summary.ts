@@ -1,9 +1,9 @@
+import { runUsageOnWire } from "@arbor/core/wire";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { asPrincipal } from "../http/principal.js";
 import { defineRoute, type Route } from "../http/route.js";
 import { HelperUsageResponse, SessionParams } from "../schemas.js";
-import { helperUsageToWire } from "../wire.js";
 
 export const SummaryRequest = z.strictObject({
   model: z
@@ -53,7 +53,7 @@ export function summaryRoutes({ runtime }: ServerContext): Route[] {
           session_id: r.sessionId,
           summary: r.summary,
           model: r.model,
-          usage: helperUsageToWire(r.usage),
+          usage: runUsageOnWire(r.usage),
           cost: r.costKnown === false ? null : r.cost,
         });
       },

@@ -54,18 +54,8 @@ const SpanShape = z.discriminatedUnion("kind", [
 export type TimelineSpan = z.infer<typeof SpanShape>;
 export type SpanTokens = z.infer<typeof Tokens>;
 
-export interface TimelineLane {
-  session_id: string;
-  agent_type: string;
-  task?: string | undefined;
-  status?: string | undefined;
-  start: number;
-  end: number;
-  spans: TimelineSpan[];
-  lanes: TimelineLane[];
-}
-
-const LaneHead = z.looseObject({
+/** Lanes nest (sub-agents' own lanes); each level is checked with the same shape (depth is bounded by the server). */
+const Lane = z.looseObject({
   session_id: z.string(),
   agent_type: z.string(),
   task: z.optional(z.string()),
@@ -73,11 +63,13 @@ const LaneHead = z.looseObject({
   start: z.number(),
   end: z.number(),
   spans: z.array(SpanShape),
-  lanes: z.array(z.unknown()),
+  get lanes() {
+    return z.array(Lane);
+  },
 });
 
-/** Lanes nest; each level is checked with the same shape (depth is bounded by the server). */
+export type TimelineLane = z.infer<typeof Lane>;
+
 export function parseTimeline(value: unknown): TimelineLane {
-  const head = LaneHead.parse(value);
-  return { ...head, lanes: head.lanes.map(parseTimeline) };
+  return Lane.parse(value);
 }

@@ -1,19 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { ArborError } from "../../errors.js";
 import { readTextIfExists } from "../../file-system.js";
-import {
-  type AskAnswer,
-  type AskInput,
-  type AskRecord,
-  answerRefusal,
-  type ListAsksOptions,
-  listing,
-  parseAskAnswer,
-  parseAskInput,
-  storedAsk,
-} from "../asks.js";
+import { type AskAnswer, AskBook, type AskInput, type AskRecord, storedAsk } from "../asks.js";
 import { syncDir } from "./atomic-write.js";
 
 const ASK = /^([A-Za-z0-9_-]{1,100})\.json$/;
@@ -24,22 +13,16 @@ const ASK = /^([A-Za-z0-9_-]{1,100})\.json$/;
  * the name exists: so of two processes answering at once exactly one succeeds (the compare-and-set),
  * and a reader sees an answer whole or not at all. Any process may write them, lease or not.
  */
-export class AskFiles {
+export class AskFiles extends AskBook {
   constructor(
     private readonly dir: string,
     private readonly fsync: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   init(): void {
     mkdirSync(this.dir, { recursive: true });
-  }
-
-  create(ask: AskInput): AskRecord {
-    const record = parseAskInput(ask);
-    if (!this.place(`${record.id}.json`, JSON.stringify(record))) {
-      throw new ArborError("invalid_input", `An ask with id ${record.id} exists already.`);
-    }
-    return { ...record };
   }
 
   get(id: string): AskRecord | undefined {
@@ -49,31 +32,25 @@ export class AskFiles {
     return storedAsk(ask, this.read(`${id}.answer.json`), `${id} in ${this.dir}`);
   }
 
-  list(opts?: ListAsksOptions): AskRecord[] {
-    const ids = readdirSync(this.dir).flatMap((name) => ASK.exec(name)?.[1] ?? []);
-    return listing(
-      ids.map((id) => this.get(id)),
-      opts,
-    );
-  }
-
-  answer(id: string, answer: AskAnswer): AskRecord {
-    const parsed = parseAskAnswer(answer);
-    const current = this.get(id);
-    const refusal = answerRefusal(id, current, parsed);
-    if (refusal) throw refusal;
-    if (!this.place(`${id}.answer.json`, JSON.stringify(parsed))) {
-      throw answerRefusal(id, this.get(id), parsed) ?? new ArborError("io_error", `Ask ${id} could not be answered.`);
-    }
-    return { ...current!, answer: parsed };
-  }
-
   /** Removes a deleted session's asks. */
   deleteSession(sessionId: string): void {
-    for (const record of this.list({ sessionId })) {
+    for (const record of this.candidates().filter((r) => r.sessionId === sessionId)) {
       rmSync(join(this.dir, `${record.id}.answer.json`), { force: true });
       rmSync(join(this.dir, `${record.id}.json`), { force: true });
     }
+  }
+
+  protected candidates(): AskRecord[] {
+    const ids = readdirSync(this.dir).flatMap((name) => ASK.exec(name)?.[1] ?? []);
+    return ids.flatMap((id) => this.get(id) ?? []);
+  }
+
+  protected putAsk(ask: AskInput): boolean {
+    return this.place(`${ask.id}.json`, JSON.stringify(ask));
+  }
+
+  protected putAnswer(id: string, answer: AskAnswer): boolean {
+    return this.place(`${id}.answer.json`, JSON.stringify(answer));
   }
 
   /** Writes `name` whole unless it exists: false when another writer got there first. */

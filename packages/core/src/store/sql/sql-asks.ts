@@ -1,16 +1,5 @@
 import type { Kysely } from "kysely";
-import { ArborError } from "../../errors.js";
-import {
-  type AskAnswer,
-  type AskInput,
-  type AskRecord,
-  answerRefusal,
-  type ListAsksOptions,
-  listing,
-  parseAskAnswer,
-  parseAskInput,
-  storedAsk,
-} from "../asks.js";
+import { type AskAnswer, AskBook, type AskInput, type AskRecord, type ListAsksOptions, storedAsk } from "../asks.js";
 import type { ArborDatabase, AsksTable } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -19,43 +8,40 @@ function fromRow(row: Pick<AsksTable, "id" | "data" | "answer">): AskRecord {
   return storedAsk(row.data, row.answer ?? undefined, `${row.id} in arbor_asks`);
 }
 
-export async function insertAsk(db: Db, input: AskInput): Promise<AskRecord> {
-  const ask = parseAskInput(input);
-  if (await readAsk(db, ask.id)) throw new ArborError("invalid_input", `An ask with id ${ask.id} exists already.`);
-  await db
-    .insertInto("arbor_asks")
-    .values({ id: ask.id, session_id: ask.sessionId, created_at: ask.createdAt, data: JSON.stringify(ask), answer: null })
-    .execute();
-  return ask;
-}
-
-export async function readAsk(db: Db, id: string): Promise<AskRecord | undefined> {
-  const row = await db.selectFrom("arbor_asks").select(["id", "data", "answer"]).where("id", "=", id).executeTakeFirst();
-  return row ? fromRow(row) : undefined;
-}
-
-export async function listAskRows(db: Db, opts?: ListAsksOptions): Promise<AskRecord[]> {
-  let query = db.selectFrom("arbor_asks").select(["id", "data", "answer"]);
-  if (opts?.sessionId !== undefined) query = query.where("session_id", "=", opts.sessionId);
-  if (opts?.unanswered) query = query.where("answer", "is", null);
-  const rows = await query.orderBy("created_at").orderBy("id").execute();
-  return listing(rows.map(fromRow), opts);
-}
-
-/** The compare-and-set: the update only matches a row with no answer, so of two racing answers one lands. */
-export async function answerAskRow(db: Db, id: string, input: AskAnswer): Promise<AskRecord> {
-  const answer = parseAskAnswer(input);
-  const current = await readAsk(db, id);
-  const refusal = answerRefusal(id, current, answer);
-  if (refusal) throw refusal;
-  const result = await db
-    .updateTable("arbor_asks")
-    .set({ answer: JSON.stringify(answer) })
-    .where("id", "=", id)
-    .where("answer", "is", null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) {
-    throw answerRefusal(id, await readAsk(db, id), answer) ?? new ArborError("io_error", `Ask ${id} could not be answered.`);
+/** The rows of `arbor_asks`: an answer is set only on a row without one, so of two racing answers one lands. */
+export class SqlAsks extends AskBook {
+  constructor(private readonly db: Db) {
+    super();
   }
-  return { ...current!, answer };
+
+  async get(id: string): Promise<AskRecord | undefined> {
+    const row = await this.db.selectFrom("arbor_asks").select(["id", "data", "answer"]).where("id", "=", id).executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  protected async candidates(opts: ListAsksOptions | undefined): Promise<AskRecord[]> {
+    let query = this.db.selectFrom("arbor_asks").select(["id", "data", "answer"]);
+    if (opts?.sessionId !== undefined) query = query.where("session_id", "=", opts.sessionId);
+    if (opts?.unanswered) query = query.where("answer", "is", null);
+    return (await query.execute()).map(fromRow);
+  }
+
+  protected async putAsk(ask: AskInput): Promise<boolean> {
+    if (await this.get(ask.id)) return false;
+    await this.db
+      .insertInto("arbor_asks")
+      .values({ id: ask.id, session_id: ask.sessionId, created_at: ask.createdAt, data: JSON.stringify(ask), answer: null })
+      .execute();
+    return true;
+  }
+
+  protected async putAnswer(id: string, answer: AskAnswer): Promise<boolean> {
+    const result = await this.db
+      .updateTable("arbor_asks")
+      .set({ answer: JSON.stringify(answer) })
+      .where("id", "=", id)
+      .where("answer", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
 }

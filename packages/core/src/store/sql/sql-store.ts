@@ -25,7 +25,7 @@ import { livePathRows } from "./live-path-rows.js";
 import { deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
 import { entryRow, sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
-import { answerAskRow, insertAsk, listAskRows, readAsk } from "./sql-asks.js";
+import { SqlAsks } from "./sql-asks.js";
 import {
   appendInTransaction,
   liveStatus,
@@ -71,6 +71,7 @@ export class SqlStore extends StoreBase {
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
   private readonly leases: SqlLeases;
+  private readonly asks: SqlAsks;
   private readonly maxEntryBytes: number;
   /** SQLite with durability "fsync": appends share commits (see SqliteAppender.appendGrouped). */
   private readonly grouped: boolean;
@@ -90,6 +91,7 @@ export class SqlStore extends StoreBase {
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs);
+    this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
@@ -223,19 +225,19 @@ export class SqlStore extends StoreBase {
 
   /** Rows of their own, outside any session's lock: any process may ask or answer, whoever drives the session. */
   createAsk(ask: AskInput): Promise<AskRecord> {
-    return this.guard("record an ask", () => insertAsk(this.db, ask));
+    return this.guard("record an ask", () => this.asks.create(ask));
   }
 
   getAsk(id: string): Promise<AskRecord | undefined> {
-    return this.guard("read an ask", () => readAsk(this.db, id));
+    return this.guard("read an ask", () => this.asks.get(id));
   }
 
   listAsks(opts?: ListAsksOptions): Promise<AskRecord[]> {
-    return this.guard("list asks", () => listAskRows(this.db, opts));
+    return this.guard("list asks", () => this.asks.list(opts));
   }
 
   answerAsk(id: string, answer: AskAnswer): Promise<AskRecord> {
-    return this.guard("answer an ask", () => answerAskRow(this.db, id, answer));
+    return this.guard("answer an ask", () => this.asks.answer(id, answer));
   }
 
   lastEventId(sessionId: string): Promise<number> {

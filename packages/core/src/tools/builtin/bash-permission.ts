@@ -1,6 +1,6 @@
 import { isAbsolute, join } from "node:path";
 import { gitRunsCommand } from "../git-exec-options.js";
-import { toolPath } from "../paths.js";
+import { editablePath } from "../paths.js";
 import type { ShellAnalysis } from "../shell-commands.js";
 import type { ToolContext } from "../tool.js";
 
@@ -47,8 +47,7 @@ export async function askToRun(ctx: ToolContext, command: string, analysis: Shel
     }
     if (STREAMS.test(write.target)) continue;
     const target = isAbsolute(write.target) || write.target.startsWith("~") ? write.target : join(workdir, write.target);
-    const { absolute, shown } = await toolPath(ctx, target, "file");
-    await ctx.ask({ permission: "edit", patterns: [shown], metadata: { ...metadata, path: absolute, tool: "bash" } });
+    await editablePath(ctx, target, "bash", metadata);
   }
 }
 

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
-import { toolPath } from "../paths.js";
+import { editablePath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { readThrough, writeThrough } from "../workspace-files.js";
 import { isBinaryFile } from "./binary.js";
@@ -30,11 +30,10 @@ export function editTool() {
       "include surrounding lines to make it unique, or set replaceAll to change every occurrence. Read the file first.",
     input: EditInputSchema,
     async execute(input, ctx) {
-      const { absolute, shown } = await toolPath(ctx, input.path, "file");
       if (input.oldString === input.newString) {
         throw new ArborError("invalid_tool_input", "oldString and newString are identical, so there is nothing to change.");
       }
-      await ctx.ask({ permission: "edit", patterns: [shown], metadata: { path: absolute, tool: "edit" } });
+      const { absolute, shown } = await editablePath(ctx, input.path, "edit");
       // The host's copy (an editor's buffer, unsaved changes included) is what is edited, through it.
       const files = ctx.workspace?.files;
       const content =

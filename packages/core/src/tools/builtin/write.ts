@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { ArborError } from "../../errors.js";
-import { toolPath } from "../paths.js";
+import { editablePath } from "../paths.js";
 import { defineTool } from "../tool.js";
 import { writeThrough } from "../workspace-files.js";
 import { statOrUndefined } from "./fs-errors.js";
@@ -26,8 +26,7 @@ export function writeTool() {
       "Prefer edit for changing part of an existing file.",
     input: WriteInputSchema,
     async execute(input, ctx) {
-      const { absolute, shown } = await toolPath(ctx, input.path, "file");
-      await ctx.ask({ permission: "edit", patterns: [shown], metadata: { path: absolute, tool: "write" } });
+      const { absolute, shown } = await editablePath(ctx, input.path, "write");
       const bytes = Buffer.byteLength(input.content);
       const files = ctx.workspace?.files;
       if (files !== undefined) {

@@ -1,6 +1,7 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import type { RunEventOf } from "@arbor/core/wire";
 import { type Ask, askIdOf, elicitationElsewhere, elicitationFields } from "../shared/asks.js";
+import { type BlockWriter, DeltaBlocks } from "../shared/delta-blocks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 
@@ -25,6 +26,30 @@ export function parseInterruptId(id: string): { kind: Ask["kind"]; id: string; a
   return { kind: match[1] as Ask["kind"], id: match[2] as string, after: Number(match[3]) };
 }
 
+/** AG-UI's text and reasoning messages; a reasoning message stands inside a reasoning phase of its own. */
+const AG_UI_BLOCKS: BlockWriter<BaseEvent> = {
+  start: (kind, messageId) =>
+    kind === "text"
+      ? [{ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" } as BaseEvent]
+      : [
+          { type: EventType.REASONING_START, messageId } as BaseEvent,
+          { type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" } as BaseEvent,
+        ],
+  delta: (kind, messageId, delta) =>
+    ({
+      type: kind === "text" ? EventType.TEXT_MESSAGE_CONTENT : EventType.REASONING_MESSAGE_CONTENT,
+      messageId,
+      delta,
+    }) as BaseEvent,
+  end: (kind, messageId) =>
+    kind === "text"
+      ? [{ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent]
+      : [
+          { type: EventType.REASONING_MESSAGE_END, messageId } as BaseEvent,
+          { type: EventType.REASONING_END, messageId } as BaseEvent,
+        ],
+};
+
 /**
  * Run events as AG-UI events. Text and reasoning arrive as deltas: a message is opened by its
  * first delta and closed by the first event of another kind, so every START has its END before
@@ -32,8 +57,10 @@ export function parseInterruptId(id: string): { kind: Ask["kind"]; id: string; a
  * logs them, so each is START, one ARGS and END, and its result follows on `tool_end`.
  */
 export class AgUiWire implements RunEventWire<BaseEvent> {
-  private open: { kind: "text" | "reasoning"; messageId: string } | undefined;
   private count = 0;
+  private readonly blocks = new DeltaBlocks<BaseEvent>(AG_UI_BLOCKS, (kind) =>
+    this.nextId(kind === "text" ? "msg" : "reasoning"),
+  );
 
   constructor(private readonly ids: AgUiRunIds) {}
 
@@ -42,43 +69,9 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
     return `${this.ids.runId}-${prefix}-${this.count}`;
   }
 
-  private close(): BaseEvent[] {
-    const open = this.open;
-    this.open = undefined;
-    if (!open) return [];
-    return open.kind === "text"
-      ? [{ type: EventType.TEXT_MESSAGE_END, messageId: open.messageId } as BaseEvent]
-      : [
-          { type: EventType.REASONING_MESSAGE_END, messageId: open.messageId } as BaseEvent,
-          { type: EventType.REASONING_END, messageId: open.messageId } as BaseEvent,
-        ];
-  }
-
-  private delta(kind: "text" | "reasoning", delta: string): BaseEvent[] {
-    if (delta === "") return [];
-    const out: BaseEvent[] = [];
-    if (this.open?.kind !== kind) {
-      out.push(...this.close());
-      const messageId = this.nextId(kind === "text" ? "msg" : "reasoning");
-      this.open = { kind, messageId };
-      if (kind === "text") out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" } as BaseEvent);
-      else {
-        out.push({ type: EventType.REASONING_START, messageId } as BaseEvent);
-        out.push({ type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" } as BaseEvent);
-      }
-    }
-    const messageId = (this.open as { messageId: string }).messageId;
-    out.push({
-      type: kind === "text" ? EventType.TEXT_MESSAGE_CONTENT : EventType.REASONING_MESSAGE_CONTENT,
-      messageId,
-      delta,
-    } as BaseEvent);
-    return out;
-  }
-
   /** Events of the stream's own (state, snapshots) between the run's: an open message is ended first. */
   interject(events: BaseEvent[]): BaseEvent[] {
-    return events.length === 0 ? [] : [...this.close(), ...events];
+    return events.length === 0 ? [] : [...this.blocks.close(), ...events];
   }
 
   /** The stream's first event. */
@@ -89,19 +82,18 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
   event({ event }: WireEvent): BaseEvent[] {
     switch (event.type) {
       case "token":
-        return this.delta("text", event.content);
       case "reasoning":
-        return this.delta("reasoning", event.content);
+        return this.blocks.streamed(event);
       case "tool_start":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           { type: EventType.TOOL_CALL_START, toolCallId: event.call_id, toolCallName: event.tool } as BaseEvent,
           { type: EventType.TOOL_CALL_ARGS, toolCallId: event.call_id, delta: event.input } as BaseEvent,
           { type: EventType.TOOL_CALL_END, toolCallId: event.call_id } as BaseEvent,
         ];
       case "tool_end":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           {
             type: EventType.TOOL_CALL_RESULT,
             messageId: this.nextId("tool"),
@@ -111,10 +103,10 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
           } as BaseEvent,
         ];
       case "done":
-        return [...this.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
+        return [...this.blocks.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
       case "error":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           {
             type: EventType.RUN_ERROR,
             message: event.content,
@@ -124,7 +116,7 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       case "plan_created":
       case "plan_updated":
       case "plan_revised":
-        return [...this.close(), { type: EventType.CUSTOM, name: `arbor.${event.type}`, value: event } as BaseEvent];
+        return [...this.blocks.close(), { type: EventType.CUSTOM, name: `arbor.${event.type}`, value: event } as BaseEvent];
       case "tool_progress":
       case "llm_start":
       case "llm_end":
@@ -137,12 +129,12 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
       // interrupt (a resume could not carry it to the tool call that waits): a custom event to render.
       case "elicitation_request":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           { type: EventType.CUSTOM, name: "arbor.elicitation", value: elicitationValue(event) } as BaseEvent,
         ];
       case "elicitation_answered":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           {
             type: EventType.CUSTOM,
             name: "arbor.elicitation_answered",
@@ -184,7 +176,7 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
               responseSchema: PLAN_RESPONSE_SCHEMA,
             };
     return [
-      ...this.close(),
+      ...this.blocks.close(),
       { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "interrupt", interrupts: [interrupt] } } as BaseEvent,
     ];
   }
@@ -193,12 +185,12 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
     switch (end.kind) {
       case "ended":
       case "waiting":
-        return this.close();
+        return this.blocks.close();
       case "closed":
-        return [...this.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
+        return [...this.blocks.close(), { type: EventType.RUN_FINISHED, ...this.ids, outcome: { type: "success" } } as BaseEvent];
       case "expired":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           {
             type: EventType.RUN_ERROR,
             code: "events_expired",
@@ -206,7 +198,7 @@ export class AgUiWire implements RunEventWire<BaseEvent> {
           } as BaseEvent,
         ];
       case "failed":
-        return [...this.close(), { type: EventType.RUN_ERROR, code: "internal_error", message: end.message } as BaseEvent];
+        return [...this.blocks.close(), { type: EventType.RUN_ERROR, code: "internal_error", message: end.message } as BaseEvent];
       default:
         return unreachable("stream end", end);
     }

@@ -12,7 +12,7 @@ import { SERVER_VERSION } from "../../version.js";
 import type { AskAnswer } from "../shared/asks.js";
 import { askIdOf, askOf } from "../shared/asks.js";
 import { readStep, toWire } from "../shared/run-output.js";
-import { ProtocolRuntime } from "../shared/runs.js";
+import { chatRouteResponses, ProtocolRuntime } from "../shared/runs.js";
 import { type AgUiRunIds, AgUiWire, parseInterruptId } from "./events.js";
 import { AgUiState } from "./state.js";
 
@@ -169,13 +169,11 @@ export function agUiRoutes(ctx: ServerContext): Route[] {
         "entry to continue from (a branch). A run that asks permission or a plan approval finishes with an `interrupt` outcome; " +
         "the next run's `resume` answers it and streams the rest of the Arbor run.",
       body: AgUiBody,
-      responses: {
-        200: { description: STREAM, schema: AgUiBody, contentType: "text/event-stream" },
-        400: "Not a valid RunAgentInput, no user text to run, or a resume entry that answers no interrupt of this server.",
-        404: "The thread (session) of a resume, or the parentRunId entry, does not exist.",
-        409: "The session already has a run in progress.",
-        503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
-      },
+      responses: chatRouteResponses(
+        { description: STREAM, schema: AgUiBody, contentType: "text/event-stream" },
+        "Not a valid RunAgentInput, no user text to run, or a resume entry that answers no interrupt of this server.",
+        "The thread (session) of a resume, or the parentRunId entry, does not exist.",
+      ),
     },
     async ({ body }, c) => {
       const parsed = RunAgentInputSchema.safeParse(body);
@@ -192,9 +190,7 @@ export function agUiRoutes(ctx: ServerContext): Route[] {
 
       if (input.resume !== undefined && input.resume.length > 0) {
         const answers = input.resume.map(answerOf);
-        if (by.principal) await ctx.runtime.access.answer(by.principal, sessionId, "Answering an ask");
-        if (!(await store.getSession(sessionId)))
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+        await runs.mayAnswerIn(sessionId, by.principal);
         // Read from the log before answering, so nothing the run does after the answer can be missed.
         const reader = await runs.reader(sessionId, { after: Math.min(...answers.map((a) => a.after)) });
         for (const { answer } of answers) {

@@ -9,7 +9,7 @@ import { defineRoute, type Route } from "../../http/route.js";
 import { AbortResponse, ChatRequest, SessionParams, SteerResponse, StreamQuery } from "../../schemas.js";
 import type { ChatTurn } from "../shared/run-input.js";
 import { readStep } from "../shared/run-output.js";
-import { ProtocolRuntime, type ReadFrom } from "../shared/runs.js";
+import { chatRouteResponses, ProtocolRuntime, type ReadFrom } from "../shared/runs.js";
 import { SESSION_HEADER, sseResponse } from "./sse-response.js";
 
 const LAST_EVENT_ID = "Last-Event-ID";
@@ -104,22 +104,23 @@ export function chatRoutes(ctx: ServerContext): Route[] {
       body: ChatRequest,
       headers: { [LAST_EVENT_ID]: "Resume after this event id instead of starting a run." },
       responses: {
-        200: {
-          description: `${SSE_DESCRIPTION} With \`stream: false\`: the run's last event (\`done\` or \`error\`) as JSON, once the run ends.`,
-          schema: RunEventSchema,
-          contentType: "text/event-stream",
-        },
+        ...chatRouteResponses(
+          {
+            description: `${SSE_DESCRIPTION} With \`stream: false\`: the run's last event (\`done\` or \`error\`) as JSON, once the run ends.`,
+            schema: RunEventSchema,
+            contentType: "text/event-stream",
+          },
+          "Invalid body, id or model.",
+          "session_id or from_entry_id does not exist.",
+          " and `busy` is `reject`",
+        ),
         202: {
           description:
             "session_id had a run in progress and `busy` is `steer` (the default): the message was handed to that run, which reads it before its next model call. Follow the run with GET /api/sessions/{id}/stream.",
           schema: SteerResponse,
         },
         204: { description: "Resumed after the last event of a finished run: nothing more to send." },
-        400: "Invalid body, id or model.",
-        404: "session_id or from_entry_id does not exist.",
-        409: "The session already has a run in progress and `busy` is `reject`.",
         410: "Resumed from an event that is no longer kept.",
-        503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
       },
     },
     async ({ body }, c) => {

@@ -10,6 +10,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { AskAnswer } from "../shared/asks.js";
 import type { ProtocolRuntime } from "../shared/runs.js";
 
 /** Which elicitation modes a client declared it shows; undefined when it declared none. */
@@ -73,6 +74,9 @@ interface Put {
   params: ElicitRequestParams;
   answer(result: ElicitResult): Promise<unknown>;
 }
+
+/** The fields of a form an ask is put as (MCP's primitive schemas). */
+type FormFields = Extract<ElicitRequestParams, { mode?: "form" }>["requestedSchema"]["properties"];
 
 const REPLIES = ["once", "always", "reject"] as const;
 type Reply = (typeof REPLIES)[number];
@@ -155,66 +159,46 @@ export class ElicitAsks {
   }
 
   private permission(event: RunEventOf<"permission_request">): Put {
-    const { runs, runtime, principal } = this.deps;
     const what = `${event.permission} (${event.patterns.join(", ")})`;
-    return {
-      id: event.id,
-      callId: event.call_id,
-      params: {
-        mode: "form",
-        message: `The agent asks permission ${event.tool ? `for ${event.tool}: ` : ""}${what}. Allow once, always, or reject?`,
-        requestedSchema: {
-          type: "object",
-          properties: {
-            reply: { type: "string", title: "Reply", enum: [...REPLIES], default: "once" },
-            message: { type: "string", title: "Message", description: "With reject: told to the model." },
-          },
-          required: ["reply"],
-        },
+    return this.formPut(
+      event.id,
+      event.call_id,
+      `The agent asks permission ${event.tool ? `for ${event.tool}: ` : ""}${what}. Allow once, always, or reject?`,
+      {
+        reply: { type: "string", title: "Reply", enum: [...REPLIES], default: "once" },
+        message: { type: "string", title: "Message", description: "With reject: told to the model." },
       },
-      answer: async (result) => {
-        runtime.access.require(principal, "run", "answering a permission ask");
-        const given = result.action === "accept" ? result.content : undefined;
+      "reply",
+      "answering a permission ask",
+      (given) => {
         const reply: Reply = REPLIES.find((r) => r === given?.reply) ?? "reject";
         const message = stringOf(given?.message);
-        return runs.answer({ kind: "permission", id: event.id, reply, ...(message === undefined ? {} : { message }) }, principal);
+        return { kind: "permission", id: event.id, reply, ...(message === undefined ? {} : { message }) };
       },
-    };
+    );
   }
 
   private plan(event: RunEventOf<"plan_approval_request">): Put {
-    const { runs, runtime, principal } = this.deps;
     const steps = event.steps.map((s, i) => `${i + 1}. ${s.title}`).join("; ");
-    return {
-      id: event.plan_id,
-      callId: undefined,
-      params: {
-        mode: "form",
-        message: `The agent asks approval of its plan "${event.title}": ${steps}. Approve, or reject with a comment?`,
-        requestedSchema: {
-          type: "object",
-          properties: {
-            decision: { type: "string", title: "Decision", enum: [...DECISIONS], default: "approve" },
-            comment: { type: "string", title: "Comment", description: "With reject: why, told to the model." },
-          },
-          required: ["decision"],
-        },
+    return this.formPut(
+      event.plan_id,
+      undefined,
+      `The agent asks approval of its plan "${event.title}": ${steps}. Approve, or reject with a comment?`,
+      {
+        decision: { type: "string", title: "Decision", enum: [...DECISIONS], default: "approve" },
+        comment: { type: "string", title: "Comment", description: "With reject: why, told to the model." },
       },
-      answer: async (result) => {
-        runtime.access.require(principal, "run", "answering a plan approval");
-        const given = result.action === "accept" ? result.content : undefined;
+      "decision",
+      "answering a plan approval",
+      (given) => {
         const approved = given?.decision === "approve";
         const reason = approved ? undefined : (stringOf(given?.comment) ?? "Rejected by the MCP client.");
-        return runs.answer(
-          { kind: "plan", planId: event.plan_id, approved, ...(reason === undefined ? {} : { reason }) },
-          principal,
-        );
+        return { kind: "plan", planId: event.plan_id, approved, ...(reason === undefined ? {} : { reason }) };
       },
-    };
+    );
   }
 
   private question(event: RunEventOf<"question_request">): Put {
-    const { runs, runtime, principal } = this.deps;
     const labels = event.options?.map((o) => o.label) ?? [];
     const described =
       labels.length > 0 ? `One of: ${labels.join(" / ")}${event.custom ? ", or your own words" : ""}.` : undefined;
@@ -224,22 +208,43 @@ export class ElicitAsks {
         : labels.length > 0 && !event.custom
           ? { type: "string" as const, title: "Answer", enum: labels }
           : { type: "string" as const, title: "Answer", ...(described === undefined ? {} : { description: described }) };
-    return {
-      id: event.id,
-      callId: event.call_id,
-      params: {
-        mode: "form",
-        message: event.header ? `${event.header}: ${event.question}` : event.question,
-        requestedSchema: { type: "object", properties: { answer: field }, required: ["answer"] },
+    return this.formPut(
+      event.id,
+      event.call_id,
+      event.header ? `${event.header}: ${event.question}` : event.question,
+      { answer: field },
+      "answer",
+      "answering a question",
+      (given) => {
+        const answer = given?.answer;
+        const answers = (Array.isArray(answer) ? answer : [answer]).filter((a): a is string => stringOf(a) !== undefined);
+        return { kind: "question", id: event.id, answer: answers.length > 0 ? { answers } : { dismissed: true } };
       },
+    );
+  }
+
+  /**
+   * An ask put as a form of `fields`, `required` among them. Its reply (the form's content; none
+   * when declined or cancelled) becomes the runtime's answer, given as the request's principal, who
+   * needs `run` for `doing`, wherever the run waits.
+   */
+  private formPut(
+    id: string,
+    callId: string | undefined,
+    message: string,
+    fields: FormFields,
+    required: string,
+    doing: string,
+    answerOf: (given: ElicitResult["content"]) => AskAnswer,
+  ): Put {
+    const { runs, runtime, principal } = this.deps;
+    return {
+      id,
+      callId,
+      params: { mode: "form", message, requestedSchema: { type: "object", properties: fields, required: [required] } },
       answer: async (result) => {
-        runtime.access.require(principal, "run", "answering a question");
-        const given = result.action === "accept" ? result.content?.answer : undefined;
-        const answers = (Array.isArray(given) ? given : [given]).filter((a): a is string => stringOf(a) !== undefined);
-        return runs.answer(
-          { kind: "question", id: event.id, answer: answers.length > 0 ? { answers } : { dismissed: true } },
-          principal,
-        );
+        runtime.access.require(principal, "run", doing);
+        return runs.answer(answerOf(result.action === "accept" ? result.content : undefined), principal);
       },
     };
   }

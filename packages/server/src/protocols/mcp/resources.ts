@@ -1,4 +1,4 @@
-import { isArborError, type Runtime, type Store } from "@arbor/core";
+import { isArborError, type Runtime, type SessionMeta, type Store } from "@arbor/core";
 import type { Principal } from "@arbor/core/store";
 import { getTrace, messageTrace } from "@arbor/core/trace";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -98,7 +98,26 @@ export function registerArborResources(server: McpServer, deps: McpReadDeps): vo
   const sessionTemplate = (uri: string, list?: () => Promise<{ resources: { uri: string; name: string }[] }>) =>
     new ResourceTemplate(uri, { list, complete: { session_id: sessions, trace_id: sessions } });
 
-  server.registerResource(
+  /**
+   * A JSON resource of the session (or trace) its template names by `key`, read (`read`, given what
+   * the check read of the session) once the principal may read that session.
+   */
+  const sessionResource = (
+    name: string,
+    template: ResourceTemplate,
+    key: "session_id" | "trace_id",
+    about: { title: string; description: string },
+    doing: string,
+    read: (id: string, meta: SessionMeta) => unknown,
+  ) =>
+    server.registerResource(name, template, { ...about, mimeType: "application/json" }, (uri, vars) =>
+      mcpErrors(async () => {
+        const id = one(vars[key]);
+        return jsonContents(uri, await read(id, await checked(id, doing)));
+      }),
+    );
+
+  sessionResource(
     "session",
     sessionTemplate("arbor://sessions/{session_id}", async () => {
       const page = await mcpErrors(() => runtime.access.listSessions(principal, { limit: LISTED }));
@@ -111,44 +130,34 @@ export function registerArborResources(server: McpServer, deps: McpReadDeps): vo
         })),
       };
     }),
-    {
-      title: "Session",
-      description: "A session's metadata (title, workspace, agent, status, totals).",
-      mimeType: "application/json",
-    },
-    (uri, vars) => mcpErrors(async () => jsonContents(uri, await checked(one(vars.session_id), "Reading a session"))),
+    "session_id",
+    { title: "Session", description: "A session's metadata (title, workspace, agent, status, totals)." },
+    "Reading a session",
+    (_id, meta) => meta,
   );
 
-  server.registerResource(
+  sessionResource(
     "session-tree",
     sessionTemplate("arbor://sessions/{session_id}/tree"),
+    "session_id",
     {
       title: "Session tree",
       description: "Every entry of a session, every branch: the entries, each entry's children, the active path and the labels.",
-      mimeType: "application/json",
     },
-    (uri, vars) =>
-      mcpErrors(async () => {
-        const id = one(vars.session_id);
-        await checked(id, "Reading a session's tree");
-        return jsonContents(uri, await store.getSnapshot(id));
-      }),
+    "Reading a session's tree",
+    (id) => store.getSnapshot(id),
   );
 
-  server.registerResource(
+  sessionResource(
     "session-messages",
     sessionTemplate("arbor://sessions/{session_id}/messages"),
+    "session_id",
     {
       title: "Session messages",
       description: "The messages of a session's active path (root to leaf), with tool calls and results.",
-      mimeType: "application/json",
     },
-    (uri, vars) =>
-      mcpErrors(async () => {
-        const id = one(vars.session_id);
-        await checked(id, "Reading a session's messages");
-        return jsonContents(uri, messageTrace(id, await store.getActivePath(id)));
-      }),
+    "Reading a session's messages",
+    async (id) => messageTrace(id, await store.getActivePath(id)),
   );
 
   server.registerResource(
@@ -187,21 +196,16 @@ export function registerArborResources(server: McpServer, deps: McpReadDeps): vo
       }),
   );
 
-  server.registerResource(
+  sessionResource(
     "trace-goals",
     sessionTemplate("arbor://traces/{trace_id}/goals"),
-    {
-      title: "Trace goal tree",
-      description: "A trace's goal tree (null when it set none) and its sub-traces.",
-      mimeType: "application/json",
+    "trace_id",
+    { title: "Trace goal tree", description: "A trace's goal tree (null when it set none) and its sub-traces." },
+    "Reading a trace",
+    async (id) => {
+      const view = await getTrace(store, id);
+      return { trace_id: id, goal_tree: view.goalTree, sub_traces: view.subTraces };
     },
-    (uri, vars) =>
-      mcpErrors(async () => {
-        const id = one(vars.trace_id);
-        await checked(id, "Reading a trace");
-        const view = await getTrace(store, id);
-        return jsonContents(uri, { trace_id: id, goal_tree: view.goalTree, sub_traces: view.subTraces });
-      }),
   );
 
   server.registerResource(

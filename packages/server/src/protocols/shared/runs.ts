@@ -11,6 +11,7 @@ import type { PendingQuestion, SteerResult } from "@arbor/core/session";
 import type { Principal } from "@arbor/core/store";
 import { sessionOfPlan } from "@arbor/core/wire";
 import { requireAccepting, type ServerContext } from "../../context.js";
+import type { ResponseSpec, RouteSpec } from "../../http/route.js";
 import { followRun } from "../../streams/run-stream.js";
 import { type AskAnswer, type AskRef, askIdOf } from "./asks.js";
 import { type ChatTurn, toRunInput } from "./run-input.js";
@@ -23,6 +24,20 @@ export type QueueableTurn = Omit<ChatTurn, "requestKey" | "system" | "tools" | "
 
 /** Where a reader starts in a session's event log (the runtime's `events.reader`). */
 export type ReadFrom = Parameters<Runtime["events"]["reader"]>[1];
+
+/**
+ * What a protocol's chat route can answer besides its stream: `invalid` (400) and `notFound` (404)
+ * are its own; a session busy with another run (409) and a draining instance (503) are every one's.
+ */
+export function chatRouteResponses(stream: ResponseSpec, invalid: string, notFound: string, busy = ""): RouteSpec["responses"] {
+  return {
+    200: stream,
+    400: invalid,
+    404: notFound,
+    409: `The session already has a run in progress${busy}.`,
+    503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
+  };
+}
 
 /** A run a protocol started (or queued): its session, and a reader from its first event. */
 export interface StartedRun {
@@ -237,6 +252,14 @@ export class ProtocolRuntime {
         ? await cluster.replyPermission(answer.id, answer.reply, answer.message, answer.scope)
         : await cluster.approvePlan(answer.planId, answer.approved, answer.reason);
     return taken ? { where: "elsewhere" } : undefined;
+  }
+
+  /** Before a protocol answers a session's asks: its caller may (the runtime's check), and the session exists. */
+  async mayAnswerIn(sessionId: string, principal: Principal | undefined): Promise<void> {
+    if (principal) await this.ctx.runtime.access.answer(principal, sessionId, "Answering an ask");
+    if (!(await this.ctx.store.getSession(sessionId))) {
+      throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
+    }
   }
 
   /**

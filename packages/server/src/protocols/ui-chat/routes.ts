@@ -5,7 +5,7 @@ import { asPrincipal } from "../../http/principal.js";
 import { defineRoute, type Route } from "../../http/route.js";
 import { SessionParams } from "../../schemas.js";
 import { type Ask, type AskAnswer, refOf } from "../shared/asks.js";
-import { ProtocolRuntime } from "../shared/runs.js";
+import { chatRouteResponses, ProtocolRuntime } from "../shared/runs.js";
 import {
   ApprovalResponsePart,
   AssistantMetadata,
@@ -85,13 +85,11 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
         "approval responses, they answer the run's waiting permission asks and the stream continues after `lastEventId`. " +
         "`regenerate-message` answers the last user message again on a new branch of the session (from that message's parent).",
       body: UiChatRequest,
-      responses: {
-        200: { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
-        400: "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
-        404: "The session of an approval or a regenerate-message does not exist.",
-        409: "The session already has a run in progress.",
-        503: "With --cluster: this instance is shutting down and starts no run; send the request to another.",
-      },
+      responses: chatRouteResponses(
+        { description: UI_STREAM, schema: UiChunkDescription, contentType: "text/event-stream" },
+        "Invalid body: bad chat id, no text in the last user message, or an answer to no ask.",
+        "The session of an approval or a regenerate-message does not exist.",
+      ),
     },
     async ({ body }, c) => {
       const sessionId = body.id;
@@ -106,10 +104,7 @@ export function uiChatRoutes(ctx: ServerContext): Route[] {
             "The last message is an assistant message without approval responses and its lastEventId metadata; send a user message to start a run.",
           );
         }
-        if (by.principal) await ctx.runtime.access.answer(by.principal, sessionId, "Answering an ask");
-        if (!(await store.getSession(sessionId))) {
-          throw new ArborError("session_not_found", `Session ${sessionId} does not exist.`);
-        }
+        await runs.mayAnswerIn(sessionId, by.principal);
         const answers = approvals.map(answerOfApproval);
         // The asks of this session still waiting, on any instance (the run may be driven elsewhere).
         const open: AskAnswer[] = [];

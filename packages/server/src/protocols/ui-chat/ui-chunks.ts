@@ -2,6 +2,7 @@ import type { RunEvent, WatchEvent } from "@arbor/core";
 import type { RunEventOf } from "@arbor/core/wire";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { type AnswerOf, type Ask, elicitationElsewhere, questionElsewhere } from "../shared/asks.js";
+import { type BlockWriter, DeltaBlocks } from "../shared/delta-blocks.js";
 import type { RunEventWire, StreamEnd, WireEvent } from "../shared/run-output.js";
 import { unreachable } from "../shared/unreachable.js";
 import type { ArborDataParts } from "./ui-data-parts.js";
@@ -89,17 +90,23 @@ function strip<E extends { type: string; session_id: string }>(event: E): Omit<E
   return rest;
 }
 
+/** The UI message stream's text and reasoning parts. */
+const UI_BLOCKS: BlockWriter<ArborUIChunk> = {
+  start: (kind, id) => [{ type: kind === "text" ? "text-start" : "reasoning-start", id }],
+  delta: (kind, id, delta) => (kind === "text" ? { type: "text-delta", id, delta } : { type: "reasoning-delta", id, delta }),
+  end: (kind, id) => [{ type: kind === "text" ? "text-end" : "reasoning-end", id }],
+};
+
 /**
  * Turns one session's run events into UI message chunks. The protocol wants text and reasoning in
- * start/delta/end blocks while the run stream sends bare deltas, so the open block is tracked here
- * and closed whenever something else comes between. It also tracks the log id of the last event,
- * which `start` and `finish` report as message metadata.
+ * start/delta/end blocks while the run stream sends bare deltas (see `DeltaBlocks`). It also tracks
+ * the log id of the last event, which `start` and `finish` report as message metadata.
  */
 export class RunEventChunker implements RunEventWire<ArborUIChunk> {
   /** Log id of the last run event turned into chunks. */
   private lastId: number | undefined;
-  private open: { kind: "text" | "reasoning"; id: string } | undefined;
-  private blocks = 0;
+  private blockCount = 0;
+  private readonly blocks = new DeltaBlocks<ArborUIChunk>(UI_BLOCKS, (kind) => `${kind}-${++this.blockCount}`);
   private readonly toolCalls = new Set<string>();
   private compactions = 0;
   /** The part id of each summary call in progress, by its call id. */
@@ -158,20 +165,19 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
 
   /** Ends the message for now (the run finished, or waits for an approval the client gives in its next request). */
   finish(lastEventId: number | undefined, reason: "stop" | "tool-calls" | "error"): ArborUIChunk[] {
-    return [...this.close(), { type: "finish", finishReason: reason, messageMetadata: this.metadata(lastEventId) }];
+    return [...this.blocks.close(), { type: "finish", finishReason: reason, messageMetadata: this.metadata(lastEventId) }];
   }
 
   /** The chunks one run event becomes. */
   chunks(event: RunEvent): ArborUIChunk[] {
     switch (event.type) {
       case "token":
-        return this.delta("text", event.content);
       case "reasoning":
-        return this.delta("reasoning", event.content);
+        return this.blocks.streamed(event);
       case "tool_start":
         this.toolCalls.add(event.call_id);
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           {
             type: "tool-input-available",
             toolCallId: event.call_id,
@@ -182,7 +188,7 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         ];
       case "tool_end":
         return [
-          ...this.close(),
+          ...this.blocks.close(),
           event.is_error
             ? { type: "tool-output-error", toolCallId: event.call_id, errorText: event.output, dynamic: true }
             : { type: "tool-output-available", toolCallId: event.call_id, output: event.output, dynamic: true },
@@ -195,9 +201,9 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
           const id = `compaction-${++this.compactions}`;
           this.compactionParts.set(event.call_id, id);
           const data = { status: "running" as const, call_id: event.call_id, model: event.model };
-          return [...this.close(), { type: "data-compaction", id, data }];
+          return [...this.blocks.close(), { type: "data-compaction", id, data }];
         }
-        return [...this.close(), { type: "start-step" }];
+        return [...this.blocks.close(), { type: "start-step" }];
       case "llm_end": {
         if (event.node === COMPACTION_NODE) {
           const id = this.compactionParts.get(event.call_id) ?? `compaction-${++this.compactions}`;
@@ -205,12 +211,12 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
           return [{ type: "data-compaction", id, data: compactionDone(event) }];
         }
         const { input: _input, output: _output, ...call } = strip(event);
-        return [...this.close(), { type: "data-model-call", id: event.call_id, data: call }, { type: "finish-step" }];
+        return [...this.blocks.close(), { type: "data-model-call", id: event.call_id, data: call }, { type: "finish-step" }];
       }
       case "permission_request":
         return this.askChunks({ kind: "permission", id: event.id, event });
       case "plan_created":
-        return [...this.close(), { type: "data-plan-created", id: event.plan.plan_id, data: strip(event) }];
+        return [...this.blocks.close(), { type: "data-plan-created", id: event.plan.plan_id, data: strip(event) }];
       case "plan_updated":
         return [{ type: "data-plan-updated", data: strip(event) }];
       case "plan_revised":
@@ -227,7 +233,12 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         const data = strip(event);
         this.elicitations.set(event.id, data);
         const text = `\n${elicitationElsewhere(event, "A chat stream")}\n`;
-        return [...this.close(), { type: "data-elicitation", id: event.id, data }, ...this.delta("text", text), ...this.close()];
+        return [
+          ...this.blocks.close(),
+          { type: "data-elicitation", id: event.id, data },
+          ...this.blocks.delta("text", text),
+          ...this.blocks.close(),
+        ];
       }
       case "elicitation_answered": {
         // The same part again, now saying how it ended (a stream that never showed the ask has none to update).
@@ -237,7 +248,10 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
         return [{ type: "data-elicitation", id: event.id, data: { ...asked, action: event.action } }];
       }
       case "error":
-        return [...this.close(), { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content }];
+        return [
+          ...this.blocks.close(),
+          { type: "error", errorText: event.code ? `${event.code}: ${event.content}` : event.content },
+        ];
       default:
         return unreachable("run event", event);
     }
@@ -279,16 +293,16 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
       // No approval shape carries an answer: a data part to render, and the words saying where to answer.
       const text = `\n${questionElsewhere(ask.event, "A chat stream")}\n`;
       return [
-        ...this.close(),
+        ...this.blocks.close(),
         { type: "data-question", id: ask.id, data: strip(ask.event) },
-        ...this.delta("text", text),
-        ...this.close(),
+        ...this.blocks.delta("text", text),
+        ...this.blocks.close(),
       ];
     }
     if (ask.kind === "plan") {
       const { event } = ask;
       return [
-        ...this.close(),
+        ...this.blocks.close(),
         { type: "data-plan-approval-request", id: event.plan_id, data: strip(event) },
         {
           type: "tool-input-available",
@@ -301,7 +315,7 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
       ];
     }
     const { event } = ask;
-    const out = this.close();
+    const out = this.blocks.close();
     let toolCallId = event.call_id;
     if (toolCallId === undefined || !this.toolCalls.has(toolCallId)) {
       // An ask outside a call this stream showed (a sub-agent's, say) gets a call of its own to hang the approval on.
@@ -321,25 +335,6 @@ export class RunEventChunker implements RunEventWire<ArborUIChunk> {
       reason: `${event.permission}: ${event.patterns.join(", ")}`,
     });
     return out;
-  }
-
-  private delta(kind: "text" | "reasoning", delta: string): ArborUIChunk[] {
-    const out: ArborUIChunk[] = [];
-    if (this.open?.kind !== kind) {
-      out.push(...this.close());
-      this.open = { kind, id: `${kind}-${++this.blocks}` };
-      out.push({ type: kind === "text" ? "text-start" : "reasoning-start", id: this.open.id });
-    }
-    const id = this.open.id;
-    out.push(kind === "text" ? { type: "text-delta", id, delta } : { type: "reasoning-delta", id, delta });
-    return out;
-  }
-
-  private close(): ArborUIChunk[] {
-    const open = this.open;
-    if (!open) return [];
-    this.open = undefined;
-    return [{ type: open.kind === "text" ? "text-end" : "reasoning-end", id: open.id }];
   }
 
   private metadata(lastEventId: number | undefined): ArborUIMetadata {
