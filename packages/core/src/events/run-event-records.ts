@@ -72,8 +72,9 @@ export function framesOfLogged(
     }
     const id = (records[i] as StoredEvent).id;
     const data = (inputs[i] as EventInput).data;
-    if ((type === "token" || type === "reasoning") && holdsOnlyValues(data)) frames[i] = new DeltaFrame(id, head, data);
-    else frames[i] = { id, json: frameJson(head, data), terminal: isTerminalRunEvent(event) };
+    const terminal = isTerminalRunEvent(event);
+    if (holdsOnlyValues(data)) frames[i] = new LoggedFrame(id, head, data, terminal);
+    else frames[i] = { id, json: frameJson(head, data), terminal };
   }
   return frames;
 }
@@ -94,13 +95,13 @@ function holdsOnlyValues(data: Record<string, unknown>): boolean {
 }
 
 /**
- * A logged delta's frame, its JSON made when a reader first asks for it: a run's deltas are most of its
- * events, and most runs are read from their handle, never from the log's tail. Nothing can change
- * the JSON meanwhile: the data is the log record's own copy of the event's fields (`runEventInput`),
- * and none of them is an object another holder could change.
+ * A logged event's frame, its JSON made when a reader first asks for it: most runs are read from their
+ * handle, never from the log's tail, so serializing every event a second time for readers that never
+ * come (the store already serialized it for the log) was a tenth of the event log's cost. Nothing can
+ * change the JSON meanwhile: the data is the log record's own copy of the event's fields
+ * (`runEventInput`), and none of them is an object another holder could change.
  */
-class DeltaFrame implements RunEventFrame {
-  readonly terminal = false;
+class LoggedFrame implements RunEventFrame {
   private made: string | undefined;
   private data: Record<string, unknown> | undefined;
 
@@ -108,6 +109,7 @@ class DeltaFrame implements RunEventFrame {
     readonly id: number,
     private readonly head: string,
     data: Record<string, unknown>,
+    readonly terminal: boolean,
   ) {
     this.data = data;
   }

@@ -122,11 +122,24 @@ async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
   }
 }
 
+/** How long a run goes on at most before it gives the event loop a turn (see `runSteps`). */
+const MAX_TURN_MS = 50;
+
 /** The ReAct loop: stream a step, persist it, run its tools, repeat until the model is done. */
 export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<StepsOutcome> {
   /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
+  let turnStart = performance.now();
   for (;;) {
+    // A run whose model and store never wait (a replayed or zero-latency model over a synchronous
+    // store) would hold the event loop for its whole length: its lease's heartbeat could not fire, so
+    // after two thirds of the lease's life its own writes found the lease stale (a 1,012-step run lost
+    // its session on a loaded machine), and nothing else of the process ran meanwhile (its event
+    // log's writes, other requests). Real time, not the run's clock: this is about the event loop.
+    if (performance.now() - turnStart > MAX_TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turnStart = performance.now();
+    }
     if (ctx.signal.aborted) return { status: "aborted" };
     // Before every step, so after the user's message and after each step's tool results: either can overflow.
     await guardContext(ctx);

@@ -142,8 +142,13 @@ export async function runToolCalls(
       return tail;
     },
   });
-  // What the model saw when it made these calls: every call of the batch gets the same frozen view.
-  const seen: readonly Message[] = Object.freeze(ctx.state.items.slice(0, ctx.state.length).map((item) => item.message));
+  // What the model saw when it made these calls: every call of the batch gets the same frozen view,
+  // made when a tool first reads it (most never do; made for every step it copied the whole history,
+  // work that grew with the session). The state is never changed in place, so its first `length`
+  // items stay what they are now whatever the run appends meanwhile.
+  const { items, length } = ctx.state;
+  let seenView: readonly Message[] | undefined;
+  const seen = (): readonly Message[] => (seenView ??= Object.freeze(items.slice(0, length).map((item) => item.message)));
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
@@ -175,7 +180,9 @@ export async function runToolCalls(
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
-                messages: seen,
+                get messages() {
+                  return seen();
+                },
                 ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
                 ...(ctx.workspace !== undefined ? { workspace: ctx.workspace } : {}),
                 ...(idempotencyKey !== undefined ? { idempotencyKey, checkpoint: checkpointOf(call) } : {}),

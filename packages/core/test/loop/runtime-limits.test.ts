@@ -1,11 +1,13 @@
+import { join } from "node:path";
 import { hang, scriptedModel, startFakeOpenAI, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveConfig } from "../../src/config/resolve.js";
 import type { Entry } from "../../src/model/entry.js";
+import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
 import { defineTool } from "../../src/tools/tool.js";
-import { collect, harness, transcript } from "./harness.js";
+import { collect, harness, tempDir, transcript } from "./harness.js";
 
 describe("a provider stream that stalls", () => {
   it("is ended after the idle timeout and the step is retried", async () => {
@@ -112,5 +114,26 @@ describe("tool calls of one step", () => {
     const assistant = path.find((e) => e.type === "message" && e.message.role === "assistant");
     expect(JSON.stringify(assistant).length).toBeLessThan(10_000);
     expect(await transcript(store, handle.sessionId)).toContain("assistant: ok");
+  });
+});
+
+describe("a run that never waits", () => {
+  it("keeps its session past its lease's life: the loop gives the event loop a turn, so the lease's heartbeat runs", async () => {
+    // A zero-latency model over SQLite (synchronous writes): without a turn now and then, the run held
+    // the event loop from start to end, no renewal could run, and once two thirds of the lease's life
+    // had passed its own writes found the lease stale (session_busy).
+    const store = await openStore({ kind: "sqlite", file: join(tempDir(), "runs.db"), durability: "process", leaseTtlMs: 300 });
+    const steps = 600;
+    const script = Array.from({ length: steps }, (_, i) => [text(`step ${i}`), toolCall("tick", { n: i })]);
+    const tick = defineTool({
+      name: "tick",
+      description: "Answers at once.",
+      input: z.object({ n: z.number() }),
+      execute: async ({ n }) => ({ output: String(n) }),
+    });
+    const { runtime } = await harness({ store, model: scriptedModel([...script, [text("done")]]), tools: [tick] });
+    const { result } = await collect(runtime.runs.run({ prompt: "go", maxTurns: steps + 10 }));
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe("done");
   });
 });

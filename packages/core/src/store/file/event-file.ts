@@ -88,9 +88,7 @@ export class EventFiles {
   append(id: string, events: readonly StoredEvent[], dataJson?: readonly string[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const text =
-      dataJson === undefined ? events.map((e) => `${JSON.stringify(e)}\n`).join("") : storedEventLines(events, dataJson);
-    const buf = Buffer.from(text);
+    const pieces = storedEventLines(events, dataJson);
     const file = this.file(id);
     // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.
     const keep = state.trustedUnder !== undefined;
@@ -100,12 +98,23 @@ export class EventFiles {
     } catch (err) {
       throw new ArborError("io_error", `Cannot open ${file}: ${(err as Error).message}`);
     }
+    let bytes = 0;
     try {
       // A torn record from a crash: cut it off so the new records start on a line of their own. A
       // trusted state's size is the file's (a failed write of ours is cut back below).
       if (!keep && fstatSync(fd).size > state.bytes) ftruncateSync(fd, state.bytes);
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      // Piece by piece, each of whole lines: a crash between two leaves the batch's first events
+      // logged, as an earlier, smaller batch would have. Each string goes to the OS without a Buffer of
+      // our own; a short write (rare) finishes from one.
+      for (const piece of pieces) {
+        const length = Buffer.byteLength(piece);
+        const off = writeSync(fd, piece);
+        if (off < length) {
+          const buf = Buffer.from(piece);
+          for (let at = off; at < length; ) at += writeSync(fd, buf, at, length - at);
+        }
+        bytes += length;
+      }
       if (this.durability === "fsync") fsyncSync(fd);
     } catch (err) {
       if (keep) this.cutBack(fd, state);
@@ -114,7 +123,7 @@ export class EventFiles {
     }
     if (keep) state.fd = fd;
     else closeSync(fd);
-    state.bytes += buf.length;
+    state.bytes += bytes;
     state.count += events.length;
     state.lastId = (events[events.length - 1] as StoredEvent).id;
     if (state.count > this.maxEvents + Math.ceil(this.maxEvents / 10)) this.trim(id, state);
