@@ -230,8 +230,7 @@ export function tryLock(path: string, holder: LeaseHolder, ttlMs: number, create
 
 /** True while `path` still names `token`: the holder's heartbeat (it moves the mtime). */
 export function renewLock(path: string, token: string): boolean {
-  const seen = read(path);
-  if (seen?.holder?.token !== token) return false;
+  if (!names(path, token)) return false;
   const now = new Date();
   utimesSync(path, now, now);
   return true;
@@ -239,8 +238,24 @@ export function renewLock(path: string, token: string): boolean {
 
 /** Removes `path` if it still names `token` (a lock taken over meanwhile is left to its new holder). */
 export function unlock(path: string, token: string): void {
-  const seen = read(path);
-  if (seen?.holder?.token === token) unlinkQuiet(path);
+  if (names(path, token)) unlinkQuiet(path);
+}
+
+/**
+ * Whether the lock at `path` names `token`. Read without the stat `read` makes for the mtime, which
+ * neither a renewal nor an unlock needs: the holder's own lock is there in the common case, so the
+ * exception a missing file throws is rare here.
+ */
+function names(path: string, token: string): boolean {
+  let raw: string;
+  try {
+    raw = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw new ArborError("io_error", `Cannot read the lock ${path}: ${(err as Error).message}`);
+  }
+  // A token is a random UUID: text without it cannot name it, and is not parsed.
+  return raw.includes(token) && parseHolder(raw)?.token === token;
 }
 
 /**
