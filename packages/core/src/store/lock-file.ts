@@ -33,17 +33,32 @@ interface Seen {
 const TAKEOVER_STALE_MS = 5_000;
 
 function read(path: string): Seen | undefined {
+  let mtimeMs: number;
   try {
     // No exception for the common case of no lock: a thrown ENOENT costs more than the whole check.
     const st = statSync(path, { throwIfNoEntry: false });
     if (!st) return undefined;
-    const mtimeMs = st.mtimeMs;
-    const raw = readFileSync(path, "utf8");
-    return { raw, holder: parseHolder(raw), mtimeMs };
+    mtimeMs = st.mtimeMs;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ArborError("io_error", `Cannot read the lock ${path}: ${(err as Error).message}`);
+    return readFailed(path, err);
   }
+  const raw = readRaw(path);
+  return raw === undefined ? undefined : { raw, holder: parseHolder(raw), mtimeMs };
+}
+
+/** The lock's text; undefined when there is no lock. */
+function readRaw(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    return readFailed(path, err);
+  }
+}
+
+/** A lock gone meanwhile reads as none; any other failure is an io_error naming it. */
+function readFailed(path: string, err: unknown): undefined {
+  if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+  throw new ArborError("io_error", `Cannot read the lock ${path}: ${(err as Error).message}`);
 }
 
 function alive(seen: Seen, ttlMs: number): boolean {
@@ -247,15 +262,9 @@ export function unlock(path: string, token: string): void {
  * exception a missing file throws is rare here.
  */
 function names(path: string, token: string): boolean {
-  let raw: string;
-  try {
-    raw = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw new ArborError("io_error", `Cannot read the lock ${path}: ${(err as Error).message}`);
-  }
+  const raw = readRaw(path);
   // A token is a random UUID: text without it cannot name it, and is not parsed.
-  return raw.includes(token) && parseHolder(raw)?.token === token;
+  return raw?.includes(token) === true && parseHolder(raw)?.token === token;
 }
 
 /**
