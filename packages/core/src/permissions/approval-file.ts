@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ArborError } from "../errors.js";
@@ -45,6 +45,8 @@ export function readApprovalFile(scope: DurableScope, places: ApprovalPlaces): L
 function readRecords(file: string): FileRecord[] {
   let text: string;
   try {
+    // Every run reads both files, and most workspaces have none: a thrown ENOENT costs more than the stat.
+    if (!statSync(file, { throwIfNoEntry: false })) return [];
     text = readFileSync(file, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];

@@ -79,7 +79,9 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
 
   let skills: PromptSkill[] = [];
   try {
-    skills = (await discoverSkills(skillRoots(cwd, home))).map(({ name, description }) => ({ name, description }));
+    // A root the listings show absent (no `.arbor` in the workspace, say) is not listed only to fail.
+    const roots = skillRoots(cwd, home).filter((root) => mayExist(listings, root.dir));
+    skills = (await discoverSkills(roots)).map(({ name, description }) => ({ name, description }));
   } catch {
     // discoverSkills already skips unreadable folders; this guards the promise above all the same.
   }
@@ -122,9 +124,18 @@ async function namesIn(dir: string): Promise<Set<string> | undefined> {
   }
 }
 
+/**
+ * False when a listed folder on the way to `path` lacks the next name: a daily log under a workspace
+ * with no `memory` folder, say, is then not opened only to fail (a failed call costs an error object
+ * apiece, on every run). True when no folder above it was listed.
+ */
 function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: string): boolean {
-  const names = listings.get(dirname(path));
-  return names === undefined || names.has(basename(path).toLowerCase());
+  for (let child = path, dir = dirname(path); dir !== child; child = dir, dir = dirname(dir)) {
+    if (!listings.has(dir)) continue;
+    const names = listings.get(dir);
+    return names === undefined || names.has(basename(child).toLowerCase());
+  }
+  return true;
 }
 
 /**

@@ -21,7 +21,10 @@ export type PurgeMark = z.infer<typeof PurgeMarkSchema>;
 /** The mark of a purged entry, or undefined when the entry still holds its content. */
 export function purgeMarkOf(entry: unknown): PurgeMark | undefined {
   if (typeof entry !== "object" || entry === null) return undefined;
-  const parsed = PurgeMarkSchema.safeParse((entry as Record<string, unknown>)[PURGED_FIELD]);
+  const mark = (entry as Record<string, unknown>)[PURGED_FIELD];
+  // Most entries have no mark: the schema would refuse undefined, but only after building an error.
+  if (mark === undefined) return undefined;
+  const parsed = PurgeMarkSchema.safeParse(mark);
   return parsed.success ? parsed.data : undefined;
 }
 

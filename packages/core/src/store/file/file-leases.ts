@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
-import { lockHolder, renewLock, tryLock, unlock } from "../lock-file.js";
+import { lockHolder, renewLock, sweepHolderFiles, tryLock, unlock } from "../lock-file.js";
 import { WriteBursts } from "./write-burst.js";
 
 /** A write lock is held for one write, or a burst of a few milliseconds: a holder older than this died mid-write. */
@@ -36,6 +36,8 @@ export class FileLeases {
     } catch (err) {
       throw new ArborError("io_error", `Cannot create the lease directory ${this.dir}: ${(err as Error).message}`);
     }
+    // Write locks are links to a holder file per process (see LinkedHolder); those of dead processes go.
+    sweepHolderFiles(this.dir, WRITE_LOCK_TTL_MS);
   }
 
   private path(id: string, kind: "lease" | "write"): string {

@@ -1,7 +1,8 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { ArborError } from "../../errors.js";
 import { type LeaseHolder, newHolder } from "../lease.js";
-import { createFast, tryLock, unlock } from "../lock-file.js";
+import { LinkedHolder, tryLock, unlock } from "../lock-file.js";
 
 /**
  * A session's cross-process write lock, kept for a short burst of writes instead of being taken and
@@ -62,6 +63,12 @@ export interface BurstOptions {
 /** The write locks one store keeps for bursts, per session. Owned by a store instance. */
 export class WriteBursts {
   private readonly held = new Map<string, Burst>();
+  /**
+   * The holder every lock of this instance in a folder is a link to: a lock taken per write burst
+   * would otherwise be a new file each time (see LinkedHolder). One holder serves all takes: the
+   * `held` map already keeps this instance from taking a key it holds.
+   */
+  private readonly holders = new Map<string, LinkedHolder>();
   private generations = 0;
 
   constructor(private readonly opts: BurstOptions) {}
@@ -107,9 +114,20 @@ export class WriteBursts {
     }
   }
 
-  /** Ends every burst (closing the store). */
+  /** Ends every burst and removes the holder files (closing the store). */
   endAll(): void {
     for (const [key, burst] of [...this.held]) this.end(key, burst);
+    for (const holder of this.holders.values()) holder.close();
+  }
+
+  private holderIn(path: string): LinkedHolder {
+    const dir = dirname(path);
+    let holder = this.holders.get(dir);
+    if (holder === undefined) {
+      holder = new LinkedHolder(dir, newHolder(this.opts.purpose));
+      this.holders.set(dir, holder);
+    }
+    return holder;
   }
 
   private schedule(key: string, burst: Burst): void {
@@ -146,7 +164,8 @@ export class WriteBursts {
     /** Taken again right after a burst used throughout: a waiter noted in `.want` goes first. */
     hogged: boolean,
   ): Promise<Burst> {
-    const holder = newHolder(this.opts.purpose);
+    const linked = this.holderIn(path);
+    const holder = linked.holder;
     const want = `${path}.want`;
     const deadline = Date.now() + this.opts.waitMs;
     let announced = false;
@@ -159,7 +178,7 @@ export class WriteBursts {
       // Another process waits: the lock is left free for one pause first, so it can take it.
       if (hogged && !yielded && wantedByOther(want, holder.token)) yielded = true;
       else {
-        const got = tryLock(path, holder, this.opts.ttlMs, createFast);
+        const got = tryLock(path, holder, this.opts.ttlMs, linked.create);
         if (got.ok) {
           if (announced) removeWant(want, holder.token);
           const burst: Burst = { path, holder, since: Date.now(), using: 0, timer: null, ended, generation: ++this.generations };

@@ -72,6 +72,27 @@ export function looksBinary(sample: Uint8Array): boolean {
   return control / sample.length > 0.3;
 }
 
+/**
+ * A file the caller measured at `size` bytes, read whole with one open and one read, and whether it
+ * looks binary as isBinaryFile decides (its extension, then its first 8 KB); undefined when it has
+ * grown since (the caller then reads it as a stream). A read of a small file used to open it twice,
+ * once for the check and once to read it: eight file-system calls on the thread pool instead of three.
+ */
+export async function readSmallFile(path: string, size: number): Promise<{ bytes: Buffer; binary: boolean } | undefined> {
+  if (BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return { bytes: Buffer.alloc(0), binary: true };
+  const handle = await open(path, "r");
+  try {
+    // One byte more than measured: a regular file reads short only at its end, so a full read means it grew.
+    const buffer = Buffer.allocUnsafe(size + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > size) return undefined;
+    const bytes = buffer.subarray(0, bytesRead);
+    return { bytes, binary: looksBinary(bytes.subarray(0, 8192)) };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Checks the extension, then the first 8 KB. */
 export async function isBinaryFile(path: string): Promise<boolean> {
   if (BINARY_EXTENSIONS.has(extname(path).toLowerCase())) return true;

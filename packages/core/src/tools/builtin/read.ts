@@ -7,7 +7,7 @@ import { toolPath } from "../paths.js";
 import { throttleProgress } from "../progress-throttle.js";
 import { defineTool, type ToolResult } from "../tool.js";
 import { readThrough } from "../workspace-files.js";
-import { isBinaryFile } from "./binary.js";
+import { isBinaryFile, readSmallFile } from "./binary.js";
 import { notFoundError, statOrUndefined } from "./fs-errors.js";
 import { type Page, pageLines, single } from "./line-pager.js";
 
@@ -15,6 +15,8 @@ export const DEFAULT_READ_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
 /** Files smaller than this report no progress: they are read before anyone could see it. */
 const PROGRESS_FROM_BYTES = 1024 * 1024;
+/** A file up to this size is read whole in one go (readSmallFile) rather than streamed. */
+const SMALL_FILE_BYTES = 64 * 1024;
 
 export const ReadInputSchema = z.strictObject({
   path: z
@@ -80,13 +82,15 @@ export function readTool(options: ReadToolOptions = {}) {
           path: absolute,
         });
       }
-      if (await isBinaryFile(absolute)) {
+      const small = info.size <= SMALL_FILE_BYTES ? await readSmallFile(absolute, Number(info.size)) : undefined;
+      if (small ? small.binary : await isBinaryFile(absolute)) {
         throw new ArborError(
           "tool_failed",
           `${shown} is a binary file (${info.size} bytes) and cannot be shown as text. Use bash (e.g. file, xxd | head) to inspect it.`,
           { path: absolute },
         );
       }
+      if (small) return finish(await pageLines(single(small.bytes), pageOptions), shown, offset);
       const stream = createReadStream(absolute, { highWaterMark: 64 * 1024 });
       const progress = throttleProgress((update) => ctx.metadata(update));
       // A large file can take a while to page through: say how far the read has got.

@@ -40,8 +40,30 @@ export interface RunEventWire<Out> {
 
 /** What one event becomes on `wire`: asks in its approval shape, everything else as events. */
 export function toWire<Out>(wire: RunEventWire<Out>, e: WireEvent): Out[] {
-  const ask = askOf(e.event);
+  const ask = mayBeAsk(e.json) ? askOf(e.event) : undefined;
   return ask === undefined ? wire.event(e) : wire.ask(ask, e);
+}
+
+/**
+ * False when the logged JSON cannot be an ask: every ask's type ends in `_request`, and a quote inside
+ * a JSON string is escaped, so `_request"` appears in the text of every ask (and seldom elsewhere, which
+ * costs only a parse). A token thus goes on the SSE wire without being parsed.
+ */
+function mayBeAsk(json: string): boolean {
+  return json.includes('_request"');
+}
+
+/** A logged frame as a wire event, parsed only when a protocol first looks at the event itself. */
+function wireEvent(frame: { id: number | undefined; json: string }): WireEvent {
+  let event: RunEvent | undefined;
+  return {
+    id: frame.id,
+    json: frame.json,
+    get event() {
+      event ??= JSON.parse(frame.json) as RunEvent;
+      return event;
+    },
+  };
 }
 
 /** A reader's next events, and how the stream ends when it does after them. */
@@ -63,7 +85,7 @@ export async function readStep(sessionId: string, reader: RunEventReader, looked
   }
   switch (step.kind) {
     case "frames": {
-      const events = step.frames.map((frame) => ({ event: JSON.parse(frame.json) as RunEvent, id: frame.id, json: frame.json }));
+      const events = step.frames.map(wireEvent);
       if (!step.ended) return { events };
       return { events, end: { kind: "ended", status: events.at(-1)?.event.type === "done" ? "done" : "error" } };
     }
