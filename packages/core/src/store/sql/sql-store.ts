@@ -217,7 +217,7 @@ export class SqlStore extends StoreBase {
       if (!inbox) return inboxPageRows(this.db, sessionId, after);
       // Not in the middle of another statement's transaction on the one connection.
       const gate = this.conn.sqliteGate;
-      const read = () => inbox.page(sessionId, after, this.leases.holds(sessionId));
+      const read = () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId));
       return gate.busy("sqlite") ? gate.run("sqlite", async () => read()) : read();
     });
   }
