@@ -316,6 +316,32 @@ describe("sql store: sqlite specifics", () => {
     }
   });
 
+  it("makes a new database with 8 KiB pages and opens one made with another page size as it is", async () => {
+    const ns = await createNamespace("sqlite");
+    try {
+      const store = await openSqlStore(ns.spec);
+      const { id } = await store.createSession();
+      await store.appendMessage(id, { role: "user", content: "hi" });
+      await store.close();
+      expect(await ns.query("pragma page_size")).toEqual([{ page_size: 8192 }]);
+    } finally {
+      await ns.drop();
+    }
+    const old = await createNamespace("sqlite");
+    try {
+      // As an earlier version left it: made with SQLite's default 4 KiB pages.
+      await old.query("create table t (x integer)");
+      const store = await openSqlStore(old.spec);
+      const { id } = await store.createSession();
+      await store.appendMessage(id, { role: "user", content: "hi" });
+      expect(await store.getActivePath(id)).toHaveLength(1);
+      await store.close();
+      expect(await old.query("pragma page_size")).toEqual([{ page_size: 4096 }]);
+    } finally {
+      await old.drop();
+    }
+  });
+
   it("appends with a p50 well inside the latency budget", async () => {
     const ns = await createNamespace("sqlite");
     const store = await openSqlStore(ns.spec);

@@ -26,6 +26,9 @@ export interface SqlConnection {
   sqliteGate: KeyedLock;
 }
 
+/** Page size of a new SQLite database (see openSqlite). */
+const SQLITE_PAGE_SIZE = 8192;
+
 // Drivers are imported on demand so that a file store, or one SQL dialect, never loads the others.
 async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<SqlConnection> {
   const { default: Database } = await import("better-sqlite3");
@@ -35,6 +38,11 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
   // `timeout` is SQLite's busy wait: another process holding the write lock delays us, not fails us.
   const handle = new Database(file, { timeout: 5000 });
   try {
+    // Set before anything is written, so only a new database takes it (an existing one keeps its own).
+    // A step of the agent loop commits three appends: with 8 KiB pages a new page, and with it page 1
+    // and a b-tree interior page, is needed half as often, so fewer WAL frames a commit (loop bench:
+    // ~27 pwrite and ~2 pread a step instead of ~39 and ~5; the commits' CPU ~13% lower).
+    handle.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);
     if (!memory) await switchToWal(handle);
     // WAL + NORMAL: a commit reaches the OS before returning (survives kill -9); FULL also fsyncs it.
     handle.pragma(`synchronous = ${spec.durability === "fsync" ? "FULL" : "NORMAL"}`);

@@ -219,7 +219,8 @@ export class SqlStore extends StoreBase {
       if (!inbox) return inboxPageRows(this.db, sessionId, after);
       // Not in the middle of another statement's transaction on the one connection.
       const gate = this.conn.sqliteGate;
-      return gate.busy("sqlite") ? gate.run("sqlite", async () => inbox.page(sessionId, after)) : inbox.page(sessionId, after);
+      const read = () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId));
+      return gate.busy("sqlite") ? gate.run("sqlite", async () => read()) : read();
     });
   }
 

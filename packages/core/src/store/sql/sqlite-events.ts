@@ -54,9 +54,11 @@ const INBOX_PAGE = 10_000;
  * steered rarely and logs in batches, so most reads end after the first, cheap, statement; the three
  * statements of before (the one that found the records an OR with a subquery) cost 2-3× as much on
  * every read.
+ * `leased`: this store holds the session's lease, so the session exists (a session is deleted only
+ * when no one drives it) and its row is not looked up.
  */
 export class SqliteInboxReader {
-  readonly page: (sessionId: string, after?: string) => InboxPage;
+  readonly page: (sessionId: string, after: string | undefined, leased: boolean) => InboxPage;
 
   constructor(handle: BetterSqlite3.Database) {
     // Whether the session exists and its log's newest id, in one statement: each statement outside a
@@ -66,14 +68,20 @@ export class SqliteInboxReader {
         "select (select 1 from arbor_sessions where id = ?), (select max(event_id) from arbor_events where session_id = ?)",
       )
       .raw();
+    const lastId = handle.prepare<[string], number | null>("select max(event_id) from arbor_events where session_id = ?").pluck();
     const typed = handle.prepare<[string, number, string, number], EventRow>(
       "select event_id, type, timestamp, data from arbor_events where session_id = ? and event_id > ? and type = ? order by event_id limit ?",
     );
-    this.page = (sessionId, after) => {
+    this.page = (sessionId, after, leased) => {
       // A bad cursor is refused before the session is looked up, as `inboxPageRows` does.
       const from = after === undefined ? undefined : inboxCursor(after);
-      const [exists, last] = head.get(sessionId, sessionId) as [number | null, number | null];
-      if (exists === null) throw sessionNotFound(sessionId);
+      let last: number | null;
+      if (leased) last = lastId.get(sessionId) ?? null;
+      else {
+        const [exists, newestId] = head.get(sessionId, sessionId) as [number | null, number | null];
+        if (exists === null) throw sessionNotFound(sessionId);
+        last = newestId;
+      }
       const newest = Number(last ?? 0);
       if (from === undefined) return { messages: [], cursor: String(newest) };
       if (newest <= from) return { messages: [], cursor: String(from) };
