@@ -93,9 +93,9 @@ export abstract class StoreBase implements Store {
     return this.appendInputs(sessionId, entries, false);
   }
 
-  async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
+  async appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry> {
     const input = entry?.type === "compaction" ? await this.withCarried(sessionId, entry) : entry;
-    const [appended] = await this.appendInputs(sessionId, [input], false);
+    const [appended] = await this.appendInputs(sessionId, [input], opts?.prevalidated === true);
     return appended as Entry;
   }
 
