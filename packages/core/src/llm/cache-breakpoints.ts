@@ -14,8 +14,8 @@ export function cacheMarkFor(ref: string, provider: string): SharedV4ProviderOpt
   const name = ref.slice(0, Math.max(slash, 0));
   const model = ref.slice(slash + 1);
   const byRef = isProviderName(name) ? providerDefinition(name) : undefined;
-  const bySdk = definitionForSdkProvider(provider);
-  return byRef?.cacheMark?.(model) ?? bySdk?.cacheMark?.(model);
+  // The SDK's provider string is looked up only when the ref's provider gives no mark.
+  return byRef?.cacheMark?.(model) ?? definitionForSdkProvider(provider)?.cacheMark?.(model);
 }
 
 /**

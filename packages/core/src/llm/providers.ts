@@ -31,8 +31,22 @@ export function providerDefinition(provider: ProviderName): ProviderDefinition<P
  * on the part before the first dot, so `anthropic.messages` and any other Anthropic API both find Anthropic.
  */
 export function definitionForSdkProvider(sdkProvider: string): ProviderDefinition<ProviderName> | undefined {
-  const family = (name: string) => name.split(".")[0];
-  return PROVIDER_DEFINITIONS.find((definition) => family(definition.sdkProvider) === family(sdkProvider));
+  // Asked before every model call: the family is compared in place, no part strings made.
+  const length = familyLength(sdkProvider);
+  return PROVIDER_DEFINITIONS.find((definition) => sameStart(definition.sdkProvider, sdkProvider, length));
+}
+
+/** The length of a provider string's part before its first dot (all of it without one). */
+function familyLength(name: string): number {
+  const dot = name.indexOf(".");
+  return dot < 0 ? name.length : dot;
+}
+
+/** Whether `name`'s family is `other`'s first `length` characters. */
+function sameStart(name: string, other: string, length: number): boolean {
+  if (familyLength(name) !== length) return false;
+  for (let i = 0; i < length; i++) if (name.charCodeAt(i) !== other.charCodeAt(i)) return false;
+  return true;
 }
 
 export function providerEnv(provider: ProviderName): ProviderEnv {

@@ -3,6 +3,7 @@ import type { AffectedGoal } from "../events/watch-events.js";
 import { ZERO_USAGE } from "../llm/usage.js";
 import type { Entry, EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
+import { passesToolMessageSchema } from "../model/tool-message-check.js";
 import { applyEntry } from "../session/context.js";
 import type { RunContext } from "./run-context.js";
 import { type Charge, charge, tallyEntry } from "./tally.js";
@@ -19,12 +20,10 @@ export async function appendMessage(ctx: RunContext, message: Message): Promise<
   let stored = message;
   for (const ext of ctx.extensions) if (ext.message) stored = ext.message(ctx, stored);
   // An assistant message is assembled here from the parsed model stream, so the store need not check
-  // it again; user text and tool results carry outside values and are checked.
-  const entry = await ctx.store.appendMessage(
-    ctx.sessionId,
-    stored,
-    stored.role === "assistant" ? { prevalidated: true } : undefined,
-  );
+  // it again; user text and tool results carry outside values and are checked: a tool result of the
+  // loop's usual shape here, by plain tests that say what the schema would, others by the store.
+  const checked = stored.role === "assistant" || passesToolMessageSchema(stored);
+  const entry = await ctx.store.appendMessage(ctx.sessionId, stored, checked ? { prevalidated: true } : undefined);
   advance(ctx, entry);
   let affected: AffectedGoal[] = [];
   if (entry.type === "message") {
@@ -39,8 +38,12 @@ export async function appendMessage(ctx: RunContext, message: Message): Promise<
 }
 
 /** Writes an entry that is not a message (a record of the run's own): store, then context. */
-export async function appendEntry(ctx: RunContext, input: Exclude<EntryInput, { type: "message" }>): Promise<Entry> {
-  const entry = await ctx.store.appendEntry(ctx.sessionId, input);
+export async function appendEntry(
+  ctx: RunContext,
+  input: Exclude<EntryInput, { type: "message" }>,
+  opts?: { prevalidated: true },
+): Promise<Entry> {
+  const entry = await ctx.store.appendEntry(ctx.sessionId, input, opts);
   advance(ctx, entry);
   return entry;
 }
@@ -69,5 +72,8 @@ export function chargeRun(ctx: RunContext, spent: Charge): void {
 
 /** Writes a `custom` entry: the run's records that the model does not read as messages. */
 export function appendCustom(ctx: RunContext, customType: string, data: unknown): Promise<Entry> {
-  return appendEntry(ctx, { type: "custom", customType, data });
+  // The schema asks of a custom entry only a type name (data may be anything): checked here, so the
+  // store does not put every run record through it again.
+  const named = typeof customType === "string" && customType.length > 0;
+  return appendEntry(ctx, { type: "custom", customType, data }, named ? { prevalidated: true } : undefined);
 }

@@ -27,14 +27,20 @@ function describeAssistant(text: string, calls: readonly StreamedToolCall[]): st
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
 }
 
+/** Characters of the input `llm_start` and `llm_end` show. */
+const INPUT_SHOWN = 2000;
+
 /** What `llm_start` shows as the input: the last message the model is answering, cut. */
 function lastInput(ctx: RunContext): string {
   const last = ctx.state.items[ctx.state.length - 1]?.message;
   if (!last) return "";
-  const text = last.content
-    .map((p) => ("text" in p ? p.text : p.type === "tool-result" ? JSON.stringify(p.output) : ""))
-    .join("");
-  return cutText(text, 2000);
+  // Parts past the cut are not turned into text: nothing of them would be kept.
+  let text = "";
+  for (const p of last.content) {
+    text += "text" in p ? p.text : p.type === "tool-result" ? (JSON.stringify(p.output) ?? "") : "";
+    if (text.length > INPUT_SHOWN) break;
+  }
+  return cutText(text, INPUT_SHOWN);
 }
 
 async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {

@@ -86,15 +86,23 @@ export function tallyEntry(tally: RunTally, entry: Entry): RunTally {
   if (entry.type !== "message" || entry.message.role !== "assistant") return tally;
   const message = entry.message;
   // A step's message records how long its call took; a replayed copy or a plan's closing report made no call.
-  let next = message.durationMs !== undefined && message.replayOf === undefined ? { ...tally, steps: tally.steps + 1 } : tally;
-  // An unpriced model's message has tokens but no cost.
-  if (message.tokens)
-    next = charge(next, { usage: message.tokens, cost: message.cost ?? 0, costKnown: message.cost !== undefined });
+  const called = message.durationMs !== undefined && message.replayOf === undefined;
+  const tokens = message.tokens;
   // A replayed call is a copy of an earlier message, not the run's answer.
-  if (message.error === undefined && message.replayOf === undefined) {
-    let text = "";
-    for (const part of message.content) if (part.type === "text") text += part.text;
-    next = { ...next, lastText: text };
+  const answers = message.error === undefined && message.replayOf === undefined;
+  if (!called && !tokens && !answers) return tally;
+  let lastText = tally.lastText;
+  if (answers) {
+    lastText = "";
+    for (const part of message.content) if (part.type === "text") lastText += part.text;
   }
-  return next;
+  // One new tally a step, as `charge` would make it for the tokens (an unpriced model's message has tokens but no cost).
+  return {
+    ...tally,
+    steps: called ? tally.steps + 1 : tally.steps,
+    usage: tokens ? addUsage(tally.usage, tokens) : tally.usage,
+    cost: tokens ? tally.cost + (message.cost ?? 0) : tally.cost,
+    costKnown: tokens ? tally.costKnown && message.cost !== undefined : tally.costKnown,
+    lastText,
+  };
 }

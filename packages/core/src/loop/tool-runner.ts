@@ -79,6 +79,8 @@ function aroundTool(ctx: RunContext, call: ToolCallInfo, invoke: () => Promise<T
 
 /** Runs `work` over `items` with at most `size` at a time; resolves when all are done. */
 async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  // Most steps make one call: it needs no worker, no array of them and no Promise.all.
+  if (items.length === 1) return work(items[0] as T);
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);

@@ -10,10 +10,10 @@ export const EntryIdSchema = z.string().regex(ENTRY_ID_PATTERN, "invalid entry i
 /** Each byte value as two lowercase hex digits: an id is made on every append. */
 const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
-/** 16 lowercase hex characters (64 random bits) from the caller's random bytes. */
-export function entryIdFromBytes(bytes: Uint8Array): string {
+/** 16 lowercase hex characters (64 random bits) from the caller's random bytes, from `start` on. */
+export function entryIdFromBytes(bytes: Uint8Array, start = 0): string {
   let out = "";
-  for (let i = 0; i < 8; i++) out += HEX_BYTE[bytes[i] ?? 0];
+  for (let i = start; i < start + 8; i++) out += HEX_BYTE[bytes[i] ?? 0];
   return out;
 }
 

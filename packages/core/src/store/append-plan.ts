@@ -27,11 +27,12 @@ export function planAppend(inputs: readonly unknown[], leafId: string | null, ct
   const prepared: PreparedEntry[] = [];
   const lookups = new Set<string>();
   const made = new Set<string>();
-  let leaf = leafId;
+  // One context for the batch, its leaf moved along: not a copy of it per entry.
+  const at: PrepareContext = { ...ctx, leafId };
   for (const input of inputs) {
     let p: PreparedEntry;
     try {
-      p = prepareEntry(input, { ...ctx, leafId: leaf });
+      p = prepareEntry(input, at);
     } catch (failure) {
       return { prepared, failure, lookups: [...lookups] };
     }
@@ -39,7 +40,7 @@ export function planAppend(inputs: readonly unknown[], leafId: string | null, ct
     if (!made.has(p.entry.id)) lookups.add(p.entry.id);
     for (const ref of referencedIds(p.entry)) if (!made.has(ref)) lookups.add(ref);
     made.add(p.entry.id);
-    leaf = p.entry.id;
+    at.leafId = p.entry.id;
   }
   return { prepared, lookups: [...lookups] };
 }

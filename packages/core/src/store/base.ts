@@ -93,9 +93,9 @@ export abstract class StoreBase implements Store {
     return this.appendInputs(sessionId, entries, false);
   }
 
-  async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
+  async appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry> {
     const input = entry?.type === "compaction" ? await this.withCarried(sessionId, entry) : entry;
-    const [appended] = await this.appendInputs(sessionId, [input], false);
+    const [appended] = await this.appendInputs(sessionId, [input], opts?.prevalidated === true);
     return appended as Entry;
   }
 
@@ -120,10 +120,17 @@ export abstract class StoreBase implements Store {
   }
 
   async appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {
-    const { prevalidated = false, ...where } = opts ?? {};
     const content = typeof message?.content === "string" ? [{ type: "text", text: message.content }] : message?.content;
-    const input = { ...where, type: "message", message: { ...message, content } };
-    const [appended] = await this.appendInputs(sessionId, [input], prevalidated === true);
+    const stored = { ...message, content };
+    // A run's appends carry no placement: their input is built without copying the options less
+    // `prevalidated` (an object rest copy, once per append).
+    const placed = opts !== undefined && hasOtherKeys(opts);
+    let input: Record<string, unknown> = { type: "message", message: stored };
+    if (placed) {
+      const { prevalidated: _, ...where } = opts;
+      input = { ...where, ...input };
+    }
+    const [appended] = await this.appendInputs(sessionId, [input], opts?.prevalidated === true);
     return appended as Entry;
   }
 
@@ -292,4 +299,10 @@ function checkImportedTree(meta: SessionMeta, entries: Entry[]): void {
   if (meta.leafEntryId !== null && !seen.has(meta.leafEntryId)) {
     throw new ArborError("entry_not_found", `The session's leaf ${meta.leafEntryId} is not among its entries.`);
   }
+}
+
+/** Whether append options carry more than `prevalidated` (what they carry goes into the entry input). */
+function hasOtherKeys(opts: AppendOptions): boolean {
+  for (const key in opts) if (key !== "prevalidated") return true;
+  return false;
 }

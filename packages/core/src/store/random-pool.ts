@@ -1,4 +1,5 @@
 import { randomFillSync } from "node:crypto";
+import { entryIdFromBytes } from "../model/ids.js";
 
 /**
  * Random bytes drawn from a buffer refilled 4 KB at a time: an entry id needs 8 bytes, and asking
@@ -17,5 +18,16 @@ export class RandomPool {
     const out = this.buffer.subarray(this.offset, this.offset + n);
     this.offset += n;
     return out;
+  };
+
+  /** A new entry id, read from the pool in place: no view of the buffer is made for its 8 bytes. */
+  entryId = (): string => {
+    if (this.offset + 8 > this.buffer.length) {
+      randomFillSync(this.buffer);
+      this.offset = 0;
+    }
+    const id = entryIdFromBytes(this.buffer, this.offset);
+    this.offset += 8;
+    return id;
   };
 }

@@ -45,8 +45,9 @@ export interface AppendOptions {
   parentId?: string | null;
   id?: string;
   /**
-   * The caller built the message itself from typed values (the loop's own assistant messages), so
-   * the store skips re-checking it against the schema. Never set for input that came from outside.
+   * The caller built the message itself from typed values (the loop's own assistant messages and
+   * records), or checked it as the schema would, so the store skips re-checking it against the
+   * schema. Never set for input that came from outside unchecked.
    */
   prevalidated?: boolean;
 }
@@ -84,8 +85,8 @@ export interface Store {
   /** Every entry of the session in append order. */
   listEntries(sessionId: string): Promise<Entry[]>;
   getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
-  /** Appends one entry; the leaf moves to it. */
-  appendEntry(sessionId: string, entry: EntryInput): Promise<Entry>;
+  /** Appends one entry; the leaf moves to it. `prevalidated` as in AppendOptions. */
+  appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry>;
   /** Appends entries in order, all or none; the leaf ends on the last one. */
   appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]>;
   appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry>;

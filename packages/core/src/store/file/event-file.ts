@@ -1,7 +1,14 @@
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import { type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent, storedEventLines } from "../event-records.js";
+import {
+  EVENT_TEXT_PIECE,
+  type EventWindow,
+  inEventWindow,
+  PURGED_EVENT_DATA,
+  type StoredEvent,
+  storedEventLines,
+} from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
@@ -33,6 +40,8 @@ interface LogState {
  */
 export class EventFiles {
   private readonly states = new Map<string, LogState>();
+  /** Where a piece of an append is encoded: room for any piece as UTF-8 (3 bytes a UTF-16 unit at most). */
+  private readonly out = Buffer.allocUnsafe(EVENT_TEXT_PIECE * 3);
 
   constructor(
     private readonly sessionsRoot: string,
@@ -104,15 +113,14 @@ export class EventFiles {
       // trusted state's size is the file's (a failed write of ours is cut back below).
       if (!keep && fstatSync(fd).size > state.bytes) ftruncateSync(fd, state.bytes);
       // Piece by piece, each of whole lines: a crash between two leaves the batch's first events
-      // logged, as an earlier, smaller batch would have. Each string goes to the OS without a Buffer of
-      // our own; a short write (rare) finishes from one.
+      // logged, as an earlier, smaller batch would have. Each piece is encoded once into the store's
+      // own buffer, which says its size as it encodes: written as a string, the piece was measured
+      // first (a pass over it, slow for two-byte text) and encoded into memory Node allocated per write.
       for (const piece of pieces) {
-        const length = Buffer.byteLength(piece);
-        const off = writeSync(fd, piece);
-        if (off < length) {
-          const buf = Buffer.from(piece);
-          for (let at = off; at < length; ) at += writeSync(fd, buf, at, length - at);
-        }
+        const fits = piece.length * 3 <= this.out.length;
+        const buf = fits ? this.out : Buffer.from(piece);
+        const length = fits ? this.out.write(piece) : buf.length;
+        for (let at = 0; at < length; ) at += writeSync(fd, buf, at, length - at);
         bytes += length;
       }
       if (this.durability === "fsync") fsyncSync(fd);

@@ -116,8 +116,8 @@ export class LazyFileStore implements Store {
   async getEntry(sessionId: string, entryId: string): Promise<Entry | undefined> {
     return (await this.store()).getEntry(sessionId, entryId);
   }
-  async appendEntry(sessionId: string, entry: EntryInput): Promise<Entry> {
-    return (await this.store()).appendEntry(sessionId, entry);
+  appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry> {
+    return this.ready()?.appendEntry(sessionId, entry, opts) ?? this.store().then((s) => s.appendEntry(sessionId, entry, opts));
   }
   appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
     return this.ready()?.appendEntries(sessionId, entries) ?? this.store().then((s) => s.appendEntries(sessionId, entries));

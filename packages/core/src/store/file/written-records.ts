@@ -1,7 +1,7 @@
 import { ArborError } from "../../errors.js";
 import type { Entry } from "../../model/entry.js";
 import { checkAppend, planAppend } from "../append-plan.js";
-import { applyEntryPatch, type PreparedEntry, randomEntryId } from "../prepare.js";
+import { applyEntryPatch, type PreparedEntry } from "../prepare.js";
 import type { RandomPool } from "../random-pool.js";
 import type { EntryPatch } from "../store.js";
 import { batchRecord, leafRecord, updateRecord } from "./records.js";
@@ -32,8 +32,8 @@ export function prepareBatch(
   const leaf = state.meta.leafEntryId;
   const known = (id: string) => id === leaf || (made.has(id) ? state.locs.has(id) : hasEntry(state, id));
   const newId = () => {
-    let id = randomEntryId(limits.random.bytes);
-    while (state.locs.has(id)) id = randomEntryId(limits.random.bytes);
+    let id = limits.random.entryId();
+    while (state.locs.has(id)) id = limits.random.entryId();
     made.add(id);
     return id;
   };
