@@ -121,9 +121,11 @@ describe("a run that never waits", () => {
   it("keeps its session past its lease's life: the loop gives the event loop a turn, so the lease's heartbeat runs", async () => {
     // A zero-latency model over SQLite (synchronous writes): without a turn now and then, the run held
     // the event loop from start to end, no renewal could run, and once two thirds of the lease's life
-    // had passed its own writes found the lease stale (session_busy).
-    const store = await openStore({ kind: "sqlite", file: join(tempDir(), "runs.db"), durability: "process", leaseTtlMs: 300 });
-    const steps = 600;
+    // had passed its own writes found the lease stale (session_busy). The lease lives a second, so only
+    // a stall of a third of a second between two turns fails the run; the run lasts well over the
+    // two thirds of a second the lease is then fresh for (1,500 steps, ~1 ms each with nothing else on the core).
+    const store = await openStore({ kind: "sqlite", file: join(tempDir(), "runs.db"), durability: "process", leaseTtlMs: 1000 });
+    const steps = 1500;
     const script = Array.from({ length: steps }, (_, i) => [text(`step ${i}`), toolCall("tick", { n: i })]);
     const tick = defineTool({
       name: "tick",
