@@ -164,7 +164,11 @@ export class BatchWriter {
         // reader follows, while the new driver's events go on after it in the same log. Its own caller
         // still gets it through the run's handle.
         const last = batch.at(-1);
-        const superseded = last !== undefined && isTerminalRunEvent(last) && !(await this.endsSession());
+        // So is a run cut off by its lapsed lease before it stored anything (a new session's first run,
+        // no status yet): a queued chat's run goes back to the queue and runs again, and the session
+        // would otherwise read as ended by an error no one's run ended with.
+        const superseded =
+          last !== undefined && isTerminalRunEvent(last) && (lostLease(last) || !(await this.endsSession()));
         const written = superseded ? batch.slice(0, -1) : batch;
         const frames = written.length === 0 ? [] : await this.write(written);
         if (frames === "later") {
@@ -234,4 +238,9 @@ export class BatchWriter {
 
 function unlogged(event: RunEvent): RunEventFrame {
   return { id: undefined, json: JSON.stringify(event), terminal: isTerminalRunEvent(event) };
+}
+
+/** A started run's stream ends with `session_busy` only when its lease lapsed and its writes were fenced off. */
+function lostLease(event: RunEvent): boolean {
+  return event.type === "error" && event.code === "session_busy";
 }

@@ -57,6 +57,13 @@ async function* cutOff(sessionId: string): AsyncGenerator<RunEvent> {
   yield { type: "error", session_id: sessionId, content: "The run was aborted.", code: "aborted" };
 }
 
+/** A driver whose lease lapsed before it stored anything (a new session): two tokens, then the lost lease. */
+async function* leaseLost(sessionId: string): AsyncGenerator<RunEvent> {
+  yield { type: "token", session_id: sessionId, content: "a1" };
+  yield { type: "token", session_id: sessionId, content: "a2" };
+  yield { type: "error", session_id: sessionId, content: "The session's lease was lost.", code: "session_busy" };
+}
+
 /**
  * The new driver takes the run over (one token, then it stores the run's outcome and ends its stream)
  * and the cluster tells the reader waiting on `step`: it reads the new driver's events, to the end.
@@ -209,6 +216,23 @@ describe("a reader of a run another process drives", () => {
       [3, "run.token"],
       [4, "run.done"],
     ]);
+  });
+
+  it("a run that lost its lease before its session was ever marked running keeps its ending out of the log too", async () => {
+    // A queued chat's first run on a new session (no status stored yet) loses its lease in a stall;
+    // the chat goes back to the queue and another instance runs it. The cut-off run's session_busy
+    // is not the session's ending: a reader that took it as one stopped before the run that followed.
+    const store = await fileStore();
+    const { id } = await store.createSession();
+    const foreign = foreignRuns();
+    await new RunEventLog(store).record(handleOf(id, leaseLost(id))).recorded;
+    expect((await store.listEvents(id)).map((r) => r.type)).toEqual(["run.token", "run.token"]);
+    const reader = await new RunEventLog(store, { foreign: foreign.runs }).reader(id, { after: 1 });
+    const caughtUp = await reader.next();
+    expect(caughtUp.kind === "frames" && caughtUp.ended).toBe(false);
+    const waiting = reader.next();
+    await until(() => foreign.waiting.length === 1);
+    await takeOver(store, id, foreign, waiting);
   });
 
   it("a reader that reconnects to the instance whose run was cut off reads on from its tail into the new driver's events", async () => {
