@@ -167,8 +167,7 @@ export class BatchWriter {
         // So is a run cut off by its lapsed lease before it stored anything (a new session's first run,
         // no status yet): a queued chat's run goes back to the queue and runs again, and the session
         // would otherwise read as ended by an error no one's run ended with.
-        const superseded =
-          last !== undefined && isTerminalRunEvent(last) && (lostLease(last) || !(await this.endsSession()));
+        const superseded = last !== undefined && isTerminalRunEvent(last) && (lostLease(last) || !(await this.endsSession()));
         const written = superseded ? batch.slice(0, -1) : batch;
         const frames = written.length === 0 ? [] : await this.write(written);
         if (frames === "later") {
