@@ -131,13 +131,15 @@ describe("a server with no model configured", () => {
     const page = await web.page({ width: 1440, height: 900 });
     await page.goto(server.url);
     const composer = page.getByRole("form", { name: "Composer" });
+    // The placeholder says "server default" until GET /api/info answers: on a loaded machine that takes
+    // longer than a poll's default second.
     await expect
-      .poll(() => composer.getByLabel("Model").getAttribute("placeholder"))
+      .poll(() => composer.getByLabel("Model").getAttribute("placeholder"), { timeout: 15_000 })
       .toBe("none configured: type provider/model");
     await composer.getByLabel("Message").fill("Hello?");
     await composer.getByRole("button", { name: "Send" }).click();
     await page.getByRole("alert").first().waitFor();
-    await expect.poll(() => page.locator(".live-run").getAttribute("data-status")).toBe("error");
+    await expect.poll(() => page.locator(".live-run").getAttribute("data-status"), { timeout: 15_000 }).toBe("error");
     // The run never began, so no session was made: the page stays where the message was sent,
     // with the message and one alert, instead of moving to a session page that cannot be found.
     expect(new URL(page.url()).pathname).toBe("/");

@@ -9,6 +9,11 @@ export interface WireEvent {
   /** Absent when the store could not log the event: it cannot be resumed after. */
   id: number | undefined;
   json: string;
+  /**
+   * Set when the logged JSON shows the event is no ask, so `toWire` need not parse it to look. An
+   * event built without its logged JSON leaves it out and is looked at.
+   */
+  notAsk?: true;
 }
 
 /** Why a protocol's stream of one run stops. */
@@ -40,7 +45,7 @@ export interface RunEventWire<Out> {
 
 /** What one event becomes on `wire`: asks in its approval shape, everything else as events. */
 export function toWire<Out>(wire: RunEventWire<Out>, e: WireEvent): Out[] {
-  const ask = mayBeAsk(e.json) ? askOf(e.event) : undefined;
+  const ask = e.notAsk ? undefined : askOf(e.event);
   return ask === undefined ? wire.event(e) : wire.ask(ask, e);
 }
 
@@ -59,6 +64,7 @@ function wireEvent(frame: { id: number | undefined; json: string }): WireEvent {
   return {
     id: frame.id,
     json: frame.json,
+    ...(mayBeAsk(frame.json) ? {} : { notAsk: true as const }),
     get event() {
       event ??= JSON.parse(frame.json) as RunEvent;
       return event;
