@@ -194,6 +194,9 @@ describe(`a phone, ${WIDTH} × ${HEIGHT}`, () => {
     expect(layout).toMatchObject({ headerOneRow: true, sessionsInView: false, tabsOffScreen: [] });
     expect(layout.headerHeight).toBeLessThanOrEqual(56);
     expect(layout.chatHeight).toBeGreaterThanOrEqual(HEIGHT * 0.6);
+    // The model box shows what is typed in it: the composer's buttons once squeezed it to nothing.
+    const modelBox = await page.getByRole("form", { name: "Composer" }).getByLabel("Model").boundingBox();
+    expect(modelBox?.width ?? 0).toBeGreaterThanOrEqual(64);
     expect(await seriousViolations(page)).toEqual([]);
 
     // The composer grows with what is typed (up to a limit), and the conversation keeps the rest.

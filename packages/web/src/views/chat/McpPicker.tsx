@@ -60,8 +60,9 @@ export function McpPicker({ disabled = false, onResource, onPrompt }: Props) {
         disabled={disabled}
         onClick={() => setOpen(!open)}
         onKeyDown={onKeyDown}
+        aria-label="MCP resources and prompts"
       >
-        MCP resources and prompts
+        MCP<span className="mcp-picker-more"> resources and prompts</span>
       </button>
       {open && (
         <section id={panelId} className="mcp-picker-panel" aria-label="MCP resources and prompts" onKeyDown={onKeyDown}>
