@@ -134,6 +134,9 @@ export async function lastEventRowId(db: Db, sessionId: string): Promise<number>
   return Number(row?.last ?? 0);
 }
 
+/** Inbox records read in one page at most (SQLite's prepared read uses the same page). */
+export const INBOX_PAGE = 10_000;
+
 /**
  * One page of a session's inbox in one query: only the inbox's records, however many others a run
  * logged since; a bad cursor is refused before the session is looked up. Without a cursor the page is empty and the cursor is the log's end (messages from now on).
@@ -142,6 +145,6 @@ export async function inboxPageRows(db: Db, sessionId: string, after?: string): 
   const from = after === undefined ? undefined : inboxCursor(after);
   await assertSessionRow(db, sessionId);
   if (from === undefined) return { messages: [], cursor: String(await lastEventRowId(db, sessionId)) };
-  const { records, cursor } = await listTypedEventRows(db, sessionId, from, 10_000, INBOX_EVENT_TYPE);
+  const { records, cursor } = await listTypedEventRows(db, sessionId, from, INBOX_PAGE, INBOX_EVENT_TYPE);
   return { messages: inboxMessages(records), cursor: String(cursor) };
 }

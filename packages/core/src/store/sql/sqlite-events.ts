@@ -1,7 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { type CheckedEvent, numberEvents, type StoredEvent } from "../event-records.js";
 import { INBOX_EVENT_TYPE, type InboxPage, inboxCursor, inboxMessages } from "../inbox.js";
-import { typedPage } from "./event-log.js";
+import { INBOX_PAGE, typedPage } from "./event-log.js";
 import { sessionNotFound } from "./rows.js";
 
 /**
@@ -41,9 +41,6 @@ interface EventRow {
   timestamp: string;
   data: string;
 }
-
-/** Inbox records read in one page at most, as `inboxPageRows` reads. */
-const INBOX_PAGE = 10_000;
 
 /**
  * The inbox page a run reads before every step, on prepared statements: through Kysely each read
