@@ -103,52 +103,6 @@ export function checkEventInputs(inputs: unknown, maxBytes: number): CheckedEven
   return checked;
 }
 
-/**
- * Characters of JSON lines per piece of a batch's text. A run's batch is up to a megabyte: made as one
- * string it lands in V8's large-object space, fresh pages each time, and measured 3.6 ms of CPU per
- * megabyte to flatten (half of it the kernel mapping pages) against 0.3 ms to write. Pieces this size
- * (at most 64 KB even as two-byte text) are ordinary young objects.
- */
-export const EVENT_TEXT_PIECE = 32 * 1024;
-
-/**
- * The JSON lines of a batch of stored events, each ending in a newline, in pieces of whole lines of
- * about `EVENT_TEXT_PIECE` characters (a longer line is a piece of its own). With `dataJson`, each
- * event's data JSON made at the check: the text `JSON.stringify` gives, with the type and time (which
- * repeat along a batch) quoted once each.
- */
-export function storedEventLines(events: readonly StoredEvent[], dataJson?: readonly string[]): string[] {
-  const pieces: string[] = [];
-  let out = "";
-  let type: string | undefined;
-  let typeJson = "";
-  let timestamp: string | undefined;
-  let timestampJson = "";
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i] as StoredEvent;
-    let line: string;
-    if (dataJson === undefined) line = `${JSON.stringify(e)}\n`;
-    else {
-      if (e.type !== type) {
-        type = e.type;
-        typeJson = JSON.stringify(type);
-      }
-      if (e.timestamp !== timestamp) {
-        timestamp = e.timestamp;
-        timestampJson = JSON.stringify(timestamp);
-      }
-      line = `{"id":${e.id},"type":${typeJson},"timestamp":${timestampJson},"data":${dataJson[i]}}\n`;
-    }
-    if (out.length > 0 && out.length + line.length > EVENT_TEXT_PIECE) {
-      pieces.push(out);
-      out = "";
-    }
-    out += line;
-  }
-  if (out.length > 0) pieces.push(out);
-  return pieces;
-}
-
 export function checkListEventsOptions(opts: ListEventsOptions | undefined): { after: number; limit: number } {
   const after = opts?.after ?? 0;
   const limit = opts?.limit ?? 1000;

@@ -263,6 +263,25 @@ describe("event log (file): crash tolerance", () => {
   });
 });
 
+describe("event log (file): the file's lines", () => {
+  it("holds each record as JSON.stringify gives it, one a line, whatever a batch's lines weigh", async () => {
+    const { h, id, file } = await fileLogWith(1);
+    // Against the store's 96 KB encoding buffer: many small lines over several writes, a line that
+    // fits it only by its exact size (ASCII), lines larger than it, two-byte text, a time of its own.
+    const text = (i: number, n: number) => (i % 2 === 0 ? "ab" : "a\u2026").repeat(n / 2);
+    const sizes = [...Array.from({ length: 300 }, () => 1000), 40_000, 20_000, 150_000, 5, 33_000, 120_000, 8];
+    const batch = sizes.map((n, i) => ({
+      type: i % 3 === 0 ? "message_added" : "run.token",
+      data: { i, text: text(i, n) },
+      ...(i === 301 ? { timestamp: "2026-01-01T00:00:00.000Z" } : {}),
+    }));
+    const records = [...(await h.store.listEvents(id)), ...(await h.store.appendEvents(id, batch))];
+    records.push(...(await h.store.appendEvents(id, [ev(2)])));
+    expect(readFileSync(file, "utf8")).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    expect((await (await h.reopen()).listEvents(id, { limit: 10_000 })).length).toBe(sizes.length + 2);
+  });
+});
+
 describe.each(backends.filter((b) => b.name !== "file"))("inbox over the event log ($name)", (backend) => {
   // A steered run reads its inbox every step: a cursor left where the run began made each read scan
   // every record logged since, a cost growing with the run's length.

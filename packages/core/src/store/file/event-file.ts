@@ -1,17 +1,11 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
-import {
-  EVENT_TEXT_PIECE,
-  type EventWindow,
-  inEventWindow,
-  PURGED_EVENT_DATA,
-  type StoredEvent,
-  storedEventLines,
-} from "../event-records.js";
+import { type CheckedEvent, type EventWindow, inEventWindow, PURGED_EVENT_DATA, type StoredEvent } from "../event-records.js";
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
+import { EVENT_BUFFER_BYTES, writeEventLines } from "./event-lines.js";
 
 export const EVENTS_FILE = "events.jsonl";
 
@@ -40,8 +34,8 @@ interface LogState {
  */
 export class EventFiles {
   private readonly states = new Map<string, LogState>();
-  /** Where a piece of an append is encoded: room for any piece as UTF-8 (3 bytes a UTF-16 unit at most). */
-  private readonly out = Buffer.allocUnsafe(EVENT_TEXT_PIECE * 3);
+  /** Where an append's lines are encoded on their way to the file (see `writeEventLines`). */
+  private readonly out = Buffer.allocUnsafe(EVENT_BUFFER_BYTES);
 
   constructor(
     private readonly sessionsRoot: string,
@@ -93,11 +87,10 @@ export class EventFiles {
     return this.state(id).lastId;
   }
 
-  /** `dataJson`, when given, is each event's data as JSON already (made when the batch was checked). */
-  append(id: string, events: readonly StoredEvent[], dataJson?: readonly string[]): void {
+  /** `checked` is the batch as `checkEventInputs` gave it, one for each of `events`: its data's JSON is written. */
+  append(id: string, events: readonly StoredEvent[], checked: readonly CheckedEvent[]): void {
     if (events.length === 0) return;
     const state = this.state(id);
-    const pieces = storedEventLines(events, dataJson);
     const file = this.file(id);
     // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.
     const keep = state.trustedUnder !== undefined;
@@ -112,17 +105,7 @@ export class EventFiles {
       // A torn record from a crash: cut it off so the new records start on a line of their own. A
       // trusted state's size is the file's (a failed write of ours is cut back below).
       if (!keep && fstatSync(fd).size > state.bytes) ftruncateSync(fd, state.bytes);
-      // Piece by piece, each of whole lines: a crash between two leaves the batch's first events
-      // logged, as an earlier, smaller batch would have. Each piece is encoded once into the store's
-      // own buffer, which says its size as it encodes: written as a string, the piece was measured
-      // first (a pass over it, slow for two-byte text) and encoded into memory Node allocated per write.
-      for (const piece of pieces) {
-        const fits = piece.length * 3 <= this.out.length;
-        const buf = fits ? this.out : Buffer.from(piece);
-        const length = fits ? this.out.write(piece) : buf.length;
-        for (let at = 0; at < length; ) at += writeSync(fd, buf, at, length - at);
-        bytes += length;
-      }
+      bytes = writeEventLines(fd, this.out, events, checked);
       if (this.durability === "fsync") fsyncSync(fd);
     } catch (err) {
       if (keep) this.cutBack(fd, state);

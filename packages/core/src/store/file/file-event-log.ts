@@ -29,11 +29,7 @@ export class FileEventLog {
     const checked = checkEventInputs(inputs, this.maxEntryBytes);
     return this.writes.locked(sessionId, () => {
       const events = numberEvents(checked, this.files.lastId(sessionId), new Date().toISOString());
-      this.files.append(
-        sessionId,
-        events,
-        checked.map((c) => c.dataJson),
-      );
+      this.files.append(sessionId, events, checked);
       return { value: events, synced: null };
     });
   }
