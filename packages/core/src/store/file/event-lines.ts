@@ -19,19 +19,47 @@ function writeAll(fd: number, buf: Buffer, length: number): void {
   for (let at = 0; at < length; ) at += writeSync(fd, buf, at, length - at);
 }
 
-/** `{"id":…,"data":` of a record line, `data` and `}\n` go after it: the text `JSON.stringify(record)` starts with. */
-function lineHead(e: StoredEvent, typeJson: string, timestampJson: string): string {
-  return `{"id":${e.id},"type":${typeJson},"timestamp":${timestampJson},"data":`;
+/** Whether `id` is written digit by digit: what `numberEvents` gives (a non-negative safe integer, at most 16 digits). */
+function plainId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 0;
 }
 
-/** Encodes `head`, the data's JSON and the line's end into `buf` at `at`; returns where the line ends. */
-function encodeLine(buf: Buffer, at: number, head: string, dataJson: string): number {
-  let end = at + buf.write(head, at);
+/** Most bytes `id` takes in a line (the text `${id}` gives, as before, for one that is not plain). */
+function idRoom(id: number): number {
+  return plainId(id) ? 16 : mostBytes(`${id}`);
+}
+
+/** Writes `id` into `buf` at `at`; returns where it ends. */
+function writeId(buf: Buffer, at: number, id: number): number {
+  if (!plainId(id)) return at + buf.write(`${id}`, at);
+  let end = at + 1;
+  for (let rest = id; rest >= 10; rest = Math.floor(rest / 10)) end++;
+  for (let i = end - 1, rest = id; i >= at; i--, rest = Math.floor(rest / 10)) buf[i] = 0x30 + (rest % 10);
+  return end;
+}
+
+/** `{"id":` */
+const ID_OPEN = [0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a] as const;
+
+/**
+ * Encodes one record line into `buf` at `at` (room checked by the caller); returns where it ends: the
+ * text `JSON.stringify(record)` gives, `{"id":…` then `mid` (its type, time and the `"data":` key)
+ * and the data's JSON, then a newline. The id is encoded digit by digit: a line's head made as one
+ * string was a string of its own, and a flattening, for every event.
+ */
+function encodeLine(buf: Buffer, at: number, id: number, mid: string, dataJson: string): number {
+  let end = at;
+  for (const byte of ID_OPEN) buf[end++] = byte;
+  end = writeId(buf, end, id);
+  end += buf.write(mid, end);
   end += buf.write(dataJson, end);
   buf[end] = 0x7d; // }
   buf[end + 1] = 0x0a; // \n
   return end + 2;
 }
+
+/** Bytes of a line besides its id, `mid` and the data: `{"id":`, `}` and the newline. */
+const LINE_EXTRA = ID_OPEN.length + 2;
 
 /**
  * Appends the JSON lines of a batch of stored events to `fd` (each record as `JSON.stringify` gives
@@ -50,37 +78,40 @@ export function writeEventLines(
 ): number {
   let written = 0;
   let used = 0;
-  let type: string | undefined;
-  let typeJson = "";
+  // A batch's events alternate among a few types and share one time: each type's middle part
+  // (`,"type":…,"timestamp":…,"data":`) is made once for the batch, not once a line.
+  const mids = new Map<string, string>();
   let timestamp: string | undefined;
   let timestampJson = "";
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as StoredEvent;
     const dataJson = (checked[i] as CheckedEvent).dataJson;
-    if (e.type !== type) {
-      type = e.type;
-      typeJson = JSON.stringify(type);
-    }
     if (e.timestamp !== timestamp) {
       timestamp = e.timestamp;
       timestampJson = JSON.stringify(timestamp);
+      mids.clear();
     }
-    const head = lineHead(e, typeJson, timestampJson);
-    const most = mostBytes(head) + mostBytes(dataJson) + 2;
+    let mid = mids.get(e.type);
+    if (mid === undefined) {
+      mid = `,"type":${JSON.stringify(e.type)},"timestamp":${timestampJson},"data":`;
+      mids.set(e.type, mid);
+    }
+    const most = LINE_EXTRA + idRoom(e.id) + mostBytes(mid) + mostBytes(dataJson);
     if (used > 0 && used + most > out.length) {
       writeAll(fd, out, used);
       written += used;
       used = 0;
     }
     if (most <= out.length) {
-      used = encodeLine(out, used, head, dataJson);
+      used = encodeLine(out, used, e.id, mid, dataJson);
       continue;
     }
     // Measured only now: most lines fit the buffer by the bound alone.
-    const exact = Buffer.byteLength(head) + Buffer.byteLength(dataJson) + 2;
-    const own = exact <= out.length ? out : Buffer.allocUnsafe(exact);
-    writeAll(fd, own, encodeLine(own, 0, head, dataJson));
-    written += exact;
+    const room = LINE_EXTRA + idRoom(e.id) + Buffer.byteLength(mid) + Buffer.byteLength(dataJson);
+    const own = room <= out.length ? out : Buffer.allocUnsafe(room);
+    const end = encodeLine(own, 0, e.id, mid, dataJson);
+    writeAll(fd, own, end);
+    written += end;
   }
   if (used > 0) {
     writeAll(fd, out, used);
