@@ -113,10 +113,15 @@ export class WatchHub {
    * being written go in its next append together (see `writeQueued`).
    */
   publish(traceId: string, event: WatchEventInput): Promise<void> {
-    const { event: type, ...payload } = event;
-    const queued: Omit<Queued, "delivered"> = { traceId, event, input: { type, data: { ...payload, trace_id: traceId } } };
-    const logged: Promise<void>[] = [];
-    for (let id: string | undefined = traceId; id !== undefined; id = parentTraceId(id)) logged.push(this.enqueue(id, queued));
+    // The rest is a copy of its own already: the trace is set on it rather than on a second copy.
+    const { event: type, ...data } = event as Record<string, unknown> & { event: string };
+    data.trace_id = traceId;
+    const queued: Omit<Queued, "delivered"> = { traceId, event, input: { type, data } };
+    const parent = parentTraceId(traceId);
+    // A root trace's event goes to one log: its append's promise is the publish's.
+    if (parent === undefined) return this.enqueue(traceId, queued);
+    const logged: Promise<void>[] = [this.enqueue(traceId, queued)];
+    for (let id: string | undefined = parent; id !== undefined; id = parentTraceId(id)) logged.push(this.enqueue(id, queued));
     return Promise.all(logged).then(() => undefined);
   }
 
@@ -172,9 +177,12 @@ export class WatchHub {
       for (const queued of batch) this.options.onError?.(err, queued.traceId, queued.event);
       return;
     }
+    // Most logs are not watched in this process: their events are not made for no one.
+    const watched = (this.listeners.get(target)?.size ?? 0) > 0;
     records.forEach((record, i) => {
       try {
-        this.deliver(target, watchEventFromRecord(record));
+        if (watched) this.deliver(target, watchEventFromRecord(record));
+        else this.delivered(target, record.id);
       } catch (err) {
         // A watcher that throws loses this event; the others still get theirs.
         const queued = batch[i] as Queued;
@@ -271,9 +279,14 @@ export class WatchHub {
 
   /** Hands a logged event to the trace's live watchers, and notes it so the follower skips it. */
   private deliver(traceId: string, event: WatchEvent): void {
-    const followed = this.followed.get(traceId);
-    if (followed && event.event_id > followed.delivered) followed.delivered = event.event_id;
+    this.delivered(traceId, event.event_id);
     for (const listener of this.listeners.get(traceId) ?? []) listener(event);
+  }
+
+  /** Notes that the trace's log was delivered up to `id` (what its following reads after). */
+  private delivered(traceId: string, id: number): void {
+    const followed = this.followed.get(traceId);
+    if (followed && id > followed.delivered) followed.delivered = id;
   }
 
   /** Starts reading the trace's log for other processes' events after `from`, unless already doing so. */
