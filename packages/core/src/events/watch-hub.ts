@@ -177,7 +177,7 @@ export class WatchHub {
       for (const queued of batch) this.options.onError?.(err, queued.traceId, queued.event);
       return;
     }
-    // Most logs are not watched in this process: their events are not made for no one.
+    // Most logs have no watcher in this process: no watch event is made for a record no one is sent.
     const watched = (this.listeners.get(target)?.size ?? 0) > 0;
     records.forEach((record, i) => {
       try {
