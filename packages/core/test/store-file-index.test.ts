@@ -83,6 +83,27 @@ describe("file store index", () => {
     expect(meta?.leafEntryId).toBe(whole.entries.at(-1)?.id);
   });
 
+  it("indexes records of multi-byte text where they are, alone and in batches", async () => {
+    // Each line's bytes are counted as it is encoded: text of one, two, three and four UTF-8 bytes a
+    // character (and an entry over the store's kept buffer) must still land where the index says.
+    const { id } = await t.store.createSession();
+    await t.store.appendMessage(id, { role: "user", content: "plain, é, 中文, 😀 …" });
+    await t.store.appendEntries(id, [
+      { type: "message", message: { role: "user", content: [{ type: "text", text: "ü".repeat(50) }] } },
+      { type: "message", message: { role: "user", content: [{ type: "text", text: "😀".repeat(40) }] } },
+      { type: "message", message: { role: "user", content: [{ type: "text", text: "中".repeat(120_000) }] } },
+    ]);
+    const last = await t.store.appendMessage(id, { role: "user", content: "after 中文 😀" });
+    const expected = await expectedLivePath(id);
+    await t.reopen();
+    expect(await t.store.getLivePath(id)).toEqual(expected);
+    expect(await t.store.getEntry(id, last.id)).toEqual(last);
+    const texts = (await t.store.getActivePath(id)).map((e) =>
+      e.type === "message" ? e.message.content.map((p) => ("text" in p ? p.text : p.type)).join("") : e.type,
+    );
+    expect(texts).toEqual(["plain, é, 中文, 😀 …", "ü".repeat(50), "😀".repeat(40), "中".repeat(120_000), "after 中文 😀"]);
+  });
+
   it("rebuilds a missing index, and completes a torn one", async () => {
     const id = await compactedSession();
     const expected = await expectedLivePath(id);

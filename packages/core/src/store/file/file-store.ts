@@ -36,13 +36,13 @@ import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { purgeSessionFile } from "./purge-file.js";
-import { leafRecord } from "./records.js";
+import { batchRecord, leafRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
 import { addWritten, getEntry, hasEntry, livePathOfState, replaceEntry, type SessionState, setLeaf } from "./session-state.js";
 import { SessionWrites } from "./session-writes.js";
 import { TokenFiles } from "./token-files.js";
-import { batchText, importedText, prepareBatch, updatedEntry } from "./written-records.js";
+import { importedText, prepareBatch, updatedEntry } from "./written-records.js";
 
 /**
  * The local-first store: one directory per session with session.json (meta, rewritten atomically
@@ -253,10 +253,13 @@ export class FileStore extends StoreBase {
       if (inputs.length === 0) return { value: [], synced: null };
       const limits = { now: this.now(), random: this.random, maxEntryBytes: this.maxEntryBytes, prevalidated };
       const prepared = prepareBatch(s.id, s.state, inputs, limits);
-      const { text, headBytes } = batchText(prepared);
-      const offset = s.state.bytes + headBytes;
-      const synced = this.sessions.writeRecords(s, text);
-      addWritten(s.state, prepared, offset);
+      const head = prepared.length > 1 ? batchRecord(prepared.length) : "";
+      const { offset, lengths, synced } = this.sessions.writeEntryLines(
+        s,
+        head,
+        prepared.map((p) => p.json),
+      );
+      addWritten(s.state, prepared, offset, lengths);
       return { value: prepared.map((p) => p.entry), synced };
     });
   }
@@ -266,8 +269,8 @@ export class FileStore extends StoreBase {
     return this.writes.locked(sessionId, (s) => {
       const { after, record } = updatedEntry(sessionId, s.state, entryId, patch, this.maxEntryBytes);
       const offset = s.state.bytes;
-      const synced = this.sessions.writeRecords(s, record);
-      replaceEntry(s.state, after, { offset, length: Buffer.byteLength(record), parentId: after.parentId, update: true });
+      const { length, synced } = this.sessions.writeRecords(s, record);
+      replaceEntry(s.state, after, { offset, length, parentId: after.parentId, update: true });
       return { value: after, synced };
     });
   }
@@ -295,7 +298,7 @@ export class FileStore extends StoreBase {
         throw new ArborError("entry_not_found", `Entry ${leafId} does not exist in session ${sessionId}.`);
       }
       const ts = this.now();
-      const synced = this.sessions.writeRecords(s, leafRecord(leafId, ts));
+      const { synced } = this.sessions.writeRecords(s, leafRecord(leafId, ts));
       setLeaf(s.state, leafId, ts);
       return { value: { ...s.state.meta }, synced };
     });

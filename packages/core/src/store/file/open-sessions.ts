@@ -5,6 +5,7 @@ import type { SessionMeta } from "../../model/session.js";
 import type { Durability } from "../spec.js";
 import { INDEX_HEADER, IndexTable, IndexWriter, readIndexBytes, readRecord } from "./entry-index.js";
 import { GroupFsync } from "./group-fsync.js";
+import { RecordBuffer } from "./record-buffer.js";
 import type { SessionDirs } from "./session-dir.js";
 import { closeSource, emptyState, loadIndexedState, loadSessionState, type SessionState } from "./session-state.js";
 
@@ -33,6 +34,8 @@ export interface OpenSession {
 export class OpenSessions {
   readonly cache = new Map<string, OpenSession>();
   private readonly loading = new Map<string, Promise<OpenSession>>();
+  /** Where appends are encoded before they are written (see record-buffer.ts). */
+  private readonly out = new RecordBuffer();
 
   constructor(
     private readonly dirs: SessionDirs,
@@ -205,20 +208,39 @@ export class OpenSessions {
 
   /**
    * Writes records at the end of entries.jsonl. The bytes reach the OS before this returns; a
-   * failed write is cut back off so no partial record stays behind.
+   * failed write is cut back off so no partial record stays behind. Returns the byte length written.
    */
-  writeRecords(s: OpenSession, text: string): Promise<void> | null {
+  writeRecords(s: OpenSession, text: string): { length: number; synced: Promise<void> | null } {
+    const { bytes, headEnd: length } = this.out.encode(text, []);
+    return { length, synced: this.writeBytes(s, bytes, length) };
+  }
+
+  /**
+   * Writes entry lines (after a batch header when `head` is not empty) at the end of entries.jsonl,
+   * as `writeRecords`; returns where the first line starts and each line's byte length, for the index.
+   */
+  writeEntryLines(
+    s: OpenSession,
+    head: string,
+    lines: readonly string[],
+  ): { offset: number; lengths: number[]; synced: Promise<void> | null } {
+    const { bytes, headEnd, ends } = this.out.encode(head, lines);
+    const offset = s.state.bytes + headEnd;
+    const lengths: number[] = new Array(ends.length);
+    for (let i = 0, start = headEnd; i < ends.length; i++) {
+      lengths[i] = (ends[i] as number) - start;
+      start = ends[i] as number;
+    }
+    const synced = this.writeBytes(s, bytes, ends.length > 0 ? (ends[ends.length - 1] as number) : headEnd);
+    return { offset, lengths, synced };
+  }
+
+  private writeBytes(s: OpenSession, bytes: Buffer, length: number): Promise<void> | null {
     for (const line of s.state.unindexed) s.index.add(line);
     s.state.unindexed = [];
     const fd = this.appendHandle(s);
-    const length = Buffer.byteLength(text);
     try {
-      // The string goes to the OS without a Buffer of our own; a short write (rare) finishes from one.
-      const off = writeSync(fd, text, s.state.bytes, "utf8");
-      if (off < length) {
-        const buf = Buffer.from(text);
-        for (let at = off; at < length; ) at += writeSync(fd, buf, at, length - at, s.state.bytes + at);
-      }
+      for (let at = 0; at < length; ) at += writeSync(fd, bytes, at, length - at, s.state.bytes + at);
     } catch (err) {
       try {
         ftruncateSync(fd, s.state.bytes);

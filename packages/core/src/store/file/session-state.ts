@@ -113,11 +113,17 @@ export function addEntry(state: SessionState, entry: Entry, loc: EntryLoc, fold 
   if (fold) state.meta = metaAfterAppend(state.meta, entry);
 }
 
-/** Adds entries just written as consecutive lines of entries.jsonl from byte `offset`. */
-export function addWritten(state: SessionState, written: readonly PreparedEntry[], offset: number): void {
+/** Adds entries just written as consecutive lines of entries.jsonl from byte `offset`, `lengths` their lines' bytes. */
+export function addWritten(
+  state: SessionState,
+  written: readonly PreparedEntry[],
+  offset: number,
+  lengths: readonly number[],
+): void {
   let at = offset;
-  for (const p of written) {
-    const length = Buffer.byteLength(p.json) + 1;
+  for (let i = 0; i < written.length; i++) {
+    const p = written[i] as PreparedEntry;
+    const length = lengths[i] as number;
     addEntry(state, p.entry, { offset: at, length, parentId: p.entry.parentId, update: false });
     at += length;
   }

@@ -4,7 +4,7 @@ import { checkAppend, planAppend } from "../append-plan.js";
 import { applyEntryPatch, type PreparedEntry } from "../prepare.js";
 import type { RandomPool } from "../random-pool.js";
 import type { EntryPatch } from "../store.js";
-import { batchRecord, leafRecord, updateRecord } from "./records.js";
+import { leafRecord, updateRecord } from "./records.js";
 import { getEntry, hasEntry, type SessionState } from "./session-state.js";
 
 /*
@@ -45,15 +45,6 @@ export function prepareBatch(
   });
   checkAppend(sessionId, plan, known);
   return plan.prepared;
-}
-
-/**
- * The records of one append: a batch header when more than one entry is written (so a reader
- * takes all or none of a torn batch), then one line per entry. `headBytes` is where the first entry starts.
- */
-export function batchText(prepared: readonly PreparedEntry[]): { text: string; headBytes: number } {
-  const head = prepared.length > 1 ? batchRecord(prepared.length) : "";
-  return { text: head + prepared.map((p) => `${p.json}\n`).join(""), headBytes: head.length };
 }
 
 /** The entry after a patch and the update record that says so, checked against the size limit first. */
