@@ -115,8 +115,11 @@ export class WatchHub {
   publish(traceId: string, event: WatchEventInput): Promise<void> {
     const { event: type, ...payload } = event;
     const queued: Omit<Queued, "delivered"> = { traceId, event, input: { type, data: { ...payload, trace_id: traceId } } };
-    const logged: Promise<void>[] = [];
-    for (let id: string | undefined = traceId; id !== undefined; id = parentTraceId(id)) logged.push(this.enqueue(id, queued));
+    // A top-level trace's publish (each message a run writes) has one log: its own promise is the answer.
+    const parent = parentTraceId(traceId);
+    if (parent === undefined) return this.enqueue(traceId, queued);
+    const logged: Promise<void>[] = [this.enqueue(traceId, queued)];
+    for (let id: string | undefined = parent; id !== undefined; id = parentTraceId(id)) logged.push(this.enqueue(id, queued));
     return Promise.all(logged).then(() => undefined);
   }
 

@@ -43,7 +43,10 @@ class Slot {
   readonly chunks: string[] = [];
   providerMetadata: ProviderMetadata | undefined;
 
-  constructor(readonly kind: "text" | "reasoning") {}
+  constructor(
+    readonly kind: "text" | "reasoning",
+    readonly id: string,
+  ) {}
 
   /**
    * Providers hand out what they need back on later turns (a thinking block's signature, an encrypted
@@ -91,31 +94,45 @@ export class StreamIdleError extends Error {
 
 /**
  * Reads a stream's parts, failing with a StreamIdleError once `idleMs` pass without one (no limit
- * when not positive). One timer serves the whole stream and is re-armed per part; when it fires it
- * cancels the stream, which ends the read waiting on it, and `ended` reports the error instead of the
- * end. A race of each read against one long-lived idle promise cost a promise and a reaction per part,
- * and left every reaction attached to that promise until the stream ended: 50,000 deltas kept 50,000
- * of them alive, and the collector spent its time on them.
+ * when not positive). One timer serves the whole stream; each part only notes the time it was asked
+ * for, and when the timer fires early (parts came meanwhile) it is set again for the rest of the
+ * wait. When the wait is over it cancels the stream, which ends the read waiting on it, and `ended`
+ * reports the error instead of the end. A race of each read against one long-lived idle promise
+ * cost a promise and a reaction per part, and left every reaction attached to that promise until
+ * the stream ended: 50,000 deltas kept 50,000 of them alive, and the collector spent its time on
+ * them; re-arming the timer on every part cost more than the rest of the part's handling.
  */
 class IdleReader<T> {
-  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private idled: StreamIdleError | undefined;
+  /** When the latest part was asked for (`performance.now()`). */
+  private last = 0;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<T>,
-    idleMs: number,
+    private readonly idleMs: number,
   ) {
     if (!(idleMs > 0) || !Number.isFinite(idleMs)) return;
+    this.last = performance.now();
+    this.arm(idleMs);
+  }
+
+  private arm(ms: number): void {
     this.timer = setTimeout(() => {
-      this.idled = new StreamIdleError(idleMs);
+      const quiet = performance.now() - this.last;
+      if (quiet < this.idleMs) {
+        this.arm(this.idleMs - quiet);
+        return;
+      }
+      this.idled = new StreamIdleError(this.idleMs);
       // Resolves a pending read as done (the stream is closed before its source is told).
-      reader.cancel(this.idled).catch(() => {});
-    }, idleMs);
+      this.reader.cancel(this.idled).catch(() => {});
+    }, ms);
   }
 
   /** The next part; a stream cancelled because it idled reads as done, and `ended` then throws. */
   read(): Promise<ReadableStreamReadResult<T>> {
-    this.timer?.refresh();
+    if (this.timer !== undefined) this.last = performance.now();
     return this.reader.read();
   }
 
@@ -126,6 +143,8 @@ class IdleReader<T> {
 
   stop(): void {
     clearTimeout(this.timer);
+    // A timer that fired and was set again must not be set once more after the stream is over.
+    this.timer = undefined;
   }
 }
 
@@ -166,17 +185,17 @@ export async function streamStep(
   const signal = options.abortSignal;
 
   // The block the last delta went to: a block's deltas come in a row, so most find it here without a lookup.
-  let recent: { kind: Slot["kind"]; id: string; slot: Slot } | undefined;
+  let recent: Slot | undefined;
   const slot = (kind: Slot["kind"], id: string): Slot => {
-    if (recent !== undefined && recent.id === id && recent.kind === kind) return recent.slot;
+    if (recent !== undefined && recent.id === id && recent.kind === kind) return recent;
     const key = `${kind}:${id}`;
     let s = open.get(key);
     if (!s) {
-      s = new Slot(kind);
+      s = new Slot(kind, id);
       open.set(key, s);
       order.push(s);
     }
-    recent = { kind, id, slot: s };
+    recent = s;
     return s;
   };
 
@@ -223,13 +242,14 @@ export async function streamStep(
             produced = true;
             const inputText = typeof part.input === "string" ? part.input : JSON.stringify(part.input ?? {});
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, inputText });
-            order.push({
+            const call: Extract<AssistantPart, { type: "tool-call" }> = {
               type: "tool-call",
               toolCallId: part.toolCallId,
               toolName: part.toolName,
               input: parseToolInput(inputText),
-              ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
-            });
+            };
+            if (part.providerMetadata) call.providerMetadata = part.providerMetadata as ProviderMetadata;
+            order.push(call);
             break;
           }
           case "file": {
@@ -267,24 +287,27 @@ export async function streamStep(
   }
 
   const content: AssistantPart[] = [];
-  const texts: string[] = [];
+  // Most steps say one text block in one or a few deltas: it is taken as it is, not joined anew.
+  let text = "";
   for (const item of order) {
     if (item instanceof Slot) {
       // A block with neither text nor metadata carries nothing; one with only metadata (encrypted or
       // redacted reasoning, a signature) is what the provider expects back, so it is kept.
       if (item.chunks.length === 0 && item.providerMetadata === undefined) continue;
-      const text = item.chunks.join("");
-      const metadata = item.providerMetadata ? { providerMetadata: item.providerMetadata } : {};
+      const blockText = item.chunks.length === 1 ? item.chunks[0]! : item.chunks.join("");
+      const { providerMetadata } = item;
       if (item.kind === "text") {
-        if (text !== "") texts.push(text);
-        content.push({ type: "text", text, ...metadata });
+        text = text === "" ? blockText : `${text}${blockText}`;
+        content.push(providerMetadata ? { type: "text", text: blockText, providerMetadata } : { type: "text", text: blockText });
       } else {
-        content.push({ type: "reasoning", text, ...metadata });
+        content.push(
+          providerMetadata ? { type: "reasoning", text: blockText, providerMetadata } : { type: "reasoning", text: blockText },
+        );
       }
     } else {
       content.push(item);
     }
   }
   const aborted = signal?.aborted === true;
-  return { content, toolCalls, text: texts.join(""), usage, finishReason, error: aborted ? undefined : error, aborted, produced };
+  return { content, toolCalls, text, usage, finishReason, error: aborted ? undefined : error, aborted, produced };
 }

@@ -15,6 +15,7 @@ import { appendCustom, appendMessage, chargeRun } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
+import { lastInput } from "./step-input.js";
 import { limitToolCalls, toolLimits } from "./tool-limits.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
 
@@ -25,22 +26,6 @@ const HISTORY_LIMIT = 24;
 function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
   if (text.trim() !== "") return cutText(text.trim(), 200);
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
-}
-
-/** Characters of the input `llm_start` and `llm_end` show. */
-const INPUT_SHOWN = 2000;
-
-/** What `llm_start` shows as the input: the last message the model is answering, cut. */
-function lastInput(ctx: RunContext): string {
-  const last = ctx.state.items[ctx.state.length - 1]?.message;
-  if (!last) return "";
-  // Parts past the cut are not turned into text: nothing of them would be kept.
-  let text = "";
-  for (const p of last.content) {
-    text += "text" in p ? p.text : p.type === "tool-result" ? (JSON.stringify(p.output) ?? "") : "";
-    if (text.length > INPUT_SHOWN) break;
-  }
-  return cutText(text, INPUT_SHOWN);
 }
 
 async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
@@ -57,12 +42,15 @@ function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
 
 /** The system prompt of one model call: the run's, then what extensions add (the plan in force), then their rewrites. */
 function stepSystem(ctx: RunContext, base: string): string {
+  // Indexed loops over the extensions, here and below: they run every step, and an iterator is an object each time.
+  const exts = ctx.extensions;
   let system = base;
-  for (const ext of ctx.extensions) {
-    const more = ext.system?.(ctx);
+  for (let i = 0; i < exts.length; i++) {
+    const more = exts[i]!.system?.(ctx);
     if (more) system = `${system}\n\n${more}`;
   }
-  for (const ext of ctx.extensions) {
+  for (let i = 0; i < exts.length; i++) {
+    const ext = exts[i]!;
     if (ext.transformSystem) system = ext.transformSystem(ctx, system);
   }
   return system;
@@ -70,8 +58,9 @@ function stepSystem(ctx: RunContext, base: string): string {
 
 /** The first reason an extension gives to end the run after this step. */
 function extensionStop(ctx: RunContext): StopReason | undefined {
-  for (const ext of ctx.extensions) {
-    const reason = ext.stop?.(ctx);
+  const exts = ctx.extensions;
+  for (let i = 0; i < exts.length; i++) {
+    const reason = exts[i]!.stop?.(ctx);
     if (reason) return reason;
   }
   return undefined;
@@ -79,11 +68,20 @@ function extensionStop(ctx: RunContext): StopReason | undefined {
 
 /** Runs one step between the extensions' `beforeStep` and `afterStep`, whatever way it ends. */
 export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promise<T> {
-  for (const ext of ctx.extensions) await ext.beforeStep?.(ctx);
+  const exts = ctx.extensions;
+  // Only what a hook returns is awaited: most extensions have no hook here, and awaiting their
+  // undefined cost a promise and a turn of the microtask queue each, per extension, every step.
+  for (let i = 0; i < exts.length; i++) {
+    const pending = exts[i]!.beforeStep?.(ctx);
+    if (pending !== undefined) await pending;
+  }
   try {
     return await body();
   } finally {
-    for (const ext of ctx.extensions) await ext.afterStep?.(ctx);
+    for (let i = 0; i < exts.length; i++) {
+      const pending = exts[i]!.afterStep?.(ctx);
+      if (pending !== undefined) await pending;
+    }
   }
 }
 
@@ -136,6 +134,8 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
   /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
   let turnStart = performance.now();
+  // One sink for the run's steps: it only forwards to the run's events.
+  const sink = eventSink(ctx);
   for (;;) {
     // A run whose model and store never wait (a replayed or zero-latency model over a synchronous
     // store) would hold the event loop for its whole length: its lease's heartbeat could not fire, so
@@ -150,7 +150,7 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     // Before every step, so after the user's message and after each step's tool results: either can overflow.
     await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
-    const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
+    const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried, sink));
     if (outcome === "retry") {
       // The refused call wrote nothing, so the retry takes the same step number.
       overflowRetried = ctx.tally.steps + 1;
@@ -168,6 +168,7 @@ async function oneStep(
   ctx: RunContext,
   maxTurnsNote: string,
   overflowRetried: number,
+  sink: StepSink,
 ): Promise<StepsOutcome | "retry" | undefined> {
   const step = ctx.tally.steps + 1;
   const lastStep = step >= ctx.maxTurns;
@@ -186,7 +187,7 @@ async function oneStep(
   const leaf = ctx.state.leafId === null ? {} : { leaf_id: ctx.state.leafId };
   ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "", ...leaf });
   const started = ctx.clock.now();
-  const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
+  const { stream, failure } = await callModel(ctx, ctx.model.model, options, sink);
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;

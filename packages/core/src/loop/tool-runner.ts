@@ -19,26 +19,26 @@ export interface ToolBatchResult {
 /** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
 function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number, waitMs = 0): ToolMessage {
   // An error's attachments are not sent: a provider's error result is text only.
-  const attached = outcome.isError ? { parts: [], notes: [] } : keptAttachments(outcome.attachments);
-  const text = attached.notes.length > 0 ? [outcome.output, ...attached.notes].join("\n") : outcome.output;
+  const attached =
+    outcome.isError || outcome.attachments === undefined || outcome.attachments.length === 0
+      ? undefined
+      : keptAttachments(outcome.attachments);
+  const text = attached && attached.notes.length > 0 ? [outcome.output, ...attached.notes].join("\n") : outcome.output;
+  // Optional fields are set after the rest, in the order they always had, without an object to spread each.
   const part: ToolMessage["content"][number] = {
     type: "tool-result",
     toolCallId: call.toolCallId,
     toolName: call.toolName,
     output: outcome.isError ? { type: "error-text", value: text } : { type: "text", value: text },
-    ...(attached.parts.length > 0 ? { attachments: attached.parts } : {}),
-    ...(outcome.title ? { title: outcome.title } : {}),
-    ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
-    ...(outcome.truncated ? { fullOutputRef: outcome.truncated.fullOutputRef } : {}),
   };
-  return {
-    role: "tool",
-    content: [part],
-    description: call.toolName,
-    durationMs,
-    ...(waitMs > 0 ? { permissionWaitMs: waitMs } : {}),
-    ...(outcome.isError ? { error: { code: outcome.code, message: cutText(outcome.output, 500) } } : {}),
-  };
+  if (attached && attached.parts.length > 0) part.attachments = attached.parts;
+  if (outcome.title) part.title = outcome.title;
+  if (outcome.metadata) part.metadata = outcome.metadata;
+  if (outcome.truncated) part.fullOutputRef = outcome.truncated.fullOutputRef;
+  const message: ToolMessage = { role: "tool", content: [part], description: call.toolName, durationMs };
+  if (waitMs > 0) message.permissionWaitMs = waitMs;
+  if (outcome.isError) message.error = { code: outcome.code, message: cutText(outcome.output, 500) };
+  return message;
 }
 
 async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
@@ -112,13 +112,16 @@ export async function runToolCalls(
 ): Promise<ToolBatchResult> {
   let rejected = false;
   const available = ctx.toolNames;
+  const invokeOptions = { available };
   // Calls finish in any order; their messages are appended one after another so each result's
-  // parent is the one before it and the context follows the same order.
-  let tail = Promise.resolve();
-  const persistInOrder = (message: ToolMessage) => {
-    tail = tail.then(() => persist(ctx, message));
+  // parent is the one before it and the context follows the same order. The first write of a
+  // batch starts at once (most batches write once: one call of a tool that changes nothing).
+  let tail: Promise<void> | undefined;
+  const inOrder = (write: () => Promise<void>): Promise<void> => {
+    tail = tail === undefined ? write() : tail.then(write);
     return tail;
   };
+  const persistInOrder = (message: ToolMessage) => inOrder(() => persist(ctx, message));
   // A call that may change something is recorded started before it starts (never for a `none` tool,
   // so reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
   const recordStart = (call: StreamedToolCall): Promise<string> | undefined => {
@@ -129,20 +132,17 @@ export async function runToolCalls(
       tool: call.toolName,
       idempotencyKey: limits.keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
     };
-    tail = tail.then(async () => {
+    return inOrder(async () => {
       await appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, started);
-    });
-    return tail.then(() => started.idempotencyKey);
+    }).then(() => started.idempotencyKey);
   };
   // Written in the same order as everything else the batch appends, so it sits after the start record.
   const checkpointOf = (call: StreamedToolCall): ToolCheckpoint => ({
     saved: limits.checkpoints?.get(call.toolCallId),
-    save: (data) => {
-      tail = tail.then(async () => {
+    save: (data) =>
+      inOrder(async () => {
         await appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data });
-      });
-      return tail;
-    },
+      }),
   });
   // What the model saw when it made these calls: every call of the batch gets the same frozen view,
   // made when a tool first reads it (most never do; made for every step it copied the whole history,
@@ -220,7 +220,7 @@ export async function runToolCalls(
                   }
                 },
               },
-              { available },
+              invokeOptions,
             ),
           );
     // A person's refusal that reached the tool another way (a dismissed question) stops the run like a rejected ask.

@@ -89,7 +89,13 @@ export class SecurityGateway implements ToolHooks {
     return checkPython(code, (line) => this.checkCommand(line, cwd));
   }
 
-  async before(call: ToolCallInfo, input: unknown): Promise<undefined> {
+  before(call: ToolCallInfo, input: unknown): Promise<undefined> | undefined {
+    // Only shell and Python calls are checked: any other call is let through with no promise to wait on.
+    if (!SHELL_TOOLS.has(call.tool) && !PYTHON_TOOLS.has(call.tool)) return undefined;
+    return this.check(call, input);
+  }
+
+  private async check(call: ToolCallInfo, input: unknown): Promise<undefined> {
     const verdict = await this.verdictOn(call, input);
     if (!verdict) return undefined;
     this.blocked.set(callKey(call), { decision: "blocked", ...verdict });

@@ -53,6 +53,8 @@ export function redactText(text: string, set: RuleSet): { text: string; matched:
  */
 export function redactValue(value: unknown, set: RuleSet, matched: Set<string>): unknown {
   if (typeof value === "string") {
+    // Every string of every message a step stores comes here; a clean one costs no result object.
+    if (!mayMatch(value, set)) return value;
     const result = redactText(value, set);
     for (const id of result.matched) matched.add(id);
     return result.text;
@@ -69,7 +71,11 @@ export function redactValue(value: unknown, set: RuleSet, matched: Set<string>):
   }
   if (typeof value === "object" && value !== null) {
     let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
+    // Own enumerable keys in order, as Object.entries gives them, without an array of pairs per object.
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const item = record[key];
       const next = redactValue(item, set, matched);
       if (next === item) continue;
       copy ??= { ...value };

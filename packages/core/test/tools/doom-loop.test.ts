@@ -102,3 +102,59 @@ describe("doomLoopRequest", () => {
     expect(describeDoomLoop(same)).toBe("The same reply was written 3 times in a row.");
   });
 });
+
+/** The keying as first written (entries filtered and sorted, arrays mapped): the faster one must say the same. */
+function stableJsonAsWritten(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
+  if (Array.isArray(value)) return `[${value.map(stableJsonAsWritten).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJsonAsWritten(v)}`).join(",")}}`;
+}
+
+describe("stableJson keys", () => {
+  it("as the first keying did, for every shape a call's input takes", () => {
+    // biome-ignore lint/suspicious/noSparseArray: a hole is one of the shapes
+    const sparse = [1, , 3];
+    const values: unknown[] = [
+      {},
+      [],
+      { b: 1, a: [1, { d: undefined, c: null }], "": "x", Z: true, é: "é", "10": 1, "9": 2 },
+      { path: "a.ts", n: 3, query: 'q"\\\n' },
+      [undefined, null, 0, -0, Number.NaN, "s", [[]]],
+      sparse,
+      { a: undefined },
+      "text",
+      42,
+      null,
+    ];
+    for (const value of values) expect(stableJson(value)).toBe(stableJsonAsWritten(value));
+  });
+});
+
+describe("detectDoomLoop over a long history", () => {
+  it("finds a loop only at the end, and reports its unit in call order", () => {
+    const D = call("grep", { q: "x" });
+    expect(detectDoomLoop([A, B, A, B, A, B, C])).toBeUndefined();
+    expect(detectDoomLoop([C, A, D, B, A, D, B, A, D, B])).toEqual({
+      kind: "cycle",
+      period: 3,
+      unit: [
+        { tool: "read", input: { path: "a.ts" } },
+        { tool: "grep", input: { q: "x" } },
+        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+      ],
+      repeats: 3,
+    });
+    expect(detectDoomLoop([A, B, A, text(LONG), B, A, B])).toEqual({
+      kind: "cycle",
+      period: 2,
+      unit: [
+        { tool: "read", input: { path: "a.ts" } },
+        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+      ],
+      repeats: 3,
+    });
+  });
+});
