@@ -9,8 +9,8 @@ import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { cutText } from "../model/text.js";
-import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
-import { guardContext } from "./context-guard.js";
+import { callKey, type DoomLoop, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
+import { contextFits, guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage, chargeRun } from "./journal.js";
 import type { RunContext } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
@@ -26,10 +26,6 @@ const HISTORY_LIMIT = 24;
 function describeAssistant(text: string, calls: readonly StreamedToolCall[]): string {
   if (text.trim() !== "") return cutText(text.trim(), 200);
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
-}
-
-async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
-  return (await appendMessage(ctx, message)).id;
 }
 
 /** Streams the run's text and reasoning as events. */
@@ -109,13 +105,11 @@ function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCal
 }
 
 /**
- * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget
+ * Asks `doom_loop` about a loop this step completed, so a stuck model does not burn the budget
  * unseen. Returns false when the run must stop (the ask was refused); allowed, the history is
  * cleared so the same loop is not asked again at once.
  */
-async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
-  const loop = detectDoomLoop(ctx.history);
-  if (!loop) return true;
+async function passesDoomLoopGuard(ctx: RunContext, loop: DoomLoop): Promise<boolean> {
   try {
     const request = doomLoopRequest(loop);
     await ctx.permission.ask({ ...request, metadata: { ...request.metadata, description: describeDoomLoop(loop) } });
@@ -147,8 +141,9 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
       turnStart = performance.now();
     }
     if (ctx.signal.aborted) return { status: "aborted" };
-    // Before every step, so after the user's message and after each step's tool results: either can overflow.
-    await guardContext(ctx);
+    // Before every step, so after the user's message and after each step's tool results: either can
+    // overflow. Nearly every step fits, and is told so without waiting on the guard.
+    if (!contextFits(ctx)) await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
     const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried, sink));
     if (outcome === "retry") {
@@ -230,7 +225,7 @@ async function oneStep(
   if (ended) {
     // Keep what was streamed (the user saw it), and close every call the model started so the history stays valid.
     if (content.length > 0) {
-      await persistAssistant(ctx, message);
+      await appendMessage(ctx, message);
       await recordInterrupted(ctx, calls);
     } else {
       // Nothing of the call is stored to carry what it spent; a failure's record counts the step.
@@ -249,7 +244,7 @@ async function oneStep(
     return { status: "error", error: { code: "provider_error", message: explained } };
   }
 
-  const messageId = await persistAssistant(ctx, message);
+  const messageId = (await appendMessage(ctx, message)).id;
   if (calls.length === 0) {
     if (lastStep) return { status: "done", stopReason: "max_turns" };
     return budgetStop(ctx) ?? { status: "done", stopReason: "finished" };
@@ -261,7 +256,9 @@ async function oneStep(
     await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`);
     return { status: "done", stopReason: "budget", stopMessage: `Stopped: ${spent}.` };
   }
-  if (!(await passesDoomLoopGuard(ctx))) {
+  // Looked for at once: a step that completes no loop (nearly all) has nothing to wait for.
+  const loop = detectDoomLoop(ctx.history);
+  if (loop && !(await passesDoomLoopGuard(ctx, loop))) {
     await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
     return { status: "done", stopReason: "doom_loop" };
   }

@@ -4,7 +4,7 @@ import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT, PERMISSION_UNANSWERED_OUTPUT } from "../session/context.js";
 import { keptAttachments } from "../tools/attachments.js";
-import { type ToolCheckpoint, type ToolOutcome, toolEffects } from "../tools/tool.js";
+import { type ToolCheckpoint, type ToolContext, type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
 import type { RunContext, ToolCallInfo } from "./run-context.js";
 import { idempotencyKeyOf, TOOL_CHECKPOINT_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
@@ -78,9 +78,13 @@ function aroundTool(ctx: RunContext, call: ToolCallInfo, invoke: () => Promise<T
 }
 
 /** Runs `work` over `items` with at most `size` at a time; resolves when all are done. */
-async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  // Most steps make one call: it needs no worker, no array of them and no Promise.all.
+function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  // Most steps make one call: it needs no worker, no array of them, no Promise.all and no promise of its own.
   if (items.length === 1) return work(items[0] as T);
+  return inWorkers(items, size, work);
+}
+
+async function inWorkers<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);
@@ -116,33 +120,29 @@ export async function runToolCalls(
   // Calls finish in any order; their messages are appended one after another so each result's
   // parent is the one before it and the context follows the same order. The first write of a
   // batch starts at once (most batches write once: one call of a tool that changes nothing).
-  let tail: Promise<void> | undefined;
-  const inOrder = (write: () => Promise<void>): Promise<void> => {
+  let tail: Promise<unknown> | undefined;
+  const inOrder = (write: () => Promise<unknown>): Promise<unknown> => {
     tail = tail === undefined ? write() : tail.then(write);
     return tail;
   };
-  const persistInOrder = (message: ToolMessage) => inOrder(() => persist(ctx, message));
+  const persistInOrder = (message: ToolMessage) => inOrder(() => appendMessage(ctx, message));
   // A call that may change something is recorded started before it starts (never for a `none` tool,
   // so reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
-  const recordStart = (call: StreamedToolCall): Promise<string> | undefined => {
+  const startRecord = (call: StreamedToolCall): ToolStarted | undefined => {
     const tool = ctx.registry.get(call.toolName);
     if (!tool || !available.includes(call.toolName) || toolEffects(tool) === "none" || ctx.signal.aborted) return undefined;
-    const started: ToolStarted = {
+    return {
       callId: call.toolCallId,
       tool: call.toolName,
       idempotencyKey: limits.keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
     };
-    return inOrder(async () => {
-      await appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, started);
-    }).then(() => started.idempotencyKey);
   };
   // Written in the same order as everything else the batch appends, so it sits after the start record.
   const checkpointOf = (call: StreamedToolCall): ToolCheckpoint => ({
     saved: limits.checkpoints?.get(call.toolCallId),
-    save: (data) =>
-      inOrder(async () => {
-        await appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data });
-      }),
+    save: async (data) => {
+      await inOrder(() => appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data }));
+    },
   });
   // What the model saw when it made these calls: every call of the batch gets the same frozen view,
   // made when a tool first reads it (most never do; made for every step it copied the whole history,
@@ -151,10 +151,14 @@ export async function runToolCalls(
   const { items, length } = ctx.state;
   let seenView: readonly Message[] | undefined;
   const seen = (): readonly Message[] => (seenView ??= Object.freeze(items.slice(0, length).map((item) => item.message)));
+  // `messages` as an object literal's getter would be: enumerable, configurable, read-only.
+  const messagesProperty: PropertyDescriptor = { get: seen, enumerable: true, configurable: true };
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
-    const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
+    const record = refusal === undefined ? startRecord(call) : undefined;
+    if (record !== undefined) await inOrder(() => appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, record));
+    const idempotencyKey = record?.idempotencyKey;
     ctx.emit({
       type: "tool_start",
       call_id: call.toolCallId,
@@ -168,6 +172,51 @@ export async function runToolCalls(
     let waitMs = 0;
     // Whether the call was waiting on a permission ask when the run was stopped.
     let waiting = false;
+    // The call's ToolContext, with its keys in their usual order. A getter written in an object
+    // literal (and the optional keys spread in after it) left every context a dictionary-mode object,
+    // over six times slower to make than one whose getter is defined on it.
+    const toolContext = (base: Omit<ToolContext, "metadata" | "ask" | "run">): ToolContext => {
+      Object.defineProperty(base, "messages", messagesProperty);
+      const context = base as ToolContext;
+      if (ctx.extra !== undefined) context.extra = ctx.extra;
+      if (ctx.workspace !== undefined) context.workspace = ctx.workspace;
+      if (idempotencyKey !== undefined) {
+        context.idempotencyKey = idempotencyKey;
+        context.checkpoint = checkpointOf(call);
+      }
+      context.metadata = (update) => {
+        if (update.metadata !== undefined) reported = update.metadata;
+        const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;
+        ctx.emit({
+          type: "tool_progress",
+          call_id: call.toolCallId,
+          tool: call.toolName,
+          ...(update.title !== undefined ? { title: update.title } : {}),
+          ...(shown !== undefined ? { metadata: shown } : {}),
+        });
+      };
+      context.run = ctx.values;
+      context.ask = async (request) => {
+        // Only a person's answer is a wait; a rule allows or denies at once.
+        let promptedAt: number | undefined;
+        try {
+          await ctx.permission.ask(
+            { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
+            () => {
+              promptedAt = ctx.clock.now();
+              waiting = true;
+            },
+          );
+        } catch (err) {
+          if (isArborError(err, "permission_rejected")) rejected = true;
+          throw err;
+        } finally {
+          if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
+          if (!ctx.signal.aborted) waiting = false;
+        }
+      };
+      return context;
+    };
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
@@ -175,51 +224,14 @@ export async function runToolCalls(
             ctx.registry.invoke(
               call.toolName,
               call.inputText,
-              {
+              toolContext({
                 sessionId: ctx.sessionId,
                 messageId,
                 callId: call.toolCallId,
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
-                get messages() {
-                  return seen();
-                },
-                ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
-                ...(ctx.workspace !== undefined ? { workspace: ctx.workspace } : {}),
-                ...(idempotencyKey !== undefined ? { idempotencyKey, checkpoint: checkpointOf(call) } : {}),
-                metadata: (update) => {
-                  if (update.metadata !== undefined) reported = update.metadata;
-                  const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;
-                  ctx.emit({
-                    type: "tool_progress",
-                    call_id: call.toolCallId,
-                    tool: call.toolName,
-                    ...(update.title !== undefined ? { title: update.title } : {}),
-                    ...(shown !== undefined ? { metadata: shown } : {}),
-                  });
-                },
-                run: ctx.values,
-                ask: async (request) => {
-                  // Only a person's answer is a wait; a rule allows or denies at once.
-                  let promptedAt: number | undefined;
-                  try {
-                    await ctx.permission.ask(
-                      { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
-                      () => {
-                        promptedAt = ctx.clock.now();
-                        waiting = true;
-                      },
-                    );
-                  } catch (err) {
-                    if (isArborError(err, "permission_rejected")) rejected = true;
-                    throw err;
-                  } finally {
-                    if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
-                    if (!ctx.signal.aborted) waiting = false;
-                  }
-                },
-              },
+              }),
               invokeOptions,
             ),
           );
