@@ -12,7 +12,7 @@ import { cutText } from "../model/text.js";
 import { callKey, type DoomLoop, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
 import { contextFits, guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage, chargeRun } from "./journal.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext, RunEventInput } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import { lastInput } from "./step-input.js";
@@ -174,29 +174,50 @@ async function oneStep(
     maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
     temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
     abortSignal: ctx.signal,
-    ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
   };
+  // Optional keys are set after the others, in the order they always had: no object made to be spread.
+  if (!lastStep && ctx.tools.length > 0) {
+    options.tools = ctx.tools;
+    options.toolChoice = { type: "auto" };
+  }
   const callId = `llm_${step}`;
   // What the call answers: the latest message, cut (the debug middleware records whole prompts).
   const input = lastInput(ctx);
-  const leaf = ctx.state.leafId === null ? {} : { leaf_id: ctx.state.leafId };
-  ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "", ...leaf });
+  const llmStart: Extract<RunEventInput, { type: "llm_start" }> = {
+    type: "llm_start",
+    call_id: callId,
+    node: ctx.agent.name,
+    model: ctx.model.ref,
+    input,
+    motivation: "",
+  };
+  if (ctx.state.leafId !== null) llmStart.leaf_id = ctx.state.leafId;
+  ctx.emit(llmStart);
   const started = ctx.clock.now();
   const { stream, failure } = await callModel(ctx, ctx.model.model, options, sink);
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
   const priced = ctx.model.info.cost !== undefined;
-  ctx.emit({
-    type: "llm_end",
-    call_id: callId,
-    node: ctx.agent.name,
-    model: ctx.model.ref,
-    duration_ms: durationMs,
-    ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
-    input,
-    output: cutText(stream.text, 1000),
-  });
+  const output = cutText(stream.text, 1000);
+  const node = ctx.agent.name;
+  const model = ctx.model.ref;
+  ctx.emit(
+    usage
+      ? {
+          type: "llm_end",
+          call_id: callId,
+          node,
+          model,
+          duration_ms: durationMs,
+          input_tokens: usage.input,
+          output_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+          input,
+          output,
+        }
+      : { type: "llm_end", call_id: callId, node, model, duration_ms: durationMs, input, output },
+  );
 
   if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== step) {
     if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
@@ -206,7 +227,11 @@ async function oneStep(
 
   const limits = toolLimits(ctx.config);
   const { content, calls, refusals } = limitToolCalls(stream.content, stream.toolCalls, limits);
-  const parsed = content.filter((p) => p.type === "tool-call").map((p) => p.input);
+  const parsed: unknown[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const part = content[i]!;
+    if (part.type === "tool-call") parsed.push(part.input);
+  }
   const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
   const message: AssistantMessage = {
     role: "assistant",
@@ -216,11 +241,14 @@ async function oneStep(
     agent: ctx.agent.name,
     durationMs,
     finishReason: ended ?? stream.finishReason ?? "other",
-    // An unpriced model's message has no cost rather than a cost of $0.
-    ...(usage ? { tokens: usage, ...(priced ? { cost } : {}) } : {}),
-    ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
-    ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
   };
+  if (usage) {
+    message.tokens = usage;
+    // An unpriced model's message has no cost rather than a cost of $0.
+    if (priced) message.cost = cost;
+  }
+  if (ended === "aborted") message.error = { code: "aborted", message: "The run was aborted during this step." };
+  if (failure) message.error = { code: "provider_error", message: failure.message };
 
   if (ended) {
     // Keep what was streamed (the user saw it), and close every call the model started so the history stays valid.
