@@ -176,7 +176,12 @@ export async function streamStep(
   idleTimeoutMs = 0,
 ): Promise<StepStreamResult> {
   const order: Array<Slot | AssistantPart> = [];
-  const open = new Map<string, Slot>();
+  // Blocks started and not yet ended: a step has a few, so a list is searched (no map, no key strings).
+  const open: Slot[] = [];
+  const openIndex = (kind: Slot["kind"], id: string): number => {
+    for (let i = 0; i < open.length; i++) if (open[i]!.id === id && open[i]!.kind === kind) return i;
+    return -1;
+  };
   const toolCalls: StreamedToolCall[] = [];
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;
@@ -188,11 +193,11 @@ export async function streamStep(
   let recent: Slot | undefined;
   const slot = (kind: Slot["kind"], id: string): Slot => {
     if (recent !== undefined && recent.id === id && recent.kind === kind) return recent;
-    const key = `${kind}:${id}`;
-    let s = open.get(key);
+    const at = openIndex(kind, id);
+    let s = at === -1 ? undefined : open[at];
     if (!s) {
       s = new Slot(kind, id);
-      open.set(key, s);
+      open.push(s);
       order.push(s);
     }
     recent = s;
@@ -230,9 +235,11 @@ export async function streamStep(
           }
           case "text-end":
           case "reasoning-end": {
-            const key = `${blockKind(part.type)}:${part.id}`;
-            open.get(key)?.keep(part.providerMetadata);
-            open.delete(key);
+            const at = openIndex(blockKind(part.type), part.id);
+            if (at !== -1) {
+              open[at]!.keep(part.providerMetadata);
+              open.splice(at, 1);
+            }
             // A block reopened under the same id is a new block.
             recent = undefined;
             break;

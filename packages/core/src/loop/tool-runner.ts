@@ -41,6 +41,22 @@ function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: n
   return message;
 }
 
+/** Where a ToolContext keeps what makes its `messages` (not enumerable: a copy of the context does not take it). */
+const SEEN = Symbol("seen");
+
+/** The one getter every ToolContext shares for `messages`: it asks the context it is read from. */
+function seenMessages(this: { readonly [SEEN]: () => readonly Message[] }): readonly Message[] {
+  return this[SEEN]();
+}
+
+/**
+ * `messages` as an object literal's getter would be: enumerable and configurable. A getter in an
+ * object literal (with the optional keys spread in after it) made every context a dictionary-mode
+ * object, ~1 KB and six times slower to make; a getter defined with a function of its own per step
+ * gave every step's contexts a hidden class of their own. One shared getter keeps them all alike.
+ */
+const MESSAGES_PROPERTY: PropertyDescriptor = Object.freeze({ get: seenMessages, enumerable: true, configurable: true });
+
 async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
   await appendMessage(ctx, message);
 }
@@ -151,8 +167,6 @@ export async function runToolCalls(
   const { items, length } = ctx.state;
   let seenView: readonly Message[] | undefined;
   const seen = (): readonly Message[] => (seenView ??= Object.freeze(items.slice(0, length).map((item) => item.message)));
-  // `messages` as an object literal's getter would be: enumerable, configurable, read-only.
-  const messagesProperty: PropertyDescriptor = { get: seen, enumerable: true, configurable: true };
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
@@ -172,11 +186,10 @@ export async function runToolCalls(
     let waitMs = 0;
     // Whether the call was waiting on a permission ask when the run was stopped.
     let waiting = false;
-    // The call's ToolContext, with its keys in their usual order. A getter written in an object
-    // literal (and the optional keys spread in after it) left every context a dictionary-mode object,
-    // over six times slower to make than one whose getter is defined on it.
+    // The call's ToolContext, with its keys in their usual order (see MESSAGES_PROPERTY).
     const toolContext = (base: Omit<ToolContext, "metadata" | "ask" | "run">): ToolContext => {
-      Object.defineProperty(base, "messages", messagesProperty);
+      Object.defineProperty(base, SEEN, { value: seen });
+      Object.defineProperty(base, "messages", MESSAGES_PROPERTY);
       const context = base as ToolContext;
       if (ctx.extra !== undefined) context.extra = ctx.extra;
       if (ctx.workspace !== undefined) context.workspace = ctx.workspace;
