@@ -128,8 +128,13 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
   /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
   let turnStart = performance.now();
-  // One sink for the run's steps: it only forwards to the run's events.
-  const sink = eventSink(ctx);
+  // Made once for the run's steps: the sink only forwards to the run's events, and the model's
+  // cache mark depends on nothing but the model.
+  const run: StepRun = {
+    maxTurnsNote,
+    sink: eventSink(ctx),
+    cacheMark: cacheMarkFor(ctx.model.ref, ctx.model.model.provider),
+  };
   for (;;) {
     // A run whose model and store never wait (a replayed or zero-latency model over a synchronous
     // store) would hold the event loop for its whole length: its lease's heartbeat could not fire, so
@@ -145,7 +150,7 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
     // overflow. Nearly every step fits, and is told so without waiting on the guard.
     if (!contextFits(ctx)) await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
-    const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried, sink));
+    const outcome = await asStep(ctx, () => oneStep(ctx, run, overflowRetried));
     if (outcome === "retry") {
       // The refused call wrote nothing, so the retry takes the same step number.
       overflowRetried = ctx.tally.steps + 1;
@@ -155,21 +160,23 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
   }
 }
 
+/** What every step of one `runSteps` uses, made once. */
+interface StepRun {
+  readonly maxTurnsNote: string;
+  readonly sink: StepSink;
+  readonly cacheMark: ReturnType<typeof cacheMarkFor>;
+}
+
 /**
  * One step: call the model, persist what it said, run its tools. Returns how the run ends, "retry"
  * when the prompt did not fit and was compacted (the step is redone once), or undefined to go on.
  */
-async function oneStep(
-  ctx: RunContext,
-  maxTurnsNote: string,
-  overflowRetried: number,
-  sink: StepSink,
-): Promise<StepsOutcome | "retry" | undefined> {
+async function oneStep(ctx: RunContext, run: StepRun, overflowRetried: number): Promise<StepsOutcome | "retry" | undefined> {
   const step = ctx.tally.steps + 1;
   const lastStep = step >= ctx.maxTurns;
-  const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
+  const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${run.maxTurnsNote}` : ctx.system);
   const options: LanguageModelV4CallOptions = {
-    prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
+    prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), run.cacheMark),
     ...thinkingCallOptions(ctx.state.thinkingLevel ?? ctx.agent.thinking ?? ctx.config.thinking),
     maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
     temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
@@ -194,7 +201,7 @@ async function oneStep(
   if (ctx.state.leafId !== null) llmStart.leaf_id = ctx.state.leafId;
   ctx.emit(llmStart);
   const started = ctx.clock.now();
-  const { stream, failure } = await callModel(ctx, ctx.model.model, options, sink);
+  const { stream, failure } = await callModel(ctx, ctx.model.model, options, run.sink);
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
