@@ -207,11 +207,14 @@ export async function streamStep(
   try {
     const { stream } = await model.doStream(options);
     const reader = stream.getReader();
+    /** The stream was read to its end: nothing is left to cancel. */
+    let drained = false;
     const parts = new IdleReader(reader, idleTimeoutMs);
     try {
       for (;;) {
         const { value, done } = await parts.read();
         if (done) {
+          drained = true;
           parts.ended();
           break;
         }
@@ -286,8 +289,9 @@ export async function streamStep(
       }
     } finally {
       parts.stop();
-      // Releasing the reader cancels the provider's body when we stop early (an error part, an abort).
-      reader.cancel().catch(() => {});
+      // Cancelling the reader ends the provider's body when we stop early (an error part, an abort);
+      // a stream read to its end is closed already.
+      if (!drained) reader.cancel().catch(() => {});
     }
   } catch (err) {
     if (!signal?.aborted) error = err;

@@ -49,6 +49,7 @@ export function detectDoomLoop(steps: readonly LoopStep[], options: DoomLoopOpti
   const threshold = Math.max(2, options.threshold ?? 3);
   const maxPeriod = Math.max(1, options.maxPeriod ?? 3);
   const minText = options.minTextChars ?? 40;
+  if (!mayHaveLooped(steps, maxPeriod, minText)) return undefined;
   // Only the newest calls and texts can complete a loop, so older steps are never keyed: this runs
   // after every step, and keying a call serializes its whole input. Gathered newest first, and
   // compared where they lie (no copies of the window): most steps end at the first comparison.
@@ -89,6 +90,35 @@ export function detectDoomLoop(steps: readonly LoopStep[], options: DoomLoopOpti
     return { kind: "text", text: texts[0]!, count: threshold };
   }
   return undefined;
+}
+
+/**
+ * False when no loop can have just completed, found without a list: every loop repeats the newest
+ * call `period` calls back (period ≤ `maxPeriod`) or the newest long text one text back. This runs
+ * after every step, and nearly every step is new work.
+ */
+function mayHaveLooped(steps: readonly LoopStep[], maxPeriod: number, minText: number): boolean {
+  let newestCall: string | undefined;
+  let calls = 0;
+  let newestText: string | undefined;
+  let texts = 0;
+  for (let i = steps.length - 1; i >= 0 && (calls <= maxPeriod || texts < 2); i--) {
+    const step = steps[i]!;
+    if (step.kind === "tool") {
+      if (calls > maxPeriod) continue;
+      const key = step.key ?? callKey(step.tool, step.input);
+      if (calls === 0) newestCall = key;
+      else if (key === newestCall) return true;
+      calls++;
+    } else if (texts < 2) {
+      const text = step.text.trim();
+      if (text.length < Math.max(1, minText)) continue;
+      if (texts === 0) newestText = text;
+      else if (text === newestText) return true;
+      texts++;
+    }
+  }
+  return false;
 }
 
 /** The ask a detection turns into; patterns are the tools involved, so rules can target them. */

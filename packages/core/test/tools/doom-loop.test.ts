@@ -158,3 +158,60 @@ describe("detectDoomLoop over a long history", () => {
     });
   });
 });
+
+/** The detection as first written (lists of the newest calls and texts, compared by slices): the faster one must agree. */
+function detectAsWritten(steps: readonly LoopStep[]): ReturnType<typeof detectDoomLoop> {
+  const threshold = 3;
+  const maxPeriod = 3;
+  const calls: Array<{ tool: string; input: unknown; key: string }> = [];
+  const texts: string[] = [];
+  for (let i = steps.length - 1; i >= 0 && (calls.length < maxPeriod * threshold || texts.length < threshold); i--) {
+    const step = steps[i]!;
+    if (step.kind === "tool") {
+      if (calls.length < maxPeriod * threshold)
+        calls.push({ tool: step.tool, input: step.input, key: callKey(step.tool, step.input) });
+    } else if (texts.length < threshold && step.text.trim().length >= 40) texts.push(step.text.trim());
+  }
+  calls.reverse();
+  texts.reverse();
+  for (let period = 1; period <= maxPeriod; period++) {
+    const span = period * threshold;
+    if (calls.length < span) break;
+    const window = calls.slice(-span);
+    let periodic = true;
+    for (let i = period; i < span && periodic; i++) periodic = window[i]!.key === window[i - period]!.key;
+    if (!periodic) continue;
+    const unit = window.slice(0, period);
+    if (period > 1 && unit.every((c) => c.key === unit[0]!.key)) continue;
+    const strip = ({ tool, input }: { tool: string; input: unknown }) => ({ tool, input });
+    if (period === 1) return { kind: "repeat", call: strip(unit[0]!), count: threshold };
+    return { kind: "cycle", period, unit: unit.map(strip), repeats: threshold };
+  }
+  if (texts.length >= threshold) {
+    const last = texts.slice(-threshold);
+    if (last.every((t) => t === last[0])) return { kind: "text", text: last[0]!, count: threshold };
+  }
+  return undefined;
+}
+
+describe("detectDoomLoop against the detection as first written", () => {
+  it("agrees on thousands of histories drawn from a few calls and texts", () => {
+    const pool: LoopStep[] = [A, B, C, call("read", { path: "a.ts" }), text(LONG), text(`${LONG} Again.`), text("Short.")];
+    let seed = 11;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    let loops = 0;
+    for (let n = 0; n < 20_000; n++) {
+      // Drawn from the first `span` of the pool: short spans repeat more, so loops of every kind come up.
+      const span = 2 + (next() % (pool.length - 1));
+      const steps = Array.from({ length: next() % 16 }, () => pool[next() % span]!);
+      const expected = detectAsWritten(steps);
+      if (expected) loops++;
+      expect(detectDoomLoop(steps)).toEqual(expected);
+    }
+    // The draw must hold loops of each kind for the comparison to mean something.
+    expect(loops).toBeGreaterThan(500);
+  });
+});
