@@ -1,6 +1,5 @@
 import { messageSummary } from "../events/message-summary.js";
 import type { AffectedGoal } from "../events/watch-events.js";
-import { ZERO_USAGE } from "../llm/usage.js";
 import type { Entry, EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import { passesToolMessageSchema } from "../model/tool-message-check.js";
@@ -63,7 +62,7 @@ function advance(ctx: RunContext, entry: Entry): void {
   ctx.tally = tallyEntry(before, entry);
   if (ctx.tally.usage !== before.usage || ctx.tally.cost !== before.cost) {
     const tokens = spentTokens(ctx.tally.usage) - spentTokens(before.usage);
-    ctx.traceSpend.add({ ...ZERO_USAGE, input: tokens }, ctx.tally.cost - before.cost);
+    ctx.traceSpend.addTokens(tokens, ctx.tally.cost - before.cost);
   }
 }
 

@@ -6,7 +6,7 @@ import { INTERRUPTED_OUTPUT, PERMISSION_UNANSWERED_OUTPUT } from "../session/con
 import { keptAttachments } from "../tools/attachments.js";
 import { type ToolCheckpoint, type ToolContext, type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
-import type { RunContext, ToolCallInfo } from "./run-context.js";
+import type { RunContext, RunEventInput, ToolCallInfo } from "./run-context.js";
 import { idempotencyKeyOf, TOOL_CHECKPOINT_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
 
 export { INTERRUPTED_OUTPUT };
@@ -259,7 +259,7 @@ export async function runToolCalls(
     // What the tool last reported while running stays with its result; the result's own keys win.
     if (reported !== undefined) outcome = { ...outcome, metadata: { ...reported, ...outcome.metadata } };
     await persistInOrder(toolMessage(call, outcome, durationMs, wait));
-    ctx.emit({
+    const end: Extract<RunEventInput, { type: "tool_end" }> = {
       type: "tool_end",
       call_id: call.toolCallId,
       tool: call.toolName,
@@ -267,8 +267,9 @@ export async function runToolCalls(
       cached: outcome.cached ?? false,
       is_error: outcome.isError,
       duration_ms: durationMs,
-      ...(wait > 0 ? { permission_wait_ms: wait } : {}),
-    });
+    };
+    if (wait > 0) end.permission_wait_ms = wait;
+    ctx.emit(end);
   });
   return { rejected };
 }

@@ -145,8 +145,9 @@ function trackCalls(state: ContextState, message: Message): ContextState {
     return calls.length > 0 || state.openCalls?.length ? { ...state, openCalls: calls } : state;
   }
   if (message.role === "tool" && state.openCalls?.length) {
-    const answered = new Set(message.content.map((p) => p.toolCallId));
-    return { ...state, openCalls: state.openCalls.filter((c) => !answered.has(c.toolCallId)) };
+    // A tool message answers one call (the loop writes one per result): its parts are looked through, no set made.
+    const answered = (id: string) => message.content.some((p) => p.toolCallId === id);
+    return { ...state, openCalls: state.openCalls.filter((c) => !answered(c.toolCallId)) };
   }
   return state;
 }
