@@ -100,7 +100,8 @@ export class StreamIdleError extends Error {
  * reports the error instead of the end. A race of each read against one long-lived idle promise
  * cost a promise and a reaction per part, and left every reaction attached to that promise until
  * the stream ended: 50,000 deltas kept 50,000 of them alive, and the collector spent its time on
- * them; re-arming the timer on every part cost more than the rest of the part's handling.
+ * them. Re-arming the timer on every part moved it in the timer list each time (~3 µs of a step's
+ * CPU for eleven parts); reading the clock is a small part of that.
  */
 class IdleReader<T> {
   private timer: ReturnType<typeof setTimeout> | undefined;
