@@ -145,10 +145,11 @@ export function modeExtension(agents: Readonly<Record<string, unknown>>, isTrace
       });
     },
     stop: () => (change ? "finished" : undefined),
-    async afterStep(ctx) {
+    afterStep(ctx) {
+      // Nothing to wait for unless this step switched agents.
       if (!change || recorded) return;
       recorded = true;
-      await appendCustom(ctx, AGENT_CHANGE_ENTRY_TYPE, change);
+      return appendCustom(ctx, AGENT_CHANGE_ENTRY_TYPE, change).then(() => {});
     },
   };
 }

@@ -77,11 +77,18 @@ export function goalExtension(launch: RunLaunch): RunExtension {
       tree = update.tree;
       return { affectedGoals: affectedGoals(update.tree, update.affectedGoals) };
     },
-    async afterStep(ctx) {
+    afterStep(ctx) {
       stepGoal = undefined;
-      for (const data of compactions.splice(0)) await appendCustom(ctx, GOAL_COMPACTION_ENTRY_TYPE, data);
+      // A step that compacted no goal (nearly all) has nothing to write and nothing to wait for.
+      if (compactions.length === 0) return;
+      return writeCompactions(ctx, compactions.splice(0));
     },
   };
+}
+
+/** Writes a step's goal compactions in the order they were asked for. */
+async function writeCompactions(ctx: RunContext, compactions: readonly GoalCompactionData[]): Promise<void> {
+  for (const data of compactions) await appendCustom(ctx, GOAL_COMPACTION_ENTRY_TYPE, data);
 }
 
 function publishGoalChange(

@@ -43,7 +43,10 @@ class Slot {
   readonly chunks: string[] = [];
   providerMetadata: ProviderMetadata | undefined;
 
-  constructor(readonly kind: "text" | "reasoning") {}
+  constructor(
+    readonly kind: "text" | "reasoning",
+    readonly id: string,
+  ) {}
 
   /**
    * Providers hand out what they need back on later turns (a thinking block's signature, an encrypted
@@ -91,31 +94,46 @@ export class StreamIdleError extends Error {
 
 /**
  * Reads a stream's parts, failing with a StreamIdleError once `idleMs` pass without one (no limit
- * when not positive). One timer serves the whole stream and is re-armed per part; when it fires it
- * cancels the stream, which ends the read waiting on it, and `ended` reports the error instead of the
- * end. A race of each read against one long-lived idle promise cost a promise and a reaction per part,
- * and left every reaction attached to that promise until the stream ended: 50,000 deltas kept 50,000
- * of them alive, and the collector spent its time on them.
+ * when not positive). One timer serves the whole stream; each part only notes the time it was asked
+ * for, and when the timer fires early (parts came meanwhile) it is set again for the rest of the
+ * wait. When the wait is over it cancels the stream, which ends the read waiting on it, and `ended`
+ * reports the error instead of the end. A race of each read against one long-lived idle promise
+ * cost a promise and a reaction per part, and left every reaction attached to that promise until
+ * the stream ended: 50,000 deltas kept 50,000 of them alive, and the collector spent its time on
+ * them. Re-arming the timer on every part moved it in the timer list each time (~3 µs of a step's
+ * CPU for eleven parts); reading the clock is a small part of that.
  */
 class IdleReader<T> {
-  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private idled: StreamIdleError | undefined;
+  /** When the latest part was asked for (`performance.now()`). */
+  private last = 0;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<T>,
-    idleMs: number,
+    private readonly idleMs: number,
   ) {
     if (!(idleMs > 0) || !Number.isFinite(idleMs)) return;
+    this.last = performance.now();
+    this.arm(idleMs);
+  }
+
+  private arm(ms: number): void {
     this.timer = setTimeout(() => {
-      this.idled = new StreamIdleError(idleMs);
+      const quiet = performance.now() - this.last;
+      if (quiet < this.idleMs) {
+        this.arm(this.idleMs - quiet);
+        return;
+      }
+      this.idled = new StreamIdleError(this.idleMs);
       // Resolves a pending read as done (the stream is closed before its source is told).
-      reader.cancel(this.idled).catch(() => {});
-    }, idleMs);
+      this.reader.cancel(this.idled).catch(() => {});
+    }, ms);
   }
 
   /** The next part; a stream cancelled because it idled reads as done, and `ended` then throws. */
   read(): Promise<ReadableStreamReadResult<T>> {
-    this.timer?.refresh();
+    if (this.timer !== undefined) this.last = performance.now();
     return this.reader.read();
   }
 
@@ -126,6 +144,8 @@ class IdleReader<T> {
 
   stop(): void {
     clearTimeout(this.timer);
+    // A timer that fired and was set again must not be set once more after the stream is over.
+    this.timer = undefined;
   }
 }
 
@@ -157,7 +177,12 @@ export async function streamStep(
   idleTimeoutMs = 0,
 ): Promise<StepStreamResult> {
   const order: Array<Slot | AssistantPart> = [];
-  const open = new Map<string, Slot>();
+  // Blocks started and not yet ended: a step has a few, so a list is searched (no map, no key strings).
+  const open: Slot[] = [];
+  const openIndex = (kind: Slot["kind"], id: string): number => {
+    for (let i = 0; i < open.length; i++) if (open[i]!.id === id && open[i]!.kind === kind) return i;
+    return -1;
+  };
   const toolCalls: StreamedToolCall[] = [];
   let usage: TokenUsage | undefined;
   let finishReason: string | undefined;
@@ -166,28 +191,31 @@ export async function streamStep(
   const signal = options.abortSignal;
 
   // The block the last delta went to: a block's deltas come in a row, so most find it here without a lookup.
-  let recent: { kind: Slot["kind"]; id: string; slot: Slot } | undefined;
+  let recent: Slot | undefined;
   const slot = (kind: Slot["kind"], id: string): Slot => {
-    if (recent !== undefined && recent.id === id && recent.kind === kind) return recent.slot;
-    const key = `${kind}:${id}`;
-    let s = open.get(key);
+    if (recent !== undefined && recent.id === id && recent.kind === kind) return recent;
+    const at = openIndex(kind, id);
+    let s = at === -1 ? undefined : open[at];
     if (!s) {
-      s = new Slot(kind);
-      open.set(key, s);
+      s = new Slot(kind, id);
+      open.push(s);
       order.push(s);
     }
-    recent = { kind, id, slot: s };
+    recent = s;
     return s;
   };
 
   try {
     const { stream } = await model.doStream(options);
     const reader = stream.getReader();
+    /** The stream was read to its end: nothing is left to cancel. */
+    let drained = false;
     const parts = new IdleReader(reader, idleTimeoutMs);
     try {
       for (;;) {
         const { value, done } = await parts.read();
         if (done) {
+          drained = true;
           parts.ended();
           break;
         }
@@ -211,9 +239,11 @@ export async function streamStep(
           }
           case "text-end":
           case "reasoning-end": {
-            const key = `${blockKind(part.type)}:${part.id}`;
-            open.get(key)?.keep(part.providerMetadata);
-            open.delete(key);
+            const at = openIndex(blockKind(part.type), part.id);
+            if (at !== -1) {
+              open[at]!.keep(part.providerMetadata);
+              open.splice(at, 1);
+            }
             // A block reopened under the same id is a new block.
             recent = undefined;
             break;
@@ -223,13 +253,14 @@ export async function streamStep(
             produced = true;
             const inputText = typeof part.input === "string" ? part.input : JSON.stringify(part.input ?? {});
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, inputText });
-            order.push({
+            const call: Extract<AssistantPart, { type: "tool-call" }> = {
               type: "tool-call",
               toolCallId: part.toolCallId,
               toolName: part.toolName,
               input: parseToolInput(inputText),
-              ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
-            });
+            };
+            if (part.providerMetadata) call.providerMetadata = part.providerMetadata as ProviderMetadata;
+            order.push(call);
             break;
           }
           case "file": {
@@ -259,32 +290,36 @@ export async function streamStep(
       }
     } finally {
       parts.stop();
-      // Releasing the reader cancels the provider's body when we stop early (an error part, an abort).
-      reader.cancel().catch(() => {});
+      // Cancelling the reader ends the provider's body when we stop early (an error part, an abort);
+      // a stream read to its end is closed already.
+      if (!drained) reader.cancel().catch(() => {});
     }
   } catch (err) {
     if (!signal?.aborted) error = err;
   }
 
   const content: AssistantPart[] = [];
-  const texts: string[] = [];
+  // Most steps say one text block in one or a few deltas: it is taken as it is, not joined anew.
+  let text = "";
   for (const item of order) {
     if (item instanceof Slot) {
       // A block with neither text nor metadata carries nothing; one with only metadata (encrypted or
       // redacted reasoning, a signature) is what the provider expects back, so it is kept.
       if (item.chunks.length === 0 && item.providerMetadata === undefined) continue;
-      const text = item.chunks.join("");
-      const metadata = item.providerMetadata ? { providerMetadata: item.providerMetadata } : {};
+      const blockText = item.chunks.length === 1 ? item.chunks[0]! : item.chunks.join("");
+      const { providerMetadata } = item;
       if (item.kind === "text") {
-        if (text !== "") texts.push(text);
-        content.push({ type: "text", text, ...metadata });
+        text = text === "" ? blockText : `${text}${blockText}`;
+        content.push(providerMetadata ? { type: "text", text: blockText, providerMetadata } : { type: "text", text: blockText });
       } else {
-        content.push({ type: "reasoning", text, ...metadata });
+        content.push(
+          providerMetadata ? { type: "reasoning", text: blockText, providerMetadata } : { type: "reasoning", text: blockText },
+        );
       }
     } else {
       content.push(item);
     }
   }
   const aborted = signal?.aborted === true;
-  return { content, toolCalls, text: texts.join(""), usage, finishReason, error: aborted ? undefined : error, aborted, produced };
+  return { content, toolCalls, text, usage, finishReason, error: aborted ? undefined : error, aborted, produced };
 }

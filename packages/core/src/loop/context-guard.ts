@@ -66,6 +66,15 @@ function aroundCompaction(ctx: RunContext, compact: () => Promise<readonly Entry
   return run();
 }
 
+/**
+ * True when the next prompt fits as the guard would measure it now, so `guardContext` would change
+ * nothing: the loop asks this first every step, and waits on the guard only when it says no.
+ */
+export function contextFits(ctx: RunContext): boolean {
+  const limit = ctx.model.info.limit;
+  return limit.context === 0 || measureContext(ctx) <= usableTokens(limit);
+}
+
 export async function guardContext(ctx: RunContext, options: GuardOptions = {}): Promise<boolean> {
   const limit = ctx.model.info.limit;
   if (limit.context === 0) return false;

@@ -1,6 +1,5 @@
 import { messageSummary } from "../events/message-summary.js";
 import type { AffectedGoal } from "../events/watch-events.js";
-import { ZERO_USAGE } from "../llm/usage.js";
 import type { Entry, EntryInput } from "../model/entry.js";
 import type { Message } from "../model/message.js";
 import { passesToolMessageSchema } from "../model/tool-message-check.js";
@@ -8,6 +7,9 @@ import { applyEntry } from "../session/context.js";
 import type { RunContext } from "./run-context.js";
 import { type Charge, charge, tallyEntry } from "./tally.js";
 import { spentTokens } from "./trace-spend.js";
+
+/** The store's option for an entry checked here; one frozen value, not an object per write. */
+const PREVALIDATED: { readonly prevalidated: true } = Object.freeze({ prevalidated: true });
 
 /**
  * The one door through which a run writes its session. Every entry goes to the store first, then
@@ -17,18 +19,23 @@ import { spentTokens } from "./trace-spend.js";
  * entries.
  */
 export async function appendMessage(ctx: RunContext, message: Message): Promise<Entry> {
+  // Indexed loops over the extensions: they run twice a step, and an iterator is an object each time.
+  const exts = ctx.extensions;
   let stored = message;
-  for (const ext of ctx.extensions) if (ext.message) stored = ext.message(ctx, stored);
+  for (let i = 0; i < exts.length; i++) {
+    const ext = exts[i]!;
+    if (ext.message) stored = ext.message(ctx, stored);
+  }
   // An assistant message is assembled here from the parsed model stream, so the store need not check
   // it again; user text and tool results carry outside values and are checked: a tool result of the
   // loop's usual shape here, by plain tests that say what the schema would, others by the store.
   const checked = stored.role === "assistant" || passesToolMessageSchema(stored);
-  const entry = await ctx.store.appendMessage(ctx.sessionId, stored, checked ? { prevalidated: true } : undefined);
+  const entry = await ctx.store.appendMessage(ctx.sessionId, stored, checked ? PREVALIDATED : undefined);
   advance(ctx, entry);
   let affected: AffectedGoal[] = [];
   if (entry.type === "message") {
-    for (const ext of ctx.extensions) {
-      const told = ext.written?.(ctx, entry);
+    for (let i = 0; i < exts.length; i++) {
+      const told = exts[i]!.written?.(ctx, entry);
       if (told?.affectedGoals) affected = told.affectedGoals;
     }
   }
@@ -55,7 +62,7 @@ function advance(ctx: RunContext, entry: Entry): void {
   ctx.tally = tallyEntry(before, entry);
   if (ctx.tally.usage !== before.usage || ctx.tally.cost !== before.cost) {
     const tokens = spentTokens(ctx.tally.usage) - spentTokens(before.usage);
-    ctx.traceSpend.add({ ...ZERO_USAGE, input: tokens }, ctx.tally.cost - before.cost);
+    ctx.traceSpend.addTokens(tokens, ctx.tally.cost - before.cost);
   }
 }
 
@@ -75,5 +82,5 @@ export function appendCustom(ctx: RunContext, customType: string, data: unknown)
   // The schema asks of a custom entry only a type name (data may be anything): checked here, so the
   // store does not put every run record through it again.
   const named = typeof customType === "string" && customType.length > 0;
-  return appendEntry(ctx, { type: "custom", customType, data }, named ? { prevalidated: true } : undefined);
+  return appendEntry(ctx, { type: "custom", customType, data }, named ? PREVALIDATED : undefined);
 }

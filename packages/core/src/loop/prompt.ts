@@ -2,7 +2,11 @@ import type {
   LanguageModelV4FilePart,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ReasoningPart,
+  LanguageModelV4TextPart,
+  LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultOutput,
+  SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { Message } from "../model/message.js";
 import type { FilePart, ToolResultPart } from "../model/parts.js";
@@ -33,19 +37,16 @@ export function toProviderMessage(message: Message, toolFiles = true): LanguageM
         content: message.content.map((p) => {
           switch (p.type) {
             case "text":
-              return { type: "text", text: p.text, ...providerOptions(p.providerMetadata) };
+              return withProviderOptions<LanguageModelV4TextPart>({ type: "text", text: p.text }, p.providerMetadata);
             case "reasoning":
-              return { type: "reasoning", text: p.text, ...providerOptions(p.providerMetadata) };
+              return withProviderOptions<LanguageModelV4ReasoningPart>({ type: "reasoning", text: p.text }, p.providerMetadata);
             case "file":
               return filePart(p);
             case "tool-call":
-              return {
-                type: "tool-call",
-                toolCallId: p.toolCallId,
-                toolName: p.toolName,
-                input: p.input,
-                ...providerOptions(p.providerMetadata),
-              };
+              return withProviderOptions<LanguageModelV4ToolCallPart>(
+                { type: "tool-call", toolCallId: p.toolCallId, toolName: p.toolName, input: p.input },
+                p.providerMetadata,
+              );
             default: {
               const unreachable: never = p;
               return unreachable;
@@ -74,8 +75,13 @@ export function toProviderMessage(message: Message, toolFiles = true): LanguageM
  * What a provider attached to a part goes back to it as that part's provider options; each provider
  * reads only its own key, so metadata of another provider is ignored rather than sent on.
  */
-function providerOptions(metadata: Record<string, unknown> | undefined): { providerOptions?: never } {
-  return metadata ? { providerOptions: metadata as never } : {};
+function withProviderOptions<T extends { providerOptions?: SharedV4ProviderOptions }>(
+  part: T,
+  metadata: Record<string, unknown> | undefined,
+): T {
+  // Set last, as a spread of it was: no object made for the parts without (nearly all).
+  if (metadata) part.providerOptions = metadata as SharedV4ProviderOptions;
+  return part;
 }
 
 /**
@@ -84,8 +90,12 @@ function providerOptions(metadata: Record<string, unknown> | undefined): { provi
  * blocks where its API takes them in a tool result.
  */
 function toolOutput(p: ToolResultPart, toolFiles: boolean): LanguageModelV4ToolResultOutput {
-  const files = (p.attachments ?? []).filter((a) => a.data !== undefined);
-  if (files.length === 0 || p.output.type !== "text") return p.output as LanguageModelV4ToolResultOutput;
+  // Most results have no attachments: no lists are made for them.
+  if (p.attachments === undefined || p.attachments.length === 0 || p.output.type !== "text") {
+    return p.output as LanguageModelV4ToolResultOutput;
+  }
+  const files = p.attachments.filter((a) => a.data !== undefined);
+  if (files.length === 0) return p.output as LanguageModelV4ToolResultOutput;
   if (!toolFiles) {
     const notes = files.map((a) => `[${a.filename ?? a.mediaType} attached; this model's API takes no files in tool results]`);
     return { type: "text", value: [p.output.value, ...notes].join("\n") };

@@ -142,8 +142,11 @@ export interface RunExtension {
   message?(run: RunContext, message: Message): Message;
   /** A message was written and the context advanced: what watchers are told changed with it. */
   written?(run: RunContext, entry: MessageEntry): { affectedGoals?: AffectedGoal[] } | undefined;
-  /** A step is over (its tool results written, or it ended the run): may write entries of its own. */
-  afterStep?(run: RunContext): Promise<void>;
+  /**
+   * A step is over (its tool results written, or it ended the run): may write entries of its own.
+   * Returns a promise when it does work that waits; a step with nothing to do may return nothing.
+   */
+  afterStep?(run: RunContext): void | Promise<void>;
   /**
    * Asked after a step whose tools ran, before that step's `afterStep`: the first reason given ends
    * the run there as `done` with that reason.

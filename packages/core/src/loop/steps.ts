@@ -9,12 +9,13 @@ import type { StepSink, StreamedToolCall } from "../llm/stream-step.js";
 import { thinkingCallOptions } from "../llm/thinking.js";
 import type { AssistantMessage, TokenUsage } from "../model/message.js";
 import { cutText } from "../model/text.js";
-import { callKey, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
-import { guardContext } from "./context-guard.js";
+import { callKey, type DoomLoop, describeDoomLoop, detectDoomLoop, doomLoopRequest } from "../tools/doom-loop.js";
+import { contextFits, guardContext } from "./context-guard.js";
 import { appendCustom, appendMessage, chargeRun } from "./journal.js";
-import type { RunContext } from "./run-context.js";
+import type { RunContext, RunEventInput } from "./run-context.js";
 import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
+import { lastInput } from "./step-input.js";
 import { limitToolCalls, toolLimits } from "./tool-limits.js";
 import { recordInterrupted, runToolCalls } from "./tool-runner.js";
 
@@ -27,26 +28,6 @@ function describeAssistant(text: string, calls: readonly StreamedToolCall[]): st
   return calls.length > 0 ? `tool call: ${calls.map((c) => c.toolName).join(", ")}` : "";
 }
 
-/** Characters of the input `llm_start` and `llm_end` show. */
-const INPUT_SHOWN = 2000;
-
-/** What `llm_start` shows as the input: the last message the model is answering, cut. */
-function lastInput(ctx: RunContext): string {
-  const last = ctx.state.items[ctx.state.length - 1]?.message;
-  if (!last) return "";
-  // Parts past the cut are not turned into text: nothing of them would be kept.
-  let text = "";
-  for (const p of last.content) {
-    text += "text" in p ? p.text : p.type === "tool-result" ? (JSON.stringify(p.output) ?? "") : "";
-    if (text.length > INPUT_SHOWN) break;
-  }
-  return cutText(text, INPUT_SHOWN);
-}
-
-async function persistAssistant(ctx: RunContext, message: AssistantMessage): Promise<string> {
-  return (await appendMessage(ctx, message)).id;
-}
-
 /** Streams the run's text and reasoning as events. */
 function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
   return {
@@ -57,12 +38,15 @@ function eventSink(ctx: Pick<RunContext, "emit">): StepSink {
 
 /** The system prompt of one model call: the run's, then what extensions add (the plan in force), then their rewrites. */
 function stepSystem(ctx: RunContext, base: string): string {
+  // Indexed loops over the extensions, here and below: they run every step, and an iterator is an object each time.
+  const exts = ctx.extensions;
   let system = base;
-  for (const ext of ctx.extensions) {
-    const more = ext.system?.(ctx);
+  for (let i = 0; i < exts.length; i++) {
+    const more = exts[i]!.system?.(ctx);
     if (more) system = `${system}\n\n${more}`;
   }
-  for (const ext of ctx.extensions) {
+  for (let i = 0; i < exts.length; i++) {
+    const ext = exts[i]!;
     if (ext.transformSystem) system = ext.transformSystem(ctx, system);
   }
   return system;
@@ -70,8 +54,9 @@ function stepSystem(ctx: RunContext, base: string): string {
 
 /** The first reason an extension gives to end the run after this step. */
 function extensionStop(ctx: RunContext): StopReason | undefined {
-  for (const ext of ctx.extensions) {
-    const reason = ext.stop?.(ctx);
+  const exts = ctx.extensions;
+  for (let i = 0; i < exts.length; i++) {
+    const reason = exts[i]!.stop?.(ctx);
     if (reason) return reason;
   }
   return undefined;
@@ -79,11 +64,20 @@ function extensionStop(ctx: RunContext): StopReason | undefined {
 
 /** Runs one step between the extensions' `beforeStep` and `afterStep`, whatever way it ends. */
 export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promise<T> {
-  for (const ext of ctx.extensions) await ext.beforeStep?.(ctx);
+  const exts = ctx.extensions;
+  // Only what a hook returns is awaited: most extensions have no hook here, and awaiting their
+  // undefined cost a promise and a turn of the microtask queue each, per extension, every step.
+  for (let i = 0; i < exts.length; i++) {
+    const pending = exts[i]!.beforeStep?.(ctx);
+    if (pending !== undefined) await pending;
+  }
   try {
     return await body();
   } finally {
-    for (const ext of ctx.extensions) await ext.afterStep?.(ctx);
+    for (let i = 0; i < exts.length; i++) {
+      const pending = exts[i]!.afterStep?.(ctx);
+      if (pending !== undefined) await pending;
+    }
   }
 }
 
@@ -111,13 +105,11 @@ function remember(ctx: RunContext, text: string, calls: readonly StreamedToolCal
 }
 
 /**
- * Asks `doom_loop` when this step completes a loop, so a stuck model does not burn the budget
+ * Asks `doom_loop` about a loop this step completed, so a stuck model does not burn the budget
  * unseen. Returns false when the run must stop (the ask was refused); allowed, the history is
  * cleared so the same loop is not asked again at once.
  */
-async function passesDoomLoopGuard(ctx: RunContext): Promise<boolean> {
-  const loop = detectDoomLoop(ctx.history);
-  if (!loop) return true;
+async function passesDoomLoopGuard(ctx: RunContext, loop: DoomLoop): Promise<boolean> {
   try {
     const request = doomLoopRequest(loop);
     await ctx.permission.ask({ ...request, metadata: { ...request.metadata, description: describeDoomLoop(loop) } });
@@ -136,6 +128,13 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
   /** The step retried after the provider said its prompt did not fit: once per step, so a prompt that never fits ends the run. */
   let overflowRetried = 0;
   let turnStart = performance.now();
+  // Made once for the run's steps: the sink only forwards to the run's events, and the model's
+  // cache mark depends on nothing but the model.
+  const run: StepRun = {
+    maxTurnsNote,
+    sink: eventSink(ctx),
+    cacheMark: cacheMarkFor(ctx.model.ref, ctx.model.model.provider),
+  };
   for (;;) {
     // A run whose model and store never wait (a replayed or zero-latency model over a synchronous
     // store) would hold the event loop for its whole length: its lease's heartbeat could not fire, so
@@ -147,10 +146,11 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
       turnStart = performance.now();
     }
     if (ctx.signal.aborted) return { status: "aborted" };
-    // Before every step, so after the user's message and after each step's tool results: either can overflow.
-    await guardContext(ctx);
+    // Before every step, so after the user's message and after each step's tool results: either can
+    // overflow. Nearly every step fits, and is told so without waiting on the guard.
+    if (!contextFits(ctx)) await guardContext(ctx);
     if (ctx.signal.aborted) return { status: "aborted" };
-    const outcome = await asStep(ctx, () => oneStep(ctx, maxTurnsNote, overflowRetried));
+    const outcome = await asStep(ctx, () => oneStep(ctx, run, overflowRetried));
     if (outcome === "retry") {
       // The refused call wrote nothing, so the retry takes the same step number.
       overflowRetried = ctx.tally.steps + 1;
@@ -160,47 +160,71 @@ export async function runSteps(ctx: RunContext, maxTurnsNote: string): Promise<S
   }
 }
 
+/** What every step of one `runSteps` uses, made once. */
+interface StepRun {
+  readonly maxTurnsNote: string;
+  readonly sink: StepSink;
+  readonly cacheMark: ReturnType<typeof cacheMarkFor>;
+}
+
 /**
  * One step: call the model, persist what it said, run its tools. Returns how the run ends, "retry"
  * when the prompt did not fit and was compacted (the step is redone once), or undefined to go on.
  */
-async function oneStep(
-  ctx: RunContext,
-  maxTurnsNote: string,
-  overflowRetried: number,
-): Promise<StepsOutcome | "retry" | undefined> {
+async function oneStep(ctx: RunContext, run: StepRun, overflowRetried: number): Promise<StepsOutcome | "retry" | undefined> {
   const step = ctx.tally.steps + 1;
   const lastStep = step >= ctx.maxTurns;
-  const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${maxTurnsNote}` : ctx.system);
+  const system = stepSystem(ctx, lastStep ? `${ctx.system}\n\n${run.maxTurnsNote}` : ctx.system);
   const options: LanguageModelV4CallOptions = {
-    prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), cacheMarkFor(ctx.model.ref, ctx.model.model.provider)),
+    prompt: withCacheBreakpoints(ctx.prompts.prompt(system, ctx.state), run.cacheMark),
     ...thinkingCallOptions(ctx.state.thinkingLevel ?? ctx.agent.thinking ?? ctx.config.thinking),
     maxOutputTokens: Math.min(ctx.config.llm.maxTokens, ctx.model.info.limit.output),
     temperature: ctx.agent.temperature ?? ctx.config.llm.temperature,
     abortSignal: ctx.signal,
-    ...(lastStep || ctx.tools.length === 0 ? {} : { tools: ctx.tools, toolChoice: { type: "auto" as const } }),
   };
+  // Optional keys are set after the others, in the order they always had: no object made to be spread.
+  if (!lastStep && ctx.tools.length > 0) {
+    options.tools = ctx.tools;
+    options.toolChoice = { type: "auto" };
+  }
   const callId = `llm_${step}`;
   // What the call answers: the latest message, cut (the debug middleware records whole prompts).
   const input = lastInput(ctx);
-  const leaf = ctx.state.leafId === null ? {} : { leaf_id: ctx.state.leafId };
-  ctx.emit({ type: "llm_start", call_id: callId, node: ctx.agent.name, model: ctx.model.ref, input, motivation: "", ...leaf });
+  const llmStart: Extract<RunEventInput, { type: "llm_start" }> = {
+    type: "llm_start",
+    call_id: callId,
+    node: ctx.agent.name,
+    model: ctx.model.ref,
+    input,
+    motivation: "",
+  };
+  if (ctx.state.leafId !== null) llmStart.leaf_id = ctx.state.leafId;
+  ctx.emit(llmStart);
   const started = ctx.clock.now();
-  const { stream, failure } = await callModel(ctx, ctx.model.model, options, eventSink(ctx));
+  const { stream, failure } = await callModel(ctx, ctx.model.model, options, run.sink);
   const durationMs = Math.max(0, Math.round(ctx.clock.now() - started));
   const usage: TokenUsage | undefined = stream.usage;
   const cost = usage ? costOf(usage, ctx.model.info.cost) : 0;
   const priced = ctx.model.info.cost !== undefined;
-  ctx.emit({
-    type: "llm_end",
-    call_id: callId,
-    node: ctx.agent.name,
-    model: ctx.model.ref,
-    duration_ms: durationMs,
-    ...(usage ? { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output } : {}),
-    input,
-    output: cutText(stream.text, 1000),
-  });
+  const output = cutText(stream.text, 1000);
+  const node = ctx.agent.name;
+  const model = ctx.model.ref;
+  ctx.emit(
+    usage
+      ? {
+          type: "llm_end",
+          call_id: callId,
+          node,
+          model,
+          duration_ms: durationMs,
+          input_tokens: usage.input,
+          output_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+          input,
+          output,
+        }
+      : { type: "llm_end", call_id: callId, node, model, duration_ms: durationMs, input, output },
+  );
 
   if (failure && !stream.produced && isContextOverflowError(failure) && overflowRetried !== step) {
     if (usage) chargeRun(ctx, { usage, cost, costKnown: priced });
@@ -210,7 +234,11 @@ async function oneStep(
 
   const limits = toolLimits(ctx.config);
   const { content, calls, refusals } = limitToolCalls(stream.content, stream.toolCalls, limits);
-  const parsed = content.filter((p) => p.type === "tool-call").map((p) => p.input);
+  const parsed: unknown[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const part = content[i]!;
+    if (part.type === "tool-call") parsed.push(part.input);
+  }
   const ended = stream.aborted ? "aborted" : failure ? "error" : undefined;
   const message: AssistantMessage = {
     role: "assistant",
@@ -220,16 +248,19 @@ async function oneStep(
     agent: ctx.agent.name,
     durationMs,
     finishReason: ended ?? stream.finishReason ?? "other",
-    // An unpriced model's message has no cost rather than a cost of $0.
-    ...(usage ? { tokens: usage, ...(priced ? { cost } : {}) } : {}),
-    ...(ended === "aborted" ? { error: { code: "aborted", message: "The run was aborted during this step." } } : {}),
-    ...(failure ? { error: { code: "provider_error", message: failure.message } } : {}),
   };
+  if (usage) {
+    message.tokens = usage;
+    // An unpriced model's message has no cost rather than a cost of $0.
+    if (priced) message.cost = cost;
+  }
+  if (ended === "aborted") message.error = { code: "aborted", message: "The run was aborted during this step." };
+  if (failure) message.error = { code: "provider_error", message: failure.message };
 
   if (ended) {
     // Keep what was streamed (the user saw it), and close every call the model started so the history stays valid.
     if (content.length > 0) {
-      await persistAssistant(ctx, message);
+      await appendMessage(ctx, message);
       await recordInterrupted(ctx, calls);
     } else {
       // Nothing of the call is stored to carry what it spent; a failure's record counts the step.
@@ -248,7 +279,7 @@ async function oneStep(
     return { status: "error", error: { code: "provider_error", message: explained } };
   }
 
-  const messageId = await persistAssistant(ctx, message);
+  const messageId = (await appendMessage(ctx, message)).id;
   if (calls.length === 0) {
     if (lastStep) return { status: "done", stopReason: "max_turns" };
     return budgetStop(ctx) ?? { status: "done", stopReason: "finished" };
@@ -260,7 +291,9 @@ async function oneStep(
     await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`);
     return { status: "done", stopReason: "budget", stopMessage: `Stopped: ${spent}.` };
   }
-  if (!(await passesDoomLoopGuard(ctx))) {
+  // Looked for at once: a step that completes no loop (nearly all) has nothing to wait for.
+  const loop = detectDoomLoop(ctx.history);
+  if (loop && !(await passesDoomLoopGuard(ctx, loop))) {
     await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
     return { status: "done", stopReason: "doom_loop" };
   }

@@ -48,9 +48,10 @@ export function limitToolCalls(
   limits: ToolLimits,
 ): LimitedCalls {
   const refusals = new Map<string, string>();
-  const replaced = new Map<string, string>();
+  let replaced: Map<string, string> | undefined;
   let stepBytes = 0;
-  calls.forEach((call, index) => {
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index]!;
     const bytes = Buffer.byteLength(call.inputText, "utf8");
     if (index >= limits.maxCallsPerStep) {
       refusals.set(
@@ -69,18 +70,23 @@ export function limitToolCalls(
       );
     } else {
       stepBytes += bytes;
-      return;
+      continue;
     }
-    if (bytes > 1024) replaced.set(call.toolCallId, JSON.stringify({ omitted: `${bytes} bytes of arguments, not stored` }));
-  });
-  if (replaced.size === 0) return { content: [...content], calls: [...calls], refusals };
+    if (bytes > 1024) {
+      replaced ??= new Map();
+      replaced.set(call.toolCallId, JSON.stringify({ omitted: `${bytes} bytes of arguments, not stored` }));
+    }
+  }
+  // Nothing replaced (nearly every step): the step's own arrays, which the loop owns, not copies of them.
+  if (replaced === undefined) return { content: content as AssistantPart[], calls: calls as StreamedToolCall[], refusals };
+  const stands = replaced;
   return {
     content: content.map((part) => {
-      const stand = part.type === "tool-call" ? replaced.get(part.toolCallId) : undefined;
+      const stand = part.type === "tool-call" ? stands.get(part.toolCallId) : undefined;
       return stand === undefined ? part : { ...part, input: JSON.parse(stand) as unknown };
     }),
     calls: calls.map((call) => {
-      const stand = replaced.get(call.toolCallId);
+      const stand = stands.get(call.toolCallId);
       return stand === undefined ? call : { ...call, inputText: stand };
     }),
     refusals,

@@ -4,9 +4,9 @@ import type { Message, ToolMessage } from "../model/message.js";
 import { cutText } from "../model/text.js";
 import { INTERRUPTED_OUTPUT, PERMISSION_UNANSWERED_OUTPUT } from "../session/context.js";
 import { keptAttachments } from "../tools/attachments.js";
-import { type ToolCheckpoint, type ToolOutcome, toolEffects } from "../tools/tool.js";
+import { type ToolCheckpoint, type ToolContext, type ToolOutcome, toolEffects } from "../tools/tool.js";
 import { appendCustom, appendMessage } from "./journal.js";
-import type { RunContext, ToolCallInfo } from "./run-context.js";
+import type { RunContext, RunEventInput, ToolCallInfo } from "./run-context.js";
 import { idempotencyKeyOf, TOOL_CHECKPOINT_ENTRY_TYPE, TOOL_STARTED_ENTRY_TYPE, type ToolStarted } from "./tool-start.js";
 
 export { INTERRUPTED_OUTPUT };
@@ -19,27 +19,43 @@ export interface ToolBatchResult {
 /** The stored tool message for one outcome; the tool part keeps the title and the full-output ref. */
 function toolMessage(call: StreamedToolCall, outcome: ToolOutcome, durationMs: number, waitMs = 0): ToolMessage {
   // An error's attachments are not sent: a provider's error result is text only.
-  const attached = outcome.isError ? { parts: [], notes: [] } : keptAttachments(outcome.attachments);
-  const text = attached.notes.length > 0 ? [outcome.output, ...attached.notes].join("\n") : outcome.output;
+  const attached =
+    outcome.isError || outcome.attachments === undefined || outcome.attachments.length === 0
+      ? undefined
+      : keptAttachments(outcome.attachments);
+  const text = attached && attached.notes.length > 0 ? [outcome.output, ...attached.notes].join("\n") : outcome.output;
+  // Optional fields are set after the rest, in the order they always had, without an object to spread each.
   const part: ToolMessage["content"][number] = {
     type: "tool-result",
     toolCallId: call.toolCallId,
     toolName: call.toolName,
     output: outcome.isError ? { type: "error-text", value: text } : { type: "text", value: text },
-    ...(attached.parts.length > 0 ? { attachments: attached.parts } : {}),
-    ...(outcome.title ? { title: outcome.title } : {}),
-    ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
-    ...(outcome.truncated ? { fullOutputRef: outcome.truncated.fullOutputRef } : {}),
   };
-  return {
-    role: "tool",
-    content: [part],
-    description: call.toolName,
-    durationMs,
-    ...(waitMs > 0 ? { permissionWaitMs: waitMs } : {}),
-    ...(outcome.isError ? { error: { code: outcome.code, message: cutText(outcome.output, 500) } } : {}),
-  };
+  if (attached && attached.parts.length > 0) part.attachments = attached.parts;
+  if (outcome.title) part.title = outcome.title;
+  if (outcome.metadata) part.metadata = outcome.metadata;
+  if (outcome.truncated) part.fullOutputRef = outcome.truncated.fullOutputRef;
+  const message: ToolMessage = { role: "tool", content: [part], description: call.toolName, durationMs };
+  if (waitMs > 0) message.permissionWaitMs = waitMs;
+  if (outcome.isError) message.error = { code: outcome.code, message: cutText(outcome.output, 500) };
+  return message;
 }
+
+/** Where a ToolContext keeps what makes its `messages` (not enumerable: a copy of the context does not take it). */
+const SEEN = Symbol("seen");
+
+/** The one getter every ToolContext shares for `messages`: it asks the context it is read from. */
+function seenMessages(this: { readonly [SEEN]: () => readonly Message[] }): readonly Message[] {
+  return this[SEEN]();
+}
+
+/**
+ * `messages` as an object literal's getter would be: enumerable and configurable. A getter in an
+ * object literal (with the optional keys spread in after it) made every context a dictionary-mode
+ * object, ~1 KB and six times slower to make; a getter defined with a function of its own per step
+ * gave every step's contexts a hidden class of their own. One shared getter keeps them all alike.
+ */
+const MESSAGES_PROPERTY: PropertyDescriptor = Object.freeze({ get: seenMessages, enumerable: true, configurable: true });
 
 async function persist(ctx: RunContext, message: ToolMessage): Promise<void> {
   await appendMessage(ctx, message);
@@ -78,9 +94,13 @@ function aroundTool(ctx: RunContext, call: ToolCallInfo, invoke: () => Promise<T
 }
 
 /** Runs `work` over `items` with at most `size` at a time; resolves when all are done. */
-async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  // Most steps make one call: it needs no worker, no array of them and no Promise.all.
+function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  // Most steps make one call: it needs no worker, no array of them, no Promise.all and no promise of its own.
   if (items.length === 1) return work(items[0] as T);
+  return inWorkers(items, size, work);
+}
+
+async function inWorkers<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);
@@ -112,36 +132,32 @@ export async function runToolCalls(
 ): Promise<ToolBatchResult> {
   let rejected = false;
   const available = ctx.toolNames;
+  const invokeOptions = { available };
   // Calls finish in any order; their messages are appended one after another so each result's
-  // parent is the one before it and the context follows the same order.
-  let tail = Promise.resolve();
-  const persistInOrder = (message: ToolMessage) => {
-    tail = tail.then(() => persist(ctx, message));
+  // parent is the one before it and the context follows the same order. The first write of a
+  // batch starts at once (most batches write once: one call of a tool that changes nothing).
+  let tail: Promise<unknown> | undefined;
+  const inOrder = (write: () => Promise<unknown>): Promise<unknown> => {
+    tail = tail === undefined ? write() : tail.then(write);
     return tail;
   };
+  const persistInOrder = (message: ToolMessage) => inOrder(() => appendMessage(ctx, message));
   // A call that may change something is recorded started before it starts (never for a `none` tool,
   // so reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
-  const recordStart = (call: StreamedToolCall): Promise<string> | undefined => {
+  const startRecord = (call: StreamedToolCall): ToolStarted | undefined => {
     const tool = ctx.registry.get(call.toolName);
     if (!tool || !available.includes(call.toolName) || toolEffects(tool) === "none" || ctx.signal.aborted) return undefined;
-    const started: ToolStarted = {
+    return {
       callId: call.toolCallId,
       tool: call.toolName,
       idempotencyKey: limits.keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
     };
-    tail = tail.then(async () => {
-      await appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, started);
-    });
-    return tail.then(() => started.idempotencyKey);
   };
   // Written in the same order as everything else the batch appends, so it sits after the start record.
   const checkpointOf = (call: StreamedToolCall): ToolCheckpoint => ({
     saved: limits.checkpoints?.get(call.toolCallId),
-    save: (data) => {
-      tail = tail.then(async () => {
-        await appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data });
-      });
-      return tail;
+    save: async (data) => {
+      await inOrder(() => appendCustom(ctx, TOOL_CHECKPOINT_ENTRY_TYPE, { callId: call.toolCallId, tool: call.toolName, data }));
     },
   });
   // What the model saw when it made these calls: every call of the batch gets the same frozen view,
@@ -154,7 +170,9 @@ export async function runToolCalls(
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
-    const idempotencyKey = refusal === undefined ? await recordStart(call) : undefined;
+    const record = refusal === undefined ? startRecord(call) : undefined;
+    if (record !== undefined) await inOrder(() => appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, record));
+    const idempotencyKey = record?.idempotencyKey;
     ctx.emit({
       type: "tool_start",
       call_id: call.toolCallId,
@@ -168,6 +186,50 @@ export async function runToolCalls(
     let waitMs = 0;
     // Whether the call was waiting on a permission ask when the run was stopped.
     let waiting = false;
+    // The call's ToolContext, with its keys in their usual order (see MESSAGES_PROPERTY).
+    const toolContext = (base: Omit<ToolContext, "metadata" | "ask" | "run">): ToolContext => {
+      Object.defineProperty(base, SEEN, { value: seen });
+      Object.defineProperty(base, "messages", MESSAGES_PROPERTY);
+      const context = base as ToolContext;
+      if (ctx.extra !== undefined) context.extra = ctx.extra;
+      if (ctx.workspace !== undefined) context.workspace = ctx.workspace;
+      if (idempotencyKey !== undefined) {
+        context.idempotencyKey = idempotencyKey;
+        context.checkpoint = checkpointOf(call);
+      }
+      context.metadata = (update) => {
+        if (update.metadata !== undefined) reported = update.metadata;
+        const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;
+        ctx.emit({
+          type: "tool_progress",
+          call_id: call.toolCallId,
+          tool: call.toolName,
+          ...(update.title !== undefined ? { title: update.title } : {}),
+          ...(shown !== undefined ? { metadata: shown } : {}),
+        });
+      };
+      context.run = ctx.values;
+      context.ask = async (request) => {
+        // Only a person's answer is a wait; a rule allows or denies at once.
+        let promptedAt: number | undefined;
+        try {
+          await ctx.permission.ask(
+            { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
+            () => {
+              promptedAt = ctx.clock.now();
+              waiting = true;
+            },
+          );
+        } catch (err) {
+          if (isArborError(err, "permission_rejected")) rejected = true;
+          throw err;
+        } finally {
+          if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
+          if (!ctx.signal.aborted) waiting = false;
+        }
+      };
+      return context;
+    };
     let outcome: ToolOutcome =
       refusal !== undefined
         ? { isError: true, code: "invalid_tool_input", output: refusal }
@@ -175,52 +237,15 @@ export async function runToolCalls(
             ctx.registry.invoke(
               call.toolName,
               call.inputText,
-              {
+              toolContext({
                 sessionId: ctx.sessionId,
                 messageId,
                 callId: call.toolCallId,
                 agent: ctx.agent.name,
                 cwd: ctx.cwd,
                 abort: ctx.signal,
-                get messages() {
-                  return seen();
-                },
-                ...(ctx.extra !== undefined ? { extra: ctx.extra } : {}),
-                ...(ctx.workspace !== undefined ? { workspace: ctx.workspace } : {}),
-                ...(idempotencyKey !== undefined ? { idempotencyKey, checkpoint: checkpointOf(call) } : {}),
-                metadata: (update) => {
-                  if (update.metadata !== undefined) reported = update.metadata;
-                  const shown = update.metadata || update.live ? { ...update.metadata, ...update.live } : undefined;
-                  ctx.emit({
-                    type: "tool_progress",
-                    call_id: call.toolCallId,
-                    tool: call.toolName,
-                    ...(update.title !== undefined ? { title: update.title } : {}),
-                    ...(shown !== undefined ? { metadata: shown } : {}),
-                  });
-                },
-                run: ctx.values,
-                ask: async (request) => {
-                  // Only a person's answer is a wait; a rule allows or denies at once.
-                  let promptedAt: number | undefined;
-                  try {
-                    await ctx.permission.ask(
-                      { ...request, metadata: { ...request.metadata, tool: call.toolName, callId: call.toolCallId } },
-                      () => {
-                        promptedAt = ctx.clock.now();
-                        waiting = true;
-                      },
-                    );
-                  } catch (err) {
-                    if (isArborError(err, "permission_rejected")) rejected = true;
-                    throw err;
-                  } finally {
-                    if (promptedAt !== undefined) waitMs += Math.max(0, ctx.clock.now() - promptedAt);
-                    if (!ctx.signal.aborted) waiting = false;
-                  }
-                },
-              },
-              { available },
+              }),
+              invokeOptions,
             ),
           );
     // A person's refusal that reached the tool another way (a dismissed question) stops the run like a rejected ask.
@@ -234,7 +259,7 @@ export async function runToolCalls(
     // What the tool last reported while running stays with its result; the result's own keys win.
     if (reported !== undefined) outcome = { ...outcome, metadata: { ...reported, ...outcome.metadata } };
     await persistInOrder(toolMessage(call, outcome, durationMs, wait));
-    ctx.emit({
+    const end: Extract<RunEventInput, { type: "tool_end" }> = {
       type: "tool_end",
       call_id: call.toolCallId,
       tool: call.toolName,
@@ -242,8 +267,9 @@ export async function runToolCalls(
       cached: outcome.cached ?? false,
       is_error: outcome.isError,
       duration_ms: durationMs,
-      ...(wait > 0 ? { permission_wait_ms: wait } : {}),
-    });
+    };
+    if (wait > 0) end.permission_wait_ms = wait;
+    ctx.emit(end);
   });
   return { rejected };
 }

@@ -25,7 +25,12 @@ export class TraceSpend {
   constructor(readonly cap: SpendCap) {}
 
   add(usage: TokenUsage | undefined, cost: number): void {
-    this.tokens += spentTokens(usage);
+    this.addTokens(spentTokens(usage), cost);
+  }
+
+  /** Counts `tokens` (input plus output) and `cost`: for a caller that has the sum, not a usage. */
+  addTokens(tokens: number, cost: number): void {
+    this.tokens += tokens;
     this.cost += cost;
   }
 

@@ -18,8 +18,18 @@ function isPlainResultPart(part: unknown): boolean {
   if (typeof toolName !== "string" || toolName.length === 0) return false;
   // The output's schema is a closed object that drops other keys: only exactly `type` and `value` is unchanged.
   if (!isRecord(output) || (output.type !== "text" && output.type !== "error-text")) return false;
-  return typeof output.value === "string" && Object.keys(output).length === 2;
+  return typeof output.value === "string" && ownKeyCount(output) === 2;
 }
+
+/** `Object.keys(value).length`, without the array: this runs for every tool result a run stores. */
+function ownKeyCount(value: object): number {
+  let count = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) count++;
+  return count;
+}
+
+/** The optional text fields every message may carry. */
+const TEXT_FIELDS = ["goalId", "description", "model", "finishReason", "requestKey"] as const;
 
 /**
  * True only when `message` is a tool message that ToolMessageSchema accepts and would give back
@@ -32,7 +42,7 @@ export function passesToolMessageSchema(message: unknown): boolean {
   // The fields every message may carry; `tokens` has defaults the schema fills in, so it is not plain.
   const m = message;
   if (m.tokens !== undefined || (m.synthetic !== undefined && typeof m.synthetic !== "boolean")) return false;
-  for (const key of ["goalId", "description", "model", "finishReason", "requestKey"] as const) {
+  for (const key of TEXT_FIELDS) {
     if (!isOptionalString(m[key])) return false;
   }
   if (!isOptionalNonNegative(m.cost) || !isOptionalNonNegative(m.durationMs) || !isOptionalNonNegative(m.permissionWaitMs))

@@ -9,6 +9,10 @@ export class EventChannel<T> implements AsyncIterable<T> {
   private closed = false;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
   private iterated = false;
+  /** Takes a waiting read's resolver: one function for the channel, not a closure per read. */
+  private readonly wait = (resolve: (result: IteratorResult<T>) => void): void => {
+    this.waiter = resolve;
+  };
 
   push(value: T): void {
     if (this.closed) return;
@@ -39,9 +43,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
       return Promise.resolve({ value, done: false });
     }
     if (this.closed) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return new Promise(this.wait);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {

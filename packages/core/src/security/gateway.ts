@@ -42,6 +42,12 @@ export class SecurityGateway implements ToolHooks {
   /** Blocked calls by session and call id (providers reuse call ids), until `after` writes the decision on their outcome. */
   private readonly blocked = new Map<string, SecurityDecision>();
   private shellWarmed = false;
+  /**
+   * The last tool output `after` found free of secrets: the tool message carrying it is stored next
+   * and need not be scanned again (the scan of a long output is most of a step's redaction). Any
+   * run's: whether a text holds a secret depends on the text and the rules alone.
+   */
+  private lastClean: string | undefined;
 
   constructor(config: SecurityConfig) {
     const disabled = new Set(config.disabledRules);
@@ -89,7 +95,13 @@ export class SecurityGateway implements ToolHooks {
     return checkPython(code, (line) => this.checkCommand(line, cwd));
   }
 
-  async before(call: ToolCallInfo, input: unknown): Promise<undefined> {
+  before(call: ToolCallInfo, input: unknown): Promise<undefined> | undefined {
+    // Only shell and Python calls are checked: any other call is let through with no promise to wait on.
+    if (!SHELL_TOOLS.has(call.tool) && !PYTHON_TOOLS.has(call.tool)) return undefined;
+    return this.check(call, input);
+  }
+
+  private async check(call: ToolCallInfo, input: unknown): Promise<undefined> {
     const verdict = await this.verdictOn(call, input);
     if (!verdict) return undefined;
     this.blocked.set(callKey(call), { decision: "blocked", ...verdict });
@@ -128,7 +140,10 @@ export class SecurityGateway implements ToolHooks {
         decision = { decision: "flagged", rules: markers.map((m) => m.id) };
       }
     }
-    if (!decision) return undefined;
+    if (!decision) {
+      if (redacted.matched.length === 0) this.lastClean = outcome.output;
+      return undefined;
+    }
     const title = outcome.title === undefined ? {} : { title: redactText(outcome.title, this.secrets).text };
     return { ...outcome, ...title, output, metadata: { ...outcome.metadata, security: decision } };
   }
@@ -136,7 +151,7 @@ export class SecurityGateway implements ToolHooks {
   /** Secrets redacted from a message before it is stored: the model's tool arguments and text, tool outputs. */
   redactMessage(message: Message): Message {
     const matched = new Set<string>();
-    const redacted = redactValue(message.content, this.secrets, matched);
+    const redacted = redactValue(message.content, this.secrets, matched, this.lastClean);
     return matched.size === 0 ? message : ({ ...message, content: redacted } as Message);
   }
 }

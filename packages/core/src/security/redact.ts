@@ -49,10 +49,13 @@ export function redactText(text: string, set: RuleSet): { text: string; matched:
 
 /**
  * A JSON value with secrets redacted in every string inside it (keys are left as they are). Parts
- * without a secret are the same objects as before, so a clean message is not copied.
+ * without a secret are the same objects as before, so a clean message is not copied. `clean`: a
+ * text already found to hold none, passed over.
  */
-export function redactValue(value: unknown, set: RuleSet, matched: Set<string>): unknown {
+export function redactValue(value: unknown, set: RuleSet, matched: Set<string>, clean?: string): unknown {
   if (typeof value === "string") {
+    // Every string of every message a step stores comes here; a clean one costs no result object.
+    if (value === clean || !mayMatch(value, set)) return value;
     const result = redactText(value, set);
     for (const id of result.matched) matched.add(id);
     return result.text;
@@ -60,7 +63,7 @@ export function redactValue(value: unknown, set: RuleSet, matched: Set<string>):
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const next = redactValue(value[i], set, matched);
+      const next = redactValue(value[i], set, matched, clean);
       if (next === value[i]) continue;
       copy ??= value.slice();
       copy[i] = next;
@@ -69,8 +72,12 @@ export function redactValue(value: unknown, set: RuleSet, matched: Set<string>):
   }
   if (typeof value === "object" && value !== null) {
     let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      const next = redactValue(item, set, matched);
+    // Own enumerable keys in order, as Object.entries gives them, without an array of pairs per object.
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const item = record[key];
+      const next = redactValue(item, set, matched, clean);
       if (next === item) continue;
       copy ??= { ...value };
       copy[key] = next;

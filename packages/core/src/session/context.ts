@@ -34,7 +34,8 @@ function push(state: ContextState, item: ContextItem): { items: ContextItem[]; l
 }
 
 function withItem(state: ContextState, entry: Entry, message: Message): ContextState {
-  return { ...state, ...push(state, { entryId: entry.id, message }), leafId: entry.id };
+  const { items, length } = push(state, { entryId: entry.id, message });
+  return { ...state, items, length, leafId: entry.id };
 }
 
 /**
@@ -137,27 +138,36 @@ function closeOpenCalls(state: ContextState, entry: Entry): ContextState {
   return { ...state, ...push(state, { entryId: entry.id, message }), openCalls: [] };
 }
 
-/** Which calls are open after a message: an assistant's opens its calls, a tool result closes one. */
-function trackCalls(state: ContextState, message: Message): ContextState {
+/**
+ * Which calls are open after a message: an assistant's opens its calls, a tool result closes one.
+ * The same list when the message changes nothing.
+ */
+function openCallsAfter(open: readonly OpenCall[] | undefined, message: Message): readonly OpenCall[] | undefined {
   if (message.role === "assistant") {
     const calls: OpenCall[] = [];
     for (const p of message.content) if (p.type === "tool-call") calls.push({ toolCallId: p.toolCallId, toolName: p.toolName });
-    return calls.length > 0 || state.openCalls?.length ? { ...state, openCalls: calls } : state;
+    return calls.length > 0 || open?.length ? calls : open;
   }
-  if (message.role === "tool" && state.openCalls?.length) {
-    const answered = new Set(message.content.map((p) => p.toolCallId));
-    return { ...state, openCalls: state.openCalls.filter((c) => !answered.has(c.toolCallId)) };
+  if (message.role === "tool" && open?.length) {
+    // A tool message answers one call (the loop writes one per result): its parts are looked through, no set made.
+    const answered = (id: string) => message.content.some((p) => p.toolCallId === id);
+    return open.filter((c) => !answered(c.toolCallId));
   }
-  return state;
+  return open;
 }
 
 function applyMessage(state: ContextState, entry: Entry & { type: "message" }): ContextState {
-  const role = entry.message.role;
+  const { message } = entry;
+  const role = message.role;
   const before = role === "user" || role === "assistant" ? closeOpenCalls(state, entry) : state;
-  const carried = before.carry ? takeCarriedNote(before, entry, entry.message) : undefined;
-  if (!carried) return trackCalls(withItem(before, entry, entry.message), entry.message);
-  const withNote = { ...before, ...push(before, carried.note), carry: carried.carry };
-  return trackCalls(withItem(withNote, entry, entry.message), entry.message);
+  const carried = before.carry ? takeCarriedNote(before, entry, message) : undefined;
+  const base = carried ? { ...before, ...push(before, carried.note), carry: carried.carry } : before;
+  // The message's item and the calls it opens or closes, in one new state (every message of a step comes here).
+  const openCalls = openCallsAfter(base.openCalls, message);
+  const { items, length } = push(base, { entryId: entry.id, message });
+  const next: { -readonly [K in keyof ContextState]: ContextState[K] } = { ...base, items, length, leafId: entry.id };
+  if (openCalls !== base.openCalls) next.openCalls = openCalls;
+  return next;
 }
 
 /** Apply one entry that follows `state` on a path. Pure: `state` itself is never changed. */

@@ -71,13 +71,20 @@ export function steeringExtension(): RunExtension {
     if (cursor === undefined) return;
     const page = await ctx.store.readInbox(ctx.sessionId, cursor);
     cursor = page.cursor;
-    for (const message of page.messages) unread.push(message.text);
+    for (let i = 0; i < page.messages.length; i++) unread.push(page.messages[i]!.text);
   }
 
   return {
     name: "steering",
     async beforeStep(ctx) {
-      await fetchNew(ctx);
+      // fetchNew's work, inline: it runs every step, and a call of it is a promise more to wait on.
+      if (cursor !== undefined) {
+        const page = await ctx.store.readInbox(ctx.sessionId, cursor);
+        cursor = page.cursor;
+        for (let i = 0; i < page.messages.length; i++) unread.push(page.messages[i]!.text);
+      }
+      // Nearly every step finds nothing: the empty list is kept rather than replaced.
+      if (unread.length === 0) return;
       const texts = unread;
       unread = [];
       for (const text of texts) {

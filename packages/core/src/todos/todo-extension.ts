@@ -27,10 +27,11 @@ export function todoExtension(launch: RunLaunch): RunExtension {
     start(ctx) {
       ctx.values.set(todosKey, service);
     },
-    async afterStep(ctx) {
+    afterStep(ctx) {
+      // Nothing to wait for unless the list changed in this step.
       if (!changed) return;
       changed = false;
-      await appendCustom(ctx, TODOS_ENTRY_TYPE, { todos });
+      return appendCustom(ctx, TODOS_ENTRY_TYPE, { todos }).then(() => {});
     },
   };
 }

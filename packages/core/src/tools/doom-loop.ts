@@ -49,41 +49,76 @@ export function detectDoomLoop(steps: readonly LoopStep[], options: DoomLoopOpti
   const threshold = Math.max(2, options.threshold ?? 3);
   const maxPeriod = Math.max(1, options.maxPeriod ?? 3);
   const minText = options.minTextChars ?? 40;
+  if (!mayHaveLooped(steps, maxPeriod, minText)) return undefined;
   // Only the newest calls and texts can complete a loop, so older steps are never keyed: this runs
-  // after every step, and keying a call serializes its whole input.
+  // after every step, and keying a call serializes its whole input. Gathered newest first, and
+  // compared where they lie (no copies of the window): most steps end at the first comparison.
   const maxCalls = maxPeriod * threshold;
-  const calls: Array<LoopCall & { key: string }> = [];
+  const calls: Array<Extract<LoopStep, { kind: "tool" }>> = [];
+  const keys: string[] = [];
   const texts: string[] = [];
   for (let i = steps.length - 1; i >= 0 && (calls.length < maxCalls || texts.length < threshold); i--) {
     const step = steps[i]!;
     if (step.kind === "tool") {
-      if (calls.length < maxCalls)
-        calls.push({ tool: step.tool, input: step.input, key: step.key ?? callKey(step.tool, step.input) });
-    } else if (texts.length < threshold && step.text.trim().length >= Math.max(1, minText)) texts.push(step.text.trim());
+      if (calls.length < maxCalls) {
+        calls.push(step);
+        keys.push(step.key ?? callKey(step.tool, step.input));
+      }
+    } else if (texts.length < threshold) {
+      const text = step.text.trim();
+      if (text.length >= Math.max(1, minText)) texts.push(text);
+    }
   }
-  calls.reverse();
-  texts.reverse();
 
   for (let period = 1; period <= maxPeriod; period++) {
     const span = period * threshold;
     if (calls.length < span) break;
-    const window = calls.slice(-span);
+    // The newest `span` calls are `period` calls repeated when each equals the one `period` before it.
     let periodic = true;
-    for (let i = period; i < span && periodic; i++) periodic = window[i]!.key === window[i - period]!.key;
+    for (let j = 0; j + period < span && periodic; j++) periodic = keys[j] === keys[j + period];
     if (!periodic) continue;
-    const unit = window.slice(0, period);
     // A unit that is itself one call repeated (A A) is the period-1 repeat, already checked.
-    if (period > 1 && unit.every((c) => c.key === unit[0]!.key)) continue;
-    const strip = ({ tool, input }: LoopCall) => ({ tool, input });
-    if (period === 1) return { kind: "repeat", call: strip(unit[0]!), count: threshold };
-    return { kind: "cycle", period, unit: unit.map(strip), repeats: threshold };
+    if (period > 1 && keys.slice(span - period, span).every((k) => k === keys[span - 1])) continue;
+    // The unit in the order it was called: the oldest `period` calls of the span.
+    const unit: LoopCall[] = [];
+    for (let j = span - 1; j >= span - period; j--) unit.push({ tool: calls[j]!.tool, input: calls[j]!.input });
+    if (period === 1) return { kind: "repeat", call: unit[0]!, count: threshold };
+    return { kind: "cycle", period, unit, repeats: threshold };
   }
 
-  if (texts.length >= threshold) {
-    const last = texts.slice(-threshold);
-    if (last.every((t) => t === last[0])) return { kind: "text", text: last[0]!, count: threshold };
+  if (texts.length >= threshold && texts.slice(0, threshold).every((t) => t === texts[0])) {
+    return { kind: "text", text: texts[0]!, count: threshold };
   }
   return undefined;
+}
+
+/**
+ * False when no loop can have just completed, found without a list: every loop repeats the newest
+ * call `period` calls back (period ≤ `maxPeriod`) or the newest long text one text back. This runs
+ * after every step, and nearly every step is new work.
+ */
+function mayHaveLooped(steps: readonly LoopStep[], maxPeriod: number, minText: number): boolean {
+  let newestCall: string | undefined;
+  let calls = 0;
+  let newestText: string | undefined;
+  let texts = 0;
+  for (let i = steps.length - 1; i >= 0 && (calls <= maxPeriod || texts < 2); i--) {
+    const step = steps[i]!;
+    if (step.kind === "tool") {
+      if (calls > maxPeriod) continue;
+      const key = step.key ?? callKey(step.tool, step.input);
+      if (calls === 0) newestCall = key;
+      else if (key === newestCall) return true;
+      calls++;
+    } else if (texts < 2) {
+      const text = step.text.trim();
+      if (text.length < Math.max(1, minText)) continue;
+      if (texts === 0) newestText = text;
+      else if (text === newestText) return true;
+      texts++;
+    }
+  }
+  return false;
 }
 
 /** The ask a detection turns into; patterns are the tools involved, so rules can target them. */
@@ -108,9 +143,24 @@ export function describeDoomLoop(loop: DoomLoop): string {
 /** JSON with object keys sorted, so `{a, b}` and `{b, a}` compare equal. */
 export function stableJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    // A hole is written as nothing, as `map` and `join` would.
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? "" : ","}${i in value ? stableJson(value[i]) : ""}`;
+    return `${out}]`;
+  }
+  // Keyed once per call the model makes: no array of entries, and no sort when the keys come in
+  // order already (sorting copied them every time). Strings sort by code unit either way.
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (!sorted) keys.sort();
+  let out = "{";
+  for (const key of keys) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${stableJson(v)}`;
+  }
+  return `${out}}`;
 }

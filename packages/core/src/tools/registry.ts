@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ArborError, type ArborErrorCode, isArborError } from "../errors.js";
 import type { BlobStore } from "./blob-store.js";
-import { capOutput, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output-cap.js";
+import { capOutput, countLines, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output-cap.js";
 import type { AnyToolDefinition, ToolContext, ToolOffer, ToolOutcome } from "./tool.js";
 
 /** What a model is told about a tool: its name, description and the JSON Schema of its input. */
@@ -157,8 +157,11 @@ export class ToolRegistry {
     let input: unknown;
     try {
       input = parseInput(tool, rawInput, this.schemaOf(tool));
+      // A hook's answer is awaited only when it is a promise: most hooks answer most calls at once,
+      // and awaiting a plain value cost a promise and a microtask turn per hook, every call.
       for (const hook of this.hooks) {
-        const replaced = await hook.before?.(call, input);
+        let replaced = hook.before?.(call, input);
+        if (replaced !== undefined) replaced = await replaced;
         if (replaced) input = parseInput(tool, replaced.input, this.schemaOf(tool));
       }
       const result = await tool.execute(input, ctx);
@@ -168,7 +171,9 @@ export class ToolRegistry {
     }
     for (const hook of this.hooks) {
       try {
-        outcome = (await hook.after?.(call, input, outcome)) ?? outcome;
+        let replaced = hook.after?.(call, input, outcome);
+        if (replaced !== undefined) replaced = await replaced;
+        outcome = replaced ?? outcome;
       } catch (err) {
         outcome = errorOutcome(name, err, ctx.abort);
       }
@@ -180,9 +185,16 @@ export class ToolRegistry {
    * The cap comes last so no hook can put an uncut flood in front of the model. A tool that already
    * cut its own output (bash keeps the tail and its exit status) says so with `truncated`.
    */
-  private async cap(outcome: ToolOutcome): Promise<ToolOutcome> {
+  private cap(outcome: ToolOutcome): ToolOutcome | Promise<ToolOutcome> {
     if (!this.blobs || outcome.truncated) return outcome;
-    const capped = await capOutput(outcome.output, this.blobs, this.limits);
+    // Most outputs are within the limits: they are answered at once, with no promise to wait on.
+    const { output } = outcome;
+    if (Buffer.byteLength(output) <= this.limits.maxBytes && countLines(output) <= this.limits.maxLines) return outcome;
+    return this.capStored(outcome, this.blobs);
+  }
+
+  private async capStored(outcome: ToolOutcome, blobs: BlobStore): Promise<ToolOutcome> {
+    const capped = await capOutput(outcome.output, blobs, this.limits);
     if (capped.fullOutputRef === undefined) return outcome;
     return { ...outcome, output: capped.output, truncated: { fullOutputRef: capped.fullOutputRef } };
   }

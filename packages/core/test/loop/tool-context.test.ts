@@ -58,3 +58,52 @@ describe("what a tool is told of its run (ToolContext.messages, extra)", () => {
     expect(roles(seen[0]!.messages)).toEqual(["user", "assistant"]);
   });
 });
+
+describe("the ToolContext object", () => {
+  it("lists its keys in the same order, and a copy or a wrapper of it still reads the conversation", async () => {
+    const shapes: Array<{ keys: string[]; copied: unknown; wrapped: unknown; inherited: unknown }> = [];
+    const probe: AnyToolDefinition = {
+      name: "probe_context",
+      description: "Looks at its context.",
+      input: z.object({ n: z.number() }),
+      async execute(_input, ctx) {
+        shapes.push({
+          keys: Object.keys(ctx),
+          copied: roles({ ...ctx }.messages),
+          wrapped: roles(new Proxy(ctx, {}).messages),
+          inherited: roles((Object.create(ctx) as ToolContext).messages),
+        });
+        return { output: "looked" };
+      },
+    };
+    const model = scriptedModel([
+      [toolCall("probe_context", { n: 1 }, { id: "c1" })],
+      [toolCall("probe_context", { n: 2 }, { id: "c2" })],
+      [text("Done.")],
+    ]);
+    const { runtime } = await harness({ model });
+    await collect(runtime.runs.run({ prompt: "Look twice.", tools: [probe], extra: { a: 1 } }));
+    expect(shapes).toHaveLength(2);
+    for (const [i, shape] of shapes.entries()) {
+      expect(shape.keys).toEqual([
+        "sessionId",
+        "messageId",
+        "callId",
+        "agent",
+        "cwd",
+        "abort",
+        "messages",
+        "extra",
+        "idempotencyKey",
+        "checkpoint",
+        "metadata",
+        "run",
+        "ask",
+      ]);
+      const seen = i === 0 ? ["user", "assistant"] : ["user", "assistant", "tool", "assistant"];
+      expect(shape.copied).toEqual(seen);
+      expect(shape.wrapped).toEqual(seen);
+      expect(shape.inherited).toEqual(seen);
+    }
+  });
+});

@@ -116,6 +116,27 @@ describe("the security gateway's shell rules", () => {
     ).toBeUndefined();
   });
 
+  it("stores a tool result it already found clean as it is, and still redacts everything else the message holds", () => {
+    const g = gateway();
+    const key = `sk-${"Zx9".repeat(10)}`;
+    const call = { tool: "read", sessionId: "s", callId: "c1", agent: "build", cwd: "/w" };
+    const output = "a page of plain text";
+    expect(g.after(call, {}, { isError: false, output })).toBeUndefined();
+    const result = (value: string) => ({
+      type: "tool-result" as const,
+      toolCallId: "c1",
+      toolName: "read",
+      output: { type: "text" as const, value },
+    });
+    const clean = { role: "tool" as const, content: [result(output)] };
+    expect(g.redactMessage(clean)).toBe(clean);
+    const leaky = { role: "tool" as const, content: [result(output), result(`k=${key}`)] };
+    expect(g.redactMessage(leaky).content).toEqual([result(output), result("k=[REDACTED:openai-key]")]);
+    // An output whose secret `after` took out is not remembered as clean: the secret is still found.
+    expect(g.after(call, {}, { isError: false, output: `k=${key}` })?.output).toBe("k=[REDACTED:openai-key]");
+    expect(g.redactMessage({ role: "tool", content: [result(`k=${key}`)] }).content).toEqual([result("k=[REDACTED:openai-key]")]);
+  });
+
   it("compiles its rules once yet redacts every call alike, and hands a message without secrets back untouched", () => {
     const g = gateway();
     const key = `sk-${"Qw3".repeat(10)}`;

@@ -102,3 +102,116 @@ describe("doomLoopRequest", () => {
     expect(describeDoomLoop(same)).toBe("The same reply was written 3 times in a row.");
   });
 });
+
+/** The keying as first written (entries filtered and sorted, arrays mapped): the faster one must say the same. */
+function stableJsonAsWritten(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
+  if (Array.isArray(value)) return `[${value.map(stableJsonAsWritten).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJsonAsWritten(v)}`).join(",")}}`;
+}
+
+describe("stableJson keys", () => {
+  it("as the first keying did, for every shape a call's input takes", () => {
+    // biome-ignore lint/suspicious/noSparseArray: a hole is one of the shapes
+    const sparse = [1, , 3];
+    const values: unknown[] = [
+      {},
+      [],
+      { b: 1, a: [1, { d: undefined, c: null }], "": "x", Z: true, é: "é", "10": 1, "9": 2 },
+      { path: "a.ts", n: 3, query: 'q"\\\n' },
+      [undefined, null, 0, -0, Number.NaN, "s", [[]]],
+      sparse,
+      { a: undefined },
+      "text",
+      42,
+      null,
+    ];
+    for (const value of values) expect(stableJson(value)).toBe(stableJsonAsWritten(value));
+  });
+});
+
+describe("detectDoomLoop over a long history", () => {
+  it("finds a loop only at the end, and reports its unit in call order", () => {
+    const D = call("grep", { q: "x" });
+    expect(detectDoomLoop([A, B, A, B, A, B, C])).toBeUndefined();
+    expect(detectDoomLoop([C, A, D, B, A, D, B, A, D, B])).toEqual({
+      kind: "cycle",
+      period: 3,
+      unit: [
+        { tool: "read", input: { path: "a.ts" } },
+        { tool: "grep", input: { q: "x" } },
+        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+      ],
+      repeats: 3,
+    });
+    expect(detectDoomLoop([A, B, A, text(LONG), B, A, B])).toEqual({
+      kind: "cycle",
+      period: 2,
+      unit: [
+        { tool: "read", input: { path: "a.ts" } },
+        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+      ],
+      repeats: 3,
+    });
+  });
+});
+
+/** The detection as first written (lists of the newest calls and texts, compared by slices): the faster one must agree. */
+function detectAsWritten(steps: readonly LoopStep[]): ReturnType<typeof detectDoomLoop> {
+  const threshold = 3;
+  const maxPeriod = 3;
+  const calls: Array<{ tool: string; input: unknown; key: string }> = [];
+  const texts: string[] = [];
+  for (let i = steps.length - 1; i >= 0 && (calls.length < maxPeriod * threshold || texts.length < threshold); i--) {
+    const step = steps[i]!;
+    if (step.kind === "tool") {
+      if (calls.length < maxPeriod * threshold)
+        calls.push({ tool: step.tool, input: step.input, key: callKey(step.tool, step.input) });
+    } else if (texts.length < threshold && step.text.trim().length >= 40) texts.push(step.text.trim());
+  }
+  calls.reverse();
+  texts.reverse();
+  for (let period = 1; period <= maxPeriod; period++) {
+    const span = period * threshold;
+    if (calls.length < span) break;
+    const window = calls.slice(-span);
+    let periodic = true;
+    for (let i = period; i < span && periodic; i++) periodic = window[i]!.key === window[i - period]!.key;
+    if (!periodic) continue;
+    const unit = window.slice(0, period);
+    if (period > 1 && unit.every((c) => c.key === unit[0]!.key)) continue;
+    const strip = ({ tool, input }: { tool: string; input: unknown }) => ({ tool, input });
+    if (period === 1) return { kind: "repeat", call: strip(unit[0]!), count: threshold };
+    return { kind: "cycle", period, unit: unit.map(strip), repeats: threshold };
+  }
+  if (texts.length >= threshold) {
+    const last = texts.slice(-threshold);
+    if (last.every((t) => t === last[0])) return { kind: "text", text: last[0]!, count: threshold };
+  }
+  return undefined;
+}
+
+describe("detectDoomLoop against the detection as first written", () => {
+  it("agrees on thousands of histories drawn from a few calls and texts", () => {
+    const pool: LoopStep[] = [A, B, C, call("read", { path: "a.ts" }), text(LONG), text(`${LONG} Again.`), text("Short.")];
+    let seed = 11;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    let loops = 0;
+    for (let n = 0; n < 20_000; n++) {
+      // Drawn from the first `span` of the pool: short spans repeat more, so loops of every kind come up.
+      const span = 2 + (next() % (pool.length - 1));
+      const steps = Array.from({ length: next() % 16 }, () => pool[next() % span]!);
+      const expected = detectAsWritten(steps);
+      if (expected) loops++;
+      expect(detectDoomLoop(steps)).toEqual(expected);
+    }
+    // The draw must hold loops of each kind for the comparison to mean something.
+    expect(loops).toBeGreaterThan(500);
+  });
+});
