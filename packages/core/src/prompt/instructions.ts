@@ -1,4 +1,4 @@
-import { constants, readdirSync } from "node:fs";
+import { constants, lstatSync, readdirSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathExists } from "../file-system.js";
@@ -94,21 +94,36 @@ function isDailyLog(file: PromptFile): boolean {
 }
 
 /**
- * The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none.
- * Each folder is listed once: the listing answers both "is `.git` here" and "is there a prompt file",
- * where asking the file system for each missing file would cost a failed call apiece on every run.
+ * The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none,
+ * that may hold an AGENTS.md. The workspace is listed: its listing answers "is `.git` here" and "is
+ * there a prompt file" for the several files looked for there, where asking the file system for each
+ * missing one would cost a failed call apiece on every run. A folder above it is asked only for
+ * `.git` and AGENTS.md, by name: listing it would cost in proportion to all it holds (a folder of
+ * workspaces, or /tmp, holds thousands), and a missing name is answered without an error object.
  */
 async function walkToRepoRoot(
   cwd: string,
   listings: Map<string, Set<string> | undefined>,
 ): Promise<{ dirs: string[]; isGitRepo: boolean }> {
-  const dirs: string[] = [];
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    dirs.push(dir);
-    const names = namesIn(dir);
-    listings.set(dir, names);
-    if (names ? names.has(".git") : await pathExists(join(dir, ".git"))) return { dirs, isGitRepo: true };
+  const dirs = [cwd];
+  const names = namesIn(cwd);
+  listings.set(cwd, names);
+  if (names ? names.has(".git") : await pathExists(join(cwd, ".git"))) return { dirs, isGitRepo: true };
+  if (dirname(cwd) === cwd) return { dirs, isGitRepo: false };
+  for (let dir = dirname(cwd); ; dir = dirname(dir)) {
+    // An entry that cannot be looked at (no search permission) is tried all the same, as an unlisted folder's file is.
+    if (entryAt(join(dir, "AGENTS.md")) !== false) dirs.push(dir);
+    if (entryAt(join(dir, ".git")) === true) return { dirs, isGitRepo: true };
     if (dirname(dir) === dir) return { dirs, isGitRepo: false };
+  }
+}
+
+/** Whether an entry of that name exists (a dangling link counts, as it does in a listing); undefined when it cannot be told. */
+function entryAt(path: string): boolean | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return undefined;
   }
 }
 
