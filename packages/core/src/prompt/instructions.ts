@@ -1,5 +1,4 @@
-import { constants, lstatSync, readdirSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathExists } from "../file-system.js";
 import { recentDailyLogPaths } from "../memory/memory-files.js";
@@ -63,7 +62,7 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   ];
   // The workspace may be $ARBOR_HOME itself, or lie under it: read each file once.
   const paths = [...new Set(candidates)];
-  const contents = await Promise.all(paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined)));
+  const contents = paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined));
   signal?.throwIfAborted();
 
   let instructions: PromptFile[] = [];
@@ -160,18 +159,20 @@ function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: 
  * The file's text, at most MAX_PROMPT_FILE_BYTES of it (with a note when cut), or undefined when it
  * cannot be read or is not a regular file. Opened non-blocking so a FIFO named like a prompt file
  * cannot hang the run; its type is then checked on the open handle, not by a racy stat beforehand.
+ * Read synchronously, as the folders are listed: through the thread pool the open, stat, read and
+ * close of a small file cost ~5x the CPU (~105 against ~20 µs for 3 KB), on every run.
  */
-async function readPromptFile(path: string): Promise<string | undefined> {
-  let handle: FileHandle | undefined;
+function readPromptFile(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = await handle.stat();
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = fstatSync(fd);
     if (!info.isFile()) return undefined;
     const size = Math.min(info.size, MAX_PROMPT_FILE_BYTES);
     const buffer = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
-      const { bytesRead } = await handle.read(buffer, read, size - read, read);
+      const bytesRead = readSync(fd, buffer, read, size - read, read);
       if (bytesRead === 0) break;
       read += bytesRead;
     }
@@ -182,6 +183,12 @@ async function readPromptFile(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   } finally {
-    await handle?.close().catch(() => {});
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Nothing was written: a failed close loses nothing.
+      }
+    }
   }
 }
