@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { pathExists } from "../file-system.js";
+import { pathExists, readRegularFile } from "../file-system.js";
 import { recentDailyLogPaths } from "../memory/memory-files.js";
 import { discoverSkills, skillRoots } from "../tools/skills.js";
 import { fitMemory } from "./memory-budget.js";
@@ -157,38 +157,14 @@ function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: 
 
 /**
  * The file's text, at most MAX_PROMPT_FILE_BYTES of it (with a note when cut), or undefined when it
- * cannot be read or is not a regular file. Opened non-blocking so a FIFO named like a prompt file
- * cannot hang the run; its type is then checked on the open handle, not by a racy stat beforehand.
- * Read synchronously, as the folders are listed: through the thread pool the open, stat, read and
- * close of a small file cost ~5x the CPU (~105 against ~20 µs for 3 KB), on every run.
+ * cannot be read or is not a regular file (see `readRegularFile`).
  */
 function readPromptFile(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = fstatSync(fd);
-    if (!info.isFile()) return undefined;
-    const size = Math.min(info.size, MAX_PROMPT_FILE_BYTES);
-    const buffer = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const bytesRead = readSync(fd, buffer, read, size - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
-    const cut = info.size > read;
-    // `stream: true` holds back a character split by the cut instead of turning it into U+FFFD.
-    const text = new TextDecoder().decode(buffer.subarray(0, read), { stream: cut });
-    return cut ? `${text}\n[Only the first ${read} of ${info.size} bytes of this file were read.]` : text;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Nothing was written: a failed close loses nothing.
-      }
-    }
-  }
+  const file = readRegularFile(path, MAX_PROMPT_FILE_BYTES);
+  if (!file) return undefined;
+  const read = file.bytes.length;
+  const cut = file.size > read;
+  // `stream: true` holds back a character split by the cut instead of turning it into U+FFFD.
+  const text = new TextDecoder().decode(file.bytes, { stream: cut });
+  return cut ? `${text}\n[Only the first ${read} of ${file.size} bytes of this file were read.]` : text;
 }
