@@ -165,6 +165,12 @@ export class SqlStore extends StoreBase {
   updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {
     return this.guard("update a session", async () => {
       assertSessionId(id);
+      const appender = this.appender;
+      // SQLite with a commit per write, nothing of this session's queued and nothing holding the
+      // connection: the synchronous path (see SqliteAppender.update) cannot pass or join another write.
+      if (appender && !this.grouped && !this.locks.busy(id) && !this.conn.sqliteGate.busy("sqlite")) {
+        return appender.update(id, (meta) => applySessionPatch(meta, patch, this.now()));
+      }
       return this.write(id, async (trx) => {
         const { meta } = await lockSession(trx, this.w, id);
         const next = applySessionPatch(meta, patch, this.now());
