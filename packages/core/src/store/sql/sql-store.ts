@@ -157,7 +157,15 @@ export class SqlStore extends StoreBase {
   getSession(id: string): Promise<SessionMeta | undefined> {
     return this.guard("read a session", async () => {
       assertSessionId(id);
-      const meta = await storedMeta(this.db, id);
+      const appender = this.appender;
+      const gate = this.conn.sqliteGate;
+      // Not in the middle of another statement's transaction on the one connection (see readInbox).
+      const read = appender && (() => appender.readMeta(id));
+      const meta = !read
+        ? await storedMeta(this.db, id)
+        : gate.busy("sqlite")
+          ? await gate.run("sqlite", async () => read())
+          : read();
       return meta && liveStatus(this.db, this.leases, meta);
     });
   }

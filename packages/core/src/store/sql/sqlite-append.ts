@@ -36,6 +36,11 @@ interface QueuedAppend {
 export class SqliteAppender {
   private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
   private readonly runUpdate: (sessionId: string, patch: (meta: SessionMeta) => SessionMeta) => SessionMeta;
+  /**
+   * The session row's meta as stored (`storedMeta` on a prepared statement: every run reads its
+   * session back twice as it ends). The caller holds the SQLite gate, or nothing does.
+   */
+  readonly readMeta: (sessionId: string) => SessionMeta | undefined;
   /** Leased sessions' rows as this store last committed them (see `append`). */
   private readonly kept = new Map<string, Written>();
   /** What the transaction running now wrote to the session row, kept once it commits. */
@@ -129,6 +134,10 @@ export class SqliteAppender {
       return next;
     });
     this.runUpdate = (sessionId, patch) => updateRow.immediate(sessionId, patch);
+    this.readMeta = (sessionId) => {
+      const row = selectSession.get(sessionId);
+      return row ? parseSessionRow(row.data, sessionId) : undefined;
+    };
     // Called inside `group`, the same transaction function becomes a SAVEPOINT: one append that
     // fails rolls back alone while the others commit together.
     this.group = handle.transaction((batch: QueuedAppend[]) => {
