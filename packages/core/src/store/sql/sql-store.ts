@@ -149,7 +149,12 @@ export class SqlStore extends StoreBase {
       if (init?.parentSessionId !== undefined) assertSessionId(init.parentSessionId);
       const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.creationTime());
       await this.assertParentAllowed(meta.id, meta.parentSessionId);
-      await insertSessionRow(this.db, meta, 0);
+      const appender = this.appender;
+      const gate = this.conn.sqliteGate;
+      if (!appender) await insertSessionRow(this.db, meta, 0);
+      // Not in the middle of another statement's transaction on the one connection (see readInbox).
+      else if (gate.busy("sqlite")) await gate.run("sqlite", async () => appender.insertSession(meta));
+      else appender.insertSession(meta);
       return meta;
     });
   }

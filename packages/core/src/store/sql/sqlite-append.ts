@@ -4,7 +4,7 @@ import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
-import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+import { parseSessionRow, sessionColumns, sessionExists, sessionNotFound } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
 
@@ -41,6 +41,8 @@ export class SqliteAppender {
    * session back twice as it ends). The caller holds the SQLite gate, or nothing does.
    */
   readonly readMeta: (sessionId: string) => SessionMeta | undefined;
+  /** `insertSessionRow` of a new session (no entries yet) on a prepared statement: every new session's run makes one. Same gate rule. */
+  readonly insertSession: (meta: SessionMeta) => void;
   /** Leased sessions' rows as this store last committed them (see `append`). */
   private readonly kept = new Map<string, Written>();
   /** What the transaction running now wrote to the session row, kept once it commits. */
@@ -134,6 +136,29 @@ export class SqliteAppender {
       return next;
     });
     this.runUpdate = (sessionId, patch) => updateRow.immediate(sessionId, patch);
+    const insertSession = handle.prepare<
+      [string, string, string | null, string, string | null, string | null, string | null, string]
+    >(
+      "insert into arbor_sessions (id, created_at, parent_session_id, next_seq, updated_at, cwd, leaf_entry_id, root_entry_id, data) values (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+    );
+    this.insertSession = (meta) => {
+      const cols = sessionColumns(meta);
+      try {
+        insertSession.run(
+          meta.id,
+          meta.createdAt,
+          meta.parentSessionId ?? null,
+          cols.updated_at,
+          cols.cwd,
+          cols.leaf_entry_id,
+          cols.root_entry_id,
+          cols.data,
+        );
+      } catch (err) {
+        if (isUniqueViolation(err)) throw sessionExists(meta.id);
+        throw err;
+      }
+    };
     this.readMeta = (sessionId) => {
       const row = selectSession.get(sessionId);
       return row ? parseSessionRow(row.data, sessionId) : undefined;
