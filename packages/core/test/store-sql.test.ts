@@ -145,6 +145,23 @@ for (const kind of KINDS) {
       expect((await store.listEntries(id)).map((e) => e.id)).toEqual([a?.id, "before1", next.id]);
     });
 
+    it("under a lease, keeps what an update wrote for the appends after it, and nothing of a failed one", async () => {
+      const store = await openStore();
+      const { id } = await store.createSession();
+      const lease = await store.acquireLease(id, "a run");
+      await store.appendMessage(id, { role: "user", content: "first" });
+      await store.updateSession(id, { title: "named", status: "running" });
+      for (const statement of FAIL_ON_BOOM[kind]) await ns.query(statement);
+      const err = await expectCode(store.updateSession(id, { title: "boom" }), "io_error");
+      expect(err.message).toContain("boom trigger");
+      const last = await store.appendMessage(id, { role: "user", content: "second" });
+      await store.updateSession(id, { status: "completed" });
+      await lease.release();
+      // Read back by another store: the row holds the update, the later append and the last update.
+      const meta = await (await openStore()).getSession(id);
+      expect(meta).toMatchObject({ title: "named", status: "completed", leafEntryId: last.id, totalMessages: 2 });
+    });
+
     it("commits a caller's SQL with appended events, creating the session, and keeps neither when either fails", async () => {
       const store = await openStore();
       await ns.query("create table arbor_t_side (v varchar(20))");

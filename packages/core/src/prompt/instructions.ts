@@ -1,7 +1,6 @@
-import { constants } from "node:fs";
-import { type FileHandle, open, readdir } from "node:fs/promises";
+import { lstatSync, readdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { pathExists } from "../file-system.js";
+import { pathExists, readRegularFile } from "../file-system.js";
 import { recentDailyLogPaths } from "../memory/memory-files.js";
 import { discoverSkills, skillRoots } from "../tools/skills.js";
 import { fitMemory } from "./memory-budget.js";
@@ -48,7 +47,7 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   const home = resolve(options.arborHome);
   const listings = new Map<string, Set<string> | undefined>();
   const { dirs, isGitRepo } = await walkToRepoRoot(cwd, listings);
-  if (!listings.has(home)) listings.set(home, await namesIn(home));
+  if (!listings.has(home)) listings.set(home, namesIn(home));
   signal?.throwIfAborted();
 
   const both = (name: string) => [join(home, name), join(cwd, name)];
@@ -63,7 +62,7 @@ export async function loadPromptContext(options: LoadPromptContextOptions): Prom
   ];
   // The workspace may be $ARBOR_HOME itself, or lie under it: read each file once.
   const paths = [...new Set(candidates)];
-  const contents = await Promise.all(paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined)));
+  const contents = paths.map((path) => (mayExist(listings, path) ? readPromptFile(path) : undefined));
   signal?.throwIfAborted();
 
   let instructions: PromptFile[] = [];
@@ -94,31 +93,49 @@ function isDailyLog(file: PromptFile): boolean {
 }
 
 /**
- * The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none.
- * Each folder is listed once: the listing answers both "is `.git` here" and "is there a prompt file",
- * where asking the file system for each missing file would cost a failed call apiece on every run.
+ * The folders from `cwd` up to the one holding `.git` (inclusive), or to the root when there is none,
+ * that may hold an AGENTS.md. The workspace is listed: its listing answers "is `.git` here" and "is
+ * there a prompt file" for the several files looked for there, where asking the file system for each
+ * missing one would cost a failed call apiece on every run. A folder above it is asked only for
+ * `.git` and AGENTS.md, by name: listing it would cost in proportion to all it holds (a folder of
+ * workspaces, or /tmp, holds thousands), and a missing name is answered without an error object.
  */
 async function walkToRepoRoot(
   cwd: string,
   listings: Map<string, Set<string> | undefined>,
 ): Promise<{ dirs: string[]; isGitRepo: boolean }> {
-  const dirs: string[] = [];
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    dirs.push(dir);
-    const names = await namesIn(dir);
-    listings.set(dir, names);
-    if (names ? names.has(".git") : await pathExists(join(dir, ".git"))) return { dirs, isGitRepo: true };
+  const dirs = [cwd];
+  const names = namesIn(cwd);
+  listings.set(cwd, names);
+  if (names ? names.has(".git") : await pathExists(join(cwd, ".git"))) return { dirs, isGitRepo: true };
+  if (dirname(cwd) === cwd) return { dirs, isGitRepo: false };
+  for (let dir = dirname(cwd); ; dir = dirname(dir)) {
+    // An entry that cannot be looked at (no search permission) is tried all the same, as an unlisted folder's file is.
+    if (entryAt(join(dir, "AGENTS.md")) !== false) dirs.push(dir);
+    if (entryAt(join(dir, ".git")) === true) return { dirs, isGitRepo: true };
     if (dirname(dir) === dir) return { dirs, isGitRepo: false };
+  }
+}
+
+/** Whether an entry of that name exists (a dangling link counts, as it does in a listing); undefined when it cannot be told. */
+function entryAt(path: string): boolean | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return undefined;
   }
 }
 
 /**
  * The lower-cased names in a folder, or undefined when it cannot be listed (then every file is
- * tried). Lower-cased so that a file system that ignores case still finds `agents.md`.
+ * tried). Lower-cased so that a file system that ignores case still finds `agents.md`. Listed
+ * synchronously: through the thread pool a listing cost several times its own CPU (a hand-off, a
+ * wake-up and a promise for each of the four or five folders every run lists; ~100 against ~25 µs
+ * for a folder of 28 names), and the names become strings on this thread either way.
  */
-async function namesIn(dir: string): Promise<Set<string> | undefined> {
+function namesIn(dir: string): Set<string> | undefined {
   try {
-    return new Set((await readdir(dir)).map((n) => n.toLowerCase()));
+    return new Set(readdirSync(dir).map((n) => n.toLowerCase()));
   } catch {
     return undefined;
   }
@@ -140,30 +157,14 @@ function mayExist(listings: ReadonlyMap<string, Set<string> | undefined>, path: 
 
 /**
  * The file's text, at most MAX_PROMPT_FILE_BYTES of it (with a note when cut), or undefined when it
- * cannot be read or is not a regular file. Opened non-blocking so a FIFO named like a prompt file
- * cannot hang the run; its type is then checked on the open handle, not by a racy stat beforehand.
+ * cannot be read or is not a regular file (see `readRegularFile`).
  */
-async function readPromptFile(path: string): Promise<string | undefined> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const info = await handle.stat();
-    if (!info.isFile()) return undefined;
-    const size = Math.min(info.size, MAX_PROMPT_FILE_BYTES);
-    const buffer = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const { bytesRead } = await handle.read(buffer, read, size - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
-    const cut = info.size > read;
-    // `stream: true` holds back a character split by the cut instead of turning it into U+FFFD.
-    const text = new TextDecoder().decode(buffer.subarray(0, read), { stream: cut });
-    return cut ? `${text}\n[Only the first ${read} of ${info.size} bytes of this file were read.]` : text;
-  } catch {
-    return undefined;
-  } finally {
-    await handle?.close().catch(() => {});
-  }
+function readPromptFile(path: string): string | undefined {
+  const file = readRegularFile(path, MAX_PROMPT_FILE_BYTES);
+  if (!file) return undefined;
+  const read = file.bytes.length;
+  const cut = file.size > read;
+  // `stream: true` holds back a character split by the cut instead of turning it into U+FFFD.
+  const text = new TextDecoder().decode(file.bytes, { stream: cut });
+  return cut ? `${text}\n[Only the first ${read} of ${file.size} bytes of this file were read.]` : text;
 }

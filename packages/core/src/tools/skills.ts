@@ -1,6 +1,6 @@
-import type { Dirent } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "../file-system.js";
 
 /** A SKILL.md found in a skill folder. */
 export interface SkillInfo {
@@ -30,7 +30,8 @@ export async function discoverSkills(roots: ReadonlyArray<{ dir: string; source:
   for (const root of roots) {
     let entries: Dirent[];
     try {
-      entries = await readdir(root.dir, { withFileTypes: true });
+      // Listed and read synchronously like the prompt files (every run lists the skills): see `readRegularFile`.
+      entries = readdirSync(root.dir, { withFileTypes: true });
     } catch {
       continue;
     }
@@ -39,12 +40,8 @@ export async function discoverSkills(roots: ReadonlyArray<{ dir: string; source:
       if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
       const dir = join(root.dir, entry.name);
       const path = join(dir, "SKILL.md");
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch {
-        continue;
-      }
+      const text = readRegularFile(path)?.bytes.toString("utf8");
+      if (text === undefined) continue;
       const { attributes } = parseFrontMatter(text);
       const name = attributes.name?.trim() || entry.name;
       if (found.has(name)) continue;

@@ -127,6 +127,16 @@ describe("loadPromptContext", () => {
     ]);
   });
 
+  it.skipIf(process.platform === "win32")("skips a skill whose SKILL.md is a FIFO instead of waiting on it", async () => {
+    const { cwd, home } = layout();
+    mkdirSync(join(home, "skills", "stuck"), { recursive: true });
+    execFileSync("mkfifo", [join(home, "skills", "stuck", "SKILL.md")]); // a plain read waits for a writer forever
+    write(join(home, "skills", "pdf", "SKILL.md"), "---\ndescription: Read PDFs\n---\nbody");
+
+    const { skills } = await loadPromptContext({ cwd, arborHome: home });
+    expect(skills).toEqual([{ name: "pdf", description: "Read PDFs" }]);
+  });
+
   it("detects a git repository by a .git folder or file above the workspace, and its absence", async () => {
     const outside = tempDir();
     const cwd = join(outside, "a", "b");

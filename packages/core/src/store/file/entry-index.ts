@@ -147,7 +147,10 @@ export class IndexWriter {
     this.pending = [];
     this.pendingBytes = 0;
     try {
-      if (this.fd === null) {
+      if (this.fd === null && this.validBytes === 0) {
+        // A new index (a new session's, usually): emptied as it is opened, one call instead of three.
+        this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o644);
+      } else if (this.fd === null) {
         this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644);
         // Shorter than what was read means another process replaced the file: writing at our offset
         // would leave a gap, so this writer stops and the next load completes the index from the entries.

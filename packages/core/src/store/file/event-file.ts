@@ -83,14 +83,25 @@ export class EventFiles {
     return lastEventIdOf(this.file(id));
   }
 
-  lastId(id: string): number {
-    return this.state(id).lastId;
+  /**
+   * A session directory this store has just created holds no log yet. Created under this store's
+   * lease (a run's session), the empty state is trusted as checked under it: no other process writes
+   * the log while the lease lasts, so the first append neither reads nor stats the file.
+   */
+  created(id: string): void {
+    this.forget(id);
+    this.states.set(id, { lastId: 0, count: 0, bytes: 0, trustedUnder: this.leaseToken(id) });
   }
 
-  /** `checked` is the batch as `checkEventInputs` gave it, one for each of `events`: its data's JSON is written. */
-  append(id: string, events: readonly StoredEvent[], checked: readonly CheckedEvent[]): void {
-    if (events.length === 0) return;
+  /**
+   * Appends the records `number` makes from the log's last id (one look at the log's state serves
+   * both). `checked` is the batch as `checkEventInputs` gave it, one for each record: its data's JSON
+   * is written. Returns the records.
+   */
+  append(id: string, checked: readonly CheckedEvent[], number: (lastId: number) => StoredEvent[]): StoredEvent[] {
     const state = this.state(id);
+    const events = number(state.lastId);
+    if (events.length === 0) return events;
     const file = this.file(id);
     // Under the lease the handle stays open (one write per append): nobody else appends meanwhile.
     const keep = state.trustedUnder !== undefined;
@@ -118,6 +129,7 @@ export class EventFiles {
     state.count += events.length;
     state.lastId = (events[events.length - 1] as StoredEvent).id;
     if (state.count > this.maxEvents + Math.ceil(this.maxEvents / 10)) this.trim(id, state);
+    return events;
   }
 
   /** Blanks the records stamped in the window by rewriting the file atomically; returns how many. */
@@ -169,7 +181,8 @@ export class EventFiles {
     if (state && token !== undefined && state.trustedUnder === token) return state;
     if (state) this.untrust(state);
     // Another process may have appended since (the log is written by whoever drives the session).
-    if (state && statSync(this.file(id), { throwIfNoEntry: false })?.size !== state.bytes) state = undefined;
+    // No file is an empty log (a new session's, before its first append).
+    if (state && (statSync(this.file(id), { throwIfNoEntry: false })?.size ?? 0) !== state.bytes) state = undefined;
     if (!state) {
       const { events, bytes } = this.load(id);
       state = { lastId: events.at(-1)?.id ?? 0, count: events.length, bytes };

@@ -28,8 +28,7 @@ export class FileEventLog {
     assertSessionId(sessionId);
     const checked = checkEventInputs(inputs, this.maxEntryBytes);
     return this.writes.locked(sessionId, () => {
-      const events = numberEvents(checked, this.files.lastId(sessionId), new Date().toISOString());
-      this.files.append(sessionId, events, checked);
+      const events = this.files.append(sessionId, checked, (lastId) => numberEvents(checked, lastId, new Date().toISOString()));
       return { value: events, synced: null };
     });
   }

@@ -129,6 +129,7 @@ export class FileStore extends StoreBase {
     return this.writes.lock.run(id, async () => {
       this.dirs.create(meta, "");
       this.sessions.created(id, { ...meta });
+      this.events.created(id);
       return { ...meta };
     });
   }

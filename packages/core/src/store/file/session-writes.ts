@@ -61,6 +61,8 @@ export class SessionWrites {
           if (cached?.burst !== burst) {
             this.leases.checkWritable(id);
             this.dropIfStale(id);
+            // Kept, so it matches the disk: marked checked now, the load below takes it without checking it again.
+            if (this.sessions.cache.get(id) === cached && cached) cached.burst = burst;
           } else this.leases.checkWritable(id, true);
           const s = await this.load(id);
           s.burst = burst;

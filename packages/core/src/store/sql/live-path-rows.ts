@@ -8,7 +8,7 @@ import type { ArborDatabase } from "./tables.js";
 type Db = Kysely<ArborDatabase>;
 
 /** Deeper than any real conversation; reached only by a parent cycle in a hand-edited table. */
-const MAX_PATH_DEPTH = 1_000_000;
+export const MAX_PATH_DEPTH = 1_000_000;
 
 /**
  * From `startId` back along parent links, oldest first, stopping at (and including) the first

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
 import type { SqlConnection } from "./connect.js";
 import { dropLease, liveHolder, readLease, renewLease, takeLease } from "./leases.js";
+import { SqliteLeaseRows } from "./sqlite-leases.js";
 import type { ArborDatabase, LeasesTable } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -14,12 +15,24 @@ type Db = Kysely<ArborDatabase>;
  */
 export class SqlLeases {
   private readonly held: HeldLeases;
+  /** SQLite's take and give-back on prepared statements (see SqliteLeaseRows). */
+  private readonly sqliteRows: SqliteLeaseRows | undefined;
 
   constructor(
     private readonly conn: SqlConnection,
     private readonly ttlMs: number,
   ) {
     this.held = new HeldLeases(ttlMs);
+    const sqlite = conn.sqlite;
+    this.sqliteRows = sqlite ? new SqliteLeaseRows({ ...conn, sqlite }) : undefined;
+  }
+
+  private take(id: string, holder: LeaseHolder): Promise<LeaseHolder | undefined> {
+    return this.sqliteRows ? this.sqliteRows.take(id, holder, this.ttlMs) : takeLease(this.conn, id, holder, this.ttlMs);
+  }
+
+  private drop(id: string, token: string): Promise<void> {
+    return this.sqliteRows ? this.sqliteRows.drop(id, token) : dropLease(this.conn.db, id, token);
   }
 
   /** True while this store holds the session's lease (and has not lost it). */
@@ -73,10 +86,10 @@ export class SqlLeases {
     const holder = newHolder(purpose, options);
     // Before the round trip that stores the expiry: the holder's view of its lease never outlasts the store's.
     const takenAt = Date.now();
-    const other = await takeLease(this.conn, id, holder, this.ttlMs);
+    const other = await this.take(id, holder);
     if (other) throw sessionBusy(id, other);
     const giveBack = () =>
-      dropLease(this.conn.db, id, holder.token).catch(() => {
+      this.drop(id, holder.token).catch(() => {
         // Unreachable database: the lease expires by itself.
       });
     return this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack, takenAt);
@@ -84,6 +97,6 @@ export class SqlLeases {
 
   /** Gives back every lease (closing the store). */
   releaseAll(): Promise<void> {
-    return this.held.releaseAll((id, token) => dropLease(this.conn.db, id, token).catch(() => {}));
+    return this.held.releaseAll((id, token) => this.drop(id, token).catch(() => {}));
   }
 }

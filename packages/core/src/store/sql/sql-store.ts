@@ -43,6 +43,7 @@ import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import { SqliteInboxReader } from "./sqlite-events.js";
+import { SqliteLivePathReader } from "./sqlite-live-path.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -68,6 +69,7 @@ export class SqlStore extends StoreBase {
   private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
   private readonly inbox: SqliteInboxReader | undefined;
+  private readonly livePaths: SqliteLivePathReader | undefined;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
   private readonly leases: SqlLeases;
@@ -94,6 +96,7 @@ export class SqlStore extends StoreBase {
     this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
+    this.livePaths = conn.sqlite ? new SqliteLivePathReader(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
     this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
@@ -111,6 +114,15 @@ export class SqlStore extends StoreBase {
     } catch (err) {
       throw toArborError(err, this.kind, what);
     }
+  }
+
+  /**
+   * A synchronous statement on SQLite's one connection, not in the middle of another statement's
+   * transaction there: at once when nothing holds the connection, else after what does.
+   */
+  private async sqliteNow<T>(work: () => T): Promise<T> {
+    const gate = this.conn.sqliteGate;
+    return gate.busy("sqlite") ? gate.run("sqlite", async () => work()) : work();
   }
 
   /** A write to one session: one at a time in this process, one transaction in the database. */
@@ -149,7 +161,9 @@ export class SqlStore extends StoreBase {
       if (init?.parentSessionId !== undefined) assertSessionId(init.parentSessionId);
       const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.creationTime());
       await this.assertParentAllowed(meta.id, meta.parentSessionId);
-      await insertSessionRow(this.db, meta, 0);
+      const appender = this.appender;
+      if (appender) await this.sqliteNow(() => appender.insertSession(meta));
+      else await insertSessionRow(this.db, meta, 0);
       return meta;
     });
   }
@@ -157,7 +171,8 @@ export class SqlStore extends StoreBase {
   getSession(id: string): Promise<SessionMeta | undefined> {
     return this.guard("read a session", async () => {
       assertSessionId(id);
-      const meta = await storedMeta(this.db, id);
+      const appender = this.appender;
+      const meta = appender ? await this.sqliteNow(() => appender.readMeta(id)) : await storedMeta(this.db, id);
       return meta && liveStatus(this.db, this.leases, meta);
     });
   }
@@ -165,6 +180,12 @@ export class SqlStore extends StoreBase {
   updateSession(id: string, patch: SessionPatch): Promise<SessionMeta> {
     return this.guard("update a session", async () => {
       assertSessionId(id);
+      const appender = this.appender;
+      // SQLite with a commit per write, nothing of this session's queued and nothing holding the
+      // connection: the synchronous path (see SqliteAppender.update) cannot pass or join another write.
+      if (appender && !this.grouped && !this.locks.busy(id) && !this.conn.sqliteGate.busy("sqlite")) {
+        return appender.update(id, (meta) => applySessionPatch(meta, patch, this.now()));
+      }
       return this.write(id, async (trx) => {
         const { meta } = await lockSession(trx, this.w, id);
         const next = applySessionPatch(meta, patch, this.now());
@@ -217,10 +238,7 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       const inbox = this.inbox;
       if (!inbox) return inboxPageRows(this.db, sessionId, after);
-      // Not in the middle of another statement's transaction on the one connection.
-      const gate = this.conn.sqliteGate;
-      const read = () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId));
-      return gate.busy("sqlite") ? gate.run("sqlite", async () => read()) : read();
+      return this.sqliteNow(() => inbox.page(sessionId, after, this.leases.holdsNow(sessionId)));
     });
   }
 
@@ -346,6 +364,9 @@ export class SqlStore extends StoreBase {
   override getLivePath(sessionId: string): Promise<LivePath> {
     return this.guard("read the live path", async () => {
       assertSessionId(sessionId);
+      const reader = this.livePaths;
+      const path = reader && (await this.sqliteNow(() => reader.read(sessionId)));
+      if (path) return path;
       const leaf = await leafEntryIdOf(this.db, sessionId);
       if (leaf === null) return { entries: [], complete: true };
       return livePathRows(this.db, sessionId, leaf);

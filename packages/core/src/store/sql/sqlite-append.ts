@@ -4,7 +4,7 @@ import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
-import { parseSessionRow, sessionColumns, sessionNotFound } from "./rows.js";
+import { parseSessionRow, sessionColumns, sessionExists, sessionNotFound } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
 
@@ -35,6 +35,14 @@ interface QueuedAppend {
  */
 export class SqliteAppender {
   private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
+  private readonly runUpdate: (sessionId: string, patch: (meta: SessionMeta) => SessionMeta) => SessionMeta;
+  /**
+   * The session row's meta as stored (`storedMeta` on a prepared statement: every run reads its
+   * session back twice as it ends). The caller holds the SQLite gate, or nothing does.
+   */
+  readonly readMeta: (sessionId: string) => SessionMeta | undefined;
+  /** `insertSessionRow` of a new session (no entries yet) on a prepared statement: every new session's run makes one. Same gate rule. */
+  readonly insertSession: (meta: SessionMeta) => void;
   /** Leased sessions' rows as this store last committed them (see `append`). */
   private readonly kept = new Map<string, Written>();
   /** What the transaction running now wrote to the session row, kept once it commits. */
@@ -60,26 +68,29 @@ export class SqliteAppender {
     const updateSession = handle.prepare<[string, string | null, string | null, string, number, string]>(
       "update arbor_sessions set updated_at = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, next_seq = ? where id = ?",
     );
+    const updateMeta = handle.prepare<[string, string | null, string | null, string | null, string, string]>(
+      "update arbor_sessions set updated_at = ?, cwd = ?, leaf_entry_id = ?, root_entry_id = ?, data = ? where id = ?",
+    );
 
-    const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
+    /** The session's row as the write about to change it must see it, behind the lease fence. */
+    const current = (sessionId: string): { meta: SessionMeta; nextSeq: number } => {
       // While this store holds the lease no other process writes the session, and every other write of
       // this store forgets what is kept here: the row as last written is known without reading it.
       const kept = leases.holds(sessionId) ? this.kept.get(sessionId) : undefined;
-      let meta: SessionMeta;
-      let nextSeq: number;
       if (kept) {
         // The fence still reads the lease row: a lease that expired in the store's view (this process
         // stalled) may have been taken by another, whose writes the kept row does not know.
         leases.checkRow(sessionId, () => selectLease.get(sessionId));
-        meta = kept.meta;
-        nextSeq = kept.nextSeq;
-      } else {
-        const row = selectSession.get(sessionId);
-        if (!row) throw sessionNotFound(sessionId);
-        leases.checkRow(sessionId, () => selectLease.get(sessionId));
-        meta = parseSessionRow(row.data, sessionId);
-        nextSeq = row.next_seq;
+        return kept;
       }
+      const row = selectSession.get(sessionId);
+      if (!row) throw sessionNotFound(sessionId);
+      leases.checkRow(sessionId, () => selectLease.get(sessionId));
+      return { meta: parseSessionRow(row.data, sessionId), nextSeq: row.next_seq };
+    };
+
+    const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
+      const { meta, nextSeq } = current(sessionId);
       // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
       // so they skip the lookup. So does the leaf the session row names (its entry was written with it).
       const made = new Set<string>();
@@ -116,6 +127,42 @@ export class SqliteAppender {
     // wait (busy timeout) instead of failing the read-then-write upgrade.
     const transaction = handle.transaction(append);
     this.run = (sessionId, inputs, ctx) => transaction.immediate(sessionId, inputs, ctx);
+    const updateRow = handle.transaction((sessionId: string, patch: (meta: SessionMeta) => SessionMeta): SessionMeta => {
+      const { meta, nextSeq } = current(sessionId);
+      const next = patch(meta);
+      const cols = sessionColumns(next);
+      updateMeta.run(cols.updated_at, cols.cwd, cols.leaf_entry_id, cols.root_entry_id, cols.data, sessionId);
+      this.written = { sessionId, meta: next, nextSeq };
+      return next;
+    });
+    this.runUpdate = (sessionId, patch) => updateRow.immediate(sessionId, patch);
+    const insertSession = handle.prepare<
+      [string, string, string | null, string, string | null, string | null, string | null, string]
+    >(
+      "insert into arbor_sessions (id, created_at, parent_session_id, next_seq, updated_at, cwd, leaf_entry_id, root_entry_id, data) values (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+    );
+    this.insertSession = (meta) => {
+      const cols = sessionColumns(meta);
+      try {
+        insertSession.run(
+          meta.id,
+          meta.createdAt,
+          meta.parentSessionId ?? null,
+          cols.updated_at,
+          cols.cwd,
+          cols.leaf_entry_id,
+          cols.root_entry_id,
+          cols.data,
+        );
+      } catch (err) {
+        if (isUniqueViolation(err)) throw sessionExists(meta.id);
+        throw err;
+      }
+    };
+    this.readMeta = (sessionId) => {
+      const row = selectSession.get(sessionId);
+      return row ? parseSessionRow(row.data, sessionId) : undefined;
+    };
     // Called inside `group`, the same transaction function becomes a SAVEPOINT: one append that
     // fails rolls back alone while the others commit together.
     this.group = handle.transaction((batch: QueuedAppend[]) => {
@@ -186,6 +233,26 @@ export class SqliteAppender {
     if (w && this.leases.holds(sessionId)) this.kept.set(sessionId, w);
     else this.kept.delete(sessionId);
     return entries;
+  }
+
+  /**
+   * Rewrites the session row's meta as `patch` makes it from the row (behind the same lease fence as an
+   * append), in one synchronous transaction: through Kysely the lock, read and write of
+   * `updateSession` cost ~5x as much. The caller holds the SQLite gate. Kept like an append's row.
+   */
+  update(sessionId: string, patch: (meta: SessionMeta) => SessionMeta): SessionMeta {
+    this.written = undefined;
+    let meta: SessionMeta;
+    try {
+      meta = this.runUpdate(sessionId, patch);
+    } catch (err) {
+      this.kept.delete(sessionId);
+      throw err;
+    }
+    const w = this.written as Written | undefined;
+    if (w && this.leases.holds(sessionId)) this.kept.set(sessionId, w);
+    else this.kept.delete(sessionId);
+    return meta;
   }
 
   /** Drops what is kept of a session's row: another write of this store is about to change it. */
