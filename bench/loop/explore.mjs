@@ -1,30 +1,39 @@
 // Section "explore": parallel sub-traces. 8 explore branches × 20 steps against 1 branch × 20 steps on the
-// zero-latency scripted model, and a check that every sub-trace kept every entry in one valid chain.
+// zero-latency scripted model, and a check that every sub-trace kept every entry in one valid chain; then
+// the same with a real model's latency (every model call waits LATENCY_MS before it answers), where the
+// branches' waits overlap and 8 should cost about what 1 does.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { delay, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { note, num, ratio, section, table } from "../lib/format.mjs";
 import { median } from "../lib/stats.mjs";
 import { LOOP_BACKENDS, openBackend, trivialTool } from "./harness.mjs";
 
 const STEPS = 20;
 const TARGET = 2.5;
-const TARGET_FIXED_MS = 2;
+const TARGET_FIXED_MS = 1;
+/** A model call's wait before it answers in E2, about a hosted model's time to first token. */
+const LATENCY_MS = 200;
+/** Steps a branch takes in E2: enough waits to show overlap, few enough to keep the section short. */
+const LATENCY_STEPS = 5;
+const TARGET_LATENCY = 1.3;
 
-/** 19 steps calling the trivial tool (a new input each), then a report: 20 model calls. */
-function branchScript(name, steps) {
+/** `steps - 1` steps calling the trivial tool (a new input each), then a report; each call first waits `latency` ms. */
+function branchScript(name, steps, latency = 0) {
+  const wait = latency > 0 ? [delay(latency)] : [];
   const script = [];
-  for (let i = 0; i < steps - 1; i++) script.push([toolCall("noop", { n: i }), usage({ inputTokens: 50 + i, outputTokens: 8 })]);
-  script.push([text(`${name}: done`), usage({ inputTokens: 80, outputTokens: 4 })]);
+  for (let i = 0; i < steps - 1; i++)
+    script.push([...wait, toolCall("noop", { n: i }), usage({ inputTokens: 50 + i, outputTokens: 8 })]);
+  script.push([...wait, text(`${name}: done`), usage({ inputTokens: 80, outputTokens: 4 })]);
   return script;
 }
 
-function runtimeWith(core, store, tmp, branches, steps) {
+function runtimeWith(core, store, tmp, branches, steps, latency = 0) {
   const names = Array.from({ length: branches }, (_, i) => `branch-${i}`);
   const models = {
     main: scriptedModel([[toolCall("explore", { branches: names, background: "bench" })], [text("merged")]], { record: false }),
   };
-  for (const name of names) models[name] = scriptedModel(branchScript(name, steps), { record: false });
+  for (const name of names) models[name] = scriptedModel(branchScript(name, steps, latency), { record: false });
   const cwd = join(tmp, "workspace");
   const arborHome = join(tmp, "arbor-home");
   mkdirSync(cwd, { recursive: true });
@@ -66,8 +75,8 @@ async function checkSubTraces(store, parentId, branches) {
   return entries;
 }
 
-async function timeRun(core, store, tmp, branches, steps = STEPS) {
-  const runtime = runtimeWith(core, store, tmp, branches, steps);
+async function timeRun(core, store, tmp, branches, steps = STEPS, latency = 0) {
+  const runtime = runtimeWith(core, store, tmp, branches, steps, latency);
   const t0 = performance.now();
   const handle = runtime.runs.run({ prompt: "explore", maxTurns: 5 });
   for await (const _ of handle);
@@ -149,4 +158,45 @@ export async function run({ core, tmp, quick, baseline }) {
   );
   note("fixed ms/sub-trace: (9 one-step branches − 1 one-step branch) ÷ 8, the wall time one more sub-trace adds");
   note("apart from its steps (session creation, its meta writes, launch and result).");
+  await withLatency({ core, tmp, quick, baseline });
+}
+
+/** E2: 8 branches against 1 when every model call waits as a hosted model's would. */
+async function withLatency({ core, tmp, quick, baseline }) {
+  const repeats = quick ? 2 : 3;
+  section(
+    `E2. explore with ${LATENCY_MS} ms of model latency: 8 branches × ${LATENCY_STEPS} steps against 1 branch × ${LATENCY_STEPS} steps`,
+  );
+  note(`Every branch model call waits ${LATENCY_MS} ms before it answers; median of ${repeats} after 1 warm-up.`);
+  const rows = [];
+  for (const backend of LOOP_BACKENDS.filter((b) => b.spec(tmp) !== null)) {
+    const store = await openBackend(core, backend, tmp);
+    try {
+      const one = [];
+      const eight = [];
+      for (let i = 0; i < repeats + 1; i++) {
+        const a = await timeRun(core, store, tmp, 1, LATENCY_STEPS, LATENCY_MS);
+        const b = await timeRun(core, store, tmp, 8, LATENCY_STEPS, LATENCY_MS);
+        if (i < 1) continue;
+        one.push(a.ms);
+        eight.push(b.ms);
+      }
+      const r = median(eight) / median(one);
+      rows.push([
+        backend.label,
+        num(median(one)),
+        num(median(eight)),
+        `${r.toFixed(2)}×`,
+        `≤ ${TARGET_LATENCY}×`,
+        ratio(TARGET_LATENCY / r),
+        quick ? "–" : baseline.compare(`explore.${backend.label.split(" ")[0]}.ratio_8_1_latency`, r, "lower"),
+      ]);
+    } finally {
+      await store.close();
+    }
+  }
+  table(["<store", "1 branch ms", "8 branches ms", "8 ÷ 1", "target", "margin", "vs before"], rows);
+  note(
+    `The floor is ${LATENCY_STEPS} × ${LATENCY_MS} ms of waiting per branch; what 8 add above 1 is their steps' CPU and writes.`,
+  );
 }
