@@ -11,6 +11,10 @@ import { messageEntry, textPool } from "./messages.mjs";
 const CHILD = fileURLToPath(new URL("./resume-child.mjs", import.meta.url));
 const TARGET_MS = 50;
 const TARGET_MB = 100;
+/** What a resume of the long session may add to a resume of the short one with the same tail. */
+const TARGET_GROWTH_MS = 50;
+/** Peak RSS a resume may add above a process that only imports the library. */
+const TARGET_NET_MB = 40;
 const TAIL = 1000;
 /** A short session with the same tail: its figures are the part of a resume that does not grow with the session. */
 const SMALL = 2 * TAIL;
@@ -77,6 +81,8 @@ export async function run({ core, tmp, quick, baseline }) {
   note(`The ${count(SMALL)}-entry rows (the same tail on a short session) show the part that does not grow with it.`);
   const base = child({ importOnly: true });
   const rows = [];
+  /** Per store: the time to the first call and the RSS net of the import, by session size. */
+  const byKind = {};
   for (const [kind, size, spec] of [
     ["file", total, { kind: "file", dir: join(tmp, "resume-file"), durability: "process" }],
     ["file", SMALL, { kind: "file", dir: join(tmp, "resume-file-small"), durability: "process" }],
@@ -93,6 +99,8 @@ export async function run({ core, tmp, quick, baseline }) {
     const first = median(results.map((r) => r.firstCallMs));
     const done = median(results.map((r) => r.doneMs));
     const rss = median(results.map((r) => r.maxRssKB)) * 1024;
+    byKind[kind] ??= {};
+    byKind[kind][size] = { first, net: rss - base.maxRssKB * 1024 };
     rows.push([
       kind,
       count(size),
@@ -132,5 +140,23 @@ export async function run({ core, tmp, quick, baseline }) {
   note("open ms: openStore alone, part of the time to the first call; it does not grow with the session.");
   note(
     `net of import: peak RSS minus that of a process that only imports @arbor/core and testkit (${mb(base.maxRssKB * 1024)}).`,
+  );
+  table(
+    ["<store", `${count(total)} − ${count(SMALL)} to 1st call ms`, "target", "vs target", "net of import", "target", "vs target"],
+    Object.entries(byKind).map(([kind, by]) => {
+      const growth = by[total].first - by[SMALL].first;
+      return [
+        kind,
+        num(growth),
+        `≤ ${TARGET_GROWTH_MS}`,
+        ratio(Math.max(0, growth) / TARGET_GROWTH_MS),
+        mb(by[total].net),
+        `≤ ${TARGET_NET_MB} MB`,
+        ratio(by[total].net / (TARGET_NET_MB * 1024 * 1024)),
+      ];
+    }),
+  );
+  note(
+    `What the long session adds: its time to the first call minus the short one's, and its peak RSS above the import (${count(total)} entries).`,
   );
 }
