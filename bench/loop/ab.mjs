@@ -1,14 +1,16 @@
 // Two builds of @arbor/core in one process, runs alternating, for comparing CPU per step on a machine
 // whose load moves (other work inflates the CPU time of a run too, so two processes minutes apart
 // differ by more than most changes do; runs alternated in one process share the same conditions):
-//   ARBOR_CORE_A=<dir of a built @arbor/core> node bench/loop/ab.mjs [file|sqlite|none] [pairs] [steps]
-// B is this worktree's build. Prints each build's CPU µs/step and the ratio B/A of each pair.
+//   ARBOR_CORE_A=<dir of a built @arbor/core> node bench/loop/ab.mjs [file|sqlite|none] [pairs] [steps] [warm-ups]
+// B is this worktree's build. Prints each build's CPU µs/step and the ratio B/A of each pair. Each build is
+// code of its own to V8, so each tiers up on its own runs: TurboFan makes the loop's first optimized code
+// over ~30 runs of 201 steps (tierup.mjs), and until then its compile jobs count in the process's CPU.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { consume, LOOP_BACKENDS, loadCore, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
-const [kind = "file", pairsArg = "20", stepsArg = "201"] = process.argv.slice(2);
+const [kind = "file", pairsArg = "20", stepsArg = "201", warmArg = "5"] = process.argv.slice(2);
 if (!process.env.ARBOR_CORE_A) throw new Error("Set ARBOR_CORE_A to the directory of the build to compare against.");
 const steps = Number(stepsArg);
 process.env.ARBOR_CORE = process.env.ARBOR_CORE_A;
@@ -32,7 +34,7 @@ try {
     return (r.cpuMs * 1000) / steps;
   };
   // The first runs of a process are JIT-cold: both builds warm up before anything is counted.
-  for (let i = 0; i < 5; i++) for (const side of sides) await once(side);
+  for (let i = 0; i < Number(warmArg); i++) for (const side of sides) await once(side);
   const ratios = [];
   for (let i = 0; i < Number(pairsArg); i++) {
     // Each build goes first in every other pair, so neither always runs on the other's garbage.
