@@ -8,23 +8,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { consume, LOOP_BACKENDS, loadCore, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
+import { consume, LOOP_BACKENDS, loadBuildsAB, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 const [kind = "file", pairsArg = "20", stepsArg = "201", warmArg = "5"] = process.argv.slice(2);
-if (!process.env.ARBOR_CORE_A) throw new Error("Set ARBOR_CORE_A to the directory of the build to compare against.");
 const steps = Number(stepsArg);
-process.env.ARBOR_CORE = process.env.ARBOR_CORE_A;
-const coreA = await loadCore();
-delete process.env.ARBOR_CORE;
-const coreB = await loadCore();
+const builds = await loadBuildsAB();
 const backend = LOOP_BACKENDS.find((b) => b.label.startsWith(kind));
 const tmp = mkdtempSync(join(tmpdir(), "arbor-ab-"));
 const sides = [];
 try {
-  for (const [name, core] of [
-    ["A", coreA],
-    ["B", coreB],
-  ]) {
+  for (const [name, core] of builds) {
     const dir = join(tmp, name);
     sides.push({ name, core, dir, store: await openBackend(core, backend, dir), cpu: [] });
   }

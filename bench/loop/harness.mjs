@@ -18,6 +18,21 @@ export async function loadCore() {
   return Object.assign({}, ...(await Promise.all(["", "session", "store", "tools"].map((m) => import(entry(m))))));
 }
 
+/**
+ * Two builds for a paired comparison in one process: A is the build at ARBOR_CORE_A, B this tree's.
+ * Returns `[name, core]` pairs, A first.
+ */
+export async function loadBuildsAB() {
+  if (!process.env.ARBOR_CORE_A) throw new Error("Set ARBOR_CORE_A to the directory of the build to compare against.");
+  process.env.ARBOR_CORE = process.env.ARBOR_CORE_A;
+  const coreA = await loadCore();
+  delete process.env.ARBOR_CORE;
+  return [
+    ["A", coreA],
+    ["B", await loadCore()],
+  ];
+}
+
 /** Backends a loop figure is taken on. `spec(tmp)` is what `openStore` gets; null means the stub below. */
 export const LOOP_BACKENDS = [
   { label: "file (process)", spec: (tmp) => ({ kind: "file", dir: join(tmp, "loop-file"), durability: "process" }) },

@@ -221,18 +221,7 @@ export class SqliteAppender {
    * wrote to the session row is kept while this store holds the session's lease.
    */
   append(sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] {
-    this.written = undefined;
-    let entries: Entry[];
-    try {
-      entries = this.run(sessionId, inputs, ctx);
-    } catch (err) {
-      this.kept.delete(sessionId);
-      throw err;
-    }
-    const w = this.written as Written | undefined;
-    if (w && this.leases.holds(sessionId)) this.kept.set(sessionId, w);
-    else this.kept.delete(sessionId);
-    return entries;
+    return this.keeping(sessionId, () => this.run(sessionId, inputs, ctx));
   }
 
   /**
@@ -241,10 +230,15 @@ export class SqliteAppender {
    * `updateSession` cost ~5x as much. The caller holds the SQLite gate. Kept like an append's row.
    */
   update(sessionId: string, patch: (meta: SessionMeta) => SessionMeta): SessionMeta {
+    return this.keeping(sessionId, () => this.runUpdate(sessionId, patch));
+  }
+
+  /** Runs a write of the session row; keeps the row it committed while this store holds the lease, else forgets it. */
+  private keeping<T>(sessionId: string, write: () => T): T {
     this.written = undefined;
-    let meta: SessionMeta;
+    let value: T;
     try {
-      meta = this.runUpdate(sessionId, patch);
+      value = write();
     } catch (err) {
       this.kept.delete(sessionId);
       throw err;
@@ -252,7 +246,7 @@ export class SqliteAppender {
     const w = this.written as Written | undefined;
     if (w && this.leases.holds(sessionId)) this.kept.set(sessionId, w);
     else this.kept.delete(sessionId);
-    return meta;
+    return value;
   }
 
   /** Drops what is kept of a session's row: another write of this store is about to change it. */
