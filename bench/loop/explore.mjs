@@ -75,6 +75,11 @@ async function checkSubTraces(store, parentId, branches) {
   return entries;
 }
 
+/** The 8 ÷ 1 ratio's cells: the ratio, its target, the margin, and the change from the baseline (none with --quick). */
+function ratioCells(r, target, vsBefore) {
+  return [`${r.toFixed(2)}×`, `≤ ${target}×`, ratio(target / r), vsBefore ? vsBefore() : "–"];
+}
+
 async function timeRun(core, store, tmp, branches, steps = STEPS, latency = 0) {
   const runtime = runtimeWith(core, store, tmp, branches, steps, latency);
   const t0 = performance.now();
@@ -127,10 +132,7 @@ export async function run({ core, tmp, quick, baseline }) {
         backend.label,
         num(median(one)),
         num(median(eight)),
-        `${r.toFixed(2)}×`,
-        `≤ ${TARGET}×`,
-        ratio(TARGET / r),
-        quick ? "–" : baseline.compare(`${key}.ratio_8_1`, r, "lower"),
+        ...ratioCells(r, TARGET, quick ? undefined : () => baseline.compare(`${key}.ratio_8_1`, r, "lower")),
         num(fixed),
         `≤ ${TARGET_FIXED_MS}`,
         quick ? "–" : baseline.compare(`${key}.fixed_ms`, fixed, "lower"),
@@ -186,10 +188,11 @@ async function withLatency({ core, tmp, quick, baseline }) {
         backend.label,
         num(median(one)),
         num(median(eight)),
-        `${r.toFixed(2)}×`,
-        `≤ ${TARGET_LATENCY}×`,
-        ratio(TARGET_LATENCY / r),
-        quick ? "–" : baseline.compare(`explore.${backend.label.split(" ")[0]}.ratio_8_1_latency`, r, "lower"),
+        ...ratioCells(
+          r,
+          TARGET_LATENCY,
+          quick ? undefined : () => baseline.compare(`explore.${backend.label.split(" ")[0]}.ratio_8_1_latency`, r, "lower"),
+        ),
       ]);
     } finally {
       await store.close();

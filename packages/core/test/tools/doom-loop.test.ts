@@ -12,6 +12,11 @@ const call = (tool: string, input: unknown = {}): LoopStep => ({ kind: "tool", t
 const text = (t: string): LoopStep => ({ kind: "text", text: t });
 const A = call("read", { path: "a.ts" });
 const B = call("edit", { path: "a.ts", oldString: "x", newString: "y" });
+/** The cycle A, B as the guard reports its unit. */
+const READ_EDIT = [
+  { tool: "read", input: { path: "a.ts" } },
+  { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
+];
 const C = call("bash", { command: "npm test" });
 const LONG = "I will now read the file again to make sure the change is there.";
 
@@ -43,10 +48,7 @@ describe("detectDoomLoop", () => {
     expect(detectDoomLoop([A, B, A, B, A, B])).toEqual({
       kind: "cycle",
       period: 2,
-      unit: [
-        { tool: "read", input: { path: "a.ts" } },
-        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
-      ],
+      unit: READ_EDIT,
       repeats: 3,
     });
     expect(detectDoomLoop([C, A, B, C, A, B, C, A, B, C])).toMatchObject({ kind: "cycle", period: 3, repeats: 3 });
@@ -150,10 +152,7 @@ describe("detectDoomLoop over a long history", () => {
     expect(detectDoomLoop([A, B, A, text(LONG), B, A, B])).toEqual({
       kind: "cycle",
       period: 2,
-      unit: [
-        { tool: "read", input: { path: "a.ts" } },
-        { tool: "edit", input: { path: "a.ts", oldString: "x", newString: "y" } },
-      ],
+      unit: READ_EDIT,
       repeats: 3,
     });
   });
