@@ -16,6 +16,11 @@ export interface RecordedRun extends AsyncIterable<RunEvent> {
 export interface RunEventLogOptions {
   /** Run events kept in memory per session for readers (default 10,000); older ones are read from the store. */
   eventsPerSession?: number;
+  /**
+   * Characters of run events kept in memory per session for readers (default 1,048,576, about 200 tool
+   * steps with kilobyte outputs); past it the oldest are read from the store, as past `eventsPerSession`.
+   */
+  charsPerSession?: number;
   /** Tails of sessions with no run going kept in memory (default 100); least recently used dropped first. */
   idleSessions?: number;
   /** Told about a batch the store refused (the events still reach live readers, without an id). */
@@ -99,6 +104,7 @@ export class RunEventLog {
   private readonly runs = new WeakMap<RecordedRun, RunStart>();
   private readonly store: Store;
   private readonly eventsPerSession: number;
+  private readonly charsPerSession: number;
   private readonly idleSessions: number;
   private readonly onError: ((err: unknown, sessionId: string) => void) | undefined;
   private readonly onLogged: ((sessionId: string, lastId: number) => void) | undefined;
@@ -108,6 +114,7 @@ export class RunEventLog {
   constructor(store: Store, options: RunEventLogOptions = {}) {
     this.store = store;
     this.eventsPerSession = Math.max(1, options.eventsPerSession ?? 10_000);
+    this.charsPerSession = Math.max(0, options.charsPerSession ?? 1_048_576);
     this.idleSessions = Math.max(0, options.idleSessions ?? 100);
     this.onError = options.onError;
     this.onLogged = options.onLogged;
@@ -326,7 +333,7 @@ export class RunEventLog {
   private tailFor(sessionId: string): RunEventTail {
     let tail = this.tails.get(sessionId);
     if (!tail || tail.isClosed) {
-      tail = new RunEventTail(sessionId, this.eventsPerSession);
+      tail = new RunEventTail(sessionId, this.eventsPerSession, this.charsPerSession);
       this.tails.set(sessionId, tail);
     }
     return tail;

@@ -15,6 +15,11 @@ export interface RunEventFrame {
   json: string;
   /** The run's last event (`done` or `error`). */
   terminal: boolean;
+  /**
+   * About how many characters the frame holds, for the tail's memory budget; absent: `json`'s length.
+   * A frame that makes its JSON on demand says it, so measuring it does not make the JSON.
+   */
+  readonly chars?: number;
 }
 
 export function isTerminalRunEvent(event: { type: string }): boolean {
@@ -73,7 +78,8 @@ export function framesOfLogged(
     const id = (records[i] as StoredEvent).id;
     const data = (inputs[i] as EventInput).data;
     const terminal = isTerminalRunEvent(event);
-    if (holdsOnlyValues(data)) frames[i] = new LoggedFrame(id, head, data, terminal);
+    const chars = charsOfValues(data);
+    if (chars >= 0) frames[i] = new LoggedFrame(id, head, data, terminal, head.length + chars);
     else frames[i] = { id, json: frameJson(head, data), terminal };
   }
   return frames;
@@ -85,13 +91,18 @@ function frameJson(head: string, data: Record<string, unknown>): string {
   return json === "{}" ? `${head}}` : `${head},${json.slice(1)}`;
 }
 
-/** True when no field is an object: a copy of the fields cannot be changed through anyone else's reference. */
-function holdsOnlyValues(data: Record<string, unknown>): boolean {
+/**
+ * -1 when a field is an object (a copy of the fields could then be changed through someone else's
+ * reference); otherwise about the characters of the fields' names and text values.
+ */
+function charsOfValues(data: Record<string, unknown>): number {
+  let chars = 0;
   for (const key in data) {
     const value = data[key];
-    if (typeof value === "object" && value !== null) return false;
+    if (typeof value === "object" && value !== null) return -1;
+    chars += key.length + (typeof value === "string" ? value.length : 8);
   }
-  return true;
+  return chars;
 }
 
 /**
@@ -110,6 +121,7 @@ class LoggedFrame implements RunEventFrame {
     private readonly head: string,
     data: Record<string, unknown>,
     readonly terminal: boolean,
+    readonly chars: number,
   ) {
     this.data = data;
   }

@@ -9,6 +9,13 @@ export interface TailRead {
   ended: boolean;
 }
 
+/** Stands in the slots of dropped frames until the array is compacted. */
+const DROPPED: RunEventFrame = { id: undefined, json: "", terminal: false, chars: 0 };
+
+function charsOf(frame: RunEventFrame): number {
+  return frame.chars ?? frame.json.length;
+}
+
 /** Frames handed out in one read, at most (a burst of deltas goes out as one chunk). */
 const MAX_FRAMES_PER_READ = 256;
 
@@ -16,7 +23,10 @@ const MAX_FRAMES_PER_READ = 256;
  * The in-memory tail of one session's run events, as logged: a cache in front of the store's event
  * log, never the truth. Readers hold positions in it (1, 2, … in append order), so an event is
  * serialized once for every reader and a slow reader holds no copy. Retention is bounded: past
- * `maxFrames` the oldest are dropped, and a reader whose position was dropped goes back to the store.
+ * `maxFrames` frames or `maxChars` characters the oldest are dropped, and a reader whose position was
+ * dropped goes back to the store. The character bound is what keeps memory in check: a step's events
+ * carry its input and output texts (kilobytes), so 10,000 frames of a long session held ~10 MB, and a
+ * server keeps the tails of a hundred sessions.
  * `floorId` says which log ids the tail answers for: every run event with a greater id is here.
  */
 export class RunEventTail {
@@ -41,10 +51,14 @@ export class RunEventTail {
   private changed: Promise<void> | undefined;
   private closed = false;
   private readonly maxFrames: number;
+  private readonly maxChars: number;
+  /** Characters of the frames held (from `start`). */
+  private chars = 0;
 
-  constructor(sessionId: string, maxFrames: number) {
+  constructor(sessionId: string, maxFrames: number, maxChars = Number.POSITIVE_INFINITY) {
     this.sessionId = sessionId;
     this.maxFrames = Math.max(1, maxFrames);
+    this.maxChars = Math.max(0, maxChars);
   }
 
   get isClosed(): boolean {
@@ -89,8 +103,14 @@ export class RunEventTail {
     for (const frame of frames) {
       if (this.runFloor === undefined && frame.id !== undefined) this.runFloor = frame.id - 1;
       this.frames.push(frame);
+      this.chars += charsOf(frame);
     }
-    while (this.frames.length - this.start > this.maxFrames) this.drop();
+    // The newest frame stays whatever its size: a reader waiting for it gets it from here.
+    while (
+      this.frames.length - this.start > this.maxFrames ||
+      (this.chars > this.maxChars && this.frames.length - this.start > 1)
+    )
+      this.drop();
     this.notify();
   }
 
@@ -179,6 +199,9 @@ export class RunEventTail {
   private drop(): void {
     const frame = this.frames[this.start] as RunEventFrame;
     if (frame.id !== undefined) this.droppedId = frame.id;
+    this.chars -= charsOf(frame);
+    // The slot is cleared, not only passed: a dropped frame's texts are freed before the next compaction.
+    this.frames[this.start] = DROPPED;
     this.start++;
     // Compact once the dropped prefix is as long as what is kept: amortized O(1) per append.
     if (this.start >= 1024 && this.start * 2 >= this.frames.length) {

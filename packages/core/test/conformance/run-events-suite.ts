@@ -109,6 +109,26 @@ export function runEventsSuite(makeHarness: MakeHarness): void {
       await expectCode(fresh.reader("no-such-session", { after: 0 }), "session_not_found");
     });
 
+    it("a reader left behind what the tail keeps in memory reads the rest from the store, in order, once each", async () => {
+      const { id } = await h.store.createSession();
+      // About four of these tokens fit in the tail's characters: the rest of the run is only in the store.
+      const log = new RunEventLog(h.store, { charsPerSession: 300 });
+      const run = manualRun(id);
+      const { reader, recorded } = log.record(run.handle);
+      const sent = Array.from({ length: 40 }, (_, n) => token(id, `${n}:${"w".repeat(60)}`));
+      for (const event of sent) {
+        run.push(event);
+        // Each logged in a batch of its own, so the tail drops while the reader waits.
+        await log.logged(id);
+      }
+      run.push(done(id));
+      run.end();
+      await recorded;
+      const read = await readAll(reader);
+      expect(read.map((f) => f.event)).toEqual([...sent, done(id)]);
+      expect(read.map((f) => f.id)).toEqual(await loggedRunIds(h.store, id));
+    });
+
     it("a second instance follows a run the first drives while it holds the session, to its end", async () => {
       const { id } = await h.store.createSession();
       const lease = await h.store.acquireLease(id, "test run");

@@ -52,6 +52,47 @@ describe("RunEventTail", () => {
     expect(tail.positionAfterId(2998)).toBe(2998);
   });
 
+  it("keeps at most maxChars characters of frames, the newest always, and frees what it dropped", () => {
+    const big = (id: number): RunEventFrame => ({
+      id,
+      json: `{"type":"tool_end","output":"${"x".repeat(1000)}"}`,
+      terminal: false,
+    });
+    const tail = new RunEventTail("s", 10_000, 3_500);
+    tail.beginRun();
+    for (let id = 1; id <= 10; id++) tail.append([big(id)]);
+    // Three frames of ~1,030 characters fit in 3,500; the fourth would not.
+    expect(tail.firstHeld).toBe(8);
+    expect(tail.read(6)).toBe("dropped");
+    expect(tail.read(7)).toMatchObject({ pos: 10 });
+    expect(tail.floorId).toBe(7);
+    // A frame larger than the whole budget is still held, alone, until the next one comes.
+    const huge: RunEventFrame = { id: 11, json: "y".repeat(10_000), terminal: false };
+    tail.append([huge]);
+    expect(tail.read(10)).toEqual({ frames: [huge], pos: 11, ended: false });
+    tail.append([big(12)]);
+    expect(tail.read(10)).toBe("dropped");
+    expect(tail.read(11)).toMatchObject({ pos: 12 });
+  });
+
+  it("measures a frame by its `chars` when it says them, without asking for its JSON", () => {
+    let made = 0;
+    const lazy = (id: number): RunEventFrame => ({
+      id,
+      terminal: false,
+      chars: 500,
+      get json() {
+        made++;
+        return "{}";
+      },
+    });
+    const tail = new RunEventTail("s", 100, 1_000);
+    tail.beginRun();
+    for (let id = 1; id <= 5; id++) tail.append([lazy(id)]);
+    expect(tail.firstHeld).toBe(4);
+    expect(made).toBe(0);
+  });
+
   it("passes over frames that were never logged when mapping ids", () => {
     const tail = new RunEventTail("s", 10);
     tail.beginRun();
