@@ -92,7 +92,10 @@ export class FileStore extends StoreBase {
       this.sessions,
       this.dirs,
       (id) => this.load(id),
-      (id) => this.events.leaseEnded(id),
+      (id) => {
+        this.events.leaseEnded(id);
+        this.inbox.watch.end(id);
+      },
     );
     this.log = new FileEventLog(this.events, this.writes, (id) => this.load(id), this.maxEntryBytes);
   }
@@ -344,7 +347,12 @@ export class FileStore extends StoreBase {
   override async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     this.ensureOpen(sessionId);
     await this.requireSession(sessionId);
-    return this.inbox.read(sessionId, after);
+    return this.inbox.read(sessionId, after, this.leases.holds(sessionId));
+  }
+
+  /** A boolean a step asks instead of reading the folder (see InboxWatch); true once closed, so the read says so. */
+  inboxMayHaveNew(sessionId: string, after: string): boolean {
+    return this.closed || this.inbox.watch.mayHaveNew(sessionId, after);
   }
 
   /** Its own folder beside the sessions': any process may ask or answer, whoever holds the session. */
@@ -392,6 +400,7 @@ export class FileStore extends StoreBase {
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
     this.events.closeAll();
+    this.inbox.watch.endAll();
     await this.leases.releaseAll();
   }
 }

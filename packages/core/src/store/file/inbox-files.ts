@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import type { InboxMessage, InboxPage } from "../inbox.js";
 import { writeFileAtomic } from "./atomic-write.js";
+import { InboxWatch } from "./inbox-watch.js";
 
 const INBOX_DIR = "inbox";
 /** Time first so names sort in the order the messages were left; the random tail keeps two racing writers apart. */
@@ -15,6 +16,9 @@ const NAME = /^(\d{15})-[0-9a-f]{12}\.json$/;
  * files while the driver holds the lease) never half-writes one and the driver never reads half.
  */
 export class InboxFiles {
+  /** Whether a driven session's inbox may hold something new, so a step that finds nothing costs no stat. */
+  readonly watch = new InboxWatch();
+
   constructor(
     private readonly sessionsRoot: string,
     private readonly fsync: boolean,
@@ -44,6 +48,7 @@ export class InboxFiles {
     const name = `${String(time).padStart(15, "0")}-${randomBytes(6).toString("hex")}.json`;
     const at = now.toISOString();
     writeFileAtomic(join(dir, name), JSON.stringify({ text, at }), this.fsync);
+    this.watch.posted(id);
     return { id: name, text, at };
   }
 
@@ -62,8 +67,11 @@ export class InboxFiles {
     }
   }
 
-  read(id: string, after: string | undefined): InboxPage {
+  /** `driving`: this store holds the session's lease, and its run will ask `watch` before reading again. */
+  read(id: string, after: string | undefined, driving: boolean): InboxPage {
+    if (driving) this.watch.reading(id, this.dir(id));
     const names = this.names(id);
+    if (driving) this.watch.listed(id, names.at(-1) ?? "");
     if (after === undefined) return { messages: [], cursor: names.at(-1) ?? "" };
     const messages: InboxMessage[] = [];
     for (const name of names) {
