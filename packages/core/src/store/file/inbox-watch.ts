@@ -48,7 +48,7 @@ export class InboxWatch {
    * new message marks the session changed, so what the listing does not see is caught by the next check.
    * `listed` follows with what it found.
    */
-  reading(id: string, dir: string): void {
+  reading(id: string, dir: string, exists: boolean): void {
     let w = this.sessions.get(id);
     if (w === undefined) {
       w = { watcher: null, changed: false, newest: "", lookAt: 0 };
@@ -56,7 +56,8 @@ export class InboxWatch {
     }
     w.changed = false;
     w.lookAt = this.now() + this.lookMs;
-    if (w.watcher === null) w.watcher = this.watchFolder(dir, w);
+    // A missing folder is not watched: fs.watch would throw (an error built, with its stack, every look).
+    if (w.watcher === null && exists) w.watcher = this.watchFolder(dir, w);
   }
 
   listed(id: string, newest: string): void {
@@ -77,7 +78,7 @@ export class InboxWatch {
       });
       return watcher;
     } catch {
-      // Missing (nothing was ever left) or not watchable here (no inotify, its limits reached): looked at every lookMs.
+      // Gone since it was seen, or not watchable here (no inotify, its limits reached): looked at every lookMs.
       return null;
     }
   }
