@@ -57,6 +57,7 @@ const STORE_READS = new Set([
   "listEvents",
   "lastEventId",
   "readInbox",
+  "inboxMayHaveNew",
   "leaseHolder",
   "exportSession",
   "getAsk",

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { type Stats, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Config } from "../config/schema.js";
@@ -154,7 +154,14 @@ export function resolveAgent(
 
 export async function resolveCwd(deps: { cwd: string }, input: RunInput): Promise<string> {
   const cwd = resolve(input.cwd ?? deps.cwd);
-  const info = await stat(cwd).catch(() => undefined);
+  // One stat of a local folder, made at once: a run's (and each sub-trace's) hop to the thread pool and back
+  // cost more than the stat, and on a busy machine the run then waits for a core to come back to it.
+  let info: Stats | undefined;
+  try {
+    info = statSync(cwd, { throwIfNoEntry: false });
+  } catch {
+    info = undefined; // not reachable (a file on the way, no permission): reported as not a directory below
+  }
   if (!info?.isDirectory()) throw new ArborError("invalid_input", `The workspace ${cwd} is not a directory.`);
   return cwd;
 }

@@ -77,8 +77,9 @@ export function steeringExtension(): RunExtension {
   return {
     name: "steering",
     async beforeStep(ctx) {
-      // fetchNew's work, inline: it runs every step, and a call of it is a promise more to wait on.
-      if (cursor !== undefined) {
+      // fetchNew's work, inline: it runs every step, and a call of it is a promise more to wait on. The
+      // store may know that nothing arrived (a watched folder), which spares a read nearly every step.
+      if (cursor !== undefined && ctx.store.inboxMayHaveNew?.(ctx.sessionId, cursor) !== false) {
         const page = await ctx.store.readInbox(ctx.sessionId, cursor);
         cursor = page.cursor;
         for (let i = 0; i < page.messages.length; i++) unread.push(page.messages[i]!.text);

@@ -161,6 +161,13 @@ export interface Store {
    * as it stands (a driver starting now reads from there).
    */
   readInbox(sessionId: string, after?: string): Promise<InboxPage>;
+  /**
+   * False when the store knows the session's inbox holds nothing after `after` without reading it (a
+   * store driving the session may watch its inbox), so a step may skip the read; true when it may, or
+   * the store cannot tell. A message left is seen within a few tens of milliseconds at most. A store
+   * without this is read every step.
+   */
+  inboxMayHaveNew?(sessionId: string, after: string): boolean;
 
   /**
    * Records an ask a run waits on (see `AskRecord`), from any process, also while another holds

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { type ScriptedModel, scriptedModel, text, toolCall } from "@arbor/testkit";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isArborError } from "../../src/errors.js";
 import { createRuntime } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
@@ -81,7 +81,8 @@ describe("steering a running agent", () => {
     const dir = join(tempDir(), "store");
     const g = gate();
     const model = scriptedModel([[toolCall("gate", {})], [text("noted")]]);
-    const { runtime } = await harness({ model, tools: [g.tool], store: await openStore(dir) });
+    const runStore = await openStore(dir);
+    const { runtime } = await harness({ model, tools: [g.tool], store: runStore });
     const run = runtime.runs.run({ prompt: "go" });
     await g.reached;
     // A second store and runtime over the same data stand for another terminal.
@@ -90,6 +91,9 @@ describe("steering a running agent", () => {
     try {
       expect(await other.runs.busy(run.sessionId)).toMatchObject({ where: "elsewhere" });
       await other.sessions.steer(run.sessionId, "from another terminal");
+      // The driver's store learns of it by a watch of the inbox or a look at it (at least every
+      // INBOX_LOOK_MS), not by the other store: the step that follows reads it.
+      await vi.waitFor(() => expect(runStore.inboxMayHaveNew?.(run.sessionId, "")).toBe(true));
     } finally {
       await other.close();
       await otherStore.close();

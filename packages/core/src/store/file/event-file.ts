@@ -5,7 +5,7 @@ import { type CheckedEvent, type EventWindow, inEventWindow, PURGED_EVENT_DATA, 
 import type { Durability } from "../spec.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { lastEventIdOf, readEventsAfter } from "./event-file-reader.js";
-import { EVENT_BUFFER_BYTES, writeEventLines } from "./event-lines.js";
+import { writeEventLines } from "./event-lines.js";
 
 export const EVENTS_FILE = "events.jsonl";
 
@@ -34,15 +34,14 @@ interface LogState {
  */
 export class EventFiles {
   private readonly states = new Map<string, LogState>();
-  /** Where an append's lines are encoded on their way to the file (see `writeEventLines`). */
-  private readonly out = Buffer.allocUnsafe(EVENT_BUFFER_BYTES);
-
   constructor(
     private readonly sessionsRoot: string,
     private readonly durability: Durability,
     private readonly maxEvents: number,
     /** The token of this store's live lease on the session, undefined when it holds none. */
     private readonly leaseToken: (id: string) => string | undefined,
+    /** Where an append's lines are encoded on their way to the file: the store's encode buffer (record-buffer.ts). */
+    private readonly out: Buffer,
   ) {}
 
   private file(id: string): string {

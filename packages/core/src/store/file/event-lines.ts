@@ -1,13 +1,12 @@
 import { writeSync } from "node:fs";
 import type { CheckedEvent, StoredEvent } from "../event-records.js";
 
-/**
- * Bytes of the buffer a store encodes event lines into: a batch goes to the file in writes of this
- * size at most, each of whole lines. Written as strings, a batch's lines were first concatenated and
- * then flattened by the encoder (a full copy of the batch's text each append, in V8's large-object
- * space past a few hundred KB); each line's parts are now encoded straight into this buffer.
+/*
+ * Event lines are encoded into the store's encode buffer (record-buffer.ts): a batch goes to the file
+ * in writes of its size at most, each of whole lines. Written as strings, a batch's lines were first
+ * concatenated and then flattened by the encoder (a full copy of the batch's text each append, in V8's
+ * large-object space past a few hundred KB); each line's parts are now encoded straight into the buffer.
  */
-export const EVENT_BUFFER_BYTES = 96 * 1024;
 
 /** Most bytes `text` can take as UTF-8: 3 a UTF-16 code unit (a surrogate pair is 4 bytes for 2 units). */
 function mostBytes(text: string): number {

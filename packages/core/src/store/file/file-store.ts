@@ -36,6 +36,7 @@ import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { purgeSessionFile } from "./purge-file.js";
+import { ENCODE_BUFFER_BYTES } from "./record-buffer.js";
 import { batchRecord, leafRecord } from "./records.js";
 import { SessionDirs } from "./session-dir.js";
 import { allSessionMetas, pageOfSessions } from "./session-listing.js";
@@ -77,7 +78,9 @@ export class FileStore extends StoreBase {
     this.dirs = new SessionDirs(root, this.durability === "fsync");
     this.inbox = new InboxFiles(root, this.durability === "fsync", this.maxEntryBytes);
     const maxEvents = opts.maxEventsPerSession ?? DEFAULT_MAX_EVENTS_PER_SESSION;
-    this.events = new EventFiles(root, this.durability, maxEvents, (id) => this.leases.token(id));
+    // One buffer for the entries' and the event log's encoding: each is used only within a synchronous write.
+    const encode = Buffer.allocUnsafe(ENCODE_BUFFER_BYTES);
+    this.events = new EventFiles(root, this.durability, maxEvents, (id) => this.leases.token(id), encode);
     this.asks = new AskFiles(join(resolve(opts.dir), "asks"), this.durability === "fsync");
     this.tokens = new TokenFiles(join(resolve(opts.dir), "tokens"), this.durability === "fsync");
     this.leases = new FileLeases(join(resolve(opts.dir), "leases"), opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
@@ -86,13 +89,17 @@ export class FileStore extends StoreBase {
       cacheSize: opts.cacheSize ?? 64,
       settled: (id) => this.writes.settled(id),
       leased: (id) => this.leases.holds(id),
+      encode,
     });
     this.writes = new SessionWrites(
       this.leases,
       this.sessions,
       this.dirs,
       (id) => this.load(id),
-      (id) => this.events.leaseEnded(id),
+      (id) => {
+        this.events.leaseEnded(id);
+        this.inbox.watch.end(id);
+      },
     );
     this.log = new FileEventLog(this.events, this.writes, (id) => this.load(id), this.maxEntryBytes);
   }
@@ -344,7 +351,12 @@ export class FileStore extends StoreBase {
   override async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     this.ensureOpen(sessionId);
     await this.requireSession(sessionId);
-    return this.inbox.read(sessionId, after);
+    return this.inbox.read(sessionId, after, this.leases.holds(sessionId));
+  }
+
+  /** A boolean a step asks instead of reading the folder (see InboxWatch); true once closed, so the read says so. */
+  inboxMayHaveNew(sessionId: string, after: string): boolean {
+    return this.closed || this.inbox.watch.mayHaveNew(sessionId, after);
   }
 
   /** Its own folder beside the sessions': any process may ask or answer, whoever holds the session. */
@@ -392,6 +404,7 @@ export class FileStore extends StoreBase {
     for (const s of this.sessions.cache.values()) this.sessions.release(s);
     this.sessions.cache.clear();
     this.events.closeAll();
+    this.inbox.watch.endAll();
     await this.leases.releaseAll();
   }
 }

@@ -187,6 +187,10 @@ export class LazyFileStore implements Store {
   async readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return (await this.store()).readInbox(sessionId, after);
   }
+
+  inboxMayHaveNew(sessionId: string, after: string): boolean {
+    return this.loaded?.inboxMayHaveNew(sessionId, after) ?? true;
+  }
   async createAsk(ask: AskInput): Promise<AskRecord> {
     return (await this.store()).createAsk(ask);
   }

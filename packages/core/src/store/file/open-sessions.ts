@@ -35,7 +35,7 @@ export class OpenSessions {
   readonly cache = new Map<string, OpenSession>();
   private readonly loading = new Map<string, Promise<OpenSession>>();
   /** Where appends are encoded before they are written (see record-buffer.ts). */
-  private readonly out = new RecordBuffer();
+  private readonly out: RecordBuffer;
 
   constructor(
     private readonly dirs: SessionDirs,
@@ -46,8 +46,12 @@ export class OpenSessions {
       settled: (id: string) => boolean;
       /** True while this store holds the session's lease. */
       leased: (id: string) => boolean;
+      /** The store's encode buffer, shared with its event log (see record-buffer.ts). */
+      encode: Buffer;
     },
-  ) {}
+  ) {
+    this.out = new RecordBuffer(opts.encode);
+  }
 
   /**
    * Whether a loaded session still matches the disk. Only checked when this store does not hold the

@@ -6,11 +6,17 @@
  * once, into a buffer the store keeps, and the encoder says where each record ends.
  */
 
-/** Bytes kept: room for an ordinary step's records (a few KB) and far more; larger writes get their own buffer. */
-const KEPT_BYTES = 256 * 1024;
+/**
+ * Bytes of the one buffer a file store encodes into, for entries.jsonl here and for the event log
+ * (event-lines.ts): room for an ordinary step's records (a few KB) and far more; larger records get a
+ * buffer of their own, and an event batch goes to its file in writes of this size at most. Both use it
+ * only within a synchronous write, so one buffer serves both.
+ */
+export const ENCODE_BUFFER_BYTES = 256 * 1024;
 
 export class RecordBuffer {
-  private readonly kept = Buffer.allocUnsafe(KEPT_BYTES);
+  /** `kept`: the store's encode buffer (ENCODE_BUFFER_BYTES), shared with its event log. */
+  constructor(private readonly kept: Buffer) {}
 
   /**
    * Encodes `head` then each of `lines` followed by a newline, one after another. Returns the buffer
