@@ -17,8 +17,13 @@ const PREVALIDATED: { readonly prevalidated: true } = Object.freeze({ prevalidat
  * sees next and what a watcher hears never run ahead of what is stored, so a crash between two
  * writes leaves a journal from which the run can be taken up again. No other code of a run writes
  * entries.
+ *
+ * `record`, when given, is written in the same append as the message, all or none, and follows it
+ * (store, then context, in the same order as two appends): for a record that would come right after
+ * the message with nothing observable between them (a step's first tool-started record), so the
+ * two cost one commit. A crash then leaves both or neither, which two appends also allowed.
  */
-export async function appendMessage(ctx: RunContext, message: Message): Promise<Entry> {
+export async function appendMessage(ctx: RunContext, message: Message, record?: CustomRecord): Promise<Entry> {
   // Indexed loops over the extensions: they run twice a step, and an iterator is an object each time.
   const exts = ctx.extensions;
   let stored = message;
@@ -30,7 +35,20 @@ export async function appendMessage(ctx: RunContext, message: Message): Promise<
   // it again; user text and tool results carry outside values and are checked: a tool result of the
   // loop's usual shape here, by plain tests that say what the schema would, others by the store.
   const checked = stored.role === "assistant" || passesToolMessageSchema(stored);
-  const entry = await ctx.store.appendMessage(ctx.sessionId, stored, checked ? PREVALIDATED : undefined);
+  let entry: Entry;
+  let recorded: Entry | undefined;
+  if (record === undefined) {
+    entry = await ctx.store.appendMessage(ctx.sessionId, stored, checked ? PREVALIDATED : undefined);
+  } else {
+    // One append, all or none: a crash leaves both entries or neither, never the record alone.
+    const both = await ctx.store.appendEntries(
+      ctx.sessionId,
+      [{ type: "message", message: stored }, customInput(record)],
+      checked && named(record.customType) ? PREVALIDATED : undefined,
+    );
+    entry = both[0]!;
+    recorded = both[1]!;
+  }
   advance(ctx, entry);
   let affected: AffectedGoal[] = [];
   if (entry.type === "message") {
@@ -41,7 +59,24 @@ export async function appendMessage(ctx: RunContext, message: Message): Promise<
   }
   const summary = messageSummary(entry);
   if (summary) ctx.publish({ event: "message_added", message: summary, affected_goals: affected });
+  // The record follows the message as it would had it been appended after it.
+  if (recorded) advance(ctx, recorded);
   return entry;
+}
+
+/** A `custom` entry's type name and data: the run's records that the model does not read as messages. */
+export interface CustomRecord {
+  readonly customType: string;
+  readonly data: unknown;
+}
+
+function customInput(record: CustomRecord): Exclude<EntryInput, { type: "message" }> {
+  return { type: "custom", customType: record.customType, data: record.data };
+}
+
+/** The schema asks of a custom entry only a type name (data may be anything): checked here, so the store need not. */
+function named(customType: unknown): boolean {
+  return typeof customType === "string" && customType.length > 0;
 }
 
 /** Writes an entry that is not a message (a record of the run's own): store, then context. */
@@ -79,8 +114,5 @@ export function chargeRun(ctx: RunContext, spent: Charge): void {
 
 /** Writes a `custom` entry: the run's records that the model does not read as messages. */
 export function appendCustom(ctx: RunContext, customType: string, data: unknown): Promise<Entry> {
-  // The schema asks of a custom entry only a type name (data may be anything): checked here, so the
-  // store does not put every run record through it again.
-  const named = typeof customType === "string" && customType.length > 0;
-  return appendEntry(ctx, { type: "custom", customType, data }, named ? PREVALIDATED : undefined);
+  return appendEntry(ctx, customInput({ customType, data }), named(customType) ? PREVALIDATED : undefined);
 }

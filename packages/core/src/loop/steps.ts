@@ -17,7 +17,9 @@ import { RUN_ERROR_ENTRY_TYPE } from "./run-error.js";
 import type { StepsOutcome, StopReason } from "./run-types.js";
 import { lastInput } from "./step-input.js";
 import { limitToolCalls, toolLimits } from "./tool-limits.js";
-import { recordInterrupted, runToolCalls } from "./tool-runner.js";
+import { recordInterrupted, runToolCalls, startRecordOf } from "./tool-runner.js";
+import { TOOL_STARTED_ENTRY_TYPE } from "./tool-start.js";
+import { spentTokens } from "./trace-spend.js";
 
 /** Enough history for the longest pattern the guard looks for (3 repeats of a 3-call cycle) plus texts. */
 const HISTORY_LIMIT = 24;
@@ -81,12 +83,15 @@ export async function asStep<T>(ctx: RunContext, body: () => Promise<T>): Promis
   }
 }
 
-/** The trace's token or tool-call budget, or the whole trace's spending cap, is spent: say which, for the stop. */
-function budgetSpent(ctx: RunContext, nextCalls: number): string | undefined {
-  const shared = ctx.traceSpend.spent();
+/**
+ * The trace's token or tool-call budget, or the whole trace's spending cap, is spent: say which, for
+ * the stop. `moreTokens` and `moreCost`: as it will be once a message that spent them is written.
+ */
+function budgetSpent(ctx: RunContext, nextCalls: number, moreTokens = 0, moreCost = 0): string | undefined {
+  const shared = ctx.traceSpend.spent(moreTokens, moreCost);
   if (shared) return shared;
   const { maxTokens, maxToolCalls } = ctx.budget;
-  if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output >= maxTokens) {
+  if (maxTokens !== undefined && ctx.tally.usage.input + ctx.tally.usage.output + moreTokens >= maxTokens) {
     return `the token budget of ${maxTokens} is spent`;
   }
   if (maxToolCalls !== undefined && ctx.toolCalls + nextCalls > maxToolCalls) {
@@ -279,20 +284,34 @@ async function oneStep(ctx: RunContext, run: StepRun, overflowRetried: number): 
     return { status: "error", error: { code: "provider_error", message: explained } };
   }
 
-  const messageId = (await appendMessage(ctx, message)).id;
   if (calls.length === 0) {
+    await appendMessage(ctx, message);
     if (lastStep) return { status: "done", stopReason: "max_turns" };
     return budgetStop(ctx) ?? { status: "done", stopReason: "finished" };
   }
 
   remember(ctx, stream.text, calls, parsed);
+  // Looked for at once: a step that completes no loop (nearly all) has nothing to wait for.
+  const loop = detectDoomLoop(ctx.history);
+  // When the first call will start right after the message (no budget stop, no doom-loop ask between
+  // them, the call not refused), its start record is stored in the message's own append: one commit
+  // instead of two, the message still stored before any tool runs. Otherwise the message is stored
+  // alone first, so a crash during an ask loses nothing of it.
+  const first = calls[0]!;
+  const firstStarted =
+    loop || refusals.has(first.toolCallId) || budgetSpent(ctx, calls.length, spentTokens(usage), priced ? cost : 0)
+      ? undefined
+      : startRecordOf(ctx, first);
+  const messageId = (
+    await appendMessage(ctx, message, firstStarted && { customType: TOOL_STARTED_ENTRY_TYPE, data: firstStarted })
+  ).id;
   const spent = budgetSpent(ctx, calls.length);
   if (spent) {
+    // The start record was then kept out of the message's append, unless an extension changed the
+    // message's tokens after the guess above; either way no call runs.
     await recordInterrupted(ctx, calls, `[Stopped: ${spent}]`);
     return { status: "done", stopReason: "budget", stopMessage: `Stopped: ${spent}.` };
   }
-  // Looked for at once: a step that completes no loop (nearly all) has nothing to wait for.
-  const loop = detectDoomLoop(ctx.history);
   if (loop && !(await passesDoomLoopGuard(ctx, loop))) {
     await recordInterrupted(ctx, calls, "[Stopped: the same calls kept repeating and the user chose to stop]");
     return { status: "done", stopReason: "doom_loop" };
@@ -301,6 +320,7 @@ async function oneStep(ctx: RunContext, run: StepRun, overflowRetried: number): 
   const { rejected } = await runToolCalls(ctx, messageId, calls, cutText(stream.text, 200), {
     concurrency: limits.concurrency,
     refusals,
+    firstStarted,
   });
   if (ctx.signal.aborted) return { status: "aborted" };
   if (rejected) return { status: "done", stopReason: "permission_rejected" };

@@ -109,6 +109,25 @@ async function inWorkers<T>(items: readonly T[], size: number, work: (item: T) =
 }
 
 /**
+ * The record a call that may change something gets before it starts (never a `none` tool's, so
+ * reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
+ * Undefined when none is written: a `none` tool's call, one the run has no such tool for, any once the run is aborted.
+ */
+export function startRecordOf(
+  ctx: RunContext,
+  call: StreamedToolCall,
+  keys?: ReadonlyMap<string, string>,
+): ToolStarted | undefined {
+  const tool = ctx.registry.get(call.toolName);
+  if (!tool || !ctx.toolNames.includes(call.toolName) || toolEffects(tool) === "none" || ctx.signal.aborted) return undefined;
+  return {
+    callId: call.toolCallId,
+    tool: call.toolName,
+    idempotencyKey: keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
+  };
+}
+
+/**
  * Runs one step's calls concurrently (at most `limits.concurrency` at once; a refused call is
  * answered with its refusal and not run), each persisted as its own tool message when it completes,
  * so a crash mid-step keeps every finished result. Never throws for a tool's failure.
@@ -125,6 +144,8 @@ export async function runToolCalls(
     readonly keys?: ReadonlyMap<string, string>;
     /** What calls saved on an earlier run (see `ToolContext.checkpoint`), by call id. */
     readonly checkpoints?: ReadonlyMap<string, Record<string, unknown>>;
+    /** The first call's start record (`startRecordOf`), already stored with the assistant message. */
+    readonly firstStarted?: ToolStarted | undefined;
   } = {
     concurrency: 1,
     refusals: new Map(),
@@ -142,17 +163,6 @@ export async function runToolCalls(
     return tail;
   };
   const persistInOrder = (message: ToolMessage) => inOrder(() => appendMessage(ctx, message));
-  // A call that may change something is recorded started before it starts (never for a `none` tool,
-  // so reads cost no write); its key is in the record so a resumed run can give a repeat the same one.
-  const startRecord = (call: StreamedToolCall): ToolStarted | undefined => {
-    const tool = ctx.registry.get(call.toolName);
-    if (!tool || !available.includes(call.toolName) || toolEffects(tool) === "none" || ctx.signal.aborted) return undefined;
-    return {
-      callId: call.toolCallId,
-      tool: call.toolName,
-      idempotencyKey: limits.keys?.get(call.toolCallId) ?? idempotencyKeyOf(ctx.sessionId, call.toolCallId),
-    };
-  };
   // Written in the same order as everything else the batch appends, so it sits after the start record.
   const checkpointOf = (call: StreamedToolCall): ToolCheckpoint => ({
     saved: limits.checkpoints?.get(call.toolCallId),
@@ -170,8 +180,10 @@ export async function runToolCalls(
   await inPool(calls, limits.concurrency, async (call) => {
     const refusal = limits.refusals.get(call.toolCallId);
     // Told after the start record is stored, as everything a watcher hears.
-    const record = refusal === undefined ? startRecord(call) : undefined;
-    if (record !== undefined) await inOrder(() => appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, record));
+    // The first call's record may be stored already, in the assistant message's append (see `oneStep`).
+    const stored = call === calls[0] ? limits.firstStarted : undefined;
+    const record = refusal === undefined ? (stored ?? startRecordOf(ctx, call, limits.keys)) : undefined;
+    if (record !== undefined && record !== stored) await inOrder(() => appendCustom(ctx, TOOL_STARTED_ENTRY_TYPE, record));
     const idempotencyKey = record?.idempotencyKey;
     ctx.emit({
       type: "tool_start",

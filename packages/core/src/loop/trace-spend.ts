@@ -34,14 +34,19 @@ export class TraceSpend {
     this.cost += cost;
   }
 
-  /** Why nothing more may be spent, in words for the user and the model; undefined while under the cap. */
-  spent(): string | undefined {
+  /**
+   * Why nothing more may be spent, in words for the user and the model; undefined while under the cap.
+   * With `moreTokens` and `moreCost`: as it will be once they are added.
+   */
+  spent(moreTokens = 0, moreCost = 0): string | undefined {
     const { maxTokens, maxCost } = this.cap;
-    if (maxTokens !== undefined && this.tokens >= maxTokens) {
-      return `the trace's token budget of ${maxTokens} (agent.maxTraceTokens) is spent: ${this.tokens} tokens across this agent and its sub-agents`;
+    const tokens = this.tokens + moreTokens;
+    const cost = this.cost + moreCost;
+    if (maxTokens !== undefined && tokens >= maxTokens) {
+      return `the trace's token budget of ${maxTokens} (agent.maxTraceTokens) is spent: ${tokens} tokens across this agent and its sub-agents`;
     }
-    if (maxCost !== undefined && this.cost >= maxCost) {
-      return `the trace's cost budget of $${maxCost} (agent.maxTraceCost) is spent: $${this.cost.toFixed(4)} across this agent and its sub-agents`;
+    if (maxCost !== undefined && cost >= maxCost) {
+      return `the trace's cost budget of $${maxCost} (agent.maxTraceCost) is spent: $${cost.toFixed(4)} across this agent and its sub-agents`;
     }
     return undefined;
   }

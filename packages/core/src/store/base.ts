@@ -89,8 +89,8 @@ export abstract class StoreBase implements Store {
 
   abstract readInbox(sessionId: string, after?: string): Promise<InboxPage>;
 
-  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
-    return this.appendInputs(sessionId, entries, false);
+  appendEntries(sessionId: string, entries: EntryInput[], opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry[]> {
+    return this.appendInputs(sessionId, entries, opts?.prevalidated === true);
   }
 
   async appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry> {

@@ -87,8 +87,8 @@ export interface Store {
   getEntry(sessionId: string, entryId: string): Promise<Entry | undefined>;
   /** Appends one entry; the leaf moves to it. `prevalidated` as in AppendOptions. */
   appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry>;
-  /** Appends entries in order, all or none; the leaf ends on the last one. */
-  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]>;
+  /** Appends entries in order, all or none; the leaf ends on the last one. `prevalidated` as in AppendOptions, for all of them. */
+  appendEntries(sessionId: string, entries: EntryInput[], opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry[]>;
   appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry>;
   appendThinkingLevelChange(sessionId: string, level: ThinkingLevel, opts?: AppendOptions): Promise<Entry>;
   appendModelChange(sessionId: string, model: string, opts?: AppendOptions): Promise<Entry>;

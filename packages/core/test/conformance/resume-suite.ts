@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ScriptedModel, scriptedModel, text, toolCall, usage } from "@arbor/testkit";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { goalTreeOnPath } from "../../src/goal/goal-path.js";
 import { defineGoalTool } from "../../src/goal/goal-tool.js";
@@ -31,6 +31,8 @@ export function resumeSuite(makeHarness: MakeHarness): void {
   let appended: string[];
   /** The idempotency key each run of a tool was given, in order (undefined when it had none). */
   let keys: Array<string | undefined>;
+  /** The last two entries of the session's path as each run of `append` began: what a crash then leaves. */
+  let storedAtStart: string[][];
   const runtimes: Runtime[] = [];
 
   /** A tool with an effect: running it twice would show as two lines. Not safe to repeat (the default). */
@@ -39,6 +41,10 @@ export function resumeSuite(makeHarness: MakeHarness): void {
     description: "Appends a line to the log.",
     input: z.object({ line: z.string() }),
     async execute(input, ctx) {
+      const path = await h.store.getActivePath(ctx.sessionId);
+      storedAtStart.push(
+        path.slice(-2).map((e) => (e.type === "message" ? e.message.role : e.type === "custom" ? e.customType : e.type)),
+      );
       appended.push(input.line);
       keys.push(ctx.idempotencyKey);
       return { output: `appended ${input.line}` };
@@ -110,6 +116,7 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\n");
       appended = [];
       keys = [];
+      storedAtStart = [];
     });
     afterEach(async () => {
       for (const r of runtimes.splice(0)) await r.close();
@@ -152,6 +159,16 @@ export function resumeSuite(makeHarness: MakeHarness): void {
       // Nothing to take up any more.
       const again = await finish(runtimeFor(model).runs.resume(id));
       expect(again.result.error?.code).toBe("session_not_interrupted");
+    });
+
+    it("a step stores its answer and its call's start record in one append, before the call runs", async () => {
+      const { id } = await h.store.createSession({ cwd });
+      const appendEntries = vi.spyOn(h.store, "appendEntries");
+      const model = scriptedModel([[toolCall("append", { line: "x" }, { id: "c1" })], [text("Logged.")]]);
+      const { result } = await finish(runtimeFor(model).runs.run({ sessionId: id, prompt: "log x" }));
+      expect(result).toMatchObject({ status: "done", text: "Logged." });
+      expect(storedAtStart).toEqual([["assistant", TOOL_STARTED_ENTRY_TYPE]]);
+      expect(appendEntries.mock.calls.map(([, entries]) => entries.map((e) => e.type))).toEqual([["message", "custom"]]);
     });
 
     it("runs an at-most-once call that had not started, once, and records its start first", async () => {

@@ -119,8 +119,10 @@ export class LazyFileStore implements Store {
   appendEntry(sessionId: string, entry: EntryInput, opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry> {
     return this.ready()?.appendEntry(sessionId, entry, opts) ?? this.store().then((s) => s.appendEntry(sessionId, entry, opts));
   }
-  appendEntries(sessionId: string, entries: EntryInput[]): Promise<Entry[]> {
-    return this.ready()?.appendEntries(sessionId, entries) ?? this.store().then((s) => s.appendEntries(sessionId, entries));
+  appendEntries(sessionId: string, entries: EntryInput[], opts?: Pick<AppendOptions, "prevalidated">): Promise<Entry[]> {
+    return (
+      this.ready()?.appendEntries(sessionId, entries, opts) ?? this.store().then((s) => s.appendEntries(sessionId, entries, opts))
+    );
   }
   appendMessage(sessionId: string, message: MessageInput, opts?: AppendOptions): Promise<Entry> {
     return (

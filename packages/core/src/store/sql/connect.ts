@@ -26,6 +26,15 @@ export interface SqlConnection {
   sqliteGate: KeyedLock;
 }
 
+/**
+ * A synchronous statement on SQLite's one connection, not in the middle of another statement's
+ * transaction there: at once when nothing holds the connection, else after what does.
+ */
+export async function sqliteNow<T>(conn: Pick<SqlConnection, "sqliteGate">, work: () => T): Promise<T> {
+  const gate = conn.sqliteGate;
+  return gate.busy("sqlite") ? gate.run("sqlite", async () => work()) : work();
+}
+
 /** Page size of a new SQLite database (see openSqlite). */
 const SQLITE_PAGE_SIZE = 8192;
 
@@ -39,7 +48,7 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
   const handle = new Database(file, { timeout: 5000 });
   try {
     // Set before anything is written, so only a new database takes it (an existing one keeps its own).
-    // A step of the agent loop commits three appends: with 8 KiB pages a new page, and with it page 1
+    // A step of the agent loop commits two appends: with 8 KiB pages a new page, and with it page 1
     // and a b-tree interior page, is needed half as often, so fewer WAL frames a commit (loop bench:
     // ~27 pwrite and ~2 pread a step instead of ~39 and ~5; the commits' CPU ~13% lower).
     handle.pragma(`page_size = ${SQLITE_PAGE_SIZE}`);

@@ -18,12 +18,12 @@ import { RandomPool } from "../random-pool.js";
 import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
-import { inTransaction, type SqlConnection } from "./connect.js";
+import { inTransaction, type SqlConnection, sqliteNow } from "./connect.js";
 import { activePathOrCorrupt, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
 import { inboxPageRows } from "./event-log.js";
 import { livePathRows } from "./live-path-rows.js";
-import { deleteSessionTree, insertEntryRows, lockSessionRow } from "./queries.js";
-import { entryRow, sessionNotFound } from "./rows.js";
+import { deleteSessionTree, lockSessionRow } from "./queries.js";
+import { sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
 import { SqlAsks } from "./sql-asks.js";
 import {
@@ -38,6 +38,7 @@ import {
 } from "./sql-entry-writes.js";
 import { toArborError } from "./sql-errors.js";
 import { checkpoint, SqlEventLog } from "./sql-event-store.js";
+import { importedEntryRows, insertImported } from "./sql-import.js";
 import { SqlLeases } from "./sql-leases.js";
 import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
@@ -116,15 +117,6 @@ export class SqlStore extends StoreBase {
     }
   }
 
-  /**
-   * A synchronous statement on SQLite's one connection, not in the middle of another statement's
-   * transaction there: at once when nothing holds the connection, else after what does.
-   */
-  private async sqliteNow<T>(work: () => T): Promise<T> {
-    const gate = this.conn.sqliteGate;
-    return gate.busy("sqlite") ? gate.run("sqlite", async () => work()) : work();
-  }
-
   /** A write to one session: one at a time in this process, one transaction in the database. */
   private write<T>(sessionId: string, work: (trx: Db) => Promise<T>): Promise<T> {
     this.appender?.forget(sessionId);
@@ -162,7 +154,7 @@ export class SqlStore extends StoreBase {
       const meta = newSessionMeta(init, this.provider, init?.id ?? randomUUID(), this.creationTime());
       await this.assertParentAllowed(meta.id, meta.parentSessionId);
       const appender = this.appender;
-      if (appender) await this.sqliteNow(() => appender.insertSession(meta));
+      if (appender) await sqliteNow(this.conn, () => appender.insertSession(meta));
       else await insertSessionRow(this.db, meta, 0);
       return meta;
     });
@@ -172,7 +164,7 @@ export class SqlStore extends StoreBase {
     return this.guard("read a session", async () => {
       assertSessionId(id);
       const appender = this.appender;
-      const meta = appender ? await this.sqliteNow(() => appender.readMeta(id)) : await storedMeta(this.db, id);
+      const meta = appender ? await sqliteNow(this.conn, () => appender.readMeta(id)) : await storedMeta(this.db, id);
       return meta && liveStatus(this.db, this.leases, meta);
     });
   }
@@ -238,7 +230,7 @@ export class SqlStore extends StoreBase {
       assertSessionId(sessionId);
       const inbox = this.inbox;
       if (!inbox) return inboxPageRows(this.db, sessionId, after);
-      return this.sqliteNow(() => inbox.page(sessionId, after, this.leases.holdsNow(sessionId)));
+      return sqliteNow(this.conn, () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId)));
     });
   }
 
@@ -301,11 +293,8 @@ export class SqlStore extends StoreBase {
       if (appender && this.grouped) {
         return appender.appendGrouped(sessionId, entries, ctx, (flush) => this.conn.sqliteGate.run("sqlite", flush));
       }
-      if (appender) {
-        // Nothing else holds the connection: the synchronous append cannot be interleaved, so it runs at once.
-        if (!this.conn.sqliteGate.busy("sqlite")) return appender.append(sessionId, entries, ctx);
-        return this.conn.sqliteGate.run("sqlite", async () => appender.append(sessionId, entries, ctx));
-      }
+      // Nothing else holding the connection, the synchronous append cannot be interleaved: it runs at once.
+      if (appender) return sqliteNow(this.conn, () => appender.append(sessionId, entries, ctx));
       return this.write(sessionId, (trx) => appendInTransaction(trx, this.w, sessionId, entries, ctx));
     });
   }
@@ -365,7 +354,7 @@ export class SqlStore extends StoreBase {
     return this.guard("read the live path", async () => {
       assertSessionId(sessionId);
       const reader = this.livePaths;
-      const path = reader && (await this.sqliteNow(() => reader.read(sessionId)));
+      const path = reader && (await sqliteNow(this.conn, () => reader.read(sessionId)));
       if (path) return path;
       const leaf = await leafEntryIdOf(this.db, sessionId);
       if (leaf === null) return { entries: [], complete: true };
@@ -376,18 +365,8 @@ export class SqlStore extends StoreBase {
   protected writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {
     return this.guard("import a session", async () => {
       assertSessionId(meta.id);
-      // SQLite numbers the rows itself, in insertion order (see EntriesTable.seq).
-      const sqlite = this.kind === "sqlite";
-      const rows = entries.map((entry, seq) => {
-        const json = JSON.stringify(entry);
-        checkEntrySize(json, this.maxEntryBytes);
-        return entryRow(meta.id, entry, json, sqlite ? undefined : seq);
-      });
-      return this.write(meta.id, async (trx) => {
-        await insertSessionRow(trx, meta, rows.length);
-        await insertEntryRows(trx, rows);
-        return meta;
-      });
+      const rows = importedEntryRows(this.kind, meta, entries, this.maxEntryBytes);
+      return this.write(meta.id, (trx) => insertImported(trx, meta, rows));
     });
   }
 

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { LeaseHolder } from "../lease.js";
-import type { SqlConnection } from "./connect.js";
+import { type SqlConnection, sqliteNow } from "./connect.js";
 import { liveHolder } from "./leases.js";
 import type { LeasesTable } from "./tables.js";
 
@@ -10,7 +10,7 @@ import type { LeasesTable } from "./tables.js";
  * its statements (~3x the CPU). The same rows as `takeLease` and `dropLease`. The take runs in one
  * IMMEDIATE transaction, which holds the database's write lock from its start: the session row lock
  * `takeLease` takes first is that same lock on SQLite, so the session row is not read. Both run
- * under the SQLite gate when a transaction holds the one connection (see `SqlConnection.sqliteGate`).
+ * under the SQLite gate when a transaction holds the one connection (see `sqliteNow`).
  */
 export class SqliteLeaseRows {
   private readonly takeNow: (sessionId: string, holder: LeaseHolder, ttlMs: number) => LeaseHolder | undefined;
@@ -41,15 +41,10 @@ export class SqliteLeaseRows {
 
   /** Takes the lease unless a live holder has it; returns that holder then. */
   take(sessionId: string, holder: LeaseHolder, ttlMs: number): Promise<LeaseHolder | undefined> {
-    return this.gated(() => this.takeNow(sessionId, holder, ttlMs));
+    return sqliteNow(this.conn, () => this.takeNow(sessionId, holder, ttlMs));
   }
 
   drop(sessionId: string, token: string): Promise<void> {
-    return this.gated(() => this.dropNow(sessionId, token));
-  }
-
-  private async gated<T>(work: () => T): Promise<T> {
-    const gate = this.conn.sqliteGate;
-    return gate.busy("sqlite") ? gate.run("sqlite", async () => work()) : work();
+    return sqliteNow(this.conn, () => this.dropNow(sessionId, token));
   }
 }
