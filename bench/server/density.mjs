@@ -63,13 +63,37 @@ function startServer({ store, home, cwd, baseURL }) {
   });
 }
 
-/** CPU ms (user + system) and RSS / peak RSS (MB) of a process, from /proc. */
-function usage(pid) {
+/** /proc/<pid>/stat's fields after the command name. */
+function statFields(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * CPU ms of a process and every process under it (the server's git runner and the git processes it
+ * starts): on a 2-core machine what they spend is taken from the server's share as surely as its own.
+ * Each live process's user + system time, plus what its children that have exited spent.
+ */
+function treeCpuMs(pid) {
+  let ms = 0;
+  try {
+    const f = statFields(pid);
+    ms = (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean)) {
+      ms += treeCpuMs(Number(child));
+    }
+  } catch {
+    // A process that exited meanwhile: its time moves to its parent's children's count.
+  }
+  return ms;
+}
+
+/** CPU ms (user + system) of a process and of its tree, and RSS / peak RSS (MB) of the process, from /proc. */
+function usage(pid) {
+  const f = statFields(pid);
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { cpuMs: (Number(f[11]) + Number(f[12])) * 10, rssMb: kb("VmRSS") / 1024 };
+  return { cpuMs: (Number(f[11]) + Number(f[12])) * 10, treeCpuMs: treeCpuMs(pid), rssMb: kb("VmRSS") / 1024 };
 }
 
 /** One chat over SSE: records when each token arrived (monotonic ms), resolves with how the run ended. */
@@ -146,6 +170,7 @@ async function level(server, model, n) {
     failures: failures.length,
     firstFailure: failures[0],
     cpuMsPerRun: (u1.cpuMs - u0.cpuMs) / n,
+    treeCpuMsPerRun: (u1.treeCpuMs - u0.treeCpuMs) / n,
     cpuShare: (u1.cpuMs - u0.cpuMs) / wallMs,
     rssMbPerRun: (peakRss - u0.rssMb) / n,
     peakRss,
@@ -171,7 +196,8 @@ export async function run(ctx) {
   );
   note("Delivery is from the model writing a token to its SSE client reading it, on the machine's monotonic clock: the");
   note("model is a process of its own and the clients (node:http) are in this one, so neither shares the server's loop.");
-  note("cpu/run and rss/run are the server process's (rss: peak over the level minus before it); 'client cpu' and");
+  note("cpu/run and rss/run are the server process's (rss: peak over the level minus before it); '+children' is the");
+  note("CPU per run of the server and every process under it (its git runner and the git processes it starts); 'client cpu' and");
   note("'client lag' (event-loop delay p99) are this process's: when high, the clients share the blame for p99.");
   note(`Each server first carries ${WARM_UP_RUNS} runs, not counted: its first runs load and compile code once.`);
   const model = await startModel();
@@ -202,6 +228,7 @@ export async function run(ctx) {
             num(r.latency.max),
             r.failures === 0 ? "0" : `${r.failures} (${r.firstFailure})`,
             num(r.cpuMsPerRun),
+            num(r.treeCpuMsPerRun),
             `${num(r.cpuShare * 100)}%`,
             num(r.rssMbPerRun),
             num(r.peakRss),
@@ -231,6 +258,7 @@ export async function run(ctx) {
       "max ms",
       "errors",
       "cpu ms/run",
+      "+children",
       "server cpu",
       "rss MB/run",
       "peak rss MB",

@@ -45,6 +45,21 @@ function damageOldMessage(id: string): void {
 }
 
 describe("file store index", () => {
+  it("a new session's directory holds its event log and index from the start, empty, read as missing ones", async () => {
+    const { id } = await t.store.createSession();
+    // Made with the directory (off the event loop): the first append and flush open files that exist.
+    expect(readFileSync(file(id, "events.jsonl"), "utf8")).toBe("");
+    expect(readFileSync(file(id, "entries.idx"), "latin1")).toBe("");
+    expect(await t.store.listEvents(id)).toEqual([]);
+    await t.reopen();
+    await t.store.appendMessage(id, { role: "user", content: "hello" });
+    expect((await t.store.getActivePath(id)).map((e) => e.type)).toEqual(["message"]);
+    await t.store.close();
+    expect(readFileSync(file(id, "entries.idx"), "latin1")).toMatch(/^arbor-entry-index 1\n\S+ e 0 /);
+    await t.openAgain();
+    expect((await t.store.getLivePath(id)).entries.map((e) => e.type)).toEqual(["message"]);
+  });
+
   it("continues a session through its index, reading only the live path", async () => {
     const id = await compactedSession();
     const expected = await expectedLivePath(id);

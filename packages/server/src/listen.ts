@@ -1,9 +1,12 @@
+import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
 import { WebSocketServer } from "ws";
 import { ApiError } from "./errors.js";
 import { isLoopbackHost } from "./http/security.js";
+import { writeDirect } from "./protocols/http-chat/sse-response.js";
 
 export interface ListenOptions {
   /** Default 127.0.0.1. Any non-loopback host needs the server to have a token. */
@@ -42,10 +45,13 @@ export async function listen(
   // noServer: node-server hands it the upgrades its routes accept (the trace watch).
   const wss = new WebSocketServer({ noServer: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: wss } }, () => {
-      s.off("error", reject);
-      resolve(s);
-    });
+    const s = serve(
+      { fetch: (request, env) => sendDirect(app, request, env), hostname: host, port, websocket: { server: wss } },
+      () => {
+        s.off("error", reject);
+        resolve(s);
+      },
+    );
     s.once("error", reject);
   });
   const address = server.address() as AddressInfo;
@@ -69,4 +75,15 @@ export async function listen(
       return closing;
     },
   };
+}
+
+/**
+ * The app's answer, with a run's SSE stream written to the Node response directly (see `writeDirect`)
+ * once every middleware has had its say on the status and headers; any other answer goes to the
+ * node-server as it is.
+ */
+async function sendDirect(app: Hono, request: Request, env: unknown): Promise<Response> {
+  const response = await app.fetch(request, env);
+  const out = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return out !== undefined && writeDirect(response, out) ? RESPONSE_ALREADY_SENT : response;
 }

@@ -113,6 +113,19 @@ describe("security", () => {
     expect((await withCors.api("/api/sessions", { headers: { origin: "https://other.example" } })).status).toBe(403);
   });
 
+  it("a run's stream, written to the socket directly, keeps the headers the middleware set", async () => {
+    const withCors = await startServer({ script: [[text("hello")]], server: { cors: { origins: ["https://app.example"] } } });
+    const chat = await withCors.api("/api/chat", { json: { message: "hi" }, headers: { origin: "https://app.example" } });
+    expect(chat.status).toBe(200);
+    expect(chat.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(chat.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(chat.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("x-arbor-session-id");
+    const sessionId = chat.headers.get("x-arbor-session-id");
+    const messages = await readSse(chat);
+    expect(messages.every((m) => m.event.session_id === sessionId)).toBe(true);
+    expect(messages.at(-1)?.event.type).toBe("done");
+  });
+
   it("bodies over the limit are 413, whether declared or sent in chunks", async () => {
     const { api, url } = await startServer({ server: { maxBodyBytes: 1000 } });
     const big = JSON.stringify({ message: "x".repeat(2000) });

@@ -13,7 +13,10 @@ interface StepTrack {
   messageEntryId?: string;
   /** Snapshots failed once (no git, say): the run goes on without them. */
   off?: boolean;
-  /** The step's start snapshot under way: taken while the model is called, awaited before a tool runs. */
+  /**
+   * The run's first snapshot under way: started once a step's calls name a tool that may change
+   * files (its message written, before any of its tools runs), awaited by every tool of that step.
+   */
   starting?: Promise<void>;
   /**
    * What the step's tools changed: the files they name (`ToolResult.changedFiles`), or `unknown` once
@@ -22,10 +25,14 @@ interface StepTrack {
   changed: Set<string> | "unknown";
 }
 
+/** Whether a call of `tool` may change files: a tool that changes nothing (reads, searches) says so in its definition. */
+function mayChange(ctx: RunContext, tool: string): boolean {
+  return toolEffects(ctx.registry.get(tool)) !== "none";
+}
+
 /** What one finished call tells about the files it changed. */
 function noteCall(ctx: RunContext, track: StepTrack, call: ToolCallInfo, outcome: ToolOutcome): void {
-  // A tool that changes nothing (reads, searches) says so in its definition.
-  if (toolEffects(ctx.registry.get(call.tool)) === "none" || track.changed === "unknown") return;
+  if (!mayChange(ctx, call.tool) || track.changed === "unknown") return;
   if (outcome.isError || outcome.changedFiles === undefined) {
     track.changed = "unknown";
     return;
@@ -39,6 +46,12 @@ function noteCall(ctx: RunContext, track: StepTrack, call: ToolCallInfo, outcome
  * changed file and its diff. `arbor revert` reads these to put the workspace back. A failing
  * snapshot never fails the run: the step simply has no patch, and later steps are not tried.
  * git is started through `runner`, the runtime's, when given.
+ *
+ * A run takes its first snapshot only when a step calls a tool that may change files, before any
+ * of that step's tools runs: a step of reads changes nothing to record, and a run of them (most
+ * chats) starts no git at all. For a new session that first snapshot is a `git add` of the whole
+ * workspace into an empty index plus a `write-tree`, two processes that cost the machine more CPU
+ * than the server spends on the whole run.
  */
 export function snapshotExtension(home: string, runner?: GitRunner): RunExtension {
   const runs = new WeakMap<RunContext, StepTrack>();
@@ -50,27 +63,30 @@ export function snapshotExtension(home: string, runner?: GitRunner): RunExtensio
     }
     return track;
   };
+  /** Starts the run's first snapshot unless it is taken, under way, or given up. */
+  const start = (ctx: RunContext, track: StepTrack) => {
+    if (track.off || track.before !== undefined || track.starting) return;
+    track.starting = (async () => {
+      try {
+        track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId, runner });
+        track.before ??= await track.snapshots.track();
+      } catch {
+        track.off = true;
+      }
+    })();
+  };
   return {
     name: "snapshots",
     beforeStep(ctx) {
       const track = trackOf(ctx);
       track.messageEntryId = undefined;
       track.changed = new Set();
-      if (track.off || track.before !== undefined) return;
-      // Only a tool changes the workspace, and none runs before the model has answered: the first
-      // snapshot (a few git processes) is taken meanwhile instead of delaying the first model request.
-      track.starting = (async () => {
-        try {
-          track.snapshots ??= await openSnapshots({ home, workspace: ctx.cwd, sessionId: ctx.sessionId, runner });
-          track.before ??= await track.snapshots.track();
-        } catch {
-          track.off = true;
-        }
-      })();
     },
     async aroundTool(ctx, call, invoke) {
-      // The workspace as the step found it is recorded before any tool can change it.
+      // The workspace as the step found it is recorded before any tool can change it. A call not
+      // announced by a message of this run (one resumed after an approval) starts it here.
       const track = trackOf(ctx);
+      if (mayChange(ctx, call.tool)) start(ctx, track);
       if (track.starting) await track.starting;
       try {
         const outcome = await invoke();
@@ -82,7 +98,17 @@ export function snapshotExtension(home: string, runner?: GitRunner): RunExtensio
       }
     },
     written(ctx, entry) {
-      if (entry.message.role === "assistant") trackOf(ctx).messageEntryId = entry.id;
+      const { message } = entry;
+      if (message.role !== "assistant") return undefined;
+      const track = trackOf(ctx);
+      track.messageEntryId = entry.id;
+      // Written before its calls run: a call that may change files needs the workspace as it is now.
+      for (const part of message.content) {
+        if (part.type === "tool-call" && mayChange(ctx, part.toolName)) {
+          start(ctx, track);
+          break;
+        }
+      }
       return undefined;
     },
     async afterStep(ctx) {

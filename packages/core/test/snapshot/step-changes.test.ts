@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
@@ -66,5 +66,33 @@ describe.skipIf(!hasGit)("a step's snapshot looks where its tools changed files"
     expect(result.status).toBe("done");
     expect(readFileSync(join(cwd, "stray.txt"), "utf8")).toBe("unseen\n");
     expect(await stepFiles(store, result.sessionId)).toEqual([]);
+  });
+
+  it("a run whose calls all change nothing starts no git; its first call that may change files gets the full look", async () => {
+    const model = scriptedModel([
+      [toolCall("read", { path: "keep.txt" }, { id: "r1" })],
+      [toolCall("read", { path: "keep.txt" }, { id: "r2" })],
+      [text("done")],
+    ]);
+    const { runtime, cwd, home } = await harness({ model, snapshots: true });
+    writeFileSync(join(cwd, "keep.txt"), "kept\n");
+    const { result } = await collect(runtime.runs.run({ prompt: "go", cwd }));
+    expect(result.status).toBe("done");
+    // No history was opened: the workspace's snapshot folder was never made.
+    expect(existsSync(join(home, "snapshots")) && readdirSync(join(home, "snapshots")).length > 0).toBe(false);
+
+    // A later step's write, after a step of reads, is recorded against the workspace as it was before it.
+    const writes = scriptedModel([
+      [toolCall("read", { path: "keep.txt" }, { id: "r3" })],
+      [toolCall("write", { path: "keep.txt", content: "changed\n" }, { id: "w1" })],
+      [text("done")],
+    ]);
+    const second = await harness({ model: writes, snapshots: true });
+    writeFileSync(join(second.cwd, "keep.txt"), "kept\n");
+    const run = await collect(second.runtime.runs.run({ prompt: "go", cwd: second.cwd }));
+    expect(run.result.status).toBe("done");
+    expect(await stepFiles(second.store, run.result.sessionId)).toEqual([["keep.txt"]]);
+    await second.runtime.sessions.revert(run.result.sessionId);
+    expect(readFileSync(join(second.cwd, "keep.txt"), "utf8")).toBe("kept\n");
   });
 });

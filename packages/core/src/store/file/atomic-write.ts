@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -27,6 +28,17 @@ export function writeFileWhole(path: string, content: string, fsync: boolean, mo
     if (fsync) fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** `writeFileWhole` through the thread pool: for files made where a new inode is costly (see `SessionDirs.create`). */
+export async function writeFileWholeAsync(path: string, content: string, fsync: boolean): Promise<void> {
+  const handle = await open(path, "wx");
+  try {
+    if (content !== "") await handle.writeFile(content);
+    if (fsync) await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
-import { lockHolder, renewLock, sweepHolderFiles, tryLock, unlock } from "../lock-file.js";
+import { lockHolder, prepareComplete, renewLock, sweepHolderFiles, tryLock, unlock } from "../lock-file.js";
 import { WriteBursts } from "./write-burst.js";
 
 /** A write lock is held for one write, or a burst of a few milliseconds: a holder older than this died mid-write. */
@@ -71,12 +71,22 @@ export class FileLeases {
     if (other) throw sessionBusy(id, other);
   }
 
-  /** Takes the session's lease (call with the write lock held, so no other process writes meanwhile). */
-  acquire(id: string, purpose: string, options: LeaseOptions | undefined, onRelease: () => void): SessionLease {
+  /**
+   * Takes the session's lease (call with the write lock held, so no other process writes meanwhile,
+   * and one acquire of the session at a time). The lease file is written off the event loop first
+   * (see prepareComplete), then linked into place.
+   */
+  async acquire(id: string, purpose: string, options: LeaseOptions | undefined, onRelease: () => void): Promise<SessionLease> {
     if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
     const holder = newHolder(purpose, options);
     const path = this.path(id, "lease");
-    const got = tryLock(path, holder, this.ttlMs);
+    const made = await prepareComplete(path, JSON.stringify(holder));
+    let got: ReturnType<typeof tryLock>;
+    try {
+      got = tryLock(path, holder, this.ttlMs, made.create);
+    } finally {
+      made.done();
+    }
     if (!got.ok) throw sessionBusy(id, got.holder);
     return this.held.add(
       id,

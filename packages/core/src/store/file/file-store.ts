@@ -134,7 +134,7 @@ export class FileStore extends StoreBase {
     const meta = newSessionMeta(init, "file", id, this.creationTime());
     await this.assertParentAllowed(id, meta.parentSessionId);
     return this.writes.lock.run(id, async () => {
-      this.dirs.create(meta, "");
+      await this.dirs.create(meta, "");
       this.sessions.created(id, { ...meta });
       this.events.created(id);
       return { ...meta };
@@ -392,7 +392,7 @@ export class FileStore extends StoreBase {
     const text = importedText(entries, meta.leafEntryId, ts);
     const base = { ...meta, rootEntryId: null, leafEntryId: null, totalMessages: 0, totalTokens: 0, totalCost: 0 };
     // No bytes accounted marks session.json stale: the first read derives leaf and totals from the entries.
-    await this.writes.lock.run(meta.id, async () => this.dirs.create({ ...base, provider: "file" }, text, -1));
+    await this.writes.lock.run(meta.id, () => this.dirs.create({ ...base, provider: "file" }, text, -1));
     return (await this.getSession(meta.id)) as SessionMeta;
   }
 

@@ -87,8 +87,8 @@ export class SessionWrites {
 
   acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
     return this.lock.run(sessionId, () =>
-      this.writeLocked(sessionId, () => {
-        const lease = this.leases.acquire(sessionId, purpose, options, () => {
+      this.writeLocked(sessionId, async () => {
+        const lease = await this.leases.acquire(sessionId, purpose, options, () => {
           // The derived meta goes to disk while the lease still keeps other writers out.
           const s = this.sessions.cache.get(sessionId);
           if (s?.dirty) this.sessions.writeMeta(s);
