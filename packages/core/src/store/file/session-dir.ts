@@ -1,15 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, existsSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
