@@ -4,6 +4,7 @@ import type { StreamedToolCall } from "../llm/stream-step.js";
 import type { Entry } from "../model/entry.js";
 import type { AssistantMessage } from "../model/message.js";
 import type { TraceContext } from "../model/session.js";
+import type { PromptFiles } from "../prompt/prompt-files.js";
 import type { Store } from "../store/store.js";
 import type { RunExtension } from "./run-context.js";
 import type { TraceSpend } from "./trace-spend.js";
@@ -80,4 +81,6 @@ export interface ExecuteOptions {
   extensions?: ExtensionFactory;
   /** A sub-run's: the spend of the trace it is part of, shared with its parent. */
   traceSpend?: TraceSpend;
+  /** A sub-run's: the prompt files its batch reads once for all its branches. */
+  promptFiles?: PromptFiles;
 }

@@ -4,6 +4,7 @@ import type { TokenCounter } from "../context/token-counter.js";
 import { scenarioModel } from "../llm/scenario.js";
 import type { PendingPermissions } from "../permissions/pending-permissions.js";
 import type { PermissionConfig, PermissionRule } from "../permissions/permission.js";
+import type { PromptFiles } from "../prompt/prompt-files.js";
 import type { Store } from "../store/store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ExtensionFactory } from "./extension.js";
@@ -42,6 +43,8 @@ export interface RunDeps {
     cwd: string;
     system?: string;
     signal: AbortSignal;
+    /** The prompt files a sub-agent batch shares (`ExecuteOptions.promptFiles`). */
+    files?: PromptFiles | undefined;
   }): Promise<string>;
   maxTurnsNote: string;
   /** Local token counts, shared by the runtime's runs so the tokenizer loads once. */

@@ -117,7 +117,14 @@ export async function executeRun(
       }
       throw new ArborError("invalid_input", `Session ${sessionId} has nothing to continue from.`);
     }
-    const system = await deps.systemPrompt({ agent, model, cwd, ...(input.system ? { system: input.system } : {}), signal });
+    const system = await deps.systemPrompt({
+      agent,
+      model,
+      cwd,
+      ...(input.system ? { system: input.system } : {}),
+      signal,
+      files: options.promptFiles,
+    });
     if (signal.aborted) return { ...result, status: "aborted" };
     const launch = options.trace;
     if (input.sessionId === undefined) {

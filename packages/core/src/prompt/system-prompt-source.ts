@@ -1,7 +1,7 @@
 import type { AgentDefinition } from "../agents/definition.js";
 import type { Config } from "../config/schema.js";
 import type { ResolvedModel } from "../llm/resolved-model.js";
-import { loadPromptContext } from "./instructions.js";
+import { freshPromptFiles, type PromptFiles } from "./prompt-files.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 
 export interface SystemPromptSourceInput {
@@ -13,12 +13,14 @@ export interface SystemPromptSourceInput {
   config: Config;
   arborHome: string;
   date: Date;
+  /** Where the prompt's files are read from: shared by the branches of one sub-agent batch, else read for this run. */
+  files?: PromptFiles | undefined;
 }
 
-/** Reads the workspace's prompt files once per run and assembles the system prompt from them. */
+/** Reads the workspace's prompt files (once per run, or once per sub-agent batch) and assembles the system prompt from them. */
 export async function systemPromptFor(input: SystemPromptSourceInput): Promise<string> {
   const memory = input.config.memory;
-  const context = await loadPromptContext({
+  const context = await (input.files ?? freshPromptFiles).load({
     cwd: input.cwd,
     arborHome: input.arborHome,
     signal: input.signal,

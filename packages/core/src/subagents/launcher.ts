@@ -6,6 +6,7 @@ import type { RunInput, RunResult } from "../loop/run-types.js";
 import type { SubagentBatchEntry, SubagentResultEntry, SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
 import type { TraceContext } from "../model/session.js";
+import { type PromptFiles, promptFilesOnce } from "../prompt/prompt-files.js";
 import { branchStanding, recordedResults } from "./branch-resume.js";
 import { type BranchRecord, branchRecorder, resultMetadata } from "./sub-trace-record.js";
 
@@ -135,8 +136,10 @@ export class SubAgentLauncher {
         tasks: batch.branches.map((b, i) => ({ task: b.task, subSessionId: batch.ids[i]! })),
       });
     }
+    // The branches start together in the parent's workspace: its prompt files are read once for all of them.
+    const files = promptFilesOnce();
     const branches = await pooled(
-      batch.branches.map((branch, i) => () => this.branch(batch, branch, batch.ids[i]!, recorded.get(batch.ids[i]!))),
+      batch.branches.map((branch, i) => () => this.branch(batch, branch, batch.ids[i]!, recorded.get(batch.ids[i]!), files)),
       batch.limit,
     );
     batch.finished?.(branches);
@@ -161,6 +164,7 @@ export class SubAgentLauncher {
     branch: BranchSpec,
     traceId: string,
     recorded: SubagentResultEntry | undefined,
+    promptFiles: PromptFiles,
   ): Promise<LaunchedBranch> {
     const ctx = this.ctx;
     const standing = batch.resume ? await branchStanding(ctx.store, traceId) : ({ kind: "new" } as const);
@@ -198,6 +202,7 @@ export class SubAgentLauncher {
     const options = {
       trace: launch,
       traceSpend: ctx.traceSpend,
+      promptFiles,
       ...(batch.extensions ? { extensions: batch.extensions } : {}),
     };
     const result =

@@ -175,8 +175,13 @@ export class SqlStore extends StoreBase {
       const appender = this.appender;
       // SQLite with a commit per write, nothing of this session's queued and nothing holding the
       // connection: the synchronous path (see SqliteAppender.update) cannot pass or join another write.
-      if (appender && !this.grouped && !this.locks.busy(id) && !this.conn.sqliteGate.busy("sqlite")) {
-        return appender.update(id, (meta) => applySessionPatch(meta, patch, this.now()));
+      if (appender && !this.grouped) {
+        const update = () => appender.update(id, (meta) => applySessionPatch(meta, patch, this.now()));
+        if (!this.locks.busy(id) && !this.conn.sqliteGate.busy("sqlite")) return update();
+        // Sibling sub-traces keep the connection busy, so a sub-trace's updates mostly land here: the
+        // same prepared statements once this session's queued writes and the connection's holder are
+        // done, where Kysely compiled the lock, read and write again on every call.
+        return this.locks.run(id, () => sqliteNow(this.conn, update));
       }
       return this.write(id, async (trx) => {
         const { meta } = await lockSession(trx, this.w, id);
