@@ -44,6 +44,7 @@ import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import { SqliteInboxReader } from "./sqlite-events.js";
+import { SqliteInboxLook } from "./sqlite-inbox-look.js";
 import { SqliteLivePathReader } from "./sqlite-live-path.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
@@ -70,6 +71,8 @@ export class SqlStore extends StoreBase {
   private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
   private readonly inbox: SqliteInboxReader | undefined;
+  /** Whether a driven session's inbox may hold something new, without reading it (SQLite only). */
+  private readonly inboxLook: SqliteInboxLook | undefined;
   private readonly livePaths: SqliteLivePathReader | undefined;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
@@ -93,7 +96,9 @@ export class SqlStore extends StoreBase {
     this.db = conn.db;
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
-    this.leases = new SqlLeases(conn, opts.leaseTtlMs);
+    const sqlite = conn.sqlite;
+    this.inboxLook = sqlite ? new SqliteInboxLook(sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
+    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id));
     this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
@@ -199,7 +204,10 @@ export class SqlStore extends StoreBase {
     });
   }
 
+  /** An inbox message among the events is noted for the run that reads it (see SqliteInboxLook). */
   appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
+    const look = this.inboxLook;
+    if (look) return this.guard("append events", () => look.posting(sessionId, inputs, () => this.log.append(sessionId, inputs)));
     return this.guard("append events", () => this.log.append(sessionId, inputs));
   }
 
@@ -216,7 +224,8 @@ export class SqlStore extends StoreBase {
       }
       const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
       this.appender?.forget(sessionId);
-      return this.log.appendWithin(sessionId, inputs, within, meta);
+      const append = () => this.log.appendWithin(sessionId, inputs, within, meta);
+      return this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append();
     });
   }
 
@@ -224,14 +233,27 @@ export class SqlStore extends StoreBase {
     return this.guard("list events", () => this.log.list(sessionId, opts));
   }
 
-  /** One query per read (see inboxPageRows). */
+  /** One query per read (see inboxPageRows); on SQLite, a driven session's read is remembered (see SqliteInboxLook). */
   override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
       const inbox = this.inbox;
-      if (!inbox) return inboxPageRows(this.db, sessionId, after);
-      return sqliteNow(this.conn, () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId)));
+      const look = this.inboxLook;
+      if (!inbox || !look) return inboxPageRows(this.db, sessionId, after);
+      return sqliteNow(this.conn, () => {
+        const leased = this.leases.holdsNow(sessionId);
+        if (!leased) return inbox.page(sessionId, after, false);
+        const version = look.version();
+        const page = inbox.page(sessionId, after, true);
+        look.read(sessionId, version, page.cursor);
+        return page;
+      });
     });
+  }
+
+  /** A boolean a step asks instead of reading (see SqliteInboxLook); PostgreSQL and MySQL read every step. */
+  inboxMayHaveNew(sessionId: string, after: string): boolean {
+    return this.closed || (this.inboxLook?.mayHaveNew(sessionId, after) ?? true);
   }
 
   /** Rows of their own, outside any session's lock: any process may ask or answer, whoever drives the session. */

@@ -1,0 +1,91 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { EventInput } from "../event-records.js";
+import { INBOX_EVENT_TYPE, INBOX_LOOK_MS } from "../inbox.js";
+
+interface Looked {
+  /** The cursor the last read gave: a reader at another cursor reads. */
+  cursor: string;
+  /** The connection's `data_version` taken just before that read. */
+  version: number;
+  /** When the run reads anyway (ms, `now`'s clock). */
+  lookAt: number;
+  /** This store left a message for the session since that read. */
+  posted: boolean;
+}
+
+/**
+ * For the sessions this SQLite store drives, whether their inbox may hold something new since the run
+ * last read it, so a step that finds nothing new skips the read (a read transaction: its WAL lock and
+ * unlock are system calls). SQLite's `PRAGMA data_version` changes on this connection only when
+ * ANOTHER connection (another process, another store on the file) commits; this store's own posts are
+ * noted as they are made (`posting`). So: nothing posted here, the version unchanged since the read,
+ * and the cursor the read gave — nothing new. `data_version` is a statement with a read transaction
+ * of its own, but no table lookup (about half the read's CPU); a run still reads at least every
+ * `lookMs`. An entry lives from a read while this store holds the session's lease until the lease ends.
+ */
+export class SqliteInboxLook {
+  private readonly sessions = new Map<string, Looked>();
+  /** Own posts in flight per session: until a post has committed and is noted, a step reads. */
+  private readonly inFlight = new Map<string, number>();
+  private readonly dataVersion: BetterSqlite3.Statement<[], number>;
+
+  /** `busy`: something holds the connection (an open transaction), whose snapshot `data_version` would report. */
+  constructor(
+    private readonly handle: BetterSqlite3.Database,
+    private readonly busy: () => boolean,
+    private readonly lookMs = INBOX_LOOK_MS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.dataVersion = handle.prepare<[], number>("pragma data_version").pluck();
+  }
+
+  /**
+   * False only when the session's inbox holds nothing after `after`: the last read gave `after`,
+   * nothing was posted here since, and no other connection has committed since just before that read.
+   */
+  mayHaveNew(id: string, after: string): boolean {
+    const w = this.sessions.get(id);
+    if (w === undefined || w.posted || w.cursor !== after || this.inFlight.has(id) || this.now() >= w.lookAt) return true;
+    if (this.busy() || this.handle.inTransaction) return true;
+    return this.dataVersion.get() !== w.version;
+  }
+
+  /**
+   * Just before a read of a session this store drives, on the connection and with nothing holding it:
+   * the version to hand to `read` with the cursor the read gave. Taken before the read, so whatever
+   * another connection commits after it changes the version the next step sees, the read having seen
+   * it or not.
+   */
+  version(): number {
+    return this.dataVersion.get() as number;
+  }
+
+  read(id: string, version: number, cursor: string): void {
+    this.sessions.set(id, { cursor, version, lookAt: this.now() + this.lookMs, posted: false });
+  }
+
+  /**
+   * Runs an append of this store's: one that files an inbox message counts from its start (a step
+   * reads while it is in flight) and marks the session posted once done, so its run reads it at the
+   * next step; a read that runs between the commit and the mark is followed by one more.
+   */
+  async posting<T>(id: string, inputs: readonly EventInput[], append: () => Promise<T>): Promise<T> {
+    // Unchecked yet: the append refuses what is not a list of events, with its own error.
+    if (!Array.isArray(inputs) || !inputs.some((i) => i?.type === INBOX_EVENT_TYPE)) return append();
+    this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1);
+    try {
+      return await append();
+    } finally {
+      const n = (this.inFlight.get(id) ?? 1) - 1;
+      if (n === 0) this.inFlight.delete(id);
+      else this.inFlight.set(id, n);
+      const w = this.sessions.get(id);
+      if (w !== undefined) w.posted = true;
+    }
+  }
+
+  /** The store's lease on the session ended: its entry goes. */
+  end(id: string): void {
+    this.sessions.delete(id);
+  }
+}
