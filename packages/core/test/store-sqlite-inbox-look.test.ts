@@ -69,6 +69,38 @@ describe("the SQLite store's look at a driven session's inbox", () => {
     expect(store.inboxMayHaveNew?.(session.id, cursor)).toBe(true);
   });
 
+  it("an append's write transaction samples data_version for the next step, which then runs no statement of its own", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const dir = tempDir();
+    const store = await openStore(sqlite(dir));
+    const other = await openStore(sqlite(dir));
+    opened.push(store, other);
+    const session = await store.createSession();
+    await store.acquireLease(session.id, "run");
+    const custom = [{ type: "custom" as const, customType: "step" }];
+    let cursor = (await store.readInbox(session.id)).cursor;
+    // The step's own commit: sampled, unchanged.
+    await store.appendEntries(session.id, custom);
+    expect(store.inboxMayHaveNew?.(session.id, cursor)).toBe(false);
+
+    // Another store's post before this store's next commit: that commit's sample shows it.
+    await other.postInbox(session.id, "before the commit");
+    await store.appendEntries(session.id, custom);
+    expect(store.inboxMayHaveNew?.(session.id, cursor)).toBe(true);
+    const page = await store.readInbox(session.id, cursor);
+    expect(page.messages.map((m) => m.text)).toEqual(["before the commit"]);
+    cursor = page.cursor;
+
+    // One left after this store's last commit is seen after its next one (or by the look due every
+    // INBOX_LOOK_MS): a step commits at least once, so at most a step later.
+    await store.appendEntries(session.id, custom);
+    await other.postInbox(session.id, "after the commit");
+    expect(store.inboxMayHaveNew?.(session.id, cursor)).toBe(false);
+    await store.appendEntries(session.id, custom);
+    expect(store.inboxMayHaveNew?.(session.id, cursor)).toBe(true);
+    expect((await store.readInbox(session.id, cursor)).messages.map((m) => m.text)).toEqual(["after the commit"]);
+  });
+
   it("a post in flight counts from its start: a read that runs before its commit is followed by another", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const store = await openStore(sqlite(tempDir()));

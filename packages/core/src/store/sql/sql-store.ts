@@ -100,7 +100,7 @@ export class SqlStore extends StoreBase {
     this.inboxLook = sqlite ? new SqliteInboxLook(sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id));
     this.asks = new SqlAsks(this.db);
-    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
+    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
     this.livePaths = conn.sqlite ? new SqliteLivePathReader(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };

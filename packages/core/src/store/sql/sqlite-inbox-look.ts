@@ -9,6 +9,8 @@ interface Looked {
   version: number;
   /** When the run reads anyway (ms, `now`'s clock). */
   lookAt: number;
+  /** The read's place among reads and samples (see `sampled`). */
+  tick: number;
   /** This store left a message for the session since that read. */
   posted: boolean;
 }
@@ -28,6 +30,10 @@ export class SqliteInboxLook {
   /** Own posts in flight per session: until a post has committed and is noted, a step reads. */
   private readonly inFlight = new Map<string, number>();
   private readonly dataVersion: BetterSqlite3.Statement<[], number>;
+  /** Counts reads and samples, to tell whether the last sample came after a session's read. */
+  private tick = 0;
+  /** `data_version` as the last of this store's write transactions saw it (see `sampled`). */
+  private sample = { version: 0, tick: 0 };
 
   /** `busy`: something holds the connection (an open transaction), whose snapshot `data_version` would report. */
   constructor(
@@ -46,8 +52,22 @@ export class SqliteInboxLook {
   mayHaveNew(id: string, after: string): boolean {
     const w = this.sessions.get(id);
     if (w === undefined || w.posted || w.cursor !== after || this.inFlight.has(id) || this.now() >= w.lookAt) return true;
+    // A sample from a write transaction of this store's since the read costs nothing more; without
+    // one, the statement is a read transaction of its own.
+    if (this.sample.tick > w.tick) return this.sample.version !== w.version;
     if (this.busy() || this.handle.inTransaction) return true;
     return this.dataVersion.get() !== w.version;
+  }
+
+  /**
+   * Inside a write transaction of this store's (an append's), where the statement takes no lock of its
+   * own: what it reports covers every other connection's commit before the transaction began. A step
+   * commits at least once after its inbox check, so the next step's check needs no statement; a
+   * message committed elsewhere after that transaction is seen after the store's next one, at the
+   * step after, or by the look due every `lookMs`.
+   */
+  sampled(): void {
+    this.sample = { version: this.dataVersion.get() as number, tick: ++this.tick };
   }
 
   /**
@@ -61,7 +81,7 @@ export class SqliteInboxLook {
   }
 
   read(id: string, version: number, cursor: string): void {
-    this.sessions.set(id, { cursor, version, lookAt: this.now() + this.lookMs, posted: false });
+    this.sessions.set(id, { cursor, version, lookAt: this.now() + this.lookMs, posted: false, tick: ++this.tick });
   }
 
   /**
