@@ -96,8 +96,7 @@ export class SqlStore extends StoreBase {
     this.db = conn.db;
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
-    const sqlite = conn.sqlite;
-    this.inboxLook = sqlite ? new SqliteInboxLook(sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
+    this.inboxLook = conn.sqlite ? new SqliteInboxLook(conn.sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
     this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id));
     this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
@@ -206,9 +205,8 @@ export class SqlStore extends StoreBase {
 
   /** An inbox message among the events is noted for the run that reads it (see SqliteInboxLook). */
   appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
-    const look = this.inboxLook;
-    if (look) return this.guard("append events", () => look.posting(sessionId, inputs, () => this.log.append(sessionId, inputs)));
-    return this.guard("append events", () => this.log.append(sessionId, inputs));
+    const append = () => this.log.append(sessionId, inputs);
+    return this.guard("append events", () => (this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append()));
   }
 
   appendEventsWithin(
@@ -240,14 +238,11 @@ export class SqlStore extends StoreBase {
       const inbox = this.inbox;
       const look = this.inboxLook;
       if (!inbox || !look) return inboxPageRows(this.db, sessionId, after);
-      return sqliteNow(this.conn, () => {
-        const leased = this.leases.holdsNow(sessionId);
-        if (!leased) return inbox.page(sessionId, after, false);
-        const version = look.version();
-        const page = inbox.page(sessionId, after, true);
-        look.read(sessionId, version, page.cursor);
-        return page;
-      });
+      return sqliteNow(this.conn, () =>
+        this.leases.holdsNow(sessionId)
+          ? look.reading(sessionId, () => inbox.page(sessionId, after, true))
+          : inbox.page(sessionId, after, false),
+      );
     });
   }
 

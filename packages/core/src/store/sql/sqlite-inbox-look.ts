@@ -71,17 +71,15 @@ export class SqliteInboxLook {
   }
 
   /**
-   * Just before a read of a session this store drives, on the connection and with nothing holding it:
-   * the version to hand to `read` with the cursor the read gave. Taken before the read, so whatever
-   * another connection commits after it changes the version the next step sees, the read having seen
-   * it or not.
+   * A read of a session this store drives, on the connection and with nothing holding it, remembered
+   * with the version taken just before it: whatever another connection commits after that changes the
+   * version the next step sees, whether the read saw the commit or not.
    */
-  version(): number {
-    return this.dataVersion.get() as number;
-  }
-
-  read(id: string, version: number, cursor: string): void {
-    this.sessions.set(id, { cursor, version, lookAt: this.now() + this.lookMs, posted: false, tick: ++this.tick });
+  reading<T extends { cursor: string }>(id: string, read: () => T): T {
+    const version = this.dataVersion.get() as number;
+    const page = read();
+    this.sessions.set(id, { cursor: page.cursor, version, lookAt: this.now() + this.lookMs, posted: false, tick: ++this.tick });
+    return page;
   }
 
   /**
