@@ -56,7 +56,12 @@ export class SqliteInboxLook {
     // one, the statement is a read transaction of its own.
     if (this.sample.tick > w.tick) return this.sample.version !== w.version;
     if (this.busy() || this.handle.inTransaction) return true;
-    return this.dataVersion.get() !== w.version;
+    try {
+      return this.dataVersion.get() !== w.version;
+    } catch {
+      // Outside the store's guard: the read that follows reports the failure as the store's error.
+      return true;
+    }
   }
 
   /**
