@@ -20,6 +20,12 @@ export interface InboxPage {
   cursor: string;
 }
 
+/**
+ * The longest a message left for a run waits for it to look, whatever a store's watch of its inbox
+ * does: unnoticed next to a model's step, and a look this seldom costs nothing a step would show.
+ */
+export const INBOX_LOOK_MS = 50;
+
 /** The event type the stores that keep an event log file inbox messages under. */
 export const INBOX_EVENT_TYPE = "steer";
 

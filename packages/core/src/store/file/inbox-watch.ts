@@ -1,10 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
+import { INBOX_LOOK_MS } from "../inbox.js";
 
-/**
- * The longest a message left for a run waits for it to look, whatever the watch does: unnoticed next
- * to a model's step, and a look (one stat or listing) this seldom costs nothing a step would show.
- */
-export const INBOX_LOOK_MS = 50;
+export { INBOX_LOOK_MS };
 
 interface Watched {
   /** Null while the folder is missing (a session nobody steered yet) or cannot be watched. */

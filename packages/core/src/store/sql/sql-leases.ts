@@ -21,6 +21,8 @@ export class SqlLeases {
   constructor(
     private readonly conn: SqlConnection,
     private readonly ttlMs: number,
+    /** A lease this store held was given back. */
+    private readonly ended: (id: string) => void = () => {},
   ) {
     this.held = new HeldLeases(ttlMs);
     const sqlite = conn.sqlite;
@@ -88,10 +90,12 @@ export class SqlLeases {
     const takenAt = Date.now();
     const other = await this.take(id, holder);
     if (other) throw sessionBusy(id, other);
-    const giveBack = () =>
-      this.drop(id, holder.token).catch(() => {
+    const giveBack = () => {
+      this.ended(id);
+      return this.drop(id, holder.token).catch(() => {
         // Unreachable database: the lease expires by itself.
       });
+    };
     return this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack, takenAt);
   }
 

@@ -44,6 +44,7 @@ import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import { SqliteInboxReader } from "./sqlite-events.js";
+import { SqliteInboxLook } from "./sqlite-inbox-look.js";
 import { SqliteLivePathReader } from "./sqlite-live-path.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
@@ -70,6 +71,8 @@ export class SqlStore extends StoreBase {
   private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
   private readonly inbox: SqliteInboxReader | undefined;
+  /** Whether a driven session's inbox may hold something new, without reading it (SQLite only). */
+  private readonly inboxLook: SqliteInboxLook | undefined;
   private readonly livePaths: SqliteLivePathReader | undefined;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
@@ -93,9 +96,10 @@ export class SqlStore extends StoreBase {
     this.db = conn.db;
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
-    this.leases = new SqlLeases(conn, opts.leaseTtlMs);
+    this.inboxLook = conn.sqlite ? new SqliteInboxLook(conn.sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
+    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id));
     this.asks = new SqlAsks(this.db);
-    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases) : undefined;
+    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
     this.livePaths = conn.sqlite ? new SqliteLivePathReader(conn.sqlite) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
@@ -204,8 +208,10 @@ export class SqlStore extends StoreBase {
     });
   }
 
+  /** An inbox message among the events is noted for the run that reads it (see SqliteInboxLook). */
   appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
-    return this.guard("append events", () => this.log.append(sessionId, inputs));
+    const append = () => this.log.append(sessionId, inputs);
+    return this.guard("append events", () => (this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append()));
   }
 
   appendEventsWithin(
@@ -221,7 +227,8 @@ export class SqlStore extends StoreBase {
       }
       const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
       this.appender?.forget(sessionId);
-      return this.log.appendWithin(sessionId, inputs, within, meta);
+      const append = () => this.log.appendWithin(sessionId, inputs, within, meta);
+      return this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append();
     });
   }
 
@@ -229,14 +236,24 @@ export class SqlStore extends StoreBase {
     return this.guard("list events", () => this.log.list(sessionId, opts));
   }
 
-  /** One query per read (see inboxPageRows). */
+  /** One query per read (see inboxPageRows); on SQLite, a driven session's read is remembered (see SqliteInboxLook). */
   override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
       const inbox = this.inbox;
-      if (!inbox) return inboxPageRows(this.db, sessionId, after);
-      return sqliteNow(this.conn, () => inbox.page(sessionId, after, this.leases.holdsNow(sessionId)));
+      const look = this.inboxLook;
+      if (!inbox || !look) return inboxPageRows(this.db, sessionId, after);
+      return sqliteNow(this.conn, () =>
+        this.leases.holdsNow(sessionId)
+          ? look.reading(sessionId, () => inbox.page(sessionId, after, true))
+          : inbox.page(sessionId, after, false),
+      );
     });
+  }
+
+  /** A boolean a step asks instead of reading (see SqliteInboxLook); PostgreSQL and MySQL read every step. */
+  inboxMayHaveNew(sessionId: string, after: string): boolean {
+    return this.closed || (this.inboxLook?.mayHaveNew(sessionId, after) ?? true);
   }
 
   /** Rows of their own, outside any session's lock: any process may ask or answer, whoever drives the session. */

@@ -51,6 +51,8 @@ export class SqliteAppender {
   constructor(
     handle: BetterSqlite3.Database,
     private readonly leases: SqlLeases,
+    /** Called at the start of each append's transaction (see SqliteInboxLook.sampled). */
+    inTransaction: () => void = () => {},
   ) {
     const selectLease = handle.prepare<[string], { holder: string; expires_at: number; token: string }>(
       "select holder, expires_at, token from arbor_leases where session_id = ?",
@@ -90,6 +92,7 @@ export class SqliteAppender {
     };
 
     const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
+      inTransaction();
       const { meta, nextSeq } = current(sessionId);
       // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
       // so they skip the lookup. So does the leaf the session row names (its entry was written with it).
