@@ -26,6 +26,10 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for a state to be reached (a page rendered, a file written) and returns as soon
+    // as it is, so a longer bound costs only a failing test's time: vitest's 1 s was missed by a page
+    // loading a session at load 11 on two cores.
+    expect: { poll: { timeout: 10_000 } },
     // Core's test files share their worker's modules and process (isolate: false): core keeps no
     // module-level mutable state, its tests restore the timers and environment they stub, and
     // re-importing core for every file was most of a unit file's time (all 165 files: 140 -> 75 CPU
