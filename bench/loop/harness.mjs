@@ -78,6 +78,10 @@ export function nullStore(core) {
     async appendEntry(sessionId, entry) {
       return append(sessionId, entry);
     },
+    // A step's assistant message and its first call's start record go in one append.
+    async appendEntries(sessionId, entries) {
+      return entries.map((entry) => append(sessionId, entry));
+    },
     // One driver per session is the store's promise; the stub has one process and one reader, so its
     // lease is granted at once and never lost.
     async acquireLease(sessionId, purpose) {
