@@ -21,14 +21,18 @@ describe("the SQLite store's look at a driven session's inbox", () => {
     for (const s of opened.splice(0)) await s.close();
   });
 
-  it("answers false only while no other connection committed and nothing was posted here since the read", async () => {
-    // The clock stands still: the look that comes every INBOX_LOOK_MS anyway would otherwise answer for it under load.
+  /** A store and another on the same file, with a session; the clock stands still, so the look that comes every INBOX_LOOK_MS anyway cannot answer for the data_version under load. */
+  async function twoStoresOnOneFile() {
     vi.useFakeTimers({ toFake: ["Date"] });
     const dir = tempDir();
     const store = await openStore(sqlite(dir));
     const other = await openStore(sqlite(dir));
     opened.push(store, other);
-    const session = await store.createSession();
+    return { store, other, session: await store.createSession() };
+  }
+
+  it("answers false only while no other connection committed and nothing was posted here since the read", async () => {
+    const { store, other, session } = await twoStoresOnOneFile();
     await store.appendEvents(session.id, [{ type: "run_step", data: { n: 0 } }]);
     // Not driven here: nothing is known, every step reads.
     const idle = (await store.readInbox(session.id)).cursor;
@@ -70,12 +74,7 @@ describe("the SQLite store's look at a driven session's inbox", () => {
   });
 
   it("an append's write transaction samples data_version for the next step, which then runs no statement of its own", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const dir = tempDir();
-    const store = await openStore(sqlite(dir));
-    const other = await openStore(sqlite(dir));
-    opened.push(store, other);
-    const session = await store.createSession();
+    const { store, other, session } = await twoStoresOnOneFile();
     await store.acquireLease(session.id, "run");
     const custom = [{ type: "custom" as const, customType: "step" }];
     let cursor = (await store.readInbox(session.id)).cursor;
