@@ -92,56 +92,76 @@ async function timeRun(core, store, tmp, branches, steps = STEPS, latency = 0) {
   return { ms, sessionId: result.sessionId };
 }
 
+/** One row for each store that persists (the stub is left out), each store closed after its row. */
+async function rowsPerStore(core, tmp, row) {
+  const rows = [];
+  for (const backend of LOOP_BACKENDS.filter((b) => b.spec(tmp) !== null)) {
+    const store = await openBackend(core, backend, tmp);
+    try {
+      rows.push(await row(backend, store));
+    } finally {
+      await store.close();
+    }
+  }
+  return rows;
+}
+
+/**
+ * Runs `a` and `b` in turn, `warmUps + repeats` times, so both see the same conditions; the median wall
+ * ms of each over the last `repeats`. `first` is given the first pair's results (to check what they stored).
+ */
+async function alternating(repeats, warmUps, a, b, first = async () => {}) {
+  const as = [];
+  const bs = [];
+  for (let i = 0; i < warmUps + repeats; i++) {
+    const ra = await a();
+    const rb = await b();
+    if (i === 0) await first(ra, rb);
+    if (i < warmUps) continue;
+    as.push(ra.ms);
+    bs.push(rb.ms);
+  }
+  return [median(as), median(bs)];
+}
+
 export async function run({ core, tmp, quick, baseline }) {
   const repeats = quick ? 3 : 7;
   section(`E1. explore: 8 branches × ${STEPS} steps against 1 branch × ${STEPS} steps, zero-latency scripted model`);
   note("Each branch is a sub-trace (its own session) making 19 trivial tool calls and a report; every message persisted.");
   note(`Wall time of the parent run (2 steps of its own) to result; median of ${repeats} after 2 warm-ups.`);
-  const rows = [];
-  for (const backend of LOOP_BACKENDS.filter((b) => b.spec(tmp) !== null)) {
-    const store = await openBackend(core, backend, tmp);
-    try {
-      const one = [];
-      const eight = [];
-      let checked = 0;
-      for (let i = 0; i < repeats + 2; i++) {
-        const a = await timeRun(core, store, tmp, 1);
-        const b = await timeRun(core, store, tmp, 8);
-        if (i === 0) {
-          await checkSubTraces(store, a.sessionId, 1);
-          checked = await checkSubTraces(store, b.sessionId, 8);
-        }
-        if (i < 2) continue;
-        one.push(a.ms);
-        eight.push(b.ms);
-      }
-      // A sub-trace's fixed cost: what each extra one-step branch adds to the parent's wall time.
-      const oneStep = [];
-      const nineStep = [];
-      for (let i = 0; i < repeats + 2; i++) {
-        const a = await timeRun(core, store, tmp, 1, 1);
-        const b = await timeRun(core, store, tmp, 9, 1);
-        if (i < 2) continue;
-        oneStep.push(a.ms);
-        nineStep.push(b.ms);
-      }
-      const fixed = (median(nineStep) - median(oneStep)) / 8;
-      const r = median(eight) / median(one);
-      const key = `explore.${backend.label.split(" ")[0]}`;
-      rows.push([
-        backend.label,
-        num(median(one)),
-        num(median(eight)),
-        ...ratioCells(r, TARGET, quick ? undefined : () => baseline.compare(`${key}.ratio_8_1`, r, "lower")),
-        num(fixed),
-        `≤ ${TARGET_FIXED_MS}`,
-        quick ? "–" : baseline.compare(`${key}.fixed_ms`, fixed, "lower"),
-        `${checked} ok`,
-      ]);
-    } finally {
-      await store.close();
-    }
-  }
+  const rows = await rowsPerStore(core, tmp, async (backend, store) => {
+    let checked = 0;
+    const [one, eight] = await alternating(
+      repeats,
+      2,
+      () => timeRun(core, store, tmp, 1),
+      () => timeRun(core, store, tmp, 8),
+      async (a, b) => {
+        await checkSubTraces(store, a.sessionId, 1);
+        checked = await checkSubTraces(store, b.sessionId, 8);
+      },
+    );
+    // A sub-trace's fixed cost: what each extra one-step branch adds to the parent's wall time.
+    const [oneStep, nineStep] = await alternating(
+      repeats,
+      2,
+      () => timeRun(core, store, tmp, 1, 1),
+      () => timeRun(core, store, tmp, 9, 1),
+    );
+    const fixed = (nineStep - oneStep) / 8;
+    const r = eight / one;
+    const key = `explore.${backend.label.split(" ")[0]}`;
+    return [
+      backend.label,
+      num(one),
+      num(eight),
+      ...ratioCells(r, TARGET, quick ? undefined : () => baseline.compare(`${key}.ratio_8_1`, r, "lower")),
+      num(fixed),
+      `≤ ${TARGET_FIXED_MS}`,
+      quick ? "–" : baseline.compare(`${key}.fixed_ms`, fixed, "lower"),
+      `${checked} ok`,
+    ];
+  });
   table(
     [
       "<store",
@@ -170,34 +190,25 @@ async function withLatency({ core, tmp, quick, baseline }) {
     `E2. explore with ${LATENCY_MS} ms of model latency: 8 branches × ${LATENCY_STEPS} steps against 1 branch × ${LATENCY_STEPS} steps`,
   );
   note(`Every branch model call waits ${LATENCY_MS} ms before it answers; median of ${repeats} after 1 warm-up.`);
-  const rows = [];
-  for (const backend of LOOP_BACKENDS.filter((b) => b.spec(tmp) !== null)) {
-    const store = await openBackend(core, backend, tmp);
-    try {
-      const one = [];
-      const eight = [];
-      for (let i = 0; i < repeats + 1; i++) {
-        const a = await timeRun(core, store, tmp, 1, LATENCY_STEPS, LATENCY_MS);
-        const b = await timeRun(core, store, tmp, 8, LATENCY_STEPS, LATENCY_MS);
-        if (i < 1) continue;
-        one.push(a.ms);
-        eight.push(b.ms);
-      }
-      const r = median(eight) / median(one);
-      rows.push([
-        backend.label,
-        num(median(one)),
-        num(median(eight)),
-        ...ratioCells(
-          r,
-          TARGET_LATENCY,
-          quick ? undefined : () => baseline.compare(`explore.${backend.label.split(" ")[0]}.ratio_8_1_latency`, r, "lower"),
-        ),
-      ]);
-    } finally {
-      await store.close();
-    }
-  }
+  const rows = await rowsPerStore(core, tmp, async (backend, store) => {
+    const [one, eight] = await alternating(
+      repeats,
+      1,
+      () => timeRun(core, store, tmp, 1, LATENCY_STEPS, LATENCY_MS),
+      () => timeRun(core, store, tmp, 8, LATENCY_STEPS, LATENCY_MS),
+    );
+    const r = eight / one;
+    return [
+      backend.label,
+      num(one),
+      num(eight),
+      ...ratioCells(
+        r,
+        TARGET_LATENCY,
+        quick ? undefined : () => baseline.compare(`explore.${backend.label.split(" ")[0]}.ratio_8_1_latency`, r, "lower"),
+      ),
+    ];
+  });
   table(["<store", "1 branch ms", "8 branches ms", "8 ÷ 1", "target", "margin", "vs before"], rows);
   note(
     `The floor is ${LATENCY_STEPS} × ${LATENCY_MS} ms of waiting per branch; what 8 add above 1 is their steps' CPU and writes.`,
