@@ -8,9 +8,10 @@ import { fileStoreEach } from "./helpers/file-store-each.js";
 
 // The file store resumes a session through entries.idx (where each entry's record is) and reads only
 // the live path. These tests check that it does, and that an index that is missing, torn, stale or
-// wrong is never believed: the session is then read whole and the index written again.
+// wrong is never believed: the session is then read whole and the index written again. These sessions
+// are small, so the store here keeps an index from the first byte; a small session keeps none by default.
 
-const t = fileStoreEach("arbor-index-");
+const t = fileStoreEach("arbor-index-", { indexFromBytes: 0 });
 const file = (id: string, name: string) => join(t.dir, "sessions", id, name);
 
 /** 30 messages, a compaction keeping the last 5 of them, then 10 more: the live path is 16 entries and what it carries. */
@@ -45,11 +46,11 @@ function damageOldMessage(id: string): void {
 }
 
 describe("file store index", () => {
-  it("a new session's directory holds its event log and index from the start, empty, read as missing ones", async () => {
+  it("a new session's directory holds its event log from the start, empty, read as a missing one", async () => {
     const { id } = await t.store.createSession();
-    // Made with the directory (off the event loop): the first append and flush open files that exist.
+    // Made with the directory (off the event loop): the first append opens a file that exists.
     expect(readFileSync(file(id, "events.jsonl"), "utf8")).toBe("");
-    expect(readFileSync(file(id, "entries.idx"), "latin1")).toBe("");
+    expect(existsSync(file(id, "entries.idx"))).toBe(false);
     expect(await t.store.listEvents(id)).toEqual([]);
     await t.reopen();
     await t.store.appendMessage(id, { role: "user", content: "hello" });
@@ -201,5 +202,32 @@ describe("file store index", () => {
     damageOldMessage(id);
     await t.openAgain();
     await expectCode(t.store.getLivePath(id), "corrupt_session");
+  });
+});
+
+describe("file store index of a small session (the default)", () => {
+  const small = fileStoreEach("arbor-index-small-");
+  const idx = (id: string) => join(small.dir, "sessions", id, "entries.idx");
+
+  it("keeps no index file until the entries pass 64 KiB, then writes one covering every entry", async () => {
+    const { id } = await small.store.createSession();
+    const lease = await small.store.acquireLease(id, "run");
+    for (let i = 0; i < 20; i++) await small.store.appendMessage(id, { role: i % 2 ? "assistant" : "user", content: `m ${i}` });
+    await lease.release();
+    await small.reopen();
+    expect(existsSync(idx(id))).toBe(false);
+    const before = await small.store.getLivePath(id);
+    expect(before.entries).toHaveLength(20);
+    // Past the threshold: the lines kept since the whole read go into a new index with the new ones.
+    await small.store.appendMessage(id, { role: "user", content: "x".repeat(70_000) });
+    await small.store.appendMessage(id, { role: "assistant", content: "after" });
+    await small.store.close();
+    const lines = readFileSync(idx(id), "latin1").trim().split("\n");
+    expect(lines[0]).toBe("arbor-entry-index 1");
+    expect(lines).toHaveLength(23);
+    await small.openAgain();
+    const after = await small.store.getLivePath(id);
+    expect(after.entries.map((e) => e.id)).toEqual([...before.entries.map((e) => e.id), ...after.entries.slice(20).map((e) => e.id)]);
+    expect(after.entries).toHaveLength(22);
   });
 });

@@ -20,6 +20,7 @@ export async function openStore(spec: string | StoreSpec, options: { createDatab
         maxEntryBytes: s.maxEntryBytes,
         maxEventsPerSession: s.maxEventsPerSession,
         leaseTtlMs: s.leaseTtlMs,
+        indexFromBytes: s.indexFromBytes,
       });
     case "sqlite":
     case "mysql":

@@ -20,7 +20,16 @@ const common = {
 };
 
 export const StoreSpecSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("file"), dir: z.string().min(1), ...common }),
+  z.object({
+    kind: z.literal("file"),
+    dir: z.string().min(1),
+    /**
+     * entries.jsonl bytes from which a session keeps an entry index (entries.idx; default 64 KiB): a
+     * smaller session is read whole on resume, which costs less than making and keeping the file.
+     */
+    indexFromBytes: z.number().int().nonnegative().optional(),
+    ...common,
+  }),
   z.object({ kind: z.literal("sqlite"), file: z.string().min(1), ...common }),
   z.object({ kind: z.literal("mysql"), url: z.string().min(1), ...common }),
   z.object({

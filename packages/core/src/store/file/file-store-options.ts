@@ -10,4 +10,6 @@ export interface FileStoreOptions {
   cacheSize?: number;
   /** How long a session's lease outlives its holder's last heartbeat (default 30 s). */
   leaseTtlMs?: number;
+  /** entries.jsonl bytes from which a session keeps entries.idx (default 64 KiB; see the store spec). */
+  indexFromBytes?: number;
 }

@@ -34,6 +34,7 @@ import { FileEventLog } from "./file-event-log.js";
 import { FileLeases } from "./file-leases.js";
 import type { FileStoreOptions } from "./file-store-options.js";
 import { InboxFiles } from "./inbox-files.js";
+import { DEFAULT_INDEX_FROM_BYTES } from "./entry-index.js";
 import { type OpenSession, OpenSessions } from "./open-sessions.js";
 import { purgeSessionFile } from "./purge-file.js";
 import { ENCODE_BUFFER_BYTES } from "./record-buffer.js";
@@ -87,6 +88,7 @@ export class FileStore extends StoreBase {
     this.sessions = new OpenSessions(this.dirs, {
       durability: this.durability,
       cacheSize: opts.cacheSize ?? 64,
+      indexFromBytes: opts.indexFromBytes ?? DEFAULT_INDEX_FROM_BYTES,
       settled: (id) => this.writes.settled(id),
       leased: (id) => this.leases.holds(id),
       encode,

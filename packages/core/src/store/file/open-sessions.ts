@@ -48,6 +48,8 @@ export class OpenSessions {
       leased: (id: string) => boolean;
       /** The store's encode buffer, shared with its event log (see record-buffer.ts). */
       encode: Buffer;
+      /** entries.jsonl bytes from which a session keeps entries.idx (see DEFAULT_INDEX_FROM_BYTES). */
+      indexFromBytes: number;
     },
   ) {
     this.out = new RecordBuffer(opts.encode);
@@ -81,7 +83,7 @@ export class OpenSessions {
   /** A session whose directory was just created with an empty entries file: nothing to read back. */
   created(id: string, meta: SessionMeta): void {
     const state = emptyState(meta, this.dirs.entriesFile(id));
-    const index = new IndexWriter(this.dirs.indexFile(id), 0);
+    const index = new IndexWriter(this.dirs.indexFile(id), 0, this.opts.indexFromBytes);
     this.cache.set(id, { id, state, index, fd: null, sync: null, dirty: false, metaStamp: this.dirs.metaStamp(id) });
     this.evict();
   }
@@ -135,14 +137,17 @@ export class OpenSessions {
     ) {
       return {
         state: loadIndexedState(file, found.meta, parsed, found.entriesBytes),
-        index: new IndexWriter(indexFile, bytes.length),
+        index: new IndexWriter(indexFile, bytes.length, this.opts.indexFromBytes),
       };
     }
     const state = loadSessionState(file, found.meta);
     const whole = INDEX_HEADER + state.unindexed.join("");
     const text = bytes.toString("latin1");
-    const index = new IndexWriter(indexFile, text.length);
-    // A missing or wrong index is replaced at once (by rename, so a writer elsewhere only loses lines a load completes).
+    const index = new IndexWriter(indexFile, text.length, this.opts.indexFromBytes);
+    // A missing or wrong index is replaced at once (by rename, so a writer elsewhere only loses lines a
+    // load completes); a small session's missing one is left missing, its lines handed to the writer
+    // that makes it once the session grows past indexFromBytes.
+    if (text.length === 0 && found.entriesBytes < this.opts.indexFromBytes) return { state, index };
     if ((text.length > 0 || whole.length === 0) && whole.startsWith(text))
       state.unindexed = whole.length > text.length ? [whole.slice(text.length)] : [];
     else {
@@ -168,7 +173,7 @@ export class OpenSessions {
   flushIndex(s: OpenSession): void {
     for (const line of s.state.unindexed) s.index.add(line);
     s.state.unindexed = [];
-    s.index.flush();
+    s.index.flush(s.state.bytes);
   }
 
   evict(): void {

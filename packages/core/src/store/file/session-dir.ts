@@ -96,12 +96,12 @@ export class SessionDirs {
    * Builds a session directory aside and renames it into place, so a session appears whole or not
    * at all. `accountedBytes` -1 marks the meta's derived fields as not yet computed.
    *
-   * Every file the session will need is made here, the event log and the entry index empty (as a
-   * missing one reads), and through the thread pool: making a file allocates an inode, which on a
-   * busy ext4 scans past every inode freed in the last minutes (0.5–1.5 ms a file under load). Made
-   * on the event loop, a new session's five files stalled every other run's stream for milliseconds;
-   * here they cost a worker thread, and the log's first append and the index's first write open
-   * files that exist.
+   * The files every session needs are made here, the event log empty (as a missing one reads), and
+   * through the thread pool: making a file allocates an inode, which on a busy ext4 scans past every
+   * inode freed in the last minutes (0.5–1.5 ms a file under load). Made on the event loop, a new
+   * session's files stalled every other run's stream for milliseconds; here they cost a worker
+   * thread, and the log's first append opens a file that exists. The entry index is not among them:
+   * a session keeps one only once it is large (see DEFAULT_INDEX_FROM_BYTES).
    */
   async create(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): Promise<void> {
     const tmp = join(this.root, `.tmp-${randomBytes(8).toString("hex")}`);
@@ -114,7 +114,6 @@ export class SessionDirs {
         writeFileWholeAsync(join(tmp, META_FILE), metaText, this.fsync),
         writeFileWholeAsync(join(tmp, ENTRIES_FILE), entriesText, this.fsync),
         writeFileWholeAsync(join(tmp, EVENTS_FILE), "", false),
-        writeFileWholeAsync(join(tmp, INDEX_FILE), "", false),
       ]);
       try {
         await rename(tmp, join(this.root, meta.id));
