@@ -227,7 +227,10 @@ describe("file store index of a small session (the default)", () => {
     expect(lines).toHaveLength(23);
     await small.openAgain();
     const after = await small.store.getLivePath(id);
-    expect(after.entries.map((e) => e.id)).toEqual([...before.entries.map((e) => e.id), ...after.entries.slice(20).map((e) => e.id)]);
+    expect(after.entries.map((e) => e.id)).toEqual([
+      ...before.entries.map((e) => e.id),
+      ...after.entries.slice(20).map((e) => e.id),
+    ]);
     expect(after.entries).toHaveLength(22);
   });
 });

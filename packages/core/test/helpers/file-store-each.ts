@@ -20,7 +20,10 @@ export interface FileStoreEach {
  * closed and removed after it: tests that damage or inspect the store's files on disk start clean.
  * `options`: the file store spec's other fields, for every open.
  */
-export function fileStoreEach(prefix: string, options: Omit<Extract<StoreSpec, { kind: "file" }>, "kind" | "dir"> = {}): FileStoreEach {
+export function fileStoreEach(
+  prefix: string,
+  options: Omit<Extract<StoreSpec, { kind: "file" }>, "kind" | "dir"> = {},
+): FileStoreEach {
   let dir = "";
   let store: Store | undefined;
   const openStoreHere = () => (Object.keys(options).length > 0 ? openStore({ kind: "file", dir, ...options }) : openStore(dir));
