@@ -1,6 +1,6 @@
 import type { SubTraceMetadata } from "../goal/goal-tree.js";
 import type { RunResult } from "../loop/types.js";
-import type { SubagentResultMetadata, SubagentStatus } from "../model/entry.js";
+import type { Entry, SubagentResultMetadata, SubagentStatus } from "../model/entry.js";
 import type { RunEvent } from "../model/run-events.js";
 import { cutText } from "../model/text.js";
 import type { Store } from "../store/store.js";
@@ -29,6 +29,21 @@ export interface BranchRecord {
   selectedSource: "final_text" | "last_assistant_message" | "status";
   /** The sources the branch actually offered, in the order they are preferred (the status always is). */
   inputSources: Array<"final_text" | "last_assistant_message" | "status">;
+}
+
+/**
+ * The branch's last assistant message: read back from its leaf an entry at a time, as it is nearly
+ * always the leaf or a step before it. Reading the whole path instead cost a long branch every
+ * message it wrote (tool outputs included) at its end, on the parent's time.
+ */
+async function lastAssistantEntry(store: Store, traceId: string, leafId: string | null | undefined): Promise<Entry | undefined> {
+  for (let id = leafId ?? null; id !== null; ) {
+    const entry = await store.getEntry(traceId, id);
+    if (!entry) return undefined;
+    if (entry.type === "message" && entry.message.role === "assistant") return entry;
+    id = entry.parentId;
+  }
+  return undefined;
 }
 
 /**
@@ -87,14 +102,10 @@ export function branchRecorder(now: () => number) {
       store: Store,
       branch: { traceId: string; task: string; status: SubagentStatus; result: RunResult },
     ): Promise<BranchRecord> {
-      const [meta, path] = await Promise.all([
-        store.getSession(branch.traceId).catch(() => undefined),
-        store.getActivePath(branch.traceId).catch(() => []),
-      ]);
+      const meta = await store.getSession(branch.traceId).catch(() => undefined);
+      const entry = meta ? await lastAssistantEntry(store, branch.traceId, meta.leafEntryId).catch(() => undefined) : undefined;
       let last: SubTraceMetadata["lastMessage"] = null;
-      for (let i = path.length - 1; i >= 0 && last === null; i--) {
-        const entry = path[i]!;
-        if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+      if (entry?.type === "message") {
         const text = entry.message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
         last = {
           role: "assistant",

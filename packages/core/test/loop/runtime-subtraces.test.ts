@@ -188,6 +188,27 @@ describe("explore and delegate", () => {
     expect(subs.map((s) => s.status).sort()).toEqual(["aborted", "completed", "failed"]);
   });
 
+  it("records a branch's last assistant message when its session ends on something else", async () => {
+    const main = scriptedModel([
+      [toolCall("goal", { add: "Check the parser" })],
+      [toolCall("goal", { focus: "1" })],
+      [toolCall("explore", { branches: ["look"] })],
+      [text("done")],
+    ]);
+    // The branch speaks, calls a tool, and fails on its next step: its session ends past its last message.
+    const look = scriptedModel([[text("first finding"), toolCall("list", {})], [error(400, { message: "bad request" })]]);
+    const { runtime, store } = await harness({ model: branchModels(main, { look }) });
+    const { result } = await collect(runtime.runs.run({ prompt: "main: go" }));
+    const [sub] = await subTraces(store, result.sessionId);
+    const subPath = await store.getActivePath(sub!.id);
+    expect(subPath.at(-1)?.type).not.toBe("message");
+    const goal = goalTreeOnPath(await store.getActivePath(result.sessionId))!.goals[0]!;
+    expect(goal.subTraceMetadata?.[sub!.id]).toMatchObject({
+      status: "failed",
+      lastMessage: { role: "assistant", content: "first finding" },
+    });
+  });
+
   it("enforces turn, token and tool-call budgets", async () => {
     const main = scriptedModel([[toolCall("explore", { branches: ["turns", "tokens", "calls"] })], [text("done")]]);
     const loop = (n: number) => Array.from({ length: n }, (_, i) => [toolCall("list", {}, { id: `c${i}` })]);
