@@ -124,6 +124,11 @@ function processAlive(holder: LeaseHolder): boolean {
   return now === undefined || now === holder.process;
 }
 
+/** Whether the holder runs on this host, where its process can be checked by its pid. */
+export function onThisHost(holder: LeaseHolder): boolean {
+  return holder.host === HOST;
+}
+
 /**
  * Whether a recorded holder still holds its lease: not past its expiry (ms since the epoch, moved on
  * by each heartbeat), and on this host its process is alive.

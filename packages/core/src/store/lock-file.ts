@@ -5,6 +5,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   unlinkSync,
   utimesSync,
@@ -14,7 +15,7 @@ import {
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ArborError } from "../errors.js";
-import { holderAlive, type LeaseHolder, newHolder, parseHolder } from "./lease.js";
+import { holderAlive, type LeaseHolder, newHolder, onThisHost, parseHolder } from "./lease.js";
 
 /**
  * Cross-process lock files: `path` exists while someone holds it and names the holder; its mtime is
@@ -216,7 +217,23 @@ export class LinkedHolder {
   }
 }
 
-/** Removes the holder files in `dir` whose holder is dead (a process gone, or silent past `ttlMs` elsewhere). */
+/** Spare lock files (see SpareLocks) end so; each holds an old holder of the process that owns it. */
+export const SPARE_SUFFIX = ".spare";
+
+/**
+ * Whether a spare's owner may still use it. On this host its process decides, however long the spare
+ * sat unused; a spare of another host (a network disk), or one left half rewritten by a crash, counts
+ * as left behind once not written for `ttlMs`: removing a live owner's spare only costs it a new file.
+ */
+function spareKept(seen: Seen, ttlMs: number): boolean {
+  if (seen.holder && onThisHost(seen.holder)) return holderAlive(seen.holder, Number.POSITIVE_INFINITY);
+  return Date.now() - seen.mtimeMs <= ttlMs;
+}
+
+/**
+ * Removes the holder files in `dir` whose holder is dead (a process gone, or silent past `ttlMs`
+ * elsewhere), and the spare lock files whose owner is (see spareKept).
+ */
 export function sweepHolderFiles(dir: string, ttlMs: number): void {
   let names: string[];
   try {
@@ -225,11 +242,12 @@ export function sweepHolderFiles(dir: string, ttlMs: number): void {
     return;
   }
   for (const name of names) {
-    if (!name.endsWith(HOLDER_SUFFIX)) continue;
+    const spare = name.endsWith(SPARE_SUFFIX);
+    if (!spare && !name.endsWith(HOLDER_SUFFIX)) continue;
     const path = join(dir, name);
     try {
       const seen = read(path);
-      if (seen && !alive(seen, ttlMs)) unlinkQuiet(path);
+      if (seen && !(spare ? spareKept(seen, ttlMs) : alive(seen, ttlMs))) unlinkQuiet(path);
     } catch {
       // Unreadable: left as it is; it holds no lock by itself.
     }
@@ -255,7 +273,7 @@ function breakDead(path: string, seen: Seen): void {
   }
 }
 
-function unlinkQuiet(path: string): void {
+export function unlinkQuiet(path: string): void {
   try {
     unlinkSync(path);
   } catch (err) {
@@ -286,6 +304,21 @@ export function renewLock(path: string, token: string): boolean {
 /** Removes `path` if it still names `token` (a lock taken over meanwhile is left to its new holder). */
 export function unlock(path: string, token: string): void {
   if (names(path, token)) unlinkQuiet(path);
+}
+
+/**
+ * Moves `path` to `spare` if it still names `token`, giving the lock back with its file kept for
+ * another lock (see SpareLocks); false when it named another holder or was gone (nothing moved).
+ */
+export function unlockInto(path: string, token: string, spare: string): boolean {
+  if (!names(path, token)) return false;
+  try {
+    renameSync(path, spare);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw new ArborError("io_error", `Cannot release the lock ${path}: ${(err as Error).message}`);
+  }
 }
 
 /**

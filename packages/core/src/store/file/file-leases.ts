@@ -3,7 +3,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { HeldLeases, type LeaseHolder, type LeaseOptions, newHolder, type SessionLease, sessionBusy } from "../lease.js";
-import { lockHolder, prepareComplete, renewLock, sweepHolderFiles, tryLock, unlock } from "../lock-file.js";
+import { lockHolder, prepareComplete, renewLock, sweepHolderFiles, type TryLock, tryLock, unlock } from "../lock-file.js";
+import { SpareLocks } from "../spare-locks.js";
 import { WriteBursts } from "./write-burst.js";
 
 /** A write lock is held for one write, or a burst of a few milliseconds: a holder older than this died mid-write. */
@@ -21,12 +22,15 @@ export class FileLeases {
   private readonly held: HeldLeases;
   /** Write locks kept for a burst of writes (see write-burst.ts). */
   private readonly bursts: WriteBursts;
+  /** Lease files given back, kept to make the next leases of (see spare-locks.ts). */
+  private readonly spares: SpareLocks;
 
   constructor(
     private readonly dir: string,
     private readonly ttlMs: number,
   ) {
     this.held = new HeldLeases(ttlMs);
+    this.spares = new SpareLocks(dir);
     this.bursts = new WriteBursts({ purpose: "a write", ttlMs: WRITE_LOCK_TTL_MS, waitMs: WRITE_WAIT_MS });
   }
 
@@ -36,7 +40,8 @@ export class FileLeases {
     } catch (err) {
       throw new ArborError("io_error", `Cannot create the lease directory ${this.dir}: ${(err as Error).message}`);
     }
-    // Write locks are links to a holder file per process (see LinkedHolder); those of dead processes go.
+    // Write locks are links to a holder file per process (see LinkedHolder), and lease files given
+    // back are kept as spares (see SpareLocks): those of dead processes go.
     sweepHolderFiles(this.dir, WRITE_LOCK_TTL_MS);
   }
 
@@ -73,20 +78,16 @@ export class FileLeases {
 
   /**
    * Takes the session's lease (call with the write lock held, so no other process writes meanwhile,
-   * and one acquire of the session at a time). The lease file is written off the event loop first
-   * (see prepareComplete), then linked into place.
+   * and one acquire of the session at a time). The lease file is a spare of a lease given back when
+   * there is one, else a new file written off the event loop first (see prepareComplete); it is linked
+   * into place, and renamed back to a spare on release. No lease file is synced, in any durability:
+   * a lease names a process, and does not outlive it.
    */
   async acquire(id: string, purpose: string, options: LeaseOptions | undefined, onRelease: () => void): Promise<SessionLease> {
     if (this.held.has(id)) throw sessionBusy(id, this.held.live(id));
     const holder = newHolder(purpose, options);
     const path = this.path(id, "lease");
-    const made = await prepareComplete(path, JSON.stringify(holder));
-    let got: ReturnType<typeof tryLock>;
-    try {
-      got = tryLock(path, holder, this.ttlMs, made.create);
-    } finally {
-      made.done();
-    }
+    const got = this.spares.tryLock(path, holder, this.ttlMs) ?? (await this.lockNew(path, holder));
     if (!got.ok) throw sessionBusy(id, got.holder);
     return this.held.add(
       id,
@@ -94,9 +95,19 @@ export class FileLeases {
       async () => renewLock(path, holder.token),
       () => {
         onRelease();
-        unlock(path, holder.token);
+        this.spares.unlock(path, holder.token);
       },
     );
+  }
+
+  /** Takes the lease with a new file (no spare at hand). */
+  private async lockNew(path: string, holder: LeaseHolder): Promise<TryLock> {
+    const made = await prepareComplete(path, JSON.stringify(holder));
+    try {
+      return tryLock(path, holder, this.ttlMs, made.create);
+    } finally {
+      made.done();
+    }
   }
 
   /**
@@ -124,8 +135,9 @@ export class FileLeases {
     this.bursts.endAll();
   }
 
-  /** Stops every heartbeat and gives back every lease this store holds (closing the store). */
-  releaseAll(): Promise<void> {
-    return this.held.releaseAll((id, token) => unlock(this.path(id, "lease"), token));
+  /** Stops every heartbeat, gives back every lease this store holds and removes the spares (closing the store). */
+  async releaseAll(): Promise<void> {
+    this.spares.close();
+    await this.held.releaseAll((id, token) => unlock(this.path(id, "lease"), token));
   }
 }
