@@ -7,6 +7,7 @@ import { KeyedLock } from "../keyed-lock.js";
 import type { StoreSpec } from "../spec.js";
 import { pgTransaction } from "./pg-transaction.js";
 import { ArborPostgresDialect } from "./postgres-dialect.js";
+import { SqliteCheckpointer } from "./sqlite-checkpointer.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 export type SqlSpec = Extract<StoreSpec, { kind: SqlKind }>;
@@ -24,6 +25,8 @@ export interface SqlConnection {
    * other transaction). Every SQLite write takes this one key.
    */
   sqliteGate: KeyedLock;
+  /** Copies a file-backed SQLite database's WAL into it off the store's thread (see sqlite-checkpointer.ts). */
+  checkpointer?: SqliteCheckpointer;
 }
 
 /**
@@ -62,7 +65,8 @@ async function openSqlite(spec: Extract<SqlSpec, { kind: "sqlite" }>): Promise<S
     throw err;
   }
   const db = new Kysely<ArborDatabase>({ dialect: new SqliteDialect({ database: cachingStatements(handle) }) });
-  return { kind: "sqlite", db, sqlite: handle, sqliteGate: new KeyedLock() };
+  const checkpointer = memory ? undefined : new SqliteCheckpointer(handle, file);
+  return { kind: "sqlite", db, sqlite: handle, sqliteGate: new KeyedLock(), ...(checkpointer ? { checkpointer } : {}) };
 }
 
 /**

@@ -62,6 +62,7 @@ async function openSqlStoreOnce(s: StoreSpec): Promise<SqlStore> {
       await withLockFile(`${resolve(s.file)}.migrate-lock`, MIGRATION_LOCK, migrate);
     } else await migrate();
   } catch (err) {
+    await conn.checkpointer?.close();
     await conn.db.destroy().catch(() => {});
     throw toArborError(err, conn.kind, "open");
   }

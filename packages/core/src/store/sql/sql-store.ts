@@ -411,6 +411,7 @@ export class SqlStore extends StoreBase {
     await this.locks.drain();
     await this.conn.sqliteGate.drain();
     await this.leases.releaseAll();
+    await this.conn.checkpointer?.close();
     await this.db.destroy();
   }
 }
