@@ -21,10 +21,11 @@ const leaseFile = (id: string) => join(leases(), `${createHash("sha256").update(
 const named = (suffix: string) => readdirSync(leases()).filter((n) => n.endsWith(suffix));
 const DEAD_PID = 2 ** 22 + 7;
 
-async function sessions(n: number): Promise<string[]> {
+/** `n` (at least two) new sessions' ids. */
+async function sessions(n: number): Promise<[string, string, ...string[]]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await t.store.createSession()).id);
-  return ids;
+  for (let i = 0; i < Math.max(n, 2); i++) ids.push((await t.store.createSession()).id);
+  return ids as [string, string, ...string[]];
 }
 
 describe("lease files recycled as spares", () => {
