@@ -26,11 +26,6 @@ const look = (): void => {
   }
 };
 
-const timer = setInterval(look, intervalMs);
-port.on("message", (message: unknown) => {
-  if (message !== "close") return;
-  clearInterval(timer);
-  db.close();
-  port.close();
-});
+// Ended by the store with `terminate`, which better-sqlite3 answers by closing `db`.
+setInterval(look, intervalMs);
 port.postMessage("ready");

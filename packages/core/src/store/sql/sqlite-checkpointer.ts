@@ -73,13 +73,16 @@ export class SqliteCheckpointer {
     worker.on("exit", ended);
   }
 
-  /** Stops the worker (its connection closed) before the store's own connection closes. */
+  /**
+   * Stops the worker before the store's own connection closes. Terminating it is safe: a worker stops
+   * only between JavaScript calls (a checkpoint in progress ends first), and better-sqlite3 closes a
+   * worker's connections when the worker goes. It is not asked to close itself, which would make a
+   * store closed while its worker is still starting wait for that start.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    // Ref'd while it ends: an unref'd worker would let a process with nothing else to do exit first.
-    this.worker?.ref();
-    this.worker?.postMessage("close");
+    await this.worker?.terminate();
     await this.exited;
   }
 }
