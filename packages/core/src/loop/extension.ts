@@ -83,4 +83,10 @@ export interface ExecuteOptions {
   traceSpend?: TraceSpend;
   /** A sub-run's: the prompt files its batch reads once for all its branches. */
   promptFiles?: PromptFiles;
+  /**
+   * Called once the run has created its session, before it writes anything to it: for what must be
+   * the first thing in the session's own event log (a sub-trace's `sub_trace_started`), which a
+   * publish made earlier could not reach (the session did not exist yet).
+   */
+  onSessionCreated?: () => void;
 }

@@ -153,6 +153,7 @@ export async function executeRun(
       if (launch) title = launch.task;
       // Written as the run's first entry once its journal exists.
       inherit = launch?.inheritFrom;
+      options.onSessionCreated?.();
     }
     if (replay) {
       if (replay.branchFrom === null) await deps.store.resetLeaf(sessionId);

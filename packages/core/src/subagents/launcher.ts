@@ -179,8 +179,13 @@ export class SubAgentLauncher {
       context: branch.context,
       ...(branch.inheritFrom ? { inheritFrom: branch.inheritFrom } : {}),
     };
-    // A branch that had ended is only recorded; one that runs (again) is announced to watchers.
-    if (standing.kind !== "ended")
+    // A branch that had ended is only recorded; one that runs (again) is announced to watchers: a new
+    // one once its session exists, so the announcement also opens the sub-trace's own log (published
+    // before, it reached only its ancestors'), and in any case before it is reported completed.
+    let announced = standing.kind === "ended";
+    const announce = () => {
+      if (announced) return;
+      announced = true;
       ctx.publish(
         {
           event: "sub_trace_started",
@@ -191,6 +196,8 @@ export class SubAgentLauncher {
         },
         traceId,
       );
+    };
+    if (standing.kind === "cut_off") announce();
     const emit = (event: RunEventInput) => {
       recorder.see(event as RunEvent);
       // A branch's permission asks are answered where the parent's are (its run stream, the API).
@@ -214,7 +221,8 @@ export class SubAgentLauncher {
               ...options,
               wake: true,
             })
-          : await this.deps.execute(branch.input, traceId, signal, emit, options);
+          : await this.deps.execute(branch.input, traceId, signal, emit, { ...options, onSessionCreated: announce });
+    announce();
     const status = recorded?.status ?? subagentStatus(result, timeout?.aborted === true);
     const finished = await recorder.finish(ctx.store, { traceId, task: branch.task, status, result });
     // What the parent recorded stands: its summary is what the parent's model is told again.

@@ -137,6 +137,10 @@ describe("explore and delegate", () => {
     expect(fromSub[0]).toBe("sub_trace_started");
     expect(fromSub).toContain("message_added");
     expect(fromSub.at(-1)).toBe("sub_trace_completed");
+    // And the sub-trace's own log opens with its announcement (published once its session exists).
+    const own = (await store.listEvents(jwtId)).map((e) => e.type);
+    expect(own[0]).toBe("sub_trace_started");
+    expect(own.at(-1)).toBe("sub_trace_completed");
     const ids = events.map((e) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });
