@@ -1,13 +1,6 @@
 import { writeSync } from "node:fs";
 import type { CheckedEvent, StoredEvent } from "../event-records.js";
 
-/*
- * Event lines are encoded into the store's encode buffer (record-buffer.ts): a batch goes to the file
- * in writes of its size at most, each of whole lines. Written as strings, a batch's lines were first
- * concatenated and then flattened by the encoder (a full copy of the batch's text each append, in V8's
- * large-object space past a few hundred KB); each line's parts are now encoded straight into the buffer.
- */
-
 /** Most bytes `text` can take as UTF-8: 3 a UTF-16 code unit (a surrogate pair is 4 bytes for 2 units). */
 function mostBytes(text: string): number {
   return text.length * 3;
@@ -68,6 +61,11 @@ const LINE_EXTRA = ID_OPEN.length + 2;
  * batch's first events logged, as an earlier, smaller batch would have, and one torn in a write is the
  * torn last line a reader ignores and the next append cuts off. A line that may not fit the buffer
  * is written on its own.
+ *
+ * `out` is the store's encode buffer (record-buffer.ts): a batch goes to the file in writes of its
+ * size at most. Written as strings, a batch's lines were first concatenated and then flattened by the
+ * encoder (a full copy of the batch's text each append, in V8's large-object space past a few hundred
+ * KB); each line's parts are encoded straight into the buffer instead.
  */
 export function writeEventLines(
   fd: number,

@@ -1,8 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import { INBOX_LOOK_MS } from "../inbox.js";
 
-export { INBOX_LOOK_MS };
-
 interface Watched {
   /** Null while the folder is missing (a session nobody steered yet) or cannot be watched. */
   watcher: FSWatcher | null;
