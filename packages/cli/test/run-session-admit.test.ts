@@ -41,7 +41,9 @@ describe("arbor run --session admits and starts in one step", () => {
       store: otherStore,
       env: {},
       arborHome: home,
-      model: scriptedModel([[toolCall("gate", {})], [text("done")]]),
+      // The steer is read at the step after the gate, or (a store's inbox watch sees another store's
+      // message within a turn or INBOX_LOOK_MS) after that step's answer, which takes one step more.
+      model: scriptedModel([[toolCall("gate", {})], [text("done")], [text("done, in blue")]]),
       tools: [held.tool],
       holderName: "the other process",
     });
