@@ -45,6 +45,19 @@ describe("lease files recycled as spares", () => {
     await lease.release();
   });
 
+  it("a spare written over by a shorter holder holds that holder alone (cut to its length)", async () => {
+    const [a, b] = await sessions(2);
+    await (await t.store.acquireLease(a, `a long purpose ${"x".repeat(300)}`)).release();
+    const [spare] = named(".spare");
+    const before = statSync(join(leases(), spare as string)).size;
+
+    const lease = await t.store.acquireLease(b, "short");
+    const text = readFileSync(leaseFile(b), "utf8");
+    expect(text.length).toBeLessThan(before);
+    expect(JSON.parse(text)).toEqual(lease.holder);
+    await lease.release();
+  });
+
   it("cycles of leases leave no more files than the pool of spares, and make no new one in steady state", async () => {
     const ids = await sessions(20);
     const inodes = new Set<number>();

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, linkSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, linkSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ArborError } from "../errors.js";
 import type { LeaseHolder } from "./lease.js";
@@ -16,7 +16,7 @@ const MAX_SPARES = 16;
  * ~10 µs to rewrite an existing file): in steady state a lock so taken and given back allocates and
  * frees none.
  *
- * A lock so made reads as any other: the spare is rewritten (truncated, written, closed) under its
+ * A lock so made reads as any other: the spare is rewritten (written over, cut to length, closed) under its
  * spare name, which no reader of a lock looks at, so the lock is complete from the moment it is linked,
  * and its mtime is when it was written, as for a new file. A spare is named `<owner>-<n>.spare`, with
  * `n` never reused by the owner, and holds the holder of the last lock made of it, a holder of the
@@ -96,10 +96,15 @@ export class SpareLocks {
  */
 function rewrite(spare: string, content: string): boolean {
   try {
-    // No O_CREAT: a spare swept meanwhile is not made again under its name.
-    const fd = openSync(spare, constants.O_WRONLY | constants.O_TRUNC);
+    // No O_CREAT: a spare swept meanwhile is not made again under its name. No O_TRUNC either: on
+    // ext4 a file cut to nothing and written again is flushed to disk at close (its auto_da_alloc
+    // rule for files replaced by truncation), and its block is freed and allocated again: 100-140 µs
+    // against ~8 µs to write over the same block and cut it to the new length.
+    const fd = openSync(spare, constants.O_WRONLY);
     try {
-      writeFileSync(fd, content);
+      const bytes = Buffer.from(content);
+      writeSync(fd, bytes, 0, bytes.length, 0);
+      ftruncateSync(fd, bytes.length);
     } finally {
       closeSync(fd);
     }

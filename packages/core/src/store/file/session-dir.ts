@@ -1,14 +1,26 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { ArborError } from "../../errors.js";
 import { readTextIfExists } from "../../file-system.js";
 import { jsonOrUndefined } from "../../json-text.js";
 import { type SessionMeta, SessionMetaSchema } from "../../model/session.js";
 import { describeIssues } from "../../model/validate.js";
 import { migrateSessionMeta } from "../../session/migrate.js";
-import { syncDir, writeFileAtomic, writeFileWholeAsync } from "./atomic-write.js";
+import { syncDir, writeFileAtomic, writeFileWhole, writeFileWholeAsync } from "./atomic-write.js";
+import { CreatePace } from "./create-pace.js";
 import { EVENTS_FILE } from "./event-file.js";
 import { initSessionsRoot, sessionNames } from "./session-names.js";
 
@@ -28,6 +40,7 @@ export class SessionDirs {
   constructor(
     readonly root: string,
     private readonly fsync: boolean,
+    private readonly pace = new CreatePace(),
   ) {}
 
   init(): void {
@@ -96,38 +109,55 @@ export class SessionDirs {
    * Builds a session directory aside and renames it into place, so a session appears whole or not
    * at all. `accountedBytes` -1 marks the meta's derived fields as not yet computed.
    *
-   * The files every session needs are made here, the event log empty (as a missing one reads), and
-   * through the thread pool: making a file allocates an inode, which on a busy ext4 scans past every
-   * inode freed in the last minutes (0.5–1.5 ms a file under load). Made on the event loop, a new
-   * session's files stalled every other run's stream for milliseconds; here they cost a worker
-   * thread, and the log's first append opens a file that exists. The entry index is not among them:
-   * a session keeps one only once it is large (see DEFAULT_INDEX_FROM_BYTES).
+   * The files every session needs are made here, the event log empty (as a missing one reads), so the
+   * log's first append opens a file that exists. The entry index is not among them: a session keeps
+   * one only once it is large (see DEFAULT_INDEX_FROM_BYTES). `pace` says whether they are made on
+   * the event loop or through the thread pool (see CreatePace).
    */
   async create(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): Promise<void> {
     const tmp = join(this.root, `.tmp-${randomBytes(8).toString("hex")}`);
+    const metaText = `${JSON.stringify({ ...meta, entriesBytes: accountedBytes }, null, 2)}\n`;
+    const target = join(this.root, meta.id);
     try {
-      await mkdir(tmp);
-      // Nobody reads the directory before it is renamed into place, so its files are written in
-      // place: a rename each would only double the system calls of every new session.
-      const metaText = `${JSON.stringify({ ...meta, entriesBytes: accountedBytes }, null, 2)}\n`;
-      await Promise.all([
-        writeFileWholeAsync(join(tmp, META_FILE), metaText, this.fsync),
-        writeFileWholeAsync(join(tmp, ENTRIES_FILE), entriesText, this.fsync),
-        writeFileWholeAsync(join(tmp, EVENTS_FILE), "", false),
-      ]);
-      try {
-        await rename(tmp, join(this.root, meta.id));
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "EEXIST" || code === "ENOTEMPTY")
-          throw new ArborError("session_exists", `Session ${meta.id} already exists.`);
-        throw err;
-      }
+      const start = performance.now();
+      if (this.pace.where(start) === "loop") {
+        this.makeOnLoop(tmp, target, metaText, entriesText);
+        const end = performance.now();
+        this.pace.tookOnLoop(end - start, end);
+      } else await this.makeInPool(tmp, target, metaText, entriesText);
       if (this.fsync) syncDir(this.root);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       if (err instanceof ArborError) throw err;
       throw new ArborError("io_error", `Cannot create session ${meta.id}: ${(err as Error).message}`);
+    }
+  }
+
+  // Nobody reads the directory before it is renamed into place, so its files are written in place:
+  // a rename each would only double the system calls of every new session.
+  private makeOnLoop(tmp: string, target: string, metaText: string, entriesText: string): void {
+    mkdirSync(tmp);
+    writeFileWhole(join(tmp, META_FILE), metaText, this.fsync);
+    writeFileWhole(join(tmp, ENTRIES_FILE), entriesText, this.fsync);
+    writeFileWhole(join(tmp, EVENTS_FILE), "", false);
+    try {
+      renameSync(tmp, target);
+    } catch (err) {
+      throw renameError(err, target);
+    }
+  }
+
+  private async makeInPool(tmp: string, target: string, metaText: string, entriesText: string): Promise<void> {
+    await mkdir(tmp);
+    await Promise.all([
+      writeFileWholeAsync(join(tmp, META_FILE), metaText, this.fsync),
+      writeFileWholeAsync(join(tmp, ENTRIES_FILE), entriesText, this.fsync),
+      writeFileWholeAsync(join(tmp, EVENTS_FILE), "", false),
+    ]);
+    try {
+      await rename(tmp, target);
+    } catch (err) {
+      throw renameError(err, target);
     }
   }
 
@@ -162,4 +192,12 @@ export class SessionDirs {
       throw new ArborError("io_error", `Cannot open session ${id} for appending: ${(err as Error).message}`);
     }
   }
+}
+
+/** A session directory renamed onto an existing one: the session exists. */
+function renameError(err: unknown, target: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "EEXIST" || code === "ENOTEMPTY")
+    return new ArborError("session_exists", `Session ${basename(target)} already exists.`);
+  return err;
 }
