@@ -72,4 +72,20 @@ describe("SessionDirs.create, on the loop and in the thread pool", () => {
       expect(readdirSync(root).filter((n) => n.startsWith(".tmp-"))).toEqual([]);
     });
   }
+
+  it("a session made with large entries (an import) is written in the thread pool, whatever the pace", async () => {
+    const root = join(dir, "large");
+    const pace = fixedPace("loop");
+    const timed: number[] = [];
+    pace.tookOnLoop = (ms) => void timed.push(ms);
+    const dirs = new SessionDirs(root, false, pace);
+    dirs.init();
+    const now = new Date().toISOString();
+    await dirs.create(newSessionMeta({}, "file", "small", now), '{"x":1}\n');
+    expect(timed).toHaveLength(1);
+    const large = `${JSON.stringify({ x: "y".repeat(70_000) })}\n`;
+    await dirs.create(newSessionMeta({}, "file", "large", now), large);
+    expect(timed).toHaveLength(1);
+    expect(readFileSync(join(root, "large", "entries.jsonl"), "utf8")).toBe(large);
+  });
 });

@@ -25,6 +25,8 @@ import { EVENTS_FILE } from "./event-file.js";
 import { initSessionsRoot, sessionNames } from "./session-names.js";
 
 const META_FILE = "session.json";
+/** Characters of initial entries a new session may be made with on the event loop (see `create`). */
+const LOOP_TEXT_MAX = 64 * 1024;
 const ENTRIES_FILE = "entries.jsonl";
 /** Where each entry's record is in entries.jsonl: a cache checked against it, rebuilt when wrong. */
 const INDEX_FILE = "entries.idx";
@@ -112,7 +114,8 @@ export class SessionDirs {
    * The files every session needs are made here, the event log empty (as a missing one reads), so the
    * log's first append opens a file that exists. The entry index is not among them: a session keeps
    * one only once it is large (see DEFAULT_INDEX_FROM_BYTES). `pace` says whether they are made on
-   * the event loop or through the thread pool (see CreatePace).
+   * the event loop or through the thread pool (see CreatePace); a session made with entries past
+   * LOOP_TEXT_MAX (an import) is always written in the pool, where its size stalls no stream.
    */
   async create(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): Promise<void> {
     const tmp = join(this.root, `.tmp-${randomBytes(8).toString("hex")}`);
@@ -120,7 +123,7 @@ export class SessionDirs {
     const target = join(this.root, meta.id);
     try {
       const start = performance.now();
-      if (this.pace.where(start) === "loop") {
+      if (entriesText.length <= LOOP_TEXT_MAX && this.pace.where(start) === "loop") {
         this.makeOnLoop(tmp, target, metaText, entriesText);
         const end = performance.now();
         this.pace.tookOnLoop(end - start, end);
