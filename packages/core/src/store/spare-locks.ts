@@ -103,7 +103,8 @@ function rewrite(spare: string, content: string): boolean {
     const fd = openSync(spare, constants.O_WRONLY);
     try {
       const bytes = Buffer.from(content);
-      writeSync(fd, bytes, 0, bytes.length, 0);
+      // A short write (a full disk) leaves the spare unusable: it goes, and a new file is made.
+      if (writeSync(fd, bytes, 0, bytes.length, 0) !== bytes.length) throw new Error("short write");
       ftruncateSync(fd, bytes.length);
     } finally {
       closeSync(fd);

@@ -25,13 +25,13 @@ import { EVENTS_FILE } from "./event-file.js";
 import { initSessionsRoot, sessionNames } from "./session-names.js";
 
 const META_FILE = "session.json";
-/** Characters of initial entries a new session may be made with on the event loop (see `create`). */
-const LOOP_TEXT_MAX = 64 * 1024;
 const ENTRIES_FILE = "entries.jsonl";
 /** Where each entry's record is in entries.jsonl: a cache checked against it, rebuilt when wrong. */
 const INDEX_FILE = "entries.idx";
 /** A readable copy of the session's plan for people and tools that read files; the session tree is the record. */
 export const GOAL_FILE = "goal.json";
+/** Characters of initial entries a new session may be made with on the event loop (see `create`). */
+const LOOP_TEXT_MAX = 64 * 1024;
 
 /**
  * The on-disk layout of the file store: `<root>/sessions/<id>/session.json` and `entries.jsonl`.
