@@ -132,6 +132,6 @@ export async function run(ctx) {
   }
   table(["<case", "wall ms", "target", "CPU ms", "peak RSS MB", "target", "CPU vs before"], rows);
   note("wall and CPU are to exit, or for `arbor run` to its first model request (the fake OpenAI server on loopback);");
-  note("RSS is the process's peak (`maxRSS`) at that moment. On a busy machine wall time exceeds CPU time:");
+  note("RSS is the process's own peak (VmHWM) at that moment. On a busy machine wall time exceeds CPU time:");
   note("compare CPU first, and take wall figures from an idle machine (the header prints the load).");
 }

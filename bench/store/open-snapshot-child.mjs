@@ -1,5 +1,7 @@
 // Run in a fresh process by open-snapshot.mjs: imports the library, optionally opens a store and
 // takes one snapshot, and prints one JSON line with timings and peak RSS (KB).
+import { ownPeakRssKb } from "../lib/peak-rss.mjs";
+
 const job = JSON.parse(process.argv[2]);
 const t0 = performance.now();
 const core = await import("@arbor/core");
@@ -18,10 +20,10 @@ if (job.spec) {
     pathLength: snap.activePath.length,
     contextMessages: snap.runtimeContext.messages.length,
   });
-  out.maxRssKB = process.resourceUsage().maxRSS;
+  out.maxRssKB = ownPeakRssKb();
   out.heapUsedKB = process.memoryUsage().heapUsed / 1024;
   await store.close();
 } else {
-  out.maxRssKB = process.resourceUsage().maxRSS;
+  out.maxRssKB = ownPeakRssKb();
 }
 console.log(JSON.stringify(out));

@@ -82,7 +82,7 @@ export async function run({ fixtures, quick }) {
     `  Time (median of ${runs} fresh process${runs > 1 ? "es" : ""}; wall = openStore + getSnapshot, import excluded):`,
   );
   table(["<backend", "entries", "data size", "open ms", "snapshot ms", "wall ms", "<target", "vs target"], timeRows);
-  console.log("\n  Memory (peak RSS = process.resourceUsage().maxRSS in the child):");
+  console.log("\n  Memory (peak RSS = the child's own high-water mark, VmHWM; see bench/lib/peak-rss.mjs):");
   table(
     ["<backend", "entries", "data size", "peak RSS", "RSS/size", "net RSS/size", "<target", "heap used", "heap/size"],
     memRows,

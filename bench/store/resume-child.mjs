@@ -1,14 +1,16 @@
 // Run in a fresh process by resume.mjs: opens the store, continues the session for one model call and
 // prints one JSON line: time to open the store, from opening it to the first model call and to the result, and peak
 // RSS (KB). `job.importOnly` measures what importing the library alone costs.
+
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ownPeakRssKb } from "../lib/peak-rss.mjs";
 
 const job = JSON.parse(process.argv[2]);
 const core = await Promise.all([import("@arbor/core"), import("@arbor/core/store")]).then((parts) => Object.assign({}, ...parts));
 const { scriptedModel, text, usage } = await import("@arbor/testkit");
 if (job.importOnly) {
-  console.log(JSON.stringify({ maxRssKB: process.resourceUsage().maxRSS }));
+  console.log(JSON.stringify({ maxRssKB: ownPeakRssKb() }));
   process.exit(0);
 }
 const cwd = join(job.tmp, "workspace");
@@ -40,4 +42,4 @@ if (result.status !== "done") throw new Error(`run ended ${result.status}: ${res
 messages = result.steps;
 await runtime.close();
 await store.close();
-console.log(JSON.stringify({ openMs, firstCallMs, doneMs, steps: messages, maxRssKB: process.resourceUsage().maxRSS }));
+console.log(JSON.stringify({ openMs, firstCallMs, doneMs, steps: messages, maxRssKB: ownPeakRssKb() }));
