@@ -88,4 +88,16 @@ describe("SessionDirs.create, on the loop and in the thread pool", () => {
     expect(timed).toHaveLength(1);
     expect(readFileSync(join(root, "large", "entries.jsonl"), "utf8")).toBe(large);
   });
+
+  it("a store that fsyncs makes a session's files in the thread pool, whatever the pace", async () => {
+    const root = join(dir, "fsync");
+    const pace = fixedPace("loop");
+    const timed: number[] = [];
+    pace.tookOnLoop = (ms) => void timed.push(ms);
+    const dirs = new SessionDirs(root, true, pace);
+    dirs.init();
+    await dirs.create(newSessionMeta({}, "file", "synced", new Date().toISOString()), '{"x":1}\n');
+    expect(timed).toEqual([]);
+    expect(readdirSync(join(root, "synced")).sort()).toEqual(["entries.jsonl", "events.jsonl", "session.json"]);
+  });
 });

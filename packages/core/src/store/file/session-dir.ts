@@ -114,8 +114,9 @@ export class SessionDirs {
    * The files every session needs are made here, the event log empty (as a missing one reads), so the
    * log's first append opens a file that exists. The entry index is not among them: a session keeps
    * one only once it is large (see DEFAULT_INDEX_FROM_BYTES). `pace` says whether they are made on
-   * the event loop or through the thread pool (see CreatePace); a session made with entries past
-   * LOOP_TEXT_MAX (an import) is always written in the pool, where its size stalls no stream.
+   * the event loop or through the thread pool (see CreatePace). Always in the pool: a store that
+   * fsyncs (each fsync waits on the disk) and a session made with entries past LOOP_TEXT_MAX (an
+   * import), whose writes would stall every stream for as long as they take.
    */
   async create(meta: SessionMeta, entriesText: string, accountedBytes = Buffer.byteLength(entriesText)): Promise<void> {
     const tmp = join(this.root, `.tmp-${randomBytes(8).toString("hex")}`);
@@ -123,7 +124,7 @@ export class SessionDirs {
     const target = join(this.root, meta.id);
     try {
       const start = performance.now();
-      if (entriesText.length <= LOOP_TEXT_MAX && this.pace.where(start) === "loop") {
+      if (!this.fsync && entriesText.length <= LOOP_TEXT_MAX && this.pace.where(start) === "loop") {
         this.makeOnLoop(tmp, target, metaText, entriesText);
         const end = performance.now();
         this.pace.tookOnLoop(end - start, end);
