@@ -136,12 +136,11 @@ describe("run timeline", () => {
     expect(dots).toHaveLength(3);
     expect(markX).toBeGreaterThan(Math.max(...dots));
     const answer = page.getByRole("group", { name: "Answer to “Is the key set? Look around.”" });
-    const usages = await answer.getByTestId("step-usage").allTextContents();
-    expect(usages.map((u) => u.trim())).toEqual([
-      "· 900 in · 40 out · price unknown",
-      "· 1200 in · 30 out · price unknown",
-      "· 1500 in · 20 out · price unknown",
-    ]);
+    // Read once they are there: the chart above can render before the answer's steps do.
+    const usages = async () => (await answer.getByTestId("step-usage").allTextContents()).map((u) => u.trim());
+    await expect
+      .poll(usages)
+      .toEqual(["· 900 in · 40 out · price unknown", "· 1200 in · 30 out · price unknown", "· 1500 in · 20 out · price unknown"]);
     await screenshot(page, "steps-1440");
     await page.close();
   });
