@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
+import { delay, routedModel, scriptedModel, taskOf, text, toolCall, usage } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
 import type { TimelineLane } from "../src/api/timeline-wire.js";
 import { screenshot } from "./helpers/browser.js";
@@ -21,8 +21,13 @@ function model() {
     [toolCall("explore", { branches: ["branch one", "branch two"] }), usage({ inputTokens: 1200, outputTokens: 30 })],
     [text("Both branches looked; the key is set."), usage({ inputTokens: 1500, outputTokens: 20 })],
   ]);
+  // Each branch's first call waits a moment, as a hosted model's would: without it a branch could end
+  // within the millisecond the other started (the lanes' times), and the two read as one after the other.
   const branch = (found: string) =>
-    scriptedModel([[toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 300, outputTokens: 10 })], [text(found)]]);
+    scriptedModel([
+      [delay(50), toolCall("read", { path: "notes.txt" }), usage({ inputTokens: 300, outputTokens: 10 })],
+      [text(found)],
+    ]);
   return routedModel({
     route: (prompt) => (isCompaction(prompt) ? "compaction" : taskOf(prompt).startsWith("branch") ? taskOf(prompt) : "main"),
     models: {
