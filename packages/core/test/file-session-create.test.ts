@@ -73,13 +73,19 @@ describe("SessionDirs.create, on the loop and in the thread pool", () => {
     });
   }
 
-  it("a session made with large entries (an import) is written in the thread pool, whatever the pace", async () => {
-    const root = join(dir, "large");
+  /** Session dirs under `name` whose pace always says "loop", with the times of the creations made there. */
+  const onLoopPace = (name: string, fsync: boolean) => {
+    const root = join(dir, name);
     const pace = fixedPace("loop");
     const timed: number[] = [];
     pace.tookOnLoop = (ms) => void timed.push(ms);
-    const dirs = new SessionDirs(root, false, pace);
+    const dirs = new SessionDirs(root, fsync, pace);
     dirs.init();
+    return { root, dirs, timed };
+  };
+
+  it("a session made with large entries (an import) is written in the thread pool, whatever the pace", async () => {
+    const { root, dirs, timed } = onLoopPace("large", false);
     const now = new Date().toISOString();
     await dirs.create(newSessionMeta({}, "file", "small", now), '{"x":1}\n');
     expect(timed).toHaveLength(1);
@@ -90,12 +96,7 @@ describe("SessionDirs.create, on the loop and in the thread pool", () => {
   });
 
   it("a store that fsyncs makes a session's files in the thread pool, whatever the pace", async () => {
-    const root = join(dir, "fsync");
-    const pace = fixedPace("loop");
-    const timed: number[] = [];
-    pace.tookOnLoop = (ms) => void timed.push(ms);
-    const dirs = new SessionDirs(root, true, pace);
-    dirs.init();
+    const { root, dirs, timed } = onLoopPace("fsync", true);
     await dirs.create(newSessionMeta({}, "file", "synced", new Date().toISOString()), '{"x":1}\n');
     expect(timed).toEqual([]);
     expect(readdirSync(join(root, "synced")).sort()).toEqual(["entries.jsonl", "events.jsonl", "session.json"]);
