@@ -51,6 +51,8 @@ export class RunEventReader {
   /** The tail run this reader read to its end without an ending, and left for the log. */
   private leftRun: number | undefined;
   private done = false;
+  /** The log was read once more after "nobody drives it", to see what a driver logged before it let go. */
+  private askedIdle = false;
 
   constructor(
     store: Store,
@@ -134,8 +136,15 @@ export class RunEventReader {
         }
         // Or while the other processes were asked, which then said no because the run is here.
         if (this.tailOf()?.running) continue;
+        // A driver logs its last events before it lets the session go: when it did both between this
+        // read and the ask, they are in the log now. One more read, after the "no", sees them.
+        if (!this.askedIdle) {
+          this.askedIdle = true;
+          continue;
+        }
         return { kind: "end" };
       }
+      this.askedIdle = false;
       this.lastId = (page[page.length - 1] as StoredEvent).id;
       const frames: RunEventFrame[] = [];
       let ended = false;

@@ -152,6 +152,40 @@ export function runEventsSuite(makeHarness: MakeHarness): void {
       expect(seen.map((f) => f.id)).toEqual(await loggedRunIds(other, id));
     });
 
+    it("a follower whose driver logs its last events and lets go between the follower's read and its ask still reads them", async () => {
+      const { id } = await h.store.createSession();
+      const lease = await h.store.acquireLease(id, "test run");
+      const log = new RunEventLog(h.store);
+      const run = manualRun(id);
+      const { reader: local, recorded } = log.record(run.handle);
+      run.push(token(id, "1"));
+      await local.next();
+      await log.logged(id);
+
+      const other = await h.another();
+      let asks = 0;
+      // The follower found nothing more in the log and asks whether anyone drives the session: the
+      // first time, the run logs the rest of its events and gives the session back before the answer.
+      const foreign = {
+        async driven(sessionId: string) {
+          asks += 1;
+          if (asks === 1) {
+            run.push(token(id, "2"), done(id));
+            run.end();
+            await recorded;
+            await lease.release();
+          }
+          return (await other.leaseHolder(sessionId)) !== undefined;
+        },
+        changed: async () => {},
+      };
+      const follower = await new RunEventLog(other, { foreign }).reader(id, { after: 0 });
+      const seen = await readAll(follower);
+      expect(asks).toBeGreaterThan(0);
+      expect(seen.map((f) => f.event)).toEqual([token(id, "1"), token(id, "2"), done(id)]);
+      expect(seen.map((f) => f.id)).toEqual(await loggedRunIds(other, id));
+    });
+
     it("events that come before their session exists are logged once it does; a session that never exists still ends its stream", async () => {
       const id = "run-events-late";
       const log = new RunEventLog(h.store);
