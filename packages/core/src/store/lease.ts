@@ -191,7 +191,12 @@ export class LeaseHeartbeat {
   /** When the last renewal that succeeded was sent (or the lease was taken). */
   private renewedAt: number;
   private renewing = false;
+  /** A renewal asked for by a write, sent at the next microtask. */
+  private beatQueued = false;
+  private stopped = false;
   private readonly givesUpAfter: number;
+  private readonly renewEveryMs: number;
+  private readonly renew: () => Promise<boolean>;
 
   /**
    * `takenAt`: when the lease's expiry was computed (before the round trip that stored it), so a slow
@@ -200,33 +205,9 @@ export class LeaseHeartbeat {
   constructor(ttlMs: number, renew: () => Promise<boolean>, takenAt = Date.now()) {
     this.renewedAt = takenAt;
     this.givesUpAfter = (ttlMs * 2) / 3;
-    const stale = () => this.stale();
-    this.timer = setInterval(
-      () => {
-        // The last renewal has not answered yet: the database is cut off or very slow.
-        if (this.renewing) {
-          if (stale()) this.lose();
-          return;
-        }
-        this.renewing = true;
-        // The store's new expiry counts from about now, when the renewal is sent: a renewal answered
-        // late (a network stall) must not count from its answer, or this holder would think its lease
-        // alive after the store's expiry, when another process may have taken the session.
-        const sentAt = Date.now();
-        renew().then(
-          (held) => {
-            this.renewing = false;
-            if (!held) this.lose();
-            else this.renewedAt = Math.max(this.renewedAt, sentAt);
-          },
-          () => {
-            this.renewing = false;
-            if (stale()) this.lose();
-          },
-        );
-      },
-      Math.max(10, Math.floor(ttlMs / 3)),
-    );
+    this.renewEveryMs = Math.max(10, Math.floor(ttlMs / 3));
+    this.renew = renew;
+    this.timer = setInterval(() => this.beat(), this.renewEveryMs);
     this.timer.unref();
   }
 
@@ -234,14 +215,53 @@ export class LeaseHeartbeat {
     return this.controller.signal;
   }
 
+  private beat(): void {
+    // The last renewal has not answered yet: the database is cut off or very slow.
+    if (this.renewing) {
+      if (this.stale()) this.lose();
+      return;
+    }
+    this.renewing = true;
+    // The store's new expiry counts from about now, when the renewal is sent: a renewal answered
+    // late (a network stall) must not count from its answer, or this holder would think its lease
+    // alive after the store's expiry, when another process may have taken the session.
+    const sentAt = Date.now();
+    this.renew().then(
+      (held) => {
+        this.renewing = false;
+        if (!held) this.lose();
+        else this.renewedAt = Math.max(this.renewedAt, sentAt);
+      },
+      () => {
+        this.renewing = false;
+        if (this.stale()) this.lose();
+      },
+    );
+  }
+
   /**
    * Loses the lease now if no renewal has succeeded for two thirds of its life. A write asks this
    * first: the timer looks only every third of the life (later still when the event loop is busy),
    * so between two of its ticks a holder cut off from its database could otherwise write after the
    * store counts its lease expired and another process has taken the session.
+   *
+   * A renewal that is due is sent from here too, after the write: a caller whose writes resolve
+   * without I/O (SQLite, the file store) in a loop that never yields to the event loop would
+   * otherwise starve the timer and lose its lease to its own busyness.
    */
   check(): void {
-    if (this.stale()) this.lose();
+    const now = Date.now();
+    if (now - this.renewedAt >= this.givesUpAfter) {
+      this.lose();
+      return;
+    }
+    if (!this.renewing && !this.beatQueued && now - this.renewedAt >= this.renewEveryMs) {
+      this.beatQueued = true;
+      queueMicrotask(() => {
+        this.beatQueued = false;
+        if (!this.stopped && !this.renewing) this.beat();
+      });
+    }
   }
 
   private stale(): boolean {
@@ -254,6 +274,7 @@ export class LeaseHeartbeat {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 }
@@ -273,6 +294,14 @@ export class HeldLeases {
   live(id: string): LeaseHolder | undefined {
     const h = this.held.get(id);
     return h && !h.beat.lost.aborted ? h.holder : undefined;
+  }
+
+  /** `live`, with the lease's staleness checked now (a write's question: see `LeaseHeartbeat.check`). */
+  liveNow(id: string): LeaseHolder | undefined {
+    const h = this.held.get(id);
+    if (!h) return undefined;
+    h.beat.check();
+    return h.beat.lost.aborted ? undefined : h.holder;
   }
 
   has(id: string): boolean {
