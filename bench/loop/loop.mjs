@@ -14,6 +14,7 @@ const TARGETS = { file: { rate: 5000, cpuUs: 200 }, sqlite: { rate: 3500 }, none
 const TARGET_GROWTH = 1.5;
 const WINDOW = 20;
 const RUNS_SCRIPT = fileURLToPath(new URL("./loop-runs.mjs", import.meta.url));
+const AI_SDK_SCRIPT = fileURLToPath(new URL("./ai-sdk-runs.mjs", import.meta.url));
 
 export async function run({ core, tmp, quick, baseline }) {
   await stepsPerSecond(tmp, quick, baseline);
@@ -24,12 +25,16 @@ const PAYLOAD_NOTE = `Payloads: user message ${PAYLOAD.user} chars; each step ${
 
 /** One backend's runs in a process of its own (see loop-runs.mjs): what a library user's harness sees. */
 function runsInProcess(kind, warmups, repeats, steps, tmp) {
-  const out = execFileSync(process.execPath, [RUNS_SCRIPT, kind, String(warmups), String(repeats), String(steps), tmp], {
-    encoding: "utf8",
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const args =
+    kind === "ai-sdk"
+      ? [AI_SDK_SCRIPT, String(warmups), String(repeats), String(steps)]
+      : [RUNS_SCRIPT, kind, String(warmups), String(repeats), String(steps), tmp];
+  const out = execFileSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(out.trim().split("\n").at(-1));
 }
+
+/** The AI SDK's multi-step generateText over the same model, tool and payloads, nothing persisted (ai-sdk-runs.mjs). */
+const AI_SDK_LABEL = "AI SDK generateText";
 
 async function stepsPerSecond(tmp, quick, baseline) {
   // 200 tool steps and the answer: 201 model calls.
@@ -45,6 +50,36 @@ async function stepsPerSecond(tmp, quick, baseline) {
   note("each store and warm-up count in a fresh process, as a library user's harness runs it.");
   const rows = [];
   let entriesNote = "";
+  // The reference first, so every row can print its ratio to it at the same warm-up count.
+  const reference = new Map();
+  for (const warmups of warmupCounts) {
+    const { firstMs, runs } = runsInProcess("ai-sdk", warmups, repeats, steps, tmp);
+    const ms = median(runs.map((r) => r.ms));
+    const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
+    const rate = (steps / ms) * 1000;
+    reference.set(warmups, { rate, cpuUs });
+    const key = warmups === warmupCounts[1] ? "loop.ai_sdk" : "loop.ai_sdk.warmup1";
+    rows.push([
+      `${AI_SDK_LABEL} (nothing persisted)`,
+      warmups,
+      num(firstMs),
+      num(ms),
+      num(rate),
+      num((steps / Math.min(...runs.map((r) => r.ms))) * 1000),
+      baseline.compare(`${key}.steps_per_s`, rate, "higher"),
+      baseline.compare(`${key}.cpu_us_per_step`, cpuUs, "lower"),
+      "–",
+      num(median(runs.map((r) => r.stepUs))),
+      num((ms * 1000) / steps),
+      num(cpuUs),
+      num(1e6 / cpuUs),
+      "1×",
+      "1×",
+      "–",
+      "–",
+      "–",
+    ]);
+  }
   for (const backend of LOOP_BACKENDS) {
     const kind = backend.label.split(" ")[0];
     const target = TARGETS[kind];
@@ -53,6 +88,7 @@ async function stepsPerSecond(tmp, quick, baseline) {
       const ms = median(runs.map((r) => r.ms));
       const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
       const rate = (steps / ms) * 1000;
+      const ref = reference.get(warmups);
       // The baseline's figures are the 10-warm-up ones; a 1-warm-up run has keys of its own.
       const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup1`;
       rows.push([
@@ -69,6 +105,8 @@ async function stepsPerSecond(tmp, quick, baseline) {
         num((ms * 1000) / steps),
         num(cpuUs),
         num(1e6 / cpuUs),
+        ratio(rate / ref.rate),
+        ratio(ref.cpuUs / cpuUs),
         `≥ ${target.rate.toLocaleString("en-US")}${target.cpuUs ? `, ≤ ${target.cpuUs} µs CPU` : ""}`,
         ratio(rate / target.rate),
         target.cpuUs ? ratio(target.cpuUs / cpuUs) : "–",
@@ -98,6 +136,8 @@ async function stepsPerSecond(tmp, quick, baseline) {
       "µs/step",
       "CPU µs/step",
       "CPU-bound steps/s",
+      "vs AI SDK",
+      "CPU vs AI SDK",
       "<target",
       "vs target",
       "CPU vs target",
@@ -118,8 +158,11 @@ async function stepsPerSecond(tmp, quick, baseline) {
   note("validation, serialization or I/O): a store's µs/step minus the stub's is what persisting costs per step.");
   note("Every run's run events and watch events reach the store's event log before the run gives up its session;");
   note("a run's wall time includes that.");
+  note(`${AI_SDK_LABEL}: the AI SDK's own multi-step loop (stopWhen) over the same scripted model, tool, zod input schema`);
+  note("and payloads, persisting nothing, each warm-up count in a process of its own. vs AI SDK: steps/s ÷ its steps/s at the");
+  note("same warm-ups (above 1×: faster); CPU vs AI SDK: its CPU µs/step ÷ the row's (above 1×: less CPU a step).");
   note("For scale, quoted in the issue with these payloads (not measured here): a leading in-memory agent loop");
-  note("4,002 steps/s median persisting nothing; the AI SDK's multi-step generateText 1,505; LangGraph 568.");
+  note("4,002 steps/s median persisting nothing; LangGraph 568.");
 }
 
 /** Per-step duration for 1-based step s: from its llm_start to the next one's. */

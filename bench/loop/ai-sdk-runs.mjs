@@ -1,0 +1,49 @@
+// The loop section's reference: the same tool loop driven by the AI SDK's own multi-step `generateText`
+// (no session, nothing persisted), in a process of its own, as loop-runs.mjs drives Arbor's runtime.
+// Same scripted model (@arbor/testkit, a LanguageModelV4), same payloads, same tool (its input checked
+// with the same zod schema, the same 2,000-character result). Prints one JSON line as loop-runs.mjs does.
+//   node bench/loop/ai-sdk-runs.mjs <warmups> <repeats> <steps>
+import { scriptedModel } from "@arbor/testkit";
+import { generateText, stepCountIs, tool } from "ai";
+import { z } from "zod";
+import { median } from "../lib/stats.mjs";
+import { PAYLOAD, prose, toolLoopScript, USER_PROMPT } from "./harness.mjs";
+
+const [warmups, repeats, steps] = process.argv.slice(2).map(Number);
+if (!(warmups >= 0 && repeats > 0 && steps > 1)) throw new Error("usage: ai-sdk-runs.mjs <warmups> <repeats> <steps>");
+const result = prose(PAYLOAD.toolResult, 3);
+const tools = {
+  noop: tool({
+    description: "Reads nothing and answers with a fixed page of text.",
+    inputSchema: z.object({ n: z.number(), path: z.string().optional(), query: z.string().optional() }),
+    execute: async () => result,
+  }),
+};
+
+const runs = [];
+let firstMs = 0;
+for (let i = 0; i < warmups + repeats; i++) {
+  const model = scriptedModel(toolLoopScript(steps), { record: false });
+  const starts = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const out = await generateText({
+    model,
+    tools,
+    prompt: USER_PROMPT,
+    stopWhen: stepCountIs(steps + 10),
+    // Where Arbor's figure takes each llm_start, this takes each step's end: the gaps are the same steps.
+    onStepFinish: () => {
+      starts.push(performance.now() - t0);
+    },
+  });
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  if (out.steps.length !== steps) throw new Error(`expected ${steps} steps, generateText made ${out.steps.length}`);
+  if (i === 0) firstMs = ms;
+  if (i < warmups) continue;
+  const gaps = [];
+  for (let s = 1; s < starts.length; s++) gaps.push((starts[s] - starts[s - 1]) * 1000);
+  runs.push({ ms, cpuMs: (cpu.user + cpu.system) / 1000, setupMs: null, stepUs: median(gaps) });
+}
+process.stdout.write(`${JSON.stringify({ firstMs, runs })}\n`);
