@@ -53,58 +53,22 @@ async function stepsPerSecond(tmp, quick, baseline) {
   // The reference first, so every row can print its ratio to it at the same warm-up count.
   const reference = new Map();
   for (const warmups of warmupCounts) {
-    const { firstMs, runs } = runsInProcess("ai-sdk", warmups, repeats, steps, tmp);
-    const ms = median(runs.map((r) => r.ms));
-    const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
-    const rate = (steps / ms) * 1000;
-    reference.set(warmups, { rate, cpuUs });
-    const key = warmups === warmupCounts[1] ? "loop.ai_sdk" : "loop.ai_sdk.warmup1";
-    rows.push([
-      `${AI_SDK_LABEL} (nothing persisted)`,
-      warmups,
-      num(firstMs),
-      num(ms),
-      num(rate),
-      num((steps / Math.min(...runs.map((r) => r.ms))) * 1000),
-      baseline.compare(`${key}.steps_per_s`, rate, "higher"),
-      baseline.compare(`${key}.cpu_us_per_step`, cpuUs, "lower"),
-      "–",
-      num(median(runs.map((r) => r.stepUs))),
-      num((ms * 1000) / steps),
-      num(cpuUs),
-      num(1e6 / cpuUs),
-      "1×",
-      "1×",
-      "–",
-      "–",
-      "–",
-    ]);
+    const m = measured(runsInProcess("ai-sdk", warmups, repeats, steps, tmp), steps, "ai_sdk", warmups, warmupCounts, baseline);
+    reference.set(warmups, m);
+    rows.push([`${AI_SDK_LABEL} (nothing persisted)`, warmups, ...m.columns, "1×", "1×", "–", "–", "–"]);
   }
   for (const backend of LOOP_BACKENDS) {
     const kind = backend.label.split(" ")[0];
     const target = TARGETS[kind];
     for (const warmups of warmupCounts) {
-      const { firstMs, runs, persisted } = runsInProcess(kind, warmups, repeats, steps, tmp);
-      const ms = median(runs.map((r) => r.ms));
-      const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
-      const rate = (steps / ms) * 1000;
+      const out = runsInProcess(kind, warmups, repeats, steps, tmp);
+      const { persisted } = out;
+      const { rate, cpuUs, columns } = measured(out, steps, kind, warmups, warmupCounts, baseline);
       const ref = reference.get(warmups);
-      // The baseline's figures are the 10-warm-up ones; a 1-warm-up run has keys of its own.
-      const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup1`;
       rows.push([
         backend.label,
         warmups,
-        num(firstMs),
-        num(ms),
-        num(rate),
-        num((steps / Math.min(...runs.map((r) => r.ms))) * 1000),
-        baseline.compare(`${key}.steps_per_s`, rate, "higher"),
-        baseline.compare(`${key}.cpu_us_per_step`, cpuUs, "lower"),
-        num(median(runs.map((r) => r.setupMs))),
-        num(median(runs.map((r) => r.stepUs))),
-        num((ms * 1000) / steps),
-        num(cpuUs),
-        num(1e6 / cpuUs),
+        ...columns,
         ratio(rate / ref.rate),
         ratio(ref.cpuUs / cpuUs),
         `≥ ${target.rate.toLocaleString("en-US")}${target.cpuUs ? `, ≤ ${target.cpuUs} µs CPU` : ""}`,
@@ -163,6 +127,33 @@ async function stepsPerSecond(tmp, quick, baseline) {
   note("same warm-ups (above 1×: faster); CPU vs AI SDK: its CPU µs/step ÷ the row's (above 1×: less CPU a step).");
   note("For scale, quoted in the issue with these payloads (not measured here): a leading in-memory agent loop");
   note("4,002 steps/s median persisting nothing; LangGraph 568.");
+}
+
+/**
+ * One process's measured runs as the table's columns from "1st run ms" to "CPU-bound steps/s", with the
+ * steps/s and CPU µs a step they come from. The baseline's figures are the 10-warm-up ones; a 1-warm-up
+ * run has keys of its own.
+ */
+function measured({ firstMs, runs }, steps, kind, warmups, warmupCounts, baseline) {
+  const ms = median(runs.map((r) => r.ms));
+  const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
+  const rate = (steps / ms) * 1000;
+  const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup1`;
+  const setup = runs.every((r) => r.setupMs === null) ? "–" : num(median(runs.map((r) => r.setupMs)));
+  const columns = [
+    num(firstMs),
+    num(ms),
+    num(rate),
+    num((steps / Math.min(...runs.map((r) => r.ms))) * 1000),
+    baseline.compare(`${key}.steps_per_s`, rate, "higher"),
+    baseline.compare(`${key}.cpu_us_per_step`, cpuUs, "lower"),
+    setup,
+    num(median(runs.map((r) => r.stepUs))),
+    num((ms * 1000) / steps),
+    num(cpuUs),
+    num(1e6 / cpuUs),
+  ];
+  return { rate, cpuUs, columns };
 }
 
 /** Per-step duration for 1-based step s: from its llm_start to the next one's. */

@@ -129,15 +129,20 @@ export function runEventsSuite(makeHarness: MakeHarness): void {
       expect(read.map((f) => f.id)).toEqual(await loggedRunIds(h.store, id));
     });
 
-    it("a second instance follows a run the first drives while it holds the session, to its end", async () => {
+    /** A run this instance drives under the session's lease, its first token read by its own reader. */
+    async function drivenRun() {
       const { id } = await h.store.createSession();
       const lease = await h.store.acquireLease(id, "test run");
       const log = new RunEventLog(h.store);
       const run = manualRun(id);
       const { reader: local, recorded } = log.record(run.handle);
       run.push(token(id, "1"));
-      const first = await local.next();
-      expect(first.kind).toBe("frames");
+      expect((await local.next()).kind).toBe("frames");
+      return { id, lease, log, run, recorded };
+    }
+
+    it("a second instance follows a run the first drives while it holds the session, to its end", async () => {
+      const { id, lease, run, recorded } = await drivenRun();
 
       const other = await h.another();
       const follower = await new RunEventLog(other).reader(id, { after: 0 });
@@ -153,13 +158,7 @@ export function runEventsSuite(makeHarness: MakeHarness): void {
     });
 
     it("a follower whose driver logs its last events and lets go between the follower's read and its ask still reads them", async () => {
-      const { id } = await h.store.createSession();
-      const lease = await h.store.acquireLease(id, "test run");
-      const log = new RunEventLog(h.store);
-      const run = manualRun(id);
-      const { reader: local, recorded } = log.record(run.handle);
-      run.push(token(id, "1"));
-      await local.next();
+      const { id, lease, log, run, recorded } = await drivenRun();
       await log.logged(id);
 
       const other = await h.another();
