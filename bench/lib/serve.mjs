@@ -16,8 +16,15 @@ export function serveEnv(home) {
  * another build's `arbor.js`, to compare two builds on the same machine minutes apart.
  */
 export function startServe({ args, home, nodeArgs = [], bin = ARBOR_BIN }) {
-  const argv = [...nodeArgs, bin, "serve", "--port", "0", "--json", ...args];
-  const child = spawn(process.execPath, argv, { env: serveEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+  return startListening([...nodeArgs, bin, "serve", "--port", "0", "--json", ...args], serveEnv(home));
+}
+
+/**
+ * Starts `node <argv>`, a server that prints `{"url": …}` on a line once it listens (as `arbor serve --json`
+ * does), and resolves then, as `startServe` does.
+ */
+export function startListening(argv, env = process.env) {
+  const child = spawn(process.execPath, argv, { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (b) => {
     stderr = (stderr + b.toString("utf8")).slice(-4000);
@@ -29,6 +36,6 @@ export function startServe({ args, home, nodeArgs = [], bin = ARBOR_BIN }) {
       out += b.toString("utf8");
       if (out.endsWith("\n")) resolve({ url: JSON.parse(out).url, child, exited, stderr: () => stderr });
     });
-    child.on("close", (code) => reject(new Error(`arbor serve exited (${code}) before listening: ${stderr}`)));
+    child.on("close", (code) => reject(new Error(`${argv.at(-1)} exited (${code}) before listening: ${stderr}`)));
   });
 }

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { note, num, section, table } from "../lib/format.mjs";
-import { startServe } from "../lib/serve.mjs";
+import { startListening, startServe } from "../lib/serve.mjs";
 import { monotonicMs, postSse } from "../lib/sse.mjs";
 import { summarize } from "../lib/stats.mjs";
 import { FIRST_TOKEN_MS, TOKEN_GAP_MS, TOKENS_PER_STEP, TOOL_STEPS } from "./density-model.mjs";
@@ -62,6 +62,10 @@ function startServer({ store, home, cwd, baseURL }) {
     args: ["--model", "openai-compatible/fake", "--base-url", baseURL, "--cwd", cwd, "--store", store, "--create", "--no-resume"],
   });
 }
+
+/** The reference: the same chat over SSE from a server made of the AI SDK alone (density-ai-sdk-server.mjs). */
+const REFERENCE = "AI SDK alone";
+const REFERENCE_SERVER = new URL("./density-ai-sdk-server.mjs", import.meta.url).pathname;
 
 /** /proc/<pid>/stat's fields after the command name. */
 function statFields(pid) {
@@ -184,7 +188,7 @@ export async function run(ctx) {
   // DENSITY_LEVELS=100,200 (to profile a given load) runs just those, each whatever the one before gave.
   const chosen = process.env.DENSITY_LEVELS?.split(",").map(Number);
   const levels = chosen ?? (ctx.quick ? [50, 100, 200] : [50, 100, 200, 400, 500, 800]);
-  const stores = (process.env.DENSITY_STORES ?? "file,sqlite").split(",");
+  const stores = (process.env.DENSITY_STORES ?? "file,sqlite,ai-sdk").split(",");
   section(
     `Density: concurrent runs one arbor serve process carries (target: N ≥ ${TARGET_N} with p99 token delivery ≤ ${P99_MS} ms, no error)`,
   );
@@ -204,15 +208,18 @@ export async function run(ctx) {
   const rows = [];
   const best = {};
   try {
-    for (const [label, spec] of [
-      ["file", (root) => join(root, "store")],
-      ["sqlite", (root) => `sqlite:${join(root, "arbor.db")}`],
-    ].filter(([label]) => stores.includes(label))) {
-      const root = join(ctx.tmp, `density-${label}`);
+    for (const [key, label, spec] of [
+      ["file", "file", (root) => join(root, "store")],
+      ["sqlite", "sqlite", (root) => `sqlite:${join(root, "arbor.db")}`],
+      ["ai-sdk", REFERENCE, null],
+    ].filter(([key]) => stores.includes(key))) {
+      const root = join(ctx.tmp, `density-${key}`);
       const cwd = join(root, "work");
       mkdirSync(cwd, { recursive: true });
       writeFileSync(join(cwd, "notes.txt"), "Twelve words of notes for the read tool to return to the model.\n");
-      const server = await startServer({ store: spec(root), home: join(root, "home"), cwd, baseURL: model.baseURL });
+      const server = spec
+        ? await startServer({ store: spec(root), home: join(root, "home"), cwd, baseURL: model.baseURL })
+        : await startListening([REFERENCE_SERVER, model.baseURL, cwd]);
       try {
         const warm = await level(server, model, WARM_UP_RUNS);
         if (warm.failures > 0) throw new Error(`a warm-up run failed: ${warm.firstFailure}`);
@@ -269,7 +276,15 @@ export async function run(ctx) {
     ],
     rows,
   );
+  const reference = best[REFERENCE];
   for (const [label, n] of Object.entries(best)) {
-    note(`${label}: largest N passing = ${n} (target ≥ ${TARGET_N}: ${n >= TARGET_N ? "met" : "MISSED"}, ${num(n / TARGET_N)}×)`);
+    if (label === REFERENCE) continue;
+    const vs = reference ? `; ${num(n / reference)}× the AI SDK alone's ${reference}` : "";
+    note(`${label}: largest N passing = ${n} (target ≥ ${TARGET_N}: ${n >= TARGET_N ? "met" : "MISSED"}, ${num(n / TARGET_N)}×${vs})`);
+  }
+  if (reference !== undefined) {
+    note(`${REFERENCE}: largest N passing = ${reference}. The same chat over SSE from a server of the AI SDK's streamText`);
+    note("and node:http alone (density-ai-sdk-server.mjs): the same model client, one tool, nothing stored, logged or");
+    note("checked, no system prompt. A floor for a server built on the AI SDK on this machine, not a product.");
   }
 }
