@@ -280,7 +280,9 @@ export async function run(ctx) {
   for (const [label, n] of Object.entries(best)) {
     if (label === REFERENCE) continue;
     const vs = reference ? `; ${num(n / reference)}× the AI SDK alone's ${reference}` : "";
-    note(`${label}: largest N passing = ${n} (target ≥ ${TARGET_N}: ${n >= TARGET_N ? "met" : "MISSED"}, ${num(n / TARGET_N)}×${vs})`);
+    note(
+      `${label}: largest N passing = ${n} (target ≥ ${TARGET_N}: ${n >= TARGET_N ? "met" : "MISSED"}, ${num(n / TARGET_N)}×${vs})`,
+    );
   }
   if (reference !== undefined) {
     note(`${REFERENCE}: largest N passing = ${reference}. The same chat over SSE from a server of the AI SDK's streamText`);
