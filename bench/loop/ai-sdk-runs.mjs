@@ -5,18 +5,16 @@
 //   node bench/loop/ai-sdk-runs.mjs <warmups> <repeats> <steps>
 import { scriptedModel } from "@arbor/testkit";
 import { generateText, stepCountIs, tool } from "ai";
-import { z } from "zod";
 import { median } from "../lib/stats.mjs";
-import { PAYLOAD, prose, toolLoopScript, USER_PROMPT } from "./harness.mjs";
+import { NOOP_TOOL, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 const [warmups, repeats, steps] = process.argv.slice(2).map(Number);
 if (!(warmups >= 0 && repeats > 0 && steps > 1)) throw new Error("usage: ai-sdk-runs.mjs <warmups> <repeats> <steps>");
-const result = prose(PAYLOAD.toolResult, 3);
 const tools = {
-  noop: tool({
-    description: "Reads nothing and answers with a fixed page of text.",
-    inputSchema: z.object({ n: z.number(), path: z.string().optional(), query: z.string().optional() }),
-    execute: async () => result,
+  [NOOP_TOOL.name]: tool({
+    description: NOOP_TOOL.description,
+    inputSchema: NOOP_TOOL.input,
+    execute: async () => NOOP_TOOL.result,
   }),
 };
 

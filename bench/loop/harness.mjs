@@ -131,15 +131,18 @@ export function prose(n, seed = 0) {
 
 export const USER_PROMPT = prose(PAYLOAD.user, 7);
 
+/** The tool every step calls, as any runtime compared defines it: its input schema and a result of realistic size. */
+export const NOOP_TOOL = {
+  name: "noop",
+  description: "Reads nothing and answers with a fixed page of text.",
+  input: z.object({ n: z.number(), path: z.string().optional(), query: z.string().optional() }),
+  result: prose(PAYLOAD.toolResult, 3),
+};
+
 /** The tool every step calls: validates its input and answers with a tool result of realistic size. */
 export function trivialTool(core) {
-  const result = prose(PAYLOAD.toolResult, 3);
-  return core.defineTool({
-    name: "noop",
-    description: "Reads nothing and answers with a fixed page of text.",
-    input: z.object({ n: z.number(), path: z.string().optional(), query: z.string().optional() }),
-    execute: async () => ({ output: result }),
-  });
+  const { name, description, input, result } = NOOP_TOOL;
+  return core.defineTool({ name, description, input, execute: async () => ({ output: result }) });
 }
 
 /** Tool arguments of ~150 characters of JSON, different for every step. */

@@ -51,8 +51,6 @@ export class RunEventReader {
   /** The tail run this reader read to its end without an ending, and left for the log. */
   private leftRun: number | undefined;
   private done = false;
-  /** The log was read once more after "nobody drives it", to see what a driver logged before it let go. */
-  private askedIdle = false;
 
   constructor(
     store: Store,
@@ -76,6 +74,8 @@ export class RunEventReader {
 
   /** The next events; with `wait` false it answers `live` instead of waiting for a running run's next event. */
   async next(wait = true): Promise<RunEventStep> {
+    // The log was read once more after "nobody drives it", to see what a driver logged before it let go.
+    let askedIdle = false;
     for (;;) {
       if (this.done) return { kind: "end" };
       const tail = this.tailOf();
@@ -138,13 +138,13 @@ export class RunEventReader {
         if (this.tailOf()?.running) continue;
         // A driver logs its last events before it lets the session go: when it did both between this
         // read and the ask, they are in the log now. One more read, after the "no", sees them.
-        if (!this.askedIdle) {
-          this.askedIdle = true;
+        if (!askedIdle) {
+          askedIdle = true;
           continue;
         }
         return { kind: "end" };
       }
-      this.askedIdle = false;
+      askedIdle = false;
       this.lastId = (page[page.length - 1] as StoredEvent).id;
       const frames: RunEventFrame[] = [];
       let ended = false;

@@ -190,9 +190,8 @@ export class LeaseHeartbeat {
   private readonly timer: NodeJS.Timeout;
   /** When the last renewal that succeeded was sent (or the lease was taken). */
   private renewedAt: number;
+  /** A renewal is on its way: sent and not answered, or asked for by a write and sent at the next microtask. */
   private renewing = false;
-  /** A renewal asked for by a write, sent at the next microtask. */
-  private beatQueued = false;
   private stopped = false;
   private readonly givesUpAfter: number;
   private readonly renewEveryMs: number;
@@ -222,6 +221,11 @@ export class LeaseHeartbeat {
       return;
     }
     this.renewing = true;
+    this.send();
+  }
+
+  /** Sends a renewal (`renewing` is set). */
+  private send(): void {
     // The store's new expiry counts from about now, when the renewal is sent: a renewal answered
     // late (a network stall) must not count from its answer, or this holder would think its lease
     // alive after the store's expiry, when another process may have taken the session.
@@ -250,18 +254,16 @@ export class LeaseHeartbeat {
    * otherwise starve the timer and lose its lease to its own busyness.
    */
   check(): void {
-    const now = Date.now();
-    if (now - this.renewedAt >= this.givesUpAfter) {
+    if (this.stale()) {
       this.lose();
       return;
     }
-    if (!this.renewing && !this.beatQueued && now - this.renewedAt >= this.renewEveryMs) {
-      this.beatQueued = true;
-      queueMicrotask(() => {
-        this.beatQueued = false;
-        if (!this.stopped && !this.renewing) this.beat();
-      });
-    }
+    if (this.renewing || Date.now() - this.renewedAt < this.renewEveryMs) return;
+    this.renewing = true;
+    queueMicrotask(() => {
+      if (this.stopped) this.renewing = false;
+      else this.send();
+    });
   }
 
   private stale(): boolean {
@@ -290,14 +292,12 @@ export class HeldLeases {
 
   constructor(private readonly ttlMs: number) {}
 
-  /** This store's holder of the session, unless it has no lease or lost it. */
+  /**
+   * This store's holder of the session, unless it has no lease or lost it. The lease's age is checked
+   * now (see `LeaseHeartbeat.check`): a lease not renewed for two thirds of its life counts as lost
+   * however long the timer has not run, and a renewal that is due is sent.
+   */
   live(id: string): LeaseHolder | undefined {
-    const h = this.held.get(id);
-    return h && !h.beat.lost.aborted ? h.holder : undefined;
-  }
-
-  /** `live`, with the lease's staleness checked now (a write's question: see `LeaseHeartbeat.check`). */
-  liveNow(id: string): LeaseHolder | undefined {
     const h = this.held.get(id);
     if (!h) return undefined;
     h.beat.check();

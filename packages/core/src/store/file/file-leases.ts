@@ -54,14 +54,6 @@ export class FileLeases {
     return this.held.live(id) !== undefined;
   }
 
-  /**
-   * `holds` for a write about to go straight in: a lease not renewed for two thirds of its life is
-   * counted lost first (another process may take it as the file ages), and a renewal that is due is sent.
-   */
-  holdsForWrite(id: string): boolean {
-    return this.held.liveNow(id) !== undefined;
-  }
-
   /** The token of this store's live lease on the session, undefined when it holds none (or lost it). */
   token(id: string): string | undefined {
     return this.held.live(id)?.token;

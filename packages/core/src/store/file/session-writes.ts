@@ -38,7 +38,7 @@ export class SessionWrites {
       // The lease holder's write to a loaded session, with nothing of ours queued on it, runs at once: being
       // synchronous, nothing can come between, which is all the keyed lock would ensure. It is not an async
       // function, so such a write returns without the turns of the microtask queue an await would add.
-      const ready = this.lock.busy(id) || !this.leases.holdsForWrite(id) ? undefined : this.sessions.cache.get(id);
+      const ready = this.lock.busy(id) || !this.leases.holds(id) ? undefined : this.sessions.cache.get(id);
       if (!ready) return this.lockedSlow(id, work);
       outcome = work(this.sessions.touch(ready));
     } catch (err) {

@@ -47,19 +47,6 @@ export class SqlLeases {
   }
 
   /**
-   * `holds`, with the lease's expiry in the store's view checked now: an event loop that stalled may
-   * not have noticed yet that the lease ran out, and another process may have taken the session since.
-   */
-  holdsNow(id: string): boolean {
-    try {
-      this.held.checkNotLost(id);
-    } catch {
-      return false;
-    }
-    return this.holds(id);
-  }
-
-  /**
    * Within a write transaction: `row` is the session's lease row as read under the session's row
    * lock. Refuses when another process drives the session, or when this store's lease is no longer
    * the stored one.

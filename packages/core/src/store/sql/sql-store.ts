@@ -244,7 +244,7 @@ export class SqlStore extends StoreBase {
       const look = this.inboxLook;
       if (!inbox || !look) return inboxPageRows(this.db, sessionId, after);
       return sqliteNow(this.conn, () =>
-        this.leases.holdsNow(sessionId)
+        this.leases.holds(sessionId)
           ? look.reading(sessionId, () => inbox.page(sessionId, after, true))
           : inbox.page(sessionId, after, false),
       );
