@@ -5,7 +5,7 @@
 //   node bench/loop/ai-sdk-runs.mjs <warmups> <repeats> <steps>
 import { scriptedModel } from "@arbor/testkit";
 import { generateText, stepCountIs, tool } from "ai";
-import { median } from "../lib/stats.mjs";
+import { mainThreadCpuMs, median } from "../lib/stats.mjs";
 import { NOOP_TOOL, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 const [warmups, repeats, steps] = process.argv.slice(2).map(Number);
@@ -24,6 +24,7 @@ for (let i = 0; i < warmups + repeats; i++) {
   const model = scriptedModel(toolLoopScript(steps), { record: false });
   const starts = [];
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuMs();
   const t0 = performance.now();
   const out = await generateText({
     model,
@@ -37,11 +38,12 @@ for (let i = 0; i < warmups + repeats; i++) {
   });
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const mainCpuMs = mainThreadCpuMs() - main0;
   if (out.steps.length !== steps) throw new Error(`expected ${steps} steps, generateText made ${out.steps.length}`);
   if (i === 0) firstMs = ms;
   if (i < warmups) continue;
   const gaps = [];
   for (let s = 1; s < starts.length; s++) gaps.push((starts[s] - starts[s - 1]) * 1000);
-  runs.push({ ms, cpuMs: (cpu.user + cpu.system) / 1000, setupMs: null, stepUs: median(gaps) });
+  runs.push({ ms, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs, setupMs: null, stepUs: median(gaps) });
 }
 process.stdout.write(`${JSON.stringify({ firstMs, runs })}\n`);

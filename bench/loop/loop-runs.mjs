@@ -26,7 +26,7 @@ try {
     if (i < warmups) continue;
     const gaps = [];
     for (let s = 1; s < r.starts.length; s++) gaps.push((r.starts[s] - r.starts[s - 1]) * 1000);
-    runs.push({ ms: r.ms, cpuMs: r.cpuMs, setupMs: r.starts[0], stepUs: median(gaps) });
+    runs.push({ ms: r.ms, cpuMs: r.cpuMs, mainCpuMs: r.mainCpuMs, setupMs: r.starts[0], stepUs: median(gaps) });
     if (i === warmups + repeats - 1 && backend.spec(tmp) !== null) {
       const by = {};
       for (const e of await store.getActivePath(r.sessionId))

@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { note, num, ratio, section, table } from "../lib/format.mjs";
+import { PEERS_MISSING, peerScript } from "../lib/peers.mjs";
 import { median } from "../lib/stats.mjs";
 import { consume, LOOP_BACKENDS, openBackend, PAYLOAD, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
@@ -25,16 +26,24 @@ const PAYLOAD_NOTE = `Payloads: user message ${PAYLOAD.user} chars; each step ${
 
 /** One backend's runs in a process of its own (see loop-runs.mjs): what a library user's harness sees. */
 function runsInProcess(kind, warmups, repeats, steps, tmp) {
+  const counts = [String(warmups), String(repeats), String(steps)];
   const args =
     kind === "ai-sdk"
-      ? [AI_SDK_SCRIPT, String(warmups), String(repeats), String(steps)]
-      : [RUNS_SCRIPT, kind, String(warmups), String(repeats), String(steps), tmp];
+      ? [AI_SDK_SCRIPT, ...counts]
+      : kind.startsWith("pi-")
+        ? [peerScript("pi-loop-runs.mjs"), kind.slice(3), ...counts, tmp]
+        : [RUNS_SCRIPT, kind, ...counts, tmp];
   const out = execFileSync(process.execPath, args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(out.trim().split("\n").at(-1));
 }
 
 /** The AI SDK's multi-step generateText over the same model, tool and payloads, nothing persisted (ai-sdk-runs.mjs). */
 const AI_SDK_LABEL = "AI SDK generateText";
+/** pi's Agent over the same script, bare and persisting to its session file (bench/peers/pi-loop-runs.mjs). */
+const PI_RUNS = [
+  { kind: "pi-bare", label: "pi Agent (nothing persisted)" },
+  { kind: "pi-session", label: "pi Agent + session file" },
+];
 
 async function stepsPerSecond(tmp, quick, baseline) {
   // 200 tool steps and the answer: 201 model calls.
@@ -57,13 +66,33 @@ async function stepsPerSecond(tmp, quick, baseline) {
     reference.set(warmups, m);
     rows.push([`${AI_SDK_LABEL} (nothing persisted)`, warmups, ...m.columns, "1×", "1×", "–", "–", "–"]);
   }
+  // Every row's figures by label and warm-ups, for the comparison with pi below the table.
+  const figures = new Map();
+  if (peerScript("pi-loop-runs.mjs")) {
+    for (const { kind, label } of PI_RUNS) {
+      for (const warmups of warmupCounts) {
+        const m = measured(
+          runsInProcess(kind, warmups, repeats, steps, tmp),
+          steps,
+          kind.replace("-", "_"),
+          warmups,
+          warmupCounts,
+          baseline,
+        );
+        const ref = reference.get(warmups);
+        figures.set(`${label}/${warmups}`, m);
+        rows.push([label, warmups, ...m.columns, ratio(m.rate / ref.rate), ratio(ref.cpuUs / m.cpuUs), "–", "–", "–"]);
+      }
+    }
+  }
   for (const backend of LOOP_BACKENDS) {
     const kind = backend.label.split(" ")[0];
     const target = TARGETS[kind];
     for (const warmups of warmupCounts) {
       const out = runsInProcess(kind, warmups, repeats, steps, tmp);
       const { persisted } = out;
-      const { rate, cpuUs, columns } = measured(out, steps, kind, warmups, warmupCounts, baseline);
+      const { rate, cpuUs, mainUs, columns } = measured(out, steps, kind, warmups, warmupCounts, baseline);
+      figures.set(`${backend.label}/${warmups}`, { rate, cpuUs, mainUs });
       const ref = reference.get(warmups);
       rows.push([
         backend.label,
@@ -125,8 +154,59 @@ async function stepsPerSecond(tmp, quick, baseline) {
   note(`${AI_SDK_LABEL}: the AI SDK's own multi-step loop (stopWhen) over the same scripted model, tool, zod input schema`);
   note("and payloads, persisting nothing, each warm-up count in a process of its own. vs AI SDK: steps/s ÷ its steps/s at the");
   note("same warm-ups (above 1×: faster); CPU vs AI SDK: its CPU µs/step ÷ the row's (above 1×: less CPU a step).");
-  note("For scale, quoted in the issue with these payloads (not measured here): a leading in-memory agent loop");
-  note("4,002 steps/s median persisting nothing; LangGraph 568.");
+  note("pi Agent: @mariozechner/pi-agent-core's Agent over a stream function playing the same script (each step's text and");
+  note("tool-call arguments one delta each, as the scripted model streams them), the tool's input checked against a TypeBox");
+  note("schema, the same result; + session file: every message appended to pi's session file on message_end, as its coding");
+  note("agent persists a run (a synchronous JSON-line append, no lock or lease).");
+  againstPi(figures, warmupCounts);
+}
+
+/** Arbor's stores against pi's Agent, bare and persisting, at each warm-up count (the issue's ratios). */
+function againstPi(figures, warmupCounts) {
+  if (!figures.has(`${PI_RUNS[0].label}/${warmupCounts[0]}`)) {
+    note(PEERS_MISSING);
+    return;
+  }
+  section("L1b. The loop against pi's Agent, same runs as L1");
+  const rows = [];
+  const cpuColumns = (f) => [num(f.rate), num(f.cpuUs), num(f.mainUs), num(f.cpuUs - f.mainUs)];
+  for (const { label } of PI_RUNS)
+    for (const warmups of warmupCounts)
+      rows.push([label, warmups, ...cpuColumns(figures.get(`${label}/${warmups}`)), "", "", "", ""]);
+  for (const backend of LOOP_BACKENDS) {
+    for (const warmups of warmupCounts) {
+      const own = figures.get(`${backend.label}/${warmups}`);
+      const [bare, persisted] = PI_RUNS.map(({ label }) => figures.get(`${label}/${warmups}`));
+      rows.push([
+        backend.label,
+        warmups,
+        ...cpuColumns(own),
+        ratio(own.rate / bare.rate),
+        ratio(bare.cpuUs / own.cpuUs),
+        ratio(own.rate / persisted.rate),
+        ratio(persisted.cpuUs / own.cpuUs),
+      ]);
+    }
+  }
+  table(
+    [
+      "<run",
+      "warm-ups",
+      "steps/s p50",
+      "CPU µs/step",
+      "main thread",
+      "other threads",
+      "vs pi bare",
+      "CPU vs pi bare",
+      "vs pi + session",
+      "CPU vs pi + session",
+    ],
+    rows,
+  );
+  note("main thread: the CPU of the thread that runs the program (Linux's per-thread scheduler time) a step; other");
+  note("threads: the rest of CPU µs/step, the JIT's compiler threads and the collector's helpers.");
+  note("Above 1× the Arbor row is faster (steps/s) or spends less CPU a step than pi's run; the issue's targets were set");
+  note("at 0.68× pi's bare loop (5,000 against its 7,300 steps/s then).");
 }
 
 /**
@@ -137,6 +217,7 @@ async function stepsPerSecond(tmp, quick, baseline) {
 function measured({ firstMs, runs }, steps, kind, warmups, warmupCounts, baseline) {
   const ms = median(runs.map((r) => r.ms));
   const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
+  const mainUs = (median(runs.map((r) => r.mainCpuMs)) * 1000) / steps;
   const rate = (steps / ms) * 1000;
   const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup1`;
   const setup = runs.every((r) => r.setupMs === null) ? "–" : num(median(runs.map((r) => r.setupMs)));
@@ -153,7 +234,7 @@ function measured({ firstMs, runs }, steps, kind, warmups, warmupCounts, baselin
     num(cpuUs),
     num(1e6 / cpuUs),
   ];
-  return { rate, cpuUs, columns };
+  return { rate, cpuUs, mainUs, columns };
 }
 
 /** Per-step duration for 1-based step s: from its llm_start to the next one's. */

@@ -1,5 +1,8 @@
 // Figure 1: append latency per backend and durability, and group commit under 16 concurrent appenders.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { count, note, num, ratio, reason, section, table } from "../lib/format.mjs";
+import { PEERS_MISSING, peerScript } from "../lib/peers.mjs";
 import { now, summarize, us } from "../lib/stats.mjs";
 import { openBackendStore, prepareBackend, probe } from "./backends.mjs";
 import { countFsyncs } from "./fsync-counter.mjs";
@@ -64,6 +67,13 @@ async function atDepth({ core, tmp, quick, baseline }) {
   const depth = quick ? 10_000 : DEPTH;
   section(`A1. Append at ${count(depth)} entries (sequential appendMessage, ~300-byte messages)`);
   const rows = [];
+  // pi's session file first, so each Arbor row can print its ratio to it.
+  const piScript = peerScript("pi-append.mjs");
+  const pi = piScript
+    ? JSON.parse(execFileSync(process.execPath, [piScript, String(depth), "5000", join(tmp, "pi-append")], { encoding: "utf8" }))
+    : undefined;
+  if (pi) rows.push(["pi", "process, no lock", count(pi.n), num(pi.p50), num(pi.p99), num(pi.perSec), "", "", "1×", "–"]);
+  const vsPi = (p50) => (pi ? ratio(pi.p50 / p50) : "–");
   for (const kind of ["file", "sqlite"]) {
     const backend = await prepareBackend(kind, tmp);
     for (const durability of ["process", "fsync"]) {
@@ -90,6 +100,7 @@ async function atDepth({ core, tmp, quick, baseline }) {
             num(u.perSec),
             t ? `p50 ≤ ${t}` : "",
             t ? ratio(u.p50 / t) : "",
+            vsPi(u.p50),
             before,
           ]);
         }
@@ -110,6 +121,7 @@ async function atDepth({ core, tmp, quick, baseline }) {
           num(r.perSec),
           target ? `p50 ≤ ${target}` : "",
           target ? ratio(r.p50 / target) : "",
+          durability === "process" ? vsPi(r.p50) : "–",
           quick ? "–" : baseline.compare(`${key}.p50_us`, r.p50, "lower"),
         ]);
         if (durability === "fsync") {
@@ -124,6 +136,7 @@ async function atDepth({ core, tmp, quick, baseline }) {
             num(g.perSec),
             "",
             "",
+            "–",
             quick ? "–" : baseline.compare(`${key}.group_per_s`, g.perSec, "higher"),
           ]);
         } else await lease.release();
@@ -132,8 +145,16 @@ async function atDepth({ core, tmp, quick, baseline }) {
       }
     }
   }
-  table(["<backend", "<durability", "n", "p50 µs", "p99 µs", "appends/s", "<target", "vs target", "p50 vs before"], rows);
+  table(
+    ["<backend", "<durability", "n", "p50 µs", "p99 µs", "appends/s", "<target", "vs target", "p50 vs pi", "p50 vs before"],
+    rows,
+  );
   note('Rows without "no lease" hold the session\'s lease, as a run does for its session.');
+  if (pi) {
+    note("pi: @mariozechner/pi-coding-agent's SessionManager.appendMessage on a session of as many entries, the same messages,");
+    note("in a process of its own: a synchronous JSON-line append to its file, no lock, lease or fsync. p50 vs pi: pi's p50 ÷");
+    note("the row's (above 1×: the row's append is cheaper).");
+  } else note(PEERS_MISSING);
   note("process: the append is in the OS (file) or committed with synchronous=NORMAL in WAL (SQLite) before it returns,");
   note("so a crash of the process loses nothing; fsync: on disk before it returns. The group-commit row is appends/s");
   note("of 16 concurrent appenders to the same session, whose fsyncs are shared (its vs before compares appends/s).");
