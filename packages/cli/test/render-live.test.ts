@@ -1,7 +1,7 @@
 import type { RunEvent } from "@arbor/core";
 import { describe, expect, it } from "vitest";
 import { createJsonView, createTextView, type RunEnd, type RunOutcome, type RunView } from "../src/render/live.js";
-import { formatCost, formatDuration, formatUsage, streamSafe, toolSubject } from "../src/render/run-format.js";
+import { formatCost, formatCount, formatDuration, formatUsage, streamSafe, toolSubject } from "../src/render/run-format.js";
 import { ANSI } from "../src/render/style.js";
 
 const S = "sess-1";
@@ -311,6 +311,11 @@ describe("run formatting helpers", () => {
       "1,200 in (1,000 cached) · 300 out (100 reasoning) tokens",
     );
     expect(streamSafe("a\r\nb\u009bc")).toBe("a\nbc");
+  });
+
+  it("group counts by thousands as en-US does", () => {
+    const counts = [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 1_234_567_890, -1_234_567, 1234.5, 999.6];
+    expect(counts.map(formatCount)).toEqual(counts.map((n) => Math.round(n).toLocaleString("en-US")));
   });
 });
 

@@ -5,7 +5,7 @@ import { EXIT_OK, UsageError } from "../errors.js";
 import { resolveSessionId } from "../ids.js";
 import type { Io } from "../io.js";
 import { writeJson, writeLines } from "../io.js";
-import { formatCost } from "../render/run-format.js";
+import { formatCost, formatCount } from "../render/run-format.js";
 import { loadCommandConfig, workspaceDir } from "../run/flags.js";
 import { withSessionRuntime } from "../session-runtime.js";
 import { withStore } from "../store.js";
@@ -46,7 +46,7 @@ export async function runCompactCommand(io: Io, values: OptionValues, operands: 
       const kept = result.kept === 0 ? "none kept verbatim" : `${result.kept} kept verbatim`;
       writeLines(io.stdout, [
         `Compacted session ${sessionId}: ${result.summarized} messages summarized, ${kept}.`,
-        `Context about ${result.tokensBefore.toLocaleString("en-US")} → ${result.tokensAfter.toLocaleString("en-US")} tokens; compaction entry ${result.entryId}.`,
+        `Context about ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens; compaction entry ${result.entryId}.`,
         `Summary cost: ${result.costKnown === false ? "price unknown" : formatCost(result.cost)}.`,
       ]);
     }

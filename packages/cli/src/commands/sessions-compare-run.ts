@@ -4,7 +4,7 @@ import { activePath } from "@arbor/core/session";
 import { resolveEntryId, resolveSessionId } from "../ids.js";
 import { writeJson, writeLines } from "../io.js";
 import { summarizeEntry } from "../render/entry.js";
-import { formatTotalCost, hasUnpricedAnswer } from "../render/run-format.js";
+import { formatCount, formatTotalCost, hasUnpricedAnswer } from "../render/run-format.js";
 import { oneLine, plural, truncate, uniqueShortIds } from "../render/text.js";
 import type { CommandContext } from "./command.js";
 
@@ -94,7 +94,7 @@ function sharedLength(a: readonly Entry[], b: readonly Entry[]): number {
 
 function sideLines(title: string, side: Side, branch: Branch, from: number): string[] {
   const path = branch.path;
-  const stats = `${plural(side.messages, "message", "messages")}, ${side.tokens.input.toLocaleString("en-US")} in / ${side.tokens.output.toLocaleString("en-US")} out tokens, ${formatTotalCost(side.cost, side.costKnown === false)}`;
+  const stats = `${plural(side.messages, "message", "messages")}, ${formatCount(side.tokens.input)} in / ${formatCount(side.tokens.output)} out tokens, ${formatTotalCost(side.cost, side.costKnown === false)}`;
   const lines = [`${title} ${side.branch}: ${plural(side.entries, "entry", "entries")} of its own (${stats})`];
   const own = workOf(path, from);
   if (own.length === 0) lines.push("  (nothing after the shared part)");
