@@ -154,16 +154,23 @@ async function stepsPerSecond(tmp, quick, baseline) {
   note(`${AI_SDK_LABEL}: the AI SDK's own multi-step loop (stopWhen) over the same scripted model, tool, zod input schema`);
   note("and payloads, persisting nothing, each warm-up count in a process of its own. vs AI SDK: steps/s ÷ its steps/s at the");
   note("same warm-ups (above 1×: faster); CPU vs AI SDK: its CPU µs/step ÷ the row's (above 1×: less CPU a step).");
-  note("pi Agent: @mariozechner/pi-agent-core's Agent over a stream function playing the same script (each step's text and");
-  note("tool-call arguments one delta each, as the scripted model streams them), the tool's input checked against a TypeBox");
-  note("schema, the same result; + session file: every message appended to pi's session file on message_end, as its coding");
-  note("agent persists a run (a synchronous JSON-line append, no lock or lease).");
+  if (piMeasured(figures, warmupCounts)) {
+    note("pi Agent: @mariozechner/pi-agent-core's Agent over a stream function playing the same script (each step's text and");
+    note("tool-call arguments one delta each, as the scripted model streams them), the tool's input checked against a TypeBox");
+    note("schema, the same result; + session file: every message appended to pi's session file on message_end, as its coding");
+    note("agent persists a run (a synchronous JSON-line append, no lock or lease).");
+  }
   againstPi(figures, warmupCounts);
+}
+
+/** Whether pi's runs were measured (bench/peers installed). */
+function piMeasured(figures, warmupCounts) {
+  return figures.has(`${PI_RUNS[0].label}/${warmupCounts[0]}`);
 }
 
 /** Arbor's stores against pi's Agent, bare and persisting, at each warm-up count (the issue's ratios). */
 function againstPi(figures, warmupCounts) {
-  if (!figures.has(`${PI_RUNS[0].label}/${warmupCounts[0]}`)) {
+  if (!piMeasured(figures, warmupCounts)) {
     note(PEERS_MISSING);
     return;
   }
