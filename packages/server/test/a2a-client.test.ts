@@ -175,4 +175,19 @@ describe("a remote agent over A2A as a sub-agent", () => {
     const sub = await onlySubTrace(parent.store, run.sessionId);
     expect((await parent.store.getSession(sub.id))?.status).toBe("aborted");
   });
+
+  it("an abort before the task's id has come back cancels the task once it comes", async () => {
+    let sendTask = () => {};
+    const remote = await startSdkAgent({ beforeTask: new Promise<void>((resolve) => (sendTask = resolve)) });
+    const parent = await parentOf(remote.url, [[DELEGATE], [text("never")]]);
+    const run = parent.runtime.runs.run({ prompt: "Ask the researcher" });
+    // The remote has the task; the parent has not heard its id yet.
+    await vi.waitFor(() => expect(remote.received).toHaveLength(1));
+    run.abort();
+    sendTask();
+    expect((await run.result).status).toBe("aborted");
+    // Left alone, the remote's task would work on for nobody.
+    expect(remote.methods).toContain("CancelTask");
+    expect(remote.canceled).toHaveLength(1);
+  });
 });

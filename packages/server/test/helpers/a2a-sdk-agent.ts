@@ -45,9 +45,10 @@ const status = (state: TaskState, text?: string) => ({
 
 /**
  * A non-streaming agent on 127.0.0.1: each task reports "Looking it up." while working, then waits
- * for `finish` (or a cancel) before it completes. Stopped after the current test.
+ * for `finish` (or a cancel) before it completes. `beforeTask` holds the first answer (the task, with
+ * its id) until it settles. Stopped after the current test.
  */
-export async function startSdkAgent(): Promise<SdkAgent> {
+export async function startSdkAgent(options: { beforeTask?: Promise<void> } = {}): Promise<SdkAgent> {
   const waiting: Array<(answer: string) => void> = [];
   const agent: SdkAgent = {
     url: "",
@@ -64,6 +65,7 @@ export async function startSdkAgent(): Promise<SdkAgent> {
     async execute(ctx, bus) {
       agent.received.push(ctx.request);
       const ids = { taskId: ctx.taskId, contextId: ctx.contextId, metadata: undefined };
+      await options.beforeTask;
       bus.publish({
         kind: "task",
         data: {

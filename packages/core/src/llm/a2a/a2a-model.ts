@@ -163,16 +163,30 @@ function a2aModel(name: string, client: Client, streaming: boolean): LanguageMod
           closed = true;
           controller.close();
         };
+        /** Settles when the exchange ends, however it ends. */
+        let exchanged: Promise<unknown> = Promise.resolve();
         const onAbort = () => {
-          // Canceled over A2A before the stream ends, so the remote stops too; a task not yet known is left to the remote.
-          const cancel = turn.taskId
-            ? client
-                .cancelTask(
-                  { tenant: "", id: turn.taskId, metadata: undefined },
-                  { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) },
-                )
-                .catch(() => undefined)
-            : Promise.resolve(undefined);
+          // Canceled over A2A before the stream ends, so the remote stops too. An abort that comes before the
+          // task's id (right after the task was sent) waits for it with the exchange still open: closing it
+          // would not stop the remote, whose task would work on for nobody.
+          let limit: ReturnType<typeof setTimeout> | undefined;
+          // The exchange fails once the cancel closes it: that ends the wait as well, and is no error here.
+          const giveUp = Promise.race([
+            exchanged,
+            new Promise((resolve) => (limit = setTimeout(resolve, CANCEL_TIMEOUT_MS))),
+          ]).catch(() => undefined);
+          const cancel = turn
+            .idKnown(giveUp)
+            .then((taskId) =>
+              taskId
+                ? client.cancelTask(
+                    { tenant: "", id: taskId, metadata: undefined },
+                    { signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) },
+                  )
+                : undefined,
+            )
+            .catch(() => undefined)
+            .finally(() => clearTimeout(limit));
           void cancel.then((task) => {
             transport.abort();
             if (task) turn.state = task.status?.state ?? turn.state;
@@ -187,7 +201,8 @@ function a2aModel(name: string, client: Client, streaming: boolean): LanguageMod
           end();
           return;
         }
-        exchange(client, taskOf(options), streaming, turn, transport.signal)
+        exchanged = exchange(client, taskOf(options), streaming, turn, transport.signal);
+        exchanged
           .then(() => {
             if (abort.aborted) return;
             closeText(closingText(name, turn));

@@ -76,8 +76,20 @@ export class A2ATurn {
   private wrote = false;
   private readonly artifactsSeen = new Set<string>();
   private lastNote = "";
+  /** Told when the task's id first arrives (see `idKnown`). */
+  private onId: (() => void) | undefined;
 
   constructor(private readonly sink: TurnSink) {}
+
+  /** The task's id once it has arrived, or `""` when `giveUp` settles first (the exchange ended, a time limit). */
+  idKnown(giveUp: Promise<unknown>): Promise<string> {
+    if (this.taskId) return Promise.resolve(this.taskId);
+    return new Promise<string>((resolve) => {
+      this.onId = () => resolve(this.taskId);
+      const settle = () => resolve(this.taskId);
+      giveUp.then(settle, settle);
+    });
+  }
 
   take(response: StreamResponse): void {
     const payload = response.payload;
@@ -124,7 +136,11 @@ export class A2ATurn {
   }
 
   private ids(taskId: string, contextId: string): void {
-    if (taskId) this.taskId = taskId;
+    if (taskId) {
+      this.taskId = taskId;
+      this.onId?.();
+      this.onId = undefined;
+    }
     if (contextId) this.contextId = contextId;
   }
 
