@@ -51,3 +51,25 @@ export function mainThreadCpuMs() {
     return Number.NaN;
   }
 }
+
+/**
+ * Starts a clock for one measured run; the function it returns gives the wall ms since, and the CPU ms
+ * of the whole process and of its main thread over the same span (see `mainThreadCpuMs`).
+ */
+export function runClock() {
+  const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuMs();
+  const t0 = performance.now();
+  return () => {
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    return { ms, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs: mainThreadCpuMs() - main0 };
+  };
+}
+
+/** The median µs between successive moments (ms), as a run's step starts: a typical step. */
+export function medianGapUs(stamps) {
+  const gaps = [];
+  for (let i = 1; i < stamps.length; i++) gaps.push((stamps[i] - stamps[i - 1]) * 1000);
+  return median(gaps);
+}

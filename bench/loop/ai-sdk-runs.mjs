@@ -5,7 +5,7 @@
 //   node bench/loop/ai-sdk-runs.mjs <warmups> <repeats> <steps>
 import { scriptedModel } from "@arbor/testkit";
 import { generateText, stepCountIs, tool } from "ai";
-import { mainThreadCpuMs, median } from "../lib/stats.mjs";
+import { medianGapUs, runClock } from "../lib/stats.mjs";
 import { NOOP_TOOL, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 const [warmups, repeats, steps] = process.argv.slice(2).map(Number);
@@ -23,8 +23,7 @@ let firstMs = 0;
 for (let i = 0; i < warmups + repeats; i++) {
   const model = scriptedModel(toolLoopScript(steps), { record: false });
   const starts = [];
-  const cpu0 = process.cpuUsage();
-  const main0 = mainThreadCpuMs();
+  const clock = runClock();
   const t0 = performance.now();
   const out = await generateText({
     model,
@@ -36,14 +35,10 @@ for (let i = 0; i < warmups + repeats; i++) {
       starts.push(performance.now() - t0);
     },
   });
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const mainCpuMs = mainThreadCpuMs() - main0;
+  const { ms, cpuMs, mainCpuMs } = clock();
   if (out.steps.length !== steps) throw new Error(`expected ${steps} steps, generateText made ${out.steps.length}`);
   if (i === 0) firstMs = ms;
   if (i < warmups) continue;
-  const gaps = [];
-  for (let s = 1; s < starts.length; s++) gaps.push((starts[s] - starts[s - 1]) * 1000);
-  runs.push({ ms, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs, setupMs: null, stepUs: median(gaps) });
+  runs.push({ ms, cpuMs, mainCpuMs, setupMs: null, stepUs: medianGapUs(starts) });
 }
 process.stdout.write(`${JSON.stringify({ firstMs, runs })}\n`);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
 import { z } from "zod";
-import { mainThreadCpuMs } from "../lib/stats.mjs";
+import { runClock } from "../lib/stats.mjs";
 
 /**
  * The built @arbor/core with the entries a run needs, for a process of its own; ARBOR_CORE=<dir of a built
@@ -201,8 +201,7 @@ export async function consume(runtime, input, { stamps = false, tokens = false }
   const starts = [];
   const texts = [];
   const counts = {};
-  const cpu0 = process.cpuUsage();
-  const main0 = mainThreadCpuMs();
+  const clock = runClock();
   const t0 = performance.now();
   const handle = runtime.runs.run(input);
   for await (const event of handle) {
@@ -211,15 +210,13 @@ export async function consume(runtime, input, { stamps = false, tokens = false }
     else if (tokens && event.type === "token") texts.push(event.content);
   }
   const result = await handle.result;
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const mainCpuMs = mainThreadCpuMs() - main0;
+  const { ms, cpuMs, mainCpuMs } = clock();
   if (result.status !== "done") {
     throw new Error(`run ended ${result.status}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);
   }
   return {
     ms,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    cpuMs,
     mainCpuMs,
     result,
     counts,

@@ -5,7 +5,7 @@
 //   node bench/loop/loop-runs.mjs <file|sqlite|none> <warmups> <repeats> <steps> <tmp dir>
 // ARBOR_CORE=<dir of a built @arbor/core> runs another build (e.g. main's) in the same conditions.
 import { join } from "node:path";
-import { median } from "../lib/stats.mjs";
+import { medianGapUs } from "../lib/stats.mjs";
 import { consume, LOOP_BACKENDS, loadCore, openBackend, runtimeFor, toolLoopScript, USER_PROMPT } from "./harness.mjs";
 
 const [kind, warmupsArg, repeatsArg, stepsArg, tmp] = process.argv.slice(2);
@@ -24,9 +24,7 @@ try {
     if (r.result.steps !== steps) throw new Error(`expected ${steps} steps, the run made ${r.result.steps}`);
     if (i === 0) firstMs = r.ms;
     if (i < warmups) continue;
-    const gaps = [];
-    for (let s = 1; s < r.starts.length; s++) gaps.push((r.starts[s] - r.starts[s - 1]) * 1000);
-    runs.push({ ms: r.ms, cpuMs: r.cpuMs, mainCpuMs: r.mainCpuMs, setupMs: r.starts[0], stepUs: median(gaps) });
+    runs.push({ ms: r.ms, cpuMs: r.cpuMs, mainCpuMs: r.mainCpuMs, setupMs: r.starts[0], stepUs: medianGapUs(r.starts) });
     if (i === warmups + repeats - 1 && backend.spec(tmp) !== null) {
       const by = {};
       for (const e of await store.getActivePath(r.sessionId))

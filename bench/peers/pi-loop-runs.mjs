@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Agent } from "@mariozechner/pi-agent-core";
 import { createAssistantMessageEventStream, Type } from "@mariozechner/pi-ai";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import { mainThreadCpuMs, median } from "../lib/stats.mjs";
+import { medianGapUs, runClock } from "../lib/stats.mjs";
 import { NOOP_TOOL, PAYLOAD, prose, toolArgs, USER_PROMPT } from "../loop/harness.mjs";
 
 const [mode, ...rest] = process.argv.slice(2);
@@ -105,8 +105,7 @@ let firstMs = 0;
 let persisted = 0;
 for (let i = 0; i < warmups + repeats; i++) {
   const starts = [];
-  const cpu0 = process.cpuUsage();
-  const main0 = mainThreadCpuMs();
+  const clock = runClock();
   const t0 = performance.now();
   const agent = new Agent({
     initialState: { systemPrompt: "", model: MODEL, tools: [noop], messages: [] },
@@ -121,9 +120,7 @@ for (let i = 0; i < warmups + repeats; i++) {
     }
   });
   await agent.prompt(USER_PROMPT);
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  const mainCpuMs = mainThreadCpuMs() - main0;
+  const { ms, cpuMs, mainCpuMs } = clock();
   const messages = agent.state.messages;
   const assistants = messages.filter((m) => m.role === "assistant");
   if (assistants.length !== steps || assistants.some((m) => m.stopReason === "error"))
@@ -135,8 +132,6 @@ for (let i = 0; i < warmups + repeats; i++) {
   if (session) persisted = session.getEntries().length;
   if (i === 0) firstMs = ms;
   if (i < warmups) continue;
-  const gaps = [];
-  for (let s = 1; s < starts.length; s++) gaps.push((starts[s] - starts[s - 1]) * 1000);
-  runs.push({ ms, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs, setupMs: null, stepUs: median(gaps) });
+  runs.push({ ms, cpuMs, mainCpuMs, setupMs: null, stepUs: medianGapUs(starts) });
 }
 process.stdout.write(`${JSON.stringify({ firstMs, runs, ...(mode === "session" ? { entries: persisted } : {}) })}\n`);

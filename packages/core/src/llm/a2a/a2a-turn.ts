@@ -85,8 +85,8 @@ export class A2ATurn {
   idKnown(giveUp: Promise<unknown>): Promise<string> {
     if (this.taskId) return Promise.resolve(this.taskId);
     return new Promise<string>((resolve) => {
-      this.onId = () => resolve(this.taskId);
       const settle = () => resolve(this.taskId);
+      this.onId = settle;
       giveUp.then(settle, settle);
     });
   }
