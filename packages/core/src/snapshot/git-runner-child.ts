@@ -8,7 +8,8 @@
  */
 import { execFile } from "node:child_process";
 import type { LooseObjects } from "./loose-objects.js";
-import type { TreeBuild } from "./named-tree.js";
+import type { FileChange } from "./named-patch.js";
+import type { BuiltTree, TreeBuild } from "./named-tree.js";
 
 interface Request {
   id: number;
@@ -23,23 +24,31 @@ interface Request {
 const sibling = (name: string) => new URL(`./${name}${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url).href;
 
 /**
- * Builds trees from named files here rather than in the process that asked: their objects are
- * written with synchronous file calls, which would hold that process's event loop. Each history's
- * store is kept, with the trees it learned, until too many histories were seen.
+ * Builds trees from named files, and their patches, here rather than in the process that asked:
+ * their objects are written with synchronous file calls and the diffs computed on this thread, which
+ * would hold that process's event loop. Each history's store is kept, with the trees it learned,
+ * until too many histories were seen.
  */
 function treeBuilder() {
   const stores = new Map<string, LooseObjects>();
-  let modules: Promise<[typeof import("./loose-objects.js"), typeof import("./named-tree.js")]> | undefined;
-  return async (build: TreeBuild): Promise<string | null> => {
-    modules ??= Promise.all([import(sibling("loose-objects")), import(sibling("named-tree"))]);
-    const [{ LooseObjects }, { treeWithFiles }] = await modules;
+  let modules:
+    | Promise<[typeof import("./loose-objects.js"), typeof import("./named-tree.js"), typeof import("./named-patch.js")]>
+    | undefined;
+  return async (build: TreeBuild): Promise<BuiltTree | null> => {
+    modules ??= Promise.all([import(sibling("loose-objects")), import(sibling("named-tree")), import(sibling("named-patch"))]);
+    const [{ LooseObjects }, { treeWithFiles }, { patchOfChanges }] = await modules;
     let store = stores.get(build.gitDir);
     if (!store) {
       if (stores.size >= 64) stores.clear();
       store = new LooseObjects(build.gitDir);
       stores.set(build.gitDir, store);
     }
-    return treeWithFiles(store, build.workspace, build.base, build.paths) ?? null;
+    const changes: FileChange[] = [];
+    const tree = treeWithFiles(store, build.workspace, build.base, build.paths, changes);
+    if (tree === undefined) return null;
+    // A patch that cannot be written here is left to git, which the parent then asks.
+    const files = patchOfChanges(store, changes);
+    return files ? { tree, files } : { tree };
   };
 }
 const buildTree = treeBuilder();
@@ -49,7 +58,7 @@ process.on("message", (message: Request | { id: number; build: TreeBuild }) => {
     const { id, build } = message;
     // A tree that cannot be built here (or a store that fails) is git's: null says so.
     buildTree(build).then(
-      (tree) => process.send?.({ id, tree }),
+      (built) => process.send?.({ id, tree: built?.tree ?? null, ...(built?.files ? { files: built.files } : {}) }),
       () => process.send?.({ id, tree: null }),
     );
     return;

@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ArborError } from "../errors.js";
-import type { TreeBuild } from "./named-tree.js";
+import type { BuiltTree, TreeBuild } from "./named-tree.js";
 
 /** git's output past this fails the call (as it always has): a snapshot's diff is cut long before. */
 const MAX_BUFFER = 256 * 1024 * 1024;
@@ -30,7 +30,7 @@ interface GitOutcome {
 export type NoOutcome = "unavailable" | "lost";
 
 /** What the child answers: how a git process ended, or the tree it built (null: git must build it). */
-type Answer = GitOutcome | { tree: string | null };
+type Answer = GitOutcome | { tree: string | null; files?: BuiltTree["files"] };
 
 /**
  * Starts git from a small child process instead of this one. Creating a process forks its parent;
@@ -59,12 +59,14 @@ export class GitRunner {
   }
 
   /**
-   * Builds in the child the tree `treeWithFiles` would: its id, null when git must build it, or why
-   * the child did not answer (the caller then builds it itself).
+   * Builds in the child the tree `treeWithFiles` would, with its patch when the child could write
+   * it: null when git must build it, or why the child did not answer (the caller then builds it itself).
    */
-  async build(request: TreeBuild): Promise<string | null | NoOutcome> {
+  async build(request: TreeBuild): Promise<BuiltTree | null | NoOutcome> {
     const answer = await this.ask({ build: request });
-    return typeof answer === "string" ? answer : "tree" in answer ? answer.tree : null;
+    if (typeof answer === "string") return answer;
+    if (!("tree" in answer) || answer.tree === null) return null;
+    return answer.files ? { tree: answer.tree, files: answer.files } : { tree: answer.tree };
   }
 
   private ask(request: object): Promise<Answer | NoOutcome> {

@@ -6,13 +6,10 @@ import { ArborError } from "../errors.js";
 import { pathExists } from "../file-system.js";
 import { type GitRunner, runGit } from "./git-runner.js";
 import { LooseObjects } from "./loose-objects.js";
-import { treeWithFiles } from "./named-tree.js";
+import type { FileChange } from "./named-patch.js";
+import { type BuiltTree, treeWithFiles } from "./named-tree.js";
 import type { FilePatch } from "./snapshot-entry.js";
 
-/** A diff longer than this is cut: the patch is for a reader, the snapshot itself keeps every byte. */
-const MAX_DIFF_CHARS = 20_000;
-/** Files past this many are listed without their diff, so one huge step cannot bloat the journal. */
-const MAX_DIFFED_FILES = 200;
 /** The list of trees a history recorded, in its git directory. */
 const TREES_FILE = "arbor-trees";
 /** Git's empty tree, which every repository holds without storing it. */
@@ -110,20 +107,28 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
   const unindexed = new Set<string>();
   let objects: LooseObjects | undefined;
   /**
-   * The tree `treeWithFiles` builds (undefined: git must), in the runner when there is one: its
-   * synchronous object writes then hold that small process, not this one's event loop.
+   * The tree `treeWithFiles` builds with its patch from `base` (undefined: git must build it), in
+   * the runner when there is one: its synchronous object writes and diffs then hold that small
+   * process, not this one's event loop.
    */
-  const build = async (base: string, paths: string[]): Promise<string | undefined> => {
+  const build = async (base: string, paths: string[]): Promise<BuiltTree | undefined> => {
     const answer = options.runner ? await options.runner.build({ gitDir, workspace, base, paths }) : "unavailable";
     if (answer !== "unavailable" && answer !== "lost") return answer ?? undefined;
     try {
       objects ??= new LooseObjects(gitDir);
-      return treeWithFiles(objects, workspace, base, paths);
+      const changes: FileChange[] = [];
+      const tree = treeWithFiles(objects, workspace, base, paths, changes);
+      if (tree === undefined) return undefined;
+      // Loaded with the first tree built here: a process with a runner never needs the diff library.
+      const files = (await import("./named-patch.js")).patchOfChanges(objects, changes);
+      return files ? { tree, files } : { tree };
     } catch {
       // An object store this cannot read or write: git reports what is wrong, or copes.
       return undefined;
     }
   };
+  /** The patch of the last tree built from named files, from its base: `patch` of those two needs no git. */
+  let built: { from: string; to: string; files: FilePatch[] } | undefined;
   let buildable: Promise<boolean> | undefined;
   const plain = () => {
     buildable ??= plainHistory(gitDir, git);
@@ -154,10 +159,11 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
         // written here, and no git process starts. Anything git must judge goes to `git add`.
         const base = last;
         if (base !== undefined && (await plain())) {
-          const tree = await build(base, paths);
-          if (tree !== undefined) {
+          const made = await build(base, paths);
+          if (made !== undefined) {
             for (const path of paths) unindexed.add(path);
-            return remember(tree);
+            built = made.files && { from: base, to: made.tree, files: made.files };
+            return remember(made.tree);
           }
         }
         try {
@@ -203,13 +209,15 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
     },
     async patch(from, to) {
       if (from === to) return [];
+      if (built && built.from === from && built.to === to) return built.files.map((file) => ({ ...file }));
       // One process for the list and the diffs: raw records (NUL-separated, so any path survives),
       // a NUL, then the patch text in the same path order.
       const out = await git(["diff-tree", "-r", "-z", "--raw", "-p", "--no-renames", "--no-color", "--no-ext-diff", from, to]);
       const { files, rest } = parseRaw(out);
+      const { capDiff, MAX_DIFFED_FILES } = await import("./named-patch.js");
       const chunks = splitDiff(rest);
       if (chunks.length === files.length) {
-        for (const [i, f] of files.entries()) f.diff = i < MAX_DIFFED_FILES ? cap(chunks[i]!) : "";
+        for (const [i, f] of files.entries()) f.diff = i < MAX_DIFFED_FILES ? capDiff(chunks[i]!) : "";
       }
       return files;
     },
@@ -315,10 +323,6 @@ function splitDiff(text: string): string[] {
     else if (chunks.length > 0) chunks[chunks.length - 1] += `\n${line}`;
   }
   return chunks.map((c) => c.replace(/\n+$/, ""));
-}
-
-function cap(diff: string): string {
-  return diff.length <= MAX_DIFF_CHARS ? diff : `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut at ${MAX_DIFF_CHARS} characters)`;
 }
 
 /** The caller's git settings (a GIT_DIR of their own, say) must not leak into the private history. */

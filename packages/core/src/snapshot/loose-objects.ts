@@ -36,6 +36,17 @@ export class LooseObjects {
   tree(id: string): TreeEntry[] | undefined {
     const known = this.trees.get(id);
     if (known) return known;
+    const body = this.read(id, "tree");
+    return body && this.remember(id, parseTree(body));
+  }
+
+  /** A blob's bytes, or undefined when it is not stored loose. */
+  blob(id: string): Buffer | undefined {
+    return this.read(id, "blob");
+  }
+
+  /** The body of the loose object `id` when it is of `type`. */
+  private read(id: string, type: "tree" | "blob"): Buffer | undefined {
     if (!/^[0-9a-f]{40}$/.test(id)) return undefined;
     let raw: Buffer;
     try {
@@ -44,10 +55,9 @@ export class LooseObjects {
       return undefined;
     }
     const nul = raw.indexOf(0);
-    const [type, size] = raw.subarray(0, nul).toString("latin1").split(" ");
+    const [stored, size] = raw.subarray(0, nul).toString("latin1").split(" ");
     const body = raw.subarray(nul + 1);
-    if (type !== "tree" || Number(size) !== body.length) return undefined;
-    return this.remember(id, parseTree(body));
+    return stored === type && Number(size) === body.length ? body : undefined;
   }
 
   /** Stores a tree of `entries` (already in git's order) and returns its id. */

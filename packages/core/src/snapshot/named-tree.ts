@@ -1,6 +1,8 @@
 import { lstatSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { LooseObjects, TreeEntry } from "./loose-objects.js";
+import type { FileChange } from "./named-patch.js";
+import type { FilePatch } from "./snapshot-entry.js";
 
 /**
  * A file larger than this is left to git, which streams it; hashing it here would hold the
@@ -19,6 +21,12 @@ export interface TreeBuild {
   paths: string[];
 }
 
+/** A tree built from named files, and the patch from its base when it could be written without git. */
+export interface BuiltTree {
+  tree: string;
+  files?: FilePatch[];
+}
+
 /** Why the tree cannot be built here: the caller hands the paths to `git add`, which knows every case. */
 class NeedsGit extends Error {}
 
@@ -35,13 +43,15 @@ interface Changes {
  * `base` already holds (100644 or 100755), now a regular file of at most 1 MiB or gone, under
  * directories that are still directories and hold no `.gitattributes` (whose filters only git
  * applies). Anything else (a new file, which may be ignored; a symlink; a file turned directory; a
- * tree stored packed) returns undefined, and nothing is recorded.
+ * tree stored packed) returns undefined, and nothing is recorded. Each file whose entry changed is
+ * added to `changes`, with the bytes stored, when it is given: what the step's patch is written from.
  */
 export function treeWithFiles(
   objects: LooseObjects,
   workspace: string,
   base: string,
   paths: readonly string[],
+  changes?: FileChange[],
 ): string | undefined {
   const root: Changes = { files: new Set(), dirs: new Map() };
   for (const path of paths) {
@@ -59,7 +69,7 @@ export function treeWithFiles(
     at.files.add(parts.at(-1)!);
   }
   try {
-    const tree = rewrite(objects, workspace, base, "", root);
+    const tree = rewrite(objects, workspace, base, "", root, changes);
     if (tree !== null) return tree;
     objects.writeTree([]);
     return EMPTY_TREE;
@@ -70,7 +80,14 @@ export function treeWithFiles(
 }
 
 /** The new id of tree `id` at `prefix` with `changes` applied; null when no entry is left in it. */
-function rewrite(objects: LooseObjects, workspace: string, id: string, prefix: string, changes: Changes): string | null {
+function rewrite(
+  objects: LooseObjects,
+  workspace: string,
+  id: string,
+  prefix: string,
+  changes: Changes,
+  out?: FileChange[],
+): string | null {
   const entries = objects.tree(id);
   if (!entries) throw new NeedsGit();
   if (entries.some((e) => e.name.toString("latin1") === ".gitattributes")) throw new NeedsGit();
@@ -80,26 +97,33 @@ function rewrite(objects: LooseObjects, workspace: string, id: string, prefix: s
     if (dir && !dir.isDirectory()) throw new NeedsGit();
   }
   const byName = new Map(entries.map((e, i) => [e.name.toString("utf8"), i]));
-  const out: (TreeEntry | null)[] = [...entries];
+  const next: (TreeEntry | null)[] = [...entries];
   let changed = false;
   for (const name of changes.files) {
     const i = entryIndex(byName, entries, name);
-    if (!FILE_MODES.has(entries[i]!.mode)) throw new NeedsGit();
-    const next = fileEntry(objects, join(workspace, prefix, name), entries[i]!);
-    if (next !== entries[i]) changed = true;
-    out[i] = next;
+    const entry = entries[i]!;
+    if (!FILE_MODES.has(entry.mode)) throw new NeedsGit();
+    const now = fileEntry(objects, join(workspace, prefix, name), entry);
+    next[i] = now ? now.entry : null;
+    if (now?.entry === entry) continue;
+    changed = true;
+    out?.push({
+      path: prefix === "" ? name : `${prefix}/${name}`,
+      before: { mode: entry.mode, id: entry.id.toString("hex") },
+      after: now && { mode: now.entry.mode, id: now.entry.id.toString("hex"), content: now.content },
+    });
   }
   for (const [name, sub] of changes.dirs) {
     const i = entryIndex(byName, entries, name);
     if (entries[i]!.mode !== "40000") throw new NeedsGit();
     const before = entries[i]!.id.toString("hex");
-    const after = rewrite(objects, workspace, before, prefix === "" ? name : `${prefix}/${name}`, sub);
+    const after = rewrite(objects, workspace, before, prefix === "" ? name : `${prefix}/${name}`, sub, out);
     if (after === before) continue;
     changed = true;
-    out[i] = after === null ? null : { ...entries[i]!, id: Buffer.from(after, "hex") };
+    next[i] = after === null ? null : { ...entries[i]!, id: Buffer.from(after, "hex") };
   }
   if (!changed) return id;
-  const kept = out.filter((e): e is TreeEntry => e !== null);
+  const kept = next.filter((e): e is TreeEntry => e !== null);
   if (kept.length === 0) return null;
   return objects.writeTree(kept);
 }
@@ -112,8 +136,8 @@ function entryIndex(byName: Map<string, number>, entries: readonly TreeEntry[], 
   return i;
 }
 
-/** The file's entry as it is on disk now: null when it is gone, `entry` itself when unchanged. */
-function fileEntry(objects: LooseObjects, path: string, entry: TreeEntry): TreeEntry | null {
+/** The file's entry as it is on disk now and the bytes stored: null when it is gone, `entry` itself when unchanged. */
+function fileEntry(objects: LooseObjects, path: string, entry: TreeEntry): { entry: TreeEntry; content: Buffer } | null {
   let stats: Stats | undefined;
   try {
     stats = lstatSync(path, { throwIfNoEntry: false });
@@ -127,6 +151,6 @@ function fileEntry(objects: LooseObjects, path: string, entry: TreeEntry): TreeE
   // What git records with core.fileMode on: the owner's execute bit.
   const mode = stats.mode & 0o100 ? "100755" : "100644";
   const id = Buffer.from(objects.write("blob", content), "hex");
-  if (mode === entry.mode && id.equals(entry.id)) return entry;
-  return { mode, name: entry.name, id };
+  if (mode === entry.mode && id.equals(entry.id)) return { entry, content };
+  return { entry: { mode, name: entry.name, id }, content };
 }
