@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleCore, coreBundleIsCurrent } from "./scripts/bundle-core.mjs";
 import { failureLine } from "./test-setup/failure.js";
 import { startTestServices } from "./test-setup/services.js";
 
@@ -40,8 +41,9 @@ function buildWebApp(): void {
 /**
  * Some tests spawn the built library or CLI as a child process (kill -9 recovery, CLI end to end),
  * so the build must match the source under test. `tsc -b` is incremental: quick when nothing changed.
+ * Core's bundle, which those processes load, is made again when core's build changed.
  */
-function build(): void {
+async function build(): Promise<void> {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   // ARBOR_TEST_BUILD narrows the build (e.g. "packages/core") while another package is mid-edit.
   const projects = process.env.ARBOR_TEST_BUILD?.split(/\s+/).filter(Boolean) ?? [
@@ -54,12 +56,13 @@ function build(): void {
   if (tscProjects.length > 0) {
     execFileSync(process.execPath, [tsc, "-b", ...tscProjects], { cwd: root, stdio: "inherit" });
   }
+  if (!coreBundleIsCurrent()) await bundleCore();
   if (projects.includes("packages/web")) buildWebApp();
 }
 
 /** Builds, then finds or starts the databases and the browser; the returned teardown stops them. */
 export default async function setup(): Promise<() => Promise<void>> {
-  build();
+  await build();
   const services = await startTestServices(process.env).catch((err: unknown) => {
     // One line saying what to do, rather than a stack from deep inside a package.
     const { line, details } = failureLine(err);

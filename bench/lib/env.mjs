@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { coreBundleIsCurrent } from "../../scripts/bundle-core.mjs";
 
 export const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -49,9 +50,13 @@ export function headerLines() {
       statSync(join(REPO, "packages/core/tsconfig.tsbuildinfo")).mtimeMs,
     );
     const src = newestMtime(join(REPO, "packages/core/src"));
-    lines.push(
-      `core      dist built ${new Date(built).toISOString()}${src > built ? "  WARNING: src is newer than dist; run npm run build" : ""}`,
-    );
+    const warning =
+      src > built
+        ? "  WARNING: src is newer than dist; run npm run build"
+        : coreBundleIsCurrent()
+          ? ""
+          : "  WARNING: dist-bundle (what @arbor/core loads) is older than dist; run npm run build";
+    lines.push(`core      dist built ${new Date(built).toISOString()}${warning}`);
   } catch {
     lines.push("core      dist missing: run npm run build");
   }

@@ -84,14 +84,17 @@ interface EntryPoint {
   file: string;
 }
 
-/** The entry points package.json `exports` lists, each mapped from its dist file to its source file. */
+/** The entry points package.json `exports` lists, each mapped from its types' file to its source file. */
 function packageEntryPoints(): EntryPoint[] {
   const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
     exports: Record<string, { types: string; default: string }>;
   };
   return Object.entries(pkg.exports).map(([key, target]) => {
-    const source = target.default.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts");
-    expect(target.types, `${key}'s types and code are the same module`).toBe(target.default.replace(/\.js$/, ".d.ts"));
+    const source = target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts");
+    // The code is the bundle's entry made from that module (scripts/bundle-core.mjs names it so).
+    const name = key === "." ? "index" : key.slice(2);
+    expect(target.default, `${key}'s code is the bundle's entry of its module`).toBe(`./dist-bundle/${name}.js`);
+    expect(target.types).toBe(name === "index" ? "./dist/index.d.ts" : `./dist/entries/${name}.d.ts`);
     return { specifier: key === "." ? "@arbor/core" : `@arbor/core/${key.slice(2)}`, file: resolve(root, source) };
   });
 }
