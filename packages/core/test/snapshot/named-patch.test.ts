@@ -3,17 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasGit } from "../../../../test-setup/git.js";
-import { type GitCall, GitRunner } from "../../src/snapshot/git-runner.js";
 import { openSnapshots, type WorkspaceSnapshots } from "../../src/snapshot/git-snapshots.js";
-
-/** A runner that counts the `git diff-tree` processes it starts: the patches git wrote. */
-class DiffCounter extends GitRunner {
-  diffs = 0;
-  override run(call: GitCall) {
-    if (call.args[0] === "diff-tree") this.diffs++;
-    return super.run(call);
-  }
-}
+import { CountingRunner } from "./counting-runner.js";
 
 /** A TypeScript file of `n` numbered functions, five lines each: function lines for git's hunk headers. */
 const source = (n: number) =>
@@ -21,7 +12,7 @@ const source = (n: number) =>
 
 let dir: string;
 let ws: string;
-let runner: DiffCounter;
+let runner: CountingRunner;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "arbor-named-patch-"));
   ws = join(dir, "ws");
@@ -34,7 +25,7 @@ beforeEach(async () => {
   await writeFile(join(ws, "data.bin"), Buffer.from([1, 0, 2, 10]));
   await writeFile(join(ws, 'say "hi".txt'), "hi\n");
   await writeFile(join(ws, "with space ü.txt"), "grüße\n");
-  runner = new DiffCounter();
+  runner = new CountingRunner();
 });
 afterEach(async () => {
   await runner.close();
@@ -47,11 +38,13 @@ afterEach(async () => {
  * a second handle, which has no patch of its own to give), and how many patches git wrote for the step.
  */
 async function step(snapshots: WorkspaceSnapshots, before: string, paths: string[]) {
-  const diffs = runner.diffs;
+  /** The patches git wrote: its `diff-tree` processes. */
+  const diffs = () => runner.calls.filter((c) => c === "diff-tree").length;
+  const started = diffs();
   const after = await snapshots.track(paths);
   const files = await snapshots.patch(before, after);
   const byGit = await (await openSnapshots({ home: join(dir, "home"), workspace: ws, sessionId: "git" })).patch(before, after);
-  return { after, files, byGit, gits: runner.diffs - diffs };
+  return { after, files, byGit, gits: diffs() - started };
 }
 
 describe.skipIf(!hasGit)("a step's patch written without git", () => {

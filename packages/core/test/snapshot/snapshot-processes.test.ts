@@ -4,18 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasGit } from "../../../../test-setup/git.js";
-import { type GitCall, GitRunner } from "../../src/snapshot/git-runner.js";
 import { openSnapshots } from "../../src/snapshot/git-snapshots.js";
-
-/** A runner that lists the git commands a snapshot asks for (`add`, `write-tree`). */
-class CountingRunner extends GitRunner {
-  calls: string[] = [];
-  override run(call: GitCall) {
-    const args = call.args.filter((a, i) => !a.startsWith("-") && call.args[i - 1] !== "-c");
-    this.calls.push(args[0] ?? "");
-    return super.run(call);
-  }
-}
+import { CountingRunner } from "./counting-runner.js";
 
 let dir: string;
 let ws: string;
