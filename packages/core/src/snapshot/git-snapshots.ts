@@ -119,7 +119,7 @@ export async function openSnapshots(options: SnapshotOptions): Promise<Workspace
       const changes: FileChange[] = [];
       const tree = treeWithFiles(objects, workspace, base, paths, changes);
       if (tree === undefined) return undefined;
-      // Loaded with the first tree built here: a process with a runner never needs the diff library.
+      // Loaded on first use, like the limits `patch` takes from it: never at start-up.
       const files = (await import("./named-patch.js")).patchOfChanges(objects, changes);
       return files ? { tree, files } : { tree };
     } catch {
