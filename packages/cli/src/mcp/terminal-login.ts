@@ -1,7 +1,7 @@
 import type { Runtime } from "@arbor/core";
 import type { McpLoginAnswer, PendingMcpLogin } from "@arbor/core/session";
 import { openBrowser } from "./browser.js";
-import { LoopbackAuthorizer } from "./loopback.js";
+import type { LoopbackAuthorizer } from "./loopback.js";
 
 export interface TerminalMcpLogin {
   /** The runtime's `mcpLoginRedirect`: the loopback listener's callback, started the first time a login may be needed. */
@@ -25,7 +25,10 @@ export function terminalMcpLogin(
   let listener: Promise<LoopbackAuthorizer> | undefined;
   let runtime: Runtime | undefined;
   const loopback = () => {
-    listener ??= LoopbackAuthorizer.start({ unref: true, open: (url) => openBrowser(url, env) });
+    // Loaded with the first login: its node:http would load Node's HTTP client before every run.
+    listener ??= import("./loopback.js").then(({ LoopbackAuthorizer }) =>
+      LoopbackAuthorizer.start({ unref: true, open: (url) => openBrowser(url, env) }),
+    );
     return listener;
   };
   return {
