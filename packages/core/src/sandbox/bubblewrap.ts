@@ -125,14 +125,17 @@ const SECRET = /\/\.(ssh|aws|gnupg|azure|kube|docker|config\/gcloud)(\/|$)/;
 /**
  * The places a command's program (its file, and a script file it is given) must be read from when
  * it lives where the sandbox hides (a checkout under /tmp, a toolchain in the home folder): the
- * nearest folder above it holding a `node_modules` (so a Node program's packages resolve), else one
- * holding a `package.json`, else its own folder; never a folder that is or holds a hidden place, and
- * never a path that looks like a key store. Other arguments (folders, data files) are not exposed.
+ * outermost folder above it holding a `node_modules` that is not itself hidden (Node resolves a
+ * package from every `node_modules` on the way up, so a workspace's package with a `node_modules` of
+ * its own still needs the workspace root's), else the nearest holding a `package.json`, else its own
+ * folder; never a folder that is or holds a hidden place, and never a path that looks like a key
+ * store. Other arguments (folders, data files) are not exposed.
  */
 async function programPlaces(inner: { file: string; args: readonly string[] }, hidden: readonly string[]): Promise<string[]> {
   const places = new Set<string>();
   const files = [inner.file, ...inner.args.filter((a) => SCRIPT.test(a))];
-  const safe = (dir: string) => dir !== "/" && !hidden.some((h) => within(h, dir));
+  // Never `/tmp` itself: bound back read-only, the host's /tmp would cover the call's private one.
+  const safe = (dir: string) => dir !== "/" && dir !== "/tmp" && !hidden.some((h) => within(h, dir));
   for (const file of files) {
     if (!file.startsWith("/") || SECRET.test(file)) continue;
     const info = await lstat(file).catch(() => undefined);
@@ -142,11 +145,8 @@ async function programPlaces(inner: { file: string; args: readonly string[] }, h
     let chosen: string | undefined;
     let withPackage: string | undefined;
     for (let dir = own; safe(dir); dir = dirname(dir)) {
-      if (await pathExists(join(dir, "node_modules"))) {
-        chosen = dir;
-        break;
-      }
-      if (withPackage === undefined && (await pathExists(join(dir, "package.json")))) withPackage = dir;
+      if (await pathExists(join(dir, "node_modules"))) chosen = dir;
+      else if (withPackage === undefined && (await pathExists(join(dir, "package.json")))) withPackage = dir;
     }
     places.add(chosen ?? withPackage ?? own);
   }
