@@ -10,6 +10,7 @@
 // the code asks for.
 //
 // `node scripts/bundle-core.mjs` bundles; `npm run build` and `npm install` run it after tsc.
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -40,11 +41,16 @@ function newestJs(dir) {
   return max;
 }
 
-/** Whether dist-bundle holds the build as it is now. */
+/** This script's own text, hashed: a bundle made with other options is not current either. */
+function recipe() {
+  return createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 16);
+}
+
+/** Whether dist-bundle holds the build as it is now, bundled as this script bundles it. */
 export function coreBundleIsCurrent() {
   try {
-    const { builtAt } = JSON.parse(readFileSync(STAMP, "utf8"));
-    return builtAt === newestJs(DIST);
+    const stamp = JSON.parse(readFileSync(STAMP, "utf8"));
+    return stamp.builtAt === newestJs(DIST) && stamp.recipe === recipe();
   } catch {
     return false;
   }
@@ -73,9 +79,14 @@ export async function bundleCore() {
     entryFileNames: "[name].js",
     chunkFileNames: "[name]-[hash].js",
     sourcemap: true,
+    // Source held as one-byte text and without doc comments (types and docs come from dist/): a
+    // non-ASCII character anywhere in a chunk made Node decode the whole chunk to UTF-16, and the
+    // comments were a third of what each process read, hashed and scanned at start.
+    charset: "ascii",
+    comments: { legal: true, annotation: true, jsdoc: false },
   });
   await bundle.close();
-  writeFileSync(STAMP, `${JSON.stringify({ builtAt })}\n`);
+  writeFileSync(STAMP, `${JSON.stringify({ builtAt, recipe: recipe() })}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await bundleCore();

@@ -24,6 +24,17 @@ describe("core's bundle (what @arbor/core's entry points load)", () => {
     );
     for (const name of named) expect(files()).toContain(name);
   });
+
+  it("is ASCII text without doc comments, which every process would decode and scan at start", () => {
+    // One non-ASCII character (a `…` in a message) made Node hold a whole chunk as UTF-16 text.
+    // A message's characters are still there, as escapes: the bundle's runtime strings are the same.
+    const offending = files().filter((file) => /[^\x00-\x7f]/.test(readFileSync(join(BUNDLE, file), "utf8")));
+    expect(offending).toEqual([]);
+    const withDocs = files().filter((file) => /\/\*\*\s/.test(readFileSync(join(BUNDLE, file), "utf8")));
+    expect(withDocs).toEqual([]);
+    const core = readFileSync(join(BUNDLE, "index.js"), "utf8");
+    expect(core).toContain("\\u2026");
+  });
 });
 
 describe.skipIf(!hasGit)("the git runner started from the bundle", () => {
