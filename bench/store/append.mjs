@@ -7,6 +7,7 @@ import { now, summarize, us } from "../lib/stats.mjs";
 import { openBackendStore, prepareBackend, probe } from "./backends.mjs";
 import { countFsyncs } from "./fsync-counter.mjs";
 import { messageEntry, role, textPool } from "./messages.mjs";
+import { sqliteFloor } from "./sqlite-floor.mjs";
 
 const KINDS = ["file", "sqlite", "mysql", "postgres"];
 const TARGET_P50_US = { file: 50, sqlite: 50 };
@@ -77,9 +78,12 @@ async function atDepth({ core, tmp, quick, baseline }) {
   for (const kind of ["file", "sqlite"]) {
     const backend = await prepareBackend(kind, tmp);
     for (const durability of ["process", "fsync"]) {
-      const store = await openBackendStore(core, backend.spec(durability, `depth-${durability}`));
+      const spec = backend.spec(durability, `depth-${durability}`);
+      const store = await openBackendStore(core, spec);
+      let sid;
+      let leasedP50;
       try {
-        const sid = (await store.createSession({ title: "append at depth" })).id;
+        sid = (await store.createSession({ title: "append at depth" })).id;
         for (let done = 0; done < depth; done += 1000) {
           await store.appendEntries(
             sid,
@@ -112,6 +116,7 @@ async function atDepth({ core, tmp, quick, baseline }) {
             : await sequential(store, sid, { warmup: 50, min: 200, max: quick ? 300 : 1000, seconds: quick ? 1 : 3 });
         const target = durability === "process" ? DEPTH_TARGET_US[kind] : undefined;
         const key = `append.depth.${kind}.${durability}.leased`;
+        leasedP50 = r.p50;
         rows.push([
           kind,
           durability,
@@ -143,6 +148,23 @@ async function atDepth({ core, tmp, quick, baseline }) {
       } finally {
         await store.close();
       }
+      if (kind === "sqlite" && durability === "process") {
+        // The same commit without Arbor, on the file just written and closed: SQLite's own floor.
+        const f = sqliteFloor(spec.file, sid, { n: quick ? 2000 : 5000 });
+        const t = DEPTH_TARGET_US.sqlite;
+        rows.push([
+          "sqlite",
+          "floor: better-sqlite3 alone",
+          count(f.n),
+          num(f.p50),
+          num(f.p99),
+          num(1e6 / f.p50),
+          `p50 ≤ ${t}`,
+          ratio(f.p50 / t),
+          vsPi(f.p50),
+          `Arbor ${ratio(leasedP50 / f.p50)}`,
+        ]);
+      }
     }
   }
   table(
@@ -150,6 +172,9 @@ async function atDepth({ core, tmp, quick, baseline }) {
     rows,
   );
   note('Rows without "no lease" hold the session\'s lease, as a run does for its session.');
+  note("floor: better-sqlite3 alone runs the statements of Arbor's SQLite append (the lease row read, the entry's insert,");
+  note("the session row's update) in one IMMEDIATE transaction on the same database, closed by Arbor first: what SQLite's");
+  note("commit costs here (its WAL frames and locks). Its last column is the Arbor row's p50 ÷ this one's.");
   if (pi) {
     note("pi: @mariozechner/pi-coding-agent's SessionManager.appendMessage on a session of as many entries, the same messages,");
     note("in a process of its own: a synchronous JSON-line append to its file, no lock, lease or fsync. p50 vs pi: pi's p50 ÷");
