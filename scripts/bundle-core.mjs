@@ -43,7 +43,10 @@ function newestJs(dir) {
 
 /** This script's own text, hashed: a bundle made with other options is not current either. */
 function recipe() {
-  return createHash("sha256").update(readFileSync(fileURLToPath(import.meta.url))).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** Whether dist-bundle holds the build as it is now, bundled as this script bundles it. */
