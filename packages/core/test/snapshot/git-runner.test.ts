@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
 import { describe, expect, it } from "vitest";
@@ -53,10 +54,20 @@ describe.skipIf(!hasGit || process.platform !== "linux")("the runtime's git runn
       expect(runner.pid).toBeDefined();
       expect(runner.pid).not.toBe(killed);
 
-      // A write that must not happen twice is not rerun: it fails, saying so.
-      const applying = runGit({ args: ["apply", "-"], cwd: ws, env: {}, input: "" }, runner, true);
+      // A write that must not happen twice is not rerun: it fails, saying so. The runner is killed
+      // once it has surely taken the call: git runs a command that connects here and waits. (A kill
+      // before the runner read the call, as a loaded machine can order it, rightly runs it here, once.)
+      const server = createServer();
+      const connected = new Promise<Socket>((resolve) => server.once("connection", resolve));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
+      const hold = `!'${process.execPath}' -e "require('net').connect(${port}, '127.0.0.1').on('close', () => process.exit(0))"`;
+      const writing = runGit({ args: ["-c", `alias.hold=${hold}`, "hold"], cwd: ws, env: {}, input: "" }, runner, true);
+      const socket = await connected;
       process.kill(runner.pid!, "SIGKILL");
-      await expect(applying).rejects.toMatchObject({ code: "snapshot_failed", message: expect.stringContaining("interrupted") });
+      await expect(writing).rejects.toMatchObject({ code: "snapshot_failed", message: expect.stringContaining("interrupted") });
+      socket.destroy();
+      server.close();
     } finally {
       await runner.close();
     }
