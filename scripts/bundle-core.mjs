@@ -84,7 +84,7 @@ export async function bundleCore() {
     sourcemap: true,
     // Source held as one-byte text and without doc comments (types and docs come from dist/): a
     // non-ASCII character anywhere in a chunk made Node decode the whole chunk to UTF-16, and the
-    // comments were a third of what each process read, hashed and scanned at start.
+    // comments were a fifth of what each process read, hashed and scanned at start.
     charset: "ascii",
     comments: { legal: true, annotation: true, jsdoc: false },
   });
