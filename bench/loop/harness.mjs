@@ -1,7 +1,7 @@
 // Shared by the loop and stream sections: a runtime over a scripted model and one trivial tool, and a
 // reader that consumes a run's events the way a client does.
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { scriptedModel, text, toolCall, usage } from "@arbor/testkit";
@@ -14,8 +14,17 @@ import { runClock } from "../lib/stats.mjs";
  */
 export async function loadCore() {
   const root = process.env.ARBOR_CORE;
+  // Another build is loaded in the form this tree's is: its bundle when it has one (what `@arbor/core`
+  // resolves to), else tsc's output.
+  const bundled = root !== undefined && existsSync(join(root, "dist-bundle", "index.js"));
   const entry = (sub) =>
-    root ? pathToFileURL(join(root, "dist", sub ? `entries/${sub}.js` : "index.js")).href : `@arbor/core${sub ? `/${sub}` : ""}`;
+    !root
+      ? `@arbor/core${sub ? `/${sub}` : ""}`
+      : pathToFileURL(
+          bundled
+            ? join(root, "dist-bundle", `${sub || "index"}.js`)
+            : join(root, "dist", sub ? `entries/${sub}.js` : "index.js"),
+        ).href;
   return Object.assign({}, ...(await Promise.all(["", "session", "store", "tools"].map((m) => import(entry(m))))));
 }
 

@@ -88,7 +88,7 @@ describe("replanner heuristics and prompts", () => {
         "",
         "Results of the earlier steps:",
         "1. Read [completed]",
-        `${"r".repeat(1000)}…`,
+        `${"r".repeat(1000)}...`,
         "",
         "Now carry out step 2: Fix",
       ].join("\n"),

@@ -62,7 +62,7 @@ describe("plan mode: phase 1 and phase 2", () => {
     const fixPrompt = JSON.stringify(fix.calls[0]!.prompt);
     expect(fixPrompt).toContain("Plan: Ship the fix");
     expect(fixPrompt).toContain(`Step 2 of 3: ${FIX}`);
-    expect(fixPrompt).toContain(`${long.slice(0, 1000)}…`);
+    expect(fixPrompt).toContain(`${long.slice(0, 1000)}...`);
     expect(fixPrompt).not.toContain(long.slice(0, 1001));
     const testPrompt = JSON.stringify(test.calls[0]!.prompt);
     expect(testPrompt).toContain("Fixed the off-by-one in parse().");
