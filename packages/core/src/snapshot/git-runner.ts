@@ -160,7 +160,8 @@ export async function runGit(call: GitCall, runner?: GitRunner, once = false): P
       `git ${call.args[0]} was interrupted (its runner process stopped); check the workspace's files before trying again.`,
     );
   }
-  if (typeof outcome === "string") outcome = await direct(call);
+  if (outcome === "lost") outcome = await afterLost(call);
+  else if (typeof outcome === "string") outcome = await direct(call);
   if (!outcome.error) return outcome.stdout;
   throw new ArborError(
     "snapshot_failed",
@@ -168,6 +169,26 @@ export async function runGit(call: GitCall, runner?: GitRunner, once = false): P
       ? "File snapshots need git on the PATH; install git or run without snapshots."
       : `git ${call.args[0]} failed in the snapshot history: ${outcome.stderr.trim() || outcome.error.message}`,
   );
+}
+
+/** How long a lost call's rerun waits, at most, for the lock its first git still holds. */
+const LOST_LOCK_WAIT_MS = 5_000;
+const LOST_LOCK_RETRY_MS = 20;
+const HELD_LOCK = /Unable to create '[^']*\.lock': File exists/;
+
+/**
+ * Runs a lost call again here. The runner died, but the git it had started did not: killing a process
+ * leaves its children running, and that git still holds its lock (`index.lock`) until it ends, a few
+ * milliseconds later. A rerun that finds the lock waits for it to go, within a bound, instead of failing
+ * the step's snapshot (the first git does the same idempotent work; whatever it leaves, the rerun redoes).
+ */
+async function afterLost(call: GitCall): Promise<GitOutcome> {
+  const until = Date.now() + LOST_LOCK_WAIT_MS;
+  for (;;) {
+    const outcome = await direct(call);
+    if (!outcome.error || !HELD_LOCK.test(outcome.stderr) || Date.now() >= until) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, LOST_LOCK_RETRY_MS));
+  }
 }
 
 function direct(call: GitCall): Promise<GitOutcome> {

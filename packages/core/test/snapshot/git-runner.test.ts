@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { scriptedModel, text, toolCall } from "@arbor/testkit";
@@ -71,6 +72,26 @@ describe.skipIf(!hasGit || process.platform !== "linux")("the runtime's git runn
     } finally {
       await runner.close();
     }
+  });
+
+  it("a lost call run here waits for the lock its first git still holds, instead of failing", async () => {
+    // The runner died mid-call; the git it started lives on and holds index.lock until it ends (here the
+    // lock is made by hand and taken away as that git's end would). The rerun must wait, not fail.
+    const repo = join(tempDir(), "repo");
+    mkdirSync(repo);
+    const env = { PATH: process.env.PATH ?? "" };
+    execFileSync("git", ["init", "-q"], { cwd: repo, env });
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    const lock = join(repo, ".git", "index.lock");
+    writeFileSync(lock, "");
+    const lostRunner = { run: async () => "lost" } as unknown as GitRunner;
+    const ended = setTimeout(() => rmSync(lock), 150);
+    try {
+      await runGit({ args: ["add", "-A"], cwd: repo, env }, lostRunner);
+    } finally {
+      clearTimeout(ended);
+    }
+    expect(execFileSync("git", ["ls-files"], { cwd: repo, env, encoding: "utf8" })).toBe("a.txt\n");
   });
 
   it("a runner killed between runs costs no snapshot: the next step is recorded and a new runner starts", async () => {
