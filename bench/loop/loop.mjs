@@ -238,8 +238,7 @@ function measured({ firstMs, runs }, steps, kind, warmups, warmupCounts, baselin
   const cpuUs = (median(runs.map((r) => r.cpuMs)) * 1000) / steps;
   const mainUs = (median(runs.map((r) => r.mainCpuMs)) * 1000) / steps;
   const rate = (steps / ms) * 1000;
-  const key =
-    warmups === warmupCounts[1] ? `loop.${kind}` : warmups === 1 ? `loop.${kind}.warmup1` : `loop.${kind}.warmup${warmups}`;
+  const key = warmups === warmupCounts[1] ? `loop.${kind}` : `loop.${kind}.warmup${warmups}`;
   const setup = runs.every((r) => r.setupMs === null) ? "–" : num(median(runs.map((r) => r.setupMs)));
   const columns = [
     num(firstMs),

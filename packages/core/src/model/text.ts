@@ -9,11 +9,8 @@
  * Labels shown to a person (`fitText`, `oneLine`) keep `…`.
  */
 export function cutText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}${CUT_MARK}`;
+  return text.length <= max ? text : `${text.slice(0, max)}...`;
 }
-
-/** What `cutText` appends to a text it cut. */
-export const CUT_MARK = "...";
 
 /** `text` in at most `max` characters, the `…` that marks a cut counted among them: for titles and one-line labels. */
 export function fitText(text: string, max: number): string {
