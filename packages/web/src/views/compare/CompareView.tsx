@@ -88,8 +88,9 @@ export function CompareView({ snapshot, reload }: Props) {
               : `Both share ${comparison.shared.length} entries, up to “${describeEntry(comparison.shared.at(-1) as Entry).slice(0, 80)}”.`}
           </p>
           <div className="compare-columns">
-            <PathColumn name="Branch A" entries={comparison.a} />
-            <PathColumn name="Branch B" entries={comparison.b} />
+            {/* Keyed by the branch shown, so a swap moves the two columns instead of redrawing both lists. */}
+            <PathColumn key={`path:${a}`} name="Branch A" entries={comparison.a} />
+            <PathColumn key={a === b ? "path:same" : `path:${b}`} name="Branch B" entries={comparison.b} />
           </div>
           <section className="bring-back" aria-labelledby="bring-back-title">
             <h2 id="bring-back-title">

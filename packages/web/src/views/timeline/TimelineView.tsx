@@ -1,6 +1,6 @@
 import type { Snapshot } from "@arbor/core";
 import { Bot, ChevronDown, ChevronRight, Hourglass, Minimize2, Sparkles, Wrench } from "lucide-react";
-import { type KeyboardEvent, useEffect, useMemo, useState } from "react";
+import { type KeyboardEvent, memo, useCallback, useEffect, useMemo, useState } from "react";
 import { api } from "../../api/client.js";
 import { parseTimeline, type TimelineLane, type TimelineSpan } from "../../api/timeline-wire.js";
 import { formatCost, formatDuration, formatTokens } from "../../lib/format.js";
@@ -8,7 +8,7 @@ import { runs } from "../../lib/runs.js";
 import { toggled } from "../../lib/toggle-set.js";
 import { ShowMore } from "../common/ShowMore.js";
 import { SpanDetails } from "./SpanDetails.js";
-import { place, spanCost, spanTokens, ticks, timelineRows } from "./timeline-rows.js";
+import { place, spanCost, spanTokens, type TimelineRow, ticks, timelineRows } from "./timeline-rows.js";
 import { laneOfRun, runWindows } from "./timeline-runs.js";
 
 const ICONS = { model: Sparkles, tool: Wrench, compaction: Minimize2, subagent: Bot } as const;
@@ -66,6 +66,9 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
     }
     return { tokens, cost };
   }, [lane]);
+  // Stable, so a click re-renders the two rows whose selection changed, not every row drawn.
+  const toggle = useCallback((key: string) => setCollapsed((prev) => toggled(prev, key)), []);
+  const select = useCallback((key: string) => setSelected((prev) => (prev === key ? undefined : key)), []);
   if (error)
     return (
       <p role="alert" className="error">
@@ -78,7 +81,6 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
   const t0 = lane.start;
   const total = Math.max(1, lane.end - lane.start);
   const selectedRow = rows.find((r) => r.key === selected);
-  const toggle = (key: string) => setCollapsed((prev) => toggled(prev, key));
   // Up and Down move between rows, as in a list.
   const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
     if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
@@ -142,32 +144,16 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
       </div>
       <ul className="timeline-rows" aria-label="Timeline" onKeyDown={onKeyDown}>
         {rows.slice(0, shown).map((row) => (
-          <li key={row.key} className={`timeline-row kind-${row.span.kind}`}>
-            <span className="timeline-label-col" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
-              {row.lane ? (
-                <button
-                  type="button"
-                  className="icon-button"
-                  aria-expanded={!collapsed.has(row.key)}
-                  aria-label={`${collapsed.has(row.key) ? "Show" : "Hide"} the calls of ${row.span.label}`}
-                  onClick={() => toggle(row.key)}
-                >
-                  {collapsed.has(row.key) ? <ChevronRight size={14} /> : <ChevronDown size={14} />}
-                </button>
-              ) : (
-                <span className="icon-spacer" />
-              )}
-            </span>
-            <button
-              type="button"
-              className="span-row"
-              aria-pressed={selected === row.key}
-              onClick={() => setSelected(selected === row.key ? undefined : row.key)}
-            >
-              <SpanLabel span={row.span} />
-              <SpanBar span={row.span} t0={t0} total={total} />
-            </button>
-          </li>
+          <Row
+            key={row.key}
+            row={row}
+            t0={t0}
+            total={total}
+            selected={selected === row.key}
+            collapsed={collapsed.has(row.key)}
+            onSelect={select}
+            onToggle={toggle}
+          />
         ))}
       </ul>
       <ShowMore page={PAGE} remaining={rows.length - shown} noun="spans" onMore={() => setShown((n) => n + PAGE)} />
@@ -175,6 +161,42 @@ export function TimelineView({ sessionId, snapshot }: { sessionId: string; snaps
     </div>
   );
 }
+
+/** One span's row: its fold button (a lane's) and its label and bar, a button that selects it. */
+const Row = memo(function Row(props: {
+  row: TimelineRow;
+  t0: number;
+  total: number;
+  selected: boolean;
+  collapsed: boolean;
+  onSelect: (key: string) => void;
+  onToggle: (key: string) => void;
+}) {
+  const { row, t0, total, selected, collapsed, onSelect, onToggle } = props;
+  return (
+    <li className={`timeline-row kind-${row.span.kind}`}>
+      <span className="timeline-label-col" style={{ paddingLeft: `${row.depth * 1.25}rem` }}>
+        {row.lane ? (
+          <button
+            type="button"
+            className="icon-button"
+            aria-expanded={!collapsed}
+            aria-label={`${collapsed ? "Show" : "Hide"} the calls of ${row.span.label}`}
+            onClick={() => onToggle(row.key)}
+          >
+            {collapsed ? <ChevronRight size={14} /> : <ChevronDown size={14} />}
+          </button>
+        ) : (
+          <span className="icon-spacer" />
+        )}
+      </span>
+      <button type="button" className="span-row" aria-pressed={selected} onClick={() => onSelect(row.key)}>
+        <SpanLabel span={row.span} />
+        <SpanBar span={row.span} t0={t0} total={total} />
+      </button>
+    </li>
+  );
+});
 
 function SpanLabel({ span }: { span: TimelineSpan }) {
   const Icon = ICONS[span.kind];
