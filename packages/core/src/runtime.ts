@@ -213,7 +213,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       middleware: middlewareFor({
         cached: cache !== undefined,
         debug: input.debug ?? options.debug,
-        runtime: gateway ? [securityMiddleware(gateway), ...(options.middleware ?? [])] : options.middleware,
+        runtime: gateway ? [securityMiddleware(gateway, registry), ...(options.middleware ?? [])] : options.middleware,
         run: input.middleware,
       }),
       onError: options.onMiddlewareError ?? (() => {}),

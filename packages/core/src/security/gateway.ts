@@ -85,6 +85,11 @@ export class SecurityGateway implements ToolHooks {
     this.shell.parser.analyze("true").catch(() => {});
   }
 
+  /** Whether `warmShell` has started loading the shell grammar. */
+  get shellLoading(): boolean {
+    return this.shellWarmed;
+  }
+
   /** The verdict on a shell line run from `workdir` inside the workspace `cwd` (exposed for the rule tests). */
   checkCommand(command: string, cwd: string, workdir = cwd) {
     return checkShell(this.shell, command, resolve(cwd), resolve(cwd, workdir));
@@ -159,13 +164,20 @@ export class SecurityGateway implements ToolHooks {
 /**
  * The gateway's part in the run's event stream: a call's arguments (`tool_start`) and a running
  * tool's progress (`tool_progress`, bash's output so far) are shown with the secrets redacted.
+ * `tools` is the runtime's tool set: the shell grammar is warmed only where a shell or Python tool
+ * can be called (a runtime without one never checks a command, and loading it costs ~15 ms of CPU
+ * and ~10 MB).
  */
-export function securityMiddleware(gateway: SecurityGateway): RunMiddleware {
+export function securityMiddleware(gateway: SecurityGateway, tools: { get(name: string): unknown }): RunMiddleware {
+  let runsShell: boolean | undefined;
   return {
     name: "security",
     onEvent(event) {
       // The model has begun to answer (its request is sent): the grammar loads while the answer streams.
-      if (ANSWERING.has(event.type)) gateway.warmShell();
+      if (ANSWERING.has(event.type)) {
+        runsShell ??= [...SHELL_TOOLS, ...PYTHON_TOOLS].some((name) => tools.get(name) !== undefined);
+        if (runsShell) gateway.warmShell();
+      }
       if (event.type === "tool_start") return { ...event, input: redactText(event.input, gateway.secrets).text };
       if (event.type === "tool_progress") {
         const matched = new Set<string>();
