@@ -17,14 +17,13 @@ export async function loadCore() {
   // Another build is loaded in the form this tree's is: its bundle when it has one (what `@arbor/core`
   // resolves to), else tsc's output.
   const bundled = root !== undefined && existsSync(join(root, "dist-bundle", "index.js"));
-  const entry = (sub) =>
-    !root
-      ? `@arbor/core${sub ? `/${sub}` : ""}`
-      : pathToFileURL(
-          bundled
-            ? join(root, "dist-bundle", `${sub || "index"}.js`)
-            : join(root, "dist", sub ? `entries/${sub}.js` : "index.js"),
-        ).href;
+  const entry = (sub) => {
+    if (!root) return `@arbor/core${sub ? `/${sub}` : ""}`;
+    const file = bundled
+      ? join(root, "dist-bundle", `${sub || "index"}.js`)
+      : join(root, "dist", sub ? `entries/${sub}.js` : "index.js");
+    return pathToFileURL(file).href;
+  };
   return Object.assign({}, ...(await Promise.all(["", "session", "store", "tools"].map((m) => import(entry(m))))));
 }
 

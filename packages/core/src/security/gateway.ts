@@ -26,6 +26,8 @@ type SecurityConfig = Config["security"];
 const SHELL_TOOLS = new Set(["bash"]);
 /** Tools whose input is Python under `code`. */
 const PYTHON_TOOLS = new Set(["python_repl"]);
+/** Every tool whose input the shell policy checks: the shell grammar is needed only where one can run. */
+const COMMAND_TOOLS = [...SHELL_TOOLS, ...PYTHON_TOOLS];
 
 /**
  * The security gateway: a policy check before every tool call and a filter after it. Before, a
@@ -175,7 +177,7 @@ export function securityMiddleware(gateway: SecurityGateway, tools: { get(name: 
     onEvent(event) {
       // The model has begun to answer (its request is sent): the grammar loads while the answer streams.
       if (ANSWERING.has(event.type)) {
-        runsShell ??= [...SHELL_TOOLS, ...PYTHON_TOOLS].some((name) => tools.get(name) !== undefined);
+        runsShell ??= COMMAND_TOOLS.some((name) => tools.get(name) !== undefined);
         if (runsShell) gateway.warmShell();
       }
       if (event.type === "tool_start") return { ...event, input: redactText(event.input, gateway.secrets).text };
