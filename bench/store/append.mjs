@@ -173,8 +173,10 @@ async function atDepth({ core, tmp, quick, baseline }) {
   );
   note('Rows without "no lease" hold the session\'s lease, as a run does for its session.');
   note("floor: better-sqlite3 alone runs the statements of Arbor's SQLite append (the lease row read, the entry's insert,");
-  note("the session row's update) in one IMMEDIATE transaction on the same database, closed by Arbor first: what SQLite's");
-  note("commit costs here (its WAL frames and locks). Its last column is the Arbor row's p50 ÷ this one's.");
+  note("and the session row's update when the lease holder rewrites it: once its entries pass 256 rows beyond the row) in one");
+  note("IMMEDIATE transaction on the same database, closed by Arbor first: what SQLite's commit costs here (its WAL frames");
+  note("and locks). Its last column is the Arbor row's p50 ÷ this one's. A holder's session row lags its entries and");
+  note("readers fold them in (packages/core/src/store/sql/sqlite-session-tail.ts): the row's page is not in every commit.");
   if (pi) {
     note("pi: @mariozechner/pi-coding-agent's SessionManager.appendMessage on a session of as many entries, the same messages,");
     note("in a process of its own: a synchronous JSON-line append to its file, no lock, lease or fsync. p50 vs pi: pi's p50 ÷");

@@ -59,7 +59,7 @@ for (const kind of KINDS) {
         "0004_session_cwd",
         "0005_asks",
         "0006_tokens",
-        ...(kind === "sqlite" ? ["0007_sqlite_entries_by_rowid"] : []),
+        ...(kind === "sqlite" ? ["0007_sqlite_entries_by_rowid", "0008_sqlite_session_tail"] : []),
       ]);
       await first.close();
       const second = await openStore();
@@ -78,7 +78,7 @@ for (const kind of KINDS) {
       await ns.query("drop table arbor_tokens");
       // 0007 (SQLite) finds its table already in shape when it runs again.
       await ns.query(
-        "delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks', '0006_tokens', '0007_sqlite_entries_by_rowid')",
+        "delete from arbor_migrations where name in ('0004_session_cwd', '0005_asks', '0006_tokens', '0007_sqlite_entries_by_rowid', '0008_sqlite_session_tail')",
       );
       const second = await openStore();
       expect((await second.listSessions({ cwd: "/work/old-project" })).sessions.map((m) => m.id)).toEqual([kept.id]);
@@ -106,7 +106,7 @@ for (const kind of KINDS) {
         await ns.query("drop table arbor_entries");
         await ns.query("alter table arbor_entries_old rename to arbor_entries");
         await ns.query("create unique index arbor_entries_seq on arbor_entries (session_id, seq)");
-        await ns.query("delete from arbor_migrations where name = '0007_sqlite_entries_by_rowid'");
+        await ns.query("delete from arbor_migrations where name in ('0007_sqlite_entries_by_rowid', '0008_sqlite_session_tail')");
         const before = (await ns.query(`select id from arbor_entries where session_id = '${a.id}' order by seq`)).map(
           (r) => r.id,
         );

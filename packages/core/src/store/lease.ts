@@ -308,6 +308,11 @@ export class HeldLeases {
     return this.held.has(id);
   }
 
+  /** The sessions this store holds a lease on (lost ones included, until released). */
+  ids(): string[] {
+    return [...this.held.keys()];
+  }
+
   /** Throws `session_busy` when this store's lease on the session was lost (taken over meanwhile). */
   checkNotLost(id: string): void {
     const beat = this.held.get(id)?.beat;

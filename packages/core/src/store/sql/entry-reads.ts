@@ -57,10 +57,11 @@ export async function entryRowById(db: Db, sessionId: string, entryId: string): 
 }
 
 /** The root-to-leaf path; a leaf that names no entry of the session is damage, said so rather than read as empty. */
-export async function activePathOrCorrupt(db: Db, sessionId: string): Promise<Entry[]> {
-  const path = await activePathRows(db, sessionId);
+export async function activePathOrCorrupt(db: Db, sessionId: string, knownLeaf?: string | null): Promise<Entry[]> {
+  if (knownLeaf === null) return [];
+  const path = await activePathRows(db, sessionId, knownLeaf);
   if (path.length > 0) return path;
-  const leaf = await leafEntryIdOf(db, sessionId);
+  const leaf = knownLeaf ?? (await leafEntryIdOf(db, sessionId));
   if (leaf !== null) {
     throw new ArborError("corrupt_session", `Session ${sessionId}: its leaf ${leaf} is not among its entries.`);
   }

@@ -58,7 +58,7 @@ export async function livePathRows(db: Db, sessionId: string, leafId: string): P
   const carried = head?.type === "compaction" ? carriedIdsOf(head) : undefined;
   // Back at the root: the tail is the whole path (a broken link is reported by the full read).
   if (head && head.type !== "compaction" && head.parentId === null) return { entries: tail, complete: true };
-  if (head?.type !== "compaction" || carried === undefined) return livePathOf(await activePathRows(db, sessionId));
+  if (head?.type !== "compaction" || carried === undefined) return livePathOf(await activePathRows(db, sessionId, leafId));
   let kept: Entry[] = [];
   if (head.firstKeptEntryId !== null && head.parentId !== null) {
     kept = await walkBack(db, sessionId, head.parentId, head.firstKeptEntryId);

@@ -226,6 +226,20 @@ function entriesByRowid(): Migration {
   };
 }
 
+/**
+ * SQLite only: `tail_seq` marks a session row that a lease holder stopped rewriting on every append
+ * (see sqlite-session-tail.ts). Null, as every existing row gets, means the row is exact. Skipped
+ * when the column is already there (a crash after the change but before Kysely recorded it).
+ */
+function sessionTail(): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      const { rows } = await sql<{ name: string }>`pragma table_info(arbor_sessions)`.execute(db);
+      if (!rows.some((c) => c.name === "tail_seq")) await sql`alter table arbor_sessions add column tail_seq integer`.execute(db);
+    },
+  };
+}
+
 /** Every schema version, in order. Names sort in application order; never rename or edit one that shipped. */
 export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
   return {
@@ -235,7 +249,7 @@ export function sqlMigrations(kind: SqlKind): Record<string, Migration> {
     "0004_session_cwd": sessionCwd(kind),
     "0005_asks": asks(kind),
     "0006_tokens": tokens(kind),
-    ...(kind === "sqlite" ? { "0007_sqlite_entries_by_rowid": entriesByRowid() } : {}),
+    ...(kind === "sqlite" ? { "0007_sqlite_entries_by_rowid": entriesByRowid(), "0008_sqlite_session_tail": sessionTail() } : {}),
   };
 }
 

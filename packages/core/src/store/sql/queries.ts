@@ -85,10 +85,15 @@ const MAX_PATH_DEPTH = 1_000_000;
  * may plan a hash over all of the session's entries on every step (measured 3 s for 5,000 deep),
  * while a subquery on the primary key is one index probe per step on every dialect.
  */
-export async function activePathRows(db: Db, sessionId: string): Promise<Entry[]> {
+export async function activePathRows(db: Db, sessionId: string, leaf?: string): Promise<Entry[]> {
+  // A leaf the caller read already (SQLite's, with the row's tail folded in) starts the walk; else the row's.
+  const start =
+    leaf === undefined
+      ? sql`select leaf_entry_id, 0 from arbor_sessions where id = ${sessionId} and leaf_entry_id is not null`
+      : sql`select id, 0 from arbor_entries where session_id = ${sessionId} and id = ${leaf}`;
   const { rows } = await sql<{ data: string }>`
     with recursive path (id, depth) as (
-      select leaf_entry_id, 0 from arbor_sessions where id = ${sessionId} and leaf_entry_id is not null
+      ${start}
       union all
       select (select e.parent_id from arbor_entries e where e.session_id = ${sessionId} and e.id = p.id), p.depth + 1
         from path p

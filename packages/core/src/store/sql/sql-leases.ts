@@ -23,6 +23,11 @@ export class SqlLeases {
     private readonly ttlMs: number,
     /** A lease this store held was given back. */
     private readonly ended: (id: string) => void = () => {},
+    /**
+     * Runs while the lease is still held, before it is given back: a holder's last write of the
+     * session (SQLite: the exact session row, see sqlite-session-tail.ts). Its failure is ignored.
+     */
+    private readonly settle: (id: string) => Promise<void> = async () => {},
   ) {
     this.held = new HeldLeases(ttlMs);
     const sqlite = conn.sqlite;
@@ -83,11 +88,19 @@ export class SqlLeases {
         // Unreachable database: the lease expires by itself.
       });
     };
-    return this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack, takenAt);
+    const lease = this.held.add(id, holder, () => renewLease(this.conn.db, id, holder.token, this.ttlMs), giveBack, takenAt);
+    return {
+      ...lease,
+      release: async () => {
+        await this.settle(id).catch(() => {});
+        await lease.release();
+      },
+    };
   }
 
   /** Gives back every lease (closing the store). */
-  releaseAll(): Promise<void> {
+  async releaseAll(): Promise<void> {
+    for (const id of this.held.ids()) await this.settle(id).catch(() => {});
     return this.held.releaseAll((id, token) => this.drop(id, token).catch(() => {}));
   }
 }

@@ -97,11 +97,13 @@ export class SqlStore extends StoreBase {
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
     this.inboxLook = conn.sqlite ? new SqliteInboxLook(conn.sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
-    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id));
+    const settle = async (id: string) => void (await this.onSqlite((a) => a.settle(id)));
+    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id), settle);
     this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
-    this.livePaths = conn.sqlite ? new SqliteLivePathReader(conn.sqlite) : undefined;
+    const appender = this.appender;
+    this.livePaths = conn.sqlite && appender ? new SqliteLivePathReader(conn.sqlite, appender.leafOf) : undefined;
     this.w = { kind: conn.kind, leases: this.leases };
     this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
@@ -109,6 +111,12 @@ export class SqlStore extends StoreBase {
 
   private get kind(): SqlKind {
     return this.conn.kind;
+  }
+
+  /** SQLite: `work` on the prepared-statement path, at once or after what holds the connection; else undefined. */
+  private onSqlite<T>(work: (appender: SqliteAppender) => T): Promise<T | undefined> {
+    const appender = this.appender;
+    return appender ? sqliteNow(this.conn, () => work(appender)) : Promise.resolve(undefined);
   }
 
   /** Every public operation: refuses after close, and turns driver failures into ArborErrors. */
@@ -121,10 +129,20 @@ export class SqlStore extends StoreBase {
     }
   }
 
-  /** A write to one session: one at a time in this process, one transaction in the database. */
+  /**
+   * A write to one session: one at a time in this process, one transaction in the database. On
+   * SQLite the transaction first makes a lagging session row exact (see sqlite-session-tail.ts),
+   * so the write reads and rewrites the row as every reader sees it.
+   */
   private write<T>(sessionId: string, work: (trx: Db) => Promise<T>): Promise<T> {
-    this.appender?.forget(sessionId);
-    return this.locks.run(sessionId, () => inTransaction(this.conn, work));
+    const appender = this.appender;
+    const settled = appender
+      ? async (trx: Db) => {
+          appender.settleWithin(sessionId);
+          return work(trx);
+        }
+      : work;
+    return this.locks.run(sessionId, () => inTransaction(this.conn, settled));
   }
 
   acquireLease(sessionId: string, purpose: string, options?: LeaseOptions): Promise<SessionLease> {
@@ -285,7 +303,8 @@ export class SqlStore extends StoreBase {
       if (parent !== undefined && parent !== null) assertSessionId(parent);
       const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd, provider: this.provider });
       const more = page.more;
-      const sessions = await Promise.all(page.sessions.map((m) => liveStatus(this.db, this.leases, m)));
+      const rows = (await this.onSqlite((a) => a.folded(page.sessions))) ?? page.sessions;
+      const sessions = await Promise.all(rows.map((m) => liveStatus(this.db, this.leases, m)));
       const last = sessions[sessions.length - 1];
       return more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
     });
@@ -368,7 +387,7 @@ export class SqlStore extends StoreBase {
   getActivePath(sessionId: string): Promise<Entry[]> {
     return this.guard("read the active path", async () => {
       assertSessionId(sessionId);
-      return activePathOrCorrupt(this.db, sessionId);
+      return activePathOrCorrupt(this.db, sessionId, await this.leafOf(sessionId));
     });
   }
 
@@ -378,10 +397,22 @@ export class SqlStore extends StoreBase {
       const reader = this.livePaths;
       const path = reader && (await sqliteNow(this.conn, () => reader.read(sessionId)));
       if (path) return path;
-      const leaf = await leafEntryIdOf(this.db, sessionId);
+      const folded = await this.leafOf(sessionId);
+      const leaf = folded !== undefined ? folded : await leafEntryIdOf(this.db, sessionId);
       if (leaf === null) return { entries: [], complete: true };
       return livePathRows(this.db, sessionId, leaf);
     });
+  }
+
+  /** SQLite: the session's leaf with its row's tail folded in (throws when there is no such session); else undefined. */
+  private async leafOf(sessionId: string): Promise<string | null | undefined> {
+    // Null is a session without a leaf; undefined, no such session.
+    const leaf = await this.onSqlite((a) => {
+      const found = a.leafOf(sessionId);
+      return found === undefined ? sessionNotFound(sessionId) : found;
+    });
+    if (leaf instanceof Error) throw leaf;
+    return leaf;
   }
 
   protected writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {

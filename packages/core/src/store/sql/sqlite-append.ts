@@ -4,9 +4,10 @@ import type { Entry } from "../../model/entry.js";
 import type { SessionMeta } from "../../model/session.js";
 import { checkAppend, metaAfterBatch, planAppend } from "../append-plan.js";
 import type { PrepareContext } from "../prepare.js";
-import { parseSessionRow, sessionColumns, sessionExists, sessionNotFound } from "./rows.js";
+import { sessionColumns, sessionExists, sessionNotFound } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { SqlLeases } from "./sql-leases.js";
+import { SqliteSessionTail, TAIL_SPAN } from "./sqlite-session-tail.js";
 
 type Context = Omit<PrepareContext, "leafId">;
 
@@ -14,6 +15,8 @@ interface Written {
   sessionId: string;
   meta: SessionMeta;
   nextSeq: number;
+  /** The row's `tail_seq` as committed (see sqlite-session-tail.ts): null when the row is exact. */
+  tail: number | null;
 }
 
 interface QueuedAppend {
@@ -37,10 +40,17 @@ export class SqliteAppender {
   private readonly run: (sessionId: string, inputs: readonly unknown[], ctx: Context) => Entry[];
   private readonly runUpdate: (sessionId: string, patch: (meta: SessionMeta) => SessionMeta) => SessionMeta;
   /**
-   * The session row's meta as stored (`storedMeta` on a prepared statement: every run reads its
-   * session back twice as it ends). The caller holds the SQLite gate, or nothing does.
+   * The session's meta (`storedMeta` on a prepared statement, with the row's tail folded in: every
+   * run reads its session back twice as it ends). The caller holds the SQLite gate, or nothing does.
    */
   readonly readMeta: (sessionId: string) => SessionMeta | undefined;
+  /** The session's leaf (undefined: no such session), the lease holder's without a read. Same gate rule. */
+  readonly leafOf: (sessionId: string) => string | null | undefined;
+  /** Writes the exact row of a session whose row lags (see `settle`); the caller is in a write transaction. */
+  readonly settleWithin: (sessionId: string) => void;
+  private readonly settleNow: (sessionId: string) => void;
+  /** The stored `tail_seq` of a session (see sqlite-session-tail.ts); same gate rule. */
+  readonly tailOf: (sessionId: string) => number | null | undefined;
   /** `insertSessionRow` of a new session (no entries yet) on a prepared statement: every new session's run makes one. Same gate rule. */
   readonly insertSession: (meta: SessionMeta) => void;
   /** Leased sessions' rows as this store last committed them (see `append`). */
@@ -57,9 +67,7 @@ export class SqliteAppender {
     const selectLease = handle.prepare<[string], { holder: string; expires_at: number; token: string }>(
       "select holder, expires_at, token from arbor_leases where session_id = ?",
     );
-    const selectSession = handle.prepare<[string], { data: string; next_seq: number }>(
-      "select data, next_seq from arbor_sessions where id = ?",
-    );
+    const rows = new SqliteSessionTail(handle);
     const entryExists = handle
       .prepare<[string, string], number>("select 1 from arbor_entries where session_id = ? and id = ?")
       .pluck();
@@ -67,28 +75,35 @@ export class SqliteAppender {
     const insertEntry = handle.prepare<[string, string, string | null, string, string, string]>(
       "insert into arbor_entries (session_id, id, parent_id, type, timestamp, data) values (?, ?, ?, ?, ?, ?)",
     );
-    const updateSession = handle.prepare<[string, string | null, string | null, string, number, string]>(
-      "update arbor_sessions set updated_at = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, next_seq = ? where id = ?",
+    const updateSession = handle.prepare<[string, string | null, string | null, string, number, number | null, string]>(
+      "update arbor_sessions set updated_at = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, next_seq = ?, tail_seq = ? where id = ?",
     );
     const updateMeta = handle.prepare<[string, string | null, string | null, string | null, string, string]>(
-      "update arbor_sessions set updated_at = ?, cwd = ?, leaf_entry_id = ?, root_entry_id = ?, data = ? where id = ?",
+      "update arbor_sessions set updated_at = ?, cwd = ?, leaf_entry_id = ?, root_entry_id = ?, data = ?, tail_seq = null where id = ?",
     );
+    /** The kept row of a session this store holds the lease of; undefined otherwise. */
+    const keptOf = (sessionId: string): Written | undefined => (leases.holds(sessionId) ? this.kept.get(sessionId) : undefined);
+    /** Rewrites the row as `w` has it, exact (tail_seq null) unless `tail` says up to which entry. */
+    const writeRow = (w: Omit<Written, "tail">, tail: number | null) => {
+      const cols = sessionColumns(w.meta);
+      updateSession.run(cols.updated_at, cols.leaf_entry_id, cols.root_entry_id, cols.data, w.nextSeq, tail, w.sessionId);
+    };
 
     /** The session's row as the write about to change it must see it, behind the lease fence. */
-    const current = (sessionId: string): { meta: SessionMeta; nextSeq: number } => {
+    const current = (sessionId: string): Written => {
       // While this store holds the lease no other process writes the session, and every other write of
       // this store forgets what is kept here: the row as last written is known without reading it.
-      const kept = leases.holds(sessionId) ? this.kept.get(sessionId) : undefined;
+      const kept = keptOf(sessionId);
       if (kept) {
         // The fence still reads the lease row: a lease that expired in the store's view (this process
         // stalled) may have been taken by another, whose writes the kept row does not know.
         leases.checkRow(sessionId, () => selectLease.get(sessionId));
         return kept;
       }
-      const row = selectSession.get(sessionId);
+      const row = rows.read(sessionId);
       if (!row) throw sessionNotFound(sessionId);
       leases.checkRow(sessionId, () => selectLease.get(sessionId));
-      return { meta: parseSessionRow(row.data, sessionId), nextSeq: row.next_seq };
+      return { sessionId, meta: row.meta, nextSeq: row.nextSeq, tail: row.tail };
     };
 
     const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
@@ -109,9 +124,10 @@ export class SqliteAppender {
         (id) => id === meta.leafEntryId || (!made.has(id) && entryExists.get(sessionId, id) !== undefined),
       );
       let seq = nextSeq;
+      let last = 0;
       try {
         for (const { entry, json } of plan.prepared) {
-          insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, json);
+          last = Number(insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, json).lastInsertRowid);
           seq++;
         }
       } catch (err) {
@@ -120,10 +136,17 @@ export class SqliteAppender {
         throw err;
       }
       const entries = plan.prepared.map((p) => p.entry);
-      const after = metaAfterBatch(meta, entries);
-      const cols = sessionColumns(after);
-      updateSession.run(cols.updated_at, cols.leaf_entry_id, cols.root_entry_id, cols.data, seq, sessionId);
-      this.written = { sessionId, meta: after, nextSeq: seq };
+      const written = { sessionId, meta: metaAfterBatch(meta, entries), nextSeq: seq };
+      // The lease holder's row already lags with a tail that reaches these entries: readers fold them in.
+      const kept = keptOf(sessionId);
+      if (kept && kept.tail !== null && entries.length > 0 && last <= kept.tail + TAIL_SPAN) {
+        this.written = { ...written, tail: kept.tail };
+        return entries;
+      }
+      // Only a holder's row may lag (it alone skips the rewrite, and makes the row exact when it stops).
+      const tail = leases.holds(sessionId) && entries.length > 0 ? last : null;
+      writeRow(written, tail);
+      this.written = { ...written, tail };
       return entries;
     };
     // IMMEDIATE takes the write lock at BEGIN, so a concurrent writer in another process makes us
@@ -135,7 +158,7 @@ export class SqliteAppender {
       const next = patch(meta);
       const cols = sessionColumns(next);
       updateMeta.run(cols.updated_at, cols.cwd, cols.leaf_entry_id, cols.root_entry_id, cols.data, sessionId);
-      this.written = { sessionId, meta: next, nextSeq };
+      this.written = { sessionId, meta: next, nextSeq, tail: null };
       return next;
     });
     this.runUpdate = (sessionId, patch) => updateRow.immediate(sessionId, patch);
@@ -163,9 +186,44 @@ export class SqliteAppender {
       }
     };
     this.readMeta = (sessionId) => {
-      const row = selectSession.get(sessionId);
-      return row ? parseSessionRow(row.data, sessionId) : undefined;
+      const kept = keptOf(sessionId);
+      // A copy: the kept row is what the next append builds on.
+      return kept ? { ...kept.meta } : rows.read(sessionId)?.meta;
     };
+    this.leafOf = (sessionId) => {
+      const kept = keptOf(sessionId);
+      return kept ? kept.meta.leafEntryId : rows.leaf(sessionId);
+    };
+    this.tailOf = rows.tailOf;
+    this.settleWithin = (sessionId) => {
+      const kept = keptOf(sessionId);
+      this.kept.delete(sessionId);
+      if (kept?.tail === null) return;
+      const fenced = () => {
+        try {
+          leases.checkRow(sessionId, () => selectLease.get(sessionId));
+          return true;
+        } catch {
+          // Another process drives the session now: its row is its own to settle.
+          return false;
+        }
+      };
+      if (kept) {
+        if (fenced()) writeRow(kept, null);
+        return;
+      }
+      if (rows.tailOf(sessionId) == null || !fenced()) return;
+      let row: ReturnType<typeof rows.read>;
+      try {
+        row = rows.read(sessionId);
+      } catch {
+        // A damaged row is the write's to report, or to delete: it is not settled.
+        return;
+      }
+      if (row) writeRow({ sessionId, meta: row.meta, nextSeq: row.nextSeq }, null);
+    };
+    const settleTransaction = handle.transaction(this.settleWithin);
+    this.settleNow = (sessionId) => settleTransaction.immediate(sessionId);
     // Called inside `group`, the same transaction function becomes a SAVEPOINT: one append that
     // fails rolls back alone while the others commit together.
     this.group = handle.transaction((batch: QueuedAppend[]) => {
@@ -252,8 +310,24 @@ export class SqliteAppender {
     return value;
   }
 
+  /** `metas` as read from their rows, each whose row lags read again with its tail folded in. Same gate rule. */
+  folded(metas: readonly SessionMeta[]): SessionMeta[] {
+    return metas.map((m) => (this.tailOf(m.id) == null ? m : (this.readMeta(m.id) ?? m)));
+  }
+
   /** Drops what is kept of a session's row: another write of this store is about to change it. */
   forget(sessionId: string): void {
     this.kept.delete(sessionId);
+  }
+
+  /**
+   * Makes a lagging session row exact (tail_seq null) in a transaction of its own, when its lease
+   * holder gives the lease back: nobody reads a tail after the run. The caller holds the SQLite gate,
+   * or nothing does. Forgets what was kept.
+   */
+  settle(sessionId: string): void {
+    const kept = this.kept.get(sessionId);
+    if (kept ? kept.tail !== null : this.tailOf(sessionId) != null) this.settleNow(sessionId);
+    else this.kept.delete(sessionId);
   }
 }

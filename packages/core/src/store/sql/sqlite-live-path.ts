@@ -28,10 +28,11 @@ function walkSql(stop: string): string {
 export class SqliteLivePathReader {
   readonly read: (sessionId: string) => LivePath | undefined;
 
-  constructor(handle: BetterSqlite3.Database) {
-    const leafOf = handle.prepare<[string], { leaf_entry_id: string | null }>(
-      "select leaf_entry_id from arbor_sessions where id = ?",
-    );
+  constructor(
+    handle: BetterSqlite3.Database,
+    /** The session's leaf as readers see it (see SqliteAppender.leafOf); undefined: no such session. */
+    leafOf: (sessionId: string) => string | null | undefined,
+  ) {
     const toCompaction = handle.prepare<[{ sid: string; start: string; depth: number }], { data: string | null }>(
       walkSql("(select e.type from arbor_entries e where e.session_id = @sid and e.id = p.id) <> 'compaction'"),
     );
@@ -46,11 +47,11 @@ export class SqliteLivePathReader {
       rows.flatMap((r) => (r.data === null ? [] : [parseEntryRow(r.data, sessionId)]));
 
     this.read = (sessionId) => {
-      const row = leafOf.get(sessionId);
-      if (!row) throw sessionNotFound(sessionId);
-      if (row.leaf_entry_id === null) return { entries: [], complete: true };
+      const leaf = leafOf(sessionId);
+      if (leaf === undefined) throw sessionNotFound(sessionId);
+      if (leaf === null) return { entries: [], complete: true };
       const sid = sessionId;
-      const tail = entries(sid, toCompaction.all({ sid, start: row.leaf_entry_id, depth: MAX_PATH_DEPTH }));
+      const tail = entries(sid, toCompaction.all({ sid, start: leaf, depth: MAX_PATH_DEPTH }));
       const head = tail[0];
       const carried = head?.type === "compaction" ? carriedIdsOf(head) : undefined;
       if (head && head.type !== "compaction" && head.parentId === null) return { entries: tail, complete: true };

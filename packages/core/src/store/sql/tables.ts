@@ -17,6 +17,12 @@ export interface SessionsTable {
   data: string;
   /** Sequence number the next appended entry gets; read and bumped under the session's row lock. */
   next_seq: number;
+  /**
+   * SQLite only (no such column on MySQL or PostgreSQL): null when the row is exact; else the `seq`
+   * of the last entry the row counts, and entries of the session after it may be newer than the row
+   * (see sqlite-session-tail.ts). Only the prepared SQLite statements read or write it.
+   */
+  tail_seq?: number | null;
 }
 
 export interface EntriesTable {
