@@ -19,9 +19,8 @@ import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimi
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection, sqliteNow } from "./connect.js";
-import { activePathOrCorrupt, entryRowById, entryRows, leafEntryIdOf } from "./entry-reads.js";
+import { entryRowById, entryRows } from "./entry-reads.js";
 import { inboxPageRows } from "./event-log.js";
-import { livePathRows } from "./live-path-rows.js";
 import { deleteSessionTree, lockSessionRow } from "./queries.js";
 import { sessionNotFound } from "./rows.js";
 import { insertSessionRow, sessionPageRows } from "./session-rows.js";
@@ -40,12 +39,12 @@ import { toArborError } from "./sql-errors.js";
 import { checkpoint, SqlEventLog } from "./sql-event-store.js";
 import { importedEntryRows, insertImported } from "./sql-import.js";
 import { SqlLeases } from "./sql-leases.js";
+import { SqlPathReads } from "./sql-path-reads.js";
 import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
 import { SqliteInboxReader } from "./sqlite-events.js";
 import { SqliteInboxLook } from "./sqlite-inbox-look.js";
-import { SqliteLivePathReader } from "./sqlite-live-path.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -73,7 +72,8 @@ export class SqlStore extends StoreBase {
   private readonly inbox: SqliteInboxReader | undefined;
   /** Whether a driven session's inbox may hold something new, without reading it (SQLite only). */
   private readonly inboxLook: SqliteInboxLook | undefined;
-  private readonly livePaths: SqliteLivePathReader | undefined;
+  /** Active and live paths, from the leaf readers see (see SqlPathReads). */
+  private readonly paths: SqlPathReads;
   /** Each session's event log (see SqlEventLog). */
   private readonly log: SqlEventLog;
   private readonly leases: SqlLeases;
@@ -102,8 +102,7 @@ export class SqlStore extends StoreBase {
     this.asks = new SqlAsks(this.db);
     this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
     this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
-    const appender = this.appender;
-    this.livePaths = conn.sqlite && appender ? new SqliteLivePathReader(conn.sqlite, appender.leafOf) : undefined;
+    this.paths = new SqlPathReads(conn, this.appender);
     this.w = { kind: conn.kind, leases: this.leases };
     this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
     this.tokens = sqlTokens(this.db, (what, op) => this.guard(what, op));
@@ -387,32 +386,15 @@ export class SqlStore extends StoreBase {
   getActivePath(sessionId: string): Promise<Entry[]> {
     return this.guard("read the active path", async () => {
       assertSessionId(sessionId);
-      return activePathOrCorrupt(this.db, sessionId, await this.leafOf(sessionId));
+      return this.paths.activePath(sessionId);
     });
   }
 
   override getLivePath(sessionId: string): Promise<LivePath> {
     return this.guard("read the live path", async () => {
       assertSessionId(sessionId);
-      const reader = this.livePaths;
-      const path = reader && (await sqliteNow(this.conn, () => reader.read(sessionId)));
-      if (path) return path;
-      const folded = await this.leafOf(sessionId);
-      const leaf = folded !== undefined ? folded : await leafEntryIdOf(this.db, sessionId);
-      if (leaf === null) return { entries: [], complete: true };
-      return livePathRows(this.db, sessionId, leaf);
+      return this.paths.livePath(sessionId);
     });
-  }
-
-  /** SQLite: the session's leaf with its row's tail folded in (throws when there is no such session); else undefined. */
-  private async leafOf(sessionId: string): Promise<string | null | undefined> {
-    // Null is a session without a leaf; undefined, no such session.
-    const leaf = await this.onSqlite((a) => {
-      const found = a.leafOf(sessionId);
-      return found === undefined ? sessionNotFound(sessionId) : found;
-    });
-    if (leaf instanceof Error) throw leaf;
-    return leaf;
   }
 
   protected writeImported(meta: SessionMeta, entries: Entry[]): Promise<SessionMeta> {
