@@ -143,6 +143,20 @@ describe("a SQLite session row its lease holder lets lag", () => {
     expectTotals(settled.meta, 5, fifth.id);
   });
 
+  it("stays exact under group commit (durability fsync), where no append keeps the row", async () => {
+    const dir = tempDir();
+    const holder = await openStore({ ...specOf(dir), durability: "fsync" } as StoreSpec);
+    opened.push(holder);
+    const { id } = await holder.createSession();
+    await holder.acquireLease(id, "run");
+    const appended = await Promise.all([0, 1, 2].map((i) => holder.appendMessage(id, message(i))));
+    const last = await holder.appendMessage(id, message(3));
+    expect(appended.map((e) => e.id)).not.toContain(last.id);
+    const raw = rawRow(dir, id);
+    expect(raw.tail).toBeNull();
+    expectTotals(raw.meta, 4, last.id);
+  });
+
   it("left lagging and then damaged by hand, is still deleted", async () => {
     const dir = tempDir();
     const store = await open(dir);

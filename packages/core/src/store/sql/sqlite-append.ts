@@ -106,7 +106,8 @@ export class SqliteAppender {
       return { sessionId, meta: row.meta, nextSeq: row.nextSeq, tail: row.tail };
     };
 
-    const append = (sessionId: string, inputs: readonly unknown[], ctx: Context): Entry[] => {
+    /** `lag`: the row may lag these entries (see sqlite-session-tail.ts), false where nothing keeps the row (group commit). */
+    const append = (sessionId: string, inputs: readonly unknown[], ctx: Context, lag: boolean): Entry[] => {
       inTransaction();
       const { meta, nextSeq } = current(sessionId);
       // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
@@ -138,13 +139,13 @@ export class SqliteAppender {
       const entries = plan.prepared.map((p) => p.entry);
       const written = { sessionId, meta: metaAfterBatch(meta, entries), nextSeq: seq };
       // The lease holder's row already lags with a tail that reaches these entries: readers fold them in.
-      const kept = keptOf(sessionId);
+      const kept = lag ? keptOf(sessionId) : undefined;
       if (kept && kept.tail !== null && entries.length > 0 && last <= kept.tail + TAIL_SPAN) {
         this.written = { ...written, tail: kept.tail };
         return entries;
       }
       // Only a holder's row may lag (it alone skips the rewrite, and makes the row exact when it stops).
-      const tail = leases.holds(sessionId) && entries.length > 0 ? last : null;
+      const tail = lag && leases.holds(sessionId) && entries.length > 0 ? last : null;
       writeRow(written, tail);
       this.written = { ...written, tail };
       return entries;
@@ -152,7 +153,7 @@ export class SqliteAppender {
     // IMMEDIATE takes the write lock at BEGIN, so a concurrent writer in another process makes us
     // wait (busy timeout) instead of failing the read-then-write upgrade.
     const transaction = handle.transaction(append);
-    this.run = (sessionId, inputs, ctx) => transaction.immediate(sessionId, inputs, ctx);
+    this.run = (sessionId, inputs, ctx) => transaction.immediate(sessionId, inputs, ctx, true);
     const updateRow = handle.transaction((sessionId: string, patch: (meta: SessionMeta) => SessionMeta): SessionMeta => {
       const { meta, nextSeq } = current(sessionId);
       const next = patch(meta);
@@ -229,7 +230,7 @@ export class SqliteAppender {
     this.group = handle.transaction((batch: QueuedAppend[]) => {
       for (const q of batch) {
         try {
-          q.result = transaction(q.sessionId, q.inputs, q.ctx);
+          q.result = transaction(q.sessionId, q.inputs, q.ctx, false);
         } catch (err) {
           q.error = err;
         }
