@@ -68,7 +68,8 @@ export class SqliteSessionTail {
       .pluck();
     const tailOf = handle.prepare<[string], number | null>("select tail_seq from arbor_sessions where id = ?").pluck();
 
-    this.read = (sessionId) => {
+    // The row and its tail read in one transaction, so both are of one moment (a savepoint inside a write).
+    this.read = handle.transaction((sessionId: string): SessionRowState | undefined => {
       const row = selectRow.get(sessionId);
       if (!row) return undefined;
       const meta = parseSessionRow(row.data, sessionId);
@@ -77,14 +78,14 @@ export class SqliteSessionTail {
         .all(row.tail_seq, row.tail_seq + TAIL_SPAN, sessionId)
         .map((data) => parseEntryRow(data, sessionId));
       return { meta: metaAfterBatch(meta, folded), nextSeq: row.next_seq + folded.length, tail: row.tail_seq };
-    };
-    this.leaf = (sessionId) => {
+    });
+    this.leaf = handle.transaction((sessionId: string): string | null | undefined => {
       const row = selectLeaf.get(sessionId);
       if (!row) return undefined;
       if (row.tail_seq === null) return row.leaf_entry_id;
       // Every append moves the leaf to its last entry: the tail's last entry is the leaf, if any.
       return lastTailEntry.get(row.tail_seq, row.tail_seq + TAIL_SPAN, sessionId) ?? row.leaf_entry_id;
-    };
+    });
     this.tailOf = (sessionId) => tailOf.get(sessionId);
   }
 }
