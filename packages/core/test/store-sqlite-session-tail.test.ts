@@ -157,7 +157,7 @@ describe("a SQLite session row its lease holder lets lag", () => {
     expectTotals(raw.meta, 4, last.id);
   });
 
-  it("left lagging and then damaged by hand, is still deleted", async () => {
+  it("left lagging and then damaged by hand, is listed as damaged and still deleted", async () => {
     const dir = tempDir();
     const store = await open(dir);
     const { id } = await store.createSession();
@@ -169,8 +169,27 @@ describe("a SQLite session row its lease holder lets lag", () => {
       db.close();
     }
     await expect(store.getSession(id)).rejects.toMatchObject({ code: "corrupt_session" });
+    const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
+    expect(listed?.damaged).toContain("not valid JSON");
     await whenFree(() => store.deleteSession(id));
     expect(await store.getSession(id)).toBeUndefined();
+  });
+
+  it("left lagging with an entry of its tail damaged by hand, is listed as damaged", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    const { id } = await store.createSession();
+    await dieHolding(dir, id, 3);
+    const db = new Database(join(dir, "arbor.db"));
+    try {
+      db.prepare("update arbor_entries set data = '{' where seq = (select max(seq) from arbor_entries where session_id = ?)").run(
+        id,
+      );
+    } finally {
+      db.close();
+    }
+    const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
+    expect(listed?.damaged).toContain("not valid JSON");
   });
 
   it("reads a tail by rowid range, not through the session's whole index", () => {

@@ -43,6 +43,8 @@ interface PageRow {
   data: string;
   created_at: string;
   parent_session_id: string | null;
+  /** SQLite only (see sqlite-session-tail.ts). */
+  tail_seq?: number | null;
 }
 
 /**
@@ -60,12 +62,20 @@ function pageMeta(row: PageRow, provider: StoreProvider): SessionMeta {
   }
 }
 
-/** One page of sessions, newest first, plus one more row to tell whether another page follows. */
-export async function sessionPageRows(db: Db, query: SessionPageQuery): Promise<{ sessions: SessionMeta[]; more: boolean }> {
+/**
+ * One page of sessions, newest first, plus one more row to tell whether another page follows.
+ * `lagging`: the sessions of the page whose SQLite row lags its entries (see sqlite-session-tail.ts),
+ * read as damaged rows are not; always empty elsewhere.
+ */
+export async function sessionPageRows(
+  db: Db,
+  query: SessionPageQuery,
+): Promise<{ sessions: SessionMeta[]; more: boolean; lagging: string[] }> {
   const { limit, cursor, parent, cwd } = query;
-  const rows = await db
+  const rows: PageRow[] = await db
     .selectFrom("arbor_sessions")
     .select(["id", "data", "created_at", "parent_session_id"])
+    .$if(query.provider === "sqlite", (q) => q.select("tail_seq"))
     .$if(parent === null, (q) => q.where("parent_session_id", "is", null))
     .$if(typeof parent === "string", (q) => q.where("parent_session_id", "=", parent as string))
     .$if(cwd !== undefined, (q) => q.where("cwd", "=", cwd as string))
@@ -79,5 +89,7 @@ export async function sessionPageRows(db: Db, query: SessionPageQuery): Promise<
     .orderBy("id", "desc")
     .limit(limit + 1)
     .execute();
-  return { sessions: rows.slice(0, limit).map((r) => pageMeta(r, query.provider)), more: rows.length > limit };
+  const sessions = rows.slice(0, limit).map((r) => pageMeta(r, query.provider));
+  const lagging = rows.slice(0, limit).flatMap((r, i) => (r.tail_seq != null && !sessions[i]?.damaged ? [r.id] : []));
+  return { sessions, more: rows.length > limit, lagging };
 }

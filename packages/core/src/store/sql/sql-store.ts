@@ -302,7 +302,9 @@ export class SqlStore extends StoreBase {
       if (parent !== undefined && parent !== null) assertSessionId(parent);
       const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd, provider: this.provider });
       const more = page.more;
-      const rows = (await this.onSqlite((a) => a.folded(page.sessions))) ?? page.sessions;
+      const lagging = page.lagging;
+      const rows =
+        lagging.length > 0 ? ((await this.onSqlite((a) => a.folded(page.sessions, lagging))) ?? page.sessions) : page.sessions;
       const sessions = await Promise.all(rows.map((m) => liveStatus(this.db, this.leases, m)));
       const last = sessions[sessions.length - 1];
       return more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };

@@ -311,9 +311,18 @@ export class SqliteAppender {
     return value;
   }
 
-  /** `metas` as read from their rows, each whose row lags read again with its tail folded in. Same gate rule. */
-  folded(metas: readonly SessionMeta[]): SessionMeta[] {
-    return metas.map((m) => (this.tailOf(m.id) == null ? m : (this.readMeta(m.id) ?? m)));
+  /** `metas` as read from their rows, those of `lagging` read again with their tail folded in. Same gate rule. */
+  folded(metas: readonly SessionMeta[], lagging: readonly string[]): SessionMeta[] {
+    return metas.map((m) => {
+      if (!lagging.includes(m.id)) return m;
+      try {
+        return this.readMeta(m.id) ?? m;
+      } catch (err) {
+        // An entry of the tail that does not read: listed as damaged, as a row that does not read is.
+        if (err instanceof ArborError) return { ...m, damaged: err.message };
+        throw err;
+      }
+    });
   }
 
   /** Drops what is kept of a session's row: another write of this store is about to change it. */
