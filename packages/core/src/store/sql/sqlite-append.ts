@@ -90,10 +90,9 @@ export class SqliteAppender {
     };
 
     /** The session's row as the write about to change it must see it, behind the lease fence. */
-    const current = (sessionId: string): Written => {
+    const current = (sessionId: string, kept = keptOf(sessionId)): Written => {
       // While this store holds the lease no other process writes the session, and every other write of
       // this store forgets what is kept here: the row as last written is known without reading it.
-      const kept = keptOf(sessionId);
       if (kept) {
         // The fence still reads the lease row: a lease that expired in the store's view (this process
         // stalled) may have been taken by another, whose writes the kept row does not know.
@@ -109,7 +108,9 @@ export class SqliteAppender {
     /** `lag`: the row may lag these entries (see sqlite-session-tail.ts), false where nothing keeps the row (group commit). */
     const append = (sessionId: string, inputs: readonly unknown[], ctx: Context, lag: boolean): Entry[] => {
       inTransaction();
-      const { meta, nextSeq } = current(sessionId);
+      // Looked up once: the lease check behind it runs on every append.
+      const kept = keptOf(sessionId);
+      const { meta, nextSeq } = current(sessionId, kept);
       // Ids made here are fresh random 64-bit values: the primary key refuses the impossible repeat,
       // so they skip the lookup. So does the leaf the session row names (its entry was written with it).
       const made = new Set<string>();
@@ -139,8 +140,7 @@ export class SqliteAppender {
       const entries = plan.prepared.map((p) => p.entry);
       const written = { sessionId, meta: metaAfterBatch(meta, entries), nextSeq: seq };
       // The lease holder's row already lags with a tail that reaches these entries: readers fold them in.
-      const kept = lag ? keptOf(sessionId) : undefined;
-      if (kept && kept.tail !== null && entries.length > 0 && last <= kept.tail + TAIL_SPAN) {
+      if (lag && kept && kept.tail !== null && entries.length > 0 && last <= kept.tail + TAIL_SPAN) {
         this.written = { ...written, tail: kept.tail };
         return entries;
       }
