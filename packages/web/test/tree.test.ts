@@ -1,4 +1,3 @@
-import { cpus, loadavg } from "node:os";
 import { text } from "@arbor/testkit";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -6,7 +5,7 @@ import { importBigSession } from "./helpers/big-session.js";
 import { screenshot } from "./helpers/browser.js";
 import { chatToEnd, type WebServer } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
-import { budget, loadFactor, summary, timed } from "./helpers/timing.js";
+import { budget, budgetNote, summary, timed } from "./helpers/timing.js";
 
 const web = browserSuite();
 
@@ -121,9 +120,7 @@ describe("session tree", () => {
       arrowKeyMs: summary(keys),
     };
     console.log(`[tree 30k] ${JSON.stringify(figures)}`);
-    console.log(
-      `[tree 30k] budgets ×${loadFactor().toFixed(2)} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
-    );
+    console.log(budgetNote("tree 30k"));
     expect(firstRender).toBeLessThanOrEqual(budget(2000));
     // The 90th percentile, not the maximum: CI machines are shared, and one descheduled frame is not the app.
     expect(figures.scrollMs.p90).toBeLessThanOrEqual(budget(100));

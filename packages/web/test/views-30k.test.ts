@@ -1,10 +1,9 @@
-import { cpus, loadavg } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type BigSession, importBigSession } from "./helpers/big-session.js";
 import { screenshot } from "./helpers/browser.js";
 import type { WebServer } from "./helpers/server.js";
 import { browserSuite } from "./helpers/suite.js";
-import { budget, loadFactor, summary, timed } from "./helpers/timing.js";
+import { budget, budgetNote, summary, timed } from "./helpers/timing.js";
 
 const web = browserSuite();
 
@@ -84,9 +83,7 @@ describe("the timeline and compare views on a 30,000-entry session", () => {
       swapMs: summary(swaps),
     };
     console.log(`[views 30k] ${JSON.stringify(figures)}`);
-    console.log(
-      `[views 30k] budgets ×${loadFactor().toFixed(2)} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
-    );
+    console.log(budgetNote("views 30k"));
     expect(timelineFirst).toBeLessThanOrEqual(budget(2000));
     expect(compareFirst).toBeLessThanOrEqual(budget(2000));
     expect(figures.spanClickMs.p90).toBeLessThanOrEqual(budget(100));
@@ -209,9 +206,7 @@ describe("the steps, chat and goal views on a 30,000-entry session with Markdown
       goalClickMs: summary(goalClicks),
     };
     console.log(`[views 30k] ${JSON.stringify(figures)}`);
-    console.log(
-      `[views 30k] budgets ×${loadFactor().toFixed(2)} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`,
-    );
+    console.log(budgetNote("views 30k"));
     expect(stepsFirst).toBeLessThanOrEqual(budget(2000));
     expect(chatFirst).toBeLessThanOrEqual(budget(2000));
     expect(goalsFirst).toBeLessThanOrEqual(budget(2000));

@@ -29,3 +29,8 @@ export function summary(times: number[]): { median: number; p90: number; max: nu
 const AT_LOAD = loadavg()[0]!;
 export const loadFactor = () => Math.max(1, Math.max(AT_LOAD, loadavg()[0]!) / cpus().length);
 export const budget = (ms: number) => Math.round(ms * loadFactor());
+
+/** One line for the test's log: the factor its budgets were stretched by, and the load behind it. */
+export function budgetNote(tag: string): string {
+  return `[${tag}] budgets ×${loadFactor().toFixed(2)} (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`;
+}
