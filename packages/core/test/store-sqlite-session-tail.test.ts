@@ -32,6 +32,16 @@ function rawRow(dir: string, id: string): { tail: number | null; meta: SessionMe
   }
 }
 
+/** Runs `statement` on the database past the store, as a hand edit would. */
+function damage(dir: string, statement: string, id: string): void {
+  const db = new Database(join(dir, "arbor.db"));
+  try {
+    db.prepare(statement).run(id);
+  } finally {
+    db.close();
+  }
+}
+
 /** What the row must say after `n` messages of 3 tokens and 0.5 each, the last one `lastId`. */
 function expectTotals(meta: SessionMeta | undefined, n: number, lastId: string): void {
   expect(meta?.leafEntryId).toBe(lastId);
@@ -162,12 +172,7 @@ describe("a SQLite session row its lease holder lets lag", () => {
     const store = await open(dir);
     const { id } = await store.createSession();
     await dieHolding(dir, id, 2);
-    const db = new Database(join(dir, "arbor.db"));
-    try {
-      db.prepare('update arbor_sessions set data = \'{"version": 1, "id": "to\' where id = ?').run(id);
-    } finally {
-      db.close();
-    }
+    damage(dir, 'update arbor_sessions set data = \'{"version": 1, "id": "to\' where id = ?', id);
     await expect(store.getSession(id)).rejects.toMatchObject({ code: "corrupt_session" });
     const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
     expect(listed?.damaged).toContain("not valid JSON");
@@ -180,14 +185,7 @@ describe("a SQLite session row its lease holder lets lag", () => {
     const store = await open(dir);
     const { id } = await store.createSession();
     await dieHolding(dir, id, 3);
-    const db = new Database(join(dir, "arbor.db"));
-    try {
-      db.prepare("update arbor_entries set data = '{' where seq = (select max(seq) from arbor_entries where session_id = ?)").run(
-        id,
-      );
-    } finally {
-      db.close();
-    }
+    damage(dir, "update arbor_entries set data = '{' where seq = (select max(seq) from arbor_entries where session_id = ?)", id);
     const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
     expect(listed?.damaged).toContain("not valid JSON");
   });
