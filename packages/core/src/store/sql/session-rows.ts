@@ -1,7 +1,9 @@
 import type { Kysely } from "kysely";
 import { ArborError } from "../../errors.js";
+import { assertSessionId } from "../../model/ids.js";
 import type { SessionMeta, StoreProvider } from "../../model/session.js";
-import { newSessionMeta } from "../session-meta.js";
+import { decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
+import type { ListSessionsOptions, SessionPage } from "../store.js";
 import { parseSessionRow, sessionColumns, sessionExists } from "./rows.js";
 import { isUniqueViolation } from "./sql-errors.js";
 import type { ArborDatabase } from "./tables.js";
@@ -67,7 +69,7 @@ function pageMeta(row: PageRow, provider: StoreProvider): SessionMeta {
  * `lagging`: the sessions of the page whose SQLite row lags its entries (see sqlite-session-tail.ts),
  * read as damaged rows are not; always empty elsewhere.
  */
-export async function sessionPageRows(
+async function sessionPageRows(
   db: Db,
   query: SessionPageQuery,
 ): Promise<{ sessions: SessionMeta[]; more: boolean; lagging: string[] }> {
@@ -92,4 +94,30 @@ export async function sessionPageRows(
   const sessions = rows.slice(0, limit).map((r) => pageMeta(r, query.provider));
   const lagging = rows.slice(0, limit).flatMap((r, i) => (r.tail_seq != null && !sessions[i]?.damaged ? [r.id] : []));
   return { sessions, more: rows.length > limit, lagging };
+}
+
+/** What a listed page needs of the store besides its rows. */
+export interface PageReads {
+  /** The lagging rows with their SQLite tails folded in (see sqlite-session-tail.ts); undefined elsewhere. */
+  fold: (metas: SessionMeta[], lagging: string[]) => Promise<SessionMeta[] | undefined>;
+  /** A running session's status as its lease says (see liveStatus). */
+  live: (meta: SessionMeta) => Promise<SessionMeta>;
+}
+
+/** `listSessions`: a page of rows as readers see them, and the cursor of the next page when there is one. */
+export async function listSessionPage(
+  db: Db,
+  provider: StoreProvider,
+  opts: ListSessionsOptions | undefined,
+  reads: PageReads,
+): Promise<SessionPage> {
+  const limit = pageLimit(opts?.limit);
+  const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
+  const parent = opts?.parentSessionId;
+  if (parent !== undefined && parent !== null) assertSessionId(parent);
+  const page = await sessionPageRows(db, { limit, cursor, parent, cwd: opts?.cwd, provider });
+  const rows = page.lagging.length > 0 ? ((await reads.fold(page.sessions, page.lagging)) ?? page.sessions) : page.sessions;
+  const sessions = await Promise.all(rows.map(reads.live));
+  const last = sessions[sessions.length - 1];
+  return page.more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
 }

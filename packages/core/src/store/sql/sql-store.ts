@@ -15,15 +15,14 @@ import type { LivePath } from "../live-path.js";
 import { MsClock } from "../ms-clock.js";
 import { checkEntrySize, type PrepareContext, randomEntryId } from "../prepare.js";
 import { RandomPool } from "../random-pool.js";
-import { applySessionPatch, decodeCursor, encodeCursor, newSessionMeta, pageLimit } from "../session-meta.js";
+import { applySessionPatch, newSessionMeta } from "../session-meta.js";
 import type { EntryPatch, ListSessionsOptions, SessionPage, SqlExecutor } from "../store.js";
 import type { TokenStore } from "../tokens.js";
 import { inTransaction, type SqlConnection, sqliteNow } from "./connect.js";
 import { entryRowById, entryRows } from "./entry-reads.js";
-import { inboxPageRows } from "./event-log.js";
 import { deleteSessionTree, lockSessionRow } from "./queries.js";
 import { sessionNotFound } from "./rows.js";
-import { insertSessionRow, sessionPageRows } from "./session-rows.js";
+import { insertSessionRow, listSessionPage } from "./session-rows.js";
 import { SqlAsks } from "./sql-asks.js";
 import {
   appendInTransaction,
@@ -38,13 +37,12 @@ import {
 import { toArborError } from "./sql-errors.js";
 import { checkpoint, SqlEventLog } from "./sql-event-store.js";
 import { importedEntryRows, insertImported } from "./sql-import.js";
+import { SqlInbox } from "./sql-inbox.js";
 import { SqlLeases } from "./sql-leases.js";
 import { SqlPathReads } from "./sql-path-reads.js";
 import { purgeInTransaction } from "./sql-purge.js";
 import { sqlTokens } from "./sql-tokens.js";
 import { SqliteAppender } from "./sqlite-append.js";
-import { SqliteInboxReader } from "./sqlite-events.js";
-import { SqliteInboxLook } from "./sqlite-inbox-look.js";
 import type { ArborDatabase, SqlKind } from "./tables.js";
 
 type Db = Kysely<ArborDatabase>;
@@ -69,9 +67,8 @@ export class SqlStore extends StoreBase {
   private readonly random = new RandomPool();
   private readonly clock = new MsClock();
   private readonly appender: SqliteAppender | undefined;
-  private readonly inbox: SqliteInboxReader | undefined;
-  /** Whether a driven session's inbox may hold something new, without reading it (SQLite only). */
-  private readonly inboxLook: SqliteInboxLook | undefined;
+  /** Inbox pages, and on SQLite whether a driven session's inbox may hold something new (see SqlInbox). */
+  private readonly inbox: SqlInbox;
   /** Active and live paths, from the leaf readers see (see SqlPathReads). */
   private readonly paths: SqlPathReads;
   /** Each session's event log (see SqlEventLog). */
@@ -96,12 +93,11 @@ export class SqlStore extends StoreBase {
     this.db = conn.db;
     this.maxEntryBytes = opts.maxEntryBytes;
     this.grouped = opts.grouped;
-    this.inboxLook = conn.sqlite ? new SqliteInboxLook(conn.sqlite, () => conn.sqliteGate.busy("sqlite")) : undefined;
+    this.inbox = new SqlInbox(conn, (id) => this.leases.holds(id));
     const settle = async (id: string) => void (await this.onSqlite((a) => a.settle(id)));
-    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inboxLook?.end(id), settle);
+    this.leases = new SqlLeases(conn, opts.leaseTtlMs, (id) => this.inbox.end(id), settle);
     this.asks = new SqlAsks(this.db);
-    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inboxLook?.sampled()) : undefined;
-    this.inbox = conn.sqlite ? new SqliteInboxReader(conn.sqlite) : undefined;
+    this.appender = conn.sqlite ? new SqliteAppender(conn.sqlite, this.leases, () => this.inbox.sampled()) : undefined;
     this.paths = new SqlPathReads(conn, this.appender);
     this.w = { kind: conn.kind, leases: this.leases };
     this.log = new SqlEventLog(conn, this.w, (id, work) => this.write(id, work), opts);
@@ -227,8 +223,7 @@ export class SqlStore extends StoreBase {
 
   /** An inbox message among the events is noted for the run that reads it (see SqliteInboxLook). */
   appendEvents(sessionId: string, inputs: EventInput[]): Promise<StoredEvent[]> {
-    const append = () => this.log.append(sessionId, inputs);
-    return this.guard("append events", () => (this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append()));
+    return this.guard("append events", () => this.inbox.posting(sessionId, inputs, () => this.log.append(sessionId, inputs)));
   }
 
   appendEventsWithin(
@@ -244,8 +239,7 @@ export class SqlStore extends StoreBase {
       }
       const meta = create && newSessionMeta(create, this.provider, sessionId, this.creationTime());
       this.appender?.forget(sessionId);
-      const append = () => this.log.appendWithin(sessionId, inputs, within, meta);
-      return this.inboxLook ? this.inboxLook.posting(sessionId, inputs, append) : append();
+      return this.inbox.posting(sessionId, inputs, () => this.log.appendWithin(sessionId, inputs, within, meta));
     });
   }
 
@@ -253,24 +247,17 @@ export class SqlStore extends StoreBase {
     return this.guard("list events", () => this.log.list(sessionId, opts));
   }
 
-  /** One query per read (see inboxPageRows); on SQLite, a driven session's read is remembered (see SqliteInboxLook). */
+  /** On SQLite, a driven session's read is remembered (see SqlInbox). */
   override readInbox(sessionId: string, after?: string): Promise<InboxPage> {
     return this.guard("read the inbox", async () => {
       assertSessionId(sessionId);
-      const inbox = this.inbox;
-      const look = this.inboxLook;
-      if (!inbox || !look) return inboxPageRows(this.db, sessionId, after);
-      return sqliteNow(this.conn, () =>
-        this.leases.holds(sessionId)
-          ? look.reading(sessionId, () => inbox.page(sessionId, after, true))
-          : inbox.page(sessionId, after, false),
-      );
+      return this.inbox.read(sessionId, after);
     });
   }
 
-  /** A boolean a step asks instead of reading (see SqliteInboxLook); PostgreSQL and MySQL read every step. */
+  /** A boolean a step asks instead of reading (see SqlInbox); PostgreSQL and MySQL read every step. */
   inboxMayHaveNew(sessionId: string, after: string): boolean {
-    return this.closed || (this.inboxLook?.mayHaveNew(sessionId, after) ?? true);
+    return this.closed || this.inbox.mayHaveNew(sessionId, after);
   }
 
   /** Rows of their own, outside any session's lock: any process may ask or answer, whoever drives the session. */
@@ -295,20 +282,12 @@ export class SqlStore extends StoreBase {
   }
 
   listSessions(opts?: ListSessionsOptions): Promise<SessionPage> {
-    return this.guard("list sessions", async () => {
-      const limit = pageLimit(opts?.limit);
-      const cursor = opts?.cursor === undefined ? undefined : decodeCursor(opts.cursor);
-      const parent = opts?.parentSessionId;
-      if (parent !== undefined && parent !== null) assertSessionId(parent);
-      const page = await sessionPageRows(this.db, { limit, cursor, parent, cwd: opts?.cwd, provider: this.provider });
-      const more = page.more;
-      const lagging = page.lagging;
-      const rows =
-        lagging.length > 0 ? ((await this.onSqlite((a) => a.folded(page.sessions, lagging))) ?? page.sessions) : page.sessions;
-      const sessions = await Promise.all(rows.map((m) => liveStatus(this.db, this.leases, m)));
-      const last = sessions[sessions.length - 1];
-      return more && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions };
-    });
+    return this.guard("list sessions", () =>
+      listSessionPage(this.db, this.provider, opts, {
+        fold: (metas, lagging) => this.onSqlite((a) => a.folded(metas, lagging)),
+        live: (meta) => liveStatus(this.db, this.leases, meta),
+      }),
+    );
   }
 
   listEntries(sessionId: string): Promise<Entry[]> {
