@@ -64,6 +64,20 @@ describe("a SQLite session row its lease holder lets lag", () => {
     return store;
   }
 
+  /** A store on a new database and a session whose holder died after `n` appends, leaving its row lagging. */
+  async function leftLagging(n: number): Promise<{ dir: string; store: Store; id: string }> {
+    const dir = tempDir();
+    const store = await open(dir);
+    const { id } = await store.createSession();
+    await dieHolding(dir, id, n);
+    return { dir, store, id };
+  }
+
+  /** The session as `listSessions` gives it. */
+  async function listed(store: Store, id: string): Promise<SessionMeta | undefined> {
+    return (await store.listSessions()).sessions.find((m) => m.id === id);
+  }
+
   it("is read by another store as an update on every append would have written it, and exact once the lease is given back", async () => {
     const dir = tempDir();
     const holder = await open(dir);
@@ -135,10 +149,7 @@ describe("a SQLite session row its lease holder lets lag", () => {
   });
 
   it("left lagging by a holder that died, is read folded and continued by the next holder", async () => {
-    const dir = tempDir();
-    const store = await open(dir);
-    const { id } = await store.createSession();
-    await dieHolding(dir, id, 4);
+    const { dir, store, id } = await leftLagging(4);
     const entries = await store.listEntries(id);
     expect(entries).toHaveLength(4);
     expectTotals((await store.getSession(id)) ?? undefined, 4, entries[3]!.id);
@@ -168,26 +179,18 @@ describe("a SQLite session row its lease holder lets lag", () => {
   });
 
   it("left lagging and then damaged by hand, is listed as damaged and still deleted", async () => {
-    const dir = tempDir();
-    const store = await open(dir);
-    const { id } = await store.createSession();
-    await dieHolding(dir, id, 2);
+    const { dir, store, id } = await leftLagging(2);
     damage(dir, 'update arbor_sessions set data = \'{"version": 1, "id": "to\' where id = ?', id);
     await expect(store.getSession(id)).rejects.toMatchObject({ code: "corrupt_session" });
-    const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
-    expect(listed?.damaged).toContain("not valid JSON");
+    expect((await listed(store, id))?.damaged).toContain("not valid JSON");
     await whenFree(() => store.deleteSession(id));
     expect(await store.getSession(id)).toBeUndefined();
   });
 
   it("left lagging with an entry of its tail damaged by hand, is listed as damaged", async () => {
-    const dir = tempDir();
-    const store = await open(dir);
-    const { id } = await store.createSession();
-    await dieHolding(dir, id, 3);
+    const { dir, store, id } = await leftLagging(3);
     damage(dir, "update arbor_entries set data = '{' where seq = (select max(seq) from arbor_entries where session_id = ?)", id);
-    const listed = (await store.listSessions()).sessions.find((m) => m.id === id);
-    expect(listed?.damaged).toContain("not valid JSON");
+    expect((await listed(store, id))?.damaged).toContain("not valid JSON");
   });
 
   it("reads a tail by rowid range, not through the session's whole index", () => {
